@@ -1,0 +1,34 @@
+"""Backends: the Python objects that hold ``B = diag(w) K diag(w)`` for the drivers.
+
+A backend offers what the single-run drivers need, whatever the storage:
+
+``build_m(labels, k) -> M`` (shape (k, n)), ``sweep(labels, M, s, q, cnt) -> moves``
+(one Hartigan sweep in place), ``move_rows(points, old, new, M)`` (apply a batch
+of moves to ``M``), ``column(c)`` (column ``c`` of the unweighted kernel ``K``),
+``gram()`` (dense ``K``, small problems only), and the arrays ``w`` (weights) and
+``diag`` (``B[i, i]``).
+
+Construction goes through two class methods: ``from_semimetric(X, w,
+semimetric, params, dtype)`` for raw data and ``from_matrix(A, w, is_gram,
+dtype)`` for a precomputed semimetric (``K = -A/2``) or Gram matrix (``K = A``).
+The numba kernels they call live in :mod:`kgroups._engine`.
+
+``ENGINES`` maps the names accepted by ``engine=`` to backend classes;
+:func:`select_engine` resolves ``"auto"``.
+"""
+
+from __future__ import annotations
+
+from ._memory import available_memory, check_fits, fits
+from .dense import DenseEngine
+
+__all__ = ["ENGINES", "DenseEngine", "available_memory", "check_fits", "select_engine"]
+
+ENGINES = {"dense": DenseEngine}
+
+
+def select_engine(name, n_samples, precomputed, sparse_input, dtype):
+    """The backend class for ``engine=name`` (``"auto"`` picks by input and memory)."""
+    if name != "auto":
+        return ENGINES[name]
+    return ENGINES["dense"]

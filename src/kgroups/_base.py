@@ -1,0 +1,259 @@
+"""What kernel k-groups and kernel k-means share: validation, the kernel, restarts,
+``predict`` and ``score``.
+
+The estimator layer (this module and its subclasses) validates, builds the
+engine once per ``fit`` (restarts reuse it) and keeps the best of ``n_init``
+single runs. The single-run drivers own buffers and convergence; the numba
+kernels in :mod:`kgroups._engine` do one sweep in place.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._backends import ENGINES, select_engine
+from ._init import check_init, initial_labels
+from ._semimetrics import check_semimetric, pairwise, rho_to_origin
+from ._validation import (
+    check_int_param,
+    check_n_clusters,
+    check_sample_weight,
+    check_square_symmetric,
+)
+
+# Rows of new data scored at once by ``predict``: bounds its memory.
+PREDICT_BLOCK_BYTES = 64 * 2**20
+
+
+@dataclass
+class RunResult:
+    """Outcome of one single run (one starting partition)."""
+
+    labels: np.ndarray
+    objective: float
+    n_iter: int
+    n_moves: list = field(default_factory=list)
+    converged: bool = True
+
+
+class BaseKernelClustering(ClusterMixin, BaseEstimator):
+    """Common parameters and machinery; see :class:`KernelKGroups`."""
+
+    def __init__(
+        self,
+        n_clusters=8,
+        *,
+        semimetric="energy",
+        alpha=1.0,
+        sigma=1.0,
+        theta=1.0,
+        kernel=None,
+        init="k-means++",
+        n_init=1,
+        max_iter=100,
+        tol=0.0,
+        engine="auto",
+        dtype="float64",
+        random_state=None,
+        verbose=0,
+    ):
+        self.n_clusters = n_clusters
+        self.semimetric = semimetric
+        self.alpha = alpha
+        self.sigma = sigma
+        self.theta = theta
+        self.kernel = kernel
+        self.init = init
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.tol = tol
+        self.engine = engine
+        self.dtype = dtype
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # -- validation -------------------------------------------------------
+    def _owner(self):
+        return type(self).__name__
+
+    def _params(self):
+        return {"alpha": self.alpha, "sigma": self.sigma, "theta": self.theta}
+
+    def _precomputed(self):
+        return self.kernel == "precomputed" or self.semimetric == "precomputed"
+
+    def _check_params(self, n_samples):
+        owner = self._owner()
+        if self.kernel not in (None, "precomputed"):
+            raise ValueError(f"{owner}: kernel={self.kernel!r} should be None or 'precomputed'")
+        if self.kernel is None:
+            check_semimetric(self.semimetric, self.alpha, self.sigma, self.theta)
+        check_n_clusters(self.n_clusters, n_samples, owner)
+        check_int_param("n_init", self.n_init, 1, owner)
+        check_int_param("max_iter", self.max_iter, 1, owner)
+        if not (np.isscalar(self.tol) and 0 <= self.tol < 1):
+            raise ValueError(f"{owner}: tol={self.tol!r} should be a number in [0, 1)")
+        if self.engine != "auto" and self.engine not in ENGINES:
+            raise ValueError(
+                f"{owner}: engine={self.engine!r} should be 'auto' or one of {tuple(ENGINES)}")
+        if np.dtype(self.dtype) not in (np.float64, np.float32):
+            raise ValueError(f"{owner}: dtype={self.dtype!r} should be 'float64' or 'float32'")
+        check_init(self.init, owner)
+
+    def _validate_X(self, X, reset):
+        X = validate_data(self, X, reset=reset, dtype=np.float64)
+        if reset and self._precomputed():
+            what = "Gram matrix" if self.kernel == "precomputed" else "semimetric matrix"
+            X = check_square_symmetric(X, what, self._owner())
+        return X
+
+    def _build_engine(self, X, w):
+        dtype = np.dtype(self.dtype)
+        cls = select_engine(self.engine, X.shape[0], self._precomputed(), False, dtype)
+        if self._precomputed():
+            return cls.from_matrix(X, w, is_gram=self.kernel == "precomputed", dtype=dtype)
+        return cls.from_semimetric(X, w, self.semimetric, self._params(), dtype=dtype)
+
+    def _spectral_gram_fn(self, X, engine):
+        """The paper's ``x0 = 0`` Gram matrix for the spectral initialiser."""
+        def gram():
+            K = engine.gram()
+            if self._precomputed() or callable(self.semimetric):
+                return K
+            r0 = rho_to_origin(X, self.semimetric, **self._params())
+            return K + 0.5 * (r0[:, None] + r0[None, :])
+        return gram
+
+    # -- fit --------------------------------------------------------------
+    def fit(self, X, y=None, sample_weight=None):
+        """Cluster ``X``; keep the best of ``n_init`` runs (highest objective).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
+            Data, or a semimetric/Gram matrix when ``semimetric="precomputed"`` /
+            ``kernel="precomputed"``.
+        y : ignored
+        sample_weight : array-like of shape (n_samples,), default=None
+            Positive weights; integer weights are equivalent to repeated rows.
+
+        Returns
+        -------
+        self
+        """
+        X = self._validate_X(X, reset=True)
+        n = X.shape[0]
+        self._check_params(n)
+        w = check_sample_weight(sample_weight, n, self._owner())
+        engine = self._build_engine(X, w)
+        rs = check_random_state(self.random_state)
+        rng = np.random.default_rng(rs.randint(np.iinfo(np.int32).max))
+        raw = None if self._precomputed() else X
+        gram = self._spectral_gram_fn(X, engine)
+        n_init = 1 if not isinstance(self.init, str) else self.n_init
+        best = None
+        for _ in range(n_init):
+            labels0 = initial_labels(self.init, engine, raw, self.n_clusters, rng, gram, self._owner())
+            run = self._single_run(engine, labels0)
+            if best is None or run.objective > best.objective:
+                best = run
+        if not best.converged:
+            warnings.warn(
+                f"{self._owner()}: the best run stopped at max_iter={self.max_iter} before "
+                "converging; raise max_iter", ConvergenceWarning)
+        self._set_fitted(best, engine, X, w)
+        return self
+
+    def _set_fitted(self, best, engine, X, w):
+        k = self.n_clusters
+        self.labels_ = best.labels
+        self.objective_ = float(best.objective)
+        # W = sum_i w_i K_ii - Q for the semimetric the kernel induces (DESIGN s.1);
+        # K = -rho/2 has a zero diagonal, so there W = -Q.
+        trace = float((engine.diag / w).sum()) if self.kernel == "precomputed" else 0.0
+        self.within_energy_ = trace - float(best.objective)
+        self.n_iter_ = best.n_iter
+        self.n_moves_ = list(best.n_moves)
+        self.cluster_weights_ = np.bincount(best.labels, weights=w, minlength=k)
+        M = engine.build_m(best.labels, k)
+        self._q = np.bincount(best.labels, weights=M[best.labels, np.arange(len(w))], minlength=k)
+        self._X_fit = X
+        self._w_fit = w
+
+    def fit_predict(self, X, y=None, sample_weight=None):
+        """``fit(X)`` and return ``labels_``."""
+        return self.fit(X, sample_weight=sample_weight).labels_
+
+    # -- predict / score --------------------------------------------------
+    def _cross_kernel(self, X):
+        """Unweighted kernel between new rows and the training rows, by blocks."""
+        if self._precomputed():
+            if self.kernel == "precomputed":
+                raise ValueError(
+                    f"{self._owner()}: predict needs K(x, x) for new points, which a "
+                    "precomputed Gram matrix does not give; fit on semimetric='precomputed' "
+                    "distances or on raw data instead")
+            yield 0, -0.5 * X
+            return
+        step = max(1, PREDICT_BLOCK_BYTES // (8 * self._X_fit.shape[0]))
+        center = self._X_fit.mean(axis=0)
+        for start in range(0, X.shape[0], step):
+            rho = pairwise(X[start:start + step], self._X_fit, self.semimetric,
+                           center=center, **self._params())
+            yield start, -0.5 * rho
+
+    def _insertion_gain(self, X):
+        """Gain in Q of inserting each new point (weight 1) into each cluster."""
+        k = self.n_clusters
+        Z = np.zeros((self._X_fit.shape[0], k))
+        Z[np.arange(len(self.labels_)), self.labels_] = self._w_fit
+        s, q = self.cluster_weights_, self._q
+        out = np.empty((X.shape[0], k))
+        for start, K in self._cross_kernel(X):
+            m = K @ Z  # m[x, l] = sum_{y in C_l} w_y K(x, y); K(x, x) = 0 here
+            out[start:start + len(K)] = (q + 2.0 * m) / (s + 1.0) - q / s
+        return out
+
+    def predict(self, X):
+        """Cluster of best insertion gain for each new point.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_new, n_features) or (n_new, n_train) if precomputed
+
+        Returns
+        -------
+        labels : ndarray of shape (n_new,)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return np.argmax(self._insertion_gain(X), axis=1).astype(np.int64)
+
+    def score(self, X, y=None, sample_weight=None):
+        """Objective Q (= -W) of ``X`` partitioned by :meth:`predict`; higher is better."""
+        labels = self.predict(X)
+        if self._precomputed():
+            raise ValueError(f"{self._owner()}: score needs raw data, not a precomputed matrix")
+        X = np.asarray(X, dtype=np.float64)
+        w = check_sample_weight(sample_weight, X.shape[0], self._owner())
+        total = 0.0
+        for l in np.unique(labels):
+            idx = np.flatnonzero(labels == l)
+            rho = pairwise(X[idx], None, self.semimetric, **self._params())
+            total += w[idx] @ rho @ w[idx] / (2.0 * w[idx].sum())
+        return -total
+
+    def _more_tags(self):  # scikit-learn < 1.6
+        return {"pairwise": self._precomputed()}
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self._precomputed()
+        return tags
