@@ -13,6 +13,7 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
@@ -108,7 +109,8 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
         check_init(self.init, owner)
 
     def _validate_X(self, X, reset):
-        X = validate_data(self, X, reset=reset, dtype=np.float64)
+        X = validate_data(self, X, reset=reset, dtype=np.float64,
+                          accept_sparse="csr" if self._precomputed() else False)
         if reset and self._precomputed():
             what = "Gram matrix" if self.kernel == "precomputed" else "semimetric matrix"
             X = check_square_symmetric(X, what, self._owner())
@@ -116,7 +118,7 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
 
     def _build_engine(self, X, w):
         dtype = np.dtype(self.dtype)
-        cls = select_engine(self.engine, X.shape[0], self._precomputed(), False, dtype)
+        cls = select_engine(self.engine, X.shape[0], self._precomputed(), sp.issparse(X), dtype)
         if self._precomputed():
             return cls.from_matrix(X, w, is_gram=self.kernel == "precomputed", dtype=dtype)
         return cls.from_semimetric(X, w, self.semimetric, self._params(), dtype=dtype)

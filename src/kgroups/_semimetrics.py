@@ -170,7 +170,7 @@ def pairwise(
         b = min(nx_, a + step)
         blk = out[a:b] if direct else np.empty((b - a, ny_))
         np.matmul(Xc[a:b], Yc.T, out=blk)
-        finish_block(blk, nx[a:b], ny, _code(semimetric), float(alpha), float(sigma),
+        finish_block(blk, Xc[a:b], Yc, nx[a:b], ny, _code(semimetric), float(alpha), float(sigma),
                      float(theta), float(scale), wx[a:b], wy, a if same else -1)
         if not direct:
             out[a:b] = blk

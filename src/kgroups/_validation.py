@@ -46,7 +46,8 @@ def check_sample_weight(sample_weight, n_samples, owner="KernelKGroups"):
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(
-            f"{owner}: sample_weight[{i}]={w[i]!r}; weights should be finite and > 0"
+            f"{owner}: sample_weight[{i}]={float(w[i])!r}; weights should be finite and "
+            "> 0 (no zero, negative, NaN or inf weight)"
         )
     return w
 
@@ -75,7 +76,7 @@ def check_square_symmetric(A, what, owner="KernelKGroups", rtol=1e-10):
             i, j = np.unravel_index(int(np.argmax(diff)), diff.shape)
         raise ValueError(
             f"{owner}: the precomputed {what} should be symmetric, but "
-            f"X[{i}, {j}]={A[i, j]!r} != X[{j}, {i}]={A[j, i]!r}"
+            f"X[{i}, {j}]={float(A[i, j])!r} != X[{j}, {i}]={float(A[j, i])!r}"
         )
     return A
 

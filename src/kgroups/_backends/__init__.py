@@ -21,14 +21,20 @@ from __future__ import annotations
 
 from ._memory import available_memory, check_fits, fits
 from .dense import DenseEngine
+from .sparse import SparseEngine
 
-__all__ = ["ENGINES", "DenseEngine", "available_memory", "check_fits", "select_engine"]
+__all__ = ["ENGINES", "DenseEngine", "SparseEngine", "available_memory", "check_fits", "select_engine"]
 
-ENGINES = {"dense": DenseEngine}
+ENGINES = {"dense": DenseEngine, "sparse": SparseEngine}
 
 
 def select_engine(name, n_samples, precomputed, sparse_input, dtype):
     """The backend class for ``engine=name`` (``"auto"`` picks by input and memory)."""
     if name != "auto":
         return ENGINES[name]
+    if sparse_input:
+        if "sparse" not in ENGINES:
+            raise ValueError("a sparse precomputed matrix needs the sparse engine, "
+                             "which is not available; pass a dense matrix")
+        return ENGINES["sparse"]
     return ENGINES["dense"]

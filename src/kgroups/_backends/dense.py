@@ -6,6 +6,7 @@ Memory n^2 (checked before allocation); a move costs O(n).
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from .._engine import dense as _dense
 from .._semimetrics import pairwise
@@ -43,7 +44,8 @@ class DenseEngine:
         n = A.shape[0]
         check_fits(n * n * np.dtype(dtype).itemsize, f"the dense kernel for n={n}",
                    "a sparse precomputed matrix")
-        B = np.array(A, dtype=dtype, copy=True)
+        B = A.toarray().astype(dtype, copy=False) if sp.issparse(A) \
+            else np.array(A, dtype=dtype, copy=True)
         if not is_gram:
             B *= -0.5
         _weight_in_place(B, w)
