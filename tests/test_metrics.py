@@ -1,0 +1,102 @@
+"""Tests for kgroups.metrics (paper eqs. 55 and 63)."""
+
+import itertools
+
+import numpy as np
+import pytest
+from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
+
+from kgroups import metrics
+from kgroups.metrics import accuracy, ari, nmi, overlap
+
+
+def _accuracy_brute_force(t, p):
+    """Max over injective maps of predicted clusters to true classes (k! loop)."""
+    classes, clusters = np.unique(t), np.unique(p)
+    best = 0
+    # pad the shorter side with dummies so every matching is a permutation
+    size = max(classes.size, clusters.size)
+    cls = list(classes) + [None] * (size - classes.size)
+    for perm in itertools.permutations(range(size)):
+        hits = 0
+        for b, a in enumerate(perm):
+            if b < clusters.size and cls[a] is not None:
+                hits += np.sum((p == clusters[b]) & (t == cls[a]))
+        best = max(best, hits)
+    return best / t.size
+
+
+def test_hand_worked():
+    # classes {0,1,2}; best match 0->1, 1->0, 2->2 gives 5 of 6 right
+    t = [0, 0, 1, 1, 2, 2]
+    p = [1, 1, 0, 0, 0, 2]
+    assert accuracy(t, p) == pytest.approx(5 / 6, abs=1e-15)
+    assert overlap(t, p) == pytest.approx(1.5 * (5 / 6 - 1 / 3), abs=1e-15)
+
+
+def test_perfect_under_relabelling_and_strings():
+    t = np.array(["a", "b", "c", "a", "b", "c"])
+    p = np.array([7, 3, 5, 7, 3, 5])
+    assert accuracy(t, p) == 1.0
+    assert overlap(t, p) == 1.0
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("k_true,k_pred", [(2, 2), (3, 3), (4, 4), (3, 5), (5, 2), (4, 1)])
+def test_against_permutation_brute_force(seed, k_true, k_pred):
+    rng = np.random.default_rng(seed)
+    t = rng.integers(0, k_true, size=40)
+    p = rng.integers(0, k_pred, size=40)
+    assert accuracy(t, p) == pytest.approx(_accuracy_brute_force(t, p), abs=1e-15)
+
+
+def test_more_clusters_than_classes():
+    # an extra predicted cluster cannot be matched: its points are errors
+    t = [0, 0, 0, 1, 1, 1]
+    p = [0, 0, 2, 1, 1, 1]
+    assert accuracy(t, p) == pytest.approx(5 / 6, abs=1e-15)
+    # a single predicted cluster matches only the largest class
+    assert accuracy([0, 0, 0, 1], [4, 4, 4, 4]) == pytest.approx(0.75, abs=1e-15)
+
+
+def test_overlap_chance_level_is_zero():
+    # balanced 2 classes, a clustering that splits each class in half
+    t = [0, 0, 1, 1]
+    p = [0, 1, 0, 1]
+    assert accuracy(t, p) == 0.5
+    assert overlap(t, p) == pytest.approx(0.0, abs=1e-15)
+
+
+def test_overlap_matches_formula_random():
+    rng = np.random.default_rng(3)
+    t = rng.integers(0, 4, size=100)
+    p = rng.integers(0, 4, size=100)
+    k = np.unique(t).size
+    assert k == 4
+    assert overlap(t, p) == pytest.approx(k / (k - 1) * (accuracy(t, p) - 1 / k), abs=1e-14)
+
+
+def test_reexports():
+    assert nmi is normalized_mutual_info_score
+    assert ari is adjusted_rand_score
+    assert set(metrics.__all__) >= {"accuracy", "overlap", "nmi", "ari"}
+    t = [0, 0, 1, 1]
+    assert nmi(t, [1, 1, 0, 0]) == pytest.approx(1.0)
+    assert ari(t, [0, 1, 0, 1]) == pytest.approx(-0.5)
+
+
+@pytest.mark.parametrize("func", [accuracy, overlap])
+def test_errors(func):
+    with pytest.raises(ValueError, match=r"len\(labels_true\)=3 and len\(labels_pred\)=2"):
+        func([0, 1, 1], [0, 1])
+    with pytest.raises(ValueError, match="non-empty"):
+        func([], [])
+    with pytest.raises(ValueError, match=r"labels_pred should be 1-D.*\(2, 2\)"):
+        func([0, 1], [[0, 1], [1, 0]])
+    with pytest.raises(ValueError, match=r"labels_true should be 1-D.*\(\)"):
+        func(0, [0])
+
+
+def test_overlap_single_class():
+    with pytest.raises(ValueError, match="k=1"):
+        overlap([2, 2, 2], [0, 1, 0])
