@@ -32,7 +32,8 @@ from typing import Callable
 
 import numpy as np
 
-from ._engine.pairwise import finish_block
+from ._engine._parallel import pick
+from ._engine.pairwise import finish_block, finish_block_serial
 
 SEMIMETRICS = ("energy", "laplacian", "gaussian", "localized", "sinusoidal")
 
@@ -166,11 +167,12 @@ def pairwise(
     ny = nx if same else np.einsum("ij,ij->i", Yc, Yc)
     step = max(1, BLOCK_BYTES // (8 * max(ny_, 1)))
     direct = out.dtype == np.float64 and out.flags.c_contiguous
+    finish = pick(finish_block_serial, finish_block, nx_ * ny_)
     for a in range(0, nx_, step):
         b = min(nx_, a + step)
         blk = out[a:b] if direct else np.empty((b - a, ny_))
         np.matmul(Xc[a:b], Yc.T, out=blk)
-        finish_block(blk, Xc[a:b], Yc, nx[a:b], ny, _code(semimetric), float(alpha), float(sigma),
+        finish(blk, Xc[a:b], Yc, nx[a:b], ny, _code(semimetric), float(alpha), float(sigma),
                      float(theta), float(scale), wx[a:b], wy, a if same else -1)
         if not direct:
             out[a:b] = blk

@@ -9,6 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._engine import dense as _dense
+from .._engine._parallel import pick
 from .._semimetrics import pairwise
 from ._memory import check_fits
 
@@ -52,7 +53,8 @@ class DenseEngine:
         return cls(B, w)
 
     def build_m(self, labels, k):
-        return _dense.build_m_dense(self.B, labels, k)
+        n = self.B.shape[0]
+        return pick(_dense.build_m_dense_serial, _dense.build_m_dense, n * n)(self.B, labels, k)
 
     def sweep(self, labels, M, s, q, cnt):
         return _dense.sweep_dense(self.B, self.w, self.diag, labels, M, s, q, cnt)

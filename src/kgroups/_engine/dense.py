@@ -11,8 +11,7 @@ from numba import njit, prange
 from ._gain import best_move, update_stats
 
 
-@njit(cache=True, parallel=True)
-def build_m_dense(B, labels, k):
+def _build_m_dense(B, labels, k):
     """``M[l, i] = sum_{y in C_l} B[i, y]``, shape (k, n). One pass over B."""
     n = B.shape[0]
     M = np.zeros((k, n))
@@ -21,6 +20,10 @@ def build_m_dense(B, labels, k):
         for y in range(n):
             M[labels[y], i] += row[y]
     return M
+
+
+build_m_dense = njit(cache=True, parallel=True)(_build_m_dense)
+build_m_dense_serial = njit(cache=True)(_build_m_dense)
 
 
 @njit(cache=True)

@@ -37,8 +37,7 @@ def rho_from_sq(d2, code, alpha, sigma, theta):
     return d2 * theta * np.sin(r / theta)
 
 
-@njit(cache=True, parallel=True)
-def finish_block(out, X, Y, nx, ny, code, alpha, sigma, theta, scale, wx, wy, diag_offset):
+def _finish_block(out, X, Y, nx, ny, code, alpha, sigma, theta, scale, wx, wy, diag_offset):
     """In place: ``out[i, j] = scale wx_i wy_j rho(nx_i + ny_j - 2 out[i, j])``.
 
     ``X`` and ``Y`` are the centred rows (for the exact recomputation of close
@@ -60,3 +59,7 @@ def finish_block(out, X, Y, nx, ny, code, alpha, sigma, theta, scale, wx, wy, di
             row[j] = scale * wx[i] * wy[j] * rho_from_sq(d2, code, alpha, sigma, theta)
         if diag_offset >= 0 and 0 <= i + diag_offset < m:
             row[i + diag_offset] = 0.0
+
+
+finish_block = njit(cache=True, parallel=True)(_finish_block)
+finish_block_serial = njit(cache=True)(_finish_block)
