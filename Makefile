@@ -14,7 +14,9 @@ $(VENV)/.installed: pyproject.toml
 demo: $(VENV)/.installed
 	$(VENV)/bin/kgroups demo
 
+# The numba kernels also run as plain Python (NUMBA_DISABLE_JIT=1) on a subset.
 test: $(VENV)/.installed
+	NUMBA_DISABLE_JIT=1 $(PY) -m pytest -q -p no:cacheprovider tests/test_kgroups.py -k "twin or rises or brute"
 	$(PY) -m pytest -q
 
 bench: $(VENV)/.installed
