@@ -1,0 +1,93 @@
+"""Semimetrics against direct formulas on exact differences."""
+
+import numpy as np
+import pytest
+from scipy.spatial.distance import cdist
+
+from kgroups import KernelKGroups, pairwise
+from kgroups._semimetrics import check_semimetric, rho_to_origin
+
+FORMULAS = {
+    ("energy", 1.0): lambda r: r,
+    ("energy", 0.5): lambda r: r**0.5,
+    ("energy", 2.0): lambda r: r**2,
+    ("laplacian", 1.5): lambda r: 2 - 2 * np.exp(-r / 3.0),
+    ("gaussian", 1.5): lambda r: 2 - 2 * np.exp(-(r**2) / 4.5),
+    ("localized", None): lambda r: r**2 * np.exp(-r / 2),
+    ("sinusoidal", 2.0): lambda r: r**2 * 2.0 * np.sin(r / 2.0),
+}
+
+
+def _params(name, p):
+    return {"energy": {"alpha": p}, "laplacian": {"sigma": p}, "gaussian": {"sigma": p},
+            "sinusoidal": {"theta": p}}.get(name, {})
+
+
+@pytest.mark.parametrize("name, p", list(FORMULAS))
+def test_named_semimetrics_match_formulas(name, p):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3)) * 2 + 5
+    Y = rng.normal(size=(7, 3))
+    f = FORMULAS[(name, p)]
+    np.testing.assert_allclose(pairwise(X, None, name, **_params(name, p)), f(cdist(X, X)),
+                               rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(pairwise(X, Y, name, **_params(name, p)), f(cdist(X, Y)),
+                               rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(rho_to_origin(X, name, **_params(name, p)),
+                               f(np.linalg.norm(X, axis=1)), rtol=1e-12)
+
+
+def test_duplicates_far_from_origin_are_exactly_zero():
+    X = np.random.default_rng(1).normal(size=(6, 4)) + 1e4
+    R = pairwise(np.vstack([X, X]), alpha=0.1)
+    assert np.all(np.diagonal(R, offset=6) == 0.0)
+    assert np.all(np.diag(R) == 0.0)
+
+
+def test_blocks_weights_scale_and_float32():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(50, 2))
+    w = rng.uniform(0.5, 2, 50)
+    ref = -0.5 * cdist(X, X) * np.outer(w, w)
+    np.testing.assert_allclose(pairwise(X, scale=-0.5, wx=w), ref, atol=1e-12)
+    out = np.empty((50, 50), dtype=np.float32)
+    pairwise(X, scale=-0.5, wx=w, out=out)
+    np.testing.assert_allclose(out, ref, rtol=1e-6, atol=1e-6)
+
+
+def test_parallel_and_serial_kernels_agree(monkeypatch):
+    from kgroups._engine import _parallel
+
+    X = np.random.default_rng(3).normal(size=(300, 5))
+    serial = pairwise(X, alpha=0.7)
+    monkeypatch.setattr(_parallel, "PARALLEL_MIN_WORK", 1)
+    np.testing.assert_array_equal(pairwise(X, alpha=0.7), serial)
+
+
+def test_callable_semimetric_is_used_as_given():
+    def manhattan(A, B):
+        return np.abs(A[:, None, :] - B[None, :, :]).sum(axis=2)
+
+    X = np.array([[0.0, 0], [1, 1], [10, 10], [11, 10]])
+    np.testing.assert_allclose(pairwise(X, None, manhattan), cdist(X, X, "cityblock"))
+    lab = KernelKGroups(2, semimetric=manhattan, init=np.array([0, 1, 0, 1])).fit(X).labels_
+    assert lab[0] == lab[1] != lab[2] == lab[3]
+
+    def bad(A, B):
+        return np.zeros((2, 2))
+
+    with pytest.raises(ValueError, match=r"returned shape \(2, 2\), expected \(4, 4\)"):
+        pairwise(X, None, bad)
+
+
+@pytest.mark.parametrize("args, match", [
+    (("energy", 0.0, 1, 1), r"alpha=0.0 should be in \(0, 2\]"),
+    (("energy", 2.1, 1, 1), "alpha=2.1"),
+    (("laplacian", 1, 0.0, 1), "sigma=0.0"),
+    (("gaussian", 1, float("nan"), 1), "sigma=nan"),
+    (("sinusoidal", 1, 1, -2.0), "theta=-2.0"),
+    (("euclid", 1, 1, 1), "semimetric='euclid'"),
+])
+def test_check_semimetric_errors(args, match):
+    with pytest.raises(ValueError, match=match):
+        check_semimetric(*args)
