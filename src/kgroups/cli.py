@@ -6,6 +6,8 @@
 ``kgroups demo``
     The dermatology dataset as in the TPAMI paper (Table II, Fig. 6): kernel
     k-groups beside k-means, GMM, spectral clustering and kernel k-means.
+``kgroups reproduce NAME|all|list``
+    Regenerate a table or figure of the papers (see :mod:`kgroups.experiments`).
 """
 
 from __future__ import annotations
@@ -142,6 +144,27 @@ def _demo(args):
     print(f"\nmembership heatmap (Fig. 6): {os.path.join(args.out, 'fig6_dermatology_heatmap.png')}")
 
 
+def _reproduce(args):
+    from .experiments import registry
+
+    experiments = registry()
+    if args.name == "list":
+        for name, module in experiments.items():
+            print(f"{name:24s} {module.TITLE}")
+        return
+    if args.name != "all" and args.name not in experiments:
+        raise ValueError(f"no experiment {args.name!r}; choose 'all', 'list' or one of "
+                         f"{', '.join(experiments)}")
+    names = list(experiments) if args.name == "all" else [args.name]
+    for name in names:
+        print(f"== {name}: {experiments[name].TITLE}")
+        start = time.perf_counter()
+        table = experiments[name].run(args.out, trials=args.trials, quick=args.quick,
+                                      seed=args.seed)
+        print(table)
+        print(f"({time.perf_counter() - start:.1f} s; written under {args.out})\n")
+
+
 def build_parser():
     parser = argparse.ArgumentParser(prog="kgroups", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -166,6 +189,13 @@ def build_parser():
     d.add_argument("--n-init", type=int, default=5)
     d.add_argument("--seed", type=int, default=0)
     d.set_defaults(func=_demo)
+    r = sub.add_parser("reproduce", help="regenerate a table or figure of the papers")
+    r.add_argument("name", help="experiment name, 'all', or 'list'")
+    r.add_argument("--trials", type=int, default=None, help="default: the paper's count")
+    r.add_argument("--quick", action="store_true", help="about a minute per item")
+    r.add_argument("--out", default="reproduction", help="folder for tables and PNGs")
+    r.add_argument("--seed", type=int, default=0)
+    r.set_defaults(func=_reproduce)
     return parser
 
 

@@ -14,6 +14,9 @@ import numpy as np
 from ..datasets import load_dermatology
 from ._methods import markdown_table, run_methods
 
+NAME = "tpami-table2"
+TITLE = "TPAMI Table II and Fig. 6: dermatology, accuracy / ARI / NMI and class-membership heatmap"
+
 # Paper's Table II: accuracy, aRand, NMI.
 PAPER = {
     "k-means": (0.738, 0.703, 0.860),
@@ -62,7 +65,7 @@ def run(out, trials=None, quick=False, seed=0, n_init=5):
     table = markdown_table(scores, PAPER)
     groups = next(s for s in scores if s.method == "kernel k-groups")
     membership_heatmap(y, groups.labels, os.path.join(out, "fig6_dermatology_heatmap.png"))
-    with open(os.path.join(out, "table2_dermatology.md"), "w") as fh:
+    with open(os.path.join(out, f"{NAME}.md"), "w") as fh:
         fh.write("# TPAMI Table II: dermatology (n=366, D=34, k=6, alpha=1/2)\n\n")
         fh.write(table + "\n")
     return table
