@@ -19,7 +19,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._backends import ENGINES, select_engine
+from ._backends import ENGINES, check_fits, select_engine
 from ._init import check_init, initial_labels
 from ._semimetrics import check_semimetric, pairwise, rho_to_origin
 from ._validation import (
@@ -42,6 +42,7 @@ class RunResult:
     n_iter: int
     n_moves: list = field(default_factory=list)
     converged: bool = True
+    cluster_sums: np.ndarray = None  # q_l = sum_{x, y in C_l} B[x, y], for predict
 
 
 class BaseKernelClustering(ClusterMixin, BaseEstimator):
@@ -126,6 +127,9 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
     def _spectral_gram_fn(self, X, engine):
         """The paper's ``x0 = 0`` Gram matrix for the spectral initialiser."""
         def gram():
+            n = X.shape[0]
+            check_fits(16 * n * n, f"the spectral initialisation for n={n}",
+                       "init='k-means++'")
             K = engine.gram()
             if self._precomputed() or callable(self.semimetric):
                 return K
@@ -184,8 +188,7 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
         self.n_iter_ = best.n_iter
         self.n_moves_ = list(best.n_moves)
         self.cluster_weights_ = np.bincount(best.labels, weights=w, minlength=k)
-        M = engine.build_m(best.labels, k)
-        self._q = np.bincount(best.labels, weights=M[best.labels, np.arange(len(w))], minlength=k)
+        self._q = best.cluster_sums
         self._X_fit = X
         self._w_fit = w
 
@@ -217,10 +220,14 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
         Z = np.zeros((self._X_fit.shape[0], k))
         Z[np.arange(len(self.labels_)), self.labels_] = self._w_fit
         s, q = self.cluster_weights_, self._q
+        empty = s <= 0  # possible after kernel k-means; never a target
+        mean_q = np.where(empty, 0.0, q / np.where(empty, 1.0, s))
         out = np.empty((X.shape[0], k))
         for start, K in self._cross_kernel(X):
-            m = K @ Z  # m[x, l] = sum_{y in C_l} w_y K(x, y); K(x, x) = 0 here
-            out[start:start + len(K)] = (q + 2.0 * m) / (s + 1.0) - q / s
+            m = np.asarray(K @ Z)  # m[x, l] = sum_{y in C_l} w_y K(x, y); K(x, x) = 0
+            gain = (q + 2.0 * m) / (s + 1.0) - mean_q
+            gain[:, empty] = -np.inf
+            out[start:start + m.shape[0]] = gain
         return out
 
     def predict(self, X):
@@ -240,9 +247,9 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
 
     def score(self, X, y=None, sample_weight=None):
         """Objective Q (= -W) of ``X`` partitioned by :meth:`predict`; higher is better."""
-        labels = self.predict(X)
         if self._precomputed():
             raise ValueError(f"{self._owner()}: score needs raw data, not a precomputed matrix")
+        labels = self.predict(X)
         X = np.asarray(X, dtype=np.float64)
         w = check_sample_weight(sample_weight, X.shape[0], self._owner())
         total = 0.0
@@ -251,9 +258,6 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
             rho = pairwise(X[idx], None, self.semimetric, **self._params())
             total += w[idx] @ rho @ w[idx] / (2.0 * w[idx].sum())
         return -total
-
-    def _more_tags(self):  # scikit-learn < 1.6
-        return {"pairwise": self._precomputed()}
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -51,7 +51,7 @@ def kmeans_single(engine, labels, n_clusters, max_iter, tol=0.0, verbose=0):
             converged = True  # stopped on purpose; not a max_iter stop
             break
         seen.add(key)
-    return RunResult(labels, float(objective(s, q)), len(n_moves), n_moves, converged)
+    return RunResult(labels, float(objective(s, q)), len(n_moves), n_moves, converged, q)
 
 
 class KernelKMeans(BaseKernelClustering):

@@ -36,7 +36,7 @@ def kgroups_single(engine, labels, n_clusters, max_iter, tol=0.0, verbose=0):
             converged = True
             break
     s, q, cnt = cluster_stats(M, labels, engine.w)
-    return RunResult(labels, float(objective(s, q)), len(n_moves), n_moves, converged)
+    return RunResult(labels, float(objective(s, q)), len(n_moves), n_moves, converged, q)
 
 
 class KernelKGroups(BaseKernelClustering):
