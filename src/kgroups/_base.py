@@ -63,6 +63,8 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
         tol=0.0,
         engine="auto",
         dtype="float64",
+        n_components=256,
+        landmarks="k-means++",
         random_state=None,
         verbose=0,
     ):
@@ -78,6 +80,8 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
         self.tol = tol
         self.engine = engine
         self.dtype = dtype
+        self.n_components = n_components  # engine="low-rank": number of features m
+        self.landmarks = landmarks  # engine="low-rank": "k-means++", "uniform" or "fourier"
         self.random_state = random_state
         self.verbose = verbose
 
@@ -119,10 +123,15 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
 
     def _build_engine(self, X, w):
         dtype = np.dtype(self.dtype)
-        cls = select_engine(self.engine, X.shape[0], self._precomputed(), sp.issparse(X), dtype)
+        cls = select_engine(self.engine, X.shape[0], self._precomputed(), sp.issparse(X), dtype,
+                            semimetric=self.semimetric)
         if self._precomputed():
             return cls.from_matrix(X, w, is_gram=self.kernel == "precomputed", dtype=dtype)
-        return cls.from_semimetric(X, w, self.semimetric, self._params(), dtype=dtype)
+        extra = {}
+        if cls.name == "low-rank":  # engine options (engines issue): features m and how
+            extra = {"n_components": self.n_components, "landmarks": self.landmarks,
+                     "random_state": self.random_state}
+        return cls.from_semimetric(X, w, self.semimetric, self._params(), dtype=dtype, **extra)
 
     def _spectral_gram_fn(self, X, engine):
         """The paper's ``x0 = 0`` Gram matrix for the spectral initialiser."""

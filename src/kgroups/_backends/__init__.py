@@ -19,17 +19,33 @@ The numba kernels they call live in :mod:`kgroups._engine`.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ._memory import available_memory, check_fits, fits
 from .dense import DenseEngine
+from .lowrank import LowRankEngine
+from .matrix_free import MatrixFreeEngine
 from .sparse import SparseEngine
 
-__all__ = ["ENGINES", "DenseEngine", "SparseEngine", "available_memory", "check_fits", "select_engine"]
+__all__ = ["ENGINES", "DenseEngine", "LowRankEngine", "MatrixFreeEngine", "SparseEngine",
+           "available_memory", "check_fits", "select_engine"]
 
-ENGINES = {"dense": DenseEngine, "sparse": SparseEngine}
+ENGINES = {"dense": DenseEngine, "sparse": SparseEngine,
+           "matrix-free": MatrixFreeEngine, "low-rank": LowRankEngine}
+
+# engine="auto" takes the dense engine when DENSE_HEADROOM times the n x n
+# kernel fits in the usable memory (room left for M, the data and the rest).
+DENSE_HEADROOM = 1.5
 
 
-def select_engine(name, n_samples, precomputed, sparse_input, dtype):
-    """The backend class for ``engine=name`` (``"auto"`` picks by input and memory)."""
+def select_engine(name, n_samples, precomputed, sparse_input, dtype, semimetric="energy"):
+    """The backend class for ``engine=name``; ``"auto"`` picks by input and memory.
+
+    ``"auto"``: sparse input -> ``"sparse"``; a precomputed matrix, or raw data
+    whose n x n kernel (in ``dtype``) fits comfortably -> ``"dense"``; otherwise
+    ``"matrix-free"`` (exact, O(n (k + D)) memory) for a named semimetric and
+    ``"low-rank"`` (Nystrom, approximate) for a callable one.
+    """
     if name != "auto":
         return ENGINES[name]
     if sparse_input:
@@ -37,4 +53,9 @@ def select_engine(name, n_samples, precomputed, sparse_input, dtype):
             raise ValueError("a sparse precomputed matrix needs the sparse engine, "
                              "which is not available; pass a dense matrix")
         return ENGINES["sparse"]
-    return ENGINES["dense"]
+    dense_bytes = float(n_samples) ** 2 * np.dtype(dtype).itemsize
+    if precomputed or fits(DENSE_HEADROOM * dense_bytes):
+        return ENGINES["dense"]
+    if isinstance(semimetric, str):
+        return ENGINES["matrix-free"]
+    return ENGINES["low-rank"]

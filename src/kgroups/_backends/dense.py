@@ -11,7 +11,7 @@ import scipy.sparse as sp
 from .._engine import dense as _dense
 from .._engine._parallel import pick
 from .._semimetrics import pairwise
-from ._memory import check_fits
+from ._memory import check_fits, fits
 
 __all__ = ["DenseEngine"]
 
@@ -33,8 +33,11 @@ class DenseEngine:
     def from_semimetric(cls, X, w, semimetric, params, dtype=np.float64):
         """``B = -diag(w) rho diag(w) / 2`` from raw data, in one n x n buffer."""
         n = X.shape[0]
-        check_fits(n * n * np.dtype(dtype).itemsize, f"the dense kernel for n={n}",
-                   "engine='matrix-free' or a smaller dtype")
+        alt = ("engine='matrix-free' (exact, O(n (k + D)) memory) or engine='auto'"
+               if isinstance(semimetric, str) else "engine='low-rank' (approximate)")
+        if np.dtype(dtype) == np.float64 and fits(n * n * 4):
+            alt += ", or dtype='float32' (half the memory)"
+        check_fits(n * n * np.dtype(dtype).itemsize, f"engine='dense': the kernel for n={n}", alt)
         B = pairwise(X, None, semimetric, out=np.empty((n, n), dtype=dtype),
                      scale=-0.5, wx=w, **params)
         return cls(B, w)

@@ -1,0 +1,307 @@
+"""Low-rank backend: approximate kernel k-groups with m features per point.
+
+Two ways to get features ``Phi`` (n x m) with ``Phi Phi^T ~ K``:
+
+* **Nystrom** (any semimetric, also callables) with m landmarks ``L`` chosen
+  uniformly or by k-means++ (D^2 sampling in the kernel's feature space, where
+  the squared distance is ``rho``). With the base point ``x0`` = mean of the
+  data, ``K0(x, y) = (rho(x, x0) + rho(y, x0) - rho(x, y)) / 2`` (paper eq. 7) is
+  positive semidefinite for a semimetric of negative type, and
+  ``Phi = K0(X, L) U Lambda^{-1/2}`` from ``K0(L, L) = U Lambda U^T``
+  (Williams & Seeger 2001), eigenvalues below ``1e-10 lambda_max`` dropped.
+* **Random Fourier features** (Rahimi & Recht 2007) for the Gaussian and
+  Laplacian semimetrics: ``phi(x) = sqrt(2/m) cos(Omega^T x + b)`` with
+  ``b ~ U(0, 2 pi)`` and the columns of ``Omega`` drawn from the spectral
+  density of ``exp(-||d||^2 / (2 sigma^2))`` (normal, scale ``1/sigma``) or of
+  ``exp(-||d|| / (2 sigma))`` (multivariate Cauchy: ``g / (2 sigma |z|)`` with
+  ``g ~ N(0, I)``, ``z ~ N(0, 1)``).
+
+The engine clusters with ``Kt(x, y) = phi(x) . phi(y) - (K(x, x) + K(y, y)) / 2``
+(exact diagonal of the kernel approximated), which has the same partitions as
+``Phi Phi^T``; its ``-Q`` = ``sum_i w_i K(x_i, x_i) - sum_l ||S_l||^2 / s_l``
+estimates the exact W. Memory
+O(n m); a point's gains cost O(k m) and a move O(m)
+(:mod:`kgroups._engine.lowrank`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+from .._engine import lowrank as _lr
+from .._semimetrics import pairwise
+from ._memory import check_fits
+
+__all__ = ["LANDMARKS", "FourierMap", "LowRankEngine", "NystroemMap", "fourier_features",
+           "nystroem_features"]
+
+LANDMARKS = ("k-means++", "uniform", "fourier")
+# Rows of X turned into features at once (bounds the scratch memory).
+BLOCK_ROWS = 32768
+# k-means++ landmarks are seeded on at most this many points.
+SEED_SAMPLE = 20000
+
+
+def _kpp_landmarks(X, m, rng, semimetric, params):
+    """D^2 sampling with squared feature distance ``rho`` on a subsample."""
+    n = X.shape[0]
+    sub = X if n <= SEED_SAMPLE else X[rng.choice(n, SEED_SAMPLE, replace=False)]
+    c = sub.mean(axis=0)
+    idx = [int(rng.integers(sub.shape[0]))]
+    dist = pairwise(sub, sub[idx], semimetric, center=c, **params)[:, 0]
+    for _ in range(1, m):
+        tot = dist.sum()
+        if not tot > 0:
+            break
+        nxt = int(rng.choice(sub.shape[0], p=dist / tot))
+        idx.append(nxt)
+        d = pairwise(sub, sub[nxt:nxt + 1], semimetric, center=c, **params)[:, 0]
+        np.minimum(dist, d, out=dist)
+    return sub[np.array(idx)]
+
+
+class NystroemMap:
+    """``x -> K0(x, L) U Lambda^{-1/2}``: the Nystrom feature map (see module docstring)."""
+
+    def __init__(self, L, c, semimetric, params):
+        self.L, self.c, self.semimetric, self.params = L, c, semimetric, params
+        self.r0L = self._rho0(L)
+        KLL = 0.5 * (self.r0L[:, None] + self.r0L[None, :]
+                     - pairwise(L, None, semimetric, center=c, **params))
+        lam, U = np.linalg.eigh(0.5 * (KLL + KLL.T))
+        keep = lam > 1e-10 * max(lam.max(), 0.0)
+        self.T = U[:, keep] / np.sqrt(lam[keep])
+
+    def kdiag(self, X):
+        """``K0(x, x) = rho(x, x0)`` for every row (blocked)."""
+        return np.concatenate([self._rho0(X[a:a + BLOCK_ROWS])
+                               for a in range(0, X.shape[0], BLOCK_ROWS)])
+
+    def _rho0(self, Xb):
+        return pairwise(Xb, self.c[None, :], self.semimetric, center=self.c, **self.params)[:, 0]
+
+    def __call__(self, Xb, out=None):
+        K = pairwise(Xb, self.L, self.semimetric, center=self.c, scale=-1.0, **self.params)
+        K += self._rho0(Xb)[:, None]
+        K += self.r0L[None, :]
+        K *= 0.5
+        return np.matmul(K, self.T, out=out)
+
+
+class FourierMap:
+    """``x -> sqrt(2/m) cos(Omega^T (x - c) + b)``: random Fourier features."""
+
+    def __init__(self, d, m, semimetric, sigma, c, rng):
+        G = rng.standard_normal((d, m))
+        if semimetric == "gaussian":
+            self.Omega = G / sigma
+        else:
+            self.Omega = G / (2.0 * sigma * np.abs(rng.standard_normal(m)))
+        self.b = rng.uniform(0.0, 2.0 * np.pi, m)
+        self.c = c
+
+    def kdiag(self, X):
+        """``K(x, x) = 1``."""
+        return np.ones(X.shape[0])
+
+    def __call__(self, Xb, out=None):
+        out = np.matmul(Xb - self.c, self.Omega, out=out)
+        out += self.b
+        np.cos(out, out=out)
+        out *= np.sqrt(2.0 / self.Omega.shape[1])
+        return out
+
+
+def _apply_map(fmap, X, m):
+    F = np.empty((X.shape[0], m))
+    for a in range(0, X.shape[0], BLOCK_ROWS):
+        fmap(X[a:a + BLOCK_ROWS], out=F[a:a + BLOCK_ROWS])
+    return F
+
+
+def nystroem_map(X, m, semimetric, params, landmarks="k-means++", rng=None):
+    """The Nystrom map with ``min(m, n)`` landmarks chosen uniformly or by k-means++."""
+    rng = np.random.default_rng(0) if rng is None else rng
+    n = X.shape[0]
+    m = min(m, n)
+    if landmarks == "uniform":
+        L = X[rng.choice(n, m, replace=False)]
+    else:
+        L = _kpp_landmarks(X, m, rng, semimetric, params)
+    return NystroemMap(L, X.mean(axis=0), semimetric, params)
+
+
+def nystroem_features(X, m, semimetric, params, landmarks="k-means++", rng=None):
+    """Nystrom features ``Phi`` (n x m') with ``Phi Phi^T ~ K0``, ``m' <= m``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    m : int
+        Number of landmarks.
+    semimetric : str or callable
+    params : dict
+        ``alpha``, ``sigma``, ``theta``.
+    landmarks : {"k-means++", "uniform"}
+    rng : numpy Generator
+
+    Returns
+    -------
+    Phi : ndarray of shape (n_samples, m')
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).normal(size=(30, 2))
+    >>> F = nystroem_features(X, 30, "energy", {}, "uniform", np.random.default_rng(1))
+    >>> rho = ((F[:, None] - F[None]) ** 2).sum(-1)
+    >>> float(np.abs(rho - pairwise(X)).max()) < 1e-6
+    True
+    """
+    fmap = nystroem_map(X, m, semimetric, params, landmarks, rng)
+    return _apply_map(fmap, X, fmap.T.shape[1])
+
+
+def fourier_map(X, m, semimetric, sigma, rng=None):
+    """Random Fourier feature map for the Gaussian or Laplacian semimetric."""
+    if semimetric not in ("gaussian", "laplacian"):
+        raise ValueError(f"landmarks='fourier' needs semimetric 'gaussian' or 'laplacian', "
+                         f"got semimetric={semimetric!r}; use landmarks='k-means++'")
+    rng = np.random.default_rng(0) if rng is None else rng
+    return FourierMap(X.shape[1], m, semimetric, sigma, X.mean(axis=0), rng)
+
+
+def fourier_features(X, m, semimetric, sigma, rng=None):
+    """Random Fourier features for ``exp(-||d||^2/(2 sigma^2))`` or ``exp(-||d||/(2 sigma))``.
+
+    ``K = 1 - rho/2`` for the Gaussian and Laplacian semimetrics, so
+    ``Phi Phi^T ~ K`` gives the same partitions as ``-rho/2``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).normal(size=(5, 2))
+    >>> F = fourier_features(X, 20000, "gaussian", 1.0, np.random.default_rng(1))
+    >>> K = 1 - pairwise(X, semimetric="gaussian") / 2
+    >>> float(np.abs(F @ F.T - K).max()) < 0.05
+    True
+    """
+    return _apply_map(fourier_map(X, m, semimetric, sigma, rng), X, m)
+
+
+class LowRankEngine:
+    """Approximate engine: Hartigan moves on m features per point (O(n m) memory).
+
+    Parameters
+    ----------
+    F : ndarray of shape (n_samples, m)
+        Features, ``Phi Phi^T ~ K``.
+    w : ndarray of shape (n_samples,)
+    kdiag : ndarray of shape (n_samples,), optional
+        The exact ``K(x_i, x_i)``; the engine's kernel is then
+        ``phi_i . phi_y - (K_ii + K_yy) / 2`` (same partitions) and its ``-Q``
+        estimates the exact W. Default ``||phi_i||^2`` (feature-space W).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kgroups._kgroups import kgroups_single
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(0, 1, (100, 2)), rng.normal(8, 1, (100, 2))])
+    >>> eng = LowRankEngine.from_semimetric(X, np.ones(200), "energy", {}, n_components=32)
+    >>> run = kgroups_single(eng, rng.integers(0, 2, 200), 2, 100)
+    >>> sorted(np.bincount(run.labels).tolist())
+    [100, 100]
+    """
+
+    name = "low-rank"
+
+    def __init__(self, F, w, kdiag=None):
+        self.F = np.ascontiguousarray(F, dtype=np.float64)
+        self.w = np.asarray(w, dtype=np.float64)
+        sq = np.einsum("ij,ij->i", self.F, self.F)
+        self.a = 0.5 * (sq if kdiag is None else np.asarray(kdiag, dtype=np.float64))
+        self.diag = self.w * self.w * (sq - 2.0 * self.a)
+        self.feature_map = None  # callable X_new -> features, set by from_semimetric
+
+    def transform(self, X):
+        """Features of new rows (same map as the training rows), shape (n_new, m)."""
+        return self.feature_map(np.asarray(X, dtype=np.float64))
+
+    @classmethod
+    def from_semimetric(cls, X, w, semimetric, params, dtype=np.float64, *,
+                        n_components=256, landmarks="k-means++", random_state=None):
+        """Features from raw data (see module docstring); ``dtype`` is ignored."""
+        if landmarks not in LANDMARKS:
+            raise ValueError(f"landmarks={landmarks!r} should be one of {LANDMARKS}")
+        if isinstance(n_components, bool) or not isinstance(n_components, (int, np.integer)) \
+                or n_components < 1:
+            raise ValueError(f"n_components={n_components!r} should be an integer >= 1")
+        n = X.shape[0]
+        check_fits(8 * n * (2 * n_components + 40), f"the low-rank engine for n={n}, "
+                   f"m={n_components}", "a smaller n_components")
+        seed = check_random_state(random_state).randint(np.iinfo(np.int32).max)
+        rng = np.random.default_rng(seed)
+        if landmarks == "fourier":
+            fmap = fourier_map(X, n_components, semimetric, params.get("sigma", 1.0), rng)
+            m = n_components
+        else:
+            fmap = nystroem_map(X, n_components, semimetric, params, landmarks, rng)
+            m = fmap.T.shape[1]
+        eng = cls(_apply_map(fmap, X, m), w, fmap.kdiag(X))
+        eng.feature_map = fmap
+        return eng
+
+    @classmethod
+    def from_matrix(cls, A, w, is_gram, dtype=np.float64):
+        raise ValueError("engine='low-rank' needs raw data, not a precomputed matrix; "
+                         "use engine='dense' or engine='sparse'")
+
+    def _sums(self, labels, k):
+        return _lr.cluster_sums_lr(self.F, self.a, self.w, labels, k)
+
+    def _m_from(self, S, A, s):
+        M = S @ self.F.T
+        M -= s[:, None] * self.a[None, :]
+        M -= A[:, None]
+        M *= self.w[None, :]
+        return M
+
+    def build_m(self, labels, k):
+        """``M[l, i] = w_i (phi_i . S_l - a_i s_l - A_l)``, shape (k, n): O(n k m)."""
+        labels = np.asarray(labels, dtype=np.int64)
+        S, A = self._sums(labels, k)
+        s = np.bincount(labels, weights=self.w, minlength=k)
+        return self._m_from(S, A, s)
+
+    def sweep(self, labels, M, s, q, cnt):
+        """One sweep on the cluster sums (O(k m) per point); ``M`` is refreshed after it."""
+        S, A = self._sums(labels, M.shape[0])
+        moves = _lr.sweep_lowrank(self.F, self.a, self.w, self.diag, labels, S, A, s, q, cnt)
+        if moves:
+            M[...] = self._m_from(S, A, s)
+        return moves
+
+    def move_rows(self, points, old, new, M):
+        """Apply a batch of moves to ``M`` (kernel k-means): O(n k m)."""
+        k = M.shape[0]
+        wp = self.w[points]
+        dS = np.zeros((k, self.F.shape[1]))
+        np.add.at(dS, old, -wp[:, None] * self.F[points])
+        np.add.at(dS, new, wp[:, None] * self.F[points])
+        ds = np.bincount(new, weights=wp, minlength=k) - np.bincount(old, weights=wp, minlength=k)
+        wa = wp * self.a[points]
+        dA = np.bincount(new, weights=wa, minlength=k) - np.bincount(old, weights=wa, minlength=k)
+        M += self._m_from(dS, dA, ds)
+
+    def column(self, c):
+        """Column ``c`` of the unweighted engine kernel ``Kt``."""
+        return self.F @ self.F[c] - self.a - self.a[c]
+
+    def gram(self):
+        """Dense approximate kernel ``Kt`` (small problems only)."""
+        n = self.F.shape[0]
+        check_fits(8 * n * n, f"the dense Gram matrix for n={n} (spectral init)",
+                   "init='k-means++'")
+        return self.F @ self.F.T - self.a[:, None] - self.a[None, :]

@@ -1,0 +1,133 @@
+"""Matrix-free backend: exact kernel k-groups without the n x n kernel.
+
+Holds the centred data and the weights; every kernel entry
+``B[i, y] = -w_i w_y rho(x_i, x_y) / 2`` is computed when needed. Memory is
+O(n (k + D)); building ``M`` costs O(n^2 D) (blocked, multi-threaded) and a move
+O(n D), applied in batches of pending moves (see :mod:`kgroups._engine.matrix_free`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._engine import matrix_free as _mf
+from .._engine._parallel import PARALLEL_MIN_WORK, pick
+from .._semimetrics import SEMIMETRICS, pairwise
+from ._memory import check_fits
+
+__all__ = ["MatrixFreeEngine"]
+
+# Pending moves applied to M at once (each decision pays O(D) per pending move).
+BATCH = 256
+# Kernel entries (point pairs) below which a pass runs on one thread: a parallel
+# region's launch can cost ~15 ms on a loaded 2-core machine.
+PARALLEL_MIN_PAIRS = 4 * PARALLEL_MIN_WORK
+
+
+class MatrixFreeEngine:
+    """Exact engine that never stores the kernel (named semimetrics on raw data).
+
+    Same decisions as :class:`~kgroups._backends.dense.DenseEngine` from the same
+    start (up to floating-point ties): ``M`` is exact and each decision sees the
+    column the move-at-a-time algorithm would see.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    w : ndarray of shape (n_samples,)
+    semimetric : str
+        One of :data:`kgroups.SEMIMETRICS`.
+    params : dict
+        ``alpha``, ``sigma``, ``theta``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [1.0], [5.0], [6.0]])
+    >>> eng = MatrixFreeEngine(X, np.ones(4), "energy", {})
+    >>> eng.build_m(np.array([0, 0, 1, 1]), 2).round(2).tolist()
+    [[-0.5, -0.5, -4.5, -5.5], [-5.5, -4.5, -0.5, -0.5]]
+    """
+
+    name = "matrix-free"
+
+    def __init__(self, X, w, semimetric, params):
+        if semimetric not in SEMIMETRICS:
+            raise ValueError(
+                f"engine='matrix-free' needs a named semimetric (one of {SEMIMETRICS}), "
+                f"got semimetric={semimetric!r}; use engine='dense' or engine='low-rank'")
+        X = np.asarray(X, dtype=np.float64)
+        self.X = np.ascontiguousarray(X - X.mean(axis=0))
+        self.XT = np.ascontiguousarray(self.X.T)
+        self.w = np.asarray(w, dtype=np.float64)
+        self.diag = np.zeros(X.shape[0])
+        self.semimetric = semimetric
+        self.params = dict(params)
+        self._args = (SEMIMETRICS.index(semimetric), float(params.get("alpha", 1.0)),
+                      float(params.get("sigma", 1.0)), float(params.get("theta", 1.0)))
+
+    @classmethod
+    def from_semimetric(cls, X, w, semimetric, params, dtype=np.float64):
+        """From raw data; ``dtype`` is ignored (everything is computed in float64)."""
+        n, d = X.shape
+        check_fits(8 * n * (2 * d + 64), f"the matrix-free engine for n={n}",
+                   "engine='low-rank'")
+        return cls(X, w, semimetric, params)
+
+    @classmethod
+    def from_matrix(cls, A, w, is_gram, dtype=np.float64):
+        raise ValueError("engine='matrix-free' needs raw data and a named semimetric, not a "
+                         "precomputed matrix; use engine='dense' or engine='sparse'")
+
+    @staticmethod
+    def memory_bytes(n, d, k=16):
+        """Bytes this engine needs for n points in d dimensions and k clusters."""
+        return 8 * n * (2 * d + 2 + 2 * k)
+
+    def build_m(self, labels, k):
+        """``M`` (k x n) in one pass over all pairs: O(n^2 D) time, O(nk) memory."""
+        labels = np.asarray(labels, dtype=np.int64)
+        order = np.argsort(labels, kind="stable")
+        bounds = np.searchsorted(labels[order], np.arange(k + 1)).astype(np.int64)
+        XTs = np.ascontiguousarray(self.XT[:, order])
+        n = labels.shape[0]
+        fn = pick(_mf.build_m_mf_serial, _mf.build_m_mf, n * n // 4)
+        return fn(self.X, self.w, XTs, self.w[order], bounds, *self._args)
+
+    def sweep(self, labels, M, s, q, cnt):
+        """One Hartigan sweep in place; moves are applied to ``M`` in batches."""
+        n = labels.shape[0]
+        pend = np.empty(BATCH, dtype=np.int64)
+        old = np.empty(BATCH, dtype=np.int64)
+        new = np.empty(BATCH, dtype=np.int64)
+        i, total = 0, 0
+        while i < n:
+            i, n_pend, moves = _mf.decide_mf(self.X, self.w, labels, M, s, q, cnt, i,
+                                             pend, old, new, 0, *self._args)
+            total += moves
+            if n_pend:
+                self._apply(pend, old, new, n_pend, M)
+        return total
+
+    def move_rows(self, points, old, new, M):
+        """Apply a batch of moves to ``M`` (kernel k-means)."""
+        points = np.ascontiguousarray(points, dtype=np.int64)
+        self._apply(points, np.ascontiguousarray(old, dtype=np.int64),
+                    np.ascontiguousarray(new, dtype=np.int64), points.shape[0], M)
+
+    def _apply(self, pend, old, new, n_pend, M):
+        pairs = n_pend * self.X.shape[0]
+        fn = _mf.apply_moves_mf if pairs >= PARALLEL_MIN_PAIRS else _mf.apply_moves_mf_serial
+        fn(self.X, self.XT, self.w, pend, old, new, n_pend, M, *self._args)
+
+    def column(self, c):
+        """Column ``c`` of the unweighted kernel ``K = -rho/2``."""
+        fn = pick(_mf.kernel_column_mf_serial, _mf.kernel_column_mf, self.X.shape[0] * 64)
+        return fn(self.X, self.XT, self.w, int(c), *self._args)
+
+    def gram(self):
+        """Dense ``K = -rho/2`` (small problems only; checked against free memory)."""
+        n = self.X.shape[0]
+        check_fits(8 * n * n, f"the dense Gram matrix for n={n} (spectral init)",
+                   "init='k-means++'")
+        return pairwise(self.X, None, self.semimetric, scale=-0.5, **self.params)
