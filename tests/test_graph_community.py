@@ -1,0 +1,130 @@
+"""Community detection: the paper's tables (small versions), engines, edge cases."""
+
+import warnings
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from kgroups import KernelKGroups
+from kgroups.datasets._real import load_drosophila, load_network
+from kgroups.graph import (
+    CommunityKGroups,
+    GraphInputWarning,
+    bethe_hessian,
+    bethe_spectral,
+    detect_communities,
+    girvan_newman_benchmark,
+    stochastic_block_model,
+)
+from kgroups.metrics import overlap
+
+
+@pytest.mark.parametrize("name, k, paper", [("karate", 2, 1.00), ("dolphins", 2, 1.00),
+                                            ("football", 12, 0.90), ("polbooks", 3, 0.75)])
+def test_table_iv(name, k, paper):
+    # TPAMI Table IV, k-groups column; the paper's runs used w = 1.
+    G, y = load_network(name)
+    res = detect_communities(G, k, weights="none", random_state=0)
+    assert overlap(y, res.labels) >= paper - 0.005
+    assert overlap(y, res.labels) >= overlap(y, res.bethe_labels) - 1e-12
+
+
+@pytest.mark.parametrize("side, perf, cov", [("left", 0.67, 0.84), ("right", 0.66, 0.83)])
+def test_table_v(side, perf, cov):
+    # TPAMI Table V, k-groups rows (k estimated = 2; sizes {116, 93} / {112, 101}).
+    A, _, _ = load_drosophila(side)
+    res = detect_communities(A, weights="none", random_state=0)
+    assert res.n_clusters == 2
+    assert round(res.performance, 2) >= perf and round(res.coverage, 2) >= cov
+    assert sorted(np.bincount(res.labels).tolist()) == ([93, 116] if side == "left" else [101, 112])
+
+
+def test_table_i_small():
+    # TPAMI Table I at lambda = 1.8 (paper: Bethe 0.943, k-groups 0.960), 24 graphs.
+    ov_b, ov_k = [], []
+    for s in range(24):
+        A, y = girvan_newman_benchmark(1.8, balanced=False, random_state=s)
+        res = detect_communities(A, 4, weights="none", random_state=s)
+        ov_b.append(overlap(y, res.bethe_labels))
+        ov_k.append(overlap(y, res.labels))
+    assert np.mean(ov_k) >= np.mean(ov_b)
+    assert abs(np.mean(ov_k) - 0.960) < 0.03
+
+
+def test_objective_rises_from_bethe_and_matches_dense_engine():
+    A, y = stochastic_block_model(500, 3, 12.0, 1.5, random_state=4)
+    assert A.sum(1).min() > 0   # no isolated node: every weight d_i > 0
+    cd = CommunityKGroups(3, weights="degree", random_state=1).fit(A)
+    H = bethe_hessian(A).toarray()
+    d = np.asarray(A.sum(1)).ravel()
+    # same run with the dense engine on the precomputed Gram matrix -H_r
+    ref = KernelKGroups(3, kernel="precomputed", init=cd.bethe_labels_, engine="dense")
+    ref.fit(-H, sample_weight=d)
+    np.testing.assert_array_equal(cd.labels_, ref.labels_)
+    assert cd.objective_ == pytest.approx(ref.objective_, rel=1e-12)
+    Bw = -H * np.outer(d, d)
+    q0 = sum(Bw[np.ix_(cd.bethe_labels_ == c, cd.bethe_labels_ == c)].sum()
+             / d[cd.bethe_labels_ == c].sum() for c in range(3))
+    assert cd.objective_ > q0 and cd.n_iter_ > 1
+
+
+def test_isolated_nodes_and_components():
+    A, y = stochastic_block_model(400, 2, 3.0, 1.7, random_state=2)
+    deg = np.asarray(A.sum(1)).ravel()
+    assert np.any(deg == 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        cd = CommunityKGroups(2, weights="degree", random_state=0).fit(A)
+    iso = np.flatnonzero(deg == 0)
+    np.testing.assert_array_equal(cd.isolated_, iso)
+    big = np.bincount(np.delete(cd.labels_, iso)).argmax()
+    assert np.all(cd.labels_[iso] == big)
+    assert cd.labels_.shape == (400,)
+    # two disjoint cliques: two communities, exactly
+    G = nx.disjoint_union(nx.complete_graph(8), nx.complete_graph(9))
+    G.add_node(99)
+    res = detect_communities(G, random_state=0)
+    assert res.n_clusters == 2
+    # the isolated node 99 joins the larger community (the 9-clique)
+    assert overlap(np.r_[np.zeros(8), np.ones(9), 1], res.labels) == 1.0
+
+
+def test_inputs_and_inits():
+    G, y = load_network("karate")
+    D = G.to_directed()
+    with pytest.warns(GraphInputWarning, match="directed"):
+        res_d = detect_communities(D, 2, random_state=0)
+    res = detect_communities(G, 2, random_state=0)
+    np.testing.assert_array_equal(res.labels, res_d.labels)
+    # random starts work on dense, well separated graphs (not on sparse ones: paper s. 5.2)
+    A, yA = stochastic_block_model(300, 2, 20.0, 3.0, random_state=0)
+    rnd = CommunityKGroups(2, init="random", n_init=3, random_state=0).fit(A)
+    assert rnd.bethe_labels_ is None and overlap(yA, rnd.labels_) >= 0.95
+    given = CommunityKGroups(init=res.labels).fit(G)
+    np.testing.assert_array_equal(given.labels_, res.labels)   # a fixed point
+    assert given.n_clusters_ == 2
+
+
+def test_weights_and_spectral_consistency():
+    A, y = stochastic_block_model(600, 4, 8.0, 2.0, random_state=7)
+    cd = CommunityKGroups(weights="degree", random_state=3).fit(A)
+    assert cd.n_clusters_ == 4
+    assert overlap(y, cd.labels_) >= overlap(y, cd.bethe_labels_) - 0.01
+    # the start is the Bethe Hessian clustering itself (same seed stream: one draw for k-means)
+    assert overlap(cd.bethe_labels_, bethe_spectral(A, 4, random_state=3)) > 0.9
+
+
+def test_errors():
+    G = nx.karate_club_graph()
+    for kw, msg in ((dict(weights="deg"), "weights="), (dict(init="kmeans"), "init="),
+                    (dict(n_clusters=0), "n_clusters="), (dict(n_clusters=2.5), "n_clusters="),
+                    (dict(max_iter=0), "max_iter="), (dict(tol=1.5), "tol=")):
+        with pytest.raises(ValueError, match=msg):
+            CommunityKGroups(**kw).fit(G)
+    with pytest.raises(ValueError, match="init labels"):
+        CommunityKGroups(init=np.zeros(5, int)).fit(G)
+    with pytest.raises(ValueError, match="needs n_clusters"):
+        CommunityKGroups(2, init=np.arange(34) % 3).fit(G)
+    with pytest.raises(ValueError, match="without edges"):
+        CommunityKGroups(2).fit(nx.empty_graph(4))
