@@ -1,0 +1,113 @@
+"""Smoke tests of the TPAMI figure / table experiments and the Monte Carlo helpers."""
+
+import numpy as np
+import pytest
+from sklearn.cluster import SpectralClustering
+
+from kgroups.cli import main
+from kgroups.experiments import registry, tpami_fig1, tpami_fig2, tpami_fig3, tpami_table3
+from kgroups.experiments._methods import (mean_sd, monte_carlo, run_configs, run_methods,
+                                          sweep_table)
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def _assert_png(path):
+    data = path.read_bytes()
+    assert data[:8] == PNG_MAGIC and len(data) > 5000, path
+
+
+def test_registry_and_cli_list_the_four_items(capsys):
+    names = {"tpami-fig1", "tpami-fig2", "tpami-fig3", "tpami-table3"}
+    assert names <= set(registry())
+    assert main(["reproduce", "list"]) == 0
+    listed = capsys.readouterr().out
+    assert all(name in listed for name in names)
+
+
+def test_monte_carlo_is_reproducible_and_stacks():
+    def trial(rng):
+        return {"x": rng.normal(), "v": rng.normal(size=3)}
+
+    a = monte_carlo(trial, 4, seed=7, progress=False)
+    b = monte_carlo(trial, 4, seed=7, progress=False)
+    c = monte_carlo(trial, 4, seed=8, progress=False)
+    assert a["x"].shape == (4,) and a["v"].shape == (4, 3)
+    assert np.array_equal(a["v"], b["v"]) and not np.array_equal(a["v"], c["v"])
+    with pytest.raises(ValueError, match="trials=0"):
+        monte_carlo(trial, 0)
+
+
+def test_mean_sd_and_sweep_table():
+    values = np.array([[1.0, 2.0], [3.0, 6.0]])
+    mean, sd = mean_sd(values)
+    assert mean.tolist() == [2.0, 4.0]
+    assert np.allclose(sd, [np.sqrt(2.0), np.sqrt(8.0)])
+    table = sweep_table("n", [10, 20], {"m": values}, digits=2)
+    assert table.splitlines()[2] == "| 10 | 2.00 ± 1.41 |"
+    assert table.splitlines()[3] == "| 20 | 4.00 ± 2.83 |"
+
+
+@pytest.mark.filterwarnings("ignore:Graph is not fully connected")
+def test_new_methods_on_separated_data():
+    rng = np.random.default_rng(0)
+    y = np.repeat([0, 1], 30)
+    X = np.where(y[:, None] == 0, 0.0, 10.0) + rng.normal(size=(60, 1))
+    spectral, exact = run_methods(X, y, 2, methods=("sklearn spectral", "1-D exact"), seed=0)
+    assert exact.accuracy == 1.0
+    # scikit-learn's SpectralClustering on the paper's x0 = 0 kernel (eq. 7): for
+    # rho = |x - y| on the line that kernel is min(|x|, |y|) (same sign).
+    x = X[:, 0]
+    G = np.where(np.sign(x)[:, None] == np.sign(x)[None, :],
+                 np.minimum(np.abs(x)[:, None], np.abs(x)[None, :]), 0.0)
+    direct = SpectralClustering(2, affinity="precomputed", n_init=5, random_state=0)
+    assert np.array_equal(spectral.labels, direct.fit_predict(G))
+    got = run_configs(X, y, 2, {"g": ("kernel k-groups", "laplacian", {"sigma": 2.0})},
+                      score="nmi")
+    assert got == {"g": 1.0}
+    with pytest.raises(ValueError, match="method='nope'"):
+        run_methods(X, y, 2, methods=("nope",))
+
+
+def test_fig1_quick(tmp_path):
+    md = tpami_fig1.run(tmp_path, quick=True, trials=2)
+    assert (tmp_path / "tpami-fig1.md").read_text() == md
+    assert "| 800 |" in md and "GMM is the most accurate" in md
+    _assert_png(tmp_path / "fig1_onedim.png")
+    assert abs(tpami_fig1.bayes_accuracy() - 0.883) < 0.002  # ICML draft: 0.88
+
+
+def test_fig2_quick(tmp_path):
+    md = tpami_fig2.run(tmp_path, quick=True, trials=2)
+    assert (tmp_path / "tpami-fig2.md").exists()
+    assert "0.851" in md and "0.870" in md  # the caption's values are printed
+    _assert_png(tmp_path / "fig2_densities.png")
+
+
+def test_fig3_quick_writes_every_panel(tmp_path):
+    md = tpami_fig3.run(tmp_path, quick=True, trials=2)
+    assert (tmp_path / "tpami-fig3.md").exists()
+    for panel in "abcdef":
+        assert f"## ({panel})" in md
+        _assert_png(tmp_path / f"fig3{panel}.png")
+    _assert_png(tmp_path / "fig3.png")
+
+
+def test_table3_quick_bundled_user_file_and_missing(tmp_path, monkeypatch, capsys):
+    rng = np.random.default_rng(1)
+    path = tmp_path / "fertility_Diagnosis.txt"
+    rows = [",".join(f"{v:.2f}" for v in rng.uniform(size=9)) + ("," + "NO"[i % 2])
+            for i in range(40)]
+    path.write_text("\n".join(rows) + "\n")
+    monkeypatch.setenv("KGROUPS_DATA_FERTILITY", str(path))
+    monkeypatch.delenv("KGROUPS_DATA_VEHICLE", raising=False)
+    md = tpami_table3.run(tmp_path / "out", quick=True, trials=2)
+    printed = capsys.readouterr().out
+    assert "vehicle: not bundled: get xaa.dat" in printed
+    lines = {line.split(" | ")[0].strip("| "): line for line in md.splitlines()
+             if line.startswith("| ")}
+    for name in ("iris", "wine", "seeds", "glass", "ionosphere", "fertility"):
+        assert "not run" not in lines[name], name
+    assert "not run" in lines["vehicle"] and "0.928" in lines["wine"]
+    assert lines["fertility"].startswith("| fertility | 40 (100) | 2 (2) | 9 (9) |")
+    _assert_png(tmp_path / "out" / "fig7_violins.png")
