@@ -19,7 +19,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._backends import ENGINES, check_fits, select_engine
+from ._backends import ENGINES, LANDMARKS, check_engine_input, check_fits, select_engine
 from ._init import check_init, initial_labels
 from ._semimetrics import check_semimetric, pairwise, rho_to_origin
 from ._validation import (
@@ -111,6 +111,9 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
                 f"{owner}: engine={self.engine!r} should be 'auto' or one of {tuple(ENGINES)}")
         if np.dtype(self.dtype) not in (np.float64, np.float32):
             raise ValueError(f"{owner}: dtype={self.dtype!r} should be 'float64' or 'float32'")
+        check_int_param("n_components", self.n_components, 1, owner)
+        if not (isinstance(self.landmarks, str) and self.landmarks in LANDMARKS):
+            raise ValueError(f"{owner}: landmarks={self.landmarks!r} should be one of {LANDMARKS}")
         check_init(self.init, owner)
 
     def _validate_X(self, X, reset):
@@ -123,8 +126,13 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
 
     def _build_engine(self, X, w):
         dtype = np.dtype(self.dtype)
+        n_restarts = self.n_init if isinstance(self.init, str) else 1
         cls = select_engine(self.engine, X.shape[0], self._precomputed(), sp.issparse(X), dtype,
-                            semimetric=self.semimetric)
+                            semimetric=self.semimetric, n_features=X.shape[1],
+                            n_restarts=n_restarts)
+        check_engine_input(cls.name, X.shape[0], kernel=self.kernel, semimetric=self.semimetric,
+                           sparse_input=sp.issparse(X), n_components=self.n_components,
+                           landmarks=self.landmarks, owner=self._owner())
         if self._precomputed():
             return cls.from_matrix(X, w, is_gram=self.kernel == "precomputed", dtype=dtype)
         extra = {}
@@ -197,7 +205,11 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
         self.n_iter_ = best.n_iter
         self.n_moves_ = list(best.n_moves)
         self.cluster_weights_ = np.bincount(best.labels, weights=w, minlength=k)
+        self.engine_ = engine.name
         self._q = best.cluster_sums
+        # engine="low-rank": predict assigns new points with the fit's feature map
+        self._feature_sums = engine.feature_sums(best.labels, k) \
+            if hasattr(engine, "feature_sums") else None
         self._X_fit = X
         self._w_fit = w
 
@@ -207,40 +219,74 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
 
     # -- predict / score --------------------------------------------------
     def _cross_kernel(self, X):
-        """Unweighted kernel between new rows and the training rows, by blocks."""
+        """Unweighted kernel between new rows and the training rows, by blocks.
+
+        Yields ``(start, K, kxx)`` with ``kxx = K(x, x)`` (``None`` when unknown).
+        """
         if self._precomputed():
-            if self.kernel == "precomputed":
-                raise ValueError(
-                    f"{self._owner()}: predict needs K(x, x) for new points, which a "
-                    "precomputed Gram matrix does not give; fit on semimetric='precomputed' "
-                    "distances or on raw data instead")
-            yield 0, -0.5 * X
+            if self.kernel == "precomputed":  # X = K(new, train); K(x, x) unknown
+                yield 0, X, None
+            else:
+                yield 0, -0.5 * X, 0.0
             return
         step = max(1, PREDICT_BLOCK_BYTES // (8 * self._X_fit.shape[0]))
         center = self._X_fit.mean(axis=0)
         for start in range(0, X.shape[0], step):
             rho = pairwise(X[start:start + step], self._X_fit, self.semimetric,
                            center=center, **self._params())
-            yield start, -0.5 * rho
+            yield start, -0.5 * rho, 0.0
+
+    def _cluster_sums_new(self, X):
+        """``m[x, l] = sum_{y in C_l} w_y K(x, y)`` for new rows, by blocks.
+
+        Yields ``(start, m, kxx)``. With ``engine="low-rank"`` ``K`` is the
+        engine's kernel, from the features of the new rows (same map as the fit).
+        """
+        if self._feature_sums is not None:
+            fs = self._feature_sums
+            step = max(1, PREDICT_BLOCK_BYTES // (8 * (fs.n_features + X.shape[1] + 1)))
+            for start in range(0, X.shape[0], step):
+                yield (start, *fs.cross_sums(X[start:start + step]))
+            return
+        Z = np.zeros((self._X_fit.shape[0], self.n_clusters))
+        Z[np.arange(len(self.labels_)), self.labels_] = self._w_fit
+        for start, K, kxx in self._cross_kernel(X):
+            yield start, np.asarray(K @ Z), kxx
+
+    def _assign_scores(self, m, kxx):
+        """Gain in Q of inserting each new point (weight 1) into each cluster.
+
+        ``(q_l + 2 m_l + K(x, x)) / (s_l + 1) - q_l / s_l``; an empty cluster
+        (possible after kernel k-means) is never a target.
+        """
+        if kxx is None:
+            raise ValueError(
+                f"{self._owner()}: predict needs K(x, x) for new points, which a "
+                "precomputed Gram matrix does not give; fit on semimetric='precomputed' "
+                "distances or on raw data instead")
+        s, q = self.cluster_weights_, self._q
+        empty = s <= 0
+        mean_q = np.where(empty, 0.0, q / np.where(empty, 1.0, s))
+        kxx = np.reshape(kxx, (-1, 1))
+        gain = (q + 2.0 * m + kxx) / (s + 1.0) - mean_q
+        gain[:, empty] = -np.inf
+        return gain
 
     def _insertion_gain(self, X):
-        """Gain in Q of inserting each new point (weight 1) into each cluster."""
-        k = self.n_clusters
-        Z = np.zeros((self._X_fit.shape[0], k))
-        Z[np.arange(len(self.labels_)), self.labels_] = self._w_fit
-        s, q = self.cluster_weights_, self._q
-        empty = s <= 0  # possible after kernel k-means; never a target
-        mean_q = np.where(empty, 0.0, q / np.where(empty, 1.0, s))
-        out = np.empty((X.shape[0], k))
-        for start, K in self._cross_kernel(X):
-            m = np.asarray(K @ Z)  # m[x, l] = sum_{y in C_l} w_y K(x, y); K(x, x) = 0
-            gain = (q + 2.0 * m) / (s + 1.0) - mean_q
-            gain[:, empty] = -np.inf
-            out[start:start + m.shape[0]] = gain
+        """Scores of :meth:`_assign_scores` for every new row and cluster."""
+        out = np.empty((X.shape[0], self.n_clusters))
+        for start, m, kxx in self._cluster_sums_new(X):
+            out[start:start + m.shape[0]] = self._assign_scores(m, kxx)
         return out
 
     def predict(self, X):
-        """Cluster of best insertion gain for each new point.
+        """Cluster of best score (see the class docstring) for each new point.
+
+        With ``engine="low-rank"`` the new points get features from the same
+        map as the training points (Nystrom landmarks or random Fourier
+        frequencies of the fit), so ``predict`` on the training data of a
+        converged fit returns ``labels_`` (up to floating-point ties), as it
+        does for the exact engines.
 
         Parameters
         ----------
@@ -251,7 +297,8 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
         labels : ndarray of shape (n_new,)
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = validate_data(self, X, reset=False, dtype=np.float64,
+                          accept_sparse="csr" if self.kernel == "precomputed" else False)
         return np.argmax(self._insertion_gain(X), axis=1).astype(np.int64)
 
     def score(self, X, y=None, sample_weight=None):
@@ -261,6 +308,9 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
         labels = self.predict(X)
         X = np.asarray(X, dtype=np.float64)
         w = check_sample_weight(sample_weight, X.shape[0], self._owner())
+        largest = int(np.bincount(labels).max())
+        check_fits(8 * largest * largest, f"score: the distances within a cluster of "
+                   f"{largest} points", "score on fewer points")
         total = 0.0
         for l in np.unique(labels):
             idx = np.flatnonzero(labels == l)

@@ -75,7 +75,95 @@ class KernelKMeans(BaseKernelClustering):
     detected (a partition repeats) and stops with a ``ConvergenceWarning``. A
     cluster that empties stays empty.
 
-    Parameters and attributes are those of :class:`KernelKGroups`.
+    Parameters
+    ----------
+    n_clusters : int, default=8
+        Number of clusters k.
+    semimetric : {"energy", "laplacian", "gaussian", "localized", "sinusoidal", \
+            "precomputed"} or callable, default="energy"
+        As in :class:`KernelKGroups`; the kernel is :math:`K = -\rho/2`.
+        Lloyd's method needs a positive semidefinite kernel (up to the shifts
+        that do not change the partitions): "localized" and "sinusoidal" are
+        not of negative type and may cycle.
+    alpha : float, default=1.0
+        Exponent of the energy semimetric, in (0, 2].
+    sigma : float, default=1.0
+        Scale of the Gaussian and Laplacian semimetrics.
+    theta : float, default=1.0
+        Scale of the sinusoidal semimetric.
+    kernel : None or "precomputed", default=None
+        ``"precomputed"``: X is a symmetric Gram matrix, dense or ``scipy.sparse``.
+    init : {"k-means++", "kernel-k-means++", "random", "spectral"} or array of \
+            shape (n_samples,), default="k-means++"
+        Starting partition (see :mod:`kgroups._init`). Given labels run once.
+    n_init : int, default=1
+        Restarts; the run with the highest objective is kept. The engine is
+        built once per ``fit`` and shared by the restarts.
+    max_iter : int, default=100
+        Maximum number of Lloyd iterations per run.
+    tol : float, default=0.0
+        Stop when an iteration changes fewer than ``tol * n_samples`` labels.
+    engine : {"auto", "dense", "sparse", "matrix-free", "low-rank"}, default="auto"
+        How the kernel is held; every engine runs Lloyd's method (all points
+        assigned from ``M``, then the changes applied to ``M`` in one batch).
+        The exact engines give the same labels from the same start.
+
+        - ``"dense"``: exact; n x n array ``B`` (``n^2 * 8`` bytes, half with
+          ``dtype="float32"``), O(n) per changed label. Any input.
+        - ``"sparse"``: exact; CSR ``B``, O(nnz) memory; only a ``scipy.sparse``
+          Gram matrix with ``kernel="precomputed"``.
+        - ``"matrix-free"``: exact; raw data with a named semimetric, O(n (k + D))
+          memory, kernel entries computed on the fly (O(n^2 D) per start,
+          O(n D) per changed label).
+        - ``"low-rank"``: approximate; raw data, ``n_components`` features per
+          point (Nystrom or random Fourier features), O(n m) memory, O(n k m)
+          per iteration.
+        - ``"auto"``: sparse Gram -> ``"sparse"``; dense precomputed matrix ->
+          ``"dense"``; raw data: the rule of :class:`KernelKGroups`
+          (``"matrix-free"`` for one start on at least 2000 points with at most
+          32 columns, else ``"dense"`` when the kernel fits comfortably, else
+          ``"matrix-free"`` or, for a callable semimetric, ``"low-rank"``).
+    dtype : {"float64", "float32"}, default="float64"
+        Storage of the dense (and sparse) kernel ``B``; sums in float64.
+    n_components : int, default=256
+        ``engine="low-rank"``: number of features m, in [1, n_samples].
+    landmarks : {"k-means++", "uniform", "fourier"}, default="k-means++"
+        ``engine="low-rank"``: Nystrom with k-means++ (D^2) or uniformly drawn
+        landmarks, or random Fourier features (``semimetric="gaussian"`` or
+        ``"laplacian"`` only).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the initialisation and the low-rank landmarks or frequencies.
+    verbose : int, default=0
+        Print the number of changes and Q after each iteration.
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,)
+        Cluster of each training point (a cluster that empties stays empty).
+    objective_ : float
+        Q of the best run.
+    within_energy_ : float
+        W of the best run (``-objective_`` for a semimetric).
+    n_iter_ : int
+        Iterations of the best run.
+    n_moves_ : list of int
+        Labels changed in each iteration of the best run.
+    cluster_weights_ : ndarray of shape (n_clusters,)
+        :math:`s_j`, the total weight of each cluster.
+    engine_ : str
+        The engine that ran (what ``engine="auto"`` chose).
+    n_features_in_ : int
+        Number of columns of X seen in ``fit``.
+
+    Notes
+    -----
+    ``predict`` assigns each new point to the nearest weighted mean in feature
+    space, :math:`\arg\max_l 2 m_l / s_l - q_l / s_l^2` with
+    :math:`m_l = \sum_{y \in C_l} w_y K(x, y)` (the fit's own rule, so on the
+    training data of a converged fit it returns ``labels_``). It does not need
+    :math:`K(x, x)`, so with ``kernel="precomputed"`` it takes the rows
+    ``K(new, train)``. With ``engine="low-rank"`` new points are mapped by the
+    fit's features.
 
     Examples
     --------
@@ -83,9 +171,25 @@ class KernelKMeans(BaseKernelClustering):
     >>> from kgroups import KernelKMeans
     >>> rng = np.random.default_rng(0)
     >>> X = np.vstack([rng.normal(0, 1, (50, 2)), rng.normal(6, 1, (50, 2))])
-    >>> sorted(np.bincount(KernelKMeans(2, random_state=0).fit(X).labels_).tolist())
-    [50, 50]
+    >>> km = KernelKMeans(2, random_state=0).fit(X)
+    >>> sorted(np.bincount(km.labels_).tolist()), km.engine_
+    ([50, 50], 'dense')
+    >>> mf = KernelKMeans(2, init=km.labels_, engine="matrix-free").fit(X)
+    >>> bool((mf.labels_ == km.labels_).all() and (mf.predict(X) == km.labels_).all())
+    True
     """
+
+    def _assign_scores(self, m, kxx):
+        """Minus the squared feature distance to each weighted mean, up to ``K(x, x)``:
+        ``2 m_l / s_l - q_l / s_l^2`` (the rule of the fit, so ``predict`` on the
+        training data of a converged fit returns ``labels_``). ``K(x, x)`` is not
+        needed, so a precomputed Gram matrix ``K(new, train)`` can be predicted."""
+        s, q = self.cluster_weights_, self._q
+        empty = s <= 0  # a cluster that emptied during the fit is never a target
+        safe = np.where(empty, 1.0, s)
+        score = 2.0 * m / safe - q / (safe * safe)
+        score[:, empty] = -np.inf
+        return score
 
     def _single_run(self, engine, labels0):
         return kmeans_single(engine, labels0, self.n_clusters, self.max_iter,

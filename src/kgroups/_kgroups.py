@@ -66,10 +66,13 @@ class KernelKGroups(BaseKernelClustering):
     Parameters
     ----------
     n_clusters : int, default=8
+        Number of clusters k.
     semimetric : {"energy", "laplacian", "gaussian", "localized", "sinusoidal", \
             "precomputed"} or callable, default="energy"
-        ``"energy"`` is :math:`\|x - y\|^\alpha`; see :mod:`kgroups._semimetrics`. A
-        callable takes two 2-D blocks and returns the matrix of rho values.
+        ``"energy"`` is :math:`\|x - y\|^\alpha`; see :mod:`kgroups._semimetrics`
+        for the others (paper eqs. 52-54). ``"precomputed"``: X is an n x n
+        semimetric matrix. A callable takes two 2-D blocks and returns the matrix
+        of rho values.
     alpha : float, default=1.0
         Exponent of the energy semimetric, in (0, 2].
     sigma : float, default=1.0
@@ -77,38 +80,102 @@ class KernelKGroups(BaseKernelClustering):
     theta : float, default=1.0
         Scale of the sinusoidal semimetric.
     kernel : None or "precomputed", default=None
-        ``"precomputed"``: X is a symmetric Gram matrix (need not be PSD).
+        ``"precomputed"``: X is a symmetric Gram matrix (need not be PSD), dense
+        or ``scipy.sparse``.
     init : {"k-means++", "kernel-k-means++", "random", "spectral"} or array of \
             shape (n_samples,), default="k-means++"
         Starting partition (see :mod:`kgroups._init`). Given labels run once.
     n_init : int, default=1
-        Restarts; the run with the highest objective is kept. The kernel is
-        computed once per ``fit``.
+        Restarts; the run with the highest objective is kept. The engine (for
+        ``"dense"`` the whole kernel) is built once per ``fit`` and shared by the
+        restarts.
     max_iter : int, default=100
         Maximum number of sweeps per run.
     tol : float, default=0.0
         Stop when a sweep moves fewer than ``tol * n_samples`` points.
-    engine : {"auto", "dense"}, default="auto"
-        Engine holding the kernel.
+    engine : {"auto", "dense", "sparse", "matrix-free", "low-rank"}, default="auto"
+        How the kernel is held (DESIGN section 3). The three exact engines give
+        the same labels from the same start (up to floating-point ties).
+
+        - ``"dense"``: exact; ``B = diag(w) K diag(w)`` as an n x n array
+          (``n^2 * 8`` bytes, half with ``dtype="float32"``), O(n) per move.
+          Any input: raw data with any semimetric (also callables), a
+          precomputed semimetric or Gram matrix. The memory is checked first:
+          a kernel that does not fit raises a ValueError naming the sizes and
+          the alternatives.
+        - ``"sparse"``: exact; ``B`` in CSR form, O(nnz) memory and O(nnz of
+          the row) per move. Only for a ``scipy.sparse`` Gram matrix with
+          ``kernel="precomputed"`` (graphs, kNN kernels): the kernel of raw
+          data or of a semimetric has every entry.
+        - ``"matrix-free"``: exact; raw data with a named semimetric (not a
+          callable, not a precomputed matrix). Stores only the data and ``M``,
+          O(n (k + D)) memory, and computes kernel entries when needed: O(n^2 D)
+          per start to build ``M``, O(n D) per move.
+        - ``"low-rank"``: approximate; raw data only. ``n_components`` features
+          per point (Nystrom, or random Fourier features, see ``landmarks``),
+          O(n m) memory, O(k m) per point and sweep, O(m) per move. Its
+          ``objective_`` is that of the approximate kernel.
+        - ``"auto"``: a ``scipy.sparse`` precomputed Gram matrix -> ``"sparse"``;
+          a dense precomputed matrix -> ``"dense"``. Raw data with a named
+          semimetric, one start (``n_init=1`` or given labels), at least
+          2000 points and at most 32 columns -> ``"matrix-free"``, which was
+          measured faster than ``"dense"`` there (it never writes the n x n
+          kernel; see :data:`kgroups._backends.MATRIX_FREE_MIN_N`). Otherwise
+          (restarts share the dense kernel, wide data) ``"dense"`` when 1.5
+          times the n x n kernel (in ``dtype``) fits in 80% of the available
+          memory, else ``"matrix-free"`` for a named semimetric and
+          ``"low-rank"`` for a callable one.
     dtype : {"float64", "float32"}, default="float64"
-        Storage of the dense kernel (sums are accumulated in float64).
+        Storage of the dense (and sparse) kernel ``B``: ``"float32"`` halves the
+        memory of ``engine="dense"``; gains and ``M`` are still accumulated in
+        float64. Ignored by the matrix-free and low-rank engines.
+    n_components : int, default=256
+        ``engine="low-rank"``: the number of features m (Nystrom landmarks or
+        random Fourier features), in [1, n_samples]. Larger is more accurate
+        and costs O(n m) memory.
+    landmarks : {"k-means++", "uniform", "fourier"}, default="k-means++"
+        ``engine="low-rank"``: how the features are made. ``"k-means++"``:
+        Nystrom with landmarks drawn by D^2 sampling in the kernel's feature
+        space (any semimetric, also callables); ``"uniform"``: Nystrom with
+        landmarks drawn uniformly; ``"fourier"``: random Fourier features
+        (Rahimi & Recht 2007), only for ``semimetric="gaussian"`` or
+        ``"laplacian"``. ``predict`` maps new points with the same landmarks or
+        frequencies.
     random_state : int, RandomState instance or None, default=None
+        Seeds the initialisation and the low-rank landmarks or frequencies.
     verbose : int, default=0
         Print the number of moves and Q after each sweep.
 
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
+        Cluster of each training point, in [0, n_clusters).
     objective_ : float
         Q of the best run (``-within_energy_`` for a semimetric).
     within_energy_ : float
-        W of the best run.
+        W of the best run (for ``kernel="precomputed"``,
+        ``sum_i w_i K_ii - Q``).
     n_iter_ : int
         Sweeps of the best run.
     n_moves_ : list of int
         Moves in each sweep of the best run.
     cluster_weights_ : ndarray of shape (n_clusters,)
         :math:`s_j`, the total weight of each cluster.
+    engine_ : str
+        The engine that ran: ``"dense"``, ``"sparse"``, ``"matrix-free"`` or
+        ``"low-rank"`` (what ``engine="auto"`` chose).
+    n_features_in_ : int
+        Number of columns of X seen in ``fit``.
+
+    Notes
+    -----
+    ``predict`` puts each new point (weight 1) in the cluster where inserting
+    it raises Q most, :math:`(q_l + 2 m_l + K(x, x)) / (s_l + 1) - q_l / s_l`
+    with :math:`m_l = \sum_{y \in C_l} w_y K(x, y)`. At a Hartigan optimum
+    (a converged fit) this is each training point's own cluster, for any engine:
+    with ``engine="low-rank"`` the new points are mapped by the fit's features.
+    A precomputed Gram matrix cannot be predicted (K(x, x) of new points is
+    unknown); a precomputed semimetric can (rows ``rho(new, train)``).
 
     Examples
     --------
@@ -119,8 +186,18 @@ class KernelKGroups(BaseKernelClustering):
     >>> km = KernelKGroups(n_clusters=2, random_state=0).fit(X)
     >>> sorted(np.bincount(km.labels_).tolist())
     [50, 50]
-    >>> bool(km.objective_ == -km.within_energy_)
+    >>> bool(km.objective_ == -km.within_energy_), km.engine_
+    (True, 'dense')
+    >>> mf = KernelKGroups(n_clusters=2, init=km.labels_, engine="matrix-free").fit(X)
+    >>> bool((mf.labels_ == km.labels_).all())
     True
+    >>> lr = KernelKGroups(n_clusters=2, engine="low-rank", n_components=20,
+    ...                    random_state=0).fit(X)
+    >>> bool((lr.predict(X) == lr.labels_).all())
+    True
+    >>> f32 = KernelKGroups(n_clusters=2, random_state=0, dtype="float32").fit(X)
+    >>> round(abs(f32.objective_ / km.objective_ - 1), 6)
+    0.0
     """
 
     def _single_run(self, engine, labels0):

@@ -23,12 +23,13 @@ import numpy as np
 
 from ._memory import available_memory, check_fits, fits
 from .dense import DenseEngine
-from .lowrank import LowRankEngine
+from .lowrank import LANDMARKS, LowRankEngine
 from .matrix_free import MatrixFreeEngine
 from .sparse import SparseEngine
 
-__all__ = ["ENGINES", "DenseEngine", "LowRankEngine", "MatrixFreeEngine", "SparseEngine",
-           "available_memory", "check_fits", "select_engine"]
+__all__ = ["ENGINES", "LANDMARKS", "MATRIX_FREE_MAX_D", "MATRIX_FREE_MIN_N", "DenseEngine",
+           "LowRankEngine", "MatrixFreeEngine", "SparseEngine", "available_memory",
+           "check_engine_input", "check_fits", "select_engine"]
 
 ENGINES = {"dense": DenseEngine, "sparse": SparseEngine,
            "matrix-free": MatrixFreeEngine, "low-rank": LowRankEngine}
@@ -37,25 +38,108 @@ ENGINES = {"dense": DenseEngine, "sparse": SparseEngine,
 # kernel fits in the usable memory (room left for M, the data and the rest).
 DENSE_HEADROOM = 1.5
 
+# engine="auto" on raw data with a named semimetric, one start: matrix-free from
+# this many points on, for data of at most MATRIX_FREE_MAX_D columns, even when
+# the dense kernel fits. Measured (KernelKGroups(n_clusters=10, n_init=1), the
+# same given labels for both engines, Gaussian blobs, numba compiled, min of
+# 2-3 repeats, shared 2-core machine), time of dense / matrix-free:
+#   D=10, k-means++ start:  n=2k 0.017/0.008 s, 5k 0.10/0.043, 10k 0.69/0.22,
+#                           20k 3.6/0.87 (ratio mf/dense 0.45, 0.42, 0.32, 0.24);
+#   D=10, random start:     n=2k 0.023/0.020 s, 5k 0.13/0.11, 10k 0.48/0.36,
+#                           20k 5.1/2.5 (ratio 0.86, 0.83, 0.74, 0.49);
+#   n=10k, random start:    D=2 0.37, D=10 (overlapping) 0.56, D=20 0.27, D=30 0.84,
+#                           D=50 1.21, D=100 2.12 (k-means++ start: D=50 0.63, D=100 1.09).
+# The dense engine pays for writing and reading the n^2 kernel; the matrix-free
+# one pays O(D) per kernel entry, which loses for wide data.
+MATRIX_FREE_MIN_N = 2000
+MATRIX_FREE_MAX_D = 32
+# Restarts: the dense kernel is built once and shared, the matrix-free engine
+# recomputes every entry at each start. Measured at n=20k, D=10, k=10,
+# init="k-means++": dense n_init=1 6.7 s, n_init=10 10.7 s (ratio 1.6);
+# matrix-free n_init=1 1.3 s, n_init=10 17.1 s (ratio 13). At n=5k: dense 0.25 /
+# 0.45 s, matrix-free 0.054 / 0.62 s. So with restarts auto stays dense while
+# the kernel fits.
 
-def select_engine(name, n_samples, precomputed, sparse_input, dtype, semimetric="energy"):
-    """The backend class for ``engine=name``; ``"auto"`` picks by input and memory.
 
-    ``"auto"``: sparse input -> ``"sparse"``; a precomputed matrix, or raw data
-    whose n x n kernel (in ``dtype``) fits comfortably -> ``"dense"``; otherwise
-    ``"matrix-free"`` (exact, O(n (k + D)) memory) for a named semimetric and
-    ``"low-rank"`` (Nystrom, approximate) for a callable one.
+def select_engine(name, n_samples, precomputed, sparse_input, dtype, semimetric="energy",
+                  n_features=None, n_restarts=1):
+    """The backend class for ``engine=name``; ``"auto"`` picks by input, size and memory.
+
+    ``"auto"``: sparse input -> ``"sparse"``; a precomputed matrix -> ``"dense"``;
+    raw data with a named semimetric, one start (``n_restarts == 1``),
+    ``n_samples >= MATRIX_FREE_MIN_N`` and ``n_features <= MATRIX_FREE_MAX_D`` ->
+    ``"matrix-free"`` (exact, and faster there: see the measurements above);
+    otherwise ``"dense"`` when 1.5 times its n x n kernel (in ``dtype``) fits in
+    the usable memory, else ``"matrix-free"`` (exact, O(n (k + D)) memory) for a
+    named semimetric and ``"low-rank"`` (Nystrom, approximate) for a callable one.
     """
     if name != "auto":
         return ENGINES[name]
     if sparse_input:
-        if "sparse" not in ENGINES:
-            raise ValueError("a sparse precomputed matrix needs the sparse engine, "
-                             "which is not available; pass a dense matrix")
         return ENGINES["sparse"]
-    dense_bytes = float(n_samples) ** 2 * np.dtype(dtype).itemsize
-    if precomputed or fits(DENSE_HEADROOM * dense_bytes):
+    if precomputed:
         return ENGINES["dense"]
-    if isinstance(semimetric, str):
+    named = isinstance(semimetric, str)
+    if (named and n_restarts == 1 and n_samples >= MATRIX_FREE_MIN_N
+            and (n_features is None or n_features <= MATRIX_FREE_MAX_D)):
         return ENGINES["matrix-free"]
-    return ENGINES["low-rank"]
+    dense_bytes = float(n_samples) ** 2 * np.dtype(dtype).itemsize
+    if fits(DENSE_HEADROOM * dense_bytes):
+        return ENGINES["dense"]
+    return ENGINES["matrix-free"] if named else ENGINES["low-rank"]
+
+
+# Semimetrics whose kernel has random Fourier features (landmarks="fourier").
+FOURIER_SEMIMETRICS = ("gaussian", "laplacian")
+
+
+def check_engine_input(name, n_samples, *, kernel, semimetric, sparse_input,
+                       n_components=256, landmarks="k-means++", owner="KernelKGroups"):
+    """Refuse, with a ValueError naming the value and what is expected, an
+    engine that cannot hold this input (called once ``"auto"`` is resolved).
+
+    ``kernel`` is ``None`` or ``"precomputed"``; ``semimetric`` may be
+    ``"precomputed"`` (X is an n x n semimetric matrix).
+    """
+    precomputed = kernel == "precomputed" or semimetric == "precomputed"
+    what = ("a precomputed Gram matrix" if kernel == "precomputed" else
+            "a precomputed semimetric matrix" if precomputed else
+            f"raw data with semimetric={semimetric!r}")
+    if name == "sparse" and not (sparse_input and kernel == "precomputed"):
+        if kernel == "precomputed":
+            got, hint = ("a dense Gram matrix", "pass scipy.sparse.csr_matrix(X) when it is "
+                         "mostly zeros, or use engine='dense'")
+        elif precomputed:
+            got = (f"a {'sparse' if sparse_input else 'dense'} semimetric matrix "
+                   "(semimetric='precomputed')")
+            hint = ("its kernel K = -rho/2 needs every pair (a missing entry would mean "
+                    "rho = 0): use engine='dense', or pass a sparse Gram matrix with "
+                    "kernel='precomputed'")
+        else:
+            got, hint = what, ("its kernel is dense n x n (every pair has a distance): use "
+                               "engine='dense', engine='matrix-free' or engine='auto'")
+        raise ValueError(f"{owner}: engine='sparse' needs a scipy.sparse precomputed Gram "
+                         f"matrix (kernel='precomputed'), got {got}; {hint}")
+    if name in ("matrix-free", "low-rank") and precomputed:
+        raise ValueError(
+            f"{owner}: engine={name!r} needs raw data, got {what}; use engine='dense' or "
+            "engine='sparse' (sparse Gram matrix)")
+    if name == "matrix-free" and not isinstance(semimetric, str):
+        raise ValueError(
+            f"{owner}: engine='matrix-free' needs a named semimetric, got a callable "
+            f"semimetric={semimetric!r}; use engine='dense' or engine='low-rank'")
+    if name == "low-rank":
+        _check_lowrank(n_samples, semimetric, n_components, landmarks, owner)
+
+
+def _check_lowrank(n_samples, semimetric, n_components, landmarks, owner):
+    if not 1 <= n_components <= n_samples:
+        raise ValueError(
+            f"{owner}: n_components={n_components!r} should be in [1, n_samples={n_samples}] "
+            "for engine='low-rank' (at most one landmark per point; more features than "
+            "points cost more than the exact engine='dense')")
+    if landmarks == "fourier" and semimetric not in FOURIER_SEMIMETRICS:
+        raise ValueError(
+            f"{owner}: landmarks='fourier' (random Fourier features) needs semimetric in "
+            f"{FOURIER_SEMIMETRICS}, got semimetric={semimetric!r}; use "
+            "landmarks='k-means++' or 'uniform' (Nystrom)")

@@ -33,8 +33,8 @@ from .._engine import lowrank as _lr
 from .._semimetrics import pairwise
 from ._memory import check_fits
 
-__all__ = ["LANDMARKS", "FourierMap", "LowRankEngine", "NystroemMap", "fourier_features",
-           "nystroem_features"]
+__all__ = ["LANDMARKS", "FeatureSums", "FourierMap", "LowRankEngine", "NystroemMap",
+           "fourier_features", "nystroem_features"]
 
 LANDMARKS = ("k-means++", "uniform", "fourier")
 # Rows of X turned into features at once (bounds the scratch memory).
@@ -190,6 +190,32 @@ def fourier_features(X, m, semimetric, sigma, rng=None):
     return _apply_map(fourier_map(X, m, semimetric, sigma, rng), X, m)
 
 
+class FeatureSums:
+    """What ``predict`` needs after a low-rank fit: the feature map and the clusters'
+    sums in feature space (``S`` k x m, ``A`` and ``s`` of length k).
+
+    For a new point ``x`` (weight 1) with features ``phi = fmap(x)`` and
+    ``a = K(x, x) / 2``, :meth:`cross_sums` gives what an exact engine gets from
+    the kernel column: ``m[l] = phi . S_l - a s_l - A_l`` (the sum of the engine
+    kernel ``Kt(x, y) = phi . phi_y - a - a_y`` over cluster ``l``) and
+    ``Kt(x, x) = ||phi||^2 - 2 a``, in O(k m) per point and no access to the
+    training data.
+    """
+
+    def __init__(self, fmap, S, A, s):
+        self.fmap, self.S, self.A, self.s = fmap, S, A, s
+        self.n_features = S.shape[1]
+
+    def cross_sums(self, Xb):
+        """``(m, kxx)``: shapes (n_rows, k) and (n_rows,)."""
+        F = self.fmap(np.asarray(Xb, dtype=np.float64))
+        a = 0.5 * self.fmap.kdiag(Xb)
+        m = F @ self.S.T
+        m -= a[:, None] * self.s[None, :]
+        m -= self.A[None, :]
+        return m, np.einsum("ij,ij->i", F, F) - 2.0 * a
+
+
 class LowRankEngine:
     """Approximate engine: Hartigan moves on m features per point (O(n m) memory).
 
@@ -257,6 +283,12 @@ class LowRankEngine:
     def from_matrix(cls, A, w, is_gram, dtype=np.float64):
         raise ValueError("engine='low-rank' needs raw data, not a precomputed matrix; "
                          "use engine='dense' or engine='sparse'")
+
+    def feature_sums(self, labels, k):
+        """:class:`FeatureSums` of a partition, for assigning new points (``predict``)."""
+        labels = np.asarray(labels, dtype=np.int64)
+        S, A = self._sums(labels, k)
+        return FeatureSums(self.feature_map, S, A, np.bincount(labels, weights=self.w, minlength=k))
 
     def _sums(self, labels, k):
         return _lr.cluster_sums_lr(self.F, self.a, self.w, labels, k)
