@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from kgroups.experiments import registry
-from kgroups.experiments import _mc
+from kgroups.experiments import _methods as _m
 from kgroups.experiments.icml_fig5 import eigengap_k
 
 PAPER_ITEMS = {
@@ -121,17 +121,17 @@ def test_bayes_accuracy_equal_covariances_is_normal_cdf():
     from scipy.stats import norm
 
     # Means 0.7 * 1_10 apart, identity covariance: Phi(0.7 sqrt(10) / 2) (ICML eq. 26).
-    acc = _mc.bayes_accuracy(np.vstack([np.zeros(10), np.full(10, 0.7)]), np.ones((2, 10)))
+    acc = _m.bayes_accuracy(np.vstack([np.zeros(10), np.full(10, 0.7)]), np.ones((2, 10)))
     assert abs(acc - norm.cdf(0.7 * np.sqrt(10) / 2)) < 0.003
 
 
 def test_monte_carlo_is_reproducible_and_shaped():
     from kgroups.datasets import make_cigars
 
-    methods = (_mc.Method("k-means", "kmeans", n_init=1), _mc.Method("kg", "kgroups", n_init=1))
+    methods = (_m.Method("k-means", "kmeans", n_init=1), _m.Method("kg", "kgroups", n_init=1))
     make = lambda m, rng: make_cigars((m, m), random_state=rng)  # noqa: E731
-    a = _mc.monte_carlo((10, 20), make, methods, 2, 3, seed=4)
-    b = _mc.monte_carlo((10, 20), make, methods, 2, 3, seed=4)
+    a = _m.grid_monte_carlo((10, 20), make, methods, 2, 3, seed=4)
+    b = _m.grid_monte_carlo((10, 20), make, methods, 2, 3, seed=4)
     assert a.shape == (2, 3, 2)
     np.testing.assert_array_equal(a, b)
     assert np.all((a >= 0.5) & (a <= 1.0))
@@ -139,7 +139,7 @@ def test_monte_carlo_is_reproducible_and_shaped():
 
 def test_failed_fit_is_nan_and_counted():
     acc = np.array([[[0.8, np.nan], [0.6, 0.7]]])
-    mean, sem = _mc.mean_sem(acc)
+    mean, sem = _m.mean_sem(acc)
     np.testing.assert_allclose(mean, [[0.7, 0.7]])
-    text = _mc.grid_table([1], acc, (_mc.Method("a", "kmeans"), _mc.Method("b", "gmm")), "n")
+    text = _m.grid_table([1], acc, (_m.Method("a", "kmeans"), _m.Method("b", "gmm")), "n")
     assert "b: 1 failed fits" in text

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..datasets import make_lognormal_1d, make_normal_1d
-from . import _mc
+from . import _methods as _m
 
 NAME = "arxiv-fig-1d"
 TITLE = "arXiv fig:1d: 1-D energy (Algorithm algo1d) vs GMM vs k-means, normal / lognormal"
@@ -36,54 +36,51 @@ QUICK_GRID = (20, 100)
 SETTINGS = {"normal": (make_normal_1d, (0.0, 5.0), (1.0, 2.0)),
             "lognormal": (make_lognormal_1d, (0.0, -1.5), (0.3, 1.5))}
 METHODS = (
-    _mc.Method("1D-Energy", "onedim"),
-    _mc.Method("GMM", "gmm"),
-    _mc.Method("k-means", "kmeans"),
+    _m.Method("1D-Energy", "onedim"),
+    _m.Method("GMM", "gmm"),
+    _m.Method("k-means", "kmeans"),
 )
 
 
 def claims(acc, grid):
     big = slice(len(grid) // 2, None)
     a, b = acc["normal"], acc["lognormal"]
-    means = {m.label: _mc.avg(a, METHODS, m.label, big) for m in METHODS}
+    means = {m.label: _m.avg(a, METHODS, m.label, big) for m in METHODS}
     spread = max(means.values()) - min(means.values())
-    out = [_mc.Claim("(a) normal: the three methods perform closely", spread < 0.05,
+    out = [_m.Claim("(a) normal: the three methods perform closely", spread < 0.05,
                      "largest difference of means %.3f (m >= %s)" % (spread, grid[big.start])),
-           _mc.Claim("(a) normal: slight advantage of GMM", max(means, key=means.get) == "GMM",
+           _m.Claim("(a) normal: slight advantage of GMM", max(means, key=means.get) == "GMM",
                      ", ".join(f"{k} {v:.3f}" for k, v in means.items()))]
     for other in ("GMM", "k-means"):
-        ok, d = _mc.better(b, METHODS, "1D-Energy", other, big, margin=0.15,
+        ok, d = _m.better(b, METHODS, "1D-Energy", other, big, margin=0.15,
                            grid_name=f"lognormal, m >= {grid[big.start]}")
-        out.append(_mc.Claim(f"(b) lognormal: 1D-Energy much better than {other}", ok, d))
-    worst = max(_mc.avg(b, METHODS, m, slice(-1, None)) for m in ("GMM", "k-means"))
-    out.append(_mc.Claim("(b) lognormal: GMM and k-means basically at chance", worst < 0.6,
+        out.append(_m.Claim(f"(b) lognormal: 1D-Energy much better than {other}", ok, d))
+    worst = max(_m.avg(b, METHODS, m, slice(-1, None)) for m in ("GMM", "k-means"))
+    out.append(_m.Claim("(b) lognormal: GMM and k-means basically at chance", worst < 0.6,
                          f"best of the two at m={grid[-1]}: {worst:.3f}"))
     return out
 
 
 def run(out, trials=None, quick=False, seed=0):
     """Regenerate the arXiv paper's fig:1d into ``out``; returns the Markdown report."""
-    trials = _mc.trial_count(trials, quick, TRIALS)
+    trials = _m.trial_count(trials, quick, TRIALS)
     grid = QUICK_GRID if quick else GRID
     acc, bayes = {}, {}
     for i, (name, (gen, mu, sd)) in enumerate(SETTINGS.items()):
-        bayes[name] = _mc.bayes_accuracy(np.array(mu)[:, None], np.square(sd)[:, None])
-        acc[name] = _mc.monte_carlo(
+        bayes[name] = _m.bayes_accuracy(np.array(mu)[:, None], np.square(sd)[:, None])
+        acc[name] = _m.grid_monte_carlo(
             grid, lambda m, rng, gen=gen, mu=mu, sd=sd: gen((int(m), int(m)), mu, sd,
                                                            random_state=rng),
             METHODS, 2, trials, seed=seed + i, desc=f"{NAME} {name}")
-    plt = _mc.pyplot()
+    plt = _m.pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
     for ax, (name, tag) in zip(axes, (("normal", "(a)"), ("lognormal", "(b)"))):
-        _mc.plot_curves(ax, grid, acc[name], METHODS, "points per cluster m",
+        _m.plot_grid(ax, grid, acc[name], METHODS, "points per cluster m",
                         f"{tag} {name}", bayes[name], 0.5)
-    _mc.save(fig, out, "arxiv_fig_1d.png")
-    text = _mc.header(TITLE, trials, quick, seed, "GMM and k-means: k-means++ starts, 5 restarts.")
+    _m.save(fig, out, "arxiv_fig_1d.png")
+    text = _m.header(TITLE, trials, quick, seed, "GMM and k-means: k-means++ starts, 5 restarts.")
     text += ("\nThe paper prints no numbers for this figure; we check the ORDERING it reports. "
              f"Bayes accuracy (not in the paper): (a) {bayes['normal']:.3f}, "
              f"(b) {bayes['lognormal']:.3f}.\n\n")
-    text += _mc.claims_markdown(claims(acc, grid))
-    for name in SETTINGS:
-        text += f"\n\n## {name}\n\n" + _mc.grid_table(grid, acc[name], METHODS, "m")
-    text += "\n\nFigure: arxiv_fig_1d.png\n"
-    return _mc.write_markdown(out, NAME, text)
+    tables = {name: (grid, acc[name], METHODS, "m") for name in SETTINGS}
+    return _m.grid_report(out, NAME, text, claims(acc, grid), tables, "arxiv_fig_1d.png")

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..datasets import make_cigars, make_concentric_circles, make_spirals
-from . import _mc
+from . import _methods as _m
 
 NAME = "arxiv-fig-weird"
 TITLE = "arXiv fig:weird (a)(b)(c): cigars rho_1/2, circles rho_loc, spirals rho_sin"
@@ -48,10 +48,10 @@ EC = "energy clustering"
 
 
 def methods(semimetric, params):
-    return (_mc.Method(EC, "kgroups", semimetric, params, n_init=1),
-            _mc.Method("kernel k-means", "kkmeans", semimetric, params, n_init=1),
-            _mc.Method("k-means", "kmeans", n_init=1),
-            _mc.Method("GMM", "gmm", n_init=1))
+    return (_m.Method(EC, "kgroups", semimetric, params, n_init=1),
+            _m.Method("kernel k-means", "kkmeans", semimetric, params, n_init=1),
+            _m.Method("k-means", "kmeans", n_init=1),
+            _m.Method("GMM", "gmm", n_init=1))
 
 
 def _panel(make, ms, trials, runs, seed, q, bar):
@@ -63,7 +63,7 @@ def _panel(make, ms, trials, runs, seed, q, bar):
         X, y = make(rng, q)
         sample = sample or (X, y)
         for r in range(runs):
-            acc[t, r] = [_mc.score(m, X, y, 2, int(1000 * t + r)) for m in ms]
+            acc[t, r] = [_m.score(m, X, y, 2, int(1000 * t + r)) for m in ms]
         bar.update()
     return acc, sample
 
@@ -74,13 +74,13 @@ def claims(acc, ms):
     a, b, c = (m[k] for k in PANELS)
     med_b = float(np.nanmedian(acc["(b) circles"][:, :, 0]))
     return [
-        _mc.Claim("(a) k-means fails on the cigars", a["k-means"] < 0.7,
+        _m.Claim("(a) k-means fails on the cigars", a["k-means"] < 0.7,
                   f"k-means {a['k-means']:.3f}"),
-        _mc.Claim("(a) energy clustering about as good as GMM", a[EC] > a["GMM"] - 0.05,
+        _m.Claim("(a) energy clustering about as good as GMM", a[EC] > a["GMM"] - 0.05,
                   f"energy {a[EC]:.3f} vs GMM {a['GMM']:.3f}"),
-        _mc.Claim("(b) circles: energy clustering almost perfect in most cases", med_b > 0.95,
+        _m.Claim("(b) circles: energy clustering almost perfect in most cases", med_b > 0.95,
                   f"median accuracy over all runs {med_b:.3f} (mean {b[EC]:.3f})"),
-        _mc.Claim("(c) spirals: energy clustering much better than k-means and GMM",
+        _m.Claim("(c) spirals: energy clustering much better than k-means and GMM",
                   c[EC] > max(c["k-means"], c["GMM"]) + 0.1,
                   f"energy {c[EC]:.3f}, k-means {c['k-means']:.3f}, GMM {c['GMM']:.3f}"),
     ]
@@ -91,7 +91,7 @@ def _table(acc, ms):
     for k, a in acc.items():
         for j, meth in enumerate(ms[k]):
             v = a[:, :, j]
-            rho = (_mc.rho_label(meth.semimetric, meth.params)
+            rho = (_m.rho_label(meth.semimetric, meth.params)
                    if meth.kind in ("kgroups", "kkmeans") else "Euclidean")
             lines.append(f"| {k} | {meth.label} ({rho}) | {np.nanmean(v):.3f} | "
                          f"{np.nanmin(v):.3f} | {np.nanmax(v):.3f} |")
@@ -99,7 +99,7 @@ def _table(acc, ms):
 
 
 def _figure(out, acc, ms, samples):
-    plt = _mc.pyplot()
+    plt = _m.pyplot()
     fig, axes = plt.subplots(2, 3, figsize=(13, 7.5))
     for col, k in enumerate(PANELS):
         X, y = samples[k]
@@ -115,25 +115,25 @@ def _figure(out, acc, ms, samples):
         axes[1, col].set_xlabel("experiment")
         axes[1, col].set_ylabel("accuracy")
         axes[1, col].legend(fontsize=7)
-    _mc.save(fig, out, "arxiv_fig_weird.png")
+    _m.save(fig, out, "arxiv_fig_weird.png")
 
 
 def run(out, trials=None, quick=False, seed=0):
     """Regenerate the arXiv paper's fig:weird into ``out``; returns the Markdown report."""
     from tqdm.auto import tqdm
 
-    trials = _mc.trial_count(trials, quick, TRIALS, quick_default=3)
+    trials = _m.trial_count(trials, quick, TRIALS, quick_default=3)
     runs, q = (3, 2) if quick else (RUNS, 1)
     acc, ms, samples = {}, {}, {}
-    with _mc.quiet_single_thread(), tqdm(total=trials * len(PANELS), desc=NAME, leave=False) as bar:
+    with _m.quiet_single_thread(), tqdm(total=trials * len(PANELS), desc=NAME, leave=False) as bar:
         for i, (k, (make, s, p)) in enumerate(PANELS.items()):
             ms[k] = methods(s, p)
             acc[k], samples[k] = _panel(make, ms[k], trials, runs, seed * 100 + i, q, bar)
     _figure(out, acc, ms, samples)
-    text = _mc.header(TITLE, trials, quick, seed,
+    text = _m.header(TITLE, trials, quick, seed,
                       f"{runs} runs (one k-means++ start each) per experiment"
                       + ("; half the points (quick)" if quick else "") + ".")
     text += ("\nThe paper prints no numbers for this figure; we check the ORDERING it reports.\n\n"
-             + _mc.claims_markdown(claims(acc, ms)) + "\n\n" + _table(acc, ms))
+             + _m.claims_markdown(claims(acc, ms)) + "\n\n" + _table(acc, ms))
     text += "\n\nFigure: arxiv_fig_weird.png\n"
-    return _mc.write_markdown(out, NAME, text)
+    return _m.write_markdown(out, NAME, text)

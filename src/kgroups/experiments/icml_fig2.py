@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..datasets import SIGMA_TILDE_10, make_mean_shift_gaussians, make_unequal_covariance_gaussians
-from . import _mc
+from . import _methods as _m
 
 NAME = "icml-fig2"
 TITLE = "ICML draft Fig. 2: Gaussian mixtures (26), (27) in dimension D, accuracy vs D"
@@ -38,11 +38,11 @@ GRID = (10, 20, 40, 60, 80, 100, 120, 140, 160, 180, 200)
 QUICK_GRID = (10, 100)
 EH, KKM, SPEC = "E^H-clustering rho_1", "kernel k-means rho_1", "spectral rho_1"
 METHODS = (
-    _mc.Method(EH, "kgroups"),
-    _mc.Method(KKM, "kkmeans"),
-    _mc.Method(SPEC, "spectral"),
-    _mc.Method("k-means", "kmeans"),
-    _mc.Method("GMM", "gmm"),
+    _m.Method(EH, "kgroups"),
+    _m.Method(KKM, "kkmeans"),
+    _m.Method(SPEC, "spectral", n_init=10),  # scikit-learn's default
+    _m.Method("k-means", "kmeans"),
+    _m.Method("GMM", "gmm"),
 )
 OTHERS = (KKM, "k-means", "GMM")
 
@@ -52,7 +52,7 @@ def bayes():
     from scipy.stats import norm
 
     b26 = float(norm.cdf(0.7 * np.sqrt(10) / 2))
-    b27 = _mc.bayes_accuracy(np.vstack([np.zeros(10), np.ones(10)]),
+    b27 = _m.bayes_accuracy(np.vstack([np.zeros(10), np.ones(10)]),
                              np.vstack([np.ones(10), SIGMA_TILDE_10]))
     return b26, b27
 
@@ -60,20 +60,20 @@ def bayes():
 def claims(acc26, acc27, grid):
     hi = slice(len(grid) // 2, None)
     out = []
-    gap = abs(_mc.avg(acc26, METHODS, EH, hi) - _mc.avg(acc26, METHODS, SPEC, hi))
-    out.append(_mc.Claim("(26): E^H-clustering and spectral perform closely", gap < 0.03,
+    gap = abs(_m.avg(acc26, METHODS, EH, hi) - _m.avg(acc26, METHODS, SPEC, hi))
+    out.append(_m.Claim("(26): E^H-clustering and spectral perform closely", gap < 0.03,
                          f"absolute difference {gap:.3f} for D >= {grid[len(grid) // 2]}"))
     for other in OTHERS:
-        ok, d = _mc.better(acc26, METHODS, EH, other, hi, grid_name=f"D >= {grid[len(grid) // 2]}")
-        out.append(_mc.Claim(f"(26): E^H-clustering better than {other} in higher D", ok, d))
+        ok, d = _m.better(acc26, METHODS, EH, other, hi, grid_name=f"D >= {grid[len(grid) // 2]}")
+        out.append(_m.Claim(f"(26): E^H-clustering better than {other} in higher D", ok, d))
     best_low = max(range(len(METHODS)), key=lambda j: np.nanmean(acc27[0, :, j]))
-    out.append(_mc.Claim("(27): GMM is the best method in low dimension",
+    out.append(_m.Claim("(27): GMM is the best method in low dimension",
                          METHODS[best_low].label == "GMM",
                          f"best at D={grid[0]}: {METHODS[best_low].label}"))
-    drops = {m.label: _mc.avg(acc27, METHODS, m.label, slice(0, 1))
-             - _mc.avg(acc27, METHODS, m.label, slice(-1, None)) for m in METHODS}
+    drops = {m.label: _m.avg(acc27, METHODS, m.label, slice(0, 1))
+             - _m.avg(acc27, METHODS, m.label, slice(-1, None)) for m in METHODS}
     stable = max(drops[EH], drops[SPEC]) < min(drops[o] for o in OTHERS)
-    out.append(_mc.Claim("(27): E^H-clustering and spectral degrade less with D than GMM, "
+    out.append(_m.Claim("(27): E^H-clustering and spectral degrade less with D than GMM, "
                          "kernel k-means, k-means", stable,
                          "drop from D=%s to D=%s: " % (grid[0], grid[-1])
                          + ", ".join(f"{k} {v:.3f}" for k, v in drops.items())))
@@ -82,26 +82,24 @@ def claims(acc26, acc27, grid):
 
 def run(out, trials=None, quick=False, seed=0):
     """Regenerate ICML Fig. 2 into ``out``; returns the Markdown report."""
-    trials = _mc.trial_count(trials, quick, TRIALS)
+    trials = _m.trial_count(trials, quick, TRIALS)
     grid = QUICK_GRID if quick else GRID
     b26, b27 = bayes()
-    acc26 = _mc.monte_carlo(
+    acc26 = _m.grid_monte_carlo(
         grid, lambda D, rng: make_mean_shift_gaussians(200, int(D), random_state=rng),
         METHODS, 2, trials, seed=seed, desc=f"{NAME} (26)")
-    acc27 = _mc.monte_carlo(
+    acc27 = _m.grid_monte_carlo(
         grid, lambda D, rng: make_unequal_covariance_gaussians(200, int(D), random_state=rng),
         METHODS, 2, trials, seed=seed + 1, desc=f"{NAME} (27)")
-    plt = _mc.pyplot()
+    plt = _m.pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
-    _mc.plot_curves(axes[0], grid, acc26, METHODS, "D", "Gaussian mixture (26)", b26, 0.5)
-    _mc.plot_curves(axes[1], grid, acc27, METHODS, "D", "Gaussian mixture (27)", b27, 0.5)
-    _mc.save(fig, out, "icml_fig2.png")
-    text = _mc.header(TITLE, trials, quick, seed, "n = 200, 5 restarts per method.")
+    _m.plot_grid(axes[0], grid, acc26, METHODS, "D", "Gaussian mixture (26)", b26, 0.5)
+    _m.plot_grid(axes[1], grid, acc27, METHODS, "D", "Gaussian mixture (27)", b27, 0.5)
+    _m.save(fig, out, "icml_fig2.png")
+    text = _m.header(TITLE, trials, quick, seed, "n = 200, 5 restarts per method.")
     text += (f"\nPaper: Bayes accuracy ≈ 0.86 for (26) (ours {b26:.3f}) and ≈ 0.95 for (27) "
              f"(ours {b27:.3f}); no other numbers are printed, so we check the ORDERING the "
              "draft reports.\n\n")
-    text += _mc.claims_markdown(claims(acc26, acc27, grid))
-    text += "\n\n## Mixture (26)\n\n" + _mc.grid_table(grid, acc26, METHODS, "D")
-    text += "\n\n## Mixture (27)\n\n" + _mc.grid_table(grid, acc27, METHODS, "D")
-    text += "\n\nFigure: icml_fig2.png\n"
-    return _mc.write_markdown(out, NAME, text)
+    tables = {"Mixture (26)": (grid, acc26, METHODS, "D"),
+              "Mixture (27)": (grid, acc27, METHODS, "D")}
+    return _m.grid_report(out, NAME, text, claims(acc26, acc27, grid), tables, "icml_fig2.png")

@@ -25,7 +25,7 @@ import numpy as np
 from .. import KernelKGroups
 from ..datasets import load_user_file, make_diagonal_gaussian_mixture
 from ..metrics import accuracy
-from . import _mc
+from . import _methods as _m
 
 NAME = "icml-fig5"
 TITLE = "ICML draft Fig. 5: synapse data (user file), eigengap choice of k, E^H-clustering"
@@ -130,7 +130,7 @@ def stand_in(seed=0):
 
 
 def _panels(out, X, results, filename, title):
-    plt = _mc.pyplot()
+    plt = _m.pyplot()
     fig, axes = plt.subplots(1, 5, figsize=(22, 4))
     for label, (eg, _) in results.items():
         axes[0].plot(np.arange(1, len(eg.gaps) + 1), eg.gaps, "o-",
@@ -152,19 +152,19 @@ def _panels(out, X, results, filename, title):
         axes[2 + 2 * i].scatter(P[:, 0], P[:, 1], c=lab, s=3, cmap="tab10")
         axes[2 + 2 * i].set_title(f"PCA projection, E^H {label}", fontsize=9)
     fig.suptitle(title, fontsize=10)
-    return _mc.save(fig, out, filename)
+    return _m.save(fig, out, filename)
 
 
 def analyse(X, k=None, seed=0, n_init=5):
     """Eigengap k and E^H-clustering labels for each metric: ``{label: (eigengap, labels)}``."""
     results = {}
-    with _mc.quiet_single_thread():
+    with _m.quiet_single_thread():
         for semimetric, params in METRICS:
-            eg = eigengap_k(_mc.paper_gram(X, semimetric, params), k_max=10)
+            eg = eigengap_k(_m.paper_gram(X, semimetric, params), k_max=10)
             kk = eg.n_clusters if k is None else k
             est = KernelKGroups(max(kk, 2), semimetric=semimetric, n_init=n_init,
                                 random_state=seed, **params).fit(X)
-            results[_mc.rho_label(semimetric, params)] = (eg, est.labels_)
+            results[_m.rho_label(semimetric, params)] = (eg, est.labels_)
     return results
 
 
@@ -207,4 +207,4 @@ def run(out, trials=None, quick=False, seed=0, path=None):
              "prints no other number. The stand-in rows check the heuristic, not the paper.\n\n")
     text += "\n".join(rows) + "\n\nFigures: icml_fig5_standin.png"
     text += ", icml_fig5_synapse.png\n" if path else "\n"
-    return _mc.write_markdown(out, NAME, text)
+    return _m.write_markdown(out, NAME, text)

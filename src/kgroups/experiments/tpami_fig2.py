@@ -7,7 +7,8 @@ and of the kernel k-groups clusters (red), and the Gaussian fits of k-means
 (each cluster's mean and variance, blue) and of the GMM (its components, green).
 Every curve is a per-cluster density (integrates to 1). Methods as in Fig. 1:
 k-means (k-means++, 5 starts), GMM from k-means, kernel k-groups (rho = |x - y|,
-k-means++, best of 5); the exact 1-D algorithm is listed too.
+k-means++, best of 5); the exact 1-D algorithm and the kernel-space k-means++
+start of kernel k-groups are listed too (see :mod:`kgroups.experiments.tpami_fig1`).
 
 The caption's accuracies come from one draw. We report our one draw (the one
 plotted) and, because one draw varies, the mean ± sd over ``trials`` further
@@ -16,15 +17,13 @@ draws (100 by default; the paper has none).
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 from scipy.stats import norm
 
 from ..datasets import make_lognormal_1d, make_normal_1d
-from ._methods import (kmeans_then_gmm, mean_sd, method_seed, monte_carlo, pyplot,
-                       run_configs)
-from .tpami_fig1 import CONFIGS
+from ._methods import (fit_labels, kmeans_then_gmm, mean_sd, method_seed, monte_carlo,
+                       pyplot, save, scores, trial_count, write_markdown)
+from .tpami_fig1 import METHODS
 
 NAME = "tpami-fig2"
 TITLE = "TPAMI Fig. 2: n=2000 draws of the Fig. 1 mixtures, densities and accuracies"
@@ -69,13 +68,13 @@ def _densities(ax, X, y, kg_labels, seed, span):
 def _one_draw(rng, generate):
     X, y = generate(N, random_state=rng)
     seed = method_seed(rng)
-    return X, y, seed, run_configs(X, y, 2, CONFIGS, n_init=5, seed=seed)
+    return X, y, seed, scores(METHODS, X, y, 2, seed)
 
 
 def _table(panel, single, repeated):
     lines = ["| method | ours (plotted draw) | paper (caption) | ours, mean ± sd over draws |",
              "|---|---|---|---|"]
-    for label in CONFIGS:
+    for label in (m.label for m in METHODS):
         paper = PAPER[panel].get(label)
         m, s = mean_sd(repeated[label])
         lines.append(f"| {label} | {single[label]:.3f} | "
@@ -85,8 +84,7 @@ def _table(panel, single, repeated):
 
 def run(out, trials=None, quick=False, seed=0):
     """Regenerate Fig. 2 (a)(b) into ``out``; returns the Markdown report."""
-    os.makedirs(out, exist_ok=True)
-    trials = trials or (QUICK_TRIALS if quick else TRIALS)
+    trials = trial_count(trials, quick, TRIALS, QUICK_TRIALS)
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     parts = [f"# TPAMI Fig. 2: n = {N} draws of the Fig. 1 mixtures\n",
@@ -96,18 +94,12 @@ def run(out, trials=None, quick=False, seed=0):
     for i, (panel, (kind, generate, span)) in enumerate(PANELS.items()):
         rng = np.random.default_rng([seed, i])
         X, y, mseed, single = _one_draw(rng, generate)
-        kg = run_configs(X, y, 2, {"l": CONFIGS["kernel k-groups"]}, n_init=5, seed=mseed,
-                         score="labels")["l"]
+        kg = fit_labels(METHODS[0], X, 2, mseed)
         _densities(axes[i], X, y, kg, mseed, span)
         axes[i].set_title(f"({panel}) {kind}, n={N}")
         repeated = monte_carlo(lambda r: _one_draw(r, generate)[3], trials,
                                seed=seed + 10 + i, desc=f"fig2{panel} {kind}")
         parts += [f"## ({panel}) {kind} mixture\n", _table(panel, single, repeated), ""]
     axes[0].legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "fig2_densities.png"), dpi=120)
-    plt.close(fig)
-    md = "\n".join(parts)
-    with open(os.path.join(out, f"{NAME}.md"), "w") as fh:
-        fh.write(md)
-    return md
+    save(fig, out, "fig2_densities.png", dpi=120)
+    return write_markdown(out, NAME, "\n".join(parts))

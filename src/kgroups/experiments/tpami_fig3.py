@@ -26,36 +26,26 @@ Fig. 3: we check the orderings its text states at the end of each grid.
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 from ..datasets import (make_gaussians_20d, make_grid_blobs, make_lognormals_20d,
                         make_mean_shift_gaussians, make_unbalanced_gaussians,
                         make_unequal_covariance_gaussians)
-from ._methods import (claims_markdown, mean_sd, method_seed, monte_carlo, plot_curves,
-                       pyplot, run_configs, sweep_table)
+from ._methods import (Method, claims_markdown, mean_sd, method_seed, monte_carlo,
+                       plot_curves, pyplot, save, scores, sweep_table, trial_count,
+                       write_markdown)
 
 NAME = "tpami-fig3"
 TITLE = "TPAMI Fig. 3 (a)-(f): high dimensions, sample size, metrics, many clusters, unbalance"
 
-RHO1 = ("energy", {"alpha": 1.0})
-STANDARD = {
-    "k-means": ("k-means",) + RHO1,
-    "GMM": ("GMM",) + RHO1,
-    "spectral": ("sklearn spectral",) + RHO1,
-    "kernel k-means": ("kernel k-means",) + RHO1,
-    "kernel k-groups": ("kernel k-groups",) + RHO1,
-}
+KMEANS, GMM = Method("k-means", "kmeans"), Method("GMM", "gmm", gmm_init="kmeans-fit")
+STANDARD = (KMEANS, GMM, Method("spectral", "spectral"),
+            Method("kernel k-means", "kkmeans"), Method("kernel k-groups", "kgroups"))
 LAPLACE1 = ("laplacian", {"sigma": 1.0})
-METRICS = {
-    "k-means": ("k-means",) + RHO1,
-    "GMM": ("GMM",) + RHO1,
-    "spectral ρ̃1": ("sklearn spectral",) + LAPLACE1,
-    "kernel k-groups ρ1": ("kernel k-groups",) + RHO1,
-    "kernel k-groups ρ1/2": ("kernel k-groups", "energy", {"alpha": 0.5}),
-    "kernel k-groups ρ̃1": ("kernel k-groups",) + LAPLACE1,
-}
+METRICS = (KMEANS, GMM, Method("spectral ρ̃1", "spectral", *LAPLACE1),
+           Method("kernel k-groups ρ1", "kgroups"),
+           Method("kernel k-groups ρ1/2", "kgroups", "energy", {"alpha": 0.5}),
+           Method("kernel k-groups ρ̃1", "kgroups", *LAPLACE1))
 STYLES = {
     "k-means": {"marker": "p", "color": "blue"},
     "GMM": {"marker": "D", "color": "green"},
@@ -114,12 +104,11 @@ PANELS = {
 
 
 def _trial(rng, panel, grid):
-    configs = PANELS[panel][4]
-    out = {label: np.empty(len(grid)) for label in configs}
+    methods = PANELS[panel][4]
+    out = {m.label: np.empty(len(grid)) for m in methods}
     for j, x in enumerate(grid):
         X, y, k = _data(panel, x, rng)
-        for label, acc in run_configs(X, y, k, configs, n_init=5,
-                                      seed=method_seed(rng)).items():
+        for label, acc in scores(methods, X, y, k, method_seed(rng)).items():
             out[label][j] = acc
     return out
 
@@ -164,9 +153,8 @@ def _checks(panel, m, grid):
 
 def _plot_panel(ax, panel, grid, curves):
     title, xlabel, *_, bayes, _ = PANELS[panel]
-    plot_curves(ax, grid, curves, STYLES, hline=bayes)
-    ax.set_xlabel(xlabel)
-    ax.set_title(f"({panel}) {title}", fontsize=9)
+    plot_curves(ax, grid, curves, STYLES, hline=bayes, xlabel=xlabel,
+                title=f"({panel}) {title}")
     ax.legend(fontsize=7)
 
 
@@ -175,20 +163,15 @@ def _figures(out, grids, results):
     for panel in results:
         fig, ax = plt.subplots(figsize=(5.5, 4))
         _plot_panel(ax, panel, grids[panel], results[panel])
-        fig.tight_layout()
-        fig.savefig(os.path.join(out, f"fig3{panel}.png"), dpi=120)
-        plt.close(fig)
+        save(fig, out, f"fig3{panel}.png", dpi=120)
     fig, axes = plt.subplots(2, 3, figsize=(16, 9))
     for ax, panel in zip(axes.ravel(), results):
         _plot_panel(ax, panel, grids[panel], results[panel])
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "fig3.png"), dpi=110)
-    plt.close(fig)
+    save(fig, out, "fig3.png")
 
 
 def run(out, trials=None, quick=False, seed=0, panels="abcdef"):
     """Regenerate Fig. 3 into ``out`` (``panels`` picks a subset); returns Markdown."""
-    os.makedirs(out, exist_ok=True)
     parts = ["# TPAMI Fig. 3: multi-dimensional synthetic experiments\n",
              "Mean ± sd accuracy; 5 starts per method; spectral = scikit-learn "
              "SpectralClustering on the same kernel (x0 = 0). The paper prints no values for "
@@ -198,7 +181,7 @@ def run(out, trials=None, quick=False, seed=0, panels="abcdef"):
     for i, panel in enumerate(panels):
         title, xlabel, grid, qgrid, configs, paper_trials, bayes, _ = PANELS[panel]
         grids[panel] = qgrid if quick else grid
-        n_trials = trials or (min(5, paper_trials // 4) if quick else paper_trials)
+        n_trials = trial_count(trials, quick, paper_trials, min(5, paper_trials // 4))
         results[panel] = monte_carlo(lambda rng: _trial(rng, panel, grids[panel]), n_trials,
                                      seed=seed + i, desc=f"fig3{panel}")
         means = {label: mean_sd(v)[0] for label, v in results[panel].items()}
@@ -207,7 +190,4 @@ def run(out, trials=None, quick=False, seed=0, panels="abcdef"):
                   sweep_table(xlabel, grids[panel], results[panel]), "",
                   "Paper vs ours:\n", claims_markdown(_checks(panel, means, grids[panel])), ""]
     _figures(out, grids, results)
-    md = "\n".join(parts)
-    with open(os.path.join(out, f"{NAME}.md"), "w") as fh:
-        fh.write(md)
-    return md
+    return write_markdown(out, NAME, "\n".join(parts))

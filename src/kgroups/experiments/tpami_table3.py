@@ -29,12 +29,10 @@ from __future__ import annotations
 import os
 
 import numpy as np
-from sklearn.cluster import SpectralClustering
-
 from ..datasets import (USER_DATASETS, load_glass, load_ionosphere, load_iris, load_seeds,
                         load_user_file, load_wine)
-from ..metrics import nmi
-from ._methods import mean_sd, method_seed, monte_carlo, paper_gram, pyplot, run_configs
+from ._methods import (Method, mean_sd, method_seed, monte_carlo, pyplot, save, scores,
+                       trial_count, write_markdown)
 
 NAME = "tpami-table3"
 TITLE = "TPAMI Table III and Fig. 7: UCI datasets, NMI of kernel k-groups / k-means / spectral"
@@ -65,8 +63,10 @@ PAPER = {
 BUNDLED = {"wine": load_wine, "glass": load_glass, "ionosphere": load_ionosphere,
            "seeds": load_seeds, "iris": load_iris}
 TRIALS, QUICK_TRIALS = 100, 5
-CONFIGS = {"kernel k-means": ("kernel k-means",) + SEMIMETRIC,
-           "kernel k-groups": ("kernel k-groups",) + SEMIMETRIC}
+METHODS = (Method("kernel k-means", "kkmeans", *SEMIMETRIC, n_init=1),
+           Method("kernel k-groups", "kgroups", *SEMIMETRIC, n_init=1),
+           Method("spectral", "spectral", *SEMIMETRIC, n_init=1),
+           Method("spectral, n_init=10", "spectral", *SEMIMETRIC, n_init=10))
 
 
 def env_var(name):
@@ -90,13 +90,8 @@ def load(name, seed=0):
                           random_state=seed)
 
 
-def _trial(rng, X, y, k, G):
-    seed = method_seed(rng)
-    out = run_configs(X, y, k, CONFIGS, n_init=1, seed=seed, score="nmi")
-    for label, n_init in (("spectral", 1), ("spectral, n_init=10", 10)):
-        sc = SpectralClustering(k, affinity="precomputed", n_init=n_init, random_state=seed)
-        out[label] = nmi(y, sc.fit_predict(G))
-    return out
+def _trial(rng, X, y, k):
+    return scores(METHODS, X, y, k, method_seed(rng), metric="nmi")
 
 
 def _row(name, X, y, results):
@@ -110,7 +105,7 @@ def _row(name, X, y, results):
             + " | ".join(cells) + f" | {ours_best} / {paper_best} | {extra} |")
 
 
-def _violins(results, path):
+def _violins(results, out):
     plt = pyplot()
     names = list(results)
     fig, axes = plt.subplots(1, len(names), figsize=(2.6 * len(names), 3.6), squeeze=False)
@@ -124,15 +119,12 @@ def _violins(results, path):
         ax.set_xticks([1, 2, 3], ["groups", "means", "spectral"], fontsize=8)
         ax.set_title(name, fontsize=9)
     axes[0][0].set_ylabel("NMI")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save(fig, out, "fig7_violins.png", dpi=120)
 
 
 def run(out, trials=None, quick=False, seed=0):
     """Regenerate Table III and Fig. 7 into ``out``; returns the Markdown report."""
-    os.makedirs(out, exist_ok=True)
-    trials = trials or (QUICK_TRIALS if quick else TRIALS)
+    trials = trial_count(trials, quick, TRIALS, QUICK_TRIALS)
     head = ("| dataset | n (paper) | k (paper) | D (paper) | kernel k-means: ours ± sd / paper"
             " | spectral: ours ± sd / paper | kernel k-groups: ours ± sd / paper"
             " | best: ours / paper | spectral, n_init=10 |")
@@ -148,12 +140,11 @@ def run(out, trials=None, quick=False, seed=0):
             continue
         X, y = data
         k = PAPER[name][1]
-        G = paper_gram(X, *SEMIMETRIC)
-        results[name] = monte_carlo(lambda rng: _trial(rng, X, y, k, G), trials,
+        results[name] = monte_carlo(lambda rng: _trial(rng, X, y, k), trials,
                                     seed=seed + i, desc=f"table3 {name}")
         rows.append(_row(name, X, y, results[name]))
     if results:
-        _violins(results, os.path.join(out, "fig7_violins.png"))
+        _violins(results, out)
     md = "\n".join([
         "# TPAMI Table III: mean NMI over Monte Carlo runs, metric ρ̃2 (σ = 2)\n",
         f"{trials} runs per dataset (paper: 100), one k-means++ start per run for kernel "
@@ -164,6 +155,4 @@ def run(out, trials=None, quick=False, seed=0):
         "Ionosphere: the paper prints D = 3, a misprint; the UCI file has 34 feature columns, "
         "one of them constant (33 informative); the loader keeps all 34 (MANIFEST.md).\n",
         "Datasets not run (not bundled):\n" if missing else "", "\n".join(missing)])
-    with open(os.path.join(out, f"{NAME}.md"), "w") as fh:
-        fh.write(md)
-    return md
+    return write_markdown(out, NAME, md)
