@@ -57,7 +57,7 @@ class CommunityKGroups(ClusterMixin, BaseEstimator):
     :math:`w_i = 1` (``useW=False`` in the authors' code, guisf/kgroups);
     ``weights="none"`` reproduces Tables IV and V to the printed digits, so it
     is the default. Degree weights do better on sparse SBMs with many
-    communities (``benchmarks/graph_tables.py`` reports both).
+    communities (``kgroups reproduce tpami-fig5`` and ``tpami-table1`` report both).
 
     Parameters
     ----------
