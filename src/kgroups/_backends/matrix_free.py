@@ -8,6 +8,7 @@ O(n D), applied in batches of pending moves (see :mod:`kgroups._engine.matrix_fr
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from .._engine import matrix_free as _mf
@@ -70,7 +71,7 @@ class MatrixFreeEngine:
     def from_semimetric(cls, X, w, semimetric, params, dtype=np.float64):
         """From raw data; ``dtype`` is ignored (everything is computed in float64)."""
         n, d = X.shape
-        check_fits(8 * n * (2 * d + 64), f"the matrix-free engine for n={n}",
+        check_fits(cls.memory_bytes(n, d), f"the matrix-free engine for n={n}",
                    "engine='low-rank'")
         return cls(X, w, semimetric, params)
 
@@ -81,18 +82,30 @@ class MatrixFreeEngine:
 
     @staticmethod
     def memory_bytes(n, d, k=16):
-        """Bytes this engine needs for n points in d dimensions and k clusters."""
-        return 8 * n * (2 * d + 2 + 2 * k)
+        """Bytes this engine needs for n points in d dimensions and k clusters.
+
+        Data twice (row-major and transposed, plus a sorted copy while M is
+        built), weights, M and its unsorted copy, and one k x n accumulator per
+        worker of the build.
+        """
+        return 8 * n * (3 * d + 2 + (2 + numba.get_num_threads()) * k)
 
     def build_m(self, labels, k):
-        """``M`` (k x n) in one pass over all pairs: O(n^2 D) time, O(nk) memory."""
+        """``M`` (k x n) in one pass over the n (n - 1) / 2 pairs: O(n^2 D) time, O(nk) memory."""
         labels = np.asarray(labels, dtype=np.int64)
         order = np.argsort(labels, kind="stable")
-        bounds = np.searchsorted(labels[order], np.arange(k + 1)).astype(np.int64)
+        labs = np.ascontiguousarray(labels[order])
+        bounds = np.searchsorted(labs, np.arange(k + 1)).astype(np.int64)
         XTs = np.ascontiguousarray(self.XT[:, order])
         n = labels.shape[0]
-        fn = pick(_mf.build_m_mf_serial, _mf.build_m_mf, n * n // 4)
-        return fn(self.X, self.w, XTs, self.w[order], bounds, *self._args)
+        if n * n // 8 >= PARALLEL_MIN_WORK:
+            fn, n_threads = _mf.build_m_sym, numba.get_num_threads()
+        else:
+            fn, n_threads = _mf.build_m_sym_serial, 1
+        Ms = fn(XTs, self.w[order], labs, bounds, n_threads, *self._args)
+        M = np.empty_like(Ms)
+        M[:, order] = Ms
+        return M
 
     def sweep(self, labels, M, s, q, cnt):
         """One Hartigan sweep in place; moves are applied to ``M`` in batches."""

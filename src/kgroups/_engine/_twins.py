@@ -61,3 +61,20 @@ def lloyd_assign_twin(B, w, labels, k):
                 + wl @ K[np.ix_(idx, idx)] @ wl / s**2
             )
     return np.argmin(d, axis=1)
+
+
+def build_m_pairs_twin(X, w, labels, k, rho):
+    """``M[l, i] = -w_i / 2 sum_{y in C_l} w_y rho(|x_i - y|)``, one point pair at a time.
+
+    Twin of the symmetric matrix-free build: visits each unordered pair
+    ``i < j`` once and adds it to both ``M[labels[j], i]`` and ``M[labels[i], j]``;
+    ``rho`` maps a distance array to the semimetric.
+    """
+    n = X.shape[0]
+    M = np.zeros((k, n))
+    for i in range(n):
+        r = rho(np.sqrt(((X[i + 1:] - X[i]) ** 2).sum(axis=1)))
+        b = -0.5 * w[i] * w[i + 1:] * r
+        np.add.at(M, (labels[i + 1:], np.full(n - i - 1, i)), b)
+        M[labels[i], i + 1:] += b
+    return M

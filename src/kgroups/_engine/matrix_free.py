@@ -4,10 +4,12 @@ With ``B[i, y] = -w_i w_y rho(x_i, x_y) / 2`` (``K = -rho/2``, so ``B[i, i] = 0`
 the engine keeps only the data (n x D, twice: row-major and transposed) and
 ``M`` (k x n), memory O(n (k + D)).
 
-* :func:`build_m_mf` forms ``M[l, i] = sum_{y in C_l} B[i, y]`` in one blocked,
-  multi-threaded pass over all pairs, O(n^2 D): points are sorted by label so
-  each cluster's sum is a contiguous, vectorised reduction; tiles of rows x
-  columns keep the data of a tile in cache.
+* :func:`build_m_sym` forms ``M[l, i] = sum_{y in C_l} B[i, y]`` in one
+  multi-threaded pass over the n (n - 1) / 2 unordered pairs, O(n^2 D): points
+  are sorted by label, squared distances of 4 rows against a tile of columns come
+  from ``|x|^2 + |y|^2 - 2 <x, y>`` (near-duplicates recomputed by direct
+  differences, as in :mod:`kgroups._engine.pairwise`), each pair feeds both its
+  row's and its column's cluster sums; every worker owns a k x n accumulator.
 * :func:`decide_mf` runs the sequential Hartigan decisions (paper Algorithm 2,
   steps 4-15) from a given point on. Moves are not applied to ``M`` at once:
   they are *pending*, and the column ``M[:, i]`` a decision needs is corrected
@@ -22,12 +24,10 @@ import numpy as np
 from numba import njit, prange
 
 from ._gain import best_move, update_stats
-from .pairwise import ENERGY, GAUSSIAN, LAPLACIAN, LOCALIZED, rho_from_sq
+from .pairwise import ENERGY, EXACT_BELOW, GAUSSIAN, LAPLACIAN, LOCALIZED, rho_from_sq
 
 # Columns per tile: D x TILE float64 stays in L1/L2.
 TILE = 512
-# Rows per task in build_m_mf.
-ROWS = 32
 
 
 @njit(cache=True)
@@ -52,6 +52,12 @@ def rho_tile(XT, x, lo, hi, code, alpha, sigma, theta, buf):
         for t in range(m):
             u = row[t] - xd
             buf[t] += u * u
+    rho_inplace(buf, m, code, alpha, sigma, theta)
+
+
+@njit(cache=True)
+def rho_inplace(buf, m, code, alpha, sigma, theta):
+    """``buf[t] = rho(d2 = buf[t])`` for ``t < m`` (vectorised for the common cases)."""
     if code == ENERGY and alpha == 1.0:
         for t in range(m):
             buf[t] = np.sqrt(buf[t])
@@ -75,55 +81,181 @@ def rho_tile(XT, x, lo, hi, code, alpha, sigma, theta, buf):
 
 
 @njit(cache=True)
-def wdot(a, b, m):
-    """``sum_t a[t] b[t]`` over ``t < m`` with four partial sums (breaks the add chain)."""
-    t0 = t1 = t2 = t3 = 0.0
-    m4 = m - m % 4
-    for t in range(0, m4, 4):
-        t0 += a[t] * b[t]
-        t1 += a[t + 1] * b[t + 1]
-        t2 += a[t + 2] * b[t + 2]
-        t3 += a[t + 3] * b[t + 3]
-    for t in range(m4, m):
-        t0 += a[t] * b[t]
-    return (t0 + t1) + (t2 + t3)
+def gram4(XT, idx, nx, c0, c1, nys, out):
+    """``out[r, t] = nx[r] + nys[t] - 2 <x_idx[r], XT[:, c0 + t]>`` for 4 rows at once.
+
+    Squared distances by the norm expansion; four rows and two dimensions per
+    pass keep each loaded column in registers (about 4x fewer memory operations
+    per pair than one row at a time). :func:`finish_row` repairs cancellation.
+    """
+    m = c1 - c0
+    D = XT.shape[0]
+    i0, i1, i2, i3 = idx[0], idx[1], idx[2], idx[3]
+    o0, o1, o2, o3 = out[0], out[1], out[2], out[3]
+    n0, n1, n2, n3 = nx[0], nx[1], nx[2], nx[3]
+    for t in range(m):
+        v = nys[t]
+        o0[t] = n0 + v
+        o1[t] = n1 + v
+        o2[t] = n2 + v
+        o3[t] = n3 + v
+    for d in range(0, D - D % 2, 2):
+        r0, r1 = XT[d, c0:c1], XT[d + 1, c0:c1]
+        a0, a1 = -2.0 * XT[d, i0], -2.0 * XT[d + 1, i0]
+        b0, b1 = -2.0 * XT[d, i1], -2.0 * XT[d + 1, i1]
+        e0, e1 = -2.0 * XT[d, i2], -2.0 * XT[d + 1, i2]
+        f0, f1 = -2.0 * XT[d, i3], -2.0 * XT[d + 1, i3]
+        for t in range(m):
+            u0, u1 = r0[t], r1[t]
+            o0[t] += a0 * u0 + a1 * u1
+            o1[t] += b0 * u0 + b1 * u1
+            o2[t] += e0 * u0 + e1 * u1
+            o3[t] += f0 * u0 + f1 * u1
+    if D % 2:
+        d = D - 1
+        r0 = XT[d, c0:c1]
+        a0, b0, e0, f0 = -2.0 * XT[d, i0], -2.0 * XT[d, i1], -2.0 * XT[d, i2], -2.0 * XT[d, i3]
+        for t in range(m):
+            u0 = r0[t]
+            o0[t] += a0 * u0
+            o1[t] += b0 * u0
+            o2[t] += e0 * u0
+            o3[t] += f0 * u0
 
 
-def _build_m_mf(X, w, XTs, ws, bounds, code, alpha, sigma, theta):
-    """``M[l, i] = sum_{y in C_l} B[i, y]`` without storing B: O(n^2 D) time, O(nk) memory.
+@njit(cache=True)
+def finish_row(o, m, XT, i, nxi, c0, nys, code, alpha, sigma, theta):
+    """``o[t] = rho(d2)`` from the expanded ``d2 = o[t]``; pairs with
+    ``d2 < EXACT_BELOW (|x|^2 + |y|^2)`` (cancellation) are recomputed by differences."""
+    bad = 0
+    for t in range(m):
+        bad += o[t] < EXACT_BELOW * (nxi + nys[t])
+    if bad:
+        for t in range(m):
+            if o[t] < EXACT_BELOW * (nxi + nys[t]):
+                d2 = 0.0
+                for d in range(XT.shape[0]):
+                    u = XT[d, i] - XT[d, c0 + t]
+                    d2 += u * u
+                o[t] = d2
+    rho_inplace(o, m, code, alpha, sigma, theta)
+
+
+@njit(cache=True, fastmath={"reassoc"})
+def wsum(a, b, m):
+    """``sum_t a[t] b[t]`` for ``t < m``, reassociated so that it vectorises."""
+    s = 0.0
+    for t in range(m):
+        s += a[t] * b[t]
+    return s
+
+
+@njit(cache=True)
+def sq_norms(XT, c0, c1, out):
+    """``out[t] = ||XT[:, c0 + t]||^2``."""
+    m = c1 - c0
+    for t in range(m):
+        out[t] = 0.0
+    for d in range(XT.shape[0]):
+        row = XT[d, c0:c1]
+        for t in range(m):
+            out[t] += row[t] * row[t]
+
+
+@njit(cache=True)
+def scatter_rows(S, out, labs, ws, a0, nr, c0, m):
+    """``S[labs[a0 + r], c0 + t] += ws[a0 + r] out[r, t]`` for ``r < nr`` (column side)."""
+    l0 = labs[a0]
+    if nr == 4 and labs[a0 + 3] == l0:  # sorted labels: the 4 rows share a cluster
+        w0, w1, w2, w3 = ws[a0], ws[a0 + 1], ws[a0 + 2], ws[a0 + 3]
+        o0, o1, o2, o3 = out[0], out[1], out[2], out[3]
+        dst = S[l0, c0:c0 + m]
+        for t in range(m):
+            dst[t] += (w0 * o0[t] + w1 * o1[t]) + (w2 * o2[t] + w3 * o3[t])
+        return
+    for r in range(nr):
+        wr = ws[a0 + r]
+        o = out[r]
+        dst = S[labs[a0 + r], c0:c0 + m]
+        for t in range(m):
+            dst[t] += wr * o[t]
+
+
+@njit(cache=True)
+def _sym_rows(XTs, ws, labs, bounds, nrm, a0, S, out, idx, nx, racc, code, alpha, sigma, theta):
+    """Pairs of rows ``a0 .. a0 + 3`` (sorted order) with every later column, each once."""
+    n = XTs.shape[1]
+    nr = min(4, n - a0)
+    for r in range(4):
+        idx[r] = a0 + min(r, nr - 1)
+        nx[r] = nrm[idx[r]]
+    racc[:, :] = 0.0
+    for c0 in range(a0, n, TILE):
+        c1 = min(n, c0 + TILE)
+        m = c1 - c0
+        nys = nrm[c0:c1]
+        gram4(XTs, idx, nx, c0, c1, nys, out)
+        for r in range(nr):
+            finish_row(out[r], m, XTs, idx[r], nx[r], c0, nys, code, alpha, sigma, theta)
+        if c0 == a0:  # the diagonal block: keep only columns after the row
+            for r in range(nr):
+                for t in range(min(m, r + 1)):
+                    out[r, t] = 0.0
+        s = c0
+        while s < c1:  # row side, one cluster segment at a time
+            l = labs[s]
+            e = min(c1, bounds[l + 1])
+            for r in range(nr):
+                racc[r, l] += wsum(ws[s:e], out[r, s - c0:e - c0], e - s)
+            s = e
+        scatter_rows(S, out, labs, ws, a0, nr, c0, m)
+    for r in range(nr):
+        for l in range(racc.shape[1]):
+            S[l, a0 + r] += racc[r, l]
+
+
+def _build_m_sym(XTs, ws, labs, bounds, n_threads, code, alpha, sigma, theta):
+    """``Ms[l, a] = sum_{y in C_l} B[a, y]`` in the label-sorted order, each pair once.
+
+    The pair ``a < c`` gives ``w_c rho`` to ``S[lab(c), a]`` (row side, one
+    vectorised sum per cluster segment) and ``w_a rho`` to ``S[lab(a), c]``
+    (column side); then ``Ms = -w S / 2``. Blocks of 4 rows go round-robin to
+    ``n_threads`` workers (balances the triangle), each with its own k x n ``S``.
 
     Parameters
     ----------
-    X : float64[n, D]      data (row-major), original order.
-    w : float64[n]         weights, original order.
-    XTs : float64[D, n]    data transposed, columns sorted by label.
-    ws : float64[n]        weights in the sorted order.
-    bounds : int64[k + 1]  cluster ``l`` is columns ``bounds[l]:bounds[l+1]`` of XTs.
+    XTs : float64[D, n]    centred data transposed, columns sorted by label.
+    ws : float64[n]        weights, sorted.
+    labs : int64[n]        labels, sorted (non-decreasing).
+    bounds : int64[k + 1]  cluster ``l`` is columns ``bounds[l]:bounds[l+1]``.
+    n_threads : int        number of workers (1 for the serial twin).
 
     Returns
     -------
-    M : float64[k, n]
+    Ms : float64[k, n]     in the sorted order.
     """
-    n = X.shape[0]
+    D, n = XTs.shape
     k = bounds.shape[0] - 1
-    M = np.zeros((k, n))
-    n_tasks = (n + ROWS - 1) // ROWS
-    for task in prange(n_tasks):
-        r0 = task * ROWS
-        r1 = min(n, r0 + ROWS)
-        acc = np.zeros((r1 - r0, k))
-        buf = np.empty(TILE)
-        for l in range(k):
-            for c0 in range(bounds[l], bounds[l + 1], TILE):
-                c1 = min(bounds[l + 1], c0 + TILE)
-                wseg = ws[c0:c1]
-                for i in range(r0, r1):
-                    rho_tile(XTs, X[i], c0, c1, code, alpha, sigma, theta, buf)
-                    acc[i - r0, l] += wdot(wseg, buf, c1 - c0)
-        for i in range(r0, r1):
-            for l in range(k):
-                M[l, i] = -0.5 * w[i] * acc[i - r0, l]
-    return M
+    nrm = np.empty(n)
+    sq_norms(XTs, 0, n, nrm)
+    acc = np.zeros((n_threads, k, n))
+    n_blocks = (n + 3) // 4
+    for th in prange(n_threads):
+        out = np.empty((4, TILE))
+        idx = np.empty(4, dtype=np.int64)
+        nx = np.empty(4)
+        racc = np.zeros((4, k))
+        for b in range(th, n_blocks, n_threads):
+            _sym_rows(XTs, ws, labs, bounds, nrm, 4 * b, acc[th], out, idx, nx, racc,
+                      code, alpha, sigma, theta)
+    Ms = np.empty((k, n))
+    for l in range(k):
+        for c in range(n):
+            t = 0.0
+            for th in range(n_threads):
+                t += acc[th, l, c]
+            Ms[l, c] = -0.5 * ws[c] * t
+    return Ms
 
 
 @njit(cache=True)
@@ -170,27 +302,41 @@ def decide_mf(X, w, labels, M, s, q, cnt, start, pend, old, new, n_pend,
 def _apply_moves_mf(X, XT, w, pend, old, new, n_pend, M, code, alpha, sigma, theta):
     """``M[old[t], :] -= B[pend[t], :]`` and ``M[new[t], :] += B[pend[t], :]`` for all t.
 
-    Column tiles in parallel; within a tile every mover's kernel row is computed
-    on the fly (O(D) per entry), so the cost is O(n D) per move and nothing of
-    size n x n exists.
+    Column tiles in parallel; within a tile the movers' kernel rows are computed
+    on the fly four at a time (:func:`gram4`, O(D) per entry), so the cost is
+    O(n D) per move and nothing of size n x n exists.
     """
     n = XT.shape[1]
     n_tiles = (n + TILE - 1) // TILE
     for tile in prange(n_tiles):
         c0 = tile * TILE
         c1 = min(n, c0 + TILE)
-        buf = np.empty(TILE)
-        for t in range(n_pend):
-            p = pend[t]
-            rho_tile(XT, X[p], c0, c1, code, alpha, sigma, theta, buf)
-            f = -0.5 * w[p]
-            mo = M[old[t], c0:c1]
-            mn = M[new[t], c0:c1]
-            wt = w[c0:c1]
-            for y in range(c1 - c0):
-                b = f * wt[y] * buf[y]
-                mo[y] -= b
-                mn[y] += b
+        m = c1 - c0
+        out = np.empty((4, TILE))
+        nys = np.empty(m)
+        idx = np.empty(4, dtype=np.int64)
+        nx = np.empty(4)
+        sq_norms(XT, c0, c1, nys)
+        wt = w[c0:c1]
+        for g in range(0, n_pend, 4):
+            nr = min(4, n_pend - g)
+            for r in range(4):
+                p = pend[g + min(r, nr - 1)]
+                idx[r] = p
+                nx[r] = 0.0
+                for d in range(XT.shape[0]):
+                    nx[r] += XT[d, p] * XT[d, p]
+            gram4(XT, idx, nx, c0, c1, nys, out)
+            for r in range(nr):
+                o = out[r]
+                finish_row(o, m, XT, idx[r], nx[r], c0, nys, code, alpha, sigma, theta)
+                f = -0.5 * w[idx[r]]
+                mo = M[old[g + r], c0:c1]
+                mn = M[new[g + r], c0:c1]
+                for y in range(m):
+                    b = f * wt[y] * o[y]
+                    mo[y] -= b
+                    mn[y] += b
 
 
 def _kernel_column_mf(X, XT, w, c, code, alpha, sigma, theta):
@@ -210,8 +356,8 @@ def _kernel_column_mf(X, XT, w, c, code, alpha, sigma, theta):
 
 
 # Each parallel kernel is compiled twice from one source (see kgroups._engine._parallel).
-build_m_mf = njit(cache=True, parallel=True)(_build_m_mf)
-build_m_mf_serial = njit(cache=True)(_build_m_mf)
+build_m_sym = njit(cache=True, parallel=True)(_build_m_sym)
+build_m_sym_serial = njit(cache=True)(_build_m_sym)
 apply_moves_mf = njit(cache=True, parallel=True)(_apply_moves_mf)
 apply_moves_mf_serial = njit(cache=True)(_apply_moves_mf)
 kernel_column_mf = njit(cache=True, parallel=True)(_kernel_column_mf)
