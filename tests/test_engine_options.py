@@ -258,23 +258,21 @@ def test_auto_rule(monkeypatch):
     assert select_engine("auto", big, False, False, f64) is MatrixFreeEngine
     assert select_engine("auto", big, False, False, f64, n_features=10) is MatrixFreeEngine
     assert select_engine("auto", big, False, False, f64, n_features=50) is DenseEngine
-    # restarts reuse the dense kernel: dense while it fits
-    assert select_engine("auto", big, False, False, f64, n_restarts=10) is DenseEngine
     # callables and precomputed matrices have no matrix-free engine
     assert select_engine("auto", big, False, False, f64, semimetric=CALLABLE) is DenseEngine
     assert select_engine("auto", big, True, False, f64) is DenseEngine
     assert select_engine("auto", big, True, True, f64) is SparseEngine
     monkeypatch.setattr(memory, "available_memory", lambda: 2**20)  # 1 MiB
     assert select_engine("auto", big, False, False, f64, n_features=50) is MatrixFreeEngine
-    assert select_engine("auto", 2000, False, False, f64, n_restarts=10) is MatrixFreeEngine
+    assert select_engine("auto", 2000, False, False, f64, n_features=50) is MatrixFreeEngine
     assert select_engine("auto", 2000, False, False, f64, semimetric=CALLABLE) is LowRankEngine
 
 
 def test_auto_estimator_follows_the_rule():
-    """One start on many low-dimensional points: matrix-free; restarts: dense."""
+    """Many low-dimensional points: matrix-free, with or without restarts."""
     X, _ = blobs(MATRIX_FREE_MIN_N, 3, 3, seed=17, spread=0.5)
     one = KernelKGroups(3, random_state=0).fit(X)
     many = KernelKGroups(3, n_init=2, random_state=0).fit(X)
     given = KernelKGroups(3, init=one.labels_, n_init=5).fit(X)  # given labels run once
-    assert (one.engine_, many.engine_, given.engine_) == ("matrix-free", "dense", "matrix-free")
+    assert (one.engine_, many.engine_, given.engine_) == ("matrix-free", "matrix-free", "matrix-free")
     assert KernelKGroups(3, random_state=0).fit(X[:-1]).engine_ == "dense"

@@ -126,10 +126,8 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
 
     def _build_engine(self, X, w):
         dtype = np.dtype(self.dtype)
-        n_restarts = self.n_init if isinstance(self.init, str) else 1
         cls = select_engine(self.engine, X.shape[0], self._precomputed(), sp.issparse(X), dtype,
-                            semimetric=self.semimetric, n_features=X.shape[1],
-                            n_restarts=n_restarts)
+                            semimetric=self.semimetric, n_features=X.shape[1])
         check_engine_input(cls.name, X.shape[0], kernel=self.kernel, semimetric=self.semimetric,
                            sparse_input=sp.issparse(X), n_components=self.n_components,
                            landmarks=self.landmarks, owner=self._owner())

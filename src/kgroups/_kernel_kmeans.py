@@ -120,8 +120,7 @@ class KernelKMeans(BaseKernelClustering):
           per iteration.
         - ``"auto"``: sparse Gram -> ``"sparse"``; dense precomputed matrix ->
           ``"dense"``; raw data: the rule of :class:`KernelKGroups`
-          (``"matrix-free"`` for one start on at least 2000 points with at most
-          32 columns, else ``"dense"`` when the kernel fits comfortably, else
+          (``"matrix-free"`` on at least 2000 points with at most 32 columns, else ``"dense"`` when the kernel fits comfortably, else
           ``"matrix-free"`` or, for a callable semimetric, ``"low-rank"``).
     dtype : {"float64", "float32"}, default="float64"
         Storage of the dense (and sparse) kernel ``B``; sums in float64.

@@ -117,13 +117,13 @@ class KernelKGroups(BaseKernelClustering):
           ``objective_`` is that of the approximate kernel.
         - ``"auto"``: a ``scipy.sparse`` precomputed Gram matrix -> ``"sparse"``;
           a dense precomputed matrix -> ``"dense"``. Raw data with a named
-          semimetric, one start (``n_init=1`` or given labels), at least
-          2000 points and at most 32 columns -> ``"matrix-free"``, which was
-          measured faster than ``"dense"`` there (it never writes the n x n
-          kernel; see :data:`kgroups._backends.MATRIX_FREE_MIN_N`). Otherwise
-          (restarts share the dense kernel, wide data) ``"dense"`` when 1.5
-          times the n x n kernel (in ``dtype``) fits in 80% of the available
-          memory, else ``"matrix-free"`` for a named semimetric and
+          semimetric, at least 2000 points and at most 32 columns ->
+          ``"matrix-free"``, which was measured faster than ``"dense"`` there,
+          restarts included (it never writes the n x n kernel; see
+          :data:`kgroups._backends.MATRIX_FREE_MIN_N`). Otherwise (few points,
+          wide data) ``"dense"`` when 1.5 times the n x n kernel (in ``dtype``)
+          fits in 80% of the available memory, else ``"matrix-free"`` for a
+          named semimetric and
           ``"low-rank"`` for a callable one.
     dtype : {"float64", "float32"}, default="float64"
         Storage of the dense (and sparse) kernel ``B``: ``"float32"`` halves the

@@ -38,36 +38,30 @@ ENGINES = {"dense": DenseEngine, "sparse": SparseEngine,
 # kernel fits in the usable memory (room left for M, the data and the rest).
 DENSE_HEADROOM = 1.5
 
-# engine="auto" on raw data with a named semimetric, one start: matrix-free from
-# this many points on, for data of at most MATRIX_FREE_MAX_D columns, even when
-# the dense kernel fits. Measured (KernelKGroups(n_clusters=10, n_init=1), the
-# same given labels for both engines, Gaussian blobs, numba compiled, min of
-# 2-3 repeats, shared 2-core machine), time of dense / matrix-free:
-#   D=10, k-means++ start:  n=2k 0.017/0.008 s, 5k 0.10/0.043, 10k 0.69/0.22,
-#                           20k 3.6/0.87 (ratio mf/dense 0.45, 0.42, 0.32, 0.24);
-#   D=10, random start:     n=2k 0.023/0.020 s, 5k 0.13/0.11, 10k 0.48/0.36,
-#                           20k 5.1/2.5 (ratio 0.86, 0.83, 0.74, 0.49);
-#   n=10k, random start:    D=2 0.37, D=10 (overlapping) 0.56, D=20 0.27, D=30 0.84,
-#                           D=50 1.21, D=100 2.12 (k-means++ start: D=50 0.63, D=100 1.09).
-# The dense engine pays for writing and reading the n^2 kernel; the matrix-free
-# one pays O(D) per kernel entry, which loses for wide data.
+# engine="auto" on raw data with a named semimetric: matrix-free from this many
+# points on, for data of at most MATRIX_FREE_MAX_D columns, even when the dense
+# kernel fits. The dense engine pays for writing and reading the n^2 kernel
+# (page faults included); the matrix-free one pays O(D) per kernel entry, which
+# loses for wide data. Measured with the symmetric matrix-free build
+# (KernelKGroups(n_clusters=10, random_state=0), blobs, numba compiled, quiet
+# 2-core machine), time of matrix-free / dense:
+#   D=10, n=5k:   n_init=1 0.019 / 0.104 s, n_init=10 0.166 / 0.283 s;
+#   D=10, n=20k:  n_init=1 0.30 / 5.04 s,   n_init=10 2.05 / 3.98 s
+#                 (KernelKMeans: 0.25 / 5.19 s and 1.96 / 3.89 s);
+#   D=50, n=5k:   n_init=1 0.042 / 0.131 s, n_init=10 0.389 / 0.375 s.
+# Earlier, with one pass over all ordered pairs: n=10k, random start, ratio
+# mf/dense D=2 0.37, D=10 0.56, D=20 0.27, D=30 0.84, D=50 1.21, D=100 2.12.
+# So restarts, which share the dense kernel, still favour matrix-free at D <= 32.
 MATRIX_FREE_MIN_N = 2000
 MATRIX_FREE_MAX_D = 32
-# Restarts: the dense kernel is built once and shared, the matrix-free engine
-# recomputes every entry at each start. Measured at n=20k, D=10, k=10,
-# init="k-means++": dense n_init=1 6.7 s, n_init=10 10.7 s (ratio 1.6);
-# matrix-free n_init=1 1.3 s, n_init=10 17.1 s (ratio 13). At n=5k: dense 0.25 /
-# 0.45 s, matrix-free 0.054 / 0.62 s. So with restarts auto stays dense while
-# the kernel fits.
 
 
 def select_engine(name, n_samples, precomputed, sparse_input, dtype, semimetric="energy",
-                  n_features=None, n_restarts=1):
+                  n_features=None):
     """The backend class for ``engine=name``; ``"auto"`` picks by input, size and memory.
 
     ``"auto"``: sparse input -> ``"sparse"``; a precomputed matrix -> ``"dense"``;
-    raw data with a named semimetric, one start (``n_restarts == 1``),
-    ``n_samples >= MATRIX_FREE_MIN_N`` and ``n_features <= MATRIX_FREE_MAX_D`` ->
+    raw data with a named semimetric, ``n_samples >= MATRIX_FREE_MIN_N`` and ``n_features <= MATRIX_FREE_MAX_D`` ->
     ``"matrix-free"`` (exact, and faster there: see the measurements above);
     otherwise ``"dense"`` when 1.5 times its n x n kernel (in ``dtype``) fits in
     the usable memory, else ``"matrix-free"`` (exact, O(n (k + D)) memory) for a
@@ -80,7 +74,7 @@ def select_engine(name, n_samples, precomputed, sparse_input, dtype, semimetric=
     if precomputed:
         return ENGINES["dense"]
     named = isinstance(semimetric, str)
-    if (named and n_restarts == 1 and n_samples >= MATRIX_FREE_MIN_N
+    if (named and n_samples >= MATRIX_FREE_MIN_N
             and (n_features is None or n_features <= MATRIX_FREE_MAX_D)):
         return ENGINES["matrix-free"]
     dense_bytes = float(n_samples) ** 2 * np.dtype(dtype).itemsize
