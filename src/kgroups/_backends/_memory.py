@@ -39,6 +39,6 @@ def check_fits(nbytes, what, alternative):
     if nbytes > MEMORY_FRACTION * avail:
         raise ValueError(
             f"{what} needs {nbytes / 2**30:.2f} GiB ({nbytes} bytes) but only "
-            f"{avail / 2**30:.2f} GiB is available ({MEMORY_FRACTION:.0%} usable); "
-            f"use {alternative} instead"
+            f"{MEMORY_FRACTION * avail / 2**30:.2f} GiB may be used ({MEMORY_FRACTION:.0%} "
+            f"of the {avail / 2**30:.2f} GiB available); use {alternative} instead"
         )
