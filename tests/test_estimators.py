@@ -74,7 +74,7 @@ def test_dense_engine_refuses_what_cannot_fit(monkeypatch):
     from kgroups._backends import _memory
 
     monkeypatch.setattr(_memory, "available_memory", lambda: 10**6)
-    with pytest.raises(ValueError, match=r"needs .* GiB .* available .* use engine="):
+    with pytest.raises(ValueError, match=r"needs .* GiB .* may be used .* GiB available\); use engine="):
         KernelKGroups(2, engine="dense").fit(np.random.default_rng(0).normal(size=(1000, 2)))
 
 
