@@ -23,7 +23,7 @@ import numpy as np
 
 from ._memory import available_memory, check_fits, fits
 from .dense import DenseEngine
-from .lowrank import LANDMARKS, LowRankEngine
+from .lowrank import FOURIER_SEMIMETRICS, LANDMARKS, LowRankEngine
 from .matrix_free import MatrixFreeEngine
 from .sparse import SparseEngine
 
@@ -81,10 +81,6 @@ def select_engine(name, n_samples, precomputed, sparse_input, dtype, semimetric=
     if fits(DENSE_HEADROOM * dense_bytes):
         return ENGINES["dense"]
     return ENGINES["matrix-free"] if named else ENGINES["low-rank"]
-
-
-# Semimetrics whose kernel has random Fourier features (landmarks="fourier").
-FOURIER_SEMIMETRICS = ("gaussian", "laplacian")
 
 
 def check_engine_input(name, n_samples, *, kernel, semimetric, sparse_input,

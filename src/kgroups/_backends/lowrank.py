@@ -33,10 +33,12 @@ from .._engine import lowrank as _lr
 from .._semimetrics import pairwise
 from ._memory import check_fits
 
-__all__ = ["LANDMARKS", "FeatureSums", "FourierMap", "LowRankEngine", "NystroemMap",
+__all__ = ["FOURIER_SEMIMETRICS", "LANDMARKS", "FeatureSums", "FourierMap", "LowRankEngine", "NystroemMap",
            "fourier_features", "nystroem_features"]
 
 LANDMARKS = ("k-means++", "uniform", "fourier")
+# Semimetrics whose kernel has random Fourier features (landmarks="fourier").
+FOURIER_SEMIMETRICS = ("gaussian", "laplacian")
 # Rows of X turned into features at once (bounds the scratch memory).
 BLOCK_ROWS = 32768
 # k-means++ landmarks are seeded on at most this many points.
@@ -165,7 +167,7 @@ def nystroem_features(X, m, semimetric, params, landmarks="k-means++", rng=None)
 
 def fourier_map(X, m, semimetric, sigma, rng=None):
     """Random Fourier feature map for the Gaussian or Laplacian semimetric."""
-    if semimetric not in ("gaussian", "laplacian"):
+    if semimetric not in FOURIER_SEMIMETRICS:
         raise ValueError(f"landmarks='fourier' needs semimetric 'gaussian' or 'laplacian', "
                          f"got semimetric={semimetric!r}; use landmarks='k-means++'")
     rng = np.random.default_rng(0) if rng is None else rng
@@ -250,10 +252,6 @@ class LowRankEngine:
         self.a = 0.5 * (sq if kdiag is None else np.asarray(kdiag, dtype=np.float64))
         self.diag = self.w * self.w * (sq - 2.0 * self.a)
         self.feature_map = None  # callable X_new -> features, set by from_semimetric
-
-    def transform(self, X):
-        """Features of new rows (same map as the training rows), shape (n_new, m)."""
-        return self.feature_map(np.asarray(X, dtype=np.float64))
 
     @classmethod
     def from_semimetric(cls, X, w, semimetric, params, dtype=np.float64, *,

@@ -12,7 +12,7 @@ import numba
 import numpy as np
 
 from .._engine import matrix_free as _mf
-from .._engine._parallel import PARALLEL_MIN_WORK, pick
+from .._engine._parallel import pick
 from .._semimetrics import SEMIMETRICS, pairwise
 from ._memory import check_fits
 
@@ -20,9 +20,6 @@ __all__ = ["MatrixFreeEngine"]
 
 # Pending moves applied to M at once (each decision pays O(D) per pending move).
 BATCH = 256
-# Kernel entries (point pairs) below which a pass runs on one thread: a parallel
-# region's launch can cost ~15 ms on a loaded 2-core machine.
-PARALLEL_MIN_PAIRS = 4 * PARALLEL_MIN_WORK
 
 
 class MatrixFreeEngine:
@@ -98,10 +95,9 @@ class MatrixFreeEngine:
         bounds = np.searchsorted(labs, np.arange(k + 1)).astype(np.int64)
         XTs = np.ascontiguousarray(self.XT[:, order])
         n = labels.shape[0]
-        if n * n // 8 >= PARALLEL_MIN_WORK:
-            fn, n_threads = _mf.build_m_sym, numba.get_num_threads()
-        else:
-            fn, n_threads = _mf.build_m_sym_serial, 1
+        # work: n^2 / 2 pairs, 4 rows per inner step
+        fn = pick(_mf.build_m_sym_serial, _mf.build_m_sym, n * n // 8)
+        n_threads = 1 if fn is _mf.build_m_sym_serial else numba.get_num_threads()
         Ms = fn(XTs, self.w[order], labs, bounds, n_threads, *self._args)
         M = np.empty_like(Ms)
         M[:, order] = Ms
@@ -129,8 +125,8 @@ class MatrixFreeEngine:
                     np.ascontiguousarray(new, dtype=np.int64), points.shape[0], M)
 
     def _apply(self, pend, old, new, n_pend, M):
-        pairs = n_pend * self.X.shape[0]
-        fn = _mf.apply_moves_mf if pairs >= PARALLEL_MIN_PAIRS else _mf.apply_moves_mf_serial
+        # work: n_pend x n pairs, 4 movers per inner step
+        fn = pick(_mf.apply_moves_mf_serial, _mf.apply_moves_mf, n_pend * self.X.shape[0] // 4)
         fn(self.X, self.XT, self.w, pend, old, new, n_pend, M, *self._args)
 
     def column(self, c):

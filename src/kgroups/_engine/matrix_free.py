@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit, prange
 
 from ._gain import best_move, update_stats
-from .pairwise import ENERGY, EXACT_BELOW, GAUSSIAN, LAPLACIAN, LOCALIZED, rho_from_sq
+from .pairwise import ENERGY, EXACT_BELOW, GAUSSIAN, LAPLACIAN, rho_from_sq
 
 # Columns per tile: D x TILE float64 stays in L1/L2.
 TILE = 512
