@@ -17,12 +17,11 @@ is the first; :data:`DEFAULT` names its column.
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 from ..graph import CommunityKGroups
 from ..metrics import overlap
+from ._methods import save
 
 BETHE = "Bethe"
 KG1 = "k-groups (w = 1)"
@@ -31,6 +30,8 @@ WEIGHTINGS = {KG1: "none", KGD: "degree"}
 DEFAULT = KG1 if CommunityKGroups().weights == "none" else KGD
 OTHER = KGD if DEFAULT == KG1 else KG1
 METHODS = (BETHE, KG1, KGD)
+# Resolution of the graph figures.
+DPI = 120
 STYLES = {BETHE: {"color": "tab:blue", "marker": "s"},
           KG1: {"color": "tab:red", "marker": "s"},
           KGD: {"color": "tab:orange", "marker": "^"}}
@@ -171,25 +172,6 @@ def draw_graph(ax, A, labels, *, seed=0, wrong=None, node_size=25, edge_alpha=0.
     return xy
 
 
-def save_png(fig, out, filename, dpi=120):
-    """Save ``fig`` as ``out/filename`` and close it; returns the path."""
-    import matplotlib.pyplot as plt
-
-    path = os.path.join(out, filename)
-    fig.tight_layout()
-    fig.savefig(path, dpi=dpi)
-    plt.close(fig)
-    return path
-
-
-def write_md(out, name, text):
-    """Write ``out/NAME.md`` and return the text."""
-    os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, f"{name}.md"), "w") as fh:
-        fh.write(text.rstrip() + "\n")
-    return text
-
-
 def quality_row(A, labels):
     """``(performance, coverage, modularity)`` of a partition of the graph ``A``."""
     from ..graph import coverage, modularity, performance
@@ -200,3 +182,9 @@ def quality_row(A, labels):
 def sizes(labels):
     """Community sizes, largest first."""
     return sorted((int(c) for c in np.bincount(labels) if c > 0), reverse=True)
+
+
+def save_png(fig, out, filename):
+    """:func:`kgroups.experiments._methods.save` at the graph figures' resolution."""
+    return save(fig, out, filename, dpi=DPI)
+

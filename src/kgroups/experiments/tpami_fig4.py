@@ -15,8 +15,8 @@ import os
 
 from ..graph import girvan_newman_benchmark
 from ._graphs import (BETHE, DEFAULT, OTHER, community_labels, draw_graph, match_to_truth,
-                      save_png, write_md)
-from ._methods import pyplot
+                      save_png)
+from ._methods import pyplot, write_markdown
 from ..metrics import overlap
 
 NAME = "tpami-fig4"
@@ -56,4 +56,4 @@ def run(out, trials=None, quick=False, seed=0):
         f"wrong class. Figure: `{FILE}`. The paper's figure has no numbers; its caption says "
         "the clusters become better defined as λ grows above 1, and Table I gives the mean "
         "overlaps at these λ.\n", "\n".join(rows)])
-    return write_md(out, NAME, md)
+    return write_markdown(out, NAME, md)

@@ -27,8 +27,8 @@ import numpy as np
 
 from ..graph import stochastic_block_model
 from ._graphs import (BETHE, DEFAULT, KG1, KGD, OTHER, STYLES, mean_sd_str, overlaps,
-                      paired, save_png, weights_note, write_md)
-from ._methods import method_seed, monte_carlo, pyplot
+                      paired, save_png, weights_note)
+from ._methods import method_seed, monte_carlo, pyplot, write_markdown
 
 NAME = "tpami-fig5"
 TITLE = "TPAMI Fig. 5: SBM n=1000, d=3, k=2/5/15 (+25), overlap vs lambda, Bethe vs k-groups"
@@ -196,4 +196,4 @@ def run(out, trials=None, quick=False, seed=0):
                   for text, ok, detail in verdicts), "",
         "Figures: " + ", ".join(f"`{os.path.basename(f)}`" for f in files)
         + " (error bars: one sd, as the paper; grey band: λ < 1, undetectable)."])
-    return write_md(out, NAME, md)
+    return write_markdown(out, NAME, md)

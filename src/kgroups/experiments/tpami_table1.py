@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from ..graph import girvan_newman_benchmark
 from ._graphs import (BETHE, DEFAULT, KG1, KGD, OTHER, mean_sd_str, overlaps, paired,
-                      weights_note, write_md)
-from ._methods import method_seed, monte_carlo
+                      weights_note)
+from ._methods import method_seed, monte_carlo, write_markdown
 
 NAME = "tpami-table1"
 TITLE = "TPAMI Table I: Girvan-Newman benchmark (n=128, k=4, d=16), overlap of Bethe vs k-groups"
@@ -99,4 +99,4 @@ def run(out, trials=None, quick=False, seed=0):
         "", "λ = 0.6 is below the detectability threshold λ = 1: both methods are at the "
         "noise level there (on 128 nodes the best-matched overlap of a partition that "
         "carries no information is still positive, about 0.18, not 0)."])
-    return write_md(out, NAME, md)
+    return write_markdown(out, NAME, md)

@@ -21,7 +21,8 @@ from ..datasets import load_network
 from ..graph import as_adjacency
 from ..metrics import overlap
 from ._graphs import (BETHE, DEFAULT, KG1, KGD, OTHER, community_labels, spectral_adjacency,
-                      weights_note, write_md)
+                      weights_note)
+from ._methods import write_markdown
 
 NAME = "tpami-table4"
 TITLE = "TPAMI Table IV: karate, dolphins, football, polbooks; overlap of spectral/Bethe/k-groups"
@@ -69,4 +70,4 @@ def run(out, trials=None, quick=False, seed=0):
         "# TPAMI Table IV: community detection in real networks with ground truth (overlap)\n",
         f"seed {seed}. " + weights_note() + "\n", "\n".join(rows), "", "Checks:\n",
         "\n".join(summary)])
-    return write_md(out, NAME, md)
+    return write_markdown(out, NAME, md)

@@ -24,8 +24,8 @@ import numpy as np
 
 from ..datasets import load_drosophila
 from ._graphs import (BETHE, DEFAULT, KG1, KGD, OTHER, community_labels, draw_graph,
-                      quality_row, save_png, sizes, spectral_adjacency, weights_note, write_md)
-from ._methods import pyplot
+                      quality_row, save_png, sizes, spectral_adjacency, weights_note)
+from ._methods import pyplot, write_markdown
 
 NAME = "tpami-table5"
 TITLE = "TPAMI Table V and Fig. 8a: Drosophila connectome, performance / coverage / modularity"
@@ -107,4 +107,4 @@ def run(out, trials=None, quick=False, seed=0):
         "I input neurons; not in the paper):\n", "\n".join(comps), "",
         "Fig. 8a: `fig8a_drosophila_left.png` (the paper's panel) and "
         "`fig8a_drosophila_right.png` (omitted in the paper as \"very similar\")."])
-    return write_md(out, NAME, md)
+    return write_markdown(out, NAME, md)

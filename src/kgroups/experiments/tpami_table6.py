@@ -26,8 +26,8 @@ import numpy as np
 
 from ..graph import read_graph
 from ._graphs import (DEFAULT, OTHER, community_labels, draw_graph, quality_row, save_png,
-                      sizes, spectral_adjacency, weights_note, write_md)
-from ._methods import pyplot
+                      sizes, spectral_adjacency, weights_note)
+from ._methods import pyplot, write_markdown
 
 NAME = "tpami-table6"
 TITLE = "TPAMI Table VI and Fig. 8b: arXiv GR-QC network (needs KGROUPS_GRQC=path/ca-GrQc.txt)"
@@ -61,7 +61,7 @@ def _missing(out, why):
         f"of H_r), five largest kernel k-groups communities {g['top5']} (Fig. 8b).\n",
         _paper_table()])
     print(f"{NAME}: {why} Set {ENV} to SNAP's ca-GrQc.txt ({SOURCE}).")
-    return write_md(out, NAME, md)
+    return write_markdown(out, NAME, md)
 
 
 def _figure(out, A, labels, k, seed):
@@ -114,4 +114,4 @@ def run(out, trials=None, quick=False, seed=0):
         f"; {OTHER}: "
         f"{'yes' if all(round(v, 2) >= p for v, p in zip(q[OTHER], PAPER['k-groups'])) else 'no'}.",
         "", f"Fig. 8b: `{FIG}` (the largest connected component; colours cycle through 20)."])
-    return write_md(out, NAME, md)
+    return write_markdown(out, NAME, md)
