@@ -21,6 +21,9 @@ import tempfile
 
 import numpy as np
 
+from kgroups._backends import MatrixFreeEngine
+from kgroups._engine._gain import cluster_stats, count_improving_moves, objective
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 TIME = "/usr/bin/time"
 
@@ -140,3 +143,19 @@ def _result(info, wall, peak, err, out):
         res.update(info)
         res["labels"] = np.loadtxt(out, dtype=np.int64).reshape(-1)
     return res
+
+
+# Largest n whose labels are checked exactly (one O(n^2 D) pass).
+EXACT_MAX_N = 200_000
+
+
+def exact_quality(X, labels, k):
+    """Exact W of ``labels`` (energy, alpha=1) and the number of W-lowering single moves."""
+    if labels is None or X.shape[0] > EXACT_MAX_N:
+        return None, None
+    labels = np.asarray(labels, dtype=np.int64)
+    eng = MatrixFreeEngine(X, np.ones(len(X)), "energy", {})
+    M = eng.build_m(labels, k)
+    s, q, cnt = cluster_stats(M, labels, eng.w)
+    left = count_improving_moves(M, labels, eng.w, eng.diag, s, q, cnt)
+    return -float(objective(s, q)), int(left)

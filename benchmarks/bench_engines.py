@@ -34,11 +34,8 @@ from sklearn.metrics import adjusted_rand_score
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _peers  # noqa: E402
 
-from kgroups._backends import MatrixFreeEngine  # noqa: E402
-from kgroups._engine._gain import cluster_stats, count_improving_moves, objective  # noqa: E402
 
 RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
-EXACT_MAX_N = 200_000
 
 
 def data(n, d, k, seed=0):
@@ -47,20 +44,8 @@ def data(n, d, k, seed=0):
     return X, y, start
 
 
-def exact_quality(X, labels, k):
-    """Exact W of ``labels`` (energy, alpha=1) and the number of W-lowering single moves."""
-    if labels is None or X.shape[0] > EXACT_MAX_N:
-        return None, None
-    labels = np.asarray(labels, dtype=np.int64)
-    eng = MatrixFreeEngine(X, np.ones(len(X)), "energy", {})
-    M = eng.build_m(labels, k)
-    s, q, cnt = cluster_stats(M, labels, eng.w)
-    left = count_improving_moves(M, labels, eng.w, eng.diag, s, q, cnt)
-    return -float(objective(s, q)), int(left)
-
-
 def row(name, res, X, y, k, t_ref):
-    W, left = exact_quality(X, res["labels"], k)
+    W, left = _peers.exact_quality(X, res["labels"], k)
     ari = adjusted_rand_score(y, res["labels"]) if res["labels"] is not None else None
     t = res.get("time")
     return {"method": name, "time_s": t, "wall_s": res["wall"],
