@@ -5,13 +5,13 @@ import re
 import numpy as np
 import pytest
 
-from kgroups.experiments import (_graphs, registry, tpami_fig4, tpami_fig5, tpami_table1,
-                                 tpami_table4, tpami_table5, tpami_table6)
+from kgroups.experiments import (_graphs, registry, tpami_fig4, tpami_fig5, tpami_fig5_ablation,
+                                 tpami_table1, tpami_table4, tpami_table5, tpami_table6)
 from kgroups.graph import stochastic_block_model
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-NAMES = {"tpami-table1", "tpami-fig4", "tpami-fig5", "tpami-table4", "tpami-table5",
-         "tpami-table6"}
+NAMES = {"tpami-table1", "tpami-fig4", "tpami-fig5", "tpami-fig5-ablation", "tpami-table4",
+         "tpami-table5", "tpami-table6"}
 
 
 def _png(path):
@@ -93,6 +93,25 @@ def test_fig5_quick_run_and_checks(tmp_path):
     assert all(ok for _, ok, _ in tpami_fig5.checks(res))
     res[25][1.5] = {m: v - 0.2 * (m != "Bethe") for m, v in res[25][1.5].items()}
     assert not all(ok for _, ok, _ in tpami_fig5.checks(res))
+
+
+def test_fig5_ablation_variants_coincide_on_a_connected_graph(monkeypatch):
+    # Dense SBM (d = 14, n = 300): connected, no isolated node, so keeping isolated
+    # nodes or moving only the giant component must change nothing, exactly.
+    monkeypatch.setattr(tpami_fig5_ablation, "N", 300)
+    monkeypatch.setattr(tpami_fig5_ablation, "D", 14.0)
+    res = tpami_fig5_ablation.simulate([(3, 2.0)], 3, seed=2, progress=False)[(3, 2.0)]
+    assert np.all(res["giant fraction"] == 1.0)
+    for v in ("w = 1, isolated kept", "w = 1, giant only", tpami_fig5_ablation.GIANT):
+        np.testing.assert_array_equal(res[v], res["w = 1"])
+    assert np.all(res["moved"] < 0.5) and np.all(res["bethe"] > 0.5)
+
+
+def test_fig5_ablation_quick_report(tmp_path):
+    text = tpami_fig5_ablation.run(str(tmp_path), quick=True, seed=0)
+    md = _md(tmp_path, "tpami-fig5-ablation", text)
+    assert md.count("| 5 | 1.3 |") == 1 and "Read off the table" in md
+    _png(tmp_path / "fig5_ablation.png")
 
 
 def test_table4_reproduces_printed_overlaps(tmp_path):

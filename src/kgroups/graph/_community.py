@@ -53,11 +53,13 @@ class CommunityKGroups(ClusterMixin, BaseEstimator):
     :math:`w_i = 1` (``weights="none"``) or :math:`w_i = d_i` (``"degree"``).
 
     The paper's text sets :math:`\mathcal W = \mathcal D` (degree weights), but
-    its published numbers (Tables I, IV, V, VI, Fig. 5) come from runs with
-    :math:`w_i = 1` (``useW=False`` in the authors' code, guisf/kgroups);
+    the authors' code runs :math:`w_i = 1` (guisf/kgroups), and
     ``weights="none"`` reproduces Tables IV and V to the printed digits, so it
-    is the default. Degree weights do better on sparse SBMs with many
-    communities (``kgroups reproduce tpami-fig5`` and ``tpami-table1`` report both).
+    is the default. Degree weights do better on sparse graphs with many
+    communities: on the SBM of Fig. 5 (n = 1000, d = 3, k = 15, lambda = 1.5)
+    they add +0.072 overlap to the Bethe start against +0.017 for unit weights,
+    and at k = 5 unit weights end slightly below it (``kgroups reproduce
+    tpami-fig5`` and ``tpami-fig5-ablation``); use ``weights="degree"`` there.
 
     Parameters
     ----------
