@@ -10,8 +10,9 @@ switched, one at a time, to see whether one of them causes the loss:
   largest community afterwards, ``r = sqrt(empirical mean degree)``);
 * ``w = 1, isolated kept``: isolated nodes stay in the k-groups run, as in the
   authors' code (dense ``H_r`` of the whole graph, isolated rows ``r^2 - 1``);
-* ``w = 1, isolated kept, r = sqrt(d)``: isolated nodes kept and ``r`` from the model's mean degree
-  ``d = 3`` instead of the graph's (the authors' code passes the model's ``d``);
+* ``w = 1, isolated kept, r = sqrt(d)``: isolated nodes kept and ``r`` from the
+  model's mean degree ``d = 3`` instead of the graph's (the authors' code passes
+  the model's ``d``);
 * ``w = 1, giant only``: Hartigan's moves only on the giant component; the other
   components keep their Bethe labels;
 * ``w = d``: degree weights (the paper's text, W = D).
@@ -38,7 +39,8 @@ from ._graphs import paired, save_png
 from ._methods import method_seed, monte_carlo, pyplot, write_markdown
 
 NAME = "tpami-fig5-ablation"
-TITLE = "TPAMI Fig. 5 ablation: why unit weights end below Bethe at k = 5 (isolated nodes, r, giant)"
+TITLE = ("TPAMI Fig. 5 ablation: why unit weights end below Bethe at k = 5 "
+         "(isolated nodes, r, giant component)")
 PAPER = {"note": "not in the paper; explains a gap between our Fig. 5 and the paper's"}
 
 N, D = 1000, 3.0
@@ -46,7 +48,8 @@ POINTS = ((5, 1.1), (5, 1.3), (15, 1.0), (15, 1.5))
 QUICK_POINTS = ((5, 1.3),)
 TRIALS, QUICK_TRIALS = 100, 4
 MAX_ITER = 100
-VARIANTS = ("w = 1", "w = 1, isolated kept", "w = 1, isolated kept, r = sqrt(d)", "w = 1, giant only", "w = d")
+VARIANTS = ("w = 1", "w = 1, isolated kept", "w = 1, isolated kept, r = sqrt(d)",
+            "w = 1, giant only", "w = d")
 GIANT = "w = 1 on the giant component"
 
 
