@@ -114,6 +114,12 @@ def paired(a, b):
     return float(d.mean()), float(se)
 
 
+def verdict_lines(verdicts):
+    """Markdown bullets ``- **holds** — statement: detail`` for ``(statement, ok, detail)``."""
+    return "\n".join(f"- **{'holds' if ok else 'FAILS'}** — {text}: {detail}"
+                     for text, ok, detail in verdicts)
+
+
 def weights_note():
     """One paragraph: which weighting is the library default and why."""
     return (f"Kernel k-groups runs on G = -H_r from the Bethe clustering, with unit weights "
@@ -174,9 +180,10 @@ def draw_graph(ax, A, labels, *, seed=0, wrong=None, node_size=25, edge_alpha=0.
 
 def quality_row(A, labels):
     """``(performance, coverage, modularity)`` of a partition of the graph ``A``."""
-    from ..graph import coverage, modularity, performance
+    from ..graph._metrics import quality
 
-    return performance(A, labels), coverage(A, labels), modularity(A, labels)
+    mod, cov, perf = quality(A, labels)
+    return perf, cov, mod
 
 
 def sizes(labels):

@@ -33,7 +33,7 @@ from .._backends.sparse import SparseEngine
 from .._kgroups import kgroups_single
 from ._bethe import bethe_hessian, bethe_r, kmeans_rows, negative_eigenpairs, smallest_eigenpairs
 from ._io import as_adjacency
-from ._metrics import coverage, modularity, performance
+from ._metrics import quality
 
 __all__ = ["CommunityKGroups", "CommunityResult", "detect_communities"]
 
@@ -247,9 +247,7 @@ class CommunityKGroups(ClusterMixin, BaseEstimator):
         if data.n_edges == 0:
             self.modularity_ = self.coverage_ = self.performance_ = float("nan")
             return
-        self.modularity_ = modularity(data, self.labels_)
-        self.coverage_ = coverage(data, self.labels_)
-        self.performance_ = performance(data, self.labels_)
+        self.modularity_, self.coverage_, self.performance_ = quality(data, self.labels_)
 
 
 def _random_labels(n, k, rng):

@@ -44,6 +44,30 @@ def _counts(graph, labels):
     return n, A.nnz // 2, intra, dsum, sizes
 
 
+def _modularity(counts, resolution):
+    n, m, intra, dsum, _ = counts
+    if m == 0:
+        raise ValueError("modularity is undefined for a graph without edges")
+    return float(intra / m - resolution * np.sum((dsum / (2.0 * m)) ** 2))
+
+
+def _coverage(counts):
+    n, m, intra, _, _ = counts
+    if m == 0:
+        raise ValueError("coverage is undefined for a graph without edges")
+    return float(intra / m)
+
+
+def _performance(counts):
+    n, m, intra, _, sizes = counts
+    if n < 2:
+        raise ValueError(f"performance needs at least 2 nodes, got {n}")
+    pairs = n * (n - 1) / 2.0
+    inter_pairs = (n * n - np.sum(sizes ** 2)) / 2.0
+    inter_non_edges = inter_pairs - (m - intra)
+    return float((intra + inter_non_edges) / pairs)
+
+
 def modularity(graph, labels, resolution=1.0):
     """Newman's modularity of the partition ``labels`` of ``graph``.
 
@@ -66,10 +90,7 @@ def modularity(graph, labels, resolution=1.0):
     >>> print(round(modularity(G, [0, 0, 0, 1, 1, 1]), 4))
     0.3571
     """
-    n, m, intra, dsum, _ = _counts(graph, labels)
-    if m == 0:
-        raise ValueError("modularity is undefined for a graph without edges")
-    return float(intra / m - resolution * np.sum((dsum / (2.0 * m)) ** 2))
+    return _modularity(_counts(graph, labels), resolution)
 
 
 def coverage(graph, labels):
@@ -81,10 +102,7 @@ def coverage(graph, labels):
     >>> print(round(coverage(nx.barbell_graph(3, 0), [0, 0, 0, 1, 1, 1]), 4))
     0.8571
     """
-    n, m, intra, _, _ = _counts(graph, labels)
-    if m == 0:
-        raise ValueError("coverage is undefined for a graph without edges")
-    return float(intra / m)
+    return _coverage(_counts(graph, labels))
 
 
 def performance(graph, labels):
@@ -96,13 +114,7 @@ def performance(graph, labels):
     >>> print(round(performance(nx.barbell_graph(3, 0), [0, 0, 0, 1, 1, 1]), 4))
     0.9333
     """
-    n, m, intra, _, sizes = _counts(graph, labels)
-    if n < 2:
-        raise ValueError(f"performance needs at least 2 nodes, got {n}")
-    pairs = n * (n - 1) / 2.0
-    inter_pairs = (n * n - np.sum(sizes ** 2)) / 2.0
-    inter_non_edges = inter_pairs - (m - intra)
-    return float((intra + inter_non_edges) / pairs)
+    return _performance(_counts(graph, labels))
 
 
 def partition_quality(graph, labels):
@@ -115,4 +127,11 @@ def partition_quality(graph, labels):
     >>> print(round(c, 4), round(p, 4))
     0.8571 0.9333
     """
-    return coverage(graph, labels), performance(graph, labels)
+    counts = _counts(graph, labels)
+    return _coverage(counts), _performance(counts)
+
+
+def quality(graph, labels):
+    """``(modularity, coverage, performance)`` from one pass over the edges."""
+    counts = _counts(graph, labels)
+    return _modularity(counts, 1.0), _coverage(counts), _performance(counts)
