@@ -27,7 +27,7 @@ import numpy as np
 
 from ..graph import stochastic_block_model
 from ._graphs import (BETHE, DEFAULT, KG1, KGD, OTHER, STYLES, mean_sd_str, overlaps,
-                      paired, save_png, weights_note)
+                      paired, save_png, verdict_lines, weights_note)
 from ._methods import method_seed, monte_carlo, pyplot, write_markdown
 
 NAME = "tpami-fig5"
@@ -192,8 +192,7 @@ def run(out, trials=None, quick=False, seed=0):
         "graphs ± its standard error. " + weights_note() + "\n",
         "Paper (no numbers printed): " + " ".join(f"({p}) {t}" for p, t in PAPER.items()),
         "", table(res), "", "Checks:\n",
-        "\n".join(f"- **{'holds' if ok else 'FAILS'}** — {text}: {detail}"
-                  for text, ok, detail in verdicts), "",
+        verdict_lines(verdicts), "",
         "Figures: " + ", ".join(f"`{os.path.basename(f)}`" for f in files)
         + " (error bars: one sd, as the paper; grey band: λ < 1, undetectable)."])
     return write_markdown(out, NAME, md)

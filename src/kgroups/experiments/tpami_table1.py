@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from ..graph import girvan_newman_benchmark
 from ._graphs import (BETHE, DEFAULT, KG1, KGD, OTHER, mean_sd_str, overlaps, paired,
-                      weights_note)
+                      verdict_lines, weights_note)
 from ._methods import method_seed, monte_carlo, write_markdown
 
 NAME = "tpami-table1"
@@ -94,8 +94,7 @@ def run(out, trials=None, quick=False, seed=0):
         table(results), "",
         "Checks (default weighting first: "
         f"{DEFAULT}; the other, {OTHER}, is reported for comparison):\n",
-        "\n".join(f"- **{'holds' if ok else 'FAILS'}** — {text}: {detail}"
-                  for text, ok, detail in sorted(verdicts, key=lambda v: DEFAULT not in v[0])),
+        verdict_lines(sorted(verdicts, key=lambda v: DEFAULT not in v[0])),
         "", "λ = 0.6 is below the detectability threshold λ = 1: both methods are at the "
         "noise level there (on 128 nodes the best-matched overlap of a partition that "
         "carries no information is still positive, about 0.18, not 0)."])
