@@ -44,7 +44,7 @@ CALLABLE = pairwise  # a callable semimetric (the energy distance, alpha = 1)
 
 @pytest.mark.parametrize("Est", [KernelKGroups, KernelKMeans])
 @pytest.mark.parametrize("params, X, match", [
-    ({"engine": "gpu"}, X20, r"engine='gpu' should be 'auto' or one of \('dense', 'sparse', "
+    ({"engine": "gpu"}, X20, r"engine='gpu' should be one of \('auto', 'dense', 'sparse', "
                              r"'matrix-free', 'low-rank'\)"),
     ({"engine": "low-rank", "n_components": 0}, X20, r"n_components=0 should be an integer >= 1"),
     ({"engine": "low-rank", "n_components": -3}, X20, r"n_components=-3"),

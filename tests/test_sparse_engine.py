@@ -159,8 +159,10 @@ def test_clear_errors():
         SparseEngine.from_matrix(K, np.ones(5), is_gram=False)
     with pytest.raises(ValueError, match="raw data with semimetric='energy'"):
         SparseEngine.from_semimetric(np.zeros((5, 2)), np.ones(5), "energy", {})
-    with pytest.raises(ValueError, match="sparse semimetric"):
+    with pytest.raises(ValueError, match="semimetric matrix should have a zero diagonal"):
         KernelKGroups(2, semimetric="precomputed").fit(K)
+    with pytest.raises(ValueError, match="sparse semimetric"):
+        KernelKGroups(2, semimetric="precomputed").fit(sp.csr_matrix(np.ones((5, 5)) - np.eye(5)))
 
 
 def test_engine_table_and_auto_selection():

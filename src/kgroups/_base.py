@@ -19,14 +19,15 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._backends import ENGINES, LANDMARKS, check_engine_input, check_fits, select_engine
-from ._init import check_init, initial_labels
-from ._semimetrics import check_semimetric, pairwise, rho_to_origin
+from ._backends import check_engine_input, check_fits, select_engine
+from ._init import initial_labels
+from ._semimetrics import pairwise, rho_to_origin
 from ._validation import (
-    check_int_param,
+    InvalidParameterError,
     check_n_clusters,
+    check_precomputed,
     check_sample_weight,
-    check_square_symmetric,
+    validate_params,
 )
 
 # Rows of new data scored at once by ``predict``: bounds its memory.
@@ -97,31 +98,20 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
 
     def _check_params(self, n_samples):
         owner = self._owner()
-        if self.kernel not in (None, "precomputed"):
-            raise ValueError(f"{owner}: kernel={self.kernel!r} should be None or 'precomputed'")
-        if self.kernel is None:
-            check_semimetric(self.semimetric, self.alpha, self.sigma, self.theta)
+        validate_params(owner, self.get_params(deep=False))
         check_n_clusters(self.n_clusters, n_samples, owner)
-        check_int_param("n_init", self.n_init, 1, owner)
-        check_int_param("max_iter", self.max_iter, 1, owner)
-        if not (np.isscalar(self.tol) and 0 <= self.tol < 1):
-            raise ValueError(f"{owner}: tol={self.tol!r} should be a number in [0, 1)")
-        if self.engine != "auto" and self.engine not in ENGINES:
-            raise ValueError(
-                f"{owner}: engine={self.engine!r} should be 'auto' or one of {tuple(ENGINES)}")
-        if np.dtype(self.dtype) not in (np.float64, np.float32):
-            raise ValueError(f"{owner}: dtype={self.dtype!r} should be 'float64' or 'float32'")
-        check_int_param("n_components", self.n_components, 1, owner)
-        if not (isinstance(self.landmarks, str) and self.landmarks in LANDMARKS):
-            raise ValueError(f"{owner}: landmarks={self.landmarks!r} should be one of {LANDMARKS}")
-        check_init(self.init, owner)
+        if self.kernel == "precomputed" and self.semimetric == "precomputed":
+            raise InvalidParameterError(
+                f"{owner}: kernel='precomputed' and semimetric='precomputed' contradict each "
+                "other: X is either a Gram matrix (kernel='precomputed', semimetric ignored) "
+                "or a semimetric matrix (semimetric='precomputed', kernel=None)")
 
     def _validate_X(self, X, reset):
         X = validate_data(self, X, reset=reset, dtype=np.float64,
                           accept_sparse="csr" if self._precomputed() else False)
         if reset and self._precomputed():
-            what = "Gram matrix" if self.kernel == "precomputed" else "semimetric matrix"
-            X = check_square_symmetric(X, what, self._owner())
+            kind = "gram" if self.kernel == "precomputed" else "semimetric"
+            X = check_precomputed(X, kind, self._owner())
         return X
 
     def _build_engine(self, X, w):

@@ -23,19 +23,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.cluster import kmeans_plusplus
 
-from ._validation import check_init_labels
-
-INIT_NAMES = ("k-means++", "kernel-k-means++", "random", "spectral")
-
-
-def check_init(init, owner):
-    """Validate ``init`` (a name or labels); returns it unchanged."""
-    if isinstance(init, str):
-        if init not in INIT_NAMES:
-            raise ValueError(f"{owner}: init={init!r} should be one of {INIT_NAMES} or an array of labels")
-    elif not hasattr(init, "__len__"):
-        raise ValueError(f"{owner}: init={init!r} should be one of {INIT_NAMES} or an array of labels")
-    return init
+from ._validation import INIT_NAMES, check_init_labels
 
 
 def initial_labels(init, engine, X, k, rng, spectral_gram=None, owner="KernelKGroups"):

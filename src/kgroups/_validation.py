@@ -1,100 +1,487 @@
-"""Input checks shared by the estimators: each error names the value and what was expected."""
+"""The front door: one table of parameter constraints and one set of array checks.
+
+Every public callable of kgroups (estimators and functions) is described once in
+:data:`PARAMETER_CONSTRAINTS`, keyed by its public name, and checked by
+:func:`validate_params` (estimators call it in ``fit``; functions are wrapped by
+:func:`validated`). An error names the callable, the parameter, the value and
+what was expected, and is an :class:`InvalidParameterError` (both a
+``ValueError`` and a ``TypeError``, so either ``except`` catches it).
+
+Arrays are checked by the helpers below, one rule each: data
+(:func:`check_data`), weights (:func:`check_sample_weight`), labels
+(:func:`encode_labels`, :func:`check_init_labels`), precomputed semimetric and
+Gram matrices (:func:`check_precomputed`), with one symmetry tolerance
+(:data:`SYMMETRY_RTOL`) and one integer rule (:class:`Integer`).
+"""
 
 from __future__ import annotations
 
+import functools
+import inspect
 import numbers
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
+__all__ = [
+    "InvalidParameterError", "Integer", "Real", "Options", "PARAMETER_CONSTRAINTS",
+    "SYMMETRY_RTOL", "check_data", "check_init_labels", "check_n_clusters",
+    "check_precomputed", "check_sample_weight", "encode_labels", "validate_params",
+    "validated",
+]
 
-def check_n_clusters(n_clusters, n_samples, owner="KernelKGroups"):
+# Relative tolerance of every symmetry (and zero-diagonal) check of a matrix.
+SYMMETRY_RTOL = 1e-10
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """A parameter or input that breaks its constraint (a ValueError and a TypeError)."""
+
+
+def describe(value, width=60):
+    """Short text for a value in an error message (arrays by shape and dtype)."""
+    if sp.issparse(value):
+        return f"a scipy.sparse matrix of shape {value.shape}"
+    if isinstance(value, np.ndarray) and value.size > 8:
+        return f"an array of shape {value.shape} and dtype {value.dtype}"
+    text = repr(value)
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
+# --------------------------------------------------------------------------- constraints
+@dataclass(frozen=True)
+class Integer:
+    """An integral number (numpy integers too; not bool, not 2.0) in ``[low, high]``."""
+
+    low: int | None = None
+    high: int | None = None
+
+    def __call__(self, v):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral):
+            return False
+        return (self.low is None or v >= self.low) and (self.high is None or v <= self.high)
+
+    def __str__(self):
+        if self.low is not None and self.high is not None:
+            return f"an integer in [{self.low}, {self.high}]"
+        if self.low is not None:
+            return f"an integer >= {self.low}"
+        return "an integer" if self.high is None else f"an integer <= {self.high}"
+
+
+@dataclass(frozen=True)
+class Real:
+    """A finite real number (integers too, not bool) in an interval."""
+
+    low: float | None = None
+    high: float | None = None
+    closed: str = "both"  # "both", "left", "right" or "neither"
+
+    def __call__(self, v):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
+            return False
+        if not np.isfinite(v):
+            return False
+        lo_ok = self.low is None or (v >= self.low if self.closed in ("both", "left")
+                                     else v > self.low)
+        hi_ok = self.high is None or (v <= self.high if self.closed in ("both", "right")
+                                      else v < self.high)
+        return lo_ok and hi_ok
+
+    def __str__(self):
+        if self.low is None and self.high is None:
+            return "a finite number"
+        if self.high is None:
+            return f"a number {'>=' if self.closed in ('both', 'left') else '>'} {self.low}"
+        if self.low is None:
+            return f"a number {'<=' if self.closed in ('both', 'right') else '<'} {self.high}"
+        left = "[" if self.closed in ("both", "left") else "("
+        right = "]" if self.closed in ("both", "right") else ")"
+        return f"a number in {left}{self.low}, {self.high}{right}"
+
+
+@dataclass(frozen=True)
+class Options:
+    """One of a fixed set of strings."""
+
+    values: tuple
+
+    def __call__(self, v):
+        return isinstance(v, str) and v in self.values
+
+    def __str__(self):
+        return f"one of {self.values}"
+
+
+@dataclass(frozen=True)
+class _Kind:
+    test: object
+    text: str
+
+    def __call__(self, v):
+        return self.test(v)
+
+    def __str__(self):
+        return self.text
+
+
+def _is_array_like(v):
+    return (sp.issparse(v) or isinstance(v, np.ndarray)
+            or (hasattr(v, "__len__") and not isinstance(v, (str, bytes, dict)))
+            or hasattr(v, "__array__"))
+
+
+NONE = _Kind(lambda v: v is None, "None")
+BOOLEAN = _Kind(lambda v: isinstance(v, (bool, np.bool_)), "a boolean")
+CALLABLE = _Kind(callable, "a callable")
+ARRAY = _Kind(_is_array_like, "array-like")
+RANDOM_STATE = _Kind(
+    lambda v: v is None or (Integer(0, 2**32 - 1)(v))
+    or isinstance(v, (np.random.RandomState, np.random.Generator)),
+    "None, an integer in [0, 2**32 - 1], a numpy RandomState or Generator")
+PATH = _Kind(lambda v: isinstance(v, (str, bytes)) or hasattr(v, "__fspath__"), "a file path")
+ANY = _Kind(lambda v: True, "anything")
+
+SEMIMETRIC_NAMES = ("energy", "laplacian", "gaussian", "localized", "sinusoidal")
+ENGINE_NAMES = ("auto", "dense", "sparse", "matrix-free", "low-rank")
+INIT_NAMES = ("k-means++", "kernel-k-means++", "random", "spectral")
+
+# Shared groups of constraints (parameters with one meaning everywhere).
+_SEMIMETRIC = {
+    "semimetric": [Options(SEMIMETRIC_NAMES + ("precomputed",)), CALLABLE],
+    "alpha": [Real(0, 2, "right")],
+    "sigma": [Real(0, None, "neither")],
+    "theta": [Real(0, None, "neither")],
+}
+_WEIGHT = [NONE, ARRAY, Real(0, None, "neither")]
+_N_CLUSTERS = [Integer(1)]
+_GRAPH = [ANY]  # networkx graph, adjacency matrix, GraphData or path: checked by as_adjacency
+_R = [Options(("sqrt-mean-degree", "zeta")), Real(1, None, "neither")]
+
+_ESTIMATOR = {
+    "n_clusters": _N_CLUSTERS,
+    **_SEMIMETRIC,
+    "kernel": [NONE, Options(("precomputed",))],
+    "init": [Options(INIT_NAMES), ARRAY],
+    "n_init": [Integer(1)],
+    "max_iter": [Integer(1)],
+    "tol": [Real(0, 1, "left")],
+    "engine": [Options(ENGINE_NAMES)],
+    "dtype": [Options(("float64", "float32")),
+              _Kind(lambda v: v in (np.float64, np.float32), "numpy.float64 or numpy.float32")],
+    "n_components": [Integer(1)],
+    "landmarks": [Options(("k-means++", "uniform", "fourier"))],
+    "random_state": [RANDOM_STATE],
+    "verbose": [Integer(0), BOOLEAN],
+}
+
+_COMMUNITY = {
+    "n_clusters": [NONE, Integer(1)],
+    "r": _R,
+    "weights": [Options(("none", "degree"))],
+    "init": [Options(("bethe", "random")), ARRAY],
+    "n_init": [Integer(1)],
+    "max_k": [Integer(1)],
+    "max_iter": [Integer(1)],
+    "tol": [Real(0, 1, "left")],
+    "kmeans_n_init": [Integer(1)],
+    "random_state": [RANDOM_STATE],
+    "verbose": [Integer(0), BOOLEAN],
+}
+
+# The table: public name -> {parameter: [constraints, any of which may hold]}.
+PARAMETER_CONSTRAINTS = {
+    # estimators and their function forms
+    "KernelKGroups": _ESTIMATOR,
+    "KernelKMeans": _ESTIMATOR,
+    "kernel_kgroups": {"X": [ARRAY], "n_clusters": _N_CLUSTERS, "sample_weight": _WEIGHT,
+                       **_ESTIMATOR},
+    "spectral_kgroups": {"G": [ARRAY], "n_clusters": _N_CLUSTERS, "sample_weight": _WEIGHT,
+                         "random_state": [RANDOM_STATE], "n_init": [Integer(1)],
+                         "eigen_solver": [Options(("auto", "dense", "arpack"))]},
+    "onedim_kgroups": {"x": [ARRAY], "sample_weight": _WEIGHT},
+    # energy statistics
+    "energy_distance": {"X": [ARRAY], "Y": [ARRAY], **_SEMIMETRIC,
+                        "sample_weight_x": _WEIGHT, "sample_weight_y": _WEIGHT},
+    "g": {"X": [ARRAY], "Y": [NONE, ARRAY], **_SEMIMETRIC, "sample_weight_x": _WEIGHT,
+          "sample_weight_y": _WEIGHT, "precomputed": [BOOLEAN]},
+    "within_energy": {"X": [ARRAY], "labels": [ARRAY], **_SEMIMETRIC,
+                      "sample_weight": _WEIGHT, "precomputed": [BOOLEAN]},
+    "between_energy": {"X": [ARRAY], "labels": [ARRAY], **_SEMIMETRIC,
+                       "sample_weight": _WEIGHT, "precomputed": [BOOLEAN]},
+    "total_energy": {"X": [ARRAY], **_SEMIMETRIC, "sample_weight": _WEIGHT,
+                     "precomputed": [BOOLEAN]},
+    "energy_test": {"samples": [ARRAY], "n_permutations": [Integer(0)], **_SEMIMETRIC,
+                    "random_state": [RANDOM_STATE]},
+    "pairwise": {"X": [ARRAY], "Y": [NONE, ARRAY], **_SEMIMETRIC},
+    # graphs
+    "CommunityKGroups": _COMMUNITY,
+    "detect_communities": {"graph": _GRAPH, "k": [NONE, Integer(1)], **_COMMUNITY},
+    "estimate_k": {"A": _GRAPH, "r": _R, "max_k": [Integer(1)],
+                   "random_state": [RANDOM_STATE]},
+    "bethe_hessian": {"A": _GRAPH, "r": _R},
+    "bethe_spectral": {"A": _GRAPH, "n_clusters": _N_CLUSTERS, "r": _R,
+                       "n_init": [Integer(1)], "random_state": [RANDOM_STATE]},
+    "read_graph": {"path": [PATH], "label": [NONE, Options(()), _Kind(
+                       lambda v: isinstance(v, str), "a string")],
+                   "delimiter": [NONE, _Kind(lambda v: isinstance(v, str) and len(v) == 1,
+                                             "a one-character string")],
+                   "header": [NONE, BOOLEAN], "directed": [BOOLEAN]},
+    "as_adjacency": {"graph": _GRAPH, "label": [NONE, _Kind(lambda v: isinstance(v, str),
+                                                            "a string")]},
+    "stochastic_block_model": {"n": [Integer(1)], "k": [Integer(1)],
+                               "d": [Real(0, None, "neither")], "lam": [Real(0, None)],
+                               "balanced": [BOOLEAN], "random_state": [RANDOM_STATE]},
+    "girvan_newman_benchmark": {"lam": [Real(0, None)], "balanced": [BOOLEAN],
+                                "random_state": [RANDOM_STATE]},
+    "modularity": {"graph": _GRAPH, "labels": [ARRAY], "resolution": [Real(0, None)]},
+    "coverage": {"graph": _GRAPH, "labels": [ARRAY]},
+    "performance": {"graph": _GRAPH, "labels": [ARRAY]},
+    "partition_quality": {"graph": _GRAPH, "labels": [ARRAY]},
+    # metrics
+    "accuracy": {"labels_true": [ARRAY], "labels_pred": [ARRAY]},
+    "overlap": {"labels_true": [ARRAY], "labels_pred": [ARRAY]},
+}
+
+
+def validate_params(owner, params):
+    """Check ``params`` (name -> value) against ``PARAMETER_CONSTRAINTS[owner]``.
+
+    Every name must be in the table: an unknown name is a programming error of
+    kgroups (a KeyError), never silently passed.
+
+    Examples
+    --------
+    >>> validate_params("KernelKGroups", {"n_init": 3})
+    >>> validate_params("KernelKGroups", {"n_init": 0})
+    Traceback (most recent call last):
+    ...
+    kgroups._validation.InvalidParameterError: KernelKGroups: n_init=0 should be an integer >= 1
+    """
+    table = PARAMETER_CONSTRAINTS[owner]
+    for name, value in params.items():
+        rules = table[name]
+        if not any(rule(value) for rule in rules):
+            expected = " or ".join(str(r) for r in rules)
+            raise InvalidParameterError(f"{owner}: {name}={describe(value)} should be {expected}")
+
+
+def validated(func):
+    """Decorator: check a public function's arguments against its row of the table.
+
+    ``**params`` are checked under their own names; ``*samples`` each under the
+    name of the star argument.
+    """
+    sig = inspect.signature(func)
+    owner = func.__name__
+    star = {p.name: p.kind for p in sig.parameters.values()
+            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        try:
+            bound = sig.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise InvalidParameterError(f"{owner}: {exc}") from None
+        flat = {}
+        for name, value in bound.arguments.items():
+            if star.get(name) == inspect.Parameter.VAR_KEYWORD:
+                unknown = set(value) - set(PARAMETER_CONSTRAINTS[owner])
+                if unknown:
+                    raise InvalidParameterError(
+                        f"{owner}: unexpected parameter(s) {sorted(unknown)}; expected some of "
+                        f"{sorted(PARAMETER_CONSTRAINTS[owner])}")
+                flat.update(value)
+            elif star.get(name) == inspect.Parameter.VAR_POSITIONAL:
+                for v in value:
+                    validate_params(owner, {name: v})
+            else:
+                flat[name] = value
+        validate_params(owner, flat)
+        return func(*args, **kwargs)
+
+    return wrapper
+
+
+# --------------------------------------------------------------------------- arrays
+def check_data(X, name="X", owner="kgroups", *, allow_1d=False, min_samples=1):
+    """Dense float64 2-D array of finite numbers (1-D is one feature when ``allow_1d``).
+
+    A scipy.sparse matrix, strings, objects, ragged lists, NaN or inf, and empty
+    arrays get an error naming ``name``.
+    """
+    if sp.issparse(X):
+        raise InvalidParameterError(
+            f"{owner}: {name} is a scipy.sparse matrix of shape {X.shape}; this function "
+            f"needs dense data: pass {name}.toarray()")
+    try:
+        arr = np.asarray(X)
+        if arr.dtype.kind not in "biuf":
+            if arr.dtype.kind == "O" or arr.dtype.kind in "USV":
+                arr = arr.astype(np.float64)
+            else:
+                raise TypeError(arr.dtype)
+        arr = np.asarray(arr, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(
+            f"{owner}: {name}={describe(X)} should be an array of numbers") from None
+    if arr.ndim == 1 and allow_1d:
+        arr = arr[:, None]
+    if arr.ndim != 2:
+        want = "a 1-D or 2-D" if allow_1d else "a 2-D (n_samples, n_features)"
+        raise InvalidParameterError(f"{owner}: {name} should be {want} array, got shape {arr.shape}")
+    if arr.shape[0] < min_samples or arr.shape[1] == 0:
+        raise InvalidParameterError(
+            f"{owner}: {name} has shape {arr.shape}; expected at least {min_samples} row(s) "
+            "and 1 column")
+    check_finite(arr, name, owner)
+    return arr
+
+
+def check_finite(arr, name, owner="kgroups"):
+    """Raise naming the first NaN or infinite entry of ``arr``."""
+    data = arr.data if sp.issparse(arr) else arr
+    if not np.all(np.isfinite(data)):
+        if sp.issparse(arr):
+            raise InvalidParameterError(f"{owner}: {name} contains NaN or infinity; "
+                                        "expected finite values")
+        bad = tuple(int(b) for b in np.argwhere(~np.isfinite(arr))[0])
+        raise InvalidParameterError(
+            f"{owner}: {name} contains NaN or infinity: {name}[{', '.join(map(str, bad))}]="
+            f"{float(arr[bad])!r}; expected finite values")
+
+
+def check_n_clusters(n_clusters, n_samples, owner="KernelKGroups", name="n_clusters"):
     """``1 <= n_clusters <= n_samples`` as an integer."""
-    if isinstance(n_clusters, bool) or not isinstance(n_clusters, numbers.Integral):
-        raise ValueError(
-            f"{owner}: n_clusters={n_clusters!r} should be an integer >= 1"
-        )
-    if n_clusters < 1:
-        raise ValueError(f"{owner}: n_clusters={n_clusters} should be >= 1")
+    if not Integer(1)(n_clusters):
+        raise InvalidParameterError(
+            f"{owner}: {name}={describe(n_clusters)} should be an integer >= 1")
     if n_samples < n_clusters:
-        raise ValueError(
-            f"{owner}: n_samples={n_samples} should be >= n_clusters={n_clusters}"
-        )
+        raise InvalidParameterError(
+            f"{owner}: n_samples={n_samples} should be >= {name}={n_clusters}")
     return int(n_clusters)
 
 
-def check_int_param(name, value, low, owner):
-    """An integer parameter ``>= low``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-        raise ValueError(f"{owner}: {name}={value!r} should be an integer >= {low}")
-    return int(value)
+def check_sample_weight(sample_weight, n_samples, owner="KernelKGroups", name="sample_weight"):
+    """Float64 weights of shape (n_samples,), finite and > 0 (default: ones).
 
-
-def check_sample_weight(sample_weight, n_samples, owner="KernelKGroups"):
-    """Float64 weights of shape (n_samples,), finite and > 0 (default: ones)."""
+    A scalar means that weight for every sample.
+    """
     if sample_weight is None:
         return np.ones(n_samples)
-    if isinstance(sample_weight, numbers.Real):
-        w = np.full(n_samples, float(sample_weight))
-    else:
+    if sp.issparse(sample_weight):
+        raise InvalidParameterError(f"{owner}: {name} should be a dense 1-D array, got "
+                                    f"{describe(sample_weight)}")
+    try:
         w = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(
+            f"{owner}: {name}={describe(sample_weight)} should be an array of numbers") from None
+    if w.ndim == 0:
+        w = np.full(n_samples, float(w))
     if w.ndim != 1 or w.shape[0] != n_samples:
-        raise ValueError(
-            f"{owner}: sample_weight has shape {w.shape}, expected ({n_samples},)"
-        )
+        raise InvalidParameterError(
+            f"{owner}: {name} has shape {w.shape}, expected ({n_samples},)")
     bad = ~np.isfinite(w) | (w <= 0)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ValueError(
-            f"{owner}: sample_weight[{i}]={float(w[i])!r}; weights should be finite and "
-            "> 0 (no zero, negative, NaN or inf weight)"
-        )
+        raise InvalidParameterError(
+            f"{owner}: {name}[{i}]={float(w[i])!r}; weights should be finite and "
+            "> 0 (no zero, negative, NaN or inf weight)")
     return w
 
 
-def check_square_symmetric(A, what, owner="KernelKGroups", rtol=1e-10):
-    """A finite, square, symmetric matrix (dense or sparse) as float64."""
-    if sp.issparse(A):
-        A = sp.csr_matrix(A, dtype=np.float64)
-        data = A.data
-    else:
-        A = np.asarray(A, dtype=np.float64)
-        data = A
-    if A.ndim != 2 or A.shape[0] != A.shape[1]:
-        raise ValueError(f"{owner}: a precomputed {what} should be square, got shape {A.shape}")
-    if not np.all(np.isfinite(data)):
-        raise ValueError(f"{owner}: the precomputed {what} contains NaN or inf")
+def encode_labels(labels, n_samples, owner="kgroups", name="labels"):
+    """Codes ``0..k-1`` (in sorted order of the values) and the values, one per sample.
+
+    Any hashable, sortable values (integers, strings); NaN and None are refused.
+    """
+    lab = np.asarray(labels)
+    if lab.ndim != 1 or lab.shape[0] != n_samples:
+        raise InvalidParameterError(
+            f"{owner}: {name} has shape {lab.shape}, expected ({n_samples},) "
+            "(one label per sample)")
+    if lab.dtype.kind == "f" and not np.all(np.isfinite(lab)):
+        raise InvalidParameterError(f"{owner}: {name} contains NaN or infinity")
+    if lab.dtype.kind == "O" and any(v is None or (isinstance(v, float) and v != v)
+                                     for v in lab):
+        raise InvalidParameterError(f"{owner}: {name} contains None or NaN")
+    try:
+        values, codes = np.unique(lab, return_inverse=True)
+    except TypeError:
+        raise InvalidParameterError(
+            f"{owner}: {name} mixes values that cannot be compared (e.g. numbers and "
+            "strings)") from None
+    return codes.reshape(-1).astype(np.int64), values
+
+
+def check_init_labels(labels, n_samples, n_clusters, owner="KernelKGroups", name="init"):
+    """Given starting labels: integers in ``[0, n_clusters)``, one per sample."""
+    if sp.issparse(labels):
+        raise InvalidParameterError(f"{owner}: {name} labels should be a 1-D array, got "
+                                    f"{describe(labels)}")
+    lab = np.asarray(labels)
+    if lab.ndim != 1 or lab.shape[0] != n_samples:
+        raise InvalidParameterError(
+            f"{owner}: {name} labels have shape {lab.shape}, expected ({n_samples},)")
+    if lab.dtype.kind not in "iuf" or (lab.dtype.kind == "f" and (
+            not np.all(np.isfinite(lab)) or np.any(lab != np.round(lab)))):
+        raise InvalidParameterError(
+            f"{owner}: {name} labels should be integers in [0, {n_clusters - 1}], got "
+            f"{describe(labels)}")
+    lab = lab.astype(np.int64)
+    if lab.min() < 0 or lab.max() >= n_clusters:
+        raise InvalidParameterError(
+            f"{owner}: {name} labels should lie in [0, {n_clusters - 1}], "
+            f"got min={lab.min()} max={lab.max()}")
+    return lab
+
+
+def check_precomputed(A, kind, owner="KernelKGroups", name="X"):
+    """A precomputed ``kind="semimetric"`` or ``"gram"`` matrix, dense or sparse, as float64.
+
+    Both: square, finite, symmetric to :data:`SYMMETRY_RTOL` of the largest
+    entry. A semimetric also: non-negative and a zero diagonal (same tolerance).
+    """
+    what = "Gram matrix" if kind == "gram" else "semimetric matrix"
+    try:
+        A = sp.csr_matrix(A, dtype=np.float64) if sp.issparse(A) else np.asarray(A, np.float64)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(
+            f"{owner}: {name}={describe(A)} should be a numeric precomputed {what}") from None
+    if A.ndim != 2 or A.shape[0] != A.shape[1] or A.shape[0] == 0:
+        raise InvalidParameterError(
+            f"{owner}: a precomputed {what} should be square (n_samples, n_samples), "
+            f"got shape {A.shape}")
+    check_finite(A, name, owner)
+    data = A.data if sp.issparse(A) else A
+    scale = float(abs(data).max()) if data.size else 0.0
+    tol = SYMMETRY_RTOL * max(scale, 1e-300)
     diff = abs(A - A.T)
     worst = diff.max() if diff.shape[0] else 0.0
-    scale = abs(A).max() if A.shape[0] else 0.0
-    if worst > rtol * max(scale, 1e-300):
+    if worst > tol:
         if sp.issparse(diff):
             diff = diff.tocoo()
             t = int(np.argmax(diff.data))
             i, j = int(diff.row[t]), int(diff.col[t])
         else:
             i, j = np.unravel_index(int(np.argmax(diff)), diff.shape)
-        raise ValueError(
+        raise InvalidParameterError(
             f"{owner}: the precomputed {what} should be symmetric, but "
-            f"X[{i}, {j}]={float(A[i, j])!r} != X[{j}, {i}]={float(A[j, i])!r}"
-        )
+            f"{name}[{i}, {j}]={float(A[i, j])!r} != {name}[{j}, {i}]={float(A[j, i])!r}")
+    if kind == "semimetric":
+        if data.size and data.min() < -tol:
+            i, j = np.unravel_index(int(np.argmin(A.toarray() if sp.issparse(A) else A)),
+                                    A.shape)
+            raise InvalidParameterError(
+                f"{owner}: a precomputed semimetric matrix should be non-negative, got "
+                f"{name}[{i}, {j}]={float(A[i, j])!r}")
+        diag = A.diagonal()
+        if np.any(abs(diag) > tol):
+            i = int(np.argmax(abs(diag)))
+            raise InvalidParameterError(
+                f"{owner}: a precomputed semimetric matrix should have a zero diagonal "
+                f"(rho(x, x) = 0), got {name}[{i}, {i}]={float(diag[i])!r}; for a kernel "
+                "(Gram) matrix use kernel='precomputed'")
     return A
-
-
-def check_init_labels(labels, n_samples, n_clusters, owner="KernelKGroups"):
-    """Given starting labels: integers in [0, n_clusters), one per sample."""
-    lab = np.asarray(labels)
-    if lab.ndim != 1 or lab.shape[0] != n_samples:
-        raise ValueError(
-            f"{owner}: init labels have shape {lab.shape}, expected ({n_samples},)"
-        )
-    if not np.issubdtype(lab.dtype, np.integer):
-        if not np.all(np.isfinite(lab)) or np.any(lab != np.round(lab)):
-            raise ValueError(f"{owner}: init labels should be integers, got dtype {lab.dtype}")
-    lab = lab.astype(np.int64)
-    if lab.min() < 0 or lab.max() >= n_clusters:
-        raise ValueError(
-            f"{owner}: init labels should lie in [0, {n_clusters - 1}], "
-            f"got min={lab.min()} max={lab.max()}"
-        )
-    return lab
