@@ -17,10 +17,10 @@ from ._energy import (
     within_energy,
 )
 from ._kernel_kmeans import KernelKMeans
-from ._kgroups import KernelKGroups, KGroupsResult, kernel_kgroups
+from ._kgroups import KernelKGroups, KGroupsResult, improving_moves, kernel_kgroups
 from ._onedim import OneDimResult, onedim_kgroups
-from ._semimetrics import SEMIMETRICS, pairwise
-from ._spectral import spectral_kgroups
+from ._semimetrics import SEMIMETRICS, pairwise, rho_to_origin
+from ._spectral import kernel_from_semimetric_x0, spectral_embedding, spectral_kgroups
 
 __version__ = "0.1.0"
 
@@ -34,9 +34,13 @@ __all__ = [
     "between_energy",
     "energy_distance",
     "energy_test",
+    "improving_moves",
+    "kernel_from_semimetric_x0",
     "kernel_kgroups",
     "onedim_kgroups",
     "pairwise",
+    "rho_to_origin",
+    "spectral_embedding",
     "spectral_kgroups",
     "total_energy",
     "within_energy",

@@ -143,6 +143,13 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
         return gram
 
     # -- fit --------------------------------------------------------------
+    def _prepare(self, X, sample_weight):
+        """Validated data, weights and the engine: the one way from input to an engine."""
+        X = self._validate_X(X, reset=True)
+        self._check_params(X.shape[0])
+        w = check_sample_weight(sample_weight, X.shape[0], self._owner())
+        return X, w, self._build_engine(X, w)
+
     def fit(self, X, y=None, sample_weight=None):
         """Cluster ``X``; keep the best of ``n_init`` runs (highest objective).
 
@@ -159,11 +166,7 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
         -------
         self
         """
-        X = self._validate_X(X, reset=True)
-        n = X.shape[0]
-        self._check_params(n)
-        w = check_sample_weight(sample_weight, n, self._owner())
-        engine = self._build_engine(X, w)
+        X, w, engine = self._prepare(X, sample_weight)
         rs = check_random_state(self.random_state)
         rng = np.random.default_rng(rs.randint(np.iinfo(np.int32).max))
         raw = None if self._precomputed() else X

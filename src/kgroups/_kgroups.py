@@ -8,9 +8,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._base import BaseKernelClustering, RunResult
-from ._engine._gain import cluster_stats, objective
+from ._engine._gain import cluster_stats, count_improving_moves, objective
+from ._validation import check_init_labels, validated
 
-__all__ = ["KernelKGroups", "kernel_kgroups", "KGroupsResult"]
+__all__ = ["KernelKGroups", "kernel_kgroups", "KGroupsResult", "improving_moves"]
 
 
 def kgroups_single(engine, labels, n_clusters, max_iter, tol=0.0, verbose=0):
@@ -215,6 +216,7 @@ class KGroupsResult:
     n_iter: int
 
 
+@validated
 def kernel_kgroups(X, n_clusters, *, sample_weight=None, **params):
     """Function form of :class:`KernelKGroups` (same parameters).
 
@@ -227,3 +229,31 @@ def kernel_kgroups(X, n_clusters, *, sample_weight=None, **params):
     """
     est = KernelKGroups(n_clusters, **params).fit(X, sample_weight=sample_weight)
     return KGroupsResult(est.labels_, est.objective_, est.within_energy_, est.n_iter_)
+
+
+@validated
+def improving_moves(X, labels, *, sample_weight=None, **params):
+    """Number of points whose single move to another cluster lowers W (raises Q).
+
+    Zero exactly at a local optimum of Hartigan's method, the property every
+    converged :class:`KernelKGroups` fit has on the exact engines; use it to
+    check partitions found by other software. ``labels`` are integers in
+    ``[0, k)`` with ``k = labels.max() + 1``; the kernel is that of
+    ``KernelKGroups(**params)`` (same semimetric, engine, weights).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [0.1], [5.0], [5.2]])
+    >>> improving_moves(X, [0, 0, 1, 1]), improving_moves(X, [0, 1, 1, 1])
+    (0, 1)
+    """
+    params.pop("init", None)
+    lab = np.asarray(labels)
+    k = int(lab.max()) + 1 if lab.size and lab.dtype.kind in "iu" else 1
+    est = KernelKGroups(k, init=lab, **params)
+    X, w, engine = est._prepare(X, sample_weight)
+    lab = check_init_labels(labels, X.shape[0], k, "improving_moves", "labels")
+    M = engine.build_m(lab, k)
+    s, q, cnt = cluster_stats(M, lab, engine.w)
+    return int(count_improving_moves(M, lab, engine.w, engine.diag, s, q, cnt))

@@ -197,6 +197,8 @@ PARAMETER_CONSTRAINTS = {
     "KernelKMeans": _ESTIMATOR,
     "kernel_kgroups": {"X": [ARRAY], "n_clusters": _N_CLUSTERS, "sample_weight": _WEIGHT,
                        **_ESTIMATOR},
+    "improving_moves": {"X": [ARRAY], "labels": [ARRAY], "sample_weight": _WEIGHT,
+                        **_ESTIMATOR},
     "spectral_kgroups": {"G": [ARRAY], "n_clusters": _N_CLUSTERS, "sample_weight": _WEIGHT,
                          "random_state": [RANDOM_STATE], "n_init": [Integer(1)],
                          "eigen_solver": [Options(("auto", "dense", "arpack"))]},
