@@ -20,7 +20,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._backends import check_engine_input, check_fits, select_engine
+from ._engine._gain import cluster_stats
 from ._init import initial_labels
+from ._progress import FitProgress
 from ._semimetrics import pairwise, rho_to_origin
 from ._validation import (
     InvalidParameterError,
@@ -29,6 +31,11 @@ from ._validation import (
     check_sample_weight,
     validate_params,
 )
+
+# Raw data whose largest |entry| lies outside [SCALE_LOW, SCALE_HIGH] are rescaled
+# by a power of two for the semimetrics whose partitions do not depend on scale.
+SCALE_LOW, SCALE_HIGH = 1e-100, 1e100
+SCALE_FREE = ("energy", "gaussian", "laplacian")
 
 # Rows of new data scored at once by ``predict``: bounds its memory.
 PREDICT_BLOCK_BYTES = 64 * 2**20
@@ -44,6 +51,32 @@ class RunResult:
     n_moves: list = field(default_factory=list)
     converged: bool = True
     cluster_sums: np.ndarray = None  # q_l = sum_{x, y in C_l} B[x, y], for predict
+
+
+def fill_empty_clusters(engine, labels, M):
+    """Give every empty cluster the point whose move there raises Q most; in place.
+
+    Moving point ``i`` from cluster ``j`` (of two points or more) to an empty
+    cluster changes Q by ``A_j(i) + B_ii / w_i`` (paper eq. 50 with an empty
+    target), which for a positive semidefinite kernel is
+    ``w_i s_j / (s_j - w_i) ||phi(x_i) - m_j||^2 >= 0``: the (weighted)
+    farthest point from its cluster mean, as scikit-learn's k-means relocates.
+    With ``n_samples >= n_clusters`` a donor always exists, so the partition
+    returned has ``n_clusters`` non-empty clusters (identical points included).
+    Returns the number of clusters filled.
+    """
+    s, q, cnt = cluster_stats(M, labels, engine.w)
+    empty = np.flatnonzero(cnt == 0)
+    idx = np.arange(labels.shape[0])
+    for l in empty:
+        w, b, j = engine.w, engine.diag, labels
+        gain = (w * q[j] / s[j] - 2.0 * M[j, idx] + b) / np.maximum(s[j] - w, 1e-300) + b / w
+        gain[cnt[j] < 2] = -np.inf
+        i = int(np.argmax(gain))
+        engine.move_rows(np.array([i]), np.array([labels[i]]), np.array([l]), M)
+        labels[i] = l
+        s, q, cnt = cluster_stats(M, labels, engine.w)
+    return empty.size
 
 
 class BaseKernelClustering(ClusterMixin, BaseEstimator):
@@ -91,7 +124,40 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
         return type(self).__name__
 
     def _params(self):
-        return {"alpha": self.alpha, "sigma": self.sigma, "theta": self.theta}
+        """Semimetric parameters in the units of the (possibly rescaled) data."""
+        scale = getattr(self, "_scale", 1.0)
+        return {"alpha": self.alpha, "sigma": self.sigma * scale, "theta": self.theta}
+
+    def _rescaled(self, X):
+        """``X`` times a power of two when its entries would overflow or underflow.
+
+        ``||x - y||^alpha`` is homogeneous of degree alpha and the Gaussian and
+        Laplacian semimetrics depend on ``||x - y|| / sigma`` only, so their
+        partitions do not depend on a global scale: data whose largest entry lies
+        outside ``[SCALE_LOW, SCALE_HIGH]`` are multiplied by an exact power of two
+        (sigma too), and W is reported in the data's units. The other semimetrics
+        are not scale-free: such data get a clear error instead of NaN.
+        """
+        self._scale = 1.0
+        if self._precomputed() or callable(self.semimetric):
+            return X
+        big = float(np.max(np.abs(X)))
+        if big == 0.0 or SCALE_LOW <= big <= SCALE_HIGH:
+            return X
+        if self.semimetric not in SCALE_FREE:
+            raise InvalidParameterError(
+                f"{self._owner()}: X has entries of magnitude {big:.3g}, whose distances "
+                f"overflow or underflow float64, and semimetric={self.semimetric!r} is not "
+                f"scale-free; rescale X (semimetrics {SCALE_FREE} are rescaled automatically)")
+        self._scale = float(2.0 ** -np.floor(np.log2(big)))
+        return X * self._scale
+
+    def _objective_unit(self):
+        """Factor from the engine's Q (rescaled data) to Q in the data's units."""
+        if self.semimetric == "energy" and not self._precomputed():
+            with np.errstate(over="ignore"):  # inf here is reported by _set_fitted
+                return float(np.power(np.float64(self._scale), -float(self.alpha)))
+        return 1.0
 
     def _precomputed(self):
         return self.kernel == "precomputed" or self.semimetric == "precomputed"
@@ -147,6 +213,7 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
         """Validated data, weights and the engine: the one way from input to an engine."""
         X = self._validate_X(X, reset=True)
         self._check_params(X.shape[0])
+        X = self._rescaled(X)
         w = check_sample_weight(sample_weight, X.shape[0], self._owner())
         return X, w, self._build_engine(X, w)
 
@@ -172,12 +239,21 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
         raw = None if self._precomputed() else X
         gram = self._spectral_gram_fn(X, engine)
         n_init = 1 if not isinstance(self.init, str) else self.n_init
+        progress = FitProgress(self._owner(), n_init, self.max_iter, self.verbose)
+        progress.say(f"engine={engine.name!r} for n_samples={X.shape[0]}, "
+                     f"n_clusters={self.n_clusters}")
         best = None
-        for _ in range(n_init):
-            labels0 = initial_labels(self.init, engine, raw, self.n_clusters, rng, gram, self._owner())
-            run = self._single_run(engine, labels0)
-            if best is None or run.objective > best.objective:
-                best = run
+        try:
+            for r in range(n_init):
+                progress.start(r)
+                labels0 = initial_labels(self.init, engine, raw, self.n_clusters, rng, gram,
+                                         self._owner())
+                run = self._single_run(engine, labels0, progress)
+                progress.end(run.objective)
+                if best is None or run.objective > best.objective:
+                    best = run
+        finally:
+            progress.close()
         if not best.converged:
             warnings.warn(
                 f"{self._owner()}: the best run stopped at max_iter={self.max_iter} before "
@@ -188,11 +264,17 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
     def _set_fitted(self, best, engine, X, w):
         k = self.n_clusters
         self.labels_ = best.labels
-        self.objective_ = float(best.objective)
+        unit = self._objective_unit()
         # W = sum_i w_i K_ii - Q for the semimetric the kernel induces (DESIGN s.1);
         # K = -rho/2 has a zero diagonal, so there W = -Q.
         trace = float((engine.diag / w).sum()) if self.kernel == "precomputed" else 0.0
-        self.within_energy_ = trace - float(best.objective)
+        self.objective_ = float(best.objective) * unit
+        self.within_energy_ = (trace - float(best.objective)) * unit
+        if not (np.isfinite(self.objective_) and np.isfinite(self.within_energy_)):
+            raise ValueError(
+                f"{self._owner()}: the objective of the partition found is beyond the "
+                f"float64 range in the units of X (Q={self.objective_!r}, "
+                f"W={self.within_energy_!r}); divide X by a constant")
         self.n_iter_ = best.n_iter
         self.n_moves_ = list(best.n_moves)
         self.cluster_weights_ = np.bincount(best.labels, weights=w, minlength=k)
@@ -287,17 +369,24 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
         -------
         labels : ndarray of shape (n_new,)
         """
+        return self._predict_scaled(self._validate_new(X))
+
+    def _validate_new(self, X):
+        """New data, checked against the fit and in the fit's (rescaled) units."""
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64,
                           accept_sparse="csr" if self.kernel == "precomputed" else False)
+        return X if self._scale == 1.0 else X * self._scale
+
+    def _predict_scaled(self, X):
         return np.argmax(self._insertion_gain(X), axis=1).astype(np.int64)
 
     def score(self, X, y=None, sample_weight=None):
         """Objective Q (= -W) of ``X`` partitioned by :meth:`predict`; higher is better."""
         if self._precomputed():
             raise ValueError(f"{self._owner()}: score needs raw data, not a precomputed matrix")
-        labels = self.predict(X)
-        X = np.asarray(X, dtype=np.float64)
+        X = self._validate_new(X)
+        labels = self._predict_scaled(X)
         w = check_sample_weight(sample_weight, X.shape[0], self._owner())
         largest = int(np.bincount(labels).max())
         check_fits(8 * largest * largest, f"score: the distances within a cluster of "
@@ -307,7 +396,7 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
             idx = np.flatnonzero(labels == l)
             rho = pairwise(X[idx], None, self.semimetric, **self._params())
             total += w[idx] @ rho @ w[idx] / (2.0 * w[idx].sum())
-        return -total
+        return -total * self._objective_unit()
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

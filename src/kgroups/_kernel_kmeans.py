@@ -8,37 +8,45 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from ._base import BaseKernelClustering, RunResult
+from ._base import BaseKernelClustering, RunResult, fill_empty_clusters
 from ._engine._gain import cluster_stats, lloyd_assign, objective
 
 __all__ = ["KernelKMeans", "kmeans_single"]
 
 
-def kmeans_single(engine, labels, n_clusters, max_iter, tol=0.0, verbose=0):
+def kmeans_single(engine, labels, n_clusters, max_iter, tol=0.0, progress=None):
     """One run of batch kernel k-means from ``labels``.
 
     Every iteration assigns all points with ``M`` fixed, then applies the
-    changes to ``M`` (O(n) each, dense). A partition seen before means the
-    iteration cycles (possible with an indefinite kernel): stop with a
-    ``ConvergenceWarning``.
+    changes to ``M`` (O(n) each, dense). A cluster left empty (by the start
+    or by an assignment) gets the point whose move there raises Q most, the
+    weighted farthest point from its mean in feature space
+    (:func:`~kgroups._base.fill_empty_clusters`), as scikit-learn's k-means
+    relocates empty clusters. A partition seen before means the iteration
+    cycles (possible with an indefinite kernel): stop with a
+    ``ConvergenceWarning``. ``progress(iteration, changes, Q)`` is called
+    after each iteration when given.
     """
     labels = np.array(labels, dtype=np.int64, copy=True)
     n = labels.shape[0]
     M = engine.build_m(labels, n_clusters)
+    fill_empty_clusters(engine, labels, M)
     s, q, _ = cluster_stats(M, labels, engine.w)
     seen = {labels.tobytes()}
     n_moves, converged = [], False
     for it in range(max_iter):
         new = labels.copy()
         changed = lloyd_assign(M, s, q, engine.w, new)
-        n_moves.append(int(changed))
         if changed:
             pts = np.flatnonzero(new != labels)
             engine.move_rows(pts, labels[pts], new[pts], M)
+            fill_empty_clusters(engine, new, M)
+            changed = int(np.count_nonzero(new != labels))
             labels = new
             s, q, _ = cluster_stats(M, labels, engine.w)
-        if verbose:
-            print(f"iteration {it + 1}: {changed} changes, Q = {objective(s, q):.10g}")
+        n_moves.append(int(changed))
+        if progress is not None:
+            progress(it + 1, int(changed), float(objective(s, q)))
         if changed == 0 or changed < tol * n:
             converged = True
             break
@@ -73,7 +81,10 @@ class KernelKMeans(BaseKernelClustering):
     48-49 require; here ``q`` is always exact. Lloyd's method converges for a
     positive semidefinite kernel; with an indefinite one it can cycle, which is
     detected (a partition repeats) and stops with a ``ConvergenceWarning``. A
-    cluster that empties stays empty.
+    cluster that empties (or starts empty) is re-seeded with the point whose
+    move there raises Q most, the weighted farthest point from its cluster
+    mean in feature space (as scikit-learn's k-means does in input space), so
+    ``labels_`` always has ``n_clusters`` non-empty clusters.
 
     Parameters
     ----------
@@ -190,6 +201,6 @@ class KernelKMeans(BaseKernelClustering):
         score[:, empty] = -np.inf
         return score
 
-    def _single_run(self, engine, labels0):
+    def _single_run(self, engine, labels0, progress=None):
         return kmeans_single(engine, labels0, self.n_clusters, self.max_iter,
-                             self.tol, self.verbose)
+                             self.tol, progress)

@@ -7,32 +7,35 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._base import BaseKernelClustering, RunResult
+from ._base import BaseKernelClustering, RunResult, fill_empty_clusters
 from ._engine._gain import cluster_stats, count_improving_moves, objective
 from ._validation import check_init_labels, validated
 
 __all__ = ["KernelKGroups", "kernel_kgroups", "KGroupsResult", "improving_moves"]
 
 
-def kgroups_single(engine, labels, n_clusters, max_iter, tol=0.0, verbose=0):
+def kgroups_single(engine, labels, n_clusters, max_iter, tol=0.0, progress=None):
     """One run of Algorithm 2 from ``labels``: sweeps until no point moves.
 
-    Builds ``M`` once (one pass over ``B``), then each sweep costs O(n k) for
-    the gains plus O(n) per move (dense) to update two rows of ``M``. Stops when
-    a sweep moves no point, fewer than ``tol * n`` points, or after ``max_iter``
-    sweeps.
+    Builds ``M`` once (one pass over ``B``), fills any empty cluster of the
+    start (:func:`~kgroups._base.fill_empty_clusters`; Hartigan never empties
+    one after that), then each sweep costs O(n k) for the gains plus O(n) per
+    move (dense) to update two rows of ``M``. Stops when a sweep moves no
+    point, fewer than ``tol * n`` points, or after ``max_iter`` sweeps.
+    ``progress(sweep, moves, Q)``, when given, is called after each sweep.
     """
     labels = np.array(labels, dtype=np.int64, copy=True)
     n = labels.shape[0]
     M = engine.build_m(labels, n_clusters)                  # step 1
+    fill_empty_clusters(engine, labels, M)
     s, q, cnt = cluster_stats(M, labels, engine.w)          # step 2
     n_moves = []
     converged = False
     for it in range(max_iter):                              # step 3: repeat
         moves = engine.sweep(labels, M, s, q, cnt)          # steps 4-15
         n_moves.append(int(moves))
-        if verbose:
-            print(f"sweep {it + 1}: {moves} moves, Q = {objective(s, q):.10g}")
+        if progress is not None:
+            progress(it + 1, int(moves), float(objective(s, q)))
         if moves == 0 or moves < tol * n:                   # step 16
             converged = True
             break
@@ -201,9 +204,9 @@ class KernelKGroups(BaseKernelClustering):
     0.0
     """
 
-    def _single_run(self, engine, labels0):
+    def _single_run(self, engine, labels0, progress=None):
         return kgroups_single(engine, labels0, self.n_clusters, self.max_iter,
-                              self.tol, self.verbose)
+                              self.tol, progress)
 
 
 @dataclass

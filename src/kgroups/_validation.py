@@ -459,6 +459,10 @@ def check_precomputed(A, kind, owner="KernelKGroups", name="X"):
     check_finite(A, name, owner)
     data = A.data if sp.issparse(A) else A
     scale = float(abs(data).max()) if data.size else 0.0
+    if not np.isfinite(scale * float(A.shape[0]) ** 2):
+        raise InvalidParameterError(
+            f"{owner}: the precomputed {what} has entries of magnitude {scale:.3g}, whose "
+            f"sums over the {A.shape[0]}^2 pairs overflow float64; divide {name} by a constant")
     tol = SYMMETRY_RTOL * max(scale, 1e-300)
     diff = abs(A - A.T)
     worst = diff.max() if diff.shape[0] else 0.0

@@ -1,0 +1,52 @@
+"""Progress of a fit: a tqdm bar on stderr and, with ``verbose``, one line per event.
+
+The bar counts sweeps over all restarts (``n_init * max_iter``; a restart that
+converges early jumps to its end), appears only after a second and only when
+stderr is a terminal (``disable=None``), and is removed when the fit ends.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+
+class FitProgress:
+    """Reporter handed to the single-run drivers as ``progress(sweep, moves, Q)``."""
+
+    def __init__(self, owner, n_init, max_iter, verbose):
+        from tqdm.auto import tqdm
+
+        self.owner, self.n_init, self.max_iter, self.verbose = owner, n_init, max_iter, verbose
+        self.t0 = time.perf_counter()
+        self.bar = tqdm(total=n_init * max_iter, desc=owner, unit="sweep", disable=None,
+                        delay=1.0, leave=False, file=sys.stderr, dynamic_ncols=True)
+        self.restart, self.sweeps = 0, 0
+
+    def say(self, text):
+        """One line on stdout (only with ``verbose``), without breaking the bar."""
+        if self.verbose:
+            self.bar.write(f"{self.owner}: {text}", file=sys.stdout)
+
+    def start(self, restart):
+        self.restart, self.sweeps = restart, 0
+        self.say(f"restart {restart + 1}/{self.n_init}: starting ({self.elapsed():.2f} s)")
+
+    def __call__(self, sweep, moves, objective):
+        self.sweeps = sweep
+        self.bar.update(1)
+        self.bar.set_postfix(restart=f"{self.restart + 1}/{self.n_init}", moves=moves,
+                             refresh=False)
+        self.say(f"restart {self.restart + 1}/{self.n_init}, sweep {sweep}: {moves} moves, "
+                 f"Q = {objective:.10g} ({self.elapsed():.2f} s)")
+
+    def end(self, objective):
+        self.bar.update(self.max_iter - self.sweeps)
+        self.say(f"restart {self.restart + 1}/{self.n_init}: Q = {objective:.10g} after "
+                 f"{self.sweeps} sweeps ({self.elapsed():.2f} s)")
+
+    def close(self):
+        self.bar.close()
+
+    def elapsed(self):
+        return time.perf_counter() - self.t0
