@@ -418,24 +418,24 @@ def encode_labels(labels, n_samples, owner="kgroups", name="labels"):
     return codes.reshape(-1).astype(np.int64), values
 
 
-def check_init_labels(labels, n_samples, n_clusters, owner="KernelKGroups", name="init"):
+def check_init_labels(labels, n_samples, n_clusters, owner="KernelKGroups", name="init labels"):
     """Given starting labels: integers in ``[0, n_clusters)``, one per sample."""
     if sp.issparse(labels):
-        raise InvalidParameterError(f"{owner}: {name} labels should be a 1-D array, got "
+        raise InvalidParameterError(f"{owner}: {name} should be a 1-D array, got "
                                     f"{describe(labels)}")
     lab = np.asarray(labels)
     if lab.ndim != 1 or lab.shape[0] != n_samples:
         raise InvalidParameterError(
-            f"{owner}: {name} labels have shape {lab.shape}, expected ({n_samples},)")
+            f"{owner}: {name} have shape {lab.shape}, expected ({n_samples},)")
     if lab.dtype.kind not in "iuf" or (lab.dtype.kind == "f" and (
             not np.all(np.isfinite(lab)) or np.any(lab != np.round(lab)))):
         raise InvalidParameterError(
-            f"{owner}: {name} labels should be integers in [0, {n_clusters - 1}], got "
+            f"{owner}: {name} should be integers in [0, {n_clusters - 1}], got "
             f"{describe(labels)}")
     lab = lab.astype(np.int64)
     if lab.min() < 0 or lab.max() >= n_clusters:
         raise InvalidParameterError(
-            f"{owner}: {name} labels should lie in [0, {n_clusters - 1}], "
+            f"{owner}: {name} should lie in [0, {n_clusters - 1}], "
             f"got min={lab.min()} max={lab.max()}")
     return lab
 

@@ -1,0 +1,236 @@
+"""Hostile inputs to the estimators and their function forms (issue: one front door).
+
+Each case ends in a clear error naming the callable, the parameter and the
+value, or in a correct answer: ``n_clusters`` non-empty clusters and a finite
+objective (and, on the exact engines, no improving single move left).
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kgroups import KernelKGroups, KernelKMeans, improving_moves, kernel_kgroups
+
+ESTIMATORS = [KernelKGroups, KernelKMeans]
+RNG = np.random.default_rng(0)
+X20 = RNG.normal(size=(20, 3))
+D20 = np.sqrt(((X20[:, None] - X20[None]) ** 2).sum(-1))
+
+
+def _check_partition(est, k):
+    counts = np.bincount(est.labels_, minlength=k)
+    assert counts.shape == (k,) and counts.min() >= 1, counts
+    assert np.isfinite(est.objective_) and np.isfinite(est.within_energy_)
+
+
+# --------------------------------------------------------------- never an empty cluster
+EMPTY_CASES = [
+    (KernelKGroups, {"n_clusters": 2}, np.ones((20, 3))),
+    (KernelKGroups, {"n_clusters": 2, "init": "kernel-k-means++"}, np.ones((20, 3))),
+    (KernelKGroups, {"n_clusters": 2, "engine": "low-rank", "n_components": 1}, np.ones((20, 3))),
+    (KernelKGroups, {"n_clusters": 2, "dtype": "float32"}, np.ones((20, 3))),
+    (KernelKGroups, {"n_clusters": 5}, np.repeat(X20[:3], 10, 0)),
+    (KernelKGroups, {"n_clusters": 4, "engine": "matrix-free"}, np.repeat(X20[:2], 1000, 0)),
+    (KernelKGroups, {"n_clusters": 3, "init": "random"}, np.ones((10, 2))),
+    (KernelKGroups, {"n_clusters": 3, "init": "spectral"}, np.ones((10, 2))),
+    (KernelKGroups, {"n_clusters": 3, "init": np.array([0, 0, 0, 0, 1, 1, 1, 1, 1, 1])},
+     X20[:10]),
+    (KernelKMeans, {"n_clusters": 3, "init": "random"}, np.ones((10, 2))),
+    (KernelKMeans, {"n_clusters": 3, "init": "spectral"}, np.ones((10, 2))),
+    (KernelKMeans, {"n_clusters": 3, "init": np.zeros(10, dtype=int)}, X20[:10]),
+    (KernelKMeans, {"n_clusters": 5}, np.repeat(X20[:3], 10, 0)),
+    (KernelKMeans, {"n_clusters": 4, "engine": "matrix-free"}, np.repeat(X20[:2], 1000, 0)),
+    (KernelKGroups, {"n_clusters": 3, "semimetric": "precomputed"}, np.zeros((6, 6))),
+    (KernelKGroups, {"n_clusters": 2, "kernel": "precomputed"}, np.ones((6, 6))),
+]
+
+
+@pytest.mark.parametrize("Est, params, X", EMPTY_CASES)
+def test_never_an_empty_cluster(Est, params, X):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # KernelKMeans may warn that ties cycle
+        est = Est(random_state=0, **params).fit(X)
+    _check_partition(est, params["n_clusters"])
+
+
+def test_function_form_fills_clusters():
+    res = kernel_kgroups(np.ones((10, 2)), 3)
+    assert np.bincount(res.labels, minlength=3).min() >= 1
+
+
+# --------------------------------------------------------------- never NaN
+@pytest.mark.parametrize("Est", ESTIMATORS)
+@pytest.mark.parametrize("factor", [1e200, 1e-200, 1e300])
+def test_extreme_scales_give_the_same_partition_and_scaled_w(Est, factor):
+    X = np.vstack([RNG.normal(0, 1, (30, 2)), RNG.normal(5, 1, (30, 2))])
+    ref = Est(2, random_state=0).fit(X)
+    est = Est(2, random_state=0).fit(X * factor)
+    np.testing.assert_array_equal(est.labels_, ref.labels_)
+    assert est.within_energy_ == pytest.approx(ref.within_energy_ * factor, rel=1e-12)
+    np.testing.assert_array_equal(est.predict(X * factor), ref.predict(X))
+
+
+def test_gaussian_scales_with_sigma():
+    X = np.vstack([RNG.normal(0, 1, (30, 2)), RNG.normal(5, 1, (30, 2))])
+    ref = KernelKGroups(2, semimetric="gaussian", sigma=2.0, random_state=0).fit(X)
+    big = KernelKGroups(2, semimetric="gaussian", sigma=2e250, random_state=0).fit(X * 1e250)
+    np.testing.assert_array_equal(big.labels_, ref.labels_)
+    assert big.within_energy_ == pytest.approx(ref.within_energy_, rel=1e-12)
+
+
+@pytest.mark.parametrize("params, match", [
+    ({"semimetric": "localized"}, r"magnitude .* semimetric='localized' is not scale-free"),
+    ({"alpha": 2.0}, r"beyond the float64 range"),
+])
+def test_unscalable_data_get_clear_errors(params, match):
+    with pytest.raises(ValueError, match=match):
+        KernelKGroups(2, random_state=0, **params).fit(X20 * 1e200)
+
+
+def test_precomputed_overflow_is_refused():
+    with pytest.raises(ValueError, match=r"overflow float64; divide X by a constant"):
+        KernelKGroups(2, kernel="precomputed").fit(np.eye(5) * 1e308)
+
+
+def test_callable_semimetric_returning_nan_is_named():
+    def bad(A, B):
+        out = np.abs(A[:, :1] - B[:, 0])
+        out[0, -1] = np.nan
+        return out
+    with pytest.raises(ValueError, match=r"semimetric"):
+        KernelKGroups(2, semimetric=bad, engine="dense").fit(X20)
+
+
+# --------------------------------------------------------------- clear errors
+PARAM_CASES = [
+    ({"n_clusters": 0}, r"KernelK\w+: n_clusters=0 should be an integer >= 1"),
+    ({"n_clusters": 2.0}, r"n_clusters=2.0 should be an integer"),
+    ({"n_clusters": True}, r"n_clusters=True should be an integer"),
+    ({"n_clusters": 21}, r"n_samples=20 should be >= n_clusters=21"),
+    ({"n_init": 0}, r"n_init=0 should be an integer >= 1"),
+    ({"n_init": 1.5}, r"n_init=1.5 should be an integer >= 1"),
+    ({"max_iter": -1}, r"max_iter=-1 should be an integer >= 1"),
+    ({"tol": 1}, r"tol=1 should be a number in \[0, 1\)"),
+    ({"tol": float("nan")}, r"tol=nan should be a number"),
+    ({"engine": "gpu"}, r"engine='gpu' should be one of"),
+    ({"dtype": "bogus"}, r"dtype='bogus' should be one of \('float64', 'float32'\)"),
+    ({"dtype": np.int64}, r"dtype=.* should be one of"),
+    ({"landmarks": "x"}, r"landmarks='x' should be one of"),
+    ({"n_components": 0}, r"n_components=0 should be an integer >= 1"),
+    ({"random_state": "seed"}, r"random_state='seed' should be None, an integer"),
+    ({"random_state": -1}, r"random_state=-1 should be None, an integer"),
+    ({"verbose": -1}, r"verbose=-1 should be an integer >= 0"),
+    ({"alpha": 0}, r"alpha=0 should be a number in \(0, 2\]"),
+    ({"alpha": 2.5}, r"alpha=2.5 should be a number in \(0, 2\]"),
+    ({"sigma": -1.0}, r"sigma=-1.0 should be a number > 0"),
+    ({"theta": float("inf")}, r"theta=inf should be a number > 0"),
+    ({"semimetric": "cosine"}, r"semimetric='cosine' should be one of .* or a callable"),
+    ({"kernel": "rbf"}, r"kernel='rbf' should be None or one of \('precomputed',\)"),
+    ({"init": "kmeans"}, r"init='kmeans' should be one of"),
+    ({"init": 3}, r"init=3 should be one of"),
+    ({"init": np.array(["a", "b"] * 10)}, r"init labels should be integers"),
+    ({"init": np.arange(19)}, r"init labels have shape \(19,\), expected \(20,\)"),
+    ({"init": np.r_[np.zeros(19), 0.5]}, r"init labels should be integers"),
+    ({"init": np.r_[np.zeros(19), -1]}, r"init labels should lie in \[0, 1\]"),
+    ({"init": np.r_[np.zeros(19), 2]}, r"init labels should lie in \[0, 1\]"),
+    ({"init": np.r_[np.zeros(19), np.nan]}, r"init labels should be integers"),
+]
+
+
+@pytest.mark.parametrize("Est", ESTIMATORS)
+@pytest.mark.parametrize("params, match", PARAM_CASES)
+def test_bad_parameters_are_named(Est, params, match):
+    params = {"n_clusters": 2, **params}
+    with pytest.raises(ValueError, match=match):
+        Est(**params).fit(X20)
+
+
+def test_contradictory_precomputed_settings():
+    with pytest.raises(ValueError, match="contradict each other"):
+        KernelKGroups(2, kernel="precomputed", semimetric="precomputed").fit(D20)
+
+
+INPUT_CASES = [
+    (X20[:, :, None], {}, {}, r"3"),
+    (np.empty((0, 3)), {}, {}, r"0 sample|minimum of 1"),
+    (np.where(np.eye(20, 3) > 0, np.nan, X20), {}, {}, r"NaN"),
+    (np.where(np.eye(20, 3) > 0, np.inf, X20), {}, {}, r"infinity"),
+    (np.array([["a", "b"]] * 20), {}, {}, r"string|float"),
+    (sp.csr_matrix(X20), {}, {}, r"[Ss]parse"),
+    (X20, {}, {"sample_weight": np.zeros(20)}, r"sample_weight\[0\]=0.0; weights should be"),
+    (X20, {}, {"sample_weight": -np.ones(20)}, r"sample_weight\[0\]=-1.0"),
+    (X20, {}, {"sample_weight": np.r_[np.ones(19), np.nan]}, r"sample_weight\[19\]=nan"),
+    (X20, {}, {"sample_weight": np.ones(19)}, r"sample_weight has shape \(19,\), expected \(20,\)"),
+    (X20, {}, {"sample_weight": sp.csr_matrix(np.ones((1, 20)))}, r"sample_weight should be"),
+    (X20, {}, {"sample_weight": "heavy"}, r"sample_weight='heavy' should be an array"),
+    (np.ones((3, 4)), {"kernel": "precomputed"}, {}, r"square \(n_samples, n_samples\)"),
+    (np.triu(np.ones((4, 4))), {"kernel": "precomputed"}, {}, r"should be symmetric"),
+    (D20 - 1.0, {"semimetric": "precomputed"}, {}, r"non-negative|zero diagonal"),
+    (D20 + np.eye(20), {"semimetric": "precomputed"}, {}, r"zero diagonal"),
+]
+
+
+@pytest.mark.parametrize("Est", ESTIMATORS)
+@pytest.mark.parametrize("X, params, fit_kw, match", INPUT_CASES)
+def test_bad_inputs_are_named(Est, X, params, fit_kw, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        Est(2, **params).fit(X, **fit_kw)
+
+
+@pytest.mark.parametrize("Est", ESTIMATORS)
+def test_predict_checks_its_input(Est):
+    est = Est(2, random_state=0).fit(X20)
+    with pytest.raises(ValueError, match="features"):
+        est.predict(X20[:, :2])
+    with pytest.raises(ValueError, match="NaN"):
+        est.predict(np.full((2, 3), np.nan))
+    with pytest.raises(Exception, match="not fitted"):
+        Est(2).predict(X20)
+
+
+def test_function_forms_name_their_parameters():
+    with pytest.raises(ValueError, match=r"kernel_kgroups: n_clusters=0"):
+        kernel_kgroups(X20, 0)
+    with pytest.raises(TypeError, match=r"kernel_kgroups: unexpected parameter\(s\) \['bogus'\]"):
+        kernel_kgroups(X20, 2, bogus=1)
+    with pytest.raises(ValueError, match=r"improving_moves: labels should lie"):
+        improving_moves(X20, np.r_[np.zeros(19, int), -1])
+
+
+# --------------------------------------------------------------- property-based
+values = st.sampled_from([0.0, 1.0, -1.0, 1e-3, 2.5, 1e6, -7.0])
+
+
+@st.composite
+def problems(draw):
+    n = draw(st.integers(1, 14))
+    d = draw(st.integers(1, 3))
+    X = np.array(draw(st.lists(st.lists(values, min_size=d, max_size=d), min_size=n,
+                               max_size=n)))
+    k = draw(st.integers(1, n))
+    return X, k
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems(), st.sampled_from(["dense", "matrix-free"]),
+       st.sampled_from(["k-means++", "kernel-k-means++", "random"]), st.integers(0, 3))
+def test_any_small_input_gives_k_nonempty_clusters_at_a_hartigan_optimum(
+        prob, engine, init, seed):
+    X, k = prob
+    est = KernelKGroups(k, engine=engine, init=init, random_state=seed).fit(X)
+    _check_partition(est, k)
+    assert improving_moves(X, est.labels_, engine=engine) == 0
+
+
+@settings(max_examples=30, deadline=None)
+@given(problems(), st.integers(0, 3))
+def test_kernel_kmeans_any_small_input(prob, seed):
+    X, k = prob
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = KernelKMeans(k, init="random", random_state=seed).fit(X)
+    _check_partition(est, k)
