@@ -1,0 +1,105 @@
+"""The front door itself: the constraint table, its rules and who may reach the engines."""
+
+import inspect
+import pathlib
+import re
+
+import numpy as np
+import pytest
+
+import kgroups
+from kgroups import _validation as v
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def test_integer_rule():
+    rule = v.Integer(1)
+    assert rule(1) and rule(np.int64(3)) and rule(np.uint8(2))
+    assert not rule(True) and not rule(np.bool_(True)) and not rule(2.0) and not rule(0)
+    assert not rule("3") and not rule(None)
+    assert str(v.Integer(1, 5)) == "an integer in [1, 5]"
+
+
+def test_real_rule():
+    rule = v.Real(0, 2, "right")
+    assert rule(2) and rule(0.5) and rule(np.float32(1.0))
+    assert not rule(0) and not rule(2.0000001) and not rule(float("nan")) and not rule(True)
+    assert not v.Real()(float("inf"))
+    assert str(rule) == "a number in (0, 2]"
+
+
+def test_error_names_owner_parameter_value_and_expectation():
+    with pytest.raises(v.InvalidParameterError) as err:
+        v.validate_params("KernelKGroups", {"engine": "gpu"})
+    msg = str(err.value)
+    assert msg.startswith("KernelKGroups: engine='gpu' should be one of")
+    assert isinstance(err.value, ValueError) and isinstance(err.value, TypeError)
+
+
+def test_arrays_are_described_by_shape_not_dumped():
+    assert v.describe(np.zeros((100, 3))) == "an array of shape (100, 3) and dtype float64"
+    assert len(v.describe("x" * 500)) <= 60
+
+
+def test_unknown_parameter_is_a_programming_error():
+    with pytest.raises(KeyError):
+        v.validate_params("KernelKGroups", {"no_such_parameter": 1})
+
+
+def _public_callables():
+    import kgroups.graph
+    import kgroups.metrics
+
+    for module in (kgroups, kgroups.graph, kgroups.metrics):
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if inspect.isclass(obj) and hasattr(obj, "fit"):
+                yield name, obj
+            elif inspect.isfunction(obj) and name in v.PARAMETER_CONSTRAINTS:
+                yield name, obj
+
+
+@pytest.mark.parametrize("name, obj", list(_public_callables()))
+def test_every_parameter_of_a_public_callable_has_a_rule(name, obj):
+    if inspect.isclass(obj):
+        names = list(obj().get_params())
+    else:
+        names = [p.name for p in inspect.signature(inspect.unwrap(obj)).parameters.values()
+                 if p.kind != inspect.Parameter.VAR_KEYWORD]
+    row = v.PARAMETER_CONSTRAINTS[name]
+    missing = [p for p in names if p not in row]
+    assert not missing, f"{name}: parameters without a constraint: {missing}"
+
+
+def test_estimators_validate_only_through_the_table():
+    """One integer rule and one symmetry tolerance in the code base."""
+    src = ROOT / "src" / "kgroups"
+    offenders = []
+    for path in src.rglob("*.py"):
+        if path.name == "_validation.py":
+            continue
+        text = path.read_text()
+        if re.search(r"isinstance\([^)]*numbers\.Integral", text):
+            offenders.append(f"{path.relative_to(ROOT)}: its own integer rule")
+        if re.search(r"rtol\s*=\s*1e-1\d", text) and "symmetr" in text:
+            offenders.append(f"{path.relative_to(ROOT)}: its own symmetry tolerance")
+    assert not offenders, offenders
+
+
+def test_only_estimators_and_backends_reach_drivers_and_engines():
+    """`git grep` of kgroups_single/_backends/_engine outside the estimator layer is empty."""
+    allowed = {"_base.py", "_kgroups.py", "_kernel_kmeans.py", "_init.py", "_semimetrics.py",
+               "_progress.py", "_validation.py"}
+    pattern = re.compile(r"\b(kgroups_single|kmeans_single)\b|(from|import) [.\w]*_(backends|engine)\b")
+    offenders = []
+    for base in (ROOT / "src" / "kgroups", ROOT / "benchmarks"):
+        for path in base.rglob("*.py"):
+            rel = path.relative_to(ROOT)
+            if path.parent.name in ("_backends", "_engine") or (
+                    path.parent == ROOT / "src" / "kgroups" and path.name in allowed):
+                continue
+            for no, line in enumerate(path.read_text().splitlines(), 1):
+                if pattern.search(line):
+                    offenders.append(f"{rel}:{no}: {line.strip()}")
+    assert not offenders, "\n".join(offenders)
