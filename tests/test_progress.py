@@ -1,0 +1,32 @@
+"""Progress of a fit: verbose lines per restart and sweep, no bar off a terminal."""
+
+import numpy as np
+
+from kgroups import KernelKGroups, KernelKMeans
+
+X = np.random.default_rng(3).normal(size=(60, 2))
+
+
+def test_verbose_reports_engine_restarts_and_sweeps(capsys):
+    est = KernelKGroups(3, n_init=2, verbose=1, random_state=0).fit(X)
+    out, err = capsys.readouterr()
+    assert "KernelKGroups: engine='dense'" in out
+    for r in (1, 2):
+        assert f"restart {r}/2: starting" in out
+        assert f"restart {r}/2, sweep 1:" in out
+    last = [line for line in out.splitlines() if "restart 2/2, sweep" in line][-1]
+    assert last.split(": ")[2].startswith("0 moves")  # the last sweep moves nothing
+    assert f"Q = {est.objective_:.10g} after" in out  # the best restart's end line
+    assert err == ""  # stderr is not a terminal here: no progress bar
+
+
+def test_quiet_by_default(capsys):
+    KernelKMeans(3, random_state=0).fit(X)
+    out, err = capsys.readouterr()
+    assert out == "" and err == ""
+
+
+def test_kernel_kmeans_verbose_counts_iterations(capsys):
+    est = KernelKMeans(3, verbose=1, random_state=0).fit(X)
+    out, _ = capsys.readouterr()
+    assert out.count("restart 1/1, sweep") == est.n_iter_
