@@ -487,3 +487,25 @@ def check_precomputed(A, kind, owner="KernelKGroups", name="X"):
                 f"(rho(x, x) = 0), got {name}[{i}, {i}]={float(diag[i])!r}; for a kernel "
                 "(Gram) matrix use kernel='precomputed'")
     return A
+
+
+# --- energy helpers
+def as_random_state(random_state):
+    """A numpy RandomState or Generator from a value that :data:`RANDOM_STATE` accepts.
+
+    None gives numpy's global RandomState and an integer a new ``RandomState(seed)``
+    (scikit-learn's ``check_random_state``, without importing scikit-learn); a
+    RandomState or Generator is returned as is.
+    """
+    if random_state is None:
+        return np.random.mtrand._rand
+    if isinstance(random_state, (np.random.RandomState, np.random.Generator)):
+        return random_state
+    return np.random.RandomState(random_state)
+
+
+def uniform_sample(rs, shape):
+    """Uniform [0, 1) draws from a RandomState (``random_sample``) or Generator (``random``)."""
+    if isinstance(rs, np.random.Generator):
+        return rs.random(shape)
+    return rs.random_sample(shape)
