@@ -44,6 +44,7 @@ from ._validation import (
     check_sample_weight,
     describe,
     encode_labels,
+    pow2_scale,
     uniform_sample,
     validated,
 )
@@ -60,7 +61,6 @@ __all__ = [
 
 _BLOCK_ELEMENTS = 1 << 22  # semimetric values per block (32 MiB of float64)
 _MAX_DENSE_BYTES = 1 << 32  # energy_test refuses a pooled matrix above 4 GiB
-_SAFE_MAGNITUDE = (1e-100, 1e100)  # data / weights outside are rescaled by a power of 2
 
 
 # --------------------------------------------------------------------------- checks
@@ -100,16 +100,6 @@ def _check_same_features(X, Y, nx, ny, owner):
             "samples must have the same number of features")
 
 
-def _pow2_scale(magnitude):
-    """1.0, or the power of two nearest below ``magnitude`` when it is outside
-    :data:`_SAFE_MAGNITUDE` (squared distances or weight products would overflow
-    or underflow float64). Dividing by a power of two is exact."""
-    lo, hi = _SAFE_MAGNITUDE
-    if magnitude == 0.0 or lo <= magnitude <= hi:
-        return 1.0
-    return float(2.0 ** np.floor(np.log2(magnitude)))
-
-
 def _data_scale(arrays, spec):
     """Scale ``c`` of the data and the factor ``c**alpha`` of the statistics.
 
@@ -119,7 +109,7 @@ def _data_scale(arrays, spec):
     """
     if spec["semimetric"] != "energy":
         return 1.0, 1.0
-    c = _pow2_scale(max(float(np.max(np.abs(a))) for a in arrays))
+    c = pow2_scale(max(float(np.max(np.abs(a))) for a in arrays))
     return c, (1.0 if c == 1.0 else c ** spec["alpha"])
 
 
@@ -253,11 +243,11 @@ def g(
             R = check_data(X, "X", owner)
         wx = check_sample_weight(sample_weight_x, R.shape[0], owner, "sample_weight_x")
         wy = check_sample_weight(sample_weight_y, R.shape[1], owner, "sample_weight_y")
-        wx, wy = wx / _pow2_scale(wx.max()), wy / _pow2_scale(wy.max())
+        wx, wy = wx / pow2_scale(wx.max()), wy / pow2_scale(wy.max())
         return _finite(float(wx @ (R @ wy)) / (wx.sum() * wy.sum()), owner)
     X = check_data(X, "X", owner, allow_1d=True)
     wx = check_sample_weight(sample_weight_x, X.shape[0], owner, "sample_weight_x")
-    wx = wx / _pow2_scale(wx.max())  # g does not depend on the scale of the weights
+    wx = wx / pow2_scale(wx.max())  # g does not depend on the scale of the weights
     if Y is None:
         c, factor = _data_scale([X], spec)
         X = X / c if c != 1.0 else X
@@ -267,7 +257,7 @@ def g(
     Y = check_data(Y, "Y", owner, allow_1d=True)
     _check_same_features(X, Y, "X", "Y", owner)
     wy = check_sample_weight(sample_weight_y, Y.shape[0], owner, "sample_weight_y")
-    wy = wy / _pow2_scale(wy.max())
+    wy = wy / pow2_scale(wy.max())
     c, factor = _data_scale([X, Y], spec)
     if c != 1.0:
         X, Y = X / c, Y / c
@@ -350,7 +340,7 @@ def energy_distance(
     wx = check_sample_weight(sample_weight_x, X.shape[0], owner, "sample_weight_x")
     wy = check_sample_weight(sample_weight_y, Y.shape[0], owner, "sample_weight_y")
     # E does not depend on the scale of either weight vector
-    wx, wy = wx / _pow2_scale(wx.max()), wy / _pow2_scale(wy.max())
+    wx, wy = wx / pow2_scale(wx.max()), wy / pow2_scale(wy.max())
     c, factor = _data_scale([X, Y], spec)
     Z = np.vstack([X, Y]) if c == 1.0 else np.vstack([X, Y]) / c
     codes = np.repeat([0, 1], [X.shape[0], Y.shape[0]])
@@ -393,10 +383,10 @@ def _dispersion_inputs(owner, X, labels, semimetric, alpha, sigma, theta, sample
     else:
         codes, _ = encode_labels(labels, n, owner, "labels")
     w = check_sample_weight(sample_weight, n, owner, "sample_weight")
-    cw = _pow2_scale(w.max())
+    cw = pow2_scale(w.max())
     if spec["semimetric"] == "precomputed":  # W, S, T are linear in rho
         values = X.data if sp.issparse(X) else X
-        c = factor = _pow2_scale(float(np.max(np.abs(values), initial=0.0)))
+        c = factor = pow2_scale(float(np.max(np.abs(values), initial=0.0)))
     else:
         c, factor = _data_scale([X], spec)
     if c != 1.0:

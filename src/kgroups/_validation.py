@@ -509,3 +509,17 @@ def uniform_sample(rs, shape):
     if isinstance(rs, np.random.Generator):
         return rs.random(shape)
     return rs.random_sample(shape)
+
+
+SAFE_MAGNITUDE = (1e-100, 1e100)
+
+
+def pow2_scale(magnitude):
+    """1.0, or the power of two at or below ``magnitude`` when it lies outside
+    :data:`SAFE_MAGNITUDE` (so that squares, products and sums of such values
+    would overflow or underflow float64). Dividing by a power of two is exact,
+    so rescaling with it changes no result that did not overflow."""
+    lo, hi = SAFE_MAGNITUDE
+    if magnitude == 0.0 or lo <= magnitude <= hi:
+        return 1.0
+    return float(2.0 ** np.floor(np.log2(magnitude)))
