@@ -202,6 +202,10 @@ PARAMETER_CONSTRAINTS = {
     "spectral_kgroups": {"G": [ARRAY], "n_clusters": _N_CLUSTERS, "sample_weight": _WEIGHT,
                          "random_state": [RANDOM_STATE], "n_init": [Integer(1)],
                          "eigen_solver": [Options(("auto", "dense", "arpack"))]},
+    "spectral_embedding": {"G": [ARRAY], "n_clusters": _N_CLUSTERS, "sample_weight": _WEIGHT,
+                           "random_state": [RANDOM_STATE],
+                           "eigen_solver": [Options(("auto", "dense", "arpack"))]},
+    "kernel_from_semimetric_x0": {"rho_matrix": [ARRAY], "rho_to_x0": [ARRAY]},
     "onedim_kgroups": {"x": [ARRAY], "sample_weight": _WEIGHT},
     # energy statistics
     "energy_distance": {"X": [ARRAY], "Y": [ARRAY], **_SEMIMETRIC,
