@@ -381,7 +381,14 @@ def _dispersion_inputs(owner, X, labels, semimetric, alpha, sigma, theta, sample
     if labels is None:
         codes = np.zeros(n, dtype=np.int64)
     else:
-        codes, _ = encode_labels(labels, n, owner, "labels")
+        try:
+            codes, _ = encode_labels(labels, n, owner, "labels")
+        except InvalidParameterError:
+            raise
+        except ValueError:  # numpy: ragged nested sequences
+            raise InvalidParameterError(
+                f"{owner}: labels={describe(labels)} should be a 1-D array of labels, one "
+                "per sample") from None
     w = check_sample_weight(sample_weight, n, owner, "sample_weight")
     cw = pow2_scale(w.max())
     if spec["semimetric"] == "precomputed":  # W, S, T are linear in rho

@@ -248,6 +248,8 @@ PARAMETER_CONSTRAINTS = {
     # metrics
     "accuracy": {"labels_true": [ARRAY], "labels_pred": [ARRAY]},
     "overlap": {"labels_true": [ARRAY], "labels_pred": [ARRAY]},
+    "nmi": {"labels_true": [ARRAY], "labels_pred": [ARRAY]},
+    "ari": {"labels_true": [ARRAY], "labels_pred": [ARRAY]},
 }
 
 
