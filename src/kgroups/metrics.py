@@ -29,7 +29,6 @@ of true classes (used for community detection).
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from ._validation import InvalidParameterError, describe, encode_labels, validated
 
@@ -101,6 +100,8 @@ def accuracy(labels_true, labels_pred):
 
 
 def _accuracy_codes(t, p):
+    from scipy.optimize import linear_sum_assignment  # ~1 s to import: only when used
+
     table = _contingency(t, p)
     rows, cols = linear_sum_assignment(table, maximize=True)
     return float(table[rows, cols].sum() / t.shape[0])
