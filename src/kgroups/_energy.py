@@ -110,11 +110,16 @@ def _data_scale(arrays, spec):
     if spec["semimetric"] != "energy":
         return 1.0, 1.0
     c = pow2_scale(max(float(np.max(np.abs(a))) for a in arrays))
-    return c, (1.0 if c == 1.0 else c ** spec["alpha"])
+    if c == 1.0:
+        return 1.0, 1.0
+    with np.errstate(over="ignore", under="ignore"):  # inf: the statistic overflows
+        return c, float(np.float64(c) ** spec["alpha"])
 
 
 def _finite(value, owner, factor=1.0):
     """``value * factor`` as a float, or an error naming why it is not finite."""
+    if value == 0.0:  # also when factor overflowed: 0 * inf
+        return 0.0
     with np.errstate(over="ignore", invalid="ignore"):
         out = float(value * factor)
     if not np.isfinite(out):

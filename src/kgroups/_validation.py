@@ -528,4 +528,4 @@ def pow2_scale(magnitude):
     lo, hi = SAFE_MAGNITUDE
     if magnitude == 0.0 or lo <= magnitude <= hi:
         return 1.0
-    return float(2.0 ** np.floor(np.log2(magnitude)))
+    return float(np.ldexp(1.0, int(np.frexp(magnitude)[1]) - 1))  # 2**floor(log2 m)
