@@ -3,6 +3,7 @@
 import itertools
 
 import numpy as np
+import scipy.sparse
 import pytest
 
 from kgroups._onedim import OneDimResult, onedim_kgroups
@@ -163,15 +164,33 @@ def test_separated_groups_and_column_input():
 
 
 def test_errors():
-    with pytest.raises(ValueError, match="n_samples >= 2, got n_samples=1"):
+    with pytest.raises(ValueError, match=r"onedim_kgroups: x has shape \(1, 1\); expected at least 2"):
         onedim_kgroups([1.0])
-    with pytest.raises(ValueError, match=r"finite, got x\[1\]=nan"):
+    with pytest.raises(ValueError, match=r"onedim_kgroups: x contains NaN.*x\[1, 0\]=nan"):
         onedim_kgroups([1.0, np.nan, 2.0])
-    with pytest.raises(ValueError, match=r"finite, got x\[0\]=inf"):
+    with pytest.raises(ValueError, match=r"x\[0, 0\]=inf"):
         onedim_kgroups([np.inf, 2.0])
-    with pytest.raises(ValueError, match=r"got shape \(4, 2\)"):
+    with pytest.raises(ValueError, match=r"onedim_kgroups: x should have shape.*got shape \(4, 2\)"):
         onedim_kgroups(np.zeros((4, 2)))
-    with pytest.raises(ValueError, match=r"sample_weight should have shape \(3,\), got shape \(2,\)"):
+    with pytest.raises(ValueError, match=r"sample_weight has shape \(2,\), expected \(3,\)"):
         onedim_kgroups([1.0, 2.0, 3.0], sample_weight=[1.0, 1.0])
-    with pytest.raises(ValueError, match=r"sample_weight\[1\]=0.0"):
+    with pytest.raises(ValueError, match=r"onedim_kgroups: sample_weight\[1\]=0.0"):
         onedim_kgroups([1.0, 2.0, 3.0], sample_weight=[1.0, 0.0, 1.0])
+    with pytest.raises(ValueError, match=r"onedim_kgroups: x is a scipy.sparse matrix"):
+        onedim_kgroups(scipy.sparse.csr_matrix(np.ones((4, 1))))
+
+
+def test_extreme_magnitudes_scale_exactly():
+    # W(c x) = c W(x) and W with weights c w is c W(w); labels do not change
+    x = np.array([0.0, 1.0, 2.0, 10.0, 11.0, 13.0])
+    ref = onedim_kgroups(x)
+    for c in (2.0**600, 2.0**-600):
+        res = onedim_kgroups(x * c)
+        np.testing.assert_array_equal(res.labels, ref.labels)
+        assert res.within_energy == pytest.approx(c * ref.within_energy, rel=1e-14)
+        assert res.threshold == pytest.approx(c * ref.threshold, rel=1e-14)
+        res_w = onedim_kgroups(x, sample_weight=np.full(6, c))
+        assert res_w.within_energy == pytest.approx(c * ref.within_energy, rel=1e-14)
+    big = onedim_kgroups(np.array([-1.7e308, -1.6e308, 1.6e308, 1.7e308]))
+    assert big.labels.tolist() == [0, 0, 1, 1] and np.isfinite(big.within_energy)
+    assert big.threshold == 0.0

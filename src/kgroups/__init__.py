@@ -6,42 +6,82 @@ one-dimensional algorithm, energy statistics (energy distance, within and
 between energy, the k-sample energy test), graph community detection and the
 harness that reproduces França, Rizzo & Vogelstein, "Kernel k-Groups via
 Hartigan's Method", IEEE TPAMI 2020.
+
+``import kgroups`` loads nothing heavy: every public name is imported from its
+module the first time it is used (``kgroups.KernelKGroups`` or
+``from kgroups import KernelKGroups``), so scikit-learn, numba and scipy are
+loaded only by the parts that need them, and ``kgroups.graph``,
+``kgroups.datasets``, ``kgroups.experiments`` and ``kgroups.metrics`` only
+when asked for.
 """
 
-from ._energy import (
-    EnergyTestResult,
-    between_energy,
-    energy_distance,
-    energy_test,
-    total_energy,
-    within_energy,
-)
-from ._kernel_kmeans import KernelKMeans
-from ._kgroups import KernelKGroups, KGroupsResult, improving_moves, kernel_kgroups
-from ._onedim import OneDimResult, onedim_kgroups
-from ._semimetrics import SEMIMETRICS, pairwise, rho_to_origin
-from ._spectral import kernel_from_semimetric_x0, spectral_embedding, spectral_kgroups
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "EnergyTestResult",
-    "KGroupsResult",
-    "KernelKGroups",
-    "KernelKMeans",
-    "OneDimResult",
-    "SEMIMETRICS",
-    "between_energy",
-    "energy_distance",
-    "energy_test",
-    "improving_moves",
-    "kernel_from_semimetric_x0",
-    "kernel_kgroups",
-    "onedim_kgroups",
-    "pairwise",
-    "rho_to_origin",
-    "spectral_embedding",
-    "spectral_kgroups",
-    "total_energy",
-    "within_energy",
-]
+# public name -> private module that defines it
+_LAZY = {
+    "EnergyTestResult": "_energy",
+    "between_energy": "_energy",
+    "energy_distance": "_energy",
+    "energy_test": "_energy",
+    "total_energy": "_energy",
+    "within_energy": "_energy",
+    "KernelKMeans": "_kernel_kmeans",
+    "KGroupsResult": "_kgroups",
+    "KernelKGroups": "_kgroups",
+    "improving_moves": "_kgroups",
+    "kernel_kgroups": "_kgroups",
+    "OneDimResult": "_onedim",
+    "onedim_kgroups": "_onedim",
+    "SEMIMETRICS": "_semimetrics",
+    "pairwise": "_semimetrics",
+    "rho_to_origin": "_semimetrics",
+    "SpectralResult": "_spectral",
+    "kernel_from_semimetric_x0": "_spectral",
+    "spectral_embedding": "_spectral",
+    "spectral_kgroups": "_spectral",
+}
+# public subpackages, imported on first attribute access (``kgroups.graph``)
+_SUBMODULES = ("datasets", "experiments", "graph", "metrics")
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name):
+    module = _LAZY.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(f".{module}", __name__), name)
+        globals()[name] = value  # later look-ups skip __getattr__
+        return value
+    if name in _SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__) | set(_SUBMODULES))
+
+
+if TYPE_CHECKING:  # for type checkers and IDEs; never executed
+    from ._energy import (
+        EnergyTestResult,
+        between_energy,
+        energy_distance,
+        energy_test,
+        total_energy,
+        within_energy,
+    )
+    from ._kernel_kmeans import KernelKMeans
+    from ._kgroups import KernelKGroups, KGroupsResult, improving_moves, kernel_kgroups
+    from ._onedim import OneDimResult, onedim_kgroups
+    from ._semimetrics import SEMIMETRICS, pairwise, rho_to_origin
+    from ._spectral import (
+        SpectralResult,
+        kernel_from_semimetric_x0,
+        spectral_embedding,
+        spectral_kgroups,
+    )

@@ -51,6 +51,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._validation import (
+    InvalidParameterError,
+    check_data,
+    check_sample_weight,
+    pow2_scale,
+    validated,
+)
+
 __all__ = ["OneDimResult", "onedim_kgroups"]
 
 
@@ -75,33 +83,15 @@ class OneDimResult:
     within_energy: float
 
 
-def _check_1d(x, sample_weight):
-    """Validate ``x`` (shape (n,) or (n, 1)) and the weights; return float arrays."""
-    x = np.asarray(x, dtype=np.float64)
-    if x.ndim == 2 and x.shape[1] == 1:
-        x = x[:, 0]
-    if x.ndim != 1:
-        raise ValueError(
-            f"x should have shape (n_samples,) or (n_samples, 1), got shape {x.shape}"
-        )
-    if x.shape[0] < 2:
-        raise ValueError(f"x should have n_samples >= 2, got n_samples={x.shape[0]}")
-    if not np.all(np.isfinite(x)):
-        bad = int(np.flatnonzero(~np.isfinite(x))[0])
-        raise ValueError(f"x should be finite, got x[{bad}]={float(x[bad])!r}")
-    if sample_weight is None:
-        return x, np.ones_like(x)
-    w = np.asarray(sample_weight, dtype=np.float64)
-    if w.shape != x.shape:
-        raise ValueError(
-            f"sample_weight should have shape {x.shape}, got shape {w.shape}"
-        )
-    if not np.all(np.isfinite(w) & (w > 0)):
-        bad = int(np.flatnonzero(~(np.isfinite(w) & (w > 0)))[0])
-        raise ValueError(
-            f"sample_weight should be finite and > 0, got sample_weight[{bad}]={float(w[bad])!r}"
-        )
-    return x, w
+def _check_1d(x, sample_weight, owner="onedim_kgroups"):
+    """``x`` of shape (n,) or (n, 1), ``n >= 2``, and the weights, as float arrays."""
+    x = check_data(x, "x", owner, allow_1d=True, min_samples=2)
+    if x.shape[1] != 1:
+        raise InvalidParameterError(
+            f"{owner}: x should have shape (n_samples,) or (n_samples, 1) (one-dimensional "
+            f"data), got shape {x.shape}")
+    x = x[:, 0]
+    return x, check_sample_weight(sample_weight, x.shape[0], owner)
 
 
 def _prefix_pairwise(y, w):
@@ -132,6 +122,7 @@ def _split_energies(xs, ws):
     return p_left / s_left + p_right / s_right
 
 
+@validated
 def onedim_kgroups(x, sample_weight=None):
     """Exact two-class energy clustering of 1-D data with ``rho(x, y) = |x - y|``.
 
@@ -185,9 +176,13 @@ def onedim_kgroups(x, sample_weight=None):
     if not boundary.any():
         labels[order[0]] = 0
         return OneDimResult(labels, float(xs[0]), 0.0)
-    energies = _split_energies(xs, ws)
+    # W is homogeneous of degree 1 in x and in w: data or weights of extreme
+    # magnitude are divided by a power of two (exact) and W multiplied back.
+    cx = pow2_scale(float(np.max(np.abs(xs))))
+    cw = pow2_scale(float(ws.max()))
+    energies = _split_energies(xs / cx, ws / cw)  # exact division; cx = cw = 1 usually
     energies[~boundary] = np.inf
     m = int(np.argmin(energies)) + 1  # size of the left group
     labels[order[:m]] = 0
-    threshold = float(0.5 * (xs[m - 1] + xs[m]))
-    return OneDimResult(labels, threshold, float(energies[m - 1]))
+    threshold = float(0.5 * xs[m - 1] + 0.5 * xs[m])  # no overflow near 1e308
+    return OneDimResult(labels, threshold, float(energies[m - 1] * cx * cw))

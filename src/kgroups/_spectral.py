@@ -27,68 +27,117 @@ to the top :math:`k` eigenpairs), or ARPACK (``eigsh``) iterations of
 
 from __future__ import annotations
 
-import numbers
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 import scipy.linalg
 import scipy.sparse
 import scipy.sparse.linalg
-from sklearn.cluster import KMeans
-from sklearn.utils import check_random_state
 
-__all__ = ["spectral_kgroups", "spectral_embedding", "kernel_from_semimetric_x0"]
+from ._validation import (
+    InvalidParameterError,
+    as_random_state,
+    check_data,
+    check_n_clusters,
+    check_precomputed,
+    check_sample_weight,
+    validated,
+)
+
+__all__ = ["SpectralResult", "spectral_kgroups", "spectral_embedding",
+           "kernel_from_semimetric_x0"]
 
 _DENSE_MAX_N = 4000  # above this, "auto" uses ARPACK even for dense input
 
 
-def _check_gram(G):
-    """Validate a square, finite, symmetric Gram matrix; return it symmetrised."""
-    sparse = scipy.sparse.issparse(G)
-    G = scipy.sparse.csr_array(G, dtype=np.float64) if sparse else np.asarray(G, dtype=np.float64)
-    if G.ndim != 2 or G.shape[0] != G.shape[1]:
-        raise ValueError(f"G should be a square matrix of shape (n, n), got shape {G.shape}")
-    values = G.data if sparse else G
-    if not np.all(np.isfinite(values)):
-        raise ValueError("G should contain only finite values, got NaN or inf")
-    asym = abs(G - G.T).max() if sparse else np.max(np.abs(G - G.T), initial=0.0)
-    scale = abs(G).max() if sparse else np.max(np.abs(G), initial=0.0)
-    if asym > 1e-8 * max(scale, np.finfo(np.float64).tiny):
-        raise ValueError(
-            f"G should be symmetric, got max|G - G.T|={float(asym):.3g} "
-            f"with max|G|={float(scale):.3g}"
-        )
+@dataclass(frozen=True)
+class SpectralResult:
+    """Result of :func:`spectral_kgroups`.
+
+    Attributes
+    ----------
+    labels : ndarray of shape (n_samples,)
+        Cluster labels in ``0..k-1``; every cluster is non-empty.
+    eigenvalues : ndarray of shape (n_clusters,)
+        The ``k`` largest eigenvalues of :math:`\\mathcal{W}^{1/2} G
+        \\mathcal{W}^{1/2}`, in increasing order (the order of the columns of
+        ``embedding``); their sum is the optimum of the relaxed problem (eq. 29).
+    embedding : ndarray of shape (n_samples, n_clusters)
+        The row-normalised eigenvectors that k-means clustered
+        (:func:`spectral_embedding`).
+    """
+
+    labels: np.ndarray
+    eigenvalues: np.ndarray
+    embedding: np.ndarray
+
+
+def _check_gram(G, owner):
+    """Square, finite, symmetric Gram matrix (one tolerance), symmetrised exactly."""
+    G = check_precomputed(G, "gram", owner, "G")
+    if scipy.sparse.issparse(G):
+        G = scipy.sparse.csr_array(G)
     return (G + G.T) / 2
 
 
-def _check_weights(sample_weight, n):
-    """Return ``sqrt(w)`` for positive finite weights of length ``n`` (None -> None)."""
-    if sample_weight is None:
-        return None
-    w = np.asarray(sample_weight, dtype=np.float64)
-    if w.shape != (n,):
-        raise ValueError(f"sample_weight should have shape ({n},), got shape {w.shape}")
-    ok = np.isfinite(w) & (w > 0)
-    if not ok.all():
-        bad = int(np.flatnonzero(~ok)[0])
-        raise ValueError(
-            f"sample_weight should be finite and > 0, got sample_weight[{bad}]={float(w[bad])!r}"
-        )
-    return np.sqrt(w)
-
-
-def _top_eigenvectors(Gt, k, solver, random_state):
-    """Eigenvectors of the ``k`` largest eigenvalues of the symmetric ``Gt``."""
+def _top_eigenpairs(Gt, k, solver, random_state):
+    """Eigenpairs of the ``k`` largest eigenvalues of the symmetric ``Gt`` (increasing)."""
     n = Gt.shape[0]
     if solver == "arpack" and k < n - 1:
-        v0 = check_random_state(random_state).uniform(-1.0, 1.0, n)
-        _, vecs = scipy.sparse.linalg.eigsh(Gt, k=k, which="LA", v0=v0)
-        return vecs
+        v0 = random_state.uniform(-1.0, 1.0, n)
+        return scipy.sparse.linalg.eigsh(Gt, k=k, which="LA", v0=v0)
     dense = Gt.toarray() if scipy.sparse.issparse(Gt) else Gt
-    _, vecs = scipy.linalg.eigh(dense, subset_by_index=[n - k, n - 1])
-    return vecs
+    return scipy.linalg.eigh(dense, subset_by_index=[n - k, n - 1])
 
 
+def _embed(G, n_clusters, sample_weight, eigen_solver, random_state, owner):
+    """Checked inputs -> (row-normalised embedding, eigenvalues, weights or None)."""
+    G = _check_gram(G, owner)
+    n = G.shape[0]
+    k = check_n_clusters(n_clusters, n, owner)
+    w = None
+    if sample_weight is not None:
+        w = check_sample_weight(sample_weight, n, owner)
+        sqrt_w = np.sqrt(w)
+        if scipy.sparse.issparse(G):
+            G = scipy.sparse.csr_array(G.multiply(sqrt_w[:, None]).multiply(sqrt_w[None, :]))
+        else:
+            G = sqrt_w[:, None] * G * sqrt_w[None, :]
+    if eigen_solver == "auto":
+        eigen_solver = "arpack" if scipy.sparse.issparse(G) or n > _DENSE_MAX_N else "dense"
+    vals, U = _top_eigenpairs(G, k, eigen_solver, random_state)
+    norms = np.linalg.norm(U, axis=1, keepdims=True)
+    return U / np.where(norms > 0, norms, 1.0), np.asarray(vals, dtype=np.float64), w
+
+
+def _as_seed_state(random_state):
+    """RandomState for scikit-learn's KMeans (a Generator seeds a new RandomState)."""
+    rs = as_random_state(random_state)
+    if isinstance(rs, np.random.Generator):
+        return np.random.RandomState(int(rs.integers(0, 2**32)))
+    return rs
+
+
+def _fill_empty(labels, U, k):
+    """Give every empty cluster the point farthest from its centre in the largest one.
+
+    k-means returns fewer than ``k`` clusters when the embedding has fewer than
+    ``k`` distinct rows; a partition into ``k`` non-empty clusters still exists
+    when ``n >= k``. Runs only when a cluster is empty.
+    """
+    labels = labels.copy()
+    for j in range(k):
+        if np.any(labels == j):
+            continue
+        big = int(np.argmax(np.bincount(labels, minlength=k)))
+        members = np.flatnonzero(labels == big)
+        dist = np.linalg.norm(U[members] - U[members].mean(axis=0), axis=1)
+        labels[members[int(np.argmax(dist))]] = j
+    return labels
+
+
+@validated
 def spectral_embedding(G, n_clusters, *, sample_weight=None, eigen_solver="auto",
                        random_state=None):
     """Row-normalised top-``k`` eigenvectors of ``W^1/2 G W^1/2`` (paper eq. 29).
@@ -106,7 +155,7 @@ def spectral_embedding(G, n_clusters, *, sample_weight=None, eigen_solver="auto"
         ``"arpack"``: :func:`scipy.sparse.linalg.eigsh` (``which="LA"``), falling
         back to dense when ``k >= n - 1``; ``"auto"``: ARPACK for sparse input or
         ``n > 4000``, dense otherwise.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, numpy RandomState or Generator, or None, default=None
         Seeds the ARPACK starting vector.
 
     Returns
@@ -114,27 +163,12 @@ def spectral_embedding(G, n_clusters, *, sample_weight=None, eigen_solver="auto"
     embedding : ndarray of shape (n_samples, n_clusters)
         Unit-length rows (rows that are exactly zero stay zero).
     """
-    G = _check_gram(G)
-    n = G.shape[0]
-    if not isinstance(n_clusters, numbers.Integral) or not 1 <= n_clusters <= n:
-        raise ValueError(f"n_clusters={n_clusters!r} should be an integer in [1, n_samples={n}]")
-    if eigen_solver not in ("auto", "dense", "arpack"):
-        raise ValueError(
-            f"eigen_solver={eigen_solver!r} should be one of 'auto', 'dense', 'arpack'"
-        )
-    sqrt_w = _check_weights(sample_weight, n)
-    if sqrt_w is not None:
-        if scipy.sparse.issparse(G):
-            G = scipy.sparse.csr_array(G.multiply(sqrt_w[:, None]).multiply(sqrt_w[None, :]))
-        else:
-            G = sqrt_w[:, None] * G * sqrt_w[None, :]
-    if eigen_solver == "auto":
-        eigen_solver = "arpack" if scipy.sparse.issparse(G) or n > _DENSE_MAX_N else "dense"
-    U = _top_eigenvectors(G, int(n_clusters), eigen_solver, random_state)
-    norms = np.linalg.norm(U, axis=1, keepdims=True)
-    return U / np.where(norms > 0, norms, 1.0)
+    U, _, _ = _embed(G, n_clusters, sample_weight, eigen_solver,
+                     as_random_state(random_state), "spectral_embedding")
+    return U
 
 
+@validated
 def spectral_kgroups(G, n_clusters, *, sample_weight=None, random_state=None, n_init=10,
                      eigen_solver: Literal["auto", "dense", "arpack"] = "auto"):
     """Spectral clustering of a Gram matrix, the relaxation of paper eq. (29).
@@ -158,8 +192,9 @@ def spectral_kgroups(G, n_clusters, *, sample_weight=None, random_state=None, n_
         Number of clusters ``k``, ``1 <= k <= n_samples``.
     sample_weight : array-like of shape (n_samples,), default=None
         Positive weights (the diagonal of :math:`\\mathcal{W}`); None means ones.
-    random_state : int, RandomState instance or None, default=None
-        Seeds k-means (and the ARPACK starting vector).
+    random_state : int, numpy RandomState or Generator, or None, default=None
+        Seeds k-means (and the ARPACK starting vector); a Generator seeds a new
+        RandomState, which scikit-learn's KMeans needs.
     n_init : int, default=10
         Number of k-means restarts on the embedded rows.
     eigen_solver : {"auto", "dense", "arpack"}, default="auto"
@@ -167,14 +202,20 @@ def spectral_kgroups(G, n_clusters, *, sample_weight=None, random_state=None, n_
 
     Returns
     -------
-    labels : ndarray of shape (n_samples,)
-        Cluster labels in ``0..k-1``.
+    result : SpectralResult
+        ``labels`` (in ``0..k-1``, every cluster non-empty: if k-means leaves a
+        cluster empty, which happens when the embedding has fewer than ``k``
+        distinct rows, it receives the point of the largest cluster farthest
+        from that cluster's centre), ``eigenvalues`` (the ``k`` largest, in
+        increasing order) and the ``embedding``.
 
     Raises
     ------
     ValueError
-        If ``G`` is not square, symmetric and finite, ``n_clusters`` not in
-        ``[1, n_samples]``, or the weights are invalid.
+        If ``G`` is not square, symmetric (to the one tolerance of
+        :data:`kgroups._validation.SYMMETRY_RTOL`) and finite, ``n_clusters`` not
+        in ``[1, n_samples]``, or the weights are invalid; the message names the
+        parameter and the value.
 
     Examples
     --------
@@ -183,20 +224,24 @@ def spectral_kgroups(G, n_clusters, *, sample_weight=None, random_state=None, n_
     >>> from kgroups._spectral import spectral_kgroups, kernel_from_semimetric_x0
     >>> X = np.array([[0.0, 0.0], [0.1, 0.0], [0.0, 0.1], [5.0, 5.0], [5.1, 5.0], [5.0, 5.1]])
     >>> G = kernel_from_semimetric_x0(cdist(X, X), np.linalg.norm(X, axis=1))
-    >>> labels = spectral_kgroups(G, 2, random_state=0)
+    >>> res = spectral_kgroups(G, 2, random_state=0)
+    >>> labels = res.labels
     >>> print(len(set(labels[:3])), len(set(labels[3:])), labels[0] != labels[3])
     1 1 True
+    >>> print(res.eigenvalues.shape, res.embedding.shape)
+    (2,) (6, 2)
     """
-    if not isinstance(n_init, numbers.Integral) or n_init < 1:
-        raise ValueError(f"n_init={n_init!r} should be an integer >= 1")
-    rng = check_random_state(random_state)
-    U = spectral_embedding(G, n_clusters, sample_weight=sample_weight,
-                           eigen_solver=eigen_solver, random_state=rng)
-    km = KMeans(n_clusters=int(n_clusters), n_init=int(n_init), random_state=rng)
-    weight = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-    return km.fit(U, sample_weight=weight).labels_
+    from sklearn.cluster import KMeans  # imported here: costly, and only needed now
+
+    rng = _as_seed_state(random_state)
+    U, vals, w = _embed(G, n_clusters, sample_weight, eigen_solver, rng, "spectral_kgroups")
+    k = U.shape[1]
+    km = KMeans(n_clusters=k, n_init=int(n_init), random_state=rng)
+    labels = km.fit(U, sample_weight=w).labels_
+    return SpectralResult(_fill_empty(labels, U, k), vals, U)
 
 
+@validated
 def kernel_from_semimetric_x0(rho_matrix, rho_to_x0):
     """Kernel ``K(x, y) = (rho(x, x0) + rho(y, x0) - rho(x, y)) / 2`` (paper eq. 7).
 
@@ -224,18 +269,16 @@ def kernel_from_semimetric_x0(rho_matrix, rho_to_x0):
     >>> print(K.tolist())
     [[1.0, 1.0], [1.0, 3.0]]
     """
-    if scipy.sparse.issparse(rho_matrix):
-        rho_matrix = rho_matrix.toarray()
-    rho = np.asarray(rho_matrix, dtype=np.float64)
-    r0 = np.asarray(rho_to_x0, dtype=np.float64)
-    if rho.ndim != 2 or rho.shape[0] != rho.shape[1]:
-        raise ValueError(
-            f"rho_matrix should be a square matrix of shape (n, n), got shape {rho.shape}"
-        )
-    if r0.shape != (rho.shape[0],):
-        raise ValueError(
-            f"rho_to_x0 should have shape ({rho.shape[0]},), got shape {r0.shape}"
-        )
-    if not (np.all(np.isfinite(rho)) and np.all(np.isfinite(r0))):
-        raise ValueError("rho_matrix and rho_to_x0 should be finite, got NaN or inf")
+    owner = "kernel_from_semimetric_x0"
+    rho = check_precomputed(rho_matrix, "semimetric", owner, "rho_matrix")
+    if scipy.sparse.issparse(rho):
+        rho = rho.toarray()
+    n = rho.shape[0]
+    if np.ndim(rho_to_x0) != 1:
+        raise InvalidParameterError(
+            f"{owner}: rho_to_x0 should have shape ({n},), got shape {np.shape(rho_to_x0)}")
+    r0 = check_data(rho_to_x0, "rho_to_x0", owner, allow_1d=True)[:, 0]
+    if r0.shape != (n,):
+        raise InvalidParameterError(
+            f"{owner}: rho_to_x0 should have shape ({n},), got shape {r0.shape}")
     return 0.5 * (r0[:, None] + r0[None, :] - rho)

@@ -202,6 +202,10 @@ PARAMETER_CONSTRAINTS = {
     "spectral_kgroups": {"G": [ARRAY], "n_clusters": _N_CLUSTERS, "sample_weight": _WEIGHT,
                          "random_state": [RANDOM_STATE], "n_init": [Integer(1)],
                          "eigen_solver": [Options(("auto", "dense", "arpack"))]},
+    "spectral_embedding": {"G": [ARRAY], "n_clusters": _N_CLUSTERS, "sample_weight": _WEIGHT,
+                           "random_state": [RANDOM_STATE],
+                           "eigen_solver": [Options(("auto", "dense", "arpack"))]},
+    "kernel_from_semimetric_x0": {"rho_matrix": [ARRAY], "rho_to_x0": [ARRAY]},
     "onedim_kgroups": {"x": [ARRAY], "sample_weight": _WEIGHT},
     # energy statistics
     "energy_distance": {"X": [ARRAY], "Y": [ARRAY], **_SEMIMETRIC,
@@ -244,6 +248,8 @@ PARAMETER_CONSTRAINTS = {
     # metrics
     "accuracy": {"labels_true": [ARRAY], "labels_pred": [ARRAY]},
     "overlap": {"labels_true": [ARRAY], "labels_pred": [ARRAY]},
+    "nmi": {"labels_true": [ARRAY], "labels_pred": [ARRAY]},
+    "ari": {"labels_true": [ARRAY], "labels_pred": [ARRAY]},
 }
 
 
@@ -491,3 +497,39 @@ def check_precomputed(A, kind, owner="KernelKGroups", name="X"):
                 f"(rho(x, x) = 0), got {name}[{i}, {i}]={float(diag[i])!r}; for a kernel "
                 "(Gram) matrix use kernel='precomputed'")
     return A
+
+
+# --- energy helpers
+def as_random_state(random_state):
+    """A numpy RandomState or Generator from a value that :data:`RANDOM_STATE` accepts.
+
+    None gives numpy's global RandomState and an integer a new ``RandomState(seed)``
+    (scikit-learn's ``check_random_state``, without importing scikit-learn); a
+    RandomState or Generator is returned as is.
+    """
+    if random_state is None:
+        return np.random.mtrand._rand
+    if isinstance(random_state, (np.random.RandomState, np.random.Generator)):
+        return random_state
+    return np.random.RandomState(random_state)
+
+
+def uniform_sample(rs, shape):
+    """Uniform [0, 1) draws from a RandomState (``random_sample``) or Generator (``random``)."""
+    if isinstance(rs, np.random.Generator):
+        return rs.random(shape)
+    return rs.random_sample(shape)
+
+
+SAFE_MAGNITUDE = (1e-100, 1e100)
+
+
+def pow2_scale(magnitude):
+    """1.0, or the power of two at or below ``magnitude`` when it lies outside
+    :data:`SAFE_MAGNITUDE` (so that squares, products and sums of such values
+    would overflow or underflow float64). Dividing by a power of two is exact,
+    so rescaling with it changes no result that did not overflow."""
+    lo, hi = SAFE_MAGNITUDE
+    if magnitude == 0.0 or lo <= magnitude <= hi:
+        return 1.0
+    return float(np.ldexp(1.0, int(np.frexp(magnitude)[1]) - 1))  # 2**floor(log2 m)

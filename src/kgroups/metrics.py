@@ -21,58 +21,46 @@ points count as errors), and conversely.
 of true classes (used for community detection).
 
 ``nmi`` and ``ari`` are scikit-learn's
-:func:`~sklearn.metrics.normalized_mutual_info_score` and
-:func:`~sklearn.metrics.adjusted_rand_score`, re-exported unchanged.
+:func:`~sklearn.metrics.normalized_mutual_info_score` (arithmetic mean) and
+:func:`~sklearn.metrics.adjusted_rand_score`, behind the same label checks as
+``accuracy`` (one name per function: use ``nmi`` and ``ari``).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
-from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 
-__all__ = [
-    "accuracy",
-    "overlap",
-    "nmi",
-    "ari",
-    "normalized_mutual_info_score",
-    "adjusted_rand_score",
-]
+from ._validation import InvalidParameterError, describe, encode_labels, validated
 
-nmi = normalized_mutual_info_score
-ari = adjusted_rand_score
+__all__ = ["accuracy", "overlap", "nmi", "ari"]
 
 
-def _check_label_pair(labels_true, labels_pred):
-    """Return the two label vectors as 1-D arrays of equal, non-zero length."""
-    labels_true = np.asarray(labels_true)
-    labels_pred = np.asarray(labels_pred)
-    for name, lab in (("labels_true", labels_true), ("labels_pred", labels_pred)):
-        if lab.ndim != 1:
-            raise ValueError(
-                f"{name} should be 1-D, got an array of shape {lab.shape}"
-            )
-    if labels_true.shape[0] == 0:
-        raise ValueError("labels_true and labels_pred should be non-empty, got length 0")
-    if labels_true.shape[0] != labels_pred.shape[0]:
-        raise ValueError(
-            f"labels_true and labels_pred should have the same length, got "
-            f"len(labels_true)={labels_true.shape[0]} and "
-            f"len(labels_pred)={labels_pred.shape[0]}"
-        )
-    return labels_true, labels_pred
+def _check_label_pair(labels_true, labels_pred, owner):
+    """Codes of the two label vectors: 1-D, equal non-zero length, no NaN/None."""
+    try:
+        shape = np.shape(labels_true)
+        if len(shape) != 1 or shape[0] == 0:
+            raise InvalidParameterError(
+                f"{owner}: labels_true should be a non-empty 1-D array, got shape {shape}")
+        t, _ = encode_labels(labels_true, shape[0], owner, "labels_true")
+        p, _ = encode_labels(labels_pred, shape[0], owner, "labels_pred")
+    except InvalidParameterError:
+        raise
+    except ValueError:  # numpy: ragged nested sequences
+        raise InvalidParameterError(
+            f"{owner}: labels_true={describe(labels_true)} and labels_pred="
+            f"{describe(labels_pred)} should be 1-D arrays of labels") from None
+    return t, p
 
 
-def _contingency(labels_true, labels_pred):
-    """Contingency table ``C[a, b] = #{i : true_i = a-th class, pred_i = b-th cluster}``."""
-    classes, t = np.unique(labels_true, return_inverse=True)
-    clusters, p = np.unique(labels_pred, return_inverse=True)
-    table = np.zeros((classes.size, clusters.size), dtype=np.int64)
-    np.add.at(table, (t.ravel(), p.ravel()), 1)
+def _contingency(t, p):
+    """Contingency table ``C[a, b] = #{i : t_i = a, p_i = b}`` of two code vectors."""
+    table = np.zeros((t.max() + 1, p.max() + 1), dtype=np.int64)
+    np.add.at(table, (t, p), 1)
     return table
 
 
+@validated
 def accuracy(labels_true, labels_pred):
     """Fraction of correctly clustered points under the best label matching.
 
@@ -96,7 +84,8 @@ def accuracy(labels_true, labels_pred):
     Raises
     ------
     ValueError
-        If the inputs are not 1-D, are empty, or differ in length.
+        If the inputs are not 1-D, are empty, differ in length, or contain NaN
+        or None (the message names the parameter).
 
     Examples
     --------
@@ -106,12 +95,19 @@ def accuracy(labels_true, labels_pred):
     >>> print(accuracy(["a", "a", "b"], [5, 5, 7]))
     1.0
     """
-    labels_true, labels_pred = _check_label_pair(labels_true, labels_pred)
-    table = _contingency(labels_true, labels_pred)
+    t, p = _check_label_pair(labels_true, labels_pred, "accuracy")
+    return _accuracy_codes(t, p)
+
+
+def _accuracy_codes(t, p):
+    from scipy.optimize import linear_sum_assignment  # ~1 s to import: only when used
+
+    table = _contingency(t, p)
     rows, cols = linear_sum_assignment(table, maximize=True)
-    return float(table[rows, cols].sum() / labels_true.shape[0])
+    return float(table[rows, cols].sum() / t.shape[0])
 
 
+@validated
 def overlap(labels_true, labels_pred):
     """Accuracy with chance discounted: ``(k / (k - 1)) * (accuracy - 1 / k)``.
 
@@ -143,10 +139,67 @@ def overlap(labels_true, labels_pred):
     >>> print(round(overlap([0, 0, 1, 1, 2, 2], [1, 1, 0, 0, 0, 2]), 4))
     0.75
     """
-    labels_true, labels_pred = _check_label_pair(labels_true, labels_pred)
-    k = np.unique(labels_true).size
+    t, p = _check_label_pair(labels_true, labels_pred, "overlap")
+    k = int(t.max()) + 1
     if k < 2:
-        raise ValueError(
-            f"overlap needs at least 2 true classes, got k={k} distinct value in labels_true"
-        )
-    return float(k / (k - 1) * (accuracy(labels_true, labels_pred) - 1.0 / k))
+        raise InvalidParameterError(
+            f"overlap: needs at least 2 true classes, got k={k} distinct value in labels_true")
+    return float(k / (k - 1) * (_accuracy_codes(t, p) - 1.0 / k))
+
+
+@validated
+def nmi(labels_true, labels_pred):
+    """Normalized mutual information of two labelings (scikit-learn, arithmetic mean).
+
+    :func:`sklearn.metrics.normalized_mutual_info_score` with
+    ``average_method="arithmetic"``, after the label checks of :func:`accuracy`.
+
+    Parameters
+    ----------
+    labels_true, labels_pred : array-like of shape (n_samples,)
+        Class and cluster labels (any hashable, sortable values).
+
+    Returns
+    -------
+    nmi : float
+        In ``[0, 1]``; 1 for identical partitions up to relabelling.
+
+    Examples
+    --------
+    >>> from kgroups.metrics import nmi
+    >>> print(round(nmi([0, 0, 1, 1], [1, 1, 0, 0]), 6))
+    1.0
+    """
+    from sklearn.metrics import normalized_mutual_info_score
+
+    t, p = _check_label_pair(labels_true, labels_pred, "nmi")
+    return float(normalized_mutual_info_score(t, p))
+
+
+@validated
+def ari(labels_true, labels_pred):
+    """Adjusted Rand index of two labelings (scikit-learn).
+
+    :func:`sklearn.metrics.adjusted_rand_score`, after the label checks of
+    :func:`accuracy`.
+
+    Parameters
+    ----------
+    labels_true, labels_pred : array-like of shape (n_samples,)
+        Class and cluster labels (any hashable, sortable values).
+
+    Returns
+    -------
+    ari : float
+        1 for identical partitions up to relabelling, about 0 for random ones.
+
+    Examples
+    --------
+    >>> from kgroups.metrics import ari
+    >>> print(round(ari([0, 0, 1, 1], [0, 1, 0, 1]), 6))
+    -0.5
+    """
+    from sklearn.metrics import adjusted_rand_score
+
+    t, p = _check_label_pair(labels_true, labels_pred, "ari")
+    return float(adjusted_rand_score(t, p))
