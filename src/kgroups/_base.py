@@ -16,7 +16,6 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._backends import check_engine_input, check_fits, select_engine
@@ -28,13 +27,14 @@ from ._validation import (
     InvalidParameterError,
     check_n_clusters,
     check_precomputed,
+    as_random_state,
     check_sample_weight,
+    pow2_scale,
     validate_params,
 )
 
-# Raw data whose largest |entry| lies outside [SCALE_LOW, SCALE_HIGH] are rescaled
+# Raw data whose largest |entry| lies outside _validation.SAFE_MAGNITUDE are rescaled
 # by a power of two for the semimetrics whose partitions do not depend on scale.
-SCALE_LOW, SCALE_HIGH = 1e-100, 1e100
 SCALE_FREE = ("energy", "gaussian", "laplacian")
 
 # Rows of new data scored at once by ``predict``: bounds its memory.
@@ -134,7 +134,7 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
         ``||x - y||^alpha`` is homogeneous of degree alpha and the Gaussian and
         Laplacian semimetrics depend on ``||x - y|| / sigma`` only, so their
         partitions do not depend on a global scale: data whose largest entry lies
-        outside ``[SCALE_LOW, SCALE_HIGH]`` are multiplied by an exact power of two
+        outside :data:`~kgroups._validation.SAFE_MAGNITUDE` are multiplied by an exact power of two
         (sigma too), and W is reported in the data's units. The other semimetrics
         are not scale-free: such data get a clear error instead of NaN.
         """
@@ -142,14 +142,14 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
         if self._precomputed() or callable(self.semimetric):
             return X
         big = float(np.max(np.abs(X)))
-        if big == 0.0 or SCALE_LOW <= big <= SCALE_HIGH:
+        if pow2_scale(big) == 1.0:
             return X
         if self.semimetric not in SCALE_FREE:
             raise InvalidParameterError(
                 f"{self._owner()}: X has entries of magnitude {big:.3g}, whose distances "
                 f"overflow or underflow float64, and semimetric={self.semimetric!r} is not "
                 f"scale-free; rescale X (semimetrics {SCALE_FREE} are rescaled automatically)")
-        self._scale = float(2.0 ** -np.floor(np.log2(big)))
+        self._scale = 1.0 / pow2_scale(big)
         return X * self._scale
 
     def _objective_unit(self):
@@ -234,8 +234,10 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
         self
         """
         X, w, engine = self._prepare(X, sample_weight)
-        rs = check_random_state(self.random_state)
-        rng = np.random.default_rng(rs.randint(np.iinfo(np.int32).max))
+        rs = as_random_state(self.random_state)
+        top = np.iinfo(np.int32).max
+        rng = np.random.default_rng(rs.integers(top) if isinstance(rs, np.random.Generator)
+                                    else rs.randint(top))
         raw = None if self._precomputed() else X
         gram = self._spectral_gram_fn(X, engine)
         n_init = 1 if not isinstance(self.init, str) else self.n_init

@@ -43,7 +43,8 @@ def initial_labels(init, engine, X, k, rng, spectral_gram=None, owner="KernelKGr
 
     seed = int(rng.integers(np.iinfo(np.int32).max))
     G = spectral_gram()
-    return np.asarray(spectral_kgroups(G, k, sample_weight=engine.w, random_state=seed), dtype=np.int64)
+    return np.asarray(spectral_kgroups(G, k, sample_weight=engine.w, random_state=seed).labels,
+                      dtype=np.int64)
 
 
 def _sq_dists(X, C):

@@ -325,11 +325,8 @@ def check_data(X, name="X", owner="kgroups", *, allow_1d=False, min_samples=1):
             f"needs dense data: pass {name}.toarray()")
     try:
         arr = np.asarray(X)
-        if arr.dtype.kind not in "biuf":
-            if arr.dtype.kind == "O" or arr.dtype.kind in "USV":
-                arr = arr.astype(np.float64)
-            else:
-                raise TypeError(arr.dtype)
+        if arr.dtype.kind not in "biufO":  # strings, bytes, dates, complex: refused
+            raise TypeError(arr.dtype)
         arr = np.asarray(arr, dtype=np.float64)
     except (TypeError, ValueError):
         raise InvalidParameterError(
@@ -405,7 +402,11 @@ def encode_labels(labels, n_samples, owner="kgroups", name="labels"):
 
     Any hashable, sortable values (integers, strings); NaN and None are refused.
     """
-    lab = np.asarray(labels)
+    try:
+        lab = np.asarray(labels)
+    except ValueError:  # ragged nested sequences
+        raise InvalidParameterError(
+            f"{owner}: {name}={describe(labels)} should be a 1-D array of labels") from None
     if lab.ndim != 1 or lab.shape[0] != n_samples:
         raise InvalidParameterError(
             f"{owner}: {name} has shape {lab.shape}, expected ({n_samples},) "

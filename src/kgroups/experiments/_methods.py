@@ -144,7 +144,7 @@ def _fit(method, X, k, seed):
         return sc.fit(G).labels_
     if method.kind == "relaxation":
         return spectral_kgroups(paper_gram(X, method.semimetric, method.params), k,
-                                random_state=seed)
+                                random_state=seed).labels
     if method.kind == "kmeans":
         from sklearn.cluster import KMeans
 
