@@ -11,6 +11,17 @@ prints the paper's values beside ours, and returns the Markdown. ``trials=None``
 means the paper's trial count; ``quick=True`` shrinks the experiment so that it
 finishes in about a minute on 2 cores. ``kgroups reproduce NAME`` runs one,
 ``kgroups reproduce all`` runs them all (see :func:`registry`).
+
+Why the harness ships in the installed package, and why its plots are an extra:
+``kgroups reproduce`` and ``kgroups demo`` are commands of the installed tool,
+so a user who ran ``pip install kgroups`` can check the papers' numbers without
+a clone; the experiments use only the public API and the bundled datasets, and
+nothing here is imported by ``import kgroups`` (no cost to estimator users).
+What the harness needs beyond the estimators (matplotlib for the figures,
+threadpoolctl for one-thread Monte Carlo loops) is the ``plot`` extra:
+``pip install 'kgroups[plot]'`` (``make demo`` and ``make test`` install it).
+Without it, running an experiment stops with a ``ModuleNotFoundError`` that
+names the extra.
 """
 
 from __future__ import annotations
