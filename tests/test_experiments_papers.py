@@ -190,3 +190,15 @@ def test_pyplot_names_the_extra_when_matplotlib_is_missing(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import raises ModuleNotFoundError
     with pytest.raises(ModuleNotFoundError, match=r"pip install 'kgroups\[plot\]'"):
         _m.pyplot()
+
+
+def test_require_plot_fails_up_front_naming_the_extra(monkeypatch):
+    import sys
+
+    from kgroups.experiments import require_plot
+
+    require_plot()  # installed here: no error
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    monkeypatch.delitem(sys.modules, "matplotlib.pyplot", raising=False)
+    with pytest.raises(ModuleNotFoundError, match=r"kgroups\[plot\]"):
+        require_plot()
