@@ -21,8 +21,7 @@ import tempfile
 
 import numpy as np
 
-from kgroups._backends import MatrixFreeEngine
-from kgroups._engine._gain import cluster_stats, count_improving_moves, objective
+import kgroups
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TIME = "/usr/bin/time"
@@ -150,12 +149,18 @@ EXACT_MAX_N = 200_000
 
 
 def exact_quality(X, labels, k):
-    """Exact W of ``labels`` (energy, alpha=1) and the number of W-lowering single moves."""
+    """Exact W of ``labels`` (energy, alpha=1) and the number of W-lowering single moves.
+
+    Public API only: :func:`kgroups.within_energy` and :func:`kgroups.improving_moves`
+    on the matrix-free engine (exact, O(n) memory). ``k`` is the number of clusters
+    asked for; the labels are checked to lie in ``[0, k)``.
+    """
     if labels is None or X.shape[0] > EXACT_MAX_N:
         return None, None
     labels = np.asarray(labels, dtype=np.int64)
-    eng = MatrixFreeEngine(X, np.ones(len(X)), "energy", {})
-    M = eng.build_m(labels, k)
-    s, q, cnt = cluster_stats(M, labels, eng.w)
-    left = count_improving_moves(M, labels, eng.w, eng.diag, s, q, cnt)
-    return -float(objective(s, q)), int(left)
+    if labels.size and (labels.min() < 0 or labels.max() >= k):
+        raise ValueError(f"exact_quality: labels should lie in [0, {k - 1}], got "
+                         f"min={labels.min()} max={labels.max()}")
+    W = kgroups.within_energy(X, labels)
+    left = kgroups.improving_moves(X, labels, engine="matrix-free")
+    return float(W), int(left)

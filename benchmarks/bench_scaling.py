@@ -87,7 +87,11 @@ def main():
 
 
 def plot(rows, names):
-    import matplotlib
+    try:
+        import matplotlib
+    except ModuleNotFoundError as err:
+        raise SystemExit("bench_scaling.py draws scaling.png with matplotlib: "
+                         "pip install 'kgroups[plot]'") from err
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

@@ -143,3 +143,62 @@ def test_failed_fit_is_nan_and_counted():
     np.testing.assert_allclose(mean, [[0.7, 0.7]])
     text = _m.grid_table([1], acc, (_m.Method("a", "kmeans"), _m.Method("b", "gmm")), "n")
     assert "b: 1 failed fits" in text
+
+
+def test_sweep_table_counts_failed_fits():
+    curves = {"a": np.array([[0.9, 0.8], [0.7, 0.6]]), "GMM": np.array([[np.nan, 0.8], [0.7, 0.6]])}
+    text = _m.sweep_table("n", [10, 20], curves)
+    assert text.splitlines()[2] == "| 10 | 0.800 ± 0.141 | 0.700 ± 0.000 |"
+    assert text.endswith("excluded from the means: GMM: 1 of 4")
+    assert "Failed" not in _m.sweep_table("n", [10, 20], {"a": curves["a"]})
+
+
+def test_single_thread_filters_only_the_expected_warnings():
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    cycle = "KernelKMeans: the assignments cycle after 7 iterations (the kernel ...); stopping"
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        with _m.single_thread():
+            warnings.warn(cycle, ConvergenceWarning)                    # expected: filtered
+            warnings.warn(cycle, UserWarning)                           # other category
+            warnings.warn("stopped at max_iter=3", ConvergenceWarning)  # other message
+            warnings.warn("Mean of empty slice", RuntimeWarning)       # only _all_nan_ok
+        warnings.warn(cycle, ConvergenceWarning)                        # outside the block
+    assert [(w.category, str(w.message)) for w in rec] == [
+        (UserWarning, cycle), (ConvergenceWarning, "stopped at max_iter=3"),
+        (RuntimeWarning, "Mean of empty slice"), (ConvergenceWarning, cycle)]
+
+
+def test_expected_warnings_are_the_libraries_own_text():
+    # Each filtered message is the start of a message the library really emits, so a
+    # reworded warning shows again instead of being filtered by a stale pattern.
+    import inspect
+
+    from kgroups import _kernel_kmeans
+
+    source = inspect.getsource(_kernel_kmeans)
+    for category, message, why in _m.EXPECTED_WARNINGS:
+        assert message.split(" after")[0] in source and category in source and why
+
+
+def test_pyplot_names_the_extra_when_matplotlib_is_missing(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import raises ModuleNotFoundError
+    with pytest.raises(ModuleNotFoundError, match=r"pip install 'kgroups\[plot\]'"):
+        _m.pyplot()
+
+
+def test_require_plot_fails_up_front_naming_the_extra(monkeypatch):
+    import sys
+
+    from kgroups.experiments import require_plot
+
+    require_plot()  # installed here: no error
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    monkeypatch.delitem(sys.modules, "matplotlib.pyplot", raising=False)
+    with pytest.raises(ModuleNotFoundError, match=r"kgroups\[plot\]"):
+        require_plot()

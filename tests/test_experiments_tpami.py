@@ -70,16 +70,39 @@ def test_new_methods_on_separated_data():
         run_methods(X, y, 2, (Method("x", "nope"),))
 
 
-def test_gmm_starts_differ_and_bad_gmm_init_is_nan():
+def test_gmm_starts_differ_and_bad_gmm_init_raises():
     rng = np.random.default_rng(2)
     y = np.repeat([0, 1], 40)
     X = np.where(y[:, None] == 0, 0.0, 6.0) + rng.normal(size=(80, 2))
     for gmm_init in ("kmeans", "kmeans-fit", "k-means++"):
         labels = fit_labels(Method("g", "gmm", gmm_init=gmm_init), X, 2, 0)
         assert abs(np.mean(labels == y) - 0.5) > 0.45, gmm_init  # near 0 or 1: separated
-    # A failed fit (a ValueError inside the fit) is reported as None, scored as NaN.
-    assert fit_labels(Method("g", "gmm", gmm_init="nope"), X, 2, 0) is None
-    assert np.isnan(scores((Method("g", "gmm", gmm_init="nope"),), X, y, 2, 0)["g"])
+    # A typo in the harness is a bug to see, not a failed fit to average away.
+    with pytest.raises(ValueError, match="method.gmm_init='nope'"):
+        fit_labels(Method("g", "gmm", gmm_init="nope"), X, 2, 0)
+
+
+@pytest.mark.parametrize("gmm_init", ["kmeans", "kmeans-fit", "k-means++"])
+def test_em_breakdown_is_the_one_failed_fit(gmm_init):
+    # Points exactly on a line, far from the origin: each component's covariance is
+    # singular up to rounding, EM's Cholesky fails and scikit-learn raises its
+    # "ill-defined empirical covariance" ValueError. That is a failed fit (None, NaN).
+    t = np.random.default_rng(0).normal(size=60)
+    X, y = np.c_[t, t] * 1e6, (t > 0).astype(int)
+    method = Method("g", "gmm", gmm_init=gmm_init)
+    assert fit_labels(method, X, 2, 0) is None
+    assert np.isnan(scores((method,), X, y, 2, 0)["g"])
+    with pytest.raises(ValueError, match="'g' failed to fit"):
+        run_methods(X, y, 2, (method,))
+
+
+def test_other_fit_errors_propagate():
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    # Any other ValueError, from any method, is not a failed fit.
+    with pytest.raises(ValueError, match="alpha"):
+        fit_labels(Method("kg", "kgroups", params={"alpha": 5.0}), X, 2, 0)
+    with pytest.raises(ValueError):
+        fit_labels(Method("km", "kmeans"), X, 40, 0)  # more clusters than points
 
 
 def test_claims_markdown_accepts_claims_and_tuples():

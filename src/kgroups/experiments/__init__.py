@@ -11,6 +11,18 @@ prints the paper's values beside ours, and returns the Markdown. ``trials=None``
 means the paper's trial count; ``quick=True`` shrinks the experiment so that it
 finishes in about a minute on 2 cores. ``kgroups reproduce NAME`` runs one,
 ``kgroups reproduce all`` runs them all (see :func:`registry`).
+
+Why the harness ships in the installed package, and why its plots are an extra:
+``kgroups reproduce`` and ``kgroups demo`` are commands of the installed tool,
+so a user who ran ``pip install kgroups`` can check the papers' numbers without
+a clone; the experiments use only the public API and the bundled datasets, and
+nothing here is imported by ``import kgroups`` (no cost to estimator users).
+What the harness needs beyond the estimators (matplotlib for the figures,
+threadpoolctl for one-thread Monte Carlo loops) is the ``plot`` extra:
+``pip install 'kgroups[plot]'`` (``make demo`` and ``make test`` install it).
+Without it, running an experiment stops with a ``ModuleNotFoundError`` that
+names the extra; :func:`require_plot` raises the same error up front (before
+minutes of Monte Carlo), for callers such as the CLI.
 """
 
 from __future__ import annotations
@@ -18,7 +30,21 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-__all__ = ["registry"]
+__all__ = ["registry", "require_plot"]
+
+
+def require_plot():
+    """Raise ``ModuleNotFoundError`` naming ``kgroups[plot]`` if matplotlib is missing.
+
+    Every experiment draws figures; call this before running one so that a
+    missing extra is reported before the computation, not after it.
+    """
+    import importlib.util
+
+    from ._methods import PLOT_EXTRA_HINT
+
+    if importlib.util.find_spec("matplotlib") is None:
+        raise ModuleNotFoundError(PLOT_EXTRA_HINT, name="matplotlib")
 
 
 def registry():

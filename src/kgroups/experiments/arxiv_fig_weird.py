@@ -95,7 +95,9 @@ def _table(acc, ms):
                    if meth.kind in ("kgroups", "kkmeans") else "Euclidean")
             lines.append(f"| {k} | {meth.label} ({rho}) | {np.nanmean(v):.3f} | "
                          f"{np.nanmin(v):.3f} | {np.nanmax(v):.3f} |")
-    return "\n".join(lines)
+    failed = {f"({k}) {meth.label}": acc[k][:, :, j] for k in acc
+              for j, meth in enumerate(ms[k])}
+    return "\n".join(lines) + _m.failed_fits_note(failed)
 
 
 def _figure(out, acc, ms, samples):
@@ -125,7 +127,7 @@ def run(out, trials=None, quick=False, seed=0):
     trials = _m.trial_count(trials, quick, TRIALS, quick_default=3)
     runs, q = (3, 2) if quick else (RUNS, 1)
     acc, ms, samples = {}, {}, {}
-    with _m.quiet_single_thread(), tqdm(total=trials * len(PANELS), desc=NAME, leave=False) as bar:
+    with _m.single_thread(), tqdm(total=trials * len(PANELS), desc=NAME, leave=False) as bar:
         for i, (k, (make, s, p)) in enumerate(PANELS.items()):
             ms[k] = methods(s, p)
             acc[k], samples[k] = _panel(make, ms[k], trials, runs, seed * 100 + i, q, bar)

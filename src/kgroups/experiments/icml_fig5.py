@@ -158,7 +158,7 @@ def _panels(out, X, results, filename, title):
 def analyse(X, k=None, seed=0, n_init=5):
     """Eigengap k and E^H-clustering labels for each metric: ``{label: (eigengap, labels)}``."""
     results = {}
-    with _m.quiet_single_thread():
+    with _m.single_thread():
         for semimetric, params in METRICS:
             eg = eigengap_k(_m.paper_gram(X, semimetric, params), k_max=10)
             kk = eg.n_clusters if k is None else k

@@ -87,7 +87,9 @@ def _table(results):
             pm, ps = PAPER[data][m.label]
             lines.append(f"| {data} | {m.label} | {mean:.3f} ± {se:.3f} | {pm} ± {ps} | "
                          f"{mean - pm:+.3f} | {sd:.3f} |")
-    return "\n".join(lines)
+    failed = {f"{data} {m.label}": acc[:, j] for data, (methods, acc) in results.items()
+              for j, m in enumerate(methods)}
+    return "\n".join(lines) + _m.failed_fits_note(failed)
 
 
 def _winners(results):
@@ -126,7 +128,7 @@ def run(out, trials=None, quick=False, seed=0):
     trials = _m.trial_count(trials, quick, TRIALS, quick_default=3)
     results, samples, labels = {}, {}, {}
     bar = tqdm(total=trials * len(DATASETS), desc=NAME, leave=False)
-    with _m.quiet_single_thread(), bar:
+    with _m.single_thread(), bar:
         for d, (data, (make, k, m, methods)) in enumerate(DATASETS.items()):
             m = m // 4 if quick else m
             acc = np.full((trials, len(methods)), np.nan)

@@ -100,7 +100,8 @@ def _checks(panel, curves, grid):
             _same(curves, grid, KG_KERNEL, "extra: k-means++ in the kernel space")]
     ref = PAPER[panel][f"n=2000 (Fig. 2{panel})"]
     order = sorted(ref, key=ref.get)
-    fig2 = (f"order at n=2000 (Fig. 2{panel}): {' < '.join(order)}",
+    fig2 = (f"order at n=2000 (Fig. 2{panel}): "
+            + " < ".join(f"{label} ({ref[label]:.3f})" for label in order),
             all(m[a][-1] < m[b][-1] for a, b in zip(order, order[1:])),
             f"at n={grid[-1]}: {at}")
     if panel == "a":

@@ -21,8 +21,8 @@ import numpy as np
 from scipy.stats import norm
 
 from ..datasets import make_lognormal_1d, make_normal_1d
-from ._methods import (fit_labels, kmeans_then_gmm, mean_sd, method_seed, monte_carlo,
-                       pyplot, save, scores, trial_count, write_markdown)
+from ._methods import (failed_fits_note, fit_labels, kmeans_then_gmm, mean_sd, method_seed,
+                       monte_carlo, pyplot, save, scores, trial_count, write_markdown)
 from .tpami_fig1 import METHODS
 
 NAME = "tpami-fig2"
@@ -79,7 +79,7 @@ def _table(panel, single, repeated):
         m, s = mean_sd(repeated[label])
         lines.append(f"| {label} | {single[label]:.3f} | "
                      f"{'–' if paper is None else f'{paper:.3f}'} | {m:.3f} ± {s:.3f} |")
-    return "\n".join(lines)
+    return "\n".join(lines) + failed_fits_note(repeated)
 
 
 def run(out, trials=None, quick=False, seed=0):

@@ -102,6 +102,10 @@ PANELS = {
           "k-groups all degenerate more quickly than GMM."),
 }
 
+#: What the paper states for each panel: its text and the Bayes accuracy it draws
+#: (None where it draws none); Fig. 3 prints no other number.
+PAPER = {panel: {"text": spec[7], "bayes": spec[6]} for panel, spec in PANELS.items()}
+
 
 def _trial(rng, panel, grid):
     methods = PANELS[panel][4]
