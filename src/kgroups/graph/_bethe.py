@@ -195,7 +195,9 @@ def _smallest_converged(H, m, rng, maxiter):
 def estimate_k(graph, r="sqrt-mean-degree", *, max_k=100, random_state=None):
     """Number of negative eigenvalues of ``H_r``: the Bethe Hessian estimate of k.
 
-    See :func:`negative_eigenpairs` for how they are counted (sparse Lanczos,
+    ``H_r`` is that of the graph without its isolated nodes (``r`` from the whole
+    graph), exactly what :class:`CommunityKGroups` counts. See
+    :func:`negative_eigenpairs` for how they are counted (sparse Lanczos,
     doubling the number asked for up to ``max_k``; a ``UserWarning`` when the
     cap is reached, and then ``max_k`` is returned). The graph is read as
     :func:`detect_communities` reads it (:func:`kgroups.graph.as_adjacency`:
@@ -222,9 +224,22 @@ def estimate_k(graph, r="sqrt-mean-degree", *, max_k=100, random_state=None):
     """
     data = graph_data(graph, "estimate_k", "graph")
     require_edges(data, "estimate_k", "graph")
-    A = data.adjacency
-    vals, _ = negative_eigenpairs(hessian(A, bethe_r(A, r, "estimate_k")), max_k, random_state)
+    H, _, _ = core_hessian(data.adjacency, r, "estimate_k")
+    vals, _ = negative_eigenpairs(H, max_k, random_state)
     return int(vals.size)
+
+
+def core_hessian(A, r, owner):
+    """``H_r`` of the graph without its isolated nodes, ``r`` (of the whole graph), core.
+
+    Isolated nodes carry no community information; left in, each adds an
+    eigenvalue ``r^2 - 1``, negative when the mean degree is below 1, which
+    would count as a community.
+    """
+    rv = bethe_r(A, r, owner)
+    core = np.flatnonzero(np.diff(A.indptr) > 0)
+    Ac = A if core.size == A.shape[0] else A[core][:, core]
+    return hessian(Ac, rv), rv, core
 
 
 @validated

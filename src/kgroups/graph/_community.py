@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import time
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,13 +32,13 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .._kgroups import KernelKGroups
 from .._validation import (
-    PARAMETER_CONSTRAINTS,
     InvalidParameterError,
     check_init_labels,
     validate_params,
     validated,
 )
-from ._bethe import as_rng, bethe_r, hessian, kmeans_rows, negative_eigenpairs, smallest_eigenpairs
+from ._bethe import (as_rng, core_hessian, kmeans_rows, negative_eigenpairs,
+                     smallest_eigenpairs)
 from ._io import graph_data, require_edges
 from ._metrics import quality
 
@@ -172,19 +173,18 @@ class CommunityKGroups(ClusterMixin, BaseEstimator):
         require_edges(data, owner, "X")
         A = data.adjacency
         deg = np.diff(A.indptr).astype(np.float64)
-        core = np.flatnonzero(deg > 0)
-        self.r_ = bethe_r(A, self.r, owner)
+        H, self.r_, core = core_hessian(A, self.r, owner)
         rng = as_rng(self.random_state)
-        Ac = A if core.size == A.shape[0] else A[core][:, core]
-        H = hessian(Ac, self.r_)
         init, k_init = self._given_labels(A.shape[0], core)
         t0 = time.perf_counter()
         k, V = self._k_and_vectors(H, k_init, rng)
         t1 = time.perf_counter()
-        start = self._start(k, init, V, rng)
+        start = self._start(core.size, k, init, V, rng)
         t2 = time.perf_counter()
         w = deg[core] if self.weights == "degree" else None
-        est = self._kgroups(k, start, rng).fit(-H, sample_weight=w)
+        est = self._kgroups(k, start, rng)
+        with _speaking_as("KernelKGroups", owner):
+            est.fit(-H, sample_weight=w)
         self.timings_ = {"eigenvectors": t1 - t0, "kmeans": t2 - t1,
                          "kgroups": time.perf_counter() - t2}
         self.nodes_, self.isolated_ = data.nodes, np.flatnonzero(deg == 0)
@@ -209,7 +209,7 @@ class CommunityKGroups(ClusterMixin, BaseEstimator):
             lab = np.asarray(self.init)
             numeric = lab.size and lab.dtype.kind in "iuf" and np.all(np.isfinite(lab))
             k = max(int(lab.max()) + 1, 1) if numeric else max(len(set(lab.ravel().tolist())), 1)
-        lab = check_init_labels(self.init, n, k, type(self).__name__, "init")
+        lab = check_init_labels(self.init, n, k, type(self).__name__)
         return lab[core], k
 
     def _k_and_vectors(self, H, k_init, rng):
@@ -236,48 +236,49 @@ class CommunityKGroups(ClusterMixin, BaseEstimator):
             _, V = smallest_eigenpairs(H, k, rng)
         return k, V
 
-    def _start(self, k, init, V, rng):
+    def _start(self, n, k, init, V, rng):
         """The start of the k-groups run: Bethe labels, the given labels, or "random"."""
         if init is not None:
             return init
         if self.init == "bethe":
-            return kmeans_rows(V, k, self.kmeans_n_init, rng) if k > 1 else np.zeros(
-                V.shape[0] if V is not None else 0, np.int64)
+            return kmeans_rows(V, k, self.kmeans_n_init, rng) if k > 1 else np.zeros(n, np.int64)
         return "random"
 
     def _kgroups(self, k, start, rng):
         """The public estimator on the Gram matrix ``-H_r`` (paper Algorithm 2)."""
         seed = int(rng.integers(np.iinfo(np.int32).max))
         n_init = self.n_init if isinstance(start, str) else 1
-        return _Renamed(KernelKGroups(n_clusters=k, kernel="precomputed", engine="sparse",
-                                      init=start, n_init=n_init, max_iter=self.max_iter,
-                                      tol=self.tol, random_state=seed, verbose=self.verbose),
-                        type(self).__name__)
+        return KernelKGroups(n_clusters=k, kernel="precomputed", engine="sparse", init=start,
+                             n_init=n_init, max_iter=self.max_iter, tol=self.tol,
+                             random_state=seed, verbose=self.verbose)
 
     def _quality(self, data):
         self.modularity_, self.coverage_, self.performance_ = quality(data, self.labels_)
 
 
-class _Renamed:
-    """Fit ``est`` and say ``owner`` instead of its class name in its warnings and errors."""
+@contextmanager
+def _speaking_as(inner, owner, renames=()):
+    """Errors and ConvergenceWarnings of the ``inner`` callable, said by ``owner``.
 
-    def __init__(self, est, owner):
-        self.est, self.owner = est, owner
+    ``renames`` maps ``inner``'s parameter names to ``owner``'s (``n_clusters`` -> ``k``).
+    """
+    def reword(msg):
+        if msg.startswith(f"{inner}: "):
+            msg = f"{owner}: " + msg[len(inner) + 2:]
+            for old, new in renames:
+                msg = msg.replace(f"{old}=", f"{new}=")
+        return msg
 
-    def fit(self, G, sample_weight=None):
-        name = type(self.est).__name__
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            try:
-                self.est.fit(G, sample_weight=sample_weight)
-            except InvalidParameterError as exc:
-                raise InvalidParameterError(str(exc).replace(name, self.owner, 1)) from None
-        for w in caught:
-            msg = str(w.message)
-            if issubclass(w.category, ConvergenceWarning):
-                msg = msg.replace(name, self.owner, 1)
-            warnings.warn(msg, w.category, stacklevel=3)
-        return self.est
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield
+        except InvalidParameterError as exc:
+            raise InvalidParameterError(reword(str(exc))) from None
+    for w in caught:
+        msg = str(w.message)
+        warnings.warn(reword(msg) if issubclass(w.category, ConvergenceWarning) else msg,
+                      w.category, stacklevel=4)
 
 
 def _with_isolated(core_labels, core, n):
@@ -321,8 +322,13 @@ def detect_communities(graph, k=None, *, weights="none", init="bethe", r="sqrt-m
     >>> res.n_clusters, len(res.labels)
     (2, 34)
     """
+    owner = "detect_communities"
+    data = graph_data(graph, owner, "graph")
+    require_edges(data, owner, "graph")
     est = CommunityKGroups(k, weights=weights, init=init, r=r, random_state=random_state,
-                           **params).fit(graph)
+                           **params)
+    with _speaking_as("CommunityKGroups", owner, (("n_clusters", "k"),)):
+        est.fit(data)
     return CommunityResult(est.labels_, est.n_clusters_, est.bethe_labels_, est.objective_,
                            est.modularity_, est.coverage_, est.performance_, est.r_,
                            est.n_iter_, est.nodes_, est.isolated_)

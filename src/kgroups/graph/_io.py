@@ -191,7 +191,7 @@ def clean_adjacency(A, directed=None, owner="as_adjacency", name="graph"):
     dtype = A.dtype if sp.issparse(A) else np.asarray(A).dtype
     if dtype.kind not in "biuf":
         raise InvalidParameterError(
-            f"{what}={describe(A)} should be an adjacency matrix of numbers, got dtype {dtype}")
+            f"{what} should be an adjacency matrix of numbers, got dtype {dtype}")
     shape = A.shape if sp.issparse(A) else np.shape(A)
     if len(shape) != 2 or shape[0] != shape[1]:
         raise InvalidParameterError(
