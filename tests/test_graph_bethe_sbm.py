@@ -9,15 +9,14 @@ from kgroups.datasets._real import load_drosophila, load_network
 from kgroups.graph import (
     as_adjacency,
     bethe_hessian,
-    bethe_r,
     bethe_spectral,
     estimate_k,
     girvan_newman_benchmark,
-    sbm_parameters,
-    smallest_eigenpairs,
     stochastic_block_model,
 )
 from kgroups.graph import _bethe
+from kgroups.graph._bethe import bethe_r, smallest_eigenpairs
+from kgroups.graph._sbm import sbm_parameters
 from kgroups.metrics import overlap
 
 
@@ -41,11 +40,14 @@ def test_bethe_hessian_by_hand():
 
 def test_bad_r():
     A = star_plus_edge()
-    for r in (0, -1.0, "sqrt", np.nan):
-        with pytest.raises(ValueError, match="r="):
-            bethe_r(A, r)
+    for r in (0, -1.0, "sqrt", np.nan, True):
+        with pytest.raises(ValueError, match="bethe_hessian: r="):
+            bethe_hessian(A, r)
     with pytest.raises(ValueError, match="without edges"):
         bethe_r(sp.csr_matrix((3, 3)))
+    # zeta = 0 when every edge is an isolated pair: a clear error, not r = 0
+    with pytest.raises(ValueError, match="zeta"):
+        bethe_hessian(nx.Graph([(0, 1), (2, 3)]), "zeta")
 
 
 def test_lanczos_agrees_with_dense(monkeypatch):
@@ -91,9 +93,9 @@ def test_sbm_parameters():
     assert (a, b) == (16 + 3.5 * 3 * 4, 16 - 3.5 * 4)
     assert (a - b) / (4 * np.sqrt(16)) == pytest.approx(3.5)
     assert (a + 3 * b) / 4 == pytest.approx(16.0)
-    for bad in ((1, 3, 1), (3, 0, 1), (3, 4.0, 2.5)):
-        with pytest.raises(ValueError):
-            sbm_parameters(*bad)
+    for bad, name in (((1, 3, 1), "k="), ((3, 0, 1), "d="), ((3, 4.0, 2.5), "lam=")):
+        with pytest.raises(ValueError, match="stochastic_block_model: " + name):
+            stochastic_block_model(100, *bad)
 
 
 @pytest.mark.parametrize("n, direct", [(3000, True), (60000, False)])

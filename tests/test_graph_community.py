@@ -122,9 +122,11 @@ def test_errors():
                     (dict(max_iter=0), "max_iter="), (dict(tol=1.5), "tol=")):
         with pytest.raises(ValueError, match=msg):
             CommunityKGroups(**kw).fit(G)
-    with pytest.raises(ValueError, match="init labels"):
+    with pytest.raises(ValueError, match="init labels have shape"):
         CommunityKGroups(init=np.zeros(5, int)).fit(G)
-    with pytest.raises(ValueError, match="needs n_clusters"):
+    with pytest.raises(ValueError, match=r"init labels should lie in \[0, 1\]"):
         CommunityKGroups(2, init=np.arange(34) % 3).fit(G)
-    with pytest.raises(ValueError, match="without edges"):
+    with pytest.raises(ValueError, match="no edges"):
         CommunityKGroups(2).fit(nx.empty_graph(4))
+    with pytest.raises(ValueError, match="at most the number of non-isolated nodes"):
+        CommunityKGroups(5).fit(nx.Graph([(0, 1), (1, 2)]))

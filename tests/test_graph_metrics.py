@@ -50,7 +50,8 @@ def test_hand_values_two_triangles():
 
 def test_errors():
     G = nx.path_graph(4)
-    with pytest.raises(ValueError, match="shape \\(4,\\)"):
+    with pytest.raises(ValueError,
+                       match="modularity: labels has shape \\(2,\\), expected \\(4,\\)"):
         modularity(G, [0, 1])
     E = nx.empty_graph(3)
     with pytest.raises(ValueError, match="without edges"):

@@ -156,8 +156,15 @@ _SEMIMETRIC = {
 }
 _WEIGHT = [NONE, ARRAY, Real(0, None, "neither")]
 _N_CLUSTERS = [Integer(1)]
-_GRAPH = [ANY]  # networkx graph, adjacency matrix, GraphData or path: checked by as_adjacency
-_R = [Options(("sqrt-mean-degree", "zeta")), Real(1, None, "neither")]
+# A graph: networkx graph, adjacency matrix, GraphData or path; its content is checked
+# by kgroups.graph.as_adjacency (square, finite, non-negative, readable file, ...).
+_GRAPH = [_Kind(lambda v: ((hasattr(v, "adj") and hasattr(v, "nodes")) or hasattr(v, "adjacency")
+                           or sp.issparse(v) or isinstance(v, (np.ndarray, str, bytes))
+                           or hasattr(v, "__fspath__")),
+                "a networkx graph, a scipy.sparse or NumPy adjacency matrix, a GraphData or "
+                "a path to an edge list / GML file (not a list: it could be a matrix or a "
+                "list of edges; pass np.asarray(...) or a networkx graph)")]
+_R = [Options(("sqrt-mean-degree", "zeta")), Real(0, None, "neither")]
 
 _ESTIMATOR = {
     "n_clusters": _N_CLUSTERS,
@@ -223,20 +230,21 @@ PARAMETER_CONSTRAINTS = {
     "pairwise": {"X": [ARRAY], "Y": [NONE, ARRAY], **_SEMIMETRIC},
     # graphs
     "CommunityKGroups": _COMMUNITY,
-    "detect_communities": {"graph": _GRAPH, "k": [NONE, Integer(1)], **_COMMUNITY},
-    "estimate_k": {"A": _GRAPH, "r": _R, "max_k": [Integer(1)],
+    "detect_communities": {"graph": _GRAPH, "k": [NONE, Integer(1)],
+                           **{p: c for p, c in _COMMUNITY.items() if p != "n_clusters"}},
+    "estimate_k": {"graph": _GRAPH, "r": _R, "max_k": [Integer(1)],
                    "random_state": [RANDOM_STATE]},
-    "bethe_hessian": {"A": _GRAPH, "r": _R},
-    "bethe_spectral": {"A": _GRAPH, "n_clusters": _N_CLUSTERS, "r": _R,
+    "bethe_hessian": {"graph": _GRAPH, "r": _R},
+    "bethe_spectral": {"graph": _GRAPH, "n_clusters": _N_CLUSTERS, "r": _R,
                        "n_init": [Integer(1)], "random_state": [RANDOM_STATE]},
-    "read_graph": {"path": [PATH], "label": [NONE, Options(()), _Kind(
-                       lambda v: isinstance(v, str), "a string")],
+    "read_graph": {"path": [PATH], "label": [NONE, _Kind(lambda v: isinstance(v, str),
+                                                         "a string")],
                    "delimiter": [NONE, _Kind(lambda v: isinstance(v, str) and len(v) == 1,
                                              "a one-character string")],
                    "header": [NONE, BOOLEAN], "directed": [BOOLEAN]},
     "as_adjacency": {"graph": _GRAPH, "label": [NONE, _Kind(lambda v: isinstance(v, str),
                                                             "a string")]},
-    "stochastic_block_model": {"n": [Integer(1)], "k": [Integer(1)],
+    "stochastic_block_model": {"n": [Integer(1)], "k": [Integer(2)],
                                "d": [Real(0, None, "neither")], "lam": [Real(0, None)],
                                "balanced": [BOOLEAN], "random_state": [RANDOM_STATE]},
     "girvan_newman_benchmark": {"lam": [Real(0, None)], "balanced": [BOOLEAN],

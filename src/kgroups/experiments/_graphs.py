@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..graph import CommunityKGroups
+from ..graph import CommunityKGroups, modularity, partition_quality
 from ..metrics import overlap
 from ._methods import save
 
@@ -180,10 +180,8 @@ def draw_graph(ax, A, labels, *, seed=0, wrong=None, node_size=25, edge_alpha=0.
 
 def quality_row(A, labels):
     """``(performance, coverage, modularity)`` of a partition of the graph ``A``."""
-    from ..graph._metrics import quality
-
-    mod, cov, perf = quality(A, labels)
-    return perf, cov, mod
+    cov, perf = partition_quality(A, labels)
+    return perf, cov, modularity(A, labels)
 
 
 def sizes(labels):

@@ -31,9 +31,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from .._backends.sparse import SparseEngine
-from .._kgroups import kgroups_single
-from ..graph import CommunityKGroups, bethe_hessian, bethe_r, stochastic_block_model
+from .. import KernelKGroups
+from ..graph import CommunityKGroups, bethe_hessian, stochastic_block_model
 from ..metrics import overlap
 from ._graphs import paired, save_png
 from ._methods import method_seed, monte_carlo, pyplot, write_markdown
@@ -55,8 +54,8 @@ GIANT = "w = 1 on the giant component"
 
 def _hartigan(H, start, k):
     """Labels after kernel k-groups (unit weights) on ``G = -H`` from ``start``."""
-    engine = SparseEngine.from_matrix(-H, np.ones(H.shape[0]), is_gram=True)
-    return kgroups_single(engine, start, k, MAX_ITER).labels
+    est = KernelKGroups(k, kernel="precomputed", engine="sparse", init=start, max_iter=MAX_ITER)
+    return est.fit(-H).labels_
 
 
 def _trial(rng, k, lam):
@@ -66,7 +65,7 @@ def _trial(rng, k, lam):
     default = CommunityKGroups(k, random_state=seed).fit(A)
     start = default.bethe_labels_
     degree = CommunityKGroups(k, weights="degree", init=start).fit(A).labels_
-    r = bethe_r(A)  # the whole graph's, as CommunityKGroups uses
+    r = default.r_  # the whole graph's, as CommunityKGroups uses
     kept = _hartigan(bethe_hessian(A, r), start, k)
     kept_model_r = _hartigan(bethe_hessian(A, np.sqrt(D)), start, k)
     _, comp = connected_components(A, directed=False)

@@ -1,40 +1,33 @@
-"""Community detection in graphs: kernel k-groups on the Bethe Hessian (TPAMI section 5.2)."""
+"""Community detection in graphs: kernel k-groups on the Bethe Hessian (TPAMI section 5.2).
 
-from ._bethe import (
-    bethe_hessian,
-    bethe_r,
-    bethe_spectral,
-    estimate_k,
-    kmeans_rows,
-    negative_eigenpairs,
-    smallest_eigenpairs,
-)
+Every function takes a graph in any of the forms :func:`as_adjacency` reads (a
+networkx graph, a scipy.sparse or NumPy adjacency matrix, a :class:`GraphData`,
+or a path to an edge list / GML file) and validates its arguments against
+``kgroups._validation.PARAMETER_CONSTRAINTS``. The overlap of paper eq. (63) is
+:func:`kgroups.metrics.overlap`.
+"""
+
+from ._bethe import bethe_hessian, bethe_spectral, estimate_k
 from ._community import CommunityKGroups, CommunityResult, detect_communities
 from ._io import GraphData, GraphInputWarning, as_adjacency, read_graph
-from ._metrics import coverage, modularity, overlap, partition_quality, performance
-from ._sbm import girvan_newman_benchmark, sbm_parameters, stochastic_block_model
+from ._metrics import coverage, modularity, partition_quality, performance
+from ._sbm import girvan_newman_benchmark, stochastic_block_model
 
 __all__ = [
     "CommunityKGroups",
     "CommunityResult",
     "detect_communities",
+    "estimate_k",
+    "bethe_hessian",
+    "bethe_spectral",
     "GraphData",
     "GraphInputWarning",
     "as_adjacency",
     "read_graph",
-    "bethe_hessian",
-    "bethe_r",
-    "bethe_spectral",
-    "estimate_k",
-    "kmeans_rows",
-    "negative_eigenpairs",
-    "smallest_eigenpairs",
-    "girvan_newman_benchmark",
-    "sbm_parameters",
     "stochastic_block_model",
+    "girvan_newman_benchmark",
     "modularity",
     "coverage",
     "performance",
     "partition_quality",
-    "overlap",
 ]

@@ -27,10 +27,12 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 from sklearn.cluster import KMeans
 
-__all__ = [
-    "bethe_r", "bethe_hessian", "smallest_eigenpairs", "negative_eigenpairs", "estimate_k",
-    "bethe_spectral", "kmeans_rows",
-]
+from .._validation import InvalidParameterError, check_n_clusters, validated
+from ._io import graph_data, require_edges
+
+# Public: bethe_hessian, estimate_k, bethe_spectral (they take any graph input, like
+# detect_communities); the rest is used by CommunityKGroups on an already clean matrix.
+__all__ = ["bethe_hessian", "estimate_k", "bethe_spectral"]
 
 # Graphs up to this many nodes use dense eigh (below this ARPACK is slower and
 # needs k < n - 1).
@@ -45,8 +47,15 @@ def _degrees(A):
     return np.asarray(A.sum(axis=1)).ravel()
 
 
-def bethe_r(A, r="sqrt-mean-degree"):
-    """The value of ``r`` for adjacency ``A`` (see the module docstring).
+def as_rng(random_state):
+    """A numpy Generator from None, an integer, a Generator (used as is) or a RandomState."""
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(np.iinfo(np.int32).max))
+    return np.random.default_rng(random_state)
+
+
+def bethe_r(A, r="sqrt-mean-degree", owner="bethe_hessian"):
+    """The value of ``r`` for the clean adjacency ``A`` (see the module docstring).
 
     Examples
     --------
@@ -59,26 +68,28 @@ def bethe_r(A, r="sqrt-mean-degree"):
     if isinstance(r, str):
         if r == "sqrt-mean-degree":
             value = np.sqrt(d.mean()) if d.size else 0.0
-        elif r == "zeta":
+        else:  # "zeta" (the constraint table allows nothing else)
             value = np.sqrt(max((d @ d) / d.sum() - 1.0, 0.0)) if d.sum() > 0 else 0.0
-        else:
-            raise ValueError(f"r={r!r} should be 'sqrt-mean-degree', 'zeta' or a positive number")
     else:
         value = r
-    if not (np.isscalar(value) and np.isfinite(value) and value > 0):
-        raise ValueError(f"r={r!r} gives r={value!r}; r should be a positive number "
-                         "(a graph without edges has no Bethe Hessian)")
+    if not (np.isfinite(value) and value > 0):
+        raise InvalidParameterError(
+            f"{owner}: r={r!r} gives r={float(value)!r} on this graph; r should be a positive "
+            "number (a graph without edges has no Bethe Hessian; with r='zeta', a graph whose "
+            "edges are disjoint pairs has zeta = 0: pass r='sqrt-mean-degree' or a number)")
     return float(value)
 
 
-def bethe_hessian(A, r="sqrt-mean-degree"):
+@validated
+def bethe_hessian(graph, r="sqrt-mean-degree"):
     """Sparse Bethe Hessian ``H_r = (r^2 - 1) I - r A + D`` (CSR, float64).
 
     Parameters
     ----------
-    A : scipy.sparse matrix of shape (n, n)
-        Symmetric 0/1 adjacency (see :func:`kgroups.graph.as_adjacency`).
-    r : "sqrt-mean-degree", "zeta" or float
+    graph : networkx graph, scipy.sparse / ndarray adjacency, GraphData or path
+        Made simple and undirected by :func:`kgroups.graph.as_adjacency` (as
+        :func:`detect_communities` does).
+    r : "sqrt-mean-degree", "zeta" or float > 0
 
     Returns
     -------
@@ -91,9 +102,13 @@ def bethe_hessian(A, r="sqrt-mean-degree"):
     >>> bethe_hessian(A, r=2.0).toarray().tolist()
     [[4.0, -2.0], [-2.0, 4.0]]
     """
-    A = sp.csr_matrix(A, dtype=np.float64)
-    rv = bethe_r(A, r)
-    H = sp.diags((rv * rv - 1.0) + _degrees(A)) - rv * A
+    A = graph_data(graph, "bethe_hessian", "graph").adjacency
+    return hessian(A, bethe_r(A, r, "bethe_hessian"))
+
+
+def hessian(A, r):
+    """``H_r`` of the clean adjacency ``A`` for the number ``r`` (no checks)."""
+    H = sp.diags((r * r - 1.0) + _degrees(A)) - r * A
     return sp.csr_matrix(H)
 
 
@@ -115,7 +130,7 @@ def smallest_eigenpairs(H, m, random_state=None, vectors=True):
 
         vals, vecs = eigh(H.toarray(), subset_by_index=[0, m - 1], eigvals_only=False)
         return vals, (vecs if vectors else None)
-    rng = np.random.default_rng(random_state)
+    rng = as_rng(random_state)
     v0 = rng.standard_normal(n)
     ncv = min(n, max(2 * m + 1, m + 32))
     res = eigsh(H, k=m, which="SA", v0=v0, ncv=ncv, tol=EIGSH_TOL,
@@ -143,9 +158,7 @@ def negative_eigenpairs(H, max_k=100, random_state=None, maxiter=ESTIMATE_MAXITE
     values : ndarray of shape (k,), ascending and negative
     vectors : ndarray of shape (n, k)
     """
-    if not (np.isscalar(max_k) and int(max_k) == max_k and max_k >= 1):
-        raise ValueError(f"max_k={max_k!r} should be an integer >= 1")
-    rng = np.random.default_rng(random_state)
+    rng = as_rng(random_state)
     n = H.shape[0]
     cap = int(min(max_k, n))
     m = min(8, cap)
@@ -178,23 +191,29 @@ def _smallest_converged(H, m, rng, maxiter):
     return vals[order], vecs[:, order]
 
 
-def estimate_k(A, r="sqrt-mean-degree", *, max_k=100, random_state=None):
+@validated
+def estimate_k(graph, r="sqrt-mean-degree", *, max_k=100, random_state=None):
     """Number of negative eigenvalues of ``H_r``: the Bethe Hessian estimate of k.
 
-    See :func:`negative_eigenpairs` for how they are counted (sparse Lanczos,
+    ``H_r`` is that of the graph without its isolated nodes (``r`` from the whole
+    graph), exactly what :class:`CommunityKGroups` counts. See
+    :func:`negative_eigenpairs` for how they are counted (sparse Lanczos,
     doubling the number asked for up to ``max_k``; a ``UserWarning`` when the
-    cap is reached, and then ``max_k`` is returned).
+    cap is reached, and then ``max_k`` is returned). The graph is read as
+    :func:`detect_communities` reads it (:func:`kgroups.graph.as_adjacency`:
+    directed input symmetrised, weights and multi-edges collapsed, each with a
+    ``GraphInputWarning``), so both give the same k.
 
     Parameters
     ----------
-    A : scipy.sparse matrix of shape (n, n)
-    r : "sqrt-mean-degree", "zeta" or float
+    graph : networkx graph, scipy.sparse / ndarray adjacency, GraphData or path
+    r : "sqrt-mean-degree", "zeta" or float > 0
     max_k : int, default=100
     random_state : int, Generator or None
 
     Returns
     -------
-    k : int (>= 1 for a graph with edges; 0 when ``H_r`` is positive definite)
+    k : int (0 when ``H_r`` has no negative eigenvalue, e.g. a single edge)
 
     Examples
     --------
@@ -203,18 +222,37 @@ def estimate_k(A, r="sqrt-mean-degree", *, max_k=100, random_state=None):
     >>> estimate_k(A, random_state=0)
     3
     """
-    vals, _ = negative_eigenpairs(bethe_hessian(A, r), max_k, random_state)
+    data = graph_data(graph, "estimate_k", "graph")
+    require_edges(data, "estimate_k", "graph")
+    H, _, _ = core_hessian(data.adjacency, r, "estimate_k")
+    vals, _ = negative_eigenpairs(H, max_k, random_state)
     return int(vals.size)
 
 
-def bethe_spectral(A, n_clusters, r="sqrt-mean-degree", *, n_init=10, random_state=None):
+def core_hessian(A, r, owner):
+    """``H_r`` of the graph without its isolated nodes, ``r`` (of the whole graph), core.
+
+    Isolated nodes carry no community information; left in, each adds an
+    eigenvalue ``r^2 - 1``, negative when the mean degree is below 1, which
+    would count as a community.
+    """
+    rv = bethe_r(A, r, owner)
+    core = np.flatnonzero(np.diff(A.indptr) > 0)
+    Ac = A if core.size == A.shape[0] else A[core][:, core]
+    return hessian(Ac, rv), rv, core
+
+
+@validated
+def bethe_spectral(graph, n_clusters, r="sqrt-mean-degree", *, n_init=10, random_state=None):
     """Bethe Hessian clustering: k-means on the eigenvectors of the k smallest eigenvalues.
 
     Parameters
     ----------
-    A : scipy.sparse matrix of shape (n, n)
+    graph : networkx graph, scipy.sparse / ndarray adjacency, GraphData or path
+        Read by :func:`kgroups.graph.as_adjacency`.
     n_clusters : int
-    r : "sqrt-mean-degree", "zeta" or float
+        At most the number of nodes.
+    r : "sqrt-mean-degree", "zeta" or float > 0
     n_init : int, default=10
         k-means restarts (scikit-learn ``KMeans``).
     random_state : int, Generator or None
@@ -231,14 +269,18 @@ def bethe_spectral(A, n_clusters, r="sqrt-mean-degree", *, n_init=10, random_sta
     >>> print(overlap(y, bethe_spectral(A, 2, random_state=0)) > 0.8)
     True
     """
-    rng = np.random.default_rng(random_state)
-    _, V = smallest_eigenpairs(bethe_hessian(A, r), n_clusters, rng)
+    data = graph_data(graph, "bethe_spectral", "graph")
+    require_edges(data, "bethe_spectral", "graph")
+    A = data.adjacency
+    check_n_clusters(n_clusters, A.shape[0], "bethe_spectral")
+    rng = as_rng(random_state)
+    _, V = smallest_eigenpairs(hessian(A, bethe_r(A, r, "bethe_spectral")), n_clusters, rng)
     return kmeans_rows(V, n_clusters, n_init, rng)
 
 
 def kmeans_rows(V, n_clusters, n_init=10, random_state=None):
     """k-means (scikit-learn, ``n_init`` restarts) on the rows of ``V``; int64 labels."""
-    rng = np.random.default_rng(random_state)
+    rng = as_rng(random_state)
     seed = int(rng.integers(np.iinfo(np.int32).max))
     km = KMeans(n_clusters, n_init=n_init, random_state=seed).fit(V)
     return km.labels_.astype(np.int64)

@@ -23,22 +23,26 @@ from __future__ import annotations
 
 import time
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.exceptions import ConvergenceWarning
 
-from .._backends.sparse import SparseEngine
-from .._kgroups import kgroups_single
-from ._bethe import bethe_hessian, bethe_r, kmeans_rows, negative_eigenpairs, smallest_eigenpairs
-from ._io import as_adjacency
+from .._kgroups import KernelKGroups
+from .._validation import (
+    InvalidParameterError,
+    check_init_labels,
+    validate_params,
+    validated,
+)
+from ._bethe import (as_rng, core_hessian, kmeans_rows, negative_eigenpairs,
+                     smallest_eigenpairs)
+from ._io import graph_data, require_edges
 from ._metrics import quality
 
 __all__ = ["CommunityKGroups", "CommunityResult", "detect_communities"]
-
-WEIGHTS = ("none", "degree")
-INITS = ("bethe", "random")
 
 
 class CommunityKGroups(ClusterMixin, BaseEstimator):
@@ -51,6 +55,9 @@ class CommunityKGroups(ClusterMixin, BaseEstimator):
     of the k smallest eigenvalues (``init="bethe"``), or random labels; (4)
     kernel k-groups (paper Algorithm 2) with :math:`G = -H_r` and weights
     :math:`w_i = 1` (``weights="none"``) or :math:`w_i = d_i` (``"degree"``).
+    Step (4) is the public estimator, ``KernelKGroups(n_clusters=k,
+    kernel="precomputed", engine="sparse", init=<start>).fit(-H_r,
+    sample_weight=w)``: this class only builds :math:`-H_r` and the start.
 
     The paper's text sets :math:`\mathcal W = \mathcal D` (degree weights), but
     the authors' code runs :math:`w_i = 1` (guisf/kgroups), and
@@ -69,8 +76,13 @@ class CommunityKGroups(ClusterMixin, BaseEstimator):
         See :func:`kgroups.graph.bethe_hessian`; computed on the whole graph.
     weights : {"none", "degree"}, default="none"
     init : {"bethe", "random"} or array of shape (n_nodes,), default="bethe"
+        Given labels are integers in ``[0, n_clusters)`` (``n_clusters=None``:
+        k is their maximum + 1); a community they leave empty is filled by
+        :class:`~kgroups.KernelKGroups` with the node of best gain.
     n_init : int, default=1
-        Runs from random labels (``init="random"``); the best objective is kept.
+        Runs from random labels (``init="random"``, drawn by
+        :class:`~kgroups.KernelKGroups` from ``random_state``); the best
+        objective is kept.
     max_k : int, default=100
         Cap of the estimate of k.
     max_iter : int, default=100
@@ -79,7 +91,7 @@ class CommunityKGroups(ClusterMixin, BaseEstimator):
         Stop when a sweep moves fewer than ``tol * n`` nodes.
     kmeans_n_init : int, default=10
         k-means restarts of the spectral initialisation.
-    random_state : int, Generator or None, default=None
+    random_state : int, Generator, RandomState or None, default=None
     verbose : int, default=0
 
     Attributes
@@ -92,6 +104,8 @@ class CommunityKGroups(ClusterMixin, BaseEstimator):
         Q of the final partition (weighted, kernel ``-H_r``).
     r_ : float
     n_iter_ : int
+    n_moves_ : list of int
+        Nodes moved in each sweep.
     nodes_ : list
         Node identifiers in the order of ``labels_``.
     isolated_ : ndarray of int
@@ -101,6 +115,14 @@ class CommunityKGroups(ClusterMixin, BaseEstimator):
         the initialisation and the kernel k-groups runs.
     modularity_, coverage_, performance_ : float
         Quality of ``labels_`` (:mod:`kgroups.graph`).
+
+    Raises
+    ------
+    InvalidParameterError
+        (a ``ValueError`` and a ``TypeError``) for a parameter outside its
+        constraint (``kgroups._validation.PARAMETER_CONSTRAINTS``), a graph
+        without nodes or edges, an unreadable file, bad ``init`` labels, or
+        ``n_clusters`` above the number of non-isolated nodes.
 
     Notes
     -----
@@ -132,23 +154,6 @@ class CommunityKGroups(ClusterMixin, BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
 
-    def _check_params(self, n):
-        name = type(self).__name__
-        if self.weights not in WEIGHTS:
-            raise ValueError(f"{name}: weights={self.weights!r} should be one of {WEIGHTS}")
-        if isinstance(self.init, str) and self.init not in INITS:
-            raise ValueError(f"{name}: init={self.init!r} should be one of {INITS} or labels")
-        k = self.n_clusters
-        if k is not None and not (np.isscalar(k) and int(k) == k and 1 <= k <= max(n, 1)):
-            raise ValueError(f"{name}: n_clusters={k!r} should be None or an integer "
-                             f"in [1, {n}] (the number of non-isolated nodes)")
-        for p, low in (("n_init", 1), ("max_iter", 1), ("kmeans_n_init", 1), ("max_k", 1)):
-            v = getattr(self, p)
-            if not (np.isscalar(v) and int(v) == v and v >= low):
-                raise ValueError(f"{name}: {p}={v!r} should be an integer >= {low}")
-        if not (np.isscalar(self.tol) and 0 <= self.tol < 1):
-            raise ValueError(f"{name}: tol={self.tol!r} should be a number in [0, 1)")
-
     def fit(self, X, y=None):
         """Detect communities in the graph ``X``.
 
@@ -162,51 +167,58 @@ class CommunityKGroups(ClusterMixin, BaseEstimator):
         -------
         self
         """
-        data = as_adjacency(X)
+        owner = type(self).__name__
+        validate_params(owner, self.get_params(deep=False))
+        data = graph_data(X, owner, "X")
+        require_edges(data, owner, "X")
         A = data.adjacency
         deg = np.diff(A.indptr).astype(np.float64)
-        core = np.flatnonzero(deg > 0)
-        self.r_ = bethe_r(A, self.r)
-        self._check_params(core.size)
-        rng = np.random.default_rng(self.random_state)
-        Ac = A if core.size == A.shape[0] else A[core][:, core]
-        H = bethe_hessian(Ac, self.r_)
-        init = self._given_labels(A.shape[0], core)
+        H, self.r_, core = core_hessian(A, self.r, owner)
+        rng = as_rng(self.random_state)
+        init, k_init = self._given_labels(A.shape[0], core)
         t0 = time.perf_counter()
-        k, V = self._k_and_vectors(H, init, rng)
-        self.timings_ = {"eigenvectors": time.perf_counter() - t0}
-        w = deg[core] if self.weights == "degree" else np.ones(core.size)
-        engine = SparseEngine.from_matrix(-H, w, is_gram=True)
-        run, start = self._best_run(engine, k, init, V, rng)
+        k, V = self._k_and_vectors(H, k_init, rng)
+        t1 = time.perf_counter()
+        start = self._start(core.size, k, init, V, rng)
+        t2 = time.perf_counter()
+        w = deg[core] if self.weights == "degree" else None
+        est = self._kgroups(k, start, rng)
+        with _speaking_as("KernelKGroups", owner):
+            est.fit(-H, sample_weight=w)
+        self.timings_ = {"eigenvectors": t1 - t0, "kmeans": t2 - t1,
+                         "kgroups": time.perf_counter() - t2}
         self.nodes_, self.isolated_ = data.nodes, np.flatnonzero(deg == 0)
         self.n_clusters_ = k
-        self.labels_ = _with_isolated(run.labels, core, A.shape[0])
+        self.labels_ = _with_isolated(est.labels_, core, A.shape[0])
         self.bethe_labels_ = (_with_isolated(start, core, A.shape[0])
                               if isinstance(self.init, str) and self.init == "bethe" else None)
-        self.objective_, self.n_iter_ = float(run.objective), run.n_iter
-        self.n_moves_ = list(run.n_moves)
-        if not run.converged:
-            warnings.warn(f"{type(self).__name__}: stopped at max_iter={self.max_iter} "
-                          "before converging; raise max_iter", ConvergenceWarning, stacklevel=2)
+        self.objective_, self.n_iter_ = float(est.objective_), est.n_iter_
+        self.n_moves_ = list(est.n_moves_)
         self._quality(data)
         return self
 
     def _given_labels(self, n, core):
-        if isinstance(self.init, str):
-            return None
-        lab = np.asarray(self.init)
-        if lab.shape != (n,) or not np.issubdtype(lab.dtype, np.integer) or lab.min() < 0:
-            raise ValueError(f"{type(self).__name__}: init labels should be nonnegative "
-                             f"integers of shape ({n},), got {lab.dtype} of shape {lab.shape}")
-        return lab[core].astype(np.int64)
+        """Given starting labels of all n nodes, checked, restricted to the core, and k.
 
-    def _k_and_vectors(self, H, init, rng):
+        ``(None, None)`` for ``init="bethe"`` or ``"random"``.
+        """
+        if isinstance(self.init, str):
+            return None, None
+        k = self.n_clusters
+        if k is None:  # k = max label + 1; non-numbers get the error check_init_labels gives
+            lab = np.asarray(self.init)
+            numeric = lab.size and lab.dtype.kind in "iuf" and np.all(np.isfinite(lab))
+            k = max(int(lab.max()) + 1, 1) if numeric else max(len(set(lab.ravel().tolist())), 1)
+        lab = check_init_labels(self.init, n, k, type(self).__name__)
+        return lab[core], k
+
+    def _k_and_vectors(self, H, k_init, rng):
         """k (given, from the init labels, or estimated) and Bethe eigenvectors if needed."""
-        V = None
+        n, V = H.shape[0], None
         if self.n_clusters is not None:
             k = int(self.n_clusters)
-        elif init is not None:
-            k = int(init.max()) + 1
+        elif k_init is not None:
+            k = k_init
         else:
             _, V = negative_eigenpairs(H, self.max_k, rng)
             k = V.shape[1]
@@ -215,45 +227,58 @@ class CommunityKGroups(ClusterMixin, BaseEstimator):
                               "eigenvalue(s): no community structure detected, k = 1",
                               UserWarning, stacklevel=3)
                 k = 1
-        if init is not None and init.max() >= k:
-            raise ValueError(f"{type(self).__name__}: init labels go up to {init.max()}, "
-                             f"which needs n_clusters > {init.max()}, got {k}")
+        if k > n:
+            raise InvalidParameterError(
+                f"{type(self).__name__}: n_clusters={k} should be at most the number of "
+                f"non-isolated nodes, {n}")
         bethe = isinstance(self.init, str) and self.init == "bethe"
         if bethe and k > 1 and (V is None or V.shape[1] != k):
             _, V = smallest_eigenpairs(H, k, rng)
         return k, V
 
-    def _best_run(self, engine, k, init, V, rng):
-        """Run Algorithm 2 from each start; keep the highest objective."""
-        n = engine.w.shape[0]
-        t0 = time.perf_counter()
-        if isinstance(self.init, str) and self.init == "bethe":
-            starts = [kmeans_rows(V, k, self.kmeans_n_init, rng) if k > 1 else np.zeros(n, np.int64)]
-        elif init is not None:
-            starts = [init]
-        else:
-            starts = [_random_labels(n, k, rng) for _ in range(self.n_init)]
-        t1 = time.perf_counter()
-        self.timings_["kmeans"] = t1 - t0
-        best = None
-        for start in starts:
-            run = kgroups_single(engine, start, k, self.max_iter, self.tol, self.verbose)
-            if best is None or run.objective > best[0].objective:
-                best = (run, start)
-        self.timings_["kgroups"] = time.perf_counter() - t1
-        return best
+    def _start(self, n, k, init, V, rng):
+        """The start of the k-groups run: Bethe labels, the given labels, or "random"."""
+        if init is not None:
+            return init
+        if self.init == "bethe":
+            return kmeans_rows(V, k, self.kmeans_n_init, rng) if k > 1 else np.zeros(n, np.int64)
+        return "random"
+
+    def _kgroups(self, k, start, rng):
+        """The public estimator on the Gram matrix ``-H_r`` (paper Algorithm 2)."""
+        seed = int(rng.integers(np.iinfo(np.int32).max))
+        n_init = self.n_init if isinstance(start, str) else 1
+        return KernelKGroups(n_clusters=k, kernel="precomputed", engine="sparse", init=start,
+                             n_init=n_init, max_iter=self.max_iter, tol=self.tol,
+                             random_state=seed, verbose=self.verbose)
 
     def _quality(self, data):
-        if data.n_edges == 0:
-            self.modularity_ = self.coverage_ = self.performance_ = float("nan")
-            return
         self.modularity_, self.coverage_, self.performance_ = quality(data, self.labels_)
 
 
-def _random_labels(n, k, rng):
-    labels = rng.integers(0, k, size=n).astype(np.int64)
-    labels[rng.choice(n, size=k, replace=False)] = np.arange(k)
-    return labels
+@contextmanager
+def _speaking_as(inner, owner, renames=()):
+    """Errors and ConvergenceWarnings of the ``inner`` callable, said by ``owner``.
+
+    ``renames`` maps ``inner``'s parameter names to ``owner``'s (``n_clusters`` -> ``k``).
+    """
+    def reword(msg):
+        if msg.startswith(f"{inner}: "):
+            msg = f"{owner}: " + msg[len(inner) + 2:]
+            for old, new in renames:
+                msg = msg.replace(f"{old}=", f"{new}=")
+        return msg
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield
+        except InvalidParameterError as exc:
+            raise InvalidParameterError(reword(str(exc))) from None
+    for w in caught:
+        msg = str(w.message)
+        warnings.warn(reword(msg) if issubclass(w.category, ConvergenceWarning) else msg,
+                      w.category, stacklevel=4)
 
 
 def _with_isolated(core_labels, core, n):
@@ -285,6 +310,7 @@ class CommunityResult:
     isolated: np.ndarray
 
 
+@validated
 def detect_communities(graph, k=None, *, weights="none", init="bethe", r="sqrt-mean-degree",
                        random_state=None, **params):
     """Function form of :class:`CommunityKGroups` (``k`` is ``n_clusters``).
@@ -296,8 +322,13 @@ def detect_communities(graph, k=None, *, weights="none", init="bethe", r="sqrt-m
     >>> res.n_clusters, len(res.labels)
     (2, 34)
     """
+    owner = "detect_communities"
+    data = graph_data(graph, owner, "graph")
+    require_edges(data, owner, "graph")
     est = CommunityKGroups(k, weights=weights, init=init, r=r, random_state=random_state,
-                           **params).fit(graph)
+                           **params)
+    with _speaking_as("CommunityKGroups", owner, (("n_clusters", "k"),)):
+        est.fit(data)
     return CommunityResult(est.labels_, est.n_clusters_, est.bethe_labels_, est.objective_,
                            est.modularity_, est.coverage_, est.performance_, est.r_,
                            est.n_iter_, est.nodes_, est.isolated_)

@@ -14,6 +14,7 @@ graphs", Phys. Rep. 2010, the reference [51] of TPAMI Tables V, VI):
 These follow the definitions of ``networkx.community.modularity`` and
 ``networkx.community.partition_quality`` (the tests check the agreement) but
 work from the sparse adjacency matrix in O(n + edges), never O(n^2).
+Labels may be any values (integers, strings), one per node; NaN is refused.
 ``overlap`` (paper eq. 63) is :func:`kgroups.metrics.overlap`.
 """
 
@@ -21,21 +22,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..metrics import overlap
-from ._io import as_adjacency
+from .._validation import InvalidParameterError, encode_labels, validated
+from ._io import graph_data
 
-__all__ = ["modularity", "coverage", "performance", "partition_quality", "overlap"]
+__all__ = ["modularity", "coverage", "performance", "partition_quality"]
 
 
-def _counts(graph, labels):
+def _counts(graph, labels, owner):
     """n, m, intra-community edges, per-community degree sums and sizes."""
-    A = as_adjacency(graph).adjacency
+    A = graph_data(graph, owner, "graph").adjacency
     n = A.shape[0]
-    labels = np.asarray(labels)
-    if labels.shape != (n,):
-        raise ValueError(f"labels should have shape ({n},) (one per node), got {labels.shape}")
-    _, z = np.unique(labels, return_inverse=True)
-    z = z.ravel()
+    z, _ = encode_labels(labels, n, owner, "labels")
     rows = np.repeat(np.arange(n), np.diff(A.indptr))
     intra = int(np.count_nonzero(z[rows] == z[A.indices])) // 2
     deg = np.diff(A.indptr).astype(np.float64)
@@ -44,30 +41,37 @@ def _counts(graph, labels):
     return n, A.nnz // 2, intra, dsum, sizes
 
 
-def _modularity(counts, resolution):
+def _no_edges(what, owner):
+    return InvalidParameterError(f"{owner}: {what} is undefined for a graph without edges; "
+                                 "expected a graph with at least one edge")
+
+
+def _modularity(counts, resolution, owner="modularity"):
     n, m, intra, dsum, _ = counts
     if m == 0:
-        raise ValueError("modularity is undefined for a graph without edges")
+        raise _no_edges("modularity", owner)
     return float(intra / m - resolution * np.sum((dsum / (2.0 * m)) ** 2))
 
 
-def _coverage(counts):
+def _coverage(counts, owner="coverage"):
     n, m, intra, _, _ = counts
     if m == 0:
-        raise ValueError("coverage is undefined for a graph without edges")
+        raise _no_edges("coverage", owner)
     return float(intra / m)
 
 
-def _performance(counts):
+def _performance(counts, owner="performance"):
     n, m, intra, _, sizes = counts
     if n < 2:
-        raise ValueError(f"performance needs at least 2 nodes, got {n}")
+        raise InvalidParameterError(f"{owner}: performance needs a graph of at least 2 nodes "
+                                    f"(it counts node pairs), got {n}")
     pairs = n * (n - 1) / 2.0
     inter_pairs = (n * n - np.sum(sizes ** 2)) / 2.0
     inter_non_edges = inter_pairs - (m - intra)
     return float((intra + inter_non_edges) / pairs)
 
 
+@validated
 def modularity(graph, labels, resolution=1.0):
     """Newman's modularity of the partition ``labels`` of ``graph``.
 
@@ -90,9 +94,10 @@ def modularity(graph, labels, resolution=1.0):
     >>> print(round(modularity(G, [0, 0, 0, 1, 1, 1]), 4))
     0.3571
     """
-    return _modularity(_counts(graph, labels), resolution)
+    return _modularity(_counts(graph, labels, "modularity"), resolution)
 
 
+@validated
 def coverage(graph, labels):
     """Fraction of the edges that join two nodes of the same community.
 
@@ -102,9 +107,10 @@ def coverage(graph, labels):
     >>> print(round(coverage(nx.barbell_graph(3, 0), [0, 0, 0, 1, 1, 1]), 4))
     0.8571
     """
-    return _coverage(_counts(graph, labels))
+    return _coverage(_counts(graph, labels, "coverage"))
 
 
+@validated
 def performance(graph, labels):
     """Fraction of node pairs that are intra-community edges or inter-community non-edges.
 
@@ -114,9 +120,10 @@ def performance(graph, labels):
     >>> print(round(performance(nx.barbell_graph(3, 0), [0, 0, 0, 1, 1, 1]), 4))
     0.9333
     """
-    return _performance(_counts(graph, labels))
+    return _performance(_counts(graph, labels, "performance"))
 
 
+@validated
 def partition_quality(graph, labels):
     """``(coverage, performance)``, as ``networkx.community.partition_quality`` returns.
 
@@ -127,11 +134,12 @@ def partition_quality(graph, labels):
     >>> print(round(c, 4), round(p, 4))
     0.8571 0.9333
     """
-    counts = _counts(graph, labels)
-    return _coverage(counts), _performance(counts)
+    owner = "partition_quality"
+    counts = _counts(graph, labels, owner)
+    return _coverage(counts, owner), _performance(counts, owner)
 
 
 def quality(graph, labels):
     """``(modularity, coverage, performance)`` from one pass over the edges."""
-    counts = _counts(graph, labels)
+    counts = _counts(graph, labels, "CommunityKGroups")
     return _modularity(counts, 1.0), _coverage(counts), _performance(counts)

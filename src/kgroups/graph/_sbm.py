@@ -21,15 +21,21 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["sbm_parameters", "stochastic_block_model", "girvan_newman_benchmark"]
+from .._validation import InvalidParameterError, validated
+from ._bethe import as_rng
+
+__all__ = ["stochastic_block_model", "girvan_newman_benchmark"]
 
 # Below this many candidate pairs a block pair is drawn pair by pair (exact and
 # cheap); above it, by sampling distinct pairs.
 _DIRECT_PAIRS = 1 << 20
 
 
-def sbm_parameters(k, d, lam):
+def sbm_parameters(k, d, lam, owner="stochastic_block_model"):
     """``(a, b)`` of paper eq. (60) for ``k`` classes, mean degree ``d`` and ratio ``lam``.
+
+    ``k``, ``d`` and ``lam`` are checked by the caller's row of the constraint
+    table; this checks the range of ``lam`` that depends on ``d``.
 
     Examples
     --------
@@ -37,17 +43,15 @@ def sbm_parameters(k, d, lam):
     >>> print(a, b)
     40.0 8.0
     """
-    if not (np.isscalar(k) and int(k) == k and k >= 2):
-        raise ValueError(f"k={k!r} should be an integer >= 2")
-    if not (np.isscalar(d) and d > 0):
-        raise ValueError(f"d={d!r} should be a positive mean degree")
-    if not (np.isscalar(lam) and 0 <= lam <= np.sqrt(d) * (1 + 1e-12)):
-        raise ValueError(f"lam={lam!r} should be in [0, sqrt(d)] = [0, {np.sqrt(d):.4g}] "
-                         "(else b = d - lam sqrt(d) < 0)")
+    if not lam <= np.sqrt(d) * (1 + 1e-12):
+        raise InvalidParameterError(
+            f"{owner}: lam={lam!r} should be in [0, sqrt(d)] = [0, {np.sqrt(d):.4g}] "
+            "(else b = d - lam sqrt(d) < 0)")
     root = float(np.sqrt(d))
     return float(d + lam * (k - 1) * root), float(max(d - lam * root, 0.0))
 
 
+@validated
 def stochastic_block_model(n, k, d, lam, *, balanced=False, random_state=None):
     """Sample a sparse SBM with ``k`` classes, mean degree ``d`` and ratio ``lam``.
 
@@ -83,10 +87,12 @@ def stochastic_block_model(n, k, d, lam, *, balanced=False, random_state=None):
     a, b = sbm_parameters(k, d, lam)
     n = int(n)
     if n < k:
-        raise ValueError(f"n={n} should be >= k={k}")
+        raise InvalidParameterError(f"stochastic_block_model: n={n} should be >= k={k}")
     if max(a, b) > n:
-        raise ValueError(f"n={n} is too small for a={a:.4g}: p_in = a/n would exceed 1")
-    rng = np.random.default_rng(random_state)
+        raise InvalidParameterError(
+            f"stochastic_block_model: n={n} is too small for a={a:.4g}: p_in = a/n would "
+            "exceed 1; expected n >= a = d + lam (k - 1) sqrt(d)")
+    rng = as_rng(random_state)
     if balanced:
         labels = rng.permutation(np.arange(n) % k).astype(np.int64)
     else:
@@ -140,6 +146,7 @@ def _distinct_pairs(nu, nv, m, within, rng):
     return rng.permutation(codes)[:m]
 
 
+@validated
 def girvan_newman_benchmark(lam, *, balanced=True, random_state=None):
     """The Girvan-Newman benchmark (n = 128, k = 4, mean degree 16) at ratio ``lam``.
 
@@ -152,4 +159,7 @@ def girvan_newman_benchmark(lam, *, balanced=True, random_state=None):
     >>> A.shape, [int(c) for c in np.bincount(y)]
     ((128, 128), [32, 32, 32, 32])
     """
+    if not lam <= 4.0:
+        raise InvalidParameterError(
+            f"girvan_newman_benchmark: lam={lam!r} should be in [0, 4] = [0, sqrt(16)]")
     return stochastic_block_model(128, 4, 16.0, lam, balanced=balanced, random_state=random_state)
