@@ -6,13 +6,14 @@ Hostile inputs (bad options, files and values) are in ``tests/hostile/test_cli.p
 import io
 import os
 import types
+import warnings
 
 import numpy as np
 import pytest
 
 import kgroups
 import kgroups.experiments
-from kgroups.cli import build_parser, load_table, main, prepare_output_dir
+from kgroups.cli import _fit_quietly, build_parser, load_table, main, prepare_output_dir
 from kgroups.datasets import DATA_DIR
 
 
@@ -261,6 +262,30 @@ def test_estimator_input_errors_are_one_line(blobs_csv, monkeypatch, capsys):
     assert main(["cluster", str(blobs_csv), "-k", "3", "--label-column", "class"]) == 2
     assert capsys.readouterr().err == \
         "kgroups cluster: error: KernelKGroups: something=1 is bad\n"
+
+
+def test_repeated_warnings_are_counted_not_repeated(capsys):
+    class Noisy:
+        def fit(self, X, sample_weight=None):
+            for _ in range(3):
+                warnings.warn("overflow encountered in matmul", RuntimeWarning)
+            warnings.warn("something else", UserWarning)
+
+    _fit_quietly(Noisy(), None, None, "kgroups cluster")
+    assert capsys.readouterr().err.splitlines() == [
+        "kgroups cluster: warning: overflow encountered in matmul (3 times)",
+        "kgroups cluster: warning: something else"]
+
+
+def test_estimator_errors_name_the_options_of_the_parameters(blobs_csv, monkeypatch, capsys):
+    def fit(self, X, y=None, sample_weight=None):
+        raise ValueError("KernelKGroups: n_components=9 should be <= 5 for engine='low-rank'")
+
+    monkeypatch.setattr(kgroups.KernelKGroups, "fit", fit)
+    assert main(["cluster", str(blobs_csv), "-k", "3", "--label-column", "class"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "kgroups cluster: error: KernelKGroups: n_components=9 should be <= 5 for "
+        "engine='low-rank' (set by --engine, --n-components)"]
 
 
 def test_unexpected_internal_errors_keep_their_traceback(blobs_csv, monkeypatch):

@@ -81,6 +81,7 @@ ESTIMATOR_OPTIONS = (
     ("--alpha", "alpha", "alpha"), ("--sigma", "sigma", "sigma"), ("--theta", "theta", "theta"),
     ("--init", "init", "init"), ("--n-init", "n_init", "n_init"),
     ("--max-iter", "max_iter", "max_iter"), ("--engine", "engine", "engine"),
+    ("--n-components", "n_components", "n_components"),
     ("--seed", "seed", "random_state"), ("--verbose", "verbose", "verbose"),
 )
 
@@ -313,16 +314,27 @@ def load_table(path, weights=None, label_column=None, delimiter="auto", header="
 
 
 # --------------------------------------------------------------------------- commands
+def _options_named_in(message):
+    """The cluster options whose estimator parameter an estimator message names."""
+    found = [option for option, _, param in ESTIMATOR_OPTIONS if f"{param}=" in message]
+    return f" (set by {', '.join(found)})" if found else ""
+
+
 def _fit_quietly(est, X, w, prog):
-    """Fit; kgroups' input errors become one line, warnings one line each on stderr."""
+    """Fit; kgroups' input errors become one line, each distinct warning one line on stderr."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             est.fit(X, sample_weight=w)
         except ValueError as err:  # InvalidParameterError and the memory guard
-            raise UsageError(str(err)) from None
+            raise UsageError(f"{err}{_options_named_in(str(err))}") from None
+    counts = {}
     for warning in caught:
-        print(f"{prog}: warning: {warning.message}", file=sys.stderr)
+        text = str(warning.message)
+        counts[text] = counts.get(text, 0) + 1
+    for text, count in counts.items():
+        times = f" ({count} times)" if count > 1 else ""
+        print(f"{prog}: warning: {text}{times}", file=sys.stderr)
 
 
 def _cluster(args):
@@ -337,7 +349,7 @@ def _cluster(args):
     est = KernelKGroups(args.k, semimetric=args.semimetric, alpha=args.alpha, sigma=args.sigma,
                         theta=args.theta, init=args.init, n_init=args.n_init,
                         max_iter=args.max_iter, random_state=args.seed, engine=args.engine,
-                        verbose=args.verbose)
+                        n_components=args.n_components, verbose=args.verbose)
     start = time.perf_counter()
     _fit_quietly(est, X, w, "kgroups cluster")
     seconds = time.perf_counter() - start
@@ -474,6 +486,8 @@ def _cluster_parser(sub):
                    help="most sweeps over the data per run, >= 1")
     c.add_argument("--engine", default="auto", choices=ENGINE_NAMES,
                    help="how the kernel is stored and swept; auto picks by size and memory")
+    c.add_argument("--n-components", type=int, default=256, metavar="M",
+                   help="engine low-rank: number of kernel features, 1 <= M <= number of rows")
     c.add_argument("--seed", type=int, default=0, help="random seed, in [0, 2**32 - 1]")
     c.add_argument("-o", "--out", "--output", dest="out", metavar="FILE",
                    help="write the labels (header 'label', one per data row, in file order) "
