@@ -502,7 +502,7 @@ def _cluster_parser(sub):
 def build_parser():
     """The argument parser of the ``kgroups`` command (subcommands cluster, demo, reproduce)."""
     parser = _Parser(prog="kgroups", description="Kernel k-groups clustering from energy "
-                     "statistics (Franca, Rizzo & Vogelstein, IEEE TPAMI 2020).",
+                     "statistics\n(Franca, Rizzo & Vogelstein, IEEE TPAMI 2020).",
                      epilog="'kgroups COMMAND --help' describes each command.",
                      formatter_class=_Formatter)
     parser.add_argument("--version", action="version", version=f"kgroups {__version__}")
@@ -553,6 +553,12 @@ def main(argv=None):
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # e.g. piped into head: stop quietly, as Unix tools do
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 141
     return 0
 
 
