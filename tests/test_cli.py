@@ -1,9 +1,20 @@
-"""The ``kgroups`` command line."""
+"""The ``kgroups`` command line, run in-process through ``kgroups.cli.main``.
+
+Hostile inputs (bad options, files and values) are in ``tests/hostile/test_cli.py``.
+"""
+
+import io
+import os
+import types
+import warnings
 
 import numpy as np
 import pytest
 
-from kgroups.cli import load_table, main
+import kgroups
+import kgroups.experiments
+from kgroups.cli import _fit_quietly, build_parser, load_table, main, prepare_output_dir
+from kgroups.datasets import DATA_DIR
 
 
 @pytest.fixture
@@ -19,58 +30,278 @@ def blobs_csv(tmp_path):
     return path
 
 
+def _sizes(text):
+    line = next(l for l in text.splitlines() if l.startswith("cluster sizes: "))
+    return [int(s) for s in line.split(":")[1].split()]
+
+
 def test_cluster_prints_summary_and_writes_labels(blobs_csv, tmp_path, capsys):
     out = tmp_path / "labels.csv"
     rc = main(["cluster", str(blobs_csv), "-k", "3", "--weights", "weight",
                "--label-column", "class", "--alpha", "0.5", "-o", str(out)])
     text = capsys.readouterr().out
     assert rc == 0
-    assert "cluster sizes: " in text and "W (within energy)" in text and "sweeps" in text
+    assert "W (within energy)" in text and "sweeps" in text
     assert "accuracy: 1.0000" in text
+    assert sorted(_sizes(text)) == [30, 30, 30]
     labels = np.loadtxt(out, skiprows=1, dtype=int)
-    assert sorted(np.bincount(labels).tolist()) == [30, 30, 30]
+    assert labels.shape == (90,) and sorted(np.bincount(labels).tolist()) == [30, 30, 30]
 
 
-def test_load_table_columns_by_index_without_header(tmp_path):
+def test_output_option_has_three_spellings(blobs_csv, tmp_path, capsys):
+    for i, flag in enumerate(("-o", "--out", "--output")):
+        out = tmp_path / f"l{i}.csv"
+        assert main(["cluster", str(blobs_csv), "-k", "3", "--label-column", "4",
+                     flag, str(out)]) == 0
+        assert out.read_text().splitlines()[0] == "label"
+    capsys.readouterr()
+
+
+def test_columns_are_counted_from_one_and_minus_one_is_the_last(tmp_path):
     path = tmp_path / "plain.csv"
     path.write_text("1,2,0\n3,4,1\n5,6,1\n")
-    X, w, y = load_table(str(path), label_column="-1")
-    assert X.tolist() == [[1, 2], [3, 4], [5, 6]] and w is None and y.tolist() == [0, 1, 1]
+    for spec in ("3", "-1"):
+        X, w, y = load_table(str(path), label_column=spec)
+        assert X.tolist() == [[1, 2], [3, 4], [5, 6]] and w is None and y.tolist() == [0, 1, 1]
+    X, w, y = load_table(str(path), weights="1")
+    assert w.tolist() == [1, 3, 5] and X.tolist() == [[2, 0], [4, 1], [6, 1]]
 
 
-@pytest.mark.parametrize(
-    "content, match",
-    [
-        ("", "the file is empty"),
-        ("a,b\n", "header but no data rows"),
-        ("1,2\n3,x\n", r"line 2, column 2: 'x' is not a number"),
-        ("1,2\n3\n", "line 2: 1 fields, expected 2"),
-        ("1,2\n3,nan\n", "line 2, column 2: nan is not finite"),
-    ],
-)
-def test_bad_files_give_clear_errors(tmp_path, capsys, content, match):
+def test_error_messages_count_columns_and_lines_from_one(tmp_path, capsys):
     path = tmp_path / "bad.csv"
-    path.write_text(content)
-    assert main(["cluster", str(path), "-k", "2"]) == 2
+    path.write_text("a,b,c\n1,2,3\n\n4,oops,6\n")  # the blank line still counts
+    assert main(["cluster", str(path), "-k", "1"]) == 2
     err = capsys.readouterr().err
-    assert "kgroups: error:" in err
-    import re
-
-    assert re.search(match, err), err
+    assert "line 4, column 2 ('b'): 'oops' is not a number" in err
+    assert "--label-column 2" in err  # the hint uses the same base
 
 
-def test_missing_file_and_bad_k(tmp_path, blobs_csv, capsys):
-    assert main(["cluster", str(tmp_path / "nope.csv"), "-k", "2"]) == 2
-    assert "no such file" in capsys.readouterr().err
-    assert main(["cluster", str(blobs_csv), "-k", "500", "--label-column", "class",
-                 "--weights", "weight"]) == 2
-    assert "n_samples=90 should be >= n_clusters=500" in capsys.readouterr().err
+def test_iris_first_row_is_data_not_a_header(capsys):
+    # iris.data has no header: 150 rows, the 5th column is the species.
+    path = os.path.join(DATA_DIR, "iris.data")
+    X, _, y = load_table(path, label_column="5")
+    assert X.shape == (150, 4) and np.bincount(y).tolist() == [50, 50, 50]
+
+
+def test_seeds_whitespace_runs_are_one_separator():
+    # seeds_dataset.txt: 210 rows of 7 features and a class, tab-separated with some
+    # doubled tabs.
+    X, _, y = load_table(os.path.join(DATA_DIR, "seeds_dataset.txt"), label_column="-1")
+    assert X.shape == (210, 7) and np.bincount(y).tolist() == [70, 70, 70]
+
+
+@pytest.mark.parametrize("text, delimiter, header, shape", [
+    ("1;2\n3;4\n", "auto", "auto", (2, 2)),
+    ("1;2\n3;4\n", "semicolon", "no", (2, 2)),
+    ("1 2\n3\t 4\n", "whitespace", "auto", (2, 2)),
+    ("1\t2\n3\t4\n", "tab", "auto", (2, 2)),
+    ("10,20\n1,2\n3,4\n", "comma", "yes", (2, 2)),  # numeric header only when asked
+    ("10,20\n1,2\n3,4\n", "auto", "auto", (3, 2)),
+    ('"x","y"\n"1","2"\n3,4\n', "auto", "auto", (2, 2)),
+    ("\ufeffx,y\n1,2\n3,4\n", "auto", "auto", (2, 2)),  # a UTF-8 byte-order mark
+    ("x,y\r\n1,2\r\n3,4\r\n", "auto", "auto", (2, 2)),
+])
+def test_delimiters_and_headers(tmp_path, text, delimiter, header, shape):
+    path = tmp_path / "t.csv"
+    path.write_bytes(text.encode("utf-8"))
+    X, _, _ = load_table(str(path), delimiter=delimiter, header=header)
+    assert X.shape == shape
+
+
+def test_standard_input(monkeypatch, capsys):
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"0\n0.1\n5\n5.2\n")))
+    assert main(["cluster", "-", "-k", "2"]) == 0
+    assert sorted(_sizes(capsys.readouterr().out)) == [2, 2]
+
+
+def test_version(capsys):
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"kgroups {kgroups.__version__}"
+
+
+def _subparsers():
+    parser = build_parser()
+    action = next(a for a in parser._actions if a.dest == "command")
+    return action.choices
+
+
+@pytest.mark.parametrize("command", ["cluster", "demo", "reproduce"])
+def test_every_option_has_help_with_default_and_choices(command, capsys):
+    assert main([command, "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    parser = _subparsers()[command]
+    for action in parser._actions:
+        if action.dest == "help":
+            continue
+        shown = parser._get_formatter()._expand_help(action)
+        assert " ".join(shown.split()) in text, action.dest
+        if action.option_strings and not action.required:
+            assert "(default: " in shown, action.dest
+        for choice in action.choices or ():
+            assert choice in text, (action.dest, choice)
+    if command == "cluster":
+        assert "counted from 1" in text
+
+
+def test_out_is_checked_before_computing(blobs_csv, tmp_path, monkeypatch, capsys):
+    def fit(*args, **kwargs):
+        raise AssertionError("fit started before --out was checked")
+
+    monkeypatch.setattr(kgroups.KernelKGroups, "fit", fit)
+    missing = tmp_path / "no" / "such" / "dir" / "labels.csv"
+    assert main(["cluster", str(blobs_csv), "-k", "3", "-o", str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert "argument --out" in err and str(missing) in err and "Traceback" not in err
+    assert not missing.parent.exists()
+
+
+def test_a_failed_run_leaves_an_existing_output_file_alone(tmp_path, capsys):
+    out = tmp_path / "labels.csv"
+    out.write_text("precious\n")
+    bad = tmp_path / "bad.csv"
+    bad.write_text("1,2\n3\n")
+    assert main(["cluster", str(bad), "-k", "1", "-o", str(out)]) == 2
+    assert out.read_text() == "precious\n"
+    fresh = tmp_path / "fresh.csv"
+    assert main(["cluster", str(bad), "-k", "1", "-o", str(fresh)]) == 2
+    assert not fresh.exists()  # the probe leaves nothing behind
+    capsys.readouterr()
+
+
+def test_demo_and_reproduce_check_out_before_running(tmp_path, monkeypatch, capsys):
+    def boom():
+        raise AssertionError("an experiment started before --out was checked")
+
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    assert main(["demo", "--out", str(blocker)]) == 2
+    assert "argument --out" in capsys.readouterr().err
+    monkeypatch.setattr(kgroups.experiments, "registry",
+                        lambda: {"x": types.SimpleNamespace(TITLE="t", run=boom)})
+    assert main(["reproduce", "x", "--out", str(blocker / "sub")]) == 2
+    err = capsys.readouterr().err
+    assert "argument --out" in err and "Traceback" not in err
+
+
+def test_prepare_output_dir_creates_parents(tmp_path):
+    target = tmp_path / "a" / "b" / "c"
+    prepare_output_dir(str(target))
+    assert target.is_dir() and list(target.iterdir()) == []
+
+
+def test_reproduce_all_prints_a_line_per_experiment_start_and_end(tmp_path, monkeypatch,
+                                                                  capsys):
+    calls = []
+
+    def fake(name):
+        def run(out, trials=None, quick=False, seed=0):
+            calls.append((name, out, trials, quick, seed))
+            return f"| table of {name} |"
+        return types.SimpleNamespace(TITLE=f"title {name}", run=run)
+
+    monkeypatch.setattr(kgroups.experiments, "registry",
+                        lambda: {"alpha": fake("alpha"), "beta": fake("beta")})
+    assert main(["reproduce", "all", "--quick", "--trials", "3", "--seed", "7",
+                 "--out", str(tmp_path / "r")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [c[0] for c in calls] == ["alpha", "beta"]
+    assert calls[0][1:] == (str(tmp_path / "r"), 3, True, 7)
+    starts = [l for l in lines if l.startswith("== ") and "started" in l]
+    ends = [l for l in lines if l.startswith("== ") and "done in" in l]
+    assert starts == ["== alpha: title alpha  [1/2 started]", "== beta: title beta  [2/2 started]"]
+    assert len(ends) == 2 and ends[1].startswith("== beta: done in ") and " s " in ends[1]
+    assert lines.index(starts[0]) < lines.index("| table of alpha |") < lines.index(ends[0])
+
+
+def test_reproduce_list(capsys):
+    assert main(["reproduce", "list"]) == 0
+    names = [line.split()[0] for line in capsys.readouterr().out.splitlines()]
+    assert "tpami-table2" in names and names == sorted(names)
+
+
+def test_verbose_is_passed_to_the_estimator(blobs_csv, monkeypatch, capsys):
+    seen = []
+
+    fit = kgroups.KernelKGroups.fit
+
+    def spy(self, X, y=None, sample_weight=None):
+        seen.append(self.verbose)
+        return fit(self, X, y, sample_weight)
+
+    monkeypatch.setattr(kgroups.KernelKGroups, "fit", spy)
+    for flags, level in (([], 0), (["-v"], 1), (["--verbose", "-v"], 2)):
+        assert main(["cluster", str(blobs_csv), "-k", "3", "--label-column", "class",
+                     "--n-init", "1", *flags]) == 0
+        assert seen[-1] == level
+    capsys.readouterr()
+
+
+def test_warnings_are_one_line_each(blobs_csv, capsys):
+    assert main(["cluster", str(blobs_csv), "-k", "3", "--label-column", "class",
+                 "--init", "random", "--max-iter", "1", "--n-init", "1"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("kgroups cluster: warning: ") and "max_iter=1" in err
+    assert err.count("\n") == 1
+
+
+def test_identical_rows_give_k_non_empty_clusters(tmp_path, capsys):
+    # issue 10: a file of 20 identical rows printed "20 0 0". Any partition into
+    # 3 non-empty groups is optimal for identical points.
+    path = tmp_path / "same.csv"
+    path.write_text("1.5,2\n" * 20)
+    assert main(["cluster", str(path), "-k", "3"]) == 0
+    sizes = _sizes(capsys.readouterr().out)
+    assert len(sizes) == 3 and sum(sizes) == 20 and min(sizes) >= 1
+
+
+def test_estimator_input_errors_are_one_line(blobs_csv, monkeypatch, capsys):
+    def fit(self, X, y=None, sample_weight=None):
+        raise kgroups._validation.InvalidParameterError("KernelKGroups: something=1 is bad")
+
+    monkeypatch.setattr(kgroups.KernelKGroups, "fit", fit)
+    assert main(["cluster", str(blobs_csv), "-k", "3", "--label-column", "class"]) == 2
+    assert capsys.readouterr().err == \
+        "kgroups cluster: error: KernelKGroups: something=1 is bad\n"
+
+
+def test_repeated_warnings_are_counted_not_repeated(capsys):
+    class Noisy:
+        def fit(self, X, sample_weight=None):
+            for _ in range(3):
+                warnings.warn("overflow encountered in matmul", RuntimeWarning)
+            warnings.warn("something else", UserWarning)
+
+    _fit_quietly(Noisy(), None, None, "kgroups cluster")
+    assert capsys.readouterr().err.splitlines() == [
+        "kgroups cluster: warning: overflow encountered in matmul (3 times)",
+        "kgroups cluster: warning: something else"]
+
+
+def test_estimator_errors_name_the_options_of_the_parameters(blobs_csv, monkeypatch, capsys):
+    def fit(self, X, y=None, sample_weight=None):
+        raise ValueError("KernelKGroups: n_components=9 should be <= 5 for engine='low-rank'")
+
+    monkeypatch.setattr(kgroups.KernelKGroups, "fit", fit)
+    assert main(["cluster", str(blobs_csv), "-k", "3", "--label-column", "class"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "kgroups cluster: error: KernelKGroups: n_components=9 should be <= 5 for "
+        "engine='low-rank' (set by --engine, --n-components)"]
+
+
+def test_unexpected_internal_errors_keep_their_traceback(blobs_csv, monkeypatch):
+    def fit(self, X, y=None, sample_weight=None):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(kgroups.KernelKGroups, "fit", fit)
+    with pytest.raises(RuntimeError, match="a bug"):
+        main(["cluster", str(blobs_csv), "-k", "3", "--label-column", "class"])
 
 
 def test_demo_writes_table_and_heatmap(tmp_path, capsys):
-    assert main(["demo", "--out", str(tmp_path), "--n-init", "5"]) == 0
+    out = tmp_path / "new" / "demo"  # created by the command
+    assert main(["demo", "--out", str(out), "--n-init", "5"]) == 0
     text = capsys.readouterr().out
-    assert (tmp_path / "fig6_dermatology_heatmap.png").stat().st_size > 10_000
+    assert (out / "fig6_dermatology_heatmap.png").stat().st_size > 10_000
     row = next(line for line in text.splitlines() if line.startswith("| kernel k-groups"))
     accuracy = float(row.split("|")[2])
     assert accuracy >= 0.95  # paper: 0.962
