@@ -81,7 +81,7 @@ def test_callable_semimetric_is_used_as_given():
 
 
 @pytest.mark.parametrize("args, match", [
-    (("energy", 0.0, 1, 1), r"alpha=0.0 should be in \(0, 2\]"),
+    (("energy", 0.0, 1, 1), r"alpha=0.0 should be a number in \(0, 2\]"),
     (("energy", 2.1, 1, 1), "alpha=2.1"),
     (("laplacian", 1, 0.0, 1), "sigma=0.0"),
     (("gaussian", 1, float("nan"), 1), "sigma=nan"),

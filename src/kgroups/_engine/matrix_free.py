@@ -8,7 +8,7 @@ the engine keeps only the data (n x D, twice: row-major and transposed) and
   multi-threaded pass over the n (n - 1) / 2 unordered pairs, O(n^2 D): points
   are sorted by label, squared distances of 4 rows against a tile of columns come
   from ``|x|^2 + |y|^2 - 2 <x, y>`` (near-duplicates recomputed by direct
-  differences, as in :mod:`kgroups._engine.pairwise`), each pair feeds both its
+  differences, :func:`kgroups._engine.semimetric.guarded_sq`), each pair feeds both its
   row's and its column's cluster sums; every worker owns a k x n accumulator.
 * :func:`decide_mf` runs the sequential Hartigan decisions (paper Algorithm 2,
   steps 4-15) from a given point on. Moves are not applied to ``M`` at once:
@@ -24,25 +24,19 @@ import numpy as np
 from numba import njit, prange
 
 from ._gain import best_move, update_stats
-from .pairwise import ENERGY, EXACT_BELOW, GAUSSIAN, LAPLACIAN, rho_from_sq
+from .semimetric import exact_sq, guarded_sq, needs_exact, rho, rho_inplace
 
 # Columns per tile: D x TILE float64 stays in L1/L2.
 TILE = 512
 
 
 @njit(cache=True)
-def sq_dist(X, i, Y, y):
-    """``||X[i] - Y[y]||^2`` by direct differences (no cancellation)."""
-    d2 = 0.0
-    for d in range(X.shape[1]):
-        t = X[i, d] - Y[y, d]
-        d2 += t * t
-    return d2
-
-
-@njit(cache=True)
 def rho_tile(XT, x, lo, hi, code, alpha, sigma, theta, buf):
-    """``buf[t] = rho(x, XT[:, lo + t])`` for ``t < hi - lo`` (vectorised loops)."""
+    """``buf[t] = rho(x, XT[:, lo + t])`` for ``t < hi - lo`` (vectorised loops).
+
+    Squared distances by direct differences (exact), then
+    :func:`~kgroups._engine.semimetric.rho_inplace`.
+    """
     m = hi - lo
     for t in range(m):
         buf[t] = 0.0
@@ -53,31 +47,6 @@ def rho_tile(XT, x, lo, hi, code, alpha, sigma, theta, buf):
             u = row[t] - xd
             buf[t] += u * u
     rho_inplace(buf, m, code, alpha, sigma, theta)
-
-
-@njit(cache=True)
-def rho_inplace(buf, m, code, alpha, sigma, theta):
-    """``buf[t] = rho(d2 = buf[t])`` for ``t < m`` (vectorised for the common cases)."""
-    if code == ENERGY and alpha == 1.0:
-        for t in range(m):
-            buf[t] = np.sqrt(buf[t])
-    elif code == ENERGY and alpha == 2.0:
-        pass
-    elif code == ENERGY:
-        h = 0.5 * alpha
-        for t in range(m):
-            buf[t] = buf[t] ** h
-    elif code == GAUSSIAN:
-        c = 1.0 / (2.0 * sigma * sigma)
-        for t in range(m):
-            buf[t] = 2.0 - 2.0 * np.exp(-buf[t] * c)
-    elif code == LAPLACIAN:
-        c = 1.0 / (2.0 * sigma)
-        for t in range(m):
-            buf[t] = 2.0 - 2.0 * np.exp(-np.sqrt(buf[t]) * c)
-    else:
-        for t in range(m):
-            buf[t] = rho_from_sq(buf[t], code, alpha, sigma, theta)
 
 
 @njit(cache=True)
@@ -125,29 +94,36 @@ def gram4(XT, idx, nx, c0, c1, nys, out):
 
 @njit(cache=True)
 def finish_row(o, m, XT, i, nxi, c0, nys, code, alpha, sigma, theta):
-    """``o[t] = rho(d2)`` from the expanded ``d2 = o[t]``; pairs with
-    ``d2 < EXACT_BELOW (|x|^2 + |y|^2)`` (cancellation) are recomputed by differences."""
+    """``o[t] = rho(d2)`` from the expanded ``d2 = o[t]``; pairs that lost accuracy
+    to cancellation (:func:`~kgroups._engine.semimetric.needs_exact`) are
+    recomputed by differences (:func:`~kgroups._engine.semimetric.guarded_sq`)."""
     bad = 0
     for t in range(m):
-        bad += o[t] < EXACT_BELOW * (nxi + nys[t])
+        bad += needs_exact(o[t], nxi + nys[t])
     if bad:
+        xi = XT[:, i]
         for t in range(m):
-            if o[t] < EXACT_BELOW * (nxi + nys[t]):
-                d2 = 0.0
-                for d in range(XT.shape[0]):
-                    u = XT[d, i] - XT[d, c0 + t]
-                    d2 += u * u
-                o[t] = d2
+            o[t] = guarded_sq(o[t], nxi + nys[t], xi, XT[:, c0 + t])
     rho_inplace(o, m, code, alpha, sigma, theta)
 
 
-@njit(cache=True, fastmath={"reassoc"})
+@njit(cache=True)
 def wsum(a, b, m):
-    """``sum_t a[t] b[t]`` for ``t < m``, reassociated so that it vectorises."""
-    s = 0.0
-    for t in range(m):
-        s += a[t] * b[t]
-    return s
+    """``sum_t a[t] b[t]`` for ``t < m`` in four interleaved partial sums.
+
+    A fixed order (no ``fastmath``: the sums decide the sign of gains), with
+    four independent accumulators so that the loop is not latency bound.
+    """
+    s0 = s1 = s2 = s3 = 0.0
+    m4 = m - m % 4
+    for t in range(0, m4, 4):
+        s0 += a[t] * b[t]
+        s1 += a[t + 1] * b[t + 1]
+        s2 += a[t + 2] * b[t + 2]
+        s3 += a[t + 3] * b[t + 3]
+    for t in range(m4, m):
+        s0 += a[t] * b[t]
+    return (s0 + s1) + (s2 + s3)
 
 
 @njit(cache=True)
@@ -282,7 +258,7 @@ def decide_mf(X, w, labels, M, s, q, cnt, start, pend, old, new, n_pend,
             col[l] = M[l, i]
         for t in range(n_pend):
             p = pend[t]
-            b = -0.5 * w[i] * w[p] * rho_from_sq(sq_dist(X, i, X, p), code, alpha, sigma, theta)
+            b = -0.5 * w[i] * w[p] * rho(exact_sq(X[i], X[p]), code, alpha, sigma, theta)
             col[old[t]] -= b
             col[new[t]] += b
         j = labels[i]
