@@ -47,7 +47,7 @@ def test_matrix_free_build_m_matches_brute_force(semimetric, params):
     X = rng.normal(size=(700, 3))  # 700 > one tile: crosses tile and cluster edges
     w = rng.uniform(0.5, 2.0, 700)
     labels = rng.integers(0, 5, 700)
-    eng = MatrixFreeEngine.from_semimetric(X, w, semimetric, params)
+    eng = MatrixFreeEngine.from_semimetric(X, w, semimetric, params, n_clusters=5)
     B = brute_B(X, w, semimetric, params)
     M = eng.build_m(labels, 5)
     np.testing.assert_allclose(M, build_m_twin(B, labels, 5), rtol=1e-10, atol=1e-10)
@@ -63,7 +63,7 @@ def test_matrix_free_sweep_matches_brute_force_twin(monkeypatch, batch):
     X, _ = blobs(40, 2, 3, seed=3, spread=2.0)
     w = rng.uniform(0.5, 2.0, 40)
     labels = rng.integers(0, 3, 40)
-    eng = MatrixFreeEngine.from_semimetric(X, w, "energy", {})
+    eng = MatrixFreeEngine.from_semimetric(X, w, "energy", {}, n_clusters=3)
     B = brute_B(X, w, "energy", {})
     want, want_moves = sweep_twin(B, w, labels, 3)
     got = labels.copy()
@@ -123,8 +123,8 @@ def test_lowrank_is_exact_for_its_own_kernel():
     rng = np.random.default_rng(8)
     X, _ = blobs(40, 2, 3, seed=9, spread=2.0)
     w = rng.uniform(0.5, 2.0, 40)
-    eng = LowRankEngine.from_semimetric(X, w, "energy", {}, n_components=8,
-                                        landmarks="uniform", random_state=0)
+    eng = LowRankEngine.from_semimetric(X, w, "energy", {}, n_clusters=3, options={
+        "n_components": 8, "landmarks": "uniform", "random_state": 0})
     F = eng.F
     kd = pairwise(X, X.mean(0)[None, :])[:, 0]  # K0(x, x) = rho(x, x0), x0 = mean
     Bt = w[:, None] * (F @ F.T - (kd[:, None] + kd[None, :]) / 2) * w[None, :]
@@ -206,13 +206,13 @@ def test_lowrank_fourier_estimator_and_errors():
 # -- engine selection and the memory guard -------------------------------------
 
 def test_select_engine_auto(monkeypatch):
-    assert select_engine("auto", 500, False, False, np.float64) is DenseEngine
-    assert select_engine("low-rank", 500, False, False, np.float64) is LowRankEngine
+    assert select_engine("auto", 500, False, False, np.float64, n_clusters=3) is DenseEngine
+    assert select_engine("low-rank", 500, False, False, np.float64, n_clusters=3) is LowRankEngine
     monkeypatch.setattr(memory, "available_memory", lambda: 10 * 2**20)  # 10 MiB
-    assert select_engine("auto", 5000, False, False, np.float64) is MatrixFreeEngine
+    assert select_engine("auto", 5000, False, False, np.float64, n_clusters=3) is MatrixFreeEngine
     assert select_engine("auto", 5000, False, False, np.float64,
-                         semimetric=lambda a, b: a) is LowRankEngine
-    assert select_engine("auto", 5000, True, False, np.float64) is DenseEngine
+                         semimetric=lambda a, b: a, n_clusters=3) is LowRankEngine
+    assert select_engine("auto", 5000, True, False, np.float64, n_clusters=3) is DenseEngine
 
 
 def test_forced_dense_too_big_raises_clear_error_auto_succeeds(monkeypatch):
@@ -222,7 +222,9 @@ def test_forced_dense_too_big_raises_clear_error_auto_succeeds(monkeypatch):
     with pytest.raises(ValueError) as err:
         KernelKGroups(3, engine="dense", random_state=0).fit(X)
     msg = str(err.value)
-    assert str(3000 * 3000 * 8) in msg and "0.04 GiB" in msg and "matrix-free" in msg
+    # the n x n kernel, then 8 bytes x n x (D + 2k + 6): data, M (k x n), labels
+    need = 3000 * 3000 * 8 + 8 * 3000 * (3 + 2 * 3 + 6)
+    assert str(need) in msg and "0.04 GiB" in msg and "matrix-free" in msg
     km = KernelKGroups(3, engine="auto", random_state=0).fit(X)
     dense_free = KernelKGroups(3, engine="matrix-free", random_state=0).fit(X)
     np.testing.assert_array_equal(km.labels_, dense_free.labels_)
@@ -232,7 +234,7 @@ def test_kgroups_single_matrix_free_reaches_hartigan_optimum():
     """After convergence no single move lowers W (checked by brute force)."""
     X, _ = blobs(300, 2, 4, seed=17, spread=2.0)
     w = np.ones(300)
-    eng = MatrixFreeEngine.from_semimetric(X, w, "energy", {})
+    eng = MatrixFreeEngine.from_semimetric(X, w, "energy", {}, n_clusters=4)
     run = kgroups_single(eng, np.random.default_rng(18).integers(0, 4, 300), 4, 200)
     B = brute_B(X, w, "energy", {})
     _, moves = sweep_twin(B, w, run.labels, 4)
