@@ -275,5 +275,5 @@ def test_auto_estimator_follows_the_rule():
     one = KernelKGroups(3, random_state=0).fit(X)
     many = KernelKGroups(3, n_init=2, random_state=0).fit(X)
     given = KernelKGroups(3, init=one.labels_, n_init=5).fit(X)  # given labels run once
-    assert (one.engine_, many.engine_, given.engine_) == ("matrix-free", "matrix-free", "matrix-free")
+    assert (one.engine_, many.engine_, given.engine_) == ("matrix-free",) * 3
     assert KernelKGroups(3, random_state=0).fit(X[:-1]).engine_ == "dense"

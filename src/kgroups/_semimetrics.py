@@ -143,8 +143,8 @@ def _callable_block(semimetric, X, Y, owner):
     if not np.all(np.isfinite(arr)):
         i, j = (int(t) for t in np.argwhere(~np.isfinite(arr))[0])
         raise InvalidParameterError(
-            f"{what} returned {arr[i, j]!r} for the pair (i, j) = ({i}, {j}); expected finite "
-            "values (a semimetric is finite)")
+            f"{what} returned {float(arr[i, j])!r} for the pair (i, j) = ({i}, {j}); expected "
+            "finite values (a semimetric is finite)")
     return arr
 
 
@@ -197,9 +197,8 @@ def pairwise(
     Raises
     ------
     InvalidParameterError
-        Bad inputs; a callable semimetric that returns NaN, infinity, a wrong
-        shape or non-numbers (naming the first bad pair); values of a named
-        semimetric that overflow float64 (rescale the data).
+        Bad inputs, a callable's NaN/inf/wrong shape/non-numbers (naming the
+        first bad pair), or named-semimetric values that overflow float64.
 
     Examples
     --------
@@ -210,7 +209,14 @@ def pairwise(
     >>> float(pairwise(X, alpha=0.5)[0, 1]) == 5.0 ** 0.5
     True
     """
-    owner = "pairwise"
+    X, Y, wx, wy, center = _check_pairwise_arrays(X, Y, semimetric, out, center, wx, wy)
+    return pairwise_unchecked(X, Y, semimetric, alpha=alpha, sigma=sigma, theta=theta,
+                              out=out, center=center, scale=scale, wx=wx, wy=wy)
+
+
+def _check_pairwise_arrays(X, Y, semimetric, out, center, wx, wy, owner="pairwise"):
+    """The array arguments of :func:`pairwise`, validated (the scalars are checked by the
+    table)."""
     if semimetric == "precomputed":
         raise InvalidParameterError(
             f"{owner}: semimetric='precomputed' means the matrix is already given; pairwise "
@@ -229,8 +235,7 @@ def pairwise(
         raise InvalidParameterError(
             f"{owner}: out={describe(out)} should be a float64 or float32 array of shape "
             f"{(X.shape[0], n_y)}")
-    return pairwise_unchecked(X, Y, semimetric, alpha=alpha, sigma=sigma, theta=theta,
-                              out=out, center=center, scale=scale, wx=wx, wy=wy)
+    return X, Y, wx, wy, center
 
 
 def _check_center(center, n_features, owner):

@@ -24,8 +24,6 @@ The numba kernels they call live in :mod:`kgroups._engine`.
 
 from __future__ import annotations
 
-import numpy as np
-
 from ._base import Engine
 from ._memory import available_memory, check_fits, fits
 from .dense import DenseEngine
@@ -33,8 +31,8 @@ from .lowrank import FOURIER_SEMIMETRICS, LANDMARKS, LowRankEngine
 from .matrix_free import MatrixFreeEngine
 from .sparse import SparseEngine
 
-__all__ = ["ENGINES", "Engine", "LANDMARKS", "MATRIX_FREE_MAX_D", "MATRIX_FREE_MIN_N", "DenseEngine",
-           "LowRankEngine", "MatrixFreeEngine", "SparseEngine", "available_memory",
+__all__ = ["ENGINES", "Engine", "LANDMARKS", "MATRIX_FREE_MAX_D", "MATRIX_FREE_MIN_N",
+           "DenseEngine", "LowRankEngine", "MatrixFreeEngine", "SparseEngine", "available_memory",
            "check_engine_input", "check_fits", "select_engine"]
 
 ENGINES = {"dense": DenseEngine, "sparse": SparseEngine,

@@ -34,8 +34,8 @@ from .._semimetrics import pairwise_unchecked as pairwise
 from ._base import PREDICT_BLOCK_BYTES, Engine
 from ._memory import check_fits
 
-__all__ = ["FOURIER_SEMIMETRICS", "LANDMARKS", "FeatureSums", "FourierMap", "LowRankEngine", "NystroemMap",
-           "fourier_features", "nystroem_features"]
+__all__ = ["FOURIER_SEMIMETRICS", "LANDMARKS", "FeatureSums", "FourierMap", "LowRankEngine",
+           "NystroemMap", "fourier_features", "nystroem_features"]
 
 LANDMARKS = ("k-means++", "uniform", "fourier")
 # Semimetrics whose kernel has random Fourier features (landmarks="fourier").
