@@ -439,7 +439,12 @@ def test_tiny_matrix_free_kernels(monkeypatch, batch):
     np.testing.assert_array_equal(got, want)
     np.testing.assert_allclose(M, build_m_twin(B, got, 3), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(eng.column(2), B[:, 2] / (w * w[2]), rtol=1e-10, atol=1e-12)
-    assert mfk.wsum(np.arange(7.0), np.ones(7), 7) == 21.0
+    out = np.arange(4 * 9, dtype=np.float64).reshape(4, 9) / 8.0
+    ws = np.linspace(0.5, 1.5, 12)
+    racc = np.zeros((4, 2))
+    mfk.wsum_rows(ws, out, 5, 12, 3, racc, 1)  # columns 5..11 of a tile starting at 3
+    np.testing.assert_allclose(racc[:, 1], out[:, 2:9] @ ws[5:12], rtol=1e-15)
+    assert not racc[:, 0].any()
 
 
 def test_tiny_lowrank_kernels():

@@ -108,22 +108,41 @@ def finish_row(o, m, XT, i, nxi, c0, nys, code, alpha, sigma, theta):
 
 
 @njit(cache=True)
-def wsum(a, b, m):
-    """``sum_t a[t] b[t]`` for ``t < m`` in four interleaved partial sums.
+def wsum_rows(ws, out, lo, hi, c0, racc, l):
+    """``racc[r, l] += sum_{lo <= t < hi} ws[t] out[r, t - c0]`` for the 4 rows at once
+    (the row side of the symmetric build).
 
-    A fixed order (no ``fastmath``: the sums decide the sign of gains), with
-    four independent accumulators so that the loop is not latency bound.
+    No ``fastmath``: these sums decide the sign of gains, so their rounding must
+    not depend on the compiler's choice of vector width. Each row's sum has a
+    fixed order (even and odd ``t`` apart, then added); the 4 rows share the
+    loads of ``ws`` and give 8 independent additions per step, so the loop is
+    not latency bound.
     """
-    s0 = s1 = s2 = s3 = 0.0
-    m4 = m - m % 4
-    for t in range(0, m4, 4):
-        s0 += a[t] * b[t]
-        s1 += a[t + 1] * b[t + 1]
-        s2 += a[t + 2] * b[t + 2]
-        s3 += a[t + 3] * b[t + 3]
-    for t in range(m4, m):
-        s0 += a[t] * b[t]
-    return (s0 + s1) + (s2 + s3)
+    o0, o1, o2, o3 = out[0], out[1], out[2], out[3]
+    a0 = a1 = a2 = a3 = b0 = b1 = b2 = b3 = 0.0
+    m = hi - lo
+    for u in range(0, m - 1, 2):
+        t = lo - c0 + u
+        v, x = ws[lo + u], ws[lo + u + 1]
+        a0 += v * o0[t]
+        b0 += x * o0[t + 1]
+        a1 += v * o1[t]
+        b1 += x * o1[t + 1]
+        a2 += v * o2[t]
+        b2 += x * o2[t + 1]
+        a3 += v * o3[t]
+        b3 += x * o3[t + 1]
+    if m % 2:
+        t = hi - 1 - c0
+        v = ws[hi - 1]
+        a0 += v * o0[t]
+        a1 += v * o1[t]
+        a2 += v * o2[t]
+        a3 += v * o3[t]
+    racc[0, l] += a0 + b0
+    racc[1, l] += a1 + b1
+    racc[2, l] += a2 + b2
+    racc[3, l] += a3 + b3
 
 
 @njit(cache=True)
@@ -181,8 +200,7 @@ def _sym_rows(XTs, ws, labs, bounds, nrm, a0, S, out, idx, nx, racc, code, alpha
         while s < c1:  # row side, one cluster segment at a time
             l = labs[s]
             e = min(c1, bounds[l + 1])
-            for r in range(nr):
-                racc[r, l] += wsum(ws[s:e], out[r, s - c0:e - c0], e - s)
+            wsum_rows(ws, out, s, e, c0, racc, l)
             s = e
         scatter_rows(S, out, labs, ws, a0, nr, c0, m)
     for r in range(nr):
