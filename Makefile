@@ -16,8 +16,15 @@ demo: $(VENV)/.installed
 
 # The numba kernels also run as plain Python (NUMBA_DISABLE_JIT=1) on a subset.
 test: $(VENV)/.installed
-	NUMBA_DISABLE_JIT=1 $(PY) -m pytest -q -p no:cacheprovider tests/test_kgroups.py -k "twin or rises or brute"
+	$(MAKE) --no-print-directory test-python
 	$(PY) -m pytest -q
+
+# Every numba kernel as plain Python: the twins, and a tiny case of each kernel
+# (dense, sparse, matrix-free tiles/build/decide/apply, low-rank, scatter, pairwise).
+.PHONY: test-python
+test-python: $(VENV)/.installed
+	NUMBA_DISABLE_JIT=1 $(PY) -m pytest -q -p no:cacheprovider tests/test_kgroups.py -k "twin or rises or brute"
+	NUMBA_DISABLE_JIT=1 $(PY) -m pytest -q -p no:cacheprovider tests/test_engines.py tests/test_sparse_engine.py tests/test_semimetrics.py tests/hostile/test_engines.py -k tiny
 
 bench: $(VENV)/.installed
 	$(PY) benchmarks/run_all.py

@@ -38,6 +38,7 @@ def sparse_psd_gram(n, k, seed):
 
 X20 = np.random.default_rng(0).normal(size=(20, 2))
 CALLABLE = pairwise  # a callable semimetric (the energy distance, alpha = 1)
+sel = select_engine
 
 
 # -- bad engine options: a ValueError naming the value and what was expected -------
@@ -141,7 +142,7 @@ def test_lowrank_predict_new_points_uses_the_fitted_feature_map():
     X, _ = blobs(400, 2, 4, seed=4, spread=2.0)
     new = np.random.default_rng(5).normal(0, 4, (30, 2))
     km = KernelKGroups(4, engine="low-rank", n_components=10, random_state=1).fit(X)
-    fmap = km._feature_sums.fmap
+    fmap = km._predictor.fmap
     F, Fn = fmap(X), fmap(new)
     a, an = fmap.kdiag(X) / 2, fmap.kdiag(new) / 2
     Kt = Fn @ F.T - an[:, None] - a[None, :]          # Kt(new, train)
@@ -221,8 +222,8 @@ def test_kernel_kmeans_low_rank_is_exact_lloyd_on_its_kernel():
     start = np.random.default_rng(14).integers(0, 4, 400)
     lr = KernelKMeans(4, init=start, engine="low-rank", n_components=16,
                       random_state=0, max_iter=300).fit(X)
-    eng = LowRankEngine.from_semimetric(X, np.ones(400), "energy", {}, n_components=16,
-                                        random_state=0)
+    eng = LowRankEngine.from_semimetric(X, np.ones(400), "energy", {}, n_clusters=4,
+                                        options={"n_components": 16, "random_state": 0})
     Kt = eng.F @ eng.F.T - eng.a[:, None] - eng.a[None, :]
     d = KernelKMeans(4, kernel="precomputed", init=start, engine="dense",
                      max_iter=300).fit(Kt)
@@ -254,18 +255,18 @@ def test_float32_same_labels_and_objective(Est):
 def test_auto_rule(monkeypatch):
     big, small = MATRIX_FREE_MIN_N, MATRIX_FREE_MIN_N - 1
     f64 = np.float64
-    assert select_engine("auto", small, False, False, f64) is DenseEngine
-    assert select_engine("auto", big, False, False, f64) is MatrixFreeEngine
-    assert select_engine("auto", big, False, False, f64, n_features=10) is MatrixFreeEngine
-    assert select_engine("auto", big, False, False, f64, n_features=50) is DenseEngine
+    assert sel("auto", small, False, False, f64, n_clusters=3) is DenseEngine
+    assert sel("auto", big, False, False, f64, n_clusters=3) is MatrixFreeEngine
+    assert sel("auto", big, False, False, f64, n_features=10, n_clusters=3) is MatrixFreeEngine
+    assert sel("auto", big, False, False, f64, n_features=50, n_clusters=3) is DenseEngine
     # callables and precomputed matrices have no matrix-free engine
-    assert select_engine("auto", big, False, False, f64, semimetric=CALLABLE) is DenseEngine
-    assert select_engine("auto", big, True, False, f64) is DenseEngine
-    assert select_engine("auto", big, True, True, f64) is SparseEngine
+    assert sel("auto", big, False, False, f64, semimetric=CALLABLE, n_clusters=3) is DenseEngine
+    assert sel("auto", big, True, False, f64, n_clusters=3) is DenseEngine
+    assert sel("auto", big, True, True, f64, n_clusters=3) is SparseEngine
     monkeypatch.setattr(memory, "available_memory", lambda: 2**20)  # 1 MiB
-    assert select_engine("auto", big, False, False, f64, n_features=50) is MatrixFreeEngine
-    assert select_engine("auto", 2000, False, False, f64, n_features=50) is MatrixFreeEngine
-    assert select_engine("auto", 2000, False, False, f64, semimetric=CALLABLE) is LowRankEngine
+    assert sel("auto", big, False, False, f64, n_features=50, n_clusters=3) is MatrixFreeEngine
+    assert sel("auto", 2000, False, False, f64, n_features=50, n_clusters=3) is MatrixFreeEngine
+    assert sel("auto", 2000, False, False, f64, semimetric=CALLABLE, n_clusters=3) is LowRankEngine
 
 
 def test_auto_estimator_follows_the_rule():
@@ -274,5 +275,5 @@ def test_auto_estimator_follows_the_rule():
     one = KernelKGroups(3, random_state=0).fit(X)
     many = KernelKGroups(3, n_init=2, random_state=0).fit(X)
     given = KernelKGroups(3, init=one.labels_, n_init=5).fit(X)  # given labels run once
-    assert (one.engine_, many.engine_, given.engine_) == ("matrix-free", "matrix-free", "matrix-free")
+    assert (one.engine_, many.engine_, given.engine_) == ("matrix-free",) * 3
     assert KernelKGroups(3, random_state=0).fit(X[:-1]).engine_ == "dense"

@@ -47,7 +47,7 @@ def test_matrix_free_build_m_matches_brute_force(semimetric, params):
     X = rng.normal(size=(700, 3))  # 700 > one tile: crosses tile and cluster edges
     w = rng.uniform(0.5, 2.0, 700)
     labels = rng.integers(0, 5, 700)
-    eng = MatrixFreeEngine.from_semimetric(X, w, semimetric, params)
+    eng = MatrixFreeEngine.from_semimetric(X, w, semimetric, params, n_clusters=5)
     B = brute_B(X, w, semimetric, params)
     M = eng.build_m(labels, 5)
     np.testing.assert_allclose(M, build_m_twin(B, labels, 5), rtol=1e-10, atol=1e-10)
@@ -63,7 +63,7 @@ def test_matrix_free_sweep_matches_brute_force_twin(monkeypatch, batch):
     X, _ = blobs(40, 2, 3, seed=3, spread=2.0)
     w = rng.uniform(0.5, 2.0, 40)
     labels = rng.integers(0, 3, 40)
-    eng = MatrixFreeEngine.from_semimetric(X, w, "energy", {})
+    eng = MatrixFreeEngine.from_semimetric(X, w, "energy", {}, n_clusters=3)
     B = brute_B(X, w, "energy", {})
     want, want_moves = sweep_twin(B, w, labels, 3)
     got = labels.copy()
@@ -123,8 +123,8 @@ def test_lowrank_is_exact_for_its_own_kernel():
     rng = np.random.default_rng(8)
     X, _ = blobs(40, 2, 3, seed=9, spread=2.0)
     w = rng.uniform(0.5, 2.0, 40)
-    eng = LowRankEngine.from_semimetric(X, w, "energy", {}, n_components=8,
-                                        landmarks="uniform", random_state=0)
+    eng = LowRankEngine.from_semimetric(X, w, "energy", {}, n_clusters=3, options={
+        "n_components": 8, "landmarks": "uniform", "random_state": 0})
     F = eng.F
     kd = pairwise(X, X.mean(0)[None, :])[:, 0]  # K0(x, x) = rho(x, x0), x0 = mean
     Bt = w[:, None] * (F @ F.T - (kd[:, None] + kd[None, :]) / 2) * w[None, :]
@@ -206,13 +206,13 @@ def test_lowrank_fourier_estimator_and_errors():
 # -- engine selection and the memory guard -------------------------------------
 
 def test_select_engine_auto(monkeypatch):
-    assert select_engine("auto", 500, False, False, np.float64) is DenseEngine
-    assert select_engine("low-rank", 500, False, False, np.float64) is LowRankEngine
+    assert select_engine("auto", 500, False, False, np.float64, n_clusters=3) is DenseEngine
+    assert select_engine("low-rank", 500, False, False, np.float64, n_clusters=3) is LowRankEngine
     monkeypatch.setattr(memory, "available_memory", lambda: 10 * 2**20)  # 10 MiB
-    assert select_engine("auto", 5000, False, False, np.float64) is MatrixFreeEngine
+    assert select_engine("auto", 5000, False, False, np.float64, n_clusters=3) is MatrixFreeEngine
     assert select_engine("auto", 5000, False, False, np.float64,
-                         semimetric=lambda a, b: a) is LowRankEngine
-    assert select_engine("auto", 5000, True, False, np.float64) is DenseEngine
+                         semimetric=lambda a, b: a, n_clusters=3) is LowRankEngine
+    assert select_engine("auto", 5000, True, False, np.float64, n_clusters=3) is DenseEngine
 
 
 def test_forced_dense_too_big_raises_clear_error_auto_succeeds(monkeypatch):
@@ -222,7 +222,9 @@ def test_forced_dense_too_big_raises_clear_error_auto_succeeds(monkeypatch):
     with pytest.raises(ValueError) as err:
         KernelKGroups(3, engine="dense", random_state=0).fit(X)
     msg = str(err.value)
-    assert str(3000 * 3000 * 8) in msg and "0.04 GiB" in msg and "matrix-free" in msg
+    # the n x n kernel, then 8 bytes x n x (D + 2k + 6): data, M (k x n), labels
+    need = 3000 * 3000 * 8 + 8 * 3000 * (3 + 2 * 3 + 6)
+    assert str(need) in msg and "0.04 GiB" in msg and "matrix-free" in msg
     km = KernelKGroups(3, engine="auto", random_state=0).fit(X)
     dense_free = KernelKGroups(3, engine="matrix-free", random_state=0).fit(X)
     np.testing.assert_array_equal(km.labels_, dense_free.labels_)
@@ -232,7 +234,7 @@ def test_kgroups_single_matrix_free_reaches_hartigan_optimum():
     """After convergence no single move lowers W (checked by brute force)."""
     X, _ = blobs(300, 2, 4, seed=17, spread=2.0)
     w = np.ones(300)
-    eng = MatrixFreeEngine.from_semimetric(X, w, "energy", {})
+    eng = MatrixFreeEngine.from_semimetric(X, w, "energy", {}, n_clusters=4)
     run = kgroups_single(eng, np.random.default_rng(18).integers(0, 4, 300), 4, 200)
     B = brute_B(X, w, "energy", {})
     _, moves = sweep_twin(B, w, run.labels, 4)
@@ -307,3 +309,154 @@ def test_apply_moves_matches_pair_twin_with_duplicates():
     labels[pend] = new
     np.testing.assert_allclose(M, build_m_pairs_twin(eng.X, w, labels, 3, rho),
                                rtol=1e-11, atol=1e-12)
+
+
+# -- the memory guard counts k ---------------------------------------------------
+
+def test_matrix_free_estimate_counts_the_k_by_n_arrays(monkeypatch):
+    """n = 1e6, D = 10, k = 1000, 2 workers: M, the sorted build result and one k x n
+    accumulator per worker are 4 k x n float64 arrays = 32 GB (about 30 GiB)."""
+    import numba
+    monkeypatch.setattr(numba, "get_num_threads", lambda: 2)
+    got = MatrixFreeEngine.memory_bytes(10**6, 10, n_clusters=1000)
+    k_by_n = 4 * 8 * 10**6 * 1000
+    assert k_by_n <= got <= k_by_n + 8 * 10**6 * 100  # plus O(n D) for the data
+    assert 29.5 * 2**30 < got < 30.5 * 2**30
+    assert MatrixFreeEngine.memory_bytes(10**6, 10, n_clusters=1) < 2**30
+
+
+@pytest.mark.parametrize("engine", ["matrix-free", "auto"])
+def test_matrix_free_refuses_many_clusters_before_allocating(monkeypatch, engine):
+    X, _ = blobs(3000, 10, 3, seed=22)
+    monkeypatch.setattr(memory, "available_memory", lambda: 20 * 2**20)  # 20 MiB
+
+    def no_alloc(*args, **kwargs):
+        raise AssertionError("the engine was built although it does not fit")
+
+    monkeypatch.setattr(MatrixFreeEngine, "__init__", no_alloc)
+    with pytest.raises(ValueError) as err:
+        KernelKGroups(1000, engine=engine).fit(X)
+    msg = str(err.value)
+    assert not isinstance(err.value, MemoryError)
+    assert "n_clusters=1000" in msg and "GiB" in msg and "bytes" in msg and "low-rank" in msg
+    # k x n float64 arrays dominate: at least 3 x 8 x 3000 x 1000 bytes are named
+    need = int(msg.split("(")[1].split(" bytes")[0])
+    assert need >= 3 * 8 * 3000 * 1000
+
+
+def test_matrix_free_fits_with_few_clusters_under_the_same_memory(monkeypatch):
+    X, _ = blobs(3000, 10, 3, seed=22)
+    monkeypatch.setattr(memory, "available_memory", lambda: 20 * 2**20)
+    km = KernelKGroups(3, engine="matrix-free", random_state=0).fit(X)
+    assert km.engine_ == "matrix-free" and np.bincount(km.labels_).min() > 0
+
+
+def test_dense_estimate_counts_k(monkeypatch):
+    n = 1000
+    small = DenseEngine.memory_bytes(n, 5, n_clusters=2)
+    big = DenseEngine.memory_bytes(n, 5, n_clusters=900)
+    assert big - small == 2 * 8 * n * 898  # M and one more k x n array per extra cluster
+    # the n x n kernel (8 MB) fits in 12 MiB but not with k = 900 clusters
+    monkeypatch.setattr(memory, "available_memory", lambda: 12 * 2**20)
+    X = np.random.default_rng(23).normal(size=(n, 5))
+    with pytest.raises(ValueError, match="n_clusters=900"):
+        DenseEngine.from_semimetric(X, np.ones(n), "energy", {}, n_clusters=900)
+    DenseEngine.from_semimetric(X, np.ones(n), "energy", {}, n_clusters=2)
+
+
+# -- every kernel on tiny inputs (run as plain Python by `make test-python`) ------
+
+def tiny_data(n=11, d=3, k=3, seed=30):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) + 4.0
+    X[n - 1] = X[0]  # a duplicate: the cancellation guard
+    return X, rng.uniform(0.5, 2.0, n), rng.integers(0, k, n)
+
+
+@pytest.mark.parametrize("semimetric,params", SEMIS)
+def test_tiny_pairwise_finish_every_semimetric(semimetric, params):
+    X, w, _ = tiny_data()
+    np.testing.assert_allclose(pairwise(X, None, semimetric, scale=-0.5, wx=w, **params),
+                               brute_B(X, w, semimetric, params), rtol=1e-10, atol=1e-12)
+    Y = X[:4] + 0.5
+    want = brute_B(np.vstack([X, Y]), np.ones(15), semimetric, params)[:11, 11:] * -2.0
+    np.testing.assert_allclose(pairwise(X, Y, semimetric, **params), want, rtol=1e-10,
+                               atol=1e-12)
+
+
+def test_tiny_dense_kernels():
+    from kgroups._engine import dense as dk
+    from kgroups._engine._gain import lloyd_assign
+    from kgroups._engine._twins import lloyd_assign_twin
+    X, w, labels = tiny_data()
+    B = brute_B(X, w, "energy", {})
+    eng = DenseEngine.from_semimetric(X, w, "energy", {}, n_clusters=3)
+    for fn in (dk.build_m_dense, dk.build_m_dense_serial):
+        np.testing.assert_allclose(fn(eng.B, labels, 3), build_m_twin(B, labels, 3), atol=1e-12)
+    want, want_moves = sweep_twin(B, w, labels, 3)
+    got = labels.copy()
+    M = eng.build_m(got, 3)
+    s, q, cnt = cluster_stats(M, got, w)
+    assert eng.sweep(got, M, s, q, cnt) == want_moves
+    np.testing.assert_array_equal(got, want)
+    pts = np.array([0, 4], dtype=np.int64)
+    new = (got[pts] + 1) % 3
+    eng.move_rows(pts, got[pts], new, M)
+    got[pts] = new
+    np.testing.assert_allclose(M, build_m_twin(B, got, 3), atol=1e-12)
+    s, q, _ = cluster_stats(M, got, w)
+    out = got.copy()
+    lloyd_assign(M, s, q, w, out)
+    np.testing.assert_array_equal(out, lloyd_assign_twin(B, w, got, 3))
+    K = B / np.outer(w, w)
+    sums = dk.cluster_sums_rows_serial(K[:5], w, got, 3)
+    np.testing.assert_allclose(sums, K[:5] @ (np.eye(3)[got] * w[:, None]), atol=1e-12)
+
+
+@pytest.mark.parametrize("batch", [1, 4])
+def test_tiny_matrix_free_kernels(monkeypatch, batch):
+    """Tiles (gram4, finish_row, wsum, scatter_rows), the symmetric build, decide and
+    apply (sweep with pending moves), and one kernel column."""
+    from kgroups._engine import matrix_free as mfk
+    monkeypatch.setattr(mf_backend, "BATCH", batch)
+    X, w, labels = tiny_data()
+    B = brute_B(X, w, "energy", {"alpha": 0.5})
+    eng = MatrixFreeEngine.from_semimetric(X, w, "energy", {"alpha": 0.5}, n_clusters=3)
+    np.testing.assert_allclose(eng.build_m(labels, 3), build_m_twin(B, labels, 3),
+                               rtol=1e-10, atol=1e-12)
+    order = np.argsort(labels, kind="stable")
+    labs = np.ascontiguousarray(labels[order])
+    bounds = np.searchsorted(labs, np.arange(4)).astype(np.int64)
+    Ms = mfk.build_m_sym(np.ascontiguousarray(eng.XT[:, order]), w[order], labs, bounds, 2,
+                         *eng._args)
+    np.testing.assert_allclose(Ms, build_m_twin(B, labels, 3)[:, order], rtol=1e-10,
+                               atol=1e-12)
+    want, want_moves = sweep_twin(B, w, labels, 3)
+    got = labels.copy()
+    M = eng.build_m(got, 3)
+    s, q, cnt = cluster_stats(M, got, w)
+    assert eng.sweep(got, M, s, q, cnt) == want_moves > 0
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_allclose(M, build_m_twin(B, got, 3), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(eng.column(2), B[:, 2] / (w * w[2]), rtol=1e-10, atol=1e-12)
+    out = np.arange(4 * 9, dtype=np.float64).reshape(4, 9) / 8.0
+    ws = np.linspace(0.5, 1.5, 12)
+    racc = np.zeros((4, 2))
+    mfk.wsum_rows(ws, out, 5, 12, 3, racc, 1)  # columns 5..11 of a tile starting at 3
+    np.testing.assert_allclose(racc[:, 1], out[:, 2:9] @ ws[5:12], rtol=1e-15)
+    assert not racc[:, 0].any()
+
+
+def test_tiny_lowrank_kernels():
+    X, w, labels = tiny_data()
+    eng = LowRankEngine.from_semimetric(X, w, "energy", {}, n_clusters=3, options={
+        "n_components": 5, "landmarks": "uniform", "random_state": 0})
+    Bt = w[:, None] * (eng.F @ eng.F.T - eng.a[:, None] - eng.a[None, :]) * w[None, :]
+    np.testing.assert_allclose(eng.build_m(labels, 3), build_m_twin(Bt, labels, 3), atol=1e-9)
+    want, want_moves = sweep_twin(Bt, w, labels, 3)
+    got = labels.copy()
+    M = eng.build_m(got, 3)
+    s, q, cnt = cluster_stats(M, got, w)
+    assert eng.sweep(got, M, s, q, cnt) == want_moves
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_allclose(M, build_m_twin(Bt, got, 3), atol=1e-9)

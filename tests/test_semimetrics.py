@@ -81,7 +81,7 @@ def test_callable_semimetric_is_used_as_given():
 
 
 @pytest.mark.parametrize("args, match", [
-    (("energy", 0.0, 1, 1), r"alpha=0.0 should be in \(0, 2\]"),
+    (("energy", 0.0, 1, 1), r"alpha=0.0 should be a number in \(0, 2\]"),
     (("energy", 2.1, 1, 1), "alpha=2.1"),
     (("laplacian", 1, 0.0, 1), "sigma=0.0"),
     (("gaussian", 1, float("nan"), 1), "sigma=nan"),
@@ -91,3 +91,23 @@ def test_callable_semimetric_is_used_as_given():
 def test_check_semimetric_errors(args, match):
     with pytest.raises(ValueError, match=match):
         check_semimetric(*args)
+
+
+@pytest.mark.parametrize("name, p", list(FORMULAS))
+def test_tiny_one_definition_scalar_and_inplace(name, p):
+    """rho of a squared distance, scalar and in place, against the formulas; the guard
+    recomputes exactly what cancellation spoiled (run as plain Python too)."""
+    from kgroups._engine import semimetric as sm
+    args = sm.kernel_args(name, _params(name, p))
+    r = np.array([0.0, 0.3, 1.0, 2.5, 7.0])
+    want = FORMULAS[(name, p)](r)
+    buf = r**2
+    sm.rho_inplace(buf, 5, *args)
+    np.testing.assert_allclose(buf, want, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose([sm.rho(v * v, *args) for v in r], want, rtol=1e-13, atol=1e-15)
+    assert sm.NAMES.index(name) == args[0] == sm.code_of(name)
+    a, b = np.array([1e4, 1e4 + 1e-6]), np.array([1e4, 1e4])
+    n2 = a @ a + b @ b
+    assert sm.needs_exact(n2 - 2 * (a @ b), n2)
+    assert sm.guarded_sq(n2 - 2 * (a @ b), n2, a, b) == pytest.approx(1e-12, rel=1e-6)
+    assert sm.guarded_sq(5.0, 1.0, a, b) == 5.0

@@ -133,13 +133,13 @@ def test_from_matrix_weights_and_views():
     rng = np.random.default_rng(13)
     K, _ = random_sparse_B(25, 0.2, rng)
     w = rng.uniform(0.5, 2.0, 25)
-    eng = SparseEngine.from_matrix(K, w, is_gram=True)
+    eng = SparseEngine.from_matrix(K, w, is_gram=True, n_clusters=3)
     Kd = K.toarray()
     np.testing.assert_allclose(eng.B.toarray(), Kd * np.outer(w, w), rtol=1e-14)
     np.testing.assert_allclose(eng.diag, np.diagonal(Kd) * w * w, rtol=1e-14)
     np.testing.assert_allclose(eng.column(4), Kd[:, 4], rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(eng.gram(), Kd, rtol=1e-12, atol=1e-14)
-    e32 = SparseEngine.from_matrix(K, w, is_gram=True, dtype=np.float32)
+    e32 = SparseEngine.from_matrix(K, w, is_gram=True, dtype=np.float32, n_clusters=3)
     assert e32.B.dtype == np.float32
 
 
@@ -147,8 +147,10 @@ def test_float32_storage_same_partition():
     rng = np.random.default_rng(14)
     K, w = random_sparse_B(60, 0.1, rng)
     lab0 = rng.integers(0, 3, 60)
-    r64 = kgroups_single(SparseEngine.from_matrix(K, w, True), lab0, 3, 100)
-    r32 = kgroups_single(SparseEngine.from_matrix(K, w, True, np.float32), lab0, 3, 100)
+    e64 = SparseEngine.from_matrix(K, w, is_gram=True, n_clusters=3)
+    e32 = SparseEngine.from_matrix(K, w, is_gram=True, dtype=np.float32, n_clusters=3)
+    r64 = kgroups_single(e64, lab0, 3, 100)
+    r32 = kgroups_single(e32, lab0, 3, 100)
     np.testing.assert_array_equal(r64.labels, r32.labels)
     assert r32.objective == pytest.approx(r64.objective, rel=1e-5)
 
@@ -156,9 +158,9 @@ def test_float32_storage_same_partition():
 def test_clear_errors():
     K = sp.identity(5, format="csr")
     with pytest.raises(ValueError, match="sparse semimetric matrix gives a dense kernel"):
-        SparseEngine.from_matrix(K, np.ones(5), is_gram=False)
+        SparseEngine.from_matrix(K, np.ones(5), is_gram=False, n_clusters=2)
     with pytest.raises(ValueError, match="raw data with semimetric='energy'"):
-        SparseEngine.from_semimetric(np.zeros((5, 2)), np.ones(5), "energy", {})
+        SparseEngine.from_semimetric(np.zeros((5, 2)), np.ones(5), "energy", {}, n_clusters=2)
     with pytest.raises(ValueError, match="semimetric matrix should have a zero diagonal"):
         KernelKGroups(2, semimetric="precomputed").fit(K)
     with pytest.raises(ValueError, match="sparse semimetric"):
@@ -167,5 +169,26 @@ def test_clear_errors():
 
 def test_engine_table_and_auto_selection():
     assert ENGINES["sparse"] is SparseEngine
-    assert select_engine("auto", 100, True, True, np.float64) is SparseEngine
-    assert select_engine("auto", 100, True, False, np.float64) is DenseEngine
+    assert select_engine("auto", 100, True, True, np.float64, n_clusters=2) is SparseEngine
+    assert select_engine("auto", 100, True, False, np.float64, n_clusters=2) is DenseEngine
+
+
+def test_tiny_sparse_kernels():
+    """Build, sweep and batched moves on a 12-node kernel (run as plain Python too)."""
+    rng = np.random.default_rng(40)
+    B, w = random_sparse_B(12, 0.3, rng, w=rng.uniform(0.5, 2.0, 12))
+    labels = rng.integers(0, 3, 12)
+    M = build_m_sparse(B.indptr, B.indices, B.data, labels, 3)
+    np.testing.assert_allclose(M, build_m_sparse_twin(B, labels, 3), atol=1e-12)
+    want, want_moves = sweep_sparse_twin(B, w, labels, 3)
+    got = labels.copy()
+    s, q, cnt = cluster_stats(M, got, w)
+    moves = sweep_sparse(B.indptr, B.indices, B.data, w, B.diagonal().astype(np.float64), got,
+                         M, s, q, cnt)
+    assert moves == want_moves
+    np.testing.assert_array_equal(got, want)
+    pts = np.array([1, 7], dtype=np.int64)
+    new = (got[pts] + 1) % 3
+    want_M = move_rows_sparse_twin(B, pts, got[pts], new, M)
+    move_rows_sparse(B.indptr, B.indices, B.data, pts, got[pts].astype(np.int64), new, M)
+    np.testing.assert_allclose(M, want_M, atol=1e-12)

@@ -181,19 +181,31 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
         return X
 
     def _build_engine(self, X, w):
-        dtype = np.dtype(self.dtype)
-        cls = select_engine(self.engine, X.shape[0], self._precomputed(), sp.issparse(X), dtype,
-                            semimetric=self.semimetric, n_features=X.shape[1])
+        """The engine for this fit, through the backends' one interface (no branch on
+        the engine's name); every memory estimate knows k and the restarts."""
+        dtype, k, sparse_input = np.dtype(self.dtype), self.n_clusters, sp.issparse(X)
+        cls = select_engine(self.engine, X.shape[0], self._precomputed(), sparse_input, dtype,
+                            semimetric=self.semimetric, n_features=X.shape[1], n_clusters=k)
         check_engine_input(cls.name, X.shape[0], kernel=self.kernel, semimetric=self.semimetric,
-                           sparse_input=sp.issparse(X), n_components=self.n_components,
-                           landmarks=self.landmarks, owner=self._owner())
-        if self._precomputed():
-            return cls.from_matrix(X, w, is_gram=self.kernel == "precomputed", dtype=dtype)
-        extra = {}
-        if cls.name == "low-rank":  # engine options (engines issue): features m and how
-            extra = {"n_components": self.n_components, "landmarks": self.landmarks,
-                     "random_state": self.random_state}
-        return cls.from_semimetric(X, w, self.semimetric, self._params(), dtype=dtype, **extra)
+                           sparse_input=sparse_input, n_clusters=k,
+                           n_components=self.n_components, landmarks=self.landmarks,
+                           owner=self._owner())
+        n_init = self.n_init if isinstance(self.init, str) else 1
+        try:
+            if self._precomputed():
+                return cls.from_matrix(X, w, is_gram=self.kernel == "precomputed", dtype=dtype,
+                                       n_clusters=k, n_init=n_init)
+            options = {"n_components": self.n_components, "landmarks": self.landmarks,
+                       "random_state": self.random_state}
+            return cls.from_semimetric(X, w, self.semimetric, self._params(), dtype=dtype,
+                                       n_clusters=k, n_init=n_init, options=options)
+        except MemoryError:  # the estimate fitted, the allocation did not
+            from ._backends import available_memory
+            raise ValueError(
+                f"{self._owner()}: out of memory while building engine={cls.name!r} for "
+                f"n_samples={X.shape[0]}, n_clusters={k} (available now: "
+                f"{available_memory() / 2**30:.2f} GiB); use fewer samples, dtype='float32', "
+                "or engine='low-rank' on raw data") from None
 
     def _spectral_gram_fn(self, X, engine):
         """The paper's ``x0 = 0`` Gram matrix for the spectral initialiser."""
@@ -282,9 +294,8 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
         self.cluster_weights_ = np.bincount(best.labels, weights=w, minlength=k)
         self.engine_ = engine.name
         self._q = best.cluster_sums
-        # engine="low-rank": predict assigns new points with the fit's feature map
-        self._feature_sums = engine.feature_sums(best.labels, k) \
-            if hasattr(engine, "feature_sums") else None
+        # what predict needs from the engine that ran (any engine, one interface)
+        self._predictor = engine.predictor(X, best.labels, k)
         self._X_fit = X
         self._w_fit = w
 
@@ -294,39 +305,20 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
 
     # -- predict / score --------------------------------------------------
     def _cross_kernel(self, X):
-        """Unweighted kernel between new rows and the training rows, by blocks.
-
-        Yields ``(start, K, kxx)`` with ``kxx = K(x, x)`` (``None`` when unknown).
-        """
-        if self._precomputed():
-            if self.kernel == "precomputed":  # X = K(new, train); K(x, x) unknown
-                yield 0, X, None
-            else:
-                yield 0, -0.5 * X, 0.0
-            return
-        step = max(1, PREDICT_BLOCK_BYTES // (8 * self._X_fit.shape[0]))
-        center = self._X_fit.mean(axis=0)
+        """Blocks of new rows, ``(start, X_block)``, of the size the engine's predictor takes."""
+        step = self._predictor.block_rows or max(X.shape[0], 1)
         for start in range(0, X.shape[0], step):
-            rho = pairwise(X[start:start + step], self._X_fit, self.semimetric,
-                           center=center, **self._params())
-            yield start, -0.5 * rho, 0.0
+            yield start, X[start:start + step]
 
     def _cluster_sums_new(self, X):
         """``m[x, l] = sum_{y in C_l} w_y K(x, y)`` for new rows, by blocks.
 
-        Yields ``(start, m, kxx)``. With ``engine="low-rank"`` ``K`` is the
-        engine's kernel, from the features of the new rows (same map as the fit).
+        Yields ``(start, m, kxx)`` from the fitted engine's predictor (the same
+        kernel as the fit: with ``engine="low-rank"`` the new rows get features
+        from the fit's map; with a precomputed matrix X holds the new-by-train block).
         """
-        if self._feature_sums is not None:
-            fs = self._feature_sums
-            step = max(1, PREDICT_BLOCK_BYTES // (8 * (fs.n_features + X.shape[1] + 1)))
-            for start in range(0, X.shape[0], step):
-                yield (start, *fs.cross_sums(X[start:start + step]))
-            return
-        Z = np.zeros((self._X_fit.shape[0], self.n_clusters))
-        Z[np.arange(len(self.labels_)), self.labels_] = self._w_fit
-        for start, K, kxx in self._cross_kernel(X):
-            yield start, np.asarray(K @ Z), kxx
+        for start, Xb in self._cross_kernel(X):
+            yield (start, *self._predictor.cross_sums(Xb))
 
     def _assign_scores(self, m, kxx):
         """Gain in Q of inserting each new point (weight 1) into each cluster.

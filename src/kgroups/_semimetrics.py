@@ -20,35 +20,45 @@ A semimetric of negative type defines the family of kernels (paper eq. 7)
 and every member gives the same k-groups objective up to a constant, so the
 clustering engines use :math:`K = -\\rho / 2` (no base point, no cancellation).
 
+The semimetrics themselves (names, codes, ``rho`` of a squared distance, the
+guard against cancellation) are defined once, in :mod:`kgroups._engine.semimetric`;
+every engine and :func:`pairwise` use that definition.
+
 Pairwise blocks are computed with norms and one matrix product
 (``||x - y||^2 = ||x||^2 + ||y||^2 - 2 x.y`` on data centred by the mean of ``X``),
-then transformed in place: no Python loop over pairs.
+then transformed in place: no Python loop over pairs. A callable semimetric's
+values and a named semimetric's range are checked here, in the one path every
+engine and the energy functions use: NaN, infinity, overflow, a wrong shape or
+non-numbers get an error naming the semimetric, never a silent NaN.
 """
 
 from __future__ import annotations
 
-import numbers
 from typing import Callable
 
 import numpy as np
 
 from ._engine._parallel import pick
 from ._engine.pairwise import finish_block, finish_block_serial
+from ._engine.semimetric import NAMES, kernel_args
+from ._validation import (
+    InvalidParameterError,
+    check_data,
+    check_sample_weight,
+    describe,
+    validate_params,
+    validated,
+)
 
-SEMIMETRICS = ("energy", "laplacian", "gaussian", "localized", "sinusoidal")
+SEMIMETRICS = NAMES
 
-__all__ = ["SEMIMETRICS", "check_semimetric", "pairwise", "rho_to_origin"]
-
-
-def _check_positive(name, value, semimetric):
-    if not isinstance(value, numbers.Real) or not np.isfinite(value) or value <= 0:
-        raise ValueError(
-            f"{name}={value!r} should be a finite number > 0 for semimetric={semimetric!r}"
-        )
+__all__ = ["SEMIMETRICS", "centred_sq_norm_max", "check_semimetric",
+           "check_semimetric_range", "pairwise",
+           "pairwise_unchecked", "rho_to_origin"]
 
 
-def check_semimetric(semimetric, alpha=1.0, sigma=1.0, theta=1.0):
-    """Validate a semimetric name (or callable) and its parameters.
+def check_semimetric(semimetric, alpha=1.0, sigma=1.0, theta=1.0, owner="pairwise"):
+    """Validate a semimetric name (or callable) and its parameters (one table row).
 
     Parameters
     ----------
@@ -57,6 +67,8 @@ def check_semimetric(semimetric, alpha=1.0, sigma=1.0, theta=1.0):
         ``f(X_block, Y_block) -> ndarray of shape (len(X_block), len(Y_block))``.
     alpha, sigma, theta : float
         Parameters of ``energy``, ``laplacian``/``gaussian`` and ``sinusoidal``.
+    owner : str
+        The public callable whose row of the constraint table applies.
 
     Returns
     -------
@@ -68,33 +80,78 @@ def check_semimetric(semimetric, alpha=1.0, sigma=1.0, theta=1.0):
     >>> check_semimetric("energy", alpha=0.5)
     'energy'
     """
-    if callable(semimetric):
-        return semimetric
-    allowed = SEMIMETRICS + ("precomputed",)
-    if not isinstance(semimetric, str) or semimetric not in allowed:
-        raise ValueError(
-            f"semimetric={semimetric!r} should be one of {allowed} or a callable"
-        )
-    if semimetric == "energy":
-        if not isinstance(alpha, numbers.Real) or not (0 < alpha <= 2):
-            raise ValueError(
-                f"alpha={alpha!r} should be in (0, 2] for semimetric='energy'"
-            )
-    elif semimetric in ("laplacian", "gaussian"):
-        _check_positive("sigma", sigma, semimetric)
-    elif semimetric == "sinusoidal":
-        _check_positive("theta", theta, semimetric)
+    validate_params(owner, {"semimetric": semimetric, "alpha": alpha, "sigma": sigma,
+                            "theta": theta})
     return semimetric
 
 
-def _code(semimetric):
-    return SEMIMETRICS.index(semimetric)
+def _rho_bound(semimetric, params, d2max):
+    """An upper bound of ``|rho|`` over squared distances up to ``d2max``."""
+    if semimetric == "energy":
+        return max(1.0, d2max) ** (0.5 * float(params.get("alpha", 1.0)))
+    if semimetric in ("laplacian", "gaussian"):
+        return 2.0
+    if semimetric == "sinusoidal":
+        return d2max * float(params.get("theta", 1.0))
+    return d2max
+
+
+def check_semimetric_range(sq_norm_max, semimetric, params, factor=1.0, owner="pairwise"):
+    """Raise when a named semimetric's values would overflow float64.
+
+    ``sq_norm_max`` is the largest squared norm of the (centred) rows, so every
+    squared distance is at most ``4 sq_norm_max``; ``factor`` bounds what the
+    values are multiplied or summed by (weights, scale, number of terms).
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        d2max = 4.0 * float(sq_norm_max)
+        total = _rho_bound(semimetric, params, d2max) * float(factor) if np.isfinite(d2max) \
+            else np.inf
+    if not np.isfinite(total):
+        raise InvalidParameterError(
+            f"{owner}: the values of semimetric={semimetric!r} overflow float64 for this data "
+            f"(largest squared norm of the centred rows {sq_norm_max:.3g}, so squared distances "
+            f"up to {d2max:.3g}, times {float(factor):.3g} for weights and sums); rescale X, e.g. "
+            "divide it by its largest absolute value (the energy semimetric ||x - y||**alpha is "
+            "homogeneous of degree alpha, so its clusters do not depend on a global scale)")
+
+
+def centred_sq_norm_max(X):
+    """Largest squared norm of the rows of ``X`` centred by their mean (inf on overflow)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        Xc = X - X.mean(axis=0)
+        big = float(np.einsum("ij,ij->i", Xc, Xc).max(initial=0.0))
+    return big if np.isfinite(big) else np.inf
+
+
+def _callable_block(semimetric, X, Y, owner):
+    """``semimetric(X, Y)`` as a finite float64 array of shape (len(X), len(Y)), or an
+    error naming the semimetric and the first bad entry."""
+    shape = (X.shape[0], Y.shape[0])
+    what = f"{owner}: the callable semimetric={describe(semimetric)}"
+    res = semimetric(X, Y)
+    arr = np.asarray(res) if not hasattr(res, "toarray") else np.asarray(res.toarray())
+    if arr.dtype.kind not in "biuf":
+        raise InvalidParameterError(
+            f"{what} returned {describe(res)} (dtype {arr.dtype}); expected real numbers, an "
+            f"array of shape {shape}")
+    if arr.shape != shape:
+        raise InvalidParameterError(
+            f"{what} returned shape {arr.shape}, expected {shape} (one value per pair of rows "
+            "of its two arguments)")
+    arr = np.asarray(arr, dtype=np.float64)
+    if not np.all(np.isfinite(arr)):
+        i, j = (int(t) for t in np.argwhere(~np.isfinite(arr))[0])
+        raise InvalidParameterError(
+            f"{what} returned {float(arr[i, j])!r} for the pair (i, j) = ({i}, {j}); expected "
+            "finite values (a semimetric is finite)")
+    return arr
 
 
 # Rows per block in ``pairwise``: bounds the float64 scratch of a block to ~64 MB.
 BLOCK_BYTES = 64 * 2**20
 
-
+@validated
 def pairwise(
     X,
     Y=None,
@@ -116,11 +173,12 @@ def pairwise(
 
     Parameters
     ----------
-    X : ndarray of shape (n_x, n_features)
-    Y : ndarray of shape (n_y, n_features), default=None
+    X : array-like of shape (n_x, n_features)
+    Y : array-like of shape (n_y, n_features), default=None
         ``None`` means ``Y = X`` (the diagonal is then exactly 0).
     semimetric : str or callable, default="energy"
-        A name of ``SEMIMETRICS`` or a vectorised callable of two 2-D blocks.
+        A name of ``SEMIMETRICS`` or a vectorised callable of two 2-D blocks
+        returning an array of shape ``(len(X_block), len(Y_block))``.
     alpha, sigma, theta : float
         Semimetric parameters (see module docstring).
     out : ndarray of shape (n_x, n_y), optional
@@ -136,6 +194,12 @@ def pairwise(
     -------
     rho : ndarray of shape (n_x, n_y)
 
+    Raises
+    ------
+    InvalidParameterError
+        Bad inputs, a callable's NaN/inf/wrong shape/non-numbers (naming the
+        first bad pair), or named-semimetric values that overflow float64.
+
     Examples
     --------
     >>> import numpy as np
@@ -145,6 +209,51 @@ def pairwise(
     >>> float(pairwise(X, alpha=0.5)[0, 1]) == 5.0 ** 0.5
     True
     """
+    X, Y, wx, wy, center = _check_pairwise_arrays(X, Y, semimetric, out, center, wx, wy)
+    return pairwise_unchecked(X, Y, semimetric, alpha=alpha, sigma=sigma, theta=theta,
+                              out=out, center=center, scale=scale, wx=wx, wy=wy)
+
+
+def _check_pairwise_arrays(X, Y, semimetric, out, center, wx, wy, owner="pairwise"):
+    """The array arguments of :func:`pairwise`, validated (the scalars are checked by the
+    table)."""
+    if semimetric == "precomputed":
+        raise InvalidParameterError(
+            f"{owner}: semimetric='precomputed' means the matrix is already given; pairwise "
+            "computes it from raw data: pass a named or callable semimetric")
+    X = check_data(X, "X", owner)
+    Y = None if Y is None else check_data(Y, "Y", owner)
+    if Y is not None and Y.shape[1] != X.shape[1]:
+        raise InvalidParameterError(
+            f"{owner}: X has {X.shape[1]} features but Y has {Y.shape[1]}; expected the same")
+    n_y = X.shape[0] if Y is None else Y.shape[0]
+    wx = None if wx is None else check_sample_weight(wx, X.shape[0], owner, "wx")
+    wy = None if wy is None else check_sample_weight(wy, n_y, owner, "wy")
+    center = None if center is None else _check_center(center, X.shape[1], owner)
+    if out is not None and not (isinstance(out, np.ndarray) and out.shape == (X.shape[0], n_y)
+                                and out.dtype in (np.float64, np.float32)):
+        raise InvalidParameterError(
+            f"{owner}: out={describe(out)} should be a float64 or float32 array of shape "
+            f"{(X.shape[0], n_y)}")
+    return X, Y, wx, wy, center
+
+
+def _check_center(center, n_features, owner):
+    c = check_data(np.reshape(np.asarray(center), (1, -1)) if np.ndim(center) == 1 else center,
+                   "center", owner)
+    if c.shape != (1, n_features):
+        raise InvalidParameterError(
+            f"{owner}: center should have shape ({n_features},), got {np.shape(center)}")
+    return c[0]
+
+
+def pairwise_unchecked(X, Y=None, semimetric="energy", *, alpha=1.0, sigma=1.0, theta=1.0,
+                       out=None, center=None, scale=1.0, wx=None, wy=None, owner="pairwise"):
+    """:func:`pairwise` on inputs already validated (float64 2-D arrays; the engines).
+
+    Still checks what only the computation reveals: a callable's values and a
+    named semimetric's range.
+    """
     same = Y is None
     Y = X if same else Y
     nx_, ny_ = X.shape[0], Y.shape[0]
@@ -153,18 +262,21 @@ def pairwise(
     if out is None:
         out = np.empty((nx_, ny_), dtype=np.float64)
     if callable(semimetric):
-        res = np.asarray(semimetric(X, Y), dtype=np.float64)
-        if res.shape != (nx_, ny_):
-            raise ValueError(
-                f"callable semimetric returned shape {res.shape}, expected {(nx_, ny_)}"
-            )
+        res = _callable_block(semimetric, X, Y, owner)
         out[...] = scale * wx[:, None] * res * wy[None, :]
         return out
-    c = X.mean(axis=0) if center is None else center
-    Xc = np.ascontiguousarray(X - c, dtype=np.float64)
-    Yc = Xc if same else np.ascontiguousarray(Y - c, dtype=np.float64)
-    nx = np.einsum("ij,ij->i", Xc, Xc)
-    ny = nx if same else np.einsum("ij,ij->i", Yc, Yc)
+    with np.errstate(over="ignore", invalid="ignore"):
+        c = X.mean(axis=0) if center is None else center
+        Xc = np.ascontiguousarray(X - c, dtype=np.float64)
+        Yc = Xc if same else np.ascontiguousarray(Y - c, dtype=np.float64)
+        nx = np.einsum("ij,ij->i", Xc, Xc)
+        ny = nx if same else np.einsum("ij,ij->i", Yc, Yc)
+        big = max(nx.max(initial=0.0), ny.max(initial=0.0))
+        weight = abs(scale) * np.abs(wx).max(initial=0.0) * np.abs(wy).max(initial=0.0)
+    params = {"alpha": alpha, "sigma": sigma, "theta": theta}
+    check_semimetric_range(big if np.isfinite(big) else np.inf, semimetric, params, weight,
+                           owner)
+    args = kernel_args(semimetric, params)
     step = max(1, BLOCK_BYTES // (8 * max(ny_, 1)))
     direct = out.dtype == np.float64 and out.flags.c_contiguous
     finish = pick(finish_block_serial, finish_block, nx_ * ny_)
@@ -172,8 +284,8 @@ def pairwise(
         b = min(nx_, a + step)
         blk = out[a:b] if direct else np.empty((b - a, ny_))
         np.matmul(Xc[a:b], Yc.T, out=blk)
-        finish(blk, Xc[a:b], Yc, nx[a:b], ny, _code(semimetric), float(alpha), float(sigma),
-                     float(theta), float(scale), wx[a:b], wy, a if same else -1)
+        finish(blk, Xc[a:b], Yc, nx[a:b], ny, *args, float(scale), wx[a:b], wy,
+               a if same else -1)
         if not direct:
             out[a:b] = blk
     return out
@@ -188,6 +300,8 @@ def rho_to_origin(X, semimetric="energy", *, alpha=1.0, sigma=1.0, theta=1.0):
     >>> rho_to_origin(np.array([[3.0, 4.0]])).round(6).tolist()
     [5.0]
     """
+    X = check_data(X, "X", "rho_to_origin")
+    check_semimetric(semimetric, alpha, sigma, theta)
     origin = np.zeros((1, X.shape[1]))
-    return pairwise(X, origin, semimetric, alpha=alpha, sigma=sigma, theta=theta,
-                    center=origin[0])[:, 0]
+    return pairwise_unchecked(X, origin, semimetric, alpha=alpha, sigma=sigma, theta=theta,
+                              center=origin[0], owner="rho_to_origin")[:, 0]

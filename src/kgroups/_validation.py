@@ -227,7 +227,9 @@ PARAMETER_CONSTRAINTS = {
                      "precomputed": [BOOLEAN]},
     "energy_test": {"samples": [ARRAY], "n_permutations": [Integer(0)], **_SEMIMETRIC,
                     "random_state": [RANDOM_STATE]},
-    "pairwise": {"X": [ARRAY], "Y": [NONE, ARRAY], **_SEMIMETRIC},
+    "pairwise": {"X": [ARRAY], "Y": [NONE, ARRAY], **_SEMIMETRIC, "out": [NONE, ARRAY],
+                 "center": [NONE, ARRAY], "scale": [Real()], "wx": [NONE, ARRAY],
+                 "wy": [NONE, ARRAY]},
     # graphs
     "CommunityKGroups": _COMMUNITY,
     "detect_communities": {"graph": _GRAPH, "k": [NONE, Integer(1)],

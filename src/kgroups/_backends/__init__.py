@@ -1,16 +1,21 @@
 """Backends: the Python objects that hold ``B = diag(w) K diag(w)`` for the drivers.
 
-A backend offers what the single-run drivers need, whatever the storage:
+Every backend shares one interface (:class:`kgroups._backends._base.Engine`):
 
-``build_m(labels, k) -> M`` (shape (k, n)), ``sweep(labels, M, s, q, cnt) -> moves``
-(one Hartigan sweep in place), ``move_rows(points, old, new, M)`` (apply a batch
-of moves to ``M``), ``column(c)`` (column ``c`` of the unweighted kernel ``K``),
-``gram()`` (dense ``K``, small problems only), and the arrays ``w`` (weights) and
-``diag`` (``B[i, i]``).
+* ``from_semimetric(X, w, semimetric, params, *, dtype, n_clusters, n_init,
+  options)`` for raw data and ``from_matrix(A, w, *, is_gram, dtype, n_clusters,
+  n_init)`` for a precomputed semimetric (``K = -A/2``) or Gram matrix (``K = A``);
+  a backend that cannot take the input says so and names the alternative;
+* ``memory_bytes(n_samples, n_features, *, n_clusters, n_init, dtype, options)``,
+  checked before anything is allocated (a clear ValueError, never a MemoryError);
+* for the drivers: ``build_m(labels, k) -> M`` (shape (k, n)), ``sweep(labels, M,
+  s, q, cnt) -> moves`` (one Hartigan sweep in place), ``move_rows(points, old,
+  new, M)`` (a batch of moves), ``column(c)`` (column ``c`` of the unweighted
+  kernel ``K``), ``gram()`` (dense ``K``, small problems only), and the arrays
+  ``w`` (weights) and ``diag`` (``B[i, i]``);
+* for ``predict``: ``predictor(X_fit, labels, k)``, whose ``cross_sums(X_block)``
+  gives the new rows' cluster sums and ``K(x, x)``.
 
-Construction goes through two class methods: ``from_semimetric(X, w,
-semimetric, params, dtype)`` for raw data and ``from_matrix(A, w, is_gram,
-dtype)`` for a precomputed semimetric (``K = -A/2``) or Gram matrix (``K = A``).
 The numba kernels they call live in :mod:`kgroups._engine`.
 
 ``ENGINES`` maps the names accepted by ``engine=`` to backend classes;
@@ -19,16 +24,15 @@ The numba kernels they call live in :mod:`kgroups._engine`.
 
 from __future__ import annotations
 
-import numpy as np
-
+from ._base import Engine
 from ._memory import available_memory, check_fits, fits
 from .dense import DenseEngine
 from .lowrank import FOURIER_SEMIMETRICS, LANDMARKS, LowRankEngine
 from .matrix_free import MatrixFreeEngine
 from .sparse import SparseEngine
 
-__all__ = ["ENGINES", "LANDMARKS", "MATRIX_FREE_MAX_D", "MATRIX_FREE_MIN_N", "DenseEngine",
-           "LowRankEngine", "MatrixFreeEngine", "SparseEngine", "available_memory",
+__all__ = ["ENGINES", "Engine", "LANDMARKS", "MATRIX_FREE_MAX_D", "MATRIX_FREE_MIN_N",
+           "DenseEngine", "LowRankEngine", "MatrixFreeEngine", "SparseEngine", "available_memory",
            "check_engine_input", "check_fits", "select_engine"]
 
 ENGINES = {"dense": DenseEngine, "sparse": SparseEngine,
@@ -57,15 +61,17 @@ MATRIX_FREE_MAX_D = 32
 
 
 def select_engine(name, n_samples, precomputed, sparse_input, dtype, semimetric="energy",
-                  n_features=None):
+                  n_features=None, *, n_clusters):
     """The backend class for ``engine=name``; ``"auto"`` picks by input, size and memory.
 
     ``"auto"``: sparse input -> ``"sparse"``; a precomputed matrix -> ``"dense"``;
-    raw data with a named semimetric, ``n_samples >= MATRIX_FREE_MIN_N`` and ``n_features <= MATRIX_FREE_MAX_D`` ->
-    ``"matrix-free"`` (exact, and faster there: see the measurements above);
-    otherwise ``"dense"`` when 1.5 times its n x n kernel (in ``dtype``) fits in
-    the usable memory, else ``"matrix-free"`` (exact, O(n (k + D)) memory) for a
-    named semimetric and ``"low-rank"`` (Nystrom, approximate) for a callable one.
+    raw data with a named semimetric, ``n_samples >= MATRIX_FREE_MIN_N`` and
+    ``n_features <= MATRIX_FREE_MAX_D`` -> ``"matrix-free"`` (exact, and faster
+    there: see the measurements above); otherwise ``"dense"`` when 1.5 times its
+    memory (:meth:`DenseEngine.memory_bytes`, the n x n kernel in ``dtype`` and
+    ``M`` for ``n_clusters``) fits in the usable memory, else ``"matrix-free"``
+    (exact, O(n (k + D)) memory) for a named semimetric and ``"low-rank"``
+    (Nystrom, approximate) for a callable one.
     """
     if name != "auto":
         return ENGINES[name]
@@ -77,19 +83,22 @@ def select_engine(name, n_samples, precomputed, sparse_input, dtype, semimetric=
     if (named and n_samples >= MATRIX_FREE_MIN_N
             and (n_features is None or n_features <= MATRIX_FREE_MAX_D)):
         return ENGINES["matrix-free"]
-    dense_bytes = float(n_samples) ** 2 * np.dtype(dtype).itemsize
+    dense_bytes = DenseEngine.memory_bytes(n_samples, n_features or 0, n_clusters=n_clusters,
+                                           dtype=dtype)
     if fits(DENSE_HEADROOM * dense_bytes):
         return ENGINES["dense"]
     return ENGINES["matrix-free"] if named else ENGINES["low-rank"]
 
 
-def check_engine_input(name, n_samples, *, kernel, semimetric, sparse_input,
+def check_engine_input(name, n_samples, *, kernel, semimetric, sparse_input, n_clusters,
                        n_components=256, landmarks="k-means++", owner="KernelKGroups"):
     """Refuse, with a ValueError naming the value and what is expected, an
     engine that cannot hold this input (called once ``"auto"`` is resolved).
 
     ``kernel`` is ``None`` or ``"precomputed"``; ``semimetric`` may be
-    ``"precomputed"`` (X is an n x n semimetric matrix).
+    ``"precomputed"`` (X is an n x n semimetric matrix). ``n_clusters`` is the
+    k of the fit (the memory each engine needs is checked by the engine's
+    constructor, before it allocates, with this k).
     """
     precomputed = kernel == "precomputed" or semimetric == "precomputed"
     what = ("a precomputed Gram matrix" if kernel == "precomputed" else

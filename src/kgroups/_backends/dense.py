@@ -10,13 +10,19 @@ import scipy.sparse as sp
 
 from .._engine import dense as _dense
 from .._engine._parallel import pick
-from .._semimetrics import pairwise
-from ._memory import check_fits, fits
+from .._semimetrics import (
+    BLOCK_BYTES,
+    centred_sq_norm_max,
+    check_semimetric_range,
+    pairwise_unchecked,
+)
+from ._base import Engine
+from ._memory import fits
 
 __all__ = ["DenseEngine"]
 
 
-class DenseEngine:
+class DenseEngine(Engine):
     """Exact engine holding ``B`` as an n x n array (float64 or float32).
 
     Memory n^2 (checked before allocation); a move costs O(n).
@@ -24,36 +30,57 @@ class DenseEngine:
 
     name = "dense"
 
-    def __init__(self, B, w):
+    def __init__(self, B, w, *, semimetric=None, params=None, is_gram=None):
         self.B = B
         self.w = w
         self.diag = np.ascontiguousarray(np.diagonal(B), dtype=np.float64)
+        self.semimetric, self.params, self.is_gram = semimetric, params, is_gram
 
     @classmethod
-    def from_semimetric(cls, X, w, semimetric, params, dtype=np.float64):
+    def memory_bytes(cls, n_samples, n_features, *, n_clusters, n_init=1, dtype=np.float64,
+                     options=None):
+        """The n x n kernel in ``dtype``, float64 scratch when it is not float64 (a
+        pairwise block, or the dense copy of a sparse input: ``options["sparse_input"]``),
+        the centred data, ``M`` (k x n), the labels of a run and of the best restart."""
+        n, item = int(n_samples), np.dtype(dtype).itemsize
+        scratch = 0
+        if item != 8:
+            scratch = 8 * n * n if (options or {}).get("sparse_input") \
+                else min(BLOCK_BYTES, 8 * n * n)
+        return n * n * item + scratch + 8 * n * (n_features + 2 * n_clusters + 6)
+
+    @classmethod
+    def from_semimetric(cls, X, w, semimetric, params, *, dtype=np.float64, n_clusters,
+                        n_init=1, options=None):
         """``B = -diag(w) rho diag(w) / 2`` from raw data, in one n x n buffer."""
-        n = X.shape[0]
+        n, d = X.shape
         alt = ("engine='matrix-free' (exact, O(n (k + D)) memory) or engine='auto'"
                if isinstance(semimetric, str) else "engine='low-rank' (approximate)")
         if np.dtype(dtype) == np.float64 and fits(n * n * 4):
             alt += ", or dtype='float32' (half the memory)"
-        check_fits(n * n * np.dtype(dtype).itemsize, f"engine='dense': the kernel for n={n}", alt)
-        B = pairwise(X, None, semimetric, out=np.empty((n, n), dtype=dtype),
-                     scale=-0.5, wx=w, **params)
-        return cls(B, w)
+        cls.check_memory(n, d, n_clusters=n_clusters, n_init=n_init, dtype=dtype,
+                         alternative=alt)
+        if isinstance(semimetric, str):  # the sums of M and q stay finite
+            check_semimetric_range(centred_sq_norm_max(X), semimetric, params,
+                                   float(n) * n * np.max(w) ** 2, owner=f"engine={cls.name!r}")
+        B = pairwise_unchecked(X, None, semimetric, out=np.empty((n, n), dtype=dtype),
+                               scale=-0.5, wx=w, **params)
+        return cls(B, w, semimetric=semimetric, params=dict(params))
 
     @classmethod
-    def from_matrix(cls, A, w, is_gram, dtype=np.float64):
+    def from_matrix(cls, A, w, *, is_gram, dtype=np.float64, n_clusters, n_init=1):
         """From a precomputed semimetric (``K = -A/2``) or Gram matrix (``K = A``)."""
         n = A.shape[0]
-        check_fits(n * n * np.dtype(dtype).itemsize, f"the dense kernel for n={n}",
-                   "a sparse precomputed matrix")
+        cls.check_memory(n, n, n_clusters=n_clusters, n_init=n_init, dtype=dtype,
+                         options={"sparse_input": sp.issparse(A)},
+                         alternative="a sparse precomputed Gram matrix with engine='sparse', "
+                         "or dtype='float32'")
         B = A.toarray().astype(dtype, copy=False) if sp.issparse(A) \
             else np.array(A, dtype=dtype, copy=True)
         if not is_gram:
             B *= -0.5
         _weight_in_place(B, w)
-        return cls(B, w)
+        return cls(B, w, is_gram=bool(is_gram))
 
     def build_m(self, labels, k):
         n = self.B.shape[0]

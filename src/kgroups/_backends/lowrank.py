@@ -30,11 +30,12 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from .._engine import lowrank as _lr
-from .._semimetrics import pairwise
+from .._semimetrics import pairwise_unchecked as pairwise
+from ._base import PREDICT_BLOCK_BYTES, Engine
 from ._memory import check_fits
 
-__all__ = ["FOURIER_SEMIMETRICS", "LANDMARKS", "FeatureSums", "FourierMap", "LowRankEngine", "NystroemMap",
-           "fourier_features", "nystroem_features"]
+__all__ = ["FOURIER_SEMIMETRICS", "LANDMARKS", "FeatureSums", "FourierMap", "LowRankEngine",
+           "NystroemMap", "fourier_features", "nystroem_features"]
 
 LANDMARKS = ("k-means++", "uniform", "fourier")
 # Semimetrics whose kernel has random Fourier features (landmarks="fourier").
@@ -204,9 +205,10 @@ class FeatureSums:
     training data.
     """
 
-    def __init__(self, fmap, S, A, s):
+    def __init__(self, fmap, S, A, s, n_features_in):
         self.fmap, self.S, self.A, self.s = fmap, S, A, s
         self.n_features = S.shape[1]
+        self.block_rows = max(1, PREDICT_BLOCK_BYTES // (8 * (self.n_features + n_features_in + 1)))
 
     def cross_sums(self, Xb):
         """``(m, kxx)``: shapes (n_rows, k) and (n_rows,)."""
@@ -218,7 +220,7 @@ class FeatureSums:
         return m, np.einsum("ij,ij->i", F, F) - 2.0 * a
 
 
-class LowRankEngine:
+class LowRankEngine(Engine):
     """Approximate engine: Hartigan moves on m features per point (O(n m) memory).
 
     Parameters
@@ -237,7 +239,8 @@ class LowRankEngine:
     >>> from kgroups._kgroups import kgroups_single
     >>> rng = np.random.default_rng(0)
     >>> X = np.vstack([rng.normal(0, 1, (100, 2)), rng.normal(8, 1, (100, 2))])
-    >>> eng = LowRankEngine.from_semimetric(X, np.ones(200), "energy", {}, n_components=32)
+    >>> eng = LowRankEngine.from_semimetric(X, np.ones(200), "energy", {}, n_clusters=2,
+    ...                                     options={"n_components": 32})
     >>> run = kgroups_single(eng, rng.integers(0, 2, 200), 2, 100)
     >>> sorted(np.bincount(run.labels).tolist())
     [100, 100]
@@ -254,18 +257,37 @@ class LowRankEngine:
         self.feature_map = None  # callable X_new -> features, set by from_semimetric
 
     @classmethod
-    def from_semimetric(cls, X, w, semimetric, params, dtype=np.float64, *,
-                        n_components=256, landmarks="k-means++", random_state=None):
-        """Features from raw data (see module docstring); ``dtype`` is ignored."""
+    def memory_bytes(cls, n_samples, n_features, *, n_clusters, n_init=1, dtype=np.float64,
+                     options=None):
+        """Features (n x m), the feature map's block scratch and landmark kernel, the
+        cluster sums (k x m), ``M`` and the k x n temporary that refreshes it, and
+        n-sized vectors (weights, diagonal, labels)."""
+        n, d, k = int(n_samples), int(n_features), int(n_clusters)
+        m = min(int((options or {}).get("n_components", 256)), n)
+        block = min(n, BLOCK_ROWS)
+        return 8 * (n * (m + 2 * k + 10) + 2 * block * (m + d) + 3 * m * m + k * m
+                    + min(n, SEED_SAMPLE) * d)
+
+    @classmethod
+    def from_semimetric(cls, X, w, semimetric, params, *, dtype=np.float64, n_clusters,
+                        n_init=1, options=None):
+        """Features from raw data (see module docstring); ``dtype`` is ignored.
+
+        ``options``: ``n_components`` (m, default 256), ``landmarks`` (default
+        ``"k-means++"``) and ``random_state``.
+        """
+        options = dict(options or {})
+        n_components = options.get("n_components", 256)
+        landmarks = options.get("landmarks", "k-means++")
         if landmarks not in LANDMARKS:
             raise ValueError(f"landmarks={landmarks!r} should be one of {LANDMARKS}")
         if isinstance(n_components, bool) or not isinstance(n_components, (int, np.integer)) \
                 or n_components < 1:
             raise ValueError(f"n_components={n_components!r} should be an integer >= 1")
         n = X.shape[0]
-        check_fits(8 * n * (2 * n_components + 40), f"the low-rank engine for n={n}, "
-                   f"m={n_components}", "a smaller n_components")
-        seed = check_random_state(random_state).randint(np.iinfo(np.int32).max)
+        cls.check_memory(n, X.shape[1], n_clusters=n_clusters, n_init=n_init, options=options,
+                         alternative="a smaller n_components or fewer clusters")
+        seed = check_random_state(options.get("random_state")).randint(np.iinfo(np.int32).max)
         rng = np.random.default_rng(seed)
         if landmarks == "fourier":
             fmap = fourier_map(X, n_components, semimetric, params.get("sigma", 1.0), rng)
@@ -277,16 +299,12 @@ class LowRankEngine:
         eng.feature_map = fmap
         return eng
 
-    @classmethod
-    def from_matrix(cls, A, w, is_gram, dtype=np.float64):
-        raise ValueError("engine='low-rank' needs raw data, not a precomputed matrix; "
-                         "use engine='dense' or engine='sparse'")
-
-    def feature_sums(self, labels, k):
-        """:class:`FeatureSums` of a partition, for assigning new points (``predict``)."""
+    def predictor(self, X_fit, labels, k):
+        """:class:`FeatureSums` of a partition: new points get features from the fit's map."""
         labels = np.asarray(labels, dtype=np.int64)
         S, A = self._sums(labels, k)
-        return FeatureSums(self.feature_map, S, A, np.bincount(labels, weights=self.w, minlength=k))
+        return FeatureSums(self.feature_map, S, A,
+                           np.bincount(labels, weights=self.w, minlength=k), X_fit.shape[1])
 
     def _sums(self, labels, k):
         return _lr.cluster_sums_lr(self.F, self.a, self.w, labels, k)

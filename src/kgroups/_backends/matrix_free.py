@@ -13,7 +13,9 @@ import numpy as np
 
 from .._engine import matrix_free as _mf
 from .._engine._parallel import pick
-from .._semimetrics import SEMIMETRICS, pairwise
+from .._engine.semimetric import NAMES, kernel_args
+from .._semimetrics import centred_sq_norm_max, check_semimetric_range, pairwise_unchecked
+from ._base import Engine
 from ._memory import check_fits
 
 __all__ = ["MatrixFreeEngine"]
@@ -22,7 +24,7 @@ __all__ = ["MatrixFreeEngine"]
 BATCH = 256
 
 
-class MatrixFreeEngine:
+class MatrixFreeEngine(Engine):
     """Exact engine that never stores the kernel (named semimetrics on raw data).
 
     Same decisions as :class:`~kgroups._backends.dense.DenseEngine` from the same
@@ -42,7 +44,7 @@ class MatrixFreeEngine:
     --------
     >>> import numpy as np
     >>> X = np.array([[0.0], [1.0], [5.0], [6.0]])
-    >>> eng = MatrixFreeEngine(X, np.ones(4), "energy", {})
+    >>> eng = MatrixFreeEngine.from_semimetric(X, np.ones(4), "energy", {}, n_clusters=2)
     >>> eng.build_m(np.array([0, 0, 1, 1]), 2).round(2).tolist()
     [[-0.5, -0.5, -4.5, -5.5], [-5.5, -4.5, -0.5, -0.5]]
     """
@@ -50,42 +52,52 @@ class MatrixFreeEngine:
     name = "matrix-free"
 
     def __init__(self, X, w, semimetric, params):
-        if semimetric not in SEMIMETRICS:
+        if semimetric not in NAMES:
             raise ValueError(
-                f"engine='matrix-free' needs a named semimetric (one of {SEMIMETRICS}), "
+                f"engine='matrix-free' needs a named semimetric (one of {NAMES}), "
                 f"got semimetric={semimetric!r}; use engine='dense' or engine='low-rank'")
         X = np.asarray(X, dtype=np.float64)
+        n = X.shape[0]
+        w = np.asarray(w, dtype=np.float64)
+        # the entries of B, and the sums of up to n^2 of them in M and q, stay finite
+        check_semimetric_range(centred_sq_norm_max(X), semimetric, params,
+                               float(n) * n * np.max(w, initial=0.0) ** 2,
+                               owner="engine='matrix-free'")
         self.X = np.ascontiguousarray(X - X.mean(axis=0))
         self.XT = np.ascontiguousarray(self.X.T)
-        self.w = np.asarray(w, dtype=np.float64)
-        self.diag = np.zeros(X.shape[0])
+        self.w = w
+        self.diag = np.zeros(n)
         self.semimetric = semimetric
         self.params = dict(params)
-        self._args = (SEMIMETRICS.index(semimetric), float(params.get("alpha", 1.0)),
-                      float(params.get("sigma", 1.0)), float(params.get("theta", 1.0)))
+        self._args = kernel_args(semimetric, params)
 
     @classmethod
-    def from_semimetric(cls, X, w, semimetric, params, dtype=np.float64):
+    def from_semimetric(cls, X, w, semimetric, params, *, dtype=np.float64, n_clusters,
+                        n_init=1, options=None):
         """From raw data; ``dtype`` is ignored (everything is computed in float64)."""
         n, d = X.shape
-        check_fits(cls.memory_bytes(n, d), f"the matrix-free engine for n={n}",
-                   "engine='low-rank'")
+        cls.check_memory(n, d, n_clusters=n_clusters, n_init=n_init,
+                         alternative="engine='low-rank' (approximate, O(n m) memory) or "
+                         "fewer clusters")
         return cls(X, w, semimetric, params)
 
     @classmethod
-    def from_matrix(cls, A, w, is_gram, dtype=np.float64):
+    def from_matrix(cls, A, w, *, is_gram, dtype=np.float64, n_clusters, n_init=1):
         raise ValueError("engine='matrix-free' needs raw data and a named semimetric, not a "
                          "precomputed matrix; use engine='dense' or engine='sparse'")
 
-    @staticmethod
-    def memory_bytes(n, d, k=16):
-        """Bytes this engine needs for n points in d dimensions and k clusters.
+    @classmethod
+    def memory_bytes(cls, n_samples, n_features, *, n_clusters, n_init=1, dtype=np.float64,
+                     options=None):
+        """Bytes a fit needs for n points in D dimensions and k clusters (float64).
 
-        Data twice (row-major and transposed, plus a sorted copy while M is
-        built), weights, M and its unsorted copy, and one k x n accumulator per
-        worker of the build.
+        The centred data twice (row-major and transposed) and a label-sorted copy
+        while ``M`` is built, the temporary of the centring; the build's k x n
+        accumulator per worker, its sorted result and ``M`` (k x n each); weights,
+        labels, the sort order and the best restart's labels (n each).
         """
-        return 8 * n * (3 * d + 2 + (2 + numba.get_num_threads()) * k)
+        n, d, k = int(n_samples), int(n_features), int(n_clusters)
+        return 8 * n * (4 * d + 6 + (2 + numba.get_num_threads()) * k)
 
     def build_m(self, labels, k):
         """``M`` (k x n) in one pass over the n (n - 1) / 2 pairs: O(n^2 D) time, O(nk) memory."""
@@ -139,4 +151,4 @@ class MatrixFreeEngine:
         n = self.X.shape[0]
         check_fits(8 * n * n, f"the dense Gram matrix for n={n} (spectral init)",
                    "init='k-means++'")
-        return pairwise(self.X, None, self.semimetric, scale=-0.5, **self.params)
+        return pairwise_unchecked(self.X, None, self.semimetric, scale=-0.5, **self.params)

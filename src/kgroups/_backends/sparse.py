@@ -10,12 +10,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._engine import sparse as _sparse
+from ._base import Engine
 from ._memory import check_fits
 
 __all__ = ["SparseEngine"]
 
 
-class SparseEngine:
+class SparseEngine(Engine):
     """Exact engine holding a symmetric sparse ``B`` (CSR, float64 or float32).
 
     Only a precomputed sparse *Gram* matrix makes sense here: the kernel of a
@@ -37,12 +38,13 @@ class SparseEngine:
     --------
     >>> import numpy as np, scipy.sparse as sp
     >>> K = sp.csr_matrix(np.array([[0., 1, 0], [1, 0, 0], [0, 0, 0]]))
-    >>> eng = SparseEngine.from_matrix(K, np.ones(3), is_gram=True)
+    >>> eng = SparseEngine.from_matrix(K, np.ones(3), is_gram=True, n_clusters=2)
     >>> eng.build_m(np.array([0, 0, 1]), 2).tolist()
     [[1.0, 1.0, 0.0], [0.0, 0.0, 0.0]]
     """
 
     name = "sparse"
+    is_gram = True  # only Gram matrices (see above): predict takes K(new, train) blocks
 
     def __init__(self, B, w):
         B = sp.csr_matrix(B)
@@ -53,7 +55,18 @@ class SparseEngine:
         self.diag = np.ascontiguousarray(B.diagonal(), dtype=np.float64)
 
     @classmethod
-    def from_semimetric(cls, X, w, semimetric, params, dtype=np.float64):
+    def memory_bytes(cls, n_samples, n_features, *, n_clusters, n_init=1, dtype=np.float64,
+                     options=None):
+        """The CSR copy of ``B`` (``options["nnz"]`` stored entries, default n; twice
+        while weights are applied), ``M`` (k x n) and n-sized vectors."""
+        n = int(n_samples)
+        nnz = int((options or {}).get("nnz", n))
+        csr = nnz * (np.dtype(dtype).itemsize + 8) + 8 * (n + 1)
+        return 3 * csr + 8 * n * (n_clusters + 8)
+
+    @classmethod
+    def from_semimetric(cls, X, w, semimetric, params, *, dtype=np.float64, n_clusters,
+                        n_init=1, options=None):
         """Not available: raw data with a semimetric gives a dense kernel."""
         raise ValueError(
             "engine='sparse' needs a sparse precomputed Gram matrix "
@@ -62,7 +75,7 @@ class SparseEngine:
             "or engine='auto'")
 
     @classmethod
-    def from_matrix(cls, A, w, is_gram, dtype=np.float64):
+    def from_matrix(cls, A, w, *, is_gram, dtype=np.float64, n_clusters, n_init=1):
         """From a sparse precomputed Gram matrix ``K = A``: ``B = diag(w) A diag(w)``.
 
         A sparse *semimetric* is refused (see the class docstring): its kernel is
@@ -75,6 +88,9 @@ class SparseEngine:
                 "Gram matrix with kernel='precomputed', or a dense semimetric matrix")
         if not sp.issparse(A):
             raise ValueError(f"engine='sparse' needs a scipy.sparse matrix, got {type(A).__name__}")
+        cls.check_memory(A.shape[0], A.shape[1], n_clusters=n_clusters, n_init=n_init,
+                         dtype=dtype, options={"nnz": A.nnz},
+                         alternative="a sparser kernel (fewer stored entries) or fewer clusters")
         w = np.asarray(w, dtype=np.float64)
         B = sp.csr_matrix(A, dtype=np.dtype(dtype), copy=True)
         if not np.all(w == 1.0):

@@ -64,3 +64,20 @@ def move_rows_dense(B, points, old, new, M):
         for y in range(n):
             mo[y] -= row[y]
             mn[y] += row[y]
+
+
+def _cluster_sums_rows(K, w, labels, k):
+    """``out[i, l] = sum_{y in C_l} w_y K[i, y]``, shape (b, k), for a block of rows
+    ``K`` (b x n) against the n clustered points (``predict``). One pass over K."""
+    b, n = K.shape
+    out = np.zeros((b, k))
+    for i in prange(b):
+        row = K[i]
+        o = out[i]
+        for y in range(n):
+            o[labels[y]] += w[y] * row[y]
+    return out
+
+
+cluster_sums_rows = njit(cache=True, parallel=True)(_cluster_sums_rows)
+cluster_sums_rows_serial = njit(cache=True)(_cluster_sums_rows)

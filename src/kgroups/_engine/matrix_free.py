@@ -8,7 +8,7 @@ the engine keeps only the data (n x D, twice: row-major and transposed) and
   multi-threaded pass over the n (n - 1) / 2 unordered pairs, O(n^2 D): points
   are sorted by label, squared distances of 4 rows against a tile of columns come
   from ``|x|^2 + |y|^2 - 2 <x, y>`` (near-duplicates recomputed by direct
-  differences, as in :mod:`kgroups._engine.pairwise`), each pair feeds both its
+  differences, :func:`kgroups._engine.semimetric.guarded_sq`), each pair feeds both its
   row's and its column's cluster sums; every worker owns a k x n accumulator.
 * :func:`decide_mf` runs the sequential Hartigan decisions (paper Algorithm 2,
   steps 4-15) from a given point on. Moves are not applied to ``M`` at once:
@@ -24,25 +24,19 @@ import numpy as np
 from numba import njit, prange
 
 from ._gain import best_move, update_stats
-from .pairwise import ENERGY, EXACT_BELOW, GAUSSIAN, LAPLACIAN, rho_from_sq
+from .semimetric import exact_sq, guarded_sq, needs_exact, rho, rho_inplace
 
 # Columns per tile: D x TILE float64 stays in L1/L2.
 TILE = 512
 
 
 @njit(cache=True)
-def sq_dist(X, i, Y, y):
-    """``||X[i] - Y[y]||^2`` by direct differences (no cancellation)."""
-    d2 = 0.0
-    for d in range(X.shape[1]):
-        t = X[i, d] - Y[y, d]
-        d2 += t * t
-    return d2
-
-
-@njit(cache=True)
 def rho_tile(XT, x, lo, hi, code, alpha, sigma, theta, buf):
-    """``buf[t] = rho(x, XT[:, lo + t])`` for ``t < hi - lo`` (vectorised loops)."""
+    """``buf[t] = rho(x, XT[:, lo + t])`` for ``t < hi - lo`` (vectorised loops).
+
+    Squared distances by direct differences (exact), then
+    :func:`~kgroups._engine.semimetric.rho_inplace`.
+    """
     m = hi - lo
     for t in range(m):
         buf[t] = 0.0
@@ -53,31 +47,6 @@ def rho_tile(XT, x, lo, hi, code, alpha, sigma, theta, buf):
             u = row[t] - xd
             buf[t] += u * u
     rho_inplace(buf, m, code, alpha, sigma, theta)
-
-
-@njit(cache=True)
-def rho_inplace(buf, m, code, alpha, sigma, theta):
-    """``buf[t] = rho(d2 = buf[t])`` for ``t < m`` (vectorised for the common cases)."""
-    if code == ENERGY and alpha == 1.0:
-        for t in range(m):
-            buf[t] = np.sqrt(buf[t])
-    elif code == ENERGY and alpha == 2.0:
-        pass
-    elif code == ENERGY:
-        h = 0.5 * alpha
-        for t in range(m):
-            buf[t] = buf[t] ** h
-    elif code == GAUSSIAN:
-        c = 1.0 / (2.0 * sigma * sigma)
-        for t in range(m):
-            buf[t] = 2.0 - 2.0 * np.exp(-buf[t] * c)
-    elif code == LAPLACIAN:
-        c = 1.0 / (2.0 * sigma)
-        for t in range(m):
-            buf[t] = 2.0 - 2.0 * np.exp(-np.sqrt(buf[t]) * c)
-    else:
-        for t in range(m):
-            buf[t] = rho_from_sq(buf[t], code, alpha, sigma, theta)
 
 
 @njit(cache=True)
@@ -125,29 +94,55 @@ def gram4(XT, idx, nx, c0, c1, nys, out):
 
 @njit(cache=True)
 def finish_row(o, m, XT, i, nxi, c0, nys, code, alpha, sigma, theta):
-    """``o[t] = rho(d2)`` from the expanded ``d2 = o[t]``; pairs with
-    ``d2 < EXACT_BELOW (|x|^2 + |y|^2)`` (cancellation) are recomputed by differences."""
+    """``o[t] = rho(d2)`` from the expanded ``d2 = o[t]``; pairs that lost accuracy
+    to cancellation (:func:`~kgroups._engine.semimetric.needs_exact`) are
+    recomputed by differences (:func:`~kgroups._engine.semimetric.guarded_sq`)."""
     bad = 0
     for t in range(m):
-        bad += o[t] < EXACT_BELOW * (nxi + nys[t])
+        bad += needs_exact(o[t], nxi + nys[t])
     if bad:
+        xi = XT[:, i]
         for t in range(m):
-            if o[t] < EXACT_BELOW * (nxi + nys[t]):
-                d2 = 0.0
-                for d in range(XT.shape[0]):
-                    u = XT[d, i] - XT[d, c0 + t]
-                    d2 += u * u
-                o[t] = d2
+            o[t] = guarded_sq(o[t], nxi + nys[t], xi, XT[:, c0 + t])
     rho_inplace(o, m, code, alpha, sigma, theta)
 
 
-@njit(cache=True, fastmath={"reassoc"})
-def wsum(a, b, m):
-    """``sum_t a[t] b[t]`` for ``t < m``, reassociated so that it vectorises."""
-    s = 0.0
-    for t in range(m):
-        s += a[t] * b[t]
-    return s
+@njit(cache=True)
+def wsum_rows(ws, out, lo, hi, c0, racc, l):
+    """``racc[r, l] += sum_{lo <= t < hi} ws[t] out[r, t - c0]`` for the 4 rows at once
+    (the row side of the symmetric build).
+
+    No ``fastmath``: these sums decide the sign of gains, so their rounding must
+    not depend on the compiler's choice of vector width. Each row's sum has a
+    fixed order (even and odd ``t`` apart, then added); the 4 rows share the
+    loads of ``ws`` and give 8 independent additions per step, so the loop is
+    not latency bound.
+    """
+    o0, o1, o2, o3 = out[0], out[1], out[2], out[3]
+    a0 = a1 = a2 = a3 = b0 = b1 = b2 = b3 = 0.0
+    m = hi - lo
+    for u in range(0, m - 1, 2):
+        t = lo - c0 + u
+        v, x = ws[lo + u], ws[lo + u + 1]
+        a0 += v * o0[t]
+        b0 += x * o0[t + 1]
+        a1 += v * o1[t]
+        b1 += x * o1[t + 1]
+        a2 += v * o2[t]
+        b2 += x * o2[t + 1]
+        a3 += v * o3[t]
+        b3 += x * o3[t + 1]
+    if m % 2:
+        t = hi - 1 - c0
+        v = ws[hi - 1]
+        a0 += v * o0[t]
+        a1 += v * o1[t]
+        a2 += v * o2[t]
+        a3 += v * o3[t]
+    racc[0, l] += a0 + b0
+    racc[1, l] += a1 + b1
+    racc[2, l] += a2 + b2
+    racc[3, l] += a3 + b3
 
 
 @njit(cache=True)
@@ -205,8 +200,7 @@ def _sym_rows(XTs, ws, labs, bounds, nrm, a0, S, out, idx, nx, racc, code, alpha
         while s < c1:  # row side, one cluster segment at a time
             l = labs[s]
             e = min(c1, bounds[l + 1])
-            for r in range(nr):
-                racc[r, l] += wsum(ws[s:e], out[r, s - c0:e - c0], e - s)
+            wsum_rows(ws, out, s, e, c0, racc, l)
             s = e
         scatter_rows(S, out, labs, ws, a0, nr, c0, m)
     for r in range(nr):
@@ -282,7 +276,7 @@ def decide_mf(X, w, labels, M, s, q, cnt, start, pend, old, new, n_pend,
             col[l] = M[l, i]
         for t in range(n_pend):
             p = pend[t]
-            b = -0.5 * w[i] * w[p] * rho_from_sq(sq_dist(X, i, X, p), code, alpha, sigma, theta)
+            b = -0.5 * w[i] * w[p] * rho(exact_sq(X[i], X[p]), code, alpha, sigma, theta)
             col[old[t]] -= b
             col[new[t]] += b
         j = labels[i]

@@ -1,0 +1,126 @@
+"""The one interface every backend shares, and what ``predict`` gets from it.
+
+An engine holds ``B = diag(w) K diag(w)`` in some form and offers
+
+* construction: ``from_semimetric(X, w, semimetric, params, *, dtype, n_clusters,
+  n_init, options)`` (raw data) and ``from_matrix(A, w, *, is_gram, dtype,
+  n_clusters, n_init)`` (a precomputed semimetric, ``K = -A/2``, or Gram matrix,
+  ``K = A``). ``options`` holds ``n_components``, ``landmarks`` and
+  ``random_state``; a backend ignores what it does not use. A backend that
+  cannot take the input raises a ValueError naming the alternative.
+* ``memory_bytes(n_samples, n_features, *, n_clusters, n_init, dtype, options)``:
+  what a fit allocates (the build, ``M`` and its scratch, restarts), used by
+  ``engine="auto"`` and by the guard that runs before anything is allocated;
+* the driver's view: ``w``, ``diag`` (``B[i, i]``), ``build_m``, ``sweep``,
+  ``move_rows``, ``column`` and ``gram`` (see :mod:`kgroups._backends`);
+* ``predictor(X_fit, labels, k)``: an object whose ``cross_sums(X_block)``
+  returns ``(m, kxx)``, ``m[x, l] = sum_{y in C_l} w_y K(x, y)`` for new rows
+  and ``kxx = K(x, x)`` (``None`` when unknown), ``block_rows`` rows at a time.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._engine import dense as _dense
+from .._engine._parallel import pick
+from .._semimetrics import pairwise_unchecked
+from ._memory import check_fits
+
+__all__ = ["Engine", "MatrixPredictor", "RawDataPredictor", "PREDICT_BLOCK_BYTES",
+           "cluster_sums_rows"]
+
+# Rows of new data scored at once by ``predict``: bounds its scratch memory.
+PREDICT_BLOCK_BYTES = 64 * 2**20
+
+
+def cluster_sums_rows(K, w, labels, k):
+    """``m[i, l] = sum_{y in C_l} w_y K[i, y]`` for a float64 block ``K`` (b x n)."""
+    fn = pick(_dense.cluster_sums_rows_serial, _dense.cluster_sums_rows, K.size)
+    return fn(np.ascontiguousarray(K, dtype=np.float64), w, labels, k)
+
+
+class Engine:
+    """Base class of the backends: the shared constructors' contract and ``predictor``.
+
+    Subclasses set ``name``, implement the driver's methods and
+    ``memory_bytes``; ``semimetric``/``params`` (raw data) or ``is_gram``
+    (precomputed matrix) record what the kernel was built from.
+    """
+
+    name = "engine"
+    semimetric = None
+    params = None
+    is_gram = None
+
+    @classmethod
+    def from_semimetric(cls, X, w, semimetric, params, *, dtype=np.float64, n_clusters,
+                        n_init=1, options=None):
+        raise ValueError(f"engine={cls.name!r} cannot be built from raw data")
+
+    @classmethod
+    def from_matrix(cls, A, w, *, is_gram, dtype=np.float64, n_clusters, n_init=1):
+        raise ValueError(f"engine={cls.name!r} needs raw data, not a precomputed matrix; "
+                         "use engine='dense' or engine='sparse'")
+
+    @classmethod
+    def memory_bytes(cls, n_samples, n_features, *, n_clusters, n_init=1, dtype=np.float64,
+                     options=None):
+        raise NotImplementedError
+
+    @classmethod
+    def check_memory(cls, n_samples, n_features, *, n_clusters, n_init=1, dtype=np.float64,
+                     options=None, alternative):
+        """Refuse, before allocating, a fit whose :meth:`memory_bytes` do not fit."""
+        need = cls.memory_bytes(n_samples, n_features, n_clusters=n_clusters, n_init=n_init,
+                                dtype=dtype, options=options)
+        check_fits(need, f"engine={cls.name!r} for n_samples={n_samples}, "
+                   f"n_features={n_features}, n_clusters={n_clusters}", alternative)
+
+    def predictor(self, X_fit, labels, k):
+        """What ``predict`` needs after a fit on ``X_fit`` with these labels."""
+        if self.semimetric is not None:
+            return RawDataPredictor(X_fit, self.w, labels, k, self.semimetric, self.params)
+        return MatrixPredictor(self.w, labels, k, bool(self.is_gram))
+
+
+class RawDataPredictor:
+    """``m[x, l] = -1/2 sum_{y in C_l} w_y rho(x, y)`` (``K = -rho/2``, ``K(x, x) = 0``)
+    against the training rows, by blocks of new rows (exact engines on raw data)."""
+
+    def __init__(self, X_fit, w, labels, k, semimetric, params):
+        self.X_fit = X_fit
+        self.w = np.ascontiguousarray(w, dtype=np.float64)
+        self.labels = np.ascontiguousarray(labels, dtype=np.int64)
+        self.k = k
+        self.semimetric, self.params = semimetric, dict(params)
+        self.center = X_fit.mean(axis=0)
+        self.block_rows = max(1, PREDICT_BLOCK_BYTES // (8 * X_fit.shape[0]))
+
+    def cross_sums(self, Xb):
+        K = pairwise_unchecked(Xb, self.X_fit, self.semimetric, center=self.center,
+                               scale=-0.5, **self.params)
+        return cluster_sums_rows(K, self.w, self.labels, self.k), 0.0
+
+
+class MatrixPredictor:
+    """The new rows are ``A(new, train)``: a Gram block (``K = A``, ``K(x, x)``
+    unknown) or a semimetric block (``K = -A/2``, ``K(x, x) = 0``)."""
+
+    def __init__(self, w, labels, k, is_gram):
+        self.w = np.ascontiguousarray(w, dtype=np.float64)
+        self.labels = np.ascontiguousarray(labels, dtype=np.int64)
+        self.k, self.is_gram = k, is_gram
+        self.block_rows = None  # all rows at once: the caller already holds them
+
+    def cross_sums(self, Ab):
+        if sp.issparse(Ab):
+            Z = sp.csr_matrix((self.w, (np.arange(self.w.shape[0]), self.labels)),
+                              shape=(self.w.shape[0], self.k))
+            m = np.asarray((Ab @ Z).toarray(), dtype=np.float64)
+        else:
+            m = cluster_sums_rows(Ab, self.w, self.labels, self.k)
+        if self.is_gram:
+            return m, None
+        return -0.5 * m, 0.0
