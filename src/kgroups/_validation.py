@@ -317,7 +317,12 @@ def validated(func):
             else:
                 flat[name] = value
         validate_params(owner, flat)
-        return func(*args, **kwargs)
+        try:
+            return func(*args, **kwargs)
+        except InvalidParameterError as exc:  # raised by a callee: say who was called
+            if str(exc).startswith(f"{owner}:"):
+                raise
+            raise InvalidParameterError(f"{owner}: {exc}") from None
 
     return wrapper
 
