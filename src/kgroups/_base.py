@@ -18,7 +18,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._backends import check_engine_input, check_fits, select_engine
+from ._backends import check_engine_input, check_fits, choose_engine
 from ._engine._gain import cluster_stats
 from ._init import initial_labels
 from ._progress import FitProgress
@@ -37,8 +37,6 @@ from ._validation import (
 # by a power of two for the semimetrics whose partitions do not depend on scale.
 SCALE_FREE = ("energy", "gaussian", "laplacian")
 
-# Rows of new data scored at once by ``predict``: bounds its memory.
-PREDICT_BLOCK_BYTES = 64 * 2**20
 
 
 @dataclass
@@ -184,13 +182,15 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
         """The engine for this fit, through the backends' one interface (no branch on
         the engine's name); every memory estimate knows k and the restarts."""
         dtype, k, sparse_input = np.dtype(self.dtype), self.n_clusters, sp.issparse(X)
-        cls = select_engine(self.engine, X.shape[0], self._precomputed(), sparse_input, dtype,
-                            semimetric=self.semimetric, n_features=X.shape[1], n_clusters=k)
+        cls, why = choose_engine(self.engine, X.shape[0], self._precomputed(), sparse_input,
+                                 dtype, semimetric=self.semimetric, n_features=X.shape[1],
+                                 n_clusters=k)
         check_engine_input(cls.name, X.shape[0], kernel=self.kernel, semimetric=self.semimetric,
                            sparse_input=sparse_input, n_clusters=k,
                            n_components=self.n_components, landmarks=self.landmarks,
                            owner=self._owner())
         n_init = self.n_init if isinstance(self.init, str) else 1
+        self._engine_why = why
         try:
             if self._precomputed():
                 return cls.from_matrix(X, w, is_gram=self.kernel == "precomputed", dtype=dtype,
@@ -254,8 +254,15 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
         gram = self._spectral_gram_fn(X, engine)
         n_init = 1 if not isinstance(self.init, str) else self.n_init
         progress = FitProgress(self._owner(), n_init, self.max_iter, self.verbose)
-        progress.say(f"engine={engine.name!r} for n_samples={X.shape[0]}, "
-                     f"n_clusters={self.n_clusters}")
+        if self.verbose:
+            opts = {"n_components": self.n_components}
+            if sp.issparse(X):
+                opts["nnz"] = X.nnz
+            need = engine.memory_bytes(X.shape[0], X.shape[1], n_clusters=self.n_clusters,
+                                       n_init=n_init, dtype=np.dtype(self.dtype), options=opts)
+            progress.say(f"engine={engine.name!r} ({self._engine_why}) for "
+                         f"n_samples={X.shape[0]}, n_clusters={self.n_clusters}; memory "
+                         f"estimate {need / 2**20:.1f} MiB")
         best = None
         try:
             for r in range(n_init):
@@ -296,8 +303,6 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
         self._q = best.cluster_sums
         # what predict needs from the engine that ran (any engine, one interface)
         self._predictor = engine.predictor(X, best.labels, k)
-        self._X_fit = X
-        self._w_fit = w
 
     def fit_predict(self, X, y=None, sample_weight=None):
         """``fit(X)`` and return ``labels_``."""

@@ -303,10 +303,6 @@ def test_energy_test_generator_and_degenerate_samples():
     assert math.isnan(energy_test([0.0], [1.0], n_permutations=0).pvalue)
 
 
-@pytest.mark.xfail(raises=(ZeroDivisionError, ValueError), strict=False,
-                   reason="engines: the pairwise kernel divides by 2 sigma**2, which "
-                   "underflows to 0 for sigma < ~1e-154: ZeroDivisionError inside numba "
-                   "(a 'not finite' ValueError with NUMBA_DISABLE_JIT=1)")
 def test_gaussian_tiny_sigma():
     # rho = 2 - 2 exp(-r**2 / (2 sigma**2)) = 2 for every pair of distinct points
     X = np.array([[0.0], [1.0], [3.0], [4.0]])

@@ -33,7 +33,7 @@ from .sparse import SparseEngine
 
 __all__ = ["ENGINES", "Engine", "LANDMARKS", "MATRIX_FREE_MAX_D", "MATRIX_FREE_MIN_N",
            "DenseEngine", "LowRankEngine", "MatrixFreeEngine", "SparseEngine", "available_memory",
-           "check_engine_input", "check_fits", "select_engine"]
+           "check_engine_input", "check_fits", "choose_engine", "select_engine"]
 
 ENGINES = {"dense": DenseEngine, "sparse": SparseEngine,
            "matrix-free": MatrixFreeEngine, "low-rank": LowRankEngine}
@@ -62,7 +62,14 @@ MATRIX_FREE_MAX_D = 32
 
 def select_engine(name, n_samples, precomputed, sparse_input, dtype, semimetric="energy",
                   n_features=None, *, n_clusters):
-    """The backend class for ``engine=name``; ``"auto"`` picks by input, size and memory.
+    """The backend class for ``engine=name``; see :func:`choose_engine`."""
+    return choose_engine(name, n_samples, precomputed, sparse_input, dtype, semimetric,
+                         n_features, n_clusters=n_clusters)[0]
+
+
+def choose_engine(name, n_samples, precomputed, sparse_input, dtype, semimetric="energy",
+                  n_features=None, *, n_clusters):
+    """``(backend class, why)`` for ``engine=name``; ``"auto"`` picks by input, size and memory.
 
     ``"auto"``: sparse input -> ``"sparse"``; a precomputed matrix -> ``"dense"``;
     raw data with a named semimetric, ``n_samples >= MATRIX_FREE_MIN_N`` and
@@ -74,20 +81,22 @@ def select_engine(name, n_samples, precomputed, sparse_input, dtype, semimetric=
     (Nystrom, approximate) for a callable one.
     """
     if name != "auto":
-        return ENGINES[name]
+        return ENGINES[name], "asked for"
     if sparse_input:
-        return ENGINES["sparse"]
+        return ENGINES["sparse"], "auto: a scipy.sparse precomputed matrix"
     if precomputed:
-        return ENGINES["dense"]
+        return ENGINES["dense"], "auto: a dense precomputed matrix"
     named = isinstance(semimetric, str)
     if (named and n_samples >= MATRIX_FREE_MIN_N
             and (n_features is None or n_features <= MATRIX_FREE_MAX_D)):
-        return ENGINES["matrix-free"]
+        return ENGINES["matrix-free"], (f"auto: raw data, n >= {MATRIX_FREE_MIN_N} and "
+                                        f"D <= {MATRIX_FREE_MAX_D} (measured faster than dense)")
     dense_bytes = DenseEngine.memory_bytes(n_samples, n_features or 0, n_clusters=n_clusters,
                                            dtype=dtype)
     if fits(DENSE_HEADROOM * dense_bytes):
-        return ENGINES["dense"]
-    return ENGINES["matrix-free"] if named else ENGINES["low-rank"]
+        return ENGINES["dense"], f"auto: the n x n kernel ({dense_bytes / 2**20:.0f} MiB) fits"
+    why = f"auto: the n x n kernel ({dense_bytes / 2**30:.1f} GiB) does not fit"
+    return (ENGINES["matrix-free"], why) if named else (ENGINES["low-rank"], why)
 
 
 def check_engine_input(name, n_samples, *, kernel, semimetric, sparse_input, n_clusters,

@@ -29,8 +29,10 @@ No ``fastmath`` here: these values decide the sign of Hartigan gains.
 import numpy as np
 from numba import njit
 
-# The names accepted by ``semimetric=`` and their integer codes (the index).
-NAMES = ("energy", "laplacian", "gaussian", "localized", "sinusoidal")
+from .._validation import SEMIMETRIC_NAMES as NAMES
+
+# The names accepted by ``semimetric=`` (the constraint table's) and their integer
+# codes (the index).
 ENERGY, LAPLACIAN, GAUSSIAN, LOCALIZED, SINUSOIDAL = range(len(NAMES))
 EXACT_BELOW = 1e-4
 
@@ -63,7 +65,10 @@ def rho_laplacian(d2, sigma):
 
 @njit(cache=True, inline="always")
 def rho_gaussian(d2, sigma):
-    return 2.0 - 2.0 * np.exp(-d2 / (2.0 * sigma * sigma))
+    s2 = 2.0 * sigma * sigma
+    if s2 == 0.0:  # sigma below ~1e-154: every distinct pair is infinitely far
+        return 2.0 if d2 > 0.0 else 0.0
+    return 2.0 - 2.0 * np.exp(-d2 / s2)
 
 
 @njit(cache=True, inline="always")
