@@ -105,7 +105,17 @@ def check_output_file(path, option="--out", input_path=None):
 
 
 def prepare_output_dir(path, option="--out"):
-    """Create the folder ``path`` (with parents) and check that a file can be written in it."""
+    """Create the folder ``path`` (with parents) and check that a file can be written in it.
+
+    Used by the commands that run the paper harness, so it also checks first that the
+    plotting extra is installed (the figures need matplotlib).
+    """
+    from .experiments import require_plot
+
+    try:
+        require_plot()
+    except ModuleNotFoundError as err:
+        raise UsageError(str(err)) from None
     try:
         os.makedirs(path, exist_ok=True)
     except FileExistsError:

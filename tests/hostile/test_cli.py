@@ -249,3 +249,16 @@ def test_any_small_text_file_gives_a_result_or_one_clear_line(tmp_path, capsys, 
     else:
         assert rc == 2 and err.count("\n") == 1, err
         assert err.startswith(f"kgroups cluster: error: {path}") or "argument -k" in err, err
+
+
+@pytest.mark.parametrize("argv", [["demo", "--out", "{tmp}"], ["reproduce", "tpami-fig4", "--quick",
+                                                               "--out", "{tmp}"]])
+def test_missing_plot_extra_is_reported_before_any_work(tmp_path, capsys, monkeypatch, argv):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "matplotlib" else real(name, *a))
+    argv = [a.format(tmp=tmp_path / "out") for a in argv]
+    _fails_cleanly(capsys, argv, "kgroups[plot]", command=argv[0])
+    assert not list((tmp_path / "out").glob("*.md"))  # nothing was computed
