@@ -23,8 +23,8 @@ test: $(VENV)/.installed
 # (dense, sparse, matrix-free tiles/build/decide/apply, low-rank, scatter, pairwise).
 .PHONY: test-python
 test-python: $(VENV)/.installed
-	NUMBA_DISABLE_JIT=1 $(PY) -m pytest -q -p no:cacheprovider tests/test_kgroups.py -k "twin or rises or brute"
-	NUMBA_DISABLE_JIT=1 $(PY) -m pytest -q -p no:cacheprovider tests/test_engines.py tests/test_sparse_engine.py tests/test_semimetrics.py tests/hostile/test_engines.py -k tiny
+	NUMBA_DISABLE_JIT=1 $(PY) -m pytest -q -p no:cacheprovider tests/test_kgroups.py tests/engine/test_dense.py -k "twin or rises or brute"
+	NUMBA_DISABLE_JIT=1 $(PY) -m pytest -q -p no:cacheprovider tests/engine tests/hostile/test_engines.py -k tiny
 
 bench: $(VENV)/.installed
 	$(PY) benchmarks/run_all.py

@@ -1,29 +1,20 @@
-"""Kernel k-groups: hand-worked cases, brute force, properties, numba vs twin."""
+"""Kernel k-groups (``kgroups._kgroups``): hand-worked cases, brute force, properties,
+the single-run driver, and the exact engines agreeing through the estimator.
+"""
 
 import itertools
 
 import numpy as np
 import pytest
 
-from kgroups import KernelKGroups, KernelKMeans, kernel_kgroups, pairwise
+from kgroups import KernelKGroups, kernel_kgroups, pairwise
 from kgroups._backends import DenseEngine
 from kgroups._engine import _twins
 from kgroups._engine._gain import cluster_stats, count_improving_moves
-from kgroups._engine.dense import build_m_dense, sweep_dense
+from kgroups._engine.dense import build_m_dense
 from kgroups._kgroups import kgroups_single
 
-# The movie-rating matrix of the 2-means exercise (papers/kmeans-objectives-notes.txt).
-D_NOTES = np.array([[5, 3, 1, 1], [3, 1, 5, 3], [2, 1, 5, 3],
-                    [4, 3, 4, 2], [5, 5, 3, 1], [3, 1, 5, 3]], dtype=float)
-Y_NOTES = np.array([0, 1, 1, 1, 0, 1])
-
-
-def random_B(n, rng, psd=False):
-    """A symmetric (possibly indefinite) weighted kernel and its weights."""
-    A = rng.normal(size=(n, n))
-    K = A @ A.T / n if psd else (A + A.T) / 2
-    w = rng.uniform(0.5, 2.0, n)
-    return K * np.outer(w, w), w
+from tests._helpers import SEMIS, blobs, random_B, random_sparse_B
 
 
 def all_labelings(n, k):
@@ -32,17 +23,6 @@ def all_labelings(n, k):
         lab = np.array(lab)
         if np.unique(lab).size == k:
             yield lab
-
-
-def test_notes_two_means_example():
-    # With alpha = 2, rho = ||x - y||^2 and W is the k-means inertia: the notes'
-    # solution Y has centroids (5,4,2,1), (3,1.5,4.75,2.75) and inertia 4 + 6.5.
-    km = KernelKMeans(2, alpha=2.0, init=Y_NOTES).fit(D_NOTES)
-    assert km.labels_.tolist() == Y_NOTES.tolist()
-    assert km.n_moves_ == [0]
-    assert km.within_energy_ == pytest.approx(10.5, rel=1e-12)
-    kg = KernelKGroups(2, alpha=2.0, init=Y_NOTES).fit(D_NOTES)
-    assert kg.within_energy_ <= 10.5 + 1e-9
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -74,23 +54,6 @@ def test_finds_global_optimum_of_separated_tiny_data():
     w = np.ones(len(X))
     best = max(all_labelings(len(X), 3), key=lambda L: _twins.objective_twin(B, L, w, 3))
     assert np.array_equal(np.unique(best * 10 + lab).size, 3)  # same partition
-
-
-@pytest.mark.parametrize("psd", [True, False])
-def test_numba_sweep_matches_twin(psd):
-    rng = np.random.default_rng(3)
-    n, k = 30, 4
-    B, w = random_B(n, rng, psd)
-    labels = rng.integers(0, k, n).astype(np.int64)
-    M = build_m_dense(B, labels, k)
-    np.testing.assert_allclose(M, _twins.build_m_twin(B, labels, k), atol=1e-12)
-    s, q, cnt = cluster_stats(M, labels, w)
-    twin_labels, twin_moves = _twins.sweep_twin(B, w, labels, k)
-    moves = sweep_dense(B, w, np.diag(B).copy(), labels, M, s, q, cnt)
-    assert moves == twin_moves > 0
-    assert labels.tolist() == twin_labels.tolist()
-    np.testing.assert_allclose(M, _twins.build_m_twin(B, labels, k), atol=1e-10)
-    assert q.sum() == pytest.approx(sum(B[np.ix_(labels == l, labels == l)].sum() for l in range(k)))
 
 
 @pytest.mark.parametrize("psd", [True, False])
@@ -148,24 +111,6 @@ def test_gram_within_energy_is_trace_minus_q():
     assert km.within_energy_ == pytest.approx(ref.within_energy_, rel=1e-10)
 
 
-def test_integer_weights_equal_repeated_rows():
-    rng = np.random.default_rng(8)
-    X = rng.normal(size=(25, 2))
-    reps = rng.integers(1, 4, len(X))
-    Xr = np.repeat(X, reps, axis=0)
-    lab = rng.integers(0, 3, len(X))
-    # Same partition, same objective (up to the rounding of the norm trick).
-    B_w = -0.5 * pairwise(X) * np.outer(reps, reps)
-    B_r = -0.5 * pairwise(Xr)
-    assert _twins.objective_twin(B_w, lab, reps.astype(float), 3) == pytest.approx(
-        _twins.objective_twin(B_r, np.repeat(lab, reps), np.ones(len(Xr)), 3), rel=1e-9)
-    # Lloyd treats copies identically: the whole run is the same.
-    km_w = KernelKMeans(3, init=lab).fit(X, sample_weight=reps)
-    km_r = KernelKMeans(3, init=np.repeat(lab, reps)).fit(Xr)
-    assert np.repeat(km_w.labels_, reps).tolist() == km_r.labels_.tolist()
-    assert km_w.objective_ == pytest.approx(km_r.objective_, rel=1e-9)
-
-
 def test_float32_matches_float64_and_row_permutation():
     rng = np.random.default_rng(9)
     centers = rng.normal(scale=8, size=(4, 3))
@@ -182,44 +127,6 @@ def test_float32_matches_float64_and_row_permutation():
     assert c.within_energy_ == pytest.approx(a.within_energy_, rel=1e-9)
 
 
-@pytest.mark.parametrize("init", ["k-means++", "kernel-k-means++", "random", "spectral"])
-def test_inits_cluster_separated_blobs(init):
-    rng = np.random.default_rng(10)
-    y = np.repeat(np.arange(3), 40)
-    X = np.array([[0, 0], [10, 0], [0, 10]])[y] + rng.normal(size=(120, 2))
-    km = KernelKGroups(3, init=init, n_init=3, random_state=0).fit(X)
-    from sklearn.metrics import adjusted_rand_score
-    assert adjusted_rand_score(y, km.labels_) == 1.0
-    assert km.fit_predict(X).tolist() == KernelKGroups(
-        3, init=init, n_init=3, random_state=0).fit(X).labels_.tolist()
-
-
-def test_restarts_keep_best_and_are_reproducible():
-    rng = np.random.default_rng(12)
-    X = rng.normal(size=(150, 2))
-    one = [KernelKGroups(5, init="random", random_state=s).fit(X).objective_ for s in range(5)]
-    best = KernelKGroups(5, init="random", n_init=8, random_state=3).fit(X)
-    again = KernelKGroups(5, init="random", n_init=8, random_state=3).fit(X)
-    assert best.labels_.tolist() == again.labels_.tolist()
-    assert best.objective_ >= np.median(one) - 1e-9
-
-
-def test_predict_insertion_gain():
-    rng = np.random.default_rng(13)
-    X = np.vstack([rng.normal(0, 1, (50, 2)), rng.normal(8, 1, (50, 2))])
-    km = KernelKGroups(2, random_state=0).fit(X)
-    new = np.array([[0.0, 0.0], [8.0, 8.0], [0.5, -0.3]])
-    pred = km.predict(new)
-    assert pred[0] == pred[2] == km.labels_[0] != pred[1]
-    # Brute force: inserting the point where Q rises most.
-    w = np.ones(len(X) + 1)
-    Xa = np.vstack([X, new[1:2]])
-    B = -0.5 * pairwise(Xa)
-    gains = [_twins.objective_twin(B, np.append(km.labels_, l), w, 2) for l in range(2)]
-    assert int(np.argmax(gains)) == pred[1]
-    assert km.score(X) == pytest.approx(-km.within_energy_, rel=1e-9)
-
-
 def test_function_matches_estimator():
     rng = np.random.default_rng(14)
     X = rng.normal(size=(60, 3))
@@ -229,15 +136,33 @@ def test_function_matches_estimator():
     assert res.within_energy == pytest.approx(est.within_energy_)
 
 
-def test_verbose_prints_sweeps(capsys):
-    X = np.random.default_rng(0).normal(size=(30, 2))
-    KernelKGroups(2, init="random", verbose=1, random_state=0).fit(X)
-    assert "sweep 1:" in capsys.readouterr().out
+# -- engines agree through the estimator ------------------------------------------
+@pytest.mark.parametrize("semimetric,params", SEMIS)
+def test_exact_engines_same_labels_same_start(semimetric, params):
+    rng = np.random.default_rng(4)
+    X, _ = blobs(1500, 4, 5, seed=5, spread=1.5)
+    w = rng.uniform(0.5, 2.0, 1500)
+    start = rng.integers(0, 5, 1500)
+    runs = {}
+    for name in ("dense", "matrix-free"):
+        km = KernelKGroups(5, semimetric=semimetric, init=start, engine=name,
+                           max_iter=300, **params).fit(X, sample_weight=w)
+        runs[name] = km
+    d, m = runs["dense"], runs["matrix-free"]
+    assert sum(d.n_moves_) > 100
+    np.testing.assert_array_equal(d.labels_, m.labels_)
+    assert d.n_moves_ == m.n_moves_
+    np.testing.assert_allclose(d.objective_, m.objective_, rtol=1e-9)
 
 
-def test_empty_cluster_in_given_labels_is_filled():
-    X = np.random.default_rng(1).normal(size=(20, 2))
-    init = np.zeros(20, dtype=int)
-    init[:10] = 1  # cluster 2 empty
-    km = KernelKGroups(3, init=init).fit(X)
-    assert np.bincount(km.labels_, minlength=3).min() >= 1
+def test_estimator_sparse_equals_dense_precomputed():
+    rng = np.random.default_rng(12)
+    K, _ = random_sparse_B(70, 0.1, rng)
+    w = rng.integers(1, 4, 70).astype(float)
+    lab0 = rng.integers(0, 3, 70)
+    a = KernelKGroups(3, kernel="precomputed", init=lab0).fit(K, sample_weight=w)
+    b = KernelKGroups(3, kernel="precomputed", init=lab0, engine="dense").fit(K.toarray(),
+                                                                              sample_weight=w)
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    assert a.objective_ == pytest.approx(b.objective_, rel=1e-12)
+    assert a.within_energy_ == pytest.approx(b.within_energy_, rel=1e-12)

@@ -4,6 +4,7 @@ import numpy as np
 
 from kgroups import KernelKGroups, KernelKMeans
 
+
 X = np.random.default_rng(3).normal(size=(60, 2))
 
 
@@ -30,3 +31,9 @@ def test_kernel_kmeans_verbose_counts_iterations(capsys):
     est = KernelKMeans(3, verbose=1, random_state=0).fit(X)
     out, _ = capsys.readouterr()
     assert out.count("restart 1/1, sweep") == est.n_iter_
+
+
+def test_verbose_prints_sweeps(capsys):
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    KernelKGroups(2, init="random", verbose=1, random_state=0).fit(X)
+    assert "sweep 1:" in capsys.readouterr().out

@@ -1,4 +1,8 @@
-"""Semimetrics against direct formulas on exact differences."""
+"""Semimetrics (``kgroups._semimetrics``) against direct formulas on exact differences.
+
+The numba kernels behind them are tested in ``tests/engine/test_semimetric.py`` and
+``tests/engine/test_pairwise.py``.
+"""
 
 import numpy as np
 import pytest
@@ -7,20 +11,7 @@ from scipy.spatial.distance import cdist
 from kgroups import KernelKGroups, pairwise
 from kgroups._semimetrics import check_semimetric, rho_to_origin
 
-FORMULAS = {
-    ("energy", 1.0): lambda r: r,
-    ("energy", 0.5): lambda r: r**0.5,
-    ("energy", 2.0): lambda r: r**2,
-    ("laplacian", 1.5): lambda r: 2 - 2 * np.exp(-r / 3.0),
-    ("gaussian", 1.5): lambda r: 2 - 2 * np.exp(-(r**2) / 4.5),
-    ("localized", None): lambda r: r**2 * np.exp(-r / 2),
-    ("sinusoidal", 2.0): lambda r: r**2 * 2.0 * np.sin(r / 2.0),
-}
-
-
-def _params(name, p):
-    return {"energy": {"alpha": p}, "laplacian": {"sigma": p}, "gaussian": {"sigma": p},
-            "sinusoidal": {"theta": p}}.get(name, {})
+from tests._helpers import FORMULAS, semimetric_params
 
 
 @pytest.mark.parametrize("name, p", list(FORMULAS))
@@ -29,11 +20,11 @@ def test_named_semimetrics_match_formulas(name, p):
     X = rng.normal(size=(40, 3)) * 2 + 5
     Y = rng.normal(size=(7, 3))
     f = FORMULAS[(name, p)]
-    np.testing.assert_allclose(pairwise(X, None, name, **_params(name, p)), f(cdist(X, X)),
+    np.testing.assert_allclose(pairwise(X, None, name, **semimetric_params(name, p)), f(cdist(X, X)),
                                rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(pairwise(X, Y, name, **_params(name, p)), f(cdist(X, Y)),
+    np.testing.assert_allclose(pairwise(X, Y, name, **semimetric_params(name, p)), f(cdist(X, Y)),
                                rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(rho_to_origin(X, name, **_params(name, p)),
+    np.testing.assert_allclose(rho_to_origin(X, name, **semimetric_params(name, p)),
                                f(np.linalg.norm(X, axis=1)), rtol=1e-12)
 
 
@@ -53,15 +44,6 @@ def test_blocks_weights_scale_and_float32():
     out = np.empty((50, 50), dtype=np.float32)
     pairwise(X, scale=-0.5, wx=w, out=out)
     np.testing.assert_allclose(out, ref, rtol=1e-6, atol=1e-6)
-
-
-def test_parallel_and_serial_kernels_agree(monkeypatch):
-    from kgroups._engine import _parallel
-
-    X = np.random.default_rng(3).normal(size=(300, 5))
-    serial = pairwise(X, alpha=0.7)
-    monkeypatch.setattr(_parallel, "PARALLEL_MIN_WORK", 1)
-    np.testing.assert_array_equal(pairwise(X, alpha=0.7), serial)
 
 
 def test_callable_semimetric_is_used_as_given():
@@ -91,23 +73,3 @@ def test_callable_semimetric_is_used_as_given():
 def test_check_semimetric_errors(args, match):
     with pytest.raises(ValueError, match=match):
         check_semimetric(*args)
-
-
-@pytest.mark.parametrize("name, p", list(FORMULAS))
-def test_tiny_one_definition_scalar_and_inplace(name, p):
-    """rho of a squared distance, scalar and in place, against the formulas; the guard
-    recomputes exactly what cancellation spoiled (run as plain Python too)."""
-    from kgroups._engine import semimetric as sm
-    args = sm.kernel_args(name, _params(name, p))
-    r = np.array([0.0, 0.3, 1.0, 2.5, 7.0])
-    want = FORMULAS[(name, p)](r)
-    buf = r**2
-    sm.rho_inplace(buf, 5, *args)
-    np.testing.assert_allclose(buf, want, rtol=1e-13, atol=1e-15)
-    np.testing.assert_allclose([sm.rho(v * v, *args) for v in r], want, rtol=1e-13, atol=1e-15)
-    assert sm.NAMES.index(name) == args[0] == sm.code_of(name)
-    a, b = np.array([1e4, 1e4 + 1e-6]), np.array([1e4, 1e4])
-    n2 = a @ a + b @ b
-    assert sm.needs_exact(n2 - 2 * (a @ b), n2)
-    assert sm.guarded_sq(n2 - 2 * (a @ b), n2, a, b) == pytest.approx(1e-12, rel=1e-6)
-    assert sm.guarded_sq(5.0, 1.0, a, b) == 5.0

@@ -31,7 +31,8 @@ import pytest
 
 from kgroups.experiments import registry
 
-PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+from tests._helpers import PNG_MAGIC
+
 HANG_GUARD_S = 1200  # not a speed check: only stops a hung run from eating the CI budget
 NUMBER = re.compile(r"(?<![\w.])[-+−]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w.])")
 NON_FINITE = re.compile(r"(?<![A-Za-z])(nan|inf|infinity)(?![A-Za-z])", re.IGNORECASE)

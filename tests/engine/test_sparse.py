@@ -1,16 +1,14 @@
-"""Sparse engine: numba kernels vs plain twins, vs the dense engine, and the backend API."""
+"""Sparse kernels (``kgroups._engine.sparse``) against plain twins and the dense kernels."""
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 
-from kgroups import KernelKGroups
-from kgroups._backends import ENGINES, DenseEngine, SparseEngine, select_engine
 from kgroups._engine import _twins
 from kgroups._engine._gain import cluster_stats, objective
 from kgroups._engine.dense import build_m_dense, sweep_dense
 from kgroups._engine.sparse import build_m_sparse, move_rows_sparse, sweep_sparse
-from kgroups._kgroups import kgroups_single
+
+from tests._helpers import random_sparse_B
 
 
 # ---------------------------------------------------------------- plain twins
@@ -35,16 +33,6 @@ def move_rows_sparse_twin(B, points, old, new, M):
         M[o] -= Bd[i]
         M[nw] += Bd[i]
     return M
-
-
-def random_sparse_B(n, density, rng, w=None):
-    """Symmetric indefinite sparse kernel with a nonzero diagonal."""
-    R = sp.random(n, n, density=density, random_state=np.random.RandomState(rng.integers(1 << 30)),
-                  data_rvs=lambda m: rng.normal(size=m))
-    K = (R + R.T).tocsr() + sp.diags(rng.normal(size=n))
-    if w is None:
-        w = np.ones(n)
-    return sp.csr_matrix(sp.diags(w) @ K @ sp.diags(w)), w
 
 
 # -------------------------------------------------------------------- kernels
@@ -102,75 +90,6 @@ def test_move_rows_matches_twin():
     np.testing.assert_allclose(M, expected, atol=1e-12)
     labels[pts] = new
     np.testing.assert_allclose(M, build_m_sparse_twin(B, labels, 3), atol=1e-12)
-
-
-# -------------------------------------------------------------------- backend
-def test_engines_agree_on_full_runs():
-    rng = np.random.default_rng(11)
-    B, w = random_sparse_B(80, 0.08, rng, rng.uniform(0.5, 2, 80))
-    lab0 = rng.integers(0, 4, 80)
-    run_s = kgroups_single(SparseEngine(B, w), lab0, 4, 100)
-    run_d = kgroups_single(DenseEngine(B.toarray(), w), lab0, 4, 100)
-    np.testing.assert_array_equal(run_s.labels, run_d.labels)
-    assert run_s.objective == pytest.approx(run_d.objective, rel=1e-12)
-    assert run_s.converged
-
-
-def test_estimator_sparse_equals_dense_precomputed():
-    rng = np.random.default_rng(12)
-    K, _ = random_sparse_B(70, 0.1, rng)
-    w = rng.integers(1, 4, 70).astype(float)
-    lab0 = rng.integers(0, 3, 70)
-    a = KernelKGroups(3, kernel="precomputed", init=lab0).fit(K, sample_weight=w)
-    b = KernelKGroups(3, kernel="precomputed", init=lab0, engine="dense").fit(K.toarray(),
-                                                                              sample_weight=w)
-    np.testing.assert_array_equal(a.labels_, b.labels_)
-    assert a.objective_ == pytest.approx(b.objective_, rel=1e-12)
-    assert a.within_energy_ == pytest.approx(b.within_energy_, rel=1e-12)
-
-
-def test_from_matrix_weights_and_views():
-    rng = np.random.default_rng(13)
-    K, _ = random_sparse_B(25, 0.2, rng)
-    w = rng.uniform(0.5, 2.0, 25)
-    eng = SparseEngine.from_matrix(K, w, is_gram=True, n_clusters=3)
-    Kd = K.toarray()
-    np.testing.assert_allclose(eng.B.toarray(), Kd * np.outer(w, w), rtol=1e-14)
-    np.testing.assert_allclose(eng.diag, np.diagonal(Kd) * w * w, rtol=1e-14)
-    np.testing.assert_allclose(eng.column(4), Kd[:, 4], rtol=1e-12, atol=1e-14)
-    np.testing.assert_allclose(eng.gram(), Kd, rtol=1e-12, atol=1e-14)
-    e32 = SparseEngine.from_matrix(K, w, is_gram=True, dtype=np.float32, n_clusters=3)
-    assert e32.B.dtype == np.float32
-
-
-def test_float32_storage_same_partition():
-    rng = np.random.default_rng(14)
-    K, w = random_sparse_B(60, 0.1, rng)
-    lab0 = rng.integers(0, 3, 60)
-    e64 = SparseEngine.from_matrix(K, w, is_gram=True, n_clusters=3)
-    e32 = SparseEngine.from_matrix(K, w, is_gram=True, dtype=np.float32, n_clusters=3)
-    r64 = kgroups_single(e64, lab0, 3, 100)
-    r32 = kgroups_single(e32, lab0, 3, 100)
-    np.testing.assert_array_equal(r64.labels, r32.labels)
-    assert r32.objective == pytest.approx(r64.objective, rel=1e-5)
-
-
-def test_clear_errors():
-    K = sp.identity(5, format="csr")
-    with pytest.raises(ValueError, match="sparse semimetric matrix gives a dense kernel"):
-        SparseEngine.from_matrix(K, np.ones(5), is_gram=False, n_clusters=2)
-    with pytest.raises(ValueError, match="raw data with semimetric='energy'"):
-        SparseEngine.from_semimetric(np.zeros((5, 2)), np.ones(5), "energy", {}, n_clusters=2)
-    with pytest.raises(ValueError, match="semimetric matrix should have a zero diagonal"):
-        KernelKGroups(2, semimetric="precomputed").fit(K)
-    with pytest.raises(ValueError, match="sparse semimetric"):
-        KernelKGroups(2, semimetric="precomputed").fit(sp.csr_matrix(np.ones((5, 5)) - np.eye(5)))
-
-
-def test_engine_table_and_auto_selection():
-    assert ENGINES["sparse"] is SparseEngine
-    assert select_engine("auto", 100, True, True, np.float64, n_clusters=2) is SparseEngine
-    assert select_engine("auto", 100, True, False, np.float64, n_clusters=2) is DenseEngine
 
 
 def test_tiny_sparse_kernels():

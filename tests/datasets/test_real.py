@@ -1,4 +1,4 @@
-"""Tests for kgroups.datasets: bundled real data, user files, synthetic generators.
+"""Bundled real data and user files (``kgroups.datasets._real``).
 
 Expected counts are the MANIFEST's (checked against the paper) and are typed here;
 reference values are recomputed from the raw files with the csv module, never
@@ -17,7 +17,6 @@ from kgroups import datasets as ds
 from kgroups.datasets import DATA_DIR
 
 
-# ------------------------------------------------------------------ bundled files
 def _manifest_hashes():
     text = (DATA_DIR / "MANIFEST.md").read_text(encoding="utf-8")
     return dict(
@@ -40,7 +39,6 @@ def test_known_hash_of_dermatology():
     assert digest == "455eba77f72cd087ce54a5a266c514c5f34e85000c8689ad09e796d68ad45742"
 
 
-# ------------------------------------------------------------------ tabular data
 TABLES = [
     (ds.load_dermatology, (366, 34), [112, 61, 72, 49, 52, 20], True),
     (ds.load_iris, (150, 4), [50, 50, 50], False),
@@ -125,7 +123,6 @@ def test_standardize_must_be_none_or_bool(bad):
         ds.load_wine(standardize=bad)
 
 
-# ------------------------------------------------------------------ networks
 @pytest.mark.parametrize("name, nodes, edges, counts", [
     ("karate", 34, 78, [16, 18]),
     ("dolphins", 62, 159, [42, 20]),
@@ -181,7 +178,6 @@ def test_drosophila(side, n, edges, counts):
         ds.load_drosophila("up")
 
 
-# ------------------------------------------------------------------ user files
 def _write(path, lines):
     path.write_text("\n".join(lines) + "\n")
     return path
@@ -254,121 +250,3 @@ def test_user_file_label_map_and_first_column_class(tmp_path):
     path = _write(tmp_path / "libras.data", ["0.5,2", "0.1,10", "0.2,9"])
     _, y = ds.load_user_file("libras_movement", path)
     np.testing.assert_array_equal(y, [0, 2, 1])  # numeric, not text, order
-
-
-# ------------------------------------------------------------------ generators
-GENERATORS = [
-    lambda rs: ds.make_normal_1d(50, random_state=rs),
-    lambda rs: ds.make_lognormal_1d(50, random_state=rs),
-    lambda rs: ds.make_mean_shift_gaussians(40, 15, random_state=rs),
-    lambda rs: ds.make_unequal_covariance_gaussians(40, 12, random_state=rs),
-    lambda rs: ds.make_gaussians_20d(40, random_state=rs),
-    lambda rs: ds.make_lognormals_20d(40, random_state=rs),
-    lambda rs: ds.make_unbalanced_gaussians(30, N=50, random_state=rs),
-    lambda rs: ds.make_grid_blobs(7, random_state=rs),
-    lambda rs: ds.make_cigars(random_state=rs),
-    lambda rs: ds.make_concentric_circles(random_state=rs),
-    lambda rs: ds.make_spirals(random_state=rs),
-]
-
-
-@pytest.mark.parametrize("gen", GENERATORS)
-def test_generators_reproducible(gen):
-    X1, y1 = gen(7)
-    X2, y2 = gen(np.random.default_rng(7))
-    X3, _ = gen(8)
-    np.testing.assert_array_equal(X1, X2)
-    np.testing.assert_array_equal(y1, y2)
-    assert X1.dtype == np.float64 and X1.ndim == 2 and y1.shape == (X1.shape[0],)
-    assert not np.array_equal(X1, X3)
-
-
-def _check_moments(X, y, means, variances, n_per_class):
-    for j, (m, v) in enumerate(zip(means, variances)):
-        Xj = X[y == j]
-        se = np.sqrt(np.asarray(v) / n_per_class)
-        assert np.all(np.abs(Xj.mean(axis=0) - m) < 5 * se), j
-        assert np.all(np.abs(Xj.var(axis=0) / v - 1) < 5 * np.sqrt(2 / n_per_class)), j
-
-
-def test_gaussian_settings_have_the_papers_moments():
-    n = 4000
-    X, y = ds.make_mean_shift_gaussians((n, n), 14, random_state=1)
-    mu2 = np.r_[np.full(10, 0.7), np.zeros(4)]
-    _check_moments(X, y, [np.zeros(14), mu2], [np.ones(14), np.ones(14)], n)
-    X, y = ds.make_unequal_covariance_gaussians((n, n), 12, random_state=2)
-    v2 = np.r_[1.367, 3.175, 3.247, 4.403, 1.249, 1.969, 4.035, 4.237, 2.813, 3.637, 1, 1]
-    _check_moments(X, y, [np.zeros(12), np.r_[np.ones(10), 0, 0]], [np.ones(12), v2], n)
-    X, y = ds.make_gaussians_20d((n, n), random_state=3)
-    _check_moments(X, y, [np.zeros(20), np.r_[np.full(5, 0.5), np.zeros(15)]],
-                   [np.full(20, 0.5), np.ones(20)], n)
-    X, y = ds.make_unbalanced_gaussians(0, N=n, random_state=4)
-    _check_moments(X, y, [np.zeros(4), [1.5, 1.5, 0, 0]], [np.ones(4), [0.5, 0.5, 1, 1]], n)
-    X, y = ds.make_cigars((n, n), random_state=5)
-    _check_moments(X, y, [[0, 0], [6.5, 0]], [[1, 20], [1, 20]], n)
-
-
-def test_one_dimensional_settings():
-    n = 20000
-    X, y = ds.make_normal_1d((n, n), random_state=0)
-    assert X.shape == (2 * n, 1)
-    _check_moments(X, y, [[0.0], [1.5]], [[1.5 ** 2], [0.3 ** 2]], n)
-    L, yl = ds.make_lognormal_1d((n, n), random_state=0)
-    np.testing.assert_array_equal(yl, y)
-    np.testing.assert_allclose(L, np.exp(X), rtol=1e-15)
-    X, y = ds.make_normal_1d((n, n), means=(0, 5), sds=(1, 2), random_state=1)
-    _check_moments(X, y, [[0.0], [5.0]], [[1.0], [4.0]], n)
-
-
-def test_lognormal_20d_is_exp_of_gaussian_20d():
-    G, yg = ds.make_gaussians_20d(300, random_state=11)
-    L, yl = ds.make_lognormals_20d(300, random_state=11)
-    np.testing.assert_array_equal(yg, yl)
-    np.testing.assert_allclose(L, np.exp(G), rtol=1e-15)
-
-
-def test_class_sizes_multinomial_or_exact():
-    _, y = ds.make_mean_shift_gaussians(1000, random_state=0)
-    counts = np.bincount(y)
-    assert counts.sum() == 1000 and abs(counts[0] - 500) < 5 * np.sqrt(250)
-    _, y = ds.make_cigars((3, 9), random_state=0)
-    assert np.bincount(y).tolist() == [3, 9]
-    _, y = ds.make_unbalanced_gaussians(240, random_state=0)
-    assert np.bincount(y).tolist() == [60, 540]
-    _, y = ds.make_normal_1d((5, 7), random_state=0, shuffle=False)
-    assert y.tolist() == [0] * 5 + [1] * 7
-
-
-def test_multinomial_sizes_vary_between_seeds():
-    sizes = {int(np.bincount(ds.make_normal_1d(200, random_state=s)[1])[0]) for s in range(10)}
-    assert len(sizes) > 1
-
-
-def test_grid_circles_spirals_geometry():
-    X, y = ds.make_grid_blobs(7, n_per_cluster=2000, random_state=0)
-    assert np.bincount(y).tolist() == [2000] * 7
-    centres = np.array([[0, 0], [1, 0], [2, 0], [0, 1], [1, 1], [2, 1], [0, 2]])
-    _check_moments(X, y, centres, [[0.1, 0.1]] * 7, 2000)
-    X, y = ds.make_concentric_circles((400, 400, 400), (1, 3, 5), noise=0.0, random_state=0)
-    np.testing.assert_allclose(np.hypot(X[:, 0], X[:, 1]), np.array([1.0, 3, 5])[y])
-    X, y = ds.make_concentric_circles((3000, 3000), noise=0.2, random_state=1)
-    r = np.hypot(X[:, 0], X[:, 1])
-    assert abs(r[y == 1].mean() - 3.0) < 0.02 and abs(r[y == 1].std() - 0.2) < 0.02
-    X, y = ds.make_spirals((150, 150), noise=0.0, shuffle=False)
-    t = np.linspace(0, 4 * np.pi, 150)
-    np.testing.assert_allclose(X[:150], np.c_[t * np.cos(t), t * np.sin(t)], atol=1e-12)
-    np.testing.assert_allclose(X[150:], -X[:150], atol=1e-12)
-
-
-@pytest.mark.parametrize("call, match", [
-    (lambda: ds.make_mean_shift_gaussians(100, 9), "n_features=9"),
-    (lambda: ds.make_normal_1d(0), "n=0"),
-    (lambda: ds.make_normal_1d((3, 4, 5)), r"n=\(3, 4, 5\)"),
-    (lambda: ds.make_cigars((2.5, 3)), "n="),
-    (lambda: ds.make_unbalanced_gaussians(300), "m=300"),
-    (lambda: ds.make_grid_blobs(0), "n_clusters=0"),
-    (lambda: ds.make_diagonal_gaussian_mixture(5, [[0, 0]], [[1, 1, 1]]), "variances"),
-])
-def test_generator_errors(call, match):
-    with pytest.raises(ValueError, match=match):
-        call()

@@ -1,0 +1,117 @@
+"""Matrix-free kernels (``kgroups._engine.matrix_free``): parallel against serial, the
+symmetric build and batched moves against the pair twin, every kernel on tiny data.
+"""
+
+import numpy as np
+import pytest
+
+import kgroups._backends.matrix_free as mf_backend
+from kgroups._backends import MatrixFreeEngine
+from kgroups._engine._gain import cluster_stats
+from kgroups._engine._twins import build_m_twin, sweep_twin
+
+from tests._helpers import brute_B, tiny_data
+
+
+def test_parallel_and_serial_matrix_free_kernels_agree():
+    from kgroups._engine import matrix_free as mfk
+    rng = np.random.default_rng(19)
+    X = rng.normal(size=(1200, 3))
+    w = rng.uniform(0.5, 2.0, 1200)
+    eng = MatrixFreeEngine(X, w, "laplacian", {"sigma": 1.0})
+    labels = rng.integers(0, 4, 1200)
+    order = np.argsort(labels, kind="stable")
+    labs = np.ascontiguousarray(labels[order])
+    bounds = np.searchsorted(labs, np.arange(5)).astype(np.int64)
+    XTs = np.ascontiguousarray(eng.XT[:, order])
+    Ms1 = mfk.build_m_sym(XTs, w[order], labs, bounds, 2, *eng._args)
+    Ms2 = mfk.build_m_sym_serial(XTs, w[order], labs, bounds, 1, *eng._args)
+    np.testing.assert_allclose(Ms1, Ms2, rtol=1e-12, atol=1e-12)
+    M1, M2 = np.empty_like(Ms1), np.empty_like(Ms2)
+    M1[:, order], M2[:, order] = Ms1, Ms2
+    pend = rng.choice(1200, 50, replace=False).astype(np.int64)
+    old, new = labels[pend], (labels[pend] + 1) % 4
+    mfk.apply_moves_mf(eng.X, eng.XT, w, pend, old, new, 50, M1, *eng._args)
+    mfk.apply_moves_mf_serial(eng.X, eng.XT, w, pend, old, new, 50, M2, *eng._args)
+    np.testing.assert_allclose(M1, M2, rtol=1e-12, atol=1e-12)
+    labels[pend] = new
+    np.testing.assert_allclose(M1, eng.build_m(labels, 4), rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 9, 530])
+def test_symmetric_build_matches_pair_twin(n):
+    """Each pair once, rows in blocks of 4 (n % 4 != 0), tiles of 512, duplicates
+    (the cancellation guard), any number of workers: all give the brute-force M."""
+    from kgroups._engine import matrix_free as mfk
+    from kgroups._engine._twins import build_m_pairs_twin
+    rng = np.random.default_rng(20)
+    X = rng.normal(5.0, 1.0, size=(n, 3))  # off-centre before centring
+    X[n // 2] = X[0]  # an exact duplicate pair
+    w = rng.uniform(0.5, 2.0, n)
+    labels = rng.integers(0, 3, n)
+    eng = MatrixFreeEngine(X, w, "energy", {"alpha": 0.5})
+    want = build_m_pairs_twin(eng.X, w, labels, 3, lambda r: r ** 0.5)
+    np.testing.assert_allclose(want, build_m_twin(brute_B(X, w, "energy", {"alpha": 0.5}),
+                                                  labels, 3), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(eng.build_m(labels, 3), want, rtol=1e-11, atol=1e-12)
+    order = np.argsort(labels, kind="stable")
+    labs = np.ascontiguousarray(labels[order])
+    bounds = np.searchsorted(labs, np.arange(4)).astype(np.int64)
+    XTs = np.ascontiguousarray(eng.XT[:, order])
+    for fn, n_threads in ((mfk.build_m_sym_serial, 3), (mfk.build_m_sym, 2)):
+        Ms = fn(XTs, w[order], labs, bounds, n_threads, *eng._args)
+        np.testing.assert_allclose(Ms, want[:, order], rtol=1e-11, atol=1e-12)
+
+
+def test_apply_moves_matches_pair_twin_with_duplicates():
+    """Moves applied four at a time (7 movers), a mover duplicated in the data."""
+    from kgroups._engine import matrix_free as mfk
+    from kgroups._engine._twins import build_m_pairs_twin
+    rng = np.random.default_rng(21)
+    X = rng.normal(size=(600, 2))
+    X[5] = X[100]
+    w = rng.uniform(0.5, 2.0, 600)
+    labels = rng.integers(0, 3, 600)
+    eng = MatrixFreeEngine(X, w, "gaussian", {"sigma": 0.7})
+    rho = lambda r: 2 - 2 * np.exp(-r**2 / (2 * 0.7**2))  # noqa: E731
+    M = eng.build_m(labels, 3)
+    pend = np.array([5, 100, 0, 599, 300, 301, 7], dtype=np.int64)
+    old, new = labels[pend], (labels[pend] + 2) % 3
+    mfk.apply_moves_mf_serial(eng.X, eng.XT, w, pend, old, new, 7, M, *eng._args)
+    labels[pend] = new
+    np.testing.assert_allclose(M, build_m_pairs_twin(eng.X, w, labels, 3, rho),
+                               rtol=1e-11, atol=1e-12)
+
+
+@pytest.mark.parametrize("batch", [1, 4])
+def test_tiny_matrix_free_kernels(monkeypatch, batch):
+    """Tiles (gram4, finish_row, wsum, scatter_rows), the symmetric build, decide and
+    apply (sweep with pending moves), and one kernel column."""
+    from kgroups._engine import matrix_free as mfk
+    monkeypatch.setattr(mf_backend, "BATCH", batch)
+    X, w, labels = tiny_data()
+    B = brute_B(X, w, "energy", {"alpha": 0.5})
+    eng = MatrixFreeEngine.from_semimetric(X, w, "energy", {"alpha": 0.5}, n_clusters=3)
+    np.testing.assert_allclose(eng.build_m(labels, 3), build_m_twin(B, labels, 3),
+                               rtol=1e-10, atol=1e-12)
+    order = np.argsort(labels, kind="stable")
+    labs = np.ascontiguousarray(labels[order])
+    bounds = np.searchsorted(labs, np.arange(4)).astype(np.int64)
+    Ms = mfk.build_m_sym(np.ascontiguousarray(eng.XT[:, order]), w[order], labs, bounds, 2,
+                         *eng._args)
+    np.testing.assert_allclose(Ms, build_m_twin(B, labels, 3)[:, order], rtol=1e-10,
+                               atol=1e-12)
+    want, want_moves = sweep_twin(B, w, labels, 3)
+    got = labels.copy()
+    M = eng.build_m(got, 3)
+    s, q, cnt = cluster_stats(M, got, w)
+    assert eng.sweep(got, M, s, q, cnt) == want_moves > 0
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_allclose(M, build_m_twin(B, got, 3), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(eng.column(2), B[:, 2] / (w * w[2]), rtol=1e-10, atol=1e-12)
+    out = np.arange(4 * 9, dtype=np.float64).reshape(4, 9) / 8.0
+    ws = np.linspace(0.5, 1.5, 12)
+    racc = np.zeros((4, 2))
+    mfk.wsum_rows(ws, out, 5, 12, 3, racc, 1)  # columns 5..11 of a tile starting at 3
+    np.testing.assert_allclose(racc[:, 1], out[:, 2:9] @ ws[5:12], rtol=1e-15)
+    assert not racc[:, 0].any()

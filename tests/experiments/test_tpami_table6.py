@@ -1,0 +1,39 @@
+"""TPAMI Table VI (``tpami_table6``): without data, and on a SNAP-style file."""
+
+import numpy as np
+
+from kgroups.experiments import tpami_table6
+from kgroups.graph import stochastic_block_model
+
+from tests._helpers import assert_png, read_report
+
+
+def test_table6_without_data_says_how_to_get_it(tmp_path, monkeypatch):
+    monkeypatch.delenv(tpami_table6.ENV, raising=False)
+    text = tpami_table6.run(str(tmp_path), quick=True)
+    md = read_report(tmp_path, "tpami-table6", text)
+    assert "not run" in md and "KGROUPS_GRQC" in md and "snap.stanford.edu" in md
+    assert "| k-groups | 0.86 | 0.81 | 0.55 |" in md
+    assert not (tmp_path / tpami_table6.FIG).exists()
+    monkeypatch.setenv(tpami_table6.ENV, str(tmp_path / "missing.txt"))
+    assert "is not a file" in tpami_table6.run(str(tmp_path), quick=True)
+
+
+def test_table6_runs_on_a_snap_style_file(tmp_path, monkeypatch):
+    A, _ = stochastic_block_model(300, 3, 10.0, 2.5, random_state=np.random.default_rng(5))
+    r, c = A.nonzero()
+    lines = ["# Directed graph (each unordered pair of nodes is saved twice)",
+             "# FromNodeId\tToNodeId"]
+    lines += [f"{a + 100}\t{b + 100}" for a, b in zip(r, c)]
+    path = tmp_path / "ca-GrQc.txt"
+    path.write_text("\n".join(lines) + "\n")
+    monkeypatch.setenv(tpami_table6.ENV, str(path))
+    text = tpami_table6.run(str(tmp_path), quick=True)
+    md = read_report(tmp_path, "tpami-table6", text)
+    assert_png(tmp_path / tpami_table6.FIG)
+    assert "300 nodes" in md and "k estimated = 3" in md
+    rows = [r.split("|") for r in md.splitlines() if r.startswith("| k-groups") or
+            r.startswith("| Bethe") or r.startswith("| spectral")]
+    assert len(rows) == 4
+    for cells in rows:
+        assert all(0 <= float(v) <= 1 for v in cells[2:5])

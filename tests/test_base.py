@@ -1,0 +1,225 @@
+"""Estimator machinery shared by KernelKGroups and KernelKMeans (``kgroups._base``).
+
+scikit-learn's estimator checks, bad inputs, engine options, ``predict`` and
+``score``, float32 storage, restarts and empty clusters.
+"""
+
+import numpy as np
+import pytest
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from kgroups import KernelKGroups, KernelKMeans, pairwise
+from kgroups._engine import _twins
+
+from tests._helpers import CALLABLE, blobs, sparse_psd_gram
+
+
+ESTIMATORS = [KernelKGroups(n_clusters=3, random_state=0),
+              KernelKMeans(n_clusters=3, random_state=0)]
+
+
+# Zero weights are refused on purpose (a bad input, see the README), so the
+# check that zero-weight samples behave as removed ones cannot apply.
+EXPECTED_FAILED = {
+    "check_sample_weight_equivalence_on_dense_data":
+        "zero sample weights are rejected with a ValueError by design",
+}
+
+
+@parametrize_with_checks(ESTIMATORS, expected_failed_checks=lambda est: EXPECTED_FAILED)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+X_OK = np.random.default_rng(0).normal(size=(20, 3))
+
+
+@pytest.mark.parametrize("Est", [KernelKGroups, KernelKMeans])
+@pytest.mark.parametrize(
+    "X, params, fit_kw, match",
+    [
+        (np.array([[0.0, np.nan], [1, 2], [3, 4]]), {}, {}, "NaN"),
+        (np.array([[0.0, np.inf], [1, 2], [3, 4]]), {}, {}, "infinity"),
+        (np.ones((3, 2, 2)), {}, {}, "dim 3"),
+        (X_OK, {"n_clusters": 21}, {}, "n_samples=20 should be >= n_clusters=21"),
+        (X_OK, {"n_clusters": 0}, {}, "n_clusters=0 should be an integer >= 1"),
+        (X_OK, {"n_clusters": 2.5}, {}, "n_clusters=2.5"),
+        (X_OK, {"alpha": 2.5}, {}, r"alpha=2.5 should be a number in \(0, 2\]"),
+        (X_OK, {"alpha": 0}, {}, "alpha=0"),
+        (X_OK, {"semimetric": "gaussian", "sigma": -1.0}, {}, "sigma=-1.0"),
+        (X_OK, {"semimetric": "cosine"}, {}, "semimetric='cosine'"),
+        (X_OK, {"n_init": 0}, {}, "n_init=0"),
+        (X_OK, {"max_iter": 0}, {}, "max_iter=0"),
+        (X_OK, {"tol": 1.5}, {}, "tol=1.5"),
+        (X_OK, {"engine": "gpu"}, {}, "engine='gpu'"),
+        (X_OK, {"dtype": "int8"}, {}, "dtype='int8'"),
+        (X_OK, {"init": "best"}, {}, "init='best'"),
+        (X_OK, {"init": np.zeros(5, int)}, {}, r"shape \(5,\), expected \(20,\)"),
+        (X_OK, {"init": np.full(20, 7)}, {}, r"\[0, 2\], got min=7"),
+        (X_OK, {}, {"sample_weight": -np.ones(20)}, r"sample_weight\[0\]=-1.0"),
+        (X_OK, {}, {"sample_weight": np.r_[np.ones(19), 0.0]}, r"sample_weight\[19\]=0.0"),
+        (X_OK, {}, {"sample_weight": np.ones(3)}, r"shape \(3,\), expected \(20,\)"),
+        (np.array([[0.0, 1], [2, 0]]), {"n_clusters": 2, "semimetric": "precomputed"}, {},
+         r"symmetric, but X\[0, 1\]=1.0 != X\[1, 0\]=2.0"),
+        (np.ones((3, 4)), {"n_clusters": 2, "kernel": "precomputed"}, {}, r"square \(n_samples, n_samples\), got shape \(3, 4\)"),
+        (np.array([["a", "b"], ["c", "d"]]), {"n_clusters": 1}, {}, "convert|could not"),
+    ],
+)
+def test_bad_inputs_raise_clear_errors(Est, X, params, fit_kw, match):
+    params = {"n_clusters": 3, **params}
+    with pytest.raises(ValueError, match=match):
+        Est(**params).fit(X, **fit_kw)
+
+
+# -- bad engine options: a ValueError naming the value and what was expected -------
+X20 = np.random.default_rng(0).normal(size=(20, 2))
+
+
+@pytest.mark.parametrize("Est", [KernelKGroups, KernelKMeans])
+@pytest.mark.parametrize("params, X, match", [
+    ({"engine": "gpu"}, X20, r"engine='gpu' should be one of \('auto', 'dense', 'sparse', "
+                             r"'matrix-free', 'low-rank'\)"),
+    ({"engine": "low-rank", "n_components": 0}, X20, r"n_components=0 should be an integer >= 1"),
+    ({"engine": "low-rank", "n_components": -3}, X20, r"n_components=-3"),
+    ({"engine": "low-rank", "n_components": 2.5}, X20, r"n_components=2.5"),
+    ({"engine": "low-rank", "n_components": 21}, X20,
+     r"n_components=21 should be in \[1, n_samples=20\]"),
+    ({"engine": "low-rank", "landmarks": "grid"}, X20,
+     r"landmarks='grid' should be one of \('k-means\+\+', 'uniform', 'fourier'\)"),
+    ({"engine": "low-rank", "landmarks": "fourier", "n_components": 5}, X20,
+     r"landmarks='fourier' .* semimetric in \('gaussian', 'laplacian'\), got semimetric='energy'"),
+    ({"engine": "low-rank", "landmarks": "fourier", "n_components": 5,
+      "semimetric": "localized"}, X20, r"got semimetric='localized'"),
+    ({"engine": "low-rank", "landmarks": "fourier", "n_components": 5,
+      "semimetric": CALLABLE}, X20, r"landmarks='fourier'.*got semimetric=<function pairwise"),
+    ({"engine": "sparse"}, X20,
+     r"engine='sparse' needs a scipy.sparse precomputed Gram matrix .*got raw data with "
+     r"semimetric='energy'"),
+    ({"engine": "sparse", "kernel": "precomputed"}, np.eye(20),
+     r"engine='sparse' .* got a dense Gram matrix; pass scipy.sparse.csr_matrix"),
+    ({"engine": "sparse", "semimetric": "precomputed"}, pairwise(X20),
+     r"engine='sparse' .* got a dense semimetric matrix \(semimetric='precomputed'\)"),
+    ({"engine": "matrix-free", "semimetric": "precomputed"}, pairwise(X20),
+     r"engine='matrix-free' needs raw data, got a precomputed semimetric matrix"),
+    ({"engine": "low-rank", "kernel": "precomputed"}, np.eye(20),
+     r"engine='low-rank' needs raw data, got a precomputed Gram matrix"),
+    ({"engine": "matrix-free", "semimetric": CALLABLE}, X20,
+     r"engine='matrix-free' needs a named semimetric, got a callable"),
+])
+def test_bad_engine_options_raise_clear_errors(Est, params, X, match):
+    with pytest.raises(ValueError, match=match) as err:
+        Est(n_clusters=3, random_state=0, **params).fit(X)
+    assert str(err.value).startswith(Est.__name__ + ":")
+
+
+def test_low_rank_options_are_not_checked_against_n_for_other_engines():
+    """The default n_components=256 > n is fine when no low-rank engine runs."""
+    for engine in ("auto", "dense", "matrix-free"):
+        km = KernelKGroups(2, engine=engine, n_components=1000, random_state=0).fit(X20)
+        assert km.engine_ == ("dense" if engine == "auto" else engine)
+    km = KernelKGroups(2, engine="low-rank", n_components=20, random_state=0).fit(X20)
+    assert km.engine_ == "low-rank"
+
+
+# -- predict is the fit's own rule, for every engine -----------------------------
+ENGINE_CASES = [
+    ("dense", {}),
+    ("matrix-free", {}),
+    ("low-rank", {"n_components": 12, "landmarks": "k-means++"}),
+    ("low-rank", {"n_components": 12, "landmarks": "uniform"}),
+    ("low-rank", {"n_components": 12, "landmarks": "fourier", "semimetric": "gaussian",
+                  "sigma": 3.0}),
+    ("low-rank", {"n_components": 12, "landmarks": "fourier", "semimetric": "laplacian",
+                  "sigma": 1.0}),
+]
+
+
+def exact_insertion_labels(X, labels, k, semimetric="energy", **params):
+    """What predict gave before: insertion gain under the exact kernel -rho/2."""
+    K = -0.5 * pairwise(X, None, semimetric, **params)
+    Z = np.eye(k)[labels]
+    s, q = Z.sum(0), np.einsum("il,ij,jl->l", Z, K, Z)
+    return np.argmax((q + 2 * K @ Z) / (s + 1) - q / s, axis=1)
+
+
+@pytest.mark.parametrize("Est", [KernelKGroups, KernelKMeans])
+@pytest.mark.parametrize("engine, params", ENGINE_CASES)
+def test_predict_on_training_data_returns_labels(Est, engine, params):
+    X, _ = blobs(500, 3, 5, seed=3, spread=2.5)  # overlapping: many border points
+    km = Est(5, engine=engine, random_state=0, max_iter=300, **params).fit(X)
+    assert km.engine_ == engine and km.n_moves_[-1] == 0  # converged
+    pred = km.predict(X)
+    np.testing.assert_array_equal(pred, km.labels_)
+    assert km.fit_predict(X).tolist() == km.labels_.tolist()
+    if engine == "low-rank" and Est is KernelKGroups:
+        # the check can fail: under the exact kernel the same labels are not stable
+        semi = {k: v for k, v in params.items() if k in ("semimetric", "sigma")}
+        assert (exact_insertion_labels(X, km.labels_, 5, **semi) != km.labels_).sum() > 0
+
+
+def test_predict_precomputed_semimetric_and_sparse_gram():
+    X, _ = blobs(200, 2, 3, seed=6, spread=2.0)
+    D = pairwise(X)
+    kg = KernelKGroups(3, semimetric="precomputed", random_state=0).fit(D)
+    np.testing.assert_array_equal(kg.predict(D), kg.labels_)
+    K = sparse_psd_gram(150, 3, seed=7)
+    kg = KernelKGroups(3, kernel="precomputed", random_state=0).fit(K)
+    assert kg.engine_ == "sparse"
+    with pytest.raises(ValueError, match="predict needs K\\(x, x\\)"):
+        kg.predict(K)
+    # kernel k-means needs no K(x, x): rows K(new, train) are enough, sparse or dense
+    km = KernelKMeans(3, kernel="precomputed", random_state=0).fit(K)
+    assert km.engine_ == "sparse"
+    np.testing.assert_array_equal(km.predict(K), km.labels_)
+    np.testing.assert_array_equal(km.predict(K.toarray()), km.labels_)
+
+
+def test_predict_insertion_gain():
+    rng = np.random.default_rng(13)
+    X = np.vstack([rng.normal(0, 1, (50, 2)), rng.normal(8, 1, (50, 2))])
+    km = KernelKGroups(2, random_state=0).fit(X)
+    new = np.array([[0.0, 0.0], [8.0, 8.0], [0.5, -0.3]])
+    pred = km.predict(new)
+    assert pred[0] == pred[2] == km.labels_[0] != pred[1]
+    # Brute force: inserting the point where Q rises most.
+    w = np.ones(len(X) + 1)
+    Xa = np.vstack([X, new[1:2]])
+    B = -0.5 * pairwise(Xa)
+    gains = [_twins.objective_twin(B, np.append(km.labels_, l), w, 2) for l in range(2)]
+    assert int(np.argmax(gains)) == pred[1]
+    assert km.score(X) == pytest.approx(-km.within_energy_, rel=1e-9)
+
+
+# -- float32 dense storage, restarts, empty clusters ------------------------------
+@pytest.mark.parametrize("Est", [KernelKGroups, KernelKMeans])
+def test_float32_same_labels_and_objective(Est):
+    rng = np.random.default_rng(15)
+    X, y = blobs(800, 4, 5, seed=16, spread=0.7)
+    start = y.copy()
+    flip = rng.random(800) < 0.3
+    start[flip] = rng.integers(0, 5, flip.sum())  # a noisy start: many moves
+    a = Est(5, init=start).fit(X)
+    b = Est(5, init=start, dtype="float32").fit(X)
+    assert sum(a.n_moves_) > 100
+    assert a.labels_.tolist() == b.labels_.tolist()
+    assert abs(b.objective_ / a.objective_ - 1) < 1e-5
+    assert abs(b.within_energy_ / a.within_energy_ - 1) < 1e-5
+    assert b.engine_ == "dense"
+
+
+def test_restarts_keep_best_and_are_reproducible():
+    rng = np.random.default_rng(12)
+    X = rng.normal(size=(150, 2))
+    one = [KernelKGroups(5, init="random", random_state=s).fit(X).objective_ for s in range(5)]
+    best = KernelKGroups(5, init="random", n_init=8, random_state=3).fit(X)
+    again = KernelKGroups(5, init="random", n_init=8, random_state=3).fit(X)
+    assert best.labels_.tolist() == again.labels_.tolist()
+    assert best.objective_ >= np.median(one) - 1e-9
+
+
+def test_empty_cluster_in_given_labels_is_filled():
+    X = np.random.default_rng(1).normal(size=(20, 2))
+    init = np.zeros(20, dtype=int)
+    init[:10] = 1  # cluster 2 empty
+    km = KernelKGroups(3, init=init).fit(X)
+    assert np.bincount(km.labels_, minlength=3).min() >= 1
