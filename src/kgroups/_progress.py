@@ -11,16 +11,25 @@ import sys
 import time
 
 
+def progress_bar(iterable=None, **kwargs):
+    """A tqdm bar on stderr, only on a terminal (``disable=None``), removed when done.
+
+    The one way kgroups draws progress (fits, the paper harness); ``kwargs`` go to tqdm.
+    """
+    from tqdm.auto import tqdm
+
+    opts = {"disable": None, "leave": False, "file": sys.stderr, "dynamic_ncols": True}
+    opts.update(kwargs)
+    return tqdm(iterable, **opts)
+
+
 class FitProgress:
     """Reporter handed to the single-run drivers as ``progress(sweep, moves, Q)``."""
 
     def __init__(self, owner, n_init, max_iter, verbose):
-        from tqdm.auto import tqdm
-
         self.owner, self.n_init, self.max_iter, self.verbose = owner, n_init, max_iter, verbose
         self.t0 = time.perf_counter()
-        self.bar = tqdm(total=n_init * max_iter, desc=owner, unit="sweep", disable=None,
-                        delay=1.0, leave=False, file=sys.stderr, dynamic_ncols=True)
+        self.bar = progress_bar(total=n_init * max_iter, desc=owner, unit="sweep", delay=1.0)
         self.restart, self.sweeps = 0, 0
 
     def say(self, text):

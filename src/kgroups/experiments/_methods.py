@@ -330,14 +330,14 @@ def monte_carlo(trial, trials, *, seed=0, desc=None, progress=True):
     >>> out["u"].shape, bool(0.3 < out["u"].mean() < 0.7)
     ((50,), True)
     """
-    from tqdm.auto import tqdm
+    from .._progress import progress_bar as tqdm
 
     if not isinstance(trials, (int, np.integer)) or trials < 1:
         raise ValueError(f"trials={trials!r}; expected an integer >= 1")
     stacked = {}
     children = np.random.SeedSequence(seed).spawn(int(trials))
     with single_thread():
-        for child in tqdm(children, desc=desc, disable=not progress, leave=False):
+        for child in tqdm(children, desc=desc, disable=None if progress else True):
             for key, value in trial(np.random.default_rng(child)).items():
                 stacked.setdefault(key, []).append(value)
     return {key: np.asarray(values, dtype=np.float64) for key, values in stacked.items()}
@@ -363,10 +363,10 @@ def grid_monte_carlo(grid, make_data, methods, k, trials, seed=0, desc="trials")
     acc : ndarray of shape (len(grid), trials, len(methods))
         NaN where a fit failed.
     """
-    from tqdm.auto import tqdm
+    from .._progress import progress_bar as tqdm
 
     acc = np.full((len(grid), trials, len(methods)), np.nan)
-    with single_thread(), tqdm(total=len(grid) * trials, desc=desc, leave=False) as bar:
+    with single_thread(), tqdm(total=len(grid) * trials, desc=desc) as bar:
         for g, value in enumerate(grid):
             for t in range(trials):
                 rng = np.random.default_rng([seed, g, t])

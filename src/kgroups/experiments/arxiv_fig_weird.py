@@ -122,12 +122,12 @@ def _figure(out, acc, ms, samples):
 
 def run(out, trials=None, quick=False, seed=0):
     """Regenerate the arXiv paper's fig:weird into ``out``; returns the Markdown report."""
-    from tqdm.auto import tqdm
+    from .._progress import progress_bar as tqdm
 
     trials = _m.trial_count(trials, quick, TRIALS, quick_default=3)
     runs, q = (3, 2) if quick else (RUNS, 1)
     acc, ms, samples = {}, {}, {}
-    with _m.single_thread(), tqdm(total=trials * len(PANELS), desc=NAME, leave=False) as bar:
+    with _m.single_thread(), tqdm(total=trials * len(PANELS), desc=NAME) as bar:
         for i, (k, (make, s, p)) in enumerate(PANELS.items()):
             ms[k] = methods(s, p)
             acc[k], samples[k] = _panel(make, ms[k], trials, runs, seed * 100 + i, q, bar)

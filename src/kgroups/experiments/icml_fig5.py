@@ -170,13 +170,13 @@ def analyse(X, k=None, seed=0, n_init=5):
 
 def run(out, trials=None, quick=False, seed=0, path=None):
     """Regenerate ICML Fig. 5 into ``out`` (synapse data from ``path`` or $KGROUPS_SYNAPSE)."""
-    from tqdm.auto import tqdm
+    from .._progress import progress_bar as tqdm
 
     path = path or os.environ.get("KGROUPS_SYNAPSE")
     text = f"# {TITLE}\n\n"
     rows = ["| data | metric | eigengap k (ours) | paper k | cluster sizes (k used) |",
             "|---|---|---|---|---|"]
-    with tqdm(total=2 if path else 1, desc=NAME, leave=False) as bar:
+    with tqdm(total=2 if path else 1, desc=NAME) as bar:
         if path:
             X, _ = load_user_file("synapse", path)
             res = analyse(X, k=PAPER["k"], seed=seed)

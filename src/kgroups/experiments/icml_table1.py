@@ -123,11 +123,11 @@ def _fig4(out, samples, labels):
 
 def run(out, trials=None, quick=False, seed=0):
     """Regenerate ICML Table 1 and Fig. 4 into ``out``; returns the Markdown report."""
-    from tqdm.auto import tqdm
+    from .._progress import progress_bar as tqdm
 
     trials = _m.trial_count(trials, quick, TRIALS, quick_default=3)
     results, samples, labels = {}, {}, {}
-    bar = tqdm(total=trials * len(DATASETS), desc=NAME, leave=False)
+    bar = tqdm(total=trials * len(DATASETS), desc=NAME)
     with _m.single_thread(), bar:
         for d, (data, (make, k, m, methods)) in enumerate(DATASETS.items()):
             m = m // 4 if quick else m
