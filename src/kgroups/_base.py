@@ -265,11 +265,13 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
                          f"estimate {need / 2**20:.1f} MiB")
         best = None
         try:
-            for r in range(n_init):
+            # every start first (same random stream as one at a time), so that the
+            # engine can build their M together (one pass over the pairs)
+            starts = [initial_labels(self.init, engine, raw, self.n_clusters, rng, gram,
+                                     self._owner()) for _ in range(n_init)]
+            for r, M in enumerate(engine.build_ms(starts, self.n_clusters)):
                 progress.start(r)
-                labels0 = initial_labels(self.init, engine, raw, self.n_clusters, rng, gram,
-                                         self._owner())
-                run = self._single_run(engine, labels0, progress)
+                run = self._single_run(engine, starts[r], progress, M)
                 progress.end(run.objective)
                 if best is None or run.objective > best.objective:
                     best = run

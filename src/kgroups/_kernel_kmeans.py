@@ -14,7 +14,7 @@ from ._engine._gain import cluster_stats, lloyd_assign, objective
 __all__ = ["KernelKMeans", "kmeans_single"]
 
 
-def kmeans_single(engine, labels, n_clusters, max_iter, tol=0.0, progress=None):
+def kmeans_single(engine, labels, n_clusters, max_iter, tol=0.0, progress=None, M=None):
     """One run of batch kernel k-means from ``labels``.
 
     Every iteration assigns all points with ``M`` fixed, then applies the
@@ -25,11 +25,13 @@ def kmeans_single(engine, labels, n_clusters, max_iter, tol=0.0, progress=None):
     relocates empty clusters. A partition seen before means the iteration
     cycles (possible with an indefinite kernel): stop with a
     ``ConvergenceWarning``. ``progress(iteration, changes, Q)`` is called
-    after each iteration when given.
+    after each iteration when given; ``M``, when given, is the start's ``M``
+    already built (restarts sharing one pass).
     """
     labels = np.array(labels, dtype=np.int64, copy=True)
     n = labels.shape[0]
-    M = engine.build_m(labels, n_clusters)
+    if M is None:
+        M = engine.build_m(labels, n_clusters)
     fill_empty_clusters(engine, labels, M)
     s, q, _ = cluster_stats(M, labels, engine.w)
     seen = {labels.tobytes()}
@@ -201,6 +203,6 @@ class KernelKMeans(BaseKernelClustering):
         score[:, empty] = -np.inf
         return score
 
-    def _single_run(self, engine, labels0, progress=None):
+    def _single_run(self, engine, labels0, progress=None, M=None):
         return kmeans_single(engine, labels0, self.n_clusters, self.max_iter,
-                             self.tol, progress)
+                             self.tol, progress, M)

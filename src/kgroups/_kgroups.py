@@ -14,7 +14,7 @@ from ._validation import check_init_labels, validated
 __all__ = ["KernelKGroups", "kernel_kgroups", "KGroupsResult", "improving_moves"]
 
 
-def kgroups_single(engine, labels, n_clusters, max_iter, tol=0.0, progress=None):
+def kgroups_single(engine, labels, n_clusters, max_iter, tol=0.0, progress=None, M=None):
     """One run of Algorithm 2 from ``labels``: sweeps until no point moves.
 
     Builds ``M`` once (one pass over ``B``), fills any empty cluster of the
@@ -22,11 +22,13 @@ def kgroups_single(engine, labels, n_clusters, max_iter, tol=0.0, progress=None)
     one after that), then each sweep costs O(n k) for the gains plus O(n) per
     move (dense) to update two rows of ``M``. Stops when a sweep moves no
     point, fewer than ``tol * n`` points, or after ``max_iter`` sweeps.
-    ``progress(sweep, moves, Q)``, when given, is called after each sweep.
+    ``progress(sweep, moves, Q)``, when given, is called after each sweep; ``M``,
+    when given, is the start's ``M`` already built (restarts sharing one pass).
     """
     labels = np.array(labels, dtype=np.int64, copy=True)
     n = labels.shape[0]
-    M = engine.build_m(labels, n_clusters)                  # step 1
+    if M is None:
+        M = engine.build_m(labels, n_clusters)              # step 1
     fill_empty_clusters(engine, labels, M)
     s, q, cnt = cluster_stats(M, labels, engine.w)          # step 2
     n_moves = []
@@ -204,9 +206,9 @@ class KernelKGroups(BaseKernelClustering):
     0.0
     """
 
-    def _single_run(self, engine, labels0, progress=None):
+    def _single_run(self, engine, labels0, progress=None, M=None):
         return kgroups_single(engine, labels0, self.n_clusters, self.max_iter,
-                              self.tol, progress)
+                              self.tol, progress, M)
 
 
 @dataclass

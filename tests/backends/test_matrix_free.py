@@ -111,3 +111,28 @@ def test_matrix_free_fits_with_few_clusters_under_the_same_memory(monkeypatch):
     monkeypatch.setattr(memory, "available_memory", lambda: 20 * 2**20)
     km = KernelKGroups(3, engine="matrix-free", random_state=0).fit(X)
     assert km.engine_ == "matrix-free" and np.bincount(km.labels_).min() > 0
+
+
+@pytest.mark.parametrize("driver, multi, room", [("kgroups", 10, True), ("kmeans", 10, True),
+                                                  ("kgroups", 3, True), ("kgroups", 10, False)])
+def test_restarts_sharing_one_pass_follow_the_dense_trajectories(monkeypatch, driver, multi,
+                                                                  room):
+    """build_ms (one pass for up to MULTI_STARTS starts, fewer when memory is short)
+    gives, start by start, the labels, sweep counts and objective of the dense
+    engine from the same start."""
+    monkeypatch.setattr(mf_backend, "MULTI_STARTS", multi)
+    if not room:
+        monkeypatch.setattr(mf_backend, "fits", lambda nbytes: False)
+    from kgroups._backends import DenseEngine
+    from kgroups._kernel_kmeans import kmeans_single
+    run = kgroups_single if driver == "kgroups" else kmeans_single
+    X, _ = blobs(600, 4, 5, seed=4, spread=2.5)
+    w = np.random.default_rng(5).uniform(0.5, 2.0, X.shape[0])
+    mf = MatrixFreeEngine.from_semimetric(X, w, "energy", {"alpha": 1.5}, n_clusters=5, n_init=4)
+    de = DenseEngine.from_semimetric(X, w, "energy", {"alpha": 1.5}, n_clusters=5)
+    starts = [np.random.default_rng(s).integers(0, 5, X.shape[0]) for s in range(4)]
+    for start, M in zip(starts, mf.build_ms(starts, 5)):
+        a, b = run(mf, start, 5, 100, M=M), run(de, start, 5, 100)
+        np.testing.assert_array_equal(a.labels, b.labels)
+        assert a.n_moves == b.n_moves
+        assert a.objective == pytest.approx(b.objective, rel=1e-12)

@@ -115,3 +115,36 @@ def test_tiny_matrix_free_kernels(monkeypatch, batch):
     mfk.wsum_rows(ws, out, 5, 12, 3, racc, 1)  # columns 5..11 of a tile starting at 3
     np.testing.assert_allclose(racc[:, 1], out[:, 2:9] @ ws[5:12], rtol=1e-15)
     assert not racc[:, 0].any()
+
+
+@pytest.mark.parametrize("n", [1, 3, 5, 530])
+def test_multi_start_build_matches_pair_twin(n):
+    """One pass for R starting partitions gives each start's brute-force M
+    (blocks of 4 rows, tiles of 512, duplicates, serial and parallel workers)."""
+    from kgroups._engine import matrix_free as mfk
+    from kgroups._engine._twins import build_m_pairs_twin
+    rng = np.random.default_rng(21)
+    X = rng.normal(5.0, 1.0, size=(n, 3))
+    X[n // 2] = X[0]
+    w = rng.uniform(0.5, 2.0, n)
+    labs = np.ascontiguousarray(rng.integers(0, 3, size=(4, n)))
+    eng = MatrixFreeEngine(X, w, "energy", {"alpha": 0.5})
+    want = np.vstack([build_m_pairs_twin(eng.X, w, lab, 3, lambda r: r ** 0.5) for lab in labs])
+    for fn, n_threads in ((mfk.build_m_multi_serial, 3), (mfk.build_m_multi, 2)):
+        np.testing.assert_allclose(fn(eng.XT, w, labs, 3, n_threads, *eng._args), want,
+                                   rtol=1e-11, atol=1e-12)
+
+
+def test_tiny_build_m_multi():
+    """A tiny case of the multi-start build (runs as plain Python in make test-python)."""
+    from kgroups._engine import matrix_free as mfk
+    X = np.array([[0.0], [1.0], [3.0], [3.0], [7.0]])
+    w = np.array([1.0, 2.0, 1.0, 1.0, 0.5])
+    labs = np.array([[0, 0, 1, 1, 1], [1, 0, 1, 0, 0]])
+    eng = MatrixFreeEngine(X, w, "energy", {})
+    D = np.abs(X - X.T)
+    for r in range(2):
+        Z = np.eye(2)[labs[r]]
+        want = -0.5 * (Z.T @ (w[:, None] * D * w[None, :]))  # M[l, i] by hand
+        got = mfk.build_m_multi_serial(eng.XT, w, labs, 2, 1, *eng._args)[2 * r:2 * r + 2]
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-13)

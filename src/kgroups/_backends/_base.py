@@ -78,6 +78,16 @@ class Engine:
         check_fits(need, f"engine={cls.name!r} for n_samples={n_samples}, "
                    f"n_features={n_features}, n_clusters={n_clusters}", alternative)
 
+    def build_ms(self, starts, k):
+        """``M`` for each starting partition of ``starts``, in order (a generator).
+
+        The default builds them one at a time (engines that hold ``B`` share it
+        across restarts anyway); the matrix-free engine overrides this with one
+        pass over the pairs for all of them.
+        """
+        for labels in starts:
+            yield self.build_m(labels, k)
+
     def predictor(self, X_fit, labels, k):
         """What ``predict`` needs after a fit on ``X_fit`` with these labels."""
         if self.semimetric is not None:

@@ -16,12 +16,16 @@ from .._engine._parallel import pick
 from .._engine.semimetric import NAMES, kernel_args
 from .._semimetrics import centred_sq_norm_max, check_semimetric_range, pairwise_unchecked
 from ._base import Engine
-from ._memory import check_fits
+from ._memory import check_fits, fits
 
 __all__ = ["MatrixFreeEngine"]
 
 # Pending moves applied to M at once (each decision pays O(D) per pending move).
 BATCH = 256
+
+
+# Restarts whose M one pass over the pairs builds together (see build_ms).
+MULTI_STARTS = 10
 
 
 class MatrixFreeEngine(Engine):
@@ -97,7 +101,11 @@ class MatrixFreeEngine(Engine):
         labels, the sort order and the best restart's labels (n each).
         """
         n, d, k = int(n_samples), int(n_features), int(n_clusters)
-        return 8 * n * (4 * d + 6 + (2 + numba.get_num_threads()) * k)
+        # n_init > 1: one pass builds every start's M (n_init k x n per worker, and
+        # the n_init results), see build_ms
+        r = min(int(n_init), MULTI_STARTS) if n_init > 1 else 0
+        return 8 * n * (4 * d + 6 + (2 + numba.get_num_threads()) * k
+                        + r * (1 + numba.get_num_threads()) * k)
 
     def build_m(self, labels, k):
         """``M`` (k x n) in one pass over the n (n - 1) / 2 pairs: O(n^2 D) time, O(nk) memory."""
@@ -114,6 +122,30 @@ class MatrixFreeEngine(Engine):
         M = np.empty_like(Ms)
         M[:, order] = Ms
         return M
+
+    def build_ms(self, starts, k):
+        """``M`` for every start, up to :data:`MULTI_STARTS` starts per pass over the
+        pairs (:func:`build_m_multi`): restarts share the O(n^2 D) distance work and
+        each adds O(n^2) sums. Fewer per pass when their accumulators do not fit."""
+        if len(starts) == 1:
+            yield self.build_m(starts[0], k)
+            return
+        n = len(starts[0])
+        n_threads = numba.get_num_threads()
+        group = min(len(starts), MULTI_STARTS)
+        while group > 1 and not fits(8 * n * k * group * (1 + n_threads)):
+            group //= 2
+        for g0 in range(0, len(starts), group):
+            chunk = starts[g0:g0 + group]
+            if len(chunk) == 1:
+                yield self.build_m(chunk[0], k)
+                continue
+            labs = np.ascontiguousarray(np.stack([np.asarray(l, dtype=np.int64) for l in chunk]))
+            fn = pick(_mf.build_m_multi_serial, _mf.build_m_multi, n * n * len(chunk) // 4)
+            Ms = fn(self.XT, self.w, labs, k,
+                    1 if fn is _mf.build_m_multi_serial else n_threads, *self._args)
+            for r in range(len(chunk)):
+                yield np.ascontiguousarray(Ms[r * k:(r + 1) * k])
 
     def sweep(self, labels, M, s, q, cnt):
         """One Hartigan sweep in place; moves are applied to ``M`` in batches."""

@@ -10,6 +10,8 @@ the engine keeps only the data (n x D, twice: row-major and transposed) and
   from ``|x|^2 + |y|^2 - 2 <x, y>`` (near-duplicates recomputed by direct
   differences, :func:`kgroups._engine.semimetric.guarded_sq`), each pair feeds both its
   row's and its column's cluster sums; every worker owns a k x n accumulator.
+  :func:`build_m_multi` does the same for the R starting partitions of ``n_init``
+  restarts in one pass (each pair's rho once, fed to R sets of sums).
 * :func:`decide_mf` runs the sequential Hartigan decisions (paper Algorithm 2,
   steps 4-15) from a given point on. Moves are not applied to ``M`` at once:
   they are *pending*, and the column ``M[:, i]`` a decision needs is corrected
@@ -253,6 +255,78 @@ def _build_m_sym(XTs, ws, labs, bounds, n_threads, code, alpha, sigma, theta):
 
 
 @njit(cache=True)
+def _multi_tile(XT, ws, labs, k, nrm, a0, c0, c1, S, out, idx, nx, code, alpha, sigma, theta):
+    """Rows ``a0 .. a0 + 3`` against columns ``c0 .. c1 - 1``, feeding the cluster sums
+    of ``R = labs.shape[0]`` labelings (labeling ``g``'s cluster ``l`` is row
+    ``g k + l`` of ``S``): ``S[g k + lab_g(a), c] += w_a rho(a, c)``."""
+    n = XT.shape[1]
+    R = labs.shape[0]
+    nr = min(4, n - a0)
+    m = c1 - c0
+    for r in range(4):
+        idx[r] = a0 + min(r, nr - 1)
+        nx[r] = nrm[idx[r]]
+    nys = nrm[c0:c1]
+    gram4(XT, idx, nx, c0, c1, nys, out)
+    for r in range(nr):
+        finish_row(out[r], m, XT, idx[r], nx[r], c0, nys, code, alpha, sigma, theta)
+        if c0 <= a0 + r < c1:  # rho(x, x) = 0 exactly
+            out[r, a0 + r - c0] = 0.0
+    for r in range(nr):
+        wr = ws[a0 + r]
+        o = out[r]
+        for g in range(R):
+            dst = S[g * k + labs[g, a0 + r], c0:c1]
+            for t in range(m):
+                dst[t] += wr * o[t]
+
+
+# Rows per block of the multi-start build: the R k x TILE accumulator tile they all
+# add into stays in cache while the block's rows stream past it.
+MULTI_ROWS = 256
+
+
+def _build_m_multi(XT, ws, labs, k, n_threads, code, alpha, sigma, theta):
+    """``M`` of ``R`` starting partitions from one pass over the pairs (shared restarts).
+
+    ``Ms[g k + l, c] = -w_c / 2 sum_{a in C^g_l} w_a rho(a, c)`` for every labeling
+    ``g`` of ``labs`` (int64[R, n]). Each ordered pair's ``rho`` is computed once
+    (O(D); twice per unordered pair, so that every update is a vectorised row
+    update, with no scattered row-side sums) and added to the R partitions' sums
+    (O(R)): for R starts this costs one pass of distances plus R cheap
+    accumulations, instead of R full builds. Blocks of ``MULTI_ROWS`` rows go
+    round-robin to ``n_threads`` workers, each with its own R k x n accumulator;
+    within a block, column tile by column tile. Same sums as :func:`build_m_sym`
+    up to the order of additions.
+    """
+    D, n = XT.shape
+    R = labs.shape[0]
+    nrm = np.empty(n)
+    sq_norms(XT, 0, n, nrm)
+    acc = np.zeros((n_threads, R * k, n))
+    n_blocks = (n + MULTI_ROWS - 1) // MULTI_ROWS
+    for th in prange(n_threads):
+        out = np.empty((4, TILE))
+        idx = np.empty(4, dtype=np.int64)
+        nx = np.empty(4)
+        for b in range(th, n_blocks, n_threads):
+            r1 = min(n, (b + 1) * MULTI_ROWS)
+            for c0 in range(0, n, TILE):
+                c1 = min(n, c0 + TILE)
+                for a0 in range(b * MULTI_ROWS, r1, 4):
+                    _multi_tile(XT, ws, labs, k, nrm, a0, c0, c1, acc[th], out, idx, nx,
+                                code, alpha, sigma, theta)
+    Ms = np.empty((R * k, n))
+    for j in range(R * k):
+        for c in range(n):
+            t = 0.0
+            for th in range(n_threads):
+                t += acc[th, j, c]
+            Ms[j, c] = -0.5 * ws[c] * t
+    return Ms
+
+
+@njit(cache=True)
 def decide_mf(X, w, labels, M, s, q, cnt, start, pend, old, new, n_pend,
               code, alpha, sigma, theta):
     """Sequential Hartigan decisions from point ``start`` (paper Algorithm 2, steps 4-15).
@@ -352,6 +426,8 @@ def _kernel_column_mf(X, XT, w, c, code, alpha, sigma, theta):
 # Each parallel kernel is compiled twice from one source (see kgroups._engine._parallel).
 build_m_sym = njit(cache=True, parallel=True)(_build_m_sym)
 build_m_sym_serial = njit(cache=True)(_build_m_sym)
+build_m_multi = njit(cache=True, parallel=True)(_build_m_multi)
+build_m_multi_serial = njit(cache=True)(_build_m_multi)
 apply_moves_mf = njit(cache=True, parallel=True)(_apply_moves_mf)
 apply_moves_mf_serial = njit(cache=True)(_apply_moves_mf)
 kernel_column_mf = njit(cache=True, parallel=True)(_kernel_column_mf)
