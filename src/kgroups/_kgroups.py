@@ -41,6 +41,7 @@ def kgroups_single(engine, labels, n_clusters, max_iter, tol=0.0, progress=None,
         if moves == 0 or moves < tol * n:                   # step 16
             converged = True
             break
+    engine.sync(labels, M)
     s, q, cnt = cluster_stats(M, labels, engine.w)
     return RunResult(labels, float(objective(s, q)), len(n_moves), n_moves, converged, q)
 

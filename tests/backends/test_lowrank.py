@@ -33,6 +33,7 @@ def test_lowrank_is_exact_for_its_own_kernel():
     s, q, cnt = cluster_stats(M, got, w)
     assert eng.sweep(got, M, s, q, cnt) == want_moves > 5
     np.testing.assert_array_equal(got, want)
+    eng.sync(got, M)  # the low-rank engine defers M to the end of a run
     np.testing.assert_allclose(M, build_m_twin(Bt, got, 3), rtol=1e-9, atol=1e-9)
     # kernel k-means batch update of M
     new = (got + 1) % 3
@@ -115,3 +116,50 @@ def test_lowrank_predict_new_points_uses_the_fitted_feature_map():
     want = np.argmax((q + 2 * Kt @ Z + kxx[:, None]) / (s + 1) - q / s, axis=1)
     np.testing.assert_array_equal(km.predict(new), want)
     np.testing.assert_allclose(q, km._q, rtol=1e-9)
+
+
+@pytest.mark.parametrize("seed, k, spread", [(0, 10, 2.5), (1, 4, 3.0), (2, 6, 1.0)])
+def test_bounded_sweeps_make_the_same_moves(monkeypatch, seed, k, spread):
+    """Skipping the points a bound proves still changes nothing: same labels, same
+    moves in every sweep, same objective as the plain low-rank sweeps."""
+    import kgroups._backends.lowrank as lrb
+
+    X, _ = blobs(3000, 5, k, seed=seed, spread=spread)
+    w = np.random.default_rng(seed).uniform(0.5, 2.0, X.shape[0])
+    fits = {}
+    for bounds in (False, True):
+        monkeypatch.setattr(lrb, "BOUNDS", bounds)
+        fits[bounds] = KernelKGroups(k, engine="low-rank", n_components=48, init="random",
+                                     random_state=seed).fit(X, sample_weight=w)
+    np.testing.assert_array_equal(fits[True].labels_, fits[False].labels_)
+    assert fits[True].n_moves_ == fits[False].n_moves_ and fits[True].n_iter_ > 3
+    assert fits[True].objective_ == pytest.approx(fits[False].objective_, rel=1e-12)
+
+
+def test_bounded_sweep_skips_and_stops_at_a_hartigan_optimum():
+    """In the tail most points are skipped, and when a sweep moves nothing every
+    point (evaluated or skipped) has no improving move in feature space."""
+    from kgroups._engine import lowrank as lrk
+    from kgroups._engine._gain import count_improving_moves
+
+    X, _ = blobs(2000, 4, 5, seed=3, spread=2.5)
+    w = np.ones(2000)
+    eng = LowRankEngine.from_semimetric(X, w, "energy", {}, n_clusters=5,
+                                        options={"n_components": 32, "random_state": 0})
+    labels = np.random.default_rng(3).integers(0, 5, 2000)
+    M = eng.build_m(labels, 5)
+    s, q, cnt = cluster_stats(M, labels, w)
+    S, A = eng._sums(labels, 5)
+    state = (np.einsum("ij,ij->i", S, S), np.full(2000, np.inf), np.zeros(2000),
+             np.zeros(2000), np.zeros(2000), np.zeros(6))
+    evaluated = []
+    for _ in range(100):
+        moves, ev = lrk.sweep_lowrank_bounded(eng.F, eng.a, w, eng.diag, labels, S, A, s, q,
+                                              cnt, *state)
+        evaluated.append(ev)
+        if moves == 0:
+            break
+    assert moves == 0 and evaluated[0] == 2000 and min(evaluated) < 2000 // 4
+    M = eng.build_m(labels, 5)
+    s, q, cnt = cluster_stats(M, labels, w)
+    assert count_improving_moves(M, labels, w, eng.diag, s, q, cnt) == 0

@@ -78,6 +78,9 @@ class Engine:
         check_fits(need, f"engine={cls.name!r} for n_samples={n_samples}, "
                    f"n_features={n_features}, n_clusters={n_clusters}", alternative)
 
+    def sync(self, labels, M):
+        """Bring ``M`` up to date at the end of a run (engines that defer its updates)."""
+
     def build_ms(self, starts, k):
         """``M`` for each starting partition of ``starts``, in order (a generator).
 

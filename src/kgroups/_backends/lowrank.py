@@ -42,6 +42,8 @@ LANDMARKS = ("k-means++", "uniform", "fourier")
 FOURIER_SEMIMETRICS = ("gaussian", "laplacian")
 # Rows of X turned into features at once (bounds the scratch memory).
 BLOCK_ROWS = 32768
+# Sweeps skip the points a bound proves cannot move (same moves; see sweep).
+BOUNDS = True
 # k-means++ landmarks are seeded on at most this many points.
 SEED_SAMPLE = 20000
 
@@ -255,6 +257,7 @@ class LowRankEngine(Engine):
         self.a = 0.5 * (sq if kdiag is None else np.asarray(kdiag, dtype=np.float64))
         self.diag = self.w * self.w * (sq - 2.0 * self.a)
         self.feature_map = None  # callable X_new -> features, set by from_semimetric
+        self._run = None  # cluster sums and bounds of the run in progress (see sweep)
 
     @classmethod
     def memory_bytes(cls, n_samples, n_features, *, n_clusters, n_init=1, dtype=np.float64,
@@ -324,12 +327,41 @@ class LowRankEngine(Engine):
         return self._m_from(S, A, s)
 
     def sweep(self, labels, M, s, q, cnt):
-        """One sweep on the cluster sums (O(k m) per point); ``M`` is refreshed after it."""
-        S, A = self._sums(labels, M.shape[0])
-        moves = _lr.sweep_lowrank(self.F, self.a, self.w, self.diag, labels, S, A, s, q, cnt)
-        if moves:
-            M[...] = self._m_from(S, A, s)
+        """One sweep on the cluster sums (O(k m) per point evaluated); ``M`` is
+        refreshed by :meth:`sync` when the run ends.
+
+        With ``BOUNDS`` (default) points that a bound proves cannot move are
+        skipped (:func:`~kgroups._engine.lowrank.sweep_lowrank_bounded`): the same
+        moves as the plain sweep, at a cost that falls with the number of points
+        still near a boundary. The cluster sums and bounds persist across the
+        sweeps of one run (the run is the one that owns ``M``).
+        """
+        st = self._run
+        if st is None or st["M"] is not M:
+            S, A = self._sums(labels, M.shape[0])
+            n, k = labels.shape[0], M.shape[0]
+            st = self._run = {"M": M, "S": S, "A": A, "sn2": np.einsum("ij,ij->i", S, S),
+                              "up": np.full(n, np.inf), "lo": np.zeros(n),
+                              "own": np.zeros(n), "all": np.zeros(n),
+                              "drift": np.zeros(k + 1), "stale": False}
+        if BOUNDS:
+            moves, _ = _lr.sweep_lowrank_bounded(
+                self.F, self.a, self.w, self.diag, labels, st["S"], st["A"], s, q, cnt,
+                st["sn2"], st["up"], st["lo"], st["own"], st["all"], st["drift"])
+        else:
+            moves = _lr.sweep_lowrank(self.F, self.a, self.w, self.diag, labels, st["S"],
+                                      st["A"], s, q, cnt)
+        st["stale"] = st["stale"] or moves > 0
         return moves
+
+    def sync(self, labels, M):
+        """Bring ``M`` up to date with the sweeps' moves (O(n k m), once per run)."""
+        st = self._run
+        if st is not None and st["M"] is M:
+            if st["stale"]:
+                M[...] = self._m_from(st["S"], st["A"], np.bincount(
+                    labels, weights=self.w, minlength=M.shape[0]))
+            self._run = None
 
     def move_rows(self, points, old, new, M):
         """Apply a batch of moves to ``M`` (kernel k-means): O(n k m)."""

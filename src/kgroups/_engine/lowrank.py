@@ -82,3 +82,130 @@ def sweep_lowrank(F, a, w, diag, labels, S, A, s, q, cnt):
         labels[i] = l
         moves += 1
     return moves
+
+
+@njit(cache=True)
+def _sq_dists_from_col(col, F, i, a_i, w_i, A, s, sn2, d2):
+    """``d2[l] = ||phi_i - mu_l||^2`` with ``mu_l = S_l / s_l``, from ``M[:, i]``:
+    ``phi_i . S_l = col[l] / w_i + a_i s_l + A_l`` and ``sn2[l] = ||S_l||^2``."""
+    row = F[i]
+    f2 = 0.0
+    for t in range(row.shape[0]):
+        f2 += row[t] * row[t]
+    for l in range(col.shape[0]):
+        if s[l] > 0.0:
+            dot = col[l] / w_i + a_i * s[l] + A[l]
+            d2[l] = f2 - 2.0 * dot / s[l] + sn2[l] / (s[l] * s[l])
+        else:
+            d2[l] = np.inf
+    return f2
+
+
+@njit(cache=True)
+def _move_lr(F, a, i, j, l, w_i, S, A, s_old_j, s_old_l, sn2):
+    """Move point ``i`` from ``j`` to ``l`` in ``S``, ``A`` and ``sn2``; returns the drift
+    ``(||mu_j' - mu_j||, ||mu_l' - mu_l||)`` of the two means (inf for an emptied or
+    newly filled cluster)."""
+    row = F[i]
+    Sj, Sl = S[j], S[l]
+    sj, sl = s_old_j - w_i, s_old_l + w_i
+    dj = dl = 0.0
+    nj = nl = 0.0
+    for t in range(row.shape[0]):
+        v = w_i * row[t]
+        oj, ol = Sj[t], Sl[t]
+        Sj[t] = oj - v
+        Sl[t] = ol + v
+        if sj > 0.0:
+            e = Sj[t] / sj - oj / s_old_j
+            dj += e * e
+        if s_old_l > 0.0:
+            e = Sl[t] / sl - ol / s_old_l
+            dl += e * e
+        nj += Sj[t] * Sj[t]
+        nl += Sl[t] * Sl[t]
+    sn2[j], sn2[l] = nj, nl
+    A[j] -= w_i * a[i]
+    A[l] += w_i * a[i]
+    return (np.sqrt(dj) if sj > 0.0 else np.inf), (np.sqrt(dl) if s_old_l > 0.0 else np.inf)
+
+
+@njit(cache=True)
+def _smallest(s):
+    out = np.inf
+    for l in range(s.shape[0]):
+        out = min(out, s[l])
+    return out
+
+
+# Relative slack of the bounds: far above the rounding error of the distances
+# they come from, so that a skipped point provably has no improving move.
+BOUND_SLACK = 1e-9
+
+
+@njit(cache=True)
+def sweep_lowrank_bounded(F, a, w, diag, labels, S, A, s, q, cnt, sn2, up, lo, snap_own,
+                          snap_all, drift):
+    """One Hartigan sweep in feature space that skips the points a bound proves still.
+
+    Same moves, in the same order, as :func:`sweep_lowrank`. In feature space the
+    gain of moving ``i`` (weight ``w``) from ``j`` to ``l`` is
+    ``w s_j / (s_j - w) d_j^2 - w s_l / (s_l + w) d_l^2`` with
+    ``d_l = ||phi_i - mu_l||`` (the shifts ``a`` do not change gains). Each point
+    keeps ``up >= d_j`` and ``lo <= min_{l != j} d_l`` from its last exact
+    evaluation; every move adds the drift of the two means it changes to
+    ``drift[l]`` and their maximum to ``drift[k]``, so that now
+    ``d_j <= up + (drift[j] - snap_own)`` and
+    ``min_{l != j} d_l >= lo - (drift[k] - snap_all)`` (triangle inequality, as
+    Hamerly 2010 does for Lloyd's k-means). When
+    ``s_j / (s_j - w) U^2 < min_l s_l / (s_l + w) L^2`` (with slack) no move can
+    raise Q, and the O(k m) evaluation is skipped. ``up = inf`` forces one.
+
+    Returns ``(moves, evaluated)``.
+    """
+    n, m = F.shape
+    k = S.shape[0]
+    col = np.empty(k)
+    d2 = np.empty(k)
+    moves = 0
+    evaluated = 0
+    s_min = _smallest(s)
+    for i in range(n):
+        j = labels[i]
+        if cnt[j] <= 1:
+            continue
+        w_i = w[i]
+        if up[i] < np.inf:
+            U = up[i] + (drift[j] - snap_own[i])
+            L = lo[i] - (drift[k] - snap_all[i])
+            if L > 0.0 and (s[j] / (s[j] - w_i)) * U * U < (s_min / (s_min + w_i)) * L * L:
+                continue
+        evaluated += 1
+        m_column_lr(F, i, a[i], w_i, S, A, s, col)
+        l, gain = best_move(col, j, s, q, cnt, w_i, diag[i])
+        if l < 0:
+            f2 = _sq_dists_from_col(col, F, i, a[i], w_i, A, s, sn2, d2)
+            far = np.inf
+            scale = f2
+            for t in range(k):
+                if s[t] > 0.0:
+                    scale = max(scale, sn2[t] / (s[t] * s[t]))
+                if t != j:
+                    far = min(far, d2[t])
+            tol = BOUND_SLACK * scale
+            up[i] = np.sqrt(max(d2[j], 0.0) + tol) * (1.0 + BOUND_SLACK)
+            lo[i] = np.sqrt(max(far - tol, 0.0)) * (1.0 - BOUND_SLACK)
+            snap_own[i] = drift[j]
+            snap_all[i] = drift[k]
+            continue
+        s_old_j, s_old_l = s[j], s[l]
+        update_stats(j, l, col[j], col[l], w_i, diag[i], s, q, cnt)
+        dj, dl = _move_lr(F, a, i, j, l, w_i, S, A, s_old_j, s_old_l, sn2)
+        drift[j] += dj
+        drift[l] += dl
+        drift[k] += max(dj, dl)
+        s_min = _smallest(s)
+        labels[i] = l
+        up[i] = np.inf
+        moves += 1
+    return moves, evaluated
