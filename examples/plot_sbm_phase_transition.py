@@ -17,7 +17,7 @@ import numpy as np
 from kgroups.graph import CommunityKGroups, stochastic_block_model
 from kgroups.metrics import overlap
 
-lambdas = np.linspace(0.6, 1.8, 5)
+lambdas = np.linspace(0.5, 1.7, 5)
 bethe, kgroups_ = [], []
 for lam in lambdas:
     ob, ok = [], []
