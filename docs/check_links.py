@@ -1,11 +1,13 @@
-"""Check that every local link of the built HTML site resolves.
+"""Check the built HTML site: local links, API pages, gallery figures.
 
 Usage: ``python docs/check_links.py docs/_build/html``. For each ``href`` and
 ``src`` of every ``.html`` file: a relative URL must name an existing file, and a
 ``#fragment`` must be an ``id`` (or ``name``) in the target page. External URLs
 (``http:``, ``https:``, ``mailto:``) are not fetched, and the files under
 ``_static/`` (theme templates, MathJax) are assets, not pages: the site must render offline,
-and CI reaches only the package registries. Exits 1 and lists the broken links.
+and CI reaches only the package registries. Also checks that every name in the
+``__all__`` of the public modules has its API page and that every gallery example
+drew a non-empty figure. Exits 1 and lists what is wrong.
 """
 
 import sys
@@ -63,6 +65,29 @@ def broken_links(root):
     return bad, len(cache)
 
 
+PUBLIC_MODULES = ("kgroups", "kgroups.graph", "kgroups.datasets", "kgroups.metrics")
+
+
+def missing_pages(root):
+    """Problems with the API pages and the gallery figures of the site under ``root``."""
+    import importlib
+
+    root, out = Path(root), []
+    for modname in PUBLIC_MODULES:
+        for name in importlib.import_module(modname).__all__:
+            if not (root / "api" / "generated" / f"{modname}.{name}.html").is_file():
+                out.append(f"no API page for {modname}.{name}")
+    examples = sorted((root.parents[2] / "examples").glob("plot_*.py"))
+    for example in examples:
+        figures = list((root / "_images").glob(f"sphx_glr_{example.stem}_*.png"))
+        figures = [f for f in figures if "thumb" not in f.name]
+        if not figures or min(f.stat().st_size for f in figures) < 1000:
+            out.append(f"no figure (or an empty one) from examples/{example.name}")
+    if not examples:
+        out.append("no examples found")
+    return out
+
+
 def main(argv):
     root = Path(argv[1] if len(argv) > 1 else "docs/_build/html")
     if not (root / "index.html").is_file():
@@ -71,8 +96,12 @@ def main(argv):
     bad, n_pages = broken_links(root)
     for page, link, why in bad:
         print(f"{page.relative_to(root.resolve())}: {link} ({why})")
-    print(f"check_links: {n_pages} pages, {len(bad)} broken local links")
-    return 1 if bad else 0
+    problems = missing_pages(root)
+    for problem in problems:
+        print(problem)
+    print(f"check_links: {n_pages} pages, {len(bad)} broken local links, "
+          f"{len(problems)} missing API pages or figures")
+    return 1 if bad or problems else 0
 
 
 if __name__ == "__main__":
