@@ -1,9 +1,9 @@
-# The two commands of the README. Each creates .venv on first use.
+# The commands of the README. Each creates .venv on first use.
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench docs clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,8 +26,19 @@ test-python: $(VENV)/.installed
 	NUMBA_DISABLE_JIT=1 $(PY) -m pytest -q -p no:cacheprovider tests/test_kgroups.py tests/engine/test_dense.py -k "twin or rises or brute"
 	NUMBA_DISABLE_JIT=1 $(PY) -m pytest -q -p no:cacheprovider tests/engine tests/hostile/test_engines.py -k tiny
 
+# The documentation site: API reference, user guide, example gallery (runs the
+# examples) into docs/_build/html; warnings are errors.
+$(VENV)/.docs-installed: pyproject.toml $(VENV)/.installed
+	$(PY) -m pip install -q -e ".[docs]"
+	touch $@
+
+docs: $(VENV)/.docs-installed
+	$(PY) -m sphinx -b html -W --keep-going -q docs docs/_build/html
+	$(PY) docs/check_links.py docs/_build/html
+
 bench: $(VENV)/.installed
 	$(PY) benchmarks/run_all.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache
+	rm -rf docs/_build docs/api/generated docs/auto_examples docs/sg_execution_times.rst

@@ -237,13 +237,15 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
         X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
             Data, or a semimetric/Gram matrix when ``semimetric="precomputed"`` /
             ``kernel="precomputed"``.
-        y : ignored
+        y : None
+            Ignored; present for compatibility with scikit-learn.
         sample_weight : array-like of shape (n_samples,), default=None
             Positive weights; integer weights are equivalent to repeated rows.
 
         Returns
         -------
-        self
+        self : object
+            The fitted estimator.
         """
         X, w, engine = self._prepare(X, sample_weight)
         rs = as_random_state(self.random_state)
@@ -307,7 +309,23 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
         self._predictor = engine.predictor(X, best.labels, k)
 
     def fit_predict(self, X, y=None, sample_weight=None):
-        """``fit(X)`` and return ``labels_``."""
+        """Fit ``X`` and return ``labels_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
+            Data, or a semimetric/Gram matrix when ``semimetric="precomputed"`` /
+            ``kernel="precomputed"``.
+        y : None
+            Ignored; present for compatibility with scikit-learn.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Positive weights; integer weights are equivalent to repeated rows.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+            Cluster of each point, in ``[0, n_clusters)``.
+        """
         return self.fit(X, sample_weight=sample_weight).labels_
 
     # -- predict / score --------------------------------------------------
@@ -364,11 +382,14 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_new, n_features) or (n_new, n_train) if precomputed
+        X : array-like of shape (n_new, n_features) or (n_new, n_train)
+            New points; with ``semimetric="precomputed"``, their semimetric values
+            to the training points.
 
         Returns
         -------
         labels : ndarray of shape (n_new,)
+            Cluster of each new point.
         """
         return self._predict_scaled(self._validate_new(X))
 
@@ -383,7 +404,22 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
         return np.argmax(self._insertion_gain(X), axis=1).astype(np.int64)
 
     def score(self, X, y=None, sample_weight=None):
-        """Objective Q (= -W) of ``X`` partitioned by :meth:`predict`; higher is better."""
+        """Objective Q (= -W) of ``X`` partitioned by :meth:`predict`; higher is better.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_new, n_features)
+            New points (raw data; a precomputed matrix cannot be scored).
+        y : None
+            Ignored; present for compatibility with scikit-learn.
+        sample_weight : array-like of shape (n_new,), default=None
+            Positive weights of the new points.
+
+        Returns
+        -------
+        score : float
+            Q of the partition of ``X`` given by :meth:`predict`, in the data's units.
+        """
         if self._precomputed():
             raise ValueError(f"{self._owner()}: score needs raw data, not a precomputed matrix")
         X = self._validate_new(X)

@@ -618,7 +618,7 @@ def energy_test(
     theta=1.0,
     random_state=None,
 ):
-    """k-sample energy test of equal distributions (Székely & Rizzo 2004).
+    """The k-sample energy test of equal distributions (Székely & Rizzo 2004).
 
     .. math:: \\mathcal{E}_n = \\sum_{1 \\le i < j \\le k}
               \\frac{n_i n_j}{n_i + n_j} \\mathcal{E}(X_i, X_j),

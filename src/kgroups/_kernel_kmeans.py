@@ -92,8 +92,7 @@ class KernelKMeans(BaseKernelClustering):
     ----------
     n_clusters : int, default=8
         Number of clusters k.
-    semimetric : {"energy", "laplacian", "gaussian", "localized", "sinusoidal", \
-            "precomputed"} or callable, default="energy"
+    semimetric : {"energy", "laplacian", "gaussian", "localized", "sinusoidal", "precomputed"} or callable, default="energy"
         As in :class:`KernelKGroups`; the kernel is :math:`K = -\rho/2`.
         Lloyd's method needs a positive semidefinite kernel (up to the shifts
         that do not change the partitions): "localized" and "sinusoidal" are
@@ -106,8 +105,7 @@ class KernelKMeans(BaseKernelClustering):
         Scale of the sinusoidal semimetric.
     kernel : None or "precomputed", default=None
         ``"precomputed"``: X is a symmetric Gram matrix, dense or ``scipy.sparse``.
-    init : {"k-means++", "kernel-k-means++", "random", "spectral"} or array of \
-            shape (n_samples,), default="k-means++"
+    init : {"k-means++", "kernel-k-means++", "random", "spectral"} or array of shape (n_samples,), default="k-means++"
         Starting partition (see :mod:`kgroups._init`). Given labels run once.
     n_init : int, default=1
         Restarts; the run with the highest objective is kept. The engine is

@@ -74,8 +74,7 @@ class KernelKGroups(BaseKernelClustering):
     ----------
     n_clusters : int, default=8
         Number of clusters k.
-    semimetric : {"energy", "laplacian", "gaussian", "localized", "sinusoidal", \
-            "precomputed"} or callable, default="energy"
+    semimetric : {"energy", "laplacian", "gaussian", "localized", "sinusoidal", "precomputed"} or callable, default="energy"
         ``"energy"`` is :math:`\|x - y\|^\alpha`; see :mod:`kgroups._semimetrics`
         for the others (paper eqs. 52-54). ``"precomputed"``: X is an n x n
         semimetric matrix. A callable takes two 2-D blocks and returns the matrix
@@ -89,8 +88,7 @@ class KernelKGroups(BaseKernelClustering):
     kernel : None or "precomputed", default=None
         ``"precomputed"``: X is a symmetric Gram matrix (need not be PSD), dense
         or ``scipy.sparse``.
-    init : {"k-means++", "kernel-k-means++", "random", "spectral"} or array of \
-            shape (n_samples,), default="k-means++"
+    init : {"k-means++", "kernel-k-means++", "random", "spectral"} or array of shape (n_samples,), default="k-means++"
         Starting partition (see :mod:`kgroups._init`). Given labels run once.
     n_init : int, default=1
         Restarts; the run with the highest objective is kept. The engine (for

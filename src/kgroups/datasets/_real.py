@@ -427,7 +427,7 @@ def load_drosophila(side="left"):
     Eichler et al. (Nature 2017), as shipped by graspologic. The directed,
     synapse-count adjacency ``A`` is symmetrised and binarised as in the paper:
     ``A_sym[i, j] = 1`` when ``A[i, j] + A[j, i] > 0``. Left: 209 nodes, 5,559
-    undirected edges (the paper's |E| = 11,118 counts both directions); right: 213
+    undirected edges (the paper's ``|E| = 11,118`` counts both directions); right: 213
     nodes, 5,625 edges. No self-loops are present.
 
     Parameters

@@ -254,7 +254,7 @@ def bethe_spectral(graph, n_clusters, r="sqrt-mean-degree", *, n_init=10, random
         At most the number of nodes.
     r : "sqrt-mean-degree", "zeta" or float > 0
     n_init : int, default=10
-        k-means restarts (scikit-learn ``KMeans``).
+        Restarts of the k-means (scikit-learn ``KMeans``).
     random_state : int, Generator or None
 
     Returns

@@ -90,7 +90,7 @@ class CommunityKGroups(ClusterMixin, BaseEstimator):
     tol : float, default=0.0
         Stop when a sweep moves fewer than ``tol * n`` nodes.
     kmeans_n_init : int, default=10
-        k-means restarts of the spectral initialisation.
+        Restarts of the k-means of the spectral initialisation.
     random_state : int, Generator, RandomState or None, default=None
     verbose : int, default=0
 
