@@ -240,7 +240,11 @@ class EnergyHierarchical(ClusterMixin, BaseEstimator):
             if c != 1.0:
                 X, factor = X / c, float(np.float64(c) ** self.alpha)
         params = {"alpha": self.alpha, "sigma": self.sigma, "theta": self.theta}
-        return _singleton_e(_condensed_from_data(X, self.semimetric, params), w), factor
+        try:
+            rho = _condensed_from_data(X, self.semimetric, params)
+        except InvalidParameterError as exc:  # a callable's NaN, an overflow: say who called
+            raise InvalidParameterError(f"EnergyHierarchical: {exc}") from None
+        return _singleton_e(rho, w), factor
 
     def fit(self, X, y=None, sample_weight=None):
         """Build the tree and cut it.
