@@ -24,12 +24,17 @@ __version__ = "0.1.0"
 
 # public name -> private module that defines it
 _LAZY = {
+    "DiscoResult": "_disco",
+    "disco": "_disco",
     "EnergyTestResult": "_energy",
     "between_energy": "_energy",
     "energy_distance": "_energy",
     "energy_test": "_energy",
     "total_energy": "_energy",
     "within_energy": "_energy",
+    "EnergyHierarchical": "_hierarchical",
+    "HierarchicalResult": "_hierarchical",
+    "energy_hclust": "_hierarchical",
     "KernelKMeans": "_kernel_kmeans",
     "KGroupsResult": "_kgroups",
     "KernelKGroups": "_kgroups",
@@ -75,6 +80,8 @@ if TYPE_CHECKING:  # for type checkers and IDEs; never executed
         total_energy,
         within_energy,
     )
+    from ._disco import DiscoResult, disco
+    from ._hierarchical import EnergyHierarchical, HierarchicalResult, energy_hclust
     from ._kernel_kmeans import KernelKMeans
     from ._kgroups import KernelKGroups, KGroupsResult, improving_moves, kernel_kgroups
     from ._onedim import OneDimResult, onedim_kgroups

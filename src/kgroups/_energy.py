@@ -571,8 +571,10 @@ def _ksample_statistic(sums, sizes):
     return np.sum(np.triu(scale * e, 1), axis=(-2, -1))
 
 
-def _permutation_statistics(D, codes, sizes, n_permutations, rs):
-    """E statistics of ``n_permutations`` random relabellings, batched.
+def _permutation_statistics(D, codes, sizes, n_permutations, rs,
+                            statistic=_ksample_statistic):
+    """``statistic(sums, sizes)`` of ``n_permutations`` random relabellings, batched
+    (default: the E statistic; :func:`kgroups.disco` passes its F ratio).
 
     Each batch of B relabellings is one product ``D @ H`` with H the
     (n, B k) one-hot matrix of the batch; the loop runs over batches.
@@ -587,7 +589,7 @@ def _permutation_statistics(D, codes, sizes, n_permutations, rs):
         H[np.arange(n)[:, None], np.arange(B)[None, :], perm_codes.T] = 1.0
         DH = (D @ H.reshape(n, B * k)).reshape(n, B, k)
         sums = np.einsum("nbi,nbj->bij", H, DH)
-        out[start:start + B] = _ksample_statistic(sums, sizes)
+        out[start:start + B] = statistic(sums, sizes)
     return out
 
 

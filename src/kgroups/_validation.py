@@ -214,7 +214,13 @@ PARAMETER_CONSTRAINTS = {
                            "eigen_solver": [Options(("auto", "dense", "arpack"))]},
     "kernel_from_semimetric_x0": {"rho_matrix": [ARRAY], "rho_to_x0": [ARRAY]},
     "onedim_kgroups": {"x": [ARRAY], "sample_weight": _WEIGHT},
+    "EnergyHierarchical": {"n_clusters": [NONE, Integer(1)],
+                           "distance_threshold": [NONE, Real(0, None)], **_SEMIMETRIC},
+    "energy_hclust": {"X": [ARRAY], "n_clusters": [NONE, Integer(1)], "sample_weight": _WEIGHT,
+                      "distance_threshold": [NONE, Real(0, None)], **_SEMIMETRIC},
     # energy statistics
+    "disco": {"X": [ARRAY], "labels": [ARRAY], **_SEMIMETRIC, "n_permutations": [Integer(0)],
+              "random_state": [RANDOM_STATE]},
     "energy_distance": {"X": [ARRAY], "Y": [ARRAY], **_SEMIMETRIC,
                         "sample_weight_x": _WEIGHT, "sample_weight_y": _WEIGHT},
     "g": {"X": [ARRAY], "Y": [NONE, ARRAY], **_SEMIMETRIC, "sample_weight_x": _WEIGHT,

@@ -78,3 +78,34 @@ def build_m_pairs_twin(X, w, labels, k, rho):
         np.add.at(M, (labels[i + 1:], np.full(n - i - 1, i)), b)
         M[labels[i], i + 1:] += b
     return M
+
+
+def energy_hclust_twin(rho, w):
+    """Energy hierarchical clustering by brute force: at each step merge the pair of
+    clusters of least e-distance, recomputed from its definition,
+    ``e(A, B) = s_A s_B / (s_A + s_B) (2 g(A, B) - g(A, A) - g(B, B))``, with
+    ``g`` the weighted mean of ``rho`` (no Lance-Williams recursion). Returns the
+    merged pairs (node ids as in scipy: leaves ``0..n-1``, step ``t`` makes
+    ``n + t``, smaller id first) and the heights."""
+    n = rho.shape[0]
+    clusters = {i: [i] for i in range(n)}
+    children, heights = [], []
+
+    def g(a, b):
+        return w[a] @ rho[np.ix_(a, b)] @ w[b] / (w[a].sum() * w[b].sum())
+
+    for t in range(n - 1):
+        best = None
+        ids = sorted(clusters)
+        for x in range(len(ids)):
+            for y in range(x + 1, len(ids)):
+                a, b = clusters[ids[x]], clusters[ids[y]]
+                sa, sb = w[a].sum(), w[b].sum()
+                e = sa * sb / (sa + sb) * (2 * g(a, b) - g(a, a) - g(b, b))
+                if best is None or e < best[0]:
+                    best = (e, ids[x], ids[y])
+        e, u, v = best
+        clusters[n + t] = clusters.pop(u) + clusters.pop(v)
+        children.append((u, v))
+        heights.append(e)
+    return np.array(children), np.array(heights)
