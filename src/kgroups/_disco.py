@@ -166,6 +166,8 @@ def disco(
     Returns
     -------
     result : DiscoResult
+        The decomposition (total, between, within dispersion), the DISCO F
+        statistic, its degrees of freedom and permutation p-value.
 
     References
     ----------

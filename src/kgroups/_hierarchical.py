@@ -165,8 +165,7 @@ class EnergyHierarchical(ClusterMixin, BaseEstimator):
     distance_threshold : float or None, default=None
         Merges of height ``>= distance_threshold`` are not made (scikit-learn's
         ``AgglomerativeClustering`` rule); requires ``n_clusters=None``.
-    semimetric : {"energy", "laplacian", "gaussian", "localized", "sinusoidal", \
-            "precomputed"} or callable, default="energy"
+    semimetric : {"energy", "laplacian", "gaussian", "localized", "sinusoidal", "precomputed"} or callable, default="energy"
         ``"energy"`` is :math:`\|x - y\|^\alpha`; ``"precomputed"``: X is an n x n
         semimetric matrix (dense or scipy.sparse).
     alpha : float, default=1.0
@@ -253,14 +252,16 @@ class EnergyHierarchical(ClusterMixin, BaseEstimator):
         ----------
         X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
             Data, or a semimetric matrix when ``semimetric="precomputed"``.
-        y : ignored
+        y : None
+            Ignored; present for scikit-learn compatibility.
         sample_weight : array-like of shape (n_samples,), default=None
             Positive weights; integer weights give the tree of repeated rows (after
             the copies' merges at height 0).
 
         Returns
         -------
-        self
+        self : EnergyHierarchical
+            The fitted estimator.
         """
         pre = self.semimetric == "precomputed"
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2,
@@ -309,6 +310,9 @@ class EnergyHierarchical(ClusterMixin, BaseEstimator):
         Returns
         -------
         Z : ndarray of shape (n_samples - 1, 4)
+            Row ``t``: the two clusters merged at step ``t`` (leaves ``< n_samples``,
+            the cluster made at step ``u`` is ``n_samples + u``), their merge height
+            and the number of leaves under the new cluster.
 
         Examples
         --------
@@ -343,6 +347,24 @@ class HierarchicalResult:
 @validated
 def energy_hclust(X, n_clusters=2, *, sample_weight=None, **params):
     """Function form of :class:`EnergyHierarchical` (same parameters).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
+        Data, or a semimetric matrix with ``semimetric="precomputed"``.
+    n_clusters : int, default=2
+        Where the tree is cut for ``labels``.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Positive weights (integer weights give the tree of repeated rows).
+    **params
+        The other parameters of :class:`EnergyHierarchical` (``alpha``,
+        ``semimetric``, ``distance_threshold``, ...).
+
+    Returns
+    -------
+    result : HierarchicalResult
+        ``labels``, ``children``, ``distances``, the SciPy ``linkage``,
+        ``n_clusters`` and ``within_energy`` of the cut.
 
     Examples
     --------
