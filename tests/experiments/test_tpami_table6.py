@@ -1,6 +1,7 @@
 """TPAMI Table VI (``tpami_table6``): without data, and on a SNAP-style file."""
 
 import numpy as np
+import pytest
 
 from kgroups.experiments import tpami_table6
 from kgroups.graph import stochastic_block_model
@@ -11,9 +12,10 @@ from tests._helpers import assert_png, read_report
 def test_table6_bundled_file_and_bad_override(tmp_path, monkeypatch):
     # The bundled copy is the SNAP file (5,242 nodes, 14,484 edges without the 12
     # self-loops); a KGROUPS_GRQC path that is not a file gives a report saying so.
-    from kgroups.graph import read_graph
+    from kgroups.graph import GraphInputWarning, read_graph
 
-    g = read_graph(str(tpami_table6.BUNDLED))
+    with pytest.warns(GraphInputWarning, match="12 self-loops were removed"):
+        g = read_graph(str(tpami_table6.BUNDLED))
     assert (g.n_nodes, g.n_edges) == (5242, 14484)
     monkeypatch.setenv(tpami_table6.ENV, str(tmp_path / "missing.txt"))
     text = tpami_table6.run(str(tmp_path), quick=True)
