@@ -10,7 +10,8 @@ the same start. ``"low-rank"`` replaces K by m Nyström features (approximate,
 O(nm) memory). ``engine="auto"`` takes matrix-free for raw data with a named
 semimetric from n = 2000 on (at most 32 columns), where it was measured faster.
 This small timing plot (one k-means++ start, k = 5, D = 2, on the machine that built
-these pages) shows the growth; the README gives the measurements up to a million points.
+these pages) shows the growth; :ref:`engines-measured` gives the measurements up to a
+million points.
 """
 
 import time

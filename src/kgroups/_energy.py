@@ -435,6 +435,9 @@ def within_energy(
     Returns
     -------
     W : float
+        The within energy of the partition, >= 0, in the units of the semimetric
+        (the data's units for ``alpha=1``); ``-W`` is the objective Q of kernel
+        k-groups.
 
     Examples
     --------
@@ -475,6 +478,8 @@ def between_energy(
     Returns
     -------
     S : float
+        The between energy of the partition, >= 0 for a semimetric of negative type;
+        ``total_energy(X) - S`` is :func:`within_energy`.
 
     Examples
     --------
@@ -512,6 +517,8 @@ def total_energy(
     Returns
     -------
     T : float
+        The total dispersion ``(s / 2) g(X, X)``, the same for every partition of
+        ``X`` (``s`` is the total weight).
 
     Examples
     --------

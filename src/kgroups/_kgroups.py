@@ -224,6 +224,26 @@ class KGroupsResult:
 def kernel_kgroups(X, n_clusters, *, sample_weight=None, **params):
     """Function form of :class:`KernelKGroups` (same parameters).
 
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
+        Data, or a precomputed semimetric or Gram matrix (see :class:`KernelKGroups`).
+    n_clusters : int
+        Number of clusters k, ``1 <= k <= n_samples``.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Positive weights ``w_i > 0`` (None: all ones).
+    **params : dict
+        Any other parameter of :class:`KernelKGroups` (``semimetric``, ``alpha``,
+        ``init``, ``n_init``, ``engine``, ``random_state``, ...).
+
+    Returns
+    -------
+    result : KGroupsResult
+        ``labels`` (shape (n_samples,), in ``0..k-1``), ``objective`` (Q of the best
+        start), ``within_energy`` (W) and ``n_iter`` (sweeps of the best start): the
+        fitted estimator's ``labels_``, ``objective_``, ``within_energy_`` and
+        ``n_iter_``.
+
     Examples
     --------
     >>> import numpy as np
@@ -244,6 +264,25 @@ def improving_moves(X, labels, *, sample_weight=None, **params):
     check partitions found by other software. ``labels`` are integers in
     ``[0, k)`` with ``k = labels.max() + 1``; the kernel is that of
     ``KernelKGroups(**params)`` (same semimetric, engine, weights).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
+        Data, or a precomputed semimetric or Gram matrix (see :class:`KernelKGroups`).
+    labels : array-like of int of shape (n_samples,)
+        The partition to check, integers in ``[0, k)``, every cluster non-empty.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Positive weights ``w_i > 0`` (None: all ones).
+    **params : dict
+        Parameters of :class:`KernelKGroups` that define the kernel
+        (``semimetric``, ``alpha``, ``sigma``, ``theta``, ``kernel``, ``engine``,
+        ...); ``init`` is ignored.
+
+    Returns
+    -------
+    n_moves : int
+        Number of points with a move of positive gain (eq. 50); 0 at a Hartigan
+        optimum.
 
     Examples
     --------

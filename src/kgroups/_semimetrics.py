@@ -174,6 +174,7 @@ def pairwise(
     Parameters
     ----------
     X : array-like of shape (n_x, n_features)
+        Rows ``x_i``, finite numbers (a 1-D array is one feature).
     Y : array-like of shape (n_y, n_features), default=None
         ``None`` means ``Y = X`` (the diagonal is then exactly 0).
     semimetric : str or callable, default="energy"
@@ -187,12 +188,16 @@ def pairwise(
         Shift applied to both X and Y before the norm trick (default: mean of X).
         Distances do not depend on it; it only limits cancellation error.
     scale : float, default=1.0
+        Factor applied to every entry (e.g. ``-0.5`` gives the kernel
+        ``K = -rho / 2``).
     wx, wy : ndarray of shape (n_x,) and (n_y,), optional
         Row and column weights (default: ones).
 
     Returns
     -------
     rho : ndarray of shape (n_x, n_y)
+        Entry ``(i, j)`` is ``scale * wx_i * wy_j * rho(x_i, y_j)``; ``out`` itself
+        when given, float64 otherwise.
 
     Raises
     ------
@@ -293,6 +298,25 @@ def pairwise_unchecked(X, Y=None, semimetric="energy", *, alpha=1.0, sigma=1.0, 
 
 def rho_to_origin(X, semimetric="energy", *, alpha=1.0, sigma=1.0, theta=1.0):
     """``rho(x_i, 0)`` for every row, the paper's base point ``x0 = 0`` (eq. 7).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Data, finite numbers.
+    semimetric : str, default="energy"
+        A name of ``SEMIMETRICS`` (see :func:`pairwise`).
+    alpha : float, default=1.0
+        Exponent of the energy semimetric ``||x - y||**alpha``, in (0, 2].
+    sigma : float, default=1.0
+        Scale of the Gaussian and Laplacian semimetrics, > 0.
+    theta : float, default=1.0
+        Scale of the sinusoidal semimetric, > 0.
+
+    Returns
+    -------
+    rho0 : ndarray of shape (n_samples,)
+        ``rho(x_i, 0)``, the ``rho_to_x0`` argument of
+        :func:`kernel_from_semimetric_x0` for the paper's base point.
 
     Examples
     --------

@@ -162,6 +162,15 @@ def spectral_embedding(G, n_clusters, *, sample_weight=None, eigen_solver="auto"
     -------
     embedding : ndarray of shape (n_samples, n_clusters)
         Unit-length rows (rows that are exactly zero stay zero).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kgroups import spectral_embedding
+    >>> G = np.array([[2.0, 1.0, 0.0], [1.0, 2.0, 0.0], [0.0, 0.0, 2.0]])
+    >>> U = spectral_embedding(G, 2)
+    >>> print(U.shape, np.round(np.linalg.norm(U, axis=1), 6).tolist())
+    (3, 2) [1.0, 1.0, 1.0]
     """
     U, _, _ = _embed(G, n_clusters, sample_weight, eigen_solver,
                      as_random_state(random_state), "spectral_embedding")
@@ -259,6 +268,8 @@ def kernel_from_semimetric_x0(rho_matrix, rho_to_x0):
     Returns
     -------
     K : ndarray of shape (n_samples, n_samples)
+        The symmetric Gram matrix of eq. 7 with base point ``x0`` (positive
+        semidefinite when ``rho`` is of negative type).
 
     Examples
     --------

@@ -126,6 +126,7 @@ def overlap(labels_true, labels_pred):
     Returns
     -------
     overlap : float
+        At most 1 (a perfect clustering), 0 at the chance accuracy ``1/k``.
 
     Raises
     ------

@@ -150,7 +150,9 @@ def load_dermatology(standardize=None):
     Returns
     -------
     X : ndarray of shape (366, 34), float64
+        The attributes, missing ages imputed, z-scored unless ``standardize=False``.
     y : ndarray of shape (366,), int64, values in 0..5
+        The diagnosis of each patient (class 1..6 of the file minus 1).
 
     References
     ----------
@@ -209,7 +211,9 @@ def load_iris(standardize=None):
     Returns
     -------
     X : ndarray of shape (150, 4), float64
+        Sepal and petal length and width (cm), raw unless ``standardize=True``.
     y : ndarray of shape (150,), int64
+        The species, 0..2.
 
     Examples
     --------
@@ -235,7 +239,9 @@ def load_wine(standardize=None):
     Returns
     -------
     X : ndarray of shape (178, 13), float64
+        The chemical analyses, z-scored unless ``standardize=False``.
     y : ndarray of shape (178,), int64
+        The cultivar, 0..2.
 
     Examples
     --------
@@ -261,7 +267,10 @@ def load_seeds(standardize=None):
     Returns
     -------
     X : ndarray of shape (210, 7), float64
+        The geometric measurements of each kernel, z-scored unless
+        ``standardize=False``.
     y : ndarray of shape (210,), int64
+        The variety, 0..2.
 
     Examples
     --------
@@ -288,7 +297,9 @@ def load_glass(standardize=None):
     Returns
     -------
     X : ndarray of shape (214, 9), float64
+        Refractive index and oxide contents, raw unless ``standardize=True``.
     y : ndarray of shape (214,), int64
+        The glass type, 0..5 (file classes 1, 2, 3, 5, 6, 7).
 
     Examples
     --------
@@ -315,7 +326,9 @@ def load_ionosphere(standardize=None):
     Returns
     -------
     X : ndarray of shape (351, 34), float64
-    y : ndarray of shape (351,), int64; 126 zeros and 225 ones
+        The radar returns, raw unless ``standardize=True``.
+    y : ndarray of shape (351,), int64
+        0 for "bad", 1 for "good": 126 zeros and 225 ones.
 
     Examples
     --------
@@ -658,7 +671,9 @@ def load_user_file(name, path, *, labels_path=None, standardize=None, random_sta
     Returns
     -------
     X : ndarray of shape (n_samples, n_features), float64
-    y : ndarray of shape (n_samples,), int64, or None for synapse
+        The features, subsampled and preprocessed as in the table above.
+    y : ndarray of shape (n_samples,), int64, or None
+        The classes, 0..k-1; None for synapse (no classes).
 
     Raises
     ------
@@ -666,6 +681,18 @@ def load_user_file(name, path, *, labels_path=None, standardize=None, random_sta
         When a file is missing; the message names the source to download.
     ValueError
         For an unknown ``name`` or a file that does not parse (file and line named).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "fertility_Diagnosis.txt")
+    ...     with open(path, "w") as f:
+    ...         _ = f.write("-0.33,0.69,0,1,1,0,0.8,0,0.88,N\\n"
+    ...                     "-0.33,0.94,1,0,1,0,0.8,1,0.31,O\\n")
+    ...     X, y = load_user_file("fertility", path)
+    >>> X.shape, y.tolist()
+    ((2, 9), [1, 0])
     """
     if name not in USER_DATASETS:
         raise ValueError(f"name={name!r}; expected one of {sorted(USER_DATASETS)}")

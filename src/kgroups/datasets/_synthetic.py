@@ -94,6 +94,7 @@ def make_diagonal_gaussian_mixture(n, means, variances, weights=None, lognormal=
     n : int or sequence of int
         Total size (class sizes multinomial with ``weights``) or exact class sizes.
     means : array-like of shape (k, n_features)
+        Mean ``mu_j`` of each component; k is the number of rows.
     variances : array-like of shape (k, n_features) or (k,)
         Diagonal covariances (variances, not standard deviations); a scalar per
         component means ``v_j I``.
@@ -101,13 +102,17 @@ def make_diagonal_gaussian_mixture(n, means, variances, weights=None, lognormal=
         Mixture weights, equal by default; used only when ``n`` is an int.
     lognormal : bool, default=False
         Return ``exp`` of the Gaussian sample (elementwise).
-    random_state : int, numpy.random.Generator or None
+    random_state : int, numpy.random.Generator or None, default=None
+        Seeds the class sizes, the sample and the shuffle.
     shuffle : bool, default=True
+        Shuffle the rows; ``False`` keeps the classes in order, class 0 first.
 
     Returns
     -------
     X : ndarray of shape (n_samples, n_features)
+        The sample, float64.
     y : ndarray of shape (n_samples,), int64
+        Component of each row, ``0..k-1`` in the order of ``means``.
 
     Examples
     --------
@@ -151,14 +156,21 @@ def make_normal_1d(n=400, means=(0.0, 1.5), sds=(1.5, 0.3), random_state=None,
     Parameters
     ----------
     n : int or (int, int), default=400
-    means, sds : pair of float
-    random_state : int, numpy.random.Generator or None
+        Total number of points (class sizes multinomial with equal weights) or the
+        exact class sizes.
+    means, sds : pair of float, default=(0.0, 1.5) and (1.5, 0.3)
+        Means and standard deviations of the two components.
+    random_state : int, numpy.random.Generator or None, default=None
+        Seeds the class sizes, the sample and the shuffle.
     shuffle : bool, default=True
+        Shuffle the rows; ``False`` keeps the classes in order, class 0 first.
 
     Returns
     -------
     X : ndarray of shape (n_samples, 1)
+        The sample, one column.
     y : ndarray of shape (n_samples,), int64
+        Component of each row, ``0..k-1`` in the order the paper lists them.
 
     Examples
     --------
@@ -183,10 +195,24 @@ def make_lognormal_1d(n=400, means=(0.0, 1.5), sds=(1.5, 0.3), random_state=None
     Defaults as :func:`make_normal_1d` (TPAMI Fig. 1b); the arXiv paper's Fig. 2b
     uses ``means=(0, -1.5), sds=(0.3, 1.5)``.
 
+    Parameters
+    ----------
+    n : int or (int, int), default=400
+        Total number of points (class sizes multinomial with equal weights) or the
+        exact class sizes.
+    means, sds : pair of float, default=(0.0, 1.5) and (1.5, 0.3)
+        Means and standard deviations of the logarithms of the two components.
+    random_state : int, numpy.random.Generator or None, default=None
+        Seeds the class sizes, the sample and the shuffle.
+    shuffle : bool, default=True
+        Shuffle the rows; ``False`` keeps the classes in order, class 0 first.
+
     Returns
     -------
     X : ndarray of shape (n_samples, 1), positive
+        The sample, one column.
     y : ndarray of shape (n_samples,), int64
+        Component of each row, ``0..k-1`` in the order the paper lists them.
 
     Examples
     --------
@@ -211,15 +237,21 @@ def make_mean_shift_gaussians(n=200, n_features=10, random_state=None, shuffle=T
     Parameters
     ----------
     n : int or (int, int), default=200
+        Total number of points (class sizes multinomial with equal weights) or the
+        exact class sizes.
     n_features : int >= 10, default=10
         The dimension D.
-    random_state : int, numpy.random.Generator or None
+    random_state : int, numpy.random.Generator or None, default=None
+        Seeds the class sizes, the sample and the shuffle.
     shuffle : bool, default=True
+        Shuffle the rows; ``False`` keeps the classes in order, class 0 first.
 
     Returns
     -------
     X : ndarray of shape (n_samples, n_features)
+        The sample, float64.
     y : ndarray of shape (n_samples,), int64
+        Component of each row, ``0..k-1`` in the order the paper lists them.
 
     Examples
     --------
@@ -250,14 +282,21 @@ def make_unequal_covariance_gaussians(n=200, n_features=10, random_state=None,
     Parameters
     ----------
     n : int or (int, int), default=200
+        Total number of points (class sizes multinomial with equal weights) or the
+        exact class sizes.
     n_features : int >= 10, default=10
-    random_state : int, numpy.random.Generator or None
+        The dimension D.
+    random_state : int, numpy.random.Generator or None, default=None
+        Seeds the class sizes, the sample and the shuffle.
     shuffle : bool, default=True
+        Shuffle the rows; ``False`` keeps the classes in order, class 0 first.
 
     Returns
     -------
     X : ndarray of shape (n_samples, n_features)
+        The sample, float64.
     y : ndarray of shape (n_samples,), int64
+        Component of each row, ``0..k-1`` in the order the paper lists them.
 
     Examples
     --------
@@ -289,16 +328,23 @@ def make_gaussians_20d(n=200, n_features=20, lognormal=False, random_state=None,
     Parameters
     ----------
     n : int or (int, int), default=200
+        Total number of points (class sizes multinomial with equal weights) or the
+        exact class sizes.
     n_features : int >= 5, default=20
         D; the papers use 20 (the ICML draft speaks of "lognormal mixtures in R^D").
     lognormal : bool, default=False
-    random_state : int, numpy.random.Generator or None
+        Return ``exp`` of the Gaussian sample (elementwise).
+    random_state : int, numpy.random.Generator or None, default=None
+        Seeds the class sizes, the sample and the shuffle.
     shuffle : bool, default=True
+        Shuffle the rows; ``False`` keeps the classes in order, class 0 first.
 
     Returns
     -------
     X : ndarray of shape (n_samples, n_features)
+        The sample, float64.
     y : ndarray of shape (n_samples,), int64
+        Component of each row, ``0..k-1`` in the order the paper lists them.
 
     Examples
     --------
@@ -323,10 +369,24 @@ def make_lognormals_20d(n=200, n_features=20, random_state=None, shuffle=True):
     Same as ``make_gaussians_20d(..., lognormal=True)``: the same random draws,
     exponentiated. Bayes accuracy about 0.90.
 
+    Parameters
+    ----------
+    n : int or (int, int), default=200
+        Total number of points (class sizes multinomial with equal weights) or the
+        exact class sizes.
+    n_features : int >= 5, default=20
+        The dimension D.
+    random_state : int, numpy.random.Generator or None, default=None
+        Seeds the class sizes, the sample and the shuffle.
+    shuffle : bool, default=True
+        Shuffle the rows; ``False`` keeps the classes in order, class 0 first.
+
     Returns
     -------
     X : ndarray of shape (n_samples, n_features), positive
+        The sample, float64.
     y : ndarray of shape (n_samples,), int64
+        Component of each row, ``0..k-1`` in the order the paper lists them.
 
     Examples
     --------
@@ -352,14 +412,20 @@ def make_unbalanced_gaussians(m, N=300, random_state=None, shuffle=True):
     Parameters
     ----------
     m : int, 0 <= m < N
+        The imbalance: the classes have ``N - m`` and ``N + m`` points.
     N : int, default=300
-    random_state : int, numpy.random.Generator or None
+        Half the total number of points.
+    random_state : int, numpy.random.Generator or None, default=None
+        Seeds the class sizes, the sample and the shuffle.
     shuffle : bool, default=True
+        Shuffle the rows; ``False`` keeps the classes in order, class 0 first.
 
     Returns
     -------
     X : ndarray of shape (2 N, 4)
+        The sample, float64.
     y : ndarray of shape (2 N,), int64
+        0 for the ``N - m`` points of the first component, 1 for the others.
 
     Examples
     --------
@@ -390,15 +456,22 @@ def make_grid_blobs(n_clusters, n_per_cluster=10, variance=0.1, random_state=Non
     Parameters
     ----------
     n_clusters : int >= 1
+        Number of clusters (grid points used).
     n_per_cluster : int, default=10
+        Points per cluster.
     variance : float, default=0.1
-    random_state : int, numpy.random.Generator or None
+        Variance of each coordinate around the centre.
+    random_state : int, numpy.random.Generator or None, default=None
+        Seeds the class sizes, the sample and the shuffle.
     shuffle : bool, default=True
+        Shuffle the rows; ``False`` keeps the classes in order, class 0 first.
 
     Returns
     -------
     X : ndarray of shape (n_clusters * n_per_cluster, 2)
+        The sample, float64.
     y : ndarray of shape (n_clusters * n_per_cluster,), int64
+        Cluster of each row, ``0..n_clusters-1`` (centre ``(l mod c, l // c)``).
 
     Examples
     --------
@@ -427,10 +500,22 @@ def make_cigars(n=(200, 200), random_state=None, shuffle=True):
 
     The ICML draft uses 200 points per class, the arXiv paper 100.
 
+    Parameters
+    ----------
+    n : int or (int, int), default=(200, 200)
+        Total number of points (class sizes multinomial with equal weights) or the
+        exact class sizes.
+    random_state : int, numpy.random.Generator or None, default=None
+        Seeds the class sizes, the sample and the shuffle.
+    shuffle : bool, default=True
+        Shuffle the rows; ``False`` keeps the classes in order, class 0 first.
+
     Returns
     -------
     X : ndarray of shape (n_samples, 2)
+        The sample, float64.
     y : ndarray of shape (n_samples,), int64
+        0 for the cigar centred at (0, 0), 1 for the one at (6.5, 0).
 
     Examples
     --------
@@ -457,16 +542,23 @@ def make_concentric_circles(n=(400, 400), radii=(1.0, 3.0), noise=0.2, random_st
     Parameters
     ----------
     n : int or sequence of int, default=(400, 400)
+        Total number of points (class sizes multinomial with equal weights) or the
+        exact class sizes, one per circle.
     radii : sequence of float, default=(1.0, 3.0)
+        Radius ``r_j`` of each circle; its length is the number of classes.
     noise : float >= 0, default=0.2
         Standard deviation of the noise in each coordinate.
-    random_state : int, numpy.random.Generator or None
+    random_state : int, numpy.random.Generator or None, default=None
+        Seeds the class sizes, the sample and the shuffle.
     shuffle : bool, default=True
+        Shuffle the rows; ``False`` keeps the classes in order, class 0 first.
 
     Returns
     -------
     X : ndarray of shape (n_samples, 2)
+        The sample, float64.
     y : ndarray of shape (n_samples,), int64
+        Circle of each row, in the order of ``radii``.
 
     Examples
     --------
@@ -497,15 +589,23 @@ def make_spirals(n=(150, 150), noise=0.2, turns=2.0, random_state=None, shuffle=
     Parameters
     ----------
     n : int or (int, int), default=(150, 150)
+        Total number of points (class sizes multinomial with equal weights) or the
+        exact class sizes.
     noise : float >= 0, default=0.2
+        Standard deviation of the noise in each coordinate.
     turns : float > 0, default=2.0
-    random_state : int, numpy.random.Generator or None
+        Number of turns of each spiral.
+    random_state : int, numpy.random.Generator or None, default=None
+        Seeds the class sizes, the sample and the shuffle.
     shuffle : bool, default=True
+        Shuffle the rows; ``False`` keeps the classes in order, class 0 first.
 
     Returns
     -------
     X : ndarray of shape (n_samples, 2)
+        The sample, float64.
     y : ndarray of shape (n_samples,), int64
+        0 for the spiral ``t (cos t, sin t)``, 1 for its mirror image.
 
     Examples
     --------

@@ -90,10 +90,15 @@ def bethe_hessian(graph, r="sqrt-mean-degree"):
         Made simple and undirected by :func:`kgroups.graph.as_adjacency` (as
         :func:`detect_communities` does).
     r : "sqrt-mean-degree", "zeta" or float > 0
+        ``"sqrt-mean-degree"``: the square root of the mean degree (the default of
+        TPAMI section 5.2); ``"zeta"``: :math:`\\sqrt{\\langle d^2\\rangle / \\langle d
+        \\rangle - 1}`; or a positive number.
 
     Returns
     -------
-    H : scipy.sparse.csr_matrix of shape (n, n), with ``nnz(A) + n`` entries.
+    H : scipy.sparse.csr_matrix of shape (n, n)
+        The Bethe Hessian in float64, with ``nnz(A) + n`` entries (n nodes,
+        isolated ones included).
 
     Examples
     --------
@@ -207,13 +212,21 @@ def estimate_k(graph, r="sqrt-mean-degree", *, max_k=100, random_state=None):
     Parameters
     ----------
     graph : networkx graph, scipy.sparse / ndarray adjacency, GraphData or path
+        The graph, read by :func:`kgroups.graph.as_adjacency`.
     r : "sqrt-mean-degree", "zeta" or float > 0
+        ``"sqrt-mean-degree"``: the square root of the mean degree (the default of
+        TPAMI section 5.2); ``"zeta"``: :math:`\\sqrt{\\langle d^2\\rangle / \\langle d
+        \\rangle - 1}`; or a positive number.
     max_k : int, default=100
+        Cap of the estimate (the number of eigenvalues sought at most).
     random_state : int, Generator or None
+        Seeds the Lanczos starting vectors.
 
     Returns
     -------
-    k : int (0 when ``H_r`` has no negative eigenvalue, e.g. a single edge)
+    k : int
+        The number of negative eigenvalues, at most ``max_k``; 0 when ``H_r`` has
+        no negative eigenvalue (e.g. a single edge).
 
     Examples
     --------
@@ -253,13 +266,18 @@ def bethe_spectral(graph, n_clusters, r="sqrt-mean-degree", *, n_init=10, random
     n_clusters : int
         At most the number of nodes.
     r : "sqrt-mean-degree", "zeta" or float > 0
+        ``"sqrt-mean-degree"``: the square root of the mean degree (the default of
+        TPAMI section 5.2); ``"zeta"``: :math:`\\sqrt{\\langle d^2\\rangle / \\langle d
+        \\rangle - 1}`; or a positive number.
     n_init : int, default=10
         Restarts of the k-means (scikit-learn ``KMeans``).
     random_state : int, Generator or None
+        Seeds the Lanczos starting vector and the k-means.
 
     Returns
     -------
     labels : ndarray of shape (n,), int64
+        Community of each node, in ``0..n_clusters-1``.
 
     Examples
     --------

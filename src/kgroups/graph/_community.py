@@ -92,7 +92,11 @@ class CommunityKGroups(ClusterMixin, BaseEstimator):
     kmeans_n_init : int, default=10
         Restarts of the k-means of the spectral initialisation.
     random_state : int, Generator, RandomState or None, default=None
+        Seeds the Lanczos starting vectors, the k-means of the Bethe start and the
+        random starts of kernel k-groups.
     verbose : int, default=0
+        Passed to :class:`~kgroups.KernelKGroups`: with ``verbose=1`` it prints the
+        engine, each restart and each sweep.
 
     Attributes
     ----------
@@ -161,11 +165,13 @@ class CommunityKGroups(ClusterMixin, BaseEstimator):
         ----------
         X : networkx graph, scipy.sparse / ndarray adjacency, GraphData or path
             Made simple and undirected by :func:`kgroups.graph.as_adjacency`.
-        y : ignored
+        y : None
+            Ignored; present for the scikit-learn API.
 
         Returns
         -------
         self
+            The fitted estimator (``labels_`` and the other attributes set).
         """
         owner = type(self).__name__
         validate_params(owner, self.get_params(deep=False))
@@ -314,6 +320,33 @@ class CommunityResult:
 def detect_communities(graph, k=None, *, weights="none", init="bethe", r="sqrt-mean-degree",
                        random_state=None, **params):
     """Function form of :class:`CommunityKGroups` (``k`` is ``n_clusters``).
+
+    Parameters
+    ----------
+    graph : networkx graph, scipy.sparse / ndarray adjacency, GraphData or path
+        Made simple and undirected by :func:`kgroups.graph.as_adjacency`.
+    k : int or None, default=None
+        Number of communities; None estimates it from the Bethe Hessian
+        (:func:`estimate_k`).
+    weights : {"none", "degree"}, default="none"
+        Node weights of kernel k-groups: 1, or the degrees.
+    init : {"bethe", "random"} or array of shape (n_nodes,), default="bethe"
+        Start: the Bethe Hessian clustering, random labels or given labels.
+    r : "sqrt-mean-degree", "zeta" or float, default="sqrt-mean-degree"
+        Parameter of the Bethe Hessian (see :func:`bethe_hessian`).
+    random_state : int, Generator, RandomState or None, default=None
+        Seeds every random step (see :class:`CommunityKGroups`).
+    **params : dict
+        Other parameters of :class:`CommunityKGroups` (``n_init``, ``max_k``,
+        ``max_iter``, ``tol``, ``kmeans_n_init``, ``verbose``).
+
+    Returns
+    -------
+    result : CommunityResult
+        The fitted estimator's attributes: ``labels`` (one per node, in the order
+        of ``nodes``), ``n_clusters``, ``bethe_labels``, ``objective``,
+        ``modularity``, ``coverage``, ``performance``, ``r``, ``n_iter``, ``nodes``
+        and ``isolated``.
 
     Examples
     --------

@@ -83,6 +83,9 @@ def as_adjacency(graph, *, label=None):
     Returns
     -------
     GraphData
+        The symmetric 0/1 CSR ``adjacency`` with a zero diagonal, the original
+        ``nodes`` in the order of its rows, and ``labels`` (None unless ``label``
+        is given).
 
     Raises
     ------
@@ -266,6 +269,17 @@ def read_graph(path, *, label=None, delimiter=None, header=None, directed=False)
         (a ``ValueError``) naming the file for a missing path, a directory, a
         binary or non-UTF-8 file, a GML file networkx cannot parse (truncated,
         malformed), a line with fewer than two fields, or a file without edges.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "edges.txt")
+    ...     with open(path, "w") as f:
+    ...         _ = f.write("# a triangle and a pendant node\\n1 2\\n2 3\\n3 1\\n3 4\\n")
+    ...     g = read_graph(path)
+    >>> g.n_nodes, g.n_edges, g.nodes
+    (4, 4, [1, 2, 3, 4])
     """
     return _read(path, "read_graph", "path", label=label, delimiter=delimiter, header=header,
                  directed=directed)

@@ -82,10 +82,13 @@ def modularity(graph, labels, resolution=1.0):
     labels : array-like of shape (n_nodes,)
         Community of each node (in the node order of the adjacency matrix).
     resolution : float, default=1.0
+        The resolution :math:`\\gamma` weighing the expected edges (1: Newman's
+        modularity; larger values favour smaller communities).
 
     Returns
     -------
     float
+        :math:`Q = \\sum_c L_c / m - \\gamma (D_c / 2m)^2`, at most 1.
 
     Examples
     --------
@@ -101,6 +104,20 @@ def modularity(graph, labels, resolution=1.0):
 def coverage(graph, labels):
     """Fraction of the edges that join two nodes of the same community.
 
+    Parameters
+    ----------
+    graph : networkx graph, sparse/dense adjacency, GraphData or path
+        Made simple and undirected by :func:`kgroups.graph.as_adjacency`; at least
+        one edge.
+    labels : array-like of shape (n_nodes,)
+        Community of each node (in the node order of the adjacency matrix); any
+        values, NaN refused.
+
+    Returns
+    -------
+    float
+        :math:`\\sum_c L_c / m`, in [0, 1].
+
     Examples
     --------
     >>> import networkx as nx
@@ -114,6 +131,20 @@ def coverage(graph, labels):
 def performance(graph, labels):
     """Fraction of node pairs that are intra-community edges or inter-community non-edges.
 
+    Parameters
+    ----------
+    graph : networkx graph, sparse/dense adjacency, GraphData or path
+        Made simple and undirected by :func:`kgroups.graph.as_adjacency`; at least
+        one edge and two nodes.
+    labels : array-like of shape (n_nodes,)
+        Community of each node (in the node order of the adjacency matrix); any
+        values, NaN refused.
+
+    Returns
+    -------
+    float
+        The fraction of the :math:`n(n-1)/2` node pairs classified right, in [0, 1].
+
     Examples
     --------
     >>> import networkx as nx
@@ -126,6 +157,22 @@ def performance(graph, labels):
 @validated
 def partition_quality(graph, labels):
     """``(coverage, performance)``, as ``networkx.community.partition_quality`` returns.
+
+    Parameters
+    ----------
+    graph : networkx graph, sparse/dense adjacency, GraphData or path
+        Made simple and undirected by :func:`kgroups.graph.as_adjacency`; at least
+        one edge and two nodes.
+    labels : array-like of shape (n_nodes,)
+        Community of each node (in the node order of the adjacency matrix); any
+        values, NaN refused.
+
+    Returns
+    -------
+    coverage : float
+        As :func:`coverage`.
+    performance : float
+        As :func:`performance`.
 
     Examples
     --------

@@ -71,12 +71,14 @@ def stochastic_block_model(n, k, d, lam, *, balanced=False, random_state=None):
         model); ``True``: classes of sizes ``n // k`` or ``n // k + 1``, assigned
         to nodes in random order.
     random_state : int, numpy Generator or None
+        Seeds the classes and the edges.
 
     Returns
     -------
     adjacency : scipy.sparse.csr_matrix of shape (n, n)
         Symmetric 0/1, no self-loops.
     labels : ndarray of shape (n,), int64
+        The planted class of each node, in ``0..k-1``.
 
     Examples
     --------
@@ -152,6 +154,24 @@ def girvan_newman_benchmark(lam, *, balanced=True, random_state=None):
 
     Girvan & Newman (PNAS 2002) use 4 classes of 32 nodes (``balanced=True``);
     the experiments of TPAMI Table I drew classes at random (``balanced=False``).
+
+    Parameters
+    ----------
+    lam : float
+        Signal-to-noise ratio (paper eq. 62), in ``[0, 4]`` (``4 = sqrt(16)``: no
+        edges between classes).
+    balanced : bool, default=True
+        ``True``: 4 classes of 32 nodes; ``False``: each node picks its class
+        uniformly at random.
+    random_state : int, numpy Generator or None
+        Seeds the classes and the edges.
+
+    Returns
+    -------
+    adjacency : scipy.sparse.csr_matrix of shape (128, 128)
+        Symmetric 0/1, no self-loops.
+    labels : ndarray of shape (128,), int64
+        The planted class of each node, in ``0..3``.
 
     Examples
     --------
