@@ -9,6 +9,7 @@ import numpy as np
 from numba import njit, prange
 
 from ._gain import best_move, update_stats
+from ._parallel import twins
 
 
 def _build_m_dense(B, labels, k):
@@ -22,8 +23,7 @@ def _build_m_dense(B, labels, k):
     return M
 
 
-build_m_dense = njit(cache=True, parallel=True)(_build_m_dense)
-build_m_dense_serial = njit(cache=True)(_build_m_dense)
+build_m_dense_serial, build_m_dense = twins(_build_m_dense)
 
 
 @njit(cache=True)
@@ -79,5 +79,4 @@ def _cluster_sums_rows(K, w, labels, k):
     return out
 
 
-cluster_sums_rows = njit(cache=True, parallel=True)(_cluster_sums_rows)
-cluster_sums_rows_serial = njit(cache=True)(_cluster_sums_rows)
+cluster_sums_rows_serial, cluster_sums_rows = twins(_cluster_sums_rows)

@@ -26,6 +26,7 @@ import numpy as np
 from numba import njit, prange
 
 from ._gain import best_move, update_stats
+from ._parallel import twins
 from .semimetric import exact_sq, guarded_sq, needs_exact, rho, rho_inplace
 
 # Columns per tile: D x TILE float64 stays in L1/L2.
@@ -240,7 +241,10 @@ def _build_m_sym(XTs, ws, labs, bounds, n_threads, code, alpha, sigma, theta):
         out = np.empty((4, TILE))
         idx = np.empty(4, dtype=np.int64)
         nx = np.empty(4)
-        racc = np.zeros((4, k))
+        # np.empty, not np.zeros (_sym_rows zeroes it): np.zeros here is a parfor
+        # nested in the prange, and with it the whole build ran on one thread
+        # (measured: CPU time = wall time with 2 workers)
+        racc = np.empty((4, k))
         for b in range(th, n_blocks, n_threads):
             _sym_rows(XTs, ws, labs, bounds, nrm, 4 * b, acc[th], out, idx, nx, racc,
                       code, alpha, sigma, theta)
@@ -424,11 +428,7 @@ def _kernel_column_mf(X, XT, w, c, code, alpha, sigma, theta):
 
 
 # Each parallel kernel is compiled twice from one source (see kgroups._engine._parallel).
-build_m_sym = njit(cache=True, parallel=True)(_build_m_sym)
-build_m_sym_serial = njit(cache=True)(_build_m_sym)
-build_m_multi = njit(cache=True, parallel=True)(_build_m_multi)
-build_m_multi_serial = njit(cache=True)(_build_m_multi)
-apply_moves_mf = njit(cache=True, parallel=True)(_apply_moves_mf)
-apply_moves_mf_serial = njit(cache=True)(_apply_moves_mf)
-kernel_column_mf = njit(cache=True, parallel=True)(_kernel_column_mf)
-kernel_column_mf_serial = njit(cache=True)(_kernel_column_mf)
+build_m_sym_serial, build_m_sym = twins(_build_m_sym)
+build_m_multi_serial, build_m_multi = twins(_build_m_multi)
+apply_moves_mf_serial, apply_moves_mf = twins(_apply_moves_mf)
+kernel_column_mf_serial, kernel_column_mf = twins(_kernel_column_mf)

@@ -8,6 +8,7 @@ squared distances guarded against cancellation and ``rho`` taken from
 
 from numba import njit, prange
 
+from ._parallel import twins
 from .semimetric import guarded_sq, rho_inplace
 
 
@@ -36,5 +37,4 @@ def _finish_block(out, X, Y, nx, ny, code, alpha, sigma, theta, scale, wx, wy, d
             row[i + diag_offset] = 0.0
 
 
-finish_block = njit(cache=True, parallel=True)(_finish_block)
-finish_block_serial = njit(cache=True)(_finish_block)
+finish_block_serial, finish_block = twins(_finish_block)
