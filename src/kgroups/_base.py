@@ -27,7 +27,7 @@ from ._validation import (
     InvalidParameterError,
     check_n_clusters,
     check_precomputed,
-    as_random_state,
+    as_seed,
     check_sample_weight,
     pow2_scale,
     validate_params,
@@ -248,10 +248,7 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
             The fitted estimator.
         """
         X, w, engine = self._prepare(X, sample_weight)
-        rs = as_random_state(self.random_state)
-        top = np.iinfo(np.int32).max
-        rng = np.random.default_rng(rs.integers(top) if isinstance(rs, np.random.Generator)
-                                    else rs.randint(top))
+        rng = np.random.default_rng(as_seed(self.random_state))
         raw = None if self._precomputed() else X
         gram = self._spectral_gram_fn(X, engine)
         n_init = 1 if not isinstance(self.init, str) else self.n_init

@@ -536,6 +536,15 @@ def as_random_state(random_state):
     return np.random.RandomState(random_state)
 
 
+def as_seed(random_state):
+    """An integer seed in ``[0, 2**31 - 1)`` drawn from :func:`as_random_state`'s state
+    (``randint`` of a RandomState, ``integers`` of a Generator): how the estimators
+    and engines turn ``random_state`` into a ``numpy.random.default_rng`` seed."""
+    rs = as_random_state(random_state)
+    top = np.iinfo(np.int32).max
+    return int(rs.integers(top) if isinstance(rs, np.random.Generator) else rs.randint(top))
+
+
 def uniform_sample(rs, shape):
     """Uniform [0, 1) draws from a RandomState (``random_sample``) or Generator (``random``)."""
     if isinstance(rs, np.random.Generator):

@@ -234,3 +234,13 @@ def test_kernel_kmeans_any_small_input(prob, seed):
         warnings.simplefilter("ignore")
         est = KernelKMeans(k, init="random", random_state=seed).fit(X)
     _check_partition(est, k)
+
+
+@pytest.mark.parametrize("engine", ["dense", "low-rank"])
+def test_generator_random_state_seeds_every_engine(engine):
+    """The table accepts a numpy Generator; the estimator and the low-rank features
+    are seeded from it the same way (one seeding rule), reproducibly."""
+    fits = [KernelKGroups(3, engine=engine, n_components=10, random_state=np.random.default_rng(4))
+            .fit(X20) for _ in range(2)]
+    np.testing.assert_array_equal(fits[0].labels_, fits[1].labels_)
+    _check_partition(fits[0], 3)

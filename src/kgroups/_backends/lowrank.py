@@ -27,10 +27,10 @@ O(n m); a point's gains cost O(k m) and a move O(m)
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils import check_random_state
 
 from .._engine import lowrank as _lr
 from .._semimetrics import pairwise_unchecked as pairwise
+from .._validation import Integer, InvalidParameterError, as_seed
 from ._base import PREDICT_BLOCK_BYTES, Engine
 from ._memory import check_fits
 
@@ -284,14 +284,13 @@ class LowRankEngine(Engine):
         landmarks = options.get("landmarks", "k-means++")
         if landmarks not in LANDMARKS:
             raise ValueError(f"landmarks={landmarks!r} should be one of {LANDMARKS}")
-        if isinstance(n_components, bool) or not isinstance(n_components, (int, np.integer)) \
-                or n_components < 1:
-            raise ValueError(f"n_components={n_components!r} should be an integer >= 1")
+        if not Integer(1)(n_components):
+            raise InvalidParameterError(
+                f"n_components={n_components!r} should be {Integer(1)}")
         n = X.shape[0]
         cls.check_memory(n, X.shape[1], n_clusters=n_clusters, n_init=n_init, options=options,
                          alternative="a smaller n_components or fewer clusters")
-        seed = check_random_state(options.get("random_state")).randint(np.iinfo(np.int32).max)
-        rng = np.random.default_rng(seed)
+        rng = np.random.default_rng(as_seed(options.get("random_state")))
         if landmarks == "fourier":
             fmap = fourier_map(X, n_components, semimetric, params.get("sigma", 1.0), rng)
             m = n_components
