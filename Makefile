@@ -8,7 +8,7 @@ PY     := $(VENV)/bin/python
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e ".[test,plot]"
+	$(PY) -m pip install -q -e ".[test,plot,dask]"
 	touch $@
 
 demo: $(VENV)/.installed

@@ -19,6 +19,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._backends import check_engine_input, check_fits, choose_engine
+from ._dask import is_dask_collection
 from ._engine._gain import cluster_stats
 from ._init import initial_labels
 from ._progress import FitProgress
@@ -49,6 +50,7 @@ class RunResult:
     n_moves: list = field(default_factory=list)
     converged: bool = True
     cluster_sums: np.ndarray = None  # q_l = sum_{x, y in C_l} B[x, y], for predict
+    state: object = None  # engines whose points live in blocks: the run's sums
 
 
 def fill_empty_clusters(engine, labels, M):
@@ -75,6 +77,17 @@ def fill_empty_clusters(engine, labels, M):
         labels[i] = l
         s, q, cnt = cluster_stats(M, labels, engine.w)
     return empty.size
+
+
+def insertion_scores(m, kxx, s, q):
+    """Gain in Q of inserting each new point (weight 1) into each cluster:
+    ``(q_l + 2 m_l + K(x, x)) / (s_l + 1) - q_l / s_l``, ``-inf`` for an empty cluster."""
+    empty = s <= 0
+    mean_q = np.where(empty, 0.0, q / np.where(empty, 1.0, s))
+    kxx = np.reshape(kxx, (-1, 1))
+    gain = (q + 2.0 * m + kxx) / (s + 1.0) - mean_q
+    gain[:, empty] = -np.inf
+    return gain
 
 
 class BaseKernelClustering(ClusterMixin, BaseEstimator):
@@ -139,16 +152,20 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
         self._scale = 1.0
         if self._precomputed() or callable(self.semimetric):
             return X
-        big = float(np.max(np.abs(X)))
-        if pow2_scale(big) == 1.0:
-            return X
+        self._scale = self._scale_for(float(np.max(np.abs(X))))
+        return X if self._scale == 1.0 else X * self._scale
+
+    def _scale_for(self, big):
+        """The power of two data whose largest |entry| is ``big`` are multiplied by
+        (see :meth:`_rescaled`), or a clear error for a semimetric that is not scale-free."""
+        if self._precomputed() or callable(self.semimetric) or pow2_scale(big) == 1.0:
+            return 1.0
         if self.semimetric not in SCALE_FREE:
             raise InvalidParameterError(
                 f"{self._owner()}: X has entries of magnitude {big:.3g}, whose distances "
                 f"overflow or underflow float64, and semimetric={self.semimetric!r} is not "
                 f"scale-free; rescale X (semimetrics {SCALE_FREE} are rescaled automatically)")
-        self._scale = 1.0 / pow2_scale(big)
-        return X * self._scale
+        return 1.0 / pow2_scale(big)
 
     def _objective_unit(self):
         """Factor from the engine's Q (rescaled data) to Q in the data's units."""
@@ -223,6 +240,9 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
     # -- fit --------------------------------------------------------------
     def _prepare(self, X, sample_weight):
         """Validated data, weights and the engine: the one way from input to an engine."""
+        if self.engine == "dask":
+            raise InvalidParameterError(
+                f"{self._owner()}: engine='dask' runs only through fit (and fit_predict)")
         X = self._validate_X(X, reset=True)
         self._check_params(X.shape[0])
         X = self._rescaled(X)
@@ -247,6 +267,10 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
         self : object
             The fitted estimator.
         """
+        if self.engine == "dask" or is_dask_collection(X) or is_dask_collection(sample_weight):
+            from ._dask import fit_dask
+
+            return fit_dask(self, X, sample_weight)
         X, w, engine = self._prepare(X, sample_weight)
         rng = np.random.default_rng(as_seed(self.random_state))
         raw = None if self._precomputed() else X
@@ -286,10 +310,20 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
     def _set_fitted(self, best, engine, X, w):
         k = self.n_clusters
         self.labels_ = best.labels
-        unit = self._objective_unit()
         # W = sum_i w_i K_ii - Q for the semimetric the kernel induces (DESIGN s.1);
         # K = -rho/2 has a zero diagonal, so there W = -Q.
         trace = float((engine.diag / w).sum()) if self.kernel == "precomputed" else 0.0
+        self._set_objective(best, trace)
+        self.cluster_weights_ = np.bincount(best.labels, weights=w, minlength=k)
+        self.engine_ = engine.name
+        self._q = best.cluster_sums
+        # what predict needs from the engine that ran (any engine, one interface)
+        self._predictor = engine.predictor(X, best.labels, k)
+
+    def _set_objective(self, best, trace):
+        """``objective_``, ``within_energy_``, ``n_iter_`` and ``n_moves_`` of the best
+        run, in the data's units; a clear error when they are not finite there."""
+        unit = self._objective_unit()
         self.objective_ = float(best.objective) * unit
         self.within_energy_ = (trace - float(best.objective)) * unit
         if not (np.isfinite(self.objective_) and np.isfinite(self.within_energy_)):
@@ -299,11 +333,6 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
                 f"W={self.within_energy_!r}); divide X by a constant")
         self.n_iter_ = best.n_iter
         self.n_moves_ = list(best.n_moves)
-        self.cluster_weights_ = np.bincount(best.labels, weights=w, minlength=k)
-        self.engine_ = engine.name
-        self._q = best.cluster_sums
-        # what predict needs from the engine that ran (any engine, one interface)
-        self._predictor = engine.predictor(X, best.labels, k)
 
     def fit_predict(self, X, y=None, sample_weight=None):
         """Fit ``X`` and return ``labels_``.
@@ -353,13 +382,7 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
                 f"{self._owner()}: predict needs K(x, x) for new points, which a "
                 "precomputed Gram matrix does not give; fit on semimetric='precomputed' "
                 "distances or on raw data instead")
-        s, q = self.cluster_weights_, self._q
-        empty = s <= 0
-        mean_q = np.where(empty, 0.0, q / np.where(empty, 1.0, s))
-        kxx = np.reshape(kxx, (-1, 1))
-        gain = (q + 2.0 * m + kxx) / (s + 1.0) - mean_q
-        gain[:, empty] = -np.inf
-        return gain
+        return insertion_scores(m, kxx, self.cluster_weights_, self._q)
 
     def _insertion_gain(self, X):
         """Scores of :meth:`_assign_scores` for every new row and cluster."""
@@ -388,6 +411,10 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
         labels : ndarray of shape (n_new,)
             Cluster of each new point.
         """
+        if is_dask_collection(X):
+            from ._dask import predict_dask
+
+            return predict_dask(self, X)
         return self._predict_scaled(self._validate_new(X))
 
     def _validate_new(self, X):

@@ -35,6 +35,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._semimetrics import pairwise
+from ._dask import is_dask_collection
 from ._validation import (
     InvalidParameterError,
     as_random_state,
@@ -339,6 +340,10 @@ def energy_distance(
     owner = "energy_distance"
     spec = _spec(owner, semimetric, alpha, sigma, theta)
     _no_precomputed(spec, owner)
+    if is_dask_collection(X) or is_dask_collection(Y):
+        from ._dask_energy import energy_distance_dask
+
+        return energy_distance_dask(X, Y, spec, sample_weight_x, sample_weight_y, owner)
     X = check_data(X, "X", owner, allow_1d=True)
     Y = check_data(Y, "Y", owner, allow_1d=True)
     _check_same_features(X, Y, "X", "Y", owner)
@@ -447,6 +452,12 @@ def within_energy(
     1.5
     """
     owner = "within_energy"
+    if is_dask_collection(X):
+        from ._dask_energy import within_energy_dask
+
+        spec = _spec(owner, semimetric, alpha, sigma, theta, precomputed)
+        _no_precomputed(spec, owner)
+        return within_energy_dask(X, labels, spec, sample_weight, owner)
     X, codes, w, spec, factor = _dispersion_inputs(
         owner, X, labels, semimetric, alpha, sigma, theta, sample_weight, precomputed)
     k = codes.max() + 1

@@ -46,6 +46,35 @@ def kgroups_single(engine, labels, n_clusters, max_iter, tol=0.0, progress=None,
     return RunResult(labels, float(objective(s, q)), len(n_moves), n_moves, converged, q)
 
 
+def kgroups_blocks(engine, labels, n_clusters, max_iter, tol=0.0, progress=None):
+    """One run of Algorithm 2 on an engine whose points live in blocks (Dask).
+
+    ``labels`` are the starting label blocks. The engine keeps the cluster sums
+    on the driver and the labels with the blocks; each sweep proposes moves in
+    every block and accepts them one at a time with the exact gain under the
+    current sums (:class:`kgroups._backends.dask_engine.DaskEngine`), so Q rises
+    at every move. Stops when a sweep moves no point, fewer than ``tol * n``
+    points, or after ``max_iter`` sweeps; the sums are then recomputed from the
+    final labels. ``labels`` of the result are a dask array.
+    """
+    state = engine.start_run(labels, n_clusters)
+    engine.fill_empty(state)
+    n = int(engine.offsets[-1])
+    n_moves = []
+    converged = False
+    for it in range(max_iter):
+        moves = engine.sweep_run(state)
+        n_moves.append(int(moves))
+        if progress is not None:
+            progress(it + 1, int(moves), state.objective())
+        if moves == 0 or moves < tol * n:
+            converged = True
+            break
+    engine.end_run(state, n_clusters)
+    return RunResult(engine.labels_array(state), state.objective(), len(n_moves), n_moves,
+                     converged, state.q.copy(), state)
+
+
 class KernelKGroups(BaseKernelClustering):
     r"""Kernel k-groups: energy clustering by Hartigan's method (weighted).
 
@@ -208,6 +237,10 @@ class KernelKGroups(BaseKernelClustering):
     def _single_run(self, engine, labels0, progress=None, M=None):
         return kgroups_single(engine, labels0, self.n_clusters, self.max_iter,
                               self.tol, progress, M)
+
+    def _blocks_run(self, engine, labels0, progress=None):
+        return kgroups_blocks(engine, labels0, self.n_clusters, self.max_iter, self.tol,
+                              progress)
 
 
 @dataclass

@@ -48,10 +48,8 @@ BOUNDS = True
 SEED_SAMPLE = 20000
 
 
-def _kpp_landmarks(X, m, rng, semimetric, params):
-    """D^2 sampling with squared feature distance ``rho`` on a subsample."""
-    n = X.shape[0]
-    sub = X if n <= SEED_SAMPLE else X[rng.choice(n, SEED_SAMPLE, replace=False)]
+def kpp_from_sample(sub, m, rng, semimetric, params):
+    """``m`` landmarks by D^2 sampling among the rows of ``sub``."""
     c = sub.mean(axis=0)
     idx = [int(rng.integers(sub.shape[0]))]
     dist = pairwise(sub, sub[idx], semimetric, center=c, **params)[:, 0]
@@ -86,12 +84,24 @@ class NystroemMap:
     def _rho0(self, Xb):
         return pairwise(Xb, self.c[None, :], self.semimetric, center=self.c, **self.params)[:, 0]
 
-    def __call__(self, Xb, out=None):
+    def raw(self, Xb):
+        """``K0(x, L)`` for every row (n_rows x m): the features before the projection."""
         K = pairwise(Xb, self.L, self.semimetric, center=self.c, scale=-1.0, **self.params)
         K += self._rho0(Xb)[:, None]
         K += self.r0L[None, :]
         K *= 0.5
-        return np.matmul(K, self.T, out=out)
+        return K
+
+    def project(self, R, out=None):
+        """Features from :meth:`raw`: ``R T``."""
+        return np.matmul(R, self.T, out=out)
+
+    def dual(self, S):
+        """``S T^T``: ``phi . S_l = raw(x) . dual(S)_l``, so gains need no projection."""
+        return S @ self.T.T
+
+    def __call__(self, Xb, out=None):
+        return self.project(self.raw(Xb), out=out)
 
 
 class FourierMap:
@@ -117,6 +127,21 @@ class FourierMap:
         out *= np.sqrt(2.0 / self.Omega.shape[1])
         return out
 
+    def raw(self, Xb):
+        """The features themselves (no projection)."""
+        return self(Xb)
+
+    def project(self, R, out=None):
+        """Identity: random Fourier features need no projection."""
+        if out is None:
+            return R
+        out[...] = R
+        return out
+
+    def dual(self, S):
+        """Identity (see :meth:`NystroemMap.dual`)."""
+        return S
+
 
 def _apply_map(fmap, X, m):
     F = np.empty((X.shape[0], m))
@@ -125,16 +150,25 @@ def _apply_map(fmap, X, m):
     return F
 
 
-def nystroem_map(X, m, semimetric, params, landmarks="k-means++", rng=None):
-    """The Nystrom map with ``min(m, n)`` landmarks chosen uniformly or by k-means++."""
+def nystroem_map(X, m, semimetric, params, landmarks="k-means++", rng=None, *, rows=None,
+                 center=None):
+    """The Nystrom map with ``min(m, n)`` landmarks chosen uniformly or by k-means++.
+
+    ``rows(index) -> ndarray`` and ``center`` let a caller whose ``X`` is not in
+    memory (a dask array) supply the sampled rows and the mean: the random
+    stream, and so the landmarks, are those of an in-memory ``X``.
+    """
     rng = np.random.default_rng(0) if rng is None else rng
+    rows = (lambda idx: X[idx]) if rows is None else rows
     n = X.shape[0]
     m = min(m, n)
     if landmarks == "uniform":
-        L = X[rng.choice(n, m, replace=False)]
+        L = rows(rng.choice(n, m, replace=False))
     else:
-        L = _kpp_landmarks(X, m, rng, semimetric, params)
-    return NystroemMap(L, X.mean(axis=0), semimetric, params)
+        sub = rows(slice(None)) if n <= SEED_SAMPLE else rows(
+            rng.choice(n, SEED_SAMPLE, replace=False))
+        L = kpp_from_sample(sub, m, rng, semimetric, params)
+    return NystroemMap(L, X.mean(axis=0) if center is None else center, semimetric, params)
 
 
 def nystroem_features(X, m, semimetric, params, landmarks="k-means++", rng=None):
@@ -168,13 +202,15 @@ def nystroem_features(X, m, semimetric, params, landmarks="k-means++", rng=None)
     return _apply_map(fmap, X, fmap.T.shape[1])
 
 
-def fourier_map(X, m, semimetric, sigma, rng=None):
-    """Random Fourier feature map for the Gaussian or Laplacian semimetric."""
+def fourier_map(X, m, semimetric, sigma, rng=None, *, center=None):
+    """Random Fourier feature map for the Gaussian or Laplacian semimetric (``center``:
+    the mean of ``X`` when the caller has it, as for :func:`nystroem_map`)."""
     if semimetric not in FOURIER_SEMIMETRICS:
         raise ValueError(f"landmarks='fourier' needs semimetric 'gaussian' or 'laplacian', "
                          f"got semimetric={semimetric!r}; use landmarks='k-means++'")
     rng = np.random.default_rng(0) if rng is None else rng
-    return FourierMap(X.shape[1], m, semimetric, sigma, X.mean(axis=0), rng)
+    return FourierMap(X.shape[1], m, semimetric, sigma,
+                      X.mean(axis=0) if center is None else center, rng)
 
 
 def fourier_features(X, m, semimetric, sigma, rng=None):

@@ -50,6 +50,23 @@ def m_column_lr(F, i, a_i, w_i, S, A, s, col):
 
 
 @njit(cache=True)
+def best_moves(C, labels, w, diag, s, q, cnt):
+    """Best target of every row of a block against fixed cluster sums, or -1.
+
+    ``C[i, l] = M[l, i]`` (the block's columns of ``M``, from one matrix product
+    against the cluster sums); the rule is :func:`best_move`'s. Nothing is
+    moved: the distributed engine proposes these moves and accepts them one at
+    a time against the current sums (:func:`sweep_lowrank` on the proposals).
+    """
+    n = C.shape[0]
+    out = np.full(n, -1, dtype=np.int64)
+    for i in range(n):
+        l, gain = best_move(C[i], labels[i], s, q, cnt, w[i], diag[i])
+        out[i] = l
+    return out
+
+
+@njit(cache=True)
 def sweep_lowrank(F, a, w, diag, labels, S, A, s, q, cnt):
     """One Hartigan sweep in feature space (paper Algorithm 2, steps 4-15), in place.
 

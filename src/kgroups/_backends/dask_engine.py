@@ -1,0 +1,520 @@
+"""Dask backend: low-rank kernel k-groups over the row blocks of a dask array.
+
+The points live in row blocks on the workers (or in the threads of Dask's local
+scheduler); the driver holds only what is k x m: the cluster sums in feature
+space. With a feature map ``phi(x) = r(x) T`` (Nystrom: ``r(x) = K0(x, L)``,
+``T = U Lambda^{-1/2}``; random Fourier features: ``r = phi``, ``T = I``, see
+:mod:`kgroups._backends.lowrank`) and, as in the low-rank engine, the kernel
+``Kt(x, y) = phi(x) . phi(y) - a(x) - a(y)`` with ``a = K(x, x) / 2``:
+
+* **setup** (once per fit): each block keeps its rows of X (scaled), the weights,
+  ``a`` and ``B_ii = w^2 (||phi||^2 - 2 a)`` (one projection of every row, the
+  fit's largest single cost: O(n m m')). The features themselves are never
+  kept: a pass recomputes the raw features ``r`` of the rows it evaluates,
+  O(m D) per row and no projection, so a worker holds O(n_b (D + 3)) floats per
+  block and 10^7 x 256 features (20 GB) never exist at once;
+* **sums** (one pass): ``S_l = (sum_{i in C_l} w_i r_i) T``, ``A_l``, ``s_l``,
+  the cluster sizes, reduced on the driver (k x m per block);
+* **sweep** (one pass): the driver sends ``P = S T^T`` (k x m), ``A, s, q``
+  and the sizes; every block computes ``M[l, i] = w_i (r_i . P_l - a_i s_l -
+  A_l)`` for its rows with one matrix product and proposes each point's best
+  move under those sums (paper eq. 50, :func:`~kgroups._engine.lowrank.best_moves`),
+  sending back the proposers' projected features ``phi_i``. Points that a
+  bound proves still (Hamerly-style bounds kept with the block's labels, see
+  :func:`propose_block`) are skipped before their features are computed, so a
+  sweep late in the run costs O(n_b) per block plus the few rows near a
+  boundary. The driver takes
+  the blocks in order and the proposals one at a time, recomputing each gain
+  exactly from the *current* sums (O(k m)) and moving the point only when that
+  gain is positive (:func:`~kgroups._engine.lowrank.sweep_lowrank` on the
+  proposals). Every accepted move raises Q; a sweep that accepts no move
+  leaves a partition where no point has an improving move under the final
+  sums: a Hartigan local optimum in feature space.
+
+A sweep costs one round trip: ``k m + 4 k`` floats to each block, back
+``(m' + 5)`` floats per proposal; the accepted moves go back to their blocks as
+(index, label) pairs, which the next sweep's tasks apply. Data moved per sweep
+is O(blocks k m + proposals m), never O(n m). Proposals are streamed: the driver
+holds one block's at a time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._engine import lowrank as _lr
+from ._base import Engine
+from ._memory import check_fits
+from .lowrank import LANDMARKS, FeatureSums, fourier_map, nystroem_map
+
+__all__ = ["DaskEngine", "MAX_BLOCK_BYTES"]
+
+# Row blocks are cut so that one block's raw features (rows x m float64) take at
+# most this much: a task's scratch is a few times that.
+MAX_BLOCK_BYTES = 128 * 2**20
+
+
+# --------------------------------------------------------------------------- tasks
+# Module-level functions: the workers import them by reference.
+@dataclass
+class Block:
+    """One row block on a worker: scaled data, weights, ``a`` and ``B_ii``."""
+
+    X: np.ndarray
+    w: np.ndarray
+    a: np.ndarray
+    diag: np.ndarray
+
+    def raw(self, fmap, rows=None):
+        """The raw features ``r`` of the block's rows (or of ``rows`` of them)."""
+        return fmap.raw(self.X if rows is None else self.X[rows])
+
+
+def setup_block(Xb, wb, scale, fmap):
+    """Scaled data, ``a`` and ``B_ii`` of a block."""
+    Xb = np.asarray(Xb, dtype=np.float64)
+    if scale != 1.0:
+        Xb = Xb * scale
+    wb = np.asarray(wb, dtype=np.float64)
+    R = fmap.raw(Xb)
+    a = 0.5 * np.asarray(fmap.kdiag(Xb), dtype=np.float64)
+    F = fmap.project(R)
+    diag = wb * wb * (np.einsum("ij,ij->i", F, F) - 2.0 * a)
+    return Block(Xb, wb, a, diag)
+
+
+def block_sums(block, state, fmap, k):
+    """``(sum_{i in C_l} w_i r_i, A_l, s_l, sizes)`` of one block."""
+    labels = state.labels
+    SR, A = _lr.cluster_sums_lr(block.raw(fmap), block.a, block.w, labels, k)
+    return (SR, A, np.bincount(labels, weights=block.w, minlength=k),
+            np.bincount(labels, minlength=k))
+
+
+def _m_columns(block, fmap, sums, rows=None):
+    """``C[i, l] = M[l, i]`` for the block's rows (or ``rows`` of them) and the raw
+    features used."""
+    P, A, s = sums[0], sums[1], sums[2]
+    R = block.raw(fmap, rows)
+    a, w = (block.a, block.w) if rows is None else (block.a[rows], block.w[rows])
+    C = R @ P.T
+    C -= a[:, None] * s[None, :]
+    C -= A[None, :]
+    C *= w[:, None]
+    return C, R
+
+
+@dataclass
+class BlockState:
+    """A block's part of a run: labels and, per point, bounds ``up >= d_j`` on the
+    feature distance to its own cluster mean and ``lo <= min_{l != j} d_l`` to the
+    others, valid for the means of the last sweep (``up = inf``: not known)."""
+
+    labels: np.ndarray
+    up: np.ndarray
+    lo: np.ndarray
+
+
+def new_state(labels):
+    """A block state with no bounds known."""
+    n = labels.shape[0]
+    return BlockState(labels, np.full(n, np.inf), np.zeros(n))
+
+
+def block_labels(state):
+    """The labels of a block state."""
+    return state.labels
+
+
+def propose_block(block, state, fmap, sums, drift):
+    """The block's improving moves under ``sums = (P, A, s, q, cnt, sn2)``, and its
+    state with updated bounds.
+
+    ``drift[l]`` is how far mean ``l`` moved since the bounds were taken
+    (``drift[k]`` the largest): ``up + drift[j]`` and ``lo - drift[k]`` still bound
+    the distances (triangle inequality, as Hamerly 2010 does for Lloyd's
+    k-means), and a point with ``s_j / (s_j - w) U^2 < min_l s_l / (s_l + w) L^2``
+    has no improving move (its gain, ``w s_j / (s_j - w) d_j^2 - w s_l / (s_l + w)
+    d_l^2`` in feature space, is negative): it is skipped and its features are
+    not even computed. The others get exact gains and fresh bounds.
+    Returns ``(proposals, state)``; proposals are ``(indices, labels, phi, a, w,
+    B_ii)`` of the points with a move of positive gain.
+    """
+    s, q, cnt, sn2 = sums[2], sums[3], sums[4], sums[5]
+    k = s.shape[0]
+    j, w = state.labels, block.w
+    up = state.up + drift[j]
+    lo = state.lo - drift[k]
+    s_min = s.min()
+    sj = s[j]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        still = (lo > 0.0) & (sj / (sj - w) * up * up < s_min / (s_min + w) * lo * lo)
+    rows = np.flatnonzero(~still & (cnt[j] > 1))
+    C, R = _m_columns(block, fmap, sums, rows)
+    jr, wr, ar = j[rows], w[rows], block.a[rows]
+    target = _lr.best_moves(C, jr, wr, block.diag[rows], s, q, cnt)
+    # distances to every mean for the fresh bounds: ||phi||^2 - 2 phi.S_l / s_l + ||S_l||^2 / s_l^2
+    f2 = block.diag[rows] / (wr * wr) + 2.0 * ar
+    with np.errstate(invalid="ignore", divide="ignore"):
+        dot = C / wr[:, None] + ar[:, None] * s[None, :] + sums[1][None, :]
+        d2 = f2[:, None] - 2.0 * dot / s[None, :] + (sn2 / (s * s))[None, :]
+    d2[:, s <= 0] = np.inf
+    scale = np.maximum(f2, np.max(np.where(s > 0, sn2 / np.where(s > 0, s * s, 1.0), 0.0)))
+    tol = _lr.BOUND_SLACK * scale
+    own = d2[np.arange(rows.size), jr]
+    d2[np.arange(rows.size), jr] = np.inf
+    far = d2.min(axis=1) if k > 1 else np.full(rows.size, np.inf)
+    up[rows] = np.sqrt(np.maximum(own, 0.0) + tol) * (1.0 + _lr.BOUND_SLACK)
+    lo[rows] = np.sqrt(np.maximum(far - tol, 0.0)) * (1.0 - _lr.BOUND_SLACK)
+    moving = target >= 0
+    idx = rows[moving]
+    props = (idx, j[idx].copy(), np.ascontiguousarray(fmap.project(R[moving])),
+             block.a[idx], w[idx], block.diag[idx])
+    return props, BlockState(j, up, lo)
+
+
+def donor_block(block, state, fmap, sums):
+    """The block's point whose move to an empty cluster raises Q most:
+    ``(gain, index, label, phi, a, w, B_ii)``; gain ``-inf`` when none may move.
+
+    Gain ``A_j(i) + B_ii / w_i`` (paper eq. 50 with an empty target), as
+    :func:`kgroups._base.fill_empty_clusters` uses.
+    """
+    C, R = _m_columns(block, fmap, sums)
+    s, q, cnt = sums[2], sums[3], sums[4]
+    j, w, b = state.labels, block.w, block.diag
+    cj = C[np.arange(j.shape[0]), j]
+    gain = (w * q[j] / s[j] - 2.0 * cj + b) / np.maximum(s[j] - w, 1e-300) + b / w
+    gain[cnt[j] < 2] = -np.inf
+    if gain.size == 0:
+        return (-np.inf, -1, -1, None, 0.0, 0.0, 0.0)
+    i = int(np.argmax(gain))
+    return (float(gain[i]), i, int(j[i]), fmap.project(R[i:i + 1])[0], float(block.a[i]),
+            float(w[i]), float(b[i]))
+
+
+def apply_moves(state, idx, new):
+    """The block's state after the driver's accepted moves (their bounds forgotten)."""
+    if idx.size == 0:
+        return state
+    labels, up = state.labels.copy(), state.up.copy()
+    labels[idx] = new
+    up[idx] = np.inf
+    return BlockState(labels, up, state.lo)
+
+
+def nearest_centre_block(Xb, scale, centres):
+    """Labels of the nearest centre (input space) for a block of (unscaled) rows."""
+    from .._init import _sq_dists
+
+    Xb = np.asarray(Xb, dtype=np.float64) * scale
+    return np.argmin(_sq_dists(Xb, centres), axis=1).astype(np.int64)
+
+
+def random_block(n_rows, k, seed):
+    """Uniform random labels for a block."""
+    return np.random.default_rng(seed).integers(0, k, size=n_rows).astype(np.int64)
+
+
+def check_labels_block(lb, k, start, owner):
+    """Given starting labels of a block as int64 in ``[0, k)``."""
+    from .._validation import check_init_labels
+
+    lb = np.asarray(lb)
+    try:
+        return check_init_labels(lb, lb.shape[0], k, owner)
+    except ValueError as exc:
+        raise type(exc)(f"{exc} (in init[{start}:{start + lb.shape[0]}])") from None
+
+
+# --------------------------------------------------------------------------- engine
+@dataclass
+class RunState:
+    """One run: label blocks on the cluster, sums on the driver."""
+
+    labels: list
+    S: np.ndarray
+    A: np.ndarray
+    s: np.ndarray
+    q: np.ndarray
+    cnt: np.ndarray
+
+    def objective(self):
+        """``Q = sum_l q_l / s_l`` (empty clusters count 0)."""
+        ok = self.s > 0
+        return float(np.sum(self.q[ok] / self.s[ok]))
+
+
+class DaskEngine(Engine):
+    """Approximate engine on Dask: Hartigan moves on low-rank features, proposed by the
+    blocks and accepted exactly by the driver (see the module docstring).
+
+    Built by :meth:`from_dask` from a dask array whose rows are cut in blocks and
+    whose columns are one chunk; ``sizes`` are the blocks' row counts.
+    """
+
+    name = "dask"
+
+    def __init__(self, fmap, blocks, sizes):
+        self.fmap = fmap
+        self.blocks = blocks
+        self.sizes = tuple(int(b) for b in sizes)
+        self.offsets = np.concatenate([[0], np.cumsum(self.sizes)]).astype(np.int64)
+        self.rounds = 0  # round trips to the blocks (compute calls), for reports
+        self.bytes_out = 0  # bytes sent to blocks by sweeps (sums), for reports
+        self.bytes_in = 0  # bytes of proposals received, for reports
+
+    # -- construction -----------------------------------------------------
+    @classmethod
+    def memory_bytes(cls, n_samples, n_features, *, n_clusters, n_init=1, dtype=np.float64,
+                     options=None):
+        """Driver memory: the landmark sample and its kernel, the map, the sums and
+        one block's proposals (the blocks' own memory is the workers')."""
+        from .lowrank import SEED_SAMPLE
+
+        n, d, k = int(n_samples), int(n_features), int(n_clusters)
+        m = min(int((options or {}).get("n_components", 256)), n)
+        rows = block_rows(m)
+        return 8 * (min(n, SEED_SAMPLE) * (d + 2) + 3 * m * m + m * d + 6 * k * m
+                    + min(rows, n) * (m + 6))
+
+    @staticmethod
+    def worker_bytes(rows, n_features, m, k):
+        """Scratch of one task on a block of ``rows`` rows: raw features, their
+        projection, ``M``'s columns and the data."""
+        return 8 * rows * (3 * m + k + n_features + 8)
+
+    @classmethod
+    def from_dask(cls, X, w, scale, semimetric, params, *, sample, center, n_clusters,
+                  options=None):
+        """The engine for the blocks of ``X`` (dask, rows in blocks, one column chunk).
+
+        ``w``: dask weights chunked like the rows; ``scale``: the power of two the
+        data are multiplied by; ``sample(index) -> ndarray`` rows of the scaled data
+        (for the landmarks); ``center``: the mean of the scaled data;
+        """
+        import dask
+
+        options = dict(options or {})
+        m = int(options.get("n_components", 256))
+        landmarks = options.get("landmarks", "k-means++")
+        if landmarks not in LANDMARKS:
+            raise ValueError(f"landmarks={landmarks!r} should be one of {LANDMARKS}")
+        n, d = X.shape
+        cls.check_memory(n, d, n_clusters=n_clusters, options=options,
+                         alternative="a smaller n_components or fewer clusters")
+        from .._validation import as_seed
+
+        rng = np.random.default_rng(as_seed(options.get("random_state")))
+        if landmarks == "fourier":
+            fmap = fourier_map(X, m, semimetric, params.get("sigma", 1.0), rng, center=center)
+        else:
+            fmap = nystroem_map(X, m, semimetric, params, landmarks, rng, rows=sample,
+                                center=center)
+        fmap_d = dask.delayed(fmap, pure=True)
+        blocks = [dask.delayed(setup_block, pure=True)(xb, wb, scale, fmap_d)
+                  for xb, wb in zip(X.to_delayed().ravel(), w.to_delayed().ravel())]
+        blocks = list(dask.persist(*blocks))
+        eng = cls(fmap, blocks, X.chunks[0])
+        eng.fmap_d = fmap_d
+        eng.rng = rng
+        return eng
+
+    # -- what a run needs ---------------------------------------------------
+    def _stream(self, tasks):
+        from .._dask import stream
+
+        self.rounds += 1
+        return stream(tasks)
+
+    def _sums_task(self, state):
+        import dask
+
+        P = self.fmap.dual(state.S)
+        sn2 = np.einsum("ij,ij->i", state.S, state.S)
+        self.bytes_out += len(self.blocks) * (P.nbytes + 5 * sn2.nbytes)
+        return dask.delayed((P, state.A, state.s, state.q, state.cnt, sn2), pure=True)
+
+    def start_run(self, labels, k):
+        """The run's state: the given label blocks, persisted, and their sums."""
+        import dask
+
+        blocks = [dask.delayed(new_state, pure=True)(lb) for lb in labels]
+        blocks = list(dask.persist(*blocks))
+        state = RunState(blocks, *self._sums(blocks, k))
+        state.means = None
+        return state
+
+    def _sums(self, blocks, k):
+        import dask
+
+        parts = [dask.delayed(block_sums, pure=True)(b, st, self.fmap_d, k)
+                 for b, st in zip(self.blocks, blocks)]
+        SR, A, s, cnt = 0.0, 0.0, 0.0, 0
+        for part in self._stream(parts):
+            SR, A, s, cnt = SR + part[0], A + part[1], s + part[2], cnt + part[3]
+        S = np.ascontiguousarray(self.fmap.project(np.asarray(SR, dtype=np.float64)))
+        A = np.asarray(A, dtype=np.float64)
+        s = np.asarray(s, dtype=np.float64)
+        cnt = np.asarray(cnt, dtype=np.int64)
+        q = np.einsum("ij,ij->i", S, S) - 2.0 * s * A
+        return S, A, s, q, cnt
+
+    def fill_empty(self, state):
+        """Give every empty cluster the point whose move there raises Q most (one
+        round trip per empty cluster); returns how many were filled."""
+        import dask
+
+        from .._dask import persist
+
+        filled = 0
+        for l in np.flatnonzero(state.cnt == 0):
+            sums = self._sums_task(state)
+            tasks = [dask.delayed(donor_block, pure=True)(b, st, self.fmap_d, sums)
+                     for b, st in zip(self.blocks, state.labels)]
+            best, where = None, -1
+            for blk, cand in enumerate(self._stream(tasks)):
+                if best is None or cand[0] > best[0]:
+                    best, where = cand, blk
+            gain, i, j, phi, a, w, _ = best
+            if not np.isfinite(gain):
+                break
+            self._move(state, j, int(l), phi, a, w)
+            state.labels[where] = dask.delayed(apply_moves, pure=True)(
+                state.labels[where], np.array([i]), np.array([l]))
+            filled += 1
+        if filled:
+            state.labels = persist(state.labels)
+        return filled
+
+    @staticmethod
+    def _move(state, j, l, phi, a, w):
+        state.S[j] -= w * phi
+        state.S[l] += w * phi
+        state.A[j] -= w * a
+        state.A[l] += w * a
+        state.s[j] -= w
+        state.s[l] += w
+        state.cnt[j] -= 1
+        state.cnt[l] += 1
+        for t in (j, l):
+            state.q[t] = state.S[t] @ state.S[t] - 2.0 * state.s[t] * state.A[t]
+
+    def _drift(self, state):
+        """How far each mean moved since the last sweep (``inf`` for a cluster that
+        is or was empty), and the largest, as the blocks' bounds need them."""
+        k = state.s.shape[0]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means = state.S / state.s[:, None]
+        drift = np.full(k + 1, np.inf)
+        if state.means is not None:
+            d = np.sqrt(((means - state.means) ** 2).sum(axis=1))
+            drift[:k] = np.where(np.isfinite(d), d, np.inf)
+            drift[k] = drift[:k].max()
+        state.means = means
+        return drift
+
+    def sweep_run(self, state):
+        """One distributed sweep (see the module docstring); returns the moves taken."""
+        import dask
+
+        from .._dask import persist, stream_split
+
+        sums = self._sums_task(state)
+        drift = self._drift(state)
+        pairs = [dask.delayed(propose_block, pure=True, nout=2)(b, st, self.fmap_d, sums,
+                                                                drift)
+                 for b, st in zip(self.blocks, state.labels)]
+        self.rounds += 1
+        results, states = stream_split([p[0] for p in pairs], [p[1] for p in pairs])
+        moves = 0
+        accepted = []
+        for (idx, lab, phi, a, w, diag) in results:
+            self.bytes_in += idx.nbytes + lab.nbytes + phi.nbytes + 3 * a.nbytes
+            if idx.size == 0:
+                accepted.append(None)
+                continue
+            new = lab.copy()
+            taken = _lr.sweep_lowrank(phi, a, w, diag, new, state.S, state.A, state.s,
+                                      state.q, state.cnt)
+            moved = new != lab
+            accepted.append((idx[moved], new[moved]) if taken else None)
+            moves += int(taken)
+        states = list(states)
+        for blk, acc in enumerate(accepted):
+            if acc is not None:
+                states[blk] = dask.delayed(apply_moves, pure=True)(states[blk], *acc)
+        state.labels = persist(states)
+        return moves
+
+    def end_run(self, state, k):
+        """Fresh sums from the final labels (the driver's were updated move by move)."""
+        state.S, state.A, state.s, state.q, state.cnt = self._sums(state.labels, k)
+
+    def labels_array(self, state):
+        """The run's labels as a dask array with the engine's row blocks."""
+        import dask
+        import dask.array as da
+
+        return da.concatenate([
+            da.from_delayed(dask.delayed(block_labels, pure=True)(st), shape=(n,),
+                            dtype=np.int64)
+            for st, n in zip(state.labels, self.sizes)])
+
+    # -- starting partitions ---------------------------------------------------
+    def label_blocks_from(self, labels, k, owner):
+        """Given starting labels (numpy or dask, length n), checked block by block."""
+        import dask
+        import dask.array as da
+
+        if not isinstance(labels, da.Array):
+            labels = da.from_array(np.asarray(labels), chunks=(self.sizes,))
+        else:
+            labels = labels.rechunk((self.sizes,))
+        return [dask.delayed(check_labels_block, pure=True)(lb, k, int(start), owner)
+                for lb, start in zip(labels.to_delayed().ravel(), self.offsets[:-1])]
+
+    def random_label_blocks(self, k, rng):
+        """Uniform random labels, one seed per block from ``rng``."""
+        import dask
+
+        seeds = rng.integers(0, 2**63 - 1, size=len(self.sizes))
+        return [dask.delayed(random_block, pure=True)(n, k, int(sd))
+                for n, sd in zip(self.sizes, seeds)]
+
+    def nearest_label_blocks(self, X, scale, centres):
+        """Labels of the nearest of ``centres`` (input space, scaled units)."""
+        import dask
+
+        return [dask.delayed(nearest_centre_block, pure=True)(xb, scale, centres)
+                for xb in X.to_delayed().ravel()]
+
+    # -- after the fit -----------------------------------------------------------
+    def feature_sums(self, state, k, n_features_in):
+        """What ``predict`` needs: :class:`~kgroups._backends.lowrank.FeatureSums`."""
+        return FeatureSums(self.fmap, state.S.copy(), state.A.copy(), state.s.copy(),
+                           n_features_in)
+
+
+def block_rows(m):
+    """Rows per block so that one block's raw features take ``MAX_BLOCK_BYTES``."""
+    return max(1024, MAX_BLOCK_BYTES // (8 * max(int(m), 1)))
+
+
+def check_block_fits(rows, n_features, m, k, client, owner):
+    """Refuse blocks whose task scratch exceeds a worker's memory limit."""
+    need = DaskEngine.worker_bytes(rows, n_features, m, k)
+    if client is not None:
+        limits = [wk.get("memory_limit", 0) or 0
+                  for wk in client.scheduler_info().get("workers", {}).values()]
+        limit = min([x for x in limits if x] or [0])
+        if limit and need > 0.8 * limit:
+            raise ValueError(
+                f"{owner}: a block of {rows} rows needs about {need / 2**20:.0f} MiB per task "
+                f"with n_components={m}, more than 80% of a worker's memory limit "
+                f"({limit / 2**20:.0f} MiB); rechunk X into smaller row blocks or give the "
+                "workers more memory")
+        return
+    check_fits(need, f"a task on a block of {rows} rows", "smaller row blocks")

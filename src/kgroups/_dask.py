@@ -1,0 +1,344 @@
+"""Dask input for the estimators: checks, the scheduler, and ``fit``/``predict`` on
+a ``dask.array.Array`` or dask DataFrame (``engine="dask"``).
+
+Only this module, :mod:`kgroups._dask_energy` and the Dask backend import
+``dask``; :func:`is_dask_collection` recognises a dask object without importing
+it. With an active ``dask.distributed.Client`` the work runs on its cluster
+(:func:`client_or_none`); otherwise on Dask's default (threaded) scheduler.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import InvalidParameterError, as_seed, check_finite, check_sample_weight
+
+__all__ = ["is_dask_collection", "client_or_none", "stream", "as_dask_rows",
+           "fit_dask", "predict_dask"]
+
+
+def is_dask_collection(X):
+    """Whether ``X`` is a dask collection (array, DataFrame, ...), without importing dask."""
+    return hasattr(type(X), "__dask_graph__")
+
+
+def _need_dask(owner):
+    try:
+        import dask.array  # noqa: F401
+    except ImportError:  # pragma: no cover - the extra is installed in CI
+        raise ImportError(f"{owner}: engine='dask' needs dask: pip install 'kgroups[dask]'"
+                          ) from None
+
+
+def client_or_none():
+    """The active ``dask.distributed`` client, or None (Dask's default scheduler)."""
+    try:
+        from distributed import get_client
+    except ImportError:
+        return None
+    try:
+        return get_client()
+    except ValueError:  # no client
+        return None
+
+
+def stream(tasks):
+    """Results of the delayed ``tasks`` in order, computed in parallel.
+
+    With a client: all submitted at once, each gathered when the caller asks
+    for it (the driver holds one result at a time). Without: computed in
+    batches of twice the local threads.
+    """
+    import dask
+
+    client = client_or_none()
+    if client is not None:
+        futures = client.compute(tasks)
+        try:
+            for fut in futures:
+                yield fut.result()
+        finally:
+            for fut in futures:
+                fut.release()
+        return
+    import os
+
+    batch = 2 * (os.cpu_count() or 1)
+    for a in range(0, len(tasks), batch):
+        yield from dask.compute(*tasks[a:a + batch])
+
+
+def stream_split(results, keep):
+    """Compute the delayed ``results`` and ``keep`` together (they share tasks);
+    return ``(iterator over results in order, kept objects)``.
+
+    With a client, one submission: ``keep`` stays on the workers (futures) and
+    the results are gathered one at a time; without, both are computed in this
+    process.
+    """
+    import dask
+
+    client = client_or_none()
+    n = len(results)
+    if client is not None:
+        futures = client.compute(list(results) + list(keep))
+
+        def gather():
+            try:
+                for fut in futures[:n]:
+                    yield fut.result()
+            finally:
+                for fut in futures[:n]:
+                    fut.release()
+
+        return gather(), futures[n:]
+    values = dask.compute(*results, *keep)
+    kept = [dask.delayed(v, pure=False) for v in values[n:]]
+    return iter(values[:n]), kept
+
+
+def persist(objs):
+    """``objs`` with every dask collection among them persisted (futures stay)."""
+    import dask
+
+    objs = list(objs)
+    lazy = [i for i, o in enumerate(objs) if is_dask_collection(o)]
+    for i, o in zip(lazy, dask.persist(*[objs[i] for i in lazy])):
+        objs[i] = o
+    return objs
+
+
+# --------------------------------------------------------------------------- input
+def as_dask_rows(X, owner, what="X"):
+    """``(X as a float64 dask array with one column chunk, column names or None)``.
+
+    Accepts a dask array (2-D, numbers) or a dask DataFrame of numeric columns;
+    rows with unknown chunk sizes are counted first. Anything else is in-memory
+    data, checked as usual and cut in row blocks.
+    """
+    import dask.array as da
+
+    names = None
+    if is_dask_collection(X) and hasattr(X, "columns") and hasattr(X, "dtypes"):
+        bad = [str(c) for c, dt in X.dtypes.items()
+               if not (np.issubdtype(dt, np.number) or np.issubdtype(dt, np.bool_))]
+        if bad:
+            raise InvalidParameterError(
+                f"{owner}: {what} is a dask DataFrame with non-numeric columns {bad}; "
+                "expected numeric columns only")
+        if all(isinstance(c, str) for c in X.columns):
+            names = np.asarray(list(X.columns), dtype=object)
+        X = X.to_dask_array(lengths=True)
+    elif not is_dask_collection(X):
+        from ._validation import check_data
+
+        X = check_data(X, what, owner)
+        X = da.from_array(X, chunks=(max(1, X.shape[0]), -1))
+    if not isinstance(X, da.Array):
+        raise InvalidParameterError(
+            f"{owner}: {what} is a dask {type(X).__name__}; expected a dask array or a "
+            "dask DataFrame of numeric columns")
+    if X.ndim != 2:
+        raise InvalidParameterError(
+            f"{owner}: {what} should be a 2-D (n_samples, n_features) dask array, got "
+            f"shape {X.shape}")
+    if X.dtype.kind not in "biuf":
+        raise InvalidParameterError(
+            f"{owner}: {what} has dtype {X.dtype}; expected an array of numbers")
+    if any(np.isnan(c) for c in X.chunks[0]):
+        X = X.compute_chunk_sizes()
+    if X.shape[0] < 1 or X.shape[1] < 1:
+        raise InvalidParameterError(
+            f"{owner}: {what} has shape {X.shape}; expected at least 1 row and 1 column")
+    return X.astype(np.float64).rechunk({1: -1}), names
+
+
+def _weights(sample_weight, X, owner):
+    """Weights as a dask array chunked like the rows of ``X`` (checked per block)."""
+    import dask.array as da
+
+    n = X.shape[0]
+    if sample_weight is None:
+        return da.ones(n, chunks=(X.chunks[0],))
+    if is_dask_collection(sample_weight):
+        w = sample_weight
+        if hasattr(w, "to_dask_array"):
+            w = w.to_dask_array(lengths=True)
+        if w.ndim != 1 or w.shape[0] != n:
+            raise InvalidParameterError(
+                f"{owner}: sample_weight has shape {w.shape}, expected ({n},)")
+        return w.astype(np.float64).rechunk((X.chunks[0],))
+    w = check_sample_weight(sample_weight, n, owner)
+    return da.from_array(w, chunks=(X.chunks[0],))
+
+
+def summary_block(Xb, wb, start, owner):
+    """Checks of one block of data and weights; ``(max |x|, column sums)``."""
+    Xb = np.asarray(Xb, dtype=np.float64)
+    end = start + Xb.shape[0]
+    try:
+        check_finite(Xb, "X", owner)
+        check_sample_weight(np.asarray(wb), Xb.shape[0], owner)
+    except InvalidParameterError as exc:
+        raise InvalidParameterError(f"{exc} (indices within rows {start}:{end})") from None
+    big = float(np.max(np.abs(Xb))) if Xb.size else 0.0
+    return big, Xb.sum(axis=0)
+
+
+# --------------------------------------------------------------------------- fit
+def fit_dask(est, X, sample_weight):
+    """``est.fit`` for ``engine="dask"`` or dask input (see :class:`KernelKGroups`)."""
+    owner = est._owner()
+    _need_dask(owner)
+    import dask
+
+    from ._backends import check_engine_input
+    from ._backends.dask_engine import DaskEngine, block_rows, check_block_fits
+    from ._backends.lowrank import SEED_SAMPLE
+    from ._progress import FitProgress
+
+    if not hasattr(est, "_blocks_run"):
+        raise InvalidParameterError(
+            f"{owner}: dask input and engine='dask' are supported by KernelKGroups only; "
+            "pass X.compute() for an in-memory fit")
+    if est.engine not in ("auto", "dask"):
+        raise InvalidParameterError(
+            f"{owner}: X is a dask collection and engine={est.engine!r}; use engine='auto' "
+            "or 'dask' (distributed, low-rank), or pass X.compute() for an in-memory engine")
+    if est._precomputed():
+        raise InvalidParameterError(
+            f"{owner}: engine='dask' needs raw data, not a precomputed matrix "
+            f"(kernel={est.kernel!r}, semimetric={est.semimetric!r})")
+    Xd, names = as_dask_rows(X, owner)
+    n, d = Xd.shape
+    est._check_params(n)
+    k = est.n_clusters
+    if isinstance(est.init, str) and est.init not in ("k-means++", "random"):
+        raise InvalidParameterError(
+            f"{owner}: init={est.init!r} is not available with engine='dask'; use "
+            "'k-means++' (seeds drawn on a sample), 'random' or an array of labels")
+    check_engine_input("low-rank", n, kernel=est.kernel, semimetric=est.semimetric,
+                       sparse_input=False, n_clusters=k, n_components=est.n_components,
+                       landmarks=est.landmarks, owner=owner)
+    client = client_or_none()
+    m = min(est.n_components, n)
+    rows = block_rows(m)
+    if max(Xd.chunks[0]) > rows:
+        Xd = Xd.rechunk({0: rows})
+    check_block_fits(max(Xd.chunks[0]), d, m, k, client, owner)
+    w = _weights(sample_weight, Xd, owner)
+
+    est.n_features_in_ = d
+    if names is not None:
+        est.feature_names_in_ = names
+    elif hasattr(est, "feature_names_in_"):
+        del est.feature_names_in_
+
+    starts = np.concatenate([[0], np.cumsum(Xd.chunks[0])[:-1]]).astype(np.int64)
+    checks = [dask.delayed(summary_block, pure=True)(xb, wb, int(a), owner)
+              for xb, wb, a in zip(Xd.to_delayed().ravel(), w.to_delayed().ravel(), starts)]
+    big, colsum = 0.0, 0.0
+    for b, cs in stream(checks):
+        big, colsum = max(big, b), colsum + cs
+    est._scale = scale = est._scale_for(big)
+    center = np.asarray(colsum, dtype=np.float64) / n * scale
+
+    def sample(idx):
+        return np.asarray(Xd[idx].compute(), dtype=np.float64) * scale
+
+    n_init = est.n_init if isinstance(est.init, str) else 1
+    options = {"n_components": est.n_components, "landmarks": est.landmarks,
+               "random_state": est.random_state}
+    progress = FitProgress(owner, n_init, est.max_iter, est.verbose)
+    engine = DaskEngine.from_dask(Xd, w, scale, est.semimetric, est._params(), sample=sample,
+                                  center=center, n_clusters=k, options=options)
+    progress.say(
+        f"engine='dask' on {len(engine.sizes)} blocks of <= {max(engine.sizes)} rows, "
+        f"{'a distributed client' if client is not None else 'the local scheduler'}")
+    rng = np.random.default_rng(as_seed(est.random_state))
+    best = None
+    try:
+        for r in range(n_init):
+            labels0 = _start(est, engine, Xd, w, scale, rng, n, k, SEED_SAMPLE)
+            progress.start(r)
+            run = est._blocks_run(engine, labels0, progress)
+            progress.end(run.objective)
+            if best is None or run.objective > best.objective:
+                best = run
+    finally:
+        progress.close()
+    if not best.converged:
+        import warnings
+
+        from sklearn.exceptions import ConvergenceWarning
+
+        warnings.warn(f"{owner}: the best run stopped at max_iter={est.max_iter} before "
+                      "converging; raise max_iter", ConvergenceWarning)
+    est._set_objective(best, 0.0)
+    est.labels_ = best.labels.rechunk((_row_chunks(X, Xd),)).persist()
+    est.cluster_weights_ = best.state.s.copy()
+    est.engine_ = engine.name
+    est._q = best.state.q.copy()
+    est._predictor = engine.feature_sums(best.state, k, d)
+    est.dask_stats_ = {"blocks": len(engine.sizes), "round_trips": engine.rounds,
+                       "bytes_to_blocks": engine.bytes_out,
+                       "bytes_from_blocks": engine.bytes_in}
+    return est
+
+
+def _row_chunks(X, Xd):
+    """The row chunks of the caller's X (labels_ come back chunked like it)."""
+    if is_dask_collection(X) and hasattr(X, "chunks") and not any(
+            np.isnan(c) for c in X.chunks[0]):
+        return X.chunks[0]
+    return Xd.chunks[0]
+
+
+def _start(est, engine, Xd, w, scale, rng, n, k, seed_sample):
+    """Starting label blocks for one restart."""
+    if not isinstance(est.init, str):
+        return engine.label_blocks_from(est.init, k, est._owner())
+    if est.init == "random":
+        return engine.random_label_blocks(k, rng)
+    from sklearn.cluster import kmeans_plusplus
+
+    seed = int(rng.integers(np.iinfo(np.int32).max))
+    if n <= seed_sample:  # all rows: the same centres as an in-memory fit
+        sub, wsub = np.asarray(Xd.compute()) * scale, np.asarray(w.compute())
+    else:
+        idx = np.sort(rng.choice(n, seed_sample, replace=False))
+        sub, wsub = np.asarray(Xd[idx].compute()) * scale, np.asarray(w[idx].compute())
+    centres, _ = kmeans_plusplus(sub, k, sample_weight=wsub, random_state=seed)
+    return engine.nearest_label_blocks(Xd, scale, centres)
+
+
+# --------------------------------------------------------------------------- predict
+def predict_block(Xb, predictor, s, q, scale, owner):
+    """Labels of a block of new rows (the rule of ``predict``)."""
+    from ._base import insertion_scores
+
+    Xb = np.asarray(Xb, dtype=np.float64)
+    check_finite(Xb, "X", owner)
+    if Xb.shape[0] == 0:
+        return np.zeros(0, dtype=np.int64)
+    m, kxx = predictor.cross_sums(Xb * scale if scale != 1.0 else Xb)
+    return np.argmax(insertion_scores(m, kxx, s, q), axis=1).astype(np.int64)
+
+
+def predict_dask(est, X):
+    """``est.predict`` for dask input: a dask array of labels chunked like X's rows."""
+    from sklearn.utils.validation import check_is_fitted
+
+    owner = est._owner()
+    check_is_fitted(est)
+    Xd, _ = as_dask_rows(X, owner)
+    if Xd.shape[1] != est.n_features_in_:
+        raise InvalidParameterError(
+            f"{owner}: X has {Xd.shape[1]} features, but {owner} was fitted with "
+            f"{est.n_features_in_}")
+    if est.kernel == "precomputed":
+        raise InvalidParameterError(
+            f"{owner}: predict needs K(x, x) for new points, which a precomputed Gram "
+            "matrix does not give")
+    return Xd.map_blocks(predict_block, est._predictor, est.cluster_weights_, est._q,
+                         est._scale, owner, dtype=np.int64, drop_axis=1)
