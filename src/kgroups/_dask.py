@@ -9,9 +9,14 @@ it. With an active ``dask.distributed.Client`` the work runs on its cluster
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from ._validation import InvalidParameterError, as_seed, check_finite, check_sample_weight
+
+# Restarts of the in-memory fit on the sample that starts a distributed run.
+SAMPLE_N_INIT = 10
 
 __all__ = ["is_dask_collection", "client_or_none", "stream", "as_dask_rows",
            "fit_dask", "predict_dask"]
@@ -234,6 +239,7 @@ def fit_dask(est, X, sample_weight):
     elif hasattr(est, "feature_names_in_"):
         del est.feature_names_in_
 
+    t0 = time.perf_counter()
     starts = np.concatenate([[0], np.cumsum(Xd.chunks[0])[:-1]]).astype(np.int64)
     checks = [dask.delayed(summary_block, pure=True)(xb, wb, int(a), owner)
               for xb, wb, a in zip(Xd.to_delayed().ravel(), w.to_delayed().ravel(), starts)]
@@ -246,12 +252,15 @@ def fit_dask(est, X, sample_weight):
     def sample(idx):
         return np.asarray(Xd[idx].compute(), dtype=np.float64) * scale
 
+    t_checks = time.perf_counter() - t0
     n_init = est.n_init if isinstance(est.init, str) else 1
     options = {"n_components": est.n_components, "landmarks": est.landmarks,
                "random_state": est.random_state}
     progress = FitProgress(owner, n_init, est.max_iter, est.verbose)
+    t0 = time.perf_counter()
     engine = DaskEngine.from_dask(Xd, w, scale, est.semimetric, est._params(), sample=sample,
                                   center=center, n_clusters=k, options=options)
+    t_setup = time.perf_counter() - t0
     progress.say(
         f"engine='dask' on {len(engine.sizes)} blocks of <= {max(engine.sizes)} rows, "
         f"{'a distributed client' if client is not None else 'the local scheduler'}")
@@ -259,7 +268,9 @@ def fit_dask(est, X, sample_weight):
     best = None
     try:
         for r in range(n_init):
+            t0 = time.perf_counter()
             labels0 = _start(est, engine, Xd, w, scale, rng, n, k, SEED_SAMPLE)
+            engine._clock("init (sample fit)", t0)
             progress.start(r)
             run = est._blocks_run(engine, labels0, progress)
             progress.end(run.objective)
@@ -282,7 +293,8 @@ def fit_dask(est, X, sample_weight):
     est._predictor = engine.feature_sums(best.state, k, d)
     est.dask_stats_ = {"blocks": len(engine.sizes), "round_trips": engine.rounds,
                        "bytes_to_blocks": engine.bytes_out,
-                       "bytes_from_blocks": engine.bytes_in}
+                       "bytes_from_blocks": engine.bytes_in,
+                       "seconds": {"checks": t_checks, "setup": t_setup, **engine.seconds}}
     return est
 
 
@@ -295,21 +307,33 @@ def _row_chunks(X, Xd):
 
 
 def _start(est, engine, Xd, w, scale, rng, n, k, seed_sample):
-    """Starting label blocks for one restart."""
+    """Starting label blocks for one restart.
+
+    ``"k-means++"``: the best of ``SAMPLE_N_INIT`` k-means++ starts of exact kernel
+    k-groups (``KernelKGroups``, same semimetric) on a uniform sample of at most
+    ``seed_sample`` rows (all rows when there are that few), extended to every
+    point by the nearest cluster mean in the engine's feature space. Most of
+    the work of convergence happens on the sample, in memory; the distributed
+    sweeps then refine a partition that is already close, and the restarts on
+    the sample avoid the poor local optima a single start can fall into.
+    """
     if not isinstance(est.init, str):
         return engine.label_blocks_from(est.init, k, est._owner())
     if est.init == "random":
         return engine.random_label_blocks(k, rng)
-    from sklearn.cluster import kmeans_plusplus
+    from ._kgroups import KernelKGroups
 
     seed = int(rng.integers(np.iinfo(np.int32).max))
-    if n <= seed_sample:  # all rows: the same centres as an in-memory fit
+    if n <= seed_sample:
         sub, wsub = np.asarray(Xd.compute()) * scale, np.asarray(w.compute())
     else:
         idx = np.sort(rng.choice(n, seed_sample, replace=False))
         sub, wsub = np.asarray(Xd[idx].compute()) * scale, np.asarray(w[idx].compute())
-    centres, _ = kmeans_plusplus(sub, k, sample_weight=wsub, random_state=seed)
-    return engine.nearest_label_blocks(Xd, scale, centres)
+    params = est.get_params(deep=False)
+    params.update(init="k-means++", n_init=SAMPLE_N_INIT, engine="auto", random_state=seed,
+                  verbose=0)
+    lab = KernelKGroups(**params).fit(sub, sample_weight=wsub).labels_
+    return engine.nearest_mean_label_blocks(sub, wsub, lab, k)
 
 
 # --------------------------------------------------------------------------- predict

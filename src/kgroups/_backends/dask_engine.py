@@ -40,6 +40,7 @@ holds one block's at a time.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -213,6 +214,12 @@ def nearest_centre_block(Xb, scale, centres):
     return np.argmin(_sq_dists(Xb, centres), axis=1).astype(np.int64)
 
 
+def nearest_mean_block(block, fmap, P, sn2):
+    """Labels of the nearest mean ``mu_l`` in feature space: ``argmin ||mu_l||^2 -
+    2 phi . mu_l`` with ``phi . mu_l = r . P_l``."""
+    return np.argmin(sn2[None, :] - 2.0 * (block.raw(fmap) @ P.T), axis=1).astype(np.int64)
+
+
 def random_block(n_rows, k, seed):
     """Uniform random labels for a block."""
     return np.random.default_rng(seed).integers(0, k, size=n_rows).astype(np.int64)
@@ -265,6 +272,10 @@ class DaskEngine(Engine):
         self.rounds = 0  # round trips to the blocks (compute calls), for reports
         self.bytes_out = 0  # bytes sent to blocks by sweeps (sums), for reports
         self.bytes_in = 0  # bytes of proposals received, for reports
+        self.seconds = {}  # wall time per phase, for reports
+
+    def _clock(self, phase, t0):
+        self.seconds[phase] = self.seconds.get(phase, 0.0) + time.perf_counter() - t0
 
     # -- construction -----------------------------------------------------
     @classmethod
@@ -341,10 +352,12 @@ class DaskEngine(Engine):
         """The run's state: the given label blocks, persisted, and their sums."""
         import dask
 
+        t0 = time.perf_counter()
         blocks = [dask.delayed(new_state, pure=True)(lb) for lb in labels]
         blocks = list(dask.persist(*blocks))
         state = RunState(blocks, *self._sums(blocks, k))
         state.means = None
+        self._clock("start", t0)
         return state
 
     def _sums(self, blocks, k):
@@ -422,6 +435,7 @@ class DaskEngine(Engine):
 
         from .._dask import persist, stream_split
 
+        t0 = time.perf_counter()
         sums = self._sums_task(state)
         drift = self._drift(state)
         pairs = [dask.delayed(propose_block, pure=True, nout=2)(b, st, self.fmap_d, sums,
@@ -447,11 +461,14 @@ class DaskEngine(Engine):
             if acc is not None:
                 states[blk] = dask.delayed(apply_moves, pure=True)(states[blk], *acc)
         state.labels = persist(states)
+        self._clock("sweeps", t0)
         return moves
 
     def end_run(self, state, k):
         """Fresh sums from the final labels (the driver's were updated move by move)."""
+        t0 = time.perf_counter()
         state.S, state.A, state.s, state.q, state.cnt = self._sums(state.labels, k)
+        self._clock("final sums", t0)
 
     def labels_array(self, state):
         """The run's labels as a dask array with the engine's row blocks."""
@@ -483,6 +500,19 @@ class DaskEngine(Engine):
         seeds = rng.integers(0, 2**63 - 1, size=len(self.sizes))
         return [dask.delayed(random_block, pure=True)(n, k, int(sd))
                 for n, sd in zip(self.sizes, seeds)]
+
+    def nearest_mean_label_blocks(self, sub, wsub, labels, k):
+        """Labels of the nearest cluster mean in feature space, the clusters being
+        ``labels`` of the (scaled) rows ``sub`` with weights ``wsub``."""
+        import dask
+
+        F = self.fmap(sub)
+        S, A = _lr.cluster_sums_lr(F, np.zeros(sub.shape[0]), wsub, labels, k)
+        s = np.bincount(labels, weights=wsub, minlength=k)
+        P = self.fmap.dual(S / s[:, None])
+        sn2 = np.einsum("ij,ij->i", S, S) / (s * s)
+        return [dask.delayed(nearest_mean_block, pure=True)(b, self.fmap_d, P, sn2)
+                for b in self.blocks]
 
     def nearest_label_blocks(self, X, scale, centres):
         """Labels of the nearest of ``centres`` (input space, scaled units)."""

@@ -1,0 +1,293 @@
+"""engine="dask" and the energy statistics of dask arrays (kgroups._dask,
+kgroups._dask_energy, kgroups._backends.dask_engine).
+
+Most tests run on Dask's local scheduler; the ``client`` ones on a
+``LocalCluster`` of two worker processes, as a real cluster would.
+"""
+
+import os
+
+import numpy as np
+import pytest
+
+da = pytest.importorskip("dask.array")
+distributed = pytest.importorskip("distributed")
+
+from kgroups import KernelKGroups, KernelKMeans, energy_distance, within_energy  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("ignore:Sending large graph:UserWarning")
+
+
+def blobs(n, d, k, std, seed):
+    rng = np.random.default_rng(seed)
+    centres = rng.uniform(-6, 6, size=(k, d))
+    y = rng.integers(0, k, size=n)
+    return centres[y] + std * rng.standard_normal((n, d)), y
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as cl:
+        yield cl
+
+
+# ------------------------------------------------------------------ brute force
+def feature_q(F, a, w, labels, k):
+    """Q of the engine kernel phi.phi' - a - a' from scratch (plain numpy)."""
+    Q = 0.0
+    for l in range(k):
+        idx = labels == l
+        if idx.any():
+            S = (w[idx, None] * F[idx]).sum(0)
+            s = w[idx].sum()
+            Q += (S @ S - 2.0 * s * (w[idx] * a[idx]).sum()) / s
+    return Q
+
+
+def improving_moves_brute(F, a, w, labels, k):
+    """Points one of whose single moves raises Q by more than rounding."""
+    base = feature_q(F, a, w, labels, k)
+    count = 0
+    for i in range(labels.shape[0]):
+        if (labels == labels[i]).sum() < 2:
+            continue
+        for l in range(k):
+            if l == labels[i]:
+                continue
+            moved = labels.copy()
+            moved[i] = l
+            if feature_q(F, a, w, moved, k) > base + 1e-9 * abs(base):
+                count += 1
+                break
+    return count
+
+
+def fitted_features(est, X):
+    """The fit's feature map on X, and a = K(x, x) / 2 (the engine's kernel)."""
+    fmap = est._predictor.fmap
+    return fmap(X), 0.5 * fmap.kdiag(X)
+
+
+# ------------------------------------------------------------------ the engine
+@pytest.mark.parametrize("landmarks", ["k-means++", "uniform"])
+def test_same_start_same_optimum_as_lowrank(landmarks):
+    X, y = blobs(240, 3, 3, 1.6, 0)
+    start = np.random.default_rng(1).integers(0, 3, 240)
+    kw = dict(n_components=20, landmarks=landmarks, random_state=5, init=start)
+    lr = KernelKGroups(3, engine="low-rank", **kw).fit(X)
+    dk = KernelKGroups(3, engine="dask", **kw).fit(da.from_array(X, chunks=(50, 3)))
+    labels = dk.labels_.compute()
+    # same landmarks: the same feature map
+    F_lr, _ = fitted_features(lr, X)
+    F_dk, a = fitted_features(dk, X)
+    np.testing.assert_allclose(F_dk, F_lr, rtol=1e-9, atol=1e-9)
+    assert abs(dk.within_energy_ / lr.within_energy_ - 1) < 1e-3
+    assert improving_moves_brute(F_dk, a, np.ones(240), labels, 3) == 0
+    # the reported W is the engine kernel's W of the labels
+    assert dk.objective_ == pytest.approx(feature_q(F_dk, a, np.ones(240), labels, 3),
+                                          rel=1e-10)
+
+
+def test_weighted_optimum():
+    X, _ = blobs(200, 2, 3, 1.5, 2)
+    w = np.random.default_rng(3).integers(1, 4, 200).astype(float)
+    start = np.random.default_rng(4).integers(0, 3, 200)
+    kw = dict(n_components=16, random_state=0, init=start)
+    lr = KernelKGroups(3, engine="low-rank", **kw).fit(X, sample_weight=w)
+    dk = KernelKGroups(3, engine="dask", **kw).fit(da.from_array(X, chunks=(64, 2)),
+                                                   sample_weight=da.from_array(w, chunks=64))
+    F, a = fitted_features(dk, X)
+    labels = dk.labels_.compute()
+    assert improving_moves_brute(F, a, w, labels, 3) == 0
+    assert abs(dk.within_energy_ / lr.within_energy_ - 1) < 1e-3
+    np.testing.assert_allclose(dk.cluster_weights_, np.bincount(labels, weights=w), rtol=1e-12)
+
+
+def test_attributes_predict_and_separated_blobs():
+    X, y = blobs(3000, 4, 4, 0.5, 7)
+    Xd = da.from_array(X, chunks=(700, 4))
+    est = KernelKGroups(4, engine="dask", n_components=32, random_state=0).fit(Xd)
+    assert isinstance(est.labels_, da.Array) and est.labels_.chunks == (Xd.chunks[0],)
+    labels = est.labels_.compute()
+    from sklearn.metrics import adjusted_rand_score
+
+    assert adjusted_rand_score(y, labels) == 1.0
+    assert est.engine_ == "dask" and isinstance(est.n_iter_, int)
+    assert np.isfinite(est.within_energy_) and est.objective_ == -est.within_energy_
+    assert isinstance(est.cluster_weights_, np.ndarray) and est.cluster_weights_.sum() == 3000
+    pred = est.predict(Xd)
+    assert isinstance(pred, da.Array)
+    np.testing.assert_array_equal(pred.compute(), labels)
+    np.testing.assert_array_equal(est.predict(X[:100]), labels[:100])
+    fp = KernelKGroups(4, engine="dask", n_components=32, random_state=0).fit_predict(Xd)
+    np.testing.assert_array_equal(fp.compute(), labels)
+
+
+def test_auto_picks_dask_and_numpy_input_with_engine_dask():
+    X, _ = blobs(500, 2, 2, 0.5, 1)
+    a = KernelKGroups(2, n_components=16, random_state=0).fit(da.from_array(X, chunks=100))
+    b = KernelKGroups(2, engine="dask", n_components=16, random_state=0).fit(X)
+    assert a.engine_ == b.engine_ == "dask"
+    np.testing.assert_array_equal(a.labels_.compute(), b.labels_.compute())
+
+
+def test_dataframe_input_and_feature_names():
+    dd = pytest.importorskip("dask.dataframe")
+    pd = pytest.importorskip("pandas")
+    X, _ = blobs(400, 3, 2, 0.5, 3)
+    df = dd.from_pandas(pd.DataFrame(X, columns=["a", "b", "c"]), npartitions=3)
+    est = KernelKGroups(2, n_components=16, random_state=0).fit(df)
+    assert list(est.feature_names_in_) == ["a", "b", "c"]
+    assert est.labels_.compute().shape == (400,)
+    bad = dd.from_pandas(pd.DataFrame({"a": [1.0, 2.0, 3.0], "s": ["x", "y", "z"]}),
+                         npartitions=1)
+    with pytest.raises(ValueError, match=r"non-numeric columns \['s'\]"):
+        KernelKGroups(2).fit(bad)
+
+
+def test_never_an_empty_cluster():
+    X = np.repeat(np.array([[0.0, 0.0], [5.0, 5.0]]), 300, axis=0)
+    est = KernelKGroups(4, engine="dask", n_components=8, init="random",
+                        random_state=0).fit(da.from_array(X, chunks=(100, 2)))
+    assert (np.bincount(est.labels_.compute(), minlength=4) > 0).all()
+    start = np.zeros(600, dtype=int)
+    start[300:] = 1  # clusters 2 and 3 empty at the start
+    est = KernelKGroups(4, engine="dask", n_components=8, init=start).fit(
+        da.from_array(X, chunks=(100, 2)))
+    assert (np.bincount(est.labels_.compute(), minlength=4) > 0).all()
+    assert np.isfinite(est.within_energy_)
+
+
+@pytest.mark.parametrize("make, match", [
+    (lambda X: KernelKGroups(2, engine="dense").fit(da.from_array(X)),
+     "X is a dask collection and engine='dense'"),
+    (lambda X: KernelKMeans(2).fit(da.from_array(X)), "supported by KernelKGroups only"),
+    (lambda X: KernelKGroups(2, init="spectral").fit(da.from_array(X)),
+     "init='spectral' is not available with engine='dask'"),
+    (lambda X: KernelKGroups(2, semimetric="precomputed").fit(da.from_array(X)),
+     "needs raw data"),
+    (lambda X: KernelKGroups(2).fit(da.from_array(X[:, 0])), "2-D"),
+    (lambda X: KernelKGroups(2).fit(da.from_array(np.where(np.arange(60)[:, None] == 41,
+                                                           np.nan, X), chunks=(20, 2))),
+     r"X contains NaN .* rows 40:60"),
+    (lambda X: KernelKGroups(2).fit(da.from_array(X, chunks=(20, 2)),
+                                    sample_weight=da.from_array(-np.ones(60), chunks=20)),
+     r"sample_weight\[0\]=-1.0.* rows 0:20"),
+    (lambda X: KernelKGroups(61).fit(da.from_array(X)), "n_samples=60 should be >= "),
+    (lambda X: KernelKGroups(2, n_components=0).fit(da.from_array(X)), "n_components"),
+    (lambda X: KernelKGroups(2, engine="dask").fit(X[:, :0]), "at least 1 row and 1 column"),
+])
+def test_clear_errors(make, match):
+    X, _ = blobs(60, 2, 2, 1.0, 0)
+    with pytest.raises(ValueError, match=match):
+        make(X)
+
+
+def test_predict_checks_features():
+    X, _ = blobs(200, 2, 2, 0.5, 0)
+    est = KernelKGroups(2, engine="dask", n_components=8, random_state=0).fit(X)
+    with pytest.raises(ValueError, match="X has 3 features"):
+        est.predict(da.from_array(np.ones((5, 3))))
+    with pytest.raises(ValueError, match="engine='dask' runs only through fit"):
+        from kgroups import improving_moves
+
+        improving_moves(X, np.arange(200) % 2, engine="dask")
+
+
+# ------------------------------------------------------------------ exact energy
+@pytest.mark.parametrize("kw", [{}, {"alpha": 0.5}, {"semimetric": "gaussian", "sigma": 2.0}])
+def test_energy_distance_exact(kw):
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(900, 3)), rng.normal(0.2, 1.0, size=(700, 3))
+    wx = rng.uniform(0.5, 2.0, 900)
+    ref = energy_distance(X, Y, sample_weight_x=wx, **kw)
+    got = energy_distance(da.from_array(X, chunks=(200, 3)), da.from_array(Y, chunks=(300, 3)),
+                          sample_weight_x=da.from_array(wx, chunks=250), **kw)
+    assert abs(got - ref) <= 1e-10 * abs(ref)
+    # one in-memory, one dask
+    assert abs(energy_distance(X, da.from_array(Y, chunks=(300, 3)), sample_weight_x=wx, **kw)
+               - ref) <= 1e-10 * abs(ref)
+
+
+def test_within_energy_exact_and_scaled():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(800, 4))
+    lab = rng.integers(0, 5, 800)
+    w = rng.uniform(0.5, 3.0, 800)
+    ref = within_energy(X, lab, sample_weight=w, alpha=1.5)
+    got = within_energy(da.from_array(X, chunks=(170, 4)), da.from_array(lab, chunks=300),
+                        sample_weight=w, alpha=1.5)
+    assert abs(got - ref) <= 1e-10 * ref
+    big = within_energy(X * 1e200, lab)
+    assert abs(within_energy(da.from_array(X * 1e200, chunks=(300, 4)), lab) / big - 1) < 1e-10
+
+
+def test_energy_dask_errors():
+    X = da.from_array(np.ones((10, 2)))
+    with pytest.raises(ValueError, match="X has 2 features but Y has 3"):
+        energy_distance(X, da.from_array(np.ones((5, 3))))
+    with pytest.raises(ValueError, match="Y contains NaN"):
+        energy_distance(X, da.from_array(np.full((5, 2), np.nan)))
+
+
+# ------------------------------------------------------------------ on a cluster
+def test_cluster_matches_local_scheduler(client):
+    X, _ = blobs(1500, 3, 3, 1.8, 11)
+    start = np.random.default_rng(0).integers(0, 3, 1500)
+    kw = dict(n_components=24, random_state=2, init=start)
+    Xd = da.from_array(X, chunks=(300, 3))
+    on_cluster = KernelKGroups(3, engine="dask", **kw).fit(Xd)
+    with distributed.worker_client if False else _no_client():
+        local = KernelKGroups(3, engine="dask", **kw).fit(Xd)
+    np.testing.assert_array_equal(on_cluster.labels_.compute(), local.labels_.compute())
+    assert on_cluster.n_moves_ == local.n_moves_
+    assert on_cluster.within_energy_ == pytest.approx(local.within_energy_, rel=1e-12)
+    # exact statistics on the cluster
+    rng = np.random.default_rng(2)
+    Y = rng.normal(size=(600, 3))
+    ref = energy_distance(X, Y)
+    got = energy_distance(Xd, da.from_array(Y, chunks=(250, 3)))
+    assert abs(got - ref) <= 1e-10 * ref
+
+
+class _no_client:
+    """Run the body on Dask's local scheduler although a client exists."""
+
+    def __enter__(self):
+        import dask
+
+        self._cfg = dask.config.set(scheduler="sync")
+        self._patch = pytest.MonkeyPatch()
+        self._patch.setattr("kgroups._dask.client_or_none", lambda: None)
+        return self
+
+    def __exit__(self, *exc):
+        self._patch.undo()
+        self._cfg.__exit__(*exc)
+
+
+def test_worker_killed_mid_fit_is_survived(client, monkeypatch):
+    X, _ = blobs(2000, 3, 4, 2.0, 5)
+    Xd = da.from_array(X, chunks=(250, 3)).persist()
+    kw = dict(n_components=24, random_state=0, init="random")
+    ref = KernelKGroups(4, engine="dask", **kw).fit(Xd)
+    assert ref.n_iter_ >= 2
+    from kgroups import _progress
+
+    original = _progress.FitProgress.__call__
+    killed = []
+
+    def kill_after_first_sweep(self, sweep, moves, objective):
+        if sweep == 1 and not killed:
+            victim = sorted(client.scheduler_info()["workers"])[0]
+            client.run(os._exit, 1, workers=[victim], wait=False)
+            killed.append(victim)
+        return original(self, sweep, moves, objective)
+
+    monkeypatch.setattr(_progress.FitProgress, "__call__", kill_after_first_sweep)
+    again = KernelKGroups(4, engine="dask", **kw).fit(Xd)
+    assert killed
+    np.testing.assert_array_equal(again.labels_.compute(), ref.labels_.compute())
+    assert again.within_energy_ == pytest.approx(ref.within_energy_, rel=1e-12)
