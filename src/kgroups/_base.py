@@ -1,5 +1,5 @@
 """What kernel k-groups and kernel k-means share: validation, the kernel, restarts,
-``predict`` and ``score``.
+``predict``, ``transform`` and ``score``.
 
 The estimator layer (this module and its subclasses) validates, builds the
 engine once per ``fit`` (restarts reuse it) and keeps the best of ``n_init``
@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.base import (BaseEstimator, ClassNamePrefixFeaturesOutMixin, ClusterMixin,
+                          TransformerMixin)
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -77,8 +78,14 @@ def fill_empty_clusters(engine, labels, M):
     return empty.size
 
 
-class BaseKernelClustering(ClusterMixin, BaseEstimator):
-    """Common parameters and machinery; see :class:`KernelKGroups`."""
+class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin,
+                           BaseEstimator):
+    """Common parameters and machinery; see :class:`KernelKGroups`.
+
+    The mixins are those of scikit-learn's ``KMeans`` (same order): a clusterer
+    whose ``transform`` gives one column per cluster, named ``<classname>0`` ...
+    ``<classname>{k-1}`` by ``get_feature_names_out``, with ``set_output``.
+    """
 
     def __init__(
         self,
@@ -302,6 +309,7 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
         self.cluster_weights_ = np.bincount(best.labels, weights=w, minlength=k)
         self.engine_ = engine.name
         self._q = best.cluster_sums
+        self._n_features_out = k  # transform's columns (get_feature_names_out)
         # what predict needs from the engine that ran (any engine, one interface)
         self._predictor = engine.predictor(X, best.labels, k)
 
@@ -361,12 +369,36 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
         gain[:, empty] = -np.inf
         return gain
 
-    def _insertion_gain(self, X):
-        """Scores of :meth:`_assign_scores` for every new row and cluster."""
+    def _per_cluster(self, X, scores):
+        """``scores(m, kxx)`` for every new row and cluster, block by block: the one
+        way from new rows to ``predict``'s and ``transform``'s numbers."""
         out = np.empty((X.shape[0], self.n_clusters))
         for start, m, kxx in self._cluster_sums_new(X):
-            out[start:start + m.shape[0]] = self._assign_scores(m, kxx)
+            out[start:start + m.shape[0]] = scores(m, kxx)
         return out
+
+    def _insertion_gain(self, X):
+        """Scores of :meth:`_assign_scores` for every new row and cluster."""
+        return self._per_cluster(X, self._assign_scores)
+
+    def _needs_kxx(self, method):
+        return ValueError(
+            f"{self._owner()}: {method} needs K(x, x) for new points, which a "
+            "precomputed Gram matrix does not give; fit on semimetric='precomputed' "
+            "distances or on raw data instead")
+
+    def _mean_distances(self, m, kxx):
+        """Squared kernel-space distance to each weighted cluster mean (engine units):
+        ``K(x, x) - 2 m_l / s_l + q_l / s_l^2``, negatives clipped at 0."""
+        if kxx is None:
+            raise self._needs_kxx("transform")
+        s, q = self.cluster_weights_, self._q
+        empty = s <= 0  # never after a fit (labels_ has no empty cluster); kept safe
+        safe = np.where(empty, 1.0, s)
+        d = np.reshape(kxx, (-1, 1)) - 2.0 * m / safe + q / (safe * safe)
+        np.maximum(d, 0.0, out=d)
+        d[:, empty] = np.inf
+        return d
 
     def predict(self, X):
         """Cluster of best score (see the class docstring) for each new point.
@@ -399,6 +431,86 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
 
     def _predict_scaled(self, X):
         return np.argmax(self._insertion_gain(X), axis=1).astype(np.int64)
+
+    def transform(self, X):
+        r"""Squared kernel-space distance of each point to each cluster's weighted mean.
+
+        The analogue of ``KMeans.transform`` (which gives distances, not squared,
+        in input space): with :math:`\varphi` the feature map of the kernel
+        :math:`K = -\rho/2` and :math:`\mu_l = \frac{1}{s_l}\sum_{y \in C_l}
+        w_y \varphi(y)`,
+
+        .. math:: d_l(x) = \|\varphi(x) - \mu_l\|^2 = K(x, x) - \frac{2 m_l}{s_l}
+                  + \frac{q_l}{s_l^2}, \quad m_l = \sum_{y \in C_l} w_y K(x, y),
+                  \quad q_l = \sum_{x, y \in C_l} w_x w_y K(x, y),
+
+        computed from the same quantities as :meth:`predict`, block by block.
+        For a semimetric :math:`\rho` this is :math:`\frac{1}{s_l}\sum_y w_y
+        \rho(x, y) - \frac{1}{2 s_l^2} \sum_{y, z} w_y w_z \rho(y, z)` (any base
+        point of the kernel gives the same values), in the data's units (for
+        ``semimetric="energy"``, units of :math:`\|x - y\|^\alpha`, also when the
+        data were rescaled internally). Negative values, from rounding or from a
+        kernel that is not positive semidefinite (``"localized"``,
+        ``"sinusoidal"``, an indefinite matrix), are set to 0. With
+        ``engine="low-rank"`` the distances are those of the approximate kernel
+        (the fit's features). A precomputed Gram matrix cannot be transformed
+        (:math:`K(x, x)` of new points is unknown).
+
+        :meth:`predict` of :class:`KernelKMeans` is the nearest mean, the column
+        of smallest ``transform`` (up to ties and clipping). That of
+        :class:`KernelKGroups` is the insertion gain of its fit, the column of
+        smallest :math:`s_l d_l(x) / (s_l + 1)`, not always the nearest mean; at
+        a converged fit (positive semidefinite kernel) each training point's
+        label is also its nearest mean.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_new, n_features) or (n_new, n_train)
+            New points; with ``semimetric="precomputed"``, their semimetric values
+            to the training points.
+
+        Returns
+        -------
+        distances : ndarray of shape (n_new, n_clusters)
+            Squared kernel-space distances, >= 0.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kgroups import KernelKMeans
+        >>> X = np.array([[0.0], [2.0], [10.0], [12.0]])
+        >>> km = KernelKMeans(2, init=np.array([0, 0, 1, 1])).fit(X)
+        >>> km.transform([[1.0]]).round(6).tolist()  # mean |x - y| - mean |y - z| / 2
+        [[0.5, 9.5]]
+        >>> km.get_feature_names_out().tolist()
+        ['kernelkmeans0', 'kernelkmeans1']
+        """
+        X = self._validate_new(X)
+        d = self._per_cluster(X, self._mean_distances)
+        return d * self._objective_unit()
+
+    def fit_transform(self, X, y=None, sample_weight=None):
+        """Fit ``X`` and return :meth:`transform` of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
+            Data, or a semimetric matrix when ``semimetric="precomputed"`` (a
+            Gram matrix, ``kernel="precomputed"``, cannot be transformed).
+        y : None
+            Ignored; present for compatibility with scikit-learn.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Positive weights; integer weights are equivalent to repeated rows.
+
+        Returns
+        -------
+        distances : ndarray of shape (n_samples, n_clusters)
+            Squared kernel-space distance of each point to each cluster's
+            weighted mean, as ``fit(X).transform(X)``.
+        """
+        if self.kernel == "precomputed":
+            raise self._needs_kxx("fit_transform")
+        return self.fit(X, sample_weight=sample_weight).transform(X)
 
     def score(self, X, y=None, sample_weight=None):
         """Objective Q (= -W) of ``X`` partitioned by :meth:`predict`; higher is better.
