@@ -512,6 +512,36 @@ class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cl
             raise self._needs_kxx("fit_transform")
         return self.fit(X, sample_weight=sample_weight).transform(X)
 
+    def set_output(self, *, transform=None):
+        """Choose the container that :meth:`transform` and :meth:`fit_transform` return.
+
+        scikit-learn's ``set_output`` (documented here for its references):
+        columns named by :meth:`get_feature_names_out`, rows indexed as the input
+        DataFrame's.
+
+        Parameters
+        ----------
+        transform : {"default", "pandas", "polars"} or None, default=None
+            ``"default"``: a NumPy array; ``"pandas"`` / ``"polars"``: a
+            DataFrame of that library (which must be installed); ``None``: no
+            change.
+
+        Returns
+        -------
+        self : object
+            The estimator.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kgroups import KernelKGroups
+        >>> X = np.array([[0.0], [0.1], [5.0], [5.2]])
+        >>> est = KernelKGroups(2, random_state=0).set_output(transform="default")
+        >>> est.fit_transform(X).shape
+        (4, 2)
+        """
+        return super().set_output(transform=transform)
+
     def score(self, X, y=None, sample_weight=None):
         """Objective Q (= -W) of ``X`` partitioned by :meth:`predict`; higher is better.
 

@@ -149,7 +149,8 @@ class KernelKMeans(BaseKernelClustering):
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
-        Cluster of each training point (a cluster that empties stays empty).
+        Cluster of each training point, in [0, n_clusters); no cluster is empty
+        (an emptied cluster is re-seeded, see above).
     objective_ : float
         Q of the best run.
     within_energy_ : float
@@ -164,6 +165,8 @@ class KernelKMeans(BaseKernelClustering):
         The engine that ran (what ``engine="auto"`` chose).
     n_features_in_ : int
         Number of columns of X seen in ``fit``.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Column names of X seen in ``fit``, when it had string column names.
 
     Notes
     -----
@@ -174,6 +177,12 @@ class KernelKMeans(BaseKernelClustering):
     :math:`K(x, x)`, so with ``kernel="precomputed"`` it takes the rows
     ``K(new, train)``. With ``engine="low-rank"`` new points are mapped by the
     fit's features.
+
+    ``transform`` gives each point's squared kernel-space distance
+    :math:`K(x, x) - 2 m_l / s_l + q_l / s_l^2` to each cluster's weighted mean
+    (columns ``kernelkmeans0`` ... of ``get_feature_names_out``), so ``predict``
+    is its smallest column; it needs :math:`K(x, x)`, so unlike ``predict`` it
+    refuses a precomputed Gram matrix.
 
     Examples
     --------

@@ -171,6 +171,8 @@ class KernelKGroups(BaseKernelClustering):
         ``"low-rank"`` (what ``engine="auto"`` chose).
     n_features_in_ : int
         Number of columns of X seen in ``fit``.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Column names of X seen in ``fit``, when it had string column names.
 
     Notes
     -----
@@ -181,6 +183,16 @@ class KernelKGroups(BaseKernelClustering):
     with ``engine="low-rank"`` the new points are mapped by the fit's features.
     A precomputed Gram matrix cannot be predicted (K(x, x) of new points is
     unknown); a precomputed semimetric can (rows ``rho(new, train)``).
+
+    ``transform`` gives each point's squared kernel-space distance
+    :math:`d_l(x)` to each cluster's weighted mean (one column per cluster,
+    named ``kernelkgroups0`` ... by ``get_feature_names_out``; ``set_output``
+    applies), from the same sums as ``predict``. The insertion gain above is
+    :math:`K(x, x) - s_l d_l(x) / (s_l + 1)`, so ``predict`` is the cluster of
+    smallest :math:`s_l d_l / (s_l + 1)`, not always the nearest mean (a small
+    cluster draws points from a little farther). At a Hartigan optimum (with a
+    positive semidefinite kernel) the own cluster of each training point is
+    also its nearest mean.
 
     Examples
     --------
