@@ -357,10 +357,7 @@ class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cl
         (possible after kernel k-means) is never a target.
         """
         if kxx is None:
-            raise ValueError(
-                f"{self._owner()}: predict needs K(x, x) for new points, which a "
-                "precomputed Gram matrix does not give; fit on semimetric='precomputed' "
-                "distances or on raw data instead")
+            raise self._needs_kxx("predict")
         s, q = self.cluster_weights_, self._q
         empty = s <= 0
         mean_q = np.where(empty, 0.0, q / np.where(empty, 1.0, s))
