@@ -36,6 +36,8 @@ from ._validation import (
 # Raw data whose largest |entry| lies outside _validation.SAFE_MAGNITUDE are rescaled
 # by a power of two for the semimetrics whose partitions do not depend on scale.
 SCALE_FREE = ("energy", "gaussian", "laplacian")
+# Relative difference in Q below which two starts tie (the first is kept).
+TIE_RTOL = 1e-12
 
 
 
@@ -273,7 +275,10 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
                 progress.start(r)
                 run = self._single_run(engine, starts[r], progress, M)
                 progress.end(run.objective)
-                if best is None or run.objective > best.objective:
+                # a later start wins only by more than rounding, so that starts
+                # reaching one partition keep the first one's labels on any scale
+                if best is None or run.objective > best.objective + TIE_RTOL * abs(
+                        best.objective):
                     best = run
         finally:
             progress.close()
