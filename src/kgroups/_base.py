@@ -21,7 +21,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._backends import check_engine_input, check_fits, choose_engine
 from ._engine._gain import cluster_stats
-from ._init import initial_labels
+from ._init import initial_labels, resolve_n_init
 from ._progress import FitProgress
 from ._semimetrics import pairwise, rho_to_origin
 from ._validation import (
@@ -37,6 +37,8 @@ from ._validation import (
 # Raw data whose largest |entry| lies outside _validation.SAFE_MAGNITUDE are rescaled
 # by a power of two for the semimetrics whose partitions do not depend on scale.
 SCALE_FREE = ("energy", "gaussian", "laplacian")
+# Relative difference in Q below which two starts tie (the first is kept).
+TIE_RTOL = 1e-12
 
 
 
@@ -96,8 +98,8 @@ class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cl
         sigma=1.0,
         theta=1.0,
         kernel=None,
-        init="k-means++",
-        n_init=1,
+        init="kernel-k-means++",
+        n_init="auto",
         max_iter=100,
         tol=0.0,
         engine="auto",
@@ -196,7 +198,7 @@ class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cl
                            sparse_input=sparse_input, n_clusters=k,
                            n_components=self.n_components, landmarks=self.landmarks,
                            owner=self._owner())
-        n_init = self.n_init if isinstance(self.init, str) else 1
+        n_init = resolve_n_init(self.n_init, self.init, X.shape[0])
         self._engine_why = why
         try:
             if self._precomputed():
@@ -258,7 +260,7 @@ class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cl
         rng = np.random.default_rng(as_seed(self.random_state))
         raw = None if self._precomputed() else X
         gram = self._spectral_gram_fn(X, engine)
-        n_init = 1 if not isinstance(self.init, str) else self.n_init
+        n_init = resolve_n_init(self.n_init, self.init, X.shape[0])
         progress = FitProgress(self._owner(), n_init, self.max_iter, self.verbose)
         if self.verbose:
             opts = {"n_components": self.n_components}
@@ -268,7 +270,8 @@ class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cl
                                        n_init=n_init, dtype=np.dtype(self.dtype), options=opts)
             progress.say(f"engine={engine.name!r} ({self._engine_why}) for "
                          f"n_samples={X.shape[0]}, n_clusters={self.n_clusters}; memory "
-                         f"estimate {need / 2**20:.1f} MiB")
+                         f"estimate {need / 2**20:.1f} MiB; n_init={n_init} "
+                         f"(n_init={self.n_init!r}, init={self._init_name()})")
         best = None
         try:
             # every start first (same random stream as one at a time), so that the
@@ -279,7 +282,10 @@ class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cl
                 progress.start(r)
                 run = self._single_run(engine, starts[r], progress, M)
                 progress.end(run.objective)
-                if best is None or run.objective > best.objective:
+                # a later start wins only by more than rounding, so that starts
+                # reaching one partition keep the first one's labels on any scale
+                if best is None or run.objective > best.objective + TIE_RTOL * abs(
+                        best.objective):
                     best = run
         finally:
             progress.close()
@@ -288,7 +294,11 @@ class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cl
                 f"{self._owner()}: the best run stopped at max_iter={self.max_iter} before "
                 "converging; raise max_iter", ConvergenceWarning)
         self._set_fitted(best, engine, X, w)
+        self.n_init_ = n_init
         return self
+
+    def _init_name(self):
+        return repr(self.init) if isinstance(self.init, str) else "given labels"
 
     def _set_fitted(self, best, engine, X, w):
         k = self.n_clusters

@@ -105,11 +105,15 @@ class KernelKMeans(BaseKernelClustering):
         Scale of the sinusoidal semimetric.
     kernel : None or "precomputed", default=None
         ``"precomputed"``: X is a symmetric Gram matrix, dense or ``scipy.sparse``.
-    init : {"k-means++", "kernel-k-means++", "random", "spectral"} or array of shape (n_samples,), default="k-means++"
-        Starting partition (see :mod:`kgroups._init`). Given labels run once.
-    n_init : int, default=1
-        Restarts; the run with the highest objective is kept. The engine is
-        built once per ``fit`` and shared by the restarts.
+    init : {"k-means++", "kernel-k-means++", "random", "spectral"} or array of shape (n_samples,), default="kernel-k-means++"
+        Starting partition (see :mod:`kgroups._init`); the default of
+        :class:`KernelKGroups`, so that the two methods compared from default
+        settings start alike. Given labels run once.
+    n_init : "auto" or int, default="auto"
+        Starts; the run with the highest objective is kept. ``"auto"``: the
+        rule of :class:`KernelKGroups` (``min(30, 40_000 // n_samples)``, at
+        least one); ``n_init_`` is the number used. The engine is built once
+        per ``fit`` and shared by the restarts.
     max_iter : int, default=100
         Maximum number of Lloyd iterations per run.
     tol : float, default=0.0
@@ -157,6 +161,8 @@ class KernelKMeans(BaseKernelClustering):
         W of the best run (``-objective_`` for a semimetric).
     n_iter_ : int
         Iterations of the best run.
+    n_init_ : int
+        Number of starts run (``n_init`` resolved; 1 for given labels).
     n_moves_ : list of int
         Labels changed in each iteration of the best run.
     cluster_weights_ : ndarray of shape (n_clusters,)
