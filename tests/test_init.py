@@ -16,3 +16,56 @@ def test_inits_cluster_separated_blobs(init):
     assert adjusted_rand_score(y, km.labels_) == 1.0
     assert km.fit_predict(X).tolist() == KernelKGroups(
         3, init=init, n_init=3, random_state=0).fit(X).labels_.tolist()
+
+
+# --------------------------------------------------------------------------- n_init="auto"
+@pytest.mark.parametrize("n, expected", [(10, 30), (1333, 30), (1334, 29), (2000, 20),
+                                         (5000, 8), (10_000, 4), (39_999, 1), (40_000, 1),
+                                         (10**7, 1)])
+def test_auto_n_init_follows_the_documented_rule(n, expected):
+    # min(30, 40_000 // n), at least 1 (module docstring); values written out by hand
+    from kgroups._init import resolve_n_init
+
+    assert resolve_n_init("auto", "kernel-k-means++", n) == expected
+    assert resolve_n_init("auto", "random", n) == expected
+    assert resolve_n_init(7, "k-means++", n) == 7
+    assert resolve_n_init("auto", np.zeros(n, dtype=int), n) == 1  # given labels run once
+
+
+def test_default_init_and_n_init_resolve_as_documented():
+    import inspect
+
+    from kgroups import KernelKMeans
+
+    X, _ = _three_blobs(120)
+    for cls in (KernelKGroups, KernelKMeans):
+        sig = inspect.signature(cls).parameters
+        assert sig["init"].default == "kernel-k-means++" and sig["n_init"].default == "auto"
+        assert cls(3, random_state=0).fit(X).n_init_ == 30  # 40_000 // 120 > 30
+        assert cls(3, n_init=4, random_state=0).fit(X).n_init_ == 4
+        start = np.arange(120) % 3
+        assert cls(3, init=start, n_init="auto").fit(X).n_init_ == 1
+
+
+def test_auto_n_init_is_the_best_of_that_many_starts():
+    # the default is exactly n_init=30 here: same random stream, same starts, same result
+    X, _ = _three_blobs(90, spread=4.0)
+    auto = KernelKGroups(3, random_state=3).fit(X)
+    thirty = KernelKGroups(3, n_init=30, random_state=3).fit(X)
+    assert auto.labels_.tolist() == thirty.labels_.tolist()
+    one = KernelKGroups(3, n_init=1, random_state=3).fit(X)
+    assert auto.objective_ >= one.objective_
+
+
+def test_n_init_auto_is_in_the_constraint_table():
+    from kgroups._validation import InvalidParameterError
+
+    for bad in ("Auto", "best", 0, 2.0, True):
+        with pytest.raises(InvalidParameterError, match="n_init=.*'auto'.*integer >= 1"):
+            KernelKGroups(2, n_init=bad).fit(np.arange(8.0).reshape(4, 2))
+
+
+def _three_blobs(n, spread=1.0):
+    rng = np.random.default_rng(10)
+    y = np.arange(n) % 3
+    return np.array([[0, 0], [10, 0], [0, 10]])[y] + spread * rng.normal(size=(n, 2)), y

@@ -166,3 +166,25 @@ def test_estimator_sparse_equals_dense_precomputed():
     np.testing.assert_array_equal(a.labels_, b.labels_)
     assert a.objective_ == pytest.approx(b.objective_, rel=1e-12)
     assert a.within_energy_ == pytest.approx(b.within_energy_, rel=1e-12)
+
+
+# Best-known W of dermatology (TPAMI Table II setting: energy alpha = 1/2, k = 6,
+# the loader's z-scored attributes): the lowest W of 300 starts (100 each of
+# k-means++, kernel-k-means++ and random, dense engine, random_state 10000-10002),
+# found by benchmarks/bench_defaults.py; no fit of its candidates went lower.
+# Its partition has the paper's accuracy, 0.962 (Table II, kernel k-groups).
+DERMATOLOGY_BEST_W = 414.60400854114954
+
+
+def test_defaults_reach_the_best_known_partition_of_dermatology():
+    from kgroups.datasets import load_dermatology
+    from kgroups.metrics import accuracy
+
+    X, y = load_dermatology()
+    for seed in range(5):
+        est = KernelKGroups(6, alpha=0.5, random_state=seed).fit(X)  # default init, n_init
+        assert est.within_energy_ == pytest.approx(DERMATOLOGY_BEST_W, rel=1e-9)
+        assert round(accuracy(y, est.labels_), 3) == 0.962
+    # a single start does not (seed 0): the restarts are what reaches it
+    one = KernelKGroups(6, alpha=0.5, n_init=1, random_state=0).fit(X)
+    assert one.within_energy_ > DERMATOLOGY_BEST_W * (1 + 1e-6)

@@ -28,7 +28,7 @@ def test_quiet_by_default(capsys):
 
 
 def test_kernel_kmeans_verbose_counts_iterations(capsys):
-    est = KernelKMeans(3, verbose=1, random_state=0).fit(X)
+    est = KernelKMeans(3, n_init=1, verbose=1, random_state=0).fit(X)
     out, _ = capsys.readouterr()
     assert out.count("restart 1/1, sweep") == est.n_iter_
 

@@ -1,5 +1,5 @@
 """What kernel k-groups and kernel k-means share: validation, the kernel, restarts,
-``predict`` and ``score``.
+``predict``, ``transform`` and ``score``.
 
 The estimator layer (this module and its subclasses) validates, builds the
 engine once per ``fit`` (restarts reuse it) and keeps the best of ``n_init``
@@ -14,14 +14,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.base import (BaseEstimator, ClassNamePrefixFeaturesOutMixin, ClusterMixin,
+                          TransformerMixin)
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._backends import check_engine_input, check_fits, choose_engine
 from ._dask import is_dask_collection
 from ._engine._gain import cluster_stats
-from ._init import initial_labels
+from ._init import initial_labels, resolve_n_init
 from ._progress import FitProgress
 from ._semimetrics import pairwise, rho_to_origin
 from ._validation import (
@@ -37,6 +38,8 @@ from ._validation import (
 # Raw data whose largest |entry| lies outside _validation.SAFE_MAGNITUDE are rescaled
 # by a power of two for the semimetrics whose partitions do not depend on scale.
 SCALE_FREE = ("energy", "gaussian", "laplacian")
+# Relative difference in Q below which two starts tie (the first is kept).
+TIE_RTOL = 1e-12
 
 
 
@@ -90,8 +93,14 @@ def insertion_scores(m, kxx, s, q):
     return gain
 
 
-class BaseKernelClustering(ClusterMixin, BaseEstimator):
-    """Common parameters and machinery; see :class:`KernelKGroups`."""
+class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin,
+                           BaseEstimator):
+    """Common parameters and machinery; see :class:`KernelKGroups`.
+
+    The mixins are those of scikit-learn's ``KMeans`` (same order): a clusterer
+    whose ``transform`` gives one column per cluster, named ``<classname>0`` ...
+    ``<classname>{k-1}`` by ``get_feature_names_out``, with ``set_output``.
+    """
 
     def __init__(
         self,
@@ -102,8 +111,8 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
         sigma=1.0,
         theta=1.0,
         kernel=None,
-        init="k-means++",
-        n_init=1,
+        init="kernel-k-means++",
+        n_init="auto",
         max_iter=100,
         tol=0.0,
         engine="auto",
@@ -206,7 +215,7 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
                            sparse_input=sparse_input, n_clusters=k,
                            n_components=self.n_components, landmarks=self.landmarks,
                            owner=self._owner())
-        n_init = self.n_init if isinstance(self.init, str) else 1
+        n_init = resolve_n_init(self.n_init, self.init, X.shape[0])
         self._engine_why = why
         try:
             if self._precomputed():
@@ -275,7 +284,7 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
         rng = np.random.default_rng(as_seed(self.random_state))
         raw = None if self._precomputed() else X
         gram = self._spectral_gram_fn(X, engine)
-        n_init = 1 if not isinstance(self.init, str) else self.n_init
+        n_init = resolve_n_init(self.n_init, self.init, X.shape[0])
         progress = FitProgress(self._owner(), n_init, self.max_iter, self.verbose)
         if self.verbose:
             opts = {"n_components": self.n_components}
@@ -285,7 +294,8 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
                                        n_init=n_init, dtype=np.dtype(self.dtype), options=opts)
             progress.say(f"engine={engine.name!r} ({self._engine_why}) for "
                          f"n_samples={X.shape[0]}, n_clusters={self.n_clusters}; memory "
-                         f"estimate {need / 2**20:.1f} MiB")
+                         f"estimate {need / 2**20:.1f} MiB; n_init={n_init} "
+                         f"(n_init={self.n_init!r}, init={self._init_name()})")
         best = None
         try:
             # every start first (same random stream as one at a time), so that the
@@ -296,7 +306,10 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
                 progress.start(r)
                 run = self._single_run(engine, starts[r], progress, M)
                 progress.end(run.objective)
-                if best is None or run.objective > best.objective:
+                # a later start wins only by more than rounding, so that starts
+                # reaching one partition keep the first one's labels on any scale
+                if best is None or run.objective > best.objective + TIE_RTOL * abs(
+                        best.objective):
                     best = run
         finally:
             progress.close()
@@ -305,7 +318,11 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
                 f"{self._owner()}: the best run stopped at max_iter={self.max_iter} before "
                 "converging; raise max_iter", ConvergenceWarning)
         self._set_fitted(best, engine, X, w)
+        self.n_init_ = n_init
         return self
+
+    def _init_name(self):
+        return repr(self.init) if isinstance(self.init, str) else "given labels"
 
     def _set_fitted(self, best, engine, X, w):
         k = self.n_clusters
@@ -317,6 +334,7 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
         self.cluster_weights_ = np.bincount(best.labels, weights=w, minlength=k)
         self.engine_ = engine.name
         self._q = best.cluster_sums
+        self._n_features_out = k  # transform's columns (get_feature_names_out)
         # what predict needs from the engine that ran (any engine, one interface)
         self._predictor = engine.predictor(X, best.labels, k)
 
@@ -378,18 +396,53 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
         (possible after kernel k-means) is never a target.
         """
         if kxx is None:
+<<<<<<< HEAD
             raise ValueError(
                 f"{self._owner()}: predict needs K(x, x) for new points, which a "
                 "precomputed Gram matrix does not give; fit on semimetric='precomputed' "
                 "distances or on raw data instead")
         return insertion_scores(m, kxx, self.cluster_weights_, self._q)
+=======
+            raise self._needs_kxx("predict")
+        s, q = self.cluster_weights_, self._q
+        empty = s <= 0
+        mean_q = np.where(empty, 0.0, q / np.where(empty, 1.0, s))
+        kxx = np.reshape(kxx, (-1, 1))
+        gain = (q + 2.0 * m + kxx) / (s + 1.0) - mean_q
+        gain[:, empty] = -np.inf
+        return gain
+>>>>>>> main
+
+    def _per_cluster(self, X, scores):
+        """``scores(m, kxx)`` for every new row and cluster, block by block: the one
+        way from new rows to ``predict``'s and ``transform``'s numbers."""
+        out = np.empty((X.shape[0], self.n_clusters))
+        for start, m, kxx in self._cluster_sums_new(X):
+            out[start:start + m.shape[0]] = scores(m, kxx)
+        return out
 
     def _insertion_gain(self, X):
         """Scores of :meth:`_assign_scores` for every new row and cluster."""
-        out = np.empty((X.shape[0], self.n_clusters))
-        for start, m, kxx in self._cluster_sums_new(X):
-            out[start:start + m.shape[0]] = self._assign_scores(m, kxx)
-        return out
+        return self._per_cluster(X, self._assign_scores)
+
+    def _needs_kxx(self, method):
+        return ValueError(
+            f"{self._owner()}: {method} needs K(x, x) for new points, which a "
+            "precomputed Gram matrix does not give; fit on semimetric='precomputed' "
+            "distances or on raw data instead")
+
+    def _mean_distances(self, m, kxx):
+        """Squared kernel-space distance to each weighted cluster mean (engine units):
+        ``K(x, x) - 2 m_l / s_l + q_l / s_l^2``, negatives clipped at 0."""
+        if kxx is None:
+            raise self._needs_kxx("transform")
+        s, q = self.cluster_weights_, self._q
+        empty = s <= 0  # never after a fit (labels_ has no empty cluster); kept safe
+        safe = np.where(empty, 1.0, s)
+        d = np.reshape(kxx, (-1, 1)) - 2.0 * m / safe + q / (safe * safe)
+        np.maximum(d, 0.0, out=d)
+        d[:, empty] = np.inf
+        return d
 
     def predict(self, X):
         """Cluster of best score (see the class docstring) for each new point.
@@ -426,6 +479,116 @@ class BaseKernelClustering(ClusterMixin, BaseEstimator):
 
     def _predict_scaled(self, X):
         return np.argmax(self._insertion_gain(X), axis=1).astype(np.int64)
+
+    def transform(self, X):
+        r"""Squared kernel-space distance of each point to each cluster's weighted mean.
+
+        The analogue of ``KMeans.transform`` (which gives distances, not squared,
+        in input space): with :math:`\varphi` the feature map of the kernel
+        :math:`K = -\rho/2` and :math:`\mu_l = \frac{1}{s_l}\sum_{y \in C_l}
+        w_y \varphi(y)`,
+
+        .. math:: d_l(x) = \|\varphi(x) - \mu_l\|^2 = K(x, x) - \frac{2 m_l}{s_l}
+                  + \frac{q_l}{s_l^2}, \quad m_l = \sum_{y \in C_l} w_y K(x, y),
+                  \quad q_l = \sum_{x, y \in C_l} w_x w_y K(x, y),
+
+        computed from the same quantities as :meth:`predict`, block by block.
+        For a semimetric :math:`\rho` this is :math:`\frac{1}{s_l}\sum_y w_y
+        \rho(x, y) - \frac{1}{2 s_l^2} \sum_{y, z} w_y w_z \rho(y, z)` (any base
+        point of the kernel gives the same values), in the data's units (for
+        ``semimetric="energy"``, units of :math:`\|x - y\|^\alpha`, also when the
+        data were rescaled internally). Negative values, from rounding or from a
+        kernel that is not positive semidefinite (``"localized"``,
+        ``"sinusoidal"``, an indefinite matrix), are set to 0. With
+        ``engine="low-rank"`` the distances are those of the approximate kernel
+        (the fit's features). A precomputed Gram matrix cannot be transformed
+        (:math:`K(x, x)` of new points is unknown).
+
+        :meth:`predict` of :class:`KernelKMeans` is the nearest mean, the column
+        of smallest ``transform`` (up to ties and clipping). That of
+        :class:`KernelKGroups` is the insertion gain of its fit, the column of
+        smallest :math:`s_l d_l(x) / (s_l + 1)`, not always the nearest mean; at
+        a converged fit (positive semidefinite kernel) each training point's
+        label is also its nearest mean.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_new, n_features) or (n_new, n_train)
+            New points; with ``semimetric="precomputed"``, their semimetric values
+            to the training points.
+
+        Returns
+        -------
+        distances : ndarray of shape (n_new, n_clusters)
+            Squared kernel-space distances, >= 0.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kgroups import KernelKMeans
+        >>> X = np.array([[0.0], [2.0], [10.0], [12.0]])
+        >>> km = KernelKMeans(2, init=np.array([0, 0, 1, 1])).fit(X)
+        >>> km.transform([[1.0]]).round(6).tolist()  # mean |x - y| - mean |y - z| / 2
+        [[0.5, 9.5]]
+        >>> km.get_feature_names_out().tolist()
+        ['kernelkmeans0', 'kernelkmeans1']
+        """
+        X = self._validate_new(X)
+        d = self._per_cluster(X, self._mean_distances)
+        return d * self._objective_unit()
+
+    def fit_transform(self, X, y=None, sample_weight=None):
+        """Fit ``X`` and return :meth:`transform` of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
+            Data, or a semimetric matrix when ``semimetric="precomputed"`` (a
+            Gram matrix, ``kernel="precomputed"``, cannot be transformed).
+        y : None
+            Ignored; present for compatibility with scikit-learn.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Positive weights; integer weights are equivalent to repeated rows.
+
+        Returns
+        -------
+        distances : ndarray of shape (n_samples, n_clusters)
+            Squared kernel-space distance of each point to each cluster's
+            weighted mean, as ``fit(X).transform(X)``.
+        """
+        if self.kernel == "precomputed":
+            raise self._needs_kxx("fit_transform")
+        return self.fit(X, sample_weight=sample_weight).transform(X)
+
+    def set_output(self, *, transform=None):
+        """Choose the container that :meth:`transform` and :meth:`fit_transform` return.
+
+        scikit-learn's ``set_output`` (documented here for its references):
+        columns named by :meth:`get_feature_names_out`, rows indexed as the input
+        DataFrame's.
+
+        Parameters
+        ----------
+        transform : {"default", "pandas", "polars"} or None, default=None
+            ``"default"``: a NumPy array; ``"pandas"`` / ``"polars"``: a
+            DataFrame of that library (which must be installed); ``None``: no
+            change.
+
+        Returns
+        -------
+        self : object
+            The estimator.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kgroups import KernelKGroups
+        >>> X = np.array([[0.0], [0.1], [5.0], [5.2]])
+        >>> est = KernelKGroups(2, random_state=0).set_output(transform="default")
+        >>> est.fit_transform(X).shape
+        (4, 2)
+        """
+        return super().set_output(transform=transform)
 
     def score(self, X, y=None, sample_weight=None):
         """Objective Q (= -W) of ``X`` partitioned by :meth:`predict`; higher is better.

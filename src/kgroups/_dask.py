@@ -15,8 +15,10 @@ import numpy as np
 
 from ._validation import InvalidParameterError, as_seed, check_finite, check_sample_weight
 
-# Restarts of the in-memory fit on the sample that starts a distributed run.
+# Restarts of the in-memory fit on the sample that starts a distributed run, and
+# the inits that start that way.
 SAMPLE_N_INIT = 10
+SAMPLE_INITS = ("kernel-k-means++", "k-means++")
 
 __all__ = ["is_dask_collection", "client_or_none", "stream", "as_dask_rows",
            "fit_dask", "predict_dask"]
@@ -218,10 +220,11 @@ def fit_dask(est, X, sample_weight):
     n, d = Xd.shape
     est._check_params(n)
     k = est.n_clusters
-    if isinstance(est.init, str) and est.init not in ("k-means++", "random"):
+    if isinstance(est.init, str) and est.init not in SAMPLE_INITS + ("random",):
         raise InvalidParameterError(
             f"{owner}: init={est.init!r} is not available with engine='dask'; use "
-            "'k-means++' (seeds drawn on a sample), 'random' or an array of labels")
+            f"{' or '.join(map(repr, SAMPLE_INITS))} (an in-memory fit on a sample), "
+            "'random' or an array of labels")
     check_engine_input("low-rank", n, kernel=est.kernel, semimetric=est.semimetric,
                        sparse_input=False, n_clusters=k, n_components=est.n_components,
                        landmarks=est.landmarks, owner=owner)
@@ -253,7 +256,8 @@ def fit_dask(est, X, sample_weight):
         return np.asarray(Xd[idx].compute(), dtype=np.float64) * scale
 
     t_checks = time.perf_counter() - t0
-    n_init = est.n_init if isinstance(est.init, str) else 1
+    # "auto": one distributed run (its start already keeps the best of SAMPLE_N_INIT)
+    n_init = 1 if not isinstance(est.init, str) or est.n_init == "auto" else est.n_init
     options = {"n_components": est.n_components, "landmarks": est.landmarks,
                "random_state": est.random_state}
     progress = FitProgress(owner, n_init, est.max_iter, est.verbose)
@@ -286,6 +290,8 @@ def fit_dask(est, X, sample_weight):
         warnings.warn(f"{owner}: the best run stopped at max_iter={est.max_iter} before "
                       "converging; raise max_iter", ConvergenceWarning)
     est._set_objective(best, 0.0)
+    est.n_init_ = n_init
+    est._n_features_out = k
     est.labels_ = best.labels.rechunk((_row_chunks(X, Xd),)).persist()
     est.cluster_weights_ = best.state.s.copy()
     est.engine_ = engine.name
@@ -309,8 +315,9 @@ def _row_chunks(X, Xd):
 def _start(est, engine, Xd, w, scale, rng, n, k, seed_sample):
     """Starting label blocks for one restart.
 
-    ``"k-means++"``: the best of ``SAMPLE_N_INIT`` k-means++ starts of exact kernel
-    k-groups (``KernelKGroups``, same semimetric) on a uniform sample of at most
+    ``"kernel-k-means++"`` and ``"k-means++"``: the best of ``SAMPLE_N_INIT`` starts
+    of that init of exact kernel k-groups (``KernelKGroups``, same semimetric) on a
+    uniform sample of at most
     ``seed_sample`` rows (all rows when there are that few), extended to every
     point by the nearest cluster mean in the engine's feature space. Most of
     the work of convergence happens on the sample, in memory; the distributed
@@ -330,8 +337,7 @@ def _start(est, engine, Xd, w, scale, rng, n, k, seed_sample):
         idx = np.sort(rng.choice(n, seed_sample, replace=False))
         sub, wsub = np.asarray(Xd[idx].compute()) * scale, np.asarray(w[idx].compute())
     params = est.get_params(deep=False)
-    params.update(init="k-means++", n_init=SAMPLE_N_INIT, engine="auto", random_state=seed,
-                  verbose=0)
+    params.update(n_init=SAMPLE_N_INIT, engine="auto", random_state=seed, verbose=0)
     lab = KernelKGroups(**params).fit(sub, sample_weight=wsub).labels_
     return engine.nearest_mean_label_blocks(sub, wsub, lab, k)
 

@@ -105,11 +105,15 @@ class KernelKMeans(BaseKernelClustering):
         Scale of the sinusoidal semimetric.
     kernel : None or "precomputed", default=None
         ``"precomputed"``: X is a symmetric Gram matrix, dense or ``scipy.sparse``.
-    init : {"k-means++", "kernel-k-means++", "random", "spectral"} or array of shape (n_samples,), default="k-means++"
-        Starting partition (see :mod:`kgroups._init`). Given labels run once.
-    n_init : int, default=1
-        Restarts; the run with the highest objective is kept. The engine is
-        built once per ``fit`` and shared by the restarts.
+    init : {"k-means++", "kernel-k-means++", "random", "spectral"} or array of shape (n_samples,), default="kernel-k-means++"
+        Starting partition (see :mod:`kgroups._init`); the default of
+        :class:`KernelKGroups`, so that the two methods compared from default
+        settings start alike. Given labels run once.
+    n_init : "auto" or int, default="auto"
+        Starts; the run with the highest objective is kept. ``"auto"``: the
+        rule of :class:`KernelKGroups` (``min(30, 40_000 // n_samples)``, at
+        least one); ``n_init_`` is the number used. The engine is built once
+        per ``fit`` and shared by the restarts.
     max_iter : int, default=100
         Maximum number of Lloyd iterations per run.
     tol : float, default=0.0
@@ -149,13 +153,16 @@ class KernelKMeans(BaseKernelClustering):
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
-        Cluster of each training point (a cluster that empties stays empty).
+        Cluster of each training point, in [0, n_clusters); no cluster is empty
+        (an emptied cluster is re-seeded, see above).
     objective_ : float
         Q of the best run.
     within_energy_ : float
         W of the best run (``-objective_`` for a semimetric).
     n_iter_ : int
         Iterations of the best run.
+    n_init_ : int
+        Number of starts run (``n_init`` resolved; 1 for given labels).
     n_moves_ : list of int
         Labels changed in each iteration of the best run.
     cluster_weights_ : ndarray of shape (n_clusters,)
@@ -164,6 +171,8 @@ class KernelKMeans(BaseKernelClustering):
         The engine that ran (what ``engine="auto"`` chose).
     n_features_in_ : int
         Number of columns of X seen in ``fit``.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Column names of X seen in ``fit``, when it had string column names.
 
     Notes
     -----
@@ -174,6 +183,12 @@ class KernelKMeans(BaseKernelClustering):
     :math:`K(x, x)`, so with ``kernel="precomputed"`` it takes the rows
     ``K(new, train)``. With ``engine="low-rank"`` new points are mapped by the
     fit's features.
+
+    ``transform`` gives each point's squared kernel-space distance
+    :math:`K(x, x) - 2 m_l / s_l + q_l / s_l^2` to each cluster's weighted mean
+    (columns ``kernelkmeans0`` ... of ``get_feature_names_out``), so ``predict``
+    is its smallest column; it needs :math:`K(x, x)`, so unlike ``predict`` it
+    refuses a precomputed Gram matrix.
 
     Examples
     --------

@@ -117,12 +117,24 @@ class KernelKGroups(BaseKernelClustering):
     kernel : None or "precomputed", default=None
         ``"precomputed"``: X is a symmetric Gram matrix (need not be PSD), dense
         or ``scipy.sparse``.
-    init : {"k-means++", "kernel-k-means++", "random", "spectral"} or array of shape (n_samples,), default="k-means++"
-        Starting partition (see :mod:`kgroups._init`). Given labels run once.
-    n_init : int, default=1
-        Restarts; the run with the highest objective is kept. The engine (for
-        ``"dense"`` the whole kernel) is built once per ``fit`` and shared by the
-        restarts.
+    init : {"k-means++", "kernel-k-means++", "random", "spectral"} or array of shape (n_samples,), default="kernel-k-means++"
+        Starting partition (see :mod:`kgroups._init`). ``"kernel-k-means++"``:
+        greedy D^2 seeding in the kernel's feature space (the geometry being
+        optimised; any semimetric, also precomputed ones); ``"k-means++"``:
+        scikit-learn's seeding in the input space, what the papers and the
+        authors' code use (the reproductions in :mod:`kgroups.experiments` pin
+        it). Given labels run once.
+    n_init : "auto" or int, default="auto"
+        Starts; the run with the highest objective is kept. ``"auto"``:
+        ``min(30, 40_000 // n_samples)`` starts, at least one (30 up to 1333
+        samples, 20 at 2000, 8 at 5000, one from 40,000 on), so that restarts
+        are many where they are cheap and the extra work stays linear in
+        ``n_samples`` (see :mod:`kgroups._init`); ``n_init_`` is the number
+        used. One start from ``"kernel-k-means++"`` reaches the best-known
+        partition of dermatology (TPAMI Table II's alpha = 1/2, k = 6) on 3
+        seeds of 20; the ``"auto"`` starts on 20 of 20
+        (``benchmarks/bench_defaults.py``). The engine (for ``"dense"`` the
+        whole kernel) is built once per ``fit`` and shared by the restarts.
     max_iter : int, default=100
         Maximum number of sweeps per run.
     tol : float, default=0.0
@@ -191,6 +203,8 @@ class KernelKGroups(BaseKernelClustering):
         ``sum_i w_i K_ii - Q``).
     n_iter_ : int
         Sweeps of the best run.
+    n_init_ : int
+        Number of starts run (``n_init`` resolved; 1 for given labels).
     n_moves_ : list of int
         Moves in each sweep of the best run.
     cluster_weights_ : ndarray of shape (n_clusters,)
@@ -200,6 +214,8 @@ class KernelKGroups(BaseKernelClustering):
         ``"low-rank"`` (what ``engine="auto"`` chose).
     n_features_in_ : int
         Number of columns of X seen in ``fit``.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Column names of X seen in ``fit``, when it had string column names.
 
     Notes
     -----
@@ -210,6 +226,16 @@ class KernelKGroups(BaseKernelClustering):
     with ``engine="low-rank"`` the new points are mapped by the fit's features.
     A precomputed Gram matrix cannot be predicted (K(x, x) of new points is
     unknown); a precomputed semimetric can (rows ``rho(new, train)``).
+
+    ``transform`` gives each point's squared kernel-space distance
+    :math:`d_l(x)` to each cluster's weighted mean (one column per cluster,
+    named ``kernelkgroups0`` ... by ``get_feature_names_out``; ``set_output``
+    applies), from the same sums as ``predict``. The insertion gain above is
+    :math:`K(x, x) - s_l d_l(x) / (s_l + 1)`, so ``predict`` is the cluster of
+    smallest :math:`s_l d_l / (s_l + 1)`, not always the nearest mean (a small
+    cluster draws points from a little farther). At a Hartigan optimum (with a
+    positive semidefinite kernel) the own cluster of each training point is
+    also its nearest mean.
 
     Examples
     --------

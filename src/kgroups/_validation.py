@@ -171,7 +171,7 @@ _ESTIMATOR = {
     **_SEMIMETRIC,
     "kernel": [NONE, Options(("precomputed",))],
     "init": [Options(INIT_NAMES), ARRAY],
-    "n_init": [Integer(1)],
+    "n_init": [Options(("auto",)), Integer(1)],
     "max_iter": [Integer(1)],
     "tol": [Real(0, 1, "left")],
     "engine": [Options(ENGINE_NAMES)],
@@ -278,10 +278,10 @@ def validate_params(owner, params):
     Examples
     --------
     >>> validate_params("KernelKGroups", {"n_init": 3})
-    >>> validate_params("KernelKGroups", {"n_init": 0})
+    >>> validate_params("KernelKGroups", {"max_iter": 0})
     Traceback (most recent call last):
     ...
-    kgroups._validation.InvalidParameterError: KernelKGroups: n_init=0 should be an integer >= 1
+    kgroups._validation.InvalidParameterError: KernelKGroups: max_iter=0 should be an integer >= 1
     """
     table = PARAMETER_CONSTRAINTS[owner]
     for name, value in params.items():

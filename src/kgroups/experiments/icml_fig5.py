@@ -162,8 +162,9 @@ def analyse(X, k=None, seed=0, n_init=5):
         for semimetric, params in METRICS:
             eg = eigengap_k(_m.paper_gram(X, semimetric, params), k_max=10)
             kk = eg.n_clusters if k is None else k
-            est = KernelKGroups(max(kk, 2), semimetric=semimetric, n_init=n_init,
-                                random_state=seed, **params).fit(X)
+            # the paper's settings, pinned: k-means++ in the input space, n_init starts
+            est = KernelKGroups(max(kk, 2), semimetric=semimetric, init="k-means++",
+                                n_init=n_init, random_state=seed, **params).fit(X)
             results[_m.rho_label(semimetric, params)] = (eg, est.labels_)
     return results
 
