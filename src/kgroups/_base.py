@@ -396,22 +396,8 @@ class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cl
         (possible after kernel k-means) is never a target.
         """
         if kxx is None:
-<<<<<<< HEAD
-            raise ValueError(
-                f"{self._owner()}: predict needs K(x, x) for new points, which a "
-                "precomputed Gram matrix does not give; fit on semimetric='precomputed' "
-                "distances or on raw data instead")
-        return insertion_scores(m, kxx, self.cluster_weights_, self._q)
-=======
             raise self._needs_kxx("predict")
-        s, q = self.cluster_weights_, self._q
-        empty = s <= 0
-        mean_q = np.where(empty, 0.0, q / np.where(empty, 1.0, s))
-        kxx = np.reshape(kxx, (-1, 1))
-        gain = (q + 2.0 * m + kxx) / (s + 1.0) - mean_q
-        gain[:, empty] = -np.inf
-        return gain
->>>>>>> main
+        return insertion_scores(m, kxx, self.cluster_weights_, self._q)
 
     def _per_cluster(self, X, scores):
         """``scores(m, kxx)`` for every new row and cluster, block by block: the one
