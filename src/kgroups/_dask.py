@@ -127,8 +127,10 @@ def as_dask_rows(X, owner, what="X"):
 
     names = None
     if is_dask_collection(X) and hasattr(X, "columns") and hasattr(X, "dtypes"):
+        from pandas.api.types import is_bool_dtype, is_numeric_dtype
+
         bad = [str(c) for c, dt in X.dtypes.items()
-               if not (np.issubdtype(dt, np.number) or np.issubdtype(dt, np.bool_))]
+               if not (is_numeric_dtype(dt) or is_bool_dtype(dt))]
         if bad:
             raise InvalidParameterError(
                 f"{owner}: {what} is a dask DataFrame with non-numeric columns {bad}; "
@@ -226,7 +228,7 @@ def fit_dask(est, X, sample_weight):
             f"{' or '.join(map(repr, SAMPLE_INITS))} (an in-memory fit on a sample), "
             "'random' or an array of labels")
     check_engine_input("low-rank", n, kernel=est.kernel, semimetric=est.semimetric,
-                       sparse_input=False, n_clusters=k, n_components=est.n_components,
+                       sparse_input=False, n_clusters=k, n_components=min(est.n_components, n),
                        landmarks=est.landmarks, owner=owner)
     client = client_or_none()
     m = min(est.n_components, n)
