@@ -230,3 +230,14 @@ def test_plot_with_agg(method):
     assert r.plot(ax) is ax
     assert ax.get_xlabel() == "k" and f"chosen k = {r.k}" in ax.get_legend_handles_labels()[1]
     plt.close("all")
+
+
+def test_lanczos_and_dense_eigensolvers_agree(monkeypatch):
+    import kgroups._choose_k as ck
+
+    X = blobs(np.random.default_rng(17), THREE, 1.0, 20)
+    dense = choose_k(X, range(2, 6), method="eigengap")
+    monkeypatch.setattr(ck, "DENSE_EIGEN_MAX_N", 10)             # force eigsh
+    lanczos = choose_k(X, range(2, 6), method="eigengap")
+    np.testing.assert_allclose(lanczos.eigenvalues, dense.eigenvalues, atol=1e-8)
+    assert lanczos.k == dense.k
