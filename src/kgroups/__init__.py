@@ -24,6 +24,8 @@ __version__ = "0.1.0"
 
 # public name -> private module that defines it
 _LAZY = {
+    "ChooseKResult": "_choose_k",
+    "choose_k": "_choose_k",
     "DiscoResult": "_disco",
     "disco": "_disco",
     "EnergyTestResult": "_energy",
@@ -80,6 +82,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; never executed
         total_energy,
         within_energy,
     )
+    from ._choose_k import ChooseKResult, choose_k
     from ._disco import DiscoResult, disco
     from ._hierarchical import EnergyHierarchical, HierarchicalResult, energy_hclust
     from ._kernel_kmeans import KernelKMeans
