@@ -293,3 +293,25 @@ def test_worker_killed_mid_fit_is_survived(client, monkeypatch):
     assert killed
     np.testing.assert_array_equal(again.labels_.compute(), ref.labels_.compute())
     assert again.within_energy_ == pytest.approx(ref.within_energy_, rel=1e-12)
+
+
+def test_transform_and_fit_transform():
+    X, _ = blobs(600, 3, 3, 1.0, 4)
+    Xd = da.from_array(X, chunks=(150, 3))
+    est = KernelKGroups(3, engine="dask", n_components=24, random_state=0).fit(Xd)
+    D = est.transform(Xd)
+    assert isinstance(D, da.Array) and D.chunks == (Xd.chunks[0], (3,))
+    D = D.compute()
+    np.testing.assert_allclose(D, est.transform(X), rtol=1e-12)
+    # brute force in the fit's feature space: ||phi(x) - mu_l||^2 with phi.phi' - a - a'
+    F, a = fitted_features(est, X)
+    labels = est.labels_.compute()
+    for l in range(3):
+        mu = F[labels == l].mean(axis=0)
+        mu_a = a[labels == l].mean()
+        # Kt(x, x) - 2 mean_y Kt(x, y) + mean_yz Kt(y, z), Kt = phi.phi' - a - a'
+        want = (F * F).sum(1) - 2 * a - 2 * (F @ mu - a - mu_a) + (mu @ mu - 2 * mu_a)
+        np.testing.assert_allclose(D[:, l], np.maximum(want, 0), rtol=1e-8, atol=1e-8)
+    np.testing.assert_allclose(
+        KernelKGroups(3, engine="dask", n_components=24, random_state=0).fit_transform(Xd)
+        .compute(), D, rtol=1e-12)

@@ -93,6 +93,18 @@ def insertion_scores(m, kxx, s, q):
     return gain
 
 
+def mean_distances(m, kxx, s, q):
+    """Squared kernel-space distance to each weighted cluster mean (engine units):
+    ``K(x, x) - 2 m_l / s_l + q_l / s_l^2``, negatives clipped at 0, ``inf`` for an
+    empty cluster (never after a fit: ``labels_`` has no empty cluster)."""
+    empty = s <= 0
+    safe = np.where(empty, 1.0, s)
+    d = np.reshape(kxx, (-1, 1)) - 2.0 * m / safe + q / (safe * safe)
+    np.maximum(d, 0.0, out=d)
+    d[:, empty] = np.inf
+    return d
+
+
 class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin,
                            BaseEstimator):
     """Common parameters and machinery; see :class:`KernelKGroups`.
@@ -422,13 +434,7 @@ class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cl
         ``K(x, x) - 2 m_l / s_l + q_l / s_l^2``, negatives clipped at 0."""
         if kxx is None:
             raise self._needs_kxx("transform")
-        s, q = self.cluster_weights_, self._q
-        empty = s <= 0  # never after a fit (labels_ has no empty cluster); kept safe
-        safe = np.where(empty, 1.0, s)
-        d = np.reshape(kxx, (-1, 1)) - 2.0 * m / safe + q / (safe * safe)
-        np.maximum(d, 0.0, out=d)
-        d[:, empty] = np.inf
-        return d
+        return mean_distances(m, kxx, self.cluster_weights_, self._q)
 
     def predict(self, X):
         """Cluster of best score (see the class docstring) for each new point.
@@ -519,6 +525,10 @@ class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cl
         >>> km.get_feature_names_out().tolist()
         ['kernelkmeans0', 'kernelkmeans1']
         """
+        if is_dask_collection(X):
+            from ._dask import transform_dask
+
+            return transform_dask(self, X)
         X = self._validate_new(X)
         d = self._per_cluster(X, self._mean_distances)
         return d * self._objective_unit()

@@ -21,7 +21,7 @@ SAMPLE_N_INIT = 10
 SAMPLE_INITS = ("kernel-k-means++", "k-means++")
 
 __all__ = ["is_dask_collection", "client_or_none", "stream", "as_dask_rows",
-           "fit_dask", "predict_dask"]
+           "fit_dask", "predict_dask", "transform_dask"]
 
 
 def is_dask_collection(X):
@@ -345,20 +345,22 @@ def _start(est, engine, Xd, w, scale, rng, n, k, seed_sample):
 
 
 # --------------------------------------------------------------------------- predict
-def predict_block(Xb, predictor, s, q, scale, owner):
-    """Labels of a block of new rows (the rule of ``predict``)."""
-    from ._base import insertion_scores
+def rows_block(Xb, predictor, s, q, scale, unit, kind, owner):
+    """``predict`` (labels) or ``transform`` (distances) of a block of new rows."""
+    from ._base import insertion_scores, mean_distances
 
     Xb = np.asarray(Xb, dtype=np.float64)
     check_finite(Xb, "X", owner)
+    k = s.shape[0]
     if Xb.shape[0] == 0:
-        return np.zeros(0, dtype=np.int64)
+        return np.zeros(0, dtype=np.int64) if kind == "predict" else np.zeros((0, k))
     m, kxx = predictor.cross_sums(Xb * scale if scale != 1.0 else Xb)
-    return np.argmax(insertion_scores(m, kxx, s, q), axis=1).astype(np.int64)
+    if kind == "predict":
+        return np.argmax(insertion_scores(m, kxx, s, q), axis=1).astype(np.int64)
+    return mean_distances(m, kxx, s, q) * unit
 
 
-def predict_dask(est, X):
-    """``est.predict`` for dask input: a dask array of labels chunked like X's rows."""
+def _new_rows(est, X, kind):
     from sklearn.utils.validation import check_is_fitted
 
     owner = est._owner()
@@ -369,8 +371,21 @@ def predict_dask(est, X):
             f"{owner}: X has {Xd.shape[1]} features, but {owner} was fitted with "
             f"{est.n_features_in_}")
     if est.kernel == "precomputed":
-        raise InvalidParameterError(
-            f"{owner}: predict needs K(x, x) for new points, which a precomputed Gram "
-            "matrix does not give")
-    return Xd.map_blocks(predict_block, est._predictor, est.cluster_weights_, est._q,
-                         est._scale, owner, dtype=np.int64, drop_axis=1)
+        raise est._needs_kxx(kind)
+    args = (est._predictor, est.cluster_weights_, est._q, est._scale)
+    if kind == "predict":
+        return Xd.map_blocks(rows_block, *args, 1.0, kind, owner, dtype=np.int64,
+                             drop_axis=1)
+    k = est.cluster_weights_.shape[0]
+    return Xd.map_blocks(rows_block, *args, est._objective_unit(), kind, owner,
+                         dtype=np.float64, chunks=(Xd.chunks[0], (k,)))
+
+
+def predict_dask(est, X):
+    """``est.predict`` for dask input: a dask array of labels chunked like X's rows."""
+    return _new_rows(est, X, "predict")
+
+
+def transform_dask(est, X):
+    """``est.transform`` for dask input: a dask array (n, k) chunked like X's rows."""
+    return _new_rows(est, X, "transform")
