@@ -104,6 +104,14 @@ def stream_split(results, keep):
     return iter(values[:n]), kept
 
 
+def wait(objs):
+    """Block until persisted ``objs`` are computed (with a client; no-op otherwise)."""
+    if client_or_none() is not None:
+        from distributed import wait as dwait
+
+        dwait(objs)
+
+
 def persist(objs):
     """``objs`` with every dask collection among them persisted (futures stay)."""
     import dask

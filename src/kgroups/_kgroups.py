@@ -161,7 +161,16 @@ class KernelKGroups(BaseKernelClustering):
           per point (Nystrom, or random Fourier features, see ``landmarks``),
           O(n m) memory, O(k m) per point and sweep, O(m) per move. Its
           ``objective_`` is that of the approximate kernel.
-        - ``"auto"``: a ``scipy.sparse`` precomputed Gram matrix -> ``"sparse"``;
+        - ``"dask"``: approximate, past one machine; raw data as a
+          ``dask.array.Array`` or dask DataFrame (in-memory data is cut in row
+          blocks). The low-rank features of each row block are computed on the
+          Dask workers (the active ``dask.distributed.Client``, else Dask's
+          local scheduler); the blocks propose moves and the driver accepts
+          them one at a time with the exact gain under the current cluster sums,
+          so Q rises at every move and the result is a Hartigan optimum in
+          feature space. ``labels_`` is a dask array chunked like X. Needs the
+          ``kgroups[dask]`` extra; see the user guide, "Past one machine".
+        - ``"auto"``: dask input -> ``"dask"``; a ``scipy.sparse`` precomputed Gram matrix -> ``"sparse"``;
           a dense precomputed matrix -> ``"dense"``. Raw data with a named
           semimetric, at least 2000 points and at most 32 columns ->
           ``"matrix-free"``, which was measured faster than ``"dense"`` there,
@@ -176,9 +185,11 @@ class KernelKGroups(BaseKernelClustering):
         memory of ``engine="dense"``; gains and ``M`` are still accumulated in
         float64. Ignored by the matrix-free and low-rank engines.
     n_components : int, default=256
-        ``engine="low-rank"``: the number of features m (Nystrom landmarks or
-        random Fourier features), in [1, n_samples]. Larger is more accurate
-        and costs O(n m) memory.
+        ``engine="low-rank"`` and ``"dask"``: the number of features m (Nystrom
+        landmarks or random Fourier features), in [1, n_samples] (``"dask"``
+        caps it at n_samples). Larger is more accurate and costs O(n m) memory
+        (``"low-rank"``) or O(m D) time per evaluated point (``"dask"``, which
+        keeps no features).
     landmarks : {"k-means++", "uniform", "fourier"}, default="k-means++"
         ``engine="low-rank"``: how the features are made. ``"k-means++"``:
         Nystrom with landmarks drawn by D^2 sampling in the kernel's feature
@@ -195,7 +206,9 @@ class KernelKGroups(BaseKernelClustering):
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
-        Cluster of each training point, in [0, n_clusters).
+        Cluster of each training point, in [0, n_clusters) (with
+        ``engine="dask"`` a dask array chunked like X's rows, held by the
+        cluster).
     objective_ : float
         Q of the best run (``-within_energy_`` for a semimetric).
     within_energy_ : float
@@ -210,8 +223,11 @@ class KernelKGroups(BaseKernelClustering):
     cluster_weights_ : ndarray of shape (n_clusters,)
         :math:`s_j`, the total weight of each cluster.
     engine_ : str
-        The engine that ran: ``"dense"``, ``"sparse"``, ``"matrix-free"`` or
-        ``"low-rank"`` (what ``engine="auto"`` chose).
+        The engine that ran: ``"dense"``, ``"sparse"``, ``"matrix-free"``,
+        ``"low-rank"`` or ``"dask"`` (what ``engine="auto"`` chose).
+    dask_stats_ : dict
+        Only with ``engine="dask"``: the number of row blocks, round trips to
+        them, bytes sent to and received from them, and wall seconds per phase.
     n_features_in_ : int
         Number of columns of X seen in ``fit``.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)

@@ -328,6 +328,9 @@ class DaskEngine(Engine):
         blocks = [dask.delayed(setup_block, pure=True)(xb, wb, scale, fmap_d)
                   for xb, wb in zip(X.to_delayed().ravel(), w.to_delayed().ravel())]
         blocks = list(dask.persist(*blocks))
+        from .._dask import wait
+
+        wait(blocks)  # errors here, and the setup's time counted as setup
         eng = cls(fmap, blocks, X.chunks[0])
         eng.fmap_d = fmap_d
         eng.rng = rng
