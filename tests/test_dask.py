@@ -315,3 +315,17 @@ def test_transform_and_fit_transform():
     np.testing.assert_allclose(
         KernelKGroups(3, engine="dask", n_components=24, random_state=0).fit_transform(Xd)
         .compute(), D, rtol=1e-12)
+
+
+@pytest.mark.parametrize("init", ["kernel-k-means++", "k-means++"])
+def test_sample_start_ends_at_a_hartigan_optimum(init, monkeypatch):
+    # a sample smaller than the data, so that the start (nearest sample mean, with
+    # bounds from it) is not already the optimum
+    monkeypatch.setattr("kgroups._backends.lowrank.SEED_SAMPLE", 120)
+    X, _ = blobs(300, 2, 3, 2.5, 9)
+    est = KernelKGroups(3, engine="dask", init=init, n_components=20, random_state=1).fit(
+        da.from_array(X, chunks=(70, 2)))
+    F, a = fitted_features(est, X)
+    labels = est.labels_.compute()
+    assert improving_moves_brute(F, a, np.ones(300), labels, 3) == 0
+    assert est.objective_ == pytest.approx(feature_q(F, a, np.ones(300), labels, 3), rel=1e-10)

@@ -349,7 +349,7 @@ def _start(est, engine, Xd, w, scale, rng, n, k, seed_sample):
     params = est.get_params(deep=False)
     params.update(n_init=SAMPLE_N_INIT, engine="auto", random_state=seed, verbose=0)
     lab = KernelKGroups(**params).fit(sub, sample_weight=wsub).labels_
-    return engine.nearest_mean_label_blocks(sub, wsub, lab, k)
+    return engine.nearest_mean_start(sub, wsub, lab, k)
 
 
 # --------------------------------------------------------------------------- predict

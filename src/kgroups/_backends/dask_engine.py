@@ -206,18 +206,41 @@ def apply_moves(state, idx, new):
     return BlockState(labels, up, state.lo)
 
 
-def nearest_centre_block(Xb, scale, centres):
-    """Labels of the nearest centre (input space) for a block of (unscaled) rows."""
-    from .._init import _sq_dists
+@dataclass
+class NearestMeans:
+    """A start: every point joins the nearest of these means in feature space
+    (``P``: their duals, ``P_l . r(x) = mu_l . phi(x)``; ``sn2 = ||mu_l||^2``)."""
 
-    Xb = np.asarray(Xb, dtype=np.float64) * scale
-    return np.argmin(_sq_dists(Xb, centres), axis=1).astype(np.int64)
+    P: np.ndarray
+    sn2: np.ndarray
+    means: np.ndarray
 
 
-def nearest_mean_block(block, fmap, P, sn2):
-    """Labels of the nearest mean ``mu_l`` in feature space: ``argmin ||mu_l||^2 -
-    2 phi . mu_l`` with ``phi . mu_l = r . P_l``."""
-    return np.argmin(sn2[None, :] - 2.0 * (block.raw(fmap) @ P.T), axis=1).astype(np.int64)
+def start_block(block, labels, fmap, start, k):
+    """A block's first state and its sums, from one computation of its raw features.
+
+    ``labels`` given (``start`` None): they start, with no bounds known. Else each
+    point joins the nearest mean of ``start`` and keeps bounds on its distances
+    to those means, so that the first sweep can skip it too.
+    """
+    R = block.raw(fmap)
+    if start is None:
+        state = new_state(np.asarray(labels, dtype=np.int64))
+    else:
+        f2 = block.diag / (block.w * block.w) + 2.0 * block.a  # ||phi||^2
+        d2 = f2[:, None] - 2.0 * (R @ start.P.T) + start.sn2[None, :]
+        rows = np.arange(d2.shape[0])
+        lab = np.argmin(d2, axis=1).astype(np.int64)
+        own = d2[rows, lab].copy()
+        d2[rows, lab] = np.inf
+        far = d2.min(axis=1)
+        tol = _lr.BOUND_SLACK * np.maximum(f2, start.sn2.max())
+        up = np.sqrt(np.maximum(own, 0.0) + tol) * (1.0 + _lr.BOUND_SLACK)
+        lo = np.sqrt(np.maximum(far - tol, 0.0)) * (1.0 - _lr.BOUND_SLACK)
+        state = BlockState(lab, up, lo)
+    SR, A = _lr.cluster_sums_lr(R, block.a, block.w, state.labels, k)
+    return (SR, A, np.bincount(state.labels, weights=block.w, minlength=k),
+            np.bincount(state.labels, minlength=k)), state
 
 
 def random_block(n_rows, k, seed):
@@ -352,14 +375,21 @@ class DaskEngine(Engine):
         return dask.delayed((P, state.A, state.s, state.q, state.cnt, sn2), pure=True)
 
     def start_run(self, labels, k):
-        """The run's state: the given label blocks, persisted, and their sums."""
+        """The run's state from label blocks or a :class:`NearestMeans` start: the
+        blocks' states (persisted) and the sums, in one pass."""
         import dask
 
+        from .._dask import stream_split
+
         t0 = time.perf_counter()
-        blocks = [dask.delayed(new_state, pure=True)(lb) for lb in labels]
-        blocks = list(dask.persist(*blocks))
-        state = RunState(blocks, *self._sums(blocks, k))
-        state.means = None
+        spec = labels if isinstance(labels, NearestMeans) else None
+        given = [None] * len(self.blocks) if spec is not None else labels
+        pairs = [dask.delayed(start_block, pure=True, nout=2)(b, lb, self.fmap_d, spec, k)
+                 for b, lb in zip(self.blocks, given)]
+        self.rounds += 1
+        parts, states = stream_split([p[0] for p in pairs], [p[1] for p in pairs])
+        state = RunState(list(states), *self._reduce(parts))
+        state.means = None if spec is None else spec.means
         self._clock("start", t0)
         return state
 
@@ -368,8 +398,12 @@ class DaskEngine(Engine):
 
         parts = [dask.delayed(block_sums, pure=True)(b, st, self.fmap_d, k)
                  for b, st in zip(self.blocks, blocks)]
+        return self._reduce(self._stream(parts))
+
+    def _reduce(self, parts):
+        """Cluster sums ``S, A, s, q, cnt`` from the blocks' partial sums."""
         SR, A, s, cnt = 0.0, 0.0, 0.0, 0
-        for part in self._stream(parts):
+        for part in parts:
             SR, A, s, cnt = SR + part[0], A + part[1], s + part[2], cnt + part[3]
         S = np.ascontiguousarray(self.fmap.project(np.asarray(SR, dtype=np.float64)))
         A = np.asarray(A, dtype=np.float64)
@@ -504,25 +538,14 @@ class DaskEngine(Engine):
         return [dask.delayed(random_block, pure=True)(n, k, int(sd))
                 for n, sd in zip(self.sizes, seeds)]
 
-    def nearest_mean_label_blocks(self, sub, wsub, labels, k):
-        """Labels of the nearest cluster mean in feature space, the clusters being
+    def nearest_mean_start(self, sub, wsub, labels, k):
+        """A :class:`NearestMeans` start: the means in feature space of the clusters
         ``labels`` of the (scaled) rows ``sub`` with weights ``wsub``."""
-        import dask
-
         F = self.fmap(sub)
-        S, A = _lr.cluster_sums_lr(F, np.zeros(sub.shape[0]), wsub, labels, k)
+        S, _ = _lr.cluster_sums_lr(F, np.zeros(sub.shape[0]), wsub, labels, k)
         s = np.bincount(labels, weights=wsub, minlength=k)
-        P = self.fmap.dual(S / s[:, None])
-        sn2 = np.einsum("ij,ij->i", S, S) / (s * s)
-        return [dask.delayed(nearest_mean_block, pure=True)(b, self.fmap_d, P, sn2)
-                for b in self.blocks]
-
-    def nearest_label_blocks(self, X, scale, centres):
-        """Labels of the nearest of ``centres`` (input space, scaled units)."""
-        import dask
-
-        return [dask.delayed(nearest_centre_block, pure=True)(xb, scale, centres)
-                for xb in X.to_delayed().ravel()]
+        means = S / s[:, None]
+        return NearestMeans(self.fmap.dual(means), np.einsum("ij,ij->i", means, means), means)
 
     # -- after the fit -----------------------------------------------------------
     def feature_sums(self, state, k, n_features_in):
