@@ -132,15 +132,28 @@ def _finite(value, owner, factor=1.0):
 
 
 # --------------------------------------------------------------------------- blocks
-def _rho_block(X, rows, cols, spec):
-    """rho between items ``rows`` and ``cols`` of X (index arrays)."""
+def _rho_block(X, rows, cols, spec, Xcols=None, center=None):
+    """rho between items ``rows`` and ``cols`` of X (index arrays).
+
+    ``Xcols`` (``X[cols]``) and ``center`` (``X.mean(axis=0)``), when the caller
+    has them, are not recomputed for every block of rows.
+    """
     if spec["semimetric"] == "precomputed":
         if sp.issparse(X):
             return X[rows][:, cols].toarray()
         return X[np.ix_(rows, cols)]
     params = {k: spec[k] for k in ("alpha", "sigma", "theta")}
+    Xcols = X[cols] if Xcols is None else Xcols
+    center = X.mean(axis=0) if center is None else center
     # ``pairwise`` recomputes close pairs exactly: duplicated points get rho = 0.
-    return pairwise(X[rows], X[cols], spec["semimetric"], center=X.mean(axis=0), **params)
+    return pairwise(X[rows], Xcols, spec["semimetric"], center=center, **params)
+
+
+def _gathered(X, cols, spec):
+    """``(X[cols], X.mean(axis=0))`` once for a loop over row blocks (raw data)."""
+    if spec["semimetric"] == "precomputed":
+        return None, None
+    return X[cols], X.mean(axis=0)
 
 
 def _row_chunks(n_rows, n_cols):
@@ -151,8 +164,9 @@ def _row_chunks(n_rows, n_cols):
 def _weighted_block_sum(X, rows, cols, wr, wc, spec):
     """``sum_{a, b} wr[a] wc[b] rho(X[rows[a]], X[cols[b]])`` by row blocks."""
     total = 0.0
+    Xcols, center = _gathered(X, cols, spec)
     for a, b in _row_chunks(len(rows), len(cols)):
-        R = _rho_block(X, rows[a:b], cols, spec)
+        R = _rho_block(X, rows[a:b], cols, spec, Xcols, center)
         total += float(wr[a:b] @ (R @ wc))
     return total
 
@@ -168,9 +182,15 @@ def _cluster_sums(X, codes, k, w, spec):
     H[np.arange(n), codes] = w
     idx = np.arange(n)
     sums = np.zeros((k, k))
+    Xcols, center = _gathered(X, idx, spec)
+    # rho is symmetric: each row block against itself and the columns after it,
+    # the pairs after it counted twice (half the semimetric values of all pairs)
     for a, b in _row_chunks(n, n):
-        R = _rho_block(X, idx[a:b], idx, spec)
-        sums += H[a:b].T @ (R @ H)
+        R = _rho_block(X, idx[a:b], idx[a:], spec,
+                       None if Xcols is None else Xcols[a:], center)
+        sums += H[a:b].T @ (R[:, :b - a] @ H[a:b])
+        off = H[a:b].T @ (R[:, b - a:] @ H[b:])
+        sums += off + off.T
     return sums
 
 
