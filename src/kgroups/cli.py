@@ -362,6 +362,8 @@ def _cluster(args):
                         n_components=args.n_components, verbose=args.verbose)
     start = time.perf_counter()
     _fit_quietly(est, X, w, "kgroups cluster")
+    if hasattr(est.labels_, "compute"):  # --engine dask: labels held by Dask
+        est.labels_ = np.asarray(est.labels_.compute())
     seconds = time.perf_counter() - start
     _print_summary(args, est, X, y, seconds)
     if args.out:
