@@ -329,3 +329,16 @@ def test_sample_start_ends_at_a_hartigan_optimum(init, monkeypatch):
     labels = est.labels_.compute()
     assert improving_moves_brute(F, a, np.ones(300), labels, 3) == 0
     assert est.objective_ == pytest.approx(feature_q(F, a, np.ones(300), labels, 3), rel=1e-10)
+
+
+def test_energy_test_statistic_exact():
+    from kgroups import energy_test
+
+    rng = np.random.default_rng(5)
+    samples = [rng.normal(m, 1.0, size=(n, 2)) for m, n in ((0, 300), (0.3, 200), (0, 250))]
+    ref = energy_test(*samples, n_permutations=0).statistic
+    got = energy_test(*[da.from_array(x, chunks=(90, 2)) for x in samples[:2]], samples[2],
+                      n_permutations=0)
+    assert abs(got.statistic - ref) <= 1e-10 * ref and np.isnan(got.pvalue)
+    with pytest.raises(ValueError, match="n_permutations=999 with dask samples"):
+        energy_test(da.from_array(samples[0]), samples[1])

@@ -21,7 +21,7 @@ from ._semimetrics import pairwise_unchecked
 from ._validation import (InvalidParameterError, check_finite, check_sample_weight,
                           encode_labels, pow2_scale)
 
-__all__ = ["energy_distance_dask", "within_energy_dask"]
+__all__ = ["energy_distance_dask", "energy_test_dask", "within_energy_dask"]
 
 # semimetric values computed at once inside a task (32 MiB of float64)
 _SUB_ELEMENTS = 1 << 22
@@ -203,3 +203,25 @@ def within_energy_dask(X, labels, spec, sample_weight, owner):
     s = np.asarray(da.bincount(codes, weights=w, minlength=k).compute()) * wscale
     factor = (1.0 if scale == 1.0 else float(np.float64(1.0 / scale) ** spec["alpha"])) / wscale
     return _finite(np.sum(np.diag(sums) / (2.0 * s)), owner, factor)
+
+
+def energy_test_dask(samples, spec, owner):
+    """The k-sample statistic of :func:`kgroups.energy_test` (one or more dask samples)."""
+    from ._energy import _ksample_statistic
+
+    if len(samples) < 2:
+        raise InvalidParameterError(f"{owner}: needs at least 2 samples, got {len(samples)}")
+    arrs = [_rows(x, f"samples[{i}]", owner) for i, x in enumerate(samples)]
+    for i, a in enumerate(arrs[1:], start=1):
+        if a.shape[1] != arrs[0].shape[1]:
+            raise InvalidParameterError(
+                f"{owner}: samples[0] has {arrs[0].shape[1]} features but samples[{i}] has "
+                f"{a.shape[1]}; samples must have the same number of features")
+    parts = [(f"samples[{i}]", a, None, _weights(None, a, owner, "weights"), "weights")
+             for i, a in enumerate(arrs)]
+    blocks, scale, center, _ = _blocks(parts, spec, owner)
+    codes = [i for i, a in enumerate(arrs) for _ in a.chunks[0]]
+    sums = _sum_pairs(blocks, codes, len(arrs), spec, center, scale, 1.0)
+    sizes = np.array([a.shape[0] for a in arrs], dtype=np.float64)
+    factor = 1.0 if scale == 1.0 else float(np.float64(1.0 / scale) ** spec["alpha"])
+    return _finite(_ksample_statistic(sums, sizes), owner, factor)

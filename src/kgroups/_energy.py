@@ -690,7 +690,9 @@ def energy_test(
 
     The pooled (n x n) semimetric matrix is built once (its size is checked);
     each batch of permutations is one matrix product with one-hot labels.
-    Time O(n^2 (D + k n_permutations)).
+    Time O(n^2 (D + k n_permutations)). Samples that are dask arrays get the
+    exact statistic from a blocked reduction over all pairs on the Dask
+    workers, with ``n_permutations=0`` only.
 
     Parameters
     ----------
@@ -733,6 +735,15 @@ def energy_test(
     owner = "energy_test"
     spec = _spec(owner, semimetric, alpha, sigma, theta)
     _no_precomputed(spec, owner)
+    if any(is_dask_collection(x) for x in samples):
+        if n_permutations != 0:
+            raise InvalidParameterError(
+                f"{owner}: n_permutations={n_permutations!r} with dask samples; each "
+                "permutation is another pass over all pairs: pass n_permutations=0 for the "
+                "exact statistic (pvalue=nan), or test a subsample in memory")
+        from ._dask_energy import energy_test_dask
+
+        return EnergyTestResult(energy_test_dask(samples, spec, owner), float("nan"), 0)
     arrs = _check_samples(samples, owner)
     sizes = np.array([a.shape[0] for a in arrs], dtype=np.float64)
     Z = np.vstack(arrs)
