@@ -164,8 +164,9 @@ def main(argv=None):
     warnings.filterwarnings("ignore", message=".*large graph.*")
     from distributed import Client, LocalCluster
 
+    # one core per worker: Dask already sets its BLAS threads to 1; numba too
     cluster_kw = {"processes": True, "memory_limit": args.memory_limit,
-                  "dashboard_address": None}
+                  "dashboard_address": None, "env": {"NUMBA_NUM_THREADS": "1"}}
     if args.energy:
         run_energy(args, cluster_kw)
         return 0
