@@ -193,7 +193,8 @@ class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cl
         dtype, k, sparse_input = np.dtype(self.dtype), self.n_clusters, sp.issparse(X)
         cls, why = choose_engine(self.engine, X.shape[0], self._precomputed(), sparse_input,
                                  dtype, semimetric=self.semimetric, n_features=X.shape[1],
-                                 n_clusters=k)
+                                 n_clusters=k, n_init=self.n_init if isinstance(self.init, str)
+                                 else 1)
         check_engine_input(cls.name, X.shape[0], kernel=self.kernel, semimetric=self.semimetric,
                            sparse_input=sparse_input, n_clusters=k,
                            n_components=self.n_components, landmarks=self.landmarks,

@@ -133,15 +133,18 @@ class KernelKGroups(BaseKernelClustering):
           O(n m) memory, O(k m) per point and sweep, O(m) per move. Its
           ``objective_`` is that of the approximate kernel.
         - ``"auto"``: a ``scipy.sparse`` precomputed Gram matrix -> ``"sparse"``;
-          a dense precomputed matrix -> ``"dense"``. Raw data with a named
-          semimetric, at least 2000 points and at most 32 columns ->
-          ``"matrix-free"``, which was measured faster than ``"dense"`` there,
-          restarts included (it never writes the n x n kernel; see
-          :data:`kgroups._backends.MATRIX_FREE_MIN_N`). Otherwise (few points,
-          wide data) ``"dense"`` when 1.5 times the n x n kernel (in ``dtype``)
-          fits in 80% of the available memory, else ``"matrix-free"`` for a
-          named semimetric and
-          ``"low-rank"`` for a callable one.
+          a dense precomputed matrix -> ``"dense"``. Raw data: the exact engine
+          a cost model predicts faster for this n, number of columns D and
+          ``n_init`` (calibrated with ``benchmarks/bench_auto.py`` at k = 10 with
+          the energy semimetric, see :data:`kgroups._backends.COST_CONSTANTS`;
+          a callable semimetric has no matrix-free engine): ``"matrix-free"`` on
+          low-dimensional data, ``"dense"`` as D and ``n_init`` grow (restarts
+          share the dense kernel), ``"dense"`` below 2000 points. The choice never
+          depends on the memory free at call time (two identical calls choose the
+          same engine); ``"dense"`` is left out when 1.5 times the n x n kernel
+          (in ``dtype``) exceeds 80% of the machine's total memory, leaving
+          ``"matrix-free"`` for a named semimetric and ``"low-rank"`` for a
+          callable one.
     dtype : {"float64", "float32"}, default="float64"
         Storage of the dense (and sparse) kernel ``B``: ``"float32"`` halves the
         memory of ``engine="dense"``; gains and ``M`` are still accumulated in
