@@ -146,3 +146,20 @@ def test_sparse_precomputed_is_not_silently_densified_without_engine():
         KernelKGroups(2, kernel="precomputed", random_state=0).fit(G)
     except ValueError as err:  # before the sparse engine exists the error must be clear
         assert "sparse" in str(err)
+
+
+def test_benchmark_fits_the_model_the_library_uses():
+    """benchmarks/bench_auto.py (public API only) writes the cost terms out again;
+    its constants are only right if the terms are the library's."""
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "bench_auto.py"
+    spec = importlib.util.spec_from_file_location("bench_auto", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert bench.MULTI_STARTS == MULTI_STARTS
+    for engine in ("dense", "matrix-free"):
+        for n, d, r in [(2000, 2, 1), (5000, 50, 10), (20_000, 200, 25), (777, 1, 3)]:
+            assert np.allclose(bench.cost_features(engine, n, d, r),
+                               backends.cost_features(engine, n, d, r), rtol=1e-12)
