@@ -132,11 +132,11 @@ def test_auto_estimator_passes_its_starts(monkeypatch):
     monkeypatch.setattr(backends, "COST_CONSTANTS",
                         {"dense": (0.0, 1e-9, 0.0, 0.0), "matrix-free": (0.0, 0.0, 1e-10, 0.0)})
     X, _ = blobs(MATRIX_FREE_MIN_N, 3, 3, seed=17, spread=0.5)
-    one = KernelKGroups(3, random_state=0).fit(X)
+    one = KernelKGroups(3, n_init=1, random_state=0).fit(X)
     many = KernelKGroups(3, n_init=10, random_state=0).fit(X)
     given = KernelKGroups(3, init=one.labels_, n_init=10).fit(X)  # given labels run once
     assert (one.engine_, many.engine_, given.engine_) == ("matrix-free", "dense", "matrix-free")
-    assert KernelKGroups(3, random_state=0).fit(X[:-1]).engine_ == "dense"
+    assert KernelKGroups(3, n_init=1, random_state=0).fit(X[:-1]).engine_ == "dense"
 
 
 def test_sparse_precomputed_is_not_silently_densified_without_engine():
