@@ -301,7 +301,8 @@ def main(argv=None):
             table += bench_dataset(name, args, tmp)
     res = summary(table)
     os.makedirs(RESULTS, exist_ok=True)
-    with open(os.path.join(RESULTS, "realistic.json"), "w") as fh:
+    name = "realistic_quick.json" if args.quick else "realistic.json"
+    with open(os.path.join(RESULTS, name), "w") as fh:
         json.dump(table, fh, indent=1)
     if args.quick or args.no_r or "blobs-20k" not in args.datasets.split(","):
         return 0
