@@ -137,9 +137,10 @@ class KernelKGroups(BaseKernelClustering):
           a cost model predicts faster for this n, number of columns D and
           ``n_init`` (calibrated with ``benchmarks/bench_auto.py`` at k = 10 with
           the energy semimetric, see :data:`kgroups._backends.COST_CONSTANTS`;
-          a callable semimetric has no matrix-free engine): ``"matrix-free"`` on
-          low-dimensional data, ``"dense"`` as D and ``n_init`` grow (restarts
-          share the dense kernel), ``"dense"`` below 2000 points. The choice never
+          a callable semimetric has no matrix-free engine): ``"matrix-free"`` in
+          most cases, ``"dense"`` for wide data with many starts (restarts share
+          the dense kernel; measured at D = 200 with 10 starts) and below 2000
+          points. The choice never
           depends on the memory free at call time (two identical calls choose the
           same engine); ``"dense"`` is left out when 1.5 times the n x n kernel
           (in ``dtype``) exceeds 80% of the machine's total memory, leaving
