@@ -33,7 +33,8 @@ def main():
         if rc != 0:
             print(f"run_all: setup_peers.sh exited with {rc}; R peers will be skipped",
                   flush=True)
-    benches = [["compare_r_kgroups.py"], ["bench_engines.py", "--scenario", "all"],
+    benches = [["compare_r_kgroups.py"], ["bench_realistic.py"],
+               ["bench_engines.py", "--scenario", "all"], ["bench_auto.py", "--fit"],
                ["bench_scaling.py", "--cap", "60"], ["bench_graph_scale.py"]]
     failed = []
     os.makedirs(os.path.join(HERE, "results"), exist_ok=True)

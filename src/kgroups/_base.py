@@ -220,14 +220,14 @@ class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cl
         """The engine for this fit, through the backends' one interface (no branch on
         the engine's name); every memory estimate knows k and the restarts."""
         dtype, k, sparse_input = np.dtype(self.dtype), self.n_clusters, sp.issparse(X)
+        n_init = resolve_n_init(self.n_init, self.init, X.shape[0])
         cls, why = choose_engine(self.engine, X.shape[0], self._precomputed(), sparse_input,
                                  dtype, semimetric=self.semimetric, n_features=X.shape[1],
-                                 n_clusters=k)
+                                 n_clusters=k, n_init=n_init)
         check_engine_input(cls.name, X.shape[0], kernel=self.kernel, semimetric=self.semimetric,
                            sparse_input=sparse_input, n_clusters=k,
                            n_components=self.n_components, landmarks=self.landmarks,
                            owner=self._owner())
-        n_init = resolve_n_init(self.n_init, self.init, X.shape[0])
         self._engine_why = why
         try:
             if self._precomputed():

@@ -134,9 +134,10 @@ class KernelKMeans(BaseKernelClustering):
           point (Nystrom or random Fourier features), O(n m) memory, O(n k m)
           per iteration.
         - ``"auto"``: sparse Gram -> ``"sparse"``; dense precomputed matrix ->
-          ``"dense"``; raw data: the rule of :class:`KernelKGroups`
-          (``"matrix-free"`` on at least 2000 points with at most 32 columns, else ``"dense"`` when the kernel fits comfortably, else
-          ``"matrix-free"`` or, for a callable semimetric, ``"low-rank"``).
+          ``"dense"``; raw data: the rule of :class:`KernelKGroups` (a cost model
+          of n, D, ``n_init`` and the semimetric, calibrated on kernel k-groups,
+          that never depends on the memory free at call time; ``"low-rank"``
+          only for a callable semimetric whose n x n kernel is too large).
     dtype : {"float64", "float32"}, default="float64"
         Storage of the dense (and sparse) kernel ``B``; sums in float64.
     n_components : int, default=256

@@ -170,16 +170,21 @@ class KernelKGroups(BaseKernelClustering):
           so Q rises at every move and the result is a Hartigan optimum in
           feature space. ``labels_`` is a dask array chunked like X. Needs the
           ``kgroups[dask]`` extra; see the user guide, "Past one machine".
-        - ``"auto"``: dask input -> ``"dask"``; a ``scipy.sparse`` precomputed Gram matrix -> ``"sparse"``;
-          a dense precomputed matrix -> ``"dense"``. Raw data with a named
-          semimetric, at least 2000 points and at most 32 columns ->
-          ``"matrix-free"``, which was measured faster than ``"dense"`` there,
-          restarts included (it never writes the n x n kernel; see
-          :data:`kgroups._backends.MATRIX_FREE_MIN_N`). Otherwise (few points,
-          wide data) ``"dense"`` when 1.5 times the n x n kernel (in ``dtype``)
-          fits in 80% of the available memory, else ``"matrix-free"`` for a
-          named semimetric and
-          ``"low-rank"`` for a callable one.
+        - ``"auto"``: dask input -> ``"dask"``; a ``scipy.sparse`` precomputed
+          Gram matrix -> ``"sparse"``;
+          a dense precomputed matrix -> ``"dense"``. Raw data: the exact engine
+          a cost model predicts faster for this n, number of columns D and
+          ``n_init`` (calibrated with ``benchmarks/bench_auto.py`` at k = 10 with
+          the energy semimetric, see :data:`kgroups._backends.COST_CONSTANTS`;
+          a callable semimetric has no matrix-free engine): ``"matrix-free"`` in
+          most cases, ``"dense"`` for wide data with many starts (restarts share
+          the dense kernel; measured at D = 200 with 10 starts) and below 2000
+          points. The choice never
+          depends on the memory free at call time (two identical calls choose the
+          same engine); ``"dense"`` is left out when 1.5 times the n x n kernel
+          (in ``dtype``) exceeds 80% of the machine's total memory, leaving
+          ``"matrix-free"`` for a named semimetric and ``"low-rank"`` for a
+          callable one.
     dtype : {"float64", "float32"}, default="float64"
         Storage of the dense (and sparse) kernel ``B``: ``"float32"`` halves the
         memory of ``engine="dense"``; gains and ``M`` are still accumulated in

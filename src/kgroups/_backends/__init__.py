@@ -24,61 +24,124 @@ The numba kernels they call live in :mod:`kgroups._engine`.
 
 from __future__ import annotations
 
+import os
+
 from ._base import Engine
-from ._memory import available_memory, check_fits, fits
+from ._memory import MEMORY_FRACTION, available_memory, check_fits
 from .dense import DenseEngine
 from .lowrank import FOURIER_SEMIMETRICS, LANDMARKS, LowRankEngine
-from .matrix_free import MatrixFreeEngine
+from .matrix_free import MULTI_STARTS, MatrixFreeEngine
 from .sparse import SparseEngine
 
-__all__ = ["ENGINES", "Engine", "LANDMARKS", "MATRIX_FREE_MAX_D", "MATRIX_FREE_MIN_N",
+__all__ = ["COST_CONSTANTS", "ENGINES", "Engine", "LANDMARKS", "MATRIX_FREE_MIN_N",
            "DenseEngine", "LowRankEngine", "MatrixFreeEngine", "SparseEngine", "available_memory",
-           "check_engine_input", "check_fits", "choose_engine", "select_engine"]
+           "check_engine_input", "check_fits", "choose_engine", "cost_features",
+           "predicted_seconds", "select_engine", "total_memory"]
 
 ENGINES = {"dense": DenseEngine, "sparse": SparseEngine,
            "matrix-free": MatrixFreeEngine, "low-rank": LowRankEngine}
 
-# engine="auto" takes the dense engine when DENSE_HEADROOM times the n x n
-# kernel fits in the usable memory (room left for M, the data and the rest).
+# -- engine="auto": a cost model calibrated by benchmarks/bench_auto.py --------------
+#
+# Seconds of a fit (KernelKGroups, k-means++ starts, numba code loaded, 2 threads)
+# as a non-negative combination of the work each exact engine does, for n points,
+# D columns and r = n_init starts (see cost_features):
+#   dense:        n^2 D (pairwise distances) + n^2 (writing the kernel, page faults)
+#                 + r n^2 (each start's M and moves, O(n) each) + r n (per start:
+#                 the k-means++ start, sweeps' O(n k) scans, overheads)
+#   matrix-free:  n^2 D ceil(r / MULTI_STARTS) (one pass over the pairs per group of
+#                 starts) + r n^2 (each start's sums in that pass) + r n^2 D (moves
+#                 cost O(n D) instead of O(n)) + r n (as for dense)
+# COST_CONSTANTS are fitted (non-negative least squares on the relative error,
+# ``bench_auto.py --fit``) to the grid n in {2k, 5k, 10k, 20k} x D in {2, 10, 50,
+# 100, 200} x n_init in {1, 10}, k = 10, make_blobs(cluster_std=2.5), best of 3 fits
+# per cell, on the project's 2-core machine shared with other jobs (load 3 to 8;
+# the max/min spread of the 3 fits was 1.0 to 3x, up to 16x for one dense cell).
+# Matrix-free was faster in 35 of the 40 cells, by 2 to 10x at D <= 10; dense was
+# faster at n=20k, D=200, n_init=10 (5.6 s against 12.3 s) and within noise at
+# (5k, 100, 10), (20k, 200, 1), (20k, 50, 10), (5k, 200, 10), e.g.
+#   n=20k, D=10:  n_init=1 dense 4.83 s, matrix-free 0.47 s; n_init=10 3.22 / 1.14 s
+#   n=20k, D=50:  n_init=1 1.93 / 1.23 s; n_init=10 4.47 / 4.84 s
+#   n=20k, D=200: n_init=1 5.90 / 6.78 s; n_init=10 5.58 / 12.31 s
+# (benchmarks/results/auto_grid.json). With these constants the chosen engine is
+# within 1.2x of the faster one in 39 of the 40 cells (the other, 5k x 100 x 10,
+# dense 0.77 / matrix-free 1.19 s, is inconsistent with its neighbours at 2k and
+# 10k; timed again: 1.48 / 1.12 s). engine="auto" timed itself at 20k x 50:
+# 1.57 s (n_init=1) and 4.30 s (n_init=10) against the best forced 1.54 / 4.76 s.
+COST_CONSTANTS = {
+    "dense": (2.44e-11, 5.46e-09, 0.0, 1.28e-05),
+    "matrix-free": (3.08e-11, 8.93e-12, 4.85e-12, 5.28e-06),
+}
+
+# Below this many points "auto" takes the dense engine without consulting the model
+# (the calibration grid starts here; both engines take well under a second below it).
+MATRIX_FREE_MIN_N = 2000
+
+# engine="auto" refuses the dense engine for raw data when DENSE_HEADROOM times its
+# memory estimate exceeds MEMORY_FRACTION of the machine's TOTAL memory (fixed, so
+# that two identical calls choose the same engine; what is free at call time is
+# checked when the engine is built, which refuses with a clear error).
 DENSE_HEADROOM = 1.5
 
-# engine="auto" on raw data with a named semimetric: matrix-free from this many
-# points on, for data of at most MATRIX_FREE_MAX_D columns, even when the dense
-# kernel fits. The dense engine pays for writing and reading the n^2 kernel
-# (page faults included); the matrix-free one pays O(D) per kernel entry, which
-# loses for wide data. Measured with the symmetric matrix-free build
-# (KernelKGroups(n_clusters=10, random_state=0), blobs, numba compiled, quiet
-# 2-core machine), time of matrix-free / dense:
-#   D=10, n=5k:   n_init=1 0.019 / 0.104 s, n_init=10 0.166 / 0.283 s;
-#   D=10, n=20k:  n_init=1 0.30 / 5.04 s,   n_init=10 2.05 / 3.98 s
-#                 (KernelKMeans: 0.25 / 5.19 s and 1.96 / 3.89 s);
-#   D=50, n=5k:   n_init=1 0.042 / 0.131 s, n_init=10 0.389 / 0.375 s.
-# Earlier, with one pass over all ordered pairs: n=10k, random start, ratio
-# mf/dense D=2 0.37, D=10 0.56, D=20 0.27, D=30 0.84, D=50 1.21, D=100 2.12.
-# So restarts, which share the dense kernel, still favour matrix-free at D <= 32.
-MATRIX_FREE_MIN_N = 2000
-MATRIX_FREE_MAX_D = 32
+
+def total_memory():
+    """Bytes of physical memory of the machine (Linux ``MemTotal``), a constant."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemTotal:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - exotic OS
+        return 2**62
+
+
+def cost_features(engine, n_samples, n_features, n_init):
+    """The work terms of :data:`COST_CONSTANTS` for ``engine`` ("dense" or "matrix-free")."""
+    n, d, r = float(n_samples), float(max(n_features, 1)), float(max(n_init, 1))
+    n2 = n * n
+    if engine == "dense":
+        return (n2 * d, n2, r * n2, r * n)
+    passes = float(-(-int(r) // MULTI_STARTS))
+    return (n2 * d * passes, r * n2, r * n2 * d, r * n)
+
+
+def predicted_seconds(engine, n_samples, n_features, n_init=1):
+    """Predicted seconds of a fit with ``engine`` ("dense" or "matrix-free")."""
+    feats = cost_features(engine, n_samples, n_features, n_init)
+    return float(sum(c * f for c, f in zip(COST_CONSTANTS[engine], feats)))
 
 
 def select_engine(name, n_samples, precomputed, sparse_input, dtype, semimetric="energy",
-                  n_features=None, *, n_clusters):
+                  n_features=None, *, n_clusters, n_init=1):
     """The backend class for ``engine=name``; see :func:`choose_engine`."""
     return choose_engine(name, n_samples, precomputed, sparse_input, dtype, semimetric,
-                         n_features, n_clusters=n_clusters)[0]
+                         n_features, n_clusters=n_clusters, n_init=n_init)[0]
 
 
 def choose_engine(name, n_samples, precomputed, sparse_input, dtype, semimetric="energy",
-                  n_features=None, *, n_clusters):
-    """``(backend class, why)`` for ``engine=name``; ``"auto"`` picks by input, size and memory.
+                  n_features=None, *, n_clusters, n_init=1):
+    """``(backend class, why)`` for ``engine=name``; ``"auto"`` picks the exact engine
+    the cost model predicts faster.
 
-    ``"auto"``: sparse input -> ``"sparse"``; a precomputed matrix -> ``"dense"``;
-    raw data with a named semimetric, ``n_samples >= MATRIX_FREE_MIN_N`` and
-    ``n_features <= MATRIX_FREE_MAX_D`` -> ``"matrix-free"`` (exact, and faster
-    there: see the measurements above); otherwise ``"dense"`` when 1.5 times its
-    memory (:meth:`DenseEngine.memory_bytes`, the n x n kernel in ``dtype`` and
-    ``M`` for ``n_clusters``) fits in the usable memory, else ``"matrix-free"``
-    (exact, O(n (k + D)) memory) for a named semimetric and ``"low-rank"``
-    (Nystrom, approximate) for a callable one.
+    The choice depends only on the arguments (never on the memory free at call time),
+    so two identical calls choose the same engine. ``"auto"``:
+
+    * sparse input -> ``"sparse"``; a dense precomputed matrix -> ``"dense"``;
+    * raw data: ``"dense"`` is a candidate when ``DENSE_HEADROOM`` times its memory
+      estimate (:meth:`DenseEngine.memory_bytes`) is within ``MEMORY_FRACTION`` of
+      the machine's total memory (:func:`total_memory`);
+    * a callable semimetric -> ``"dense"`` if a candidate, else ``"low-rank"``
+      (Nystrom, approximate: the only engine left);
+    * a named semimetric -> ``"dense"`` below ``MATRIX_FREE_MIN_N`` points, else the
+      faster of ``"dense"`` and ``"matrix-free"`` by :func:`predicted_seconds` for
+      ``(n_samples, n_features, n_init)``; ``"matrix-free"`` when ``"dense"`` is no
+      candidate. ``n_features=None`` counts as 1.
+
+    ``n_init`` is the number of starts the fit runs (1 for given labels).
     """
     if name != "auto":
         return ENGINES[name], "asked for"
@@ -86,17 +149,25 @@ def choose_engine(name, n_samples, precomputed, sparse_input, dtype, semimetric=
         return ENGINES["sparse"], "auto: a scipy.sparse precomputed matrix"
     if precomputed:
         return ENGINES["dense"], "auto: a dense precomputed matrix"
-    named = isinstance(semimetric, str)
-    if (named and n_samples >= MATRIX_FREE_MIN_N
-            and (n_features is None or n_features <= MATRIX_FREE_MAX_D)):
-        return ENGINES["matrix-free"], (f"auto: raw data, n >= {MATRIX_FREE_MIN_N} and "
-                                        f"D <= {MATRIX_FREE_MAX_D} (measured faster than dense)")
-    dense_bytes = DenseEngine.memory_bytes(n_samples, n_features or 0, n_clusters=n_clusters,
+    d = n_features or 1
+    dense_bytes = DenseEngine.memory_bytes(n_samples, d, n_clusters=n_clusters, n_init=n_init,
                                            dtype=dtype)
-    if fits(DENSE_HEADROOM * dense_bytes):
-        return ENGINES["dense"], f"auto: the n x n kernel ({dense_bytes / 2**20:.0f} MiB) fits"
-    why = f"auto: the n x n kernel ({dense_bytes / 2**30:.1f} GiB) does not fit"
-    return (ENGINES["matrix-free"], why) if named else (ENGINES["low-rank"], why)
+    limit = MEMORY_FRACTION * total_memory()
+    dense_ok = DENSE_HEADROOM * dense_bytes <= limit
+    too_big = (f"auto: the n x n kernel ({dense_bytes / 2**30:.2f} GiB, x{DENSE_HEADROOM}) "
+               f"exceeds {MEMORY_FRACTION:.0%} of the total memory ({limit / 2**30:.1f} GiB)")
+    if not isinstance(semimetric, str):
+        if dense_ok:
+            return ENGINES["dense"], "auto: callable semimetric, the n x n kernel fits"
+        return ENGINES["low-rank"], too_big
+    if not dense_ok:
+        return ENGINES["matrix-free"], too_big
+    if n_samples < MATRIX_FREE_MIN_N:
+        return ENGINES["dense"], f"auto: n < {MATRIX_FREE_MIN_N}, the n x n kernel is small"
+    t_dense, t_mf = (predicted_seconds(e, n_samples, d, n_init) for e in ("dense", "matrix-free"))
+    pick = "matrix-free" if t_mf < t_dense else "dense"
+    return ENGINES[pick], (f"auto: cost model, predicted dense {t_dense:.3g} s, "
+                           f"matrix-free {t_mf:.3g} s (n={n_samples}, D={d}, n_init={n_init})")
 
 
 def check_engine_input(name, n_samples, *, kernel, semimetric, sparse_input, n_clusters,
