@@ -78,7 +78,7 @@ X20 = np.random.default_rng(0).normal(size=(20, 2))
 @pytest.mark.parametrize("Est", [KernelKGroups, KernelKMeans])
 @pytest.mark.parametrize("params, X, match", [
     ({"engine": "gpu"}, X20, r"engine='gpu' should be one of \('auto', 'dense', 'sparse', "
-                             r"'matrix-free', 'low-rank'\)"),
+                             r"'matrix-free', 'low-rank', 'dask'\)"),
     ({"engine": "low-rank", "n_components": 0}, X20, r"n_components=0 should be an integer >= 1"),
     ({"engine": "low-rank", "n_components": -3}, X20, r"n_components=-3"),
     ({"engine": "low-rank", "n_components": 2.5}, X20, r"n_components=2.5"),
