@@ -218,6 +218,9 @@ def fit_dask(est, X, sample_weight):
         raise InvalidParameterError(
             f"{owner}: dask input and engine='dask' are supported by KernelKGroups only; "
             "pass X.compute() for an in-memory fit")
+    Xd, names = as_dask_rows(X, owner)
+    n, d = Xd.shape
+    est._check_params(n)  # the constraint table first: every parameter checked
     if est.engine not in ("auto", "dask"):
         raise InvalidParameterError(
             f"{owner}: X is a dask collection and engine={est.engine!r}; use engine='auto' "
@@ -226,9 +229,6 @@ def fit_dask(est, X, sample_weight):
         raise InvalidParameterError(
             f"{owner}: engine='dask' needs raw data, not a precomputed matrix "
             f"(kernel={est.kernel!r}, semimetric={est.semimetric!r})")
-    Xd, names = as_dask_rows(X, owner)
-    n, d = Xd.shape
-    est._check_params(n)
     k = est.n_clusters
     if isinstance(est.init, str) and est.init not in SAMPLE_INITS + ("random",):
         raise InvalidParameterError(
