@@ -1,0 +1,74 @@
+"""Issue 11's single-machine targets in one run, each in its own process (numba threads
+and peak memory per configuration), on overlapping blobs.
+
+    python benchmarks/bench_targets.py
+
+Prints, for ``make_blobs(n, 10, centers=10, cluster_std=2.5, random_state=6)``,
+k = 10, best of 2 warmed fits:
+
+* matrix-free at 40k, k-means++ start, 1 and 2 numba threads (target: 2 threads
+  <= 0.6 x 1 thread);
+* engine="auto" at 20k with n_init=1, n_init=10 (k-means++ starts) and the
+  defaults (target: n_init=10 <= 1.5 x n_init=1);
+* the exact engine at 100k, k-means++ start (target: <= 6 s and <= 1 GB).
+
+Public API only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+CHILD = r"""
+import json, resource, sys, time
+from sklearn.datasets import make_blobs
+from kgroups import KernelKGroups
+n, kw = int(sys.argv[1]), json.loads(sys.argv[2])
+X, _ = make_blobs(n, 10, centers=10, cluster_std=2.5, random_state=6)
+KernelKGroups(10, random_state=0, **kw).fit(X[:3000])  # compile / load the kernels
+best = float("inf")
+for _ in range(2):
+    t = time.perf_counter()
+    est = KernelKGroups(10, random_state=0, **kw).fit(X)
+    best = min(best, time.perf_counter() - t)
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+print(json.dumps({"seconds": best, "engine": est.engine_, "sweeps": est.n_iter_,
+                  "starts": est.n_init_, "peak_gb": rss}))
+"""
+
+
+def run(n, kw, threads=None):
+    env = dict(os.environ)
+    if threads is not None:
+        env["NUMBA_NUM_THREADS"] = str(threads)
+    out = subprocess.run([sys.executable, "-c", CHILD, str(n), json.dumps(kw)], env=env,
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def show(label, r):
+    print(f"{label:<46} {r['seconds']:7.2f} s  engine={r['engine']} sweeps={r['sweeps']} "
+          f"starts={r['starts']} peak={r['peak_gb']:.2f} GB", flush=True)
+    return r["seconds"]
+
+
+def main():
+    kpp = {"init": "k-means++", "n_init": 1}
+    t1 = show("40k matrix-free, 1 thread", run(40_000, {**kpp, "engine": "matrix-free"}, 1))
+    t2 = show("40k matrix-free, 2 threads", run(40_000, {**kpp, "engine": "matrix-free"}, 2))
+    print(f"  2 threads / 1 thread = {t2 / t1:.2f} (target <= 0.6)")
+    a1 = show("20k auto, n_init=1", run(20_000, kpp))
+    a10 = show("20k auto, n_init=10", run(20_000, {"init": "k-means++", "n_init": 10}))
+    show("20k auto, defaults", run(20_000, {}))
+    print(f"  n_init=10 / n_init=1 = {a10 / a1:.2f} (target <= 1.5)")
+    r = run(100_000, {**kpp, "engine": "matrix-free"})
+    show("100k exact (matrix-free), k-means++", r)
+    print(f"  target <= 6 s and <= 1 GB: {'met' if r['seconds'] <= 6 and r['peak_gb'] <= 1 else 'not met'}")
+    show("100k defaults", run(100_000, {}))
+
+
+if __name__ == "__main__":
+    main()
