@@ -318,23 +318,31 @@ class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cl
                 progress.start(r)
                 run = self._single_run(engine, starts[r], progress, M)
                 progress.end(run.objective)
-                # a later start wins only by more than rounding, so that starts
-                # reaching one partition keep the first one's labels on any scale
-                if best is None or run.objective > best.objective + TIE_RTOL * abs(
-                        best.objective):
-                    best = run
+                best = self._better(best, run)
         finally:
             progress.close()
-        if not best.converged:
-            warnings.warn(
-                f"{self._owner()}: the best run stopped at max_iter={self.max_iter} before "
-                "converging; raise max_iter", ConvergenceWarning)
+        self._warn_if_unconverged(best)
         self._set_fitted(best, engine, X, w)
         self.n_init_ = n_init
         return self
 
     def _init_name(self):
         return repr(self.init) if isinstance(self.init, str) else "given labels"
+
+    @staticmethod
+    def _better(best, run):
+        """The run to keep of ``best`` (None at first) and ``run``: a later start wins
+        only by more than rounding, so that starts reaching one partition keep the
+        first one's labels on any scale."""
+        if best is None or run.objective > best.objective + TIE_RTOL * abs(best.objective):
+            return run
+        return best
+
+    def _warn_if_unconverged(self, best):
+        if not best.converged:
+            warnings.warn(
+                f"{self._owner()}: the best run stopped at max_iter={self.max_iter} before "
+                "converging; raise max_iter", ConvergenceWarning)
 
     def _set_fitted(self, best, engine, X, w):
         k = self.n_clusters

@@ -60,19 +60,23 @@ def stream(tasks):
 
     client = client_or_none()
     if client is not None:
-        futures = client.compute(tasks)
-        try:
-            for fut in futures:
-                yield fut.result()
-        finally:
-            for fut in futures:
-                fut.release()
+        yield from _gather(client.compute(tasks))
         return
     import os
 
     batch = 2 * (os.cpu_count() or 1)
     for a in range(0, len(tasks), batch):
         yield from dask.compute(*tasks[a:a + batch])
+
+
+def _gather(futures):
+    """Each future's result in order, one at a time; all released at the end."""
+    try:
+        for fut in futures:
+            yield fut.result()
+    finally:
+        for fut in futures:
+            fut.release()
 
 
 def stream_split(results, keep):
@@ -89,16 +93,7 @@ def stream_split(results, keep):
     n = len(results)
     if client is not None:
         futures = client.compute(list(results) + list(keep))
-
-        def gather():
-            try:
-                for fut in futures[:n]:
-                    yield fut.result()
-            finally:
-                for fut in futures[:n]:
-                    fut.release()
-
-        return gather(), futures[n:]
+        return _gather(futures[:n]), futures[n:]
     values = dask.compute(*results, *keep)
     kept = [dask.delayed(v, pure=False) for v in values[n:]]
     return iter(values[:n]), kept
@@ -170,8 +165,9 @@ def as_dask_rows(X, owner, what="X"):
     return X.astype(np.float64).rechunk({1: -1}), names
 
 
-def _weights(sample_weight, X, owner):
-    """Weights as a dask array chunked like the rows of ``X`` (checked per block)."""
+def dask_weights(sample_weight, X, owner, name="sample_weight"):
+    """Weights as a dask array chunked like the rows of ``X``: in-memory weights through
+    the one weight rule now; dask weights get it block by block (:func:`summary_block`)."""
     import dask.array as da
 
     n = X.shape[0]
@@ -183,23 +179,26 @@ def _weights(sample_weight, X, owner):
             w = w.to_dask_array(lengths=True)
         if w.ndim != 1 or w.shape[0] != n:
             raise InvalidParameterError(
-                f"{owner}: sample_weight has shape {w.shape}, expected ({n},)")
+                f"{owner}: {name} has shape {w.shape}, expected ({n},)")
         return w.astype(np.float64).rechunk((X.chunks[0],))
-    w = check_sample_weight(sample_weight, n, owner)
+    w = check_sample_weight(sample_weight, n, owner, name)
     return da.from_array(w, chunks=(X.chunks[0],))
 
 
-def summary_block(Xb, wb, start, owner):
-    """Checks of one block of data and weights; ``(max |x|, column sums)``."""
+def summary_block(Xb, wb, start, owner, name="X", wname="sample_weight"):
+    """Checks of one block of data and weights (finite data, the one weight rule);
+    ``(max |x|, column sums, max weight, weight sum)``."""
     Xb = np.asarray(Xb, dtype=np.float64)
+    wb = np.asarray(wb)
     end = start + Xb.shape[0]
     try:
-        check_finite(Xb, "X", owner)
-        check_sample_weight(np.asarray(wb), Xb.shape[0], owner)
+        check_finite(Xb, name, owner)
+        check_sample_weight(wb, Xb.shape[0], owner, wname)
     except InvalidParameterError as exc:
         raise InvalidParameterError(f"{exc} (indices within rows {start}:{end})") from None
     big = float(np.max(np.abs(Xb))) if Xb.size else 0.0
-    return big, Xb.sum(axis=0)
+    return (big, Xb.sum(axis=0), float(np.max(wb)) if wb.size else 0.0,
+            float(np.sum(wb, dtype=np.float64)))
 
 
 # --------------------------------------------------------------------------- fit
@@ -244,7 +243,7 @@ def fit_dask(est, X, sample_weight):
     if max(Xd.chunks[0]) > rows:
         Xd = Xd.rechunk({0: rows})
     check_block_fits(max(Xd.chunks[0]), d, m, k, client, owner)
-    w = _weights(sample_weight, Xd, owner)
+    w = dask_weights(sample_weight, Xd, owner)
 
     est.n_features_in_ = d
     if names is not None:
@@ -257,7 +256,7 @@ def fit_dask(est, X, sample_weight):
     checks = [dask.delayed(summary_block, pure=True)(xb, wb, int(a), owner)
               for xb, wb, a in zip(Xd.to_delayed().ravel(), w.to_delayed().ravel(), starts)]
     big, colsum = 0.0, 0.0
-    for b, cs in stream(checks):
+    for b, cs, _, _ in stream(checks):
         big, colsum = max(big, b), colsum + cs
     est._scale = scale = est._scale_for(big)
     center = np.asarray(colsum, dtype=np.float64) / n * scale
@@ -288,17 +287,10 @@ def fit_dask(est, X, sample_weight):
             progress.start(r)
             run = est._blocks_run(engine, labels0, progress)
             progress.end(run.objective)
-            if best is None or run.objective > best.objective:
-                best = run
+            best = est._better(best, run)
     finally:
         progress.close()
-    if not best.converged:
-        import warnings
-
-        from sklearn.exceptions import ConvergenceWarning
-
-        warnings.warn(f"{owner}: the best run stopped at max_iter={est.max_iter} before "
-                      "converging; raise max_iter", ConvergenceWarning)
+    est._warn_if_unconverged(best)
     est._set_objective(best, 0.0)
     est.n_init_ = n_init
     est._n_features_out = k
@@ -341,11 +333,14 @@ def _start(est, engine, Xd, w, scale, rng, n, k, seed_sample):
     from ._kgroups import KernelKGroups
 
     seed = int(rng.integers(np.iinfo(np.int32).max))
+    import dask
+
     if n <= seed_sample:
-        sub, wsub = np.asarray(Xd.compute()) * scale, np.asarray(w.compute())
+        sub, wsub = dask.compute(Xd, w)
     else:
         idx = np.sort(rng.choice(n, seed_sample, replace=False))
-        sub, wsub = np.asarray(Xd[idx].compute()) * scale, np.asarray(w[idx].compute())
+        sub, wsub = dask.compute(Xd[idx], w[idx])  # one pass over the blocks
+    sub, wsub = np.asarray(sub) * scale, np.asarray(wsub)
     params = est.get_params(deep=False)
     params.update(n_init=SAMPLE_N_INIT, engine="auto", random_state=seed, verbose=0)
     lab = KernelKGroups(**params).fit(sub, sample_weight=wsub).labels_

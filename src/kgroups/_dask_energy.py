@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._dask import as_dask_rows, is_dask_collection, stream
+from ._dask import as_dask_rows, dask_weights, is_dask_collection, stream, summary_block
+from ._energy import _finite
 from ._semimetrics import pairwise_unchecked
-from ._validation import (InvalidParameterError, check_finite, check_sample_weight,
-                          encode_labels, pow2_scale)
+from ._validation import InvalidParameterError, encode_labels, pow2_scale
 
 __all__ = ["energy_distance_dask", "energy_test_dask", "within_energy_dask"]
 
@@ -47,18 +47,6 @@ def pair_sums(Za, Zb, ca, cb, wa, wb, k, spec, center, scale):
     return out
 
 
-def _summary(Zb, wb, start, name, wname, owner):
-    Zb = np.asarray(Zb, dtype=np.float64)
-    try:
-        check_finite(Zb, name, owner)
-        check_sample_weight(np.asarray(wb), Zb.shape[0], owner, wname)
-    except InvalidParameterError as exc:
-        raise InvalidParameterError(
-            f"{exc} (indices within rows {start}:{start + Zb.shape[0]})") from None
-    return (float(np.max(np.abs(Zb))) if Zb.size else 0.0), Zb.sum(axis=0), float(
-        np.max(wb) if len(wb) else 0.0)
-
-
 def _rows(X, name, owner):
     import dask.array as da
 
@@ -72,46 +60,39 @@ def _rows(X, name, owner):
     return as_dask_rows(X, owner, name)[0]
 
 
-def _weights(w, X, owner, name):
-    import dask.array as da
-
-    if w is None:
-        return da.ones(X.shape[0], chunks=(X.chunks[0],))
-    if is_dask_collection(w):
-        if w.ndim != 1 or w.shape[0] != X.shape[0]:
-            raise InvalidParameterError(
-                f"{owner}: {name} has shape {w.shape}, expected ({X.shape[0]},)")
-        return w.astype(np.float64).rechunk((X.chunks[0],))
-    return da.from_array(check_sample_weight(w, X.shape[0], owner, name),
-                         chunks=(X.chunks[0],))
-
-
 def _blocks(parts, spec, owner):
-    """Checked blocks ``(Z, codes, w)`` of every part, with the data's scale and centre.
+    """Checked blocks ``(Z, codes, w)`` of every part (one pass, :func:`summary_block`),
+    the factor by which the data are multiplied and the statistics' unit factor (the
+    power-of-two rule of :func:`kgroups._energy._data_scale`), the centre of the scaled
+    data, and each part's largest weight and weight sum.
 
     ``parts``: ``(name, X, codes or None, w, wname)`` with X a dask array.
     """
     import dask
 
-    checks, blocks = [], []
-    for name, X, codes, w, wname in parts:
+    from ._energy import _magnitude_scale
+
+    checks, blocks, part_of = [], [], []
+    for p, (name, X, codes, w, wname) in enumerate(parts):
         start = 0
         cchunks = codes.rechunk((X.chunks[0],)).to_delayed().ravel() if codes is not None \
             else [None] * len(X.chunks[0])
         for xb, wb, cb, nb in zip(X.to_delayed().ravel(), w.to_delayed().ravel(), cchunks,
                                   X.chunks[0]):
-            checks.append(dask.delayed(_summary, pure=True)(xb, wb, start, name, wname, owner))
+            checks.append(dask.delayed(summary_block, pure=True)(xb, wb, start, owner, name,
+                                                                 wname))
             blocks.append((xb, wb, cb))
+            part_of.append(p)
             start += nb
-    big, colsum, n, wmax = 0.0, 0.0, 0, 0.0
-    for b, cs, wm in stream(checks):
-        big, colsum, wmax = max(big, b), colsum + cs, max(wmax, wm)
+    big, colsum = 0.0, 0.0
+    wmax, wsum = np.zeros(len(parts)), np.zeros(len(parts))
+    for p, (b, cs, wm, ws) in zip(part_of, stream(checks)):
+        big, colsum = max(big, b), colsum + cs
+        wmax[p], wsum[p] = max(wmax[p], wm), wsum[p] + ws
+    c, factor = _magnitude_scale(big, spec)
     n = sum(X.shape[0] for _, X, _, _, _ in parts)
-    scale = 1.0
-    if spec["semimetric"] == "energy":
-        scale = 1.0 / pow2_scale(big)
-    center = np.asarray(colsum, dtype=np.float64) / n * scale
-    return blocks, scale, center, 1.0 / pow2_scale(wmax)
+    center = np.asarray(colsum, dtype=np.float64) / n / c
+    return blocks, 1.0 / c, factor, center, wmax, wsum
 
 
 def _sum_pairs(blocks, codes_const, k, spec, center, scale, wscale):
@@ -140,12 +121,6 @@ def _pair_task(Za, Zb, ca, cb, ka, kb, wa, wb, k, spec, center, scale):
     return pair_sums(Za, Zb, ca, cb, np.asarray(wa), np.asarray(wb), k, spec, center, scale)
 
 
-def _finite(value, owner, factor):
-    from ._energy import _finite as finite
-
-    return finite(value, owner, factor)
-
-
 def energy_distance_dask(X, Y, spec, sample_weight_x, sample_weight_y, owner):
     """:func:`kgroups.energy_distance` of two samples, one or both dask arrays."""
     Xd, Yd = _rows(X, "X", owner), _rows(Y, "Y", owner)
@@ -153,19 +128,18 @@ def energy_distance_dask(X, Y, spec, sample_weight_x, sample_weight_y, owner):
         raise InvalidParameterError(
             f"{owner}: X has {Xd.shape[1]} features but Y has {Yd.shape[1]}; samples must "
             "have the same number of features")
-    wx = _weights(sample_weight_x, Xd, owner, "sample_weight_x")
-    wy = _weights(sample_weight_y, Yd, owner, "sample_weight_y")
-    blocks, scale, center, _ = _blocks([("X", Xd, None, wx, "sample_weight_x"),
-                                        ("Y", Yd, None, wy, "sample_weight_y")], spec, owner)
+    wx = dask_weights(sample_weight_x, Xd, owner, "sample_weight_x")
+    wy = dask_weights(sample_weight_y, Yd, owner, "sample_weight_y")
+    blocks, scale, factor, center, wmax, wsum = _blocks(
+        [("X", Xd, None, wx, "sample_weight_x"), ("Y", Yd, None, wy, "sample_weight_y")],
+        spec, owner)
     codes = [0] * len(Xd.chunks[0]) + [1] * len(Yd.chunks[0])
     # weights are rescaled per sample in the in-memory function: E does not depend on them
-    sx, sy = float(wx.max().compute()), float(wy.max().compute())
-    bx, by = pow2_scale(sx), pow2_scale(sy)
-    blocks = [(z, _scaled(w, bx if c == 0 else by), cb) for (z, w, cb), c in zip(blocks, codes)]
+    bw = [pow2_scale(wm) for wm in wmax]
+    blocks = [(z, _scaled(w, bw[c]), cb) for (z, w, cb), c in zip(blocks, codes)]
     sums = _sum_pairs(blocks, codes, 2, spec, center, scale, 1.0)
-    s = np.array([float(wx.sum().compute()) / bx, float(wy.sum().compute()) / by])
+    s = wsum / np.array(bw)
     gm = sums / np.outer(s, s)
-    factor = 1.0 if scale == 1.0 else float(np.float64(1.0 / scale) ** spec["alpha"])
     return _finite(2.0 * gm[0, 1] - gm[0, 0] - gm[1, 1], owner, factor)
 
 
@@ -196,13 +170,13 @@ def within_energy_dask(X, labels, spec, sample_weight, owner):
         codes = da.from_array(c, chunks=(Xd.chunks[0],))
     k = len(values)
     codes = codes.rechunk((Xd.chunks[0],))
-    w = _weights(sample_weight, Xd, owner, "sample_weight")
-    blocks, scale, center, wscale = _blocks([("X", Xd, codes, w, "sample_weight")], spec,
-                                            owner)
+    w = dask_weights(sample_weight, Xd, owner, "sample_weight")
+    blocks, scale, factor, center, wmax, _ = _blocks(
+        [("X", Xd, codes, w, "sample_weight")], spec, owner)
+    wscale = 1.0 / pow2_scale(wmax[0])  # W is linear in the weights (as in memory)
     sums = _sum_pairs(blocks, [0] * len(blocks), k, spec, center, scale, wscale)
     s = np.asarray(da.bincount(codes, weights=w, minlength=k).compute()) * wscale
-    factor = (1.0 if scale == 1.0 else float(np.float64(1.0 / scale) ** spec["alpha"])) / wscale
-    return _finite(np.sum(np.diag(sums) / (2.0 * s)), owner, factor)
+    return _finite(np.sum(np.diag(sums) / (2.0 * s)), owner, factor / wscale)
 
 
 def energy_test_dask(samples, spec, owner):
@@ -217,11 +191,10 @@ def energy_test_dask(samples, spec, owner):
             raise InvalidParameterError(
                 f"{owner}: samples[0] has {arrs[0].shape[1]} features but samples[{i}] has "
                 f"{a.shape[1]}; samples must have the same number of features")
-    parts = [(f"samples[{i}]", a, None, _weights(None, a, owner, "weights"), "weights")
+    parts = [(f"samples[{i}]", a, None, dask_weights(None, a, owner), "weights")
              for i, a in enumerate(arrs)]
-    blocks, scale, center, _ = _blocks(parts, spec, owner)
+    blocks, scale, factor, center, _, _ = _blocks(parts, spec, owner)
     codes = [i for i, a in enumerate(arrs) for _ in a.chunks[0]]
     sums = _sum_pairs(blocks, codes, len(arrs), spec, center, scale, 1.0)
     sizes = np.array([a.shape[0] for a in arrs], dtype=np.float64)
-    factor = 1.0 if scale == 1.0 else float(np.float64(1.0 / scale) ** spec["alpha"])
     return _finite(_ksample_statistic(sums, sizes), owner, factor)

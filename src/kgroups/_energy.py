@@ -110,7 +110,15 @@ def _data_scale(arrays, spec):
     """
     if spec["semimetric"] != "energy":
         return 1.0, 1.0
-    c = pow2_scale(max(float(np.max(np.abs(a))) for a in arrays))
+    return _magnitude_scale(max(float(np.max(np.abs(a))) for a in arrays), spec)
+
+
+def _magnitude_scale(big, spec):
+    """:func:`_data_scale` for data whose largest ``|entry|`` is ``big`` (known without
+    the arrays, e.g. from the blocks of a dask array)."""
+    if spec["semimetric"] != "energy":
+        return 1.0, 1.0
+    c = pow2_scale(big)
     if c == 1.0:
         return 1.0, 1.0
     with np.errstate(over="ignore", under="ignore"):  # inf: the statistic overflows

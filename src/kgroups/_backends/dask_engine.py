@@ -88,8 +88,12 @@ def setup_block(Xb, wb, scale, fmap):
 
 def block_sums(block, state, fmap, k):
     """``(sum_{i in C_l} w_i r_i, A_l, s_l, sizes)`` of one block."""
-    labels = state.labels
-    SR, A = _lr.cluster_sums_lr(block.raw(fmap), block.a, block.w, labels, k)
+    return _partial_sums(block, block.raw(fmap), state.labels, k)
+
+
+def _partial_sums(block, R, labels, k):
+    """:func:`block_sums` from the block's raw features ``R`` already computed."""
+    SR, A = _lr.cluster_sums_lr(R, block.a, block.w, labels, k)
     return (SR, A, np.bincount(labels, weights=block.w, minlength=k),
             np.bincount(labels, minlength=k))
 
@@ -129,6 +133,20 @@ def block_labels(state):
     return state.labels
 
 
+def fresh_bounds(d2, labels, scale):
+    """``(up, lo)`` from exact squared distances ``d2`` (rows x k, overwritten) to the
+    means: ``up >= d_own``, ``lo <= min_{l != own} d_l``, widened by ``BOUND_SLACK``
+    times ``scale`` (the size of the terms the distances come from) so that rounding
+    never makes a bound wrong."""
+    rows = np.arange(d2.shape[0])
+    own = d2[rows, labels].copy()
+    d2[rows, labels] = np.inf
+    far = d2.min(axis=1) if d2.shape[1] > 1 else np.full(d2.shape[0], np.inf)
+    tol = _lr.BOUND_SLACK * scale
+    return (np.sqrt(np.maximum(own, 0.0) + tol) * (1.0 + _lr.BOUND_SLACK),
+            np.sqrt(np.maximum(far - tol, 0.0)) * (1.0 - _lr.BOUND_SLACK))
+
+
 def propose_block(block, state, fmap, sums, drift):
     """The block's improving moves under ``sums = (P, A, s, q, cnt, sn2)``, and its
     state with updated bounds.
@@ -162,13 +180,8 @@ def propose_block(block, state, fmap, sums, drift):
         dot = C / wr[:, None] + ar[:, None] * s[None, :] + sums[1][None, :]
         d2 = f2[:, None] - 2.0 * dot / s[None, :] + (sn2 / (s * s))[None, :]
     d2[:, s <= 0] = np.inf
-    scale = np.maximum(f2, np.max(np.where(s > 0, sn2 / np.where(s > 0, s * s, 1.0), 0.0)))
-    tol = _lr.BOUND_SLACK * scale
-    own = d2[np.arange(rows.size), jr]
-    d2[np.arange(rows.size), jr] = np.inf
-    far = d2.min(axis=1) if k > 1 else np.full(rows.size, np.inf)
-    up[rows] = np.sqrt(np.maximum(own, 0.0) + tol) * (1.0 + _lr.BOUND_SLACK)
-    lo[rows] = np.sqrt(np.maximum(far - tol, 0.0)) * (1.0 - _lr.BOUND_SLACK)
+    up[rows], lo[rows] = fresh_bounds(
+        d2, jr, np.maximum(f2, np.max(np.where(s > 0, sn2 / np.where(s > 0, s * s, 1.0), 0.0))))
     moving = target >= 0
     idx = rows[moving]
     props = (idx, j[idx].copy(), np.ascontiguousarray(fmap.project(R[moving])),
@@ -229,18 +242,9 @@ def start_block(block, labels, fmap, start, k):
     else:
         f2 = block.diag / (block.w * block.w) + 2.0 * block.a  # ||phi||^2
         d2 = f2[:, None] - 2.0 * (R @ start.P.T) + start.sn2[None, :]
-        rows = np.arange(d2.shape[0])
         lab = np.argmin(d2, axis=1).astype(np.int64)
-        own = d2[rows, lab].copy()
-        d2[rows, lab] = np.inf
-        far = d2.min(axis=1)
-        tol = _lr.BOUND_SLACK * np.maximum(f2, start.sn2.max())
-        up = np.sqrt(np.maximum(own, 0.0) + tol) * (1.0 + _lr.BOUND_SLACK)
-        lo = np.sqrt(np.maximum(far - tol, 0.0)) * (1.0 - _lr.BOUND_SLACK)
-        state = BlockState(lab, up, lo)
-    SR, A = _lr.cluster_sums_lr(R, block.a, block.w, state.labels, k)
-    return (SR, A, np.bincount(state.labels, weights=block.w, minlength=k),
-            np.bincount(state.labels, minlength=k)), state
+        state = BlockState(lab, *fresh_bounds(d2, lab, np.maximum(f2, start.sn2.max())))
+    return _partial_sums(block, R, state.labels, k), state
 
 
 def random_block(n_rows, k, seed):
