@@ -31,8 +31,8 @@ def test_parallel_and_serial_matrix_free_kernels_agree():
     M1[:, order], M2[:, order] = Ms1, Ms2
     pend = rng.choice(1200, 50, replace=False).astype(np.int64)
     old, new = labels[pend], (labels[pend] + 1) % 4
-    mfk.apply_moves_mf(eng.X, eng.XT, w, pend, old, new, 50, M1, *eng._args)
-    mfk.apply_moves_mf_serial(eng.X, eng.XT, w, pend, old, new, 50, M2, *eng._args)
+    mfk.apply_moves_mf(eng.X, eng.XT, w, eng.nrm, pend, old, new, 50, M1, *eng._args)
+    mfk.apply_moves_mf_serial(eng.X, eng.XT, w, eng.nrm, pend, old, new, 50, M2, *eng._args)
     np.testing.assert_allclose(M1, M2, rtol=1e-12, atol=1e-12)
     labels[pend] = new
     np.testing.assert_allclose(M1, eng.build_m(labels, 4), rtol=1e-10, atol=1e-10)
@@ -77,7 +77,7 @@ def test_apply_moves_matches_pair_twin_with_duplicates():
     M = eng.build_m(labels, 3)
     pend = np.array([5, 100, 0, 599, 300, 301, 7], dtype=np.int64)
     old, new = labels[pend], (labels[pend] + 2) % 3
-    mfk.apply_moves_mf_serial(eng.X, eng.XT, w, pend, old, new, 7, M, *eng._args)
+    mfk.apply_moves_mf_serial(eng.X, eng.XT, w, eng.nrm, pend, old, new, 7, M, *eng._args)
     labels[pend] = new
     np.testing.assert_allclose(M, build_m_pairs_twin(eng.X, w, labels, 3, rho),
                                rtol=1e-11, atol=1e-12)
@@ -148,3 +148,94 @@ def test_tiny_build_m_multi():
         want = -0.5 * (Z.T @ (w[:, None] * D * w[None, :]))  # M[l, i] by hand
         got = mfk.build_m_multi_serial(eng.XT, w, labs, 2, 1, *eng._args)[2 * r:2 * r + 2]
         np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-13)
+
+
+def test_tiny_bounded_sweeps_follow_brute_force_to_the_optimum():
+    """Sweep after sweep on one M (the bounds persist and skip points from the second
+    sweep on), the labels and move counts of the brute-force sweep, which scores
+    every move by recomputing Q; at the end no single move raises Q."""
+    from kgroups._engine._gain import count_improving_moves
+    X, w, labels = tiny_data(n=40, k=3, seed=31)
+    X[:20] += 1.5  # two loose groups: moves over several sweeps
+    B = brute_B(X, w, "energy", {"alpha": 1.0})
+    eng = MatrixFreeEngine.from_semimetric(X, w, "energy", {"alpha": 1.0}, n_clusters=3)
+    got, want = labels.copy(), labels.copy()
+    M = eng.build_m(got, 3)
+    s, q, cnt = cluster_stats(M, got, w)
+    sweeps = 0
+    while True:
+        want, want_moves = sweep_twin(B, w, want, 3)
+        assert eng.sweep(got, M, s, q, cnt) == want_moves
+        np.testing.assert_array_equal(got, want)
+        sweeps += 1
+        if want_moves == 0:
+            break
+    assert sweeps >= 3
+    M = eng.build_m(got, 3)
+    s, q, cnt = cluster_stats(M, got, w)
+    assert count_improving_moves(M, got, w, eng.diag, s, q, cnt) == 0
+
+
+@pytest.mark.parametrize("semimetric, params", [("energy", {"alpha": 1.0}),
+                                                ("energy", {"alpha": 0.5}),
+                                                ("gaussian", {"sigma": 2.0})])
+def test_bounded_sweeps_skip_points_and_move_the_same(monkeypatch, semimetric, params):
+    """Overlapping clusters, weights: sweeps that skip the points their bounds prove
+    still make, sweep by sweep, the moves of sweeps that evaluate every point, and
+    the bounds do prove most points still once the moves thin out."""
+    from kgroups._engine._bounds import proven_still, smallest
+    from tests._helpers import blobs
+    X, _ = blobs(1500, 4, 5, seed=8, spread=2.5)
+    w = np.random.default_rng(9).uniform(0.5, 2.0, X.shape[0])
+    start = np.random.default_rng(10).integers(0, 5, X.shape[0])
+    runs = {}
+    for bounded in (True, False):
+        if not bounded:
+            monkeypatch.setattr(mf_backend, "NEGATIVE_TYPE", ())
+        eng = MatrixFreeEngine.from_semimetric(X, w, semimetric, params, n_clusters=5)
+        labels = start.copy()
+        M = eng.build_m(labels, 5)
+        s, q, cnt = cluster_stats(M, labels, w)
+        trail, still = [], []
+        for _ in range(200):
+            moves = eng.sweep(labels, M, s, q, cnt)
+            trail.append((moves, labels.copy()))
+            st = eng._run
+            s_min = smallest(s)
+            still.append(np.mean([proven_still(
+                w[i], s[labels[i]], s_min, st["up"][i] + st["drift"][labels[i]] - st["own"][i],
+                st["lo"][i] - (st["drift"][5] - st["all"][i])) for i in range(X.shape[0])]))
+            if moves == 0:
+                break
+        runs[bounded] = (trail, still)
+    (a, still), (b, _) = runs[True], runs[False]
+    assert len(a) == len(b) >= 5 and sum(m for m, _ in a) > 100
+    for (ma, la), (mb, lb) in zip(a, b):
+        assert ma == mb
+        np.testing.assert_array_equal(la, lb)
+    assert max(still) > 0.5  # the bounds do skip (else this test would prove nothing)
+
+
+def test_restarts_that_share_labels_are_summed_by_class(monkeypatch):
+    """Starts that differ in a few labels make few classes: one pass sums the classes
+    (signatures) and each start's M is its own build's, up to rounding; with the
+    class limit lowered the same starts take the per-start pass."""
+    rng = np.random.default_rng(11)
+    X = tiny_data(n=700, d=3, k=4, seed=12)[0]
+    w = rng.uniform(0.5, 2.0, X.shape[0])
+    base = rng.integers(0, 4, X.shape[0])
+    starts = []
+    for r in range(5):
+        lab = base.copy()
+        flip = rng.choice(X.shape[0], 30, replace=False)
+        lab[flip] = rng.integers(0, 4, 30)
+        starts.append(lab)
+    sig, classes = mf_backend.signatures(starts, 4)
+    tuples = np.stack(starts, axis=1)
+    assert classes.shape[0] == np.unique(tuples, axis=0).shape[0] < 4 * 32
+    np.testing.assert_array_equal(classes[sig], tuples)  # each point's class has its labels
+    eng = MatrixFreeEngine(X, w, "energy", {"alpha": 1.5})
+    for cap in (32, 1):
+        monkeypatch.setattr(mf_backend, "SIGNATURES_PER_CLUSTER", cap)
+        for start, M in zip(starts, eng.build_ms(starts, 4)):
+            np.testing.assert_allclose(M, eng.build_m(start, 4), rtol=1e-11, atol=1e-9)

@@ -46,6 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._engine import lowrank as _lr
+from .._engine._bounds import BOUND_SLACK
 from ._base import Engine
 from ._memory import check_fits
 from .lowrank import LANDMARKS, FeatureSums, fourier_map, nystroem_map
@@ -142,9 +143,9 @@ def fresh_bounds(d2, labels, scale):
     own = d2[rows, labels].copy()
     d2[rows, labels] = np.inf
     far = d2.min(axis=1) if d2.shape[1] > 1 else np.full(d2.shape[0], np.inf)
-    tol = _lr.BOUND_SLACK * scale
-    return (np.sqrt(np.maximum(own, 0.0) + tol) * (1.0 + _lr.BOUND_SLACK),
-            np.sqrt(np.maximum(far - tol, 0.0)) * (1.0 - _lr.BOUND_SLACK))
+    tol = BOUND_SLACK * scale
+    return (np.sqrt(np.maximum(own, 0.0) + tol) * (1.0 + BOUND_SLACK),
+            np.sqrt(np.maximum(far - tol, 0.0)) * (1.0 - BOUND_SLACK))
 
 
 def propose_block(block, state, fmap, sums, drift):

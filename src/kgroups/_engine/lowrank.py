@@ -17,6 +17,7 @@ column of an exact engine. The gain is paper eq. (50).
 import numpy as np
 from numba import njit
 
+from ._bounds import add_drift, fresh_bounds, proven_still, smallest
 from ._gain import best_move, update_stats
 
 
@@ -148,35 +149,14 @@ def _move_lr(F, a, i, j, l, w_i, S, A, s_old_j, s_old_l, sn2):
 
 
 @njit(cache=True)
-def _smallest(s):
-    out = np.inf
-    for l in range(s.shape[0]):
-        out = min(out, s[l])
-    return out
-
-
-# Relative slack of the bounds: far above the rounding error of the distances
-# they come from, so that a skipped point provably has no improving move.
-BOUND_SLACK = 1e-9
-
-
-@njit(cache=True)
 def sweep_lowrank_bounded(F, a, w, diag, labels, S, A, s, q, cnt, sn2, up, lo, snap_own,
                           snap_all, drift):
     """One Hartigan sweep in feature space that skips the points a bound proves still.
 
-    Same moves, in the same order, as :func:`sweep_lowrank`. In feature space the
-    gain of moving ``i`` (weight ``w``) from ``j`` to ``l`` is
-    ``w s_j / (s_j - w) d_j^2 - w s_l / (s_l + w) d_l^2`` with
-    ``d_l = ||phi_i - mu_l||`` (the shifts ``a`` do not change gains). Each point
-    keeps ``up >= d_j`` and ``lo <= min_{l != j} d_l`` from its last exact
-    evaluation; every move adds the drift of the two means it changes to
-    ``drift[l]`` and their maximum to ``drift[k]``, so that now
-    ``d_j <= up + (drift[j] - snap_own)`` and
-    ``min_{l != j} d_l >= lo - (drift[k] - snap_all)`` (triangle inequality, as
-    Hamerly 2010 does for Lloyd's k-means). When
-    ``s_j / (s_j - w) U^2 < min_l s_l / (s_l + w) L^2`` (with slack) no move can
-    raise Q, and the O(k m) evaluation is skipped. ``up = inf`` forces one.
+    Same moves, in the same order, as :func:`sweep_lowrank`: the bounds of
+    :mod:`kgroups._engine._bounds` (the shifts ``a`` do not change gains), with
+    the drift of each move measured on the updated sums. A skipped point costs
+    O(1) instead of the O(k m) evaluation.
 
     Returns ``(moves, evaluated)``.
     """
@@ -186,42 +166,32 @@ def sweep_lowrank_bounded(F, a, w, diag, labels, S, A, s, q, cnt, sn2, up, lo, s
     d2 = np.empty(k)
     moves = 0
     evaluated = 0
-    s_min = _smallest(s)
+    s_min = smallest(s)
     for i in range(n):
         j = labels[i]
         if cnt[j] <= 1:
             continue
         w_i = w[i]
-        if up[i] < np.inf:
-            U = up[i] + (drift[j] - snap_own[i])
-            L = lo[i] - (drift[k] - snap_all[i])
-            if L > 0.0 and (s[j] / (s[j] - w_i)) * U * U < (s_min / (s_min + w_i)) * L * L:
-                continue
+        if proven_still(w_i, s[j], s_min, up[i] + (drift[j] - snap_own[i]),
+                        lo[i] - (drift[k] - snap_all[i])):
+            continue
         evaluated += 1
         m_column_lr(F, i, a[i], w_i, S, A, s, col)
         l, gain = best_move(col, j, s, q, cnt, w_i, diag[i])
         if l < 0:
             f2 = _sq_dists_from_col(col, F, i, a[i], w_i, A, s, sn2, d2)
-            far = np.inf
             scale = f2
             for t in range(k):
                 if s[t] > 0.0:
                     scale = max(scale, sn2[t] / (s[t] * s[t]))
-                if t != j:
-                    far = min(far, d2[t])
-            tol = BOUND_SLACK * scale
-            up[i] = np.sqrt(max(d2[j], 0.0) + tol) * (1.0 + BOUND_SLACK)
-            lo[i] = np.sqrt(max(far - tol, 0.0)) * (1.0 - BOUND_SLACK)
-            snap_own[i] = drift[j]
-            snap_all[i] = drift[k]
+            up[i], lo[i] = fresh_bounds(d2, j, scale)
+            snap_own[i], snap_all[i] = drift[j], drift[k]
             continue
         s_old_j, s_old_l = s[j], s[l]
         update_stats(j, l, col[j], col[l], w_i, diag[i], s, q, cnt)
         dj, dl = _move_lr(F, a, i, j, l, w_i, S, A, s_old_j, s_old_l, sn2)
-        drift[j] += dj
-        drift[l] += dl
-        drift[k] += max(dj, dl)
-        s_min = _smallest(s)
+        add_drift(j, l, dj, dl, drift)
+        s_min = smallest(s)
         labels[i] = l
         up[i] = np.inf
         moves += 1

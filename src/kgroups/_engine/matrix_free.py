@@ -25,6 +25,7 @@ the engine keeps only the data (n x D, twice: row-major and transposed) and
 import numpy as np
 from numba import njit, prange
 
+from ._bounds import BOUND_SLACK, add_drift, fresh_bounds, proven_still, smallest
 from ._gain import best_move, update_stats
 from ._parallel import twins
 from .semimetric import exact_sq, guarded_sq, needs_exact, rho, rho_inplace
@@ -331,14 +332,34 @@ def _build_m_multi(XT, ws, labs, k, n_threads, code, alpha, sigma, theta):
 
 
 @njit(cache=True)
-def decide_mf(X, w, labels, M, s, q, cnt, start, pend, old, new, n_pend,
-              code, alpha, sigma, theta):
+def sum_classes(S, labels, k):
+    """``M[l] = sum of S[c] over the classes c with labels[c] == l`` (k x n), in the
+    order of the classes (restarts sharing a pass, see build_ms)."""
+    M = np.zeros((k, S.shape[1]))
+    for c in range(S.shape[0]):
+        src = S[c]
+        dst = M[labels[c]]
+        for i in range(S.shape[1]):
+            dst[i] += src[i]
+    return M
+
+
+@njit(cache=True)
+def decide_mf(X, w, labels, M, s, q, cnt, start, pend, old, new, n_pend, budget, bounded,
+              up, lo, snap_own, snap_all, drift, code, alpha, sigma, theta):
     """Sequential Hartigan decisions from point ``start`` (paper Algorithm 2, steps 4-15).
 
-    The column ``M[:, i]`` is corrected for the ``n_pend`` pending moves
-    (``pend[t]`` from ``old[t]`` to ``new[t]``), so each decision is the one the
-    move-at-a-time algorithm makes. A move updates ``labels, s, q, cnt`` at once
-    and joins the pending list. Stops when the list is full or at the last point.
+    With ``bounded`` (a semimetric of negative type), a point whose bounds
+    (:mod:`kgroups._engine._bounds`) prove it cannot move is skipped at O(1). For the others the column ``M[:, i]`` is corrected for the
+    ``n_pend`` pending moves (``pend[t]`` from ``old[t]`` to ``new[t]``), so each
+    decision is the one the move-at-a-time algorithm makes; the point's squared
+    distances to the means, ``d_l^2 = (q_l / s_l - 2 M[l, i] / w_i) / s_l``
+    (``B[i, i] = 0``), give its fresh bounds, or, when it moves, how far the two
+    means moved. A move updates ``labels, s, q, cnt`` at once and joins the
+    pending list. Stops at the last point, when the list is full, or when the
+    corrections made since the list began (one kernel entry, O(D), per pending
+    move per decision) reach ``budget``: then applying the list (parallel) costs
+    less than carrying it on (serial).
 
     Returns
     -------
@@ -347,21 +368,47 @@ def decide_mf(X, w, labels, M, s, q, cnt, start, pend, old, new, n_pend,
     n, k = X.shape[0], M.shape[0]
     cap = pend.shape[0]
     col = np.empty(k)
+    d2 = np.empty(k)
     moves = 0
+    work = 0
+    s_min = smallest(s)
     i = start
-    while i < n and n_pend < cap:
+    while i < n and n_pend < cap and work < budget:
+        j = labels[i]
+        w_i = w[i]
+        if cnt[j] <= 1 or (bounded and proven_still(
+                w_i, s[j], s_min, up[i] + (drift[j] - snap_own[i]),
+                lo[i] - (drift[k] - snap_all[i]))):
+            i += 1
+            continue
         for l in range(k):
             col[l] = M[l, i]
         for t in range(n_pend):
             p = pend[t]
-            b = -0.5 * w[i] * w[p] * rho(exact_sq(X[i], X[p]), code, alpha, sigma, theta)
+            b = -0.5 * w_i * w[p] * rho(exact_sq(X[i], X[p]), code, alpha, sigma, theta)
             col[old[t]] -= b
             col[new[t]] += b
-        j = labels[i]
-        l, gain = best_move(col, j, s, q, cnt, w[i], 0.0)
-        if l >= 0:
-            update_stats(j, l, col[j], col[l], w[i], 0.0, s, q, cnt)
+        work += n_pend
+        scale = 0.0
+        for l in range(k):
+            if s[l] > 0.0:
+                d2[l] = (q[l] / s[l] - 2.0 * col[l] / w_i) / s[l]
+                scale = max(scale, (abs(q[l]) / s[l] + 2.0 * abs(col[l]) / w_i) / s[l])
+            else:
+                d2[l] = np.inf
+        l, gain = best_move(col, j, s, q, cnt, w_i, 0.0)
+        if l < 0:
+            up[i], lo[i] = fresh_bounds(d2, j, scale)
+            snap_own[i], snap_all[i] = drift[j], drift[k]
+        else:
+            tol = BOUND_SLACK * scale
+            dj = np.sqrt(max(d2[j], 0.0) + tol) * (1.0 + BOUND_SLACK)
+            dl = np.sqrt(max(d2[l], 0.0) + tol) * (1.0 + BOUND_SLACK)
+            add_drift(j, l, w_i * dj / (s[j] - w_i), w_i * dl / (s[l] + w_i), drift)
+            update_stats(j, l, col[j], col[l], w_i, 0.0, s, q, cnt)
+            s_min = smallest(s)
             labels[i] = l
+            up[i] = np.inf
             pend[n_pend] = i
             old[n_pend] = j
             new[n_pend] = l
@@ -371,12 +418,13 @@ def decide_mf(X, w, labels, M, s, q, cnt, start, pend, old, new, n_pend,
     return i, n_pend, moves
 
 
-def _apply_moves_mf(X, XT, w, pend, old, new, n_pend, M, code, alpha, sigma, theta):
+def _apply_moves_mf(X, XT, w, nrm, pend, old, new, n_pend, M, code, alpha, sigma, theta):
     """``M[old[t], :] -= B[pend[t], :]`` and ``M[new[t], :] += B[pend[t], :]`` for all t.
 
     Column tiles in parallel; within a tile the movers' kernel rows are computed
-    on the fly four at a time (:func:`gram4`, O(D) per entry), so the cost is
-    O(n D) per move and nothing of size n x n exists.
+    on the fly four at a time (:func:`gram4`, O(D) per entry, with the squared
+    norms ``nrm`` of the points, :func:`sq_norms`), so the cost is O(n D) per
+    move and nothing of size n x n exists.
     """
     n = XT.shape[1]
     n_tiles = (n + TILE - 1) // TILE
@@ -385,19 +433,16 @@ def _apply_moves_mf(X, XT, w, pend, old, new, n_pend, M, code, alpha, sigma, the
         c1 = min(n, c0 + TILE)
         m = c1 - c0
         out = np.empty((4, TILE))
-        nys = np.empty(m)
         idx = np.empty(4, dtype=np.int64)
         nx = np.empty(4)
-        sq_norms(XT, c0, c1, nys)
+        nys = nrm[c0:c1]
         wt = w[c0:c1]
         for g in range(0, n_pend, 4):
             nr = min(4, n_pend - g)
             for r in range(4):
                 p = pend[g + min(r, nr - 1)]
                 idx[r] = p
-                nx[r] = 0.0
-                for d in range(XT.shape[0]):
-                    nx[r] += XT[d, p] * XT[d, p]
+                nx[r] = nrm[p]
             gram4(XT, idx, nx, c0, c1, nys, out)
             for r in range(nr):
                 o = out[r]

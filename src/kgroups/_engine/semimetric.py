@@ -34,6 +34,10 @@ from .._validation import SEMIMETRIC_NAMES as NAMES
 # The names accepted by ``semimetric=`` (the constraint table's) and their integer
 # codes (the index).
 ENERGY, LAPLACIAN, GAUSSIAN, LOCALIZED, SINUSOIDAL = range(len(NAMES))
+# The named semimetrics of negative type: rho(x, y) = ||phi(x) - phi(y)||^2 in a
+# Hilbert space, so distances to cluster means obey the triangle inequality
+# (what the sweeps' bounds rely on, kgroups._engine._bounds).
+NEGATIVE_TYPE = ("energy", "laplacian", "gaussian")
 EXACT_BELOW = 1e-4
 
 

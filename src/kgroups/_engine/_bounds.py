@@ -1,0 +1,68 @@
+"""Bounds that let a Hartigan sweep skip the points that cannot move (exact engines
+that evaluate one point at a time: matrix-free and low-rank).
+
+In the feature space of the kernel the gain of moving point ``i`` (weight ``w``)
+from cluster ``j`` to ``l`` is ``w s_j / (s_j - w) d_j^2 - w s_l / (s_l + w) d_l^2``
+with ``d_l = ||phi_i - mu_l||`` (paper eq. 50 rewritten with the means). Each
+point keeps ``up >= d_j`` and ``lo <= min_{l != j} d_l`` from its last exact
+evaluation; every move adds the distance each of the two means it changes moved
+to ``drift[j]`` and ``drift[l]``, and the larger to ``drift[k]``. By the
+triangle inequality (as Hamerly 2010 does for Lloyd's k-means), at any later
+time ``d_j <= up + (drift[j] - snap_own)`` and
+``min_{l != j} d_l >= lo - (drift[k] - snap_all)``; when
+``s_j / (s_j - w) U^2 < min_l s_l / (s_l + w) L^2`` no move raises Q and the
+point is skipped. ``up = inf`` forces an evaluation. Bounds are widened by
+``BOUND_SLACK`` (relative to the size of the terms the distances come from), far
+above rounding, so a skipped point provably has no improving move and a bounded
+sweep makes the moves of the plain one, in the same order.
+"""
+
+import numpy as np
+from numba import njit
+
+# Relative slack of the bounds: far above the rounding error of the distances
+# they come from, so that a skipped point provably has no improving move.
+BOUND_SLACK = 1e-9
+
+
+@njit(cache=True)
+def smallest(s):
+    """``min(s)`` (the smallest cluster weight)."""
+    out = np.inf
+    for l in range(s.shape[0]):
+        out = min(out, s[l])
+    return out
+
+
+# The helpers take scalars where they are called once per point: an array argument
+# costs a reference-count update per call, which made the skip test (two loads
+# and a comparison) 20x slower (measured: 40k points, 2.3 ms against 0.1 ms).
+
+
+@njit(cache=True)
+def proven_still(w_i, s_j, s_min, U, L):
+    """True when ``U >= d_j`` and ``L <= min_{l != j} d_l`` prove that a point of
+    weight ``w_i`` in a cluster of weight ``s_j`` has no improving move (``U =
+    inf``, bounds not known, never does)."""
+    return L > 0.0 and (s_j / (s_j - w_i)) * U * U < (s_min / (s_min + w_i)) * L * L
+
+
+@njit(cache=True)
+def fresh_bounds(d2, j, scale):
+    """``(up, lo)`` from a point's exact squared distances ``d2`` (k) to the means
+    (it is in ``j``), computed from terms of size ``scale``."""
+    far = np.inf
+    for t in range(d2.shape[0]):
+        if t != j:
+            far = min(far, d2[t])
+    tol = BOUND_SLACK * scale
+    return (np.sqrt(max(d2[j], 0.0) + tol) * (1.0 + BOUND_SLACK),
+            np.sqrt(max(far - tol, 0.0)) * (1.0 - BOUND_SLACK))
+
+
+@njit(cache=True)
+def add_drift(j, l, dj, dl, drift):
+    """Record a move that shifted mean ``j`` by ``dj`` and mean ``l`` by ``dl``."""
+    drift[j] += dj
+    drift[l] += dl
+    drift[drift.shape[0] - 1] += max(dj, dl)
