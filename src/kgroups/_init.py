@@ -21,9 +21,10 @@ How many starts ``fit`` runs (:func:`resolve_n_init`): given labels run once;
 ``n_init="auto"`` (the default) runs ``min(30, 40_000 // n_samples)`` starts, at
 least one: 30 up to 1333 samples, 20 at 2000, 8 at 5000, 4 at 10,000, one from
 40,000 on. Every start costs an O(n^2) build of its ``M`` (on the dense engine;
-the matrix-free one shares the O(n^2 D) distances of up to ten starts but still
-sums O(n^2) per start) plus its sweeps, so the restarts' extra work is at most
-about ``40_000 n`` kernel sums, linear in n, while the kernel itself costs
+the matrix-free one shares one pass over the pairs among up to ten starts, and
+sums O(n^2) per start only when they share few labels) plus its sweeps, so the
+restarts' extra work is at most about ``40_000 n`` kernel sums, linear in n,
+while the kernel itself costs
 O(n^2 D): where restarts are cheap there are many, where they would dominate
 there is one. Measured with ``benchmarks/bench_defaults.py``: from one
 ``"kernel-k-means++"`` start, Hartigan's method reaches the best-known
