@@ -107,33 +107,13 @@ def random_starts(n, k, count):
 # -- child: our runs, timed by phase ----------------------------------------
 def child(x_path, starts_path, spec):
     """Fit every start ``repeat`` times; print one JSON line per start."""
+    from _phases import timed
     from kgroups import KernelKGroups
 
     X = np.load(x_path)
     starts = np.load(starts_path)
     k, engine, repeat = spec["k"], spec["engine"], spec["repeat"]
     phases = {}
-
-    def timed(est):
-        """Wrap the estimator's phases (on the instance, so that its name is unchanged)."""
-        prepare, single_run = est._prepare, est._single_run
-
-        def _prepare(*a, **kw):
-            t0 = time.perf_counter()
-            try:
-                return prepare(*a, **kw)
-            finally:
-                phases["build"] = time.perf_counter() - t0
-
-        def _single_run(*a, **kw):
-            t0 = time.perf_counter()
-            try:
-                return single_run(*a, **kw)
-            finally:
-                phases["sweeps"] = phases.get("sweeps", 0.0) + time.perf_counter() - t0
-
-        est._prepare, est._single_run = _prepare, _single_run
-        return est
 
     # warm-up: load (or compile) numba's code for this engine before the clock starts
     m = min(X.shape[0], 3000)
@@ -144,7 +124,8 @@ def child(x_path, starts_path, spec):
         times, best = [], None
         for _ in range(repeat):
             phases.clear()
-            est = timed(KernelKGroups(k, init=starts[:, s], engine=engine, max_iter=1000))
+            est = timed(KernelKGroups(k, init=starts[:, s], engine=engine, max_iter=1000),
+                        phases)
             t0 = time.perf_counter()
             est.fit(X)
             total = time.perf_counter() - t0

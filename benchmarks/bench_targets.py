@@ -20,65 +20,42 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import subprocess
 import sys
+import time
 
-CHILD = r"""
-import json, resource, sys, time
-from sklearn.datasets import make_blobs
-from kgroups import KernelKGroups
-n, kw = int(sys.argv[1]), json.loads(sys.argv[2])
-X, _ = make_blobs(n, 10, centers=10, cluster_std=2.5, random_state=6)
-KernelKGroups(10, random_state=0, **kw).fit(X[:3000])  # compile / load the kernels
+def child(n, kw):
+    """One configuration, in this process: best of 2 warmed fits, printed as JSON."""
+    from sklearn.datasets import make_blobs
 
+    from _phases import timed
+    from kgroups import KernelKGroups
 
-def timed(est, phases):
-    # the estimator's phases, wrapped on the instance: validation and engine
-    # (_prepare), the Hartigan sweeps (_single_run); the rest of fit is the
-    # starting partitions and their M
-    prepare, single_run = est._prepare, est._single_run
-
-    def _prepare(*a, **k):
+    X, _ = make_blobs(n, 10, centers=10, cluster_std=2.5, random_state=6)
+    KernelKGroups(10, random_state=0, **kw).fit(X[:3000])  # compile / load the kernels
+    best = None
+    for _ in range(2):
+        phases = {}
+        est = timed(KernelKGroups(10, random_state=0, **kw), phases)
         t = time.perf_counter()
-        try:
-            return prepare(*a, **k)
-        finally:
-            phases["prepare"] = time.perf_counter() - t
-
-    def _single_run(*a, **k):
-        t = time.perf_counter()
-        try:
-            return single_run(*a, **k)
-        finally:
-            phases["sweeps"] = phases.get("sweeps", 0.0) + time.perf_counter() - t
-
-    est._prepare, est._single_run = _prepare, _single_run
-    return est
-
-
-best = None
-for _ in range(2):
-    phases = {}
-    est = timed(KernelKGroups(10, random_state=0, **kw), phases)
-    t = time.perf_counter()
-    est.fit(X)
-    total = time.perf_counter() - t
-    if best is None or total < best[0]:
-        best = (total, phases)
-total, phases = best
-rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
-print(json.dumps({"seconds": total, "engine": est.engine_, "sweeps": est.n_iter_,
-                  "starts": est.n_init_, "peak_gb": rss, "prepare": phases["prepare"],
-                  "sweep_s": phases["sweeps"],
-                  "starts_m": total - phases["prepare"] - phases["sweeps"]}))
-"""
+        est.fit(X)
+        total = time.perf_counter() - t
+        if best is None or total < best[0]:
+            best = (total, phases)
+    total, phases = best
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    print(json.dumps({"seconds": total, "engine": est.engine_, "sweeps": est.n_iter_,
+                      "starts": est.n_init_, "peak_gb": rss, "prepare": phases["build"],
+                      "sweep_s": phases["sweeps"],
+                      "starts_m": total - phases["build"] - phases["sweeps"]}))
 
 
 def run(n, kw, threads=None):
     env = dict(os.environ)
     if threads is not None:
         env["NUMBA_NUM_THREADS"] = str(threads)
-    out = subprocess.run([sys.executable, "-c", CHILD, str(n), json.dumps(kw)], env=env,
+    out = subprocess.run([sys.executable, __file__, "--child", str(n), json.dumps(kw)], env=env,
                          capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -106,4 +83,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--child"]:
+        child(int(sys.argv[2]), json.loads(sys.argv[3]))
+    else:
+        main()
