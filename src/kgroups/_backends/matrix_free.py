@@ -119,8 +119,9 @@ class MatrixFreeEngine(Engine):
         The centred data twice (row-major and transposed) and a label-sorted copy
         while ``M`` is built, the temporary of the centring; the build's k x n
         accumulator per worker, its sorted result and ``M`` (k x n each); weights,
-        labels, the sort order and the best restart's labels (n each). Restarts
-        sum classes of points instead of clusters (see :meth:`build_ms`).
+        labels, the sort order and the best restart's labels, the squared norms
+        and the sweeps' four bounds (n each). Restarts sum classes of points
+        instead of clusters (see :meth:`build_ms`).
         """
         n, d, k = int(n_samples), int(n_features), int(n_clusters)
         t = numba.get_num_threads()
@@ -128,7 +129,7 @@ class MatrixFreeEngine(Engine):
         # instead of k clusters, or r starts' k x n sums per worker (see build_ms)
         r = min(int(n_init), MULTI_STARTS) if n_init > 1 else 0
         g = min(SIGNATURES_PER_CLUSTER * k, k ** r) if r else 0
-        return 8 * n * (4 * d + 6 + (2 + t) * k + max((2 + t) * g, (1 + t) * r * k))
+        return 8 * n * (4 * d + 11 + (2 + t) * k + max((2 + t) * g, (1 + t) * r * k))
 
     def build_m(self, labels, k):
         """``M`` (k x n) in one pass over the n (n - 1) / 2 pairs: O(n^2 D) time, O(nk) memory."""
@@ -194,9 +195,9 @@ class MatrixFreeEngine(Engine):
         """One Hartigan sweep in place; moves are applied to ``M`` in batches.
 
         For a semimetric of negative type, points that a bound proves cannot
-        move are skipped (see :func:`~kgroups._engine.matrix_free.decide_mf`): the same moves as the
-        sweep without bounds, at a cost of decisions that falls with the number
-        of points still near a boundary. The bounds persist across the sweeps of
+        move are skipped (see :func:`~kgroups._engine.matrix_free.decide_mf`):
+        the same moves as the sweep without bounds, at a cost of decisions that
+        falls with the number of points still near a boundary. The bounds persist across the sweeps of
         one run (the run that owns ``M``).
         """
         n, k = labels.shape[0], M.shape[0]
