@@ -134,3 +134,18 @@ def test_kmeans_rows_on_a_sample_matches_all_rows(monkeypatch):
     assert overlap(y, sampled) == pytest.approx(1.0)
     # deterministic for a seed
     np.testing.assert_array_equal(sampled, _bethe.kmeans_rows(X, 4, 5, 0))
+
+
+def test_core_hessian_drops_isolated_nodes_as_fancy_indexing_does():
+    # Reference: scipy's own A[core][:, core] and the Bethe Hessian of that submatrix.
+    G = nx.gnm_random_graph(60, 70, seed=7)
+    G.add_nodes_from(range(60, 66))   # isolated nodes, some interleaved below
+    A = sp.csr_matrix(nx.to_scipy_sparse_array(G, nodelist=sorted(G, key=lambda v: (v * 7) % 66)),
+                      dtype=float)
+    core = np.flatnonzero(np.diff(A.indptr) > 0)
+    assert core.size < A.shape[0]
+    H, r, got_core = _bethe.core_hessian(A, "sqrt-mean-degree", "test")
+    np.testing.assert_array_equal(got_core, core)
+    expected = _bethe.hessian(A[core][:, core], bethe_r(A))
+    np.testing.assert_array_equal(H.toarray(), expected.toarray())
+    assert H.has_sorted_indices

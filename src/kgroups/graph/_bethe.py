@@ -322,8 +322,22 @@ def core_hessian(A, r, owner):
     """
     rv = bethe_r(A, r, owner)
     core = np.flatnonzero(np.diff(A.indptr) > 0)
-    Ac = A if core.size == A.shape[0] else A[core][:, core]
-    return hessian(Ac, rv), rv, core
+    return hessian(_without_isolated(A, core), rv), rv, core
+
+
+def _without_isolated(A, core):
+    """``A[core][:, core]`` of the symmetric CSR ``A`` whose other rows are empty.
+
+    No entry leaves: only the empty rows go and the columns are renumbered (an
+    increasing map, so sorted rows stay sorted), in one pass over the indices.
+    """
+    n = A.shape[0]
+    if core.size == n:
+        return A
+    new_id = np.full(n, -1, dtype=A.indices.dtype)
+    new_id[core] = np.arange(core.size, dtype=A.indices.dtype)
+    indptr = np.concatenate([A.indptr[:1], A.indptr[core + 1]])
+    return sp.csr_matrix((A.data, new_id[A.indices], indptr), shape=(core.size, core.size))
 
 
 @validated
