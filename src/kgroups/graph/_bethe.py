@@ -44,13 +44,13 @@ ESTIMATE_MAXITER = 20
 # Restarts of the first, short count; the full ESTIMATE_MAXITER run follows only when
 # the check below finds a negative eigenvalue it missed.
 ESTIMATE_QUICK_MAXITER = 6
-# Rows past which kmeans_rows runs its restarts on a random sample of this many.
-KMEANS_SAMPLE = 100_000
 # Lanczos steps of that check (smallest Ritz value of H off the eigenvectors found).
 # On 72 SBMs of 20,000 nodes around the threshold (d = 3, 5, 10; k = 2, 5, 12;
 # lambda = 0.9, 1.1, 1.3, 1.6; two seeds) the count always equals that of the full
 # run alone; with 25 steps, 3 of the 72 counted fewer.
 CHECK_STEPS = 40
+# Rows past which kmeans_rows runs its restarts on a random sample of this many.
+KMEANS_SAMPLE = 100_000
 
 
 def _degrees(A):
@@ -235,9 +235,9 @@ def _negative_left(H, V, v0, steps=CHECK_STEPS):
     the smallest eigenvalue of that compression (Cauchy interlacing; finite
     precision only repeats Ritz values, Paige), which is at least the next
     eigenvalue of ``H`` past those of ``V`` up to the square of their error, so a
-    negative one means a negative eigenvalue of ``H`` the vectors miss. Counting
-    only those Lanczos converges, a check that finds none says no more than
-    the short run: both count nothing in the bulk.
+    negative one means a negative eigenvalue of ``H`` the vectors miss. A check
+    that finds none proves nothing about eigenvalues just below 0: like the full
+    run, it cannot tell them from the bulk.
     """
     from scipy.linalg import eigh_tridiagonal
 
@@ -355,7 +355,9 @@ def bethe_spectral(graph, n_clusters, r="sqrt-mean-degree", *, n_init=10, random
         TPAMI section 5.2); ``"zeta"``: :math:`\\sqrt{\\langle d^2\\rangle / \\langle d
         \\rangle - 1}`; or a positive number.
     n_init : int, default=10
-        Restarts of the k-means (scikit-learn ``KMeans``).
+        Restarts of the k-means (scikit-learn ``KMeans``); past 100,000 nodes they
+        run on 100,000 rows drawn at random, and one k-means on all rows starts
+        from the best.
     random_state : int, Generator or None
         Seeds the Lanczos starting vector and the k-means.
 
