@@ -3,7 +3,8 @@
 SBM with n = 1e6 nodes, mean degree 10, k = 5, λ = 2 (paper eq. 62). Times, in one
 run: generating the graph, estimating k (negative eigenvalues of the Bethe
 Hessian), the Bethe Hessian clustering (initialisation) and kernel k-groups on
--H_r, with the peak memory of the process; then, for reference, Leiden
+-H_r, with the peak memory of the process (target: <= 10 s from the graph to the
+labels, generation not counted, and <= 8 GB); then, for reference, Leiden
 (python-igraph + leidenalg, modularity) on the same graph. Prints overlaps and
 time ratios. Installs python-igraph and leidenalg with pip when they are missing
 (``--no-leiden`` skips them).
@@ -88,8 +89,8 @@ def main(argv=None):
     print("  parts: " + ", ".join(f"{k} {v:.1f} s" for k, v in cd.timings_.items()))
     print(f"overlap: kernel k-groups {ov_k:.4f}, Bethe Hessian {ov_b:.4f}; "
           f"modularity {cd.modularity_:.4f}; peak RSS {peak_rss_gb():.2f} GiB", flush=True)
-    ok = t_fit <= 180 and peak_rss_gb() <= 8 and ov_k >= ov_b and cd.n_clusters_ == args.k
-    print(f"target (<= 180 s, <= 8 GB, overlap >= Bethe, k right): {'PASS' if ok else 'FAIL'}")
+    ok = t_fit <= 10 and peak_rss_gb() <= 8 and ov_k >= ov_b and cd.n_clusters_ == args.k
+    print(f"target (<= 10 s, <= 8 GB, overlap >= Bethe, k right): {'PASS' if ok else 'FAIL'}")
 
     if not args.no_leiden:
         lab, t_build, t_run = run_leiden(A, args.seed)

@@ -90,7 +90,9 @@ class CommunityKGroups(ClusterMixin, BaseEstimator):
     tol : float, default=0.0
         Stop when a sweep moves fewer than ``tol * n`` nodes.
     kmeans_n_init : int, default=10
-        Restarts of the k-means of the spectral initialisation.
+        Restarts of the k-means of the spectral initialisation; past 100,000
+        nodes they run on 100,000 rows drawn at random, and one k-means on all
+        rows starts from the best.
     random_state : int, Generator, RandomState or None, default=None
         Seeds the Lanczos starting vectors, the k-means of the Bethe start and the
         random starts of kernel k-groups.
