@@ -17,8 +17,8 @@ Why the harness ships in the installed package, and why its plots are an extra:
 so a user who ran ``pip install kgroups`` can check the papers' numbers without
 a clone; the experiments use only the public API and the bundled datasets, and
 nothing here is imported by ``import kgroups`` (no cost to estimator users).
-What the harness needs beyond the estimators (matplotlib for the figures,
-threadpoolctl for one-thread Monte Carlo loops) is the ``plot`` extra:
+What the harness needs beyond the estimators (matplotlib for the figures) is
+the ``plot`` extra:
 ``pip install 'kgroups[plot]'`` (``make demo`` and ``make test`` install it).
 Without it, running an experiment stops with a ``ModuleNotFoundError`` that
 names the extra; :func:`require_plot` raises the same error up front (before
