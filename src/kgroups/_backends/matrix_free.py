@@ -139,8 +139,8 @@ class MatrixFreeEngine(Engine):
         bounds = np.searchsorted(labs, np.arange(k + 1)).astype(np.int64)
         XTs = np.ascontiguousarray(self.XT[:, order])
         n = labels.shape[0]
-        # work: n^2 / 2 pairs, 4 rows per inner step
-        fn = pick(_mf.build_m_sym_serial, _mf.build_m_sym, n * n // 8)
+        # work: n^2 / 2 pairs
+        fn = pick(_mf.build_m_sym_serial, _mf.build_m_sym, n * n // 2)
         n_threads = 1 if fn is _mf.build_m_sym_serial else numba.get_num_threads()
         Ms = fn(XTs, self.w[order], labs, bounds, n_threads, *self._args)
         M = np.empty_like(Ms)
@@ -185,7 +185,7 @@ class MatrixFreeEngine(Engine):
                     yield _mf.sum_classes(S, classes[:, r], k)
                 continue
             labs = np.ascontiguousarray(np.stack([np.asarray(l, dtype=np.int64) for l in chunk]))
-            fn = pick(_mf.build_m_multi_serial, _mf.build_m_multi, n * n * len(chunk) // 4)
+            fn = pick(_mf.build_m_multi_serial, _mf.build_m_multi, n * n)
             Ms = fn(self.XT, self.w, labs, k,
                     1 if fn is _mf.build_m_multi_serial else n_threads, *self._args)
             for r in range(len(chunk)):
@@ -231,13 +231,13 @@ class MatrixFreeEngine(Engine):
                     np.ascontiguousarray(new, dtype=np.int64), points.shape[0], M)
 
     def _apply(self, pend, old, new, n_pend, M):
-        # work: n_pend x n pairs, 4 movers per inner step
-        fn = pick(_mf.apply_moves_mf_serial, _mf.apply_moves_mf, n_pend * self.X.shape[0] // 4)
+        # work: n_pend x n kernel entries
+        fn = pick(_mf.apply_moves_mf_serial, _mf.apply_moves_mf, n_pend * self.X.shape[0])
         fn(self.X, self.XT, self.w, self.nrm, pend, old, new, n_pend, M, *self._args)
 
     def column(self, c):
         """Column ``c`` of the unweighted kernel ``K = -rho/2``."""
-        fn = pick(_mf.kernel_column_mf_serial, _mf.kernel_column_mf, self.X.shape[0] * 64)
+        fn = pick(_mf.kernel_column_mf_serial, _mf.kernel_column_mf, self.X.shape[0])
         return fn(self.X, self.XT, self.w, int(c), *self._args)
 
     def gram(self):

@@ -1,17 +1,24 @@
 """When to use a parallel kernel, and how its two compilations are made.
 
-Launching a numba parallel region costs from ~0.3 ms (workqueue layer) to
-~15 ms (GNU OpenMP layer, measured on the 2-core CI machine). Each parallel
-kernel is therefore compiled twice from one source, with and without
-``parallel=True`` (:func:`twins`); :func:`pick` takes the parallel one only when
-the work (number of inner-loop steps) is large enough to pay for the launch.
+Launching a numba parallel region (GNU OpenMP layer, this project's 2-core
+machine) costs about 2 us when the cores are free, but when another process
+keeps a core busy the worker waits for a time slice: median 13 us, 90th
+percentile 7 ms, up to 13 ms (measured with one CPU-bound process beside it).
+Each parallel kernel is therefore compiled twice from one source, with and
+without ``parallel=True`` (:func:`twins`); :func:`pick` takes the parallel one
+when the work, counted in kernel entries (each O(1) to O(D)), is worth at least
+about a millisecond: then a stalled launch costs a few times the call at worst,
+and a free machine gets both cores. The matrix-free engine's batches of moves
+(0.13 ms serial for one move at n = 40,000, 0.07 ms parallel) fell below the
+former threshold (4M steps, n_pend n >= 16M entries) at every size measured, so
+its sweeps ran on one thread.
 """
 
 import types
 
 from numba import njit
 
-PARALLEL_MIN_WORK = 1 << 22
+PARALLEL_MIN_WORK = 1 << 19
 
 
 def pick(serial, parallel, work):
