@@ -69,3 +69,39 @@ def _three_blobs(n, spread=1.0):
     rng = np.random.default_rng(10)
     y = np.arange(n) % 3
     return np.array([[0, 0], [10, 0], [0, 10]])[y] + spread * rng.normal(size=(n, 2)), y
+
+
+@pytest.mark.parametrize("init", ["k-means++", "kernel-k-means++"])
+def test_low_rank_starts_large_inputs_from_a_sample(monkeypatch, init):
+    """Past SAMPLE_ROWS points the low-rank engine's start is the estimator's fit on a
+    sample, extended by the nearest mean in feature space (checked against the means
+    computed here from the engine's features); the exact engines never start so."""
+    import kgroups._base as base_mod
+    import kgroups._init as init_mod
+    from kgroups._backends import LowRankEngine
+    from tests._helpers import blobs
+
+    monkeypatch.setattr(init_mod, "SAMPLE_ROWS", 300)
+    X, y = blobs(1200, 3, 4, seed=3, spread=1.0)
+    seen = []
+    fit_sample = base_mod.BaseKernelClustering._fit_sample
+
+    def spy(self, Xs, ws, seed):
+        seen.append(Xs.shape[0])
+        return fit_sample(self, Xs, ws, seed)
+
+    monkeypatch.setattr(base_mod.BaseKernelClustering, "_fit_sample", spy)
+    est = KernelKGroups(4, init=init, n_init=2, engine="low-rank", n_components=40,
+                        random_state=1).fit(X)
+    assert seen == [300, 300]
+    assert len(np.unique(est.labels_)) == 4
+    eng = LowRankEngine.from_semimetric(X, np.ones(1200), "energy", {}, n_clusters=4,
+                                        options={"n_components": 40, "random_state": 0})
+    idx = np.arange(0, 1200, 4)
+    lab = np.arange(idx.shape[0]) % 4
+    mu = np.stack([eng.F[idx[lab == l]].mean(axis=0) for l in range(4)])
+    want = np.argmin(((eng.F[:, None, :] - mu[None, :, :]) ** 2).sum(axis=2), axis=1)
+    np.testing.assert_array_equal(eng.nearest_mean_labels(idx, lab, 4), want)
+    seen.clear()
+    KernelKGroups(4, init=init, n_init=2, engine="matrix-free", random_state=1).fit(X)
+    assert seen == []

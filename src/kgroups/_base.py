@@ -22,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._backends import check_engine_input, check_fits, choose_engine
 from ._dask import is_dask_collection
 from ._engine._gain import cluster_stats
-from ._init import initial_labels, resolve_n_init
+from ._init import SAMPLE_N_INIT, initial_labels, resolve_n_init
 from ._progress import FitProgress
 from ._semimetrics import pairwise, rho_to_origin
 from ._validation import (
@@ -312,8 +312,10 @@ class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cl
         try:
             # every start first (same random stream as one at a time), so that the
             # engine can build their M together (one pass over the pairs)
+            sample_fit = None if raw is None else (
+                lambda idx, seed: self._fit_sample(raw[idx], w[idx], seed))
             starts = [initial_labels(self.init, engine, raw, self.n_clusters, rng, gram,
-                                     self._owner()) for _ in range(n_init)]
+                                     self._owner(), sample_fit) for _ in range(n_init)]
             for r, M in enumerate(engine.build_ms(starts, self.n_clusters)):
                 progress.start(r)
                 run = self._single_run(engine, starts[r], progress, M)
@@ -325,6 +327,16 @@ class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cl
         self._set_fitted(best, engine, X, w)
         self.n_init_ = n_init
         return self
+
+    def _fit_sample(self, Xs, ws, seed):
+        """Labels of this estimator's fit on a sample (the sample start of
+        :mod:`kgroups._init`): ``SAMPLE_N_INIT`` starts, the engine ``"auto"``
+        picks for the sample, silent."""
+        from sklearn.base import clone
+
+        est = clone(self).set_params(n_init=SAMPLE_N_INIT, engine="auto", random_state=seed,
+                                     verbose=0)
+        return est.fit(Xs, sample_weight=ws).labels_
 
     def _init_name(self):
         return repr(self.init) if isinstance(self.init, str) else "given labels"

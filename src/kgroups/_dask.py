@@ -13,12 +13,10 @@ import time
 
 import numpy as np
 
+# SAMPLE_N_INIT: restarts of the in-memory fit on the sample that starts a
+# distributed run; SAMPLE_INITS: the inits that start that way (as in memory)
+from ._init import SAMPLE_INITS, SAMPLE_N_INIT
 from ._validation import InvalidParameterError, as_seed, check_finite, check_sample_weight
-
-# Restarts of the in-memory fit on the sample that starts a distributed run, and
-# the inits that start that way.
-SAMPLE_N_INIT = 10
-SAMPLE_INITS = ("kernel-k-means++", "k-means++")
 
 __all__ = ["is_dask_collection", "client_or_none", "stream", "as_dask_rows",
            "fit_dask", "predict_dask", "transform_dask"]

@@ -17,6 +17,17 @@
 array of shape (n_samples,)
     Given labels in ``[0, k)``.
 
+Large inputs on the low-rank engine: past ``SAMPLE_ROWS`` (20,000) points a
+``"k-means++"`` or ``"kernel-k-means++"`` start is the estimator's own fit, with
+``SAMPLE_N_INIT`` (10) starts of that init and the engine ``"auto"`` picks, on a
+uniform sample of 20,000 points, each point then joining the nearest mean of that
+partition in the engine's feature space (as the Dask engine starts). Measured on
+``make_blobs(10**6, 10, centers=10, cluster_std=2.5)``, k = 10, one start, random
+states 0-3: the plain k-means++ start fell into a poor local optimum on one of the
+four (ARI 0.865 to the generating labels, W 14.7% above the exact engine's on a
+20,000-point subsample); from the sample start all four reach ARI 0.9995 and the
+exact engine's W, in 2 sweeps and 8.6 to 14.2 s.
+
 How many starts ``fit`` runs (:func:`resolve_n_init`): given labels run once;
 ``n_init="auto"`` (the default) runs ``min(30, 40_000 // n_samples)`` starts, at
 least one: 30 up to 1333 samples, 20 at 2000, 8 at 5000, 4 at 10,000, one from
@@ -52,6 +63,16 @@ from ._validation import INIT_NAMES, check_init_labels
 AUTO_MAX_STARTS = 30
 AUTO_START_BUDGET = 40_000
 
+# Past SAMPLE_ROWS points, an engine that can extend a partition of some of its
+# points to all of them (``nearest_mean_labels``: the low-rank engine) starts a
+# "k-means++" or "kernel-k-means++" run from the best of SAMPLE_N_INIT fits of the
+# estimator on a uniform sample of SAMPLE_ROWS points (exact, in memory), each
+# point joining the nearest of that partition's means in the engine's feature
+# space. The Dask engine starts the same way (kgroups._dask).
+SAMPLE_ROWS = 20_000
+SAMPLE_N_INIT = 10
+SAMPLE_INITS = ("kernel-k-means++", "k-means++")
+
 
 def resolve_n_init(n_init, init, n_samples):
     """Number of starts a fit runs: 1 for given labels, the rule of the module
@@ -69,11 +90,22 @@ def resolve_n_init(n_init, init, n_samples):
     return int(n_init)
 
 
-def initial_labels(init, engine, X, k, rng, spectral_gram=None, owner="KernelKGroups"):
-    """Labels to start one run from (see module docstring)."""
+def initial_labels(init, engine, X, k, rng, spectral_gram=None, owner="KernelKGroups",
+                   sample_fit=None):
+    """Labels to start one run from (see module docstring).
+
+    ``sample_fit(idx, seed)``, when given, returns the labels of the estimator's
+    fit (``SAMPLE_N_INIT`` starts, random state ``seed``) on the rows ``idx``: a
+    sample start for large inputs (see ``SAMPLE_ROWS``).
+    """
     n = engine.w.shape[0]
     if not isinstance(init, str):
         return check_init_labels(init, n, k, owner)
+    if (sample_fit is not None and init in SAMPLE_INITS and n > SAMPLE_ROWS
+            and hasattr(engine, "nearest_mean_labels")):
+        idx = np.sort(rng.choice(n, SAMPLE_ROWS, replace=False))
+        seed = int(rng.integers(np.iinfo(np.int32).max))
+        return engine.nearest_mean_labels(idx, sample_fit(idx, seed), k)
     if init == "k-means++" and X is not None:
         seed = int(rng.integers(np.iinfo(np.int32).max))
         centers, _ = kmeans_plusplus(X, k, sample_weight=engine.w, random_state=seed)
