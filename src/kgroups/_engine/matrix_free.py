@@ -13,11 +13,15 @@ the engine keeps only the data (n x D, twice: row-major and transposed) and
   :func:`build_m_multi` does the same for the R starting partitions of ``n_init``
   restarts in one pass (each pair's rho once, fed to R sets of sums).
 * :func:`decide_mf` runs the sequential Hartigan decisions (paper Algorithm 2,
-  steps 4-15) from a given point on. Moves are not applied to ``M`` at once:
-  they are *pending*, and the column ``M[:, i]`` a decision needs is corrected
-  by the pending movers' entries ``B[t, i]`` (O(D) each), which gives exactly the
-  column the one-move-at-a-time algorithm would see (a row of ``B`` does not
-  depend on the labels). It returns when ``batch`` moves are pending.
+  steps 4-15) from a given point on, skipping the points whose bounds
+  (:mod:`kgroups._engine._bounds`) prove they cannot move. Moves are not
+  applied to ``M`` at once: they are *pending*, and the column ``M[:, i]`` a
+  decision needs is corrected by the pending movers' entries ``B[t, i]`` (O(D)
+  each), which gives exactly the column the one-move-at-a-time algorithm would
+  see (a row of ``B`` does not depend on the labels). It returns when the list
+  is full or its corrections have cost a budget of kernel entries.
+* :func:`sum_classes` adds up a start's ``M`` from the sums of classes of points
+  (restarts that share one pass over the pairs, see the backend's ``build_ms``).
 * :func:`apply_moves_mf` then applies the pending moves to ``M`` as one blocked,
   multi-threaded pass: O(n D) per move, all movers sharing each column tile.
 """
@@ -350,8 +354,9 @@ def decide_mf(X, w, labels, M, s, q, cnt, start, pend, old, new, n_pend, budget,
     """Sequential Hartigan decisions from point ``start`` (paper Algorithm 2, steps 4-15).
 
     With ``bounded`` (a semimetric of negative type), a point whose bounds
-    (:mod:`kgroups._engine._bounds`) prove it cannot move is skipped at O(1). For the others the column ``M[:, i]`` is corrected for the
-    ``n_pend`` pending moves (``pend[t]`` from ``old[t]`` to ``new[t]``), so each
+    (:mod:`kgroups._engine._bounds`) prove it cannot move is skipped at O(1).
+    For the others the column ``M[:, i]`` is corrected for the ``n_pend``
+    pending moves (``pend[t]`` from ``old[t]`` to ``new[t]``), so each
     decision is the one the move-at-a-time algorithm makes; the point's squared
     distances to the means, ``d_l^2 = (q_l / s_l - 2 M[l, i] / w_i) / s_l``
     (``B[i, i] = 0``), give its fresh bounds, or, when it moves, how far the two
