@@ -321,7 +321,7 @@ def test_transform_and_fit_transform():
 def test_sample_start_ends_at_a_hartigan_optimum(init, monkeypatch):
     # a sample smaller than the data, so that the start (nearest sample mean, with
     # bounds from it) is not already the optimum
-    monkeypatch.setattr("kgroups._backends.lowrank.SEED_SAMPLE", 120)
+    monkeypatch.setattr("kgroups._init.SAMPLE_ROWS", 120)
     X, _ = blobs(300, 2, 3, 2.5, 9)
     est = KernelKGroups(3, engine="dask", init=init, n_components=20, random_state=1).fit(
         da.from_array(X, chunks=(70, 2)))

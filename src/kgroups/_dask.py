@@ -208,7 +208,7 @@ def fit_dask(est, X, sample_weight):
 
     from ._backends import check_engine_input
     from ._backends.dask_engine import DaskEngine, block_rows, check_block_fits
-    from ._backends.lowrank import SEED_SAMPLE
+    from . import _init
     from ._progress import FitProgress
 
     if not hasattr(est, "_blocks_run"):
@@ -280,7 +280,7 @@ def fit_dask(est, X, sample_weight):
     try:
         for r in range(n_init):
             t0 = time.perf_counter()
-            labels0 = _start(est, engine, Xd, w, scale, rng, n, k, SEED_SAMPLE)
+            labels0 = _start(est, engine, Xd, w, scale, rng, n, k, _init.SAMPLE_ROWS)
             engine._clock("init (sample fit)", t0)
             progress.start(r)
             run = est._blocks_run(engine, labels0, progress)
