@@ -55,22 +55,20 @@ ENGINES = {"dense": DenseEngine, "sparse": SparseEngine,
 # COST_CONSTANTS are fitted (non-negative least squares on the relative error,
 # ``bench_auto.py --fit``) to the grid n in {2k, 5k, 10k, 20k} x D in {2, 10, 50,
 # 100, 200} x n_init in {1, 10}, k = 10, make_blobs(cluster_std=2.5), best of 3 fits
-# per cell, on the project's 2-core machine shared with other jobs (load 3 to 8;
-# the max/min spread of the 3 fits was 1.0 to 3x, up to 16x for one dense cell).
-# Matrix-free was faster in 35 of the 40 cells, by 2 to 10x at D <= 10; dense was
-# faster at n=20k, D=200, n_init=10 (5.6 s against 12.3 s) and within noise at
-# (5k, 100, 10), (20k, 200, 1), (20k, 50, 10), (5k, 200, 10), e.g.
-#   n=20k, D=10:  n_init=1 dense 4.83 s, matrix-free 0.47 s; n_init=10 3.22 / 1.14 s
-#   n=20k, D=50:  n_init=1 1.93 / 1.23 s; n_init=10 4.47 / 4.84 s
-#   n=20k, D=200: n_init=1 5.90 / 6.78 s; n_init=10 5.58 / 12.31 s
-# (benchmarks/results/auto_grid.json). With these constants the chosen engine is
-# within 1.2x of the faster one in 39 of the 40 cells (the other, 5k x 100 x 10,
-# dense 0.77 / matrix-free 1.19 s, is inconsistent with its neighbours at 2k and
-# 10k; timed again: 1.48 / 1.12 s). engine="auto" timed itself at 20k x 50:
-# 1.57 s (n_init=1) and 4.30 s (n_init=10) against the best forced 1.54 / 4.76 s.
+# per cell, on the project's quiet 2-core machine, after the matrix-free sweeps got
+# their bounds and restarts their shared class pass (benchmarks/results/auto_grid.json,
+# bench_auto.txt). Matrix-free was faster in 39 of the 40 cells, by 1.1 to 7x; dense
+# in one, by 1.07x: n=20k, D=200, n_init=10 (5.50 s against 5.90 s), e.g.
+#   n=20k, D=10:  n_init=1 dense 1.32 s, matrix-free 0.19 s; n_init=10 2.88 / 0.83 s
+#   n=20k, D=50:  n_init=1 1.84 / 0.66 s; n_init=10 3.45 / 1.45 s
+#   n=20k, D=200: n_init=1 3.67 / 2.77 s; n_init=10 5.50 / 5.90 s
+# With these constants the chosen engine is within 1.07x of the faster one in every
+# cell; "auto", timed as an engine of its own in the same run, ran the faster
+# engine in all 40 (its own time was within 1.2x of the best forced time in 38; the
+# other two, 1.38 and 1.22, ran that same engine: noise).
 COST_CONSTANTS = {
-    "dense": (2.44e-11, 5.46e-09, 0.0, 1.28e-05),
-    "matrix-free": (3.08e-11, 8.93e-12, 4.85e-12, 5.28e-06),
+    "dense": (2.13e-11, 3.16e-09, 3.69e-10, 2.53e-06),
+    "matrix-free": (2.34e-11, 1.24e-10, 0.0, 1.8e-06),
 }
 
 # Below this many points "auto" takes the dense engine without consulting the model
