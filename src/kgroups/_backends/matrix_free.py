@@ -157,7 +157,7 @@ class MatrixFreeEngine(Engine):
         sums each class (:meth:`build_m` on the class labels,
         ``S[c, i] = sum_{y in class c} B[i, y]``) and a start's ``M[l]`` adds the
         rows of ``S`` whose class has label ``l`` in it, O(G n) for G classes:
-        ten starts cost about one build. Starts that share little (random
+        ten starts cost about two builds. Starts that share little (random
         labels) make up to n classes; above :data:`SIGNATURES_PER_CLUSTER` k of
         them, or when those sums do not fit in memory, the pass feeds each
         start's own cluster sums instead (:func:`build_m_multi`: each pair's rho
