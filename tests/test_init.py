@@ -105,3 +105,8 @@ def test_low_rank_starts_large_inputs_from_a_sample(monkeypatch, init):
     seen.clear()
     KernelKGroups(4, init=init, n_init=2, engine="matrix-free", random_state=1).fit(X)
     assert seen == []
+    # a callable semimetric: the sample fit would be dense, so no sample start
+    KernelKGroups(4, init=init, n_init=1, engine="low-rank", n_components=40, random_state=1,
+                  semimetric=lambda A, B: np.sqrt(((A[:, None] - B[None]) ** 2).sum(-1))
+                  ).fit(X)
+    assert seen == []

@@ -312,7 +312,9 @@ class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cl
         try:
             # every start first (same random stream as one at a time), so that the
             # engine can build their M together (one pass over the pairs)
-            sample_fit = None if raw is None else (
+            # a sample start needs a cheap exact fit of the sample: a named semimetric
+            # (matrix-free), not a callable (dense, the callable on 4e8 pairs)
+            sample_fit = None if raw is None or callable(self.semimetric) else (
                 lambda idx, seed: self._fit_sample(raw[idx], w[idx], seed))
             starts = [initial_labels(self.init, engine, raw, self.n_clusters, rng, gram,
                                      self._owner(), sample_fit) for _ in range(n_init)]

@@ -17,8 +17,9 @@
 array of shape (n_samples,)
     Given labels in ``[0, k)``.
 
-Large inputs on the low-rank engine: past ``SAMPLE_ROWS`` (20,000) points a
-``"k-means++"`` or ``"kernel-k-means++"`` start is the estimator's own fit, with
+Large inputs on the low-rank engine with a named semimetric: past ``SAMPLE_ROWS``
+(20,000) points a ``"k-means++"`` or ``"kernel-k-means++"`` start is the estimator's
+own fit, with
 ``SAMPLE_N_INIT`` (10) starts of that init and the engine ``"auto"`` picks, on a
 uniform sample of 20,000 points, each point then joining the nearest mean of that
 partition in the engine's feature space (as the Dask engine starts). Measured on
