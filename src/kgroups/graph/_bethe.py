@@ -390,8 +390,8 @@ def kmeans_rows(V, n_clusters, n_init=10, random_state=None):
     and one k-means on all rows starts from the best of them: on the million-node
     SBM of ``benchmarks/bench_graph_scale.py`` this ends at the same inertia (to
     1e-7) and overlap as the restarts on all rows, in a sixth of the time. The
-    restarts on the sample run on one thread: there the threads only wait on
-    each other (20 times slower on a shared 2-core machine).
+    restarts on the sample run on one thread (with two threads they took 20
+    times as long on this project's 2-core machine while other jobs ran).
     """
     rng = as_rng(random_state)
     seed = int(rng.integers(np.iinfo(np.int32).max))
