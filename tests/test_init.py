@@ -86,9 +86,9 @@ def test_low_rank_starts_large_inputs_from_a_sample(monkeypatch, init):
     seen = []
     fit_sample = base_mod.BaseKernelClustering._fit_sample
 
-    def spy(self, Xs, ws, seed):
+    def spy(self, Xs, ws, seed, progress):
         seen.append(Xs.shape[0])
-        return fit_sample(self, Xs, ws, seed)
+        return fit_sample(self, Xs, ws, seed, progress)
 
     monkeypatch.setattr(base_mod.BaseKernelClustering, "_fit_sample", spy)
     est = KernelKGroups(4, init=init, n_init=2, engine="low-rank", n_components=40,
@@ -110,3 +110,17 @@ def test_low_rank_starts_large_inputs_from_a_sample(monkeypatch, init):
                   semimetric=lambda A, B: np.sqrt(((A[:, None] - B[None]) ** 2).sum(-1))
                   ).fit(X)
     assert seen == []
+
+
+def test_sample_start_shows_progress(monkeypatch, capsys):
+    """verbose=1 says when the sample start's fit begins and ends (it is long work)."""
+    import kgroups._init as init_mod
+    from tests._helpers import blobs
+
+    monkeypatch.setattr(init_mod, "SAMPLE_ROWS", 200)
+    X, _ = blobs(600, 3, 3, seed=4, spread=1.0)
+    KernelKGroups(3, n_init=1, engine="low-rank", n_components=30, random_state=0,
+                  verbose=1).fit(X)
+    out = capsys.readouterr().out
+    assert "exact fit of a 200-point sample (10 starts)" in out
+    assert "sample fit done, W = " in out

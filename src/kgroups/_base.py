@@ -315,7 +315,7 @@ class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cl
             # a sample start needs a cheap exact fit of the sample: a named semimetric
             # (matrix-free), not a callable (dense, the callable on 4e8 pairs)
             sample_fit = None if raw is None or callable(self.semimetric) else (
-                lambda idx, seed: self._fit_sample(raw[idx], w[idx], seed))
+                lambda idx, seed: self._fit_sample(raw[idx], w[idx], seed, progress))
             starts = [initial_labels(self.init, engine, raw, self.n_clusters, rng, gram,
                                      self._owner(), sample_fit) for _ in range(n_init)]
             for r, M in enumerate(engine.build_ms(starts, self.n_clusters)):
@@ -330,15 +330,21 @@ class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cl
         self.n_init_ = n_init
         return self
 
-    def _fit_sample(self, Xs, ws, seed):
+    def _fit_sample(self, Xs, ws, seed, progress):
         """Labels of this estimator's fit on a sample (the sample start of
         :mod:`kgroups._init`): ``SAMPLE_N_INIT`` starts, the engine ``"auto"``
-        picks for the sample, silent."""
+        picks for the sample; ``progress`` says when it starts and ends."""
         from sklearn.base import clone
 
+        progress.say(f"start: exact fit of a {Xs.shape[0]}-point sample ({SAMPLE_N_INIT} "
+                     f"starts), then every point to the nearest mean "
+                     f"({progress.elapsed():.2f} s)")
         est = clone(self).set_params(n_init=SAMPLE_N_INIT, engine="auto", random_state=seed,
                                      verbose=0)
-        return est.fit(Xs, sample_weight=ws).labels_
+        labels = est.fit(Xs, sample_weight=ws).labels_
+        progress.say(f"start: sample fit done, W = {est.within_energy_:.6g} "
+                     f"({progress.elapsed():.2f} s)")
+        return labels
 
     def _init_name(self):
         return repr(self.init) if isinstance(self.init, str) else "given labels"
