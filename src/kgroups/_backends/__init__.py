@@ -24,10 +24,8 @@ The numba kernels they call live in :mod:`kgroups._engine`.
 
 from __future__ import annotations
 
-import os
-
 from ._base import Engine
-from ._memory import MEMORY_FRACTION, available_memory, check_fits
+from ._memory import MEMORY_FRACTION, available_memory, check_fits, total_memory
 from .dense import DenseEngine
 from .lowrank import FOURIER_SEMIMETRICS, LANDMARKS, LowRankEngine
 from .matrix_free import MULTI_STARTS, MatrixFreeEngine
@@ -80,21 +78,6 @@ MATRIX_FREE_MIN_N = 2000
 # that two identical calls choose the same engine; what is free at call time is
 # checked when the engine is built, which refuses with a clear error).
 DENSE_HEADROOM = 1.5
-
-
-def total_memory():
-    """Bytes of physical memory of the machine (Linux ``MemTotal``), a constant."""
-    try:
-        with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemTotal:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    try:
-        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):  # pragma: no cover - exotic OS
-        return 2**62
 
 
 def cost_features(engine, n_samples, n_features, n_init):

@@ -4,25 +4,36 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["MEMORY_FRACTION", "available_memory", "check_fits"]
+__all__ = ["MEMORY_FRACTION", "available_memory", "check_fits", "total_memory"]
 
 # Use at most this fraction of the memory that is free when we ask.
 MEMORY_FRACTION = 0.8
 
 
-def available_memory():
-    """Bytes of memory available now (Linux ``MemAvailable``, else free physical pages)."""
+def _meminfo(field, pages):
+    """Bytes of the ``/proc/meminfo`` line ``field`` (Linux), else ``os.sysconf(pages)``
+    pages, else effectively unlimited (an OS that tells neither)."""
     try:
         with open("/proc/meminfo") as fh:
             for line in fh:
-                if line.startswith("MemAvailable:"):
+                if line.startswith(field + ":"):
                     return int(line.split()[1]) * 1024
     except OSError:
         pass
     try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        return os.sysconf(pages) * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):  # pragma: no cover - exotic OS
         return 2**62
+
+
+def available_memory():
+    """Bytes of memory available now (Linux ``MemAvailable``, else free physical pages)."""
+    return _meminfo("MemAvailable", "SC_AVPHYS_PAGES")
+
+
+def total_memory():
+    """Bytes of physical memory of the machine (Linux ``MemTotal``), a constant."""
+    return _meminfo("MemTotal", "SC_PHYS_PAGES")
 
 
 def fits(nbytes):
