@@ -13,9 +13,8 @@ import time
 
 import numpy as np
 
-# SAMPLE_N_INIT: restarts of the in-memory fit on the sample that starts a
-# distributed run; SAMPLE_INITS: the inits that start that way (as in memory)
-from ._init import SAMPLE_INITS, SAMPLE_N_INIT
+# the inits whose run starts from an in-memory fit of a sample (as in memory)
+from ._init import SAMPLE_INITS
 from ._validation import InvalidParameterError, as_seed, check_finite, check_sample_weight
 
 __all__ = ["is_dask_collection", "client_or_none", "stream", "as_dask_rows",
@@ -280,7 +279,8 @@ def fit_dask(est, X, sample_weight):
     try:
         for r in range(n_init):
             t0 = time.perf_counter()
-            labels0 = _start(est, engine, Xd, w, scale, rng, n, k, _init.SAMPLE_ROWS)
+            labels0 = _start(est, engine, Xd, w, scale, rng, n, k, _init.SAMPLE_ROWS,
+                             progress)
             engine._clock("init (sample fit)", t0)
             progress.start(r)
             run = est._blocks_run(engine, labels0, progress)
@@ -312,11 +312,11 @@ def _row_chunks(X, Xd):
     return Xd.chunks[0]
 
 
-def _start(est, engine, Xd, w, scale, rng, n, k, seed_sample):
+def _start(est, engine, Xd, w, scale, rng, n, k, seed_sample, progress):
     """Starting label blocks for one restart.
 
     ``"kernel-k-means++"`` and ``"k-means++"``: the best of ``SAMPLE_N_INIT`` starts
-    of that init of exact kernel k-groups (``KernelKGroups``, same semimetric) on a
+    of that init of the estimator's exact fit (``_fit_sample``, as in memory) on a
     uniform sample of at most
     ``seed_sample`` rows (all rows when there are that few), extended to every
     point by the nearest cluster mean in the engine's feature space. Most of
@@ -328,8 +328,6 @@ def _start(est, engine, Xd, w, scale, rng, n, k, seed_sample):
         return engine.label_blocks_from(est.init, k, est._owner())
     if est.init == "random":
         return engine.random_label_blocks(k, rng)
-    from ._kgroups import KernelKGroups
-
     seed = int(rng.integers(np.iinfo(np.int32).max))
     import dask
 
@@ -339,9 +337,7 @@ def _start(est, engine, Xd, w, scale, rng, n, k, seed_sample):
         idx = np.sort(rng.choice(n, seed_sample, replace=False))
         sub, wsub = dask.compute(Xd[idx], w[idx])  # one pass over the blocks
     sub, wsub = np.asarray(sub) * scale, np.asarray(wsub)
-    params = est.get_params(deep=False)
-    params.update(n_init=SAMPLE_N_INIT, engine="auto", random_state=seed, verbose=0)
-    lab = KernelKGroups(**params).fit(sub, sample_weight=wsub).labels_
+    lab = est._fit_sample(sub, wsub, seed, progress)  # the in-memory sample start's fit
     return engine.nearest_mean_start(sub, wsub, lab, k)
 
 
