@@ -46,7 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._engine import lowrank as _lr
-from .._engine._bounds import BOUND_SLACK
+from .._engine._bounds import fresh_bounds_rows
 from ._base import Engine
 from ._memory import check_fits
 from .lowrank import LANDMARKS, FeatureSums, fourier_map, nystroem_map
@@ -135,17 +135,15 @@ def block_labels(state):
 
 
 def fresh_bounds(d2, labels, scale):
-    """``(up, lo)`` from exact squared distances ``d2`` (rows x k, overwritten) to the
-    means: ``up >= d_own``, ``lo <= min_{l != own} d_l``, widened by ``BOUND_SLACK``
-    times ``scale`` (the size of the terms the distances come from) so that rounding
-    never makes a bound wrong."""
-    rows = np.arange(d2.shape[0])
-    own = d2[rows, labels].copy()
-    d2[rows, labels] = np.inf
-    far = d2.min(axis=1) if d2.shape[1] > 1 else np.full(d2.shape[0], np.inf)
-    tol = BOUND_SLACK * scale
-    return (np.sqrt(np.maximum(own, 0.0) + tol) * (1.0 + BOUND_SLACK),
-            np.sqrt(np.maximum(far - tol, 0.0)) * (1.0 - BOUND_SLACK))
+    """``(up, lo)`` from exact squared distances ``d2`` (rows x k) to the means:
+    ``up >= d_own``, ``lo <= min_{l != own} d_l``, widened by ``BOUND_SLACK`` times
+    ``scale`` (the size of the terms the distances come from, per row) so that
+    rounding never makes a bound wrong (the sweeps' rule,
+    :func:`kgroups._engine._bounds.fresh_bounds`)."""
+    n = d2.shape[0]
+    return fresh_bounds_rows(np.ascontiguousarray(d2, dtype=np.float64),
+                             np.ascontiguousarray(labels, dtype=np.int64),
+                             np.broadcast_to(np.asarray(scale, dtype=np.float64), (n,)).copy())
 
 
 def propose_block(block, state, fmap, sums, drift):

@@ -61,6 +61,17 @@ def fresh_bounds(d2, j, scale):
 
 
 @njit(cache=True)
+def fresh_bounds_rows(d2, labels, scale):
+    """:func:`fresh_bounds` of every row of ``d2`` (rows x k), point ``r`` in
+    ``labels[r]``, its terms of size ``scale[r]``: ``(up, lo)`` arrays."""
+    up = np.empty(d2.shape[0])
+    lo = np.empty(d2.shape[0])
+    for r in range(d2.shape[0]):
+        up[r], lo[r] = fresh_bounds(d2[r], labels[r], scale[r])
+    return up, lo
+
+
+@njit(cache=True)
 def add_drift(j, l, dj, dl, drift):
     """Record a move that shifted mean ``j`` by ``dj`` and mean ``l`` by ``dl``."""
     drift[j] += dj
