@@ -48,6 +48,13 @@ def proven_still(w_i, s_j, s_min, U, L):
 
 
 @njit(cache=True)
+def upper(d2, scale):
+    """An upper bound on the distance whose exact squared value is ``d2``, computed
+    from terms of size ``scale``."""
+    return np.sqrt(max(d2, 0.0) + BOUND_SLACK * scale) * (1.0 + BOUND_SLACK)
+
+
+@njit(cache=True)
 def fresh_bounds(d2, j, scale):
     """``(up, lo)`` from a point's exact squared distances ``d2`` (k) to the means
     (it is in ``j``), computed from terms of size ``scale``."""
@@ -55,9 +62,8 @@ def fresh_bounds(d2, j, scale):
     for t in range(d2.shape[0]):
         if t != j:
             far = min(far, d2[t])
-    tol = BOUND_SLACK * scale
-    return (np.sqrt(max(d2[j], 0.0) + tol) * (1.0 + BOUND_SLACK),
-            np.sqrt(max(far - tol, 0.0)) * (1.0 - BOUND_SLACK))
+    return (upper(d2[j], scale),
+            np.sqrt(max(far - BOUND_SLACK * scale, 0.0)) * (1.0 - BOUND_SLACK))
 
 
 @njit(cache=True)

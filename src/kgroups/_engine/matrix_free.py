@@ -29,7 +29,7 @@ the engine keeps only the data (n x D, twice: row-major and transposed) and
 import numpy as np
 from numba import njit, prange
 
-from ._bounds import BOUND_SLACK, add_drift, fresh_bounds, proven_still, smallest
+from ._bounds import add_drift, fresh_bounds, proven_still, smallest, upper
 from ._gain import best_move, update_stats
 from ._parallel import twins
 from .semimetric import exact_sq, guarded_sq, needs_exact, rho, rho_inplace
@@ -394,22 +394,22 @@ def decide_mf(X, w, labels, M, s, q, cnt, start, pend, old, new, n_pend, budget,
             col[old[t]] -= b
             col[new[t]] += b
         work += n_pend
-        scale = 0.0
-        for l in range(k):
-            if s[l] > 0.0:
-                d2[l] = (q[l] / s[l] - 2.0 * col[l] / w_i) / s[l]
-                scale = max(scale, (abs(q[l]) / s[l] + 2.0 * abs(col[l]) / w_i) / s[l])
-            else:
-                d2[l] = np.inf
         l, gain = best_move(col, j, s, q, cnt, w_i, 0.0)
-        if l < 0:
-            up[i], lo[i] = fresh_bounds(d2, j, scale)
-            snap_own[i], snap_all[i] = drift[j], drift[k]
-        else:
-            tol = BOUND_SLACK * scale
-            dj = np.sqrt(max(d2[j], 0.0) + tol) * (1.0 + BOUND_SLACK)
-            dl = np.sqrt(max(d2[l], 0.0) + tol) * (1.0 + BOUND_SLACK)
-            add_drift(j, l, w_i * dj / (s[j] - w_i), w_i * dl / (s[l] + w_i), drift)
+        if bounded:  # distances to the means: fresh bounds, or how far the means move
+            scale = 0.0
+            for t in range(k):
+                if s[t] > 0.0:
+                    d2[t] = (q[t] / s[t] - 2.0 * col[t] / w_i) / s[t]
+                    scale = max(scale, (abs(q[t]) / s[t] + 2.0 * abs(col[t]) / w_i) / s[t])
+                else:
+                    d2[t] = np.inf
+            if l < 0:
+                up[i], lo[i] = fresh_bounds(d2, j, scale)
+                snap_own[i], snap_all[i] = drift[j], drift[k]
+            else:
+                add_drift(j, l, w_i * upper(d2[j], scale) / (s[j] - w_i),
+                          w_i * upper(d2[l], scale) / (s[l] + w_i), drift)
+        if l >= 0:
             update_stats(j, l, col[j], col[l], w_i, 0.0, s, q, cnt)
             s_min = smallest(s)
             labels[i] = l
