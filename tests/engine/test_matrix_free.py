@@ -239,3 +239,37 @@ def test_restarts_that_share_labels_are_summed_by_class(monkeypatch):
         monkeypatch.setattr(mf_backend, "SIGNATURES_PER_CLUSTER", cap)
         for start, M in zip(starts, eng.build_ms(starts, 4)):
             np.testing.assert_allclose(M, eng.build_m(start, 4), rtol=1e-11, atol=1e-9)
+
+
+@pytest.mark.parametrize("semimetric, params", [("energy", {"alpha": 1.0}),
+                                                ("gaussian", {"sigma": 1.5})])
+def test_tiny_refreshed_bounds_hold_and_are_tight(semimetric, params):
+    """The bounds each sweep starts from (refresh_bounds_mf, both compilations):
+    ``up`` is at least the distance to the own cluster's mean and ``lo`` at most
+    the distance to the nearest other mean, each within the bounds' slack of it;
+    the distances come from the brute-force B (feature-space means, weights)."""
+    from kgroups._engine import matrix_free as mfk
+    X, w, labels = tiny_data(n=60, k=4, seed=33)
+    B = brute_B(X, w, semimetric, params)  # B[i, y] = -w_i w_y rho / 2
+    Kw = B / w[:, None]  # w_y K(x_i, x_y)
+    k = 4
+    d = np.empty((X.shape[0], k))
+    for l in range(k):
+        inl = labels == l
+        s_l = w[inl].sum()
+        # ||phi_i - mu_l||^2 = K_ii - 2 sum_y w_y K_iy / s_l + sum w_a w_b K_ab / s_l^2
+        d[:, l] = np.sqrt(-2 * Kw[:, inl].sum(1) / s_l + B[np.ix_(inl, inl)].sum() / s_l ** 2)
+    own = d[np.arange(X.shape[0]), labels]
+    other = np.where(np.arange(k)[None, :] == labels[:, None], np.inf, d).min(1)
+    eng = MatrixFreeEngine.from_semimetric(X, w, semimetric, params, n_clusters=k)
+    M = eng.build_m(labels, k)
+    s, q, cnt = cluster_stats(M, labels, w)
+    drift = np.arange(k + 1, dtype=np.float64)
+    for fn in (mfk.refresh_bounds_mf_serial, mfk.refresh_bounds_mf):
+        up, lo, snap_own, snap_all = (np.full(X.shape[0], np.nan) for _ in range(4))
+        fn(M, labels, w, s, q, up, lo, snap_own, snap_all, drift)
+        assert np.all(up >= own) and np.all(lo <= other)
+        np.testing.assert_allclose(up, own, rtol=1e-7)
+        np.testing.assert_allclose(lo, other, rtol=1e-7)
+        np.testing.assert_array_equal(snap_own, drift[labels])
+        np.testing.assert_array_equal(snap_all, np.full(X.shape[0], drift[k]))

@@ -197,8 +197,10 @@ class MatrixFreeEngine(Engine):
         For a semimetric of negative type, points that a bound proves cannot
         move are skipped (see :func:`~kgroups._engine.matrix_free.decide_mf`):
         the same moves as the sweep without bounds, at a cost of decisions that
-        falls with the number of points still near a boundary. The bounds persist across the sweeps of
-        one run (the run that owns ``M``).
+        falls with the number of points still near a boundary. Each sweep starts
+        from exact bounds computed from ``M`` (O(n k), :func:`refresh_bounds_mf`);
+        within the sweep they widen with each move. The bound arrays belong to
+        the run that owns ``M``.
         """
         n, k = labels.shape[0], M.shape[0]
         st = self._run
@@ -206,6 +208,10 @@ class MatrixFreeEngine(Engine):
             st = self._run = {"M": M, "up": np.full(n, np.inf), "lo": np.zeros(n),
                               "own": np.zeros(n), "all": np.zeros(n),
                               "drift": np.zeros(k + 1)}
+        bounded = self.semimetric in NEGATIVE_TYPE
+        if bounded:  # exact bounds for every point, from M (no move is pending)
+            fn = pick(_mf.refresh_bounds_mf_serial, _mf.refresh_bounds_mf, n * k)
+            fn(M, labels, self.w, s, q, st["up"], st["lo"], st["own"], st["all"], st["drift"])
         pend = np.empty(BATCH, dtype=np.int64)
         old = np.empty(BATCH, dtype=np.int64)
         new = np.empty(BATCH, dtype=np.int64)
@@ -213,7 +219,7 @@ class MatrixFreeEngine(Engine):
         while i < n:
             i, n_pend, moves = _mf.decide_mf(
                 self.X, self.w, labels, M, s, q, cnt, i, pend, old, new, 0, PENDING_WORK,
-                self.semimetric in NEGATIVE_TYPE, st["up"], st["lo"], st["own"], st["all"], st["drift"], *self._args)
+                bounded, st["up"], st["lo"], st["own"], st["all"], st["drift"], *self._args)
             total += moves
             if n_pend:
                 self._apply(pend, old, new, n_pend, M)

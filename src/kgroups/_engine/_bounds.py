@@ -55,6 +55,13 @@ def upper(d2, scale):
 
 
 @njit(cache=True)
+def lower(d2, scale):
+    """A lower bound on the distance whose exact squared value is ``d2``, computed
+    from terms of size ``scale``."""
+    return np.sqrt(max(d2 - BOUND_SLACK * scale, 0.0)) * (1.0 - BOUND_SLACK)
+
+
+@njit(cache=True)
 def fresh_bounds(d2, j, scale):
     """``(up, lo)`` from a point's exact squared distances ``d2`` (k) to the means
     (it is in ``j``), computed from terms of size ``scale``."""
@@ -62,8 +69,7 @@ def fresh_bounds(d2, j, scale):
     for t in range(d2.shape[0]):
         if t != j:
             far = min(far, d2[t])
-    return (upper(d2[j], scale),
-            np.sqrt(max(far - BOUND_SLACK * scale, 0.0)) * (1.0 - BOUND_SLACK))
+    return upper(d2[j], scale), lower(far, scale)
 
 
 @njit(cache=True)
