@@ -532,3 +532,42 @@ def test_any_labels_give_metrics_in_range_or_a_clear_error(labels):
     c, p = partition_quality(TWO_CLIQUES, labels)
     assert -0.5 <= q <= 1 and 0 <= c <= 1 and 0 <= p <= 1
     assert c == coverage(TWO_CLIQUES, labels) and p == performance(TWO_CLIQUES, labels)
+
+
+# --------------------------------------------------------------- the caller's matrix
+def _messy_adjacency(kind):
+    """Two 6-cliques joined by one arc, with edge weights 2, one self-loop, one
+    duplicate entry and unsorted rows: everything clean_adjacency changes."""
+    A = np.zeros((12, 12))
+    A[:6, :6] = A[6:, 6:] = 2.0
+    np.fill_diagonal(A, 0.0)
+    A[0, 6] = 1.0  # one way only
+    A[3, 3] = 1.0
+    if kind == "dense":
+        return A
+    M = sp.csr_matrix(A)
+    rows = [M.indices[M.indptr[i]:M.indptr[i + 1]][::-1] for i in range(12)]
+    vals = [M.data[M.indptr[i]:M.indptr[i + 1]][::-1] for i in range(12)]
+    rows[1], vals[1] = np.append(rows[1], 2), np.append(vals[1], 5.0)  # (1, 2) twice
+    indptr = np.concatenate([[0], np.cumsum([len(r) for r in rows])])
+    cls = sp.csr_array if kind == "csr_array" else sp.csr_matrix
+    return cls((np.concatenate(vals), np.concatenate(rows), indptr), shape=(12, 12))
+
+
+@pytest.mark.parametrize("kind", ["csr_matrix", "csr_array", "dense"])
+@pytest.mark.parametrize("name, call", [
+    ("as_adjacency", lambda g: as_adjacency(g)),
+    ("detect_communities", lambda g: detect_communities(g, 2, random_state=0)),
+    ("bethe_hessian", lambda g: bethe_hessian(g)),
+    ("modularity", lambda g: modularity(g, [0] * 6 + [1] * 6)),
+    ("estimate_k", lambda g: estimate_k(g)),
+])
+def test_graph_calls_leave_the_callers_matrix_alone(kind, name, call):
+    """Cleaning a graph (weights to 1, loops and duplicates out, symmetrised, rows
+    sorted) works on a copy: the caller's arrays are unchanged."""
+    g = _messy_adjacency(kind)
+    before = [a.copy() for a in ((g,) if kind == "dense" else (g.data, g.indices, g.indptr))]
+    quiet(call, g)
+    after = (g,) if kind == "dense" else (g.data, g.indices, g.indptr)
+    for b, a in zip(before, after):
+        np.testing.assert_array_equal(a, b)

@@ -200,7 +200,8 @@ def clean_adjacency(A, directed=None, owner="as_adjacency", name="graph"):
         raise InvalidParameterError(
             f"{what}: the adjacency matrix should be square (n_nodes, n_nodes), got shape "
             f"{shape}")
-    A = sp.csr_matrix(A, dtype=np.float64)
+    # a copy of a sparse input: its arrays are changed below (never the caller's)
+    A = sp.csr_matrix(A, dtype=np.float64, copy=sp.issparse(A))
     A.sum_duplicates()
     A.eliminate_zeros()
     if A.nnz and not np.all(np.isfinite(A.data)):
