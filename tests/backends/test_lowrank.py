@@ -163,3 +163,30 @@ def test_bounded_sweep_skips_and_stops_at_a_hartigan_optimum():
     M = eng.build_m(labels, 5)
     s, q, cnt = cluster_stats(M, labels, w)
     assert count_improving_moves(M, labels, w, eng.diag, s, q, cnt) == 0
+
+
+def test_refreshed_bounds_hold_and_are_tight():
+    """After sweeps have moved points (M stale), the bounds a sweep starts from are the
+    exact feature-space distances to the means, up to the bounds' slack: up >= the
+    distance to the own mean, lo <= the distance to the nearest other mean; M is
+    brought up to date on the way (as sync would)."""
+    X, _ = blobs(1500, 4, 5, seed=4, spread=2.5)
+    w = np.random.default_rng(4).uniform(0.5, 2.0, X.shape[0])
+    eng = LowRankEngine.from_semimetric(X, w, "energy", {}, n_clusters=5,
+                                        options={"n_components": 24, "random_state": 0})
+    labels = np.random.default_rng(5).integers(0, 5, X.shape[0])
+    M = eng.build_m(labels, 5)
+    s, q, cnt = cluster_stats(M, labels, w)
+    assert eng.sweep(labels, M, s, q, cnt) > 0 and eng.sweep(labels, M, s, q, cnt) > 0
+    st = eng._run
+    assert st["stale"]
+    eng._refresh_bounds(labels, M, s, st)
+    np.testing.assert_allclose(M, eng.build_m(labels, 5), rtol=1e-9, atol=1e-9)
+    Z = np.eye(5)[labels] * w[:, None]
+    mu = (Z.T @ eng.F) / Z.sum(0)[:, None]
+    d = np.sqrt(((eng.F[:, None, :] - mu[None]) ** 2).sum(-1))
+    own = d[np.arange(X.shape[0]), labels]
+    other = np.where(np.arange(5)[None, :] == labels[:, None], np.inf, d).min(1)
+    assert np.all(st["up"] >= own) and np.all(st["lo"] <= other)
+    np.testing.assert_allclose(st["up"], own, rtol=1e-6)
+    np.testing.assert_allclose(st["lo"], other, rtol=1e-6)

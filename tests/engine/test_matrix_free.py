@@ -244,11 +244,12 @@ def test_restarts_that_share_labels_are_summed_by_class(monkeypatch):
 @pytest.mark.parametrize("semimetric, params", [("energy", {"alpha": 1.0}),
                                                 ("gaussian", {"sigma": 1.5})])
 def test_tiny_refreshed_bounds_hold_and_are_tight(semimetric, params):
-    """The bounds each sweep starts from (refresh_bounds_mf, both compilations):
+    """The bounds each sweep starts from (refresh_bounds, both compilations, with the
+    matrix-free engine's terms):
     ``up`` is at least the distance to the own cluster's mean and ``lo`` at most
     the distance to the nearest other mean, each within the bounds' slack of it;
     the distances come from the brute-force B (feature-space means, weights)."""
-    from kgroups._engine import matrix_free as mfk
+    from kgroups._engine._bounds import refresh_bounds, refresh_bounds_serial
     X, w, labels = tiny_data(n=60, k=4, seed=33)
     B = brute_B(X, w, semimetric, params)  # B[i, y] = -w_i w_y rho / 2
     Kw = B / w[:, None]  # w_y K(x_i, x_y)
@@ -265,9 +266,11 @@ def test_tiny_refreshed_bounds_hold_and_are_tight(semimetric, params):
     M = eng.build_m(labels, k)
     s, q, cnt = cluster_stats(M, labels, w)
     drift = np.arange(k + 1, dtype=np.float64)
-    for fn in (mfk.refresh_bounds_mf_serial, mfk.refresh_bounds_mf):
+    zero = np.zeros(X.shape[0])
+    for fn in (refresh_bounds_serial, refresh_bounds):
         up, lo, snap_own, snap_all = (np.full(X.shape[0], np.nan) for _ in range(4))
-        fn(M, labels, w, s, q, up, lo, snap_own, snap_all, drift)
+        fn(M, labels, w, s, zero, zero, q / s ** 2, abs(q) / s ** 2, up, lo, snap_own,
+           snap_all, drift)
         assert np.all(up >= own) and np.all(lo <= other)
         np.testing.assert_allclose(up, own, rtol=1e-7)
         np.testing.assert_allclose(lo, other, rtol=1e-7)

@@ -29,6 +29,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._engine import lowrank as _lr
+from .._engine._bounds import refresh_bounds, refresh_bounds_serial
+from .._engine._parallel import pick
 from .._semimetrics import pairwise_unchecked as pairwise
 from .._validation import Integer, InvalidParameterError, as_seed
 from ._base import PREDICT_BLOCK_BYTES, Engine
@@ -292,6 +294,9 @@ class LowRankEngine(Engine):
         sq = np.einsum("ij,ij->i", self.F, self.F)
         self.a = 0.5 * (sq if kdiag is None else np.asarray(kdiag, dtype=np.float64))
         self.diag = self.w * self.w * (sq - 2.0 * self.a)
+        # ||phi_i - mu_l||^2 = base_i + e_l - 2 M[l, i] / (w_i s_l) (see sweep)
+        self._base = sq - 2.0 * self.a
+        self._base_abs = sq + 2.0 * np.abs(self.a)
         self.feature_map = None  # callable X_new -> features, set by from_semimetric
         self._run = None  # cluster sums and bounds of the run in progress (see sweep)
 
@@ -300,11 +305,11 @@ class LowRankEngine(Engine):
                      options=None):
         """Features (n x m), the feature map's block scratch and landmark kernel, the
         cluster sums (k x m), ``M`` and the k x n temporary that refreshes it, and
-        n-sized vectors (weights, diagonal, labels)."""
+        n-sized vectors (weights, diagonal, labels, the sweeps' bounds)."""
         n, d, k = int(n_samples), int(n_features), int(n_clusters)
         m = min(int((options or {}).get("n_components", 256)), n)
         block = min(n, BLOCK_ROWS)
-        return 8 * (n * (m + 2 * k + 10) + 2 * block * (m + d) + 3 * m * m + k * m
+        return 8 * (n * (m + 2 * k + 12) + 2 * block * (m + d) + 3 * m * m + k * m
                     + min(n, SEED_SAMPLE) * d)
 
     @classmethod
@@ -386,8 +391,10 @@ class LowRankEngine(Engine):
         With ``BOUNDS`` (default) points that a bound proves cannot move are
         skipped (:func:`~kgroups._engine.lowrank.sweep_lowrank_bounded`): the same
         moves as the plain sweep, at a cost that falls with the number of points
-        still near a boundary. The cluster sums and bounds persist across the
-        sweeps of one run (the run is the one that owns ``M``).
+        still near a boundary. Each sweep starts from exact bounds
+        (:meth:`_refresh_bounds`, one matrix product); within the sweep they widen
+        with each move. The cluster sums and bounds belong to the run that owns
+        ``M``.
         """
         st = self._run
         if st is None or st["M"] is not M:
@@ -398,6 +405,7 @@ class LowRankEngine(Engine):
                               "own": np.zeros(n), "all": np.zeros(n),
                               "drift": np.zeros(k + 1), "stale": False}
         if BOUNDS:
+            self._refresh_bounds(labels, M, s, st)
             moves, _ = _lr.sweep_lowrank_bounded(
                 self.F, self.a, self.w, self.diag, labels, st["S"], st["A"], s, q, cnt,
                 st["sn2"], st["up"], st["lo"], st["own"], st["all"], st["drift"])
@@ -406,6 +414,22 @@ class LowRankEngine(Engine):
                                       st["A"], s, q, cnt)
         st["stale"] = st["stale"] or moves > 0
         return moves
+
+    def _refresh_bounds(self, labels, M, s, st):
+        """``M`` from the cluster sums (one matrix product, O(n k m)) and every point's
+        exact bounds from it (:func:`~kgroups._engine._bounds.refresh_bounds`, O(n k)):
+        with ``mu_l = S_l / s_l`` and ``M[l, i] / w_i = phi_i . S_l - a_i s_l - A_l``,
+        ``||phi_i - mu_l||^2 = (|phi_i|^2 - 2 a_i) + (|S_l|^2 / s_l^2 - 2 A_l / s_l)
+        - 2 M[l, i] / (w_i s_l)``."""
+        if st["stale"]:
+            M[...] = self._m_from(st["S"], st["A"], s)
+            st["stale"] = False
+        pos = np.where(s > 0, s, 1.0)
+        mu2, ma = st["sn2"] / pos ** 2, 2.0 * st["A"] / pos
+        n, k = M.shape[1], M.shape[0]
+        fn = pick(refresh_bounds_serial, refresh_bounds, n * k)
+        fn(M, labels, self.w, s, self._base, self._base_abs, mu2 - ma, mu2 + np.abs(ma),
+           st["up"], st["lo"], st["own"], st["all"], st["drift"])
 
     def sync(self, labels, M):
         """Bring ``M`` up to date with the sweeps' moves (O(n k m), once per run)."""

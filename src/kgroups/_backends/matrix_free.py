@@ -12,6 +12,7 @@ import numba
 import numpy as np
 
 from .._engine import matrix_free as _mf
+from .._engine._bounds import refresh_bounds, refresh_bounds_serial
 from .._engine._parallel import pick
 from .._engine.semimetric import NAMES, NEGATIVE_TYPE, kernel_args
 from .._semimetrics import centred_sq_norm_max, check_semimetric_range, pairwise_unchecked
@@ -198,7 +199,8 @@ class MatrixFreeEngine(Engine):
         move are skipped (see :func:`~kgroups._engine.matrix_free.decide_mf`):
         the same moves as the sweep without bounds, at a cost of decisions that
         falls with the number of points still near a boundary. Each sweep starts
-        from exact bounds computed from ``M`` (O(n k), :func:`refresh_bounds_mf`);
+        from exact bounds computed from ``M`` (O(n k),
+        :func:`~kgroups._engine._bounds.refresh_bounds`);
         within the sweep they widen with each move. The bound arrays belong to
         the run that owns ``M``.
         """
@@ -206,12 +208,15 @@ class MatrixFreeEngine(Engine):
         st = self._run
         if st is None or st["M"] is not M:
             st = self._run = {"M": M, "up": np.full(n, np.inf), "lo": np.zeros(n),
-                              "own": np.zeros(n), "all": np.zeros(n),
+                              "own": np.zeros(n), "all": np.zeros(n), "zero": np.zeros(n),
                               "drift": np.zeros(k + 1)}
         bounded = self.semimetric in NEGATIVE_TYPE
-        if bounded:  # exact bounds for every point, from M (no move is pending)
-            fn = pick(_mf.refresh_bounds_mf_serial, _mf.refresh_bounds_mf, n * k)
-            fn(M, labels, self.w, s, q, st["up"], st["lo"], st["own"], st["all"], st["drift"])
+        if bounded:  # exact bounds for every point, from M (no move is pending):
+            # d_l^2 = q_l / s_l^2 - 2 M[l, i] / (w_i s_l)
+            e = q / np.where(s > 0, s, 1.0) ** 2
+            fn = pick(refresh_bounds_serial, refresh_bounds, n * k)
+            fn(M, labels, self.w, s, st["zero"], st["zero"], e, np.abs(e), st["up"], st["lo"],
+               st["own"], st["all"], st["drift"])
         pend = np.empty(BATCH, dtype=np.int64)
         old = np.empty(BATCH, dtype=np.int64)
         new = np.empty(BATCH, dtype=np.int64)

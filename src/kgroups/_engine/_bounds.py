@@ -18,7 +18,9 @@ sweep makes the moves of the plain one, in the same order.
 """
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
+
+from ._parallel import twins
 
 # Relative slack of the bounds: far above the rounding error of the distances
 # they come from, so that a skipped point provably has no improving move.
@@ -89,3 +91,50 @@ def add_drift(j, l, dj, dl, drift):
     drift[j] += dj
     drift[l] += dl
     drift[drift.shape[0] - 1] += max(dj, dl)
+
+
+def _refresh_bounds(M, labels, w, s, base, base_abs, e, e_abs, up, lo, snap_own, snap_all,
+                    drift):
+    """Every point's bounds from its exact squared distances to the means,
+    ``d_l^2 = base_i + e_l - 2 M[l, i] / (w_i s_l)`` (``M[l, i] = w_i phi_i . (sum of
+    cluster l) + shifts`` that ``base`` and ``e`` undo; an engine's formula), the
+    size of their terms ``base_abs_i + e_abs_l + |2 M[l, i] / (w_i s_l)|``; snapshots
+    of ``drift`` now. ``M`` must be up to date. O(n k): chunks of points in parallel,
+    cluster by cluster (vectorised loops)."""
+    k, n = M.shape
+    chunk = 512
+    for c in prange((n + chunk - 1) // chunk):
+        c0 = c * chunk
+        m = min(n, c0 + chunk) - c0
+        own = np.full(m, np.inf)
+        far = np.full(m, np.inf)
+        big = np.zeros(m)
+        inv2w = np.empty(m)
+        lab = labels[c0:c0 + m]
+        for u in range(m):
+            inv2w[u] = 2.0 / w[c0 + u]
+        for t in range(k):
+            if not s[t] > 0.0:
+                continue
+            b = 1.0 / s[t]
+            et, ea = e[t], e_abs[t]
+            row = M[t, c0:c0 + m]
+            for u in range(m):
+                f = b * inv2w[u] * row[u]
+                d2 = base[c0 + u] + et - f
+                big[u] = max(big[u], ea + abs(f))
+                if lab[u] == t:
+                    own[u] = d2
+                else:
+                    far[u] = min(far[u], d2)
+        for u in range(m):
+            i = c0 + u
+            scale = base_abs[i] + big[u]
+            up[i] = upper(own[u], scale)
+            lo[i] = lower(far[u], scale)
+            snap_own[i] = drift[lab[u]]
+            snap_all[i] = drift[k]
+
+
+# Compiled twice (serial and parallel) from one source, see kgroups._engine._parallel.
+refresh_bounds_serial, refresh_bounds = twins(_refresh_bounds)

@@ -20,10 +20,6 @@ the engine keeps only the data (n x D, twice: row-major and transposed) and
   each), which gives exactly the column the one-move-at-a-time algorithm would
   see (a row of ``B`` does not depend on the labels). It returns when the list
   is full or its corrections have cost a budget of kernel entries.
-* :func:`refresh_bounds_mf` recomputes every point's bounds from ``M`` when the
-  pending list is empty (the start of a sweep), O(n k): bounds carried over
-  from earlier sweeps have widened by every move since, and with fresh ones a
-  sweep evaluates only the points near a boundary.
 * :func:`sum_classes` adds up a start's ``M`` from the sums of classes of points
   (restarts that share one pass over the pairs, see the backend's ``build_ms``).
 * :func:`apply_moves_mf` then applies the pending moves to ``M`` as one blocked,
@@ -33,7 +29,7 @@ the engine keeps only the data (n x D, twice: row-major and transposed) and
 import numpy as np
 from numba import njit, prange
 
-from ._bounds import add_drift, fresh_bounds, lower, proven_still, smallest, upper
+from ._bounds import add_drift, fresh_bounds, proven_still, smallest, upper
 from ._gain import best_move, update_stats
 from ._parallel import twins
 from .semimetric import exact_sq, guarded_sq, needs_exact, rho, rho_inplace
@@ -427,47 +423,6 @@ def decide_mf(X, w, labels, M, s, q, cnt, start, pend, old, new, n_pend, budget,
     return i, n_pend, moves
 
 
-def _refresh_bounds_mf(M, labels, w, s, q, up, lo, snap_own, snap_all, drift):
-    """Every point's bounds (:mod:`kgroups._engine._bounds`) from its exact squared
-    distances to the means, ``d_l^2 = q_l / s_l^2 - 2 M[l, i] / (w_i s_l)``, and
-    the size of the terms they come from (:func:`decide_mf` computes the same for
-    a point it evaluates); ``M`` must be up to date (no pending move). O(n k),
-    chunks of points in parallel, cluster by cluster (vectorised loops)."""
-    k, n = M.shape
-    n_chunks = (n + TILE - 1) // TILE
-    for c in prange(n_chunks):
-        c0 = c * TILE
-        m = min(n, c0 + TILE) - c0
-        own = np.full(m, np.inf)
-        far = np.full(m, np.inf)
-        scale = np.zeros(m)
-        inv2w = np.empty(m)
-        lab = labels[c0:c0 + m]
-        for u in range(m):
-            inv2w[u] = 2.0 / w[c0 + u]
-        for t in range(k):
-            if not s[t] > 0.0:
-                continue
-            a = q[t] / s[t] / s[t]
-            a_abs = abs(a)
-            b = 1.0 / s[t]
-            row = M[t, c0:c0 + m]
-            for u in range(m):
-                f = b * inv2w[u] * row[u]
-                d2 = a - f
-                scale[u] = max(scale[u], a_abs + abs(f))
-                if lab[u] == t:
-                    own[u] = d2
-                else:
-                    far[u] = min(far[u], d2)
-        for u in range(m):
-            i = c0 + u
-            up[i] = upper(own[u], scale[u])
-            lo[i] = lower(far[u], scale[u])
-            snap_own[i] = drift[lab[u]]
-            snap_all[i] = drift[k]
-
-
 def _apply_moves_mf(X, XT, w, nrm, pend, old, new, n_pend, M, code, alpha, sigma, theta):
     """``M[old[t], :] -= B[pend[t], :]`` and ``M[new[t], :] += B[pend[t], :]`` for all t.
 
@@ -526,5 +481,4 @@ def _kernel_column_mf(X, XT, w, c, code, alpha, sigma, theta):
 build_m_sym_serial, build_m_sym = twins(_build_m_sym)
 build_m_multi_serial, build_m_multi = twins(_build_m_multi)
 apply_moves_mf_serial, apply_moves_mf = twins(_apply_moves_mf)
-refresh_bounds_mf_serial, refresh_bounds_mf = twins(_refresh_bounds_mf)
 kernel_column_mf_serial, kernel_column_mf = twins(_kernel_column_mf)
