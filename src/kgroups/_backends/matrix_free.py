@@ -119,10 +119,10 @@ class MatrixFreeEngine(Engine):
 
         The centred data twice (row-major and transposed) and a label-sorted copy
         while ``M`` is built, the temporary of the centring; the build's k x n
-        accumulator per worker, its sorted result and ``M`` (k x n each); weights,
-        labels, the sort order and the best restart's labels, the squared norms
-        and the sweeps' four bounds (n each). Restarts sum classes of points
-        instead of clusters (see :meth:`build_ms`).
+        accumulator per worker (worker 0's is its sorted result) and ``M`` (k x n
+        each); weights, labels, the sort order and the best restart's labels, the
+        squared norms and the sweeps' four bounds and zero terms (n each).
+        Restarts sum classes of points instead of clusters (see :meth:`build_ms`).
         """
         n, d, k = int(n_samples), int(n_features), int(n_clusters)
         t = numba.get_num_threads()
@@ -130,10 +130,19 @@ class MatrixFreeEngine(Engine):
         # instead of k clusters, or r starts' k x n sums per worker (see build_ms)
         r = min(int(n_init), MULTI_STARTS) if n_init > 1 else 0
         g = min(SIGNATURES_PER_CLUSTER * k, k ** r) if r else 0
-        return 8 * n * (4 * d + 11 + (2 + t) * k + max((2 + t) * g, (1 + t) * r * k))
+        shared = max(t * g + 2 * k, (1 + t) * r * k) if r else 0
+        return 8 * n * (4 * d + 12 + (1 + t) * k + shared)
 
     def build_m(self, labels, k):
         """``M`` (k x n) in one pass over the n (n - 1) / 2 pairs: O(n^2 D) time, O(nk) memory."""
+        Ms, order = self._build_sorted(labels, k)
+        M = np.empty_like(Ms)
+        M[:, order] = Ms
+        return M
+
+    def _build_sorted(self, labels, k):
+        """``(Ms, order)``: :meth:`build_m`'s sums with the columns in the order
+        ``order`` (the points sorted by label, as the pass computes them)."""
         labels = np.asarray(labels, dtype=np.int64)
         order = np.argsort(labels, kind="stable")
         labs = np.ascontiguousarray(labels[order])
@@ -143,10 +152,7 @@ class MatrixFreeEngine(Engine):
         # work: n^2 / 2 pairs
         fn = pick(_mf.build_m_sym_serial, _mf.build_m_sym, n * n // 2)
         n_threads = 1 if fn is _mf.build_m_sym_serial else numba.get_num_threads()
-        Ms = fn(XTs, self.w[order], labs, bounds, n_threads, *self._args)
-        M = np.empty_like(Ms)
-        M[:, order] = Ms
-        return M
+        return fn(XTs, self.w[order], labs, bounds, n_threads, *self._args), order
 
     def build_ms(self, starts, k):
         """``M`` for every start, one pass over the pairs per group of up to
@@ -181,9 +187,9 @@ class MatrixFreeEngine(Engine):
             sig, classes = signatures(chunk, k)
             G = classes.shape[0]
             if G <= SIGNATURES_PER_CLUSTER * k and fits(8 * n * G * (2 + n_threads)):
-                S = self.build_m(sig, G)
+                S, order = self._build_sorted(sig, G)
                 for r in range(len(chunk)):
-                    yield _mf.sum_classes(S, classes[:, r], k)
+                    yield _mf.sum_classes(S, classes[:, r], k, order)
                 continue
             labs = np.ascontiguousarray(np.stack([np.asarray(l, dtype=np.int64) for l in chunk]))
             fn = pick(_mf.build_m_multi_serial, _mf.build_m_multi, n * n)

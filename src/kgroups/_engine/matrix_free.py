@@ -222,7 +222,8 @@ def _build_m_sym(XTs, ws, labs, bounds, n_threads, code, alpha, sigma, theta):
     The pair ``a < c`` gives ``w_c rho`` to ``S[lab(c), a]`` (row side, one
     vectorised sum per cluster segment) and ``w_a rho`` to ``S[lab(a), c]``
     (column side); then ``Ms = -w S / 2``. Blocks of 4 rows go round-robin to
-    ``n_threads`` workers (balances the triangle), each with its own k x n ``S``.
+    ``n_threads`` workers (balances the triangle), each with its own k x n ``S``
+    (worker 0's becomes the result).
 
     Parameters
     ----------
@@ -240,9 +241,12 @@ def _build_m_sym(XTs, ws, labs, bounds, n_threads, code, alpha, sigma, theta):
     k = bounds.shape[0] - 1
     nrm = np.empty(n)
     sq_norms(XTs, 0, n, nrm)
-    acc = np.zeros((n_threads, k, n))
+    # worker 0 adds into the result itself, the others into their own k x n sums
+    own = np.zeros((k, n))
+    acc = np.zeros((n_threads - 1, k, n))
     n_blocks = (n + 3) // 4
     for th in prange(n_threads):
+        S = own if th == 0 else acc[th - 1]
         out = np.empty((4, TILE))
         idx = np.empty(4, dtype=np.int64)
         nx = np.empty(4)
@@ -251,16 +255,15 @@ def _build_m_sym(XTs, ws, labs, bounds, n_threads, code, alpha, sigma, theta):
         # (measured: CPU time = wall time with 2 workers)
         racc = np.empty((4, k))
         for b in range(th, n_blocks, n_threads):
-            _sym_rows(XTs, ws, labs, bounds, nrm, 4 * b, acc[th], out, idx, nx, racc,
+            _sym_rows(XTs, ws, labs, bounds, nrm, 4 * b, S, out, idx, nx, racc,
                       code, alpha, sigma, theta)
-    Ms = np.empty((k, n))
     for l in range(k):
         for c in range(n):
-            t = 0.0
-            for th in range(n_threads):
+            t = own[l, c]
+            for th in range(n_threads - 1):
                 t += acc[th, l, c]
-            Ms[l, c] = -0.5 * ws[c] * t
-    return Ms
+            own[l, c] = -0.5 * ws[c] * t
+    return own
 
 
 @njit(cache=True)
@@ -336,15 +339,21 @@ def _build_m_multi(XT, ws, labs, k, n_threads, code, alpha, sigma, theta):
 
 
 @njit(cache=True)
-def sum_classes(S, labels, k):
+def sum_classes(S, labels, k, order):
     """``M[l] = sum of S[c] over the classes c with labels[c] == l`` (k x n), in the
-    order of the classes (restarts sharing a pass, see build_ms)."""
-    M = np.zeros((k, S.shape[1]))
+    order of the classes (restarts sharing a pass, see build_ms); the columns of
+    ``S`` are in the order ``order`` (``M[:, order[i]]`` from ``S[:, i]``)."""
+    n = S.shape[1]
+    Ms = np.zeros((k, n))
     for c in range(S.shape[0]):
         src = S[c]
-        dst = M[labels[c]]
-        for i in range(S.shape[1]):
+        dst = Ms[labels[c]]
+        for i in range(n):
             dst[i] += src[i]
+    M = np.empty((k, n))
+    for l in range(k):
+        for i in range(n):
+            M[l, order[i]] = Ms[l, i]
     return M
 
 
