@@ -18,7 +18,12 @@ until no cluster is empty); R ``energy::kgroups(x, k, iter.max, cluster=start)``
 Ours runs in child processes with ``NUMBA_NUM_THREADS`` = 1 and 2, engines
 ``"matrix-free"`` and ``"auto"``; numba's code is loaded by a warm-up fit before the
 clock starts; each start is fitted ``--repeat`` times and the fastest kept (the spread
-is printed: other jobs share the cores). For our runs the time is split into phases:
+is printed: other jobs share the cores). Every configuration, R included, runs
+``--rounds`` times (default 2; ours in the reverse order in the second round) and each
+start keeps its fastest round: this virtual machine has slow phases that last from
+seconds to minutes (the same 2-thread child, same data, took 1.45 s in one process and
+1.19-1.22 s in the next three), and one round could land a configuration in one of
+them. For our runs the time is split into phases:
 validation + engine build (``_prepare``), the start's M (``init``) and the Hartigan
 sweeps. R times one call per start (``proc.time``), excluding reading the data.
 
@@ -30,7 +35,7 @@ Check (blobs-20k, skipped with ``--quick``): total R time / total time of ours
 (``engine="auto"``, 2 threads) >= 100 and median over starts of W(ours) / W(R) <= 1.
 
 Usage: python benchmarks/bench_realistic.py [--quick] [--starts 3] [--repeat 3]
-       [--datasets blobs-20k,iris,...] [--no-r]
+       [--rounds 2] [--datasets blobs-20k,iris,...] [--no-r]
 """
 
 from __future__ import annotations
@@ -182,6 +187,24 @@ def quality(X, labels, y):
             float(adjusted_rand_score(y, labels)))
 
 
+def keep_fastest(runs, method, rows, labels):
+    """Merge one round of ``method`` into ``runs``: each start keeps its fastest round
+    (with that round's phases); ``spread`` becomes slowest / fastest over every fit
+    of every round. The labels are the first round's (the fits are deterministic)."""
+    if method not in runs:
+        runs[method] = ([dict(r, slowest=r["time"] * r.get("spread", 1.0)) for r in rows],
+                        labels)
+        return
+    kept, _ = runs[method]
+    for s, r in enumerate(rows):
+        slowest = max(kept[s]["slowest"], r["time"] * r.get("spread", 1.0))
+        if r["time"] < kept[s]["time"]:
+            kept[s] = dict(r)
+        kept[s]["slowest"] = slowest
+        if "spread" in r:
+            kept[s]["spread"] = slowest / kept[s]["time"]
+
+
 def bench_dataset(name, args, tmp):
     X, y, k = load(name, args.quick)
     n, d = X.shape
@@ -192,16 +215,21 @@ def bench_dataset(name, args, tmp):
     print(f"\n== {name}: n={n}, D={d}, k={k}, {args.starts} random starts "
           f"(seeds 0..{args.starts - 1}) ==", flush=True)
     runs = {}
-    if not args.no_r:
-        t0 = time.perf_counter()
-        rows, labels = run_r(X, starts, k, args.r_iter_max, tmp, args.r_timeout)
-        runs["R energy::kgroups"] = (rows, labels)
-        print(f"  R done in {time.perf_counter() - t0:.1f} s wall", flush=True)
-    for engine in ("matrix-free", "auto"):
-        for threads in (1, 2):
+    configs = [(engine, threads) for engine in ("matrix-free", "auto") for threads in (1, 2)]
+    for rnd in range(args.rounds):
+        if not args.no_r:
+            t0 = time.perf_counter()
+            rows, labels = run_r(X, starts, k, args.r_iter_max, tmp, args.r_timeout)
+            keep_fastest(runs, "R energy::kgroups", rows, labels)
+            print(f"  R done in {time.perf_counter() - t0:.1f} s wall (round {rnd + 1})",
+                  flush=True)
+        for engine, threads in (configs if rnd % 2 == 0 else configs[::-1]):
             rows, labels = run_ours(x_path, s_path, k, engine, threads, args.repeat, tmp)
             used = rows[0]["engine"] if engine == "auto" else ""
-            runs[f"ours {engine}{'=' + used if used else ''} {threads}t"] = (rows, labels)
+            keep_fastest(runs, f"ours {engine}{'=' + used if used else ''} {threads}t", rows,
+                         labels)
+    runs = {m: runs[m] for m in sorted(runs, key=lambda m: (not m.startswith("R"),
+                                                            "auto" in m, m[-2:]))}
     table = []
     for method, (rows, labels) in runs.items():
         for s, r in enumerate(rows):
@@ -266,6 +294,8 @@ def main(argv=None):
     p.add_argument("--quick", action="store_true", help="small synthetic sizes, smoke run")
     p.add_argument("--starts", type=int, default=3)
     p.add_argument("--repeat", type=int, default=3, help="fits per start for ours (best kept)")
+    p.add_argument("--rounds", type=int, default=2,
+                   help="runs of every configuration, R included (each start's fastest kept)")
     p.add_argument("--datasets", default=",".join(("blobs-20k", "pendigits-size", "digits")
                                                    + TABLES))
     p.add_argument("--no-r", action="store_true", help="skip R (ours only)")
