@@ -276,3 +276,25 @@ def test_tiny_refreshed_bounds_hold_and_are_tight(semimetric, params):
         np.testing.assert_allclose(lo, other, rtol=1e-7)
         np.testing.assert_array_equal(snap_own, drift[labels])
         np.testing.assert_array_equal(snap_all, np.full(X.shape[0], drift[k]))
+
+
+@pytest.mark.parametrize("semimetric, params", [
+    ("energy", {"alpha": 1.0}), ("energy", {"alpha": 0.5}), ("energy", {"alpha": 2.0}),
+    ("laplacian", {"sigma": 1.5}), ("gaussian", {"sigma": 1.5}), ("localized", {}),
+    ("sinusoidal", {"theta": 3.0})])
+def test_tiny_applied_moves_give_the_brute_force_m(semimetric, params):
+    """Every semimetric's loop of move_row (rho computed in the pass that moves the
+    entries), both compilations: M after a batch of moves is the brute-force M of
+    the new labels."""
+    from kgroups._engine import matrix_free as mfk
+    X, w, labels = tiny_data(n=40, k=3, seed=35)
+    eng = MatrixFreeEngine.from_semimetric(X, w, semimetric, params, n_clusters=3)
+    pend = np.array([0, 39, 7, 20, 21, 3], dtype=np.int64)  # 0 and 39 are duplicates
+    old, new = labels[pend], (labels[pend] + 1) % 3
+    moved = labels.copy()
+    moved[pend] = new
+    want = build_m_twin(brute_B(X, w, semimetric, params), moved, 3)
+    for fn in (mfk.apply_moves_mf_serial, mfk.apply_moves_mf):
+        M = eng.build_m(labels, 3)
+        fn(eng.X, eng.XT, w, eng.nrm, pend, old, new, pend.size, M, *eng._args)
+        np.testing.assert_allclose(M, want, rtol=1e-10, atol=1e-10)

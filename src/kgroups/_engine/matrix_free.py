@@ -32,7 +32,9 @@ from numba import njit, prange
 from ._bounds import add_drift, fresh_bounds, proven_still, smallest, upper
 from ._gain import best_move, update_stats
 from ._parallel import twins
-from .semimetric import exact_sq, guarded_sq, needs_exact, rho, rho_inplace
+from .semimetric import (ENERGY, GAUSSIAN, LAPLACIAN, LOCALIZED, exact_sq, guarded_sq, needs_exact,
+                         rho, rho_energy, rho_gaussian, rho_inplace, rho_laplacian,
+                         rho_localized, rho_sinusoidal)
 
 # Columns per tile: D x TILE float64 stays in L1/L2.
 TILE = 512
@@ -101,10 +103,11 @@ def gram4(XT, idx, nx, c0, c1, nys, out):
 
 
 @njit(cache=True)
-def finish_row(o, m, XT, i, nxi, c0, nys, code, alpha, sigma, theta):
-    """``o[t] = rho(d2)`` from the expanded ``d2 = o[t]``; pairs that lost accuracy
-    to cancellation (:func:`~kgroups._engine.semimetric.needs_exact`) are
-    recomputed by differences (:func:`~kgroups._engine.semimetric.guarded_sq`)."""
+def repair_row(o, m, XT, i, nxi, c0, nys):
+    """The expanded squared distances ``o[t]`` of point ``i`` to the columns ``c0 + t``
+    that lost accuracy to cancellation
+    (:func:`~kgroups._engine.semimetric.needs_exact`) recomputed by differences
+    (:func:`~kgroups._engine.semimetric.guarded_sq`)."""
     bad = 0
     for t in range(m):
         bad += needs_exact(o[t], nxi + nys[t])
@@ -112,7 +115,48 @@ def finish_row(o, m, XT, i, nxi, c0, nys, code, alpha, sigma, theta):
         xi = XT[:, i]
         for t in range(m):
             o[t] = guarded_sq(o[t], nxi + nys[t], xi, XT[:, c0 + t])
+
+
+@njit(cache=True)
+def finish_row(o, m, XT, i, nxi, c0, nys, code, alpha, sigma, theta):
+    """``o[t] = rho(d2)`` from the expanded ``d2 = o[t]`` (:func:`repair_row`, then
+    :func:`~kgroups._engine.semimetric.rho_inplace`)."""
+    repair_row(o, m, XT, i, nxi, c0, nys)
     rho_inplace(o, m, code, alpha, sigma, theta)
+
+
+@njit(cache=True)
+def move_row(o, m, f, wt, mo, mn, code, alpha, sigma, theta):
+    """``b = f wt[y] rho(o[y])``, ``mo[y] -= b``, ``mn[y] += b`` for ``y < m`` (``o``
+    holds squared distances): one mover's entries taken from one cluster's sums and
+    added to another's, with ``rho`` computed in the same pass (one loop per
+    semimetric, as :func:`~kgroups._engine.semimetric.rho_inplace`, so that each
+    vectorises)."""
+    if code == ENERGY:
+        for y in range(m):
+            b = f * wt[y] * rho_energy(o[y], alpha)
+            mo[y] -= b
+            mn[y] += b
+    elif code == LAPLACIAN:
+        for y in range(m):
+            b = f * wt[y] * rho_laplacian(o[y], sigma)
+            mo[y] -= b
+            mn[y] += b
+    elif code == GAUSSIAN:
+        for y in range(m):
+            b = f * wt[y] * rho_gaussian(o[y], sigma)
+            mo[y] -= b
+            mn[y] += b
+    elif code == LOCALIZED:
+        for y in range(m):
+            b = f * wt[y] * rho_localized(o[y])
+            mo[y] -= b
+            mn[y] += b
+    else:
+        for y in range(m):
+            b = f * wt[y] * rho_sinusoidal(o[y], theta)
+            mo[y] -= b
+            mn[y] += b
 
 
 @njit(cache=True)
@@ -460,14 +504,9 @@ def _apply_moves_mf(X, XT, w, nrm, pend, old, new, n_pend, M, code, alpha, sigma
             gram4(XT, idx, nx, c0, c1, nys, out)
             for r in range(nr):
                 o = out[r]
-                finish_row(o, m, XT, idx[r], nx[r], c0, nys, code, alpha, sigma, theta)
-                f = -0.5 * w[idx[r]]
-                mo = M[old[g + r], c0:c1]
-                mn = M[new[g + r], c0:c1]
-                for y in range(m):
-                    b = f * wt[y] * o[y]
-                    mo[y] -= b
-                    mn[y] += b
+                repair_row(o, m, XT, idx[r], nx[r], c0, nys)
+                move_row(o, m, -0.5 * w[idx[r]], wt, M[old[g + r], c0:c1],
+                         M[new[g + r], c0:c1], code, alpha, sigma, theta)
 
 
 def _kernel_column_mf(X, XT, w, c, code, alpha, sigma, theta):
