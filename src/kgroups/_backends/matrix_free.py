@@ -186,7 +186,8 @@ class MatrixFreeEngine(Engine):
                 continue
             sig, classes = signatures(chunk, k)
             G = classes.shape[0]
-            if G <= SIGNATURES_PER_CLUSTER * k and fits(8 * n * G * (2 + n_threads)):
+            # the pass's G x n sums per worker, one start's sorted and unsorted M
+            if G <= SIGNATURES_PER_CLUSTER * k and fits(8 * n * (G * n_threads + 2 * k)):
                 S, order = self._build_sorted(sig, G)
                 for r in range(len(chunk)):
                     yield _mf.sum_classes(S, classes[:, r], k, order)

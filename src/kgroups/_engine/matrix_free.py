@@ -32,9 +32,9 @@ from numba import njit, prange
 from ._bounds import add_drift, fresh_bounds, proven_still, smallest, upper
 from ._gain import best_move, update_stats
 from ._parallel import twins
-from .semimetric import (ENERGY, GAUSSIAN, LAPLACIAN, LOCALIZED, exact_sq, guarded_sq, needs_exact,
-                         rho, rho_energy, rho_gaussian, rho_inplace, rho_laplacian,
-                         rho_localized, rho_sinusoidal)
+from .semimetric import (ENERGY, GAUSSIAN, LAPLACIAN, LOCALIZED, exact_sq, guarded_sq,
+                         needs_exact, rho, rho_energy, rho_gaussian, rho_inplace,
+                         rho_laplacian, rho_localized, rho_sinusoidal)
 
 # Columns per tile: D x TILE float64 stays in L1/L2.
 TILE = 512
@@ -236,7 +236,12 @@ def _sym_rows(XTs, ws, labs, bounds, nrm, a0, S, out, idx, nx, racc, code, alpha
     for r in range(4):
         idx[r] = a0 + min(r, nr - 1)
         nx[r] = nrm[idx[r]]
-    racc[:, :] = 0.0
+    # the columns after the rows hold clusters labs[a0] .. k - 1 only (sorted labels):
+    # the row side's sums of the other clusters stay 0 and are neither zeroed nor added
+    l0 = labs[a0]
+    for r in range(4):
+        for l in range(l0, racc.shape[1]):
+            racc[r, l] = 0.0
     for c0 in range(a0, n, TILE):
         c1 = min(n, c0 + TILE)
         m = c1 - c0
@@ -256,7 +261,7 @@ def _sym_rows(XTs, ws, labs, bounds, nrm, a0, S, out, idx, nx, racc, code, alpha
             s = e
         scatter_rows(S, out, labs, ws, a0, nr, c0, m)
     for r in range(nr):
-        for l in range(racc.shape[1]):
+        for l in range(l0, racc.shape[1]):
             S[l, a0 + r] += racc[r, l]
 
 
