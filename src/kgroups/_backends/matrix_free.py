@@ -121,7 +121,7 @@ class MatrixFreeEngine(Engine):
         while ``M`` is built, the temporary of the centring; the build's k x n
         accumulator per worker (worker 0's is its sorted result) and ``M`` (k x n
         each); weights, labels, the sort order and the best restart's labels, the
-        squared norms and the sweeps' four bounds and zero terms (n each).
+        squared norms and the sweeps' four bounds (n each).
         Restarts sum classes of points instead of clusters (see :meth:`build_ms`).
         """
         n, d, k = int(n_samples), int(n_features), int(n_clusters)
@@ -131,7 +131,7 @@ class MatrixFreeEngine(Engine):
         r = min(int(n_init), MULTI_STARTS) if n_init > 1 else 0
         g = min(SIGNATURES_PER_CLUSTER * k, k ** r) if r else 0
         shared = max(t * g + 2 * k, (1 + t) * r * k) if r else 0
-        return 8 * n * (4 * d + 12 + (1 + t) * k + shared)
+        return 8 * n * (4 * d + 11 + (1 + t) * k + shared)
 
     def build_m(self, labels, k):
         """``M`` (k x n) in one pass over the n (n - 1) / 2 pairs: O(n^2 D) time, O(nk) memory."""
@@ -215,14 +215,15 @@ class MatrixFreeEngine(Engine):
         st = self._run
         if st is None or st["M"] is not M:
             st = self._run = {"M": M, "up": np.full(n, np.inf), "lo": np.zeros(n),
-                              "own": np.zeros(n), "all": np.zeros(n), "zero": np.zeros(n),
+                              "own": np.zeros(n), "all": np.zeros(n),
                               "drift": np.zeros(k + 1)}
         bounded = self.semimetric in NEGATIVE_TYPE
         if bounded:  # exact bounds for every point, from M (no move is pending):
-            # d_l^2 = q_l / s_l^2 - 2 M[l, i] / (w_i s_l)
+            # d_l^2 = K_ii + q_l / s_l^2 - 2 M[l, i] / (w_i s_l), K_ii = 0 (self.diag,
+            # B_ii = w_i^2 K_ii, is all zeros: the base terms)
             e = q / np.where(s > 0, s, 1.0) ** 2
             fn = pick(refresh_bounds_serial, refresh_bounds, n * k)
-            fn(M, labels, self.w, s, st["zero"], st["zero"], e, np.abs(e), st["up"], st["lo"],
+            fn(M, labels, self.w, s, self.diag, self.diag, e, np.abs(e), st["up"], st["lo"],
                st["own"], st["all"], st["drift"])
         pend = np.empty(BATCH, dtype=np.int64)
         old = np.empty(BATCH, dtype=np.int64)
