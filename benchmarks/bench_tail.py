@@ -5,7 +5,8 @@ Issue 11 (sweeps at hardware speed on realistic data). Overlapping blobs
 configuration run twice (best of 2 kept). For each: wall and CPU seconds, sweeps,
 moves of the first and last sweeps, and W.
 
-``restarts``  matrix-free engine, n=20,000, D=10, k=10: ``n_init=1`` and ``n_init=10``.
+``restarts``  matrix-free engine, n=20,000, D=10, k=10, k-means++: ``n_init=1`` and
+              ``n_init=10`` for each ``--seeds`` (random_state; default 0).
 ``tail``      low-rank engine (m=256), n=200,000 (``--n`` to change).
 
 To compare two versions of kgroups, run this script against each, e.g.
@@ -14,7 +15,7 @@ benchmarks/bench_tail.py``: the output (sweeps, moves, W) also shows whether
 their trajectories are the same. R ``energy::kgroups`` on the same starts is in
 ``compare_r_kgroups.py`` and ``bench_engines.py``.
 
-Usage: python benchmarks/bench_tail.py [--part restarts|tail|all] [--n 200000]
+Usage: python benchmarks/bench_tail.py [--part restarts|tail|all] [--n 200000] [--seeds 0,1,2]
        [--threads N] (NUMBA_NUM_THREADS must be set before numba loads; this
        re-executes itself with it)
 """
@@ -32,7 +33,7 @@ from kgroups import KernelKGroups
 
 
 def _fit(X, **params):
-    est = KernelKGroups(10, random_state=0, **params)
+    est = KernelKGroups(10, **{"random_state": 0, **params})
     best = None
     for _ in range(2):
         w0, c0 = time.perf_counter(), time.process_time()
@@ -48,13 +49,18 @@ def _row(name, est, timing):
             f"W {est.within_energy_:.6f}")
 
 
-def restarts():
+def restarts(seeds):
     X = make_blobs(20000, 10, centers=10, cluster_std=2.5, random_state=0)[0]
     KernelKGroups(10, n_init=2, random_state=0).fit(X[:3000])  # compile
-    one, t1 = _fit(X, engine="matrix-free", n_init=1)
-    ten, t10 = _fit(X, engine="matrix-free", n_init=10)
-    return [_row("matrix-free n_init=1", one, t1), _row("matrix-free n_init=10", ten, t10),
-            f"n_init=10 / n_init=1: {t10[0] / t1[0]:.2f}x wall, {t10[1] / t1[1]:.2f}x cpu"]
+    rows = []
+    for seed in seeds:
+        kw = {"engine": "matrix-free", "init": "k-means++", "random_state": seed}
+        one, t1 = _fit(X, n_init=1, **kw)
+        ten, t10 = _fit(X, n_init=10, **kw)
+        rows += [_row(f"seed {seed} n_init=1", one, t1), _row(f"seed {seed} n_init=10", ten, t10),
+                 f"seed {seed} n_init=10 / n_init=1: {t10[0] / t1[0]:.2f}x wall, "
+                 f"{t10[1] / t1[1]:.2f}x cpu"]
+    return rows
 
 
 def tail(n):
@@ -68,6 +74,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--part", default="all", choices=["restarts", "tail", "all"])
     ap.add_argument("--n", type=int, default=200_000)
+    ap.add_argument("--seeds", default="0", help="random states of the restarts part, e.g. 0,1,2")
     ap.add_argument("--threads", type=int, default=None)
     args = ap.parse_args()
     if args.threads and os.environ.get("NUMBA_NUM_THREADS") != str(args.threads):
@@ -77,7 +84,7 @@ def main():
 
     print(f"threads: {numba.get_num_threads()}, load average before: {os.getloadavg()}")
     if args.part in ("restarts", "all"):
-        print("\n".join(restarts()))
+        print("\n".join(restarts([int(v) for v in args.seeds.split(",")])))
     if args.part in ("tail", "all"):
         print("\n".join(tail(args.n)))
     sys.stdout.flush()

@@ -24,8 +24,10 @@ def test_parallel_and_serial_matrix_free_kernels_agree():
     labs = np.ascontiguousarray(labels[order])
     bounds = np.searchsorted(labs, np.arange(5)).astype(np.int64)
     XTs = np.ascontiguousarray(eng.XT[:, order])
-    Ms1 = mfk.build_m_sym(XTs, w[order], labs, bounds, 2, *eng._args)
-    Ms2 = mfk.build_m_sym_serial(XTs, w[order], labs, bounds, 1, *eng._args)
+    Ms1 = mfk.build_m_sym(XTs, w[order], labs, bounds, mfk.accumulators(2, 4, 1200),
+                          *eng._args)
+    Ms2 = mfk.build_m_sym_serial(XTs, w[order], labs, bounds,
+                                 mfk.accumulators(1, 4, 1200), *eng._args)
     np.testing.assert_allclose(Ms1, Ms2, rtol=1e-12, atol=1e-12)
     M1, M2 = np.empty_like(Ms1), np.empty_like(Ms2)
     M1[:, order], M2[:, order] = Ms1, Ms2
@@ -59,7 +61,8 @@ def test_symmetric_build_matches_pair_twin(n):
     bounds = np.searchsorted(labs, np.arange(4)).astype(np.int64)
     XTs = np.ascontiguousarray(eng.XT[:, order])
     for fn, n_threads in ((mfk.build_m_sym_serial, 3), (mfk.build_m_sym, 2)):
-        Ms = fn(XTs, w[order], labs, bounds, n_threads, *eng._args)
+        Ms = fn(XTs, w[order], labs, bounds, mfk.accumulators(n_threads, 3, len(labels)),
+                *eng._args)
         np.testing.assert_allclose(Ms, want[:, order], rtol=1e-11, atol=1e-12)
 
 
@@ -97,8 +100,8 @@ def test_tiny_matrix_free_kernels(monkeypatch, batch):
     order = np.argsort(labels, kind="stable")
     labs = np.ascontiguousarray(labels[order])
     bounds = np.searchsorted(labs, np.arange(4)).astype(np.int64)
-    Ms = mfk.build_m_sym(np.ascontiguousarray(eng.XT[:, order]), w[order], labs, bounds, 2,
-                         *eng._args)
+    Ms = mfk.build_m_sym(np.ascontiguousarray(eng.XT[:, order]), w[order], labs, bounds,
+                         mfk.accumulators(2, 3, len(labels)), *eng._args)
     np.testing.assert_allclose(Ms, build_m_twin(B, labels, 3)[:, order], rtol=1e-10,
                                atol=1e-12)
     want, want_moves = sweep_twin(B, w, labels, 3)
@@ -131,7 +134,8 @@ def test_multi_start_build_matches_pair_twin(n):
     eng = MatrixFreeEngine(X, w, "energy", {"alpha": 0.5})
     want = np.vstack([build_m_pairs_twin(eng.X, w, lab, 3, lambda r: r ** 0.5) for lab in labs])
     for fn, n_threads in ((mfk.build_m_multi_serial, 3), (mfk.build_m_multi, 2)):
-        np.testing.assert_allclose(fn(eng.XT, w, labs, 3, n_threads, *eng._args), want,
+        np.testing.assert_allclose(fn(eng.XT, w, labs, 3, mfk.accumulators(n_threads, 12, n),
+                                      *eng._args), want,
                                    rtol=1e-11, atol=1e-12)
 
 
@@ -146,7 +150,8 @@ def test_tiny_build_m_multi():
     for r in range(2):
         Z = np.eye(2)[labs[r]]
         want = -0.5 * (Z.T @ (w[:, None] * D * w[None, :]))  # M[l, i] by hand
-        got = mfk.build_m_multi_serial(eng.XT, w, labs, 2, 1, *eng._args)[2 * r:2 * r + 2]
+        got = mfk.build_m_multi_serial(eng.XT, w, labs, 2, mfk.accumulators(1, 4, 5),
+                                       *eng._args)[2 * r:2 * r + 2]
         np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-13)
 
 

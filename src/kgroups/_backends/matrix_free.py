@@ -29,9 +29,13 @@ PENDING_WORK = 4096
 
 
 # Restarts whose M one pass over the pairs builds together (see build_ms), and the
-# classes of points with one label in each of them that the pass may sum apart.
+# classes of points with one label in each of them that the pass may sum apart, per
+# cluster: at 20,000 overlapping points, 10 k-means++ starts of k = 10 make 340-466
+# classes; their pass took 0.18-0.25 s, the pass feeding each start's sums
+# 0.37-0.49 s; at 587 classes 0.27-0.48 s against 0.46 s (benchmarks/bench_tail.py
+# --part restarts, and the session notes of issue 11).
 MULTI_STARTS = 10
-SIGNATURES_PER_CLUSTER = 32
+SIGNATURES_PER_CLUSTER = 64
 
 
 def signatures(starts, k):
@@ -122,16 +126,15 @@ class MatrixFreeEngine(Engine):
         accumulator per worker (worker 0's is its sorted result) and ``M`` (k x n
         each); weights, labels, the sort order and the best restart's labels, the
         squared norms and the sweeps' four bounds (n each).
-        Restarts sum classes of points instead of clusters (see :meth:`build_ms`).
+        Restarts: r starts' k x n sums per worker and the r results (see
+        :meth:`build_ms`, which sums classes of points instead only when those
+        sums fit in the memory free at the time, and groups fewer starts when
+        these do not).
         """
         n, d, k = int(n_samples), int(n_features), int(n_clusters)
         t = numba.get_num_threads()
-        # n_init > 1: one pass sums up to SIGNATURES_PER_CLUSTER k classes of points
-        # instead of k clusters, or r starts' k x n sums per worker (see build_ms)
         r = min(int(n_init), MULTI_STARTS) if n_init > 1 else 0
-        g = min(SIGNATURES_PER_CLUSTER * k, k ** r) if r else 0
-        shared = max(t * g + 2 * k, (1 + t) * r * k) if r else 0
-        return 8 * n * (4 * d + 11 + (1 + t) * k + shared)
+        return 8 * n * (4 * d + 11 + (1 + t) * k + (1 + t) * r * k)
 
     def build_m(self, labels, k):
         """``M`` (k x n) in one pass over the n (n - 1) / 2 pairs: O(n^2 D) time, O(nk) memory."""
@@ -152,7 +155,8 @@ class MatrixFreeEngine(Engine):
         # work: n^2 / 2 pairs
         fn = pick(_mf.build_m_sym_serial, _mf.build_m_sym, n * n // 2)
         n_threads = 1 if fn is _mf.build_m_sym_serial else numba.get_num_threads()
-        return fn(XTs, self.w[order], labs, bounds, n_threads, *self._args), order
+        acc = _mf.accumulators(n_threads, k, n)
+        return fn(XTs, self.w[order], labs, bounds, acc, *self._args), order
 
     def build_ms(self, starts, k):
         """``M`` for every start, one pass over the pairs per group of up to
@@ -194,8 +198,9 @@ class MatrixFreeEngine(Engine):
                 continue
             labs = np.ascontiguousarray(np.stack([np.asarray(l, dtype=np.int64) for l in chunk]))
             fn = pick(_mf.build_m_multi_serial, _mf.build_m_multi, n * n)
-            Ms = fn(self.XT, self.w, labs, k,
-                    1 if fn is _mf.build_m_multi_serial else n_threads, *self._args)
+            acc = _mf.accumulators(1 if fn is _mf.build_m_multi_serial else n_threads,
+                                   len(chunk) * k, n)
+            Ms = fn(self.XT, self.w, labs, k, acc, *self._args)
             for r in range(len(chunk)):
                 yield np.ascontiguousarray(Ms[r * k:(r + 1) * k])
 
