@@ -42,12 +42,17 @@ class FitProgress:
         self.say(f"restart {restart + 1}/{self.n_init}: starting ({self.elapsed():.2f} s)")
 
     def __call__(self, sweep, moves, objective):
+        # called once per sweep: off a terminal and without verbose it does nothing
+        # else (formatting the bar's postfix and the line took 11 us per sweep, as
+        # long as a sweep of a 366-point table)
         self.sweeps = sweep
-        self.bar.update(1)
-        self.bar.set_postfix(restart=f"{self.restart + 1}/{self.n_init}", moves=moves,
-                             refresh=False)
-        self.say(f"restart {self.restart + 1}/{self.n_init}, sweep {sweep}: {moves} moves, "
-                 f"Q = {objective:.10g} ({self.elapsed():.2f} s)")
+        if not self.bar.disable:
+            self.bar.update(1)
+            self.bar.set_postfix(restart=f"{self.restart + 1}/{self.n_init}", moves=moves,
+                                 refresh=False)
+        if self.verbose:
+            self.say(f"restart {self.restart + 1}/{self.n_init}, sweep {sweep}: {moves} "
+                     f"moves, Q = {objective:.10g} ({self.elapsed():.2f} s)")
 
     def end(self, objective):
         self.bar.update(self.max_iter - self.sweeps)

@@ -164,7 +164,7 @@ class MatrixFreeEngine(Engine):
 
         Restarts seeded by k-means++ share most of their labels: the points with
         one label in every start of the group form a few classes (at 20k
-        overlapping points, 10 starts of k = 10 make about 220). Then one pass
+        overlapping points, 10 starts of k = 10 make 220 to 470, by seed). Then one pass
         sums each class (:meth:`build_m` on the class labels,
         ``S[c, i] = sum_{y in class c} B[i, y]``) and a start's ``M[l]`` adds the
         rows of ``S`` whose class has label ``l`` in it, O(G n) for G classes:
