@@ -30,10 +30,12 @@ PENDING_WORK = 4096
 
 # Restarts whose M one pass over the pairs builds together (see build_ms), and the
 # classes of points with one label in each of them that the pass may sum apart, per
-# cluster: at 20,000 overlapping points, 10 k-means++ starts of k = 10 make 340-466
-# classes; their pass took 0.18-0.25 s, the pass feeding each start's sums
-# 0.37-0.49 s; at 587 classes 0.27-0.48 s against 0.46 s (benchmarks/bench_tail.py
-# --part restarts, and the session notes of issue 11).
+# cluster. The starts of benchmarks/bench_tail.py --part restarts --seeds 0,1,2
+# (20,000 overlapping points, 10 k-means++ starts of k = 10) make 340-397 classes:
+# the class pass took 0.18-0.25 s, the pass feeding each start's sums 0.37-0.49 s
+# (both timed in one process); with 587 classes (starts perturbed at random) 0.27-0.48 s
+# against 0.46 s. End to end that part took 0.48-0.69 s against 0.65-0.77 s with the
+# former cap of 32 (benchmarks/results/bench_tail_restarts_ab.txt).
 MULTI_STARTS = 10
 SIGNATURES_PER_CLUSTER = 64
 
