@@ -366,8 +366,7 @@ class LowRankEngine(Engine):
         change the order). A cluster empty in the sample attracts no point."""
         labels = np.asarray(labels, dtype=np.int64)
         w = self.w[idx]
-        S = np.zeros((k, self.F.shape[1]))
-        np.add.at(S, labels, w[:, None] * self.F[idx])
+        S, _ = _lr.cluster_sums_lr(self.F[idx], self.a[idx], w, labels, k)
         s = np.bincount(labels, weights=w, minlength=k)
         mu = S / np.where(s > 0, s, 1.0)[:, None]
         far = np.where(s > 0, np.einsum("ij,ij->i", mu, mu), np.inf)
