@@ -18,3 +18,49 @@ def test_dense_estimate_counts_k(monkeypatch):
     with pytest.raises(ValueError, match="n_clusters=900"):
         DenseEngine.from_semimetric(X, np.ones(n), "energy", {}, n_clusters=900)
     DenseEngine.from_semimetric(X, np.ones(n), "energy", {}, n_clusters=2)
+
+
+@pytest.mark.parametrize("kind", ["dense", "sparse"])
+def test_restarts_sum_classes_of_points(monkeypatch, kind):
+    """Restarts on an engine that holds B: one pass sums the classes of points with one
+    label in every start, and each start's M equals its own build (brute force
+    ``Z^T B`` here) up to rounding; with the class limit at zero, or the class sums
+    not fitting in memory, each start takes its own build."""
+    import scipy.sparse as sp
+
+    import kgroups._backends._base as base
+    from kgroups._backends import SparseEngine
+
+    rng = np.random.default_rng(4)
+    n, k = 300, 5
+    w = rng.uniform(0.5, 2.0, n)
+    A = rng.normal(size=(n, n))
+    A = A + A.T
+    if kind == "sparse":
+        A[np.abs(A) < 1.5] = 0.0
+        eng = SparseEngine.from_matrix(sp.csr_matrix(A), w, is_gram=True, n_clusters=k)
+    else:
+        eng = DenseEngine.from_matrix(A, w, is_gram=True, n_clusters=k)
+    B = np.asarray(sp.csr_matrix(A).toarray() if kind == "sparse" else A) * np.outer(w, w)
+    base_labels = rng.integers(0, k, n)
+    starts = []
+    for _ in range(6):
+        lab = base_labels.copy()
+        flip = rng.choice(n, 40, replace=False)
+        lab[flip] = rng.integers(0, k, 40)
+        starts.append(lab)
+    for cap, avail, passes in ((base.CLASSES_PER_CLUSTER, None, "class"), (0, None, "each"),
+                               (64, 1, "each")):
+        monkeypatch.setattr(base, "CLASSES_PER_CLUSTER", cap)
+        if avail is not None:
+            monkeypatch.setattr(memory, "available_memory", lambda: avail)
+        seen = []
+        build = type(eng).build_m
+        monkeypatch.setattr(type(eng), "build_m",
+                            lambda self, labels, kk: seen.append(kk) or build(self, labels, kk))
+        for lab, M in zip(starts, eng.build_ms(starts, k)):
+            Z = np.eye(k)[lab]
+            np.testing.assert_allclose(M, (B @ Z).T, rtol=1e-12, atol=1e-9)
+        monkeypatch.setattr(type(eng), "build_m", build)
+        # one pass over the G > k classes, or one build of k clusters per start
+        assert (len(seen) == 1 and seen[0] > k) if passes == "class" else seen == [k] * 6

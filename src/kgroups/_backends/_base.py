@@ -24,21 +24,35 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._engine import dense as _dense
+from .._engine._gain import class_signatures, sum_classes
 from .._engine._parallel import pick
 from .._semimetrics import pairwise_unchecked
-from ._memory import check_fits
+from ._memory import check_fits, fits
 
 __all__ = ["Engine", "MatrixPredictor", "RawDataPredictor", "PREDICT_BLOCK_BYTES",
-           "cluster_sums_rows"]
+           "cluster_sums_rows", "signatures", "CLASSES_PER_CLUSTER", "HeldKernelEngine"]
 
 # Rows of new data scored at once by ``predict``: bounds its scratch memory.
 PREDICT_BLOCK_BYTES = 64 * 2**20
+
+# Restarts on an engine that holds B (dense, sparse) sum classes of points with one
+# label in every start (see HeldKernelEngine.build_ms) when there are at most this many
+# per cluster and their G x n sums fit in the memory free at the time; else one build
+# per start, which needs only the k x n of M that memory_bytes counts.
+CLASSES_PER_CLUSTER = 64
 
 
 def cluster_sums_rows(K, w, labels, k):
     """``m[i, l] = sum_{y in C_l} w_y K[i, y]`` for a float64 block ``K`` (b x n)."""
     fn = pick(_dense.cluster_sums_rows_serial, _dense.cluster_sums_rows, K.size)
     return fn(np.ascontiguousarray(K, dtype=np.float64), w, labels, k)
+
+
+def signatures(starts, k):
+    """Each point's class among the points with one label in every start, and
+    ``classes[c, g]``, the label of class ``c`` in start ``g`` (G x len(starts))."""
+    labs = np.ascontiguousarray(np.stack([np.asarray(l, dtype=np.int64) for l in starts]))
+    return class_signatures(labs, int(k))
 
 
 class Engine:
@@ -82,12 +96,9 @@ class Engine:
         """Bring ``M`` up to date at the end of a run (engines that defer its updates)."""
 
     def build_ms(self, starts, k):
-        """``M`` for each starting partition of ``starts``, in order (a generator).
-
-        The default builds them one at a time (engines that hold ``B`` share it
-        across restarts anyway); the matrix-free engine overrides this with one
-        pass over the pairs for all of them.
-        """
+        """``M`` for each starting partition of ``starts``, in order (a generator):
+        one :meth:`build_m` per start. :class:`HeldKernelEngine` and the
+        matrix-free engine share one pass among the starts instead."""
         for labels in starts:
             yield self.build_m(labels, k)
 
@@ -96,6 +107,37 @@ class Engine:
         if self.semimetric is not None:
             return RawDataPredictor(X_fit, self.w, labels, k, self.semimetric, self.params)
         return MatrixPredictor(self.w, labels, k, bool(self.is_gram))
+
+
+class HeldKernelEngine(Engine):
+    """An engine that holds ``B`` (dense, sparse): :meth:`build_m` is one pass over
+    ``B`` whatever the number of clusters, so restarts sum classes of points."""
+
+    def build_ms(self, starts, k):
+        """``M`` for each starting partition of ``starts``, in order (a generator).
+
+        Restarts share most of their labels: the points with one label in every
+        start form G classes (:func:`signatures`). One pass over ``B`` sums each
+        class (:meth:`build_m` with the classes as labels, ``S[c, i] = sum_{y in
+        class c} B[i, y]``) and a start's ``M[l]`` adds the rows of ``S`` whose
+        class has label ``l`` in it, O(G n) per start: thirty starts cost about
+        one build instead of thirty (dermatology, 30 kernel k-means++ starts of
+        k = 6). Past :data:`CLASSES_PER_CLUSTER` k classes, or when their sums do
+        not fit in the memory free now (``memory_bytes`` does not count them, as
+        for the matrix-free engine's class pass), one build per start. Exact: only
+        the order of the additions differs from :meth:`build_m`.
+        """
+        n = len(starts[0])
+        if len(starts) > 1:
+            sig, classes = signatures(starts, k)
+            G = classes.shape[0]
+            if G <= CLASSES_PER_CLUSTER * k and fits(8 * n * (G + k)):
+                S, order = self.build_m(sig, G), np.arange(n)
+                for r in range(len(starts)):
+                    yield sum_classes(S, classes[:, r], k, order)
+                return
+        for labels in starts:
+            yield self.build_m(labels, k)
 
 
 class RawDataPredictor:

@@ -16,13 +16,13 @@ from .._semimetrics import (
     check_semimetric_range,
     pairwise_unchecked,
 )
-from ._base import Engine
+from ._base import HeldKernelEngine
 from ._memory import fits
 
 __all__ = ["DenseEngine"]
 
 
-class DenseEngine(Engine):
+class DenseEngine(HeldKernelEngine):
     """Exact engine holding ``B`` as an n x n array (float64 or float32).
 
     Memory n^2 (checked before allocation); a move costs O(n).

@@ -13,10 +13,11 @@ import numpy as np
 
 from .._engine import matrix_free as _mf
 from .._engine._bounds import refresh_bounds, refresh_bounds_serial
+from .._engine._gain import sum_classes
 from .._engine._parallel import pick
 from .._engine.semimetric import NAMES, NEGATIVE_TYPE, kernel_args
 from .._semimetrics import centred_sq_norm_max, check_semimetric_range, pairwise_unchecked
-from ._base import Engine
+from ._base import Engine, signatures
 from ._memory import check_fits, fits
 
 __all__ = ["MatrixFreeEngine"]
@@ -38,19 +39,6 @@ PENDING_WORK = 4096
 # former cap of 32 (benchmarks/results/bench_tail_restarts_ab.txt).
 MULTI_STARTS = 10
 SIGNATURES_PER_CLUSTER = 64
-
-
-def signatures(starts, k):
-    """Each point's class among the points with one label in every start, and
-    ``classes[c, g]``, the label of class ``c`` in start ``g`` (G x len(starts))."""
-    sig = np.zeros(len(starts[0]), dtype=np.int64)
-    classes = np.empty((1, 0), dtype=np.int64)
-    for labels in starts:
-        codes, inv = np.unique(sig * k + np.asarray(labels, dtype=np.int64),
-                               return_inverse=True)
-        classes = np.column_stack([classes[codes // k], codes % k])
-        sig = inv.astype(np.int64).ravel()
-    return sig, classes
 
 
 class MatrixFreeEngine(Engine):
@@ -196,7 +184,7 @@ class MatrixFreeEngine(Engine):
             if G <= SIGNATURES_PER_CLUSTER * k and fits(8 * n * (G * n_threads + 2 * k)):
                 S, order = self._build_sorted(sig, G)
                 for r in range(len(chunk)):
-                    yield _mf.sum_classes(S, classes[:, r], k, order)
+                    yield sum_classes(S, classes[:, r], k, order)
                 continue
             labs = np.ascontiguousarray(np.stack([np.asarray(l, dtype=np.int64) for l in chunk]))
             fn = pick(_mf.build_m_multi_serial, _mf.build_m_multi, n * n)

@@ -10,13 +10,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._engine import sparse as _sparse
-from ._base import Engine
+from ._base import HeldKernelEngine
 from ._memory import check_fits
 
 __all__ = ["SparseEngine"]
 
 
-class SparseEngine(Engine):
+class SparseEngine(HeldKernelEngine):
     """Exact engine holding a symmetric sparse ``B`` (CSR, float64 or float32).
 
     Only a precomputed sparse *Gram* matrix makes sense here: the kernel of a

@@ -130,3 +130,50 @@ def lloyd_assign(M, s, q, w, labels_out):
             changed += 1
             labels_out[i] = best
     return changed
+
+
+@njit(cache=True)
+def sum_classes(S, labels, k, order):
+    """``M[l] = sum of S[c] over the classes c with labels[c] == l`` (k x n), in the
+    order of the classes (restarts sharing a pass, see build_ms); the columns of
+    ``S`` are in the order ``order`` (``M[:, order[i]]`` from ``S[:, i]``)."""
+    n = S.shape[1]
+    Ms = np.zeros((k, n))
+    for c in range(S.shape[0]):
+        src = S[c]
+        dst = Ms[labels[c]]
+        for i in range(n):
+            dst[i] += src[i]
+    M = np.empty((k, n))
+    for l in range(k):
+        for i in range(n):
+            M[l, order[i]] = Ms[l, i]
+    return M
+
+
+@njit(cache=True)
+def class_signatures(labs, k):
+    """Classes of the points with one label in every start (restarts sharing a pass).
+
+    ``labs`` (R x n): the starts' labels in ``[0, k)``. Returns ``sig`` (n,), each
+    point's class, numbered in order of first appearance, and ``classes``
+    (G x R), the label of each class in each start. O(n R).
+    """
+    R, n = labs.shape
+    sig = np.zeros(n, dtype=np.int64)
+    G = 1
+    for r in range(R):
+        ids = np.full(G * k, -1, dtype=np.int64)
+        g = 0
+        for i in range(n):
+            c = sig[i] * k + labs[r, i]
+            if ids[c] < 0:
+                ids[c] = g
+                g += 1
+            sig[i] = ids[c]
+        G = g
+    classes = np.empty((G, R), dtype=np.int64)
+    for i in range(n):
+        for r in range(R):
+            classes[sig[i], r] = labs[r, i]
+    return sig, classes

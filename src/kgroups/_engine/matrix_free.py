@@ -20,8 +20,6 @@ the engine keeps only the data (n x D, twice: row-major and transposed) and
   each), which gives exactly the column the one-move-at-a-time algorithm would
   see (a row of ``B`` does not depend on the labels). It returns when the list
   is full or its corrections have cost a budget of kernel entries.
-* :func:`sum_classes` adds up a start's ``M`` from the sums of classes of points
-  (restarts that share one pass over the pairs, see the backend's ``build_ms``).
 * :func:`apply_moves_mf` then applies the pending moves to ``M`` as one blocked,
   multi-threaded pass: O(n D) per move, all movers sharing each column tile.
 """
@@ -403,25 +401,6 @@ def _build_m_multi(XT, ws, labs, k, acc, code, alpha, sigma, theta):
                 t += acc[th, j, c]
             Ms[j, c] = -0.5 * ws[c] * t
     return Ms
-
-
-@njit(cache=True)
-def sum_classes(S, labels, k, order):
-    """``M[l] = sum of S[c] over the classes c with labels[c] == l`` (k x n), in the
-    order of the classes (restarts sharing a pass, see build_ms); the columns of
-    ``S`` are in the order ``order`` (``M[:, order[i]]`` from ``S[:, i]``)."""
-    n = S.shape[1]
-    Ms = np.zeros((k, n))
-    for c in range(S.shape[0]):
-        src = S[c]
-        dst = Ms[labels[c]]
-        for i in range(n):
-            dst[i] += src[i]
-    M = np.empty((k, n))
-    for l in range(k):
-        for i in range(n):
-            M[l, order[i]] = Ms[l, i]
-    return M
 
 
 @njit(cache=True)
