@@ -124,3 +124,68 @@ def test_sample_start_shows_progress(monkeypatch, capsys):
     out = capsys.readouterr().out
     assert "exact fit of a 200-point sample (10 starts)" in out
     assert "sample fit done, W = " in out
+
+
+# --------------------------------------------------------------------------- kernel k-means++
+def _kmeanspp_with_numpy_choice(engine, k, rng):
+    """The seeding written with ``Generator.choice`` and numpy sums (the reference):
+    seeds drawn D^2-weighted, the best of ``2 + log k`` candidates per seed."""
+    w = engine.w
+    kdiag = engine.diag / (w * w)
+    n, n_trials = w.shape[0], 2 + int(np.log(k))
+
+    def dist_to(c):
+        return np.maximum(kdiag + kdiag[c] - 2.0 * engine.column(c), 0.0)
+
+    closest = dist_to(int(rng.choice(n, p=w / w.sum())))
+    labels = np.zeros(n, dtype=np.int64)
+    for c in range(1, k):
+        pot = w * closest
+        scored = []
+        for cand in rng.choice(n, size=n_trials, p=pot / pot.sum()):
+            dc = dist_to(int(cand))
+            scored.append((float((w * np.minimum(closest, dc)).sum()), len(scored), dc))
+        dc = min(scored)[2]
+        labels[dc < closest] = c
+        closest = np.minimum(closest, dc)
+    return labels
+
+
+@pytest.mark.parametrize("engine", ["dense", "matrix-free"])
+def test_kernel_kmeanspp_draws_as_numpy_choice(engine):
+    """The seeding from pre-drawn uniforms (compiled whole on the dense engine, from
+    the engine's columns on the matrix-free one) picks the seeds ``Generator.choice``
+    picks from the same random stream: same labels as the reference above, for
+    weights, float32 kernels, alpha = 1/2 and several k."""
+    from kgroups._init import _kernel_kmeanspp
+    from tests._helpers import blobs
+
+    rng = np.random.default_rng(5)
+    X, _ = blobs(300, 4, 5, seed=8, spread=3.0)
+    w = rng.uniform(0.5, 2.0, X.shape[0])
+    cases = [({}, None), ({"alpha": 0.5}, w), ({"semimetric": "gaussian", "sigma": 2.0}, w)]
+    if engine == "dense":
+        cases.append(({"dtype": "float32"}, w))
+    for params, weights in cases:
+        for k in (2, 5, 9):
+            est = KernelKGroups(k, engine=engine, **params)
+            _, _, eng = est._prepare(X, weights)
+            for seed in range(8):
+                got = _kernel_kmeanspp(eng, k, np.random.default_rng(seed))
+                want = _kmeanspp_with_numpy_choice(eng, k, np.random.default_rng(seed))
+                np.testing.assert_array_equal(got, want)
+
+
+def test_compiled_and_column_seedings_agree_when_points_coincide():
+    """Fewer distinct points than k: once every point coincides with a seed the
+    potential is zero and the candidates are drawn uniformly, in both seedings alike."""
+    from kgroups._init import _kmeanspp_columns
+
+    X = np.repeat([[0.0, 0.0], [3.0, 1.0]], 10, axis=0)
+    _, _, eng = KernelKGroups(4, engine="dense")._prepare(X, None)
+    for seed in range(10):
+        u = np.random.default_rng(seed).random(1 + 3 * (2 + int(np.log(4))))
+        a = eng.kmeanspp_labels(4, u, 2 + int(np.log(4)))
+        b = _kmeanspp_columns(eng, 4, u, 2 + int(np.log(4)))
+        np.testing.assert_array_equal(a, b)
+        assert set(np.unique(a)) <= {0, 1, 2, 3} and len(np.unique(a)) == 2

@@ -58,6 +58,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.cluster import kmeans_plusplus
 
+from ._engine import seeding as _seeding
 from ._validation import INIT_NAMES, check_init_labels
 
 # n_init="auto": min(AUTO_MAX_STARTS, AUTO_START_BUDGET // n_samples) starts, at least 1.
@@ -138,32 +139,39 @@ def _random_labels(n, k, rng):
 
 
 def _kernel_kmeanspp(engine, k, rng):
-    """Weighted D^2 seeding in feature space; returns labels of the nearest seed."""
+    """Weighted D^2 seeding in feature space; returns labels of the nearest seed.
+
+    Draws its ``1 + (k - 1) n_trials`` uniforms first (as many as
+    ``Generator.choice`` would draw one seed at a time), then seeds with the
+    engine's compiled seeding when it has one (``kmeanspp_labels``: the dense
+    engine) or with :func:`_kmeanspp_columns`; both pick the same seeds from the
+    same uniforms (:mod:`kgroups._engine.seeding`).
+    """
+    n_trials = 2 + int(np.log(k))
+    u = rng.random(1 + (k - 1) * n_trials)
+    compiled = getattr(engine, "kmeanspp_labels", None)
+    if compiled is not None:
+        return compiled(k, u, n_trials)
+    return _kmeanspp_columns(engine, k, u, n_trials)
+
+
+def _kmeanspp_columns(engine, k, u, n_trials):
+    """The seeding of :func:`_kernel_kmeanspp` from the engine's kernel columns."""
     w = engine.w
     kdiag = engine.diag / (w * w)
-    n = w.shape[0]
-    n_trials = 2 + int(np.log(k))
 
     def dist_to(c):
         return np.maximum(kdiag + kdiag[c] - 2.0 * engine.column(c), 0.0)
 
-    first = int(rng.choice(n, p=w / w.sum()))
-    closest = dist_to(first)
-    labels = np.zeros(n, dtype=np.int64)
+    closest = dist_to(_seeding.draw(w, u[0]))
+    labels = np.zeros(w.shape[0], dtype=np.int64)
     for c in range(1, k):
         pot = w * closest
-        total = pot.sum()
-        if total <= 0:  # all remaining points coincide with seeds
-            cands = rng.choice(n, size=n_trials)
-        else:
-            cands = rng.choice(n, size=n_trials, p=pot / total)
         best = None
-        for cand in cands:
-            dc = dist_to(int(cand))
-            score = float((w * np.minimum(closest, dc)).sum())
+        for t in range(n_trials):
+            dc = dist_to(_seeding.draw(pot, u[1 + (c - 1) * n_trials + t]))
+            score = _seeding.trial_score(w, closest, dc)
             if best is None or score < best[0]:
                 best = (score, dc)
-        dc = best[1]
-        labels[dc < closest] = c
-        closest = np.minimum(closest, dc)
+        _seeding.take_seed(c, closest, best[1], labels)
     return labels

@@ -9,6 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._engine import dense as _dense
+from .._engine import seeding as _seeding
 from .._engine._parallel import pick
 from .._semimetrics import (
     BLOCK_BYTES,
@@ -91,6 +92,12 @@ class DenseEngine(HeldKernelEngine):
 
     def move_rows(self, points, old, new, M):
         _dense.move_rows_dense(self.B, points, old, new, M)
+
+    def kmeanspp_labels(self, k, u, n_trials):
+        """The kernel k-means++ seeding compiled whole on ``B``
+        (:func:`kgroups._engine.seeding.kmeanspp_dense`; ``u`` its uniforms)."""
+        return _seeding.kmeanspp_dense(self.B, self.w, self.diag / (self.w * self.w), u, k,
+                                       n_trials)
 
     def column(self, c):
         """Column ``c`` of the unweighted kernel ``K``."""
