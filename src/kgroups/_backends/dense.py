@@ -33,6 +33,7 @@ class DenseEngine(HeldKernelEngine):
 
     def __init__(self, B, w, *, semimetric=None, params=None, is_gram=None):
         self.B = B
+        self.build_entries = B.size
         self.w = w
         self.diag = np.ascontiguousarray(np.diagonal(B), dtype=np.float64)
         self.semimetric, self.params, self.is_gram = semimetric, params, is_gram

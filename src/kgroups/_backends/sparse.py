@@ -51,6 +51,7 @@ class SparseEngine(HeldKernelEngine):
         B.sum_duplicates()
         B.sort_indices()
         self.B = B
+        self.build_entries = B.nnz
         self.w = np.ascontiguousarray(w, dtype=np.float64)
         self.diag = np.ascontiguousarray(B.diagonal(), dtype=np.float64)
 
