@@ -32,13 +32,20 @@ exact engine's W, in 2 sweeps and 8.6 to 14.2 s.
 How many starts ``fit`` runs (:func:`resolve_n_init`): given labels run once;
 ``n_init="auto"`` (the default) runs ``min(30, 40_000 // n_samples)`` starts, at
 least one: 30 up to 1333 samples, 20 at 2000, 8 at 5000, 4 at 10,000, one from
-40,000 on. Every start costs an O(n^2) build of its ``M`` (on the dense engine;
-the matrix-free one shares one pass over the pairs among up to ten starts, and
-sums O(n^2) per start only when they share few labels) plus its sweeps, so the
+40,000 on. The starts' ``M`` share one pass over the kernel (the points with one
+label in every start form classes whose sums are added per start: O(G n) for G
+classes on the dense engine, see ``HeldKernelEngine.build_ms``; the matrix-free one
+shares one pass over the pairs among up to ten starts, and sums O(n^2) per start
+only when they share few labels), and each start pays its sweeps, so the
 restarts' extra work is at most about ``40_000 n`` kernel sums, linear in n,
 while the kernel itself costs
 O(n^2 D): where restarts are cheap there are many, where they would dominate
-there is one. Measured with ``benchmarks/bench_defaults.py``: from one
+there is one. On the dense engine the seeding runs compiled
+(:mod:`kgroups._engine.seeding`): the 30 default starts on the six bundled tables
+took 2.3-6.2 ms per fit against 6.0-17.1 ms before (dermatology 5.8-6.2 against
+15.9-16.5 ms), still up to 2.4 times the former default, one input-space k-means++
+start (1.5-4.3 ms, reaching the best-known W on 1 to 20 seeds of 20 by table;
+``benchmarks/results/bench_defaults_ab.txt``). Measured with ``benchmarks/bench_defaults.py``: from one
 ``"kernel-k-means++"`` start, Hartigan's method reaches the best-known
 partition of dermatology (energy, alpha = 1/2, k = 6) on 3 seeds of 20, of
 glass (alpha = 1) on 3 of 20; from 20 starts on 20 and 19, and from the
