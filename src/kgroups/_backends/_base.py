@@ -36,7 +36,6 @@ __all__ = ["Engine", "MatrixPredictor", "RawDataPredictor", "PREDICT_BLOCK_BYTES
 PREDICT_BLOCK_BYTES = 64 * 2**20
 
 
-
 def cluster_sums_rows(K, w, labels, k):
     """``m[i, l] = sum_{y in C_l} w_y K[i, y]`` for a float64 block ``K`` (b x n)."""
     fn = pick(_dense.cluster_sums_rows_serial, _dense.cluster_sums_rows, K.size)

@@ -11,6 +11,10 @@ cluster's sum of ``B``:
     \\Delta Q(j \\to l) = A_j - A_l .
 
 An empty target (``s_l = 0``) costs ``A_l = -B_{ii} / w_i``.
+
+Also here, shared by the engines' restarts: :func:`class_signatures` (the classes of
+points with one label in every start) and :func:`sum_classes` (a start's ``M`` from
+the classes' sums).
 """
 
 import numpy as np
