@@ -53,20 +53,22 @@ ENGINES = {"dense": DenseEngine, "sparse": SparseEngine,
 # COST_CONSTANTS are fitted (non-negative least squares on the relative error,
 # ``bench_auto.py --fit``) to the grid n in {2k, 5k, 10k, 20k} x D in {2, 10, 50,
 # 100, 200} x n_init in {1, 10}, k = 10, make_blobs(cluster_std=2.5), best of 3 fits
-# per cell, on the project's quiet 2-core machine, after the matrix-free sweeps got
-# their bounds and restarts their shared class pass (benchmarks/results/auto_grid.json,
-# bench_auto.txt). Matrix-free was faster in 39 of the 40 cells, by 1.1 to 7x; dense
-# in one, by 1.07x: n=20k, D=200, n_init=10 (5.50 s against 5.90 s), e.g.
-#   n=20k, D=10:  n_init=1 dense 1.32 s, matrix-free 0.19 s; n_init=10 2.88 / 0.83 s
-#   n=20k, D=50:  n_init=1 1.84 / 0.66 s; n_init=10 3.45 / 1.45 s
-#   n=20k, D=200: n_init=1 3.67 / 2.77 s; n_init=10 5.50 / 5.90 s
-# With these constants the chosen engine is within 1.07x of the faster one in every
-# cell; "auto", timed as an engine of its own in the same run, ran the faster
-# engine in all 40 (its own time was within 1.2x of the best forced time in 38; the
-# other two, 1.38 and 1.22, ran that same engine: noise).
+# per cell, on the project's 2-core machine, after the dense engine's restarts got
+# their class pass (benchmarks/results/auto_grid.json, bench_auto.txt). Matrix-free
+# was faster in 38 of the 40 cells, by 1.01 to 7.3x; dense in two, at D = 200 with ten
+# starts: n=10k by 1.16x (1.35 s against 1.56 s), n=20k by 1.20x (5.48 / 6.56 s), e.g.
+#   n=20k, D=10:  n_init=1 dense 1.62 s, matrix-free 0.22 s; n_init=10 2.08 / 0.62 s
+#   n=20k, D=50:  n_init=1 2.09 / 0.94 s; n_init=10 2.33 / 1.79 s
+#   n=20k, D=200: n_init=1 4.21 / 3.86 s; n_init=10 5.48 / 6.56 s
+# The dense engine's per-start term r n^2 fitted to 0 (it was 3.69e-10 before the
+# class pass: a start's M now costs G n additions, not a pass over the kernel). With
+# these constants, as with the former ones, the chosen engine is matrix-free in every
+# cell, within 1.20x of the faster one; "auto", timed as an engine of its own in the
+# same run, was within 1.2x of the best forced time in 38 cells and ran the faster
+# engine in the other two (1.20x and 1.38x: noise).
 COST_CONSTANTS = {
-    "dense": (2.13e-11, 3.16e-09, 3.69e-10, 2.53e-06),
-    "matrix-free": (2.34e-11, 1.24e-10, 0.0, 1.8e-06),
+    "dense": (2.72e-11, 4.58e-09, 0.0, 1.94e-06),
+    "matrix-free": (3.19e-11, 4.98e-11, 0.0, 2.01e-06),
 }
 
 # Below this many points "auto" takes the dense engine without consulting the model
