@@ -120,3 +120,29 @@ def test_file_errors(tmp_path):
     G = nx.path_graph(3)
     with pytest.raises(ValueError, match="lack this attribute"):
         as_adjacency(G, label="club")
+
+
+def test_a_graph_is_cleaned_once_per_call_chain(monkeypatch):
+    """detect_communities checks its graph once (not again in fit and in the quality
+    scores); a GraphData whose adjacency was replaced, or built by hand, is checked."""
+    import kgroups.graph._io as gio
+    from kgroups.graph import GraphData, detect_communities
+
+    calls = []
+    clean = gio.clean_adjacency
+    monkeypatch.setattr(gio, "clean_adjacency", lambda *a, **kw: calls.append(1) or clean(*a, **kw))
+    G = nx.karate_club_graph()
+    detect_communities(G, random_state=0)
+    assert len(calls) == 1
+    g = as_adjacency(G)
+    calls.clear()
+    detect_communities(g, random_state=0)
+    assert calls == []
+    # a new matrix assigned to a cleaned GraphData: checked again (directed -> symmetrised)
+    g.adjacency = sp.csr_matrix(([1.0, 1.0], ([0, 1], [1, 2])), shape=(34, 34))
+    with pytest.warns(GraphInputWarning, match="directed input"):
+        h = as_adjacency(g)
+    assert (h.adjacency != h.adjacency.T).nnz == 0 and len(calls) == 1
+    # a GraphData made by hand: checked
+    with pytest.warns(GraphInputWarning, match="self-loops"):
+        as_adjacency(GraphData(sp.csr_matrix(np.eye(3)), [0, 1, 2]))
