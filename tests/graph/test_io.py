@@ -130,7 +130,8 @@ def test_a_graph_is_cleaned_once_per_call_chain(monkeypatch):
 
     calls = []
     clean = gio.clean_adjacency
-    monkeypatch.setattr(gio, "clean_adjacency", lambda *a, **kw: calls.append(1) or clean(*a, **kw))
+    monkeypatch.setattr(gio, "clean_adjacency",
+                        lambda *a, **kw: calls.append(1) or clean(*a, **kw))
     G = nx.karate_club_graph()
     detect_communities(G, random_state=0)
     assert len(calls) == 1
