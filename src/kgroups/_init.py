@@ -45,12 +45,12 @@ there is one. On the dense engine the seeding runs compiled
 took 2.3-6.2 ms per fit against 6.0-17.1 ms before (dermatology 5.8-6.2 against
 15.9-16.5 ms), still up to 2.4 times the former default, one input-space k-means++
 start (1.5-4.3 ms, reaching the best-known W on 1 to 20 seeds of 20 by table;
-``benchmarks/results/bench_defaults_ab.txt``). Measured with ``benchmarks/bench_defaults.py``: from one
-``"kernel-k-means++"`` start, Hartigan's method reaches the best-known
-partition of dermatology (energy, alpha = 1/2, k = 6) on 3 seeds of 20, of
-glass (alpha = 1) on 3 of 20; from 20 starts on 20 and 19, and from the
-``"auto"`` number on every seed of 20 on dermatology, wine, iris, seeds, glass,
-ionosphere (energy, k = number of classes) and overlapping blobs (n = 2000,
+``benchmarks/results/bench_defaults_ab.txt``). Measured with
+``benchmarks/bench_defaults.py``: from one ``"kernel-k-means++"`` start, Hartigan's
+method reaches the best-known partition of dermatology (energy, alpha = 1/2, k = 6)
+on 3 seeds of 20, of glass (alpha = 1) on 3 of 20; from 20 starts on 20 and 19, and
+from the ``"auto"`` number on every seed of 20 on dermatology, wine, iris, seeds,
+glass, ionosphere (energy, k = number of classes) and overlapping blobs (n = 2000,
 5000, D = 10, k = 10, cluster_std = 2.5). Not everywhere: glass with TPAMI
 Table III's Laplacian semimetric (sigma = 2) has many close optima, and 20
 starts reached its best-known W on 14 seeds of 20 (2 of 20 from input-space
