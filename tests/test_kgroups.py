@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from kgroups import KernelKGroups, kernel_kgroups, pairwise
+from kgroups import KernelKGroups, KernelKMeans, kernel_kgroups, pairwise
 from kgroups._backends import DenseEngine
 from kgroups._engine import _twins
 from kgroups._engine._gain import cluster_stats, count_improving_moves
@@ -188,3 +188,22 @@ def test_defaults_reach_the_best_known_partition_of_dermatology():
     # a single start does not (seed 0): the restarts are what reaches it
     one = KernelKGroups(6, alpha=0.5, n_init=1, random_state=0).fit(X)
     assert one.within_energy_ > DERMATOLOGY_BEST_W * (1 + 1e-6)
+
+
+@pytest.mark.parametrize("Est", [KernelKGroups, KernelKMeans])
+@pytest.mark.parametrize("engine", ["dense", "matrix-free"])
+def test_one_start_per_row_of_init_is_the_best_of_the_single_starts(Est, engine):
+    """init of shape (n_starts, n_samples): each row runs as a restart (n_init is
+    ignored) and the fit keeps the best, the same labels and objective as the best
+    of one fit per row (the first of equal ones)."""
+    from tests._helpers import blobs
+    X, _ = blobs(500, 3, 4, seed=11, spread=2.5)
+    starts = np.stack([np.random.default_rng(s).integers(0, 4, 500) for s in range(4)])
+    singles = [Est(4, init=row, engine=engine).fit(X) for row in starts]
+    best = max(singles, key=lambda e: e.objective_)
+    est = Est(4, init=starts, n_init=1, engine=engine).fit(X)
+    assert est.n_init_ == 4 and est.engine_ == engine
+    assert len({round(e.objective_, 9) for e in singles}) > 1  # the starts differ
+    np.testing.assert_array_equal(est.labels_, best.labels_)
+    assert est.objective_ == pytest.approx(best.objective_, rel=1e-12)
+    assert est.n_iter_ == best.n_iter_

@@ -37,3 +37,21 @@ def test_verbose_prints_sweeps(capsys):
     X = np.random.default_rng(0).normal(size=(30, 2))
     KernelKGroups(2, init="random", verbose=1, random_state=0).fit(X)
     assert "sweep 1:" in capsys.readouterr().out
+
+
+def test_restarts_in_lockstep_report_each_restart(capsys):
+    """Matrix-free restarts sweep together: every restart still gets its starting
+    line, one line per sweep (numbered from 1, the last moving nothing) and an end
+    line with its own sweep count."""
+    Xb = np.random.default_rng(4).normal(size=(300, 3))
+    KernelKGroups(3, init="random", n_init=3, engine="matrix-free", verbose=1,
+                  random_state=0).fit(Xb)
+    out = capsys.readouterr().out
+    for r in (1, 2, 3):
+        assert f"restart {r}/3: starting" in out
+        sweeps = [line for line in out.splitlines() if f"restart {r}/3, sweep" in line]
+        assert [int(line.split("sweep ")[1].split(":")[0]) for line in sweeps] == list(
+            range(1, len(sweeps) + 1))
+        assert sweeps[-1].split(": ")[2].startswith("0 moves")
+        assert f"after {len(sweeps)} sweeps" in [line for line in out.splitlines()
+                                                 if f"restart {r}/3: Q =" in line][0]

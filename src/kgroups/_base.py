@@ -27,6 +27,7 @@ from ._progress import FitProgress
 from ._semimetrics import pairwise, rho_to_origin
 from ._validation import (
     InvalidParameterError,
+    check_init_starts,
     check_n_clusters,
     check_precomputed,
     as_seed,
@@ -316,12 +317,11 @@ class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cl
             # (matrix-free), not a callable (dense, the callable on 4e8 pairs)
             sample_fit = None if raw is None or callable(self.semimetric) else (
                 lambda idx, seed: self._fit_sample(raw[idx], w[idx], seed, progress))
-            starts = [initial_labels(self.init, engine, raw, self.n_clusters, rng, gram,
-                                     self._owner(), sample_fit) for _ in range(n_init)]
-            for r, M in enumerate(engine.build_ms(starts, self.n_clusters)):
-                progress.start(r)
-                run = self._single_run(engine, starts[r], progress, M)
-                progress.end(run.objective)
+            starts = ([initial_labels(self.init, engine, raw, self.n_clusters, rng, gram,
+                                      self._owner(), sample_fit) for _ in range(n_init)]
+                      if isinstance(self.init, str) else
+                      check_init_starts(self.init, X.shape[0], self.n_clusters, self._owner()))
+            for run in self._runs(engine, starts, progress):
                 best = self._better(best, run)
         finally:
             progress.close()
@@ -329,6 +329,15 @@ class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cl
         self._set_fitted(best, engine, X, w)
         self.n_init_ = n_init
         return self
+
+    def _runs(self, engine, starts, progress):
+        """Every start's run (a generator, in order): one single run per start,
+        their ``M`` built together (``engine.build_ms``)."""
+        for r, M in enumerate(engine.build_ms(starts, self.n_clusters)):
+            progress.start(r)
+            run = self._single_run(engine, starts[r], progress, M)
+            progress.end(run.objective)
+            yield run
 
     def _fit_sample(self, Xs, ws, seed, progress):
         """Labels of this estimator's fit on a sample (the sample start of
@@ -347,7 +356,9 @@ class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cl
         return labels
 
     def _init_name(self):
-        return repr(self.init) if isinstance(self.init, str) else "given labels"
+        if isinstance(self.init, str):
+            return repr(self.init)
+        return "given labels" if np.ndim(self.init) == 1 else "given labels, one start per row"
 
     @staticmethod
     def _better(best, run):

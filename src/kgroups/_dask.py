@@ -226,6 +226,10 @@ def fit_dask(est, X, sample_weight):
             f"{owner}: engine='dask' needs raw data, not a precomputed matrix "
             f"(kernel={est.kernel!r}, semimetric={est.semimetric!r})")
     k = est.n_clusters
+    if not isinstance(est.init, str) and np.ndim(est.init) == 2:
+        raise InvalidParameterError(
+            f"{owner}: engine='dask' runs one start; init labels should have shape "
+            f"(n_samples,), got {np.shape(est.init)} (one start per row): fit once per row")
     if isinstance(est.init, str) and est.init not in SAMPLE_INITS + ("random",):
         raise InvalidParameterError(
             f"{owner}: init={est.init!r} is not available with engine='dask'; use "

@@ -29,7 +29,8 @@ four (ARI 0.865 to the generating labels, W 14.7% above the exact engine's on a
 20,000-point subsample); from the sample start all four reach ARI 0.9995 and the
 exact engine's W, in 2 sweeps and 8.6 to 14.2 s.
 
-How many starts ``fit`` runs (:func:`resolve_n_init`): given labels run once;
+How many starts ``fit`` runs (:func:`resolve_n_init`): given labels run once (an
+array of shape (n_starts, n_samples): once each, as restarts);
 ``n_init="auto"`` (the default) runs ``min(30, 40_000 // n_samples)`` starts, at
 least one: 30 up to 1333 samples, 20 at 2000, 8 at 5000, 4 at 10,000, one from
 40,000 on. The starts' ``M`` share one pass over the kernel (the points with one
@@ -66,7 +67,7 @@ import numpy as np
 from sklearn.cluster import kmeans_plusplus
 
 from ._engine import seeding as _seeding
-from ._validation import INIT_NAMES, check_init_labels
+from ._validation import INIT_NAMES
 
 # n_init="auto": min(AUTO_MAX_STARTS, AUTO_START_BUDGET // n_samples) starts, at least 1.
 AUTO_MAX_STARTS = 30
@@ -84,16 +85,18 @@ SAMPLE_INITS = ("kernel-k-means++", "k-means++")
 
 
 def resolve_n_init(n_init, init, n_samples):
-    """Number of starts a fit runs: 1 for given labels, the rule of the module
+    """Number of starts a fit runs: one per given labelling, the rule of the module
     docstring for ``"auto"``, else ``n_init``.
 
     >>> resolve_n_init("auto", "kernel-k-means++", 366), resolve_n_init("auto", "random", 5000)
     (30, 8)
     >>> resolve_n_init("auto", "k-means++", 10**6), resolve_n_init(5, [0, 1, 1], 3)
     (1, 1)
+    >>> resolve_n_init("auto", [[0, 1, 1], [1, 1, 0]], 3)
+    2
     """
     if not isinstance(init, str):
-        return 1
+        return np.shape(init)[0] if np.ndim(init) == 2 else 1
     if isinstance(n_init, str):  # "auto", the only string the constraint table allows
         return int(max(1, min(AUTO_MAX_STARTS, AUTO_START_BUDGET // max(int(n_samples), 1))))
     return int(n_init)
@@ -101,15 +104,14 @@ def resolve_n_init(n_init, init, n_samples):
 
 def initial_labels(init, engine, X, k, rng, spectral_gram=None, owner="KernelKGroups",
                    sample_fit=None):
-    """Labels to start one run from (see module docstring).
+    """Labels to start one run from ``init``, a name (see module docstring; given
+    labels are checked by :func:`kgroups._validation.check_init_starts`).
 
     ``sample_fit(idx, seed)``, when given, returns the labels of the estimator's
     fit (``SAMPLE_N_INIT`` starts, random state ``seed``) on the rows ``idx``: a
     sample start for large inputs (see ``SAMPLE_ROWS``).
     """
     n = engine.w.shape[0]
-    if not isinstance(init, str):
-        return check_init_labels(init, n, k, owner)
     if (sample_fit is not None and init in SAMPLE_INITS and n > SAMPLE_ROWS
             and hasattr(engine, "nearest_mean_labels")):
         idx = np.sort(rng.choice(n, SAMPLE_ROWS, replace=False))

@@ -105,10 +105,11 @@ class KernelKMeans(BaseKernelClustering):
         Scale of the sinusoidal semimetric.
     kernel : None or "precomputed", default=None
         ``"precomputed"``: X is a symmetric Gram matrix, dense or ``scipy.sparse``.
-    init : {"k-means++", "kernel-k-means++", "random", "spectral"} or array of shape (n_samples,), default="kernel-k-means++"
+    init : {"k-means++", "kernel-k-means++", "random", "spectral"} or array of shape (n_samples,) or (n_starts, n_samples), default="kernel-k-means++"
         Starting partition (see :mod:`kgroups._init`); the default of
         :class:`KernelKGroups`, so that the two methods compared from default
-        settings start alike. Given labels run once.
+        settings start alike. Given labels run once; an array with one
+        labelling per row runs each as a restart (``n_init`` is then ignored).
     n_init : "auto" or int, default="auto"
         Starts; the run with the highest objective is kept. ``"auto"``: the
         rule of :class:`KernelKGroups` (``min(30, 40_000 // n_samples)``, at
@@ -163,7 +164,7 @@ class KernelKMeans(BaseKernelClustering):
     n_iter_ : int
         Iterations of the best run.
     n_init_ : int
-        Number of starts run (``n_init`` resolved; 1 for given labels).
+        Number of starts run (``n_init`` resolved; for given labels, their rows).
     n_moves_ : list of int
         Labels changed in each iteration of the best run.
     cluster_weights_ : ndarray of shape (n_clusters,)

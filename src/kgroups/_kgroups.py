@@ -46,6 +46,50 @@ def kgroups_single(engine, labels, n_clusters, max_iter, tol=0.0, progress=None,
     return RunResult(labels, float(objective(s, q)), len(n_moves), n_moves, converged, q)
 
 
+def kgroups_batch(engine, starts, Ms, n_clusters, max_iter, tol=0.0, progress=None):
+    """Runs of Algorithm 2 from several starts with their sweeps in lockstep: the
+    results of :func:`kgroups_single` from each start (a list, in order).
+
+    ``Ms[r]`` is start ``r``'s ``M`` (built together, ``engine.build_stacks``).
+    Each round sweeps every run still moving at once
+    (``engine.sweep_batch``), so the engine can share the cost of points that
+    move in several runs; each run makes the decisions of its own
+    :func:`kgroups_single` and stops by the same rule. ``progress(r, sweep,
+    moves, Q)``, when given, is called after each run's sweep.
+    """
+    n = Ms.shape[2]
+    runs = []
+    for r, start in enumerate(starts):
+        labels = np.array(start, dtype=np.int64, copy=True)
+        fill_empty_clusters(engine, labels, Ms[r])
+        runs.append((r, labels, *cluster_stats(Ms[r], labels, engine.w)))
+    n_moves = [[] for _ in starts]
+    converged = [False] * len(starts)
+    active = runs
+    for it in range(max_iter):
+        if not active:
+            break
+        moved = engine.sweep_batch(active, Ms)
+        still = []
+        for run, moves in zip(active, moved):
+            r, s, q = run[0], run[2], run[3]
+            n_moves[r].append(int(moves))
+            if progress is not None:
+                progress(r, it + 1, int(moves), float(objective(s, q)))
+            if moves == 0 or moves < tol * n:
+                converged[r] = True
+            else:
+                still.append(run)
+        active = still
+    engine.sync_batch(Ms)
+    out = []
+    for r, labels, *_ in runs:
+        s, q, cnt = cluster_stats(Ms[r], labels, engine.w)
+        out.append(RunResult(labels, float(objective(s, q)), len(n_moves[r]), n_moves[r],
+                             converged[r], q))
+    return out
+
+
 def kgroups_blocks(engine, labels, n_clusters, max_iter, tol=0.0, progress=None):
     """One run of Algorithm 2 on an engine whose points live in blocks (Dask).
 
@@ -117,13 +161,16 @@ class KernelKGroups(BaseKernelClustering):
     kernel : None or "precomputed", default=None
         ``"precomputed"``: X is a symmetric Gram matrix (need not be PSD), dense
         or ``scipy.sparse``.
-    init : {"k-means++", "kernel-k-means++", "random", "spectral"} or array of shape (n_samples,), default="kernel-k-means++"
+    init : {"k-means++", "kernel-k-means++", "random", "spectral"} or array of shape (n_samples,) or (n_starts, n_samples), default="kernel-k-means++"
         Starting partition (see :mod:`kgroups._init`). ``"kernel-k-means++"``:
         greedy D^2 seeding in the kernel's feature space (the geometry being
         optimised; any semimetric, also precomputed ones); ``"k-means++"``:
         scikit-learn's seeding in the input space, what the papers and the
         authors' code use (the reproductions in :mod:`kgroups.experiments` pin
-        it). Given labels run once.
+        it). Given labels run once; an array with one labelling per row runs
+        each as a restart (``n_init`` is then ignored; on the matrix-free
+        engine the restarts sweep together, sharing the cost of points that
+        move in several of them).
     n_init : "auto" or int, default="auto"
         Starts; the run with the highest objective is kept. ``"auto"``:
         ``min(30, 40_000 // n_samples)`` starts, at least one (30 up to 1333
@@ -222,7 +269,7 @@ class KernelKGroups(BaseKernelClustering):
     n_iter_ : int
         Sweeps of the best run.
     n_init_ : int
-        Number of starts run (``n_init`` resolved; 1 for given labels).
+        Number of starts run (``n_init`` resolved; for given labels, their rows).
     n_moves_ : list of int
         Moves in each sweep of the best run.
     cluster_weights_ : ndarray of shape (n_clusters,)
@@ -284,6 +331,25 @@ class KernelKGroups(BaseKernelClustering):
     def _single_run(self, engine, labels0, progress=None, M=None):
         return kgroups_single(engine, labels0, self.n_clusters, self.max_iter,
                               self.tol, progress, M)
+
+    def _runs(self, engine, starts, progress):
+        """Every start's run (a generator, in order): restarts on an engine that
+        sweeps several runs at once (matrix-free) run in lockstep by groups
+        (:func:`kgroups_batch`), the others one at a time."""
+        if len(starts) == 1 or not hasattr(engine, "sweep_batch"):
+            yield from super()._runs(engine, starts, progress)
+            return
+        g0 = 0
+        for Ms in engine.build_stacks(starts, self.n_clusters):
+            group = starts[g0:g0 + Ms.shape[0]]
+            for r in range(len(group)):
+                progress.start(g0 + r)
+            runs = kgroups_batch(engine, group, Ms, self.n_clusters, self.max_iter, self.tol,
+                                 lambda r, *a: progress.sweep_of(g0 + r, *a))
+            for r, run in enumerate(runs):
+                progress.end_of(g0 + r, run.n_iter, run.objective)
+                yield run
+            g0 += len(group)
 
     def _blocks_run(self, engine, labels0, progress=None):
         return kgroups_blocks(engine, labels0, self.n_clusters, self.max_iter, self.tol,

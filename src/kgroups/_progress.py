@@ -59,6 +59,16 @@ class FitProgress:
         self.say(f"restart {self.restart + 1}/{self.n_init}: Q = {objective:.10g} after "
                  f"{self.sweeps} sweeps ({self.elapsed():.2f} s)")
 
+    def sweep_of(self, restart, sweep, moves, objective):
+        """A sweep of one of the restarts run in lockstep (``kgroups_batch``)."""
+        self.restart = restart
+        self(sweep, moves, objective)
+
+    def end_of(self, restart, sweeps, objective):
+        """The end of one of the restarts run in lockstep, after ``sweeps`` sweeps."""
+        self.restart, self.sweeps = restart, sweeps
+        self.end(objective)
+
     def close(self):
         self.bar.close()
 

@@ -26,7 +26,8 @@ import scipy.sparse as sp
 
 __all__ = [
     "InvalidParameterError", "Integer", "Real", "Options", "PARAMETER_CONSTRAINTS",
-    "SYMMETRY_RTOL", "check_data", "check_init_labels", "check_n_clusters",
+    "SYMMETRY_RTOL", "check_data", "check_init_labels", "check_init_starts",
+    "check_n_clusters",
     "check_precomputed", "check_sample_weight", "encode_labels", "validate_params",
     "validated",
 ]
@@ -473,6 +474,24 @@ def check_init_labels(labels, n_samples, n_clusters, owner="KernelKGroups", name
             f"{owner}: {name} should lie in [0, {n_clusters - 1}], "
             f"got min={lab.min()} max={lab.max()}")
     return lab
+
+
+def check_init_starts(init, n_samples, n_clusters, owner="KernelKGroups"):
+    """Given starting labels, one start or one per row: a list of label arrays
+    (:func:`check_init_labels` each; rows named ``init[r]``)."""
+    if sp.issparse(init):
+        raise InvalidParameterError(f"{owner}: init labels should be an array of shape "
+                                    f"({n_samples},) or (n_starts, {n_samples}), got "
+                                    f"{describe(init)}")
+    lab = np.asarray(init)
+    if lab.ndim == 2 and lab.shape[1] == n_samples and lab.shape[0] >= 1:
+        return [check_init_labels(row, n_samples, n_clusters, owner, f"init[{r}]")
+                for r, row in enumerate(lab)]
+    if lab.ndim == 1:
+        return [check_init_labels(lab, n_samples, n_clusters, owner)]
+    raise InvalidParameterError(
+        f"{owner}: init labels have shape {lab.shape}, expected ({n_samples},) or "
+        f"(n_starts, {n_samples}) with n_starts >= 1 (one start per row)")
 
 
 def check_precomputed(A, kind, owner="KernelKGroups", name="X"):

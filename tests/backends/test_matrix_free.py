@@ -137,3 +137,47 @@ def test_restarts_sharing_one_pass_follow_the_dense_trajectories(monkeypatch, dr
         np.testing.assert_array_equal(a.labels, b.labels)
         assert a.n_moves == b.n_moves
         assert a.objective == pytest.approx(b.objective, rel=1e-12)
+
+
+@pytest.mark.parametrize("semimetric, params, weighted, multi", [
+    ("energy", {"alpha": 1.0}, False, 10), ("energy", {"alpha": 1.5}, True, 3),
+    ("laplacian", {"sigma": 2.0}, True, 10), ("sinusoidal", {"theta": 3.0}, False, 10)])
+def test_restarts_in_lockstep_make_each_single_run(monkeypatch, semimetric, params, weighted,
+                                                   multi):
+    """kgroups_batch (restarts swept together, movers' kernel rows shared): start by
+    start, exactly the labels, moves per sweep, sweeps and objective of
+    kgroups_single from the same M; runs that stop early drop out while the others
+    go on; with tol and max_iter too. Starts: random (most points move in every run)
+    and k-means++-like (few shared moves), in groups of ``multi``."""
+    from kgroups._kgroups import kgroups_batch
+    from kgroups._engine._gain import count_improving_moves
+    monkeypatch.setattr(mf_backend, "MULTI_STARTS", multi)
+    X, _ = blobs(900, 4, 5, seed=6, spread=2.5)
+    w = (np.random.default_rng(7).uniform(0.5, 2.0, X.shape[0]) if weighted
+         else np.ones(X.shape[0]))
+    mf = MatrixFreeEngine.from_semimetric(X, w, semimetric, params, n_clusters=5, n_init=6)
+    rng = np.random.default_rng(8)
+    near = np.argmin(((X[:, None] - X[rng.choice(900, 5)]) ** 2).sum(-1), axis=1)
+    starts = [rng.integers(0, 5, 900) for _ in range(3)]
+    starts += [np.where(rng.random(900) < 0.1, rng.integers(0, 5, 900), near) for _ in range(3)]
+    for max_iter, tol in ((100, 0.0), (3, 0.0), (100, 0.02)):
+        g0, got = 0, []
+        for Ms in mf.build_stacks(starts, 5):
+            assert Ms.shape[0] == min(multi, len(starts) - g0)
+            group = starts[g0:g0 + Ms.shape[0]]
+            want = [kgroups_single(mf, st, 5, max_iter, tol, M=Ms[r].copy())
+                    for r, st in enumerate(group)]
+            got += kgroups_batch(mf, group, Ms, 5, max_iter, tol)
+            for a, b in zip(want, got[g0:]):
+                np.testing.assert_array_equal(a.labels, b.labels)
+                assert (a.n_moves, a.n_iter, a.converged) == (b.n_moves, b.n_iter, b.converged)
+                assert a.objective == b.objective
+            g0 += Ms.shape[0]
+        assert not mf._runs  # every run's bounds forgotten
+        sweeps = [r.n_iter for r in got]
+        if max_iter == 100 and tol == 0:
+            assert len(set(sweeps)) > 1 and all(r.converged for r in got)
+            for r in got:  # Hartigan optima
+                M = mf.build_m(r.labels, 5)
+                assert count_improving_moves(M, r.labels, w, mf.diag,
+                                             *cluster_stats(M, r.labels, w)) == 0

@@ -205,7 +205,7 @@ def test_bounded_sweeps_skip_points_and_move_the_same(monkeypatch, semimetric, p
         for _ in range(200):
             moves = eng.sweep(labels, M, s, q, cnt)
             trail.append((moves, labels.copy()))
-            st = eng._run
+            st = eng._runs[(id(M), None)]
             s_min = smallest(s)
             still.append(np.mean([proven_still(
                 w[i], s[labels[i]], s_min, st["up"][i] + st["drift"][labels[i]] - st["own"][i],
@@ -303,3 +303,49 @@ def test_tiny_applied_moves_give_the_brute_force_m(semimetric, params):
         M = eng.build_m(labels, 3)
         fn(eng.X, eng.XT, w, eng.nrm, pend, old, new, pend.size, M, *eng._args)
         np.testing.assert_allclose(M, want, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("semimetric, params", [
+    ("energy", {"alpha": 1.0}), ("energy", {"alpha": 0.5}), ("gaussian", {"sigma": 1.5}),
+    ("sinusoidal", {"theta": 3.0})])
+def test_tiny_batch_of_runs_applies_each_run_as_alone(semimetric, params):
+    """apply_moves_batch (runs in lockstep): points pending in one run, in several,
+    in all, a run with none; each run's M equals, bit for bit, the M that
+    apply_moves_mf makes from that run's list alone (same entries, same order of
+    additions), and the brute-force M of its new labels; both compilations."""
+    from kgroups._engine import matrix_free as mfk
+    X, w, labels = tiny_data(n=40, k=3, seed=36)
+    eng = MatrixFreeEngine.from_semimetric(X, w, semimetric, params, n_clusters=3)
+    lists = [[0, 3, 7, 20, 39], [3, 5, 20, 21], [], [1, 3, 7, 38, 39]]  # 0, 39 duplicates
+    starts = [labels, (labels + 1) % 3, labels[::-1].copy(), (labels * 2) % 3]
+    pend = np.zeros((4, 8), dtype=np.int64)
+    old, new = np.zeros_like(pend), np.zeros_like(pend)
+    n_pend = np.array([len(p) for p in lists], dtype=np.int64)
+    for r, p in enumerate(lists):
+        pend[r, :len(p)] = p
+        old[r, :len(p)] = starts[r][p]
+        new[r, :len(p)] = (starts[r][p] + 1 + r % 2) % 3
+    for fn, one in ((mfk.apply_moves_batch_serial, mfk.apply_moves_mf_serial),
+                    (mfk.apply_moves_batch, mfk.apply_moves_mf)):
+        Ms = np.stack([eng.build_m(st, 3) for st in starts])
+        fn(eng.X, eng.XT, w, eng.nrm, pend, old, new, n_pend, Ms, *eng._args)
+        for r, st in enumerate(starts):
+            M = eng.build_m(st, 3)
+            one(eng.X, eng.XT, w, eng.nrm, pend[r], old[r], new[r], n_pend[r], M, *eng._args)
+            np.testing.assert_array_equal(Ms[r], M)
+            moved = st.copy()
+            moved[pend[r, :n_pend[r]]] = new[r, :n_pend[r]]
+            np.testing.assert_allclose(M, build_m_twin(brute_B(X, w, semimetric, params),
+                                                       moved, 3), rtol=1e-10, atol=1e-10)
+
+
+def test_tiny_union_of_pending_lists():
+    from kgroups._engine import matrix_free as mfk
+    pend = np.array([[2, 5, 9, 0], [5, 6, 0, 0], [1, 2, 9, 11]], dtype=np.int64)
+    pts, ptr, who = mfk.union_movers(pend, np.array([3, 2, 4], dtype=np.int64))
+    assert pts.tolist() == [1, 2, 5, 6, 9, 11]
+    groups = [[(int(u) // 4, int(u) % 4) for u in who[a:b]] for a, b in zip(ptr, ptr[1:])]
+    assert groups == [[(2, 0)], [(0, 0), (2, 1)], [(0, 1), (1, 0)], [(1, 1)],
+                      [(0, 2), (2, 2)], [(2, 3)]]
+    pts, ptr, who = mfk.union_movers(pend, np.zeros(3, dtype=np.int64))
+    assert pts.size == 0 and ptr.tolist() == [0]

@@ -138,6 +138,13 @@ PARAM_CASES = [
     ({"init": np.r_[np.zeros(19), -1]}, r"init labels should lie in \[0, 1\]"),
     ({"init": np.r_[np.zeros(19), 2]}, r"init labels should lie in \[0, 1\]"),
     ({"init": np.r_[np.zeros(19), np.nan]}, r"init labels should be integers"),
+    ({"init": np.zeros((2, 19))},
+     r"init labels have shape \(2, 19\), expected \(20,\) or \(n_starts, 20\)"),
+    ({"init": np.zeros((0, 20))}, r"init labels have shape \(0, 20\)"),
+    ({"init": np.zeros((1, 2, 20))}, r"init labels have shape \(1, 2, 20\)"),
+    ({"init": np.stack([np.zeros(20), np.r_[np.zeros(19), 2]])},
+     r"init\[1\] should lie in \[0, 1\], got min=0 max=2"),
+    ({"init": np.stack([np.zeros(20), np.full(20, 0.5)])}, r"init\[1\] should be integers"),
 ]
 
 

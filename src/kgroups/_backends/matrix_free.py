@@ -27,6 +27,9 @@ __all__ = ["MatrixFreeEngine"]
 # corrections since the first of them (about the fixed cost of one parallel apply).
 BATCH = 256
 PENDING_WORK = 4096
+# The runs of sweep_batch that follow the one furthest behind may carry their lists
+# further (up to that run's position), so that all apply together.
+FOLLOW_WORK = 4 * PENDING_WORK
 
 
 # Restarts whose M one pass over the pairs builds together (see build_ms), and the
@@ -89,7 +92,7 @@ class MatrixFreeEngine(Engine):
         self.semimetric = semimetric
         self.params = dict(params)
         self._args = kernel_args(semimetric, params)
-        self._run = None  # bounds of the run in progress (see sweep)
+        self._runs = {}  # bounds of the runs in progress (see sweep, sweep_batch)
 
     @classmethod
     def from_semimetric(cls, X, w, semimetric, params, *, dtype=np.float64, n_clusters,
@@ -117,14 +120,15 @@ class MatrixFreeEngine(Engine):
         each); weights, labels, the sort order and the best restart's labels, the
         squared norms and the sweeps' four bounds (n each).
         Restarts: r starts' k x n sums per worker and the r results (see
-        :meth:`build_ms`, which sums classes of points instead only when those
+        :meth:`build_stacks`, which sums classes of points instead only when those
         sums fit in the memory free at the time, and groups fewer starts when
-        these do not).
+        these do not), and, as the r runs sweep together (:meth:`sweep_batch`),
+        their labels and four bounds (n each).
         """
         n, d, k = int(n_samples), int(n_features), int(n_clusters)
         t = numba.get_num_threads()
         r = min(int(n_init), MULTI_STARTS) if n_init > 1 else 0
-        return 8 * n * (4 * d + 11 + (1 + t) * k + (1 + t) * r * k)
+        return 8 * n * (4 * d + 11 + (1 + t) * k + (1 + t) * r * k + 5 * r)
 
     def build_m(self, labels, k):
         """``M`` (k x n) in one pass over the n (n - 1) / 2 pairs: O(n^2 D) time, O(nk) memory."""
@@ -149,8 +153,15 @@ class MatrixFreeEngine(Engine):
         return fn(XTs, self.w[order], labs, bounds, acc, *self._args), order
 
     def build_ms(self, starts, k):
+        """``M`` for every start, in the order of ``starts`` (a generator): the rows
+        of :meth:`build_stacks`."""
+        for Ms in self.build_stacks(starts, k):
+            yield from Ms
+
+    def build_stacks(self, starts, k):
         """``M`` for every start, one pass over the pairs per group of up to
-        :data:`MULTI_STARTS` starts (a generator, in the order of ``starts``).
+        :data:`MULTI_STARTS` starts: a generator of arrays (starts of the group x
+        k x n), groups in the order of ``starts``.
 
         Restarts seeded by k-means++ share most of their labels: the points with
         one label in every start of the group form a few classes (at 20k
@@ -166,33 +177,35 @@ class MatrixFreeEngine(Engine):
         additions differs from one :meth:`build_m` per start.
         """
         if len(starts) == 1:
-            yield self.build_m(starts[0], k)
+            yield self.build_m(starts[0], k)[None]
             return
         n = len(starts[0])
         n_threads = numba.get_num_threads()
         group = min(len(starts), MULTI_STARTS)
-        while group > 1 and not fits(8 * n * k * group * (1 + n_threads)):
+        while group > 1 and not fits(8 * n * group * (k * (1 + n_threads) + 5)):
             group //= 2
         for g0 in range(0, len(starts), group):
             chunk = starts[g0:g0 + group]
             if len(chunk) == 1:
-                yield self.build_m(chunk[0], k)
+                yield self.build_m(chunk[0], k)[None]
                 continue
             sig, classes = signatures(chunk, k)
             G = classes.shape[0]
-            # the pass's G x n sums per worker, one start's sorted and unsorted M
-            if G <= SIGNATURES_PER_CLUSTER * k and fits(8 * n * (G * n_threads + 2 * k)):
+            # the pass's G x n sums per worker, the group's M and one start's sorted M
+            if G <= SIGNATURES_PER_CLUSTER * k and fits(
+                    8 * n * (G * n_threads + (len(chunk) + 1) * k)):
                 S, order = self._build_sorted(sig, G)
+                Ms = np.empty((len(chunk), k, n))
                 for r in range(len(chunk)):
-                    yield sum_classes(S, classes[:, r], k, order)
+                    Ms[r] = sum_classes(S, classes[:, r], k, order)
+                yield Ms
                 continue
             labs = np.ascontiguousarray(np.stack([np.asarray(l, dtype=np.int64) for l in chunk]))
             fn = pick(_mf.build_m_multi_serial, _mf.build_m_multi, n * n)
             acc = _mf.accumulators(1 if fn is _mf.build_m_multi_serial else n_threads,
                                    len(chunk) * k, n)
             Ms = fn(self.XT, self.w, labs, k, acc, *self._args)
-            for r in range(len(chunk)):
-                yield np.ascontiguousarray(Ms[r * k:(r + 1) * k])
+            yield Ms.reshape(len(chunk), k, n)
 
     def sweep(self, labels, M, s, q, cnt):
         """One Hartigan sweep in place; moves are applied to ``M`` in batches.
@@ -206,37 +219,99 @@ class MatrixFreeEngine(Engine):
         within the sweep they widen with each move. The bound arrays belong to
         the run that owns ``M``.
         """
+        st = self._bounds(M, None, labels, M, s, q)
+        pend = np.empty(BATCH, dtype=np.int64)
+        old = np.empty(BATCH, dtype=np.int64)
+        new = np.empty(BATCH, dtype=np.int64)
+        n = labels.shape[0]
+        i, total = 0, 0
+        while i < n:
+            i, n_pend, moves = self._decide(st, labels, M, s, q, cnt, i, n, pend, old, new,
+                                            PENDING_WORK)
+            total += moves
+            if n_pend:
+                self._apply(pend, old, new, n_pend, M)
+        return total
+
+    def sweep_batch(self, runs, Ms):
+        """One sweep of each of several runs, in lockstep: ``runs`` lists
+        ``(r, labels, s, q, cnt)`` of the runs still moving, ``Ms[r]`` their ``M``
+        (restarts; see :func:`kgroups._kgroups.kgroups_batch`). Returns each run's
+        number of moves.
+
+        Every run makes exactly the decisions of :meth:`sweep` (same bounds, same
+        columns; only when the pending moves are applied differs, which no
+        decision sees). The runs advance through the points together: the run
+        furthest behind decides as :meth:`sweep` does, the others catch up with it,
+        and one :func:`~kgroups._engine.matrix_free.apply_moves_batch` applies all
+        their pending moves, computing each mover's kernel row once however many
+        runs moved it. From random starts most points move in the first sweeps of
+        every run, so the runs share most of the O(n D) cost of a move.
+        """
+        R = len(runs)
+        n = Ms.shape[2]
+        states = [self._bounds(Ms, r, labels, Ms[r], s, q) for r, labels, s, q, _ in runs]
+        pend = np.empty((Ms.shape[0], BATCH), dtype=np.int64)
+        old = np.empty_like(pend)
+        new = np.empty_like(pend)
+        n_pend = np.zeros(Ms.shape[0], dtype=np.int64)
+        pos = [0] * R
+        total = [0] * R
+        while min(pos) < n:
+            lead = pos.index(min(pos))
+            target = n
+            for u in [lead] + [u for u in range(R) if u != lead]:
+                if pos[u] >= target:
+                    continue
+                r, labels, s, q, cnt = runs[u]
+                pos[u], n_pend[r], moves = self._decide(
+                    states[u], labels, Ms[r], s, q, cnt, pos[u], target, pend[r], old[r],
+                    new[r], PENDING_WORK if u == lead else FOLLOW_WORK)
+                total[u] += moves
+                if u == lead:
+                    target = pos[u]
+            work = int(n_pend.sum()) * n
+            if work:
+                fn = pick(_mf.apply_moves_batch_serial, _mf.apply_moves_batch, work)
+                fn(self.X, self.XT, self.w, self.nrm, pend, old, new, n_pend, Ms, *self._args)
+                n_pend[:] = 0
+        return total
+
+    def _bounds(self, owner, r, labels, M, s, q):
+        """The bound arrays of the run whose ``M`` is ``owner`` (``owner[r]`` for a
+        run of :meth:`sweep_batch`), made exact from ``M`` (no move is pending)."""
+        key = (id(owner), r)
+        st = self._runs.get(key)
         n, k = labels.shape[0], M.shape[0]
-        st = self._run
-        if st is None or st["M"] is not M:
-            st = self._run = {"M": M, "up": np.full(n, np.inf), "lo": np.zeros(n),
-                              "own": np.zeros(n), "all": np.zeros(n),
-                              "drift": np.zeros(k + 1)}
-        bounded = self.semimetric in NEGATIVE_TYPE
-        if bounded:  # exact bounds for every point, from M (no move is pending):
+        if st is None or st["owner"] is not owner:
+            st = self._runs[key] = {"owner": owner, "up": np.full(n, np.inf),
+                                    "lo": np.zeros(n), "own": np.zeros(n),
+                                    "all": np.zeros(n), "drift": np.zeros(k + 1)}
+        st["bounded"] = self.semimetric in NEGATIVE_TYPE
+        if st["bounded"]:  # exact bounds for every point, from M:
             # d_l^2 = K_ii + q_l / s_l^2 - 2 M[l, i] / (w_i s_l), K_ii = 0 (self.diag,
             # B_ii = w_i^2 K_ii, is all zeros: the base terms)
             e = q / np.where(s > 0, s, 1.0) ** 2
             fn = pick(refresh_bounds_serial, refresh_bounds, n * k)
             fn(M, labels, self.w, s, self.diag, self.diag, e, np.abs(e), st["up"], st["lo"],
                st["own"], st["all"], st["drift"])
-        pend = np.empty(BATCH, dtype=np.int64)
-        old = np.empty(BATCH, dtype=np.int64)
-        new = np.empty(BATCH, dtype=np.int64)
-        i, total = 0, 0
-        while i < n:
-            i, n_pend, moves = _mf.decide_mf(
-                self.X, self.w, labels, M, s, q, cnt, i, pend, old, new, 0, PENDING_WORK,
-                bounded, st["up"], st["lo"], st["own"], st["all"], st["drift"], *self._args)
-            total += moves
-            if n_pend:
-                self._apply(pend, old, new, n_pend, M)
-        return total
+        return st
+
+    def _decide(self, st, labels, M, s, q, cnt, start, stop, pend, old, new, budget):
+        return _mf.decide_mf(
+            self.X, self.w, labels, M, s, q, cnt, start, stop, pend, old, new, 0, budget,
+            st["bounded"], st["up"], st["lo"], st["own"], st["all"], st["drift"], *self._args)
 
     def sync(self, labels, M):
         """End of a run: forget its bounds (``M`` is always up to date)."""
-        if self._run is not None and self._run["M"] is M:
-            self._run = None
+        st = self._runs.get((id(M), None))
+        if st is not None and st["owner"] is M:
+            del self._runs[(id(M), None)]
+
+    def sync_batch(self, Ms):
+        """End of the runs of :meth:`sweep_batch` on ``Ms``: forget their bounds."""
+        for key in [key for key, st in self._runs.items() if st["owner"] is Ms]:
+            del self._runs[key]
 
     def move_rows(self, points, old, new, M):
         """Apply a batch of moves to ``M`` (kernel k-means)."""

@@ -22,6 +22,8 @@ the engine keeps only the data (n x D, twice: row-major and transposed) and
   is full or its corrections have cost a budget of kernel entries.
 * :func:`apply_moves_mf` then applies the pending moves to ``M`` as one blocked,
   multi-threaded pass: O(n D) per move, all movers sharing each column tile.
+  :func:`apply_moves_batch` does it for several runs swept in lockstep, each
+  kernel row once for all the runs in which that point moves.
 """
 
 import numpy as np
@@ -404,9 +406,10 @@ def _build_m_multi(XT, ws, labs, k, acc, code, alpha, sigma, theta):
 
 
 @njit(cache=True)
-def decide_mf(X, w, labels, M, s, q, cnt, start, pend, old, new, n_pend, budget, bounded,
-              up, lo, snap_own, snap_all, drift, code, alpha, sigma, theta):
-    """Sequential Hartigan decisions from point ``start`` (paper Algorithm 2, steps 4-15).
+def decide_mf(X, w, labels, M, s, q, cnt, start, stop, pend, old, new, n_pend, budget,
+              bounded, up, lo, snap_own, snap_all, drift, code, alpha, sigma, theta):
+    """Sequential Hartigan decisions for the points ``start, start + 1, ...`` before
+    ``stop`` (paper Algorithm 2, steps 4-15).
 
     With ``bounded`` (a semimetric of negative type), a point whose bounds
     (:mod:`kgroups._engine._bounds`) prove it cannot move is skipped at O(1).
@@ -416,7 +419,7 @@ def decide_mf(X, w, labels, M, s, q, cnt, start, pend, old, new, n_pend, budget,
     distances to the means, ``d_l^2 = (q_l / s_l - 2 M[l, i] / w_i) / s_l``
     (``B[i, i] = 0``), give its fresh bounds, or, when it moves, how far the two
     means moved. A move updates ``labels, s, q, cnt`` at once and joins the
-    pending list. Stops at the last point, when the list is full, or when the
+    pending list. Stops at ``stop``, when the list is full, or when the
     corrections made since the list began (one kernel entry, O(D), per pending
     move per decision) reach ``budget``: then applying the list (parallel) costs
     less than carrying it on (serial).
@@ -433,7 +436,7 @@ def decide_mf(X, w, labels, M, s, q, cnt, start, pend, old, new, n_pend, budget,
     work = 0
     s_min = smallest(s)
     i = start
-    while i < n and n_pend < cap and work < budget:
+    while i < stop and n_pend < cap and work < budget:
         j = labels[i]
         w_i = w[i]
         if cnt[j] <= 1 or (bounded and proven_still(
@@ -511,6 +514,92 @@ def _apply_moves_mf(X, XT, w, nrm, pend, old, new, n_pend, M, code, alpha, sigma
                          M[new[g + r], c0:c1], code, alpha, sigma, theta)
 
 
+@njit(cache=True)
+def union_movers(pend, n_pend):
+    """The pending lists of R runs (``pend[r, :n_pend[r]]``, each increasing) merged:
+    ``(pts, ptr, who)``, the distinct points in increasing order, and for point
+    ``pts[u]`` the entries ``who[ptr[u]:ptr[u + 1]]`` (``r * cap + t``: run ``r``'s
+    ``t``-th pending move, runs in increasing order)."""
+    R, cap = pend.shape
+    total = 0
+    for r in range(R):
+        total += n_pend[r]
+    pts = np.empty(total, dtype=np.int64)
+    ptr = np.empty(total + 1, dtype=np.int64)
+    who = np.empty(total, dtype=np.int64)
+    head = np.zeros(R, dtype=np.int64)
+    u, c = 0, 0
+    while c < total:
+        p = -1
+        for r in range(R):
+            if head[r] < n_pend[r] and (p < 0 or pend[r, head[r]] < p):
+                p = pend[r, head[r]]
+        pts[u] = p
+        ptr[u] = c
+        for r in range(R):
+            if head[r] < n_pend[r] and pend[r, head[r]] == p:
+                who[c] = r * cap + head[r]
+                head[r] += 1
+                c += 1
+        u += 1
+    ptr[u] = c
+    return pts[:u], ptr[:u + 1], who
+
+
+def _apply_moves_batch(X, XT, w, nrm, pend, old, new, n_pend, Ms, code, alpha, sigma, theta):
+    """:func:`apply_moves_mf` for R runs at once: run ``r``'s pending moves
+    (``pend[r, t]`` from ``old[r, t]`` to ``new[r, t]``, ``t < n_pend[r]``) applied
+    to ``Ms[r]``.
+
+    A point pending in several runs (restarts in lockstep, see
+    :meth:`kgroups._backends.matrix_free.MatrixFreeEngine.sweep_batch`) has its
+    kernel row computed once per column tile and added to each run's sums: the
+    same values, added in the same order per run, as one :func:`apply_moves_mf`
+    per run (each run's list is increasing, and so is the merged one,
+    :func:`union_movers`).
+    """
+    n = XT.shape[1]
+    cap = pend.shape[1]
+    pts, ptr, who = union_movers(pend, n_pend)
+    U = pts.shape[0]
+    n_tiles = (n + TILE - 1) // TILE
+    for tile in prange(n_tiles):
+        c0 = tile * TILE
+        c1 = min(n, c0 + TILE)
+        m = c1 - c0
+        out = np.empty((4, TILE))
+        idx = np.empty(4, dtype=np.int64)
+        nx = np.empty(4)
+        nys = nrm[c0:c1]
+        wt = w[c0:c1]
+        for g in range(0, U, 4):
+            nr = min(4, U - g)
+            for r in range(4):
+                p = pts[g + min(r, nr - 1)]
+                idx[r] = p
+                nx[r] = nrm[p]
+            gram4(XT, idx, nx, c0, c1, nys, out)
+            for r in range(nr):
+                o = out[r]
+                f = -0.5 * w[idx[r]]
+                e0, e1 = ptr[g + r], ptr[g + r + 1]
+                if e1 - e0 == 1:  # one run: rho fused with the additions
+                    run, t = who[e0] // cap, who[e0] % cap
+                    repair_row(o, m, XT, idx[r], nx[r], c0, nys)
+                    move_row(o, m, f, wt, Ms[run, old[run, t], c0:c1],
+                             Ms[run, new[run, t], c0:c1], code, alpha, sigma, theta)
+                    continue
+                finish_row(o, m, XT, idx[r], nx[r], c0, nys, code, alpha, sigma, theta)
+                for e in range(e0, e1):
+                    run, t = who[e] // cap, who[e] % cap
+                    mo = Ms[run, old[run, t], c0:c1]
+                    mn = Ms[run, new[run, t], c0:c1]
+                    for y in range(m):
+                        b = f * wt[y] * o[y]
+                        mo[y] -= b
+                        mn[y] += b
+
+
 def _kernel_column_mf(X, XT, w, c, code, alpha, sigma, theta):
     """Column ``c`` of the unweighted kernel, ``-rho(x_y, x_c) / 2`` for all y."""
     n = XT.shape[1]
@@ -531,4 +620,5 @@ def _kernel_column_mf(X, XT, w, c, code, alpha, sigma, theta):
 build_m_sym_serial, build_m_sym = twins(_build_m_sym)
 build_m_multi_serial, build_m_multi = twins(_build_m_multi)
 apply_moves_mf_serial, apply_moves_mf = twins(_apply_moves_mf)
+apply_moves_batch_serial, apply_moves_batch = twins(_apply_moves_batch)
 kernel_column_mf_serial, kernel_column_mf = twins(_kernel_column_mf)
