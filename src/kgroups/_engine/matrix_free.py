@@ -590,14 +590,15 @@ def _apply_moves_batch(X, XT, w, nrm, pend, old, new, n_pend, Ms, code, alpha, s
                              Ms[run, new[run, t], c0:c1], code, alpha, sigma, theta)
                     continue
                 finish_row(o, m, XT, idx[r], nx[r], c0, nys, code, alpha, sigma, theta)
+                for y in range(m):  # the entries of B, as move_row forms them
+                    o[y] = f * wt[y] * o[y]
                 for e in range(e0, e1):
                     run, t = who[e] // cap, who[e] % cap
                     mo = Ms[run, old[run, t], c0:c1]
                     mn = Ms[run, new[run, t], c0:c1]
                     for y in range(m):
-                        b = f * wt[y] * o[y]
-                        mo[y] -= b
-                        mn[y] += b
+                        mo[y] -= o[y]
+                        mn[y] += o[y]
 
 
 def _kernel_column_mf(X, XT, w, c, code, alpha, sigma, theta):
