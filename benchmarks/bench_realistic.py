@@ -163,10 +163,13 @@ def child(x_path, starts_path, spec):
         if best is None or total < best["time"]:
             best = {"time": total, "build": phases["build"], "sweeps": phases["sweeps"],
                     "init": total - phases["build"] - phases["sweeps"]}
-    s_best = int(np.argmax(objectives))
-    # (the same runs; their M are summed in another order, so W agrees to rounding)
-    if (abs(est.objective_ - objectives[s_best]) > 1e-12 * abs(objectives[s_best])
-            or not np.array_equal(est.labels_, labels[:, s_best])):
+    # the same runs; their M are summed in another order, so W agrees to rounding and,
+    # where two starts end in one partition (small tables), either may be kept
+    best_w = max(objectives)
+    same = [s for s in range(starts.shape[1]) if np.unique(
+        labels[:, s] * k + est.labels_).size == np.unique(est.labels_).size]
+    if (abs(est.objective_ - best_w) > 1e-12 * abs(best_w)
+            or not any(abs(objectives[s] - best_w) <= 1e-12 * abs(best_w) for s in same)):
         raise AssertionError("the fit of all starts did not return the best start's result")
     print(json.dumps({"together": True, **best, "spread": max(times) / min(times),
                       "engine": est.engine_}), flush=True)
