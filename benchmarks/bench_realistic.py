@@ -115,15 +115,34 @@ def random_starts(n, k, count):
 
 
 # -- child: our runs, timed by phase ----------------------------------------
-def child(x_path, starts_path, spec):
-    """Fit every start ``repeat`` times; print one JSON line per start."""
+def fastest(X, k, init, engine, repeat):
+    """``repeat`` fits from ``init``: the last estimator, the fastest fit's time and
+    phases, and every fit's time."""
     from _phases import timed
+    from kgroups import KernelKGroups
+
+    times, best = [], None
+    for _ in range(repeat):
+        phases = {}
+        est = timed(KernelKGroups(k, init=init, engine=engine, max_iter=1000), phases)
+        t0 = time.perf_counter()
+        est.fit(X)
+        total = time.perf_counter() - t0
+        times.append(total)
+        if best is None or total < best["time"]:
+            best = {"time": total, "build": phases["build"], "sweeps": phases["sweeps"],
+                    "init": total - phases["build"] - phases["sweeps"]}
+    return est, best, times
+
+
+def child(x_path, starts_path, spec):
+    """Fit every start ``repeat`` times, then all the starts in one fit; print one JSON
+    line per start and one for that fit."""
     from kgroups import KernelKGroups
 
     X = np.load(x_path)
     starts = np.load(starts_path)
     k, engine, repeat = spec["k"], spec["engine"], spec["repeat"]
-    phases = {}
 
     # warm-up: load (or compile) numba's code for this engine before the clock starts
     m = min(X.shape[0], 3000)
@@ -134,35 +153,14 @@ def child(x_path, starts_path, spec):
     labels = np.empty_like(starts)
     objectives = []
     for s in range(starts.shape[1]):
-        times, best = [], None
-        for _ in range(repeat):
-            phases.clear()
-            est = timed(KernelKGroups(k, init=starts[:, s], engine=engine, max_iter=1000),
-                        phases)
-            t0 = time.perf_counter()
-            est.fit(X)
-            total = time.perf_counter() - t0
-            times.append(total)
-            if best is None or total < best["time"]:
-                best = {"time": total, "build": phases["build"], "sweeps": phases["sweeps"],
-                        "init": total - phases["build"] - phases["sweeps"]}
+        est, best, times = fastest(X, k, starts[:, s], engine, repeat)
         labels[:, s] = est.labels_
         objectives.append(est.objective_)
         print(json.dumps({"start": s, **best, "spread": max(times) / min(times),
                           "engine": est.engine_, "sweeps_n": int(est.n_iter_)}), flush=True)
     # all the starts in one fit (init with one start per row: restarts), as a user
     # would run several starts; its result must be the best start's
-    times, best = [], None
-    for _ in range(repeat):
-        phases.clear()
-        est = timed(KernelKGroups(k, init=starts.T, engine=engine, max_iter=1000), phases)
-        t0 = time.perf_counter()
-        est.fit(X)
-        total = time.perf_counter() - t0
-        times.append(total)
-        if best is None or total < best["time"]:
-            best = {"time": total, "build": phases["build"], "sweeps": phases["sweeps"],
-                    "init": total - phases["build"] - phases["sweeps"]}
+    est, best, times = fastest(X, k, starts.T, engine, repeat)
     # the same runs; their M are summed in another order, so W agrees to rounding and,
     # where two starts end in one partition (small tables), either may be kept
     best_w = max(objectives)

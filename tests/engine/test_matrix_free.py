@@ -13,6 +13,12 @@ from kgroups._engine._twins import build_m_twin, sweep_twin
 from tests._helpers import brute_B, tiny_data
 
 
+def apply_one(fn, eng, w, pend, old, new, n_pend, M):
+    """``fn`` (apply_moves or its serial twin) on one run's pending list and M."""
+    fn(eng.X, eng.XT, w, eng.nrm, pend[None], old[None], new[None],
+       np.array([n_pend], dtype=np.int64), M[None], *eng._args)
+
+
 def test_parallel_and_serial_matrix_free_kernels_agree():
     from kgroups._engine import matrix_free as mfk
     rng = np.random.default_rng(19)
@@ -33,8 +39,8 @@ def test_parallel_and_serial_matrix_free_kernels_agree():
     M1[:, order], M2[:, order] = Ms1, Ms2
     pend = rng.choice(1200, 50, replace=False).astype(np.int64)
     old, new = labels[pend], (labels[pend] + 1) % 4
-    mfk.apply_moves_mf(eng.X, eng.XT, w, eng.nrm, pend, old, new, 50, M1, *eng._args)
-    mfk.apply_moves_mf_serial(eng.X, eng.XT, w, eng.nrm, pend, old, new, 50, M2, *eng._args)
+    apply_one(mfk.apply_moves, eng, w, pend, old, new, 50, M1)
+    apply_one(mfk.apply_moves_serial, eng, w, pend, old, new, 50, M2)
     np.testing.assert_allclose(M1, M2, rtol=1e-12, atol=1e-12)
     labels[pend] = new
     np.testing.assert_allclose(M1, eng.build_m(labels, 4), rtol=1e-10, atol=1e-10)
@@ -80,7 +86,7 @@ def test_apply_moves_matches_pair_twin_with_duplicates():
     M = eng.build_m(labels, 3)
     pend = np.array([5, 100, 0, 599, 300, 301, 7], dtype=np.int64)
     old, new = labels[pend], (labels[pend] + 2) % 3
-    mfk.apply_moves_mf_serial(eng.X, eng.XT, w, eng.nrm, pend, old, new, 7, M, *eng._args)
+    apply_one(mfk.apply_moves_serial, eng, w, pend, old, new, 7, M)
     labels[pend] = new
     np.testing.assert_allclose(M, build_m_pairs_twin(eng.X, w, labels, 3, rho),
                                rtol=1e-11, atol=1e-12)
@@ -299,9 +305,9 @@ def test_tiny_applied_moves_give_the_brute_force_m(semimetric, params):
     moved = labels.copy()
     moved[pend] = new
     want = build_m_twin(brute_B(X, w, semimetric, params), moved, 3)
-    for fn in (mfk.apply_moves_mf_serial, mfk.apply_moves_mf):
+    for fn in (mfk.apply_moves_serial, mfk.apply_moves):
         M = eng.build_m(labels, 3)
-        fn(eng.X, eng.XT, w, eng.nrm, pend, old, new, pend.size, M, *eng._args)
+        apply_one(fn, eng, w, pend, old, new, pend.size, M)
         np.testing.assert_allclose(M, want, rtol=1e-10, atol=1e-10)
 
 
@@ -309,10 +315,11 @@ def test_tiny_applied_moves_give_the_brute_force_m(semimetric, params):
     ("energy", {"alpha": 1.0}), ("energy", {"alpha": 0.5}), ("gaussian", {"sigma": 1.5}),
     ("sinusoidal", {"theta": 3.0})])
 def test_tiny_batch_of_runs_applies_each_run_as_alone(semimetric, params):
-    """apply_moves_batch (runs in lockstep): points pending in one run, in several,
-    in all, a run with none; each run's M equals, bit for bit, the M that
-    apply_moves_mf makes from that run's list alone (same entries, same order of
-    additions), and the brute-force M of its new labels; both compilations."""
+    """apply_moves on runs in lockstep: points pending in one run, in several, in
+    all, a run with none; each run's M equals, bit for bit, the M that apply_moves
+    makes from that run's list alone (rho fused with the additions there, formed
+    once for several runs here: same entries, same order of additions), and the
+    brute-force M of its new labels; both compilations."""
     from kgroups._engine import matrix_free as mfk
     X, w, labels = tiny_data(n=40, k=3, seed=36)
     eng = MatrixFreeEngine.from_semimetric(X, w, semimetric, params, n_clusters=3)
@@ -325,13 +332,12 @@ def test_tiny_batch_of_runs_applies_each_run_as_alone(semimetric, params):
         pend[r, :len(p)] = p
         old[r, :len(p)] = starts[r][p]
         new[r, :len(p)] = (starts[r][p] + 1 + r % 2) % 3
-    for fn, one in ((mfk.apply_moves_batch_serial, mfk.apply_moves_mf_serial),
-                    (mfk.apply_moves_batch, mfk.apply_moves_mf)):
+    for fn in (mfk.apply_moves_serial, mfk.apply_moves):
         Ms = np.stack([eng.build_m(st, 3) for st in starts])
         fn(eng.X, eng.XT, w, eng.nrm, pend, old, new, n_pend, Ms, *eng._args)
         for r, st in enumerate(starts):
             M = eng.build_m(st, 3)
-            one(eng.X, eng.XT, w, eng.nrm, pend[r], old[r], new[r], n_pend[r], M, *eng._args)
+            apply_one(fn, eng, w, pend[r], old[r], new[r], n_pend[r], M)
             np.testing.assert_array_equal(Ms[r], M)
             moved = st.copy()
             moved[pend[r, :n_pend[r]]] = new[r, :n_pend[r]]

@@ -8,8 +8,7 @@ TWINS = [(dense.build_m_dense_serial, dense.build_m_dense),
          (dense.cluster_sums_rows_serial, dense.cluster_sums_rows),
          (matrix_free.build_m_sym_serial, matrix_free.build_m_sym),
          (matrix_free.build_m_multi_serial, matrix_free.build_m_multi),
-         (matrix_free.apply_moves_mf_serial, matrix_free.apply_moves_mf),
-         (matrix_free.apply_moves_batch_serial, matrix_free.apply_moves_batch),
+         (matrix_free.apply_moves_serial, matrix_free.apply_moves),
          (matrix_free.kernel_column_mf_serial, matrix_free.kernel_column_mf),
          (pairwise.finish_block_serial, pairwise.finish_block)]
 

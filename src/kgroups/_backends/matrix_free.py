@@ -230,7 +230,7 @@ class MatrixFreeEngine(Engine):
                                             PENDING_WORK)
             total += moves
             if n_pend:
-                self._apply(pend, old, new, n_pend, M)
+                self._apply_one(pend, old, new, n_pend, M)
         return total
 
     def sweep_batch(self, runs, Ms):
@@ -243,7 +243,7 @@ class MatrixFreeEngine(Engine):
         columns; only when the pending moves are applied differs, which no
         decision sees). The runs advance through the points together: the run
         furthest behind decides as :meth:`sweep` does, the others catch up with it,
-        and one :func:`~kgroups._engine.matrix_free.apply_moves_batch` applies all
+        and one :func:`~kgroups._engine.matrix_free.apply_moves` applies all
         their pending moves, computing each mover's kernel row once however many
         runs moved it. From random starts most points move in the first sweeps of
         every run, so the runs share most of the O(n D) cost of a move.
@@ -270,10 +270,8 @@ class MatrixFreeEngine(Engine):
                 total[u] += moves
                 if u == lead:
                     target = pos[u]
-            work = int(n_pend.sum()) * n
-            if work:
-                fn = pick(_mf.apply_moves_batch_serial, _mf.apply_moves_batch, work)
-                fn(self.X, self.XT, self.w, self.nrm, pend, old, new, n_pend, Ms, *self._args)
+            if n_pend.any():
+                self._apply(pend, old, new, n_pend, Ms)
                 n_pend[:] = 0
         return total
 
@@ -316,13 +314,19 @@ class MatrixFreeEngine(Engine):
     def move_rows(self, points, old, new, M):
         """Apply a batch of moves to ``M`` (kernel k-means)."""
         points = np.ascontiguousarray(points, dtype=np.int64)
-        self._apply(points, np.ascontiguousarray(old, dtype=np.int64),
-                    np.ascontiguousarray(new, dtype=np.int64), points.shape[0], M)
+        self._apply_one(points, np.ascontiguousarray(old, dtype=np.int64),
+                        np.ascontiguousarray(new, dtype=np.int64), points.shape[0], M)
 
-    def _apply(self, pend, old, new, n_pend, M):
-        # work: n_pend x n kernel entries
-        fn = pick(_mf.apply_moves_mf_serial, _mf.apply_moves_mf, n_pend * self.X.shape[0])
-        fn(self.X, self.XT, self.w, self.nrm, pend, old, new, n_pend, M, *self._args)
+    def _apply(self, pend, old, new, n_pend, Ms):
+        """Pending moves applied to ``Ms`` (R x k x n; R x cap lists, ``n_pend`` (R,))."""
+        # work: the moves' kernel rows, n entries each
+        fn = pick(_mf.apply_moves_serial, _mf.apply_moves, int(n_pend.sum()) * Ms.shape[2])
+        fn(self.X, self.XT, self.w, self.nrm, pend, old, new, n_pend, Ms, *self._args)
+
+    def _apply_one(self, pend, old, new, n_pend, M):
+        """Pending moves of one run applied to its ``M``."""
+        self._apply(pend[None], old[None], new[None], np.array([n_pend], dtype=np.int64),
+                    M[None])
 
     def column(self, c):
         """Column ``c`` of the unweighted kernel ``K = -rho/2``."""

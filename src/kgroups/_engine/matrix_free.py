@@ -20,10 +20,10 @@ the engine keeps only the data (n x D, twice: row-major and transposed) and
   each), which gives exactly the column the one-move-at-a-time algorithm would
   see (a row of ``B`` does not depend on the labels). It returns when the list
   is full or its corrections have cost a budget of kernel entries.
-* :func:`apply_moves_mf` then applies the pending moves to ``M`` as one blocked,
-  multi-threaded pass: O(n D) per move, all movers sharing each column tile.
-  :func:`apply_moves_batch` does it for several runs swept in lockstep, each
-  kernel row once for all the runs in which that point moves.
+* :func:`apply_moves` then applies the pending moves to ``M`` as one blocked,
+  multi-threaded pass: O(n D) per move, all movers sharing each column tile;
+  for several runs swept in lockstep, each kernel row once for all the runs in
+  which that point moves.
 """
 
 import numpy as np
@@ -481,39 +481,6 @@ def decide_mf(X, w, labels, M, s, q, cnt, start, stop, pend, old, new, n_pend, b
     return i, n_pend, moves
 
 
-def _apply_moves_mf(X, XT, w, nrm, pend, old, new, n_pend, M, code, alpha, sigma, theta):
-    """``M[old[t], :] -= B[pend[t], :]`` and ``M[new[t], :] += B[pend[t], :]`` for all t.
-
-    Column tiles in parallel; within a tile the movers' kernel rows are computed
-    on the fly four at a time (:func:`gram4`, O(D) per entry, with the squared
-    norms ``nrm`` of the points, :func:`sq_norms`), so the cost is O(n D) per
-    move and nothing of size n x n exists.
-    """
-    n = XT.shape[1]
-    n_tiles = (n + TILE - 1) // TILE
-    for tile in prange(n_tiles):
-        c0 = tile * TILE
-        c1 = min(n, c0 + TILE)
-        m = c1 - c0
-        out = np.empty((4, TILE))
-        idx = np.empty(4, dtype=np.int64)
-        nx = np.empty(4)
-        nys = nrm[c0:c1]
-        wt = w[c0:c1]
-        for g in range(0, n_pend, 4):
-            nr = min(4, n_pend - g)
-            for r in range(4):
-                p = pend[g + min(r, nr - 1)]
-                idx[r] = p
-                nx[r] = nrm[p]
-            gram4(XT, idx, nx, c0, c1, nys, out)
-            for r in range(nr):
-                o = out[r]
-                repair_row(o, m, XT, idx[r], nx[r], c0, nys)
-                move_row(o, m, -0.5 * w[idx[r]], wt, M[old[g + r], c0:c1],
-                         M[new[g + r], c0:c1], code, alpha, sigma, theta)
-
-
 @njit(cache=True)
 def union_movers(pend, n_pend):
     """The pending lists of R runs (``pend[r, :n_pend[r]]``, each increasing) merged:
@@ -546,17 +513,22 @@ def union_movers(pend, n_pend):
     return pts[:u], ptr[:u + 1], who
 
 
-def _apply_moves_batch(X, XT, w, nrm, pend, old, new, n_pend, Ms, code, alpha, sigma, theta):
-    """:func:`apply_moves_mf` for R runs at once: run ``r``'s pending moves
-    (``pend[r, t]`` from ``old[r, t]`` to ``new[r, t]``, ``t < n_pend[r]``) applied
-    to ``Ms[r]``.
+def _apply_moves(X, XT, w, nrm, pend, old, new, n_pend, Ms, code, alpha, sigma, theta):
+    """``Ms[r, old[r, t], :] -= B[pend[r, t], :]`` and ``Ms[r, new[r, t], :] +=
+    B[pend[r, t], :]`` for ``t < n_pend[r]``: the pending moves of R runs (R = 1 for
+    a lone run; several for restarts in lockstep, see
+    :meth:`kgroups._backends.matrix_free.MatrixFreeEngine.sweep_batch`), each run's
+    list increasing.
 
-    A point pending in several runs (restarts in lockstep, see
-    :meth:`kgroups._backends.matrix_free.MatrixFreeEngine.sweep_batch`) has its
-    kernel row computed once per column tile and added to each run's sums: the
-    same values, added in the same order per run, as one :func:`apply_moves_mf`
-    per run (each run's list is increasing, and so is the merged one,
-    :func:`union_movers`).
+    Column tiles in parallel; within a tile the movers' kernel rows are computed
+    on the fly four at a time (:func:`gram4`, O(D) per entry, with the squared
+    norms ``nrm`` of the points, :func:`sq_norms`), so the cost is O(n D) per
+    move and nothing of size n x n exists. A point pending in one run has rho
+    computed in the loop that moves its entries (:func:`move_row`); a point
+    pending in several runs has its row's entries formed once and added to each
+    run's sums. Either way a run's sums receive the same values in the same order
+    (the merged list, :func:`union_movers`, keeps each run's order), so runs in
+    lockstep stay bit-identical to runs swept alone.
     """
     n = XT.shape[1]
     cap = pend.shape[1]
@@ -620,6 +592,5 @@ def _kernel_column_mf(X, XT, w, c, code, alpha, sigma, theta):
 # Each parallel kernel is compiled twice from one source (see kgroups._engine._parallel).
 build_m_sym_serial, build_m_sym = twins(_build_m_sym)
 build_m_multi_serial, build_m_multi = twins(_build_m_multi)
-apply_moves_mf_serial, apply_moves_mf = twins(_apply_moves_mf)
-apply_moves_batch_serial, apply_moves_batch = twins(_apply_moves_batch)
+apply_moves_serial, apply_moves = twins(_apply_moves)
 kernel_column_mf_serial, kernel_column_mf = twins(_kernel_column_mf)
