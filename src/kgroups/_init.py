@@ -96,7 +96,10 @@ def resolve_n_init(n_init, init, n_samples):
     2
     """
     if not isinstance(init, str):
-        return np.shape(init)[0] if np.ndim(init) == 2 else 1
+        try:
+            return np.shape(init)[0] if np.ndim(init) == 2 else 1
+        except ValueError:  # ragged: refused by name where the labels are checked
+            return 1
     if isinstance(n_init, str):  # "auto", the only string the constraint table allows
         return int(max(1, min(AUTO_MAX_STARTS, AUTO_START_BUDGET // max(int(n_samples), 1))))
     return int(n_init)

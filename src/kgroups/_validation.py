@@ -26,7 +26,7 @@ import scipy.sparse as sp
 
 __all__ = [
     "InvalidParameterError", "Integer", "Real", "Options", "PARAMETER_CONSTRAINTS",
-    "SYMMETRY_RTOL", "check_data", "check_init_labels", "check_init_starts",
+    "SYMMETRY_RTOL", "check_data", "check_init_labels", "check_init_starts", "label_array",
     "check_n_clusters",
     "check_precomputed", "check_sample_weight", "encode_labels", "validate_params",
     "validated",
@@ -454,12 +454,22 @@ def encode_labels(labels, n_samples, owner="kgroups", name="labels"):
     return codes.reshape(-1).astype(np.int64), values
 
 
+def label_array(labels, owner, name):
+    """``np.asarray(labels)``, with a ragged sequence refused by name."""
+    try:
+        return np.asarray(labels)
+    except (ValueError, TypeError):
+        raise InvalidParameterError(
+            f"{owner}: {name} should be an array of integer labels, got a ragged "
+            f"sequence ({type(labels).__name__} whose items differ in length)") from None
+
+
 def check_init_labels(labels, n_samples, n_clusters, owner="KernelKGroups", name="init labels"):
     """Given starting labels: integers in ``[0, n_clusters)``, one per sample."""
     if sp.issparse(labels):
         raise InvalidParameterError(f"{owner}: {name} should be a 1-D array, got "
                                     f"{describe(labels)}")
-    lab = np.asarray(labels)
+    lab = label_array(labels, owner, name)
     if lab.ndim != 1 or lab.shape[0] != n_samples:
         raise InvalidParameterError(
             f"{owner}: {name} have shape {lab.shape}, expected ({n_samples},)")
@@ -483,7 +493,7 @@ def check_init_starts(init, n_samples, n_clusters, owner="KernelKGroups"):
         raise InvalidParameterError(f"{owner}: init labels should be an array of shape "
                                     f"({n_samples},) or (n_starts, {n_samples}), got "
                                     f"{describe(init)}")
-    lab = np.asarray(init)
+    lab = label_array(init, owner, "init labels")
     if lab.ndim == 2 and lab.shape[1] == n_samples and lab.shape[0] >= 1:
         return [check_init_labels(row, n_samples, n_clusters, owner, f"init[{r}]")
                 for r, row in enumerate(lab)]

@@ -145,6 +145,8 @@ PARAM_CASES = [
     ({"init": np.stack([np.zeros(20), np.r_[np.zeros(19), 2]])},
      r"init\[1\] should lie in \[0, 1\], got min=0 max=2"),
     ({"init": np.stack([np.zeros(20), np.full(20, 0.5)])}, r"init\[1\] should be integers"),
+    ({"init": [[0] * 20, [1] * 19]}, r"init labels should be an array of integer labels, "
+                                     r"got a ragged sequence"),
 ]
 
 

@@ -357,6 +357,13 @@ def test_bad_init_labels(labels, message):
         CommunityKGroups(2, init=labels).fit(KARATE)
 
 
+@pytest.mark.parametrize("k", [2, None])
+def test_ragged_init_labels_are_refused_by_name(k):
+    with raises("init labels should be an array of integer labels, got a ragged sequence",
+                "CommunityKGroups"):
+        CommunityKGroups(k, init=[[0] * 34, [1] * 33]).fit(KARATE)
+
+
 def test_init_labels_with_fewer_values_fill_every_community():
     # CommunityKGroups(3, init=<labels using 2 values>) returned an empty community before;
     # KernelKGroups fills an empty cluster with the node of best gain

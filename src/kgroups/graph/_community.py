@@ -34,6 +34,7 @@ from .._kgroups import KernelKGroups
 from .._validation import (
     InvalidParameterError,
     check_init_labels,
+    label_array,
     validate_params,
     validated,
 )
@@ -214,7 +215,7 @@ class CommunityKGroups(ClusterMixin, BaseEstimator):
             return None, None
         k = self.n_clusters
         if k is None:  # k = max label + 1; non-numbers get the error check_init_labels gives
-            lab = np.asarray(self.init)
+            lab = label_array(self.init, type(self).__name__, "init labels")
             numeric = lab.size and lab.dtype.kind in "iuf" and np.all(np.isfinite(lab))
             k = max(int(lab.max()) + 1, 1) if numeric else max(len(set(lab.ravel().tolist())), 1)
         lab = check_init_labels(self.init, n, k, type(self).__name__)
