@@ -294,6 +294,9 @@ class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cl
 
             return fit_dask(self, X, sample_weight)
         X, w, engine = self._prepare(X, sample_weight)
+        # given labels (one start, or one per row) checked before anything uses them
+        given = (None if isinstance(self.init, str) else
+                 check_init_starts(self.init, X.shape[0], self.n_clusters, self._owner()))
         rng = np.random.default_rng(as_seed(self.random_state))
         raw = None if self._precomputed() else X
         gram = self._spectral_gram_fn(X, engine)
@@ -317,10 +320,9 @@ class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cl
             # (matrix-free), not a callable (dense, the callable on 4e8 pairs)
             sample_fit = None if raw is None or callable(self.semimetric) else (
                 lambda idx, seed: self._fit_sample(raw[idx], w[idx], seed, progress))
-            starts = ([initial_labels(self.init, engine, raw, self.n_clusters, rng, gram,
-                                      self._owner(), sample_fit) for _ in range(n_init)]
-                      if isinstance(self.init, str) else
-                      check_init_starts(self.init, X.shape[0], self.n_clusters, self._owner()))
+            starts = given if given is not None else [
+                initial_labels(self.init, engine, raw, self.n_clusters, rng, gram, sample_fit)
+                for _ in range(n_init)]
             for run in self._runs(engine, starts, progress):
                 best = self._better(best, run)
         finally:

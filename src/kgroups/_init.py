@@ -105,8 +105,7 @@ def resolve_n_init(n_init, init, n_samples):
     return int(n_init)
 
 
-def initial_labels(init, engine, X, k, rng, spectral_gram=None, owner="KernelKGroups",
-                   sample_fit=None):
+def initial_labels(init, engine, X, k, rng, spectral_gram=None, sample_fit=None):
     """Labels to start one run from ``init``, a name (see module docstring; given
     labels are checked by :func:`kgroups._validation.check_init_starts`).
 

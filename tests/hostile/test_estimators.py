@@ -253,3 +253,10 @@ def test_generator_random_state_seeds_every_engine(engine):
             .fit(X20) for _ in range(2)]
     np.testing.assert_array_equal(fits[0].labels_, fits[1].labels_)
     _check_partition(fits[0], 3)
+
+
+def test_given_labels_are_checked_before_the_verbose_report():
+    """With verbose, a ragged init used to reach numpy's error while the report
+    described the starts; the labels are now checked first."""
+    with pytest.raises(ValueError, match="init labels should be an array of integer labels"):
+        KernelKGroups(2, init=[[0] * 20, [1] * 19], verbose=1).fit(X20)

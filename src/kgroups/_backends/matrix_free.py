@@ -13,11 +13,11 @@ import numpy as np
 
 from .._engine import matrix_free as _mf
 from .._engine._bounds import refresh_bounds, refresh_bounds_serial
-from .._engine._gain import sum_classes
+from .._engine._gain import class_signatures, sum_classes
 from .._engine._parallel import pick
 from .._engine.semimetric import NAMES, NEGATIVE_TYPE, kernel_args
 from .._semimetrics import centred_sq_norm_max, check_semimetric_range, pairwise_unchecked
-from ._base import Engine, signatures
+from ._base import Engine
 from ._memory import check_fits, fits
 
 __all__ = ["MatrixFreeEngine"]
@@ -189,7 +189,8 @@ class MatrixFreeEngine(Engine):
             if len(chunk) == 1:
                 yield self.build_m(chunk[0], k)[None]
                 continue
-            sig, classes = signatures(chunk, k)
+            labs = np.ascontiguousarray(np.stack([np.asarray(l, dtype=np.int64) for l in chunk]))
+            sig, classes = class_signatures(labs, k)
             G = classes.shape[0]
             # the pass's G x n sums per worker, the group's M and one start's sorted M
             if G <= SIGNATURES_PER_CLUSTER * k and fits(
@@ -200,7 +201,6 @@ class MatrixFreeEngine(Engine):
                     Ms[r] = sum_classes(S, classes[:, r], k, order)
                 yield Ms
                 continue
-            labs = np.ascontiguousarray(np.stack([np.asarray(l, dtype=np.int64) for l in chunk]))
             fn = pick(_mf.build_m_multi_serial, _mf.build_m_multi, n * n)
             acc = _mf.accumulators(1 if fn is _mf.build_m_multi_serial else n_threads,
                                    len(chunk) * k, n)
