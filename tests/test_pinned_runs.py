@@ -1,0 +1,38 @@
+"""Every engine and start gives the results the code had before the engines shared
+one run interface and one driver (``tests/pinned``: the cases, how the data were
+made and from which commit).
+
+Labels, sweep counts and moves per sweep must be identical; W equal to 1e-12
+relative (the sums may be added in another order).
+"""
+
+import pathlib
+import warnings
+
+import numpy as np
+import pytest
+
+from tests.pinned.cases import all_cases, run_case
+from tests.pinned.make_pinned import load
+
+pytest.importorskip("dask.array")
+
+PINNED = load(pathlib.Path(__file__).parent / "pinned" / "pinned_runs.npz")
+CASES = all_cases()
+GROUPS = sorted({name.rsplit("/", 2)[0] for name in CASES})
+
+
+def test_every_case_is_pinned():
+    assert set(PINNED) == set(CASES)
+
+
+@pytest.mark.parametrize("group", GROUPS)
+def test_same_results_as_before(group):
+    names = [n for n in CASES if n.rsplit("/", 2)[0] == group]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name in names:
+            got, want = run_case(name, CASES[name]), PINNED[name]
+            for key in ("labels", "n_iter", "n_moves"):
+                np.testing.assert_array_equal(got[key], want[key], err_msg=f"{name}: {key}")
+            assert got["W"] == pytest.approx(float(want["W"]), rel=1e-12), name
