@@ -1,5 +1,5 @@
 """engine="dask" and the energy statistics of dask arrays (kgroups._dask,
-kgroups._dask_energy, kgroups._backends.dask_engine).
+kgroups._dask_energy, kgroups._backends.dask).
 
 Most tests run on Dask's local scheduler; the ``client`` ones on a
 ``LocalCluster`` of two worker processes, as a real cluster would.
@@ -261,7 +261,7 @@ class _no_client:
 
         self._cfg = dask.config.set(scheduler="sync")
         self._patch = pytest.MonkeyPatch()
-        self._patch.setattr("kgroups._dask.client_or_none", lambda: None)
+        self._patch.setattr("kgroups._backends._dask_io.client_or_none", lambda: None)
         return self
 
     def __exit__(self, *exc):

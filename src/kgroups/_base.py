@@ -20,7 +20,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._backends import check_engine_input, check_fits, choose_engine
-from ._dask import is_dask_collection
+from ._validation import is_dask_collection
 from ._engine._gain import cluster_stats
 from ._init import SAMPLE_N_INIT, initial_labels, resolve_n_init
 from ._progress import FitProgress

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._dask import as_dask_rows, dask_weights, is_dask_collection, stream, summary_block
+from ._backends._dask_io import as_dask_rows, dask_weights, stream, summaries, summary_block
+from ._validation import is_dask_collection
 from ._energy import _finite
 from ._semimetrics import pairwise_unchecked
 from ._validation import InvalidParameterError, encode_labels, pow2_scale
@@ -86,7 +87,7 @@ def _blocks(parts, spec, owner):
             start += nb
     big, colsum = 0.0, 0.0
     wmax, wsum = np.zeros(len(parts)), np.zeros(len(parts))
-    for p, (b, cs, wm, ws) in zip(part_of, stream(checks)):
+    for p, (b, cs, wm, ws) in zip(part_of, summaries(checks)):
         big, colsum = max(big, b), colsum + cs
         wmax[p], wsum[p] = max(wmax[p], wm), wsum[p] + ws
     c, factor = _magnitude_scale(big, spec)

@@ -35,7 +35,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._semimetrics import pairwise
-from ._dask import is_dask_collection
+from ._validation import is_dask_collection
 from ._validation import (
     InvalidParameterError,
     as_random_state,

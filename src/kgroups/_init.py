@@ -67,7 +67,6 @@ import numpy as np
 from sklearn.cluster import kmeans_plusplus
 
 from ._engine import seeding as _seeding
-from ._validation import INIT_NAMES
 
 # n_init="auto": min(AUTO_MAX_STARTS, AUTO_START_BUDGET // n_samples) starts, at least 1.
 AUTO_MAX_STARTS = 30

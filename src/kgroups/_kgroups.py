@@ -96,7 +96,7 @@ def kgroups_blocks(engine, labels, n_clusters, max_iter, tol=0.0, progress=None)
     ``labels`` are the starting label blocks. The engine keeps the cluster sums
     on the driver and the labels with the blocks; each sweep proposes moves in
     every block and accepts them one at a time with the exact gain under the
-    current sums (:class:`kgroups._backends.dask_engine.DaskEngine`), so Q rises
+    current sums (:class:`kgroups._backends.dask.DaskEngine`), so Q rises
     at every move. Stops when a sweep moves no point, fewer than ``tol * n``
     points, or after ``max_iter`` sweeps; the sums are then recomputed from the
     final labels. ``labels`` of the result are a dask array.

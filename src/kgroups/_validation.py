@@ -40,6 +40,11 @@ class InvalidParameterError(ValueError, TypeError):
     """A parameter or input that breaks its constraint (a ValueError and a TypeError)."""
 
 
+def is_dask_collection(X):
+    """Whether ``X`` is a dask collection (array, DataFrame, ...), without importing dask."""
+    return hasattr(type(X), "__dask_graph__")
+
+
 def describe(value, width=60):
     """Short text for a value in an error message (arrays by shape and dtype)."""
     if sp.issparse(value):

@@ -354,7 +354,7 @@ class DaskEngine(Engine):
         blocks = [dask.delayed(setup_block, pure=True)(xb, wb, scale, fmap_d)
                   for xb, wb in zip(X.to_delayed().ravel(), w.to_delayed().ravel())]
         blocks = list(dask.persist(*blocks))
-        from .._dask import wait
+        from ._dask_io import wait
 
         wait(blocks)  # errors here, and the setup's time counted as setup
         eng = cls(fmap, blocks, X.chunks[0])
@@ -364,7 +364,7 @@ class DaskEngine(Engine):
 
     # -- what a run needs ---------------------------------------------------
     def _stream(self, tasks):
-        from .._dask import stream
+        from ._dask_io import stream
 
         self.rounds += 1
         return stream(tasks)
@@ -382,7 +382,7 @@ class DaskEngine(Engine):
         blocks' states (persisted) and the sums, in one pass."""
         import dask
 
-        from .._dask import stream_split
+        from ._dask_io import stream_split
 
         t0 = time.perf_counter()
         spec = labels if isinstance(labels, NearestMeans) else None
@@ -420,7 +420,7 @@ class DaskEngine(Engine):
         round trip per empty cluster); returns how many were filled."""
         import dask
 
-        from .._dask import persist
+        from ._dask_io import persist
 
         filled = 0
         for l in np.flatnonzero(state.cnt == 0):
@@ -473,7 +473,7 @@ class DaskEngine(Engine):
         """One distributed sweep (see the module docstring); returns the moves taken."""
         import dask
 
-        from .._dask import persist, stream_split
+        from ._dask_io import persist, stream_split
 
         t0 = time.perf_counter()
         sums = self._sums_task(state)
