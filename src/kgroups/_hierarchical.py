@@ -81,6 +81,7 @@ from ._engine.hierarchical import ward_lance_williams
 from ._semimetrics import pairwise
 from ._validation import (
     InvalidParameterError,
+    check_in_memory,
     check_n_clusters,
     check_precomputed,
     check_sample_weight,
@@ -264,6 +265,7 @@ class EnergyHierarchical(ClusterMixin, BaseEstimator):
             The fitted estimator.
         """
         pre = self.semimetric == "precomputed"
+        check_in_memory(X, "X", "EnergyHierarchical")
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2,
                           accept_sparse="csr" if pre else False)
         if pre:

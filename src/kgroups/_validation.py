@@ -26,7 +26,7 @@ import scipy.sparse as sp
 
 __all__ = [
     "InvalidParameterError", "Integer", "Real", "Options", "PARAMETER_CONSTRAINTS",
-    "SYMMETRY_RTOL", "check_data", "check_init_labels", "check_init_starts", "label_array",
+    "SYMMETRY_RTOL", "check_data", "check_in_memory", "check_init_labels", "check_init_starts", "label_array",
     "check_n_clusters",
     "check_precomputed", "check_sample_weight", "encode_labels", "validate_params",
     "validated",
@@ -350,13 +350,14 @@ def validated(func):
 def check_data(X, name="X", owner="kgroups", *, allow_1d=False, min_samples=1):
     """Dense float64 2-D array of finite numbers (1-D is one feature when ``allow_1d``).
 
-    A scipy.sparse matrix, strings, objects, ragged lists, NaN or inf, and empty
-    arrays get an error naming ``name``.
+    A scipy.sparse matrix, a dask collection, strings, objects, ragged lists, NaN or
+    inf, and empty arrays get an error naming ``name``.
     """
     if sp.issparse(X):
         raise InvalidParameterError(
             f"{owner}: {name} is a scipy.sparse matrix of shape {X.shape}; this function "
             f"needs dense data: pass {name}.toarray()")
+    check_in_memory(X, name, owner)
     try:
         arr = np.asarray(X)
         if arr.dtype.kind not in "biufO":  # strings, bytes, dates, complex: refused
@@ -376,6 +377,16 @@ def check_data(X, name="X", owner="kgroups", *, allow_1d=False, min_samples=1):
             "and 1 column")
     check_finite(arr, name, owner)
     return arr
+
+
+def check_in_memory(X, name, owner="kgroups"):
+    """Refuse a dask collection, naming what runs on Dask (nothing computes it silently)."""
+    if is_dask_collection(X):
+        raise InvalidParameterError(
+            f"{owner}: {name} is a dask {type(X).__name__}; {owner} needs in-memory data: pass "
+            f"{name}.compute() (or a sample of it). On Dask run KernelKGroups, "
+            "energy_distance, within_energy, between_energy, total_energy, energy_test "
+            "(n_permutations=0) and disco (n_permutations=0)")
 
 
 def check_finite(arr, name, owner="kgroups"):
