@@ -103,3 +103,23 @@ def read_report(tmp_path, name, text):
     md = (tmp_path / f"{name}.md").read_text()
     assert md.strip() == text.strip()
     return md
+
+
+# -- runs through the driver ---------------------------------------------------------
+def single_run(engine, labels, k, max_iter=100, tol=0.0, rule="hartigan"):
+    """One run from ``labels`` on ``engine`` through the one run loop (a RunResult)."""
+    import warnings
+
+    from kgroups._driver import run_starts
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a run stopped by max_iter on purpose
+        return run_starts(engine, [np.asarray(labels)], k, rule=rule, max_iter=max_iter,
+                          tol=tol)
+
+
+def sweep_once(engine, labels, k):
+    """``(state, moves)``: ``engine`` started from ``labels`` and swept once (Hartigan);
+    ``state.labels[0]``, ``state.M[0]``, ``s``, ``q`` are the run's after the sweep."""
+    state = engine.start([np.asarray(labels)], k, "hartigan")
+    return state, int(engine.sweep(state)[0])

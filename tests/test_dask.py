@@ -191,13 +191,26 @@ def test_predict_checks_features():
     est = KernelKGroups(2, engine="dask", n_components=8, random_state=0).fit(X)
     with pytest.raises(ValueError, match="X has 3 features"):
         est.predict(da.from_array(np.ones((5, 3))))
-    with pytest.raises(ValueError, match="engine='dask' runs only through fit"):
+    with pytest.raises(ValueError, match="improving_moves: engine='dask' should be one of"):
         from kgroups import improving_moves
 
         improving_moves(X, np.arange(200) % 2, engine="dask")
 
 
 # ------------------------------------------------------------------ exact energy
+# Every energy statistic of dask input is computed on Dask over all pairs and equals the
+# in-memory value up to the order of additions (relative 1e-12); what needs the pooled
+# n x n matrix (permutations) or runs in memory only (g) is refused by name.
+from kgroups import between_energy, disco, energy_test, total_energy  # noqa: E402
+from kgroups._energy import g  # noqa: E402
+
+RTOL_DASK = 1e-12
+
+
+def close(got, ref):
+    return abs(got - ref) <= RTOL_DASK * abs(ref)
+
+
 @pytest.mark.parametrize("kw", [{}, {"alpha": 0.5}, {"semimetric": "gaussian", "sigma": 2.0}])
 def test_energy_distance_exact(kw):
     rng = np.random.default_rng(0)

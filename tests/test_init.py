@@ -101,7 +101,7 @@ def test_low_rank_starts_large_inputs_from_a_sample(monkeypatch, init):
     lab = np.arange(idx.shape[0]) % 4
     mu = np.stack([eng.F[idx[lab == l]].mean(axis=0) for l in range(4)])
     want = np.argmin(((eng.F[:, None, :] - mu[None, :, :]) ** 2).sum(axis=2), axis=1)
-    np.testing.assert_array_equal(eng.nearest_mean_labels(idx, lab, 4), want)
+    np.testing.assert_array_equal(eng.extend(idx, X[idx], np.ones(300), lab, 4), want)
     seen.clear()
     KernelKGroups(4, init=init, n_init=2, engine="matrix-free", random_state=1).fit(X)
     assert seen == []
@@ -157,7 +157,6 @@ def test_kernel_kmeanspp_draws_as_numpy_choice(engine):
     the engine's columns on the matrix-free one) picks the seeds ``Generator.choice``
     picks from the same random stream: same labels as the reference above, for
     weights, float32 kernels, alpha = 1/2 and several k."""
-    from kgroups._init import _kernel_kmeanspp
     from tests._helpers import blobs
 
     rng = np.random.default_rng(5)
@@ -169,9 +168,9 @@ def test_kernel_kmeanspp_draws_as_numpy_choice(engine):
     for params, weights in cases:
         for k in (2, 5, 9):
             est = KernelKGroups(k, engine=engine, **params)
-            _, _, eng = est._prepare(X, weights)
+            eng = est._prepare(X, weights)[2]
             for seed in range(8):
-                got = _kernel_kmeanspp(eng, k, np.random.default_rng(seed))
+                got = eng.kmeanspp_start(k, np.random.default_rng(seed))
                 want = _kmeanspp_with_numpy_choice(eng, k, np.random.default_rng(seed))
                 np.testing.assert_array_equal(got, want)
 
@@ -179,13 +178,13 @@ def test_kernel_kmeanspp_draws_as_numpy_choice(engine):
 def test_compiled_and_column_seedings_agree_when_points_coincide():
     """Fewer distinct points than k: once every point coincides with a seed the
     potential is zero and the candidates are drawn uniformly, in both seedings alike."""
-    from kgroups._init import _kmeanspp_columns
+    from kgroups._backends import Engine
 
     X = np.repeat([[0.0, 0.0], [3.0, 1.0]], 10, axis=0)
-    _, _, eng = KernelKGroups(4, engine="dense")._prepare(X, None)
+    eng = KernelKGroups(4, engine="dense")._prepare(X, None)[2]
     for seed in range(10):
         u = np.random.default_rng(seed).random(1 + 3 * (2 + int(np.log(4))))
-        a = eng.kmeanspp_labels(4, u, 2 + int(np.log(4)))
-        b = _kmeanspp_columns(eng, 4, u, 2 + int(np.log(4)))
+        a = eng.kmeanspp_labels(4, u, 2 + int(np.log(4)))  # compiled on the dense B
+        b = Engine.kmeanspp_labels(eng, 4, u, 2 + int(np.log(4)))  # from its columns
         np.testing.assert_array_equal(a, b)
         assert set(np.unique(a)) <= {0, 1, 2, 3} and len(np.unique(a)) == 2

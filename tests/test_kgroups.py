@@ -12,9 +12,8 @@ from kgroups._backends import DenseEngine
 from kgroups._engine import _twins
 from kgroups._engine._gain import cluster_stats, count_improving_moves
 from kgroups._engine.dense import build_m_dense
-from kgroups._kgroups import kgroups_single
 
-from tests._helpers import SEMIS, blobs, random_B, random_sparse_B
+from tests._helpers import SEMIS, blobs, random_B, random_sparse_B, single_run
 
 
 def all_labelings(n, k):
@@ -65,7 +64,7 @@ def test_objective_rises_every_sweep_any_symmetric_kernel(psd):
     labels = rng.integers(0, k, n).astype(np.int64)
     previous = _twins.objective_twin(B, labels, w, k)
     for _ in range(50):
-        run = kgroups_single(engine, labels, k, max_iter=1)
+        run = single_run(engine, labels, k, max_iter=1)
         q = _twins.objective_twin(B, run.labels, w, k)
         assert run.objective == pytest.approx(q, rel=1e-9, abs=1e-9)
         if run.n_moves[0] == 0:

@@ -38,6 +38,8 @@ _LAZY = {
     "HierarchicalResult": "_hierarchical",
     "energy_hclust": "_hierarchical",
     "KernelKMeans": "_kernel_kmeans",
+    "KMeansResult": "_kernel_kmeans",
+    "kernel_kmeans": "_kernel_kmeans",
     "KGroupsResult": "_kgroups",
     "KernelKGroups": "_kgroups",
     "improving_moves": "_kgroups",
@@ -85,7 +87,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; never executed
     from ._choose_k import ChooseKResult, choose_k
     from ._disco import DiscoResult, disco
     from ._hierarchical import EnergyHierarchical, HierarchicalResult, energy_hclust
-    from ._kernel_kmeans import KernelKMeans
+    from ._kernel_kmeans import KernelKMeans, KMeansResult, kernel_kmeans
     from ._kgroups import KernelKGroups, KGroupsResult, improving_moves, kernel_kgroups
     from ._onedim import OneDimResult, onedim_kgroups
     from ._semimetrics import SEMIMETRICS, pairwise, rho_to_origin

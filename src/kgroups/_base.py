@@ -1,33 +1,33 @@
-"""What kernel k-groups and kernel k-means share: validation, the kernel, restarts,
+"""What kernel k-groups and kernel k-means share: validation, the engine, the starts,
 ``predict``, ``transform`` and ``score``.
 
-The estimator layer (this module and its subclasses) validates, builds the
-engine once per ``fit`` (restarts reuse it) and keeps the best of ``n_init``
-single runs. The single-run drivers own buffers and convergence; the numba
-kernels in :mod:`kgroups._engine` do one sweep in place.
+The estimator layer (this module and its subclasses) validates the data of any
+kind (:mod:`kgroups._input`: in memory or dask), builds the engine once per
+``fit`` (restarts share it, :mod:`kgroups._backends`), makes the starts
+(:mod:`kgroups._init`) and hands them to the one run loop
+(:func:`kgroups._driver.run_starts`) with its move rule (``_rule``): Hartigan's for
+kernel k-groups, Lloyd's for kernel k-means.
 """
 
 from __future__ import annotations
 
-import warnings
-from dataclasses import dataclass, field
+import functools
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import (BaseEstimator, ClassNamePrefixFeaturesOutMixin, ClusterMixin,
                           TransformerMixin)
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ._backends import check_engine_input, check_fits, choose_engine
-from ._validation import is_dask_collection
-from ._engine._gain import cluster_stats
+from ._driver import clocked, run_starts
 from ._init import SAMPLE_N_INIT, initial_labels, resolve_n_init
+from ._input import input_kind
 from ._progress import FitProgress
 from ._semimetrics import pairwise, rho_to_origin
 from ._validation import (
     InvalidParameterError,
-    check_init_starts,
+    check_in_memory,
     check_n_clusters,
     check_precomputed,
     as_seed,
@@ -39,48 +39,6 @@ from ._validation import (
 # Raw data whose largest |entry| lies outside _validation.SAFE_MAGNITUDE are rescaled
 # by a power of two for the semimetrics whose partitions do not depend on scale.
 SCALE_FREE = ("energy", "gaussian", "laplacian")
-# Relative difference in Q below which two starts tie (the first is kept).
-TIE_RTOL = 1e-12
-
-
-
-@dataclass
-class RunResult:
-    """Outcome of one single run (one starting partition)."""
-
-    labels: np.ndarray
-    objective: float
-    n_iter: int
-    n_moves: list = field(default_factory=list)
-    converged: bool = True
-    cluster_sums: np.ndarray = None  # q_l = sum_{x, y in C_l} B[x, y], for predict
-    state: object = None  # engines whose points live in blocks: the run's sums
-
-
-def fill_empty_clusters(engine, labels, M):
-    """Give every empty cluster the point whose move there raises Q most; in place.
-
-    Moving point ``i`` from cluster ``j`` (of two points or more) to an empty
-    cluster changes Q by ``A_j(i) + B_ii / w_i`` (paper eq. 50 with an empty
-    target), which for a positive semidefinite kernel is
-    ``w_i s_j / (s_j - w_i) ||phi(x_i) - m_j||^2 >= 0``: the (weighted)
-    farthest point from its cluster mean, as scikit-learn's k-means relocates.
-    With ``n_samples >= n_clusters`` a donor always exists, so the partition
-    returned has ``n_clusters`` non-empty clusters (identical points included).
-    Returns the number of clusters filled.
-    """
-    s, q, cnt = cluster_stats(M, labels, engine.w)
-    empty = np.flatnonzero(cnt == 0)
-    idx = np.arange(labels.shape[0])
-    for l in empty:
-        w, b, j = engine.w, engine.diag, labels
-        gain = (w * q[j] / s[j] - 2.0 * M[j, idx] + b) / np.maximum(s[j] - w, 1e-300) + b / w
-        gain[cnt[j] < 2] = -np.inf
-        i = int(np.argmax(gain))
-        engine.move_rows(np.array([i]), np.array([labels[i]]), np.array([l]), M)
-        labels[i] = l
-        s, q, cnt = cluster_stats(M, labels, engine.w)
-    return empty.size
 
 
 def insertion_scores(m, kxx, s, q):
@@ -94,6 +52,16 @@ def insertion_scores(m, kxx, s, q):
     return gain
 
 
+def nearest_mean_scores(m, kxx, s, q):
+    """Minus the squared feature distance to each weighted mean, up to ``K(x, x)``:
+    ``2 m_l / s_l - q_l / s_l^2``, ``-inf`` for an empty cluster (``K(x, x)`` unused)."""
+    empty = s <= 0
+    safe = np.where(empty, 1.0, s)
+    score = 2.0 * m / safe - q / (safe * safe)
+    score[:, empty] = -np.inf
+    return score
+
+
 def mean_distances(m, kxx, s, q):
     """Squared kernel-space distance to each weighted cluster mean (engine units):
     ``K(x, x) - 2 m_l / s_l + q_l / s_l^2``, negatives clipped at 0, ``inf`` for an
@@ -104,6 +72,28 @@ def mean_distances(m, kxx, s, q):
     np.maximum(d, 0.0, out=d)
     d[:, empty] = np.inf
     return d
+
+
+def per_cluster(X, predictor, s, q, scores):
+    """``scores(m, kxx, s, q)`` for every row of ``X`` and cluster, ``m`` and
+    ``kxx`` from the fitted engine's predictor, block by block (its ``block_rows``):
+    the one way from new rows to ``predict``'s and ``transform``'s numbers."""
+    out = np.empty((X.shape[0], s.shape[0]))
+    step = predictor.block_rows or max(X.shape[0], 1)
+    for start in range(0, X.shape[0], step):
+        m, kxx = predictor.cross_sums(X[start:start + step])
+        out[start:start + m.shape[0]] = scores(m, kxx, s, q)
+    return out
+
+
+def predict_rows(X, predictor, s, q, scores):
+    """The cluster of best score of every row of ``X`` (see :func:`per_cluster`)."""
+    return np.argmax(per_cluster(X, predictor, s, q, scores), axis=1).astype(np.int64)
+
+
+def transform_rows(X, predictor, s, q, unit):
+    """:func:`mean_distances` of every row of ``X``, in the data's units (``unit``)."""
+    return per_cluster(X, predictor, s, q, mean_distances) * unit
 
 
 class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin,
@@ -161,25 +151,18 @@ class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cl
         scale = getattr(self, "_scale", 1.0)
         return {"alpha": self.alpha, "sigma": self.sigma * scale, "theta": self.theta}
 
-    def _rescaled(self, X):
-        """``X`` times a power of two when its entries would overflow or underflow.
+    def _scale_for(self, big):
+        """The power of two data whose largest |entry| is ``big`` are multiplied by, or
+        a clear error for a semimetric that is not scale-free.
 
         ``||x - y||^alpha`` is homogeneous of degree alpha and the Gaussian and
         Laplacian semimetrics depend on ``||x - y|| / sigma`` only, so their
         partitions do not depend on a global scale: data whose largest entry lies
-        outside :data:`~kgroups._validation.SAFE_MAGNITUDE` are multiplied by an exact power of two
-        (sigma too), and W is reported in the data's units. The other semimetrics
-        are not scale-free: such data get a clear error instead of NaN.
+        outside :data:`~kgroups._validation.SAFE_MAGNITUDE` are multiplied by an
+        exact power of two (sigma too), and W is reported in the data's units. The
+        other semimetrics are not scale-free: such data get a clear error instead of
+        NaN.
         """
-        self._scale = 1.0
-        if self._precomputed() or callable(self.semimetric):
-            return X
-        self._scale = self._scale_for(float(np.max(np.abs(X))))
-        return X if self._scale == 1.0 else X * self._scale
-
-    def _scale_for(self, big):
-        """The power of two data whose largest |entry| is ``big`` are multiplied by
-        (see :meth:`_rescaled`), or a clear error for a semimetric that is not scale-free."""
         if self._precomputed() or callable(self.semimetric) or pow2_scale(big) == 1.0:
             return 1.0
         if self.semimetric not in SCALE_FREE:
@@ -209,40 +192,47 @@ class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cl
                 "other: X is either a Gram matrix (kernel='precomputed', semimetric ignored) "
                 "or a semimetric matrix (semimetric='precomputed', kernel=None)")
 
-    def _validate_X(self, X, reset):
-        X = validate_data(self, X, reset=reset, dtype=np.float64,
-                          accept_sparse="csr" if self._precomputed() else False)
-        if reset and self._precomputed():
-            kind = "gram" if self.kernel == "precomputed" else "semimetric"
-            X = check_precomputed(X, kind, self._owner())
-        return X
-
-    def _build_engine(self, X, w):
-        """The engine for this fit, through the backends' one interface (no branch on
-        the engine's name); every memory estimate knows k and the restarts."""
+    def _build_engine(self, X, w, kind):
+        """The engine for this fit, through the engines' one interface (no branch on
+        the engine's name): chosen (``engine="auto"``: by the input's kind and a cost
+        model), checked against the input, laid out, built after its memory estimate
+        was checked. Returns the (laid out, rescaled) data, the weights and the engine.
+        """
         dtype, k, sparse_input = np.dtype(self.dtype), self.n_clusters, sp.issparse(X)
-        n_init = resolve_n_init(self.n_init, self.init, X.shape[0])
-        cls, why = choose_engine(self.engine, X.shape[0], self._precomputed(), sparse_input,
-                                 dtype, semimetric=self.semimetric, n_features=X.shape[1],
-                                 n_clusters=k, n_init=n_init)
-        check_engine_input(cls.name, X.shape[0], kernel=self.kernel, semimetric=self.semimetric,
+        n, d = X.shape
+        cls, why = choose_engine(self.engine, n, self._precomputed(), sparse_input, dtype,
+                                 semimetric=self.semimetric, n_features=d, n_clusters=k,
+                                 n_init=resolve_n_init(self.n_init, self.init, n),
+                                 input_kind=kind.name, owner=self._owner())
+        check_engine_input(cls.name, n, kernel=self.kernel, semimetric=self.semimetric,
                            sparse_input=sparse_input, n_clusters=k,
                            n_components=self.n_components, landmarks=self.landmarks,
-                           owner=self._owner())
+                           owner=self._owner(), init=self.init, rule=self._rule)
         self._engine_why = why
+        self._n_init = resolve_n_init(self.n_init, self.init, n, cls.max_auto_starts)
+        options = {"n_components": self.n_components, "landmarks": self.landmarks,
+                   "random_state": self.random_state, "owner": self._owner(),
+                   "out_chunks": getattr(self, "_row_chunks", None)}
+        X, w = cls.layout(X, w, n_clusters=k, options=options)
+        self._scale, center = 1.0, None
+        if not (self._precomputed() or callable(self.semimetric)):
+            big, center = kind.summary(X, w, self._owner())
+            self._scale = self._scale_for(big)
+        if self._scale != 1.0:
+            X = X * self._scale
+            center = None if center is None else center * self._scale
         try:
             if self._precomputed():
-                return cls.from_matrix(X, w, is_gram=self.kernel == "precomputed", dtype=dtype,
-                                       n_clusters=k, n_init=n_init)
-            options = {"n_components": self.n_components, "landmarks": self.landmarks,
-                       "random_state": self.random_state}
-            return cls.from_semimetric(X, w, self.semimetric, self._params(), dtype=dtype,
-                                       n_clusters=k, n_init=n_init, options=options)
+                return X, w, cls.from_matrix(X, w, is_gram=self.kernel == "precomputed",
+                                             dtype=dtype, n_clusters=k, n_init=self._n_init)
+            return X, w, cls.from_semimetric(X, w, self.semimetric, self._params(),
+                                             dtype=dtype, n_clusters=k, n_init=self._n_init,
+                                             options={**options, "center": center})
         except MemoryError:  # the estimate fitted, the allocation did not
             from ._backends import available_memory
             raise ValueError(
                 f"{self._owner()}: out of memory while building engine={cls.name!r} for "
-                f"n_samples={X.shape[0]}, n_clusters={k} (available now: "
+                f"n_samples={n}, n_clusters={k} (available now: "
                 f"{available_memory() / 2**30:.2f} GiB); use fewer samples, dtype='float32', "
                 "or engine='low-rank' on raw data") from None
 
@@ -261,15 +251,28 @@ class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cl
 
     # -- fit --------------------------------------------------------------
     def _prepare(self, X, sample_weight):
-        """Validated data, weights and the engine: the one way from input to an engine."""
-        if self.engine == "dask":
+        """Validated data, weights and the engine: the one way from input to an engine,
+        for every kind of input."""
+        kind = input_kind(X, sample_weight, self._engine_input())
+        if kind.name != "numpy" and self._precomputed():
             raise InvalidParameterError(
-                f"{self._owner()}: engine='dask' runs only through fit (and fit_predict)")
-        X = self._validate_X(X, reset=True)
+                f"{self._owner()}: a dask X needs raw data, not a precomputed matrix "
+                f"(kernel={self.kernel!r}, semimetric={self.semimetric!r}); pass X.compute()")
+        X = kind.check_fit(self, X, "csr" if self._precomputed() else False)
+        if self._precomputed():
+            kindname = "gram" if self.kernel == "precomputed" else "semimetric"
+            X = check_precomputed(X, kindname, self._owner())
         self._check_params(X.shape[0])
-        X = self._rescaled(X)
-        w = check_sample_weight(sample_weight, X.shape[0], self._owner())
-        return X, w, self._build_engine(X, w)
+        w = kind.weights(sample_weight, X, self._owner())
+        X, w, engine = self._build_engine(X, w, kind)
+        return X, w, engine, kind
+
+    def _engine_input(self):
+        """The kind of input the engine asked for takes ("numpy" for "auto")."""
+        from ._backends import ENGINES
+
+        cls = ENGINES.get(self.engine) if isinstance(self.engine, str) else None
+        return getattr(cls, "input_kind", "numpy")
 
     def fit(self, X, y=None, sample_weight=None):
         """Cluster ``X``; keep the best of ``n_init`` runs (highest objective).
@@ -278,7 +281,8 @@ class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cl
         ----------
         X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
             Data, or a semimetric/Gram matrix when ``semimetric="precomputed"`` /
-            ``kernel="precomputed"``.
+            ``kernel="precomputed"``; raw data may be a ``dask.array.Array`` or dask
+            DataFrame (``engine="dask"``).
         y : None
             Ignored; present for compatibility with scikit-learn.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -289,57 +293,56 @@ class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cl
         self : object
             The fitted estimator.
         """
-        if self.engine == "dask" or is_dask_collection(X) or is_dask_collection(sample_weight):
-            from ._dask import fit_dask
-
-            return fit_dask(self, X, sample_weight)
-        X, w, engine = self._prepare(X, sample_weight)
+        seconds = {}
+        with clocked(seconds, "prepare"):
+            X, w, engine, kind = self._prepare(X, sample_weight)
         # given labels (one start, or one per row) checked before anything uses them
         given = (None if isinstance(self.init, str) else
-                 check_init_starts(self.init, X.shape[0], self.n_clusters, self._owner()))
-        rng = np.random.default_rng(as_seed(self.random_state))
-        raw = None if self._precomputed() else X
-        gram = self._spectral_gram_fn(X, engine)
-        n_init = resolve_n_init(self.n_init, self.init, X.shape[0])
+                 engine.given_starts(self.init, self.n_clusters, self._owner()))
+        n_init = len(given) if given is not None else self._n_init
         progress = FitProgress(self._owner(), n_init, self.max_iter, self.verbose)
-        if self.verbose:
-            opts = {"n_components": self.n_components}
-            if sp.issparse(X):
-                opts["nnz"] = X.nnz
-            need = engine.memory_bytes(X.shape[0], X.shape[1], n_clusters=self.n_clusters,
-                                       n_init=n_init, dtype=np.dtype(self.dtype), options=opts)
-            progress.say(f"engine={engine.name!r} ({self._engine_why}) for "
-                         f"n_samples={X.shape[0]}, n_clusters={self.n_clusters}; memory "
-                         f"estimate {need / 2**20:.1f} MiB; n_init={n_init} "
-                         f"(n_init={self.n_init!r}, init={self._init_name()})")
-        best = None
+        self._say_engine(progress, engine, X, n_init)
         try:
-            # every start first (same random stream as one at a time), so that the
-            # engine can build their M together (one pass over the pairs)
-            # a sample start needs a cheap exact fit of the sample: a named semimetric
-            # (matrix-free), not a callable (dense, the callable on 4e8 pairs)
-            sample_fit = None if raw is None or callable(self.semimetric) else (
-                lambda idx, seed: self._fit_sample(raw[idx], w[idx], seed, progress))
-            starts = given if given is not None else [
-                initial_labels(self.init, engine, raw, self.n_clusters, rng, gram, sample_fit)
-                for _ in range(n_init)]
-            for run in self._runs(engine, starts, progress):
-                best = self._better(best, run)
+            with clocked(seconds, "init"):
+                starts = given if given is not None else self._starts(X, w, engine, kind,
+                                                                      n_init, progress)
+            best = run_starts(engine, starts, self.n_clusters, rule=self._rule,
+                              max_iter=self.max_iter, tol=self.tol, progress=progress,
+                              owner=self._owner(), seconds=seconds)
         finally:
             progress.close()
-        self._warn_if_unconverged(best)
         self._set_fitted(best, engine, X, w)
         self.n_init_ = n_init
+        self.engine_stats_ = {"seconds": seconds, **engine.counters()}
         return self
 
-    def _runs(self, engine, starts, progress):
-        """Every start's run (a generator, in order): one single run per start,
-        their ``M`` built together (``engine.build_ms``)."""
-        for r, M in enumerate(engine.build_ms(starts, self.n_clusters)):
-            progress.start(r)
-            run = self._single_run(engine, starts[r], progress, M)
-            progress.end(run.objective)
-            yield run
+    def _say_engine(self, progress, engine, X, n_init):
+        if not self.verbose:
+            return
+        opts = {"n_components": self.n_components}
+        if sp.issparse(X):
+            opts["nnz"] = X.nnz
+        need = engine.memory_bytes(X.shape[0], X.shape[1], n_clusters=self.n_clusters,
+                                   n_init=n_init, dtype=np.dtype(self.dtype), options=opts)
+        progress.say(f"engine={engine.name!r} ({self._engine_why}) for "
+                     f"n_samples={X.shape[0]}, n_clusters={self.n_clusters}; memory "
+                     f"estimate {need / 2**20:.1f} MiB; n_init={n_init} "
+                     f"(n_init={self.n_init!r}, init={self._init_name()})")
+
+    def _starts(self, X, w, engine, kind, n_init, progress):
+        """``n_init`` starts of the named ``init`` (same random stream as one at a time,
+        all before the runs, so that the engine can build their M together)."""
+        rng = np.random.default_rng(as_seed(self.random_state))
+        raw = None if self._precomputed() else X
+
+        def fit_sample(Xs, ws, seed):
+            return self._fit_sample(Xs, ws, seed, progress)
+
+        return [initial_labels(self.init, engine, raw, w, self.n_clusters, rng,
+                               gram=self._spectral_gram_fn(X, engine),
+                               fit_sample=None if raw is None else fit_sample,
+                               take=kind.take, semimetric=self.semimetric)
+                for _ in range(n_init)]
 
     def _fit_sample(self, Xs, ws, seed, progress):
         """Labels of this estimator's fit on a sample (the sample start of
@@ -362,21 +365,6 @@ class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cl
             return repr(self.init)
         return "given labels" if np.ndim(self.init) == 1 else "given labels, one start per row"
 
-    @staticmethod
-    def _better(best, run):
-        """The run to keep of ``best`` (None at first) and ``run``: a later start wins
-        only by more than rounding, so that starts reaching one partition keep the
-        first one's labels on any scale."""
-        if best is None or run.objective > best.objective + TIE_RTOL * abs(best.objective):
-            return run
-        return best
-
-    def _warn_if_unconverged(self, best):
-        if not best.converged:
-            warnings.warn(
-                f"{self._owner()}: the best run stopped at max_iter={self.max_iter} before "
-                "converging; raise max_iter", ConvergenceWarning)
-
     def _set_fitted(self, best, engine, X, w):
         k = self.n_clusters
         self.labels_ = best.labels
@@ -384,12 +372,12 @@ class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cl
         # K = -rho/2 has a zero diagonal, so there W = -Q.
         trace = float((engine.diag / w).sum()) if self.kernel == "precomputed" else 0.0
         self._set_objective(best, trace)
-        self.cluster_weights_ = np.bincount(best.labels, weights=w, minlength=k)
+        self.cluster_weights_ = best.s
         self.engine_ = engine.name
-        self._q = best.cluster_sums
+        self._q = best.q
         self._n_features_out = k  # transform's columns (get_feature_names_out)
         # what predict needs from the engine that ran (any engine, one interface)
-        self._predictor = engine.predictor(X, best.labels, k)
+        self._predictor = engine.predictor(X, best)
 
     def _set_objective(self, best, trace):
         """``objective_``, ``within_energy_``, ``n_iter_`` and ``n_moves_`` of the best
@@ -426,56 +414,19 @@ class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cl
         return self.fit(X, sample_weight=sample_weight).labels_
 
     # -- predict / score --------------------------------------------------
-    def _cross_kernel(self, X):
-        """Blocks of new rows, ``(start, X_block)``, of the size the engine's predictor takes."""
-        step = self._predictor.block_rows or max(X.shape[0], 1)
-        for start in range(0, X.shape[0], step):
-            yield start, X[start:start + step]
-
-    def _cluster_sums_new(self, X):
-        """``m[x, l] = sum_{y in C_l} w_y K(x, y)`` for new rows, by blocks.
-
-        Yields ``(start, m, kxx)`` from the fitted engine's predictor (the same
-        kernel as the fit: with ``engine="low-rank"`` the new rows get features
-        from the fit's map; with a precomputed matrix X holds the new-by-train block).
-        """
-        for start, Xb in self._cross_kernel(X):
-            yield (start, *self._predictor.cross_sums(Xb))
-
-    def _assign_scores(self, m, kxx):
-        """Gain in Q of inserting each new point (weight 1) into each cluster.
-
-        ``(q_l + 2 m_l + K(x, x)) / (s_l + 1) - q_l / s_l``; an empty cluster
-        (possible after kernel k-means) is never a target.
-        """
-        if kxx is None:
-            raise self._needs_kxx("predict")
-        return insertion_scores(m, kxx, self.cluster_weights_, self._q)
-
-    def _per_cluster(self, X, scores):
-        """``scores(m, kxx)`` for every new row and cluster, block by block: the one
-        way from new rows to ``predict``'s and ``transform``'s numbers."""
-        out = np.empty((X.shape[0], self.n_clusters))
-        for start, m, kxx in self._cluster_sums_new(X):
-            out[start:start + m.shape[0]] = scores(m, kxx)
-        return out
-
-    def _insertion_gain(self, X):
-        """Scores of :meth:`_assign_scores` for every new row and cluster."""
-        return self._per_cluster(X, self._assign_scores)
-
     def _needs_kxx(self, method):
         return ValueError(
             f"{self._owner()}: {method} needs K(x, x) for new points, which a "
             "precomputed Gram matrix does not give; fit on semimetric='precomputed' "
             "distances or on raw data instead")
 
-    def _mean_distances(self, m, kxx):
-        """Squared kernel-space distance to each weighted cluster mean (engine units):
-        ``K(x, x) - 2 m_l / s_l + q_l / s_l^2``, negatives clipped at 0."""
-        if kxx is None:
-            raise self._needs_kxx("transform")
-        return mean_distances(m, kxx, self.cluster_weights_, self._q)
+    def _validate_new(self, X):
+        """New data of any kind, checked against the fit and in the fit's (rescaled)
+        units, and its kind."""
+        check_is_fitted(self)
+        kind = input_kind(X)
+        X = kind.check_new(self, X, "csr" if self.kernel == "precomputed" else False)
+        return (X if self._scale == 1.0 else X * self._scale), kind
 
     def predict(self, X):
         """Cluster of best score (see the class docstring) for each new point.
@@ -490,28 +441,20 @@ class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cl
         ----------
         X : array-like of shape (n_new, n_features) or (n_new, n_train)
             New points; with ``semimetric="precomputed"``, their semimetric values
-            to the training points.
+            to the training points. A dask array gives a dask array of labels,
+            computed block by block.
 
         Returns
         -------
         labels : ndarray of shape (n_new,)
             Cluster of each new point.
         """
-        if is_dask_collection(X):
-            from ._dask import predict_dask
-
-            return predict_dask(self, X)
-        return self._predict_scaled(self._validate_new(X))
-
-    def _validate_new(self, X):
-        """New data, checked against the fit and in the fit's (rescaled) units."""
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64,
-                          accept_sparse="csr" if self.kernel == "precomputed" else False)
-        return X if self._scale == 1.0 else X * self._scale
-
-    def _predict_scaled(self, X):
-        return np.argmax(self._insertion_gain(X), axis=1).astype(np.int64)
+        if self._predict_needs_kxx and self.kernel == "precomputed":
+            raise self._needs_kxx("predict")
+        X, kind = self._validate_new(X)
+        fn = functools.partial(predict_rows, predictor=self._predictor,
+                               s=self.cluster_weights_, q=self._q, scores=self._scores)
+        return kind.map_rows(X, fn, None, np.int64, self._owner())
 
     def transform(self, X):
         r"""Squared kernel-space distance of each point to each cluster's weighted mean.
@@ -566,13 +509,12 @@ class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cl
         >>> km.get_feature_names_out().tolist()
         ['kernelkmeans0', 'kernelkmeans1']
         """
-        if is_dask_collection(X):
-            from ._dask import transform_dask
-
-            return transform_dask(self, X)
-        X = self._validate_new(X)
-        d = self._per_cluster(X, self._mean_distances)
-        return d * self._objective_unit()
+        if self.kernel == "precomputed":
+            raise self._needs_kxx("transform")
+        X, kind = self._validate_new(X)
+        fn = functools.partial(transform_rows, predictor=self._predictor,
+                               s=self.cluster_weights_, q=self._q, unit=self._objective_unit())
+        return kind.map_rows(X, fn, self.n_clusters, np.float64, self._owner())
 
     def fit_transform(self, X, y=None, sample_weight=None):
         """Fit ``X`` and return :meth:`transform` of ``X``.
@@ -646,8 +588,10 @@ class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cl
         """
         if self._precomputed():
             raise ValueError(f"{self._owner()}: score needs raw data, not a precomputed matrix")
-        X = self._validate_new(X)
-        labels = self._predict_scaled(X)
+        check_in_memory(X, "X", self._owner())
+        X, _ = self._validate_new(X)
+        labels = predict_rows(X, self._predictor, self.cluster_weights_, self._q,
+                              self._scores)
         w = check_sample_weight(sample_weight, X.shape[0], self._owner())
         largest = int(np.bincount(labels).max())
         check_fits(8 * largest * largest, f"score: the distances within a cluster of "

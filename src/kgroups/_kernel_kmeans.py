@@ -3,65 +3,14 @@ kernel k-groups is judged against (TPAMI 2020, Algorithm 1; Dhillon et al. 2004)
 
 from __future__ import annotations
 
-import warnings
+from dataclasses import dataclass
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 
-from ._base import BaseKernelClustering, RunResult, fill_empty_clusters
-from ._engine._gain import cluster_stats, lloyd_assign, objective
+from ._base import BaseKernelClustering, nearest_mean_scores
+from ._validation import validated
 
-__all__ = ["KernelKMeans", "kmeans_single"]
-
-
-def kmeans_single(engine, labels, n_clusters, max_iter, tol=0.0, progress=None, M=None):
-    """One run of batch kernel k-means from ``labels``.
-
-    Every iteration assigns all points with ``M`` fixed, then applies the
-    changes to ``M`` (O(n) each, dense). A cluster left empty (by the start
-    or by an assignment) gets the point whose move there raises Q most, the
-    weighted farthest point from its mean in feature space
-    (:func:`~kgroups._base.fill_empty_clusters`), as scikit-learn's k-means
-    relocates empty clusters. A partition seen before means the iteration
-    cycles (possible with an indefinite kernel): stop with a
-    ``ConvergenceWarning``. ``progress(iteration, changes, Q)`` is called
-    after each iteration when given; ``M``, when given, is the start's ``M``
-    already built (restarts sharing one pass).
-    """
-    labels = np.array(labels, dtype=np.int64, copy=True)
-    n = labels.shape[0]
-    if M is None:
-        M = engine.build_m(labels, n_clusters)
-    fill_empty_clusters(engine, labels, M)
-    s, q, _ = cluster_stats(M, labels, engine.w)
-    seen = {labels.tobytes()}
-    n_moves, converged = [], False
-    for it in range(max_iter):
-        new = labels.copy()
-        changed = lloyd_assign(M, s, q, engine.w, new)
-        if changed:
-            pts = np.flatnonzero(new != labels)
-            engine.move_rows(pts, labels[pts], new[pts], M)
-            fill_empty_clusters(engine, new, M)
-            changed = int(np.count_nonzero(new != labels))
-            labels = new
-            s, q, _ = cluster_stats(M, labels, engine.w)
-        n_moves.append(int(changed))
-        if progress is not None:
-            progress(it + 1, int(changed), float(objective(s, q)))
-        if changed == 0 or changed < tol * n:
-            converged = True
-            break
-        key = labels.tobytes()
-        if key in seen:
-            warnings.warn(
-                f"KernelKMeans: the assignments cycle after {it + 1} iterations "
-                "(the kernel is probably not positive semidefinite); stopping",
-                ConvergenceWarning)
-            converged = True  # stopped on purpose; not a max_iter stop
-            break
-        seen.add(key)
-    return RunResult(labels, float(objective(s, q)), len(n_moves), n_moves, converged, q)
+__all__ = ["KMeansResult", "KernelKMeans", "kernel_kmeans"]
 
 
 class KernelKMeans(BaseKernelClustering):
@@ -206,18 +155,59 @@ class KernelKMeans(BaseKernelClustering):
     True
     """
 
-    def _assign_scores(self, m, kxx):
-        """Minus the squared feature distance to each weighted mean, up to ``K(x, x)``:
-        ``2 m_l / s_l - q_l / s_l^2`` (the rule of the fit, so ``predict`` on the
-        training data of a converged fit returns ``labels_``). ``K(x, x)`` is not
-        needed, so a precomputed Gram matrix ``K(new, train)`` can be predicted."""
-        s, q = self.cluster_weights_, self._q
-        empty = s <= 0  # a cluster that emptied during the fit is never a target
-        safe = np.where(empty, 1.0, s)
-        score = 2.0 * m / safe - q / (safe * safe)
-        score[:, empty] = -np.inf
-        return score
+    _rule = "lloyd"  # paper Algorithm 1, batch form (kgroups._driver)
+    # predict: the nearest weighted mean, the fit's own rule, so that predict on the
+    # training data of a converged fit returns labels_; K(x, x) is not needed, so a
+    # precomputed Gram matrix K(new, train) can be predicted
+    _scores = staticmethod(nearest_mean_scores)
+    _predict_needs_kxx = False
 
-    def _single_run(self, engine, labels0, progress=None, M=None):
-        return kmeans_single(engine, labels0, self.n_clusters, self.max_iter,
-                             self.tol, progress, M)
+
+@dataclass
+class KMeansResult:
+    """What :func:`kernel_kmeans` returns."""
+
+    labels: np.ndarray
+    objective: float
+    within_energy: float
+    n_iter: int
+
+
+@validated
+def kernel_kmeans(X, n_clusters, *, sample_weight=None, **params):
+    """Function form of :class:`KernelKMeans` (same parameters).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
+        Data, or a precomputed semimetric or Gram matrix (see :class:`KernelKMeans`).
+    n_clusters : int
+        Number of clusters k, ``1 <= k <= n_samples``.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Positive weights ``w_i > 0`` (None: all ones).
+    **params : dict
+        Any other parameter of :class:`KernelKMeans` (``semimetric``, ``alpha``,
+        ``init``, ``n_init``, ``engine``, ``random_state``, ...).
+
+    Returns
+    -------
+    result : KMeansResult
+        ``labels`` (shape (n_samples,), in ``0..k-1``), ``objective`` (Q of the best
+        start), ``within_energy`` (W) and ``n_iter`` (iterations of the best start):
+        the fitted estimator's ``labels_``, ``objective_``, ``within_energy_`` and
+        ``n_iter_``.
+
+    See Also
+    --------
+    KernelKMeans : The estimator.
+    kernel_kgroups : The same objective by Hartigan's method.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [0.1], [5.0], [5.2]])
+    >>> kernel_kmeans(X, 2, random_state=0).labels.tolist() in ([0, 0, 1, 1], [1, 1, 0, 0])
+    True
+    """
+    est = KernelKMeans(n_clusters, **params).fit(X, sample_weight=sample_weight)
+    return KMeansResult(est.labels_, est.objective_, est.within_energy_, est.n_iter_)

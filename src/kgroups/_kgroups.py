@@ -7,116 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._base import BaseKernelClustering, RunResult, fill_empty_clusters
-from ._engine._gain import cluster_stats, count_improving_moves, objective
-from ._validation import check_init_labels, validated
+from ._base import BaseKernelClustering, insertion_scores
+from ._validation import check_in_memory, check_init_labels, validated
 
 __all__ = ["KernelKGroups", "kernel_kgroups", "KGroupsResult", "improving_moves"]
-
-
-def kgroups_single(engine, labels, n_clusters, max_iter, tol=0.0, progress=None, M=None):
-    """One run of Algorithm 2 from ``labels``: sweeps until no point moves.
-
-    Builds ``M`` once (one pass over ``B``), fills any empty cluster of the
-    start (:func:`~kgroups._base.fill_empty_clusters`; Hartigan never empties
-    one after that), then each sweep costs O(n k) for the gains plus O(n) per
-    move (dense) to update two rows of ``M``. Stops when a sweep moves no
-    point, fewer than ``tol * n`` points, or after ``max_iter`` sweeps.
-    ``progress(sweep, moves, Q)``, when given, is called after each sweep; ``M``,
-    when given, is the start's ``M`` already built (restarts sharing one pass).
-    """
-    labels = np.array(labels, dtype=np.int64, copy=True)
-    n = labels.shape[0]
-    if M is None:
-        M = engine.build_m(labels, n_clusters)              # step 1
-    fill_empty_clusters(engine, labels, M)
-    s, q, cnt = cluster_stats(M, labels, engine.w)          # step 2
-    n_moves = []
-    converged = False
-    for it in range(max_iter):                              # step 3: repeat
-        moves = engine.sweep(labels, M, s, q, cnt)          # steps 4-15
-        n_moves.append(int(moves))
-        if progress is not None:
-            progress(it + 1, int(moves), float(objective(s, q)))
-        if moves == 0 or moves < tol * n:                   # step 16
-            converged = True
-            break
-    engine.sync(labels, M)
-    s, q, cnt = cluster_stats(M, labels, engine.w)
-    return RunResult(labels, float(objective(s, q)), len(n_moves), n_moves, converged, q)
-
-
-def kgroups_batch(engine, starts, Ms, n_clusters, max_iter, tol=0.0, progress=None):
-    """Runs of Algorithm 2 from several starts with their sweeps in lockstep: the
-    results of :func:`kgroups_single` from each start (a list, in order).
-
-    ``Ms[r]`` is start ``r``'s ``M`` (built together, ``engine.build_stacks``).
-    Each round sweeps every run still moving at once
-    (``engine.sweep_batch``), so the engine can share the cost of points that
-    move in several runs; each run makes the decisions of its own
-    :func:`kgroups_single` and stops by the same rule. ``progress(r, sweep,
-    moves, Q)``, when given, is called after each run's sweep.
-    """
-    n = Ms.shape[2]
-    runs = []
-    for r, start in enumerate(starts):
-        labels = np.array(start, dtype=np.int64, copy=True)
-        fill_empty_clusters(engine, labels, Ms[r])
-        runs.append((r, labels, *cluster_stats(Ms[r], labels, engine.w)))
-    n_moves = [[] for _ in starts]
-    converged = [False] * len(starts)
-    active = runs
-    for it in range(max_iter):
-        if not active:
-            break
-        moved = engine.sweep_batch(active, Ms)
-        still = []
-        for run, moves in zip(active, moved):
-            r, s, q = run[0], run[2], run[3]
-            n_moves[r].append(int(moves))
-            if progress is not None:
-                progress(r, it + 1, int(moves), float(objective(s, q)))
-            if moves == 0 or moves < tol * n:
-                converged[r] = True
-            else:
-                still.append(run)
-        active = still
-    engine.sync_batch(Ms)
-    out = []
-    for r, labels, *_ in runs:
-        s, q, cnt = cluster_stats(Ms[r], labels, engine.w)
-        out.append(RunResult(labels, float(objective(s, q)), len(n_moves[r]), n_moves[r],
-                             converged[r], q))
-    return out
-
-
-def kgroups_blocks(engine, labels, n_clusters, max_iter, tol=0.0, progress=None):
-    """One run of Algorithm 2 on an engine whose points live in blocks (Dask).
-
-    ``labels`` are the starting label blocks. The engine keeps the cluster sums
-    on the driver and the labels with the blocks; each sweep proposes moves in
-    every block and accepts them one at a time with the exact gain under the
-    current sums (:class:`kgroups._backends.dask.DaskEngine`), so Q rises
-    at every move. Stops when a sweep moves no point, fewer than ``tol * n``
-    points, or after ``max_iter`` sweeps; the sums are then recomputed from the
-    final labels. ``labels`` of the result are a dask array.
-    """
-    state = engine.start_run(labels, n_clusters)
-    engine.fill_empty(state)
-    n = int(engine.offsets[-1])
-    n_moves = []
-    converged = False
-    for it in range(max_iter):
-        moves = engine.sweep_run(state)
-        n_moves.append(int(moves))
-        if progress is not None:
-            progress(it + 1, int(moves), state.objective())
-        if moves == 0 or moves < tol * n:
-            converged = True
-            break
-    engine.end_run(state, n_clusters)
-    return RunResult(engine.labels_array(state), state.objective(), len(n_moves), n_moves,
-                     converged, state.q.copy(), state)
 
 
 class KernelKGroups(BaseKernelClustering):
@@ -176,12 +70,10 @@ class KernelKGroups(BaseKernelClustering):
         ``min(30, 40_000 // n_samples)`` starts, at least one (30 up to 1333
         samples, 20 at 2000, 8 at 5000, one from 40,000 on), so that restarts
         are many where they are cheap and the extra work stays linear in
-        ``n_samples`` (see :mod:`kgroups._init`); ``n_init_`` is the number
-        used. One start from ``"kernel-k-means++"`` reaches the best-known
-        partition of dermatology (TPAMI Table II's alpha = 1/2, k = 6) on 3
-        seeds of 20; the ``"auto"`` starts on 20 of 20
-        (``benchmarks/bench_defaults.py``). The engine (for ``"dense"`` the
-        whole kernel) is built once per ``fit`` and shared by the restarts.
+        ``n_samples`` (see :mod:`kgroups._init`; one with ``engine="dask"``,
+        whose start already keeps the best fit of a sample); ``n_init_`` is the
+        number used. The engine (for ``"dense"`` the whole kernel) is built once
+        per ``fit`` and shared by the restarts.
     max_iter : int, default=100
         Maximum number of sweeps per run.
     tol : float, default=0.0
@@ -277,9 +169,12 @@ class KernelKGroups(BaseKernelClustering):
     engine_ : str
         The engine that ran: ``"dense"``, ``"sparse"``, ``"matrix-free"``,
         ``"low-rank"`` or ``"dask"`` (what ``engine="auto"`` chose).
-    dask_stats_ : dict
-        Only with ``engine="dask"``: the number of row blocks, round trips to
-        them, bytes sent to and received from them, and wall seconds per phase.
+    engine_stats_ : dict
+        Wall seconds of each phase of the fit (``"seconds"``: ``"prepare"``, the
+        checks and the engine; ``"init"``, the starts; ``"start"``, each run's
+        ``M``; ``"sweeps"``; ``"finish"``) and, with ``engine="dask"``, the number
+        of row blocks, round trips to them and bytes sent to and received from
+        them.
     n_features_in_ : int
         Number of columns of X seen in ``fit``.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
@@ -328,32 +223,9 @@ class KernelKGroups(BaseKernelClustering):
     0.0
     """
 
-    def _single_run(self, engine, labels0, progress=None, M=None):
-        return kgroups_single(engine, labels0, self.n_clusters, self.max_iter,
-                              self.tol, progress, M)
-
-    def _runs(self, engine, starts, progress):
-        """Every start's run (a generator, in order): restarts on an engine that
-        sweeps several runs at once (matrix-free) run in lockstep by groups
-        (:func:`kgroups_batch`), the others one at a time."""
-        if len(starts) == 1 or not hasattr(engine, "sweep_batch"):
-            yield from super()._runs(engine, starts, progress)
-            return
-        g0 = 0
-        for Ms in engine.build_stacks(starts, self.n_clusters):
-            group = starts[g0:g0 + Ms.shape[0]]
-            for r in range(len(group)):
-                progress.start(g0 + r)
-            runs = kgroups_batch(engine, group, Ms, self.n_clusters, self.max_iter, self.tol,
-                                 lambda r, *a: progress.sweep_of(g0 + r, *a))
-            for r, run in enumerate(runs):
-                progress.end_of(g0 + r, run.n_iter, run.objective)
-                yield run
-            g0 += len(group)
-
-    def _blocks_run(self, engine, labels0, progress=None):
-        return kgroups_blocks(engine, labels0, self.n_clusters, self.max_iter, self.tol,
-                              progress)
+    _rule = "hartigan"  # paper Algorithm 2 (kgroups._driver)
+    _scores = staticmethod(insertion_scores)  # predict: the insertion gain
+    _predict_needs_kxx = True
 
 
 @dataclass
@@ -438,11 +310,10 @@ def improving_moves(X, labels, *, sample_weight=None, **params):
     (0, 1)
     """
     params.pop("init", None)
+    check_in_memory(X, "X", "improving_moves")
     lab = np.asarray(labels)
     k = int(lab.max()) + 1 if lab.size and lab.dtype.kind in "iu" else 1
     est = KernelKGroups(k, init=lab, **params)
-    X, w, engine = est._prepare(X, sample_weight)
+    X, w, engine, _ = est._prepare(X, sample_weight)
     lab = check_init_labels(labels, X.shape[0], k, "improving_moves", "labels")
-    M = engine.build_m(lab, k)
-    s, q, cnt = cluster_stats(M, lab, engine.w)
-    return int(count_improving_moves(M, lab, engine.w, engine.diag, s, q, cnt))
+    return engine.count_improving_moves(lab, k)

@@ -11,7 +11,7 @@ from kgroups._backends.lowrank import fourier_features, nystroem_features
 from kgroups._engine._gain import cluster_stats
 from kgroups._engine._twins import build_m_twin, sweep_twin
 
-from tests._helpers import blobs
+from tests._helpers import blobs, sweep_once
 
 
 def test_lowrank_is_exact_for_its_own_kernel():
@@ -28,12 +28,11 @@ def test_lowrank_is_exact_for_its_own_kernel():
     np.testing.assert_allclose(eng.build_m(labels, 3), build_m_twin(Bt, labels, 3),
                                rtol=1e-9, atol=1e-9)
     want, want_moves = sweep_twin(Bt, w, labels, 3)
-    got = labels.copy()
-    M = eng.build_m(got, 3)
-    s, q, cnt = cluster_stats(M, got, w)
-    assert eng.sweep(got, M, s, q, cnt) == want_moves > 5
+    state, moves = sweep_once(eng, labels, 3)
+    got, M = state.labels[0], state.M[0]
+    assert moves == want_moves > 5
     np.testing.assert_array_equal(got, want)
-    eng.sync(got, M)  # the low-rank engine defers M to the end of a run
+    eng.sync(state)  # the low-rank engine defers M to the end of a run
     np.testing.assert_allclose(M, build_m_twin(Bt, got, 3), rtol=1e-9, atol=1e-9)
     # kernel k-means batch update of M
     new = (got + 1) % 3
@@ -175,18 +174,17 @@ def test_refreshed_bounds_hold_and_are_tight():
     eng = LowRankEngine.from_semimetric(X, w, "energy", {}, n_clusters=5,
                                         options={"n_components": 24, "random_state": 0})
     labels = np.random.default_rng(5).integers(0, 5, X.shape[0])
-    M = eng.build_m(labels, 5)
-    s, q, cnt = cluster_stats(M, labels, w)
-    assert eng.sweep(labels, M, s, q, cnt) > 0 and eng.sweep(labels, M, s, q, cnt) > 0
-    st = eng._run
-    assert st["stale"]
-    eng._refresh_bounds(labels, M, s, st)
+    state, moves = sweep_once(eng, labels, 5)
+    assert moves > 0 and eng.sweep(state)[0] > 0
+    assert state.aux["stale"][0]
+    eng._refresh_bounds(state, 0)
+    labels, M, st = state.labels[0], state.M[0], state.bounds
     np.testing.assert_allclose(M, eng.build_m(labels, 5), rtol=1e-9, atol=1e-9)
     Z = np.eye(5)[labels] * w[:, None]
     mu = (Z.T @ eng.F) / Z.sum(0)[:, None]
     d = np.sqrt(((eng.F[:, None, :] - mu[None]) ** 2).sum(-1))
     own = d[np.arange(X.shape[0]), labels]
     other = np.where(np.arange(5)[None, :] == labels[:, None], np.inf, d).min(1)
-    assert np.all(st["up"] >= own) and np.all(st["lo"] <= other)
-    np.testing.assert_allclose(st["up"], own, rtol=1e-6)
-    np.testing.assert_allclose(st["lo"], other, rtol=1e-6)
+    assert np.all(st.up[0] >= own) and np.all(st.lo[0] <= other)
+    np.testing.assert_allclose(st.up[0], own, rtol=1e-6)
+    np.testing.assert_allclose(st.lo[0], other, rtol=1e-6)

@@ -2,6 +2,8 @@
 Hartigan optimum, errors, and its memory estimate.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -11,9 +13,8 @@ from kgroups import KernelKGroups, pairwise
 from kgroups._backends import MatrixFreeEngine
 from kgroups._engine._gain import cluster_stats
 from kgroups._engine._twins import build_m_twin, sweep_twin
-from kgroups._kgroups import kgroups_single
 
-from tests._helpers import SEMIS, blobs, brute_B
+from tests._helpers import SEMIS, blobs, brute_B, single_run, sweep_once
 
 
 @pytest.mark.parametrize("semimetric,params", SEMIS)
@@ -41,10 +42,8 @@ def test_matrix_free_sweep_matches_brute_force_twin(monkeypatch, batch):
     eng = MatrixFreeEngine.from_semimetric(X, w, "energy", {}, n_clusters=3)
     B = brute_B(X, w, "energy", {})
     want, want_moves = sweep_twin(B, w, labels, 3)
-    got = labels.copy()
-    M = eng.build_m(got, 3)
-    s, q, cnt = cluster_stats(M, got, w)
-    moves = eng.sweep(got, M, s, q, cnt)
+    state, moves = sweep_once(eng, labels, 3)
+    got, M, s, q = state.labels[0], state.M[0], state.s[0], state.q[0]
     assert want_moves > 5  # the sweep does move points
     assert moves == want_moves
     np.testing.assert_array_equal(got, want)
@@ -55,12 +54,12 @@ def test_matrix_free_sweep_matches_brute_force_twin(monkeypatch, batch):
     np.testing.assert_allclose(s, s2, rtol=1e-12)
 
 
-def test_kgroups_single_matrix_free_reaches_hartigan_optimum():
+def test_a_matrix_free_run_reaches_hartigan_optimum():
     """After convergence no single move lowers W (checked by brute force)."""
     X, _ = blobs(300, 2, 4, seed=17, spread=2.0)
     w = np.ones(300)
     eng = MatrixFreeEngine.from_semimetric(X, w, "energy", {}, n_clusters=4)
-    run = kgroups_single(eng, np.random.default_rng(18).integers(0, 4, 300), 4, 200)
+    run = single_run(eng, np.random.default_rng(18).integers(0, 4, 300), 4, 200)
     B = brute_B(X, w, "energy", {})
     _, moves = sweep_twin(B, w, run.labels, 4)
     assert run.converged and moves == 0
@@ -114,29 +113,41 @@ def test_matrix_free_fits_with_few_clusters_under_the_same_memory(monkeypatch):
     assert km.engine_ == "matrix-free" and np.bincount(km.labels_).min() > 0
 
 
-@pytest.mark.parametrize("driver, multi, room", [("kgroups", 10, True), ("kmeans", 10, True),
-                                                  ("kgroups", 3, True), ("kgroups", 10, False)])
-def test_restarts_sharing_one_pass_follow_the_dense_trajectories(monkeypatch, driver, multi,
+@pytest.mark.parametrize("rule, multi, room", [("hartigan", 10, True), ("lloyd", 10, True),
+                                                ("hartigan", 3, True), ("hartigan", 10, False)])
+def test_restarts_sharing_one_pass_follow_the_dense_trajectories(monkeypatch, rule, multi,
                                                                   room):
-    """build_ms (one pass for up to MULTI_STARTS starts, fewer when memory is short)
-    gives, start by start, the labels, sweep counts and objective of the dense
-    engine from the same start."""
+    """Restarts run in groups (up to MULTI_STARTS, fewer when memory is short) whose M
+    one pass builds give, start by start, the labels, sweep counts and objective of the
+    dense engine from the same start, under both move rules."""
+    from kgroups._backends import DenseEngine
+    from kgroups._driver import run_starts
     monkeypatch.setattr(mf_backend, "MULTI_STARTS", multi)
     if not room:
         monkeypatch.setattr(mf_backend, "fits", lambda nbytes: False)
-    from kgroups._backends import DenseEngine
-    from kgroups._kernel_kmeans import kmeans_single
-    run = kgroups_single if driver == "kgroups" else kmeans_single
     X, _ = blobs(600, 4, 5, seed=4, spread=2.5)
     w = np.random.default_rng(5).uniform(0.5, 2.0, X.shape[0])
     mf = MatrixFreeEngine.from_semimetric(X, w, "energy", {"alpha": 1.5}, n_clusters=5, n_init=4)
     de = DenseEngine.from_semimetric(X, w, "energy", {"alpha": 1.5}, n_clusters=5)
     starts = [np.random.default_rng(s).integers(0, 5, X.shape[0]) for s in range(4)]
-    for start, M in zip(starts, mf.build_ms(starts, 5)):
-        a, b = run(mf, start, 5, 100, M=M), run(de, start, 5, 100)
+    assert mf.group_size(starts, 5) == (min(multi, 4) if room else 1)
+    state = mf.start(starts, 5, rule)  # the whole group at once
+    for it in range(100):
+        if not state.active.any():
+            break
+        moved = mf.sweep(state)
+        for r in np.flatnonzero(state.active):
+            state.n_moves[r].append(int(moved[r]))
+            if moved[r] == 0:
+                state.active[r], state.converged[r] = False, True
+    for r, a in enumerate(mf.finish(state)):
+        b = single_run(de, starts[r], 5, rule=rule)
         np.testing.assert_array_equal(a.labels, b.labels)
         assert a.n_moves == b.n_moves
         assert a.objective == pytest.approx(b.objective, rel=1e-12)
+    best = run_starts(mf, starts, 5, rule=rule)
+    want = max((single_run(de, st, 5, rule=rule) for st in starts), key=lambda r: r.objective)
+    np.testing.assert_array_equal(best.labels, want.labels)
 
 
 @pytest.mark.parametrize("semimetric, params, weighted, multi", [
@@ -144,12 +155,12 @@ def test_restarts_sharing_one_pass_follow_the_dense_trajectories(monkeypatch, dr
     ("laplacian", {"sigma": 2.0}, True, 10), ("sinusoidal", {"theta": 3.0}, False, 10)])
 def test_restarts_in_lockstep_make_each_single_run(monkeypatch, semimetric, params, weighted,
                                                    multi):
-    """kgroups_batch (restarts swept together, movers' kernel rows shared): start by
-    start, exactly the labels, moves per sweep, sweeps and objective of
-    kgroups_single from the same M; runs that stop early drop out while the others
-    go on; with tol and max_iter too. Starts: random (most points move in every run)
-    and k-means++-like (few shared moves), in groups of ``multi``."""
-    from kgroups._kgroups import kgroups_batch
+    """Restarts swept together (movers' kernel rows shared): start by start, exactly
+    the labels, moves per sweep, sweeps and objective of the same start run alone;
+    runs that stop early drop out while the others go on; with tol and max_iter too.
+    Starts: random (most points move in every run) and k-means++-like (few shared
+    moves), in groups of ``multi``."""
+    from kgroups._driver import run_starts
     from kgroups._engine._gain import count_improving_moves
     monkeypatch.setattr(mf_backend, "MULTI_STARTS", multi)
     X, _ = blobs(900, 4, 5, seed=6, spread=2.5)
@@ -160,24 +171,43 @@ def test_restarts_in_lockstep_make_each_single_run(monkeypatch, semimetric, para
     near = np.argmin(((X[:, None] - X[rng.choice(900, 5)]) ** 2).sum(-1), axis=1)
     starts = [rng.integers(0, 5, 900) for _ in range(3)]
     starts += [np.where(rng.random(900) < 0.1, rng.integers(0, 5, 900), near) for _ in range(3)]
+    groups, built, finished = [], [], []
+
+    def start(starts, k, rule, f=mf.start):
+        groups.append(len(starts))
+        return f(starts, k, rule)
+
+    def build_ms(starts, k, f=mf.build_ms):
+        Ms = f(starts, k)
+        built.extend(M.copy() for M in Ms)
+        return Ms
+
+    def finish(state, f=mf.finish):
+        finished.extend(f(state))
+        return finished[-state.n_runs:]
+
     for max_iter, tol in ((100, 0.0), (3, 0.0), (100, 0.02)):
-        g0, got = 0, []
-        for Ms in mf.build_stacks(starts, 5):
-            assert Ms.shape[0] == min(multi, len(starts) - g0)
-            group = starts[g0:g0 + Ms.shape[0]]
-            want = [kgroups_single(mf, st, 5, max_iter, tol, M=Ms[r].copy())
-                    for r, st in enumerate(group)]
-            got += kgroups_batch(mf, group, Ms, 5, max_iter, tol)
-            for a, b in zip(want, got[g0:]):
-                np.testing.assert_array_equal(a.labels, b.labels)
-                assert (a.n_moves, a.n_iter, a.converged) == (b.n_moves, b.n_iter, b.converged)
-                assert a.objective == b.objective
-            g0 += Ms.shape[0]
-        assert not mf._runs  # every run's bounds forgotten
-        sweeps = [r.n_iter for r in got]
+        groups.clear()
+        built.clear()
+        finished.clear()
+        with monkeypatch.context() as m, warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # max_iter=3 stops runs on purpose
+            m.setattr(mf, "start", start)
+            m.setattr(mf, "build_ms", build_ms)
+            m.setattr(mf, "finish", finish)
+            run_starts(mf, starts, 5, max_iter=max_iter, tol=tol)
+        assert groups == [min(multi, 6 - g) for g in range(0, 6, multi)]
+        for start_r, M, b in zip(starts, built, finished):
+            with monkeypatch.context() as m:  # alone (a group of one), from the same M
+                m.setattr(mf, "build_ms", lambda starts, k, M=M: M[None].copy())
+                a = single_run(mf, start_r, 5, max_iter, tol)
+            np.testing.assert_array_equal(a.labels, b.labels)
+            assert (a.n_moves, a.n_iter, a.converged) == (b.n_moves, b.n_iter, b.converged)
+            assert a.objective == b.objective
+        sweeps = [r.n_iter for r in finished]
         if max_iter == 100 and tol == 0:
-            assert len(set(sweeps)) > 1 and all(r.converged for r in got)
-            for r in got:  # Hartigan optima
+            assert len(set(sweeps)) > 1 and all(r.converged for r in finished)
+            for r in finished:  # Hartigan optima
                 M = mf.build_m(r.labels, 5)
                 assert count_improving_moves(M, r.labels, w, mf.diag,
                                              *cluster_stats(M, r.labels, w)) == 0

@@ -8,17 +8,16 @@ import scipy.sparse as sp
 
 from kgroups import KernelKGroups
 from kgroups._backends import DenseEngine, SparseEngine
-from kgroups._kgroups import kgroups_single
 
-from tests._helpers import random_sparse_B
+from tests._helpers import random_sparse_B, single_run
 
 
 def test_engines_agree_on_full_runs():
     rng = np.random.default_rng(11)
     B, w = random_sparse_B(80, 0.08, rng, rng.uniform(0.5, 2, 80))
     lab0 = rng.integers(0, 4, 80)
-    run_s = kgroups_single(SparseEngine(B, w), lab0, 4, 100)
-    run_d = kgroups_single(DenseEngine(B.toarray(), w), lab0, 4, 100)
+    run_s = single_run(SparseEngine(B, w), lab0, 4, 100)
+    run_d = single_run(DenseEngine(B.toarray(), w), lab0, 4, 100)
     np.testing.assert_array_equal(run_s.labels, run_d.labels)
     assert run_s.objective == pytest.approx(run_d.objective, rel=1e-12)
     assert run_s.converged
@@ -44,8 +43,8 @@ def test_float32_storage_same_partition():
     lab0 = rng.integers(0, 3, 60)
     e64 = SparseEngine.from_matrix(K, w, is_gram=True, n_clusters=3)
     e32 = SparseEngine.from_matrix(K, w, is_gram=True, dtype=np.float32, n_clusters=3)
-    r64 = kgroups_single(e64, lab0, 3, 100)
-    r32 = kgroups_single(e32, lab0, 3, 100)
+    r64 = single_run(e64, lab0, 3, 100)
+    r32 = single_run(e32, lab0, 3, 100)
     np.testing.assert_array_equal(r64.labels, r32.labels)
     assert r32.objective == pytest.approx(r64.objective, rel=1e-5)
 

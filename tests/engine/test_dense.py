@@ -9,7 +9,7 @@ from kgroups._engine._gain import cluster_stats
 from kgroups._engine._twins import build_m_twin, sweep_twin
 from kgroups._engine.dense import build_m_dense, sweep_dense
 
-from tests._helpers import brute_B, random_B, tiny_data
+from tests._helpers import brute_B, random_B, sweep_once, tiny_data
 
 
 @pytest.mark.parametrize("psd", [True, False])
@@ -39,10 +39,9 @@ def test_tiny_dense_kernels():
     for fn in (dk.build_m_dense, dk.build_m_dense_serial):
         np.testing.assert_allclose(fn(eng.B, labels, 3), build_m_twin(B, labels, 3), atol=1e-12)
     want, want_moves = sweep_twin(B, w, labels, 3)
-    got = labels.copy()
-    M = eng.build_m(got, 3)
-    s, q, cnt = cluster_stats(M, got, w)
-    assert eng.sweep(got, M, s, q, cnt) == want_moves
+    state, moves = sweep_once(eng, labels, 3)
+    got, M = state.labels[0], state.M[0]
+    assert moves == want_moves
     np.testing.assert_array_equal(got, want)
     pts = np.array([0, 4], dtype=np.int64)
     new = (got[pts] + 1) % 3

@@ -10,7 +10,7 @@ from kgroups._backends import MatrixFreeEngine
 from kgroups._engine._gain import cluster_stats
 from kgroups._engine._twins import build_m_twin, sweep_twin
 
-from tests._helpers import brute_B, tiny_data
+from tests._helpers import brute_B, sweep_once, tiny_data
 
 
 def apply_one(fn, eng, w, pend, old, new, n_pend, M):
@@ -111,10 +111,9 @@ def test_tiny_matrix_free_kernels(monkeypatch, batch):
     np.testing.assert_allclose(Ms, build_m_twin(B, labels, 3)[:, order], rtol=1e-10,
                                atol=1e-12)
     want, want_moves = sweep_twin(B, w, labels, 3)
-    got = labels.copy()
-    M = eng.build_m(got, 3)
-    s, q, cnt = cluster_stats(M, got, w)
-    assert eng.sweep(got, M, s, q, cnt) == want_moves > 0
+    state, moves = sweep_once(eng, labels, 3)
+    got, M = state.labels[0], state.M[0]
+    assert moves == want_moves > 0
     np.testing.assert_array_equal(got, want)
     np.testing.assert_allclose(M, build_m_twin(B, got, 3), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(eng.column(2), B[:, 2] / (w * w[2]), rtol=1e-10, atol=1e-12)
@@ -170,13 +169,13 @@ def test_tiny_bounded_sweeps_follow_brute_force_to_the_optimum():
     X[:20] += 1.5  # two loose groups: moves over several sweeps
     B = brute_B(X, w, "energy", {"alpha": 1.0})
     eng = MatrixFreeEngine.from_semimetric(X, w, "energy", {"alpha": 1.0}, n_clusters=3)
-    got, want = labels.copy(), labels.copy()
-    M = eng.build_m(got, 3)
-    s, q, cnt = cluster_stats(M, got, w)
+    want = labels.copy()
+    state = eng.start([labels], 3, "hartigan")
+    got = state.labels[0]
     sweeps = 0
     while True:
         want, want_moves = sweep_twin(B, w, want, 3)
-        assert eng.sweep(got, M, s, q, cnt) == want_moves
+        assert eng.sweep(state)[0] == want_moves
         np.testing.assert_array_equal(got, want)
         sweeps += 1
         if want_moves == 0:
@@ -204,18 +203,18 @@ def test_bounded_sweeps_skip_points_and_move_the_same(monkeypatch, semimetric, p
         if not bounded:
             monkeypatch.setattr(mf_backend, "NEGATIVE_TYPE", ())
         eng = MatrixFreeEngine.from_semimetric(X, w, semimetric, params, n_clusters=5)
-        labels = start.copy()
-        M = eng.build_m(labels, 5)
-        s, q, cnt = cluster_stats(M, labels, w)
+        state = eng.start([start], 5, "hartigan")
+        labels, s = state.labels[0], state.s[0]
         trail, still = [], []
         for _ in range(200):
-            moves = eng.sweep(labels, M, s, q, cnt)
+            moves = eng.sweep(state)[0]
             trail.append((moves, labels.copy()))
-            st = eng._runs[(id(M), None)]
+            b = state.bounds
+            up, lo, own, all_, drift = b.up[0], b.lo[0], b.own[0], b.all[0], b.drift[0]
             s_min = smallest(s)
             still.append(np.mean([proven_still(
-                w[i], s[labels[i]], s_min, st["up"][i] + st["drift"][labels[i]] - st["own"][i],
-                st["lo"][i] - (st["drift"][5] - st["all"][i])) for i in range(X.shape[0])]))
+                w[i], s[labels[i]], s_min, up[i] + drift[labels[i]] - own[i],
+                lo[i] - (drift[5] - all_[i])) for i in range(X.shape[0])]))
             if moves == 0:
                 break
         runs[bounded] = (trail, still)

@@ -24,20 +24,22 @@ The numba kernels they call live in :mod:`kgroups._engine`.
 
 from __future__ import annotations
 
+from .._validation import InvalidParameterError
 from ._base import Engine
 from ._memory import MEMORY_FRACTION, available_memory, check_fits, total_memory
+from .dask import DaskEngine
 from .dense import DenseEngine
 from .lowrank import FOURIER_SEMIMETRICS, LANDMARKS, LowRankEngine
 from .matrix_free import MULTI_STARTS, MatrixFreeEngine
 from .sparse import SparseEngine
 
 __all__ = ["COST_CONSTANTS", "ENGINES", "Engine", "LANDMARKS", "MATRIX_FREE_MIN_N",
-           "DenseEngine", "LowRankEngine", "MatrixFreeEngine", "SparseEngine", "available_memory",
+           "DaskEngine", "DenseEngine", "LowRankEngine", "MatrixFreeEngine", "SparseEngine", "available_memory",
            "check_engine_input", "check_fits", "choose_engine", "cost_features",
            "predicted_seconds", "select_engine", "total_memory"]
 
 ENGINES = {"dense": DenseEngine, "sparse": SparseEngine,
-           "matrix-free": MatrixFreeEngine, "low-rank": LowRankEngine}
+           "matrix-free": MatrixFreeEngine, "low-rank": LowRankEngine, "dask": DaskEngine}
 
 # -- engine="auto": a cost model calibrated by benchmarks/bench_auto.py --------------
 #
@@ -99,20 +101,23 @@ def predicted_seconds(engine, n_samples, n_features, n_init=1):
 
 
 def select_engine(name, n_samples, precomputed, sparse_input, dtype, semimetric="energy",
-                  n_features=None, *, n_clusters, n_init=1):
+                  n_features=None, *, n_clusters, n_init=1, input_kind="numpy"):
     """The backend class for ``engine=name``; see :func:`choose_engine`."""
     return choose_engine(name, n_samples, precomputed, sparse_input, dtype, semimetric,
-                         n_features, n_clusters=n_clusters, n_init=n_init)[0]
+                         n_features, n_clusters=n_clusters, n_init=n_init,
+                         input_kind=input_kind)[0]
 
 
 def choose_engine(name, n_samples, precomputed, sparse_input, dtype, semimetric="energy",
-                  n_features=None, *, n_clusters, n_init=1):
+                  n_features=None, *, n_clusters, n_init=1, input_kind="numpy",
+                  owner="KernelKGroups"):
     """``(backend class, why)`` for ``engine=name``; ``"auto"`` picks the exact engine
     the cost model predicts faster.
 
     The choice depends only on the arguments (never on the memory free at call time),
     so two identical calls choose the same engine. ``"auto"``:
 
+    * dask input (``input_kind="dask"``) -> ``"dask"`` (the only engine that takes it);
     * sparse input -> ``"sparse"``; a dense precomputed matrix -> ``"dense"``;
     * raw data: ``"dense"`` is a candidate when ``DENSE_HEADROOM`` times its memory
       estimate (:meth:`DenseEngine.memory_bytes`) is within ``MEMORY_FRACTION`` of
@@ -126,6 +131,12 @@ def choose_engine(name, n_samples, precomputed, sparse_input, dtype, semimetric=
 
     ``n_init`` is the number of starts the fit runs (1 for given labels).
     """
+    if input_kind == "dask":
+        if name not in ("auto", "dask"):
+            raise InvalidParameterError(
+                f"{owner}: X is a dask collection and engine={name!r}; use engine='auto' or "
+                "'dask' (distributed, low-rank), or pass X.compute() for an in-memory engine")
+        return DaskEngine, "asked for" if name == "dask" else "auto: dask input"
     if name != "auto":
         return ENGINES[name], "asked for"
     if sparse_input:
@@ -154,15 +165,28 @@ def choose_engine(name, n_samples, precomputed, sparse_input, dtype, semimetric=
 
 
 def check_engine_input(name, n_samples, *, kernel, semimetric, sparse_input, n_clusters,
-                       n_components=256, landmarks="k-means++", owner="KernelKGroups"):
+                       n_components=256, landmarks="k-means++", owner="KernelKGroups",
+                       init=None, rule="hartigan"):
     """Refuse, with a ValueError naming the value and what is expected, an
-    engine that cannot hold this input (called once ``"auto"`` is resolved).
+    engine that cannot hold this input or run this fit (called once ``"auto"`` is
+    resolved, before any work).
 
     ``kernel`` is ``None`` or ``"precomputed"``; ``semimetric`` may be
     ``"precomputed"`` (X is an n x n semimetric matrix). ``n_clusters`` is the
     k of the fit (the memory each engine needs is checked by the engine's
-    constructor, before it allocates, with this k).
+    constructor, before it allocates, with this k); ``init`` the named start or
+    labels, ``rule`` the move rule of the estimator.
     """
+    cls = ENGINES[name]
+    if rule not in cls.rules:
+        raise InvalidParameterError(
+            f"{owner}: engine={name!r} is supported by KernelKGroups only (Hartigan's "
+            f"rule); pass X.compute() for an in-memory {owner}")
+    if isinstance(init, str) and init in cls.unavailable_inits:
+        raise InvalidParameterError(
+            f"{owner}: init={init!r} is not available with engine={name!r}; use "
+            "'kernel-k-means++' or 'k-means++' (an in-memory fit of a sample), 'random' "
+            "or an array of labels")
     precomputed = kernel == "precomputed" or semimetric == "precomputed"
     what = ("a precomputed Gram matrix" if kernel == "precomputed" else
             "a precomputed semimetric matrix" if precomputed else
@@ -182,7 +206,7 @@ def check_engine_input(name, n_samples, *, kernel, semimetric, sparse_input, n_c
                                "engine='dense', engine='matrix-free' or engine='auto'")
         raise ValueError(f"{owner}: engine='sparse' needs a scipy.sparse precomputed Gram "
                          f"matrix (kernel='precomputed'), got {got}; {hint}")
-    if name in ("matrix-free", "low-rank") and precomputed:
+    if name in ("matrix-free", "low-rank", "dask") and precomputed:
         raise ValueError(
             f"{owner}: engine={name!r} needs raw data, got {what}; use engine='dense' or "
             "engine='sparse' (sparse Gram matrix)")
@@ -192,6 +216,8 @@ def check_engine_input(name, n_samples, *, kernel, semimetric, sparse_input, n_c
             f"semimetric={semimetric!r}; use engine='dense' or engine='low-rank'")
     if name == "low-rank":
         _check_lowrank(n_samples, semimetric, n_components, landmarks, owner)
+    if name == "dask":  # the dask engine takes at most n landmarks
+        _check_lowrank(n_samples, semimetric, min(n_components, n_samples), landmarks, owner)
 
 
 def _check_lowrank(n_samples, semimetric, n_components, landmarks, owner):

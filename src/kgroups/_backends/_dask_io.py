@@ -16,7 +16,7 @@ from .._validation import (InvalidParameterError, check_finite, check_sample_wei
                            is_dask_collection)
 
 __all__ = ["as_dask_rows", "client_or_none", "dask_weights", "is_dask_collection", "persist",
-           "stream", "stream_split", "summaries", "summary_block", "wait"]
+           "persist_wait", "stream", "stream_split", "summaries", "summarize", "summary_block", "wait"]
 
 
 def client_or_none():
@@ -87,6 +87,13 @@ def wait(objs):
         from distributed import wait as dwait
 
         dwait(objs)
+
+
+def persist_wait(objs):
+    """:func:`persist` then :func:`wait`: errors surface here, and the work is done."""
+    objs = persist(objs)
+    wait(objs)
+    return objs
 
 
 def persist(objs):
@@ -193,3 +200,18 @@ def summaries(checks):
         if isinstance(res, InvalidParameterError):
             raise res
     return results
+
+
+def summarize(X, w, owner):
+    """One pass over the row blocks of the dask arrays ``X`` and ``w``: every block
+    checked (:func:`summary_block`, the first failing block raised), ``(largest |x|,
+    column sums)``."""
+    import dask
+
+    starts = np.concatenate([[0], np.cumsum(X.chunks[0])[:-1]]).astype(np.int64)
+    checks = [dask.delayed(summary_block, pure=True)(xb, wb, int(a), owner)
+              for xb, wb, a in zip(X.to_delayed().ravel(), w.to_delayed().ravel(), starts)]
+    big, colsum = 0.0, 0.0
+    for b, cs, _, _ in summaries(checks):
+        big, colsum = max(big, b), colsum + cs
+    return big, colsum

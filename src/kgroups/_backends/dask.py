@@ -7,7 +7,7 @@ space. With a feature map ``phi(x) = r(x) T`` (Nystrom: ``r(x) = K0(x, L)``,
 :mod:`kgroups._backends.lowrank`) and, as in the low-rank engine, the kernel
 ``Kt(x, y) = phi(x) . phi(y) - a(x) - a(y)`` with ``a = K(x, x) / 2``:
 
-* **setup** (once per fit): each block keeps its rows of X (scaled), the weights,
+* **setup** (once per fit): each block keeps its rows of X, the weights,
   ``a`` and ``B_ii = w^2 (||phi||^2 - 2 a)`` (one projection of every row, the
   fit's largest single cost: O(n m m')). The features themselves are never
   kept: a pass recomputes the raw features ``r`` of the rows it evaluates,
@@ -40,14 +40,14 @@ holds one block's at a time.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
 
 from .._engine import lowrank as _lr
 from .._engine._bounds import fresh_bounds_rows
-from ._base import Engine
+from .._validation import InvalidParameterError, as_seed, label_array
+from ._base import Engine, RunResult, RunState
 from ._memory import check_fits
 from .lowrank import LANDMARKS, FeatureSums, fourier_map, nystroem_map
 
@@ -62,7 +62,7 @@ MAX_BLOCK_BYTES = 128 * 2**20
 # Module-level functions: the workers import them by reference.
 @dataclass
 class Block:
-    """One row block on a worker: scaled data, weights, ``a`` and ``B_ii``."""
+    """One row block on a worker: data, weights, ``a`` and ``B_ii``."""
 
     X: np.ndarray
     w: np.ndarray
@@ -74,11 +74,9 @@ class Block:
         return fmap.raw(self.X if rows is None else self.X[rows])
 
 
-def setup_block(Xb, wb, scale, fmap):
-    """Scaled data, ``a`` and ``B_ii`` of a block."""
+def setup_block(Xb, wb, fmap):
+    """A block's data, ``a`` and ``B_ii``."""
     Xb = np.asarray(Xb, dtype=np.float64)
-    if scale != 1.0:
-        Xb = Xb * scale
     wb = np.asarray(wb, dtype=np.float64)
     R = fmap.raw(Xb)
     a = 0.5 * np.asarray(fmap.kdiag(Xb), dtype=np.float64)
@@ -263,45 +261,39 @@ def check_labels_block(lb, k, start, owner):
 
 
 # --------------------------------------------------------------------------- engine
-@dataclass
-class RunState:
-    """One run: label blocks on the cluster, sums on the driver."""
-
-    labels: list
-    S: np.ndarray
-    A: np.ndarray
-    s: np.ndarray
-    q: np.ndarray
-    cnt: np.ndarray
-
-    def objective(self):
-        """``Q = sum_l q_l / s_l`` (empty clusters count 0)."""
-        ok = self.s > 0
-        return float(np.sum(self.q[ok] / self.s[ok]))
-
-
 class DaskEngine(Engine):
     """Approximate engine on Dask: Hartigan moves on low-rank features, proposed by the
     blocks and accepted exactly by the driver (see the module docstring).
 
-    Built by :meth:`from_dask` from a dask array whose rows are cut in blocks and
-    whose columns are one chunk; ``sizes`` are the blocks' row counts.
+    Built by :meth:`from_semimetric` from a dask array (rows in blocks, one column
+    chunk); ``sizes`` are the blocks' row counts. A run's labels live with the blocks
+    (``state.labels[r]``: the blocks' states), its feature sums ``S`` and ``A`` on the
+    driver (``state.aux``). Named starts are the sample start (an exact in-memory fit
+    of a sample, extended to every block by the nearest mean) or random labels drawn
+    block by block; restarts run one after another.
     """
 
     name = "dask"
+    input_kind = "dask"
+    sample_start = "always"
+    max_auto_starts = 1
+    unavailable_inits = ("spectral",)
+    rules = ("hartigan",)
 
-    def __init__(self, fmap, blocks, sizes):
+    def __init__(self, fmap, blocks, sizes, out_chunks):
         self.fmap = fmap
+        self.fmap_d = None  # the map as one dask object shared by every task
         self.blocks = blocks
         self.sizes = tuple(int(b) for b in sizes)
+        self.out_chunks = tuple(int(b) for b in out_chunks)
         self.offsets = np.concatenate([[0], np.cumsum(self.sizes)]).astype(np.int64)
         self.rounds = 0  # round trips to the blocks (compute calls), for reports
         self.bytes_out = 0  # bytes sent to blocks by sweeps (sums), for reports
         self.bytes_in = 0  # bytes of proposals received, for reports
-        self.seconds = {}  # wall time per phase, for reports
 
-    def _clock(self, phase, t0):
-        self.seconds[phase] = self.seconds.get(phase, 0.0) + time.perf_counter() - t0
+    @property
+    def n_samples(self):
+        return int(self.offsets[-1])
 
     # -- construction -----------------------------------------------------
     @classmethod
@@ -324,84 +316,104 @@ class DaskEngine(Engine):
         return 8 * rows * (3 * m + k + n_features + 8)
 
     @classmethod
-    def from_dask(cls, X, w, scale, semimetric, params, *, sample, center, n_clusters,
-                  options=None):
-        """The engine for the blocks of ``X`` (dask, rows in blocks, one column chunk).
+    def layout(cls, X, w, *, n_clusters, options=None):
+        """``X`` and ``w`` in row blocks of at most :func:`block_rows` rows, each
+        block's task checked against a worker's memory."""
+        from ._dask_io import client_or_none
 
-        ``w``: dask weights chunked like the rows; ``scale``: the power of two the
-        data are multiplied by; ``sample(index) -> ndarray`` rows of the scaled data
-        (for the landmarks); ``center``: the mean of the scaled data;
+        options = options or {}
+        n, d = X.shape
+        m = min(int(options.get("n_components", 256)), n)
+        if max(X.chunks[0]) > block_rows(m):
+            X = X.rechunk({0: block_rows(m)})
+        check_block_fits(max(X.chunks[0]), d, m, n_clusters, client_or_none(),
+                         options.get("owner", "KernelKGroups"))
+        return X, w.rechunk((X.chunks[0],))
+
+    @classmethod
+    def from_semimetric(cls, X, w, semimetric, params, *, dtype=np.float64, n_clusters,
+                        n_init=1, options=None):
+        """The engine for the row blocks of the dask array ``X`` (one column chunk, cut
+        by :meth:`layout`) with dask weights ``w`` chunked like its rows; ``dtype`` is
+        ignored.
+
+        ``options``: ``n_components`` (m, capped at n), ``landmarks``,
+        ``random_state``, ``center`` (the mean of X, from the pass that checked it)
+        and ``out_chunks`` (the row chunks of the labels returned).
         """
         import dask
 
+        from ._dask_io import persist_wait
+
         options = dict(options or {})
-        m = int(options.get("n_components", 256))
+        n, d = X.shape
+        m = int(options.get("n_components", 256))  # Nystrom takes at most n landmarks
         landmarks = options.get("landmarks", "k-means++")
         if landmarks not in LANDMARKS:
             raise ValueError(f"landmarks={landmarks!r} should be one of {LANDMARKS}")
-        n, d = X.shape
         cls.check_memory(n, d, n_clusters=n_clusters, options=options,
                          alternative="a smaller n_components or fewer clusters")
-        from .._validation import as_seed
-
+        out_chunks = options.get("out_chunks") or X.chunks[0]
+        center = options.get("center")
+        center = np.asarray(X.mean(axis=0).compute() if center is None else center)
         rng = np.random.default_rng(as_seed(options.get("random_state")))
         if landmarks == "fourier":
             fmap = fourier_map(X, m, semimetric, params.get("sigma", 1.0), rng, center=center)
         else:
-            fmap = nystroem_map(X, m, semimetric, params, landmarks, rng, rows=sample,
+            fmap = nystroem_map(X, m, semimetric, params, landmarks, rng,
+                                rows=lambda idx: np.asarray(X[idx].compute(), np.float64),
                                 center=center)
         fmap_d = dask.delayed(fmap, pure=True)
-        blocks = [dask.delayed(setup_block, pure=True)(xb, wb, scale, fmap_d)
-                  for xb, wb in zip(X.to_delayed().ravel(), w.to_delayed().ravel())]
-        blocks = list(dask.persist(*blocks))
-        from ._dask_io import wait
-
-        wait(blocks)  # errors here, and the setup's time counted as setup
-        eng = cls(fmap, blocks, X.chunks[0])
+        blocks = persist_wait([dask.delayed(setup_block, pure=True)(xb, wb, fmap_d)
+                               for xb, wb in zip(X.to_delayed().ravel(),
+                                                 w.to_delayed().ravel())])
+        eng = cls(fmap, blocks, X.chunks[0], out_chunks)
         eng.fmap_d = fmap_d
-        eng.rng = rng
         return eng
 
-    # -- what a run needs ---------------------------------------------------
+    # -- runs -------------------------------------------------------------------
     def _stream(self, tasks):
         from ._dask_io import stream
 
         self.rounds += 1
         return stream(tasks)
 
-    def _sums_task(self, state):
+    def _sums_task(self, state, r):
         import dask
 
-        P = self.fmap.dual(state.S)
-        sn2 = np.einsum("ij,ij->i", state.S, state.S)
+        S = state.aux["S"][r]
+        P = self.fmap.dual(S)
+        sn2 = np.einsum("ij,ij->i", S, S)
         self.bytes_out += len(self.blocks) * (P.nbytes + 5 * sn2.nbytes)
-        return dask.delayed((P, state.A, state.s, state.q, state.cnt, sn2), pure=True)
+        return dask.delayed((P, state.aux["A"][r], state.s[r], state.q[r], state.cnt[r], sn2),
+                            pure=True)
 
-    def start_run(self, labels, k):
-        """The run's state from label blocks or a :class:`NearestMeans` start: the
-        blocks' states (persisted) and the sums, in one pass."""
+    def start(self, starts, k, rule):
+        """The runs from label blocks or :class:`NearestMeans` starts: each block's state
+        (persisted) and the sums, in one pass per start; empty clusters filled."""
         import dask
 
         from ._dask_io import stream_split
 
-        t0 = time.perf_counter()
-        spec = labels if isinstance(labels, NearestMeans) else None
-        given = [None] * len(self.blocks) if spec is not None else labels
-        pairs = [dask.delayed(start_block, pure=True, nout=2)(b, lb, self.fmap_d, spec, k)
-                 for b, lb in zip(self.blocks, given)]
-        self.rounds += 1
-        parts, states = stream_split([p[0] for p in pairs], [p[1] for p in pairs])
-        state = RunState(list(states), *self._reduce(parts))
-        state.means = None if spec is None else spec.means
-        self._clock("start", t0)
+        R = len(starts)
+        state = RunState([None] * R, None, np.zeros((R, k)), np.zeros((R, k)),
+                         np.zeros((R, k), dtype=np.int64), rule,
+                         aux={"S": [None] * R, "A": [None] * R, "means": [None] * R})
+        for r, spec in enumerate(starts):
+            near = spec if isinstance(spec, NearestMeans) else None
+            given = [None] * len(self.blocks) if near is not None else spec
+            pairs = [dask.delayed(start_block, pure=True, nout=2)(b, lb, self.fmap_d, near, k)
+                     for b, lb in zip(self.blocks, given)]
+            self.rounds += 1
+            parts, states = stream_split([p[0] for p in pairs], [p[1] for p in pairs])
+            state.labels[r] = list(states)
+            self._set_sums(state, r, self._reduce(parts))
+            state.aux["means"][r] = None if near is None else near.means
+            self._fill_empty_run(state, r)
         return state
 
-    def _sums(self, blocks, k):
-        import dask
-
-        parts = [dask.delayed(block_sums, pure=True)(b, st, self.fmap_d, k)
-                 for b, st in zip(self.blocks, blocks)]
-        return self._reduce(self._stream(parts))
+    def _set_sums(self, state, r, sums):
+        state.aux["S"][r], state.aux["A"][r], state.s[r], state.q[r], state.cnt[r] = sums
 
     def _reduce(self, parts):
         """Cluster sums ``S, A, s, q, cnt`` from the blocks' partial sums."""
@@ -415,18 +427,18 @@ class DaskEngine(Engine):
         q = np.einsum("ij,ij->i", S, S) - 2.0 * s * A
         return S, A, s, q, cnt
 
-    def fill_empty(self, state):
-        """Give every empty cluster the point whose move there raises Q most (one
-        round trip per empty cluster); returns how many were filled."""
+    def _fill_empty_run(self, state, r):
+        """Give every empty cluster of run ``r`` the point whose move there raises Q
+        most (one round trip per empty cluster)."""
         import dask
 
         from ._dask_io import persist
 
         filled = 0
-        for l in np.flatnonzero(state.cnt == 0):
-            sums = self._sums_task(state)
+        for l in np.flatnonzero(state.cnt[r] == 0):
+            sums = self._sums_task(state, r)
             tasks = [dask.delayed(donor_block, pure=True)(b, st, self.fmap_d, sums)
-                     for b, st in zip(self.blocks, state.labels)]
+                     for b, st in zip(self.blocks, state.labels[r])]
             best, where = None, -1
             for blk, cand in enumerate(self._stream(tasks)):
                 if best is None or cand[0] > best[0]:
@@ -434,65 +446,68 @@ class DaskEngine(Engine):
             gain, i, j, phi, a, w, _ = best
             if not np.isfinite(gain):
                 break
-            self._move(state, j, int(l), phi, a, w)
-            state.labels[where] = dask.delayed(apply_moves, pure=True)(
-                state.labels[where], np.array([i]), np.array([l]))
+            self._move(state, r, j, int(l), phi, a, w)
+            state.labels[r][where] = dask.delayed(apply_moves, pure=True)(
+                state.labels[r][where], np.array([i]), np.array([l]))
             filled += 1
         if filled:
-            state.labels = persist(state.labels)
-        return filled
+            state.labels[r] = persist(state.labels[r])
 
     @staticmethod
-    def _move(state, j, l, phi, a, w):
-        state.S[j] -= w * phi
-        state.S[l] += w * phi
-        state.A[j] -= w * a
-        state.A[l] += w * a
-        state.s[j] -= w
-        state.s[l] += w
-        state.cnt[j] -= 1
-        state.cnt[l] += 1
+    def _move(state, r, j, l, phi, a, w):
+        S, A = state.aux["S"][r], state.aux["A"][r]
+        s, q, cnt = state.s[r], state.q[r], state.cnt[r]
+        S[j] -= w * phi
+        S[l] += w * phi
+        A[j] -= w * a
+        A[l] += w * a
+        s[j] -= w
+        s[l] += w
+        cnt[j] -= 1
+        cnt[l] += 1
         for t in (j, l):
-            state.q[t] = state.S[t] @ state.S[t] - 2.0 * state.s[t] * state.A[t]
+            q[t] = S[t] @ S[t] - 2.0 * s[t] * A[t]
 
-    def _drift(self, state):
-        """How far each mean moved since the last sweep (``inf`` for a cluster that
-        is or was empty), and the largest, as the blocks' bounds need them."""
-        k = state.s.shape[0]
+    def _drift(self, state, r):
+        """How far each mean of run ``r`` moved since its last sweep (``inf`` for a
+        cluster that is or was empty), and the largest, as the blocks' bounds need."""
+        s = state.s[r]
+        k = s.shape[0]
         with np.errstate(invalid="ignore", divide="ignore"):
-            means = state.S / state.s[:, None]
+            means = state.aux["S"][r] / s[:, None]
         drift = np.full(k + 1, np.inf)
-        if state.means is not None:
-            d = np.sqrt(((means - state.means) ** 2).sum(axis=1))
+        last = state.aux["means"][r]
+        if last is not None:
+            d = np.sqrt(((means - last) ** 2).sum(axis=1))
             drift[:k] = np.where(np.isfinite(d), d, np.inf)
             drift[k] = drift[:k].max()
-        state.means = means
+        state.aux["means"][r] = means
         return drift
 
-    def sweep_run(self, state):
-        """One distributed sweep (see the module docstring); returns the moves taken."""
+    def sweep_run(self, state, r):
+        """One distributed sweep of run ``r`` (see the module docstring); its moves."""
         import dask
 
         from ._dask_io import persist, stream_split
 
-        t0 = time.perf_counter()
-        sums = self._sums_task(state)
-        drift = self._drift(state)
+        sums = self._sums_task(state, r)
+        drift = self._drift(state, r)
         pairs = [dask.delayed(propose_block, pure=True, nout=2)(b, st, self.fmap_d, sums,
                                                                 drift)
-                 for b, st in zip(self.blocks, state.labels)]
+                 for b, st in zip(self.blocks, state.labels[r])]
         self.rounds += 1
         results, states = stream_split([p[0] for p in pairs], [p[1] for p in pairs])
         moves = 0
         accepted = []
+        S, A = state.aux["S"][r], state.aux["A"][r]
         for (idx, lab, phi, a, w, diag) in results:
             self.bytes_in += idx.nbytes + lab.nbytes + phi.nbytes + 3 * a.nbytes
             if idx.size == 0:
                 accepted.append(None)
                 continue
             new = lab.copy()
-            taken = _lr.sweep_lowrank(phi, a, w, diag, new, state.S, state.A, state.s,
-                                      state.q, state.cnt)
+            taken = _lr.sweep_lowrank(phi, a, w, diag, new, S, A, state.s[r], state.q[r],
+                                      state.cnt[r])
             moved = new != lab
             accepted.append((idx[moved], new[moved]) if taken else None)
             moves += int(taken)
@@ -500,40 +515,73 @@ class DaskEngine(Engine):
         for blk, acc in enumerate(accepted):
             if acc is not None:
                 states[blk] = dask.delayed(apply_moves, pure=True)(states[blk], *acc)
-        state.labels = persist(states)
-        self._clock("sweeps", t0)
+        state.labels[r] = persist(states)
         return moves
 
-    def end_run(self, state, k):
-        """Fresh sums from the final labels (the driver's were updated move by move)."""
-        t0 = time.perf_counter()
-        state.S, state.A, state.s, state.q, state.cnt = self._sums(state.labels, k)
-        self._clock("final sums", t0)
+    def finish(self, state):
+        """Fresh sums from each run's final labels (the driver's were updated move by
+        move); the labels as a dask array chunked like X, persisted."""
+        import dask
 
-    def labels_array(self, state):
-        """The run's labels as a dask array with the engine's row blocks."""
+        k = state.s.shape[1]
+        out = []
+        for r in range(state.n_runs):
+            parts = [dask.delayed(block_sums, pure=True)(b, st, self.fmap_d, k)
+                     for b, st in zip(self.blocks, state.labels[r])]
+            self._set_sums(state, r, self._reduce(self._stream(parts)))
+            labels = self._labels_array(state.labels[r]).rechunk((self.out_chunks,)).persist()
+            out.append(RunResult(labels, state.objective(r), len(state.n_moves[r]),
+                                 list(state.n_moves[r]), bool(state.converged[r]),
+                                 state.s[r].copy(), state.q[r].copy(),
+                                 {"S": state.aux["S"][r].copy(),
+                                  "A": state.aux["A"][r].copy()}))
+        return out
+
+    def _labels_array(self, blocks):
+        """A run's labels as a dask array with the engine's row blocks."""
         import dask
         import dask.array as da
 
         return da.concatenate([
             da.from_delayed(dask.delayed(block_labels, pure=True)(st), shape=(n,),
                             dtype=np.int64)
-            for st, n in zip(state.labels, self.sizes)])
+            for st, n in zip(blocks, self.sizes)])
+
+    def counters(self):
+        """Blocks, round trips and bytes moved, for ``engine_stats_``."""
+        return {"blocks": len(self.sizes), "round_trips": self.rounds,
+                "bytes_to_blocks": self.bytes_out, "bytes_from_blocks": self.bytes_in}
+
+    def count_improving_moves(self, labels, k):
+        raise ValueError("improving_moves needs an in-memory engine; pass X.compute()")
 
     # -- starting partitions ---------------------------------------------------
-    def label_blocks_from(self, labels, k, owner):
-        """Given starting labels (numpy or dask, length n), checked block by block."""
+    def given_starts(self, init, k, owner):
+        """Given labels (numpy or dask; one start, or one per row): label blocks,
+        each checked (:func:`check_labels_block`) when a run first reads it."""
         import dask
         import dask.array as da
 
-        if not isinstance(labels, da.Array):
-            labels = da.from_array(np.asarray(labels), chunks=(self.sizes,))
+        n = self.n_samples
+        if isinstance(init, da.Array):
+            rows = [init] if init.ndim == 1 else [init[r] for r in range(init.shape[0])]
         else:
-            labels = labels.rechunk((self.sizes,))
-        return [dask.delayed(check_labels_block, pure=True)(lb, k, int(start), owner)
-                for lb, start in zip(labels.to_delayed().ravel(), self.offsets[:-1])]
+            lab = label_array(init, owner, "init labels")
+            rows = list(lab) if lab.ndim == 2 and lab.shape[1] == n else [lab]
+        for lab in rows:
+            if lab.ndim != 1 or lab.shape[0] != n:
+                raise InvalidParameterError(
+                    f"{owner}: init labels have shape {init.shape}, expected ({n},) or "
+                    f"(n_starts, {n}) (one start per row)")
+        starts = []
+        for lab in rows:
+            lab = lab.rechunk((self.sizes,)) if isinstance(lab, da.Array) \
+                else da.from_array(lab, chunks=(self.sizes,))
+            starts.append([dask.delayed(check_labels_block, pure=True)(lb, k, int(a), owner)
+                           for lb, a in zip(lab.to_delayed().ravel(), self.offsets[:-1])])
+        return starts
 
-    def random_label_blocks(self, k, rng):
+    def random_start(self, k, rng):
         """Uniform random labels, one seed per block from ``rng``."""
         import dask
 
@@ -541,20 +589,20 @@ class DaskEngine(Engine):
         return [dask.delayed(random_block, pure=True)(n, k, int(sd))
                 for n, sd in zip(self.sizes, seeds)]
 
-    def nearest_mean_start(self, sub, wsub, labels, k):
-        """A :class:`NearestMeans` start: the means in feature space of the clusters
-        ``labels`` of the (scaled) rows ``sub`` with weights ``wsub``."""
-        F = self.fmap(sub)
-        S, _ = _lr.cluster_sums_lr(F, np.zeros(sub.shape[0]), wsub, labels, k)
-        s = np.bincount(labels, weights=wsub, minlength=k)
+    def extend(self, idx, Xs, ws, labels, k):
+        """A :class:`NearestMeans` start: every point joins the nearest of the means
+        in feature space of the clusters ``labels`` of the sample rows ``Xs``."""
+        F = self.fmap(Xs)
+        S, _ = _lr.cluster_sums_lr(F, np.zeros(Xs.shape[0]), ws, labels, k)
+        s = np.bincount(labels, weights=ws, minlength=k)
         means = S / s[:, None]
         return NearestMeans(self.fmap.dual(means), np.einsum("ij,ij->i", means, means), means)
 
     # -- after the fit -----------------------------------------------------------
-    def feature_sums(self, state, k, n_features_in):
+    def predictor(self, X_fit, result):
         """What ``predict`` needs: :class:`~kgroups._backends.lowrank.FeatureSums`."""
-        return FeatureSums(self.fmap, state.S.copy(), state.A.copy(), state.s.copy(),
-                           n_features_in)
+        return FeatureSums(self.fmap, result.aux["S"], result.aux["A"], result.s,
+                           X_fit.shape[1])
 
 
 def block_rows(m):

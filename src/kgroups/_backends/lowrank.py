@@ -33,7 +33,7 @@ from .._engine._bounds import refresh_bounds, refresh_bounds_serial
 from .._engine._parallel import pick
 from .._semimetrics import pairwise_unchecked as pairwise
 from .._validation import Integer, InvalidParameterError, as_seed
-from ._base import PREDICT_BLOCK_BYTES, Engine
+from ._base import PREDICT_BLOCK_BYTES, Bounds, Engine
 from ._memory import check_fits
 
 __all__ = ["FOURIER_SEMIMETRICS", "LANDMARKS", "FeatureSums", "FourierMap", "LowRankEngine",
@@ -276,17 +276,18 @@ class LowRankEngine(Engine):
     Examples
     --------
     >>> import numpy as np
-    >>> from kgroups._kgroups import kgroups_single
+    >>> from kgroups._driver import run_starts
     >>> rng = np.random.default_rng(0)
     >>> X = np.vstack([rng.normal(0, 1, (100, 2)), rng.normal(8, 1, (100, 2))])
     >>> eng = LowRankEngine.from_semimetric(X, np.ones(200), "energy", {}, n_clusters=2,
     ...                                     options={"n_components": 32})
-    >>> run = kgroups_single(eng, rng.integers(0, 2, 200), 2, 100)
+    >>> run = run_starts(eng, [rng.integers(0, 2, 200)], 2)
     >>> sorted(np.bincount(run.labels).tolist())
     [100, 100]
     """
 
     name = "low-rank"
+    sample_start = "large"
 
     def __init__(self, F, w, kdiag=None):
         self.F = np.ascontiguousarray(F, dtype=np.float64)
@@ -298,7 +299,6 @@ class LowRankEngine(Engine):
         self._base = sq - 2.0 * self.a
         self._base_abs = sq + 2.0 * np.abs(self.a)
         self.feature_map = None  # callable X_new -> features, set by from_semimetric
-        self._run = None  # cluster sums and bounds of the run in progress (see sweep)
 
     @classmethod
     def memory_bytes(cls, n_samples, n_features, *, n_clusters, n_init=1, dtype=np.float64,
@@ -342,9 +342,10 @@ class LowRankEngine(Engine):
         eng.feature_map = fmap
         return eng
 
-    def predictor(self, X_fit, labels, k):
+    def predictor(self, X_fit, result):
         """:class:`FeatureSums` of a partition: new points get features from the fit's map."""
-        labels = np.asarray(labels, dtype=np.int64)
+        labels = np.asarray(result.labels, dtype=np.int64)
+        k = result.s.shape[0]
         S, A = self._sums(labels, k)
         return FeatureSums(self.feature_map, S, A,
                            np.bincount(labels, weights=self.w, minlength=k), X_fit.shape[1])
@@ -359,11 +360,12 @@ class LowRankEngine(Engine):
         M *= self.w[None, :]
         return M
 
-    def nearest_mean_labels(self, idx, labels, k):
+    def extend(self, idx, Xs, ws, labels, k):
         """Every point's nearest mean in feature space, the means being those of the
-        clusters ``labels`` of the points ``idx`` (a start extended from a sample):
+        clusters ``labels`` of the sample points ``idx`` (the sample start):
         ``argmin_l ||mu_l||^2 - 2 phi_i . mu_l``, O(n k m) (the shifts ``a`` do not
         change the order). A cluster empty in the sample attracts no point."""
+        idx = np.arange(self.F.shape[0]) if idx is None else idx
         labels = np.asarray(labels, dtype=np.int64)
         w = self.w[idx]
         S, _ = _lr.cluster_sums_lr(self.F[idx], self.a[idx], w, labels, k)
@@ -383,61 +385,69 @@ class LowRankEngine(Engine):
         s = np.bincount(labels, weights=self.w, minlength=k)
         return self._m_from(S, A, s)
 
-    def sweep(self, labels, M, s, q, cnt):
-        """One sweep on the cluster sums (O(k m) per point evaluated); ``M`` is
-        refreshed by :meth:`sync` when the run ends.
+    def begin(self, state):
+        """Hartigan runs sweep on their clusters' feature sums ``S``, ``A`` (and
+        ``||S_l||^2``), kept in ``state.aux``, with skip bounds."""
+        if state.rule != "hartigan":
+            return
+        R, k = state.s.shape
+        sums = [self._sums(state.labels[r], k) for r in range(R)]
+        state.aux.update(S=np.stack([p[0] for p in sums]), A=np.stack([p[1] for p in sums]),
+                         sn2=np.stack([np.einsum("ij,ij->i", p[0], p[0]) for p in sums]),
+                         stale=np.zeros(R, dtype=bool))
+        state.bounds = Bounds.unknown(R, self.F.shape[0], k)
+
+    def sweep_run(self, state, r):
+        """One sweep of run ``r`` on its cluster sums (O(k m) per point evaluated);
+        ``M`` is refreshed by :meth:`sync` when the runs end.
 
         With ``BOUNDS`` (default) points that a bound proves cannot move are
         skipped (:func:`~kgroups._engine.lowrank.sweep_lowrank_bounded`): the same
         moves as the plain sweep, at a cost that falls with the number of points
         still near a boundary. Each sweep starts from exact bounds
         (:meth:`_refresh_bounds`, one matrix product); within the sweep they widen
-        with each move. The cluster sums and bounds belong to the run that owns
-        ``M``.
+        with each move.
         """
-        st = self._run
-        if st is None or st["M"] is not M:
-            S, A = self._sums(labels, M.shape[0])
-            n, k = labels.shape[0], M.shape[0]
-            st = self._run = {"M": M, "S": S, "A": A, "sn2": np.einsum("ij,ij->i", S, S),
-                              "up": np.full(n, np.inf), "lo": np.zeros(n),
-                              "own": np.zeros(n), "all": np.zeros(n),
-                              "drift": np.zeros(k + 1), "stale": False}
+        aux, b = state.aux, state.bounds
+        args = (self.F, self.a, self.w, self.diag, state.labels[r], aux["S"][r], aux["A"][r],
+                state.s[r], state.q[r], state.cnt[r])
         if BOUNDS:
-            self._refresh_bounds(labels, M, s, st)
-            moves, _ = _lr.sweep_lowrank_bounded(
-                self.F, self.a, self.w, self.diag, labels, st["S"], st["A"], s, q, cnt,
-                st["sn2"], st["up"], st["lo"], st["own"], st["all"], st["drift"])
+            self._refresh_bounds(state, r)
+            moves, _ = _lr.sweep_lowrank_bounded(*args, aux["sn2"][r], b.up[r], b.lo[r],
+                                                 b.own[r], b.all[r], b.drift[r])
         else:
-            moves = _lr.sweep_lowrank(self.F, self.a, self.w, self.diag, labels, st["S"],
-                                      st["A"], s, q, cnt)
-        st["stale"] = st["stale"] or moves > 0
+            moves = _lr.sweep_lowrank(*args)
+        aux["stale"][r] |= moves > 0
         return moves
 
-    def _refresh_bounds(self, labels, M, s, st):
-        """``M`` from the cluster sums (one matrix product, O(n k m)) and every point's
-        exact bounds from it (:func:`~kgroups._engine._bounds.refresh_bounds`, O(n k)):
-        with ``mu_l = S_l / s_l`` and ``M[l, i] / w_i = phi_i . S_l - a_i s_l - A_l``,
-        ``||phi_i - mu_l||^2 = (|phi_i|^2 - 2 a_i) + (|S_l|^2 / s_l^2 - 2 A_l / s_l)
-        - 2 M[l, i] / (w_i s_l)``."""
-        if st["stale"]:
-            M[...] = self._m_from(st["S"], st["A"], s)
-            st["stale"] = False
+    def _refresh_bounds(self, state, r):
+        """Run ``r``'s ``M`` from its cluster sums (one matrix product, O(n k m)) and
+        every point's exact bounds from it
+        (:func:`~kgroups._engine._bounds.refresh_bounds`, O(n k)): with ``mu_l = S_l /
+        s_l`` and ``M[l, i] / w_i = phi_i . S_l - a_i s_l - A_l``, ``||phi_i - mu_l||^2
+        = (|phi_i|^2 - 2 a_i) + (|S_l|^2 / s_l^2 - 2 A_l / s_l) - 2 M[l, i] / (w_i
+        s_l)``."""
+        aux, b, s = state.aux, state.bounds, state.s[r]
+        if aux["stale"][r]:
+            state.M[r] = self._m_from(aux["S"][r], aux["A"][r], s)
+            aux["stale"][r] = False
         pos = np.where(s > 0, s, 1.0)
-        mu2, ma = st["sn2"] / pos ** 2, 2.0 * st["A"] / pos
-        n, k = M.shape[1], M.shape[0]
+        mu2, ma = aux["sn2"][r] / pos ** 2, 2.0 * aux["A"][r] / pos
+        n, k = self.F.shape[0], s.shape[0]
         fn = pick(refresh_bounds_serial, refresh_bounds, n * k)
-        fn(M, labels, self.w, s, self._base, self._base_abs, mu2 - ma, mu2 + np.abs(ma),
-           st["up"], st["lo"], st["own"], st["all"], st["drift"])
+        fn(state.M[r], state.labels[r], self.w, s, self._base, self._base_abs, mu2 - ma,
+           mu2 + np.abs(ma), b.up[r], b.lo[r], b.own[r], b.all[r], b.drift[r])
 
-    def sync(self, labels, M):
-        """Bring ``M`` up to date with the sweeps' moves (O(n k m), once per run)."""
-        st = self._run
-        if st is not None and st["M"] is M:
-            if st["stale"]:
-                M[...] = self._m_from(st["S"], st["A"], np.bincount(
-                    labels, weights=self.w, minlength=M.shape[0]))
-            self._run = None
+    def sync(self, state):
+        """Bring each run's ``M`` up to date with its sweeps' moves (O(n k m) a run)."""
+        stale = state.aux.get("stale")
+        if stale is None:
+            return
+        k = state.s.shape[1]
+        for r in np.flatnonzero(stale):
+            state.M[r] = self._m_from(state.aux["S"][r], state.aux["A"][r], np.bincount(
+                state.labels[r], weights=self.w, minlength=k))
+            stale[r] = False
 
     def move_rows(self, points, old, new, M):
         """Apply a batch of moves to ``M`` (kernel k-means): O(n k m)."""

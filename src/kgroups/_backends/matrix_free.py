@@ -17,7 +17,7 @@ from .._engine._gain import class_signatures, sum_classes
 from .._engine._parallel import pick
 from .._engine.semimetric import NAMES, NEGATIVE_TYPE, kernel_args
 from .._semimetrics import centred_sq_norm_max, check_semimetric_range, pairwise_unchecked
-from ._base import Engine
+from ._base import Bounds, Engine
 from ._memory import check_fits, fits
 
 __all__ = ["MatrixFreeEngine"]
@@ -27,19 +27,15 @@ __all__ = ["MatrixFreeEngine"]
 # corrections since the first of them (about the fixed cost of one parallel apply).
 BATCH = 256
 PENDING_WORK = 4096
-# The runs of sweep_batch that follow the one furthest behind may carry their lists
-# further (up to that run's position), so that all apply together.
+# The runs swept in lockstep that follow the one furthest behind may carry their
+# lists further (up to that run's position), so that all apply together.
 FOLLOW_WORK = 4 * PENDING_WORK
 
 
-# Restarts whose M one pass over the pairs builds together (see build_ms), and the
-# classes of points with one label in each of them that the pass may sum apart, per
-# cluster. The starts of benchmarks/bench_tail.py --part restarts --seeds 0,1,2
-# (20,000 overlapping points, 10 k-means++ starts of k = 10) make 340-397 classes:
-# the class pass took 0.18-0.25 s, the pass feeding each start's sums 0.37-0.49 s
-# (both timed in one process); with 587 classes (starts perturbed at random) 0.27-0.48 s
-# against 0.46 s. End to end that part took 0.48-0.69 s against 0.65-0.77 s with the
-# former cap of 32 (benchmarks/results/bench_tail_restarts_ab.txt).
+# Restarts run at once (their M built by one pass over the pairs, see build_ms), and
+# the classes of points with one label in each of them that the pass sums apart, per
+# cluster: beyond that many classes the pass feeds each start's sums directly
+# (benchmarks/bench_tail.py --part restarts compares the two).
 MULTI_STARTS = 10
 SIGNATURES_PER_CLUSTER = 64
 
@@ -92,7 +88,6 @@ class MatrixFreeEngine(Engine):
         self.semimetric = semimetric
         self.params = dict(params)
         self._args = kernel_args(semimetric, params)
-        self._runs = {}  # bounds of the runs in progress (see sweep, sweep_batch)
 
     @classmethod
     def from_semimetric(cls, X, w, semimetric, params, *, dtype=np.float64, n_clusters,
@@ -120,10 +115,10 @@ class MatrixFreeEngine(Engine):
         each); weights, labels, the sort order and the best restart's labels, the
         squared norms and the sweeps' four bounds (n each).
         Restarts: r starts' k x n sums per worker and the r results (see
-        :meth:`build_stacks`, which sums classes of points instead only when those
-        sums fit in the memory free at the time, and groups fewer starts when
-        these do not), and, as the r runs sweep together (:meth:`sweep_batch`),
-        their labels and four bounds (n each).
+        :meth:`build_ms`, which sums classes of points instead only when those
+        sums fit in the memory free at the time; :meth:`group_size` runs fewer
+        starts at once when these do not), and, as the r runs sweep together
+        (:meth:`sweep`), their labels and four bounds (n each).
         """
         n, d, k = int(n_samples), int(n_features), int(n_clusters)
         t = numba.get_num_threads()
@@ -152,164 +147,121 @@ class MatrixFreeEngine(Engine):
         acc = _mf.accumulators(n_threads, k, n)
         return fn(XTs, self.w[order], labs, bounds, acc, *self._args), order
 
-    def build_ms(self, starts, k):
-        """``M`` for every start, in the order of ``starts`` (a generator): the rows
-        of :meth:`build_stacks`."""
-        for Ms in self.build_stacks(starts, k):
-            yield from Ms
-
-    def build_stacks(self, starts, k):
-        """``M`` for every start, one pass over the pairs per group of up to
-        :data:`MULTI_STARTS` starts: a generator of arrays (starts of the group x
-        k x n), groups in the order of ``starts``.
-
-        Restarts seeded by k-means++ share most of their labels: the points with
-        one label in every start of the group form a few classes (at 20k
-        overlapping points, 10 starts of k = 10 make 220 to 470, by seed). Then one pass
-        sums each class (:meth:`build_m` on the class labels,
-        ``S[c, i] = sum_{y in class c} B[i, y]``) and a start's ``M[l]`` adds the
-        rows of ``S`` whose class has label ``l`` in it, O(G n) for G classes:
-        ten starts cost about two builds. Starts that share little (random
-        labels) make up to n classes; above :data:`SIGNATURES_PER_CLUSTER` k of
-        them, or when those sums do not fit in memory, the pass feeds each
-        start's own cluster sums instead (:func:`build_m_multi`: each pair's rho
-        once, one addition per start). Both are exact: only the order of the
-        additions differs from one :meth:`build_m` per start.
-        """
-        if len(starts) == 1:
-            yield self.build_m(starts[0], k)[None]
-            return
-        n = len(starts[0])
+    def group_size(self, starts, k):
+        """Restarts run at once: up to :data:`MULTI_STARTS`, fewer when their sums
+        (one set per worker in the pass that builds them) do not fit."""
+        n = self.n_samples
         n_threads = numba.get_num_threads()
         group = min(len(starts), MULTI_STARTS)
         while group > 1 and not fits(8 * n * group * (k * (1 + n_threads) + 5)):
             group //= 2
-        for g0 in range(0, len(starts), group):
-            chunk = starts[g0:g0 + group]
-            if len(chunk) == 1:
-                yield self.build_m(chunk[0], k)[None]
-                continue
-            labs = np.ascontiguousarray(np.stack([np.asarray(l, dtype=np.int64) for l in chunk]))
-            sig, classes = class_signatures(labs, k)
-            G = classes.shape[0]
-            # the pass's G x n sums per worker, the group's M and one start's sorted M
-            if G <= SIGNATURES_PER_CLUSTER * k and fits(
-                    8 * n * (G * n_threads + (len(chunk) + 1) * k)):
-                S, order = self._build_sorted(sig, G)
-                Ms = np.empty((len(chunk), k, n))
-                for r in range(len(chunk)):
-                    Ms[r] = sum_classes(S, classes[:, r], k, order)
-                yield Ms
-                continue
-            fn = pick(_mf.build_m_multi_serial, _mf.build_m_multi, n * n)
-            acc = _mf.accumulators(1 if fn is _mf.build_m_multi_serial else n_threads,
-                                   len(chunk) * k, n)
-            Ms = fn(self.XT, self.w, labs, k, acc, *self._args)
-            yield Ms.reshape(len(chunk), k, n)
+        return group
 
-    def sweep(self, labels, M, s, q, cnt):
-        """One Hartigan sweep in place; moves are applied to ``M`` in batches.
+    def build_ms(self, starts, k):
+        """``M`` of each start (R x k x n) in one pass over the pairs.
 
-        For a semimetric of negative type, points that a bound proves cannot
-        move are skipped (see :func:`~kgroups._engine.matrix_free.decide_mf`):
-        the same moves as the sweep without bounds, at a cost of decisions that
-        falls with the number of points still near a boundary. Each sweep starts
-        from exact bounds computed from ``M`` (O(n k),
-        :func:`~kgroups._engine._bounds.refresh_bounds`);
-        within the sweep they widen with each move. The bound arrays belong to
-        the run that owns ``M``.
+        Restarts seeded by k-means++ share most of their labels: the points with one
+        label in every start form a few classes. Then one pass sums each class
+        (:meth:`build_m` on the class labels, ``S[c, i] = sum_{y in class c} B[i,
+        y]``) and a start's ``M[l]`` adds the rows of ``S`` whose class has label
+        ``l`` in it, O(G n) for G classes. Starts that share little (random labels)
+        make up to n classes; above :data:`SIGNATURES_PER_CLUSTER` k of them, or
+        when those sums do not fit in memory, the pass feeds each start's own
+        cluster sums instead (:func:`~kgroups._engine.matrix_free.build_m_multi`:
+        each pair's rho once, one addition per start). Both are exact: only the
+        order of the additions differs from one :meth:`build_m` per start.
         """
-        st = self._bounds(M, None, labels, M, s, q)
-        pend = np.empty(BATCH, dtype=np.int64)
-        old = np.empty(BATCH, dtype=np.int64)
-        new = np.empty(BATCH, dtype=np.int64)
-        n = labels.shape[0]
-        i, total = 0, 0
-        while i < n:
-            i, n_pend, moves = self._decide(st, labels, M, s, q, cnt, i, n, pend, old, new,
-                                            PENDING_WORK)
-            total += moves
-            if n_pend:
-                self._apply_one(pend, old, new, n_pend, M)
-        return total
+        if len(starts) == 1:
+            return self.build_m(starts[0], k)[None]
+        n, R = len(starts[0]), len(starts)
+        n_threads = numba.get_num_threads()
+        labs = np.ascontiguousarray(np.stack([np.asarray(l, dtype=np.int64) for l in starts]))
+        sig, classes = class_signatures(labs, k)
+        G = classes.shape[0]
+        # the pass's G x n sums per worker, the group's M and one start's sorted M
+        if G <= SIGNATURES_PER_CLUSTER * k and fits(8 * n * (G * n_threads + (R + 1) * k)):
+            S, order = self._build_sorted(sig, G)
+            Ms = np.empty((R, k, n))
+            for r in range(R):
+                Ms[r] = sum_classes(S, classes[:, r], k, order)
+            return Ms
+        fn = pick(_mf.build_m_multi_serial, _mf.build_m_multi, n * n)
+        acc = _mf.accumulators(1 if fn is _mf.build_m_multi_serial else n_threads, R * k, n)
+        return fn(self.XT, self.w, labs, k, acc, *self._args).reshape(R, k, n)
 
-    def sweep_batch(self, runs, Ms):
-        """One sweep of each of several runs, in lockstep: ``runs`` lists
-        ``(r, labels, s, q, cnt)`` of the runs still moving, ``Ms[r]`` their ``M``
-        (restarts; see :func:`kgroups._kgroups.kgroups_batch`). Returns each run's
-        number of moves.
+    def begin(self, state):
+        """Hartigan runs get skip bounds (used for a semimetric of negative type)."""
+        if state.rule == "hartigan":
+            state.bounds = Bounds.unknown(state.n_runs, self.n_samples, state.s.shape[1])
 
-        Every run makes exactly the decisions of :meth:`sweep` (same bounds, same
-        columns; only when the pending moves are applied differs, which no
-        decision sees). The runs advance through the points together: the run
-        furthest behind decides as :meth:`sweep` does, the others catch up with it,
-        and one :func:`~kgroups._engine.matrix_free.apply_moves` applies all
-        their pending moves, computing each mover's kernel row once however many
-        runs moved it. From random starts most points move in the first sweeps of
-        every run, so the runs share most of the O(n D) cost of a move.
+    def sweep(self, state):
+        """One Hartigan sweep of every active run, the runs in lockstep (Lloyd's rule:
+        the base class's iteration, run after run). Returns each run's moves.
+
+        Each run makes the sequential decisions of paper Algorithm 2
+        (:func:`~kgroups._engine.matrix_free.decide_mf`): moves are pending, and the
+        column ``M[:, i]`` a decision reads is corrected for the pending movers, so
+        every decision is the one the move-at-a-time algorithm makes. For a
+        semimetric of negative type, points that a bound proves cannot move are
+        skipped: each sweep starts from exact bounds computed from ``M`` (O(n k),
+        :func:`~kgroups._engine._bounds.refresh_bounds`), which widen with each
+        move. The runs advance through the points together: the run furthest
+        behind decides, the others catch up with it, and one
+        :func:`~kgroups._engine.matrix_free.apply_moves` applies all their pending
+        moves, computing each mover's kernel row once however many runs moved it
+        (from random starts most points move in the first sweeps of every run).
+        Only when pending moves are applied differs between runs swept alone and
+        together, which no decision sees: the trajectories are the same.
         """
-        R = len(runs)
-        n = Ms.shape[2]
-        states = [self._bounds(Ms, r, labels, Ms[r], s, q) for r, labels, s, q, _ in runs]
-        pend = np.empty((Ms.shape[0], BATCH), dtype=np.int64)
+        if state.rule != "hartigan":
+            return super().sweep(state)
+        runs = [int(r) for r in np.flatnonzero(state.active)]
+        R, n = state.n_runs, self.n_samples
+        for r in runs:
+            self._refresh_bounds(state, r)
+        pend = np.empty((R, BATCH), dtype=np.int64)
         old = np.empty_like(pend)
         new = np.empty_like(pend)
-        n_pend = np.zeros(Ms.shape[0], dtype=np.int64)
-        pos = [0] * R
-        total = [0] * R
+        n_pend = np.zeros(R, dtype=np.int64)
+        pos = [0] * len(runs)
+        total = np.zeros(R, dtype=np.int64)
         while min(pos) < n:
             lead = pos.index(min(pos))
             target = n
-            for u in [lead] + [u for u in range(R) if u != lead]:
+            for u in [lead] + [u for u in range(len(runs)) if u != lead]:
                 if pos[u] >= target:
                     continue
-                r, labels, s, q, cnt = runs[u]
+                r = runs[u]
                 pos[u], n_pend[r], moves = self._decide(
-                    states[u], labels, Ms[r], s, q, cnt, pos[u], target, pend[r], old[r],
-                    new[r], PENDING_WORK if u == lead else FOLLOW_WORK)
-                total[u] += moves
+                    state, r, pos[u], target, pend[r], old[r], new[r],
+                    PENDING_WORK if u == lead else FOLLOW_WORK)
+                total[r] += moves
                 if u == lead:
                     target = pos[u]
             if n_pend.any():
-                self._apply(pend, old, new, n_pend, Ms)
+                self._apply(pend, old, new, n_pend, state.M)
                 n_pend[:] = 0
         return total
 
-    def _bounds(self, owner, r, labels, M, s, q):
-        """The bound arrays of the run whose ``M`` is ``owner`` (``owner[r]`` for a
-        run of :meth:`sweep_batch`), made exact from ``M`` (no move is pending)."""
-        key = (id(owner), r)
-        st = self._runs.get(key)
-        n, k = labels.shape[0], M.shape[0]
-        if st is None or st["owner"] is not owner:
-            st = self._runs[key] = {"owner": owner, "up": np.full(n, np.inf),
-                                    "lo": np.zeros(n), "own": np.zeros(n),
-                                    "all": np.zeros(n), "drift": np.zeros(k + 1)}
-        st["bounded"] = self.semimetric in NEGATIVE_TYPE
-        if st["bounded"]:  # exact bounds for every point, from M:
-            # d_l^2 = K_ii + q_l / s_l^2 - 2 M[l, i] / (w_i s_l), K_ii = 0 (self.diag,
-            # B_ii = w_i^2 K_ii, is all zeros: the base terms)
-            e = q / np.where(s > 0, s, 1.0) ** 2
-            fn = pick(refresh_bounds_serial, refresh_bounds, n * k)
-            fn(M, labels, self.w, s, self.diag, self.diag, e, np.abs(e), st["up"], st["lo"],
-               st["own"], st["all"], st["drift"])
-        return st
+    def _refresh_bounds(self, state, r):
+        """Run ``r``'s bounds made exact from its ``M`` (no move is pending)."""
+        if self.semimetric not in NEGATIVE_TYPE:
+            return
+        # d_l^2 = K_ii + q_l / s_l^2 - 2 M[l, i] / (w_i s_l), K_ii = 0 (self.diag,
+        # B_ii = w_i^2 K_ii, is all zeros: the base terms)
+        s, q, b = state.s[r], state.q[r], state.bounds
+        e = q / np.where(s > 0, s, 1.0) ** 2
+        fn = pick(refresh_bounds_serial, refresh_bounds, self.n_samples * s.shape[0])
+        fn(state.M[r], state.labels[r], self.w, s, self.diag, self.diag, e, np.abs(e),
+           b.up[r], b.lo[r], b.own[r], b.all[r], b.drift[r])
 
-    def _decide(self, st, labels, M, s, q, cnt, start, stop, pend, old, new, budget):
+    def _decide(self, state, r, start, stop, pend, old, new, budget):
+        b = state.bounds
         return _mf.decide_mf(
-            self.X, self.w, labels, M, s, q, cnt, start, stop, pend, old, new, 0, budget,
-            st["bounded"], st["up"], st["lo"], st["own"], st["all"], st["drift"], *self._args)
-
-    def sync(self, labels, M):
-        """End of a run: forget its bounds (``M`` is always up to date)."""
-        st = self._runs.get((id(M), None))
-        if st is not None and st["owner"] is M:
-            del self._runs[(id(M), None)]
-
-    def sync_batch(self, Ms):
-        """End of the runs of :meth:`sweep_batch` on ``Ms``: forget their bounds."""
-        for key in [key for key, st in self._runs.items() if st["owner"] is Ms]:
-            del self._runs[key]
+            self.X, self.w, state.labels[r], state.M[r], state.s[r], state.q[r],
+            state.cnt[r], start, stop, pend, old, new, 0, budget,
+            self.semimetric in NEGATIVE_TYPE, b.up[r], b.lo[r], b.own[r], b.all[r],
+            b.drift[r], *self._args)
 
     def move_rows(self, points, old, new, M):
         """Apply a batch of moves to ``M`` (kernel k-means)."""

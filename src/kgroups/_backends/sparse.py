@@ -103,10 +103,12 @@ class SparseEngine(HeldKernelEngine):
         return _sparse.build_m_sparse(B.indptr, B.indices, B.data,
                                       np.ascontiguousarray(labels, dtype=np.int64), k)
 
-    def sweep(self, labels, M, s, q, cnt):
+    def sweep_run(self, state, r):
+        """One Hartigan sweep of run ``r``: O(n k) gains, O(nnz of the row) per move."""
         B = self.B
         return _sparse.sweep_sparse(B.indptr, B.indices, B.data, self.w, self.diag,
-                                    labels, M, s, q, cnt)
+                                    state.labels[r], state.M[r], state.s[r], state.q[r],
+                                    state.cnt[r])
 
     def move_rows(self, points, old, new, M):
         B = self.B

@@ -1,0 +1,141 @@
+"""The kinds of data the estimators take, one small table: in-memory arrays (NumPy,
+SciPy sparse for precomputed matrices) and dask collections.
+
+Each kind answers the same questions, so that ``fit``, ``predict`` and
+``transform`` take one path whatever the data: check the data of a fit and set
+``n_features_in_`` (and ``feature_names_in_``), check the weights, the largest
+``|x|`` and the mean of the (checked) data, the rows of a sample in memory, new
+data against the fit, and a function mapped over row blocks (a dask array's
+blocks run on the workers). :func:`input_kind` picks the kind from the data's type,
+or from the engine asked for (``engine="dask"`` cuts in-memory data in row blocks).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils.validation import validate_data
+
+from ._validation import (InvalidParameterError, check_finite, check_sample_weight,
+                          is_dask_collection)
+
+__all__ = ["DASK", "IN_MEMORY", "input_kind"]
+
+
+class InMemory:
+    """NumPy arrays (and SciPy sparse precomputed matrices)."""
+
+    name = "numpy"
+
+    @staticmethod
+    def check_fit(est, X, accept_sparse):
+        """``X`` as float64 (``validate_data``: sets ``n_features_in_`` and names)."""
+        return validate_data(est, X, reset=True, dtype=np.float64, accept_sparse=accept_sparse)
+
+    @staticmethod
+    def weights(sample_weight, X, owner):
+        return check_sample_weight(sample_weight, X.shape[0], owner)
+
+    @staticmethod
+    def summary(X, w, owner):
+        """``(largest |x|, mean of X or None)``: the engines centre in-memory data
+        themselves."""
+        return float(np.max(np.abs(X))), None
+
+    @staticmethod
+    def take(X, w, idx):
+        """Rows ``idx`` of ``X`` and ``w`` (all for None)."""
+        return (X, w) if idx is None else (X[idx], w[idx])
+
+    @staticmethod
+    def check_new(est, X, accept_sparse):
+        return validate_data(est, X, reset=False, dtype=np.float64,
+                             accept_sparse=accept_sparse)
+
+    @staticmethod
+    def map_rows(X, fn, n_cols, dtype, owner):
+        """``fn(X)``: in memory, the function sees every row at once."""
+        return fn(X)
+
+
+def _checked_rows(Xb, fn, owner):
+    """``fn`` of a block of new rows after checking they are finite."""
+    Xb = np.asarray(Xb, dtype=np.float64)
+    check_finite(Xb, "X", owner)
+    return fn(Xb)
+
+
+class Dask:
+    """A ``dask.array.Array`` or dask DataFrame (``kgroups[dask]``)."""
+
+    name = "dask"
+
+    @staticmethod
+    def check_fit(est, X, accept_sparse):
+        """A float64 dask array with one column chunk; ``n_features_in_`` and
+        ``feature_names_in_`` set as ``validate_data`` sets them."""
+        from ._backends._dask_io import as_dask_rows
+
+        Xd, names = as_dask_rows(X, type(est).__name__)
+        est.n_features_in_ = Xd.shape[1]
+        if names is not None:
+            est.feature_names_in_ = names
+        elif hasattr(est, "feature_names_in_"):
+            del est.feature_names_in_
+        est._row_chunks = (X.chunks[0] if is_dask_collection(X) and hasattr(X, "chunks")
+                           and not any(np.isnan(c) for c in X.chunks[0]) else Xd.chunks[0])
+        return Xd
+
+    @staticmethod
+    def weights(sample_weight, X, owner):
+        from ._backends._dask_io import dask_weights
+
+        return dask_weights(sample_weight, X, owner)
+
+    @staticmethod
+    def summary(X, w, owner):
+        """One pass over the blocks: data finite and weights valid (the first failing
+        block named), ``(largest |x|, mean of X)``."""
+        from ._backends._dask_io import summarize
+
+        big, colsum = summarize(X, w, owner)
+        return big, np.asarray(colsum, dtype=np.float64) / X.shape[0]
+
+    @staticmethod
+    def take(X, w, idx):
+        """Rows ``idx`` of ``X`` and ``w`` in memory (all for None), in one pass."""
+        import dask
+
+        Xs, ws = dask.compute(X, w) if idx is None else dask.compute(X[idx], w[idx])
+        return np.asarray(Xs, dtype=np.float64), np.asarray(ws, dtype=np.float64)
+
+    @staticmethod
+    def check_new(est, X, accept_sparse):
+        from ._backends._dask_io import as_dask_rows
+
+        owner = type(est).__name__
+        Xd, _ = as_dask_rows(X, owner)
+        if Xd.shape[1] != est.n_features_in_:
+            raise InvalidParameterError(
+                f"{owner}: X has {Xd.shape[1]} features, but {owner} was fitted with "
+                f"{est.n_features_in_}")
+        return Xd
+
+    @staticmethod
+    def map_rows(X, fn, n_cols, dtype, owner):
+        """``fn`` on every row block (checked finite), lazily: a dask array chunked
+        like the rows of ``X`` (1-D for ``n_cols=None``)."""
+        if n_cols is None:
+            return X.map_blocks(_checked_rows, fn, owner, dtype=dtype, drop_axis=1)
+        return X.map_blocks(_checked_rows, fn, owner, dtype=dtype,
+                            chunks=(X.chunks[0], (n_cols,)))
+
+
+IN_MEMORY, DASK = InMemory(), Dask()
+
+
+def input_kind(X, sample_weight=None, engine_input="numpy"):
+    """The kind of ``X``: dask when ``X`` or the weights are dask collections or the
+    engine asked for takes dask input (``engine_input``), else in memory."""
+    if engine_input == "dask" or is_dask_collection(X) or is_dask_collection(sample_weight):
+        return DASK
+    return IN_MEMORY
