@@ -1,5 +1,5 @@
 """engine="dask" and the energy statistics of dask arrays (kgroups._dask,
-kgroups._dask_energy, kgroups._backends.dask).
+kgroups._backends.pairsum_dask, kgroups._backends.dask).
 
 Most tests run on Dask's local scheduler; the ``client`` ones on a
 ``LocalCluster`` of two worker processes, as a real cluster would.
@@ -219,10 +219,10 @@ def test_energy_distance_exact(kw):
     ref = energy_distance(X, Y, sample_weight_x=wx, **kw)
     got = energy_distance(da.from_array(X, chunks=(200, 3)), da.from_array(Y, chunks=(300, 3)),
                           sample_weight_x=da.from_array(wx, chunks=250), **kw)
-    assert abs(got - ref) <= 1e-10 * abs(ref)
+    assert close(got, ref)
     # one in-memory, one dask
-    assert abs(energy_distance(X, da.from_array(Y, chunks=(300, 3)), sample_weight_x=wx, **kw)
-               - ref) <= 1e-10 * abs(ref)
+    assert close(energy_distance(X, da.from_array(Y, chunks=(300, 3)), sample_weight_x=wx,
+                                 **kw), ref)
 
 
 def test_within_energy_exact_and_scaled():
@@ -233,9 +233,104 @@ def test_within_energy_exact_and_scaled():
     ref = within_energy(X, lab, sample_weight=w, alpha=1.5)
     got = within_energy(da.from_array(X, chunks=(170, 4)), da.from_array(lab, chunks=300),
                         sample_weight=w, alpha=1.5)
-    assert abs(got - ref) <= 1e-10 * ref
+    assert close(got, ref)
+    # in-memory X with dask labels runs on Dask too, in the labels' row blocks
+    assert close(within_energy(X, da.from_array(lab, chunks=300), sample_weight=w, alpha=1.5),
+                 ref)
     big = within_energy(X * 1e200, lab)
-    assert abs(within_energy(da.from_array(X * 1e200, chunks=(300, 4)), lab) / big - 1) < 1e-10
+    assert close(within_energy(da.from_array(X * 1e200, chunks=(300, 4)), lab), big)
+
+
+@pytest.mark.parametrize("labels_kind", ["numpy", "dask"])
+@pytest.mark.parametrize("weights_kind", ["none", "numpy", "dask"])
+def test_between_and_total_energy_exact(labels_kind, weights_kind):
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(700, 3)) + rng.integers(0, 3, (700, 1))
+    lab = rng.choice(np.array(["a", "b", "c", "d"]), 700) if labels_kind == "numpy" \
+        else rng.integers(-2, 2, 700)
+    w = None if weights_kind == "none" else rng.uniform(0.5, 2.0, 700)
+    Xd = da.from_array(X, chunks=(160, 3))
+    labd = lab if labels_kind == "numpy" else da.from_array(lab, chunks=200)
+    wd = da.from_array(w, chunks=333) if weights_kind == "dask" else w
+    for f, args, dargs in ((between_energy, (X, lab), (Xd, labd)),
+                           (within_energy, (X, lab), (Xd, labd)),
+                           (total_energy, (X,), (Xd,))):
+        ref = f(*args, sample_weight=w, alpha=0.8)
+        got = f(*dargs, sample_weight=wd, alpha=0.8)
+        assert close(got, ref), (f.__name__, got, ref)
+    # W + S = T (eq. 18), all three on Dask
+    W = within_energy(Xd, labd, sample_weight=wd)
+    S = between_energy(Xd, labd, sample_weight=wd)
+    assert abs(W + S - total_energy(Xd, sample_weight=wd)) <= 1e-12 * (W + S)
+
+
+def test_energy_test_statistic_exact():
+    rng = np.random.default_rng(5)
+    samples = [rng.normal(m, 1.0, size=(n, 2)) for m, n in ((0, 300), (0.3, 200), (0, 250))]
+    ref = energy_test(*samples, n_permutations=0).statistic
+    got = energy_test(*[da.from_array(x, chunks=(90, 2)) for x in samples[:2]], samples[2],
+                      n_permutations=0)
+    assert close(got.statistic, ref) and np.isnan(got.pvalue) and got.n_permutations == 0
+    # 1-D dask samples are one feature, as in memory
+    a, b = samples[0][:, 0], samples[1][:, 0]
+    ref1 = energy_test(a, b, n_permutations=0, alpha=1.5).statistic
+    got1 = energy_test(da.from_array(a, chunks=70), da.from_array(b, chunks=70),
+                       n_permutations=0, alpha=1.5).statistic
+    assert close(got1, ref1)
+
+
+def test_disco_exact():
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(600, 2))
+    lab = rng.integers(0, 3, 600)
+    X[lab == 1] += 0.4
+    ref = disco(X, lab, n_permutations=0, alpha=0.7)
+    got = disco(da.from_array(X, chunks=(150, 2)), da.from_array(lab, chunks=150),
+                n_permutations=0, alpha=0.7)
+    for key in ("statistic", "total", "between", "within"):
+        assert close(getattr(got, key), getattr(ref, key)), key
+    assert (got.df_between, got.df_within, got.n_permutations) == (2, 597, 0)
+    assert np.isnan(got.pvalue)
+
+
+def test_dataframe_and_series_inputs():
+    dd = pytest.importorskip("dask.dataframe")
+    import pandas as pd
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(300, 3))
+    lab = rng.integers(0, 3, 300)
+    df = dd.from_pandas(pd.DataFrame(X, columns=["a", "b", "c"]), npartitions=3)
+    series = dd.from_pandas(pd.Series(lab), npartitions=3)
+    assert close(between_energy(df, series), between_energy(X, lab))
+    assert close(disco(df, lab, n_permutations=0).statistic,
+                 disco(X, lab, n_permutations=0).statistic)
+    assert close(energy_distance(df["a"], X[:50, 0]), energy_distance(X[:, 0], X[:50, 0]))
+
+
+@pytest.mark.parametrize("call, fragments", [
+    (lambda X, lab: energy_test(X, X, n_permutations=999),
+     ["energy_test:", "n_permutations=999", "dask", "n_permutations=0", "subsample"]),
+    (lambda X, lab: disco(X, lab, n_permutations=5),
+     ["disco:", "n_permutations=5", "dask", "n_permutations=0", "subsample"]),
+    (lambda X, lab: g(X),
+     ["g:", "X is a dask Array", "X.compute()", "subsample", "energy_distance"]),
+    (lambda X, lab: g(np.ones((5, 2)),
+                                                   sample_weight_x=da.ones(5)),
+     ["g:", "sample_weight_x is a dask Array", "in-memory"]),
+    (lambda X, lab: within_energy(X, lab, precomputed=True),
+     ["within_energy:", "precomputed", "dask", "in memory"]),
+])
+def test_refused_on_dask_by_name(call, fragments):
+    # a dask array whose computation fails: the refusal comes before any pass over it
+    X = da.from_array(np.ones((6, 2)), chunks=(3, 2)).map_blocks(_explode, dtype=float)
+    with pytest.raises(ValueError) as info:
+        call(X, np.arange(6) % 2)
+    for frag in fragments:
+        assert frag in str(info.value), (frag, str(info.value))
+
+
+def _explode(block):
+    raise AssertionError("computed")
 
 
 def test_energy_dask_errors():
@@ -244,6 +339,41 @@ def test_energy_dask_errors():
         energy_distance(X, da.from_array(np.ones((5, 3))))
     with pytest.raises(ValueError, match="Y contains NaN"):
         energy_distance(X, da.from_array(np.full((5, 2), np.nan)))
+    with pytest.raises(ValueError, match=r"labels has shape \(7,\), expected \(10,\)"):
+        within_energy(X, da.from_array(np.zeros(7)))
+    with pytest.raises(ValueError, match="labels contains NaN"):
+        within_energy(X, da.from_array(np.array([0.0, np.nan] * 5), chunks=4))
+    with pytest.raises(ValueError, match=r"sample_weight\[1\]=0\.0.*rows 3:6"):
+        within_energy(da.from_array(np.arange(20.0).reshape(10, 2), chunks=(3, 2)),
+                      np.arange(10) % 2, sample_weight=da.from_array(
+                          np.array([1.0, 1, 1, 1, 0, 1, 1, 1, 1, 1]), chunks=3))
+    with pytest.raises(ValueError, match=r"samples\[0\] has 2 features but samples\[1\] has 3"):
+        energy_test(X, np.ones((4, 3)), n_permutations=0)
+
+
+def test_nan_callable_semimetric_named_from_a_task():
+    def nan_semimetric(A, B):
+        return np.full((len(A), len(B)), np.nan)
+
+    X = da.from_array(np.arange(12.0).reshape(6, 2), chunks=(3, 2))
+    with pytest.raises(ValueError, match=r"^energy_distance: the callable semimetric.*nan"):
+        energy_distance(X, X + 1, semimetric=nan_semimetric)
+
+
+def test_huge_weights_and_data_rescaled_on_dask():
+    rng = np.random.default_rng(8)
+    X, Y = rng.normal(size=(40, 2)), rng.normal(size=(30, 2))
+    w = rng.uniform(0.5, 2.0, 40)
+    ref = energy_distance(X, Y, sample_weight_x=w)
+    got = energy_distance(da.from_array(X * 1e250, chunks=(15, 2)), Y * 1e250,
+                          sample_weight_x=da.from_array(w * 1e300, chunks=15), alpha=0.5)
+    assert close(got, energy_distance(X * 1e250, Y * 1e250, sample_weight_x=w, alpha=0.5))
+    assert close(energy_distance(da.from_array(X, chunks=(7, 2)), Y,
+                                 sample_weight_x=w * 1e-300), ref)
+    # T is linear in the weights: huge weights give a huge, finite T
+    T = total_energy(X, sample_weight=w)
+    assert close(total_energy(da.from_array(X, chunks=(9, 2)), sample_weight=w * 1e300),
+                 T * 1e300)
 
 
 # ------------------------------------------------------------------ on a cluster
@@ -344,14 +474,13 @@ def test_sample_start_ends_at_a_hartigan_optimum(init, monkeypatch):
     assert est.objective_ == pytest.approx(feature_q(F, a, np.ones(300), labels, 3), rel=1e-10)
 
 
-def test_energy_test_statistic_exact():
-    from kgroups import energy_test
-
-    rng = np.random.default_rng(5)
-    samples = [rng.normal(m, 1.0, size=(n, 2)) for m, n in ((0, 300), (0.3, 200), (0, 250))]
-    ref = energy_test(*samples, n_permutations=0).statistic
-    got = energy_test(*[da.from_array(x, chunks=(90, 2)) for x in samples[:2]], samples[2],
-                      n_permutations=0)
-    assert abs(got.statistic - ref) <= 1e-10 * ref and np.isnan(got.pvalue)
-    with pytest.raises(ValueError, match="n_permutations=999 with dask samples"):
-        energy_test(da.from_array(samples[0]), samples[1])
+def test_energy_statistics_on_cluster(client):
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(500, 2))
+    lab = rng.integers(0, 3, 500)
+    w = rng.uniform(0.5, 2.0, 500)
+    Xd = da.from_array(X, chunks=(120, 2))
+    assert close(between_energy(Xd, da.from_array(lab, chunks=120), sample_weight=w),
+                 between_energy(X, lab, sample_weight=w))
+    assert close(disco(Xd, lab, n_permutations=0).statistic,
+                 disco(X, lab, n_permutations=0).statistic)

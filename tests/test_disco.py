@@ -9,8 +9,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from kgroups import between_energy, disco, energy_test, pairwise, total_energy, within_energy
+from kgroups._backends import pairsum
 
 REF = json.loads((Path(__file__).parent / "reference" / "disco_reference.json").read_text())
 CASES = {c["name"]: c for c in REF["cases"]}
@@ -78,3 +80,25 @@ def test_permutation_invariance_of_rows():
     a = disco(X, lab, n_permutations=0)
     b = disco(X[perm], lab[perm], n_permutations=0)
     assert a.statistic == pytest.approx(b.statistic, rel=1e-12)
+
+
+def test_precomputed_dense_sparse_and_raw_agree():
+    rng = np.random.default_rng(5)
+    Y, lab = rng.normal(size=(40, 2)), rng.integers(0, 3, 40)
+    D = pairwise(Y, alpha=0.5)
+    for B in (0, 29):
+        ref = disco(Y, lab, alpha=0.5, n_permutations=B, random_state=1)
+        for A in (D, sp.csr_matrix(D)):
+            r = disco(A, lab, semimetric="precomputed", n_permutations=B, random_state=1)
+            assert r.statistic == pytest.approx(ref.statistic, rel=1e-10)
+            assert r.within == pytest.approx(ref.within, rel=1e-12)
+            assert r.pvalue == ref.pvalue or (B == 0 and np.isnan(r.pvalue))
+
+
+def test_only_permutations_need_the_pooled_matrix(monkeypatch):
+    monkeypatch.setattr(pairsum, "_MAX_POOLED_BYTES", 8 * 100)
+    X = np.arange(24.0).reshape(12, 2) ** 1.5
+    lab = np.arange(12) % 3
+    assert disco(X, lab, n_permutations=0).statistic > 0
+    with pytest.raises(ValueError, match=r"^disco: .*n=12.*n_permutations=0"):
+        disco(X, lab, n_permutations=9)

@@ -16,6 +16,7 @@ import scipy.sparse as sp
 import scipy.stats
 
 from kgroups import _energy
+from kgroups._backends import pairsum
 from kgroups._energy import (
     EnergyTestResult,
     between_energy,
@@ -288,14 +289,14 @@ def test_blocks_match_single_block_and_stay_small(monkeypatch):
     ref = [f(X, labels, sample_weight=w) for f in (within_energy, between_energy)]
     ref_e = energy_distance(X[:120], X[120:])
     shapes = []
-    real = _energy.pairwise
+    real = pairsum.pairwise_unchecked
 
     def spy(A, B, *args, **kw):
         shapes.append(A.shape[0] * B.shape[0])
         return real(A, B, *args, **kw)
 
-    monkeypatch.setattr(_energy, "pairwise", spy)
-    monkeypatch.setattr(_energy, "_BLOCK_ELEMENTS", 1000)
+    monkeypatch.setattr(pairsum, "pairwise_unchecked", spy)
+    monkeypatch.setattr(pairsum, "_BLOCK_ELEMENTS", 1000)
     got_w = within_energy(X, labels, sample_weight=w)
     assert max(shapes) <= 1000 and len(shapes) == 6 * 3  # 50 x 50 clusters, 20 rows a block
     got_s = between_energy(X, labels, sample_weight=w)
@@ -341,7 +342,8 @@ def test_permutation_statistics_match_loop():
     sizes = np.array([6.0, 5.0, 4.0])
     codes = np.repeat([0, 1, 2], [6, 5, 4])
     D = np.sqrt(((Z[:, None] - Z[None]) ** 2).sum(-1))
-    got = _energy._permutation_statistics(D, codes, sizes, 25, np.random.RandomState(0))
+    got = pairsum.permutation_statistics(D, codes, sizes, 25, np.random.RandomState(0),
+                                         _energy._ksample_statistic)
     perm_codes = codes[np.argsort(np.random.RandomState(0).random_sample((25, 15)), axis=1)]
     for b in range(25):
         parts = [Z[perm_codes[b] == j] for j in range(3)]
@@ -433,7 +435,19 @@ def test_bad_input_raises(call, match):
         call()
 
 
+def test_precomputed_refusal_names_public_functions_only():
+    for call in (lambda: energy_distance(X_OK, X_OK, semimetric="precomputed"),
+                 lambda: energy_test(X_OK, X_OK, semimetric="precomputed")):
+        with pytest.raises(ValueError) as info:
+            call()
+        msg = str(info.value)
+        assert "within_energy / between_energy / total_energy with precomputed=True" in msg
+        assert " g " not in msg and "g /" not in msg
+
+
 def test_energy_test_refuses_huge_pooled_matrix(monkeypatch):
-    monkeypatch.setattr(_energy, "_MAX_DENSE_BYTES", 8 * 100)
-    with pytest.raises(ValueError, match="n=12"):
+    monkeypatch.setattr(pairsum, "_MAX_POOLED_BYTES", 8 * 100)
+    with pytest.raises(ValueError, match="n=12.*n_permutations=0"):
         energy_test(X_OK, X_OK)
+    # the statistic alone is computed by blocks, without the pooled matrix
+    assert energy_test(X_OK, X_OK, n_permutations=0).statistic == 0.0

@@ -95,7 +95,7 @@ def test_only_estimators_and_backends_reach_drivers_and_engines():
     # through _backends._dask_io; _driver.py is the one run loop over the engines.
     allowed = {"_base.py", "_kgroups.py", "_kernel_kmeans.py", "_init.py", "_semimetrics.py",
                "_progress.py", "_validation.py", "_hierarchical.py", "_energy.py",
-               "_disco.py", "_choose_k.py", "_input.py", "_driver.py", "_dask_energy.py"}
+               "_disco.py", "_choose_k.py", "_input.py", "_driver.py"}
     pattern = re.compile(r"\b(run_starts)\b|(from|import) [.\w]*_(backends|engine|driver)\b")
     offenders = []
     for base in (ROOT / "src" / "kgroups", ROOT / "benchmarks"):

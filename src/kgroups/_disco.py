@@ -18,6 +18,11 @@ These are R's ``energy::disco(x, factors, index)`` ``total``, ``within``,
 (``between`` is computed as ``T - W``, as R does; it equals ``between_energy`` up to
 rounding). For alpha in (0, 2) the test is consistent against all alternatives; with
 alpha = 2 and Euclidean data it is the classical ANOVA F test of equal means.
+
+All of them come from the k x k group sums :math:`P_{ij} = \sum_{x \in C_i, y \in C_j}
+\rho(x, y)` of the pair-sum layer (:mod:`kgroups._backends.pairsum`):
+:math:`T = \sum_{ij} P_{ij} / (2N)` and :math:`W = \sum_j P_{jj} / (2 n_j)`, computed
+in memory or, for a dask X, on the Dask workers.
 """
 
 from __future__ import annotations
@@ -25,11 +30,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
 
-from ._backends._memory import check_fits
-from ._energy import _data_scale, _finite, _permutation_statistics, _prepare, _rho_block, _spec
-from ._validation import InvalidParameterError, as_random_state, encode_labels, validated
+from ._backends import pairsum
+from ._backends.pairsum import Part, finite, semimetric_spec
+from ._validation import InvalidParameterError, as_random_state, validated
 
 __all__ = ["DiscoResult", "disco"]
 
@@ -77,19 +81,17 @@ def _f_ratio(n, k):
     return statistic
 
 
-def _checked_groups(X, labels, owner):
-    n = X.shape[0]
-    codes, values = encode_labels(labels, n, owner, "labels")
-    k = values.shape[0]
+def _check_groups(prep, owner):
+    """At least 2 groups and more samples than groups."""
+    n, k = prep.n, prep.k
     if k < 2:
         raise InvalidParameterError(
-            f"{owner}: labels has {k} distinct value ({values[0]!r}); DISCO compares at "
-            "least 2 groups")
+            f"{owner}: labels has {k} distinct value ({prep.label_values[0]!r}); DISCO "
+            "compares at least 2 groups")
     if n <= k:
         raise InvalidParameterError(
             f"{owner}: n_samples={n} should be > the number of groups k={k} (the within "
             "part has N - k degrees of freedom)")
-    return codes, k
 
 
 @validated
@@ -140,9 +142,14 @@ def disco(
     Gaussian data and hierarchical or k-means clustering), which this function does
     not attempt.
 
-    The pooled n x n semimetric matrix is built once (its memory is checked first);
-    each batch of permutations is one matrix product with one-hot labels. Time
-    O(n^2 (D + k n_permutations)).
+    With permutations, the pooled n x n semimetric matrix is built once (its
+    memory is checked first) and each batch of permutations is one matrix product
+    with one-hot labels: time O(n^2 (D + k n_permutations)). With
+    ``n_permutations=0`` the decomposition is computed by blocks, memory
+    O(block). A dask X (array or DataFrame; labels NumPy or dask) is computed
+    exactly on the Dask workers with ``n_permutations=0`` only (each permutation
+    would be another pass over all pairs; test a subsample in memory for a
+    p-value).
 
     Parameters
     ----------
@@ -185,38 +192,28 @@ def disco(
     13.0
     """
     owner = "disco"
-    spec = _spec(owner, semimetric, alpha, sigma, theta)
-    X = _prepare(X, spec, owner)
-    codes, k = _checked_groups(X, labels, owner)
-    n = X.shape[0]
-    check_fits(8 * n * n + 8 * n * k, f"disco for n_samples={n} (the n x n semimetric "
-               "matrix)", "a subsample")
-    factor = 1.0
-    if spec["semimetric"] == "precomputed":
-        D = X.toarray() if sp.issparse(X) else X
-    else:
-        c, factor = _data_scale([X], spec)
-        idx = np.arange(n)
-        D = _rho_block(X / c if c != 1.0 else X, idx, idx, spec)
-    sizes = np.bincount(codes, minlength=k).astype(np.float64)
-    H = np.zeros((n, k))
-    H[np.arange(n), codes] = 1.0
-    sums = H.T @ (D @ H)
-    total = _finite(float(np.sum(D)) / (2.0 * n), owner)
-    within = _finite(float(np.sum(np.diag(sums) / (2.0 * sizes))), owner)
+    spec = semimetric_spec(owner, semimetric, alpha, sigma, theta)
+    prep = pairsum.prepare([Part(X, "X", labels=labels)], spec, owner,
+                           n_permutations=n_permutations)
+    _check_groups(prep, owner)
+    n, k, sizes = prep.n, prep.k, prep.group_sizes
+    sums, D = pairsum.observed_sums(prep, n_permutations)
+    total = finite(np.sum(sums) / (2.0 * n), owner)
+    within = finite(float(np.sum(np.diag(sums) / (2.0 * sizes))), owner)
     if within == 0.0:
         raise InvalidParameterError(
             f"{owner}: the within-group dispersion is 0 (every group is made of identical "
             "points): the F ratio is undefined")
     between = total - within
     stat = (between / (k - 1)) / (within / (n - k))
-    result = dict(statistic=float(stat), total=total * factor, between=between * factor,
-                  within=within * factor, df_between=k - 1, df_within=n - k)
-    if n_permutations == 0:
+    result = {"statistic": float(stat), "total": finite(total, owner, prep.factor),
+              "between": finite(between, owner, prep.factor),
+              "within": finite(within, owner, prep.factor), "df_between": k - 1,
+              "df_within": n - k}
+    if D is None:
         return DiscoResult(pvalue=float("nan"), n_permutations=0, **result)
-    perm = _permutation_statistics(D, codes, sizes, int(n_permutations),
-                                   as_random_state(random_state), _f_ratio(n, k))
-    count = int(np.sum(perm >= stat - 1e-12 * abs(stat)))
-    return DiscoResult(pvalue=(1.0 + count) / (1.0 + n_permutations),
+    perm = pairsum.permutation_statistics(D, prep.codes, sizes, int(n_permutations),
+                                          as_random_state(random_state), _f_ratio(n, k))
+    return DiscoResult(pvalue=pairsum.permutation_pvalue(stat, perm),
                        n_permutations=int(n_permutations), permutation_statistics=perm,
                        **result)

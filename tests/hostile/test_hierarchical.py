@@ -64,8 +64,9 @@ def test_memory_is_checked_before_allocation(monkeypatch):
     with pytest.raises(ValueError, match=r"EnergyHierarchical for n_samples=10.*GiB.*use a "
                                          r"subsample"):
         EnergyHierarchical(2).fit(X)
-    with pytest.raises(ValueError, match=r"disco for n_samples=10"):
-        disco(X, np.arange(10) % 2, n_permutations=0)
+    with pytest.raises(ValueError, match=r"disco for n_samples=10 \(the pooled"):
+        disco(X, np.arange(10) % 2, n_permutations=99)  # permutations need the n x n matrix
+    assert disco(X, np.arange(10) % 2, n_permutations=0).total > 0  # blocked sums: no n x n
 
 
 def test_callable_semimetric_returning_nan():
