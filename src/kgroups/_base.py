@@ -26,6 +26,8 @@ from ._input import input_kind
 from ._progress import FitProgress
 from ._semimetrics import pairwise, rho_to_origin
 from ._validation import (
+    PARAMETER_CONSTRAINTS,
+    ConstrainedParams,
     InvalidParameterError,
     check_in_memory,
     check_n_clusters,
@@ -33,7 +35,6 @@ from ._validation import (
     as_seed,
     check_sample_weight,
     pow2_scale,
-    validate_params,
 )
 
 # Raw data whose largest |entry| lies outside _validation.SAFE_MAGNITUDE are rescaled
@@ -96,14 +97,16 @@ def transform_rows(X, predictor, s, q, unit):
     return per_cluster(X, predictor, s, q, mean_distances) * unit
 
 
-class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin,
-                           BaseEstimator):
+class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
+                           ClusterMixin, BaseEstimator):
     """Common parameters and machinery; see :class:`KernelKGroups`.
 
     The mixins are those of scikit-learn's ``KMeans`` (same order): a clusterer
     whose ``transform`` gives one column per cluster, named ``<classname>0`` ...
     ``<classname>{k-1}`` by ``get_feature_names_out``, with ``set_output``.
     """
+
+    _parameter_constraints = PARAMETER_CONSTRAINTS["KernelKGroups"]
 
     def __init__(
         self,
@@ -184,7 +187,7 @@ class BaseKernelClustering(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cl
 
     def _check_params(self, n_samples):
         owner = self._owner()
-        validate_params(owner, self.get_params(deep=False))
+        self._validate_params()
         check_n_clusters(self.n_clusters, n_samples, owner)
         if self.kernel == "precomputed" and self.semimetric == "precomputed":
             raise InvalidParameterError(

@@ -80,13 +80,14 @@ from ._backends._memory import check_fits
 from ._engine.hierarchical import ward_lance_williams
 from ._semimetrics import pairwise
 from ._validation import (
+    PARAMETER_CONSTRAINTS,
+    ConstrainedParams,
     InvalidParameterError,
     check_in_memory,
     check_n_clusters,
     check_precomputed,
     check_sample_weight,
     pow2_scale,
-    validate_params,
     validated,
 )
 
@@ -145,7 +146,7 @@ def _cut(children, n, n_clusters):
     return order[codes.reshape(-1)].astype(np.int64)
 
 
-class EnergyHierarchical(ClusterMixin, BaseEstimator):
+class EnergyHierarchical(ConstrainedParams, ClusterMixin, BaseEstimator):
     r"""Energy hierarchical clustering: Ward's recursion on e-distances (Székely & Rizzo 2005).
 
     Builds the whole agglomerative tree by merging, at each step, the two clusters
@@ -215,9 +216,11 @@ class EnergyHierarchical(ClusterMixin, BaseEstimator):
         self.sigma = sigma
         self.theta = theta
 
+    _parameter_constraints = PARAMETER_CONSTRAINTS["EnergyHierarchical"]
+
     def _check_params(self, n):
         owner = "EnergyHierarchical"
-        validate_params(owner, self.get_params(deep=False))
+        self._validate_params()
         if (self.n_clusters is None) == (self.distance_threshold is None):
             raise InvalidParameterError(
                 f"{owner}: exactly one of n_clusters={self.n_clusters!r} and "

@@ -25,7 +25,8 @@ import numpy as np
 import scipy.sparse as sp
 
 __all__ = [
-    "InvalidParameterError", "Integer", "Real", "Options", "PARAMETER_CONSTRAINTS",
+    "ConstrainedParams", "InvalidParameterError", "Integer", "Real", "Options",
+    "PARAMETER_CONSTRAINTS",
     "SYMMETRY_RTOL", "check_data", "check_in_memory", "check_init_labels", "check_init_starts", "label_array",
     "check_n_clusters",
     "check_precomputed", "check_sample_weight", "encode_labels", "validate_params",
@@ -285,8 +286,10 @@ PARAMETER_CONSTRAINTS = {
 }
 
 
-def validate_params(owner, params):
-    """Check ``params`` (name -> value) against ``PARAMETER_CONSTRAINTS[owner]``.
+def validate_params(owner, params, table=None):
+    """Check ``params`` (name -> value) against ``table`` (default
+    ``PARAMETER_CONSTRAINTS[owner]``; an estimator passes its class's
+    ``_parameter_constraints``).
 
     Every name must be in the table: an unknown name is a programming error of
     kgroups (a KeyError), never silently passed.
@@ -299,12 +302,25 @@ def validate_params(owner, params):
     ...
     kgroups._validation.InvalidParameterError: KernelKGroups: max_iter=0 should be an integer >= 1
     """
-    table = PARAMETER_CONSTRAINTS[owner]
+    table = PARAMETER_CONSTRAINTS[owner] if table is None else table
     for name, value in params.items():
         rules = table[name]
         if not any(rule(value) for rule in rules):
             expected = " or ".join(str(r) for r in rules)
             raise InvalidParameterError(f"{owner}: {name}={describe(value)} should be {expected}")
+
+
+class ConstrainedParams:
+    """Mixin of the estimators: their parameter constraints live on the class
+    (``_parameter_constraints``, ``{parameter: [rules]}``, as scikit-learn's), so a
+    subclass inherits them (and may extend them: ``{**Base._parameter_constraints,
+    "new": [...]}``); errors name the subclass."""
+
+    _parameter_constraints: dict = {}
+
+    def _validate_params(self):
+        validate_params(type(self).__name__, self.get_params(deep=False),
+                        type(self)._parameter_constraints)
 
 
 def validated(func):

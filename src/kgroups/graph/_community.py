@@ -32,10 +32,11 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .._kgroups import KernelKGroups
 from .._validation import (
+    PARAMETER_CONSTRAINTS,
+    ConstrainedParams,
     InvalidParameterError,
     check_init_labels,
     label_array,
-    validate_params,
     validated,
 )
 from ._bethe import (as_rng, core_hessian, kmeans_rows, negative_eigenpairs,
@@ -46,7 +47,7 @@ from ._metrics import quality
 __all__ = ["CommunityKGroups", "CommunityResult", "detect_communities"]
 
 
-class CommunityKGroups(ClusterMixin, BaseEstimator):
+class CommunityKGroups(ConstrainedParams, ClusterMixin, BaseEstimator):
     r"""Kernel k-groups on the negative Bethe Hessian of a graph.
 
     Steps (TPAMI section 5.2): (1) ``r`` and the sparse Bethe Hessian
@@ -146,6 +147,8 @@ class CommunityKGroups(ClusterMixin, BaseEstimator):
     (3, True)
     """
 
+    _parameter_constraints = PARAMETER_CONSTRAINTS["CommunityKGroups"]
+
     def __init__(self, n_clusters=None, *, r="sqrt-mean-degree", weights="none", init="bethe",
                  n_init=1, max_k=100, max_iter=100, tol=0.0, kmeans_n_init=10,
                  random_state=None, verbose=0):
@@ -177,7 +180,7 @@ class CommunityKGroups(ClusterMixin, BaseEstimator):
             The fitted estimator (``labels_`` and the other attributes set).
         """
         owner = type(self).__name__
-        validate_params(owner, self.get_params(deep=False))
+        self._validate_params()
         data = graph_data(X, owner, "X")
         require_edges(data, owner, "X")
         A = data.adjacency
