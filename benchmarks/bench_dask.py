@@ -68,7 +68,7 @@ def run_fit(args, client):
                         verbose=args.verbose)
     est.fit(X)
     fit_s = time.perf_counter() - t0
-    stats = est.dask_stats_
+    stats = est.engine_stats_
     t1 = time.perf_counter()
     labels = est.labels_.compute()
     truth = y.compute()

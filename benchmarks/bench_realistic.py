@@ -24,7 +24,7 @@ start keeps its fastest round: this virtual machine has slow phases that last fr
 seconds to minutes (the same 2-thread child, same data, took 1.45 s in one process and
 1.19-1.22 s in the next three), and one round could land a configuration in one of
 them. For our runs the time is split into phases:
-validation + engine build (``_prepare``), the start's M (``init``) and the Hartigan
+validation + engine build, the start's M (``init``) and the Hartigan
 sweeps. R times one call per start (``proc.time``), excluding reading the data.
 
 For every result: exact W (:func:`kgroups.within_energy` on the labels, the same
@@ -118,16 +118,16 @@ def random_starts(n, k, count):
 def fastest(X, k, init, engine, repeat):
     """``repeat`` fits from ``init``: the last estimator, the fastest fit's time and
     phases, and every fit's time."""
-    from _phases import timed
+    from _phases import phase_times
     from kgroups import KernelKGroups
 
     times, best = [], None
     for _ in range(repeat):
-        phases = {}
-        est = timed(KernelKGroups(k, init=init, engine=engine, max_iter=1000), phases)
+        est = KernelKGroups(k, init=init, engine=engine, max_iter=1000)
         t0 = time.perf_counter()
         est.fit(X)
         total = time.perf_counter() - t0
+        phases = phase_times(est)
         times.append(total)
         if best is None or total < best["time"]:
             best = {"time": total, "build": phases["build"], "sweeps": phases["sweeps"],
