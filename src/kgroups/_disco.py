@@ -112,8 +112,8 @@ def disco(
     parts and tests that all groups come from one distribution (see
     :mod:`kgroups._disco` for the formulas). Equals R's
     ``energy::disco(X, factors=labels, index=alpha)`` (one factor) on the statistic,
-    the decomposition and the degrees of freedom (checked to 1e-10 in
-    ``tests/test_disco.py`` on the output of ``tests/reference/disco_reference.R``).
+    the decomposition and the degrees of freedom (to 1e-10 on R's output, in the
+    tests).
 
     **p-value.** With ``F`` the observed ratio and ``F_1..F_B`` those of
     ``B = n_permutations`` uniformly random relabellings (group sizes kept),

@@ -190,7 +190,7 @@ def energy_distance(
     ``method="cluster"``) returns the scaled value
     ``n1 * n2 / (n1 + n2) * energy_distance(X, Y, alpha=a)`` (unweighted), which
     is also the statistic of ``energy::eqdist.etest`` for two samples
-    (checked against energy 1.7.11 in ``tests/test_energy.py``).
+    (the tests check it against R's energy 1.7.11).
 
     Time O((n_x + n_y)^2 n_features); memory O(block), never (n_x + n_y)^2.
     Dask arrays or DataFrames (either sample, and dask weights) are computed
@@ -480,7 +480,7 @@ def energy_test(
     (C routine ``ksampleEtest``) counts only ``E_b > E_obs`` and so
     over-rejects on tied data: for two Bernoulli(1/2) samples of sizes 8 and 8
     under the null, about 19% of its p-values are <= 0.05, against about 1.6%
-    here (``tests/test_energy.py::test_pvalue_counts_ties``). On continuous data
+    here. On continuous data
     the two conventions agree.
 
     With permutations, the pooled (n x n) semimetric matrix is built once (its

@@ -117,8 +117,7 @@ class KernelKGroups(BaseKernelClustering):
           the energy semimetric, see :data:`kgroups._backends.COST_CONSTANTS`;
           a callable semimetric has no matrix-free engine): ``"matrix-free"`` in
           most cases, ``"dense"`` for wide data with many starts (restarts share
-          the dense kernel; measured at D = 200 with 10 starts) and below 2000
-          points. The choice never
+          the dense kernel) and below 2000 points. The choice never
           depends on the memory free at call time (two identical calls choose the
           same engine); ``"dense"`` is left out when 1.5 times the n x n kernel
           (in ``dtype``) exceeds 80% of the machine's total memory, leaving
