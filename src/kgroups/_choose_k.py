@@ -54,11 +54,11 @@ data and on each of the B reference samples: ``(B + 1) * len(k_range)`` fits of
 :class:`~kgroups.KernelKGroups`, each with ``n_init`` restarts. The restarts of
 one fit share its engine: the dense kernel is built once, and the matrix-free
 engine builds the ``M`` of all restarts in one pass over the pairs, so a fit with
-``n_init`` restarts costs less than ``n_init`` separate fits (measured 2.4 times
-less on 300 points, 1.4 times on 3000). Warm starts across k (each k started
-from the previous solution with one cluster split in two) were measured too:
-cheaper on 300 points, 3 times dearer on 3000; see the user guide page
-"Choosing k" and ``benchmarks/bench_choose_k.py --timing``.
+``n_init`` restarts costs less than ``n_init`` separate fits. Each k is fitted
+from its own starts: warm starts across k (each k started from the previous
+solution with one cluster split in two) save time only on small data and cost
+more on larger data; the user guide page "Choosing k" and
+``benchmarks/bench_choose_k.py --timing`` compare the two.
 """
 
 from __future__ import annotations

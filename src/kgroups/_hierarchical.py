@@ -56,8 +56,8 @@ Conventions against other software:
 *Cost.* The n(n-1)/2 semimetric values are stored (8 bytes each; checked against the
 free memory before allocation), plus O(n). The kernel is R's nearest-neighbour-list
 algorithm: O(n^2 D) to compute the semimetric, O(n) per merge plus O(n) for each row
-whose nearest neighbour was merged: O(n^2) per merge at worst, O(n^3) in all, a few
-seconds for n of a few thousand.
+whose nearest neighbour was merged: O(n^2) per merge at worst, O(n^3) in all; in
+practice a merge leaves few rows to rescan.
 
 References
 ----------

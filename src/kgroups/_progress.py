@@ -43,8 +43,8 @@ class FitProgress:
 
     def __call__(self, sweep, moves, objective):
         # called once per sweep: off a terminal and without verbose it does nothing
-        # else (formatting the bar's postfix and the line took 11 us per sweep, as
-        # long as a sweep of a 366-point table)
+        # else (formatting the bar's postfix and the line costs as much as a sweep
+        # of a small data set)
         self.sweeps = sweep
         if not self.bar.disable:
             self.bar.update(1)

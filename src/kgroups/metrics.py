@@ -100,7 +100,7 @@ def accuracy(labels_true, labels_pred):
 
 
 def _accuracy_codes(t, p):
-    from scipy.optimize import linear_sum_assignment  # ~1 s to import: only when used
+    from scipy.optimize import linear_sum_assignment  # slow to import: only when used
 
     table = _contingency(t, p)
     rows, cols = linear_sum_assignment(table, maximize=True)

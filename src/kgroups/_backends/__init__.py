@@ -43,7 +43,7 @@ ENGINES = {"dense": DenseEngine, "sparse": SparseEngine,
 
 # -- engine="auto": a cost model calibrated by benchmarks/bench_auto.py --------------
 #
-# Seconds of a fit (KernelKGroups, k-means++ starts, numba code loaded, 2 threads)
+# Seconds of a fit (KernelKGroups, k-means++ starts, numba code loaded, every core)
 # as a non-negative combination of the work each exact engine does, for n points,
 # D columns and r = n_init starts (see cost_features):
 #   dense:        n^2 D (pairwise distances) + n^2 (writing the kernel, page faults)
@@ -52,29 +52,19 @@ ENGINES = {"dense": DenseEngine, "sparse": SparseEngine,
 #   matrix-free:  n^2 D ceil(r / MULTI_STARTS) (one pass over the pairs per group of
 #                 starts) + r n^2 (each start's sums in that pass) + r n^2 D (moves
 #                 cost O(n D) instead of O(n)) + r n (as for dense)
-# COST_CONSTANTS are fitted (non-negative least squares on the relative error,
-# ``bench_auto.py --fit``) to the grid n in {2k, 5k, 10k, 20k} x D in {2, 10, 50,
-# 100, 200} x n_init in {1, 10}, k = 10, make_blobs(cluster_std=2.5), best of 3 fits
-# per cell, on the project's 2-core machine, after the dense engine's restarts got
-# their class pass (benchmarks/results/auto_grid.json, bench_auto.txt). Matrix-free
-# was faster in 38 of the 40 cells, by 1.01 to 7.3x; dense in two, at D = 200 with ten
-# starts: n=10k by 1.16x (1.35 s against 1.56 s), n=20k by 1.20x (5.48 / 6.56 s), e.g.
-#   n=20k, D=10:  n_init=1 dense 1.62 s, matrix-free 0.22 s; n_init=10 2.08 / 0.62 s
-#   n=20k, D=50:  n_init=1 2.09 / 0.94 s; n_init=10 2.33 / 1.79 s
-#   n=20k, D=200: n_init=1 4.21 / 3.86 s; n_init=10 5.48 / 6.56 s
-# The dense engine's per-start term r n^2 fitted to 0 (it was 3.69e-10 before the
-# class pass: a start's M now costs G n additions, not a pass over the kernel). With
-# these constants, as with the former ones, the chosen engine is matrix-free in every
-# cell, within 1.20x of the faster one; "auto", timed as an engine of its own in the
-# same run, was within 1.2x of the best forced time in 38 cells and ran the faster
-# engine in the other two (1.20x and 1.38x: noise).
+# COST_CONSTANTS are fitted by ``bench_auto.py --fit`` (non-negative least squares on
+# the relative error) to the fastest of repeated fits of each cell of its grid,
+# n in {2k, 5k, 10k, 20k} x D in {2, 10, 50, 100, 200} x n_init in {1, 10}, k = 10,
+# make_blobs(cluster_std=2.5). The seconds depend on the machine the constants were
+# fitted on; "auto" uses only which engine is predicted faster. bench_auto.py also
+# times "auto" as an engine of its own against the best forced engine in every cell.
 COST_CONSTANTS = {
     "dense": (2.72e-11, 4.58e-09, 0.0, 1.94e-06),
     "matrix-free": (3.19e-11, 4.98e-11, 0.0, 2.01e-06),
 }
 
 # Below this many points "auto" takes the dense engine without consulting the model
-# (the calibration grid starts here; both engines take well under a second below it).
+# (the calibration grid starts here; below it a fit is quick with either engine).
 MATRIX_FREE_MIN_N = 2000
 
 # engine="auto" refuses the dense engine for raw data when DENSE_HEADROOM times its

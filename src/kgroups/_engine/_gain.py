@@ -27,8 +27,7 @@ RTOL = 1e-12
 
 
 # Inlined into each sweep: called as best_move(M[:, i], ...), the strided view and
-# the call cost as much as the gain itself (a sweep of 366 points with no move took
-# 9.0 us against 6.2 us inlined, numba, this project's 2-core machine).
+# the call would cost about as much as the gain itself.
 @njit(cache=True, inline="always")
 def best_move(m_col, j, s, q, cnt, w_i, b_ii):
     """Best target cluster for one point and the gain of moving there.

@@ -1,17 +1,14 @@
 """When to use a parallel kernel, and how its two compilations are made.
 
-Launching a numba parallel region (GNU OpenMP layer, this project's 2-core
-machine) costs about 2 us when the cores are free, but when another process
-keeps a core busy the worker waits for a time slice: median 13 us, 90th
-percentile 7 ms, up to 13 ms (measured with one CPU-bound process beside it).
-Each parallel kernel is therefore compiled twice from one source, with and
-without ``parallel=True`` (:func:`twins`); :func:`pick` takes the parallel one
-when the work, counted in kernel entries (each O(1) to O(D)), is worth at least
-about a millisecond: then a stalled launch costs a few times the call at worst,
-and a free machine gets both cores. The matrix-free engine's batches of moves
-(0.13 ms serial for one move at n = 40,000, 0.07 ms parallel) fell below the
-former threshold (4M steps, n_pend n >= 16M entries) at every size measured, so
-its sweeps ran on one thread.
+Launching a numba parallel region costs a few microseconds when the cores are
+free, but when another process keeps a core busy a worker waits for a time
+slice, which can stall the launch for milliseconds. Each parallel kernel is
+therefore compiled twice from one source, with and without ``parallel=True``
+(:func:`twins`); :func:`pick` takes the parallel one when the work, counted in
+kernel entries (each O(1) to O(D)), is worth at least about a millisecond: then
+a stalled launch costs a few times the call at worst, and a free machine gets
+every core. A batch of pending moves of the matrix-free engine counts
+``n_pend n`` entries (O(D) each), so a batch worth the launch runs in parallel.
 """
 
 import types
@@ -32,10 +29,9 @@ def twins(py_func):
     numba's on-disk cache (``cache=True``) names an entry by module, qualified
     name and first line, and keys it by signature and bytecode, not by the
     ``parallel`` flag: two dispatchers made from one Python function share one
-    entry, so whichever compiled first was loaded for both. The parallel twin then
-    ran serially (measured: the matrix-free build at 2 workers took the CPU time
-    of 1, CPU time = wall time). Each twin here compiles its own copy of the
-    function, with its own qualified name and so its own cache entry.
+    entry, so whichever compiles first is loaded for both, and a parallel twin
+    loaded from a serial entry runs on one thread. Each twin here compiles its own
+    copy of the function, with its own qualified name and so its own cache entry.
     """
     return (njit(cache=True)(_copy(py_func, "serial")),
             njit(cache=True, parallel=True)(_copy(py_func, "parallel")))

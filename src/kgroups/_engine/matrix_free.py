@@ -47,12 +47,9 @@ def accumulators(n_threads, rows, n):
 
     Allocated here by numpy rather than inside the kernel: numpy advises the
     operating system to back large arrays with huge pages, so that writing them
-    the first time takes one page fault per 2 MB instead of one per 4 kB (2 x 323 x
-    20,000 sums, 103 MB: about 400 minor faults against 25,000 when numba
-    allocates them). On this project's 2-core virtual machine the pass with those
-    sums (10 restarts' classes) took 0.236 s against 0.343 s with the sums
-    allocated in the kernel, 0.273 against 0.423 s with 2 x 584 x 20,000 (same
-    sums).
+    the first time takes one page fault per 2 MB instead of one per 4 kB, which
+    shortens the pass over the pairs (the user guide's engines page gives the
+    timing).
     """
     return np.zeros((n_threads, rows, n))
 
@@ -316,8 +313,7 @@ def _build_m_sym(XTs, ws, labs, bounds, acc, code, alpha, sigma, theta):
         idx = np.empty(4, dtype=np.int64)
         nx = np.empty(4)
         # np.empty, not np.zeros (_sym_rows zeroes it): np.zeros here is a parfor
-        # nested in the prange, and with it the whole build ran on one thread
-        # (measured: CPU time = wall time with 2 workers)
+        # nested in the prange, which makes numba run the whole build on one thread
         racc = np.empty((4, k))
         for b in range(th, n_blocks, n_threads):
             _sym_rows(XTs, ws, labs, bounds, nrm, 4 * b, S, out, idx, nx, racc,

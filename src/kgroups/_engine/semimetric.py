@@ -57,9 +57,9 @@ def rho_energy(d2, alpha):
     """``||x - y||^alpha`` from ``d2``.
 
     ``alpha = 1/2`` (TPAMI Table II's dermatology) as two square roots: a power
-    is not vectorised without Intel's SVML, and took 14.6 ns per entry against
-    0.67 ns (numba loops over 134,000 entries, this project's 2-core machine);
-    the two agree to one unit in the last place.
+    is not vectorised without Intel's SVML, and costs many times as much per
+    entry as two vectorised square roots; the two agree to one unit in the last
+    place.
     """
     if alpha == 1.0:
         return np.sqrt(d2)

@@ -8,8 +8,8 @@ it is compared with) and
 
 which writes a Markdown table (``NAME.md``) and PNG figures under ``out``,
 prints the paper's values beside ours, and returns the Markdown. ``trials=None``
-means the paper's trial count; ``quick=True`` shrinks the experiment so that it
-finishes in about a minute on 2 cores. ``kgroups reproduce NAME`` runs one,
+means the paper's trial count; ``quick=True`` shrinks the experiment (fewer
+trials, smaller grids or data) to a quick check. ``kgroups reproduce NAME`` runs one,
 ``kgroups reproduce all`` runs them all (see :func:`registry`).
 
 Why the harness ships in the installed package, and why its plots are an extra:

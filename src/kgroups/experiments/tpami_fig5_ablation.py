@@ -1,8 +1,8 @@
 """TPAMI Fig. 5, where unit weights fall short: which implementation choice is to blame?
 
 At k = 5 just above the threshold (and at k = 15 at the threshold), kernel k-groups
-with unit weights ends a few thousandths of overlap *below* the Bethe Hessian
-clustering it starts from (``kgroups reproduce tpami-fig5``). This experiment
+with unit weights can end *below* the Bethe Hessian clustering it starts from
+(see the report of ``kgroups reproduce tpami-fig5``). This experiment
 reruns those points on the same graphs with the choices our implementation makes
 switched, one at a time, to see whether one of them causes the loss:
 

@@ -15,8 +15,8 @@ Bethe Hessian clustering and kernel k-groups from it with both weightings
 (:mod:`kgroups.experiments._graphs`), scored by performance, coverage and
 modularity; Fig. 8b draws the graph coloured by the kernel k-groups
 communities. ``trials`` is not used. ``quick=True`` runs the same steps on the
-subgraph induced by the first ``QUICK_NODES`` nodes (in the file's order; the full
-network takes about 85 s), and the report says so.
+subgraph induced by the first ``QUICK_NODES`` nodes (in the file's order), and the
+report says so.
 """
 
 from __future__ import annotations

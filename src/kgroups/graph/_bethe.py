@@ -44,10 +44,9 @@ ESTIMATE_MAXITER = 20
 # Restarts of the first, short count; the full ESTIMATE_MAXITER run follows only when
 # the check below finds a negative eigenvalue it missed.
 ESTIMATE_QUICK_MAXITER = 6
-# Lanczos steps of that check (smallest Ritz value of H off the eigenvectors found).
-# On 72 SBMs of 20,000 nodes around the threshold (d = 3, 5, 10; k = 2, 5, 12;
-# lambda = 0.9, 1.1, 1.3, 1.6; two seeds) the count always equals that of the full
-# run alone; with 25 steps, 3 of the 72 counted fewer.
+# Lanczos steps of that check (smallest Ritz value of H off the eigenvectors found):
+# enough for the short count to agree with the full run's on sparse SBMs around the
+# detectability threshold, where a shorter check can miss a negative eigenvalue.
 CHECK_STEPS = 40
 # Rows past which kmeans_rows runs its restarts on a random sample of this many.
 KMEANS_SAMPLE = 100_000
@@ -165,17 +164,16 @@ def negative_eigenpairs(H, max_k=100, random_state=None, maxiter=ESTIMATE_MAXITE
     Lanczos call is limited to ``maxiter`` restarts: eigenvalues still
     unconverged then sit in the bulk of the spectrum (whose edge is near 0 for
     ``r = sqrt(mean degree)``) and are counted as nonnegative; converging them
-    fully would take minutes on a million nodes and tell nothing about the
-    communities. Warns when ``max_k`` is reached.
+    fully would cost many more restarts on a large graph and tell nothing about
+    the communities. Warns when ``max_k`` is reached.
 
     The informative eigenvalues are well below the bulk and converge in a few
     restarts, so each count first runs ``ESTIMATE_QUICK_MAXITER`` restarts (the
     same start vector, hence the first restarts of the full run) and keeps them
     when :func:`_negative_left` finds no negative eigenvalue left off the vectors
-    found; otherwise it runs the ``maxiter`` restarts. On the million-node SBM of
-    ``benchmarks/bench_graph_scale.py`` the short run and the check take 0.6 of the
-    full run's time (about 130 products with ``H`` instead of 182, and 14 fewer
-    restarts).
+    found; otherwise it runs the ``maxiter`` restarts. The short run and the
+    check need fewer products with ``H`` than the full run
+    (``benchmarks/bench_graph_scale.py`` times the count on a million-node SBM).
 
     Returns
     -------
@@ -387,11 +385,12 @@ def kmeans_rows(V, n_clusters, n_init=10, random_state=None):
     """k-means (scikit-learn, ``n_init`` restarts) on the rows of ``V``; int64 labels.
 
     Past ``KMEANS_SAMPLE`` rows the restarts run on that many rows drawn at random
-    and one k-means on all rows starts from the best of them: on the million-node
-    SBM of ``benchmarks/bench_graph_scale.py`` this ends at the same inertia (to
-    1e-7) and overlap as the restarts on all rows, in a sixth of the time. The
-    restarts on the sample run on one thread (with two threads they took 20
-    times as long on this project's 2-core machine while other jobs ran).
+    and one k-means on all rows starts from the best of them, which refines the
+    sample's centres on every row at the cost of a single run
+    (``benchmarks/bench_graph_scale.py`` times this step on a million-node SBM).
+    The restarts on the sample run on one thread: the threads of scikit-learn's
+    k-means can stall for many times the run's length when other processes hold
+    the cores.
     """
     rng = as_rng(random_state)
     seed = int(rng.integers(np.iinfo(np.int32).max))

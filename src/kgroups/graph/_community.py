@@ -65,10 +65,9 @@ class CommunityKGroups(ConstrainedParams, ClusterMixin, BaseEstimator):
     the authors' code runs :math:`w_i = 1` (guisf/kgroups), and
     ``weights="none"`` reproduces Tables IV and V to the printed digits, so it
     is the default. Degree weights do better on sparse graphs with many
-    communities: on the SBM of Fig. 5 (n = 1000, d = 3, k = 15, lambda = 1.5)
-    they add +0.072 overlap to the Bethe start against +0.017 for unit weights,
-    and at k = 5 unit weights end slightly below it (``kgroups reproduce
-    tpami-fig5`` and ``tpami-fig5-ablation``); use ``weights="degree"`` there.
+    communities, such as the SBM of Fig. 5 (n = 1000, d = 3, k = 5 and 15), where
+    unit weights can end below the Bethe start (``kgroups reproduce tpami-fig5``
+    and ``tpami-fig5-ablation`` compare the two); use ``weights="degree"`` there.
 
     Parameters
     ----------
