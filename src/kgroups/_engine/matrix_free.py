@@ -55,6 +55,21 @@ def accumulators(n_threads, rows, n):
 
 
 @njit(cache=True)
+def finish_sums(acc, ws):
+    """``acc[0][j, c] = -w_c / 2 sum_t acc[t][j, c]``: the workers' sums of a pass over
+    the pairs added (in worker order) and turned into ``M`` (``B = -w w rho / 2``);
+    returns ``acc[0]``."""
+    own = acc[0]
+    for j in range(own.shape[0]):
+        for c in range(own.shape[1]):
+            t = own[j, c]
+            for th in range(1, acc.shape[0]):
+                t += acc[th, j, c]
+            own[j, c] = -0.5 * ws[c] * t
+    return own
+
+
+@njit(cache=True)
 def rho_tile(XT, x, lo, hi, code, alpha, sigma, theta, buf):
     """``buf[t] = rho(x, XT[:, lo + t])`` for ``t < hi - lo`` (vectorised loops).
 
@@ -318,14 +333,7 @@ def _build_m_sym(XTs, ws, labs, bounds, acc, code, alpha, sigma, theta):
         for b in range(th, n_blocks, n_threads):
             _sym_rows(XTs, ws, labs, bounds, nrm, 4 * b, S, out, idx, nx, racc,
                       code, alpha, sigma, theta)
-    own = acc[0]
-    for l in range(k):
-        for c in range(n):
-            t = own[l, c]
-            for th in range(1, n_threads):
-                t += acc[th, l, c]
-            own[l, c] = -0.5 * ws[c] * t
-    return own
+    return finish_sums(acc, ws)
 
 
 @njit(cache=True)
@@ -375,7 +383,6 @@ def _build_m_multi(XT, ws, labs, k, acc, code, alpha, sigma, theta):
     :func:`build_m_sym` up to the order of additions.
     """
     D, n = XT.shape
-    R = labs.shape[0]
     n_threads = acc.shape[0]
     nrm = np.empty(n)
     sq_norms(XT, 0, n, nrm)
@@ -391,14 +398,7 @@ def _build_m_multi(XT, ws, labs, k, acc, code, alpha, sigma, theta):
                 for a0 in range(b * MULTI_ROWS, r1, 4):
                     _multi_tile(XT, ws, labs, k, nrm, a0, c0, c1, acc[th], out, idx, nx,
                                 code, alpha, sigma, theta)
-    Ms = acc[0]
-    for j in range(R * k):
-        for c in range(n):
-            t = Ms[j, c]
-            for th in range(1, n_threads):
-                t += acc[th, j, c]
-            Ms[j, c] = -0.5 * ws[c] * t
-    return Ms
+    return finish_sums(acc, ws)
 
 
 @njit(cache=True)
@@ -424,7 +424,7 @@ def decide_mf(X, w, labels, M, s, q, cnt, start, stop, pend, old, new, n_pend, b
     -------
     (next_point, n_pend, moves)
     """
-    n, k = X.shape[0], M.shape[0]
+    k = M.shape[0]
     cap = pend.shape[0]
     col = np.empty(k)
     d2 = np.empty(k)
