@@ -195,11 +195,12 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
                 "other: X is either a Gram matrix (kernel='precomputed', semimetric ignored) "
                 "or a semimetric matrix (semimetric='precomputed', kernel=None)")
 
-    def _build_engine(self, X, w, kind):
+    def _build_engine(self, X, w, kind, row_chunks=None):
         """The engine for this fit, through the engines' one interface (no branch on
         the engine's name): chosen (``engine="auto"``: by the input's kind and a cost
         model), checked against the input, laid out, built after its memory estimate
-        was checked. Returns the (laid out, rescaled) data, the weights and the engine.
+        was checked. Returns the (laid out, rescaled) data, the weights and the engine;
+        ``row_chunks``: the rows' chunks of the caller's data, those of the labels.
         """
         dtype, k, sparse_input = np.dtype(self.dtype), self.n_clusters, sp.issparse(X)
         n, d = X.shape
@@ -215,7 +216,7 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
         self._n_init = resolve_n_init(self.n_init, self.init, n, cls.max_auto_starts)
         options = {"n_components": self.n_components, "landmarks": self.landmarks,
                    "random_state": self.random_state, "owner": self._owner(),
-                   "out_chunks": getattr(self, "_row_chunks", None)}
+                   "out_chunks": row_chunks}
         X, w = cls.layout(X, w, n_clusters=k, options=options)
         self._scale, center = 1.0, None
         if not (self._precomputed() or callable(self.semimetric)):
@@ -257,17 +258,13 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
         """Validated data, weights and the engine: the one way from input to an engine,
         for every kind of input."""
         kind = input_kind(X, sample_weight, self._engine_input())
-        if kind.name != "numpy" and self._precomputed():
-            raise InvalidParameterError(
-                f"{self._owner()}: a dask X needs raw data, not a precomputed matrix "
-                f"(kernel={self.kernel!r}, semimetric={self.semimetric!r}); pass X.compute()")
-        X = kind.check_fit(self, X, "csr" if self._precomputed() else False)
+        X, row_chunks = kind.check_fit(self, X, self._precomputed())
         if self._precomputed():
             kindname = "gram" if self.kernel == "precomputed" else "semimetric"
             X = check_precomputed(X, kindname, self._owner())
         self._check_params(X.shape[0])
         w = kind.weights(sample_weight, X, self._owner())
-        X, w, engine = self._build_engine(X, w, kind)
+        X, w, engine = self._build_engine(X, w, kind, row_chunks)
         return X, w, engine, kind
 
     def _engine_input(self):

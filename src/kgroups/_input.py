@@ -27,9 +27,12 @@ class InMemory:
     name = "numpy"
 
     @staticmethod
-    def check_fit(est, X, accept_sparse):
-        """``X`` as float64 (``validate_data``: sets ``n_features_in_`` and names)."""
-        return validate_data(est, X, reset=True, dtype=np.float64, accept_sparse=accept_sparse)
+    def check_fit(est, X, precomputed):
+        """``(X as float64, None)`` (``validate_data``: sets ``n_features_in_`` and
+        names); a precomputed matrix may be SciPy sparse (CSR)."""
+        X = validate_data(est, X, reset=True, dtype=np.float64,
+                          accept_sparse="csr" if precomputed else False)
+        return X, None
 
     @staticmethod
     def weights(sample_weight, X, owner):
@@ -48,6 +51,7 @@ class InMemory:
 
     @staticmethod
     def check_new(est, X, accept_sparse):
+        """New rows as float64, checked against the fit (``validate_data``)."""
         return validate_data(est, X, reset=False, dtype=np.float64,
                              accept_sparse=accept_sparse)
 
@@ -70,20 +74,26 @@ class Dask:
     name = "dask"
 
     @staticmethod
-    def check_fit(est, X, accept_sparse):
-        """A float64 dask array with one column chunk; ``n_features_in_`` and
-        ``feature_names_in_`` set as ``validate_data`` sets them."""
+    def check_fit(est, X, precomputed):
+        """``(X as a float64 dask array with one column chunk, the row chunks of the
+        caller's X)``; ``n_features_in_`` and ``feature_names_in_`` set as
+        ``validate_data`` sets them. Raw data only."""
         from ._backends._dask_io import as_dask_rows
 
-        Xd, names = as_dask_rows(X, type(est).__name__)
+        owner = type(est).__name__
+        if precomputed:
+            raise InvalidParameterError(
+                f"{owner}: a dask X needs raw data, not a precomputed matrix (kernel="
+                f"{est.kernel!r}, semimetric={est.semimetric!r}); pass X.compute()")
+        Xd, names = as_dask_rows(X, owner)
         est.n_features_in_ = Xd.shape[1]
         if names is not None:
             est.feature_names_in_ = names
         elif hasattr(est, "feature_names_in_"):
             del est.feature_names_in_
-        est._row_chunks = (X.chunks[0] if is_dask_collection(X) and hasattr(X, "chunks")
-                           and not any(np.isnan(c) for c in X.chunks[0]) else Xd.chunks[0])
-        return Xd
+        known = (is_dask_collection(X) and hasattr(X, "chunks")
+                 and not any(np.isnan(c) for c in X.chunks[0]))
+        return Xd, X.chunks[0] if known else Xd.chunks[0]
 
     @staticmethod
     def weights(sample_weight, X, owner):
@@ -110,6 +120,7 @@ class Dask:
 
     @staticmethod
     def check_new(est, X, accept_sparse):
+        """New rows as a float64 dask array, with the fit's number of features."""
         from ._backends._dask_io import as_dask_rows
 
         owner = type(est).__name__
