@@ -68,7 +68,7 @@ class KernelKMeans(BaseKernelClustering):
         Maximum number of Lloyd iterations per run.
     tol : float, default=0.0
         Stop when an iteration changes fewer than ``tol * n_samples`` labels.
-    engine : {"auto", "dense", "sparse", "matrix-free", "low-rank"}, default="auto"
+    engine : {"auto", "dense", "sparse", "matrix-free", "low-rank", "gpu"}, default="auto"
         How the kernel is held; every engine runs Lloyd's method (all points
         assigned from ``M``, then the changes applied to ``M`` in one batch).
         The exact engines give the same labels from the same start.
@@ -80,6 +80,8 @@ class KernelKMeans(BaseKernelClustering):
         - ``"matrix-free"``: exact; raw data with a named semimetric, O(n (k + D))
           memory, kernel entries computed on the fly (O(n^2 D) per start,
           O(n D) per changed label).
+        - ``"gpu"``: exact; ``M`` built on a CUDA device, the iterations as on
+          ``"matrix-free"`` (``kgroups[gpu]`` extra).
         - ``"low-rank"``: approximate; raw data, ``n_components`` features per
           point (Nystrom or random Fourier features), O(n m) memory, O(n k m)
           per iteration.

@@ -78,7 +78,7 @@ class KernelKGroups(BaseKernelClustering):
         Maximum number of sweeps per run.
     tol : float, default=0.0
         Stop when a sweep moves fewer than ``tol * n_samples`` points.
-    engine : {"auto", "dense", "sparse", "matrix-free", "low-rank"}, default="auto"
+    engine : {"auto", "dense", "sparse", "matrix-free", "low-rank", "dask", "gpu"}, default="auto"
         How the kernel is held (DESIGN section 3). The three exact engines give
         the same labels from the same start (up to floating-point ties).
 
@@ -100,6 +100,11 @@ class KernelKGroups(BaseKernelClustering):
           per point (Nystrom, or random Fourier features, see ``landmarks``),
           O(n m) memory, O(k m) per point and sweep, O(m) per move. Its
           ``objective_`` is that of the approximate kernel.
+        - ``"gpu"``: exact; the matrix-free engine with its pair passes (the
+          build of ``M`` and each batch of moves) on a CUDA device, float64
+          throughout, O(n (k + D)) device memory; the decisions of the
+          matrix-free engine from the same start. Raw data with a named
+          semimetric; needs the ``kgroups[gpu]`` extra and a device.
         - ``"dask"``: approximate, past one machine; raw data as a
           ``dask.array.Array`` or dask DataFrame (in-memory data is cut in row
           blocks). The low-rank features of each row block are computed on the
@@ -110,7 +115,8 @@ class KernelKGroups(BaseKernelClustering):
           feature space. ``labels_`` is a dask array chunked like X. Needs the
           ``kgroups[dask]`` extra; see the user guide, "Past one machine".
         - ``"auto"``: dask input -> ``"dask"``; a ``scipy.sparse`` precomputed
-          Gram matrix -> ``"sparse"``;
+          Gram matrix -> ``"sparse"``; raw data with a named semimetric, at least
+          50,000 points and a usable CUDA device -> ``"gpu"``;
           a dense precomputed matrix -> ``"dense"``. Raw data: the exact engine
           a cost model predicts faster for this n, number of columns D and
           ``n_init`` (calibrated with ``benchmarks/bench_auto.py`` at k = 10 with

@@ -151,7 +151,7 @@ PATH = _Kind(lambda v: isinstance(v, (str, bytes)) or hasattr(v, "__fspath__"), 
 ANY = _Kind(lambda v: True, "anything")
 
 SEMIMETRIC_NAMES = ("energy", "laplacian", "gaussian", "localized", "sinusoidal")
-ENGINE_NAMES = ("auto", "dense", "sparse", "matrix-free", "low-rank", "dask")
+ENGINE_NAMES = ("auto", "dense", "sparse", "matrix-free", "low-rank", "dask", "gpu")
 INIT_NAMES = ("k-means++", "kernel-k-means++", "random", "spectral")
 
 # Shared groups of constraints (parameters with one meaning everywhere).

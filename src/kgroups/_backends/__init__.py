@@ -29,17 +29,19 @@ from ._base import Engine
 from ._memory import MEMORY_FRACTION, available_memory, check_fits, total_memory
 from .dask import DaskEngine
 from .dense import DenseEngine
+from .gpu import GpuEngine, cuda_usable
 from .lowrank import FOURIER_SEMIMETRICS, LANDMARKS, LowRankEngine
 from .matrix_free import MULTI_STARTS, MatrixFreeEngine
 from .sparse import SparseEngine
 
 __all__ = ["COST_CONSTANTS", "ENGINES", "Engine", "LANDMARKS", "MATRIX_FREE_MIN_N",
-           "DaskEngine", "DenseEngine", "LowRankEngine", "MatrixFreeEngine", "SparseEngine", "available_memory",
+           "DaskEngine", "DenseEngine", "GPU_MIN_N", "GpuEngine", "LowRankEngine", "MatrixFreeEngine", "SparseEngine", "available_memory",
            "check_engine_input", "check_fits", "choose_engine", "cost_features",
            "predicted_seconds", "select_engine", "total_memory"]
 
 ENGINES = {"dense": DenseEngine, "sparse": SparseEngine,
-           "matrix-free": MatrixFreeEngine, "low-rank": LowRankEngine, "dask": DaskEngine}
+           "matrix-free": MatrixFreeEngine, "low-rank": LowRankEngine, "dask": DaskEngine,
+           "gpu": GpuEngine}
 
 # -- engine="auto": a cost model calibrated by benchmarks/bench_auto.py --------------
 #
@@ -62,6 +64,11 @@ COST_CONSTANTS = {
     "dense": (2.72e-11, 4.58e-09, 0.0, 1.94e-06),
     "matrix-free": (3.19e-11, 4.98e-11, 0.0, 2.01e-06),
 }
+
+# From this many points "auto" takes the GPU engine when a CUDA device is usable (a
+# named semimetric on raw data): below it the transfers and launches weigh more than
+# the pair passes they speed up. Not yet calibrated on a device (see bench_gpu.py).
+GPU_MIN_N = 50_000
 
 # Below this many points "auto" takes the dense engine without consulting the model
 # (the calibration grid starts here; below it a fit is quick with either engine).
@@ -109,6 +116,8 @@ def choose_engine(name, n_samples, precomputed, sparse_input, dtype, semimetric=
 
     * dask input (``input_kind="dask"``) -> ``"dask"`` (the only engine that takes it);
     * sparse input -> ``"sparse"``; a dense precomputed matrix -> ``"dense"``;
+    * raw data with a named semimetric, at least ``GPU_MIN_N`` points and a usable
+      CUDA device (not the simulator) -> ``"gpu"``;
     * raw data: ``"dense"`` is a candidate when ``DENSE_HEADROOM`` times its memory
       estimate (:meth:`DenseEngine.memory_bytes`) is within ``MEMORY_FRACTION`` of
       the machine's total memory (:func:`total_memory`);
@@ -133,6 +142,9 @@ def choose_engine(name, n_samples, precomputed, sparse_input, dtype, semimetric=
         return ENGINES["sparse"], "auto: a scipy.sparse precomputed matrix"
     if precomputed:
         return ENGINES["dense"], "auto: a dense precomputed matrix"
+    if (isinstance(semimetric, str) and n_samples >= GPU_MIN_N
+            and cuda_usable(real_device=True)):
+        return GpuEngine, f"auto: a CUDA device and n >= {GPU_MIN_N}"
     d = n_features or 1
     dense_bytes = DenseEngine.memory_bytes(n_samples, d, n_clusters=n_clusters, n_init=n_init,
                                            dtype=dtype)
@@ -196,13 +208,13 @@ def check_engine_input(name, n_samples, *, kernel, semimetric, sparse_input, n_c
                                "engine='dense', engine='matrix-free' or engine='auto'")
         raise ValueError(f"{owner}: engine='sparse' needs a scipy.sparse precomputed Gram "
                          f"matrix (kernel='precomputed'), got {got}; {hint}")
-    if name in ("matrix-free", "low-rank", "dask") and precomputed:
+    if precomputed and not cls.takes_precomputed:
         raise ValueError(
             f"{owner}: engine={name!r} needs raw data, got {what}; use engine='dense' or "
             "engine='sparse' (sparse Gram matrix)")
-    if name == "matrix-free" and not isinstance(semimetric, str):
+    if not isinstance(semimetric, str) and not cls.takes_callable:
         raise ValueError(
-            f"{owner}: engine='matrix-free' needs a named semimetric, got a callable "
+            f"{owner}: engine={name!r} needs a named semimetric, got a callable "
             f"semimetric={semimetric!r}; use engine='dense' or engine='low-rank'")
     if name == "low-rank":
         _check_lowrank(n_samples, semimetric, n_components, landmarks, owner)

@@ -164,6 +164,9 @@ class Engine:
     sample_start = None
     # At most this many starts for n_init="auto" (None: the rule of kgroups._init).
     max_auto_starts = None
+    # Whether it takes a precomputed matrix, a callable semimetric.
+    takes_precomputed = True
+    takes_callable = True
     # Named starts this engine cannot make, and the move rules it runs.
     unavailable_inits = ()
     rules = RULES

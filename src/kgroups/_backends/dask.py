@@ -274,6 +274,7 @@ class DaskEngine(Engine):
     """
 
     name = "dask"
+    takes_precomputed = False
     input_kind = "dask"
     sample_start = "always"
     max_auto_starts = 1

@@ -287,6 +287,7 @@ class LowRankEngine(Engine):
     """
 
     name = "low-rank"
+    takes_precomputed = False
     sample_start = "large"
 
     def __init__(self, F, w, kdiag=None):

@@ -66,6 +66,8 @@ class MatrixFreeEngine(Engine):
     """
 
     name = "matrix-free"
+    takes_precomputed = False
+    takes_callable = False
 
     def __init__(self, X, w, semimetric, params):
         if semimetric not in NAMES:
@@ -185,8 +187,15 @@ class MatrixFreeEngine(Engine):
             for r in range(R):
                 Ms[r] = sum_classes(S, classes[:, r], k, order)
             return Ms
+        return self._build_multi(labs, k)
+
+    def _build_multi(self, labs, k):
+        """``M`` of the R starts ``labs`` (R x n) from one pass over the pairs that
+        feeds each start's sums (:func:`~kgroups._engine.matrix_free.build_m_multi`)."""
+        R, n = labs.shape
         fn = pick(_mf.build_m_multi_serial, _mf.build_m_multi, n * n)
-        acc = _mf.accumulators(1 if fn is _mf.build_m_multi_serial else n_threads, R * k, n)
+        acc = _mf.accumulators(1 if fn is _mf.build_m_multi_serial else numba.get_num_threads(),
+                               R * k, n)
         return fn(self.XT, self.w, labs, k, acc, *self._args).reshape(R, k, n)
 
     def begin(self, state):

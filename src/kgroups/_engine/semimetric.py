@@ -26,7 +26,8 @@ compared with their norms (duplicates give ~1e-16 instead of 0, which
 No ``fastmath`` here: these values decide the sign of Hartigan gains.
 """
 
-import numpy as np
+import math
+
 from numba import njit
 
 from .._validation import SEMIMETRIC_NAMES as NAMES
@@ -52,8 +53,10 @@ def kernel_args(name, params):
             float(params.get("theta", 1.0)))
 
 
-@njit(cache=True, inline="always")
-def rho_energy(d2, alpha):
+# The scalar semimetrics are plain Python on ``math`` (no array): the CPU kernels use
+# their ``njit`` compilations below, the CUDA kernels compile the same sources as
+# device functions (kgroups._engine.cuda), so both targets evaluate one formula.
+def rho_energy_src(d2, alpha):
     """``||x - y||^alpha`` from ``d2``.
 
     ``alpha = 1/2`` (TPAMI Table II's dermatology) as two square roots: a power
@@ -62,39 +65,38 @@ def rho_energy(d2, alpha):
     place.
     """
     if alpha == 1.0:
-        return np.sqrt(d2)
+        return math.sqrt(d2)
     if alpha == 0.5:
-        return np.sqrt(np.sqrt(d2))
+        return math.sqrt(math.sqrt(d2))
     if alpha == 2.0:
         return d2
     return d2 ** (0.5 * alpha)
 
 
-@njit(cache=True, inline="always")
-def rho_laplacian(d2, sigma):
-    return 2.0 - 2.0 * np.exp(-np.sqrt(d2) / (2.0 * sigma))
+def rho_laplacian_src(d2, sigma):
+    """``2 - 2 exp(-r / (2 sigma))``, ``r = sqrt(d2)``."""
+    return 2.0 - 2.0 * math.exp(-math.sqrt(d2) / (2.0 * sigma))
 
 
-@njit(cache=True, inline="always")
-def rho_gaussian(d2, sigma):
+def rho_gaussian_src(d2, sigma):
+    """``2 - 2 exp(-d2 / (2 sigma^2))``."""
     s2 = 2.0 * sigma * sigma
     if s2 == 0.0:  # sigma below ~1e-154: every distinct pair is infinitely far
         return 2.0 if d2 > 0.0 else 0.0
-    return 2.0 - 2.0 * np.exp(-d2 / s2)
+    return 2.0 - 2.0 * math.exp(-d2 / s2)
 
 
-@njit(cache=True, inline="always")
-def rho_localized(d2):
-    return d2 * np.exp(-0.5 * np.sqrt(d2))
+def rho_localized_src(d2):
+    """``d2 exp(-r / 2)``."""
+    return d2 * math.exp(-0.5 * math.sqrt(d2))
 
 
-@njit(cache=True, inline="always")
-def rho_sinusoidal(d2, theta):
-    return d2 * theta * np.sin(np.sqrt(d2) / theta)
+def rho_sinusoidal_src(d2, theta):
+    """``d2 theta sin(r / theta)``."""
+    return d2 * theta * math.sin(math.sqrt(d2) / theta)
 
 
-@njit(cache=True)
-def rho(d2, code, alpha, sigma, theta):
+def rho_src(d2, code, alpha, sigma, theta):
     """``rho`` of the squared distance ``d2 >= 0`` for the semimetric ``code``."""
     if code == ENERGY:
         return rho_energy(d2, alpha)
@@ -105,6 +107,14 @@ def rho(d2, code, alpha, sigma, theta):
     if code == LOCALIZED:
         return rho_localized(d2)
     return rho_sinusoidal(d2, theta)
+
+
+rho_energy = njit(cache=True, inline="always")(rho_energy_src)
+rho_laplacian = njit(cache=True, inline="always")(rho_laplacian_src)
+rho_gaussian = njit(cache=True, inline="always")(rho_gaussian_src)
+rho_localized = njit(cache=True, inline="always")(rho_localized_src)
+rho_sinusoidal = njit(cache=True, inline="always")(rho_sinusoidal_src)
+rho = njit(cache=True)(rho_src)
 
 
 @njit(cache=True)

@@ -1,0 +1,139 @@
+"""CUDA kernels of the GPU engine (numba-cuda): the pass that builds ``M`` and the
+pass that applies a batch of moves, both computing the kernel on the fly.
+
+With ``B[i, y] = -w_i w_y rho(x_i, x_y) / 2`` (``K = -rho/2``, the matrix-free
+engine's convention, :mod:`kgroups._engine.matrix_free`) nothing of size n x n
+exists on the device: the data (transposed, ``XT`` of shape (D, n)), the weights
+and ``M`` (k x n), O(n (k + D)) memory. Squared distances come from direct
+differences of the coordinates (no norm expansion, so no cancellation), and
+``rho`` is the device compilation of the same Python source as the CPU kernels'
+(:mod:`kgroups._engine.semimetric`). Everything is float64: these sums decide the
+sign of Hartigan gains (paper eq. 50).
+
+* :func:`build_sorted`: ``Ms[l, i] = sum_{y in C_l} B[i, y]`` with the points
+  sorted by label, one thread per row ``i``; the columns come through shared
+  memory a tile at a time, and each thread adds a cluster's terms in a register,
+  writing each ``Ms[l, i]`` once;
+* :func:`apply_moves`: one thread per column ``y``, the movers in order:
+  ``M[old, y] -= B[p, y]``, ``M[new, y] += B[p, y]`` (the order of the moves, as
+  the CPU engines add them);
+* :func:`gather_columns`: a block of columns of ``M``, contiguous, for the host's
+  decisions.
+
+Each kernel runs under numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``), where
+the tests compare it with its CPU twin.
+"""
+
+from __future__ import annotations
+
+import types
+
+import numpy as np
+
+# numba-cuda's compiler refers to numpy.row_stack, which numpy 2.5 removed; the name
+# is an alias of numpy.vstack (same function), restored before numba.cuda loads.
+if not hasattr(np, "row_stack"):  # pragma: no cover - depends on the numpy version
+    np.row_stack = np.vstack
+
+import numba  # noqa: E402
+from numba import cuda  # noqa: E402
+
+from . import semimetric as _sm  # noqa: E402
+
+# Threads per block of every kernel (rows of build_sorted, columns of apply_moves).
+THREADS = 128
+
+
+def _with_globals(fn, **names):
+    """``fn``'s code with some global names bound to other objects (a device twin
+    of a CPU function calls the device twins of its callees)."""
+    glob = dict(fn.__globals__)
+    glob.update(names)
+    return types.FunctionType(fn.__code__, glob, fn.__name__, fn.__defaults__,
+                              fn.__closure__)
+
+
+rho_energy = cuda.jit(device=True)(_sm.rho_energy_src)
+rho_laplacian = cuda.jit(device=True)(_sm.rho_laplacian_src)
+rho_gaussian = cuda.jit(device=True)(_sm.rho_gaussian_src)
+rho_localized = cuda.jit(device=True)(_sm.rho_localized_src)
+rho_sinusoidal = cuda.jit(device=True)(_sm.rho_sinusoidal_src)
+rho = cuda.jit(device=True)(_with_globals(
+    _sm.rho_src, rho_energy=rho_energy, rho_laplacian=rho_laplacian,
+    rho_gaussian=rho_gaussian, rho_localized=rho_localized, rho_sinusoidal=rho_sinusoidal))
+
+
+@cuda.jit
+def build_sorted(XTs, ws, labs, Ms, tile, code, alpha, sigma, theta):
+    """``Ms[l, i] = -w_i / 2 sum_{y in C_l} w_y rho(x_i, x_y)`` (points sorted by label).
+
+    ``XTs`` (D, n), ``ws`` (n) and ``labs`` (n, non-decreasing) in the sorted order;
+    ``Ms`` (k, n) zeros. One thread per row; the block loads ``tile`` columns at a
+    time into ``tile * D`` float64 of dynamic shared memory (:func:`tile_for`).
+    """
+    D, n = XTs.shape
+    tpb = cuda.blockDim.x
+    tx = cuda.threadIdx.x
+    i = cuda.blockIdx.x * tpb + tx
+    sh = cuda.shared.array(0, dtype=numba.float64)
+    acc = 0.0
+    cur = labs[0]
+    for y0 in range(0, n, tile):
+        m = min(tile, n - y0)
+        for t in range(tx, m, tpb):
+            for d in range(D):
+                sh[d * tile + t] = XTs[d, y0 + t]
+        cuda.syncthreads()
+        if i < n:
+            for t in range(m):
+                lab = labs[y0 + t]
+                if lab != cur:
+                    Ms[cur, i] = -0.5 * ws[i] * acc
+                    acc = 0.0
+                    cur = lab
+                d2 = 0.0
+                for d in range(D):
+                    u = XTs[d, i] - sh[d * tile + t]
+                    d2 += u * u
+                acc += ws[y0 + t] * rho(d2, code, alpha, sigma, theta)
+        cuda.syncthreads()
+    if i < n:
+        Ms[cur, i] = -0.5 * ws[i] * acc
+
+
+def tile_for(n_features, shared_bytes=48 * 1024):
+    """Columns per shared-memory tile of :func:`build_sorted` (at most ``THREADS``)."""
+    return max(1, min(THREADS, shared_bytes // (8 * n_features)))
+
+
+@cuda.jit
+def apply_moves(XT, w, pts, old, new, n_pend, M, code, alpha, sigma, theta):
+    """``M[old[t], y] -= B[pts[t], y]``, ``M[new[t], y] += B[pts[t], y]`` for
+    ``t < n_pend``, in that order, every column ``y`` (one thread each)."""
+    D, n = XT.shape
+    y = cuda.grid(1)
+    if y >= n:
+        return
+    wy = w[y]
+    for t in range(n_pend):
+        p = pts[t]
+        d2 = 0.0
+        for d in range(D):
+            u = XT[d, p] - XT[d, y]
+            d2 += u * u
+        b = -0.5 * w[p] * wy * rho(d2, code, alpha, sigma, theta)
+        M[old[t], y] -= b
+        M[new[t], y] += b
+
+
+@cuda.jit
+def gather_columns(M, i0, out):
+    """``out[l, c] = M[l, i0 + c]`` for the columns of ``out`` (k x b)."""
+    c, lab = cuda.grid(2)
+    if c < out.shape[1] and lab < out.shape[0]:
+        out[lab, c] = M[lab, i0 + c]
+
+
+def blocks(n, threads=THREADS):
+    """Thread blocks for ``n`` threads."""
+    return max(1, (n + threads - 1) // threads)
