@@ -51,7 +51,7 @@ X_OK = np.random.default_rng(0).normal(size=(20, 3))
         (X_OK, {"n_init": 0}, {}, "n_init=0"),
         (X_OK, {"max_iter": 0}, {}, "max_iter=0"),
         (X_OK, {"tol": 1.5}, {}, "tol=1.5"),
-        (X_OK, {"engine": "gpu"}, {}, "engine='gpu'"),
+        (X_OK, {"engine": "tpu"}, {}, "engine='tpu'"),
         (X_OK, {"dtype": "int8"}, {}, "dtype='int8'"),
         (X_OK, {"init": "best"}, {}, "init='best'"),
         (X_OK, {"init": np.zeros(5, int)}, {}, r"shape \(5,\), expected \(20,\)"),
@@ -77,8 +77,8 @@ X20 = np.random.default_rng(0).normal(size=(20, 2))
 
 @pytest.mark.parametrize("Est", [KernelKGroups, KernelKMeans])
 @pytest.mark.parametrize("params, X, match", [
-    ({"engine": "gpu"}, X20, r"engine='gpu' should be one of \('auto', 'dense', 'sparse', "
-                             r"'matrix-free', 'low-rank', 'dask'\)"),
+    ({"engine": "tpu"}, X20, r"engine='tpu' should be one of \('auto', 'dense', 'sparse', "
+                             r"'matrix-free', 'low-rank', 'dask', 'gpu'\)"),
     ({"engine": "low-rank", "n_components": 0}, X20, r"n_components=0 should be an integer >= 1"),
     ({"engine": "low-rank", "n_components": -3}, X20, r"n_components=-3"),
     ({"engine": "low-rank", "n_components": 2.5}, X20, r"n_components=2.5"),

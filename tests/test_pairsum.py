@@ -216,9 +216,10 @@ def test_statistics_import_the_layer_and_nothing_dask():
 
 def test_layer_never_imports_the_statistics_and_has_no_cycle():
     layer = {p.name: _imports(p) for p in (SRC / "_backends").glob("pairsum*.py")}
-    assert set(layer) == {"pairsum.py", "pairsum_dask.py"}
+    assert set(layer) == {"pairsum.py", "pairsum_dask.py", "pairsum_cuda.py"}
     for name, mods in layer.items():
         assert not {m for m in mods if m.startswith(("kgroups._energy", "kgroups._disco"))}, name
-    # the Dask implementation depends on the interface, never the other way round
-    assert not [m for m in layer["pairsum.py"] if "pairsum_dask" in m]
+    # the Dask and CUDA implementations depend on the interface, never the other way round
+    assert not [m for m in layer["pairsum.py"] if "pairsum_dask" in m or "pairsum_cuda" in m]
     assert "kgroups._backends.pairsum" in layer["pairsum_dask.py"]
+    assert "kgroups._backends.pairsum" in layer["pairsum_cuda.py"]

@@ -31,9 +31,9 @@ def test_real_rule():
 
 def test_error_names_owner_parameter_value_and_expectation():
     with pytest.raises(v.InvalidParameterError) as err:
-        v.validate_params("KernelKGroups", {"engine": "gpu"})
+        v.validate_params("KernelKGroups", {"engine": "tpu"})
     msg = str(err.value)
-    assert msg.startswith("KernelKGroups: engine='gpu' should be one of")
+    assert msg.startswith("KernelKGroups: engine='tpu' should be one of")
     assert isinstance(err.value, ValueError) and isinstance(err.value, TypeError)
 
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import validate_data
 
-from ._validation import (InvalidParameterError, check_finite, check_sample_weight,
-                          is_dask_collection)
+from ._validation import (InvalidParameterError, check_finite, check_in_memory,
+                          check_sample_weight, is_dask_collection)
 
 __all__ = ["DASK", "IN_MEMORY", "input_kind"]
 
@@ -29,7 +29,10 @@ class InMemory:
     @staticmethod
     def check_fit(est, X, precomputed):
         """``(X as float64, None)`` (``validate_data``: sets ``n_features_in_`` and
-        names); a precomputed matrix may be SciPy sparse (CSR)."""
+        names); a precomputed matrix may be SciPy sparse (CSR); an array on a CUDA
+        device is refused by name (``engine="gpu"`` takes host data and copies it to
+        the device once)."""
+        check_in_memory(X, "X", type(est).__name__)
         X = validate_data(est, X, reset=True, dtype=np.float64,
                           accept_sparse="csr" if precomputed else False)
         return X, None
@@ -52,6 +55,7 @@ class InMemory:
     @staticmethod
     def check_new(est, X, accept_sparse):
         """New rows as float64, checked against the fit (``validate_data``)."""
+        check_in_memory(X, "X", type(est).__name__)
         return validate_data(est, X, reset=False, dtype=np.float64,
                              accept_sparse=accept_sparse)
 

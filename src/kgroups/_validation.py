@@ -46,6 +46,13 @@ def is_dask_collection(X):
     return hasattr(type(X), "__dask_graph__")
 
 
+def is_device_array(X):
+    """Whether ``X`` is an array on a CUDA device (CuPy, PyTorch: it has
+    ``__cuda_array_interface__``; numba's device arrays, also those of its CUDA
+    simulator: ``__cuda_ndarray__``), without importing any of them."""
+    return hasattr(X, "__cuda_array_interface__") or hasattr(X, "__cuda_ndarray__")
+
+
 def describe(value, width=60):
     """Short text for a value in an error message (arrays by shape and dtype)."""
     if sp.issparse(value):
@@ -229,8 +236,10 @@ PARAMETER_CONSTRAINTS = {
                  "semimetric": [Options(SEMIMETRIC_NAMES), CALLABLE],
                  **{p: c for p, c in _SEMIMETRIC.items() if p != "semimetric"},
                  "n_refs": [Integer(1)], "reference": [Options(("pca", "box"))],
+                 "n_splits": [Integer(1)],
                  "sample_weight": _WEIGHT, "n_init": [Integer(1)],
-                 "engine": [Options(ENGINE_NAMES)], "random_state": [RANDOM_STATE]},
+                 "engine": [Options(tuple(e for e in ENGINE_NAMES if e != "dask"))],
+                 "random_state": [RANDOM_STATE]},
     "EnergyHierarchical": {"n_clusters": [NONE, Integer(1)],
                            "distance_threshold": [NONE, Real(0, None)], **_SEMIMETRIC},
     "energy_hclust": {"X": [ARRAY], "n_clusters": [NONE, Integer(1)], "sample_weight": _WEIGHT,
@@ -399,7 +408,14 @@ def check_data(X, name="X", owner="kgroups", *, allow_1d=False, min_samples=1):
 
 
 def check_in_memory(X, name, owner="kgroups"):
-    """Refuse a dask collection, naming what runs on Dask (nothing computes it silently)."""
+    """Refuse a dask collection or a device array, naming what runs on them (nothing
+    computes or copies them silently)."""
+    if is_device_array(X):
+        raise InvalidParameterError(
+            f"{owner}: {name} is an array on a CUDA device ({type(X).__name__}); {owner} "
+            f"needs host memory: copy it to the host (e.g. {name}.get() for CuPy). On the "
+            "device run KernelKGroups(engine='gpu') on host data, energy_distance, "
+            "within_energy, between_energy, total_energy, energy_test and disco")
     if is_dask_collection(X):
         raise InvalidParameterError(
             f"{owner}: {name} is a dask {type(X).__name__}; {owner} needs in-memory data: pass "

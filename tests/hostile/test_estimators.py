@@ -116,7 +116,7 @@ PARAM_CASES = [
     ({"max_iter": -1}, r"max_iter=-1 should be an integer >= 1"),
     ({"tol": 1}, r"tol=1 should be a number in \[0, 1\)"),
     ({"tol": float("nan")}, r"tol=nan should be a number"),
-    ({"engine": "gpu"}, r"engine='gpu' should be one of"),
+    ({"engine": "tpu"}, r"engine='tpu' should be one of"),
     ({"dtype": "bogus"}, r"dtype='bogus' should be one of \('float64', 'float32'\)"),
     ({"dtype": np.int64}, r"dtype=.* should be one of"),
     ({"landmarks": "x"}, r"landmarks='x' should be one of"),

@@ -59,6 +59,7 @@ from .._validation import (
     describe,
     encode_labels,
     is_dask_collection,
+    is_device_array,
     pow2_scale,
     uniform_sample,
 )
@@ -77,9 +78,10 @@ _MAX_POOLED_BYTES = 1 << 32  # the pooled n x n matrix of a permutation test: 4 
 IMPLEMENTATIONS = {
     "numpy": (__name__, "NumpyPairSums"),
     "dask": (__package__ + ".pairsum_dask", "DaskPairSums"),
+    "cuda": (__package__ + ".pairsum_cuda", "CudaPairSums"),
 }
 # (kind, test) in order of precedence; an input that passes no test is "numpy"
-KIND_TESTS = (("dask", is_dask_collection),)
+KIND_TESTS = (("dask", is_dask_collection), ("cuda", is_device_array))
 
 
 # --------------------------------------------------------------------------- spec, scale

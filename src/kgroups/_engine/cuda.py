@@ -18,7 +18,12 @@ sign of Hartigan gains (paper eq. 50).
   ``M[old, y] -= B[p, y]``, ``M[new, y] += B[p, y]`` (the order of the moves, as
   the CPU engines add them);
 * :func:`gather_columns`: a block of columns of ``M``, contiguous, for the host's
-  decisions.
+  decisions;
+* for the energy statistics of device arrays (:mod:`kgroups._backends.pairsum_cuda`):
+  :func:`scan_rows` (the largest ``|x|`` and the non-finite entries),
+  :func:`take_rows_transposed` (parts pooled, rescaled), :func:`pooled_matrix` and
+  :func:`relabelled_rows` (a permutation test's pooled n x n matrix and the sums of
+  a batch of relabellings).
 
 Each kernel runs under numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``), where
 the tests compare it with its CPU twin.
@@ -132,6 +137,74 @@ def gather_columns(M, i0, out):
     c, lab = cuda.grid(2)
     if c < out.shape[1] and lab < out.shape[0]:
         out[lab, c] = M[lab, i0 + c]
+
+
+@cuda.jit
+def scan_rows(X, out):
+    """``out[0] = max |x|`` over the finite entries of ``X`` (n, D) and ``out[1]`` the
+    number of entries that are NaN or infinite (``out`` zeros; one thread per row)."""
+    i = cuda.grid(1)
+    if i >= X.shape[0]:
+        return
+    big = 0.0
+    bad = 0.0
+    for d in range(X.shape[1]):
+        v = X[i, d]
+        if v != v or v == np.inf or v == -np.inf:
+            bad += 1.0
+        elif abs(v) > big:
+            big = abs(v)
+    cuda.atomic.max(out, 0, big)
+    if bad:
+        cuda.atomic.add(out, 1, bad)
+
+
+@cuda.jit
+def take_rows_transposed(X, rows, scale, out, offset):
+    """``out[d, offset + t] = X[rows[t], d] * scale``: rows of a part (n, D), in the
+    pooled transposed order (D, n_pooled)."""
+    t = cuda.grid(1)
+    if t < rows.shape[0]:
+        for d in range(X.shape[1]):
+            out[d, offset + t] = X[rows[t], d] * scale
+
+
+@cuda.jit
+def pooled_matrix(XT, D, code, alpha, sigma, theta):
+    """``D[i, y] = rho(x_i, x_y)`` for every pair (one thread per entry, 2-D grid)."""
+    y, i = cuda.grid(2)
+    dim, n = XT.shape
+    if i < n and y < n:
+        d2 = 0.0
+        for d in range(dim):
+            u = XT[d, i] - XT[d, y]
+            d2 += u * u
+        D[i, y] = rho(d2, code, alpha, sigma, theta)
+
+
+# Sums per thread of relabelled_rows: permutations x groups of a batch.
+RELABEL_LOCAL = 256
+
+
+@cuda.jit
+def relabelled_rows(D, codes, k, out):
+    """``out[b, i, g] = sum_{y : codes[b, y] = g} D[y, i]`` for every relabelling ``b``
+    of ``codes`` (B, n) with ``B k <= RELABEL_LOCAL``: one thread per column ``i`` of
+    the symmetric pooled matrix (the reads of a warp are contiguous)."""
+    i = cuda.grid(1)
+    B, n = codes.shape
+    if i >= n:
+        return
+    acc = cuda.local.array(RELABEL_LOCAL, dtype=numba.float64)
+    for e in range(B * k):
+        acc[e] = 0.0
+    for y in range(n):
+        v = D[y, i]
+        for b in range(B):
+            acc[b * k + codes[b, y]] += v
+    for b in range(B):
+        for g in range(k):
+            out[b, i, g] = acc[b * k + g]
 
 
 def blocks(n, threads=THREADS):

@@ -1,0 +1,75 @@
+"""The energy statistics of device arrays (``kgroups._backends.pairsum_cuda``), on a
+device or under numba's CUDA simulator: equal to the in-memory values."""
+
+import numpy as np
+import pytest
+
+from kgroups._backends.gpu import cuda_usable
+
+pytestmark = pytest.mark.skipif(not cuda_usable(real_device=False),
+                                reason="no CUDA device and NUMBA_ENABLE_CUDASIM is not set")
+
+from kgroups import (between_energy, disco, energy_distance, energy_test,  # noqa: E402
+                     pairwise, total_energy, within_energy)
+
+RTOL = 1e-12
+
+
+def dev(a):
+    from numba import cuda
+    return cuda.to_device(np.ascontiguousarray(a))
+
+
+@pytest.mark.parametrize("kw", [{}, {"alpha": 0.5}, {"semimetric": "gaussian", "sigma": 2.0},
+                                {"semimetric": "sinusoidal", "theta": 3.0}])
+def test_statistics_equal_the_in_memory_ones(kw):
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(30, 3)), rng.normal(1.0, size=(25, 3))
+    lab, w = rng.integers(0, 3, 30), rng.uniform(0.5, 2.0, 30)
+    assert energy_distance(dev(X), dev(Y), **kw) == pytest.approx(
+        energy_distance(X, Y, **kw), rel=RTOL)
+    assert energy_distance(dev(X), Y, sample_weight_x=w, **kw) == pytest.approx(
+        energy_distance(X, Y, sample_weight_x=w, **kw), rel=RTOL)
+    for f in (within_energy, between_energy):
+        assert f(dev(X), dev(lab), sample_weight=dev(w), **kw) == pytest.approx(
+            f(X, lab, sample_weight=w, **kw), rel=RTOL)
+    assert total_energy(dev(X), **kw) == pytest.approx(total_energy(X, **kw), rel=RTOL)
+
+
+def test_permutations_on_the_device_match_in_memory():
+    rng = np.random.default_rng(1)
+    X, Y, Z = rng.normal(size=(15, 2)), rng.normal(0.5, size=(12, 2)), rng.normal(size=(10, 2))
+    a = energy_test(dev(X), dev(Y), dev(Z), n_permutations=19, random_state=0)
+    b = energy_test(X, Y, Z, n_permutations=19, random_state=0)
+    assert a.statistic == pytest.approx(b.statistic, rel=RTOL) and a.pvalue == b.pvalue
+    np.testing.assert_allclose(a.permutation_statistics, b.permutation_statistics, rtol=1e-11)
+    lab = rng.integers(0, 3, 37)
+    XYZ = np.vstack([X, Y, Z])
+    a, b = (disco(dev(XYZ), lab, n_permutations=9, random_state=0),
+            disco(XYZ, lab, n_permutations=9, random_state=0))
+    assert a.statistic == pytest.approx(b.statistic, rel=RTOL) and a.pvalue == b.pvalue
+    assert a.within == pytest.approx(b.within, rel=RTOL)
+
+
+def test_rescaled_data_and_clear_errors():
+    X = np.random.default_rng(2).normal(size=(20, 2))
+    assert within_energy(dev(X * 1e200), np.arange(20) % 2) == pytest.approx(
+        within_energy(X * 1e200, np.arange(20) % 2), rel=RTOL)
+    bad = X.copy()
+    bad[3, 1] = np.nan
+    with pytest.raises(ValueError, match=r"total_energy: X contains NaN or infinity \(1 entries"):
+        total_energy(dev(bad))
+    with pytest.raises(ValueError, match="device arrays take a named semimetric"):
+        total_energy(dev(np.abs(X[:, :1] - X[:, 0])), precomputed=True)
+    with pytest.raises(ValueError, match="pairwise: X is an array on a CUDA device"):
+        pairwise(dev(X))
+
+
+def test_estimators_refuse_device_arrays_by_name():
+    from kgroups import KernelKGroups
+    X = np.random.default_rng(3).normal(size=(20, 2))
+    with pytest.raises(ValueError, match="KernelKGroups: X is an array on a CUDA device"):
+        KernelKGroups(2).fit(dev(X))
+    est = KernelKGroups(2, random_state=0).fit(X)
+    with pytest.raises(ValueError, match="KernelKGroups: X is an array on a CUDA device"):
+        est.predict(dev(X))
