@@ -2,8 +2,12 @@
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
+# The release tools (pyproject's dependency group "dist": build, twine, setuptools) in a
+# venv of their own, so that the test venv holds what a user's does.
+DIST_VENV := $(VENV)/dist-tools
+DIST_PY   := $(DIST_VENV)/bin/python
 
-.PHONY: demo test bench docs clean
+.PHONY: demo test bench docs dist clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -11,13 +15,28 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q -e ".[test,plot,dask]"
 	touch $@
 
+$(DIST_VENV)/.installed: pyproject.toml $(VENV)/.installed
+	$(PYTHON) -m venv $(DIST_VENV)
+	$(DIST_PY) -m pip install -q --upgrade pip
+	$(DIST_PY) -m pip install -q --group dist
+	touch $@
+
 demo: $(VENV)/.installed
 	$(VENV)/bin/kgroups demo
 
 # The numba kernels also run as plain Python (NUMBA_DISABLE_JIT=1) on a subset.
-test: $(VENV)/.installed
+# tests/test_packaging.py builds the sdist and wheel with the release tools, checks
+# them with twine and installs the wheel in a new venv.
+test: $(VENV)/.installed $(DIST_VENV)/.installed
 	$(MAKE) --no-print-directory test-python
-	$(PY) -m pytest -q
+	$(MAKE) --no-print-directory test-gpu
+	KGROUPS_DIST_PYTHON=$(DIST_PY) $(PY) -m pytest -q
+
+# The GPU engine and the device pair sums under numba's CUDA simulator (no GPU needed;
+# on a machine with a device, `pytest tests/gpu` runs them on it).
+.PHONY: test-gpu
+test-gpu: $(VENV)/.installed
+	NUMBA_ENABLE_CUDASIM=1 $(PY) -m pytest -q -p no:cacheprovider tests/gpu
 
 # Every numba kernel as plain Python: the twins, and a tiny case of each kernel
 # (dense, sparse, matrix-free tiles/build/decide/apply, low-rank, scatter, pairwise).
@@ -36,9 +55,15 @@ docs: $(VENV)/.docs-installed
 	$(PY) -m sphinx -b html -W --keep-going -q docs docs/_build/html
 	$(PY) docs/check_links.py docs/_build/html
 
+# The sdist and wheel into dist/, checked as a package index would render them.
+dist: $(DIST_VENV)/.installed
+	rm -rf dist
+	$(DIST_PY) -m build --no-isolation --outdir dist .
+	$(DIST_PY) -m twine check --strict dist/*
+
 bench: $(VENV)/.installed
 	$(PY) benchmarks/run_all.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache
+	rm -rf $(VENV) build dist *.egg-info src/*.egg-info .pytest_cache
 	rm -rf docs/_build docs/api/generated docs/auto_examples docs/sg_execution_times.rst

@@ -305,3 +305,188 @@ def test_demo_writes_table_and_heatmap(tmp_path, capsys):
     row = next(line for line in text.splitlines() if line.startswith("| kernel k-groups"))
     accuracy = float(row.split("|")[2])
     assert accuracy >= 0.95  # paper: 0.962
+
+
+# --------------------------------------------------------------------------- the option table
+def _cluster_actions():
+    return {a.dest: a for a in _subparsers()["cluster"]._actions}
+
+
+def test_every_cluster_default_and_choice_is_the_library_one():
+    import inspect
+
+    from kgroups._validation import PARAMETER_CONSTRAINTS, Options
+    from kgroups.cli import ESTIMATOR_OPTIONS
+
+    signature = inspect.signature(kgroups.KernelKGroups).parameters
+    constraints = PARAMETER_CONSTRAINTS["KernelKGroups"]
+    actions = _cluster_actions()
+    for option, attr, param in ESTIMATOR_OPTIONS:
+        action = actions[attr]
+        assert option in action.option_strings
+        if param == "n_clusters":
+            assert action.required  # the one option the command asks for
+            continue
+        default = signature[param].default
+        assert action.default == default and type(action.default) is type(default), option
+        allowed = [v for rule in constraints[param] if isinstance(rule, Options)
+                   for v in rule.values]
+        if action.choices is None:
+            assert allowed in ([], [default]), (option, allowed)  # free values, or "auto"
+        else:
+            assert list(action.choices) == [v for v in allowed if v != "precomputed"], option
+    # every parameter is an option, but the precomputed-kernel switch (a CSV holds data)
+    assert set(signature) - {param for _, _, param in ESTIMATOR_OPTIONS} == {"kernel"}
+
+
+def test_the_light_table_equals_the_library_constants():
+    import kgroups._backends as backends
+    import kgroups._backends._memory as memory
+    import kgroups._init as init
+    import kgroups._validation as validation
+    from kgroups import _cli_options as table
+
+    import inspect
+
+    signature = inspect.signature(kgroups.KernelKGroups).parameters
+    assert table.ESTIMATOR_DEFAULTS == {p: signature[p].default for p in signature
+                                        if p != "kernel"}
+    assert table.SEMIMETRIC_NAMES == validation.SEMIMETRIC_NAMES
+    assert table.INIT_NAMES == validation.INIT_NAMES
+    assert table.ENGINE_NAMES == validation.ENGINE_NAMES
+    assert table.MATRIX_FREE_MIN_N == backends.MATRIX_FREE_MIN_N
+    assert table.GPU_MIN_N == backends.GPU_MIN_N
+    assert table.DENSE_HEADROOM == backends.DENSE_HEADROOM
+    assert table.MEMORY_FRACTION == memory.MEMORY_FRACTION
+    assert (table.AUTO_MAX_STARTS, table.AUTO_START_BUDGET) == \
+        (init.AUTO_MAX_STARTS, init.AUTO_START_BUDGET)
+
+
+def test_demo_and_reproduce_defaults_are_those_of_the_experiments():
+    import inspect
+
+    from kgroups._cli_options import DEMO_DEFAULTS, REPRODUCE_DEFAULTS
+
+    experiments = kgroups.experiments.registry()
+    demo = inspect.signature(experiments["tpami-table2"].run).parameters
+    assert {p: demo[p].default for p in ("n_init", "seed")} == \
+        {p: DEMO_DEFAULTS[p] for p in ("n_init", "seed")}
+    for name, module in experiments.items():
+        run = inspect.signature(module.run).parameters
+        for p in ("trials", "quick", "seed"):
+            assert run[p].default == REPRODUCE_DEFAULTS[p], (name, p)
+    parsers = _subparsers()
+    for command, table in (("demo", DEMO_DEFAULTS), ("reproduce", REPRODUCE_DEFAULTS)):
+        actions = {a.dest: a for a in parsers[command]._actions}
+        assert {p: actions[p].default for p in table} == table
+
+
+def test_help_states_the_library_defaults_and_what_engine_auto_does(capsys):
+    assert main(["cluster", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    for fragment in ("(default: auto)", "(default: kernel-k-means++)", "(default: None",
+                     "(default: energy)", "(default: 256)", "dense below 2000 rows",
+                     "cost model", "laplacian and gaussian semimetrics"):
+        assert fragment in text, fragment
+    sigma = " ".join(_cluster_actions()["sigma"].help.split())
+    assert "localized" not in sigma  # the localized semimetric has no scale
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["--version"], ["cluster", "--help"],
+                                  ["demo", "--help"], ["reproduce", "--help"]])
+def test_help_and_version_import_no_scientific_package(argv):
+    import subprocess
+    import sys
+
+    code = (f"import sys; from kgroups.cli import main; rc = main({argv!r}); "
+            "print([m for m in ('numpy', 'scipy', 'sklearn', 'numba', 'networkx', 'pandas') "
+            "if m in sys.modules], rc, file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.stderr.strip().splitlines()[-1] == "[] 0", done.stderr
+    assert done.stdout.startswith("usage: kgroups") or done.stdout.startswith("kgroups ")
+
+
+# --------------------------------------------------------------------------- Unix behaviour
+def test_dash_out_writes_the_labels_to_stdout_and_the_summary_to_stderr(
+        blobs_csv, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["cluster", str(blobs_csv), "-k", "3", "--label-column", "class",
+                 "--seed", "0", "-o", "-"]) == 0
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    assert lines[0] == "label" and len(lines) == 91
+    labels = np.array(lines[1:], dtype=int)
+    assert sorted(np.bincount(labels).tolist()) == [30, 30, 30]
+    # the three blobs are rows 0-29, 30-59, 60-89 of the file
+    assert all(len(set(labels[i:i + 30])) == 1 for i in (0, 30, 60))
+    assert "cluster sizes: " in err and "accuracy: 1.0000" in err
+    assert not (tmp_path / "-").exists()
+
+
+def test_gzip_input_by_content_from_a_file_and_from_stdin(blobs_csv, tmp_path, monkeypatch):
+    import gzip
+
+    plain = load_table(str(blobs_csv), label_column="class")
+    packed = tmp_path / "blobs.csv.gz"
+    packed.write_bytes(gzip.compress(blobs_csv.read_bytes()))
+    renamed = tmp_path / "blobs.dat"  # no .gz: found by its first bytes
+    renamed.write_bytes(packed.read_bytes())
+    for path in (packed, renamed):
+        X, _, y = load_table(str(path), label_column="class")
+        assert np.array_equal(X, plain[0]) and np.array_equal(y, plain[2])
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(packed.read_bytes())))
+    X, _, _ = load_table("-", label_column="class")
+    assert np.array_equal(X, plain[0])
+    text_named_gz = tmp_path / "plain.csv.gz"  # a plain file, whatever its name
+    text_named_gz.write_text("1,2\n3,4\n")
+    assert load_table(str(text_named_gz))[0].tolist() == [[1, 2], [3, 4]]
+
+
+@pytest.mark.parametrize("text, separator", [
+    ("sepal length\tsepal width\tspecies\n5.1\t3.5\tsetosa\n6.2\t2.9\tvirginica\n", "\t"),
+    ("a b,c d\n1,2\n3,4\n", ","),  # spaces inside comma-separated names
+    ("x;y\n1;2\n3;4\n", ";"),
+    ("x y\n1 2\n3   4\n", "whitespace"),
+    ("1\t\t2\n3\t4\n5\t\t6\n", "whitespace"),  # doubled tabs, as in seeds_dataset.txt
+    ('"a,b"\t"c"\n1\t2\n', "\t"),
+    ("1,2\n3,4\n5\n", ","),  # one short row: the separator of the others
+    ("1\n2\n", "whitespace"),  # one column
+])
+def test_the_separator_is_sniffed_from_the_first_lines(text, separator):
+    from kgroups.cli import _detect_delimiter
+
+    assert _detect_delimiter(text) == separator
+
+
+def test_a_tsv_whose_header_has_spaces(tmp_path):
+    path = tmp_path / "iris.tsv"
+    path.write_text("sepal length\tsepal width\tspecies\n5.1\t3.5\tsetosa\n"
+                    "4.9\t3.0\tsetosa\n6.3\t3.3\tvirginica\n")
+    X, _, y = load_table(str(path), label_column="species")
+    assert X.tolist() == [[5.1, 3.5], [4.9, 3.0], [6.3, 3.3]] and y.tolist() == [0, 0, 1]
+
+
+# Each CSV mistake and the fix its message should point at (and a fix it must not suggest).
+HINTS = [
+    ("x,y\n1,2\n3,?\n", [], "a missing value", "--label-column"),
+    ("x,y\n1,2\n3,NA\n", [], "a missing value", "--label-column"),
+    ("x;y\n1,5;2,5\n3,1;4\n", [], "decimal commas", "--label-column"),
+    ("1;2\n3;4\n", ["--delimiter", "comma"], "--delimiter semicolon", "--label-column"),
+    ("1 2\n3 4\n", ["--delimiter", "tab"], "--delimiter whitespace", "--label-column"),
+    ("x,y\n1,2\n3,4\n", ["--header", "no"], "--header yes", "--label-column"),
+    ("1,2,a\n3,4,b\n", [], "--label-column 3", "--header"),
+    ("1,a,x\n2,b,y\n", ["--label-column", "3"], "column 2 is text", "pass --label-column"),
+    ("x,y\n1,2\n3,4\n5,4..2\n", [], "fix or drop the row", "--label-column"),
+    ("x,w\n1,2\n3,heavy\n", ["--weights", "w"], "--weights names a column of numbers",
+     "--label-column"),
+]
+
+
+@pytest.mark.parametrize("text, extra, fix, not_fix", HINTS, ids=[h[2] for h in HINTS])
+def test_csv_errors_point_at_the_right_fix(tmp_path, capsys, text, extra, fix, not_fix):
+    path = tmp_path / "t.csv"
+    path.write_text(text)
+    assert main(["cluster", str(path), "-k", "1", *extra]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and fix in err and not_fix not in err, err

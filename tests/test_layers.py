@@ -11,7 +11,8 @@ SRC = pathlib.Path(__file__).resolve().parents[1] / "src"
 
 # Highest layer first. A module may import modules of its own layer or below.
 LAYERS = [
-    ("applications", ["kgroups", "kgroups.cli", "kgroups.experiments*"]),
+    ("applications", ["kgroups", "kgroups.cli", "kgroups.experiments*",
+                      "kgroups._cli_options"]),
     ("estimators and statistics", [
         "kgroups._base", "kgroups._kgroups", "kgroups._kernel_kmeans", "kgroups._init",
         "kgroups._input", "kgroups._spectral", "kgroups._onedim", "kgroups._energy",

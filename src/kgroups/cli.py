@@ -13,40 +13,43 @@ Like a Unix tool: options are checked (values through the estimator's
 constraint table, output paths for writability) before any work starts; a bad
 option, file or value prints one line ``kgroups CMD: error: ...`` on stderr and
 exits with status 2 (as argparse does); columns and lines are counted from 1 in
-options and in messages. Unexpected internal errors keep their traceback.
+options and in messages. ``-`` as the input reads standard input and ``-o -``
+writes the labels to standard output (the summary then goes to standard error);
+gzip-compressed input is recognised by its first bytes; the field separator is
+found from the first lines. Unexpected internal errors keep their traceback.
+
+The parser is built from the tables of ``kgroups._cli_options``, whose
+defaults and choices are the library's, and NumPy, SciPy, scikit-learn and numba
+are imported only once a command runs, so ``--help`` and ``--version`` start at once.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import os
 import sys
-import tempfile
 import time
-import warnings
+from typing import NamedTuple
 
-import numpy as np
-
-from . import KernelKGroups, __version__
-from ._validation import (
-    ENGINE_NAMES,
-    INIT_NAMES,
-    PARAMETER_CONSTRAINTS,
-    SEMIMETRIC_NAMES,
-    Integer,
-    InvalidParameterError,
-    check_sample_weight,
-    describe,
-    encode_labels,
-    validate_params,
+from . import __version__
+from ._cli_options import (
+    CLUSTER_OPTIONS,
+    DELIMITERS,
+    DEMO_DEFAULTS,
+    ESTIMATOR_CHOICES,
+    ESTIMATOR_DEFAULTS,
+    HEADER_CHOICES,
+    REPRODUCE_DEFAULTS,
 )
 
 __all__ = ["CSVError", "UsageError", "build_parser", "load_table", "main", "read_csv"]
 
 EXIT_USAGE = 2  # bad option, file or value (argparse's status)
-DELIMITERS = {"auto": None, "comma": ",", "semicolon": ";", "tab": "\t", "whitespace": "whitespace"}
+GZIP_MAGIC = b"\x1f\x8b"
+SNIFF_CHARS = 1 << 16  # the separator is sniffed from the lines in the first 64 KiB
+SEPARATOR_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "whitespace": "whitespace"}
+# Cells that stand for a missing value in common exports (compared in lower case).
+MISSING_CELLS = {"", "?", "na", "n/a", "null", "none", "-", "."}
 
 
 class UsageError(ValueError):
@@ -63,6 +66,13 @@ def check_option(option, value, owner, param):
 
     The error names the option (``--n-init``), the value and what the table expects.
     """
+    from ._validation import (
+        PARAMETER_CONSTRAINTS,
+        InvalidParameterError,
+        describe,
+        validate_params,
+    )
+
     try:
         validate_params(owner, {param: value})
     except InvalidParameterError:
@@ -71,24 +81,27 @@ def check_option(option, value, owner, param):
 
 
 def _check_trials(value):
-    if value is not None and not Integer(1)(value):
+    if value is not None and value < 1:
         raise UsageError(f"argument --trials: {value!r} should be an integer >= 1")
 
 
+def _option_name(flags):
+    return flags[-1]  # the long spelling when there is one
+
+
 # The cluster options that are parameters of KernelKGroups: option, attribute, parameter.
-ESTIMATOR_OPTIONS = (
-    ("-k", "k", "n_clusters"), ("--semimetric", "semimetric", "semimetric"),
-    ("--alpha", "alpha", "alpha"), ("--sigma", "sigma", "sigma"), ("--theta", "theta", "theta"),
-    ("--init", "init", "init"), ("--n-init", "n_init", "n_init"),
-    ("--max-iter", "max_iter", "max_iter"), ("--engine", "engine", "engine"),
-    ("--n-components", "n_components", "n_components"),
-    ("--seed", "seed", "random_state"), ("--verbose", "verbose", "verbose"),
-)
+ESTIMATOR_OPTIONS = tuple((_option_name(flags), attr, param)
+                          for flags, attr, param, *_ in CLUSTER_OPTIONS)
 
 
 # --------------------------------------------------------------------------- paths
 def check_output_file(path, option="--out", input_path=None):
-    """Fail now, before any work, when ``path`` cannot be written (nothing is left behind)."""
+    """Fail now, before any work, when ``path`` cannot be written (nothing is left behind).
+
+    ``-`` (standard output) is always writable.
+    """
+    if path == "-":
+        return
     if os.path.isdir(path):
         raise UsageError(f"argument {option}: {path}: is a directory")
     if input_path and input_path != "-" and os.path.exists(path) and os.path.exists(input_path) \
@@ -110,6 +123,8 @@ def prepare_output_dir(path, option="--out"):
     Used by the commands that run the paper harness, so it also checks first that the
     plotting extra is installed (the figures need matplotlib).
     """
+    import tempfile
+
     from .experiments import require_plot
 
     try:
@@ -130,8 +145,8 @@ def prepare_output_dir(path, option="--out"):
 
 
 # --------------------------------------------------------------------------- CSV
-def _read_text(path):
-    """The file (``-``: standard input) as UTF-8 text; a clear error for anything else."""
+def _read_bytes(path):
+    """The bytes of the file (``-``: standard input), gzip-decompressed when they are gzip."""
     if path == "-":
         stream = getattr(sys.stdin, "buffer", None)
         data = stream.read() if stream is not None else sys.stdin.read().encode("utf-8")
@@ -146,6 +161,21 @@ def _read_text(path):
             raise CSVError(f"{path}: no such file") from None
         except OSError as err:
             raise CSVError(f"{path}: cannot read: {err.strerror}") from None
+    if data.startswith(GZIP_MAGIC):  # by content, whatever the name: also on stdin
+        import gzip
+        import zlib
+
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as err:
+            raise CSVError(f"{path}: starts as gzip but does not decompress ({err}); "
+                           "a truncated or damaged .gz file?") from None
+    return data, path
+
+
+def _read_text(path):
+    """The file (``-``: standard input; gzip or not) as UTF-8 text; a clear error otherwise."""
+    data, path = _read_bytes(path)
     nul = data.find(b"\x00")
     if nul >= 0:
         raise CSVError(f"{path}: NUL byte at offset {nul}; a binary file? expected CSV text")
@@ -156,17 +186,11 @@ def _read_text(path):
                        f"{err.start}); expected CSV text in UTF-8") from None
 
 
-def _detect_delimiter(text):
-    """``,`` or ``;`` if the first non-blank line has one, else runs of whitespace."""
-    first = next((line for line in text.splitlines() if line.strip()), "")
-    for d in (",", ";"):
-        if d in first:
-            return d
-    return "whitespace"
-
-
 def _split_rows(text, delimiter, path):
     """``(line number, fields)`` of the non-blank rows."""
+    import csv
+    import io
+
     rows = []
     if delimiter == "whitespace":  # tabs and spaces; runs count as one (like awk)
         for ln, line in enumerate(io.StringIO(text, newline=""), start=1):
@@ -184,12 +208,38 @@ def _split_rows(text, delimiter, path):
     return rows
 
 
-def _is_number(text):
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
+def _sniff_score(rows):
+    """How well a separator splits the sample rows: (every row as wide as the first,
+    no empty field, share of rows as wide as the first); zeros for one column."""
+    widths = [len(fields) for _, fields in rows]
+    if not widths or widths[0] < 2:
+        return (False, False, 0.0)
+    same = sum(w == widths[0] for w in widths) / len(widths)
+    full = all(cell.strip() for _, fields in rows for cell in fields)
+    return (same == 1.0, full, same)
+
+
+def _detect_delimiter(text, path="<text>"):
+    """The separator of the first lines (64 KiB): the first of comma, tab, semicolon and
+    runs of whitespace that splits every line into as many (>= 2) non-empty fields,
+    else the one that splits most lines alike. Tabs come before whitespace so that a
+    header with spaces in its names (``sepal length<TAB>sepal width``) stays one name
+    per column. A one-column file: ``,`` or ``;`` if its first line has one, else
+    whitespace."""
+    head = text[:SNIFF_CHARS]
+    if len(text) > SNIFF_CHARS and "\n" in head:
+        head = head[:head.rindex("\n") + 1]  # whole lines only
+    scores = {}
+    for sep in (",", "\t", ";", "whitespace"):
+        try:
+            scores[sep] = _sniff_score(_split_rows(head, sep, path))
+        except CSVError:
+            continue
+    best = max(scores, key=scores.get, default=None)  # the first of equal scores
+    if best is not None and scores[best][2] > 0:
+        return best
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    return next((d for d in (",", ";") if d in first), "whitespace")
 
 
 def _has_header(rows):
@@ -199,18 +249,37 @@ def _has_header(rows):
     return any(not _is_number(a) and _is_number(b) for a, b in zip(rows[0][1], rows[1][1]))
 
 
-def read_csv(path, delimiter="auto", header="auto"):
-    """Header (``None`` when absent), data rows and their line numbers.
+def _is_number(text):
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
-    ``delimiter``: ``"auto"`` (``,`` or ``;`` if the first line has one, else
-    whitespace), ``","``, ``";"``, ``"tab"`` or ``"whitespace"`` (runs of tabs
-    and spaces). ``header``: ``"auto"`` (the first row is a header when it has a
-    non-number above a number), ``"yes"`` or ``"no"``. Blank lines are skipped;
-    every row must have as many fields as the first.
+
+class Table(NamedTuple):
+    """A parsed file: the header (None when absent), the data rows (lists of fields),
+    the line of each row (counted from 1) and the separator."""
+
+    header: list | None
+    rows: list
+    lines: list
+    delimiter: str
+
+
+def read_csv(path, delimiter="auto", header="auto"):
+    """The :class:`Table` of a CSV file (``-``: standard input; gzip or plain UTF-8 text).
+
+    ``delimiter``: ``"auto"`` (sniffed from the first lines: comma, tab,
+    semicolon or runs of whitespace, see :func:`_detect_delimiter`), ``"comma"``,
+    ``"semicolon"``, ``"tab"`` or ``"whitespace"`` (runs of tabs and spaces).
+    ``header``: ``"auto"`` (the first row is a header when it has a non-number
+    above a number), ``"yes"`` or ``"no"``. Blank lines are skipped; every row
+    must have as many fields as the first.
     """
     text = _read_text(path)
     name = "<stdin>" if path == "-" else path
-    sep = DELIMITERS[delimiter] or _detect_delimiter(text)
+    sep = DELIMITERS[delimiter] or _detect_delimiter(text, name)
     rows = _split_rows(text, sep, name)
     if not rows:
         raise CSVError(f"{name}: the file is empty")
@@ -223,9 +292,11 @@ def read_csv(path, delimiter="auto", header="auto"):
     first = rows[0][0] - (names is not None)
     for ln, fields in rows:
         if len(fields) != width:
+            how = (f"; fields split at {SEPARATOR_NAMES[sep]}, found from the first lines "
+                   "(--delimiter sets another)") if DELIMITERS[delimiter] is None else ""
             raise CSVError(f"{name}, line {ln}: {len(fields)} fields, expected {width} "
-                           f"(as on line {max(first, 1)})")
-    return names, [f for _, f in rows], [ln for ln, _ in rows]
+                           f"(as on line {max(first, 1)}){how}")
+    return Table(names, [f for _, f in rows], [ln for ln, _ in rows], sep)
 
 
 def _column_index(spec, header, width, path, option):
@@ -255,7 +326,45 @@ def _column_name(c, header):
     return f"column {c + 1}" + (f" ({header[c]!r})" if header is not None else "")
 
 
-def _to_float(rows, cols, lines, header, path, hint=False):
+def _splits_into_numbers(cell, sep):
+    parts = cell.split() if sep == "whitespace" else cell.split(sep)
+    return len(parts) > 1 and all(_is_number(p) for p in parts)
+
+
+def _cell_hint(table, i, c, label_given, weights=False):
+    """What to do about the non-number in row ``i``, column ``c`` (the ``--weights``
+    column when ``weights``): the fix its look and its column point at (a missing
+    value, decimal commas, another separator, a header not detected, a column of
+    class labels)."""
+    import re
+
+    cell, sep, rows = table.rows[i][c].strip(), table.delimiter, table.rows
+    if cell.lower() in MISSING_CELLS:
+        return "; a missing value? every feature cell needs a number: fill it in or drop the row"
+    if sep != "," and any(re.fullmatch(r"[+-]?\d*,\d+", row[c].strip()) for row in rows):
+        return "; decimal commas are not read: write 1.5, not 1,5"
+    for other, name in SEPARATOR_NAMES.items():
+        if other != sep and _splits_into_numbers(cell, other):
+            return f"; the fields look separated by {name}: pass --delimiter {name}"
+    if weights:
+        return "; --weights names a column of numbers > 0"
+    if i == 0 and table.header is None and not any(_is_number(f) for f in rows[0]) \
+            and len(rows) > 1 and any(_is_number(f) for f in rows[1]):
+        return f"; if line {table.lines[0]} names the columns, pass --header yes"
+    if 2 * sum(not _is_number(row[c]) for row in rows) < len(rows):
+        return "; every feature cell needs a number: fix or drop the row"
+    if label_given:
+        return (f"; column {c + 1} is text: every column besides --label-column and --weights "
+                "is a feature, so remove it from the file")
+    return f"; if column {c + 1} holds class labels, pass --label-column {c + 1}"
+
+
+def _to_float(table, cols, path, label_given=True, weights=False):
+    """The cells of columns ``cols`` as floats; a non-number or a non-finite number is
+    a CSVError naming the line and column, with a hint at the fix."""
+    import numpy as np
+
+    rows, lines, header = table.rows, table.lines, table.header
     cells = [[r[c] for c in cols] for r in rows]
     try:
         X = np.array(cells, dtype=np.float64).reshape(len(rows), len(cols))
@@ -266,8 +375,7 @@ def _to_float(rows, cols, lines, header, path, hint=False):
                 try:
                     X[i, j] = float(cell)
                 except ValueError:
-                    tip = (f"; if column {cols[j] + 1} holds class labels, pass --label-column "
-                           f"{cols[j] + 1}") if hint else ""
+                    tip = _cell_hint(table, i, cols[j], label_given, weights)
                     raise CSVError(f"{path}, line {lines[i]}, {_column_name(cols[j], header)}: "
                                    f"{cell.strip()!r} is not a number{tip}") from None
     bad = np.argwhere(~np.isfinite(X))
@@ -278,8 +386,10 @@ def _to_float(rows, cols, lines, header, path, hint=False):
     return X
 
 
-def _weights(rows, c, lines, header, path):
-    w = _to_float(rows, [c], lines, header, path)[:, 0]
+def _weights(table, c, path):
+    from ._validation import InvalidParameterError, check_sample_weight
+
+    w = _to_float(table, [c], path, weights=True)[:, 0]
     try:
         return check_sample_weight(w, w.shape[0], "kgroups cluster", "--weights")
     except InvalidParameterError:
@@ -287,8 +397,9 @@ def _weights(rows, c, lines, header, path):
             try:
                 check_sample_weight(value, 1)
             except InvalidParameterError:
-                raise CSVError(f"{path}, line {lines[i]}, {_column_name(c, header)}: "
-                               f"{rows[i][c].strip()!r} is not a valid --weights value "
+                raise CSVError(f"{path}, line {table.lines[i]}, "
+                               f"{_column_name(c, table.header)}: {table.rows[i][c].strip()!r} "
+                               "is not a valid --weights value "
                                "(weights should be finite and > 0)") from None
         raise
 
@@ -300,7 +411,10 @@ def load_table(path, weights=None, label_column=None, delimiter="auto", header="
     number counted from 1 (negative numbers count from the end: -1 is the last).
     Every other column is a feature and must hold finite numbers.
     """
-    names, rows, lines = read_csv(path, delimiter, header)
+    from ._validation import encode_labels
+
+    table = read_csv(path, delimiter, header)
+    names, rows = table.header, table.rows
     path = "<stdin>" if path == "-" else path
     width = len(rows[0])
     special = {}
@@ -313,10 +427,10 @@ def load_table(path, weights=None, label_column=None, delimiter="auto", header="
     cols = [c for c in range(width) if c not in special.values()]
     if not cols:
         raise CSVError(f"{path}: no feature columns left besides --weights / --label-column")
-    X = _to_float(rows, cols, lines, names, path, hint="--label-column" not in special)
+    X = _to_float(table, cols, path, label_given="--label-column" in special)
     w = y = None
     if "--weights" in special:
-        w = _weights(rows, special["--weights"], lines, names, path)
+        w = _weights(table, special["--weights"], path)
     if "--label-column" in special:
         raw = [r[special["--label-column"]].strip() for r in rows]
         y = encode_labels(raw, len(rows), "kgroups cluster", "--label-column")[0]
@@ -332,6 +446,8 @@ def _options_named_in(message):
 
 def _fit_quietly(est, X, w, prog):
     """Fit; kgroups' input errors become one line, each distinct warning one line on stderr."""
+    import warnings
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -348,6 +464,10 @@ def _fit_quietly(est, X, w, prog):
 
 
 def _cluster(args):
+    import numpy as np
+
+    from . import KernelKGroups
+
     for option, attr, param in ESTIMATOR_OPTIONS:
         check_option(option, getattr(args, attr), "KernelKGroups", param)
     if args.out:
@@ -356,17 +476,18 @@ def _cluster(args):
     if X.shape[0] < args.k:
         raise UsageError(f"argument -k: {args.k} clusters but {args.file} has only "
                          f"{X.shape[0]} data rows")
-    est = KernelKGroups(args.k, semimetric=args.semimetric, alpha=args.alpha, sigma=args.sigma,
-                        theta=args.theta, init=args.init, n_init=args.n_init,
-                        max_iter=args.max_iter, random_state=args.seed, engine=args.engine,
-                        n_components=args.n_components, verbose=args.verbose)
+    est = KernelKGroups(**{param: getattr(args, attr) for _, attr, param in ESTIMATOR_OPTIONS})
     start = time.perf_counter()
     _fit_quietly(est, X, w, "kgroups cluster")
     if hasattr(est.labels_, "compute"):  # --engine dask: labels held by Dask
         est.labels_ = np.asarray(est.labels_.compute())
     seconds = time.perf_counter() - start
-    _print_summary(args, est, X, y, seconds)
-    if args.out:
+    to_stdout = args.out == "-"
+    _print_summary(args, est, X, y, seconds, sys.stderr if to_stdout else sys.stdout)
+    if to_stdout:
+        sys.stdout.write("label\n" + "".join(f"{label}\n" for label in est.labels_.tolist()))
+        sys.stdout.flush()
+    elif args.out:
         try:
             np.savetxt(args.out, est.labels_, fmt="%d", header="label", comments="")
         except OSError as err:
@@ -374,20 +495,23 @@ def _cluster(args):
         print(f"labels written to {args.out}")
 
 
-def _print_summary(args, est, X, y, seconds):
+def _print_summary(args, est, X, y, seconds, file):
+    import numpy as np
+
     sizes = np.bincount(est.labels_, minlength=args.k)
-    print(f"kernel k-groups: n={X.shape[0]} D={X.shape[1]} k={args.k} "
-          f"semimetric={args.semimetric} engine={est.engine_}")
-    print(f"cluster sizes: {' '.join(map(str, sizes))}")
-    print(f"W (within energy): {est.within_energy_:.6g}")
-    print(f"Q (objective):     {est.objective_:.6g}")
-    print(f"sweeps: {est.n_iter_}   moves per sweep: {est.n_moves_}")
-    print(f"time: {seconds:.3f} s")
+    lines = [(f"kernel k-groups: n={X.shape[0]} D={X.shape[1]} k={args.k} "
+              f"semimetric={args.semimetric} engine={est.engine_}"),
+             f"cluster sizes: {' '.join(map(str, sizes))}",
+             f"W (within energy): {est.within_energy_:.6g}",
+             f"Q (objective):     {est.objective_:.6g}",
+             f"sweeps: {est.n_iter_}   moves per sweep: {est.n_moves_}",
+             f"time: {seconds:.3f} s"]
     if y is not None:
         from .metrics import accuracy, ari, nmi
 
-        print(f"accuracy: {accuracy(y, est.labels_):.4f}   NMI: {nmi(y, est.labels_):.4f}   "
-              f"ARI: {ari(y, est.labels_):.4f}")
+        lines.append(f"accuracy: {accuracy(y, est.labels_):.4f}   "
+                     f"NMI: {nmi(y, est.labels_):.4f}   ARI: {ari(y, est.labels_):.4f}")
+    print("\n".join(lines), file=file, flush=True)
 
 
 def _demo(args):
@@ -396,7 +520,7 @@ def _demo(args):
     check_option("--n-init", args.n_init, "KernelKGroups", "n_init")
     check_option("--seed", args.seed, "KernelKGroups", "random_state")
     prepare_output_dir(args.out)
-    print("Dermatology (UCI; TPAMI 2020 Table II): n=366, D=34, k=6, energy alpha=1/2, "
+    print("Dermatology (UCI; TPAMI 2021 Table II): n=366, D=34, k=6, energy alpha=1/2, "
           f"n_init={args.n_init}, seed={args.seed}\n", flush=True)
     table = registry()["tpami-table2"].run(args.out, seed=args.seed, n_init=args.n_init)
     print(table)
@@ -439,6 +563,12 @@ class _Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescription
             return action.help
         return super()._get_help_string(action)
 
+    def _split_lines(self, text, width):
+        """Wrap at spaces only: option values such as matrix-free stay whole."""
+        import textwrap
+
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
 
 class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line (raised, so ``main`` can return 2)."""
@@ -449,100 +579,125 @@ class _Parser(argparse.ArgumentParser):
         raise err
 
 
+def _int_or_auto(text):
+    """``--n-init``: ``auto`` or an integer (its range is checked with the others)."""
+    if text == "auto":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} should be 'auto' or an integer >= 1") \
+            from None
+
+
+_TYPES = {"int": int, "float": float, "int_or_auto": _int_or_auto, "choice": None}
+
 COLUMN_HELP = "(a header name, or a number counted from 1; -1 is the last column)"
 
 CLUSTER_EPILOG = """\
-The file: comma-, semicolon- or whitespace-separated numbers, one row per point,
-UTF-8, with an optional header row ('-' reads standard input). Columns are counted
-from 1, in options and in error messages; lines too.
+The file: numbers separated by commas, semicolons, tabs or runs of spaces
+(found from the first lines; --delimiter sets it), one row per point, UTF-8,
+plain or gzip-compressed, with an optional header row. '-' reads standard input;
+-o - writes the labels to standard output and the summary to standard error.
+Columns are counted from 1, in options and in error messages; lines too.
 
 examples:
   kgroups cluster data.csv -k 3
-  kgroups cluster data.csv -k 3 --alpha 0.5 --label-column class --weights w -o labels.csv
+  kgroups cluster data.csv.gz -k 3 --alpha 0.5 --label-column class --weights w -o labels.csv
   kgroups cluster iris.data -k 3 --label-column 5 --verbose
+  kgroups cluster data.tsv.gz -k 3 -o - 2>/dev/null | tail -n +2 | sort -n | uniq -c
 """
+
+
+def _add_estimator_option(group, flags, attr, param, kind, metavar, text):
+    """One option of CLUSTER_OPTIONS: default and choices from the library's tables."""
+    text = text.replace("%", "%%")  # argparse %-formats help strings
+    if kind == "count":
+        group.add_argument(*flags, dest=attr, action="count",
+                           default=ESTIMATOR_DEFAULTS[param], help=text)
+    elif param == "n_clusters":
+        group.add_argument(*flags, dest=attr, type=int, required=True, metavar=metavar,
+                           help=text)
+    else:
+        group.add_argument(*flags, dest=attr, type=_TYPES[kind], metavar=metavar,
+                           default=ESTIMATOR_DEFAULTS[param],
+                           choices=ESTIMATOR_CHOICES.get(param), help=text)
 
 
 def _cluster_parser(sub):
     c = sub.add_parser("cluster", help="cluster the rows of a CSV file", epilog=CLUSTER_EPILOG,
-                       description="Cluster the rows of a CSV file with kernel k-groups.",
+                       description="Cluster the rows of a CSV file with kernel k-groups.\n"
+                                   "The options are those of kgroups.KernelKGroups, with "
+                                   "the same defaults.",
                        formatter_class=_Formatter)
-    c.add_argument("file", help="CSV file of numbers, one row per point ('-': standard input)")
-    c.add_argument("-k", type=int, required=True, metavar="K",
-                   help="number of clusters, 1 <= K <= number of rows (required)")
-    c.add_argument("--semimetric", default="energy", choices=SEMIMETRIC_NAMES,
-                   help="semimetric rho of negative type")
-    c.add_argument("--alpha", type=float, default=1.0,
-                   help="exponent of the energy semimetric |x - y|^alpha, in (0, 2]")
-    c.add_argument("--sigma", type=float, default=1.0,
-                   help="scale of the gaussian, laplacian and localized semimetrics, > 0")
-    c.add_argument("--theta", type=float, default=1.0,
-                   help="scale of the sinusoidal semimetric, > 0")
-    c.add_argument("--weights", metavar="COLUMN",
-                   help=f"column of sample weights (finite, > 0) {COLUMN_HELP} "
-                        "(default: every row weighs 1)")
-    c.add_argument("--label-column", metavar="COLUMN",
-                   help=f"column of true class labels, left out of the features and used for "
-                        f"accuracy, NMI and ARI {COLUMN_HELP} (default: none)")
-    c.add_argument("--delimiter", default="auto", choices=tuple(DELIMITERS),
-                   help="field separator; auto: comma or semicolon if the first line has one, "
-                        "else runs of tabs and spaces (as awk splits)")
-    c.add_argument("--header", default="auto", choices=("auto", "yes", "no"),
-                   help="whether the first row names the columns; auto: yes when it has a "
-                        "non-number above a number")
-    c.add_argument("--init", default="k-means++", choices=INIT_NAMES,
-                   help="starting partition of each run")
-    c.add_argument("--n-init", type=int, default=5, metavar="N",
-                   help="runs from different starts; the best objective is kept, >= 1")
-    c.add_argument("--max-iter", type=int, default=100, metavar="N",
-                   help="most sweeps over the data per run, >= 1")
-    c.add_argument("--engine", default="auto", choices=ENGINE_NAMES,
-                   help="how the kernel is stored and swept; auto picks by size and memory")
-    c.add_argument("--n-components", type=int, default=256, metavar="M",
-                   help="engine low-rank: number of kernel features, 1 <= M <= number of rows")
-    c.add_argument("--seed", type=int, default=0, help="random seed, in [0, 2**32 - 1]")
-    c.add_argument("-o", "--out", "--output", dest="out", metavar="FILE",
-                   help="write the labels (header 'label', one per data row, in file order) "
-                        "to FILE; checked for writability before clustering (default: not "
-                        "written)")
-    c.add_argument("-v", "--verbose", action="count", default=0,
-                   help="print the engine and why, the memory estimate, each restart and "
-                        "sweep (repeat for more) (default: quiet)")
+    c.add_argument("file", help="CSV file of numbers, one row per point, plain or gzip "
+                                "('-': standard input)")
+    io = c.add_argument_group("input and output")
+    io.add_argument("--weights", metavar="COLUMN",
+                    help=f"column of sample weights (finite, > 0) {COLUMN_HELP} "
+                         "(default: every row weighs 1)")
+    io.add_argument("--label-column", metavar="COLUMN",
+                    help=f"column of true class labels, left out of the features and used for "
+                         f"accuracy, NMI and ARI {COLUMN_HELP} (default: none)")
+    io.add_argument("--delimiter", default="auto", choices=tuple(DELIMITERS),
+                    help="field separator; auto: the first of comma, tab, semicolon and "
+                         "runs of whitespace that splits the first lines into equal numbers "
+                         "of fields")
+    io.add_argument("--header", default="auto", choices=HEADER_CHOICES,
+                    help="whether the first row names the columns; auto: yes when it has a "
+                         "non-number above a number")
+    io.add_argument("-o", "--out", "--output", dest="out", metavar="FILE",
+                    help="write the labels (header 'label', one per data row, in file order) "
+                         "to FILE ('-': standard output); checked for writability before "
+                         "clustering (default: not written)")
+    est = c.add_argument_group("kernel k-groups (kgroups.KernelKGroups)")
+    for option in CLUSTER_OPTIONS:
+        _add_estimator_option(est, *option)
     c.set_defaults(func=_cluster)
+
+
+def _demo_parser(sub):
+    d = sub.add_parser("demo", help="dermatology: kernel k-groups beside the baselines",
+                       description="TPAMI Table II and Fig. 6 on the bundled dermatology data.",
+                       formatter_class=_Formatter)
+    d.add_argument("--out", default=DEMO_DEFAULTS["out"], metavar="DIR",
+                   help="folder for the table and PNG (created; checked before running)")
+    d.add_argument("--n-init", type=int, default=DEMO_DEFAULTS["n_init"], metavar="N",
+                   help="starts per method, >= 1")
+    d.add_argument("--seed", type=int, default=DEMO_DEFAULTS["seed"],
+                   help="random seed, in [0, 2**32 - 1]")
+    d.set_defaults(func=_demo)
+
+
+def _reproduce_parser(sub):
+    r = sub.add_parser("reproduce", help="regenerate a table or figure of the papers",
+                       description="Regenerate a table or figure of the papers; "
+                                   "'kgroups reproduce list' names them.",
+                       formatter_class=_Formatter)
+    r.add_argument("name", help="an experiment name (see 'list'), 'all', or 'list'")
+    r.add_argument("--trials", type=int, default=REPRODUCE_DEFAULTS["trials"], metavar="N",
+                   help="Monte Carlo trials, >= 1 (default: the paper's count)")
+    r.add_argument("--quick", action="store_true", default=REPRODUCE_DEFAULTS["quick"],
+                   help="reduced sizes, about a minute per item")
+    r.add_argument("--out", default=REPRODUCE_DEFAULTS["out"], metavar="DIR",
+                   help="folder for tables and PNGs (created; checked before running)")
+    r.add_argument("--seed", type=int, default=REPRODUCE_DEFAULTS["seed"],
+                   help="random seed, in [0, 2**32 - 1]")
+    r.set_defaults(func=_reproduce)
 
 
 def build_parser():
     """The argument parser of the ``kgroups`` command (subcommands cluster, demo, reproduce)."""
     parser = _Parser(prog="kgroups", description="Kernel k-groups clustering from energy "
-                     "statistics\n(Franca, Rizzo & Vogelstein, IEEE TPAMI 2020).",
+                     "statistics\n(Franca, Rizzo & Vogelstein, IEEE TPAMI 2021).",
                      epilog="'kgroups COMMAND --help' describes each command.",
                      formatter_class=_Formatter)
     parser.add_argument("--version", action="version", version=f"kgroups {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                 parser_class=_Parser)
     _cluster_parser(sub)
-    d = sub.add_parser("demo", help="dermatology: kernel k-groups beside the baselines",
-                       description="TPAMI Table II and Fig. 6 on the bundled dermatology data.",
-                       formatter_class=_Formatter)
-    d.add_argument("--out", default="kgroups_demo", metavar="DIR",
-                   help="folder for the table and PNG (created; checked before running)")
-    d.add_argument("--n-init", type=int, default=5, metavar="N",
-                   help="starts per method, >= 1")
-    d.add_argument("--seed", type=int, default=0, help="random seed, in [0, 2**32 - 1]")
-    d.set_defaults(func=_demo)
-    r = sub.add_parser("reproduce", help="regenerate a table or figure of the papers",
-                       description="Regenerate a table or figure of the papers; "
-                                   "'kgroups reproduce list' names them.",
-                       formatter_class=_Formatter)
-    r.add_argument("name", help="an experiment name (see 'list'), 'all', or 'list'")
-    r.add_argument("--trials", type=int, default=None, metavar="N",
-                   help="Monte Carlo trials, >= 1 (default: the paper's count)")
-    r.add_argument("--quick", action="store_true",
-                   help="reduced sizes, about a minute per item")
-    r.add_argument("--out", default="reproduction", metavar="DIR",
-                   help="folder for tables and PNGs (created; checked before running)")
-    r.add_argument("--seed", type=int, default=0, help="random seed, in [0, 2**32 - 1]")
-    r.set_defaults(func=_reproduce)
+    _demo_parser(sub)
+    _reproduce_parser(sub)
     return parser
 
 

@@ -6,6 +6,7 @@ traceback. The expected fragments are written from the specification (the
 option's constraint, 1-based lines and columns), not copied from the code.
 """
 
+import gzip
 import os
 
 import numpy as np
@@ -64,7 +65,7 @@ BAD_OPTIONS = [
     (["--seed", "4294967296"], ["argument --seed", "4294967296"]),
     (["--semimetric", "euclid"], ["argument --semimetric", "euclid", "energy"]),
     (["--semimetric", "precomputed"], ["argument --semimetric", "precomputed"]),
-    (["--engine", "gpu"], ["argument --engine", "gpu", "matrix-free"]),
+    (["--engine", "cuda"], ["argument --engine", "cuda", "matrix-free"]),
     (["--init", "kmeans"], ["argument --init", "kmeans", "k-means++"]),
     (["--n-components", "0", "--engine", "low-rank"], ["argument --n-components", "0"]),
     (["--engine", "low-rank"], ["n_components=256", "--n-components"]),  # 20 rows < 256
@@ -81,6 +82,16 @@ def test_bad_cluster_options(good_csv, capsys, extra, fragments):
     if "-k" not in extra:
         argv += ["-k", "2"]
     _fails_cleanly(capsys, argv + extra, *fragments)
+
+
+def test_gpu_engine_without_a_device_names_the_option(good_csv, capsys):
+    from kgroups._backends.gpu import cuda_usable
+
+    if cuda_usable():
+        pytest.skip("a CUDA device is usable here: --engine gpu runs")
+    _fails_cleanly(capsys, ["cluster", good_csv, "-k", "2", "--label-column", "class",
+                            "--engine", "gpu"],
+                   "engine='gpu'", "(set by --engine)")
 
 
 def test_missing_k(good_csv, capsys):
@@ -141,6 +152,11 @@ BAD_FILES = [
     ("no features left", b"x,c\n1,a\n3,b\n", ["--weights", "1", "--label-column", "2"],
      ["no feature columns"]),
     ("bad field size", b'1,"' + b"9" * 200_000 + b'"\n', [], ["line 1", "field larger"]),
+    ("damaged gzip", b"\x1f\x8b" + b"not gzip at all", [], ["gzip", "does not decompress"]),
+    ("truncated gzip", gzip.compress(b"1,2\n3,4\n" * 100)[:30], [], ["does not decompress"]),
+    ("gzip of a binary file", gzip.compress(b"\x89PNG\r\n\x1a\n\x00\x00"), [], ["NUL byte"]),
+    ("gzip of latin-1", gzip.compress("x,\u00e9\n1,2\n".encode("latin-1")), [],
+     ["not UTF-8", "0xe9"]),
 ]
 
 

@@ -1,0 +1,105 @@
+"""The options of the ``kgroups`` command as plain data: names, defaults, choices, help.
+
+The command builds its argument parser from these tables alone, so ``kgroups
+--help`` and ``kgroups --version`` start without importing NumPy, SciPy,
+scikit-learn or numba. The values are copies of the library's own:
+``ESTIMATOR_DEFAULTS`` of the signature of :class:`kgroups.KernelKGroups`, the
+choices of ``kgroups._validation.PARAMETER_CONSTRAINTS["KernelKGroups"]``, the
+constants of ``engine="auto"`` (:mod:`kgroups._backends`) and of ``n_init="auto"``
+(:mod:`kgroups._init`) quoted in the help, and the ``DEMO`` and
+``REPRODUCE`` defaults of the experiments' ``run`` functions; the tests of the
+command check that each copy equals its source. This module imports nothing.
+"""
+
+SEMIMETRIC_NAMES = ("energy", "laplacian", "gaussian", "localized", "sinusoidal")
+INIT_NAMES = ("k-means++", "kernel-k-means++", "random", "spectral")
+ENGINE_NAMES = ("auto", "dense", "sparse", "matrix-free", "low-rank", "dask", "gpu")
+DTYPE_NAMES = ("float64", "float32")
+LANDMARK_NAMES = ("k-means++", "uniform", "fourier")
+
+# engine="auto" on raw data: the GPU engine from GPU_MIN_N points when a CUDA device is
+# usable; else the dense engine below MATRIX_FREE_MIN_N points, never when
+# DENSE_HEADROOM times its memory exceeds MEMORY_FRACTION of the machine's.
+GPU_MIN_N = 50_000
+MATRIX_FREE_MIN_N = 2000
+DENSE_HEADROOM = 1.5
+MEMORY_FRACTION = 0.8
+# n_init="auto": min(AUTO_MAX_STARTS, AUTO_START_BUDGET // n_samples) starts, at least 1.
+AUTO_MAX_STARTS = 30
+AUTO_START_BUDGET = 40_000
+
+# The defaults of KernelKGroups(...).
+ESTIMATOR_DEFAULTS = {
+    "n_clusters": 8, "semimetric": "energy", "alpha": 1.0, "sigma": 1.0, "theta": 1.0,
+    "init": "kernel-k-means++", "n_init": "auto", "max_iter": 100, "tol": 0.0,
+    "engine": "auto", "dtype": "float64", "n_components": 256, "landmarks": "k-means++",
+    "random_state": None, "verbose": 0,
+}
+
+# The string values KernelKGroups accepts, as the command offers them: a CSV file holds
+# raw data, so the semimetric "precomputed" (an n x n matrix) is left out.
+ESTIMATOR_CHOICES = {
+    "semimetric": SEMIMETRIC_NAMES, "init": INIT_NAMES, "engine": ENGINE_NAMES,
+    "dtype": DTYPE_NAMES, "landmarks": LANDMARK_NAMES,
+}
+
+ENGINE_HELP = (
+    f"how the kernel is held; auto: gpu from {GPU_MIN_N} rows when a CUDA device is "
+    f"usable, else dense below {MATRIX_FREE_MIN_N} rows, else the faster of dense and "
+    "matrix-free by a cost model of the rows, the columns and --n-init; matrix-free when "
+    f"{DENSE_HEADROOM:g} times the n x n kernel exceeds {MEMORY_FRACTION:.0%} of the "
+    "machine's memory. low-rank and dask are approximate (--n-components features); dask "
+    "needs kgroups[dask], gpu kgroups[gpu] and a device")
+N_INIT_HELP = (
+    "runs from different starts, the best objective is kept: an integer >= 1, or auto "
+    f"(min({AUTO_MAX_STARTS}, {AUTO_START_BUDGET} // rows) runs, at least 1; 1 with "
+    "--engine dask)")
+
+# The options of ``kgroups cluster`` that are parameters of KernelKGroups:
+# (flags, attribute of the parsed arguments, parameter, value kind, metavar, help).
+# Defaults come from ESTIMATOR_DEFAULTS and choices from ESTIMATOR_CHOICES; -k is
+# required. Kinds: "int", "float", "int_or_auto", "choice", "count".
+CLUSTER_OPTIONS = (
+    (("-k",), "k", "n_clusters", "int", "K",
+     "number of clusters, 1 <= K <= number of rows (required)"),
+    (("--semimetric",), "semimetric", "semimetric", "choice", None,
+     ("semimetric rho of negative type: energy |x - y|^alpha; laplacian and gaussian "
+      "(scale --sigma); localized; sinusoidal (scale --theta)")),
+    (("--alpha",), "alpha", "alpha", "float", None,
+     "exponent of the energy semimetric |x - y|^alpha, in (0, 2]"),
+    (("--sigma",), "sigma", "sigma", "float", None,
+     "scale of the laplacian and gaussian semimetrics, > 0"),
+    (("--theta",), "theta", "theta", "float", None,
+     "scale of the sinusoidal semimetric, > 0"),
+    (("--init",), "init", "init", "choice", None,
+     ("starting partition of each run: kernel-k-means++ seeds in the kernel's feature "
+      "space, k-means++ in the input space (as the papers do)")),
+    (("--n-init",), "n_init", "n_init", "int_or_auto", "N", N_INIT_HELP),
+    (("--max-iter",), "max_iter", "max_iter", "int", "N",
+     "most sweeps over the data per run, >= 1"),
+    (("--tol",), "tol", "tol", "float", None,
+     "stop a run when a sweep moves fewer than tol x rows points, in [0, 1)"),
+    (("--engine",), "engine", "engine", "choice", None, ENGINE_HELP),
+    (("--dtype",), "dtype", "dtype", "choice", None,
+     "storage of the dense kernel; float32 halves its memory"),
+    (("--n-components",), "n_components", "n_components", "int", "M",
+     "engines low-rank and dask: number of kernel features, 1 <= M <= number of rows"),
+    (("--landmarks",), "landmarks", "landmarks", "choice", None,
+     "engine low-rank: how the features are made (fourier: laplacian and gaussian only)"),
+    (("--seed",), "seed", "random_state", "int", None,
+     ("random seed, in [0, 2**32 - 1] (default: None, a different start at each run; "
+      "give one to repeat a run)")),
+    (("-v", "--verbose"), "verbose", "verbose", "count", None,
+     ("print the engine and why, the memory estimate, each restart and sweep (repeat "
+      "for more) (default: quiet)")),
+)
+
+# ``kgroups demo`` runs the experiment tpami-table2; ``kgroups reproduce`` any
+# experiment: the defaults of their ``run`` functions (``out`` is the command's own).
+DEMO_DEFAULTS = {"n_init": 5, "seed": 0, "out": "kgroups_demo"}
+REPRODUCE_DEFAULTS = {"trials": None, "quick": False, "seed": 0, "out": "reproduction"}
+
+# ``--delimiter`` names -> the separator (auto: sniffed from the first lines).
+DELIMITERS = {"auto": None, "comma": ",", "semicolon": ";", "tab": "\t",
+              "whitespace": "whitespace"}
+HEADER_CHOICES = ("auto", "yes", "no")
