@@ -89,7 +89,7 @@ X20 = np.random.default_rng(0).normal(size=(20, 2))
     ({"engine": "low-rank", "landmarks": "fourier", "n_components": 5}, X20,
      r"landmarks='fourier' .* semimetric in \('gaussian', 'laplacian'\), got semimetric='energy'"),
     ({"engine": "low-rank", "landmarks": "fourier", "n_components": 5,
-      "semimetric": "localized"}, X20, r"got semimetric='localized'"),
+      "semimetric": "localized"}, X20, r"semimetric='localized' is not of negative type"),
     ({"engine": "low-rank", "landmarks": "fourier", "n_components": 5,
       "semimetric": CALLABLE}, X20, r"landmarks='fourier'.*got semimetric=<function pairwise"),
     ({"engine": "sparse"}, X20,

@@ -54,7 +54,8 @@ def test_auto_n_init_is_the_best_of_that_many_starts():
     thirty = KernelKGroups(3, n_init=30, random_state=3).fit(X)
     assert auto.labels_.tolist() == thirty.labels_.tolist()
     one = KernelKGroups(3, n_init=1, random_state=3).fit(X)
-    assert auto.objective_ >= one.objective_
+    # the best of thirty (runs within rounding of each other tie, TIE_RTOL)
+    assert auto.objective_ >= one.objective_ - 1e-12 * abs(one.objective_)
 
 
 def test_n_init_auto_is_in_the_constraint_table():

@@ -22,7 +22,7 @@ LAYERS = [
     ("engines", ["kgroups._backends*"]),
     ("semimetrics", ["kgroups._semimetrics"]),
     ("kernels", ["kgroups._engine*"]),
-    ("foundation", ["kgroups._validation", "kgroups._progress"]),
+    ("foundation", ["kgroups._validation", "kgroups._progress", "kgroups._memory"]),
 ]
 
 

@@ -91,7 +91,7 @@ def test_only_estimators_and_backends_reach_drivers_and_engines():
     """`git grep` of kgroups_single/_backends/_engine outside the estimator layer is empty."""
     # _hierarchical.py is the estimator layer of its own numba kernel; _energy.py and
     # _disco.py compute through the pair-sum layer (_backends.pairsum); _choose_k.py only
-    # asks _backends._memory whether its n x n matrix fits; _input.py reads dask input
+    # asks _memory whether its n x n matrix fits; _input.py reads dask input
     # through _backends._dask_io; _driver.py is the one run loop over the engines.
     allowed = {"_base.py", "_kgroups.py", "_kernel_kmeans.py", "_init.py", "_semimetrics.py",
                "_progress.py", "_validation.py", "_hierarchical.py", "_energy.py",

@@ -173,7 +173,9 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
                 f"{self._owner()}: X has entries of magnitude {big:.3g}, whose distances "
                 f"overflow or underflow float64, and semimetric={self.semimetric!r} is not "
                 f"scale-free; rescale X (semimetrics {SCALE_FREE} are rescaled automatically)")
-        return 1.0 / pow2_scale(big)
+        # the reciprocal of a subnormal power of two overflows: 2**1000 brings any
+        # subnormal magnitude (>= 2**-1074) to at least 2**-74, inside the safe range
+        return min(1.0 / pow2_scale(big), 2.0 ** 1000)
 
     def _objective_unit(self):
         """Factor from the engine's Q (rescaled data) to Q in the data's units."""
@@ -264,6 +266,7 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
             X = check_precomputed(X, kindname, self._owner())
         self._check_params(X.shape[0])
         w = kind.weights(sample_weight, X, self._owner())
+        w, self._wscale = kind.normalized_weights(w, self._owner())
         X, w, engine = self._build_engine(X, w, kind, row_chunks)
         return X, w, engine, kind
 
@@ -372,7 +375,8 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
         # K = -rho/2 has a zero diagonal, so there W = -Q.
         trace = float((engine.diag / w).sum()) if self.kernel == "precomputed" else 0.0
         self._set_objective(best, trace)
-        self.cluster_weights_ = best.s
+        self.cluster_weights_ = best.s * self._wscale
+        self._s = best.s  # in the engine's units of weight, as _q, for predict
         self.engine_ = engine.name
         self._q = best.q
         self._n_features_out = k  # transform's columns (get_feature_names_out)
@@ -382,7 +386,8 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
     def _set_objective(self, best, trace):
         """``objective_``, ``within_energy_``, ``n_iter_`` and ``n_moves_`` of the best
         run, in the data's units; a clear error when they are not finite there."""
-        unit = self._objective_unit()
+        # Q and W are linear in the weights, which the engine holds divided by _wscale
+        unit = self._objective_unit() * self._wscale
         self.objective_ = float(best.objective) * unit
         self.within_energy_ = (trace - float(best.objective)) * unit
         if not (np.isfinite(self.objective_) and np.isfinite(self.within_energy_)):
@@ -453,7 +458,7 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
             raise self._needs_kxx("predict")
         X, kind = self._validate_new(X)
         fn = functools.partial(predict_rows, predictor=self._predictor,
-                               s=self.cluster_weights_, q=self._q, scores=self._scores)
+                               s=self._s, q=self._q, scores=self._scores)
         return kind.map_rows(X, fn, None, np.int64, self._owner())
 
     def transform(self, X):
@@ -513,7 +518,7 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
             raise self._needs_kxx("transform")
         X, kind = self._validate_new(X)
         fn = functools.partial(transform_rows, predictor=self._predictor,
-                               s=self.cluster_weights_, q=self._q, unit=self._objective_unit())
+                               s=self._s, q=self._q, unit=self._objective_unit())
         return kind.map_rows(X, fn, self.n_clusters, np.float64, self._owner())
 
     def fit_transform(self, X, y=None, sample_weight=None):
@@ -590,7 +595,7 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
             raise ValueError(f"{self._owner()}: score needs raw data, not a precomputed matrix")
         check_in_memory(X, "X", self._owner())
         X, _ = self._validate_new(X)
-        labels = predict_rows(X, self._predictor, self.cluster_weights_, self._q,
+        labels = predict_rows(X, self._predictor, self._s, self._q,
                               self._scores)
         w = check_sample_weight(sample_weight, X.shape[0], self._owner())
         largest = int(np.bincount(labels).max())

@@ -69,7 +69,7 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse.linalg
 
-from ._backends._memory import check_fits
+from ._memory import check_fits
 from ._kgroups import KernelKGroups
 from ._semimetrics import pairwise
 from ._validation import (

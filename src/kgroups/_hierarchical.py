@@ -76,9 +76,9 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._backends._memory import check_fits
+from ._memory import check_fits
 from ._engine.hierarchical import ward_lance_williams
-from ._semimetrics import pairwise
+from ._semimetrics import pairwise, robust_center
 from ._validation import (
     PARAMETER_CONSTRAINTS,
     ConstrainedParams,
@@ -100,7 +100,7 @@ def _condensed_from_data(X, semimetric, params):
     """The n(n-1)/2 values ``rho(x_i, x_j)``, ``i < j``, in condensed order, by row blocks."""
     n = X.shape[0]
     out = np.empty(n * (n - 1) // 2)
-    centre = X.mean(axis=0)
+    centre = robust_center(X)
     step = max(1, _BLOCK_BYTES // (8 * n))
     pos = 0
     for a in range(0, n - 1, step):

@@ -16,7 +16,7 @@ import numpy as np
 from sklearn.utils.validation import validate_data
 
 from ._validation import (InvalidParameterError, check_finite, check_in_memory,
-                          check_sample_weight, is_dask_collection)
+                          check_sample_weight, is_dask_collection, pow2_scale)
 
 __all__ = ["DASK", "IN_MEMORY", "input_kind"]
 
@@ -40,6 +40,24 @@ class InMemory:
     @staticmethod
     def weights(sample_weight, X, owner):
         return check_sample_weight(sample_weight, X.shape[0], owner)
+
+    @staticmethod
+    def normalized_weights(w, owner):
+        """``(w / c, c)``: weights whose largest lies outside the safe magnitudes
+        (:func:`~kgroups._validation.pow2_scale`) divided by a power of two ``c``
+        (exact; partitions do not depend on a common factor of the weights), so that
+        their sums and products stay in float64; a spread of weights wider than
+        float64's range is refused, naming the ratio."""
+        c = pow2_scale(float(w.max()))
+        if c == 1.0:
+            return w, 1.0
+        wn = w / c
+        if not np.all(wn > 0):
+            raise InvalidParameterError(
+                f"{owner}: sample_weight spans more than float64's range (largest "
+                f"{float(w.max()):.3g}, smallest {float(w.min()):.3g}); weights that differ "
+                "by more than a factor 1e300 cannot be summed together")
+        return wn, c
 
     @staticmethod
     def summary(X, w, owner):
@@ -104,6 +122,11 @@ class Dask:
         from ._backends._dask_io import dask_weights
 
         return dask_weights(sample_weight, X, owner)
+
+    @staticmethod
+    def normalized_weights(w, owner):
+        """``(w, 1.0)``: dask weights are checked block by block; their scale stays."""
+        return w, 1.0
 
     @staticmethod
     def summary(X, w, owner):

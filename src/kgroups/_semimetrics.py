@@ -25,8 +25,13 @@ guard against cancellation) are defined once, in :mod:`kgroups._engine.semimetri
 every engine and :func:`pairwise` use that definition.
 
 Pairwise blocks are computed with norms and one matrix product
-(``||x - y||^2 = ||x||^2 + ||y||^2 - 2 x.y`` on data centred by the mean of ``X``),
-then transformed in place: no Python loop over pairs. A callable semimetric's
+(``||x - y||^2 = ||x||^2 + ||y||^2 - 2 x.y`` on centred data), then transformed in
+place: no Python loop over pairs. The centre is the coordinate-wise median of ``X``
+(:func:`robust_center`): a few far points (an outlier at 1e20) do not move it, so
+the ordinary points keep small centred coordinates and the expansion keeps their
+digits; the pairs whose expansion cancelled are recomputed by direct differences of
+the original coordinates (exact for close pairs, wherever they lie), so every
+squared distance is accurate to a few ulps relative to its true value. A callable semimetric's
 values and a named semimetric's range are checked here, in the one path every
 engine and the energy functions use: NaN, infinity, overflow, a wrong shape or
 non-numbers get an error naming the semimetric, never a silent NaN.
@@ -39,6 +44,7 @@ from typing import Callable
 import numpy as np
 
 from ._engine._parallel import pick
+from ._memory import check_fits
 from ._engine.pairwise import finish_block, finish_block_serial
 from ._engine.semimetric import NAMES, kernel_args
 from ._validation import (
@@ -52,7 +58,7 @@ from ._validation import (
 
 SEMIMETRICS = NAMES
 
-__all__ = ["SEMIMETRICS", "centred_sq_norm_max", "check_semimetric",
+__all__ = ["SEMIMETRICS", "centred_sq_norm_max", "check_semimetric", "robust_center",
            "check_semimetric_range", "pairwise",
            "pairwise_unchecked", "rho_to_origin"]
 
@@ -116,10 +122,17 @@ def check_semimetric_range(sq_norm_max, semimetric, params, factor=1.0, owner="p
             "homogeneous of degree alpha, so its clusters do not depend on a global scale)")
 
 
+def robust_center(X):
+    """The coordinate-wise median of the rows of ``X``: the centre of the expansion of
+    squared distances, which far points do not drag (see the module docstring)."""
+    return np.median(X, axis=0) if X.shape[0] else np.zeros(X.shape[1])
+
+
 def centred_sq_norm_max(X):
-    """Largest squared norm of the rows of ``X`` centred by their mean (inf on overflow)."""
+    """Largest squared norm of the rows of ``X`` centred by :func:`robust_center`
+    (inf on overflow)."""
     with np.errstate(over="ignore", invalid="ignore"):
-        Xc = X - X.mean(axis=0)
+        Xc = X - robust_center(X)
         big = float(np.einsum("ij,ij->i", Xc, Xc).max(initial=0.0))
     return big if np.isfinite(big) else np.inf
 
@@ -185,8 +198,9 @@ def pairwise(
     out : ndarray of shape (n_x, n_y), optional
         Buffer to write into (float64 or float32).
     center : ndarray of shape (n_features,), optional
-        Shift applied to both X and Y before the norm trick (default: mean of X).
-        Distances do not depend on it; it only limits cancellation error.
+        Shift applied to both X and Y before the norm trick (default: the
+        coordinate-wise median of X). Distances do not depend on it; it only limits
+        cancellation error.
     scale : float, default=1.0
         Factor applied to every entry (e.g. ``-0.5`` gives the kernel
         ``K = -rho / 2``).
@@ -265,13 +279,16 @@ def pairwise_unchecked(X, Y=None, semimetric="energy", *, alpha=1.0, sigma=1.0, 
     wx = np.ones(nx_) if wx is None else np.asarray(wx, dtype=np.float64)
     wy = (wx if same else np.ones(ny_)) if wy is None else np.asarray(wy, dtype=np.float64)
     if out is None:
+        check_fits(8 * nx_ * ny_, f"{owner}: the {nx_} x {ny_} matrix of semimetric values",
+                   "fewer rows (a subsample), or the energy statistics and engines, which "
+                   "sum the values by blocks without the matrix")
         out = np.empty((nx_, ny_), dtype=np.float64)
     if callable(semimetric):
         res = _callable_block(semimetric, X, Y, owner)
         out[...] = scale * wx[:, None] * res * wy[None, :]
         return out
     with np.errstate(over="ignore", invalid="ignore"):
-        c = X.mean(axis=0) if center is None else center
+        c = robust_center(X) if center is None else center
         Xc = np.ascontiguousarray(X - c, dtype=np.float64)
         Yc = Xc if same else np.ascontiguousarray(Y - c, dtype=np.float64)
         nx = np.einsum("ij,ij->i", Xc, Xc)
@@ -289,7 +306,7 @@ def pairwise_unchecked(X, Y=None, semimetric="energy", *, alpha=1.0, sigma=1.0, 
         b = min(nx_, a + step)
         blk = out[a:b] if direct else np.empty((b - a, ny_))
         np.matmul(Xc[a:b], Yc.T, out=blk)
-        finish(blk, Xc[a:b], Yc, nx[a:b], ny, *args, float(scale), wx[a:b], wy,
+        finish(blk, X[a:b], Y, nx[a:b], ny, *args, float(scale), wx[a:b], wy,
                a if same else -1)
         if not direct:
             out[a:b] = blk

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-import kgroups._backends._memory as memory
+import kgroups._memory as memory
 from kgroups._backends import DenseEngine
 
 

@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 
-import kgroups._backends._memory as memory
+import kgroups._memory as memory
 import kgroups._backends.matrix_free as mf_backend
 from kgroups import KernelKGroups, pairwise
 from kgroups._backends import MatrixFreeEngine

@@ -1,11 +1,11 @@
-"""The memory guard (``kgroups._backends._memory``): a clear ValueError naming the bytes
+"""The memory guard (``kgroups._memory``): a clear ValueError naming the bytes
 and the alternative, never a MemoryError.
 """
 
 import numpy as np
 import pytest
 
-import kgroups._backends._memory as memory
+import kgroups._memory as memory
 from kgroups import KernelKGroups
 
 from tests._helpers import blobs
@@ -27,7 +27,7 @@ def test_forced_dense_too_big_raises_clear_error_auto_succeeds(monkeypatch):
 
 
 def test_dense_engine_refuses_what_cannot_fit(monkeypatch):
-    from kgroups._backends import _memory
+    from kgroups import _memory
 
     monkeypatch.setattr(_memory, "available_memory", lambda: 10**6)
     with pytest.raises(ValueError, match=r"needs .* GiB .* may be used .* GiB available\); use engine="):

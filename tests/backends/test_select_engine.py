@@ -6,7 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 
 import kgroups._backends as backends
-import kgroups._backends._memory as memory
+import kgroups._memory as memory
 from kgroups import KernelKGroups, KernelKMeans
 from kgroups._backends import (
     ENGINES,

@@ -10,7 +10,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import kgroups._backends._memory as memory
+import kgroups._memory as memory
 from kgroups import KernelKGroups, KernelKMeans, energy_distance, pairwise
 from kgroups._backends import DenseEngine, LowRankEngine, MatrixFreeEngine, SparseEngine
 from kgroups._validation import InvalidParameterError

@@ -9,7 +9,7 @@ import pytest
 import scipy.sparse as sp
 
 from kgroups import EnergyHierarchical, disco, energy_hclust
-from kgroups._backends import _memory
+from kgroups import _memory
 
 X = np.random.default_rng(0).normal(size=(10, 2))
 

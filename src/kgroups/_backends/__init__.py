@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from .._validation import InvalidParameterError
 from ._base import Engine
-from ._memory import MEMORY_FRACTION, available_memory, check_fits, total_memory
+from .._memory import MEMORY_FRACTION, available_memory, check_fits, total_memory
 from .dask import DaskEngine
 from .dense import DenseEngine
 from .gpu import GpuEngine, cuda_usable
@@ -212,6 +212,13 @@ def check_engine_input(name, n_samples, *, kernel, semimetric, sparse_input, n_c
         raise ValueError(
             f"{owner}: engine={name!r} needs raw data, got {what}; use engine='dense' or "
             "engine='sparse' (sparse Gram matrix)")
+    if cls.needs_negative_type and isinstance(semimetric, str) \
+            and semimetric in ("localized", "sinusoidal"):
+        raise ValueError(
+            f"{owner}: engine={name!r} approximates a positive semidefinite kernel (its "
+            f"features span K = -rho/2 plus a base point, which needs a semimetric of "
+            f"negative type) and semimetric={semimetric!r} is not of negative type: its "
+            "objective would be wrong; use engine='dense' or engine='matrix-free' (exact)")
     if not isinstance(semimetric, str) and not cls.takes_callable:
         raise ValueError(
             f"{owner}: engine={name!r} needs a named semimetric, got a callable "

@@ -38,9 +38,9 @@ from .._engine import seeding as _seeding
 from .._engine._gain import (class_signatures, cluster_stats, count_improving_moves,
                              lloyd_assign, objective, sum_classes)
 from .._engine._parallel import pick
-from .._semimetrics import pairwise_unchecked
+from .._semimetrics import pairwise_unchecked, robust_center
 from .._validation import check_init_starts
-from ._memory import check_fits, fits
+from .._memory import check_fits, fits
 
 __all__ = ["Bounds", "Engine", "HeldKernelEngine", "MatrixPredictor", "PREDICT_BLOCK_BYTES",
            "RawDataPredictor", "RunResult", "RunState", "cluster_sums_rows", "signatures"]
@@ -167,6 +167,8 @@ class Engine:
     # Whether it takes a precomputed matrix, a callable semimetric.
     takes_precomputed = True
     takes_callable = True
+    # Whether its kernel is an approximation that needs a semimetric of negative type.
+    needs_negative_type = False
     # Named starts this engine cannot make, and the move rules it runs.
     unavailable_inits = ()
     rules = RULES
@@ -428,7 +430,7 @@ class RawDataPredictor:
         self.labels = np.ascontiguousarray(labels, dtype=np.int64)
         self.k = k
         self.semimetric, self.params = semimetric, dict(params)
-        self.center = X_fit.mean(axis=0)
+        self.center = robust_center(X_fit)
         self.block_rows = max(1, PREDICT_BLOCK_BYTES // (8 * X_fit.shape[0]))
 
     def cross_sums(self, Xb):

@@ -48,7 +48,7 @@ from .._engine import lowrank as _lr
 from .._engine._bounds import fresh_bounds_rows
 from .._validation import InvalidParameterError, as_seed, label_array
 from ._base import Engine, RunResult, RunState
-from ._memory import check_fits
+from .._memory import check_fits
 from .lowrank import LANDMARKS, FeatureSums, fourier_map, nystroem_map
 
 __all__ = ["DaskEngine", "MAX_BLOCK_BYTES"]
@@ -275,6 +275,7 @@ class DaskEngine(Engine):
 
     name = "dask"
     takes_precomputed = False
+    needs_negative_type = True
     input_kind = "dask"
     sample_start = "always"
     max_auto_starts = 1

@@ -18,7 +18,7 @@ from .._semimetrics import (
     pairwise_unchecked,
 )
 from ._base import HeldKernelEngine
-from ._memory import fits
+from .._memory import fits
 
 __all__ = ["DenseEngine"]
 

@@ -34,7 +34,7 @@ from .._engine._parallel import pick
 from .._semimetrics import pairwise_unchecked as pairwise
 from .._validation import Integer, InvalidParameterError, as_seed
 from ._base import PREDICT_BLOCK_BYTES, Bounds, Engine
-from ._memory import check_fits
+from .._memory import check_fits
 
 __all__ = ["FOURIER_SEMIMETRICS", "LANDMARKS", "FeatureSums", "FourierMap", "LowRankEngine",
            "NystroemMap", "fourier_features", "nystroem_features"]
@@ -288,6 +288,7 @@ class LowRankEngine(Engine):
 
     name = "low-rank"
     takes_precomputed = False
+    needs_negative_type = True
     sample_start = "large"
 
     def __init__(self, F, w, kdiag=None):

@@ -16,9 +16,10 @@ from .._engine._bounds import refresh_bounds, refresh_bounds_serial
 from .._engine._gain import class_signatures, sum_classes
 from .._engine._parallel import pick
 from .._engine.semimetric import NAMES, NEGATIVE_TYPE, kernel_args
-from .._semimetrics import centred_sq_norm_max, check_semimetric_range, pairwise_unchecked
+from .._semimetrics import (centred_sq_norm_max, check_semimetric_range, pairwise_unchecked,
+                            robust_center)
 from ._base import Bounds, Engine
-from ._memory import check_fits, fits
+from .._memory import check_fits, fits
 
 __all__ = ["MatrixFreeEngine"]
 
@@ -81,7 +82,7 @@ class MatrixFreeEngine(Engine):
         check_semimetric_range(centred_sq_norm_max(X), semimetric, params,
                                float(n) * n * np.max(w, initial=0.0) ** 2,
                                owner="engine='matrix-free'")
-        self.X = np.ascontiguousarray(X - X.mean(axis=0))
+        self.X = np.ascontiguousarray(X - robust_center(X))
         self.XT = np.ascontiguousarray(self.X.T)
         self.nrm = np.empty(n)
         _mf.sq_norms(self.XT, 0, n, self.nrm)

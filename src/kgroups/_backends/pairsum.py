@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._semimetrics import pairwise_unchecked
+from .._semimetrics import pairwise_unchecked, robust_center
 from .._validation import (
     InvalidParameterError,
     check_data,
@@ -63,7 +63,7 @@ from .._validation import (
     pow2_scale,
     uniform_sample,
 )
-from ._memory import check_fits
+from .._memory import check_fits
 
 __all__ = ["IMPLEMENTATIONS", "KIND_TESTS", "WHICH", "NumpyPairSums", "PairSums", "Part",
            "Prepared", "array_kind", "check_which", "checked_label_values", "choose",
@@ -547,7 +547,8 @@ def label_codes(labels, n, owner):
 def _rho_block(X, rows, cols, spec, owner, Xcols=None, center=None):
     """rho between items ``rows`` and ``cols`` of X (index arrays).
 
-    ``Xcols`` (``X[cols]``) and ``center`` (``X.mean(axis=0)``), when the caller
+    ``Xcols`` (``X[cols]``) and ``center`` (:func:`~kgroups._semimetrics.robust_center`
+    of ``X``), when the caller
     has them, are not recomputed for every block of rows.
     """
     if spec["semimetric"] == "precomputed":
@@ -556,7 +557,7 @@ def _rho_block(X, rows, cols, spec, owner, Xcols=None, center=None):
         return X[np.ix_(rows, cols)]
     params = {k: spec[k] for k in ("alpha", "sigma", "theta")}
     Xcols = X[cols] if Xcols is None else Xcols
-    center = X.mean(axis=0) if center is None else center
+    center = robust_center(X) if center is None else center
     # ``pairwise_unchecked`` recomputes close pairs exactly: duplicated points get rho = 0,
     # and checks a callable's values and a named semimetric's range (errors name owner)
     return pairwise_unchecked(X[rows], Xcols, spec["semimetric"], center=center, owner=owner,
@@ -564,10 +565,10 @@ def _rho_block(X, rows, cols, spec, owner, Xcols=None, center=None):
 
 
 def _gathered(X, cols, spec):
-    """``(X[cols], X.mean(axis=0))`` once for a loop over row blocks (raw data)."""
+    """``(X[cols], robust_center(X))`` once for a loop over row blocks (raw data)."""
     if spec["semimetric"] == "precomputed":
         return None, None
-    return X[cols], X.mean(axis=0)
+    return X[cols], robust_center(X)
 
 
 def _row_chunks(n_rows, n_cols):

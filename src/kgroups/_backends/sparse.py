@@ -11,7 +11,7 @@ import scipy.sparse as sp
 
 from .._engine import sparse as _sparse
 from ._base import HeldKernelEngine
-from ._memory import check_fits
+from .._memory import check_fits
 
 __all__ = ["SparseEngine"]
 

@@ -15,9 +15,10 @@ from .semimetric import guarded_sq, rho_inplace
 def _finish_block(out, X, Y, nx, ny, code, alpha, sigma, theta, scale, wx, wy, diag_offset):
     """In place: ``out[i, j] = scale wx_i wy_j rho(nx_i + ny_j - 2 out[i, j])``.
 
-    ``X`` and ``Y`` are the centred rows (for the exact recomputation of close
-    pairs, :func:`~kgroups._engine.semimetric.guarded_sq`), ``nx`` and ``ny``
-    their squared norms.
+    ``nx`` and ``ny`` are the squared norms of the centred rows the product was
+    taken on; ``X`` and ``Y`` the original rows, for the exact recomputation by
+    direct differences of the pairs whose expansion cancelled
+    (:func:`~kgroups._engine.semimetric.guarded_sq`).
 
     ``diag_offset >= 0`` marks a block of X against itself starting at that
     row offset: entries with ``j == i + diag_offset`` are set to exactly 0.
