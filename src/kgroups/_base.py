@@ -266,7 +266,7 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
             X = check_precomputed(X, kindname, self._owner())
         self._check_params(X.shape[0])
         w = kind.weights(sample_weight, X, self._owner())
-        w, self._wscale = kind.normalized_weights(w, self._owner())
+        w, self._wscale = kind.normalized_weights(w, self._owner(), self.dtype)
         X, w, engine = self._build_engine(X, w, kind, row_chunks)
         return X, w, engine, kind
 

@@ -84,6 +84,7 @@ from ._validation import (
     ConstrainedParams,
     InvalidParameterError,
     check_in_memory,
+    check_numeric_columns,
     check_n_clusters,
     check_precomputed,
     check_sample_weight,
@@ -269,6 +270,7 @@ class EnergyHierarchical(ConstrainedParams, ClusterMixin, BaseEstimator):
         """
         pre = self.semimetric == "precomputed"
         check_in_memory(X, "X", "EnergyHierarchical")
+        check_numeric_columns(X, "X", "EnergyHierarchical")
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2,
                           accept_sparse="csr" if pre else False)
         if pre:
@@ -276,7 +278,12 @@ class EnergyHierarchical(ConstrainedParams, ClusterMixin, BaseEstimator):
         n = X.shape[0]
         self._check_params(n)
         w = check_sample_weight(sample_weight, n, "EnergyHierarchical")
+        # the heights are linear in the weights: extreme weights divided by a power of
+        # two (exact), the heights multiplied back
+        wscale = pow2_scale(float(w.max()))
+        w = w / wscale
         diss, factor = self._semimetric_values(X, w)
+        factor *= wscale
         ia, ib = np.zeros(n, np.int64), np.zeros(n, np.int64)
         crit = np.zeros(n)
         ward_lance_williams(diss, w.copy(), ia, ib, crit)

@@ -16,7 +16,12 @@ import numpy as np
 from sklearn.utils.validation import validate_data
 
 from ._validation import (InvalidParameterError, check_finite, check_in_memory,
+                          check_numeric_columns,
                           check_sample_weight, is_dask_collection, pow2_scale)
+from ._validation import SAFE_MAGNITUDE
+
+# Weights whose squares and products with kernel entries stay normal in float32.
+FLOAT32_SAFE = (1e-8, 1e8)
 
 __all__ = ["DASK", "IN_MEMORY", "input_kind"]
 
@@ -33,6 +38,7 @@ class InMemory:
         device is refused by name (``engine="gpu"`` takes host data and copies it to
         the device once)."""
         check_in_memory(X, "X", type(est).__name__)
+        check_numeric_columns(X, "X", type(est).__name__)
         X = validate_data(est, X, reset=True, dtype=np.float64,
                           accept_sparse="csr" if precomputed else False)
         return X, None
@@ -42,13 +48,15 @@ class InMemory:
         return check_sample_weight(sample_weight, X.shape[0], owner)
 
     @staticmethod
-    def normalized_weights(w, owner):
+    def normalized_weights(w, owner, dtype=np.float64):
         """``(w / c, c)``: weights whose largest lies outside the safe magnitudes
-        (:func:`~kgroups._validation.pow2_scale`) divided by a power of two ``c``
-        (exact; partitions do not depend on a common factor of the weights), so that
-        their sums and products stay in float64; a spread of weights wider than
+        (:func:`~kgroups._validation.pow2_scale`; narrower for a float32 kernel, whose
+        entries are ``w_i w_j K_ij``) divided by a power of two ``c`` (exact;
+        partitions do not depend on a common factor of the weights), so that their
+        sums and products stay finite and normal; a spread of weights wider than
         float64's range is refused, naming the ratio."""
-        c = pow2_scale(float(w.max()))
+        safe = FLOAT32_SAFE if np.dtype(dtype) == np.float32 else SAFE_MAGNITUDE
+        c = pow2_scale(float(w.max()), safe)
         if c == 1.0:
             return w, 1.0
         wn = w / c
@@ -74,6 +82,7 @@ class InMemory:
     def check_new(est, X, accept_sparse):
         """New rows as float64, checked against the fit (``validate_data``)."""
         check_in_memory(X, "X", type(est).__name__)
+        check_numeric_columns(X, "X", type(est).__name__)
         return validate_data(est, X, reset=False, dtype=np.float64,
                              accept_sparse=accept_sparse)
 
@@ -124,7 +133,7 @@ class Dask:
         return dask_weights(sample_weight, X, owner)
 
     @staticmethod
-    def normalized_weights(w, owner):
+    def normalized_weights(w, owner, dtype=np.float64):
         """``(w, 1.0)``: dask weights are checked block by block; their scale stays."""
         return w, 1.0
 

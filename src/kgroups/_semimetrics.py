@@ -49,6 +49,7 @@ from ._engine.pairwise import finish_block, finish_block_serial
 from ._engine.semimetric import NAMES, kernel_args
 from ._validation import (
     InvalidParameterError,
+    check_semimetric_matrix,
     check_data,
     check_sample_weight,
     describe,
@@ -137,9 +138,11 @@ def centred_sq_norm_max(X):
     return big if np.isfinite(big) else np.inf
 
 
-def _callable_block(semimetric, X, Y, owner):
+def _callable_block(semimetric, X, Y, owner, square=False):
     """``semimetric(X, Y)`` as a finite float64 array of shape (len(X), len(Y)), or an
-    error naming the semimetric and the first bad entry."""
+    error naming the semimetric and the first bad entry; with ``square`` (``Y`` is
+    ``X``) also symmetric with a zero diagonal (to ``SYMMETRY_RTOL`` of its largest
+    value), as a semimetric is."""
     shape = (X.shape[0], Y.shape[0])
     what = f"{owner}: the callable semimetric={describe(semimetric)}"
     res = semimetric(X, Y)
@@ -158,6 +161,8 @@ def _callable_block(semimetric, X, Y, owner):
         raise InvalidParameterError(
             f"{what} returned {float(arr[i, j])!r} for the pair (i, j) = ({i}, {j}); expected "
             "finite values (a semimetric is finite)")
+    if square:
+        check_semimetric_matrix(arr, what)
     return arr
 
 
@@ -284,7 +289,7 @@ def pairwise_unchecked(X, Y=None, semimetric="energy", *, alpha=1.0, sigma=1.0, 
                    "sum the values by blocks without the matrix")
         out = np.empty((nx_, ny_), dtype=np.float64)
     if callable(semimetric):
-        res = _callable_block(semimetric, X, Y, owner)
+        res = _callable_block(semimetric, X, Y, owner, square=same)
         out[...] = scale * wx[:, None] * res * wy[None, :]
         return out
     with np.errstate(over="ignore", invalid="ignore"):

@@ -27,7 +27,7 @@ import scipy.sparse as sp
 __all__ = [
     "ConstrainedParams", "InvalidParameterError", "Integer", "Real", "Options",
     "PARAMETER_CONSTRAINTS",
-    "SYMMETRY_RTOL", "check_data", "check_in_memory", "check_init_labels", "check_init_starts", "label_array",
+    "SYMMETRY_RTOL", "check_data", "check_in_memory", "check_init_labels", "check_numeric_columns", "check_init_starts", "label_array",
     "check_n_clusters",
     "check_precomputed", "check_sample_weight", "encode_labels", "validate_params",
     "validated",
@@ -386,6 +386,7 @@ def check_data(X, name="X", owner="kgroups", *, allow_1d=False, min_samples=1):
             f"{owner}: {name} is a scipy.sparse matrix of shape {X.shape}; this function "
             f"needs dense data: pass {name}.toarray()")
     check_in_memory(X, name, owner)
+    check_numeric_columns(X, name, owner)
     try:
         arr = np.asarray(X)
         if arr.dtype.kind not in "biufO":  # strings, bytes, dates, complex: refused
@@ -422,6 +423,42 @@ def check_in_memory(X, name, owner="kgroups"):
             f"{name}.compute() (or a sample of it). On Dask run KernelKGroups, "
             "energy_distance, within_energy, between_energy, total_energy, energy_test "
             "(n_permutations=0) and disco (n_permutations=0)")
+
+
+def check_numeric_columns(X, name, owner="kgroups"):
+    """Refuse a DataFrame with non-numeric columns, naming them (every entry point
+    says it the same way, before any conversion)."""
+    dtypes = getattr(X, "dtypes", None)
+    if dtypes is None or not hasattr(X, "columns") or not hasattr(dtypes, "items"):
+        return
+    bad = [str(c) for c, dt in dtypes.items()
+           if getattr(dt, "kind", "O") not in "biuf"]
+    if bad:
+        raise InvalidParameterError(
+            f"{owner}: {name} is a DataFrame with non-numeric columns {bad}; expected "
+            "numeric columns only (drop them or encode them as numbers)")
+
+
+def check_semimetric_matrix(arr, what):
+    """Refuse semimetric values ``arr`` (n x n, of points against themselves) that are
+    not symmetric or not 0 on the diagonal, to :data:`SYMMETRY_RTOL` of the largest
+    value; ``what`` names who produced them."""
+    if not arr.size:
+        return
+    tol = SYMMETRY_RTOL * max(float(np.abs(arr).max()), 1e-300)
+    gap = abs(arr - arr.T)
+    if gap.max() > tol:
+        i, j = (int(t) for t in np.unravel_index(int(np.argmax(gap)), gap.shape))
+        raise InvalidParameterError(
+            f"{what} is not symmetric: rho(x_{i}, x_{j}) = {float(arr[i, j])!r} but "
+            f"rho(x_{j}, x_{i}) = {float(arr[j, i])!r}; a semimetric satisfies "
+            "rho(x, y) = rho(y, x)")
+    diag = np.abs(np.diagonal(arr))
+    if diag.max() > tol:
+        i = int(np.argmax(diag))
+        raise InvalidParameterError(
+            f"{what} gives rho(x_{i}, x_{i}) = {float(arr[i, i])!r}; a semimetric is 0 "
+            "between a point and itself")
 
 
 def check_finite(arr, name, owner="kgroups"):
@@ -642,12 +679,13 @@ def uniform_sample(rs, shape):
 SAFE_MAGNITUDE = (1e-100, 1e100)
 
 
-def pow2_scale(magnitude):
+def pow2_scale(magnitude, safe=SAFE_MAGNITUDE):
     """1.0, or the power of two at or below ``magnitude`` when it lies outside
-    :data:`SAFE_MAGNITUDE` (so that squares, products and sums of such values
-    would overflow or underflow float64). Dividing by a power of two is exact,
-    so rescaling with it changes no result that did not overflow."""
-    lo, hi = SAFE_MAGNITUDE
+    ``safe`` (default :data:`SAFE_MAGNITUDE`, where squares, products and sums of
+    such values would overflow or underflow float64; float32 storage needs a
+    narrower range). Dividing by a power of two is exact, so rescaling with it
+    changes no result that did not overflow."""
+    lo, hi = safe
     if magnitude == 0.0 or lo <= magnitude <= hi:
         return 1.0
     return float(np.ldexp(1.0, int(np.frexp(magnitude)[1]) - 1))  # 2**floor(log2 m)

@@ -112,3 +112,40 @@ def test_no_warning_from_extreme_inputs():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         KernelKGroups(2, random_state=0).fit(np.vstack([ORDINARY, [[1e150, 0]]]))
+
+
+def test_hierarchical_weights_at_any_scale():
+    from kgroups import energy_hclust
+    a = energy_hclust(ORDINARY, 2)
+    for c in (1e-200, 1e200):
+        b = energy_hclust(ORDINARY, 2, sample_weight=np.full(200, c))
+        np.testing.assert_array_equal(a.labels, b.labels)
+
+
+def test_float32_kernel_with_tiny_weights():
+    """w_i w_j K_ij of weights 1e-25 underflows float32: the weights are scaled first."""
+    a = KernelKGroups(2, dtype="float32", random_state=0).fit(ORDINARY)
+    b = KernelKGroups(2, dtype="float32", random_state=0).fit(ORDINARY,
+                                                            sample_weight=np.full(200, 1e-25))
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    assert b.within_energy_ == pytest.approx(a.within_energy_ * 1e-25, rel=1e-6)
+
+
+def test_a_callable_that_is_not_a_semimetric_is_refused():
+    def skew(A, B):
+        return np.abs(A[:, None, 0] - 2.0 * B[None, :, 0])
+
+    with pytest.raises(ValueError, match=r"is not symmetric: rho\(x_\d+, x_\d+\)"):
+        KernelKGroups(2, semimetric=skew, engine="dense").fit(ORDINARY)
+    with pytest.raises(ValueError, match=r"rho\(x_\d+, x_\d+\) = 1\.0; a semimetric is 0"):
+        pairwise(ORDINARY, semimetric=lambda A, B: np.ones((len(A), len(B))))
+
+
+def test_one_message_for_a_text_column_at_every_entry_point():
+    pd = pytest.importorskip("pandas")
+    from kgroups import energy_hclust
+    df = pd.DataFrame({"a": ORDINARY[:, 0], "s": ["x"] * 200})
+    for call in (lambda: KernelKGroups(2).fit(df), lambda: energy_hclust(df, 2),
+                 lambda: within_energy(df, np.arange(200) % 2)):
+        with pytest.raises(ValueError, match=r"X is a DataFrame with non-numeric columns \['s'\]"):
+            call()
