@@ -676,7 +676,11 @@ def uniform_sample(rs, shape):
     return rs.random_sample(shape)
 
 
-SAFE_MAGNITUDE = (1e-100, 1e100)
+# Magnitudes of data and of weights left as they are: products of up to two weights
+# and a semimetric value (at most |x - y|^4, alpha <= 2), and sums of up to 1e16
+# such terms, stay normal float64 numbers; values outside are rescaled by a power
+# of two (exact) and the statistics multiplied back.
+SAFE_MAGNITUDE = (1e-30, 1e30)
 
 
 def pow2_scale(magnitude, safe=SAFE_MAGNITUDE):
