@@ -206,3 +206,12 @@ def test_one_start_per_row_of_init_is_the_best_of_the_single_starts(Est, engine)
     np.testing.assert_array_equal(est.labels_, best.labels_)
     assert est.objective_ == pytest.approx(best.objective_, rel=1e-12)
     assert est.n_iter_ == best.n_iter_
+
+
+def test_max_iter_warning_says_how_many_points_still_moved():
+    X, _ = blobs(200, 2, 3, seed=5, spread=2.0)
+    with pytest.warns(Warning, match=r"stopped at max_iter=1 before converging \((\d+) points "
+                                     r"moved in its last sweep") as rec:
+        est = KernelKGroups(3, init="random", max_iter=1, random_state=0).fit(X)
+    moved = int(str(rec[0].message).split("(")[1].split(" ")[0])
+    assert moved == est.n_moves_[-1] > 0

@@ -103,7 +103,9 @@ def run_starts(engine, starts, n_clusters, *, rule="hartigan", max_iter=100, tol
         g0 += R
     if not best.converged:
         warnings.warn(f"{owner}: the best run stopped at max_iter={max_iter} before "
-                      "converging; raise max_iter", ConvergenceWarning)
+                      f"converging ({best.n_moves[-1]} points moved in its last sweep, so "
+                      "single moves that lower W may remain); raise max_iter",
+                      ConvergenceWarning)
     return best
 
 
