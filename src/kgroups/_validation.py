@@ -179,6 +179,8 @@ _GRAPH = [_Kind(lambda v: ((hasattr(v, "adj") and hasattr(v, "nodes")) or hasatt
                 "a path to an edge list / GML file (not a list: it could be a matrix or a "
                 "list of edges; pass np.asarray(...) or a networkx graph)")]
 _R = [Options(("sqrt-mean-degree", "zeta")), Real(0, None, "neither")]
+# Edge weights of a graph: None (unweighted) or the networkx edge attribute holding them.
+_EDGE_WEIGHT = [NONE, _Kind(lambda v: isinstance(v, str), "a string (an edge attribute name)")]
 
 _ESTIMATOR = {
     "n_clusters": _N_CLUSTERS,
@@ -200,6 +202,7 @@ _ESTIMATOR = {
 _COMMUNITY = {
     "n_clusters": [NONE, Integer(1)],
     "r": _R,
+    "weight": _EDGE_WEIGHT,
     "weights": [Options(("none", "degree"))],
     "init": [Options(("bethe", "random")), ARRAY],
     "n_init": [Integer(1)],
@@ -266,18 +269,20 @@ PARAMETER_CONSTRAINTS = {
     "CommunityKGroups": _COMMUNITY,
     "detect_communities": {"graph": _GRAPH, "k": [NONE, Integer(1)],
                            **{p: c for p, c in _COMMUNITY.items() if p != "n_clusters"}},
-    "estimate_k": {"graph": _GRAPH, "r": _R, "max_k": [Integer(1)],
+    "estimate_k": {"graph": _GRAPH, "r": _R, "weight": _EDGE_WEIGHT, "max_k": [Integer(1)],
                    "random_state": [RANDOM_STATE]},
-    "bethe_hessian": {"graph": _GRAPH, "r": _R},
+    "bethe_hessian": {"graph": _GRAPH, "r": _R, "weight": _EDGE_WEIGHT},
     "bethe_spectral": {"graph": _GRAPH, "n_clusters": _N_CLUSTERS, "r": _R,
+                       "weight": _EDGE_WEIGHT,
                        "n_init": [Integer(1)], "random_state": [RANDOM_STATE]},
     "read_graph": {"path": [PATH], "label": [NONE, _Kind(lambda v: isinstance(v, str),
                                                          "a string")],
                    "delimiter": [NONE, _Kind(lambda v: isinstance(v, str) and len(v) == 1,
                                              "a one-character string")],
-                   "header": [NONE, BOOLEAN], "directed": [BOOLEAN]},
+                   "header": [NONE, BOOLEAN], "directed": [BOOLEAN], "weight": _EDGE_WEIGHT},
     "as_adjacency": {"graph": _GRAPH, "label": [NONE, _Kind(lambda v: isinstance(v, str),
-                                                            "a string")]},
+                                                            "a string")],
+                     "weight": _EDGE_WEIGHT},
     "stochastic_block_model": {"n": [Integer(1)], "k": [Integer(2)],
                                "d": [Real(0, None, "neither")], "lam": [Real(0, None)],
                                "balanced": [BOOLEAN], "random_state": [RANDOM_STATE]},

@@ -7,6 +7,7 @@ import scipy.sparse as sp
 
 from kgroups.datasets._real import load_drosophila, load_network
 from kgroups.graph import (
+    GraphInputWarning,
     _bethe,
     as_adjacency,
     bethe_hessian,
@@ -149,3 +150,149 @@ def test_core_hessian_drops_isolated_nodes_as_fancy_indexing_does():
     expected = _bethe.hessian(A[core][:, core], bethe_r(A))
     np.testing.assert_array_equal(H.toarray(), expected.toarray())
     assert H.has_sorted_indices
+
+
+# --------------------------------------------------------------- edge weights
+def quiet(fn, *args, **kw):
+    with pytest.warns(GraphInputWarning):
+        return fn(*args, **kw)
+
+
+def weighted_path():
+    # 0 -1.0- 1 -2.0- 2, and r chosen so that tanh(beta) = 1/2, tanh(2 beta) = 4/5:
+    # mean tanh^2 = (1/4 + 16/25) / 2 = 0.445 = 1/r^2
+    G = nx.Graph([(0, 1, {"w": 1.0}), (1, 2, {"w": 2.0})])
+    return G, float(np.sqrt(1 / 0.445))
+
+
+def test_weighted_bethe_hessian_by_hand():
+    G, r = weighted_path()
+    H = bethe_hessian(G, r, weight="w").toarray()
+    # t/(1-t^2): 2/3 and 20/9; t^2/(1-t^2): 1/3 and 16/9; factor r^2 - 1 = 111/89
+    expected = 111 / 89 * np.array([[1 + 1 / 3, -2 / 3, 0],
+                                    [-2 / 3, 1 + 1 / 3 + 16 / 9, -20 / 9],
+                                    [0, -20 / 9, 1 + 16 / 9]])
+    np.testing.assert_allclose(H, expected, rtol=1e-13, atol=0)
+    beta = _bethe.spin_glass_beta(np.array([1.0, 2.0]), r)
+    assert np.tanh(beta) == pytest.approx(0.5, rel=1e-14)
+
+
+def test_spin_glass_beta_solves_its_condition():
+    rng = np.random.default_rng(0)
+    for r in (1.05, 2.0, 7.0):
+        w = rng.lognormal(0.0, 1.5, 200)
+        beta = _bethe.spin_glass_beta(w, r)
+        assert np.mean(np.tanh(beta * w) ** 2) == pytest.approx(1 / r**2, rel=1e-13)
+        # unique: below and above beta, the mean is below and above 1/r^2
+        assert np.mean(np.tanh(0.999 * beta * w) ** 2) < 1 / r**2
+        assert np.mean(np.tanh(1.001 * beta * w) ** 2) > 1 / r**2
+
+
+@pytest.mark.parametrize("value", [1.0, 3.5, 1e-250, 1e250])
+def test_equal_weights_give_the_unweighted_results_exactly(value):
+    G = nx.karate_club_graph()
+    nx.set_edge_attributes(G, value, "w")
+    A = as_adjacency(G, weight="w").adjacency
+    np.testing.assert_array_equal(bethe_hessian(G, weight="w").toarray(),
+                                  bethe_hessian(A).toarray())
+    assert estimate_k(G, weight="w", random_state=0) == estimate_k(A, random_state=0) == 2
+    np.testing.assert_array_equal(bethe_spectral(G, 2, weight="w", random_state=0),
+                                  bethe_spectral(A, 2, random_state=0))
+
+
+def test_weighted_formula_reduces_to_h_r_for_equal_couplings():
+    # the weighted code path itself (not its shortcut): t = 1/r on every edge gives H_r
+    A = star_plus_edge()
+    for r in (1.2, 2.0, 5.0):
+        W = A * 7.0
+        H = _bethe.coupling_hessian(_bethe.bethe_couplings(W, r), r).toarray()
+        np.testing.assert_allclose(H, _bethe.hessian(A, r).toarray(), rtol=1e-13, atol=1e-13)
+
+
+def test_weighted_hessian_is_invariant_to_a_common_factor():
+    G = nx.karate_club_graph()
+    H = bethe_hessian(G, weight="weight").toarray()
+    assert not np.allclose(H, bethe_hessian(quiet(as_adjacency, G).adjacency).toarray())
+    for c in (1e-200, 1e-3, 1e200):
+        Gc = G.copy()
+        for _, _, d in Gc.edges(data=True):
+            d["weight"] *= c
+        Hc = bethe_hessian(Gc, weight="weight").toarray()
+        np.testing.assert_allclose(Hc, H, rtol=1e-12, atol=1e-12)
+
+
+def weighted_sbm(n, c, ratio, seed):
+    """Two groups with the same edge density inside and across: only weights differ
+    (inside: ratio times the weight across, times a factor in [0.8, 1.25])."""
+    rng = np.random.default_rng(seed)
+    y = np.repeat([0, 1], n // 2)
+    u, v = rng.integers(0, n, int(c * n / 2)), rng.integers(0, n, int(c * n / 2))
+    keep = u < v
+    u, v = u[keep], v[keep]
+    _, first = np.unique(u * n + v, return_index=True)
+    u, v = u[first], v[first]
+    w = np.where(y[u] == y[v], ratio, 1.0) * rng.uniform(0.8, 1.25, u.size)
+    W = sp.coo_matrix((w, (u, v)), shape=(n, n)).tocsr()
+    return (W + W.T).tocsr(), y
+
+
+def test_weights_carry_communities_the_edges_do_not():
+    # Edges alone carry no information here (mean degree about 10): unweighted, the
+    # Bethe Hessian has one negative eigenvalue, one community; weighted, it finds the
+    # two groups (seeds 0-3 give overlaps 0.92 to 0.94).
+    W, y = weighted_sbm(2000, 20.0, 5.0, 0)
+    A = quiet(as_adjacency, W).adjacency
+    assert estimate_k(A, random_state=0) == 1
+    assert overlap(y, bethe_spectral(A, 2, random_state=0)) < 0.1
+    assert estimate_k(W, weight="weight", random_state=0) == 2
+    assert overlap(y, bethe_spectral(W, 2, weight="weight", random_state=0)) > 0.88
+
+
+def test_weighted_refusals():
+    G, _ = weighted_path()
+    with pytest.raises(ValueError, match=r"^bethe_hessian: the weighted Bethe Hessian needs "
+                       r"r > 1 .*got r=0.9 on this graph; pass a number r > 1, or weight=None"):
+        bethe_hessian(G, 0.9, weight="w")
+    bethe_hessian(G, 0.9)  # unweighted: any r > 0
+    K = nx.karate_club_graph()
+    K[0][1]["weight"] = 1000.0
+    with pytest.raises(ValueError, match=r"^estimate_k: edge \(0, 1\) has weight 1000, 333 "
+                       r"times the median edge weight: .*beta\*w = 162 is above 10 .*compress "
+                       r"the weights \(e.g. np.log1p\) or pass weight=None"):
+        estimate_k(K, weight="weight")
+    with pytest.warns(GraphInputWarning):
+        assert estimate_k(K) == 2  # unweighted
+
+
+# --------------------------------------------------------------- k >= 1
+@pytest.mark.parametrize("G", [nx.path_graph(30), nx.Graph([(0, 1)]), nx.star_graph(5),
+                               nx.balanced_tree(2, 5)], ids=["path", "edge", "star", "tree"])
+def test_estimate_k_is_one_without_negative_eigenvalues(G):
+    A = as_adjacency(G).adjacency
+    H, r, _ = _bethe.core_hessian(A, "sqrt-mean-degree", "test")
+    assert np.linalg.eigvalsh(H.toarray()).min() >= 0   # reference: dense, no negative one
+    with pytest.warns(UserWarning, match=rf"^estimate_k: no community structure detected at "
+                      rf"r={r:.3g}: the Bethe Hessian has 0 negative eigenvalue\(s\), so k = 1"):
+        assert estimate_k(G) == 1
+
+
+# --------------------------------------------------------------- memory
+def test_dense_eigendecomposition_memory_is_checked(monkeypatch):
+    import kgroups._memory as memory
+
+    monkeypatch.setattr(memory, "available_memory", lambda: 10_000)
+    with pytest.raises(ValueError, match=r"^bethe_spectral: the dense eigendecomposition of the "
+                       r"34 x 34 Bethe Hessian \(graphs of at most 1000 nodes use it\) needs "
+                       r".* GiB .*use a machine or a moment with more free memory"):
+        bethe_spectral(as_adjacency(load_network("karate")[0]).adjacency, 2)
+    # past DENSE_MAX_NODES, asking for n - 1 eigenvectors needs the dense eigh too
+    monkeypatch.setattr(_bethe, "DENSE_MAX_NODES", 10)
+    A, _ = stochastic_block_model(600, 2, 10.0, 3.0, random_state=0)
+    H = bethe_hessian(A)
+    with pytest.raises(ValueError, match=r"600 x 600 Bethe Hessian \(for 599 eigenvectors: "
+                       r"sparse Lanczos needs fewer than n - 1 = 599\) needs .* GiB .*use "
+                       r"fewer communities \(n_clusters, k or max_k below 599\) instead"):
+        smallest_eigenpairs(H, 599)
+    assert smallest_eigenpairs(H, 2, 0)[0].shape == (2,)  # Lanczos: no dense matrix
+    monkeypatch.setattr(memory, "available_memory", lambda: 2**40)
+    assert smallest_eigenpairs(H, 599)[1].shape == (600, 599)

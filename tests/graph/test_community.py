@@ -116,7 +116,7 @@ def test_weights_and_spectral_consistency():
 
 
 def test_errors():
-    G = nx.karate_club_graph()
+    G, _ = load_network("karate")
     for kw, msg in ((dict(weights="deg"), "weights="), (dict(init="kmeans"), "init="),
                     (dict(n_clusters=0), "n_clusters="), (dict(n_clusters=2.5), "n_clusters="),
                     (dict(max_iter=0), "max_iter="), (dict(tol=1.5), "tol=")):
@@ -130,3 +130,50 @@ def test_errors():
         CommunityKGroups(2).fit(nx.empty_graph(4))
     with pytest.raises(ValueError, match="at most the number of non-isolated nodes"):
         CommunityKGroups(5).fit(nx.Graph([(0, 1), (1, 2)]))
+
+
+# --------------------------------------------------------------- k = 1 and edge weights
+def test_no_community_structure_gives_one_community():
+    with pytest.warns(UserWarning, match=r"^detect_communities: no community structure "
+                      r"detected at r=1.39: the Bethe Hessian has 0 negative eigenvalue\(s\), "
+                      r"so k = 1"):
+        res = detect_communities(nx.path_graph(30), random_state=0)
+    assert res.n_clusters == 1 and res.labels.tolist() == [0] * 30
+    assert np.isfinite(res.objective) and res.coverage == 1.0
+
+
+def test_equal_edge_weights_give_the_unweighted_labels():
+    G, _ = load_network("football")   # no weights: results pinned by test_table_iv
+    Gw = G.copy()
+    nx.set_edge_attributes(Gw, 2.5, "w")
+    a = CommunityKGroups(12, random_state=0).fit(G)
+    b = CommunityKGroups(12, weight="w", random_state=0).fit(Gw)
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    assert a.objective_ == b.objective_ and a.r_ == b.r_
+
+
+def test_weighted_detection_uses_the_weights():
+    import scipy.sparse as sp
+
+    # two groups with the same edge density inside and across, heavier edges inside
+    rng = np.random.default_rng(1)
+    n = 1000
+    y = np.repeat([0, 1], n // 2)
+    u, v = rng.integers(0, n, 10 * n), rng.integers(0, n, 10 * n)
+    keep = u < v
+    u, v = u[keep], v[keep]
+    _, first = np.unique(u * n + v, return_index=True)
+    u, v = u[first], v[first]
+    w = np.where(y[u] == y[v], 5.0, 1.0)
+    W = sp.coo_matrix((w, (u, v)), shape=(n, n)).tocsr()
+    W = (W + W.T).tocsr()
+    res = detect_communities(W, weight="weight", random_state=0)
+    assert res.n_clusters == 2
+    assert overlap(y, res.labels) > 0.85
+    assert overlap(y, res.labels) >= overlap(y, res.bethe_labels) - 1e-12
+    est = CommunityKGroups(weight="weight", random_state=0)
+    assert est.get_params()["weight"] == "weight"
+    with pytest.warns(UserWarning) as rec:
+        assert detect_communities(W, random_state=0).n_clusters == 1
+    text = " ".join(str(r.message) for r in rec)
+    assert "collapsed" in text and "1 negative eigenvalue(s), so k = 1" in text

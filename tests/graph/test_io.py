@@ -19,14 +19,26 @@ def no_warnings(fn, *args, **kw):
 
 
 def test_networkx_graph_exact():
-    G = nx.karate_club_graph()
-    g = no_warnings(as_adjacency, G)
-    assert (g.n_nodes, g.n_edges) == (34, 78)
+    G = nx.karate_club_graph()   # networkx stores Zachary's interaction counts, 1 to 7
+    with pytest.warns(GraphInputWarning, match=r"^as_adjacency: graph: the edge weights of "
+                      r"attribute 'weight' \(from 1 to 7\) were ignored: weight=None, every "
+                      r"edge counts 1; pass weight='weight' to use them"):
+        g = as_adjacency(G)
+    assert (g.n_nodes, g.n_edges) == (34, 78) and g.weights is None
     A = g.adjacency
     assert (A != A.T).nnz == 0 and A.diagonal().sum() == 0 and set(A.data) == {1.0}
     for u, v in G.edges():
         assert A[u, v] == 1.0
-    # edge weights of the karate graph are ignored without a warning (weight=None)
+    # weight="weight": the same edges, and networkx's weights on them
+    gw = no_warnings(as_adjacency, G, weight="weight")
+    assert (gw.adjacency != A).nnz == 0
+    ref = nx.to_scipy_sparse_array(G, nodelist=list(G), weight="weight", format="csr")
+    assert (gw.weights != ref).nnz == 0 and gw.weights.nnz == 156
+    # a graph without weights other than 1: no warning
+    no_warnings(as_adjacency, nx.path_graph(4))
+    H = nx.path_graph(3)
+    nx.set_edge_attributes(H, 1, "weight")
+    no_warnings(as_adjacency, H)
 
 
 def test_directed_graph_is_symmetrised_with_warning():
@@ -61,7 +73,9 @@ def test_asymmetric_matrix_and_isolated_nodes():
 def test_bad_matrices():
     with pytest.raises(ValueError, match="square"):
         as_adjacency(sp.csr_matrix(np.ones((2, 3))))
-    with pytest.raises(ValueError, match="negative entries"):
+    with pytest.raises(ValueError, match=r"^as_adjacency: graph: the adjacency matrix has "
+                       r"entry \(0, 1\) = -1.0; expected a finite number >= 0 \(an edge "
+                       r"weight; 0 means no edge\)$"):
         as_adjacency(np.array([[0, -1.0], [-1.0, 0]]))
     with pytest.raises(ValueError, match="list of edges"):
         as_adjacency([[0, 1], [1, 0]])
@@ -132,13 +146,19 @@ def test_a_graph_is_cleaned_once_per_call_chain(monkeypatch):
     clean = gio.clean_adjacency
     monkeypatch.setattr(gio, "clean_adjacency",
                         lambda *a, **kw: calls.append(1) or clean(*a, **kw))
-    G = nx.karate_club_graph()
+    G = nx.Graph(nx.karate_club_graph())
+    nx.set_edge_attributes(G, 1, "weight")   # the counts networkx stores would be ignored
     detect_communities(G, random_state=0)
     assert len(calls) == 1
     g = as_adjacency(G)
     calls.clear()
     detect_communities(g, random_state=0)
     assert calls == []
+    # weighted: cleaned once too
+    calls.clear()
+    detect_communities(nx.karate_club_graph(), weight="weight", random_state=0)
+    assert len(calls) == 1
+    calls.clear()
     # a new matrix assigned to a cleaned GraphData: checked again (directed -> symmetrised)
     g.adjacency = sp.csr_matrix(([1.0, 1.0], ([0, 1], [1, 2])), shape=(34, 34))
     with pytest.warns(GraphInputWarning, match="directed input"):
@@ -147,3 +167,144 @@ def test_a_graph_is_cleaned_once_per_call_chain(monkeypatch):
     # a GraphData made by hand: checked
     with pytest.warns(GraphInputWarning, match="self-loops"):
         as_adjacency(GraphData(sp.csr_matrix(np.eye(3)), [0, 1, 2]))
+
+
+# --------------------------------------------------------------- edge weights
+def test_networkx_weights_missing_zero_parallel_directed_and_loops():
+    G = nx.Graph([(0, 1, {"w": 2.5}), (1, 2, {}), (2, 3, {"w": 0})])
+    with pytest.warns(GraphInputWarning, match=r"1 edges of weight 'w' = 0 were dropped"):
+        g = as_adjacency(G, weight="w")
+    # an edge without the attribute weighs 1 (networkx's convention); weight 0 is no edge
+    assert g.weights.toarray().tolist() == [[0, 2.5, 0, 0], [2.5, 0, 1, 0], [0, 1, 0, 0],
+                                            [0, 0, 0, 0]]
+    assert g.adjacency.toarray().tolist() == (g.weights.toarray() > 0).astype(float).tolist()
+    M = nx.MultiGraph([(0, 1, {"w": 1.0}), (0, 1, {"w": 3.0}), (1, 2, {"w": 2.0}),
+                       (2, 2, {"w": 9.0})])
+    with pytest.warns(GraphInputWarning) as rec:
+        g = as_adjacency(M, weight="w")
+    text = " ".join(str(r.message) for r in rec)
+    assert "1 parallel edges were merged into single edges whose weight is the sum" in text
+    assert "1 self-loops were removed" in text
+    assert g.weights.toarray().tolist() == [[0, 4, 0], [4, 0, 2], [0, 2, 0]]
+    D = nx.DiGraph([(0, 1, {"w": 1.0}), (1, 0, {"w": 2.0}), (1, 2, {"w": 5.0})])
+    with pytest.warns(GraphInputWarning, match="an undirected edge weighs the sum of its two "
+                      "arcs' weights"):
+        g = as_adjacency(D, weight="w")
+    assert g.weights.toarray().tolist() == [[0, 3, 0], [3, 0, 5], [0, 5, 0]]
+
+
+@pytest.mark.parametrize("value, shown", [
+    (float("nan"), "nan"), (float("inf"), "inf"), (-0.5, "-0.5"), ("heavy", "'heavy'"),
+    (None, "None"), (10**400, "1" + "0" * 400), (np.float32(-2), "-2.0"),
+])
+@pytest.mark.parametrize("weight", ["weight", None])
+def test_invalid_networkx_weights_name_the_edge(value, shown, weight):
+    G = nx.Graph([("a", "b", {"weight": 1.0}), ("b", "c", {"weight": value})])
+    note = " \\(weight=None does not use" if weight is None else "$"
+    with pytest.raises(ValueError, match=rf"^as_adjacency: graph: edge \('b', 'c'\) has "
+                       rf"'weight' = {shown}; expected a finite number >= 0 \(an edge weight; "
+                       rf"0 means no edge\){note}"):
+        as_adjacency(G, weight=weight)
+
+
+@pytest.mark.parametrize("kind", ["dense", "csr", "coo"])
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf, -3.0])
+def test_invalid_matrix_entries_name_the_entry(kind, value):
+    A = np.zeros((4, 4))
+    A[0, 1] = A[1, 0] = 1.0
+    A[2, 3] = A[3, 2] = value
+    M = {"dense": A, "csr": sp.csr_matrix(A), "coo": sp.coo_matrix(A)}[kind]
+    for weight in (None, "weight"):
+        with pytest.raises(ValueError, match=rf"^as_adjacency: graph: the adjacency matrix has "
+                           rf"entry \(2, 3\) = {value!r}; expected a finite number >= 0"):
+            as_adjacency(M, weight=weight)
+
+
+def test_matrix_weights_kept_symmetrised_and_collapsed():
+    W = np.array([[0, 2.5, 0], [2.5, 0, 1], [0, 1, 0]])
+    g = no_warnings(as_adjacency, W, weight="weight")
+    assert g.weights.toarray().tolist() == W.tolist() and g.n_edges == 2
+    upper = sp.csr_matrix(np.triu(W))   # each edge given once: the sum is the edge's weight
+    with pytest.warns(GraphInputWarning, match="symmetrised"):
+        assert as_adjacency(upper, weight="weight").weights.toarray().tolist() == W.tolist()
+    with pytest.warns(GraphInputWarning, match=r"entries from 1 to 2.5\) were collapsed to "
+                      r"single unweighted edges: weight=None, every edge counts 1; pass "
+                      r"weight='weight' to use the entries as edge weights"):
+        assert as_adjacency(W).weights is None
+
+
+def test_weighted_edge_lists(tmp_path):
+    p = tmp_path / "w.txt"
+    # a-b in both directions with one weight: one edge; b-c twice: summed; c-d weight 0
+    p.write_text("a b 2\nb a 2\nb c 1.5\nc b 0.5\nc d 0\nd e 4\n")
+    with pytest.warns(GraphInputWarning) as rec:
+        g = read_graph(p, weight="weight")
+    text = " ".join(str(r.message) for r in rec)
+    assert "1 lines of weight 0 were dropped" in text
+    assert "1 repeated edges were merged into single edges whose weight is the sum" in text
+    assert g.nodes == ["a", "b", "c", "d", "e"]
+    expected = np.zeros((5, 5))
+    for i, j, w in [(0, 1, 2.0), (1, 2, 2.0), (3, 4, 4.0)]:
+        expected[i, j] = expected[j, i] = w
+    np.testing.assert_array_equal(g.weights.toarray(), expected)
+    # directed: arcs summed into edges
+    with pytest.warns(GraphInputWarning) as rec:
+        d = read_graph(p, weight="weight", directed=True)
+    text = " ".join(str(r.message) for r in rec)
+    assert "sum of its two arcs" in text and "1 lines of weight 0 were dropped" in text
+    assert d.weights[0, 1] == 4.0 and d.weights[1, 2] == 2.0
+    # a header names the weight column
+    h = tmp_path / "h.csv"
+    h.write_text("source,target,time,weight\n1,2,100,0.5\n2,3,200,3\n")
+    g = no_warnings(read_graph, h, weight="weight")
+    assert g.weights[0, 1] == 0.5 and g.weights[1, 2] == 3.0
+    # weight=None: the numeric third field is said to be ignored
+    with pytest.warns(GraphInputWarning, match=r"the numbers in field 3 of the lines \(from 100 "
+                      r"to 200\) were ignored: weight=None"):
+        assert read_graph(h).weights is None
+
+
+@pytest.mark.parametrize("text, message", [
+    ("1 2 1\n2 3 nan\n", r"line 2 has weight 'nan' \(field 3\); expected a finite number >= 0"),
+    ("1 2 1\n2 3 -1\n", r"line 2 has weight '-1' \(field 3\); expected a finite number >= 0"),
+    ("1 2 1e999\n", r"line 1 has weight '1e999' \(field 3\); expected a finite number >= 0"),
+    ("# c\n1 2 x\n", r"line 2 has weight 'x' \(field 3\), not a number; expected"),
+    ("1 2 1\n2 3\n", r"line 2 has no weight \(field 3\); expected one on every line"),
+])
+def test_invalid_edge_list_weights_name_the_line(tmp_path, text, message):
+    p = tmp_path / "bad.txt"
+    p.write_text(text)
+    with pytest.raises(ValueError, match=rf"^read_graph: path='[^']*bad.txt': {message}"):
+        read_graph(p, weight="weight")
+
+
+def test_weighted_graph_data_round_trip_and_checks():
+    G = nx.Graph([(0, 1, {"weight": 2.0}), (1, 2, {"weight": 3.0})])
+    g = as_adjacency(G, weight="weight")
+    h = no_warnings(as_adjacency, g, weight="weight")
+    assert (h.weights != g.weights).nnz == 0
+    with pytest.warns(GraphInputWarning, match="the edge weights of this GraphData"):
+        assert as_adjacency(g).weights is None
+    from kgroups.graph import GraphData
+
+    bad = GraphData(g.adjacency, g.nodes, None, sp.csr_matrix(np.eye(3) + 0.0))
+    with pytest.raises(ValueError, match="graph.weights .* and graph.adjacency .* do not hold "
+                       "the same edges"):
+        quiet_call(as_adjacency, bad, weight="weight")
+
+
+def quiet_call(fn, *args, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", GraphInputWarning)
+        return fn(*args, **kw)
+
+
+def test_dense_input_memory_is_checked(monkeypatch):
+    import kgroups._memory as memory
+
+    monkeypatch.setattr(memory, "available_memory", lambda: 1000)
+    with pytest.raises(ValueError, match=r"^as_adjacency: graph: the sparse copy of the dense "
+                       r"30 x 30 adjacency matrix \(58 nonzero entries\) needs .* GiB .*use a "
+                       r"scipy.sparse matrix or a networkx graph instead"):
+        as_adjacency(nx.to_numpy_array(nx.path_graph(30)))
+    as_adjacency(sp.csr_matrix(nx.to_numpy_array(nx.path_graph(30))))  # sparse: no copy

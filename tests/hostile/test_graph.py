@@ -7,6 +7,7 @@ a correct answer: ``k`` non-empty communities and a finite objective.
 """
 
 import os
+import re
 import warnings
 
 import networkx as nx
@@ -37,7 +38,12 @@ from kgroups.graph import (
 
 SETTINGS = settings(max_examples=25, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture])
+# networkx's karate graph carries Zachary's interaction counts as 'weight' (1 to 7):
+# WEIGHTED_KARATE keeps them, KARATE is the same graph without them (no warning)
+WEIGHTED_KARATE = nx.karate_club_graph()
 KARATE = nx.karate_club_graph()
+for _, _, _d in KARATE.edges(data=True):
+    del _d["weight"]
 TWO_CLIQUES = nx.disjoint_union(nx.complete_graph(6), nx.complete_graph(7))
 
 # Every public callable that takes a graph, as (name, call(graph)).
@@ -201,9 +207,10 @@ BAD_MATRICES = [
     (sp.csr_matrix(np.ones((3, 2))), r"should be square .*got shape \(3, 2\)"),
     (np.ones(4), r"should be square .*got shape \(4,\)"),
     (np.ones((2, 2, 2)), r"should be square .*got shape \(2, 2, 2\)"),
-    (np.array([[0, np.nan], [np.nan, 0]]), "holds NaN or infinite entries"),
-    (np.array([[0, np.inf], [np.inf, 0]]), "holds NaN or infinite entries"),
-    (np.array([[0, -1.0], [-1.0, 0]]), r"negative entries \(min -1\)"),
+    (np.array([[0, np.nan], [np.nan, 0]]), r"the adjacency matrix has entry \(0, 1\) = nan; "
+                                           r"expected a finite number >= 0"),
+    (np.array([[0, np.inf], [np.inf, 0]]), r"has entry \(0, 1\) = inf; expected a finite"),
+    (np.array([[0, -1.0], [-1.0, 0]]), r"has entry \(0, 1\) = -1.0; expected a finite"),
     (np.array([["0", "1"], ["1", "0"]]), "should be an adjacency matrix of numbers, got dtype "
                                          "<U1"),
     (np.array([[0, 1j], [1j, 0]]), "should be an adjacency matrix of numbers, got dtype complex"),
@@ -500,9 +507,12 @@ finite_or_not = st.one_of(st.floats(allow_nan=True, allow_infinity=True),
 def test_any_matrix_is_a_clean_graph_or_a_clear_error(n, data):
     A = np.array(data.draw(st.lists(finite_or_not, min_size=n * n, max_size=n * n)),
                  dtype=np.float64).reshape(n, n)
-    bad = (~np.isfinite(A)).any() or (A < 0).any()
-    if bad:
-        with raises("graph: the adjacency matrix (holds NaN|has negative)", "as_adjacency"):
+    bad = ~np.isfinite(A) | (A < 0)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]   # the first bad entry in row-major order
+        value = re.escape(repr(float(A[i, j])))
+        with raises(rf"graph: the adjacency matrix has entry \({i}, {j}\) = {value}; "
+                    "expected a finite number >= 0", "as_adjacency"):
             quiet(as_adjacency, A)
         return
     g = quiet(as_adjacency, A)
@@ -578,3 +588,148 @@ def test_graph_calls_leave_the_callers_matrix_alone(kind, name, call):
     after = (g,) if kind == "dense" else (g.data, g.indices, g.indptr)
     for b, a in zip(before, after):
         np.testing.assert_array_equal(a, b)
+
+
+# --------------------------------------------------------------- edge weights (issue 27)
+WEIGHTED_CALLS = [
+    ("CommunityKGroups", lambda g, w: CommunityKGroups(2, weight=w, random_state=0).fit(g)),
+    ("detect_communities", lambda g, w: detect_communities(g, 2, weight=w, random_state=0)),
+    ("estimate_k", lambda g, w: estimate_k(g, weight=w)),
+    ("bethe_hessian", lambda g, w: bethe_hessian(g, weight=w)),
+    ("bethe_spectral", lambda g, w: bethe_spectral(g, 2, weight=w, random_state=0)),
+    ("as_adjacency", lambda g, w: as_adjacency(g, weight=w)),
+]
+
+
+def _karate_with(value):
+    G = WEIGHTED_KARATE.copy()
+    G[5][16]["weight"] = value
+    return G
+
+
+@pytest.mark.parametrize("value, shown", [(float("nan"), "nan"), (-2.0, "-2.0"),
+                                          (float("-inf"), "-inf"), ("3", "'3'")])
+@pytest.mark.parametrize("name, call", GRAPH_CALLS)
+def test_invalid_networkx_weights_are_refused_even_unweighted(name, call, value, shown):
+    # every graph callable, weight=None: the conventional 'weight' attribute is checked
+    with raises(rf"(graph|X): edge \(5, 16\) has 'weight' = {shown}; expected a finite "
+                r"number >= 0 \(an edge weight; 0 means no edge\) \(weight=None does not use",
+                name):
+        call(_karate_with(value))
+
+
+@pytest.mark.parametrize("value, shown", [(float("nan"), "nan"), (-2.0, "-2.0"),
+                                          (float("inf"), "inf"), (None, "None")])
+@pytest.mark.parametrize("name, call", WEIGHTED_CALLS)
+def test_invalid_weights_are_refused_by_every_weighted_call(name, call, value, shown):
+    with raises(rf"(graph|X): edge \(5, 16\) has 'w' = {shown}; expected a finite number "
+                r">= 0 \(an edge weight; 0 means no edge\)$", name):
+        call(_karate_with_attribute("w", value), "w")
+    A = nx.to_numpy_array(KARATE, weight=None)
+    A[5, 16] = A[16, 5] = np.nan if value is None else value
+    with raises(r"(graph|X): the adjacency matrix has entry \(5, 16\) = ", name):
+        call(A, "weight")
+
+
+def _karate_with_attribute(attr, value):
+    G = nx.Graph(KARATE.edges())
+    nx.set_edge_attributes(G, 1.5, attr)
+    G[5][16][attr] = value
+    return G
+
+
+@pytest.mark.parametrize("name, call", WEIGHTED_CALLS)
+def test_weighted_graphs_through_every_call(name, call):
+    # the weighted karate graph (interaction counts 1 to 7) is accepted everywhere;
+    # unweighted, every call says the weights were ignored
+    call(WEIGHTED_KARATE, "weight")
+    with pytest.warns(GraphInputWarning, match="were ignored: weight=None"):
+        call(WEIGHTED_KARATE, None)
+
+
+def test_weights_at_any_scale_give_the_same_labels():
+    base = CommunityKGroups(weight="weight", random_state=0).fit(WEIGHTED_KARATE)
+    assert base.n_clusters_ == 2
+    for c in (1e-250, 1e-3, 1e250):
+        G = WEIGHTED_KARATE.copy()
+        for _, _, d in G.edges(data=True):
+            d["weight"] *= c
+        est = CommunityKGroups(weight="weight", random_state=0).fit(G)
+        assert est.n_clusters_ == 2
+        np.testing.assert_array_equal(est.labels_, base.labels_)
+
+
+def _core_negative_count(G):
+    """Reference: the negative eigenvalues of the dense H_r of the non-isolated nodes,
+    from numpy's eigvalsh (those within 1e-9 of 0 may fall either way)."""
+    A = nx.to_numpy_array(G, weight=None)
+    d = A.sum(axis=1)
+    r = np.sqrt(d.mean())
+    core = d > 0
+    H = (r * r - 1) * np.eye(core.sum()) - r * A[np.ix_(core, core)] + np.diag(d[core])
+    vals = np.linalg.eigvalsh(H)
+    return int(np.sum(vals < -1e-9)), int(np.sum(vals < 1e-9))
+
+
+@SETTINGS
+@given(G=small_graphs(), seed=st.integers(0, 2**32 - 1))
+def test_estimate_k_is_the_negative_count_and_never_zero(G, seed):
+    low, high = _core_negative_count(G)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        k = estimate_k(G, random_state=seed)
+    assert 1 <= k and max(low, 1) <= k <= max(high, 1)
+    said = [str(w.message) for w in caught if "no community structure" in str(w.message)]
+    assert bool(said) == (k == 1 and low == 0 and high == 0) or (low == 0 < high)
+
+
+@SETTINGS
+@given(G=small_graphs(), k=st.integers(1, 4), seed=st.integers(0, 2**32 - 1),
+       spread=st.floats(0.0, 2.0), scale=st.integers(-800, 800))
+def test_any_weighted_small_graph_gives_k_communities_or_a_clear_error(G, k, seed, spread,
+                                                                       scale):
+    rng = np.random.default_rng(seed)
+    for _, _, d in G.edges(data=True):
+        d["weight"] = float(np.exp(spread * rng.standard_normal()))
+    n_core = sum(1 for _, deg in G.degree() if deg > 0)
+    est = CommunityKGroups(min(k, n_core), weight="weight", random_state=seed)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est.fit(G)
+    except InvalidParameterError as exc:
+        assert re.match(r"CommunityKGroups: (the weighted Bethe Hessian needs r > 1|edge .* has "
+                        r"weight .* times the median edge weight)", str(exc)), str(exc)
+        return
+    check_communities(est.labels_, min(k, n_core), est.objective_)
+    # a power-of-two factor on every weight changes no bit of the result
+    G2 = G.copy()
+    for _, _, d in G2.edges(data=True):
+        d["weight"] = float(np.ldexp(d["weight"], scale))
+    est2 = CommunityKGroups(min(k, n_core), weight="weight", random_state=seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est2.fit(G2)
+    np.testing.assert_array_equal(est2.labels_, est.labels_)
+    assert est2.objective_ == est.objective_
+
+
+@pytest.mark.parametrize("name, call", WEIGHTED_CALLS)
+def test_weight_parameter_type(name, call):
+    with raises(r"weight=3 should be None or a string \(an edge attribute name\)", name):
+        call(KARATE, 3)
+
+
+def test_directed_weighted_graph_reads_as_the_sum_of_its_arcs():
+    # every edge as two arcs of its weight: each undirected weight doubled, which a
+    # common factor cannot change
+    G = WEIGHTED_KARATE
+    with pytest.warns(GraphInputWarning, match="sum of its two arcs"):
+        H_directed = bethe_hessian(G.to_directed(), weight="weight").toarray()
+    np.testing.assert_allclose(H_directed, bethe_hessian(G, weight="weight").toarray(),
+                               rtol=1e-12, atol=1e-12)
+    Gl = G.copy()
+    Gl.add_edge(3, 3, weight=50.0)
+    with pytest.warns(GraphInputWarning, match="self-loops were removed"):
+        H_loop = bethe_hessian(Gl, weight="weight").toarray()
+    np.testing.assert_array_equal(H_loop, bethe_hessian(G, weight="weight").toarray())

@@ -15,7 +15,39 @@ k-means on the rows of the eigenvectors of its ``k`` smallest eigenvalues is the
 Bethe Hessian clustering. Everything is sparse: ``H_r`` has ``nnz(A) + n``
 entries and the eigenvectors come from Lanczos (``scipy.sparse.linalg.eigsh``,
 ``which="SA"``); only graphs of at most ``DENSE_MAX_NODES`` nodes use a dense
-``eigh`` (exact, and faster there).
+``eigh`` (exact, and faster there), and a dense matrix is allocated only after
+its memory is checked.
+
+**Edge weights** (``weight="weight"``). :math:`H_r` is, up to the positive factor
+:math:`r^2 - 1`, the Hessian of the Bethe free energy of the Ising model on the
+graph at the paramagnetic point, with coupling :math:`t = \tanh\beta = 1/r` on
+every edge: that is how Saade et al. derive it. The Bethe Hessian of the Ising model with
+an edge-dependent coupling :math:`t_{ij} = \tanh(\beta w_{ij})` is
+
+.. math:: H^w_r = (r^2 - 1) \Big[\Big(1 + \sum_{k \sim i}
+          \frac{t_{ik}^2}{1 - t_{ik}^2}\Big) \delta_{ij}
+          - \frac{t_{ij}}{1 - t_{ij}^2} A_{ij}\Big]
+          = (r^2 - 1) \Big[\Big(1 + \sum_{k \sim i} \sinh^2(\beta w_{ik})\Big)
+          \delta_{ij} - \tfrac12 \sinh(2 \beta w_{ij}) A_{ij}\Big],
+
+the matrix Dall'Amico, Couillet & Tremblay use on weighted graphs ("Nishimori
+meets Bethe", 2021, arXiv:2103.03561). kgroups sets its temperature as Saade et al.
+set :math:`r`: their :math:`r = \sqrt c` is the spin-glass temperature of a graph
+of branching ratio :math:`c`, :math:`c \tanh^2\beta = 1`, whose weighted form is
+:math:`c \langle \tanh^2(\beta w) \rangle = 1` (Viana & Bray, J. Phys. C 1985),
+the mean over the edges. So :math:`\beta` solves
+:math:`\langle \tanh^2(\beta w) \rangle = 1 / r^2` with :math:`r` chosen as
+above from the edge counts (which needs :math:`r > 1`). Then
+
+* equal weights give :math:`t = 1/r` and :math:`H^w_r = H_r` exactly (kgroups
+  then computes :math:`H_r` itself, so the results are those of the unweighted
+  graph, bit for bit);
+* multiplying every weight by a constant changes nothing (:math:`\beta` absorbs it);
+* a heavier edge couples its ends more strongly, up to :math:`t \to 1`. An
+  edge with :math:`\beta w > ` ``MAX_COUPLING`` is refused: its entries (up to
+  :math:`\sinh^2 10 \approx 10^8` times the others) would leave the eigenvalues
+  that count communities below the rounding error of the largest ones; compress
+  such weights (e.g. ``np.log1p``).
 """
 
 from __future__ import annotations
@@ -28,7 +60,7 @@ from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 from sklearn.cluster import KMeans
 
 from .._validation import InvalidParameterError, check_n_clusters, validated
-from ._io import graph_data, require_edges
+from ._io import fits_or_refuse, graph_data, require_edges
 
 # Public: bethe_hessian, estimate_k, bethe_spectral (they take any graph input, like
 # detect_communities); the rest is used by CommunityKGroups on an already clean matrix.
@@ -50,6 +82,12 @@ ESTIMATE_QUICK_MAXITER = 6
 CHECK_STEPS = 40
 # Rows past which kmeans_rows runs its restarts on a random sample of this many.
 KMEANS_SAMPLE = 100_000
+# Largest coupling beta * w of the weighted Bethe Hessian: sinh^2(10) ~ 1.2e8, past
+# which the entries of the strongest edges drown the eigenvalues that count communities.
+MAX_COUPLING = 10.0
+# Float64 copies of an n x n matrix the dense eigh holds at once (the matrix, LAPACK's
+# copy, its workspace and the eigenvectors).
+DENSE_EIGH_COPIES = 4
 
 
 def _degrees(A):
@@ -90,8 +128,8 @@ def bethe_r(A, r="sqrt-mean-degree", owner="bethe_hessian"):
 
 
 @validated
-def bethe_hessian(graph, r="sqrt-mean-degree"):
-    """Sparse Bethe Hessian ``H_r = (r^2 - 1) I - r A + D`` (CSR, float64).
+def bethe_hessian(graph, r="sqrt-mean-degree", *, weight=None):
+    r"""Sparse Bethe Hessian ``H_r = (r^2 - 1) I - r A + D`` (CSR, float64), or its weighted form.
 
     Parameters
     ----------
@@ -100,8 +138,17 @@ def bethe_hessian(graph, r="sqrt-mean-degree"):
         :func:`detect_communities` does).
     r : "sqrt-mean-degree", "zeta" or float > 0
         ``"sqrt-mean-degree"``: the square root of the mean degree (the default of
-        TPAMI section 5.2); ``"zeta"``: :math:`\\sqrt{\\langle d^2\\rangle / \\langle d
-        \\rangle - 1}`; or a positive number.
+        TPAMI section 5.2); ``"zeta"``: :math:`\sqrt{\langle d^2\rangle / \langle d
+        \rangle - 1}`; or a positive number. Degrees count edges, weighted or not.
+    weight : str or None, default=None
+        None: every edge counts 1 (weights the graph carries are ignored, with a
+        :class:`~kgroups.graph.GraphInputWarning`). A string (networkx edge
+        attribute; see :func:`~kgroups.graph.as_adjacency` for matrices and
+        files): the weighted Bethe Hessian :math:`H^w_r` of the module
+        :mod:`kgroups.graph._bethe`, with couplings :math:`\tanh(\beta w_{ij})`
+        and :math:`\beta` solving :math:`\langle\tanh^2(\beta w)\rangle = 1/r^2`
+        over the edges; equal weights give :math:`H_r` exactly. Needs ``r > 1``
+        unless the weights are all equal.
 
     Returns
     -------
@@ -109,15 +156,30 @@ def bethe_hessian(graph, r="sqrt-mean-degree"):
         The Bethe Hessian in float64, with ``nnz(A) + n`` entries (n nodes,
         isolated ones included).
 
+    Raises
+    ------
+    InvalidParameterError
+        For an invalid graph or edge weight (see :func:`~kgroups.graph.as_adjacency`),
+        ``r <= 1`` with unequal weights, or an edge whose coupling
+        :math:`\beta w` exceeds ``MAX_COUPLING`` = 10 (weights spanning too
+        many orders of magnitude; the message names the edge).
+
     Examples
     --------
+    >>> import networkx as nx
     >>> import scipy.sparse as sp
     >>> A = sp.csr_matrix([[0., 1.], [1., 0.]])
     >>> bethe_hessian(A, r=2.0).toarray().tolist()
     [[4.0, -2.0], [-2.0, 4.0]]
+    >>> G = nx.Graph([(0, 1, {"weight": 1.0}), (1, 2, {"weight": 2.0})])
+    >>> H = bethe_hessian(G, r=float(1 / np.sqrt(0.445)), weight="weight")
+    >>> print(np.round(H.toarray() * 89 / 111, 6).tolist()[1])
+    [-0.666667, 3.111111, -2.222222]
     """
-    A = graph_data(graph, "bethe_hessian", "graph").adjacency
-    return hessian(A, bethe_r(A, r, "bethe_hessian"))
+    data = graph_data(graph, "bethe_hessian", "graph", weight=weight)
+    A = data.adjacency
+    return graph_hessian(A, data.weights, bethe_r(A, r, "bethe_hessian"), "bethe_hessian",
+                         data.nodes)
 
 
 def hessian(A, r):
@@ -126,10 +188,109 @@ def hessian(A, r):
     return sp.csr_matrix(H)
 
 
+def unweighted(W):
+    """Whether the weights ``W`` (None: unweighted) give :math:`H_r` itself (all equal)."""
+    return W is None or W.nnz == 0 or W.data.min() == W.data.max()
+
+
+def graph_hessian(A, W, r, owner="bethe_hessian", nodes=None):
+    """:math:`H_r` of ``A``, or :math:`H^w_r` of the weights ``W`` when they differ.
+
+    ``A`` and ``W`` are clean (same entries); ``nodes`` name the rows in messages.
+    """
+    if unweighted(W):
+        return hessian(A, r)
+    return coupling_hessian(bethe_couplings(W, r, owner, nodes), r)
+
+
+def spin_glass_beta(w, r):
+    r"""The :math:`\beta` with :math:`\langle \tanh^2(\beta w) \rangle = 1/r^2`.
+
+    The mean is over ``w`` (the weights, each edge once or each twice), positive
+    and not all equal, and ``r > 1``. It increases with :math:`\beta` from 0 to 1,
+    so the root is unique; at :math:`\beta_0 = \operatorname{artanh}(1/r)` divided
+    by the largest (smallest) weight it is at most (at least) :math:`1/r^2`, which
+    brackets it. Solved in :math:`\log\beta` (the bracket may span many orders of
+    magnitude) by Brent's method to rounding accuracy.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> w = np.array([1.0, 2.0])
+    >>> beta = spin_glass_beta(w, 1 / np.sqrt(0.445))   # tanh(beta) = 1/2 by hand
+    >>> print(round(float(np.tanh(beta)), 12))
+    0.5
+    """
+    from scipy.optimize import brentq
+
+    target = 1.0 / (r * r)
+    base = np.arctanh(1.0 / r)
+
+    def excess(log_beta):
+        return float(np.mean(np.tanh(np.exp(log_beta) * w) ** 2)) - target
+
+    lo, hi = np.log(base / w.max()), np.log(base / w.min())
+    if excess(lo) >= 0:
+        return float(np.exp(lo))
+    if excess(hi) <= 0:
+        return float(np.exp(hi))
+    return float(np.exp(brentq(excess, lo, hi, xtol=1e-15, rtol=4 * np.finfo(float).eps,
+                               maxiter=500)))
+
+
+def bethe_couplings(W, r, owner="bethe_hessian", nodes=None):
+    r"""The matrix of :math:`\beta w_{ij}` (entries of ``W``) at the spin-glass temperature.
+
+    Refuses ``r <= 1`` (no temperature solves the condition) and an edge with
+    :math:`\beta w > ` ``MAX_COUPLING``.
+    """
+    if not r > 1.0:
+        raise InvalidParameterError(
+            f"{owner}: the weighted Bethe Hessian needs r > 1 (its temperature solves "
+            f"mean(tanh(beta*w)^2) = 1/r^2), got r={r:.6g} on this graph; pass a number "
+            "r > 1, or weight=None")
+    scale = W.data.max()
+    beta = spin_glass_beta(W.data / scale, r)
+    X = W.copy()
+    X.data = (beta / scale) * W.data
+    top = int(np.argmax(X.data))
+    if X.data[top] > MAX_COUPLING:
+        i = int(np.searchsorted(X.indptr, top, side="right")) - 1
+        j = int(X.indices[top])
+        u, v = (i, j) if nodes is None else (nodes[i], nodes[j])
+        x = float(X.data[top])
+        ratio = W.data[top] / np.median(W.data)
+        digits = int((2.0 * x - np.log(4.0)) / np.log(10.0))  # sinh(x)^2 ~ e^(2x) / 4
+        raise InvalidParameterError(
+            f"{owner}: edge ({u!r}, {v!r}) has weight {W.data[top]:g}, {ratio:.3g} times the "
+            f"median edge weight: at the temperature of the weighted Bethe Hessian "
+            f"(r={r:.4g}) its coupling beta*w = {x:.3g} is above {MAX_COUPLING:g} (its ends "
+            f"are locked together, and its entries, about 1e{digits}, would drown the "
+            "eigenvalues that count communities in rounding error); compress the weights "
+            "(e.g. np.log1p) or pass weight=None")
+    return X
+
+
+def coupling_hessian(X, r):
+    r""":math:`H^w_r` from the couplings :math:`\beta w_{ij}` (entries of ``X``; no checks).
+
+    ``(r^2 - 1) [diag(1 + sum_k sinh^2(x_ik)) - sinh(2 x_ij) / 2]``, the module's
+    formula with :math:`t = \tanh x`: :math:`t^2 / (1 - t^2) = \sinh^2 x` and
+    :math:`t / (1 - t^2) = \sinh(2x)/2`, which keep their digits as :math:`t \to 1`.
+    """
+    S = X.copy()
+    S.data = np.sinh(X.data) ** 2
+    C = X.copy()
+    C.data = 0.5 * np.sinh(2.0 * X.data)
+    H = sp.diags(1.0 + _degrees(S)) - C
+    return sp.csr_matrix((r * r - 1.0) * H)
+
+
 def smallest_eigenpairs(H, m, random_state=None, vectors=True):
     """The ``m`` smallest eigenvalues (ascending) of the symmetric sparse ``H``.
 
-    Dense ``eigh`` when ``n <= DENSE_MAX_NODES``; else Lanczos
+    Dense ``eigh`` when ``n <= DENSE_MAX_NODES`` or ``m >= n - 1`` (where
+    Lanczos cannot run), after checking its memory; else Lanczos
     (``eigsh(which="SA")``) with a seeded start vector.
 
     Returns
@@ -142,6 +303,14 @@ def smallest_eigenpairs(H, m, random_state=None, vectors=True):
     if n <= DENSE_MAX_NODES or m >= n - 1:
         from scipy.linalg import eigh
 
+        if n <= DENSE_MAX_NODES:
+            why = f"graphs of at most {DENSE_MAX_NODES} nodes use it"
+            instead = "a machine or a moment with more free memory (the matrix is small)"
+        else:
+            why = f"for {m} eigenvectors: sparse Lanczos needs fewer than n - 1 = {n - 1}"
+            instead = f"fewer communities (n_clusters, k or max_k below {n - 1})"
+        fits_or_refuse(DENSE_EIGH_COPIES * 8 * n * n, f"the dense eigendecomposition of the "
+                       f"{n} x {n} Bethe Hessian ({why})", instead)
         vals, vecs = eigh(H.toarray(), subset_by_index=[0, m - 1], eigvals_only=False)
         return vals, (vecs if vectors else None)
     rng = as_rng(random_state)
@@ -266,8 +435,8 @@ def _negative_left(H, V, v0, steps=CHECK_STEPS):
 
 
 @validated
-def estimate_k(graph, r="sqrt-mean-degree", *, max_k=100, random_state=None):
-    """Number of negative eigenvalues of ``H_r``: the Bethe Hessian estimate of k.
+def estimate_k(graph, r="sqrt-mean-degree", *, weight=None, max_k=100, random_state=None):
+    """Number of negative eigenvalues of ``H_r`` (at least 1): the Bethe Hessian estimate of k.
 
     ``H_r`` is that of the graph without its isolated nodes (``r`` from the whole
     graph), exactly what :class:`CommunityKGroups` counts. See
@@ -275,8 +444,14 @@ def estimate_k(graph, r="sqrt-mean-degree", *, max_k=100, random_state=None):
     doubling the number asked for up to ``max_k``; a ``UserWarning`` when the
     cap is reached, and then ``max_k`` is returned). The graph is read as
     :func:`detect_communities` reads it (:func:`kgroups.graph.as_adjacency`:
-    directed input symmetrised, weights and multi-edges collapsed, each with a
-    ``GraphInputWarning``), so both give the same k.
+    directed input symmetrised, self-loops removed, multi-edges collapsed or
+    weights summed, each with a ``GraphInputWarning``), so both give the same k.
+
+    A graph with no negative eigenvalue has no community structure the Bethe
+    Hessian can see (a path, a tree, a single edge, a graph whose mean degree
+    is too low): the estimate is then k = 1, one community, with a
+    ``UserWarning`` saying so ("no community structure detected at r=...:
+    k = 1"); never 0.
 
     Parameters
     ----------
@@ -286,6 +461,10 @@ def estimate_k(graph, r="sqrt-mean-degree", *, max_k=100, random_state=None):
         ``"sqrt-mean-degree"``: the square root of the mean degree (the default of
         TPAMI section 5.2); ``"zeta"``: :math:`\\sqrt{\\langle d^2\\rangle / \\langle d
         \\rangle - 1}`; or a positive number.
+    weight : str or None, default=None
+        None: every edge counts 1. A string: the edge weights to use (networkx
+        attribute; see :func:`bethe_hessian` for the weighted Bethe Hessian and
+        :func:`~kgroups.graph.as_adjacency` for matrices and files).
     max_k : int, default=100
         Cap of the estimate (the number of eigenvalues sought at most).
     random_state : int, Generator or None
@@ -294,33 +473,53 @@ def estimate_k(graph, r="sqrt-mean-degree", *, max_k=100, random_state=None):
     Returns
     -------
     k : int
-        The number of negative eigenvalues, at most ``max_k``; 0 when ``H_r`` has
-        no negative eigenvalue (e.g. a single edge).
+        The number of negative eigenvalues, between 1 and ``max_k``: 1 (with a
+        warning) when there is none.
 
     Examples
     --------
+    >>> import warnings
+    >>> import networkx as nx
     >>> from kgroups.graph import stochastic_block_model
     >>> A, _ = stochastic_block_model(400, 3, 8.0, 2.0, random_state=1)
     >>> estimate_k(A, random_state=0)
     3
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     k = estimate_k(nx.path_graph(30))
+    >>> k, str(caught[0].message)[:54]
+    (1, 'estimate_k: no community structure detected at r=1.39:')
     """
-    data = graph_data(graph, "estimate_k", "graph")
+    data = graph_data(graph, "estimate_k", "graph", weight=weight)
     require_edges(data, "estimate_k", "graph")
-    H, _, _ = core_hessian(data.adjacency, r, "estimate_k")
+    H, rv, _ = core_hessian(data.adjacency, r, "estimate_k", data.weights, data.nodes)
     vals, _ = negative_eigenpairs(H, max_k, random_state)
+    if vals.size == 0:
+        warnings.warn(no_structure("estimate_k", rv, 0), UserWarning, stacklevel=3)
+        return 1
     return int(vals.size)
 
 
-def core_hessian(A, r, owner):
+def no_structure(owner, r, count):
+    """The message for a Bethe Hessian with fewer than 2 negative eigenvalues."""
+    return (f"{owner}: no community structure detected at r={r:.3g}: the Bethe Hessian has "
+            f"{count} negative eigenvalue(s), so k = 1 (one community)")
+
+
+def core_hessian(A, r, owner, W=None, nodes=None):
     """``H_r`` of the graph without its isolated nodes, ``r`` (of the whole graph), core.
 
     Isolated nodes carry no community information; left in, each adds an
     eigenvalue ``r^2 - 1``, negative when the mean degree is below 1, which
-    would count as a community.
+    would count as a community. With unequal weights ``W`` (the same entries as
+    ``A``), the weighted :math:`H^w_r`, its couplings computed on the whole graph.
     """
     rv = bethe_r(A, r, owner)
     core = np.flatnonzero(np.diff(A.indptr) > 0)
-    return hessian(_without_isolated(A, core), rv), rv, core
+    if unweighted(W):
+        return hessian(_without_isolated(A, core), rv), rv, core
+    X = bethe_couplings(W, rv, owner, nodes)
+    return coupling_hessian(_without_isolated(X, core), rv), rv, core
 
 
 def _without_isolated(A, core):
@@ -339,7 +538,8 @@ def _without_isolated(A, core):
 
 
 @validated
-def bethe_spectral(graph, n_clusters, r="sqrt-mean-degree", *, n_init=10, random_state=None):
+def bethe_spectral(graph, n_clusters, r="sqrt-mean-degree", *, weight=None, n_init=10,
+                   random_state=None):
     """Bethe Hessian clustering: k-means on the eigenvectors of the k smallest eigenvalues.
 
     Parameters
@@ -352,6 +552,9 @@ def bethe_spectral(graph, n_clusters, r="sqrt-mean-degree", *, n_init=10, random
         ``"sqrt-mean-degree"``: the square root of the mean degree (the default of
         TPAMI section 5.2); ``"zeta"``: :math:`\\sqrt{\\langle d^2\\rangle / \\langle d
         \\rangle - 1}`; or a positive number.
+    weight : str or None, default=None
+        None: every edge counts 1. A string: the edge weights to use, in the
+        weighted Bethe Hessian of :func:`bethe_hessian`.
     n_init : int, default=10
         Restarts of the k-means (scikit-learn ``KMeans``); past 100,000 nodes they
         run on 100,000 rows drawn at random, and one k-means on all rows starts
@@ -372,12 +575,14 @@ def bethe_spectral(graph, n_clusters, r="sqrt-mean-degree", *, n_init=10, random
     >>> print(overlap(y, bethe_spectral(A, 2, random_state=0)) > 0.8)
     True
     """
-    data = graph_data(graph, "bethe_spectral", "graph")
+    data = graph_data(graph, "bethe_spectral", "graph", weight=weight)
     require_edges(data, "bethe_spectral", "graph")
     A = data.adjacency
     check_n_clusters(n_clusters, A.shape[0], "bethe_spectral")
     rng = as_rng(random_state)
-    _, V = smallest_eigenpairs(hessian(A, bethe_r(A, r, "bethe_spectral")), n_clusters, rng)
+    H = graph_hessian(A, data.weights, bethe_r(A, r, "bethe_spectral"), "bethe_spectral",
+                      data.nodes)
+    _, V = smallest_eigenpairs(H, n_clusters, rng)
     return kmeans_rows(V, n_clusters, n_init, rng)
 
 

@@ -17,6 +17,11 @@ Isolated nodes (degree 0) carry no information and would have weight 0 with
 ``weights="degree"``: they are left out of the Bethe Hessian and of the
 k-groups run, and then given the largest community; ``isolated_`` lists them.
 Disconnected graphs need nothing special (the Bethe Hessian is block diagonal).
+
+Edge weights (``weight="weight"``) change the kernel only: :math:`G = -H^w_r`,
+the weighted Bethe Hessian of :mod:`kgroups.graph._bethe` (equal weights give
+:math:`H_r` exactly). The node weights ``weights="degree"`` count edges, and the
+quality scores (modularity, coverage, performance) count edges too.
 """
 
 from __future__ import annotations
@@ -28,7 +33,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
-from sklearn.exceptions import ConvergenceWarning
 
 from .._kgroups import KernelKGroups
 from .._validation import (
@@ -39,8 +43,14 @@ from .._validation import (
     label_array,
     validated,
 )
-from ._bethe import (as_rng, core_hessian, kmeans_rows, negative_eigenpairs,
-                     smallest_eigenpairs)
+from ._bethe import (
+    as_rng,
+    core_hessian,
+    kmeans_rows,
+    negative_eigenpairs,
+    no_structure,
+    smallest_eigenpairs,
+)
 from ._io import graph_data, require_edges
 from ._metrics import quality
 
@@ -72,10 +82,19 @@ class CommunityKGroups(ConstrainedParams, ClusterMixin, BaseEstimator):
     Parameters
     ----------
     n_clusters : int or None, default=None
-        None: estimated from the Bethe Hessian.
+        None: estimated from the Bethe Hessian (:func:`kgroups.graph.estimate_k`);
+        with fewer than 2 negative eigenvalues there is no community structure to
+        find, and k = 1 (one community, with a ``UserWarning``).
     r : "sqrt-mean-degree", "zeta" or float, default="sqrt-mean-degree"
         See :func:`kgroups.graph.bethe_hessian`; computed on the whole graph.
+    weight : str or None, default=None
+        Edge weights: None, every edge counts 1 (weights the graph carries are
+        ignored with a :class:`~kgroups.graph.GraphInputWarning`); a string, the
+        networkx edge attribute holding them (for a matrix, its entries; see
+        :func:`kgroups.graph.as_adjacency`), used through the weighted Bethe
+        Hessian (:func:`kgroups.graph.bethe_hessian`).
     weights : {"none", "degree"}, default="none"
+        Node weights of kernel k-groups: 1, or the degree (number of edges).
     init : {"bethe", "random"} or array of shape (n_nodes,), default="bethe"
         Given labels are integers in ``[0, n_clusters)`` (``n_clusters=None``:
         k is their maximum + 1); a community they leave empty is filled by
@@ -121,7 +140,7 @@ class CommunityKGroups(ConstrainedParams, ClusterMixin, BaseEstimator):
         Seconds spent on the eigenvectors (estimate of k included), the k-means of
         the initialisation and the kernel k-groups runs.
     modularity_, coverage_, performance_ : float
-        Quality of ``labels_`` (:mod:`kgroups.graph`).
+        Quality of ``labels_`` (:mod:`kgroups.graph`), counting edges (not weights).
 
     Raises
     ------
@@ -148,11 +167,12 @@ class CommunityKGroups(ConstrainedParams, ClusterMixin, BaseEstimator):
 
     _parameter_constraints = PARAMETER_CONSTRAINTS["CommunityKGroups"]
 
-    def __init__(self, n_clusters=None, *, r="sqrt-mean-degree", weights="none", init="bethe",
-                 n_init=1, max_k=100, max_iter=100, tol=0.0, kmeans_n_init=10,
+    def __init__(self, n_clusters=None, *, r="sqrt-mean-degree", weight=None, weights="none",
+                 init="bethe", n_init=1, max_k=100, max_iter=100, tol=0.0, kmeans_n_init=10,
                  random_state=None, verbose=0):
         self.n_clusters = n_clusters
         self.r = r
+        self.weight = weight
         self.weights = weights
         self.init = init
         self.n_init = n_init
@@ -180,11 +200,11 @@ class CommunityKGroups(ConstrainedParams, ClusterMixin, BaseEstimator):
         """
         owner = type(self).__name__
         self._validate_params()
-        data = graph_data(X, owner, "X")
+        data = graph_data(X, owner, "X", weight=self.weight)
         require_edges(data, owner, "X")
         A = data.adjacency
         deg = np.diff(A.indptr).astype(np.float64)
-        H, self.r_, core = core_hessian(A, self.r, owner)
+        H, self.r_, core = core_hessian(A, self.r, owner, data.weights, data.nodes)
         rng = as_rng(self.random_state)
         init, k_init = self._given_labels(A.shape[0], core)
         t0 = time.perf_counter()
@@ -234,9 +254,8 @@ class CommunityKGroups(ConstrainedParams, ClusterMixin, BaseEstimator):
             _, V = negative_eigenpairs(H, self.max_k, rng)
             k = V.shape[1]
             if k < 2:
-                warnings.warn(f"{type(self).__name__}: the Bethe Hessian has {k} negative "
-                              "eigenvalue(s): no community structure detected, k = 1",
-                              UserWarning, stacklevel=3)
+                warnings.warn(no_structure(type(self).__name__, self.r_, k), UserWarning,
+                              stacklevel=3)
                 k = 1
         if k > n:
             raise InvalidParameterError(
@@ -269,7 +288,7 @@ class CommunityKGroups(ConstrainedParams, ClusterMixin, BaseEstimator):
 
 @contextmanager
 def _speaking_as(inner, owner, renames=()):
-    """Errors and ConvergenceWarnings of the ``inner`` callable, said by ``owner``.
+    """Errors and UserWarnings (ConvergenceWarnings too) of ``inner``, said by ``owner``.
 
     ``renames`` maps ``inner``'s parameter names to ``owner``'s (``n_clusters`` -> ``k``).
     """
@@ -288,7 +307,7 @@ def _speaking_as(inner, owner, renames=()):
             raise InvalidParameterError(reword(str(exc))) from None
     for w in caught:
         msg = str(w.message)
-        warnings.warn(reword(msg) if issubclass(w.category, ConvergenceWarning) else msg,
+        warnings.warn(reword(msg) if issubclass(w.category, UserWarning) else msg,
                       w.category, stacklevel=4)
 
 
@@ -322,8 +341,8 @@ class CommunityResult:
 
 
 @validated
-def detect_communities(graph, k=None, *, weights="none", init="bethe", r="sqrt-mean-degree",
-                       random_state=None, **params):
+def detect_communities(graph, k=None, *, weight=None, weights="none", init="bethe",
+                       r="sqrt-mean-degree", random_state=None, **params):
     """Function form of :class:`CommunityKGroups` (``k`` is ``n_clusters``).
 
     Parameters
@@ -332,9 +351,13 @@ def detect_communities(graph, k=None, *, weights="none", init="bethe", r="sqrt-m
         Made simple and undirected by :func:`kgroups.graph.as_adjacency`.
     k : int or None, default=None
         Number of communities; None estimates it from the Bethe Hessian
-        (:func:`estimate_k`).
+        (:func:`estimate_k`; a graph without community structure gives k = 1,
+        one community, with a warning).
+    weight : str or None, default=None
+        Edge weights: None, every edge counts 1; a string, the networkx edge
+        attribute holding them (see :class:`CommunityKGroups`).
     weights : {"none", "degree"}, default="none"
-        Node weights of kernel k-groups: 1, or the degrees.
+        Node weights of kernel k-groups: 1, or the degrees (numbers of edges).
     init : {"bethe", "random"} or array of shape (n_nodes,), default="bethe"
         Start: the Bethe Hessian clustering, random labels or given labels.
     r : "sqrt-mean-degree", "zeta" or float, default="sqrt-mean-degree"
@@ -356,15 +379,16 @@ def detect_communities(graph, k=None, *, weights="none", init="bethe", r="sqrt-m
     Examples
     --------
     >>> import networkx as nx
-    >>> res = detect_communities(nx.karate_club_graph(), random_state=0)
+    >>> G = nx.karate_club_graph()   # edge attribute 'weight': Zachary's interaction counts
+    >>> res = detect_communities(G, weight="weight", random_state=0)
     >>> res.n_clusters, len(res.labels)
     (2, 34)
     """
     owner = "detect_communities"
-    data = graph_data(graph, owner, "graph")
+    data = graph_data(graph, owner, "graph", weight=weight)
     require_edges(data, owner, "graph")
-    est = CommunityKGroups(k, weights=weights, init=init, r=r, random_state=random_state,
-                           **params)
+    est = CommunityKGroups(k, weight=weight, weights=weights, init=init, r=r,
+                           random_state=random_state, **params)
     with _speaking_as("CommunityKGroups", owner, (("n_clusters", "k"),)):
         est.fit(data)
     return CommunityResult(est.labels_, est.n_clusters_, est.bethe_labels_, est.objective_,

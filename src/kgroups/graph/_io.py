@@ -1,17 +1,32 @@
 """Graph input: networkx graphs, scipy.sparse / NumPy adjacency matrices and files.
 
-Every input becomes the adjacency matrix of a **simple undirected unweighted**
-graph (CSR, float64, symmetric, 0/1, zero diagonal), which is what the Bethe
+Every input becomes a **simple undirected** graph: the adjacency matrix of its
+edges (CSR, float64, symmetric, 0/1, zero diagonal), which is what the Bethe
 Hessian of Saade, Krzakala & Zdeborová (NIPS 2014) and section 5.2 of França,
-Rizzo & Vogelstein (TPAMI 2020) are defined on. Each departure from that is
-handled explicitly and said in a :class:`GraphInputWarning`:
+Rizzo & Vogelstein (TPAMI 2020) are defined on, and, when ``weight`` names them,
+its edge weights (a matrix of the same pattern, see below). Each departure from
+that is handled explicitly and said in a :class:`GraphInputWarning`:
 
-* directed input is symmetrised (``A + A^T``; an edge in either direction counts);
+* directed input is symmetrised: an arc in either direction is an undirected
+  edge, whose weight (when weighted) is the sum of the weights of its two arcs;
 * self-loops are removed;
-* multi-edges and edge weights are collapsed to a single unweighted edge;
+* unweighted (``weight=None``, the default): every edge counts 1; multi-edges
+  and matrix entries other than 1 are collapsed to single edges, and edge weights
+  the input carries (a networkx ``'weight'`` attribute other than 1, a numeric
+  third field of an edge list) are ignored, each with a warning;
+* weighted (``weight="weight"`` or another networkx attribute name; for a matrix
+  its entries, for an edge list its third field or the header's column of that
+  name): parallel edges are merged and their weights summed, and edges of weight
+  0 are no edges;
 * isolated nodes are kept (they are reported, and handled by the community
   detector, see :class:`~kgroups.graph.CommunityKGroups`);
 * disconnected graphs are accepted as they are.
+
+Edge weights must be finite numbers >= 0: a negative, NaN or infinite weight (or
+one that is not a number) is refused, naming the edge, the line or the matrix
+entry, and so is an invalid networkx ``'weight'`` attribute even when
+``weight=None`` (a weight that cannot be right is a broken input, not one to
+ignore).
 
 Files: edge lists (one edge per line, first two fields are the end points; ``#``
 and ``%`` start comments; separator whitespace/tab, as in SNAP's files, or a comma;
@@ -22,6 +37,7 @@ holding the ground truth).
 from __future__ import annotations
 
 import os
+import sys
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,13 +45,26 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from .._memory import check_fits
 from .._validation import InvalidParameterError, describe, encode_labels, validated
+from ._weights import (
+    bad_matrix_entry,
+    networkx_weights,
+    parse_weights,
+    undirected_line_weights,
+)
 
 __all__ = ["GraphData", "GraphInputWarning", "as_adjacency", "read_graph"]
 
+# The kgroups package: warnings name the first caller outside it.
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+# Bytes per stored entry when a dense adjacency matrix becomes CSR: the nonzero
+# positions (two int64), the values and the CSR copy (float64 + int64 index).
+DENSE_TO_CSR_BYTES = 40
+
 
 class GraphInputWarning(UserWarning):
-    """The input graph was changed to a simple undirected unweighted graph."""
+    """The input graph was changed to a simple undirected graph (see :func:`as_adjacency`)."""
 
 
 @dataclass
@@ -45,23 +74,29 @@ class GraphData:
     Attributes
     ----------
     adjacency : scipy.sparse.csr_matrix of shape (n, n)
-        Symmetric 0/1 float64 matrix with a zero diagonal. To change the graph,
-        assign a new matrix (it is checked and cleaned again by the next graph
-        function); the matrix a graph function returned is not re-checked, so do
-        not edit its arrays in place.
+        Symmetric 0/1 float64 matrix with a zero diagonal: the edges. To change the
+        graph, assign a new matrix (it is checked and cleaned again by the next
+        graph function); the matrix a graph function returned is not re-checked,
+        so do not edit its arrays in place.
     nodes : list of length n
         The original node identifiers, in the order of the rows.
     labels : ndarray of shape (n,) or None
         Ground-truth communities ``0..k-1`` when the source gave them.
+    weights : scipy.sparse.csr_matrix of shape (n, n) or None
+        Edge weights (float64, finite, > 0) on exactly the entries of
+        ``adjacency``, symmetric; None for an unweighted graph (every edge weighs
+        1). Set when the graph was read with ``weight=...``; used by a graph
+        function called with a ``weight`` that is not None.
     """
 
     adjacency: sp.csr_matrix
     nodes: list
     labels: np.ndarray | None = None
-    # the adjacency object as graph_data cleaned it: a GraphData passed on to the next
-    # graph function (detect_communities -> fit -> quality) is not cleaned again
-    # (cleaning is a pass over every edge); a matrix assigned to adjacency since then
-    # is not this object, so it is cleaned
+    weights: sp.csr_matrix | None = None
+    # the (adjacency, weights) objects as graph_data cleaned them: a GraphData passed
+    # on to the next graph function (detect_communities -> fit -> quality) is not
+    # cleaned again (cleaning is a pass over every edge); a matrix assigned since
+    # then is not one of these objects, so it is cleaned
     _cleaned: object = field(default=None, init=False, repr=False, compare=False)
 
     @property
@@ -74,32 +109,44 @@ class GraphData:
 
 
 @validated
-def as_adjacency(graph, *, label=None):
-    """Turn ``graph`` into a :class:`GraphData` (simple, undirected, unweighted).
+def as_adjacency(graph, *, label=None, weight=None):
+    """Turn ``graph`` into a :class:`GraphData` (simple, undirected; weighted on request).
 
     Parameters
     ----------
     graph : networkx.Graph, scipy.sparse matrix, ndarray of shape (n, n), \
             GraphData, str or path
         A path is read by :func:`read_graph`. A matrix is an adjacency matrix
-        (nonzero = edge). Edge weights are ignored. A list is refused: it could
-        be a matrix or a list of edges (pass ``np.asarray`` or a networkx graph).
+        (nonzero = edge). A list is refused: it could be a matrix or a list of
+        edges (pass ``np.asarray`` or a networkx graph).
     label : str or None, default=None
         Node attribute (networkx graph or GML file) holding ground-truth
         communities; returned encoded as ``0..k-1`` in ``GraphData.labels``.
+    weight : str or None, default=None
+        None: unweighted, every edge counts 1 (the graph of TPAMI section 5.2);
+        edge weights the input carries are ignored with a
+        :class:`GraphInputWarning` (a networkx ``'weight'`` attribute other than
+        1, matrix entries other than 1, a numeric third field of an edge list).
+        A string: the networkx edge attribute holding the weights (an edge
+        without it weighs 1); for a matrix, its entries are the weights; for an
+        edge list, the header's column of that name, else the third field; for a
+        :class:`GraphData`, its ``weights``. The weights go to
+        ``GraphData.weights``.
 
     Returns
     -------
     GraphData
         The symmetric 0/1 CSR ``adjacency`` with a zero diagonal, the original
-        ``nodes`` in the order of its rows, and ``labels`` (None unless ``label``
-        is given).
+        ``nodes`` in the order of its rows, ``labels`` (None unless ``label``
+        is given) and ``weights`` (None unless ``weight`` is given).
 
     Raises
     ------
     InvalidParameterError
         (a ``ValueError``) for a graph without nodes, a matrix that is not a square
-        array of finite non-negative numbers, an unreadable file, or an
+        array of numbers, an edge weight that is not a finite number >= 0 (naming
+        the edge, matrix entry or line and the value; a networkx ``'weight'``
+        attribute is checked even when ``weight=None``), an unreadable file, or an
         unsupported type; the message names the value and what was expected.
 
     Examples
@@ -108,25 +155,33 @@ def as_adjacency(graph, *, label=None):
     >>> g = as_adjacency(nx.path_graph(4))
     >>> g.n_nodes, g.n_edges
     (4, 3)
+    >>> G = nx.Graph([("a", "b", {"weight": 2.0}), ("b", "c", {"weight": 0.5})])
+    >>> as_adjacency(G, weight="weight").weights.toarray().tolist()
+    [[0.0, 2.0, 0.0], [2.0, 0.0, 0.5], [0.0, 0.5, 0.0]]
     """
-    return graph_data(graph, "as_adjacency", "graph", label=label)
+    return graph_data(graph, "as_adjacency", "graph", label=label, weight=weight)
 
 
-def graph_data(graph, owner, name, *, label=None):
-    """:func:`as_adjacency` for the other graph functions: errors name ``owner`` and ``name``."""
+def graph_data(graph, owner, name, *, label=None, weight=None, hint=True):
+    """:func:`as_adjacency` for the other graph functions: errors name ``owner`` and ``name``.
+
+    ``hint``: whether the warning about ignored weights tells to pass ``weight``
+    (False for the callables that have no such parameter).
+    """
     if isinstance(graph, GraphData):
-        data = _check_graph_data(graph, owner, name)
+        data = _check_graph_data(graph, owner, name, weight, hint)
     elif isinstance(graph, (str, bytes, os.PathLike)):
-        data = _read(graph, owner, name, label=label)
+        data = _read(graph, owner, name, label=label, weight=weight, hint=hint)
     elif hasattr(graph, "adj") and hasattr(graph, "nodes"):
-        data = _from_networkx(graph, label, owner, name)
+        data = _from_networkx(graph, label, owner, name, weight, hint)
     elif sp.issparse(graph) or isinstance(graph, np.ndarray):
         if label is not None:
             raise InvalidParameterError(
                 f"{owner}: label={label!r} needs a networkx graph or a GML file; "
                 f"{name} is {describe(graph)}")
-        A = clean_adjacency(graph, directed=None, owner=owner, name=name)
-        data = GraphData(A, list(range(A.shape[0])))
+        A = clean_adjacency(graph, directed=None, owner=owner, name=name,
+                            weighted=weight is not None, hint=hint)
+        data = _with_weights(A, list(range(A.shape[0])), None, weight is not None)
     else:
         raise InvalidParameterError(
             f"{owner}: {name}={describe(graph)} (type {type(graph).__name__}) is not a graph; "
@@ -136,8 +191,26 @@ def graph_data(graph, owner, name, *, label=None):
     if data.n_nodes == 0:
         raise InvalidParameterError(
             f"{owner}: {name} is a graph without nodes; expected at least one node")
-    data._cleaned = data.adjacency
+    data._cleaned = (data.adjacency, data.weights)
     return data
+
+
+def _with_weights(M, nodes, labels, weighted):
+    """GraphData of the clean matrix ``M``: 0/1 edges, and ``M`` as weights if weighted."""
+    if not weighted:
+        return GraphData(M, nodes, labels)
+    A = M.copy()
+    A.data[:] = 1.0
+    return GraphData(A, nodes, labels, M)
+
+
+def without_weights(data):
+    """The clean ``data`` as an unweighted graph (not cleaned again by graph_data)."""
+    if data.weights is None:
+        return data
+    out = GraphData(data.adjacency, data.nodes, data.labels)
+    out._cleaned = (out.adjacency, None)
+    return out
 
 
 def require_edges(data, owner, name):
@@ -148,13 +221,30 @@ def require_edges(data, owner, name):
             "Hessian and community detection need at least one edge")
 
 
-def _check_graph_data(g, owner, name):
-    if not sp.issparse(g.adjacency) and not isinstance(g.adjacency, np.ndarray):
-        raise InvalidParameterError(
-            f"{owner}: {name}.adjacency={describe(g.adjacency)} should be a scipy.sparse or "
-            "NumPy adjacency matrix")
-    A = g.adjacency if g._cleaned is g.adjacency else \
-        clean_adjacency(g.adjacency, directed=None, owner=owner, name=f"{name}.adjacency")
+def _ignored(what, values, hint, source):
+    """Warn that the edge weights ``values`` (not all 1) of ``source`` were ignored."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.size == 0 or np.all(values == 1.0):
+        return
+    tail = ("; pass weight='weight' to use them (weighted Bethe Hessian)" if hint else
+            " (this score counts edges, not weights)")
+    finite = values[np.isfinite(values)]
+    span = f"from {finite.min():g} to {finite.max():g}" if finite.size else "none finite"
+    _warn(f"{what}: {source} ({span}) were ignored: weight=None, every edge counts 1{tail}")
+
+
+def _check_graph_data(g, owner, name, weight, hint):
+    for part, M in (("adjacency", g.adjacency), ("weights", g.weights)):
+        if (M is not None or part == "adjacency") and not (sp.issparse(M)
+                                                            or isinstance(M, np.ndarray)):
+            raise InvalidParameterError(
+                f"{owner}: {name}.{part}={describe(M)} should be a scipy.sparse or NumPy "
+                "adjacency matrix")
+    if g._cleaned is not None and g._cleaned[0] is g.adjacency and g._cleaned[1] is g.weights:
+        A, W = g.adjacency, g.weights
+    else:
+        A = clean_adjacency(g.adjacency, directed=None, owner=owner, name=f"{name}.adjacency")
+        W = None if g.weights is None else _clean_graph_weights(g.weights, A, owner, name)
     if len(g.nodes) != A.shape[0]:
         raise InvalidParameterError(
             f"{owner}: {name}.nodes has {len(g.nodes)} entries for {A.shape[0]} rows of "
@@ -162,18 +252,44 @@ def _check_graph_data(g, owner, name):
     labels = g.labels
     if labels is not None:
         labels, _ = encode_labels(labels, A.shape[0], owner, f"{name}.labels")
-    return GraphData(A, list(g.nodes), labels)
+    if weight is None and W is not None:
+        _ignored(f"{owner}: {name}", W.data, hint, "the edge weights of this GraphData")
+        W = None
+    return GraphData(A, list(g.nodes), labels, W)
 
 
-def _from_networkx(G, label, owner="as_adjacency", name="graph"):
+def _clean_graph_weights(W, A, owner, name):
+    """``GraphData.weights`` cleaned; it must hold exactly the edges of ``adjacency``."""
+    W = clean_adjacency(W, directed=None, owner=owner, name=f"{name}.weights", weighted=True)
+    P = W.copy()
+    P.data[:] = 1.0
+    if W.shape != A.shape or (P != A).nnz:
+        raise InvalidParameterError(
+            f"{owner}: {name}.weights (shape {W.shape}, {W.nnz // 2} edges) and "
+            f"{name}.adjacency (shape {A.shape}, {A.nnz // 2} edges) do not hold the same "
+            "edges; assign both, or build the GraphData with as_adjacency(..., weight=...)")
+    return W
+
+
+def _from_networkx(G, label, owner="as_adjacency", name="graph", weight=None, hint=True):
     import networkx as nx
 
     nodes = list(G.nodes())
     if not nodes:
         raise InvalidParameterError(
             f"{owner}: {name} is a networkx graph without nodes; expected at least one node")
-    A = nx.to_scipy_sparse_array(G, nodelist=nodes, weight=None, format="csr")
-    A = clean_adjacency(A, directed=G.is_directed(), owner=owner, name=name)
+    what = f"{owner}: {name}"
+    if weight is None:
+        # the conventional attribute: refused when invalid, said when ignored
+        _, values = networkx_weights(G, "weight", what, note=(
+            " (weight=None does not use the 'weight' attribute but refuses invalid values: "
+            "fix them or delete the attribute)"))
+        _ignored(what, values, hint, "the edge weights of attribute 'weight'")
+        A = nx.to_scipy_sparse_array(G, nodelist=nodes, weight=None, format="csr")
+    else:
+        A = _networkx_weight_matrix(G, nodes, weight, what)
+    A = clean_adjacency(A, directed=G.is_directed(), owner=owner, name=name,
+                        weighted=weight is not None, hint=hint)
     labels = None
     if label is not None:
         missing = [v for v in nodes if label not in G.nodes[v]]
@@ -183,11 +299,37 @@ def _from_networkx(G, label, owner="as_adjacency", name="graph"):
                 f"(first: {missing[0]!r}); expected a node attribute every node has")
         labels, _ = encode_labels([G.nodes[v][label] for v in nodes], len(nodes), owner,
                                   f"node attribute {label!r}")
-    return GraphData(A, nodes, labels)
+    return _with_weights(A, nodes, labels, weight is not None)
 
 
-def clean_adjacency(A, directed=None, owner="as_adjacency", name="graph"):
-    """Symmetric 0/1 CSR with a zero diagonal; warns about each change it makes.
+def _networkx_weight_matrix(G, nodes, weight, what):
+    """CSR of the weights ``weight`` of ``G``'s edges (parallel edges summed, 0 dropped)."""
+    edges, values = networkx_weights(G, weight, what)
+    index = {v: i for i, v in enumerate(nodes)}
+    rows = np.fromiter((index[u] for u, _ in edges), dtype=np.int64, count=len(edges))
+    cols = np.fromiter((index[v] for _, v in edges), dtype=np.int64, count=len(edges))
+    zero = values == 0
+    if zero.any():
+        _warn(f"{what}: {int(zero.sum())} edges of weight {weight!r} = 0 were dropped "
+              "(weight 0 is no edge)")
+        rows, cols, values = rows[~zero], cols[~zero], values[~zero]
+    if not G.is_directed():  # each undirected edge in both triangles, a loop once
+        off = rows != cols
+        rows, cols = np.concatenate([rows, cols[off]]), np.concatenate([cols, rows[off]])
+        values = np.concatenate([values, values[off]])
+    n = len(nodes)
+    W = sp.coo_matrix((values, (rows, cols)), shape=(n, n)).tocsr()
+    W.sum_duplicates()
+    merged = (rows.size - W.nnz) // (1 if G.is_directed() else 2)
+    if merged > 0:
+        _warn(f"{what}: {merged} parallel edges were merged into single edges whose weight "
+              "is the sum of theirs")
+    return W
+
+
+def clean_adjacency(A, directed=None, owner="as_adjacency", name="graph", weighted=False,
+                    hint=True):
+    """Symmetric CSR with a zero diagonal; warns about each change it makes.
 
     Parameters
     ----------
@@ -195,6 +337,11 @@ def clean_adjacency(A, directed=None, owner="as_adjacency", name="graph"):
     directed : bool or None
         ``True``: symmetrise (and warn). ``None``: symmetrise if ``A`` is not
         symmetric.
+    weighted : bool
+        False: 0/1 entries (edge weights and counts collapsed, with a warning).
+        True: the entries are edge weights, kept (symmetrised as ``A + A^T``).
+    hint : bool
+        Whether the collapse warning tells to pass ``weight``.
 
     Returns
     -------
@@ -210,55 +357,103 @@ def clean_adjacency(A, directed=None, owner="as_adjacency", name="graph"):
         raise InvalidParameterError(
             f"{what}: the adjacency matrix should be square (n_nodes, n_nodes), got shape "
             f"{shape}")
+    if not sp.issparse(A):
+        _check_dense_fits(np.asarray(A), what)
     # a copy of a sparse input: its arrays are changed below (never the caller's)
     A = sp.csr_matrix(A, dtype=np.float64, copy=sp.issparse(A))
+    bad_matrix_entry(A, what)
     A.sum_duplicates()
     A.eliminate_zeros()
-    if A.nnz and not np.all(np.isfinite(A.data)):
-        raise InvalidParameterError(
-            f"{what}: the adjacency matrix holds NaN or infinite entries; expected finite "
-            "non-negative edge weights or counts")
-    if A.nnz and A.data.min() < 0:
-        raise InvalidParameterError(
-            f"{what}: the adjacency matrix has negative entries (min {A.data.min():g}); "
-            "expected nonnegative edge weights or counts")
-    multi = bool(A.nnz) and not np.all(A.data == 1.0)
-    A.data[:] = 1.0
-    asym = (A != A.T).nnz
-    if directed or asym:
-        n_dir = A.nnz
-        A = ((A + A.T) > 0).astype(np.float64).tocsr()
-        _warn(f"directed input ({n_dir} arcs, {asym} entries without their reverse) was "
-              f"symmetrised: an edge in either direction is one undirected edge")
+    collapsed = not weighted and bool(A.nnz) and not np.all(A.data == 1.0)
+    span = (A.data.min(), A.data.max()) if collapsed else None
+    if not weighted:
+        A.data[:] = 1.0
+    A = _symmetrised(A, directed, weighted, what)
     loops = int(np.count_nonzero(A.diagonal()))
     if loops:
         A.setdiag(0.0)
         A.eliminate_zeros()
         _warn(f"{loops} self-loops were removed (the Bethe Hessian is defined on simple graphs)")
-    if multi:
-        _warn("edge weights or repeated edges were collapsed to single unweighted edges")
+    if collapsed:
+        tail = "; pass weight='weight' to use the entries as edge weights" if hint else ""
+        _warn(f"edge weights or repeated edges (entries from {span[0]:g} to {span[1]:g}) were "
+              f"collapsed to single unweighted edges: weight=None, every edge counts 1{tail}")
     A.sort_indices()
     return A
 
 
-def _warn(msg, stacklevel=4):
+def _symmetrised(A, directed, weighted, what):
+    """``A`` made symmetric (with a warning) when ``directed`` or when it is not."""
+    asym = (A != A.T).nnz
+    if not (directed or asym):
+        return A
+    n_dir = A.nnz
+    if weighted:
+        S = (A + A.T).tocsr()
+        if not np.all(np.isfinite(S.data)):
+            raise InvalidParameterError(
+                f"{what}: the sum of the weights of two opposite arcs overflows float64 (up "
+                f"to {A.data.max():g}); divide the weights by a constant (communities do not "
+                "depend on a common factor)")
+        how = "an undirected edge weighs the sum of its two arcs' weights"
+    else:
+        S = ((A + A.T) > 0).astype(np.float64).tocsr()
+        how = "an edge in either direction is one undirected edge"
+    _warn(f"directed input ({n_dir} arcs, {asym} entries without an equal reverse) was "
+          f"symmetrised: {how}")
+    return S
+
+
+def _check_dense_fits(A, what):
+    """Refuse (before converting it) a dense matrix whose CSR form does not fit in memory."""
+    if A.size:
+        nnz = int(np.count_nonzero(A))
+        fits_or_refuse(nnz * DENSE_TO_CSR_BYTES + (A.shape[0] + 1) * 8,
+                       f"{what}: the sparse copy of the dense {A.shape[0]} x {A.shape[1]} "
+                       f"adjacency matrix ({nnz} nonzero entries)",
+                       "a scipy.sparse matrix or a networkx graph")
+
+
+def fits_or_refuse(nbytes, what, alternative):
+    """:func:`kgroups._memory.check_fits`, raising an ``InvalidParameterError``."""
+    try:
+        check_fits(nbytes, what, alternative)
+    except ValueError as exc:
+        raise InvalidParameterError(str(exc)) from None
+
+
+def _warn(msg, stacklevel=None):
+    """Warn with a GraphInputWarning attributed to the first caller outside kgroups."""
+    if stacklevel is None:
+        stacklevel, frame = 1, sys._getframe(0)
+        while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+            frame, stacklevel = frame.f_back, stacklevel + 1
     warnings.warn(msg, GraphInputWarning, stacklevel=stacklevel)
 
 
 @validated
-def read_graph(path, *, label=None, delimiter=None, header=None, directed=False):
+def read_graph(path, *, label=None, weight=None, delimiter=None, header=None, directed=False):
     """Read an edge list or a GML file.
 
     Parameters
     ----------
     path : str or path
         ``*.gml`` is read as GML (with networkx); anything else as an edge list:
-        one edge per line, the first two fields are its end points (extra fields,
-        such as weights, are ignored), lines starting with ``#`` or ``%`` are
-        comments (SNAP's format), fields are separated by whitespace/tabs or by
-        ``delimiter``. Text is read as UTF-8.
+        one edge per line, the first two fields are its end points (further
+        fields are read only as weights, see ``weight``), lines starting with
+        ``#`` or ``%`` are comments (SNAP's format), fields are separated by
+        whitespace/tabs or by ``delimiter``. Text is read as UTF-8.
     label : str or None, default=None
         GML node attribute with the ground-truth communities.
+    weight : str or None, default=None
+        None: unweighted, every edge counts 1 (a numeric third field other than
+        1, or a GML ``weight`` attribute other than 1, is ignored with a
+        :class:`GraphInputWarning`). A string: edge weights are read, from the
+        GML edge attribute of that name, or from the edge list's column of that
+        name in its header line, else from its third field; every line must have
+        one, a finite number >= 0 (0: no edge). An undirected list may give an
+        edge once or once in each direction with the same weight; any other
+        repetition of an edge sums its weights (with a warning).
     delimiter : str or None, default=None
         ``None``: a comma if the first data line has one, else whitespace.
     header : bool or None, default=None
@@ -266,20 +461,23 @@ def read_graph(path, *, label=None, delimiter=None, header=None, directed=False)
         first two fields are not integers while the other lines' are.
     directed : bool, default=False
         Whether an edge-list line ``u v`` is an arc: arcs are symmetrised (with a
-        warning). Undirected lists may give each edge once or in both directions.
+        warning; weighted, an edge weighs the sum of its two arcs). Undirected
+        lists may give each edge once or in both directions.
 
     Returns
     -------
     GraphData
         Node ids are integers (sorted) when every id is an integer, else strings
-        in order of first appearance.
+        in order of first appearance; ``weights`` is set when ``weight`` is given.
 
     Raises
     ------
     InvalidParameterError
         (a ``ValueError``) naming the file for a missing path, a directory, a
         binary or non-UTF-8 file, a GML file networkx cannot parse (truncated,
-        malformed), a line with fewer than two fields, or a file without edges.
+        malformed), a line with fewer than two fields, a file without edges, or
+        (with ``weight``) a line whose weight is missing or not a finite number
+        >= 0 (naming the line and the value).
 
     Examples
     --------
@@ -287,16 +485,19 @@ def read_graph(path, *, label=None, delimiter=None, header=None, directed=False)
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     path = os.path.join(tmp, "edges.txt")
     ...     with open(path, "w") as f:
-    ...         _ = f.write("# a triangle and a pendant node\\n1 2\\n2 3\\n3 1\\n3 4\\n")
-    ...     g = read_graph(path)
+    ...         _ = f.write("# a triangle and a pendant node\\n1 2 5\\n2 3 1\\n3 1 1\\n3 4 2\\n")
+    ...     g = read_graph(path, weight="weight")
     >>> g.n_nodes, g.n_edges, g.nodes
     (4, 4, [1, 2, 3, 4])
+    >>> print(g.weights[0, 1], g.weights[2, 3])
+    5.0 2.0
     """
-    return _read(path, "read_graph", "path", label=label, delimiter=delimiter, header=header,
-                 directed=directed)
+    return _read(path, "read_graph", "path", label=label, weight=weight, delimiter=delimiter,
+                 header=header, directed=directed)
 
 
-def _read(path, owner, name, *, label=None, delimiter=None, header=None, directed=False):
+def _read(path, owner, name, *, label=None, weight=None, delimiter=None, header=None,
+          directed=False, hint=True):
     path = Path(os.fsdecode(path))
     where = f"{owner}: {name}={str(path)!r}"
     if path.is_dir():
@@ -307,24 +508,66 @@ def _read(path, owner, name, *, label=None, delimiter=None, header=None, directe
         raise InvalidParameterError(f"{where} is not a regular file; expected an edge-list or "
                                     "GML file")
     if path.suffix.lower() == ".gml":
-        return _read_gml(path, label, owner, where)
+        return _read_gml(path, label, owner, where, weight, hint)
     if label is not None:
         raise InvalidParameterError(
             f"{owner}: label={label!r} is only read from GML files; {path.name} is an edge list")
-    src, dst = _read_edge_fields(path, delimiter, header, where)
+    src, dst, rest, lines, head = _read_edge_fields(path, delimiter, header, where)
+    column = head.index(weight) if head is not None and weight in head[2:] else 2
+    fields = [r[column - 2] if len(r) > column - 2 else None for r in rest]
     nodes, codes = _node_codes(np.concatenate([src, dst]))
     m, n = src.shape[0], len(nodes)
+    if weight is not None:
+        W = _edge_list_weights(codes[:m], codes[m:], fields, lines, column, n, directed, where)
+        A = clean_adjacency(W, directed=directed, owner=owner, name=name, weighted=True)
+        return _with_weights(A, nodes, None, True)
+    _ignored(where, [v for v in map(_number, fields) if v is not None], hint,
+             f"the numbers in field {column + 1} of the lines")
     A = sp.coo_matrix((np.ones(m), (codes[:m], codes[m:])), shape=(n, n)).tocsr()
     A.sum_duplicates()
     if A.nnz < m:
-        _warn(f"{m - A.nnz} repeated edge lines were collapsed to single edges", 4)
+        _warn(f"{m - A.nnz} repeated edge lines were collapsed to single edges")
     A.data[:] = 1.0
     if not directed:  # each undirected edge may be listed once or in both directions
         A = ((A + A.T) > 0).astype(np.float64)
-    return GraphData(clean_adjacency(A, directed=directed, owner=owner, name=name), nodes)
+    return GraphData(clean_adjacency(A, directed=directed, owner=owner, name=name,
+                                     hint=hint), nodes)
 
 
-def _read_gml(path, label, owner, where):
+def _number(text):
+    """``float(text)``, or None when ``text`` is None or not a number."""
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def _edge_list_weights(src, dst, fields, lines, column, n, directed, where):
+    """The weight matrix of an edge list's lines (node codes ``src``, ``dst``)."""
+    missing = next((i for i, f in enumerate(fields) if f is None), None)
+    if missing is not None:
+        raise InvalidParameterError(
+            f"{where}: line {lines[missing]} has no weight (field {column + 1}); expected "
+            f"one on every line with weight given (or pass weight=None)")
+    w = parse_weights(fields, lines, column + 1, where)
+    zero = w == 0
+    if zero.any():
+        _warn(f"{where}: {int(zero.sum())} lines of weight 0 were dropped (weight 0 is no "
+              "edge)")
+        src, dst, w = src[~zero], dst[~zero], w[~zero]
+    if directed:
+        W = sp.coo_matrix((w, (src, dst)), shape=(n, n)).tocsr()
+        W.sum_duplicates()
+        summed = w.size - W.nnz
+    else:
+        W, summed = undirected_line_weights(src, dst, w, n)
+    if summed:
+        _warn(f"{where}: {summed} repeated edges were merged into single edges whose weight "
+              "is the sum of their lines' weights")
+    return W
+
+
+def _read_gml(path, label, owner, where, weight=None, hint=True):
     import networkx as nx
 
     _check_text(path, where)
@@ -340,7 +583,7 @@ def _read_gml(path, label, owner, where):
         raise InvalidParameterError(
             f"{where} is not a valid GML file ({type(exc).__name__}: {exc}); it may be "
             "truncated or malformed") from None
-    return _from_networkx(G, label, owner, f"the graph in {path.name}")
+    return _from_networkx(G, label, owner, f"the graph in {path.name}", weight, hint)
 
 
 def _check_text(path, where):
@@ -354,9 +597,21 @@ def _check_text(path, where):
 
 
 def _read_edge_fields(path, delimiter, header, where):
-    """First two fields of every data line, as two str arrays."""
+    """The fields of every data line.
+
+    Returns
+    -------
+    src, dst : ndarray of str
+        The first two fields (the end points).
+    rest : list of tuple of str
+        The further fields of each line.
+    lines : list of int
+        The line number of each edge (for messages).
+    head : list of str or None
+        The header line's fields, when there is one.
+    """
     _check_text(path, where)
-    rows = []
+    rows, rest, lines = [], [], []
     try:
         with open(path, encoding="utf-8") as fh:
             for number, line in enumerate(fh, 1):
@@ -365,12 +620,15 @@ def _read_edge_fields(path, delimiter, header, where):
                     continue
                 if delimiter is None:
                     delimiter = "," if "," in s else ""
-                parts = s.split(delimiter) if delimiter else s.split()
+                parts = [p.strip().strip('"') for p in (s.split(delimiter) if delimiter
+                                                          else s.split())]
                 if len(parts) < 2:
                     raise InvalidParameterError(
                         f"{where}: line {number} ({describe(s)}) has fewer than two fields; "
                         "expected 'source target' (an edge list)")
-                rows.append((parts[0].strip().strip('"'), parts[1].strip().strip('"')))
+                rows.append((parts[0], parts[1]))
+                rest.append(tuple(parts[2:]))
+                lines.append(number)
     except UnicodeDecodeError as exc:
         raise InvalidParameterError(f"{where} is not UTF-8 text ({exc.reason} at byte "
                                     f"{exc.start}); expected a text edge list") from None
@@ -380,12 +638,14 @@ def _read_edge_fields(path, delimiter, header, where):
     arr = np.array(rows, dtype=str)
     if header is None:
         header = (not _all_int(arr[:1]) and arr.shape[0] > 1 and _all_int(arr[1:]))
+    head = None
     if header:
-        arr = arr[1:]
+        head = list(arr[0]) + list(rest[0])
+        arr, rest, lines = arr[1:], rest[1:], lines[1:]
     if arr.shape[0] == 0:
         raise InvalidParameterError(f"{where}: only a header line, no edges; expected one edge "
                                     "per line")
-    return arr[:, 0], arr[:, 1]
+    return arr[:, 0], arr[:, 1], rest, lines, head
 
 
 def _all_int(arr):

@@ -15,6 +15,10 @@ These follow the definitions of ``networkx.community.modularity`` and
 ``networkx.community.partition_quality`` (the tests check the agreement) but
 work from the sparse adjacency matrix in O(n + edges), never O(n^2).
 Labels may be any values (integers, strings), one per node; NaN is refused.
+The scores count edges, not weights: a graph carrying edge weights other than 1
+(a networkx ``'weight'`` attribute, matrix entries, a weighted
+:class:`~kgroups.graph.GraphData`) is scored unweighted, with a
+:class:`~kgroups.graph.GraphInputWarning` saying so.
 ``overlap`` (paper eq. 63) is :func:`kgroups.metrics.overlap`.
 """
 
@@ -23,14 +27,14 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import InvalidParameterError, encode_labels, validated
-from ._io import graph_data
+from ._io import GraphData, graph_data, without_weights
 
 __all__ = ["modularity", "coverage", "performance", "partition_quality"]
 
 
 def _counts(graph, labels, owner):
     """n, m, intra-community edges, per-community degree sums and sizes."""
-    A = graph_data(graph, owner, "graph").adjacency
+    A = graph_data(graph, owner, "graph", hint=False).adjacency
     n = A.shape[0]
     z, _ = encode_labels(labels, n, owner, "labels")
     rows = np.repeat(np.arange(n), np.diff(A.indptr))
@@ -187,6 +191,12 @@ def partition_quality(graph, labels):
 
 
 def quality(graph, labels):
-    """``(modularity, coverage, performance)`` from one pass over the edges."""
+    """``(modularity, coverage, performance)`` from one pass over the edges.
+
+    The scores of a weighted clean :class:`GraphData` count its edges (no warning:
+    :class:`~kgroups.graph.CommunityKGroups` documents it).
+    """
+    if isinstance(graph, GraphData):
+        graph = without_weights(graph)
     counts = _counts(graph, labels, "CommunityKGroups")
     return _modularity(counts, 1.0), _coverage(counts), _performance(counts)
