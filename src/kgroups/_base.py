@@ -119,7 +119,7 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
         kernel=None,
         init="kernel-k-means++",
         n_init="auto",
-        max_iter=100,
+        max_iter=300,
         tol=0.0,
         engine="auto",
         dtype="float64",

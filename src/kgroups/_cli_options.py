@@ -31,7 +31,7 @@ AUTO_START_BUDGET = 40_000
 # The defaults of KernelKGroups(...).
 ESTIMATOR_DEFAULTS = {
     "n_clusters": 8, "semimetric": "energy", "alpha": 1.0, "sigma": 1.0, "theta": 1.0,
-    "init": "kernel-k-means++", "n_init": "auto", "max_iter": 100, "tol": 0.0,
+    "init": "kernel-k-means++", "n_init": "auto", "max_iter": 300, "tol": 0.0,
     "engine": "auto", "dtype": "float64", "n_components": 256, "landmarks": "k-means++",
     "random_state": None, "verbose": 0,
 }

@@ -48,7 +48,7 @@ def better(best, run):
     return best
 
 
-def run_starts(engine, starts, n_clusters, *, rule="hartigan", max_iter=100, tol=0.0,
+def run_starts(engine, starts, n_clusters, *, rule="hartigan", max_iter=300, tol=0.0,
                progress=None, owner="KernelKGroups", seconds=None):
     """Run every start to convergence on ``engine``; the best run (a ``RunResult``).
 

@@ -64,7 +64,7 @@ class KernelKMeans(BaseKernelClustering):
         rule of :class:`KernelKGroups` (``min(30, 40_000 // n_samples)``, at
         least one); ``n_init_`` is the number used. The engine is built once
         per ``fit`` and shared by the restarts.
-    max_iter : int, default=100
+    max_iter : int, default=300
         Maximum number of Lloyd iterations per run.
     tol : float, default=0.0
         Stop when an iteration changes fewer than ``tol * n_samples`` labels.

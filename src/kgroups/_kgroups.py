@@ -74,8 +74,11 @@ class KernelKGroups(BaseKernelClustering):
         whose start already keeps the best fit of a sample); ``n_init_`` is the
         number used. The engine (for ``"dense"`` the whole kernel) is built once
         per ``fit`` and shared by the restarts.
-    max_iter : int, default=100
-        Maximum number of sweeps per run.
+    max_iter : int, default=300
+        Maximum number of sweeps per run. A sweep that moves few points is cheap:
+        O(n k) on the dense engine, and the matrix-free, GPU and low-rank engines
+        skip the points their bounds prove still, so a long tail of small sweeps
+        costs little.
     tol : float, default=0.0
         Stop when a sweep moves fewer than ``tol * n_samples`` points.
     engine : {"auto", "dense", "sparse", "matrix-free", "low-rank", "dask", "gpu"}, default="auto"
