@@ -1,274 +1,375 @@
-"""How often does each method pick the true number of clusters? (public API only)
+"""How often does each method of ``kgroups.choose_k`` pick the true k? (public API only)
 
-Issue 13, item 3. For each of 26 synthetic settings with a known k (blobs of
-varied k, spread and dimension, unequal sizes and spreads, elongated clusters,
-and the papers' generators from :mod:`kgroups.datasets`), ``--seeds`` data sets
-each (n = 200 points by default), every method picks k from ``1..10`` and the table gives the fraction of
-data sets where it picked the true k:
+Issue 28. Every method and decision rule of :func:`kgroups.choose_k` (energy
+semimetric, alpha = 1, k from 1 to 10) runs on a battery of synthetic settings with
+a known k, ``--draws`` random data sets each, and on the bundled real tables
+(z-scored; k = the number of classes, which need not be what the data show; their
+draws change only choose_k's random state):
 
-``gap-pca``    :func:`kgroups.choose_k`, gap statistic over W (energy, alpha=1),
-               reference uniform over the principal-axis box (B = ``--refs``)
-``gap-box``    the same, reference uniform over the data's coordinate box
-``gap-a2``     the same with alpha=2: the classical gap statistic (W = k-means'
-               within sum of squares), PCA references
-``eigengap``   :func:`kgroups.choose_k` ``method="eigengap"`` (energy, alpha=1),
-               k in 2..10 (it cannot say k = 1; see the docs)
-``silhouette`` scikit-learn ``KMeans(n_init=10)`` and the largest mean silhouette,
-               k in 2..10 (the silhouette is undefined for k = 1: never picked)
-``bic``        scikit-learn ``GaussianMixture`` (full covariances, ``n_init=2``)
-               and the smallest BIC, k in 1..10
+``gap:<rule>``        the gap statistic (B = ``--refs`` PCA-box references) with each
+                      decision rule of R's ``cluster::maxSE``
+``ps``                prediction strength (cutoff 0.8)
+``silhouette``        the silhouette on the semimetric of the data's fits (k >= 2)
+``eigengap``          the eigengap of the energy kernel's random-walk Laplacian (k >= 2)
+``gap+ps, 5 splits``  the default with 5 prediction-strength splits instead of 20
+``gap+ps (default)``  ``choose_k(X, range(1, 11))``: stable k that beat k = 1 on the gap,
+                      then the gap's globalSEmax rule among them
 
-``--timing`` instead times fitting the whole k range on one data set (blobs):
-one :class:`KernelKGroups` fit per k with ``n_init=5`` restarts (what
-``choose_k`` does; the restarts share the kernel / the pass over the pairs),
-against 5 separate single-start fits per k (the same starts, no sharing), one
-single-start fit per k (the estimator's default), and a warm-start chain (each
-k started from k-1's solution with the cluster of largest W split in two by a
-2-cluster fit with 5 restarts): seconds and W's mean excess over the best W
-found for each k. Best of 3 runs each (the first also compiles the numba
-kernels). Timings are noisy on a shared machine; the ratios are measured in
-one process.
+Every cell is one ``choose_k`` call per draw with ``random_state=draw``, timed on
+its own. The table has one row per setting, one column per method, and the chosen
+k of the draws in each cell (``*`` when right, ``xN`` on N draws); then hit rates
+(over all runs, settings right on most draws and on every draw) and seconds per
+method. A second table (``--repeat``) runs the default on one data set of the
+issue's cases and of two Gaussians with ``--repeat`` random states and 5, 10 or 20
+prediction-strength splits: how often it is right when only its own randomness
+changes. ``--from-json FILE --rst`` prints a saved study as reStructuredText
+without the seconds (the table of the user guide page "Choosing k").
 
-Usage: python benchmarks/bench_choose_k.py [--seeds 3] [--n 200] [--refs 10]
-       [--only NAME ...] [--rst]
-       python benchmarks/bench_choose_k.py --timing [--n 300 3000]
+Usage: python benchmarks/bench_choose_k.py [--draws 5] [--refs 10] [--splits N] [--repeat 30]
+       [--only NAME ...] [--no-real] [--out FILE.md] [--json FILE.json]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import platform
+import sys
 import time
 
 import numpy as np
-from sklearn.cluster import KMeans
-from sklearn.metrics import silhouette_score
-from sklearn.mixture import GaussianMixture
+from sklearn.datasets import make_blobs
 from threadpoolctl import threadpool_limits
 
-from kgroups import KernelKGroups, choose_k, total_energy
+from kgroups import choose_k
 from kgroups import datasets as ds
 
 K_RANGE = range(1, 11)
+GAP_RULES = ("firstSEmax", "Tibs2001SEmax", "globalSEmax", "firstmax", "globalmax")
 
 
 # --------------------------------------------------------------------------- settings
 def _centres(rng, k, d, min_dist, box=10.0):
-    """k centres in [-box, box]^d at least ``min_dist`` apart (rejection)."""
+    """k centres uniform in [-box, box]^d, at least ``min_dist`` apart (rejection)."""
     for _ in range(10_000):
         c = rng.uniform(-box, box, (k, d))
-        if k == 1 or min(np.linalg.norm(c[i] - c[j]) for i in range(k)
-                         for j in range(i)) >= min_dist:
+        gaps = np.linalg.norm(c[:, None] - c[None], axis=2)[np.triu_indices(k, 1)]
+        if k == 1 or gaps.min() >= min_dist:
             return c
     raise RuntimeError(f"no {k} centres {min_dist} apart in d={d}")
 
 
-def blobs(k, d, sd=1.0, min_dist=6.0, sizes=None, sds=None):
-    def make(n, rng):
-        c = _centres(rng, k, d, min_dist)
-        m = sizes if sizes is not None else [n // k] * k
-        m = [max(2, int(round(f * n))) for f in m] if sizes is not None else m
-        s = sds if sds is not None else [sd] * k
+def blobs(k, d, n_per=40, sd=1.0, min_dist=7.0, sizes=None, sds=None, box=10.0):
+    """Gaussian blobs; ``sizes`` (points per blob) and ``sds`` override the defaults."""
+    def make(rng):
+        c = _centres(rng, k, d, min_dist, box)
+        m = sizes or [n_per] * k
+        s = sds or [sd] * k
         return np.vstack([rng.normal(c[j], s[j], (m[j], d)) for j in range(k)])
     return make
 
 
-def elongated(k, d=2, ratio=6.0):
+def gaussian(n, scales):
+    """One Gaussian with the given axis scales, rotated at random (no clusters)."""
+    def make(rng):
+        d = len(scales)
+        Q = np.linalg.qr(rng.normal(size=(d, d)))[0]
+        return rng.normal(size=(n, d)) * np.asarray(scales) @ Q.T
+    return make
+
+
+def uniform(n, sides):
+    """Uniform over a box with the given sides (no clusters)."""
+    return lambda rng: rng.random((n, len(sides))) * np.asarray(sides)
+
+
+def heavy_tailed(k, d, n_per=60, df=3, scale=0.7, min_dist=12.0):
+    """Student-t clusters (``df`` degrees of freedom): heavy tails, outliers."""
+    def make(rng):
+        c = _centres(rng, k, d, min_dist, box=15.0)
+        return np.vstack([c[j] + scale * rng.standard_t(df, (n_per, d)) for j in range(k)])
+    return make
+
+
+def elongated(k, d=2, n_per=60, ratio=6.0, sd=0.6, min_dist=14.0):
     """Gaussian clusters stretched by ``ratio`` along a random direction each."""
-    def make(n, rng):
-        c = _centres(rng, k, d, 9.0, box=12.0)
+    def make(rng):
+        c = _centres(rng, k, d, min_dist, box=15.0)
         out = []
         for j in range(k):
             Q = np.linalg.qr(rng.normal(size=(d, d)))[0]
-            scale = np.ones(d)
-            scale[0] = ratio
-            out.append(rng.normal(size=(n // k, d)) * scale * 0.6 @ Q.T + c[j])
+            scale = np.full(d, sd)
+            scale[0] *= ratio
+            out.append(rng.normal(size=(n_per, d)) * scale @ Q.T + c[j])
         return np.vstack(out)
     return make
 
 
-def uniform(d):
-    return lambda n, rng: rng.random((n, d))
-
-
-def paper(fn, **kw):
-    """A generator of kgroups.datasets (the papers' data) taking ``n`` per class."""
-    def make(n, rng):
-        return fn(random_state=rng, **{key: (v(n) if callable(v) else v)
-                                       for key, v in kw.items()})[0]
+def grid(nx, ny, spacing=4.0, sd=0.5, n_per=40):
+    """Blobs on an nx x ny grid (the issue's 4 x 2 case: spacing 4, sd 0.5, 40 each)."""
+    def make(rng):
+        c = [(spacing * i, spacing * j) for i in range(nx) for j in range(ny)]
+        return np.vstack([rng.normal(cc, sd, (n_per, 2)) for cc in c])
     return make
 
 
-def settings():
-    """``(name, true k, make(n, rng))`` for every setting."""
-    half = lambda n: (n // 2, n // 2)  # noqa: E731
-    return [
-        ("gauss-1-d2", 1, blobs(1, 2)),
-        ("gauss-1-d10", 1, blobs(1, 10)),
-        ("uniform-1-d2", 1, uniform(2)),
-        ("blobs-2-d2", 2, blobs(2, 2)),
-        ("blobs-3-d2", 3, blobs(3, 2)),
-        ("blobs-4-d2", 4, blobs(4, 2)),
-        ("blobs-5-d2", 5, blobs(5, 2)),
-        ("blobs-6-d2", 6, blobs(6, 2)),
-        ("blobs-8-d2", 8, blobs(8, 2, min_dist=5.0)),
-        ("blobs-3-d10", 3, blobs(3, 10)),
-        ("blobs-5-d10", 5, blobs(5, 10)),
-        ("blobs-4-d2-overlap", 4, blobs(4, 2, sd=1.6)),
-        ("blobs-3-unequal-sizes", 3, blobs(3, 2, sizes=[0.1, 0.3, 0.6])),
-        ("blobs-4-unequal-spread", 4, blobs(4, 2, sds=[0.4, 0.8, 1.2, 1.6], min_dist=7.0)),
-        ("elongated-3-d2", 3, elongated(3)),
-        ("elongated-4-d3", 4, elongated(4, d=3)),
-        ("cigars-2 (ICML)", 2, paper(ds.make_cigars, n=half)),
-        ("circles-2 (ICML)", 2, paper(ds.make_concentric_circles, n=half)),
-        ("spirals-2 (arXiv)", 2, paper(ds.make_spirals, n=half)),
-        ("normal-1d-2 (TPAMI 1a)", 2, paper(ds.make_normal_1d, n=lambda n: n)),
-        ("lognormal-1d-2 (TPAMI 1b)", 2, paper(ds.make_lognormal_1d, n=lambda n: n)),
-        ("meanshift-2-d10 (TPAMI 56)", 2, paper(ds.make_mean_shift_gaussians,
-                                                n=lambda n: n)),
-        ("unequal-cov-2-d10 (TPAMI 57)", 2,
-         paper(ds.make_unequal_covariance_gaussians, n=lambda n: n)),
-        ("gauss-2-d20 (TPAMI 58)", 2, paper(ds.make_gaussians_20d, n=lambda n: n)),
-        ("unbalanced-2-d4 (TPAMI 59)", 2,
-         paper(ds.make_unbalanced_gaussians, m=lambda n: n // 4, N=lambda n: n // 2)),
-        ("grid-6 (TPAMI 3e)", 6, paper(ds.make_grid_blobs, n_clusters=6,
-                                       n_per_cluster=lambda n: n // 6)),
-    ]
+def parallel_cigars(n_per=150, sd_x=6.0, sd_y=0.5, apart=4.0, m=2):
+    """m parallel elongated clusters along x, ``apart`` apart in y (the issue's case)."""
+    def make(rng):
+        return np.vstack([rng.normal(0.0, 1.0, (n_per, 2)) * [sd_x, sd_y] + [0.0, apart * j]
+                          for j in range(m)])
+    return make
+
+
+def nested(groups=2, sub=2, d=2, n_per=40, sd=0.7, sub_dist=5.0, group_dist=40.0):
+    """``groups`` far-apart groups of ``sub`` separated blobs each: true k = groups * sub
+    (every blob is separated from every other; the groups are a coarser scale)."""
+    def make(rng):
+        out = []
+        for g in range(groups):
+            centre = np.zeros(d)
+            centre[0] = group_dist * g
+            for s in range(sub):
+                angle = 2 * np.pi * s / sub
+                off = np.zeros(d)
+                off[:2] = 0.5 * sub_dist / np.sin(np.pi / sub) * np.array(
+                    [np.cos(angle), np.sin(angle)]) if sub > 2 else [0.5 * sub_dist * (2 * s - 1), 0]
+                out.append(rng.normal(centre + off, sd, (n_per, d)))
+        return np.vstack(out)
+    return make
+
+
+def fixed(X):
+    """The same data on every draw (only choose_k's random_state changes)."""
+    return lambda rng: X
+
+
+SETTINGS = [
+    # (name, true k, make(rng))
+    ("no structure: Gaussian d=2", 1, gaussian(300, [1.0, 1.0])),
+    ("no structure: Gaussian d=10", 1, gaussian(300, [1.0] * 10)),
+    ("no structure: Gaussian 3x1", 1, gaussian(300, [3.0, 1.0])),
+    ("no structure: Gaussian 6x1", 1, gaussian(300, [6.0, 1.0])),
+    ("no structure: Gaussian 3x1x1 d=3", 1, gaussian(300, [3.0, 1.0, 1.0])),
+    ("no structure: uniform square", 1, uniform(300, [1.0, 1.0])),
+    ("no structure: uniform 3x1 rectangle", 1, uniform(300, [3.0, 1.0])),
+    ("no structure: Student t3 d=2", 1, heavy_tailed(1, 2, n_per=300, scale=1.0)),
+    ("blobs k=2 d=2", 2, blobs(2, 2, n_per=100)),
+    ("blobs k=3 d=2", 3, blobs(3, 2, n_per=60)),
+    ("blobs k=4 d=2", 4, blobs(4, 2, n_per=50)),
+    ("blobs k=5 d=2", 5, blobs(5, 2)),
+    ("blobs k=6 d=2", 6, blobs(6, 2, box=12.0)),
+    ("blobs k=8 d=2", 8, blobs(8, 2, min_dist=6.5, box=14.0)),
+    ("blobs k=10 d=2", 10, blobs(10, 2, min_dist=6.5, box=16.0)),
+    ("blobs k=6 d=3", 6, blobs(6, 3)),
+    ("blobs k=3 d=10", 3, blobs(3, 10, n_per=60)),
+    ("blobs k=5 d=20", 5, blobs(5, 20)),
+    ("blobs k=4 d=50", 4, blobs(4, 50, n_per=50)),
+    ("blobs k=10 d=10", 10, blobs(10, 10, min_dist=8.0)),
+    ("blobs k=4 overlapping (sd 1.5)", 4, blobs(4, 2, n_per=50, sd=1.5, min_dist=8.0)),
+    ("unequal sizes 10x (200/60/20)", 3, blobs(3, 2, sizes=[200, 60, 20], min_dist=8.0)),
+    ("unequal sizes 10x (150/150/15/15)", 4, blobs(4, 2, sizes=[150, 150, 15, 15],
+                                                   min_dist=8.0)),
+    ("unequal spreads (sd 0.5/1/2)", 3, blobs(3, 2, n_per=60, sds=[0.5, 1.0, 2.0],
+                                             min_dist=10.0)),
+    ("grid 4x2 (issue)", 8, grid(4, 2)),
+    ("grid 3x3", 9, grid(3, 3)),
+    ("parallel cigars (issue)", 2, parallel_cigars()),
+    ("parallel cigars x3", 3, parallel_cigars(n_per=100, m=3)),
+    ("elongated k=3 d=2", 3, elongated(3)),
+    ("elongated k=4 d=3", 4, elongated(4, d=3)),
+    ("heavy-tailed t3 k=3", 3, heavy_tailed(3, 2)),
+    ("heavy-tailed t3 k=4 d=5", 4, heavy_tailed(4, 5, min_dist=14.0)),
+    ("nested 2 groups x 2", 4, nested(2, 2)),
+    ("nested 2 groups x 3", 6, nested(2, 3)),
+    ("make_blobs(300, centers=4, random_state=0) (issue)", 4,
+     fixed(make_blobs(300, 2, centers=4, random_state=0)[0])),
+]
+
+REAL = [("iris", ds.load_iris), ("wine", ds.load_wine), ("seeds", ds.load_seeds),
+        ("dermatology", ds.load_dermatology), ("glass", ds.load_glass),
+        ("ionosphere", ds.load_ionosphere)]
+
+
+def real_settings():
+    """The bundled real tables, z-scored (constant columns dropped), k = the number of
+    classes; the draws change only choose_k's random_state."""
+    out = []
+    for name, load in REAL:
+        X, y = load(standardize=True)
+        X = X[:, X.std(axis=0) > 0]
+        out.append((f"real: {name} (n={len(X)}, d={X.shape[1]})", int(y.max()) + 1, fixed(X)))
+    return out
 
 
 # --------------------------------------------------------------------------- methods
-def silhouette_k(X, seed):
-    scores = [silhouette_score(X, KMeans(k, n_init=10, random_state=seed).fit_predict(X))
-              for k in K_RANGE if k >= 2]
-    return 2 + int(np.argmax(scores))
+def methods(refs, splits):
+    """Column name -> keyword arguments of one choose_k call (k = 1..10; 2..10 for the
+    silhouette and the eigengap, undefined at k = 1). ``splits=None`` keeps choose_k's
+    default number of prediction-strength splits."""
+    common = {"n_refs": refs} | ({} if splits is None else {"n_splits": splits})
+    cols = {f"gap:{r}": {"method": "gap", "rule": r, "n_refs": refs} for r in GAP_RULES}
+    cols["ps"] = {"method": "prediction_strength", **common}
+    cols["silhouette"] = {"method": "silhouette"}
+    cols["eigengap"] = {"method": "eigengap"}
+    cols["gap+ps, 5 splits"] = {"method": "gap+ps", "n_refs": refs, "n_splits": 5}
+    cols["gap+ps (default)"] = {"method": "gap+ps", **common}
+    return cols
 
 
-def bic_k(X, seed):
-    bic = [GaussianMixture(k, n_init=2, random_state=seed).fit(X).bic(X) for k in K_RANGE]
-    return 1 + int(np.argmin(bic))
-
-
-def methods(refs):
-    return {
-        "gap-pca": lambda X, s: choose_k(X, K_RANGE, n_refs=refs, n_init=3, random_state=s).k,
-        "gap-box": lambda X, s: choose_k(X, K_RANGE, n_refs=refs, n_init=3, reference="box",
-                                         random_state=s).k,
-        "gap-a2": lambda X, s: choose_k(X, K_RANGE, alpha=2.0, n_refs=refs, n_init=3,
-                                        random_state=s).k,
-        "eigengap": lambda X, s: choose_k(X, range(2, 11), method="eigengap").k,
-        "silhouette": silhouette_k,
-        "bic": bic_k,
-    }
-
-
-def study(n, seeds, refs, only=None):
-    """``{setting: {method: [picked k per seed]}}`` and the true k of each setting."""
-    meth = methods(refs)
-    picked, truth = {}, {}
-    for name, k, make in settings():
+def study(draws, refs, splits, only=None, real=True):
+    """``{setting: {"k": true k, column: [(chosen k, seconds) per draw]}}``."""
+    cols = methods(refs, splits)
+    warm = np.random.default_rng(0).normal(size=(40, 2))
+    for kw in cols.values():  # compile the numba kernels before anything is timed
+        choose_k(warm, range(2, 4), random_state=0, **kw)
+    out = {}
+    for name, k, make in SETTINGS + (real_settings() if real else []):
         if only and not any(o in name for o in only):
             continue
-        truth[name] = k
-        picked[name] = {m: [] for m in meth}
-        t0 = time.perf_counter()
-        for seed in range(seeds):
-            X = make(n, np.random.default_rng(1000 * seed + k))
-            X = X if X.ndim == 2 else X[:, None]
-            for m, fn in meth.items():
-                picked[name][m].append(fn(X, seed))
-        print(f"# {name:30s} true k={k}  "
-              + "  ".join(f"{m}={v}" for m, v in picked[name].items())
-              + f"  ({time.perf_counter() - t0:.0f} s)", flush=True)
-    return picked, truth
-
-
-def table(picked, truth, rst=False):
-    meth = list(next(iter(picked.values())))
-    rows = [[name, str(truth[name])]
-            + [f"{np.mean(np.array(v[m]) == truth[name]):.2f}" for m in meth]
-            for name, v in picked.items()]
-    rows.append(["all settings (mean)", ""]
-                + [f"{np.mean([np.mean(np.array(v[m]) == truth[s]) for s, v in picked.items()]):.2f}"
-                   for m in meth])
-    head = ["setting", "true k"] + meth
-    widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
-    fmt = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths))  # noqa: E731
-    if rst:
-        rule = "  ".join("=" * w for w in widths)
-        return "\n".join([rule, fmt(head), rule] + [fmt(r) for r in rows[:-1]] + [
-            "  ".join("-" * w for w in widths), fmt(rows[-1]), rule])
-    return "\n".join(["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-                     + ["| " + " | ".join(r) + " |" for r in rows])
-
-
-# --------------------------------------------------------------------------- timing
-def _warm_chain(X, n_init, seed):
-    """k-1's solution with its cluster of largest W split by a 2-cluster fit."""
-    rng = np.random.default_rng(seed)
-    labels, W = np.zeros(len(X), dtype=np.int64), [total_energy(X)]
-    for k in K_RANGE[1:]:
-        members = [np.flatnonzero(labels == j) for j in range(k - 1)]
-        j = int(np.argmax([total_energy(X[m]) if m.size > 1 else -1.0 for m in members]))
-        sub = KernelKGroups(2, n_init=n_init, random_state=int(rng.integers(2**31))
-                            ).fit(X[members[j]]).labels_
-        init = labels.copy()
-        init[members[j][sub == 1]] = k - 1
-        est = KernelKGroups(k, init=init).fit(X)
-        labels = est.labels_
-        W.append(est.within_energy_)
-    return np.array(W)
-
-
-def timing(ns):
-    for n in ns:
-        rng = np.random.default_rng(0)
-        X = blobs(5, 5, sd=1.5)(n, rng)
-        runs = {
-            "one fit per k, n_init=5 (choose_k)": lambda: [
-                KernelKGroups(k, n_init=5, random_state=k).fit(X).within_energy_
-                for k in K_RANGE],
-            "5 separate 1-start fits per k": lambda: [
-                min(KernelKGroups(k, random_state=100 * k + r).fit(X).within_energy_
-                    for r in range(5)) for k in K_RANGE],
-            "1 fit per k, n_init=1 (default)": lambda: [
-                KernelKGroups(k, random_state=k).fit(X).within_energy_ for k in K_RANGE],
-            "warm-start chain (split, 5 restarts)": lambda: _warm_chain(X, 5, 0),
-        }
-        res = {}
-        for name, fn in runs.items():  # best of 3 (the first also compiles)
-            times = []
-            for _ in range(3):
+        out[name] = {"k": k, **{c: [] for c in cols}}
+        for draw in range(draws):
+            X = make(np.random.default_rng(1000 * draw + 17))
+            for c, kw in cols.items():
+                ks = range(2, 11) if kw["method"] in ("silhouette", "eigengap") else K_RANGE
                 t0 = time.perf_counter()
-                W = np.asarray(fn())
-                times.append(time.perf_counter() - t0)
-            res[name] = (min(times), W)
-        best = np.min([W for _, W in res.values()], axis=0)
-        base = res["one fit per k, n_init=5 (choose_k)"][0]
-        engine = KernelKGroups(2).fit(X).engine_
-        print(f"\nn={n}, D=5, 5 blobs, k = 1..10, engine={engine!r}")
-        for name, (t, W) in res.items():
-            print(f"  {name:40s} {t:7.2f} s  ({t / base:4.2f} x)  mean excess of W over the "
-                  f"best: {100 * np.mean(W / best - 1):5.2f}%")
+                r = choose_k(X, ks, random_state=draw, **kw)
+                out[name][c].append((r.k, time.perf_counter() - t0))
+        picks = "  ".join(f"{c}={[p for p, _ in out[name][c]]}" for c in cols)
+        print(f"# {name} (k={k}): {picks}", file=sys.stderr, flush=True)
+    return out
+
+
+REPEAT_CASES = ["grid 4x2 (issue)", "parallel cigars (issue)",
+                "make_blobs(300, centers=4, random_state=0) (issue)",
+                "no structure: Gaussian d=2", "no structure: Gaussian 3x1"]
+
+
+def repeatability(n_states, splits=(5, 10, 20)):
+    """The default on one data set of each of ``REPEAT_CASES`` with random_state
+    0..n_states-1, for several numbers of prediction-strength splits: how often the
+    answer is right when only choose_k's randomness changes."""
+    table = [["data (one draw)", "k"] + [f"n_splits={s}" for s in splits]]
+    settings = {name: (k, make) for name, k, make in SETTINGS}
+    for name in REPEAT_CASES:
+        k, make = settings[name]
+        X = make(np.random.default_rng(17))
+        cells = [_cell([choose_k(X, K_RANGE, n_splits=s, random_state=r).k
+                        for r in range(n_states)], k) for s in splits]
+        table.append([name, str(k)] + cells)
+        print(f"# repeat {name}: {cells}", file=sys.stderr, flush=True)
+    return table
+
+
+# --------------------------------------------------------------------------- table
+def _cell(picks, k):
+    counts = {}
+    for p in picks:
+        counts[p] = counts.get(p, 0) + 1
+    return " ".join(f"{p}{'*' if p == k else ''}x{c}" if len(counts) > 1 or c > 1 else
+                    f"{p}{'*' if p == k else ''}" for p, c in sorted(counts.items()))
+
+
+def rows(res, timings=True):
+    """Header and rows: one per setting (chosen k per draw, ``*`` when right), then
+    hit rates over the runs and over the settings, then seconds (``timings``)."""
+    cols = [c for c in next(iter(res.values())) if c != "k"]
+    out = [["setting", "k"] + cols]
+    out += [[name, str(v["k"])] + [_cell([p for p, _ in v[c]], v["k"]) for c in cols]
+            for name, v in res.items()]
+
+    def hits(n, c):
+        return [p == res[n]["k"] for p, _ in res[n][c]]
+
+    groups = {"synthetic": [n for n in res if not n.startswith("real")],
+              "real tables": [n for n in res if n.startswith("real")]}
+    for label, names in ((g, n) for g, n in groups.items() if n):
+        out.append([f"{label}: hit rate over runs", ""]
+                   + [f"{np.mean([h for n in names for h in hits(n, c)]):.3f}" for c in cols])
+        out.append([f"{label}: settings right on most draws", ""]
+                   + [f"{sum(np.mean(hits(n, c)) > 0.5 for n in names)}/{len(names)}"
+                      for c in cols])
+        out.append([f"{label}: settings right on every draw", ""]
+                   + [f"{sum(all(hits(n, c)) for n in names)}/{len(names)}" for c in cols])
+    if timings:
+        secs = [sum(t for v in res.values() for _, t in v[c]) for c in cols]
+        nrun = sum(len(v[cols[0]]) for v in res.values())
+        out.append(["total seconds", ""] + [f"{t:.1f}" for t in secs])
+        out.append([f"mean seconds per run ({nrun} runs)", ""] + [f"{t / nrun:.3f}" for t in secs])
+    return out, len(res)
+
+
+def markdown(table):
+    head, *body = table
+    return "\n".join(["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+                     + ["| " + " | ".join(r) + " |" for r in body])
+
+
+def rst(table, n_settings):
+    """reStructuredText simple table; the summary rows below a rule."""
+    widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
+
+    def fmt(r):
+        return "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()
+
+    rule = "  ".join("=" * w for w in widths)
+    head, body = table[0], table[1:]
+    return "\n".join([rule, fmt(head), rule] + [fmt(r) for r in body[:n_settings]]
+                     + ["  ".join("-" * w for w in widths)]
+                     + [fmt(r) for r in body[n_settings:]] + [rule])
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seeds", type=int, default=3)
-    ap.add_argument("--n", type=int, nargs="+", default=None)
+    ap.add_argument("--draws", type=int, default=5)
     ap.add_argument("--refs", type=int, default=10)
+    ap.add_argument("--splits", type=int, default=None,
+                    help="prediction-strength splits (default: choose_k's)")
     ap.add_argument("--only", nargs="*")
-    ap.add_argument("--rst", action="store_true", help="print the table as reStructuredText")
-    ap.add_argument("--timing", action="store_true")
+    ap.add_argument("--no-real", action="store_true")
+    ap.add_argument("--out", default=None, help="also write the report to this file")
+    ap.add_argument("--json", default=None, help="write the chosen k and seconds as JSON")
+    ap.add_argument("--from-json", default=None,
+                    help="render a study saved with --json instead of running one")
+    ap.add_argument("--rst", action="store_true",
+                    help="print the table as reStructuredText, without the seconds")
+    ap.add_argument("--repeat", type=int, default=30,
+                    help="random states of the repeatability table (0: none)")
     args = ap.parse_args()
-    if args.timing:
-        timing(args.n or [300, 3000])
+    if args.from_json:
+        with open(args.from_json) as fh:
+            res = json.load(fh)
+        print(rst(*rows(res, timings=False)) if args.rst else markdown(rows(res)[0]))
         return
-    n = (args.n or [200])[0]
     t0 = time.perf_counter()
     with threadpool_limits(1):  # BLAS threads on small matrices only oversubscribe
-        picked, truth = study(n, args.seeds, args.refs, args.only)
-    print(f"\nfraction of {args.seeds} data sets (n={n}) where the method picked the true k; "
-          f"k in 1..10; {time.perf_counter() - t0:.0f} s\n")
-    print(table(picked, truth, rst=args.rst))
+        res = study(args.draws, args.refs, args.splits, args.only, not args.no_real)
+        repeat = repeatability(args.repeat) if args.repeat else None
+    total = time.perf_counter() - t0
+    if args.rst:
+        print(rst(*rows(res, timings=False)))
+        return
+    machine = platform.processor() or platform.machine()
+    threads = os.environ.get("NUMBA_NUM_THREADS", "default")
+    report = (f"# choose_k study\n\n`python {' '.join(sys.argv)}`\n\n{args.draws} draws per "
+              "setting, k in 1..10 (2..10 for silhouette and eigengap), energy semimetric "
+              f"(alpha = 1), B = {args.refs} references, {args.splits or 'default'} splits, "
+              "n_init = 5. Cells: the chosen k of each draw, `*` when right, `xN` = on N "
+              f"draws.\n\n{markdown(rows(res)[0])}\n\n")
+    if repeat:
+        report += (f"## Repeatability of the default\n\nOne data set per row; the default "
+                   f"with random_state 0..{args.repeat - 1} and 5, 10 or 20 prediction-"
+                   f"strength splits.\n\n{markdown(repeat)}\n\n")
+    report += (f"{total:.0f} s in all on {machine}, {os.cpu_count()} cores "
+               f"(NUMBA_NUM_THREADS={threads}).\n")
+    print(report)
+    if args.out:
+        with open(args.out, "w") as fh:
+            fh.write(report)
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(res, fh, indent=1)
 
 
 if __name__ == "__main__":

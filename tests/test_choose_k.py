@@ -1,10 +1,18 @@
-"""choose_k: the gap statistic over W and the eigengap of the energy kernel's Laplacian."""
+"""choose_k: the gap statistic and its decision rules, prediction strength, the
+silhouette, the eigengap, and the default that combines the gap and prediction strength."""
 
 import numpy as np
 import pytest
 
 from kgroups import ChooseKResult, KernelKGroups, choose_k
-from kgroups._choose_k import gap_rule, reference_sample
+from kgroups._choose_k import (
+    GAP_RULES,
+    _prediction_strength_curve,
+    gap_rule,
+    prediction_strength_score,
+    ps_rule,
+    reference_sample,
+)
 from kgroups._validation import InvalidParameterError
 
 
@@ -13,59 +21,215 @@ def blobs(rng, centres, sd, n_per):
 
 
 THREE = ([0.0, 0.0], [8.0, 0.0], [0.0, 8.0])
+PARAMS = {"semimetric": "energy", "alpha": 1.0, "sigma": 1.0, "theta": 1.0, "engine": "auto"}
+
+
+# --------------------------------------------------------------------------- rules
+# Hand-worked curves, k = 1..6. A: the issue's near tie Gap(1) = 0.185, Gap(2) = 0.186,
+# then a first local maximum at k = 3 and the global one at k = 5, all s_k = 0.02.
+#   globalmax: 0.45 is largest -> k=5.   firstmax: 0.30 >= 0.29 first -> k=3.
+#   Tibs2001SEmax: 0.185 >= 0.186 - 0.02 at k=1 -> k=1.
+#   firstSEmax: first max k=3, smallest k with Gap >= 0.30 - 0.02 = 0.28 -> k=3.
+#   globalSEmax: global max k=5, smallest k with Gap >= 0.45 - 0.02 = 0.43 -> k=5.
+# B: unequal s_k.
+#   globalmax -> 5; firstmax: 0.26 >= 0.25 -> k=3.
+#   Tibs2001SEmax: 0.10 < 0.20 - 0.01; 0.20 >= 0.26 - 0.07 = 0.19 -> k=2.
+#   firstSEmax: first max k=3, Gap >= 0.26 - 0.07 = 0.19 first at k=2 -> k=2.
+#   globalSEmax: global max k=5, Gap >= 0.40 - 0.15 = 0.25 first at k=3 -> k=3.
+CURVE_A = ([0.185, 0.186, 0.30, 0.29, 0.45, 0.44], [0.02] * 6,
+           {"globalmax": 5, "firstmax": 3, "Tibs2001SEmax": 1, "firstSEmax": 3,
+            "globalSEmax": 5})
+CURVE_B = ([0.10, 0.20, 0.26, 0.25, 0.40, 0.39], [0.01, 0.01, 0.07, 0.01, 0.15, 0.01],
+           {"globalmax": 5, "firstmax": 3, "Tibs2001SEmax": 2, "firstSEmax": 2,
+            "globalSEmax": 3})
+
+
+@pytest.mark.parametrize("curve", [CURVE_A, CURVE_B], ids=["near-tie", "unequal-se"])
+@pytest.mark.parametrize("rule", GAP_RULES)
+def test_rules_on_hand_worked_curves(curve, rule):
+    gap, se, expected = curve
+    assert gap_rule(np.array(gap), np.array(se), rule) + 1 == expected[rule]
+
+
+def test_rules_edge_cases():
+    up = np.array([0.1, 0.5, 0.9])                 # rising by more than s at every step
+    se = np.full(3, 0.01)
+    assert [gap_rule(up, se, r) for r in GAP_RULES] == [2, 2, 2, 2, 2]
+    one = np.array([0.3])
+    assert [gap_rule(one, np.array([0.1]), r) for r in GAP_RULES] == [0] * 5
+    # se_factor = 0 turns the SE rules into the max rules (R: firstmax == firstSEmax
+    # with SE.factor = 0); Tibs2001SEmax becomes the first local maximum
+    gap, se, _ = CURVE_B
+    gap, se = np.array(gap), np.array(se)
+    assert gap_rule(gap, se, "firstSEmax", 0.0) == gap_rule(gap, se, "firstmax") == 2
+    assert gap_rule(gap, se, "globalSEmax", 0.0) == gap_rule(gap, se, "globalmax") == 4
+    assert gap_rule(gap, se, "Tibs2001SEmax", 0.0) == 2
+    # se_factor = 2.5 widens every allowance: globalSEmax's threshold 0.40 - 0.375 = 0.025
+    assert gap_rule(gap, se, "globalSEmax", 2.5) == 0
+    with pytest.raises(InvalidParameterError, match="rule='max'"):
+        gap_rule(gap, se, "max")
+
+
+def test_ps_rule():
+    assert ps_rule(np.array([1.0, 0.95, 0.7, 0.85, 0.5])) == 3
+    assert ps_rule(np.array([1.0, 0.95, 0.7, 0.85, 0.5]), cutoff=0.9) == 1
+    assert ps_rule(np.array([0.5, 0.6])) == 0      # none stable: the first k
+
+
+# --------------------------------------------------------------------------- prediction strength
+def brute_ps(test_labels, predicted, w):
+    """Tibshirani & Walther eq. 2.1 by a loop over ordered pairs, weighted."""
+    worst = None
+    for j in np.unique(test_labels):
+        members = np.flatnonzero(test_labels == j)
+        num = den = 0.0
+        for a in members:
+            for b in members:
+                if a != b:
+                    den += w[a] * w[b]
+                    num += w[a] * w[b] * (predicted[a] == predicted[b])
+        if den > 0:
+            worst = num / den if worst is None else min(worst, num / den)
+    return 0.0 if worst is None else worst
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_prediction_strength_score_against_brute_force(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 12))
+    test_labels = rng.integers(0, 3, n)
+    test_labels = np.unique(test_labels, return_inverse=True)[1].ravel()
+    predicted = rng.integers(0, 3, n)
+    w = rng.uniform(0.2, 3.0, n) if seed % 2 else np.ones(n)
+    got = prediction_strength_score(test_labels, predicted, None if seed % 2 == 0 else w)
+    assert got == pytest.approx(brute_ps(test_labels, predicted, w), abs=1e-12)
+
+
+def test_prediction_strength_score_by_hand():
+    # cluster 0 = {0, 1, 2} predicted (1, 1, 0): 2 of 6 ordered pairs together;
+    # cluster 1 = {3, 4} predicted (0, 0): 2 of 2; cluster 2 = {5} has no pair
+    assert prediction_strength_score(np.array([0, 0, 0, 1, 1, 2]),
+                                     np.array([1, 1, 0, 0, 0, 1])) == pytest.approx(1 / 3)
+    assert prediction_strength_score(np.array([0, 1]), np.array([0, 0])) == 0.0
+
+
+class FixedRng:
+    """Stands in for the Generator: a given permutation and given fit seeds."""
+
+    def __init__(self, perm):
+        self.perm, self.seeds = perm, iter(range(100, 10_000))
+
+    def permutation(self, n):
+        return self.perm
+
+    def integers(self, high):
+        return next(self.seeds)
+
+
+def test_prediction_strength_curve_against_brute_force():
+    """Both halves of one split, every k: own fits, predict, pairs counted by a loop."""
+    rng = np.random.default_rng(20)
+    X = blobs(rng, THREE, 2.5, 6)                      # 18 points, overlapping a little
+    w = rng.uniform(0.5, 2.0, 18)
+    perm = rng.permutation(18)
+    ks = np.array([1, 2, 3, 4])
+    runs = _prediction_strength_curve(X, w, ks, PARAMS, 1, 2, FixedRng(perm))
+    halves = (np.sort(perm[:9]), np.sort(perm[9:]))
+    seeds = iter(range(100, 10_000))
+    fits = [[KernelKGroups(int(k), n_init=1 if k == 1 else 2, random_state=next(seeds)).fit(
+        X[h], sample_weight=w[h]) for k in ks] for h in halves]
+    for t in (0, 1):
+        for j, k in enumerate(ks):
+            want = 1.0 if k == 1 else brute_ps(
+                fits[t][j].labels_, fits[1 - t][j].predict(X[halves[t]]), w[halves[t]])
+            assert runs[t, j] == pytest.approx(want, abs=1e-12)
+    assert runs[:, 1:].min() < 1.0                      # the check can fail: not all ones
+
+
+def test_prediction_strength_method():
+    X = blobs(np.random.default_rng(21), THREE, 0.7, 30)
+    r = choose_k(X, range(1, 6), method="prediction_strength", n_splits=3, random_state=0)
+    assert r.k == 3 and r.criteria == ["prediction_strength"] and r.cutoff == 0.8
+    assert r.prediction_strength_runs.shape == (6, 5)
+    np.testing.assert_allclose(r.prediction_strength, r.prediction_strength_runs.mean(0))
+    assert r.prediction_strength[2] == pytest.approx(1.0) and r.prediction_strength[0] == 1.0
+    assert r.labels.shape == (90,) and sorted(np.bincount(r.labels)) == [30, 30, 30]
+
+
+# --------------------------------------------------------------------------- silhouette
+def test_silhouette_matches_scikit_learn_and_blocks(monkeypatch):
+    from sklearn.metrics import silhouette_score
+
+    import kgroups._choose_k as ck
+
+    X = blobs(np.random.default_rng(22), THREE, 1.5, 15)
+    r = choose_k(X, range(1, 6), method="silhouette", random_state=0)
+    assert np.isnan(r.silhouette[0]) and r.k == 3
+    D = np.linalg.norm(X[:, None] - X[None], axis=2)
+    for k in range(2, 6):
+        labels = KernelKGroups(k, n_init=5, random_state=0).fit(X).labels_
+        fits = ck._fits(X, np.ones(len(X)), np.array([k]), PARAMS, 5, np.random.default_rng(0))
+        mine = ck._silhouette_curve(X, np.ones(len(X)), np.array([k]), [labels], {
+            p: PARAMS[p] for p in ("semimetric", "alpha", "sigma", "theta")})[0]
+        assert mine == pytest.approx(silhouette_score(D, labels, metric="precomputed"),
+                                     abs=1e-12)
+        assert fits[0].labels_.shape == labels.shape
+    monkeypatch.setattr(ck, "SILHOUETTE_BLOCK_BYTES", 8 * 45 * 7)   # blocks of 7 rows
+    blocked = choose_k(X, range(1, 6), method="silhouette", random_state=0)
+    np.testing.assert_allclose(blocked.silhouette, r.silhouette, equal_nan=True, atol=1e-12)
+
+
+def test_weighted_silhouette_by_hand():
+    """a_i: weighted mean rho to the other points of its cluster; b_i: smallest such
+    mean to another cluster; weighted mean of (b - a) / max(a, b)."""
+    import kgroups._choose_k as ck
+
+    rng = np.random.default_rng(23)
+    X = rng.normal(size=(9, 2))
+    lab = np.array([0, 0, 0, 1, 1, 2, 2, 2, 2])
+    w = rng.uniform(0.5, 2.0, 9)
+    D = np.linalg.norm(X[:, None] - X[None], axis=2)
+    s = []
+    for i in range(9):
+        own = [j for j in range(9) if lab[j] == lab[i] and j != i]
+        a = sum(w[j] * D[i, j] for j in own) / sum(w[j] for j in own)
+        b = min(sum(w[j] * D[i, j] for j in range(9) if lab[j] == c)
+                / sum(w[j] for j in range(9) if lab[j] == c) for c in set(lab) - {lab[i]})
+        s.append((b - a) / max(a, b))
+    want = np.dot(w, s) / w.sum()
+    got = ck._silhouette_curve(X, w, np.array([3]), [lab], {
+        p: PARAMS[p] for p in ("semimetric", "alpha", "sigma", "theta")})[0]
+    assert got == pytest.approx(want, abs=1e-12)
 
 
 # --------------------------------------------------------------------------- gap
-@pytest.mark.parametrize("reference", ["pca", "box"])
-def test_gap_picks_three_separated_blobs(reference):
-    X = blobs(np.random.default_rng(0), THREE, 0.7, 40)
-    r = choose_k(X, range(1, 7), reference=reference, random_state=0)
-    assert r.k == 3 and r.method == "gap"
-    assert r.k_values.tolist() == [1, 2, 3, 4, 5, 6]
-    assert r.labels.shape == (120,) and np.bincount(r.labels).tolist() == [40, 40, 40]
-
-
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_gap_picks_one_on_a_single_gaussian(seed):
-    X = np.random.default_rng(seed).normal(size=(150, 2))
-    assert choose_k(X, range(1, 7), random_state=seed).k == 1
-
-
 def test_gap_curve_and_se_follow_the_formulas():
     X = blobs(np.random.default_rng(3), THREE, 1.0, 30)
-    r = choose_k(X, range(1, 6), n_refs=7, random_state=1)
-    assert r.ref_log_w.shape == (7, 5)
+    r = choose_k(X, range(1, 6), method="gap", n_refs=7, random_state=1)
+    assert r.ref_log_w.shape == (7, 5) and r.rule == "firstSEmax"
     l_bar = r.ref_log_w.sum(axis=0) / 7
     sd = np.sqrt(((r.ref_log_w - l_bar) ** 2).sum(axis=0) / 7)     # divisor B, as the paper
-    np.testing.assert_allclose(r.values, l_bar - np.log(r.within_energy), rtol=1e-12)
-    np.testing.assert_allclose(r.se, sd * np.sqrt(1 + 1 / 7), rtol=1e-12)
-    first = next(i for i in range(4) if r.values[i] >= r.values[i + 1] - r.se[i + 1])
-    assert r.k == r.k_values[first]
+    np.testing.assert_allclose(r.gap, l_bar - np.log(r.within_energy), rtol=1e-12)
+    np.testing.assert_allclose(r.gap_se, sd * np.sqrt(1 + 1 / 7), rtol=1e-12)
+    assert r.k == 3
 
 
-def test_one_se_rule_by_hand():
-    # Gap(1)=0.1 < Gap(2)-s2=0.45; Gap(2)=0.5 >= Gap(3)-s3=0.5 -> k=2
-    assert gap_rule(np.array([0.1, 0.5, 0.6, 0.7]), np.array([0.1, 0.05, 0.1, 0.1])) == 1
-    # increasing by more than s at every step: the last k
-    assert gap_rule(np.array([0.1, 0.5, 0.9]), np.array([0.01, 0.01, 0.01])) == 2
+@pytest.mark.parametrize("rule", GAP_RULES)
+def test_each_rule_through_choose_k(rule):
+    X = blobs(np.random.default_rng(4), THREE + ([8.0, 8.0],), 1.5, 20)
+    r = choose_k(X, range(1, 7), method="gap", rule=rule, n_refs=4, random_state=0)
+    assert r.rule == rule and r.k == r.k_values[gap_rule(r.gap, r.gap_se, rule)]
+    assert rule in r.reasoning and f"k={r.k}" in r.reasoning
 
 
 def test_within_energy_is_that_of_the_labels():
     rng = np.random.default_rng(4)
     X = blobs(rng, THREE + ([8.0, 8.0],), 1.5, 25)
-    r = choose_k(X, range(1, 8), n_refs=2, random_state=0)
-    # W of the returned labels, by brute force: sum_j (1 / 2 n_j) sum_{x,y in C_j} |x - y|
+    r = choose_k(X, range(1, 8), method="gap", n_refs=2, random_state=0)
     D = np.linalg.norm(X[:, None, :] - X[None, :, :], axis=2)
     brute = sum(D[np.ix_(r.labels == j, r.labels == j)].sum() / (2 * (r.labels == j).sum())
                 for j in range(r.k))
     assert r.within_energy[r.k_values == r.k][0] == pytest.approx(brute, rel=1e-10)
-
-
-def test_same_seed_same_result_and_one_restart_works():
-    X = blobs(np.random.default_rng(5), THREE, 0.7, 30)
-    a = choose_k(X, range(1, 6), n_init=1, random_state=0)
-    b = choose_k(X, range(1, 6), n_init=1, random_state=0)
-    assert a.k == 3 and np.array_equal(a.values, b.values)
 
 
 def test_alpha_two_is_the_classical_gap_statistic():
@@ -75,13 +239,11 @@ def test_alpha_two_is_the_classical_gap_statistic():
 
     rng = np.random.default_rng(6)
     X = blobs(rng, THREE, 1.0, 30)
-    ks = range(1, 6)
-    B = 10
-    r = choose_k(X, ks, alpha=2.0, n_refs=B, random_state=0)
+    ks, B = range(1, 6), 10
+    r = choose_k(X, ks, method="gap", alpha=2.0, n_refs=B, random_state=0)
     inertia = np.array([KMeans(k, n_init=10, random_state=0).fit(X).inertia_ for k in ks])
     np.testing.assert_allclose(r.within_energy[:3], inertia[:3], rtol=1e-9)  # k <= 3: optimum
     assert np.all(r.within_energy <= inertia * 1.01)
-    # the classical gap, written independently: PCA-box references, KMeans, log W
     m = X.mean(0)
     V = np.linalg.svd(X - m)[2].T
     Z = (X - m) @ V
@@ -89,10 +251,9 @@ def test_alpha_two_is_the_classical_gap_statistic():
     for b in range(B):
         R = (Z.min(0) + rng.random(Z.shape) * np.ptp(Z, 0)) @ V.T + m
         ref[b] = np.log([KMeans(k, n_init=3, random_state=0).fit(R).inertia_ for k in ks])
-    gap = ref.mean(0) - np.log(inertia)
-    sd = ref.std(0)
+    gap, sd = ref.mean(0) - np.log(inertia), ref.std(0)
     # two independent means of B draws differ by about sd * sqrt(2 / B): allow 4 of those
-    assert np.all(np.abs(r.values - gap) <= 4 * sd * np.sqrt(2 / B) + 0.01)
+    assert np.all(np.abs(r.gap - gap) <= 4 * sd * np.sqrt(2 / B) + 0.01)
     assert r.k == 3 and gap_rule(gap, sd * np.sqrt(1 + 1 / B)) == 2
 
 
@@ -100,15 +261,71 @@ def test_alpha_two_is_the_classical_gap_statistic():
 def test_reference_samples_fill_the_right_box(kind):
     rng = np.random.default_rng(7)
     X = rng.normal(size=(400, 2)) @ np.array([[3.0, 1.0], [0.0, 0.3]]) + 5.0
-    w = np.ones(400)
-    R = reference_sample(X, w, kind, rng)
+    R = reference_sample(X, np.ones(400), kind, rng)
     if kind == "box":
         assert np.all(R >= X.min(0)) and np.all(R <= X.max(0))
-    else:  # inside the box of the principal-axis coordinates, and filling it
+    else:
         V = np.linalg.svd(X - X.mean(0))[2].T
         Z, ZR = (X - X.mean(0)) @ V, (R - X.mean(0)) @ V
         assert np.all(ZR >= Z.min(0) - 1e-9) and np.all(ZR <= Z.max(0) + 1e-9)
         assert np.all(np.ptp(ZR, 0) > 0.9 * np.ptp(Z, 0))
+
+
+# --------------------------------------------------------------------------- the default
+def grid_4x2(rng):
+    return np.vstack([rng.normal([4.0 * i, 4.0 * j], 0.5, (40, 2))
+                      for i in range(4) for j in range(2)])
+
+
+def test_default_on_the_issue_grid_and_make_blobs():
+    from sklearn.datasets import make_blobs
+
+    r = choose_k(grid_4x2(np.random.default_rng(0)), range(1, 11), random_state=0)
+    assert r.k == 8 and r.method == "gap+ps" and r.rule == "globalSEmax"
+    assert r.criteria == ["gap", "prediction_strength"]
+    assert "k=8" in r.reasoning and "0.8" in r.reasoning
+    X = make_blobs(300, 2, centers=4, random_state=0)[0]
+    assert choose_k(X, range(1, 11), random_state=0).k == 4
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "kernel k-groups' 2-cluster optimum on the parallel cigars cuts across the long axis "
+    "(lower W than the two bands, for every alpha tried), as on one elongated Gaussian: "
+    "every "
+    "criterion on its fits sees one elongated cloud (see the user guide, 'Choosing k')"))
+def test_default_on_the_issue_parallel_cigars():
+    rng = np.random.default_rng(1)
+    X = np.vstack([rng.normal(0.0, 1.0, (150, 2)) * [6.0, 0.5] + [0.0, 4.0 * j]
+                   for j in range(2)])
+    assert choose_k(X, range(1, 11), random_state=0).k == 2
+
+
+@pytest.mark.parametrize("scales", [[1.0, 1.0], [3.0, 1.0], [6.0, 1.0]])
+def test_default_says_one_without_structure(scales):
+    for seed in range(2):
+        X = np.random.default_rng(seed).normal(size=(200, 2)) * scales
+        assert choose_k(X, range(1, 7), n_refs=5, n_splits=4, random_state=seed).k == 1
+
+
+def test_default_with_other_rules_and_without_k_one():
+    X = blobs(np.random.default_rng(24), THREE, 0.7, 30)
+    r = choose_k(X, range(1, 6), rule="globalmax", n_refs=4, n_splits=3, random_state=0)
+    assert r.k == 3 and r.rule == "globalmax" and "'globalmax'" in r.reasoning
+    # without k = 1 there is no gain over one cluster to test: the rule among the stable k
+    r = choose_k(X, range(2, 6), n_refs=4, n_splits=3, random_state=0)
+    assert r.k == 3 and "Gap(k) - Gap(1)" not in r.reasoning
+    Z = np.random.default_rng(25).uniform(size=(80, 2))
+    r = choose_k(Z, [4, 5, 6], n_refs=2, n_splits=2, random_state=0)
+    assert r.prediction_strength.max() < 0.8                    # uniform: nothing stable
+    assert r.k == r.k_values[np.argmax(r.prediction_strength)]
+    assert "largest prediction strength" in r.reasoning
+
+
+def test_prediction_strength_alone_over_splits_an_elongated_gaussian():
+    """Why the default asks the gap: the cut across the long axis is stable."""
+    X = np.random.default_rng(2).normal(size=(300, 2)) * [6.0, 1.0]
+    r = choose_k(X, range(1, 5), n_refs=5, n_splits=4, random_state=0)
+    assert r.prediction_strength[1] >= 0.8 and r.gap[1] < r.gap[0] and r.k == 1
 
 
 # --------------------------------------------------------------------------- eigengap
@@ -117,7 +334,7 @@ def test_eigengap_picks_separated_blobs(params):
     X = blobs(np.random.default_rng(8), THREE, 0.5, 40)
     r = choose_k(X, method="eigengap", **params)
     assert r.k == 3 and r.method == "eigengap" and r.k_values[0] == 2
-    assert r.se is None and r.labels is None and r.eigenvalues.shape == (11,)
+    assert r.gap is None and r.criteria == ["eigengap"] and r.eigenvalues.shape == (11,)
 
 
 def test_eigenvalues_are_those_of_the_random_walk_laplacian():
@@ -125,12 +342,15 @@ def test_eigenvalues_are_those_of_the_random_walk_laplacian():
     X = blobs(rng, THREE, 1.0, 15)
     r = choose_k(X, range(1, 6), method="eigengap")
     x0 = X.mean(0)
-    rho = lambda a, b: np.linalg.norm(a - b)  # noqa: E731
+
+    def rho(a, b):
+        return np.linalg.norm(a - b)
+
     G = np.array([[0.5 * (rho(a, x0) + rho(b, x0) - rho(a, b)) for b in X] for a in X])
     L = np.eye(len(X)) - G / G.sum(1)[:, None]                  # I - D^-1 G
     lam = np.sort(np.linalg.eigvals(L).real)[:6]
     np.testing.assert_allclose(r.eigenvalues, lam, atol=1e-10)
-    np.testing.assert_allclose(r.values, lam[1:] - lam[:-1], atol=1e-10)
+    np.testing.assert_allclose(r.eigengap, lam[1:] - lam[:-1], atol=1e-10)
     assert r.k == r.k_values[np.argmax(lam[1:] - lam[:-1])]
 
 
@@ -149,6 +369,17 @@ def test_eigengap_needs_positive_degrees():
         choose_k(X, method="eigengap", alpha=2.0)
 
 
+def test_lanczos_and_dense_eigensolvers_agree(monkeypatch):
+    import kgroups._choose_k as ck
+
+    X = blobs(np.random.default_rng(17), THREE, 1.0, 20)
+    dense = choose_k(X, range(2, 6), method="eigengap")
+    monkeypatch.setattr(ck, "DENSE_EIGEN_MAX_N", 10)             # force eigsh
+    lanczos = choose_k(X, range(2, 6), method="eigengap")
+    np.testing.assert_allclose(lanczos.eigenvalues, dense.eigenvalues, atol=1e-8)
+    assert lanczos.k == dense.k
+
+
 # --------------------------------------------------------------------------- errors
 @pytest.mark.parametrize("k_range, match", [
     ([0, 1, 2], "integers >= 1; got 0"),
@@ -156,7 +387,7 @@ def test_eigengap_needs_positive_degrees():
     ([1, "3"], "got '3'"),
     ([], "non-empty"),
     ([2, 2, 3], "repeated"),
-    (range(1, 31), "k < 20"),
+    (range(1, 31), "k <= 10"),
 ])
 def test_bad_k_range(k_range, match):
     X = np.random.default_rng(12).normal(size=(20, 2))
@@ -164,23 +395,35 @@ def test_bad_k_range(k_range, match):
         choose_k(X, k_range)
 
 
-def test_k_range_against_duplicate_rows_and_eigengap_size():
+def test_k_range_against_the_data():
     X = np.repeat(np.arange(4.0)[:, None], 5, axis=0)           # 20 rows, 4 distinct
-    with pytest.raises(InvalidParameterError, match="4 distinct rows"):
-        choose_k(X, range(1, 5))
-    assert choose_k(X, range(1, 4), random_state=0).k_values.tolist() == [1, 2, 3]
+    with pytest.raises(InvalidParameterError, match="k < 4, the number of distinct rows"):
+        choose_k(X, range(1, 5), method="gap")
+    assert choose_k(X, range(1, 4), method="gap", random_state=0).k_values.tolist() == [1, 2, 3]
     with pytest.raises(InvalidParameterError, match="k <= n_samples - 1 = 19"):
         choose_k(np.random.default_rng(0).normal(size=(20, 2)), range(2, 21), method="eigengap")
+    with pytest.raises(InvalidParameterError, match="halves of 10 points"):
+        choose_k(np.random.default_rng(0).normal(size=(20, 2)), range(1, 12),
+                 method="prediction_strength")
+    with pytest.raises(InvalidParameterError, match="k >= 2 for method='silhouette'"):
+        choose_k(np.random.default_rng(0).normal(size=(20, 2)), [1], method="silhouette")
 
 
 @pytest.mark.parametrize("kwargs, match", [
     ({"method": "bic"}, "method='bic' should be one of"),
+    ({"rule": "max"}, "rule='max' should be None or one of"),
+    ({"method": "silhouette", "rule": "globalmax"}, "rule='globalmax' applies to method"),
+    ({"se_factor": -1.0}, "se_factor=-1.0 should be a number >= 0"),
+    ({"cutoff": 0.0}, r"cutoff=0.0 should be a number in \(0, 1\]"),
+    ({"cutoff": 1.5}, "cutoff=1.5"),
+    ({"n_splits": 0}, "n_splits=0 should be an integer >= 1"),
     ({"n_refs": 0}, "n_refs=0 should be an integer >= 1"),
     ({"reference": "uniform"}, "reference='uniform'"),
     ({"semimetric": "precomputed"}, "semimetric='precomputed'"),
     ({"alpha": 3.0}, "alpha=3.0"),
     ({"n_init": 0}, "n_init=0 should be an integer >= 1"),
-    ({"sample_weight": -1.0}, "should be"),
+    ({"engine": "dask"}, "engine='dask'"),
+    ({"sample_weight": -1.0}, "sample_weight"),
     ({"bogus": 1}, "unexpected keyword|got an unexpected"),
 ])
 def test_bad_parameters_name_the_parameter(kwargs, match):
@@ -197,47 +440,81 @@ def test_bad_data():
 
 
 def test_default_range_is_cut_to_the_data():
-    X = np.random.default_rng(14).normal(size=(6, 2))
-    assert choose_k(X, random_state=0).k_values.tolist() == [1, 2, 3, 4, 5]
-    assert choose_k(X, method="eigengap").k_values.tolist() == [2, 3, 4, 5]
+    X = np.random.default_rng(14).normal(size=(12, 2))
+    assert choose_k(X, random_state=0, n_refs=2, n_splits=1).k_values.tolist() == list(
+        range(1, 7))                                            # halves of 6 points
+    assert choose_k(X, method="gap", n_refs=2, random_state=0).k_values.tolist() == list(
+        range(1, 11))
+    assert choose_k(X, method="eigengap").k_values.tolist() == list(range(2, 11))
 
 
 def test_fits_go_through_kernel_kgroups(monkeypatch):
     calls = []
-    fit = KernelKGroups.fit
+    fit, predict = KernelKGroups.fit, KernelKGroups.predict
 
-    def spy(self, X, y=None, sample_weight=None):
-        calls.append(self.n_clusters)
+    def spy_fit(self, X, y=None, sample_weight=None):
+        calls.append(("fit", self.n_clusters, len(X)))
         return fit(self, X, y, sample_weight)
 
-    monkeypatch.setattr(KernelKGroups, "fit", spy)
+    def spy_predict(self, X):
+        calls.append(("predict", self.n_clusters, len(X)))
+        return predict(self, X)
+
+    monkeypatch.setattr(KernelKGroups, "fit", spy_fit)
+    monkeypatch.setattr(KernelKGroups, "predict", spy_predict)
     X = blobs(np.random.default_rng(15), THREE, 0.7, 10)
-    choose_k(X, range(1, 4), n_refs=2, random_state=0)
-    assert set(calls) == {1, 2, 3}
+    choose_k(X, range(1, 4), n_refs=2, n_splits=1, random_state=0)
+    assert {c[1] for c in calls if c[0] == "fit"} == {1, 2, 3}
+    assert {(c[1], c[2]) for c in calls if c[0] == "predict"} == {(2, 15), (3, 15)}
+    # data + 2 references, and 2 halves, for each of 3 k
+    assert sum(c[0] == "fit" for c in calls) == 3 * 3 + 2 * 3
 
 
-# --------------------------------------------------------------------------- plot
-@pytest.mark.parametrize("method", ["gap", "eigengap"])
-def test_plot_with_agg(method):
+# --------------------------------------------------------------------------- result
+def test_repr_is_short_and_says_the_key_numbers():
+    X = blobs(np.random.default_rng(18), THREE, 0.7, 15)
+    r = choose_k(X, range(1, 6), n_refs=2, n_splits=1, random_state=0)
+    text = repr(r)
+    assert text.startswith("ChooseKResult(k=3, method='gap+ps', rule='globalSEmax'")
+    assert "k_values=1..5" in text and "gap(5,)" in text and "prediction_strength(5,)" in text
+    assert len(text) < 200 and "[" in text and "array" not in text
+
+
+@pytest.mark.parametrize("method, n_axes", [("gap+ps", 2), ("gap", 1),
+                                            ("prediction_strength", 1), ("silhouette", 1),
+                                            ("eigengap", 1)])
+def test_plot_with_agg(method, n_axes):
     matplotlib = pytest.importorskip("matplotlib")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     X = blobs(np.random.default_rng(16), THREE, 0.7, 15)
-    r = choose_k(X, range(2, 5), method=method, n_refs=2, random_state=0)
+    r = choose_k(X, range(2, 5), method=method, n_refs=2, n_splits=1, random_state=0)
     assert isinstance(r, ChooseKResult)
-    fig, ax = plt.subplots()
-    assert r.plot(ax) is ax
-    assert ax.get_xlabel() == "k" and f"chosen k = {r.k}" in ax.get_legend_handles_labels()[1]
+    axes = np.atleast_1d(r.plot())
+    assert len(axes) == n_axes
+    for ax in axes:
+        assert ax.get_xlabel() == "k"
+        assert f"chosen k = {r.k}" in ax.get_legend_handles_labels()[1]
+    _, ax = plt.subplots()
+    assert r.plot(ax, criteria=r.criteria[:1]) is ax
+    with pytest.raises(InvalidParameterError, match="criteria="):
+        r.plot(criteria=["bic"])
     plt.close("all")
 
 
-def test_lanczos_and_dense_eigensolvers_agree(monkeypatch):
-    import kgroups._choose_k as ck
+def test_plot_without_matplotlib(monkeypatch):
+    import builtins
 
-    X = blobs(np.random.default_rng(17), THREE, 1.0, 20)
-    dense = choose_k(X, range(2, 6), method="eigengap")
-    monkeypatch.setattr(ck, "DENSE_EIGEN_MAX_N", 10)             # force eigsh
-    lanczos = choose_k(X, range(2, 6), method="eigengap")
-    np.testing.assert_allclose(lanczos.eigenvalues, dense.eigenvalues, atol=1e-8)
-    assert lanczos.k == dense.k
+    real_import = builtins.__import__
+
+    def no_matplotlib(name, *args, **kwargs):
+        if name.startswith("matplotlib"):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_matplotlib)
+    r = ChooseKResult(2, "gap", np.array([1, 2]), gap=np.array([0.1, 0.2]),
+                      gap_se=np.array([0.01, 0.01]))
+    with pytest.raises(ModuleNotFoundError, match=r"kgroups\[plot\]"):
+        r.plot()

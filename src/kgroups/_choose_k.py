@@ -1,64 +1,84 @@
 r"""Choosing the number of clusters k for point data.
 
-Two methods, both for the kernel of a semimetric of negative type (energy
-statistics):
+Every criterion below judges the partitions that kernel k-groups finds
+(:class:`~kgroups.KernelKGroups`, the only way this module clusters) for each k of
+a range, with the semimetric :math:`\rho` of the fits.
 
 **The gap statistic** (Tibshirani, Walther & Hastie, J. R. Statist. Soc. B 63(2),
-2001, eqs. 3-5 and the 1-standard-error rule of their section 3). With
-:math:`W_k` the within energy of kernel k-groups with k clusters (TPAMI eq. 13,
-:attr:`KernelKGroups.within_energy_`),
+2001, eqs. 3-5 and section 3). With :math:`W_k` the within energy of the fit with
+k clusters (TPAMI eq. 13, :attr:`KernelKGroups.within_energy_`),
 
 .. math:: \mathrm{Gap}(k) = \frac{1}{B} \sum_{b=1}^B \log W^*_{kb} - \log W_k,
           \qquad s_k = \mathrm{sd}_k \sqrt{1 + 1/B},
 
 where :math:`W^*_{kb}` is the within energy of the same clustering of the
 :math:`b`-th of :math:`B` reference samples, drawn uniformly over the box of the
-data (``reference="box"``) or over the box of the data in its principal axes
-(``reference="pca"``, Tibshirani et al.'s method (b)), and :math:`\mathrm{sd}_k`
-is the standard deviation (over b, divisor B) of :math:`\log W^*_{kb}`. The
-chosen k is the smallest k with :math:`\mathrm{Gap}(k) \ge \mathrm{Gap}(k') - s_{k'}`,
-k' the next k of the range (the largest k when none qualifies).
+data (``reference="box"``, the paper's (a)) or over the box of the data in its
+principal axes (``reference="pca"``, the paper's (b)), and :math:`\mathrm{sd}_k`
+is the standard deviation (divisor B) of :math:`\log W^*_{kb}`. For the energy
+semimetric with ``alpha=2``, :math:`W_k` is k-means' within sum of squares and
+this is the original statistic; for other semimetrics the log keeps the gap free
+of the units of :math:`\rho`. The decision rules are those of R's
+``cluster::maxSE`` (Maechler et al.), applied to :math:`f = \mathrm{Gap}` and
+:math:`s` (``se_factor`` times :math:`s_k`), over the k of the range in order:
 
-*Why log W.* Tibshirani et al. take the log of the pooled within-cluster sum of
-squares; here :math:`W_k` is the within energy, a sum of :math:`\rho` values that
-is not a sum of squares unless :math:`\rho = \|x - y\|^2`. The log is kept for
-every semimetric: the gap is then the log of the ratio of the expected reference
-:math:`W^*_k` to :math:`W_k`, free of the units of :math:`\rho`, and
-:math:`s_k` is the relative spread of :math:`W^*_k`, which is what the
-1-standard-error rule needs. For the energy semimetric with ``alpha=2``,
-:math:`W_k = \sum_j \frac{1}{2 n_j} \sum_{x, y \in C_j} \|x - y\|^2
-= \sum_j \sum_{x \in C_j} \|x - \bar x_j\|^2`, k-means' within sum of squares
-exactly, and this is the original gap statistic (with Hartigan's method in place
-of Lloyd's).
+* ``"globalmax"``: the k of the largest :math:`f(k)`;
+* ``"firstmax"``: the first local maximum, the first k with
+  :math:`f(k) \ge f(k^+)` (:math:`k^+` the next k of the range; the last k when
+  none);
+* ``"Tibs2001SEmax"``: Tibshirani et al.'s rule, the smallest k with
+  :math:`f(k) \ge f(k^+) - s_{k^+}` (the last k when none);
+* ``"firstSEmax"``: the smallest k with :math:`f(k) \ge f(\hat k) - s_{\hat k}`,
+  :math:`\hat k` the first local maximum;
+* ``"globalSEmax"``: the same with :math:`\hat k` the global maximum (Dudoit &
+  Fridlyand 2002).
+
+**Prediction strength** (Tibshirani & Walther, J. Comput. Graph. Statist. 14(3),
+2005, eqs. 2.1-2.2). Split the points at random into halves, fit k clusters to
+each half, and for the test half's clusters :math:`A_1, \dots, A_k` count the
+pairs of points that the training half's fit (:meth:`KernelKGroups.predict`) also
+puts together:
+
+.. math:: \mathrm{ps}(k) = \min_{1 \le j \le k} \frac{1}{n_j (n_j - 1)}
+          \sum_{i \ne i' \in A_j} \mathbb 1[\hat c(x_i) = \hat c(x_{i'})],
+
+with pairs weighted by :math:`w_i w_{i'}` for weighted points and clusters of one
+point left out of the minimum (they have no pair). Each half is test half once,
+over ``n_splits`` random splits; ``ps(1) = 1``. The chosen k is the largest k with
+mean :math:`\mathrm{ps}(k) \ge` ``cutoff`` (the paper's 0.8).
+
+**The silhouette** (Rousseeuw, J. Comput. Appl. Math. 20, 1987) of the fits, on
+:math:`\rho`: :math:`s(i) = (b_i - a_i) / \max(a_i, b_i)`, with :math:`a_i` the
+weighted mean of :math:`\rho(x_i, \cdot)` over the other points of its cluster
+and :math:`b_i` the smallest such mean over another cluster (:math:`s(i) = 0`
+alone in its cluster); the chosen k has the largest weighted mean of
+:math:`s(i)`. It is not defined for k = 1, so it never answers 1.
 
 **The eigengap** of the random-walk Laplacian of the energy kernel (ICML draft,
-section 5.2 and Fig. 5, first panel, which cites von Luxburg 2007, section 8.1):
-with the Gram matrix :math:`G_{ij} = K(x_i, x_j)` of the kernel
-:math:`K(x, y) = \frac12 [\rho(x, x_0) + \rho(y, x_0) - \rho(x, y)]` (ICML eqs. 8
-and 12; the draft z-scores the synapse data, so its :math:`x_0 = 0` is the data
-mean: here :math:`x_0` is the weighted mean of X),
+section 5.2 and Fig. 5; von Luxburg 2007, section 8.1): with
+:math:`G_{ij} = K(x_i, x_j)`, :math:`K(x, y) = \frac12 [\rho(x, x_0) + \rho(y, x_0)
+- \rho(x, y)]` (ICML eqs. 8 and 12, :math:`x_0` the weighted mean of X),
+:math:`L_{rw} = I - D^{-1} G W`, :math:`D = \mathrm{diag}(G w)`, and
+:math:`\delta_k = \lambda_{k+1} - \lambda_k` over its ascending eigenvalues; the
+chosen k has the largest :math:`\delta_k`. It needs positive degrees (the energy
+semimetric with ``alpha <= 1``, the Gaussian or Laplacian ones).
 
-.. math:: L_{rw} = I - D^{-1} G W, \qquad D = \mathrm{diag}(G w), \qquad
-          \delta_k = \lambda_{k+1} - \lambda_k,
+**The default** (``method="gap+ps"``). The candidates are the k > 1 whose
+partitions are stable, :math:`\mathrm{ps}(k) \ge` ``cutoff``, and beat the
+reference samples by ``STRUCTURE_Z`` = 3 standard errors,
+:math:`\mathrm{Gap}(k) - \mathrm{Gap}(1) > 3\,\sigma_k`, with
+:math:`\sigma_k = \mathrm{sd}_b(\log W^*_{kb} - \log W^*_{1b}) \sqrt{1 + 1/B}`
+the spread of that gain over samples without structure (:func:`gap_gain_se`).
+No candidate: k = 1. Otherwise the gap's ``rule`` (``"globalSEmax"``) picks among
+the candidates. Prediction strength rejects the gap's plateau past the true k
+(unstable partitions); the gain over k = 1 rejects prediction strength's stable
+cuts of an elongated cloud. The user guide page "Choosing k" has the study.
 
-with :math:`0 = \lambda_1 \le \lambda_2 \le \dots` its eigenvalues (W the
-diagonal matrix of weights; unit weights give :math:`I - D^{-1} G`; integer
-weights give the low spectrum of repeated rows). The chosen k has the largest
-:math:`\delta_k` over the range; the draft picks "the first meaningful peak" by
-eye. The Laplacian needs positive degrees: the energy semimetric with
-``alpha <= 1`` has :math:`G \ge 0`; with ``alpha=2``, :math:`G` is the centred
-linear kernel and every degree is 0.
-
-**Cost.** The gap statistic fits kernel k-groups for every k of the range on the
-data and on each of the B reference samples: ``(B + 1) * len(k_range)`` fits of
-:class:`~kgroups.KernelKGroups`, each with ``n_init`` restarts. The restarts of
-one fit share its engine: the dense kernel is built once, and the matrix-free
-engine builds the ``M`` of all restarts in one pass over the pairs, so a fit with
-``n_init`` restarts costs less than ``n_init`` separate fits. Each k is fitted
-from its own starts: warm starts across k (each k started from the previous
-solution with one cluster split in two) save time only on small data and cost
-more on larger data; the user guide page "Choosing k" and
-``benchmarks/bench_choose_k.py --timing`` compare the two.
+**Cost.** The gap statistic: ``(B + 1) * len(k_range)`` fits of n points, each
+with ``n_init`` restarts sharing the engine. Prediction strength:
+``2 * n_splits * len(k_range)`` fits of n/2 points and as many ``predict``. The
+silhouette reuses the data's fits and computes :math:`\rho` by row blocks (no n x n
+matrix); the eigengap needs the n x n kernel.
 """
 
 from __future__ import annotations
@@ -69,8 +89,8 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse.linalg
 
-from ._memory import check_fits
 from ._kgroups import KernelKGroups
+from ._memory import check_fits
 from ._semimetrics import pairwise
 from ._validation import (
     Integer,
@@ -84,66 +104,233 @@ from ._validation import (
 
 __all__ = ["ChooseKResult", "choose_k"]
 
+GAP_RULES = ("firstSEmax", "Tibs2001SEmax", "globalSEmax", "firstmax", "globalmax")
+
 # largest n for the dense symmetric eigensolver; above it, Lanczos (eigsh)
 DENSE_EIGEN_MAX_N = 1500
+# bytes of one block of rho rows for the silhouette
+SILHOUETTE_BLOCK_BYTES = 32 * 2**20
+# gap+ps: standard errors by which Gap(k) - Gap(1) must exceed 0 for k > 1 (no structure
+# test; see gap_gain_se)
+STRUCTURE_Z = 3.0
 
 
-@dataclass
+# --------------------------------------------------------------------------- rules
+def _first_local_max(f):
+    """Index of the first i with ``f[i] >= f[i + 1]`` (the last index when none)."""
+    down = f[:-1] >= f[1:]
+    return int(np.argmax(down)) if down.any() else f.size - 1
+
+
+def _first_within(f, se, top):
+    """Smallest index i with ``f[i] >= f[top] - se[top]`` (``top`` itself qualifies)."""
+    return int(np.argmax(f[:top + 1] >= f[top] - se[top]))
+
+
+def gap_rule(gap, se, rule="firstSEmax", se_factor=1.0):
+    r"""Index of the k that a decision rule of R's ``cluster::maxSE`` picks.
+
+    Parameters
+    ----------
+    gap : ndarray of shape (n_k,)
+        :math:`f(k) = \mathrm{Gap}(k)` over the k of the range, in order.
+    se : ndarray of shape (n_k,)
+        Its standard errors :math:`s_k`.
+    rule : {"firstSEmax", "Tibs2001SEmax", "globalSEmax", "firstmax", "globalmax"}
+        See the module docstring; the ``*SEmax`` rules use ``se_factor * se``.
+    se_factor : float, default=1.0
+        How many standard errors the ``*SEmax`` rules allow.
+
+    Returns
+    -------
+    index : int
+        Position of the chosen k in the range.
+
+    Examples
+    --------
+    >>> gap = np.array([0.185, 0.186, 0.30, 0.25])
+    >>> se = np.array([0.02, 0.02, 0.02, 0.02])
+    >>> [gap_rule(gap, se, r) for r in GAP_RULES]
+    [2, 0, 2, 2, 2]
+    """
+    gap = np.asarray(gap, dtype=np.float64)
+    s = se_factor * np.asarray(se, dtype=np.float64)
+    if rule == "globalmax":
+        return int(np.argmax(gap))
+    if rule == "firstmax":
+        return _first_local_max(gap)
+    if rule == "Tibs2001SEmax":
+        ok = gap[:-1] >= gap[1:] - s[1:]
+        return int(np.argmax(ok)) if ok.any() else gap.size - 1
+    if rule == "firstSEmax":
+        return _first_within(gap, s, _first_local_max(gap))
+    if rule == "globalSEmax":
+        return _first_within(gap, s, int(np.argmax(gap)))
+    raise InvalidParameterError(f"gap_rule: rule={describe(rule)} should be one of {GAP_RULES}")
+
+
+def ps_rule(ps, cutoff=0.8):
+    """Index of the largest k with prediction strength ``ps >= cutoff`` (Tibshirani &
+    Walther 2005, section 2); the first index when none reaches it.
+
+    Examples
+    --------
+    >>> ps_rule(np.array([1.0, 0.95, 0.7, 0.85, 0.5]))
+    3
+    """
+    ok = np.flatnonzero(np.asarray(ps) >= cutoff)
+    return int(ok[-1]) if ok.size else 0
+
+
+def prediction_strength_score(test_labels, predicted, weights=None):
+    r"""Prediction strength of one split (Tibshirani & Walther 2005, eq. 2.1).
+
+    .. math:: \min_j \frac{\sum_{i \ne i' \in A_j} w_i w_{i'}
+              \mathbb 1[\hat c_i = \hat c_{i'}]}{\sum_{i \ne i' \in A_j} w_i w_{i'}}
+
+    from the contingency table of test clusters :math:`A_j` against predicted
+    clusters :math:`\hat c`: with :math:`C_{jl}` the weight and :math:`Q_{jl}` the
+    squared weights of the points of :math:`A_j` predicted in l, the numerator is
+    :math:`\sum_l (C_{jl}^2 - Q_{jl})`. A cluster of one point has no pair and is
+    left out; 0 when no cluster has a pair.
+
+    Parameters
+    ----------
+    test_labels : ndarray of shape (n_test,)
+        Clusters of the test half's own fit, integers from 0.
+    predicted : ndarray of shape (n_test,)
+        Clusters that the training half's fit predicts for the same points.
+    weights : ndarray of shape (n_test,), default=None
+        Point weights (None: ones).
+
+    Returns
+    -------
+    ps : float
+
+    Examples
+    --------
+    >>> prediction_strength_score(np.array([0, 0, 0, 1, 1]), np.array([1, 1, 0, 0, 0]))
+    0.3333333333333333
+    """
+    w = np.ones(len(test_labels)) if weights is None else np.asarray(weights, np.float64)
+    k, kp = int(np.max(test_labels)) + 1, int(np.max(predicted)) + 1
+    C = np.zeros((k, kp))
+    Q = np.zeros((k, kp))
+    np.add.at(C, (test_labels, predicted), w)
+    np.add.at(Q, (test_labels, predicted), w * w)
+    together = (C * C - Q).sum(axis=1)
+    pairs = C.sum(axis=1) ** 2 - Q.sum(axis=1)
+    has = pairs > 1e-12 * np.maximum(C.sum(axis=1) ** 2, 1e-300)
+    return float(np.min(together[has] / pairs[has])) if has.any() else 0.0
+
+
+# --------------------------------------------------------------------------- result
+_CURVES = {  # criterion -> (attribute of the curve, attribute of its error bars, y label)
+    "gap": ("gap", "gap_se", "Gap(k) +- s_k"),
+    "prediction_strength": ("prediction_strength", "prediction_strength_se",
+                            "prediction strength ps(k) +- se"),
+    "silhouette": ("silhouette", None, "mean silhouette"),
+    "eigengap": ("eigengap", None, "eigengap lambda_(k+1) - lambda_k"),
+}
+
+
+@dataclass(repr=False)
 class ChooseKResult:
-    """What :func:`choose_k` returns.
+    """What :func:`choose_k` returns: the chosen k, every curve computed, and why.
 
     Attributes
     ----------
     k : int
         The chosen number of clusters.
     method : str
-        ``"gap"`` or ``"eigengap"``.
+        The method of :func:`choose_k` that chose it.
     k_values : ndarray of shape (n_k,)
         The k of the range, ascending.
-    values : ndarray of shape (n_k,)
-        The curve: ``Gap(k)`` (gap) or ``lambda_{k+1} - lambda_k`` (eigengap).
-    se : ndarray of shape (n_k,) or None
-        Gap: ``s_k = sd_k sqrt(1 + 1/B)``; None for the eigengap.
+    reasoning : str
+        Which rule chose k, from which candidates, and why.
+    rule : str or None
+        The gap statistic's decision rule, when the gap statistic was used.
+    cutoff : float or None
+        Prediction strength's cutoff, when prediction strength was used.
+    gap, gap_se : ndarray of shape (n_k,) or None
+        ``Gap(k)`` and ``s_k = sd_k sqrt(1 + 1/B)``.
     within_energy : ndarray of shape (n_k,) or None
-        Gap: ``W_k`` of the data's fit; None for the eigengap.
+        ``W_k`` of the data's fit for every k (gap statistic, silhouette).
     ref_log_w : ndarray of shape (n_refs, n_k) or None
-        Gap: ``log W*_kb`` of each reference sample; None for the eigengap.
+        ``log W*_kb`` of each reference sample.
+    prediction_strength, prediction_strength_se : ndarray of shape (n_k,) or None
+        Mean prediction strength over the ``2 * n_splits`` test halves, and its
+        standard error (sd / sqrt(number of halves)).
+    prediction_strength_runs : ndarray of shape (2 * n_splits, n_k) or None
+        Prediction strength of every test half.
+    silhouette : ndarray of shape (n_k,) or None
+        Weighted mean silhouette of the data's fit (NaN at k = 1).
+    eigengap : ndarray of shape (n_k,) or None
+        ``lambda_(k+1) - lambda_k``.
     eigenvalues : ndarray of shape (max(k_values) + 1,) or None
-        Eigengap: the smallest eigenvalues of ``L_rw``, ascending; None for the gap.
-    labels : ndarray of shape (n_samples,) or None
-        Gap: the labels of the data's fit with the chosen k; None for the eigengap
-        (fit :class:`~kgroups.KernelKGroups` with ``k``).
+        The smallest eigenvalues of ``L_rw``, ascending.
+    labels : ndarray of shape (n_samples,)
+        Labels of the fit of the data with the chosen k.
     """
 
     k: int
     method: str
     k_values: np.ndarray
-    values: np.ndarray
-    se: np.ndarray | None = None
+    reasoning: str = ""
+    rule: str | None = None
+    cutoff: float | None = None
+    gap: np.ndarray | None = None
+    gap_se: np.ndarray | None = None
     within_energy: np.ndarray | None = None
     ref_log_w: np.ndarray | None = None
+    prediction_strength: np.ndarray | None = None
+    prediction_strength_se: np.ndarray | None = None
+    prediction_strength_runs: np.ndarray | None = None
+    silhouette: np.ndarray | None = None
+    eigengap: np.ndarray | None = None
     eigenvalues: np.ndarray | None = None
     labels: np.ndarray | None = None
 
-    def plot(self, ax=None):
-        """Draw the curve against k with the chosen k marked (needs matplotlib).
+    @property
+    def criteria(self):
+        """Names of the curves computed, in the order :meth:`plot` draws them."""
+        return [name for name, (attr, _, _) in _CURVES.items()
+                if getattr(self, attr) is not None]
+
+    def __repr__(self):
+        ks = self.k_values
+        span = f"{ks[0]}..{ks[-1]}" if ks.size == ks[-1] - ks[0] + 1 else ks.tolist()
+        curves = ", ".join(f"{c}{getattr(self, _CURVES[c][0]).shape}" for c in self.criteria)
+        extra = "".join(f", {a}={getattr(self, a)!r}" for a in ("rule", "cutoff")
+                        if getattr(self, a) is not None)
+        return (f"ChooseKResult(k={self.k}, method={self.method!r}{extra}, k_values={span}, "
+                f"curves=[{curves}])")
+
+    def plot(self, ax=None, criteria=None):
+        """Draw each criterion against k with the chosen k marked (needs matplotlib).
+
+        As R's ``plot(clusGap)``: one panel per criterion, with error bars where
+        the criterion has them (the gap's :math:`s_k`, prediction strength's
+        standard error), the cutoff of prediction strength as a horizontal line,
+        and the chosen k as a vertical line.
 
         Parameters
         ----------
-        ax : matplotlib Axes, default=None
-            Where to draw; None draws on a new figure.
+        ax : matplotlib Axes or sequence of Axes, default=None
+            Where to draw, one Axes per criterion; None draws on a new figure.
+        criteria : list of str, default=None
+            Which of :attr:`criteria` to draw (None: all).
 
         Returns
         -------
-        ax : matplotlib Axes
-            The axes drawn on.
+        ax : matplotlib Axes, or ndarray of Axes when several criteria are drawn
 
         Examples
         --------
         >>> import matplotlib
         >>> matplotlib.use("Agg")
-        >>> r = ChooseKResult(2, "gap", np.array([1, 2, 3]), np.array([0.1, 0.9, 0.8]),
-        ...                   se=np.array([0.05, 0.05, 0.05]))
+        >>> r = ChooseKResult(2, "gap", np.array([1, 2, 3]), gap=np.array([0.1, 0.9, 0.8]),
+        ...                   gap_se=np.array([0.05, 0.05, 0.05]))
         >>> r.plot().get_xlabel()
         'k'
         """
@@ -153,66 +340,51 @@ class ChooseKResult:
             raise ModuleNotFoundError(
                 "ChooseKResult.plot needs matplotlib: pip install 'kgroups[plot]'",
                 name="matplotlib") from exc
+        names = self.criteria if criteria is None else list(criteria)
+        unknown = [c for c in names if c not in self.criteria]
+        if unknown or not names:
+            raise InvalidParameterError(
+                f"ChooseKResult.plot: criteria={describe(criteria)} should be a non-empty "
+                f"list of the computed criteria {self.criteria}")
         if ax is None:
-            ax = plt.figure().add_subplot()
-        if self.method == "gap":
-            ax.errorbar(self.k_values, self.values, yerr=self.se, fmt="o-", capsize=3)
-            ax.set_ylabel("Gap(k) with s_k")
+            fig = plt.figure(figsize=(4.2 * len(names), 3.4))
+            axes = [fig.add_subplot(1, len(names), i + 1) for i in range(len(names))]
         else:
-            ax.plot(self.k_values, self.values, "o-")
-            ax.set_ylabel("eigengap lambda_{k+1} - lambda_k")
+            axes = list(np.ravel(np.asarray(ax, dtype=object)))
+            if len(axes) != len(names):
+                raise InvalidParameterError(
+                    f"ChooseKResult.plot: got {len(axes)} Axes for {len(names)} criteria "
+                    f"{names}; pass one Axes per criterion, or criteria=[...]")
+        for a, name in zip(axes, names):
+            self._plot_one(a, name)
+        return axes[0] if len(axes) == 1 else np.array(axes, dtype=object)
+
+    def _plot_one(self, ax, name):
+        attr, err, label = _CURVES[name]
+        y, e = getattr(self, attr), getattr(self, err) if err else None
+        ax.errorbar(self.k_values, y, yerr=e, fmt="o-", capsize=3 if e is not None else 0)
+        if name == "prediction_strength" and self.cutoff is not None:
+            ax.axhline(self.cutoff, color="0.5", linestyle=":", label=f"cutoff {self.cutoff}")
         ax.axvline(self.k, color="C3", linestyle="--", label=f"chosen k = {self.k}")
         ax.set_xlabel("k")
-        ax.set_title(f"choose_k: method={self.method!r}")
-        ax.legend()
-        return ax
+        ax.set_ylabel(label)
+        rule = f" ({self.rule})" if name == "gap" and self.rule else ""
+        ax.set_title(name.replace("_", " ") + rule)
+        ax.legend(fontsize="small")
 
 
-# --------------------------------------------------------------------------- inputs
-def _check_k_range(k_range, method, n, n_distinct):
-    """Sorted distinct integers k >= 1 that the method can use on n samples."""
-    owner = "choose_k"
-    if k_range is None:
-        k_range = range(1 if method == "gap" else 2, 11)
-        top = (n_distinct - 1) if method == "gap" else (n - 1)
-        k_range = [k for k in k_range if k <= max(top, 1)]
-    values = list(np.ravel(np.asarray(k_range, dtype=object))) if not isinstance(
-        k_range, range) else list(k_range)
-    bad = [v for v in values if not Integer(1)(v)]
-    if not values or bad:
-        raise InvalidParameterError(
-            f"{owner}: k_range={describe(k_range)} should be a non-empty sequence of integers "
-            f">= 1" + (f"; got {describe(bad[0])}" if bad else ""))
-    ks = np.array(sorted(int(v) for v in values), dtype=np.int64)
-    if np.any(np.diff(ks) == 0):
-        raise InvalidParameterError(f"{owner}: k_range={describe(k_range)} has repeated values")
-    if method == "gap" and ks[-1] >= max(n_distinct, 2) and ks[-1] > 1:
-        raise InvalidParameterError(
-            f"{owner}: k_range goes up to k={ks[-1]} but X has n_samples={n} with "
-            f"{n_distinct} distinct rows; the gap statistic needs k < {n_distinct} "
-            "(W_k = 0 at k = the number of distinct rows, and log W_k is undefined)")
-    if method == "eigengap" and ks[-1] >= n:
-        raise InvalidParameterError(
-            f"{owner}: k_range goes up to k={ks[-1]} but the eigengap needs "
-            f"lambda_(k+1), so k <= n_samples - 1 = {n - 1}")
-    return ks
-
-
-def _fit(X, w, k, params, **fit_params):
+# --------------------------------------------------------------------------- fits
+def _fit(X, w, k, params, n_init, seed):
     """One :class:`KernelKGroups` fit (the only way this module clusters)."""
-    if k == 1:  # one partition: restarts would repeat it
-        fit_params["n_init"] = 1
-    return KernelKGroups(k, **params, **fit_params).fit(X, sample_weight=w)
+    return KernelKGroups(int(k), **params, n_init=1 if k == 1 else n_init,
+                         random_state=seed).fit(X, sample_weight=w)
 
 
 def _fits(X, w, ks, params, n_init, rng):
-    """``W_k`` and the labels of one fit with ``n_init`` restarts for every k of ``ks``."""
-    fits = [_fit(X, w, int(k), params, n_init=n_init, random_state=int(rng.integers(2**31 - 1)))
-            for k in ks]
-    return np.array([f.within_energy_ for f in fits]), [f.labels_ for f in fits]
+    """The fit with ``n_init`` restarts of every k of ``ks``."""
+    return [_fit(X, w, k, params, n_init, int(rng.integers(2**31 - 1))) for k in ks]
 
 
-# --------------------------------------------------------------------------- gap
 def reference_sample(X, w, kind, rng):
     """One reference sample: uniform over the box of X (``"box"``) or of X in its
     principal axes, rotated back (``"pca"``; weighted mean and covariance)."""
@@ -227,15 +399,9 @@ def reference_sample(X, w, kind, rng):
     return (lo + rng.random(Z.shape) * (hi - lo)) @ V.T + mean
 
 
-def gap_rule(gap, se):
-    """Index of the smallest k with ``Gap(k) >= Gap(k') - s_k'`` (k' the next k); the
-    last index when none qualifies (Tibshirani, Walther & Hastie 2001, section 3)."""
-    ok = gap[:-1] >= gap[1:] - se[1:]
-    return int(np.argmax(ok)) if ok.any() else gap.size - 1
-
-
-def _gap(X, w, ks, params, n_refs, reference, n_init, rng):
-    W, labels = _fits(X, w, ks, params, n_init, rng)
+def _gap_curve(X, w, ks, params, n_refs, reference, n_init, rng, fits):
+    """``Gap(k)``, ``s_k``, ``W_k`` and ``log W*_kb`` (Tibshirani et al. eqs. 3-5)."""
+    W = np.array([f.within_energy_ for f in fits])
     if not np.all(W > 0):
         k = int(ks[np.argmax(~(W > 0))])
         raise InvalidParameterError(
@@ -244,12 +410,61 @@ def _gap(X, w, ks, params, n_refs, reference, n_init, rng):
     ref = np.empty((n_refs, ks.size))
     for b in range(n_refs):
         Z = reference_sample(X, w, reference, rng)
-        ref[b] = np.log(_fits(Z, w, ks, params, n_init, rng)[0])
+        ref[b] = np.log([f.within_energy_ for f in _fits(Z, w, ks, params, n_init, rng)])
     gap = ref.mean(axis=0) - np.log(W)
     se = ref.std(axis=0) * np.sqrt(1.0 + 1.0 / n_refs)  # sd with divisor B, as the paper
-    i = gap_rule(gap, se)
-    return ChooseKResult(int(ks[i]), "gap", ks, gap, se=se, within_energy=W, ref_log_w=ref,
-                         labels=labels[i])
+    return gap, se, W, ref
+
+
+def _prediction_strength_curve(X, w, ks, params, n_splits, n_init, rng):
+    """Prediction strength of every test half (rows) and k (columns)."""
+    n = X.shape[0]
+    runs = np.ones((2 * n_splits, ks.size))
+    for s in range(n_splits):
+        perm = rng.permutation(n)
+        halves = (np.sort(perm[:n // 2]), np.sort(perm[n // 2:]))
+        fits = [_fits(X[h], w[h], ks, params, n_init, rng) for h in halves]
+        for t in (0, 1):
+            test, train = halves[t], fits[1 - t]
+            for j, k in enumerate(ks):
+                if k > 1:
+                    runs[2 * s + t, j] = prediction_strength_score(
+                        fits[t][j].labels_, train[j].predict(X[test]), w[test])
+    return runs
+
+
+def _silhouette_curve(X, w, ks, label_sets, sem):
+    """Weighted mean silhouette of each labelling on rho (NaN for k = 1), with rho
+    computed by row blocks: one pass over the pairs for every k at once."""
+    n = X.shape[0]
+    offsets = np.concatenate([[0], np.cumsum(ks)])
+    H = np.zeros((n, offsets[-1]))          # weighted one-hot labels of every k, side by side
+    for k, off, lab in zip(ks, offsets, label_sets):
+        H[np.arange(n), off + lab] = w
+    rows = max(1, min(n, SILHOUETTE_BLOCK_BYTES // (8 * n)))
+    check_fits(8 * rows * (n + offsets[-1]), f"choose_k silhouette for n_samples={n} "
+               f"(blocks of {rows} rows of rho)", "fewer samples")
+    sums = np.empty_like(H)                 # sums[i, l] = sum_{y in cluster l} w_y rho(x_i, y)
+    for start in range(0, n, rows):
+        sums[start:start + rows] = pairwise(X[start:start + rows], X, **sem) @ H
+    out = np.full(ks.size, np.nan)
+    for j, (k, off, lab) in enumerate(zip(ks, offsets, label_sets)):
+        if k > 1:
+            out[j] = _mean_silhouette(sums[:, off:off + k], H[:, off:off + k].sum(0), lab, w)
+    return out
+
+
+def _mean_silhouette(sums, s, lab, w):
+    """Weighted mean of ``(b - a) / max(a, b)`` from the per-cluster sums of rho."""
+    idx = np.arange(lab.size)
+    others = s[lab] - w                     # weight of the other points of i's cluster
+    alone = others <= 1e-12 * s[lab]
+    a = sums[idx, lab] / np.where(alone, 1.0, others)
+    means = sums / s
+    means[idx, lab] = np.inf
+    b = means.min(axis=1)
+    sil = np.where(alone, 0.0, (b - a) / np.maximum(np.maximum(a, b), 1e-300))
+    return float(w @ sil / w.sum())
 
 
 # --------------------------------------------------------------------------- eigengap
@@ -258,11 +473,10 @@ def laplacian_eigenvalues(X, w, n_eigen, params):
     Gram matrix of the kernel with base point the weighted mean (ICML eqs. 8, 12)."""
     n = X.shape[0]
     check_fits(2 * 8 * n * n, f"choose_k(method='eigengap') for n_samples={n} (the n x n "
-               "kernel and its normalised copy)", "method='gap' (no n x n matrix with "
+               "kernel and its normalised copy)", "method='gap+ps' (no n x n matrix with "
                "engine='matrix-free'), or fewer samples")
     x0 = (w @ X / w.sum())[None, :]
-    sem = {"semimetric": params["semimetric"], "alpha": params["alpha"],
-           "sigma": params["sigma"], "theta": params["theta"]}
+    sem = _semimetric_params(params)
     r0 = pairwise(X, x0, **sem)[:, 0]
     G = pairwise(X, **sem)                       # rho, then in place
     G *= -0.5
@@ -271,11 +485,12 @@ def laplacian_eigenvalues(X, w, n_eigen, params):
     d = G @ w
     if not np.all(d > 0):
         i = int(np.argmin(d))
+        scale = "alpha" if params["semimetric"] == "energy" else "sigma"
         raise InvalidParameterError(
             f"choose_k: method='eigengap' needs positive degrees (row sums of the kernel "
             f"matrix), but point {i} has degree {float(d[i])!r} with semimetric="
-            f"{describe(params['semimetric'])}, alpha={params['alpha']!r}; use alpha <= 1 "
-            "(then the energy kernel is non-negative), semimetric='gaussian', or method='gap'")
+            f"{describe(params['semimetric'])}, {scale}={params[scale]!r}; the energy "
+            "semimetric with alpha <= 1 has a non-negative kernel; or use another method")
     s = np.sqrt(w / d)
     G *= s[:, None]
     G *= s[None, :]                              # D^-1/2 W^1/2 G W^1/2 D^-1/2, similar
@@ -286,74 +501,256 @@ def laplacian_eigenvalues(X, w, n_eigen, params):
     return np.sort(1.0 - mu)
 
 
-def _eigengap(X, w, ks, params):
-    lam = laplacian_eigenvalues(X, w, int(ks[-1]) + 1, params)
-    gaps = lam[ks] - lam[ks - 1]                 # delta_k = lambda_(k+1) - lambda_k
-    return ChooseKResult(int(ks[int(np.argmax(gaps))]), "eigengap", ks, gaps,
-                         eigenvalues=lam)
+def _semimetric_params(params):
+    return {p: params[p] for p in ("semimetric", "alpha", "sigma", "theta")}
+
+
+# --------------------------------------------------------------------------- decisions
+def _ks(ks, idx):
+    return "[" + ", ".join(str(int(ks[i])) for i in idx) + "]"
+
+
+def _explain_gap(ks, gap, se, i, rule, se_factor, idx=None):
+    """Why ``rule`` picks position ``i`` of ``idx`` (the k considered, default all)."""
+    idx = np.arange(ks.size) if idx is None else np.asarray(idx)
+    g, s, k = gap[idx], se_factor * se[idx], int(ks[idx[i]])
+    if rule == "globalmax":
+        return f"Gap(k) is largest at k={k} ({g[i]:.3f})"
+    if rule == "firstmax":
+        nxt = f" >= Gap({int(ks[idx[i + 1]])}) = {g[i + 1]:.3f}" if i + 1 < g.size else ""
+        return f"the first local maximum of Gap(k) is at k={k} ({g[i]:.3f}{nxt})"
+    if rule == "Tibs2001SEmax":
+        if g.size == 1 or not np.any(g[:-1] >= g[1:] - s[1:]):
+            return f"no k has Gap(k) >= Gap(k+) - s(k+) (k+ the next k): the largest k, {k}"
+        return (f"k={k} is the smallest k with Gap(k) >= Gap(k+) - s(k+), k+ the next k "
+                f"({g[i]:.3f} >= {g[i + 1]:.3f} - {s[i + 1]:.3f})")
+    top = _first_local_max(g) if rule == "firstSEmax" else int(np.argmax(g))
+    where = "first local" if rule == "firstSEmax" else "global"
+    return (f"the {where} maximum of Gap(k) is at k={int(ks[idx[top]])} ({g[top]:.3f}); the "
+            f"smallest k with Gap(k) >= {g[top]:.3f} - {s[top]:.3f} is k={k} ({g[i]:.3f})")
+
+
+def _decide(r, method, rule, se_factor, cutoff):
+    """Position of the chosen k in ``r.k_values`` and the reasoning text."""
+    ks, ps = r.k_values, r.prediction_strength
+    if method == "gap":
+        i = gap_rule(r.gap, r.gap_se, rule, se_factor)
+        why = _explain_gap(ks, r.gap, r.gap_se, i, rule, se_factor)
+        return i, f"gap statistic, rule {rule!r}: {why}."
+    if method == "prediction_strength":
+        i, ok = ps_rule(ps, cutoff), np.flatnonzero(ps >= cutoff)
+        return i, (f"prediction strength: ps(k) >= {cutoff} at k in {_ks(ks, ok)} ("
+                   + ", ".join(f"{ps[j]:.2f}" for j in ok) + f"); the largest is k={ks[i]}."
+                   if ok.size else f"prediction strength: no k reaches {cutoff} (largest "
+                   f"ps {ps.max():.3f}): the smallest k, {ks[i]}.")
+    if method == "silhouette":
+        i = int(np.nanargmax(r.silhouette))
+        return i, (f"silhouette: the mean silhouette is largest at k={int(ks[i])} "
+                   f"({r.silhouette[i]:.3f}; not defined at k = 1).")
+    if method == "eigengap":
+        i = int(np.argmax(r.eigengap))
+        return i, (f"eigengap: lambda_(k+1) - lambda_k is largest at k={int(ks[i])} "
+                   f"({r.eigengap[i]:.3f}).")
+    return _decide_gap_ps(r, rule, se_factor, cutoff)
+
+
+def gap_gain_se(ref_log_w):
+    r"""Standard error of :math:`\mathrm{Gap}(k) - \mathrm{Gap}(1)` for data without
+    structure: :math:`\mathrm{sd}_b(\log W^*_{kb} - \log W^*_{1b}) \sqrt{1 + 1/B}`
+    (divisor B), from the reference samples, which have none.
+
+    Examples
+    --------
+    >>> ref = np.log([[10.0, 6.0], [12.0, 6.0]])   # B = 2 references, k = 1, 2
+    >>> round(float(gap_gain_se(ref)[1]), 3)           # sd of (-0.511, -0.693) * sqrt(1.5)
+    0.112
+    """
+    B = ref_log_w.shape[0]
+    return (ref_log_w - ref_log_w[:, :1]).std(axis=0) * np.sqrt(1.0 + 1.0 / B)
+
+
+def _decide_gap_ps(r, rule, se_factor, cutoff):
+    """The default: stable k (prediction strength) that beat k = 1 on the gap by
+    ``STRUCTURE_Z`` standard errors, then the gap's ``rule`` among them."""
+    ks, ps, gap = r.k_values, r.prediction_strength, r.gap
+    stable = np.flatnonzero(ps >= cutoff)
+    text = (f"gap+ps: prediction strength reaches {cutoff} at k in {_ks(ks, stable)} ("
+            + ", ".join(f"{ps[m]:.2f}" for m in stable) + ")" if stable.size else
+            f"gap+ps: no k reaches prediction strength {cutoff}")
+    cand = stable
+    if ks[0] == 1:
+        z = (gap - gap[0]) / np.maximum(gap_gain_se(r.ref_log_w), 1e-300)
+        cand = stable[(stable > 0) & (z[stable] > STRUCTURE_Z)]
+        zs = ", ".join(f"k={int(ks[m])}: {z[m]:.1f}" for m in stable if m > 0)
+        if not cand.size:
+            return 0, (text + f"; no stable k > 1 has Gap(k) - Gap(1) above {STRUCTURE_Z:g} "
+                       f"standard errors ({zs or 'none is stable'}): no structure, k=1.")
+        text += (f"; Gap(k) - Gap(1) is above {STRUCTURE_Z:g} standard errors at k in "
+                 f"{_ks(ks, cand)} ({zs})")
+    elif not cand.size:
+        i = int(np.argmax(ps))
+        return i, text + f": the k of largest prediction strength, k={ks[i]} ({ps[i]:.3f})."
+    j = gap_rule(gap[cand], r.gap_se[cand], rule, se_factor)
+    why = _explain_gap(ks, gap, r.gap_se, j, rule, se_factor, cand)
+    return int(cand[j]), text + f"; among these, rule {rule!r}: {why}."
+
+
+# --------------------------------------------------------------------------- inputs
+def _k_limits(method, n, n_distinct):
+    """Largest k each criterion allows, and why (for the error message)."""
+    lim = []
+    if method in ("gap", "gap+ps"):
+        lim.append((n_distinct - 1, (f"the gap statistic needs k < {n_distinct}, the number "
+                                     "of distinct rows (log W_k is undefined at W_k = 0)")))
+    if method in ("prediction_strength", "gap+ps"):
+        lim.append((n // 2, f"prediction strength fits halves of {n // 2} points, k <= {n // 2}"))
+    if method in ("silhouette", "eigengap"):
+        lim.append((n - 1, f"the {method} needs k <= n_samples - 1 = {n - 1}"))
+    return min(lim, key=lambda t: t[0])
+
+
+def _check_k_range(k_range, method, n, n_distinct):
+    """Sorted distinct integers k >= 1 that the method can use on n samples."""
+    top, why = _k_limits(method, n, n_distinct)
+    if k_range is None:
+        first = 2 if method in ("silhouette", "eigengap") else 1
+        k_range = range(first, max(min(10, top), first) + 1)
+    values = list(k_range) if isinstance(k_range, range) else list(
+        np.ravel(np.asarray(k_range, dtype=object)))
+    bad = [v for v in values if not Integer(1)(v)]
+    if not values or bad:
+        raise InvalidParameterError(
+            f"choose_k: k_range={describe(k_range)} should be a non-empty sequence of integers "
+            f">= 1" + (f"; got {describe(bad[0])}" if bad else ""))
+    ks = np.array(sorted(int(v) for v in values), dtype=np.int64)
+    if np.any(np.diff(ks) == 0):
+        raise InvalidParameterError(f"choose_k: k_range={describe(k_range)} has repeated values")
+    if ks[-1] > max(top, 1):
+        raise InvalidParameterError(
+            f"choose_k: k_range goes up to k={ks[-1]} but X has n_samples={n}; {why}")
+    if method == "silhouette" and ks[-1] < 2:
+        raise InvalidParameterError(
+            f"choose_k: k_range={describe(k_range)} should hold a k >= 2 for "
+            "method='silhouette' (the silhouette is not defined for one cluster)")
+    return ks
+
+
+def _check_rule(rule, method):
+    if rule is None:
+        return "globalSEmax" if method == "gap+ps" else "firstSEmax"
+    if method not in ("gap", "gap+ps"):
+        raise InvalidParameterError(
+            f"choose_k: rule={rule!r} applies to method='gap' or 'gap+ps' only; got "
+            f"method={method!r} (leave rule=None)")
+    return rule
 
 
 # --------------------------------------------------------------------------- public
-@validated
-def choose_k(X, k_range=None, *, method="gap", semimetric="energy", alpha=1.0, sigma=1.0,
-             theta=1.0, n_refs=10, reference="pca", sample_weight=None, n_init=5,
-             engine="auto", random_state=None):
-    r"""Choose the number of clusters k of point data (gap statistic or eigengap).
+_NEEDS = {"gap+ps": ("gap", "prediction_strength"), "gap": ("gap",),
+          "prediction_strength": ("prediction_strength",), "silhouette": ("silhouette",),
+          "eigengap": ("eigengap",)}
 
-    ``method="gap"``: the gap statistic of Tibshirani, Walther & Hastie (2001) on
-    the within energy :math:`W_k` of kernel k-groups,
-    :math:`\mathrm{Gap}(k) = \overline{\log W^*_k} - \log W_k`, with their
-    1-standard-error rule (the smallest k with
-    :math:`\mathrm{Gap}(k) \ge \mathrm{Gap}(k+1) - s_{k+1}`). ``method="eigengap"``:
-    the largest gap :math:`\lambda_{k+1} - \lambda_k` between eigenvalues of the
-    random-walk Laplacian of the kernel matrix (ICML draft, section 5.2). See
-    :mod:`kgroups._choose_k` for the formulas and the user guide page "Choosing
-    k" for a study of how often each picks the true k.
+
+def _curves(X, w, ks, method, params, opts, rng):
+    """Every criterion ``method`` needs, as :class:`ChooseKResult` fields."""
+    need, out, fits = _NEEDS[method], {}, None
+    if "gap" in need or "silhouette" in need:
+        fits = _fits(X, w, ks, params, opts["n_init"], rng)
+        out["within_energy"] = np.array([f.within_energy_ for f in fits])
+    if "gap" in need:
+        out["gap"], out["gap_se"], _, out["ref_log_w"] = _gap_curve(
+            X, w, ks, params, opts["n_refs"], opts["reference"], opts["n_init"], rng, fits)
+    if "prediction_strength" in need:
+        runs = _prediction_strength_curve(X, w, ks, params, opts["n_splits"], opts["n_init"],
+                                          rng)
+        out.update(prediction_strength=runs.mean(axis=0), prediction_strength_runs=runs,
+                   prediction_strength_se=runs.std(axis=0, ddof=1) / np.sqrt(runs.shape[0]))
+    if "silhouette" in need:
+        out["silhouette"] = _silhouette_curve(X, w, ks, [f.labels_ for f in fits],
+                                              _semimetric_params(params))
+    if "eigengap" in need:
+        lam = laplacian_eigenvalues(X, w, int(ks[-1]) + 1, params)
+        out["eigenvalues"], out["eigengap"] = lam, lam[ks] - lam[ks - 1]
+    return out, fits
+
+
+@validated
+def choose_k(X, k_range=None, *, method="gap+ps", rule=None, se_factor=1.0, cutoff=0.8,
+             n_refs=10, reference="pca", n_splits=20, semimetric="energy", alpha=1.0,
+             sigma=1.0, theta=1.0, sample_weight=None, n_init=5, engine="auto",
+             random_state=None):
+    r"""Choose the number of clusters k of point data, and say why.
+
+    Every method judges kernel k-groups fits (:class:`~kgroups.KernelKGroups`) for
+    each k of ``k_range``; the formulas are in :mod:`kgroups._choose_k`.
+
+    - ``"gap+ps"`` (default): the k > 1 whose partitions are stable
+      (:math:`\mathrm{ps}(k) \ge` ``cutoff``) and beat the reference samples
+      (:math:`\mathrm{Gap}(k) - \mathrm{Gap}(1)` above 3 standard errors) are the
+      candidates; none: k = 1; else the gap's ``rule`` (default
+      ``"globalSEmax"``) picks among them. Chosen by the study of the user guide
+      page "Choosing k".
+    - ``"gap"``: the gap statistic (Tibshirani, Walther & Hastie 2001) on
+      :math:`W_k`, :math:`\mathrm{Gap}(k) = \overline{\log W^*_k} - \log W_k`,
+      with a decision rule of R's ``cluster::maxSE`` (default ``"firstSEmax"``).
+    - ``"prediction_strength"``: the largest k with mean
+      :math:`\mathrm{ps}(k) \ge` ``cutoff`` (Tibshirani & Walther 2005).
+    - ``"silhouette"``: the largest weighted mean silhouette on the semimetric
+      (Rousseeuw 1987); k >= 2.
+    - ``"eigengap"``: the largest :math:`\lambda_{k+1} - \lambda_k` of the
+      random-walk Laplacian of the kernel matrix (ICML draft, section 5.2); k >= 2.
 
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
         Data (a 1-D array is one feature).
     k_range : sequence of int, default=None
-        The k to compare (distinct, >= 1; sorted here). None: ``1..10`` for the gap,
-        ``2..10`` for the eigengap (with a dense kernel the gap after
-        :math:`\lambda_1 = 0` is nearly always the largest), cut to what ``X``
-        allows. The gap needs k below the number of distinct rows; the eigengap
-        ``k <= n_samples - 1``.
-    method : {"gap", "eigengap"}, default="gap"
+        The k to compare (distinct, >= 1; sorted here). None: ``1..10``
+        (``2..10`` for the silhouette and the eigengap), cut to what X allows:
+        the gap needs k below the number of distinct rows, prediction strength
+        ``k <= n_samples // 2``, the others ``k <= n_samples - 1``.
+    method : {"gap+ps", "gap", "prediction_strength", "silhouette", "eigengap"}, default="gap+ps"
         How k is chosen.
+    rule : {"firstSEmax", "Tibs2001SEmax", "globalSEmax", "firstmax", "globalmax"}, default=None
+        The gap statistic's decision rule (``method="gap"``: over the whole
+        range, default ``"firstSEmax"``, R's default; ``"gap+ps"``: over the
+        candidates, default ``"globalSEmax"``).
+    se_factor : float, default=1.0
+        Standard errors allowed by the ``*SEmax`` rules (R's ``SE.factor``).
+    cutoff : float, default=0.8
+        Prediction strength a partition needs to count as stable (the paper's 0.8).
+    n_refs : int, default=10
+        The number B of reference samples of the gap statistic.
+    reference : {"pca", "box"}, default="pca"
+        Reference samples uniform over the box of the data in its principal axes
+        (``"pca"``, the paper's (b)) or over the box of its coordinates (``"box"``,
+        (a)). Reference point i has weight :math:`w_i`.
+    n_splits : int, default=20
+        Random halvings of prediction strength; each half is test half once.
     semimetric : {"energy", "laplacian", "gaussian", "localized", "sinusoidal"} or callable, default="energy"
-        The semimetric of the kernel (see :class:`~kgroups.KernelKGroups`).
+        The semimetric of the fits (see :class:`~kgroups.KernelKGroups`).
     alpha : float, default=1.0
-        Exponent of the energy semimetric, in (0, 2]. ``alpha=2`` makes the gap
-        statistic the original one (W is k-means' within sum of squares); the
-        eigengap needs ``alpha <= 1`` (positive degrees).
+        Exponent of the energy semimetric, in (0, 2]; ``alpha=2`` makes the gap
+        statistic the original one; the eigengap needs ``alpha <= 1``.
     sigma : float, default=1.0
         Scale of the Gaussian and Laplacian semimetrics.
     theta : float, default=1.0
         Scale of the sinusoidal semimetric.
-    n_refs : int, default=10
-        Gap: the number B of reference samples.
-    reference : {"pca", "box"}, default="pca"
-        Gap: reference samples uniform over the box of the data in its principal
-        axes (``"pca"``, Tibshirani et al.'s (b)) or over the box of the data's
-        coordinates (``"box"``, their (a)). Reference point i has weight ``w_i``.
     sample_weight : array-like of shape (n_samples,), default=None
-        Positive weights (None: all ones); integer weights act as repeated rows.
+        Positive weights (None: all ones).
     n_init : int, default=5
-        Gap: restarts of each :class:`~kgroups.KernelKGroups` fit (one fit per k
-        and data set, its restarts sharing the kernel or the pass over the pairs).
+        Restarts of every :class:`~kgroups.KernelKGroups` fit.
     engine : {"auto", "dense", "sparse", "matrix-free", "low-rank"}, default="auto"
-        Gap: the engine of every :class:`~kgroups.KernelKGroups` fit.
+        The engine of every fit.
     random_state : int, RandomState instance or None, default=None
-        Seeds the reference samples and the fits.
+        Seeds the reference samples, the splits and the fits.
 
     Returns
     -------
     result : ChooseKResult
-        ``k`` (the chosen k), ``k_values``, ``values`` (the curve), ``se``,
-        ``within_energy``, ``ref_log_w``, ``labels`` (gap) or ``eigenvalues``
-        (eigengap), and ``plot(ax=None)``.
+        ``k``, ``reasoning``, the curves computed (``gap``, ``gap_se``,
+        ``prediction_strength``, ``silhouette``, ``eigengap``, ...), the labels
+        of the fit with the chosen k, and ``plot()``.
 
     Raises
     ------
@@ -367,20 +764,30 @@ def choose_k(X, k_range=None, *, method="gap", semimetric="energy", alpha=1.0, s
     >>> from kgroups import choose_k
     >>> rng = np.random.default_rng(0)
     >>> X = np.vstack([rng.normal(c, 0.5, (40, 2)) for c in ([0, 0], [5, 0], [0, 5])])
-    >>> choose_k(X, range(1, 7), random_state=0).k
+    >>> r = choose_k(X, range(1, 7), random_state=0)
+    >>> r.k, r.criteria
+    (3, ['gap', 'prediction_strength'])
+    >>> choose_k(X, range(1, 7), method="gap", rule="Tibs2001SEmax", random_state=0).k
     3
-    >>> choose_k(X, range(2, 7), method="eigengap", semimetric="gaussian", sigma=2.0).k
-    3
+    >>> choose_k(rng.normal(size=(200, 2)) * [3, 1], range(1, 7), random_state=0).k
+    1
     """
-    owner = "choose_k"
-    X = check_data(X, "X", owner, allow_1d=True, min_samples=2)
+    X = check_data(X, "X", "choose_k", allow_1d=True, min_samples=2)
     n = X.shape[0]
-    w = check_sample_weight(sample_weight, n, owner)
-    n_distinct = np.unique(X, axis=0).shape[0] if method == "gap" else n
+    w = check_sample_weight(sample_weight, n, "choose_k")
+    rule = _check_rule(rule, method)
+    n_distinct = np.unique(X, axis=0).shape[0] if method in ("gap", "gap+ps") else n
     ks = _check_k_range(k_range, method, n, n_distinct)
     params = {"semimetric": semimetric, "alpha": alpha, "sigma": sigma, "theta": theta,
               "engine": engine}
-    if method == "eigengap":
-        return _eigengap(X, w, ks, params)
+    opts = {"n_refs": n_refs, "reference": reference, "n_splits": n_splits, "n_init": n_init}
     rng = np.random.default_rng(as_seed(random_state))
-    return _gap(X, w, ks, params, n_refs, reference, n_init, rng)
+    curves, fits = _curves(X, w, ks, method, params, opts, rng)
+    r = ChooseKResult(0, method, ks, rule=rule if method in ("gap", "gap+ps") else None,
+                      cutoff=cutoff if "prediction_strength" in _NEEDS[method] else None,
+                      **curves)
+    i, r.reasoning = _decide(r, method, rule, se_factor, cutoff)
+    r.k = int(ks[i])
+    r.labels = (fits[i] if fits is not None else _fit(X, w, r.k, params, n_init, int(
+        rng.integers(2**31 - 1)))).labels_
+    return r
