@@ -68,8 +68,8 @@ from .._memory import check_fits
 __all__ = ["IMPLEMENTATIONS", "KIND_TESTS", "WHICH", "NumpyPairSums", "PairSums", "Part",
            "Prepared", "array_kind", "check_which", "checked_label_values", "choose",
            "data_scale", "finite", "label_codes", "magnitude_scale", "observed_sums",
-           "permutation_pvalue", "permutation_statistics", "prepare", "same_features",
-           "semimetric_spec"]
+           "part_codes", "part_weights", "permutation_pvalue", "permutation_statistics",
+           "prepare", "same_features", "semimetric_spec"]
 
 _BLOCK_ELEMENTS = 1 << 22  # semimetric values per block (32 MiB of float64)
 _MAX_POOLED_BYTES = 1 << 32  # the pooled n x n matrix of a permutation test: 4 GiB at most
@@ -445,8 +445,8 @@ class NumpyPairSums(PairSums):
                  else check_data(p.data, p.name, owner, allow_1d=True) for p in parts]
         if not pre:
             same_features([p.name for p in parts], [X.shape[1] for X in datas], owner)
-        codes, values, k = _part_codes(parts, datas, owner)
-        weights, scales = _part_weights(parts, datas, owner)
+        codes, values, k = part_codes(parts, datas, owner)
+        weights, scales = part_weights(parts, datas, owner)
         if pre:  # statistics are linear in the semimetric values
             entries = datas[0].data if sp.issparse(datas[0]) else datas[0]
             c = factor = pow2_scale(float(np.max(np.abs(entries), initial=0.0)))
@@ -504,7 +504,7 @@ class NumpyPairSums(PairSums):
         return np.einsum("nbi,nbj->bij", H, DH)
 
 
-def _part_codes(parts, datas, owner):
+def part_codes(parts, datas, owner):
     """Group codes of each part's rows (numbered part by part), the labelled part's
     distinct values and the number of groups."""
     codes, values, k = [], None, 0
@@ -519,7 +519,7 @@ def _part_codes(parts, datas, owner):
     return codes, values, k
 
 
-def _part_weights(parts, datas, owner):
+def part_weights(parts, datas, owner):
     """Each part's checked weights divided by the power of two of their largest
     (:func:`kgroups._validation.pow2_scale`), and those powers of two."""
     weights, scales = [], []

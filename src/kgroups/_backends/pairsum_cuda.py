@@ -19,16 +19,19 @@ are read on the host. Named semimetrics only.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
-from .._validation import InvalidParameterError, check_sample_weight, is_device_array, pow2_scale
+from .._validation import InvalidParameterError, is_device_array
 from .gpu import device_free_memory
 from .pairsum import (
     PairSums,
     Prepared,
     check_which,
-    label_codes,
     magnitude_scale,
+    part_codes,
+    part_weights,
     same_features,
 )
 
@@ -68,19 +71,10 @@ class CudaPairSums(PairSums):
         same_features([p.name for p in parts], [X.shape[1] for X in datas], owner)
         big = max(_scan(X, p.name, owner, kernels) for X, p in zip(datas, parts))
         c, factor = magnitude_scale(big, spec)
-        codes, values, k, weights, scales = [], None, 0, [], []
-        for p, X in zip(parts, datas):
-            n_p = X.shape[0]
-            if p.labels is None:
-                codes.append(np.full(n_p, k, dtype=np.int64))
-                k += 1
-            else:
-                cp, values = label_codes(_host(p.labels), n_p, owner)
-                codes.append(cp + k)
-                k += len(values)
-            w = check_sample_weight(_host(p.weights), n_p, owner, p.weight_name)
-            scales.append(pow2_scale(w.max()))
-            weights.append(w / scales[-1])
+        # labels and weights (n numbers each) are read on the host, as in memory
+        host = [replace(p, labels=_host(p.labels), weights=_host(p.weights)) for p in parts]
+        codes, values, k = part_codes(host, datas, owner)
+        weights, scales = part_weights(host, datas, owner)
         codes, w = np.concatenate(codes), np.concatenate(weights)
         s = np.bincount(codes, weights=w, minlength=k)
         ZT = _pooled_transposed(datas, 1.0 / c, kernels)
