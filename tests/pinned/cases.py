@@ -17,7 +17,8 @@ the sample start runs on small data.
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
+
+from tests._helpers import sparse_psd_gram
 
 SEEDS = (0, 1, 2)
 K = 4
@@ -48,14 +49,8 @@ def starts(X, k, seed, n_random=2, n_near=2):
 
 
 def sparse_gram(n, k, seed):
-    """A sparse PSD Gram matrix ``F F^T`` with k clusters (bag-of-words-like)."""
-    rng = np.random.default_rng(seed + 300)
-    y = rng.integers(0, k, n)
-    rows = np.repeat(np.arange(n), 3)
-    cols = np.stack([20 * y + rng.integers(0, 20, n), 20 * y + rng.integers(0, 20, n),
-                     rng.integers(0, 20 * k, n)], 1).ravel()
-    F = sp.csr_matrix((rng.uniform(0.5, 1.5, 3 * n), (rows, cols)), shape=(n, 20 * k))
-    return sp.csr_matrix(F @ F.T)
+    """A sparse PSD Gram matrix with k clusters (:func:`tests._helpers.sparse_psd_gram`)."""
+    return sparse_psd_gram(n, k, seed + 300)
 
 
 SEMIMETRICS = {

@@ -69,7 +69,7 @@ __all__ = ["IMPLEMENTATIONS", "KIND_TESTS", "WHICH", "NumpyPairSums", "PairSums"
            "Prepared", "array_kind", "check_which", "checked_label_values", "choose",
            "data_scale", "finite", "label_codes", "magnitude_scale", "observed_sums",
            "part_codes", "part_weights", "permutation_pvalue", "permutation_statistics",
-           "prepare", "same_features", "semimetric_spec"]
+           "pooled_groups", "prepare", "same_features", "semimetric_spec"]
 
 _BLOCK_ELEMENTS = 1 << 22  # semimetric values per block (32 MiB of float64)
 _MAX_POOLED_BYTES = 1 << 32  # the pooled n x n matrix of a permutation test: 4 GiB at most
@@ -454,15 +454,9 @@ class NumpyPairSums(PairSums):
             c, factor = data_scale(datas, spec)
         Z = datas[0] if len(datas) == 1 else np.vstack(datas)
         Z = Z / c if c != 1.0 else Z
-        # group weights part by part: a one-group part's is the sum of its weights
-        s = np.concatenate([[wp.sum()] if p.labels is None else
-                            np.bincount(cp - cp.min(), weights=wp)
-                            for p, cp, wp in zip(parts, codes, weights)])
-        codes = codes[0] if len(codes) == 1 else np.concatenate(codes)
-        w = weights[0] if len(weights) == 1 else np.concatenate(weights)
-        return Prepared(self, owner, spec, Z.shape[0], k, s,
-                        np.bincount(codes, minlength=k).astype(np.float64),
-                        np.array(scales), factor, values, codes, (Z, w))
+        codes, w, groups = pooled_groups(parts, codes, weights, k)
+        return Prepared(self, owner, spec, Z.shape[0], k, *groups, np.array(scales), factor,
+                        values, codes, (Z, w))
 
     def group_sums(self, prep, which="all"):
         check_which(which)
@@ -517,6 +511,18 @@ def part_codes(parts, datas, owner):
             codes.append(c + k)
             k += len(values)
     return codes, values, k
+
+
+def pooled_groups(parts, codes, weights, k):
+    """The parts' codes and weights pooled, and ``(group weights, group sizes)`` of
+    :class:`Prepared` (group weights part by part: a one-group part's is the sum of
+    its weights)."""
+    s = np.concatenate([[wp.sum()] if p.labels is None else
+                        np.bincount(cp - cp.min(), weights=wp)
+                        for p, cp, wp in zip(parts, codes, weights)])
+    codes = codes[0] if len(codes) == 1 else np.concatenate(codes)
+    w = weights[0] if len(weights) == 1 else np.concatenate(weights)
+    return codes, w, (s, np.bincount(codes, minlength=k).astype(np.float64))
 
 
 def part_weights(parts, datas, owner):

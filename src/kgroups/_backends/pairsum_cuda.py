@@ -32,6 +32,7 @@ from .pairsum import (
     magnitude_scale,
     part_codes,
     part_weights,
+    pooled_groups,
     same_features,
 )
 
@@ -75,12 +76,10 @@ class CudaPairSums(PairSums):
         host = [replace(p, labels=_host(p.labels), weights=_host(p.weights)) for p in parts]
         codes, values, k = part_codes(host, datas, owner)
         weights, scales = part_weights(host, datas, owner)
-        codes, w = np.concatenate(codes), np.concatenate(weights)
-        s = np.bincount(codes, weights=w, minlength=k)
+        codes, w, groups = pooled_groups(host, codes, weights, k)
         ZT = _pooled_transposed(datas, 1.0 / c, kernels)
-        return Prepared(self, owner, spec, codes.shape[0], k, s,
-                        np.bincount(codes, minlength=k).astype(np.float64),
-                        np.array(scales), factor, values, codes, (ZT, w))
+        return Prepared(self, owner, spec, codes.shape[0], k, *groups, np.array(scales), factor,
+                        values, codes, (ZT, w))
 
     def group_sums(self, prep, which="all"):
         check_which(which)
