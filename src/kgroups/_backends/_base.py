@@ -139,7 +139,7 @@ def cluster_sums_rows(K, w, labels, k):
 def signatures(starts, k):
     """Each point's class among the points with one label in every start, and
     ``classes[c, g]``, the label of class ``c`` in start ``g`` (G x len(starts))."""
-    labs = np.ascontiguousarray(np.stack([np.asarray(l, dtype=np.int64) for l in starts]))
+    labs = np.ascontiguousarray(starts, dtype=np.int64)  # R x n
     return class_signatures(labs, int(k))
 
 
@@ -223,7 +223,7 @@ class Engine:
     def start(self, starts, k, rule):
         """The runs from ``starts`` (label arrays): ``M`` built (:meth:`build_ms`),
         every empty cluster filled (:meth:`fill_empty`), ``s``, ``q``, ``cnt``."""
-        labels = np.array(np.stack([np.asarray(st) for st in starts]), dtype=np.int64)
+        labels = np.array(starts, dtype=np.int64)  # R x n, the runs' own copy
         M = self.build_ms(labels, k)
         R = labels.shape[0]
         s, q, cnt = np.empty((R, k)), np.empty((R, k)), np.empty((R, k), dtype=np.int64)

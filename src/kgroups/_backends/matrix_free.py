@@ -178,7 +178,7 @@ class MatrixFreeEngine(Engine):
             return self.build_m(starts[0], k)[None]
         n, R = len(starts[0]), len(starts)
         n_threads = numba.get_num_threads()
-        labs = np.ascontiguousarray(np.stack([np.asarray(l, dtype=np.int64) for l in starts]))
+        labs = np.ascontiguousarray(starts, dtype=np.int64)
         sig, classes = class_signatures(labs, k)
         G = classes.shape[0]
         # the pass's G x n sums per worker, the group's M and one start's sorted M
