@@ -1,5 +1,6 @@
 """Sphinx configuration of the kgroups documentation (``make docs``)."""
 
+import importlib
 import os
 import sys
 import warnings
@@ -24,23 +25,40 @@ extensions = [
     "sphinx_design",  # the cards of the front page
     "numpydoc",
     "sphinx_gallery.gen_gallery",
+    "matplotlib.sphinxext.plot_directive",  # the figures of the guide, drawn at build time
 ]
 
+# The figures of ``.. plot::`` in the guide: PNG only, no source or format links.
+plot_formats = [("png", 110)]
+plot_html_show_formats = False
+plot_html_show_source_link = False
+plot_include_source = False
+plot_rcparams = {"figure.figsize": (6.4, 3.6), "font.size": 9}
+
+# docs/performance.rst is generated from benchmarks/results/ (docs/make_performance.py).
+import make_performance  # noqa: E402  (docs/ is on sys.path above)
+
+make_performance.main([])
+
 # --- intersphinx -----------------------------------------------------------------
-# Links to numpy/scipy/scikit-learn/networkx need their objects.inv, fetched from the
-# internet at build time. CI reaches only the package registries, and an unreachable
-# inventory is a warning (an error under -W), so intersphinx is off by default. Set
-# KGROUPS_DOCS_INTERSPHINX=1 on a machine with internet to turn the links on.
-if os.environ.get("KGROUPS_DOCS_INTERSPHINX") == "1":
-    extensions.append("sphinx.ext.intersphinx")
-    intersphinx_mapping = {
-        "python": ("https://docs.python.org/3", None),
-        "numpy": ("https://numpy.org/doc/stable/", None),
-        "scipy": ("https://docs.scipy.org/doc/scipy/", None),
-        "sklearn": ("https://scikit-learn.org/stable/", None),
-        "networkx": ("https://networkx.org/documentation/stable/", None),
-        "matplotlib": ("https://matplotlib.org/stable/", None),
-    }
+# Links to Python, NumPy, SciPy, scikit-learn, Dask, NetworkX and Matplotlib resolve
+# from inventories committed in docs/_inventories (the build reaches no network).
+# docs/make_inventories.py says where each comes from and refreshes them from the
+# projects' sites on a machine with internet.
+extensions.append("sphinx.ext.intersphinx")
+_INV = "_inventories"
+intersphinx_mapping = {
+    "python": ("https://docs.python.org/3/", f"{_INV}/python.inv"),
+    "numpy": ("https://numpy.org/doc/stable/", f"{_INV}/numpy.inv"),
+    "scipy": ("https://docs.scipy.org/doc/scipy/", f"{_INV}/scipy.inv"),
+    "sklearn": ("https://scikit-learn.org/stable/", f"{_INV}/sklearn.inv"),
+    "dask": ("https://docs.dask.org/en/stable/", f"{_INV}/dask.inv"),
+    "networkx": ("https://networkx.org/documentation/stable/", f"{_INV}/networkx.inv"),
+    "matplotlib": ("https://matplotlib.org/stable/", f"{_INV}/matplotlib.inv"),
+}
+intersphinx_timeout = 5
+# Every cross-reference must resolve (``make docs`` builds with -W).
+nitpicky = True
 
 templates_path = ["_templates"]
 exclude_patterns = ["_build", "auto_examples/*.ipynb", "auto_examples/*.py",
@@ -55,7 +73,42 @@ autodoc_typehints = "none"  # numpydoc's Parameters section says the types
 numpydoc_show_class_members = False  # the class template lists the methods
 numpydoc_class_members_toctree = False
 numpydoc_attributes_as_param_list = True
-numpydoc_xref_param_type = False  # would need intersphinx for numpy/scipy types
+# The types of the Parameters/Returns sections link to their documentation: the
+# aliases below and numpydoc's own (ndarray, array_like, int, ...); any other word of
+# a type ("of", "shape", "optional", a literal) stays plain text.
+numpydoc_xref_param_type = True
+numpydoc_xref_ignore = "all"
+numpydoc_xref_aliases = {
+    "Path": "pathlib.Path",
+    "path-like": ":term:`python:path-like object`",
+    "os.PathLike": "os.PathLike",
+    "sparse": ":mod:`sparse <scipy.sparse>`",
+    "scipy.sparse": ":mod:`scipy.sparse`",
+    "csr_matrix": "scipy.sparse.csr_matrix",
+    "scipy.sparse.csr_matrix": "scipy.sparse.csr_matrix",
+    "Generator": "numpy.random.Generator",
+    "np.random.Generator": "numpy.random.Generator",
+    "numpy.random.Generator": "numpy.random.Generator",
+    "numpy.random.RandomState": "numpy.random.RandomState",
+    "networkx": ":class:`networkx <networkx.Graph>`",  # "networkx graph"
+    "dtype": "numpy.dtype",
+    "memmap": "numpy.memmap",
+    "Graph": "networkx.Graph",
+    "networkx.Graph": "networkx.Graph",
+    "nx.Graph": "networkx.Graph",
+    "Axes": "matplotlib.axes.Axes",
+    "dask.array.Array": "dask.array.Array",
+    "da.Array": "dask.array.Array",
+    "Figure": "matplotlib.figure.Figure",
+    "Warning": "Warning",
+    "ValueError": "ValueError",
+}
+# kgroups's own classes, by their short names (``KGroupsResult``, ``GraphData``...).
+for _mod in ("kgroups", "kgroups.graph"):
+    _module = importlib.import_module(_mod)
+    for _name in _module.__all__:
+        if isinstance(getattr(_module, _name), type):
+            numpydoc_xref_aliases.setdefault(_name, f"{_mod}.{_name}")
 
 # --- sphinx-gallery ----------------------------------------------------------------
 sphinx_gallery_conf = {
@@ -96,23 +149,69 @@ html_sidebars = {"index": []}
 html_show_sourcelink = False
 html_copy_source = False
 
-# Module constants carry no docstring of their own; their API pages say this.
-autosummary_context = {"data_docs": {
-    "kgroups.SEMIMETRICS": (
-        "The names accepted by ``semimetric=``: ``SEMIMETRICS`` is\n"
-        "``('energy', 'laplacian', 'gaussian', 'localized', 'sinusoidal')``.\n"
-        "A callable ``rho(X_block, Y_block)`` or ``\"precomputed\"`` is accepted too.\n"
-        "See :doc:`/user_guide/semimetrics` (TPAMI eqs. 52-54)."),
-    "kgroups.datasets.DATA_DIR": (
-        "A :class:`pathlib.Path`: the folder of the bundled data files and of\n"
-        "``MANIFEST.md`` (sources, SHA-256 sums, class counts, the paper's preprocessing)."),
-    "kgroups.datasets.USER_DATASETS": (
-        "A dict: for each Table III dataset that cannot be shipped (``covertype``,\n"
-        "``epileptic``, ...), where to get the file and how the paper preprocessed it.\n"
-        "Read such a file with :func:`load_user_file`; ``kgroups reproduce\n"
-        "tpami-table3`` reads it from ``KGROUPS_DATA_<NAME>``."),
-    "kgroups.datasets.SIGMA_TILDE_10": (
-        "The diagonal of the 10 x 10 block of :math:`\\Sigma_2` in TPAMI eq. (57)\n"
-        "(ICML eq. (27)): ``(1.367, 3.175, 3.247, 4.403, 1.249, 1.969, 4.035, 4.237,\n"
-        "2.813, 3.637)``, used by :func:`make_unequal_covariance_gaussians`."),
-}}
+# --- the API pages' templates (docs/_templates/autosummary) ------------------------
+PUBLIC_MODULES = ("kgroups", "kgroups.graph", "kgroups.datasets", "kgroups.metrics")
+
+
+def _public_names():
+    for modname in PUBLIC_MODULES:
+        module = importlib.import_module(modname)
+        for name in module.__all__:
+            yield modname, name, getattr(module, name)
+
+
+def _sklearn_methods():
+    """``"module.Class"`` -> {method: scikit-learn's name of it} for the public methods
+    a class inherits unchanged from scikit-learn (``get_params``, ``set_params``...):
+    its page links them to scikit-learn's documentation instead of copying it."""
+    out = {}
+    for modname, name, cls in _public_names():
+        if not isinstance(cls, type):
+            continue
+        found = {}
+        for attr in sorted(dir(cls)):
+            if (attr.startswith("_") or attr == "get_metadata_routing"
+                    or attr.endswith("_request") or not callable(getattr(cls, attr))):
+                continue
+            owner = next(k for k in cls.__mro__ if attr in vars(k))
+            if owner.__module__.split(".")[0] == "sklearn":
+                found[attr] = f"{owner.__module__}.{owner.__qualname__}.{attr}"
+        if found:
+            out[f"{modname}.{name}"] = found
+    return out
+
+
+def _constant_docs():
+    """``"module.NAME"`` -> docstring lines of each public constant (SEMIMETRICS,
+    DATA_DIR...): the ``#:`` comment above its assignment in the module that defines
+    it. A constant has no ``__doc__`` of its own (autodoc would show that of its
+    type, tuple or Path) and the public module that re-exports it has no comment."""
+    from sphinx.pycode import ModuleAnalyzer
+
+    out = {}
+    for modname, name, value in _public_names():
+        if callable(value):
+            continue
+        for defining in sorted(m for m in sys.modules if m.split(".")[0] == "kgroups"):
+            if getattr(sys.modules[defining], name, None) is not value:
+                continue
+            doc = ModuleAnalyzer.for_module(defining).find_attr_docs().get(("", name))
+            if doc:
+                out[f"{modname}.{name}"] = list(doc)
+                break
+        else:
+            raise RuntimeError(f"{modname}.{name} needs a '#:' comment where it is defined")
+    return out
+
+
+CONSTANT_DOCS = _constant_docs()
+autosummary_context = {"sklearn_methods": _sklearn_methods()}
+
+
+def _constant_docstring(app, what, name, obj, options, lines):
+    if name in CONSTANT_DOCS:
+        lines[:] = CONSTANT_DOCS[name]
+
+
+def setup(app):
+    app.connect("autodoc-process-docstring", _constant_docstring)
