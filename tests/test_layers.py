@@ -22,7 +22,8 @@ LAYERS = [
     ("engines", ["kgroups._backends*"]),
     ("semimetrics", ["kgroups._semimetrics"]),
     ("kernels", ["kgroups._engine*"]),
-    ("foundation", ["kgroups._validation", "kgroups._progress", "kgroups._memory"]),
+    ("foundation", ["kgroups._validation", "kgroups._progress", "kgroups._memory",
+                    "kgroups._reprs"]),
 ]
 
 
