@@ -4,7 +4,7 @@ SciPy sparse for precomputed matrices) and dask collections.
 Each kind answers the same questions, so that ``fit``, ``predict`` and
 ``transform`` take one path whatever the data: check the data of a fit and set
 ``n_features_in_`` (and ``feature_names_in_``), check the weights, the largest
-``|x|`` and the mean of the (checked) data, the rows of a sample in memory, new
+``|x|`` and the centre of the (checked) data, the rows of a sample in memory, new
 data against the fit, and a function mapped over row blocks (a dask array's
 blocks run on the workers). :func:`input_kind` picks the kind from the data's type,
 or from the engine asked for (``engine="dask"`` cuts in-memory data in row blocks).
@@ -69,7 +69,7 @@ class InMemory:
 
     @staticmethod
     def summary(X, w, owner):
-        """``(largest |x|, mean of X or None)``: the engines centre in-memory data
+        """``(largest |x|, centre of X or None)``: the engines centre in-memory data
         themselves."""
         return float(np.max(np.abs(X))), None
 
@@ -140,11 +140,11 @@ class Dask:
     @staticmethod
     def summary(X, w, owner):
         """One pass over the blocks: data finite and weights valid (the first failing
-        block named), ``(largest |x|, mean of X)``."""
+        block named), ``(largest |x|, centre of X)`` (the median of the blocks'
+        medians)."""
         from ._backends._dask_io import summarize
 
-        big, colsum = summarize(X, w, owner)
-        return big, np.asarray(colsum, dtype=np.float64) / X.shape[0]
+        return summarize(X, w, owner)
 
     @staticmethod
     def take(X, w, idx):

@@ -27,10 +27,11 @@ every engine and :func:`pairwise` use that definition.
 Pairwise blocks are computed with norms and one matrix product
 (``||x - y||^2 = ||x||^2 + ||y||^2 - 2 x.y`` on centred data), then transformed in
 place: no Python loop over pairs. The centre is the coordinate-wise median of ``X``
-(:func:`robust_center`): a few far points (an outlier at 1e20) do not move it, so
-the ordinary points keep small centred coordinates and the expansion keeps their
-digits; the pairs whose expansion cancelled are recomputed by direct differences of
-the original coordinates (exact for close pairs, wherever they lie), so every
+rounded so that centring is exact (:func:`robust_center`): a few far points (an
+outlier at 1e20) do not move it, so the ordinary points keep small centred
+coordinates and the expansion keeps their digits; the pairs whose expansion
+cancelled are recomputed by direct differences (exact for close pairs, wherever
+they lie), so every
 squared distance is accurate to a few ulps relative to its true value. A callable semimetric's
 values and a named semimetric's range are checked here, in the one path every
 engine and the energy functions use: NaN, infinity, overflow, a wrong shape or
@@ -124,9 +125,43 @@ def check_semimetric_range(sq_norm_max, semimetric, params, factor=1.0, owner="p
 
 
 def robust_center(X):
-    """The coordinate-wise median of the rows of ``X``: the centre of the expansion of
-    squared distances, which far points do not drag (see the module docstring)."""
-    return np.median(X, axis=0) if X.shape[0] else np.zeros(X.shape[1])
+    """The centre of the expansion of squared distances: for each column the median of
+    ``X``, rounded so that subtracting it is exact, or 0 where no such centre exists.
+
+    The median is not dragged by a few far points (an outlier at 1e20), so the
+    ordinary points keep small centred coordinates and the expansion
+    ``||x||^2 + ||y||^2 - 2 x.y`` keeps their digits. The pairs whose expansion
+    cancels anyway are recomputed by direct differences; engines that keep only the
+    centred data (matrix-free, GPU) take those differences of centred coordinates,
+    so the centring itself must lose nothing: ``x - c`` must be exact for every entry.
+    The median is rounded to a multiple of the spacing of the column's largest
+    ``|x|`` (every entry is then a multiple of the rounding grid of ``x - c`` where
+    ``x`` and ``c`` are close, Sterbenz's lemma), the subtraction is checked entry by
+    entry with the exact error of a floating-point sum (Knuth's TwoSum), and a column
+    where it is not exact (two tight groups far apart, one of them near 0) is not
+    centred: ``x - 0`` is exact, and the direct differences then use the original
+    coordinates.
+    """
+    n, d = X.shape
+    center = np.zeros(d)
+    if n == 0:
+        return center
+    med = np.median(X, axis=0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        grid = np.spacing(np.max(np.abs(X), axis=0))
+        c = np.where(grid > 0, np.round(med / grid) * grid, 0.0)
+    c = np.where(np.isfinite(c), c, 0.0)
+    exact = np.ones(d, dtype=bool)
+    step = max(1, (1 << 20) // max(d, 1))
+    for a in range(0, n, step):  # TwoSum's error of x + (-c), by row blocks
+        x = X[a:a + step]
+        with np.errstate(over="ignore", invalid="ignore"):
+            s = x - c
+            bv = s - x
+            err = (x - (s - bv)) + (-c - bv)
+        exact &= np.all(err == 0, axis=0)
+    center[exact] = c[exact]
+    return center
 
 
 def centred_sq_norm_max(X):

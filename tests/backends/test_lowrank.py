@@ -22,7 +22,9 @@ def test_lowrank_is_exact_for_its_own_kernel():
     eng = LowRankEngine.from_semimetric(X, w, "energy", {}, n_clusters=3, options={
         "n_components": 8, "landmarks": "uniform", "random_state": 0})
     F = eng.F
-    kd = pairwise(X, X.mean(0)[None, :])[:, 0]  # K0(x, x) = rho(x, x0), x0 = mean
+    x0 = np.median(eng.feature_map.L, axis=0)  # the base point: the landmarks' centre
+    np.testing.assert_allclose(eng.feature_map.c, x0, rtol=1e-15, atol=0)
+    kd = pairwise(X, x0[None, :])[:, 0]  # K0(x, x) = rho(x, x0)
     Bt = w[:, None] * (F @ F.T - (kd[:, None] + kd[None, :]) / 2) * w[None, :]
     labels = rng.integers(0, 3, 40)
     np.testing.assert_allclose(eng.build_m(labels, 3), build_m_twin(Bt, labels, 3),

@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 
-from kgroups import KernelKGroups, KernelKMeans, pairwise, within_energy
+from kgroups import KernelKGroups, KernelKMeans, improving_moves, pairwise, within_energy
 from kgroups import datasets
 
 ORDINARY = np.vstack([np.random.default_rng(0).normal(0, 1, (100, 2)),
@@ -35,6 +35,28 @@ def test_an_outlier_does_not_cost_the_ordinary_points_their_digits(far, engine):
     np.testing.assert_array_equal(got.labels_, ref.labels_)
     assert got.within_energy_ == pytest.approx(ref.within_energy_ * far, rel=1e-10)
     assert within_energy(X, got.labels_) == pytest.approx(got.within_energy_, rel=1e-10)
+
+
+@pytest.mark.parametrize("gap", [1e6, 1e12, 1e15])
+@pytest.mark.parametrize("engine", ["dense", "matrix-free"])
+def test_tight_groups_far_apart_keep_their_digits(gap, engine):
+    """Three tight groups, one at the origin and two ``gap`` away: the engines that
+    keep only the centred data (matrix-free) difference centred coordinates, so
+    centring must be exact. Default start: W equals the direct-difference reference
+    to 1e-10 (a centre between the groups left W of the far groups wrong in the
+    fifth digit at 1e12) and no single move lowers the reference W."""
+    rng = np.random.default_rng(5)
+    X = np.vstack([rng.normal(0, 1, (60, 2)), rng.normal(0, 1, (60, 2)) + gap,
+                   rng.normal(0, 1, (60, 2)) + [gap, 3.0]])
+    D = difference_matrix(X)
+    got = KernelKGroups(3, engine=engine, random_state=0).fit(X)
+    W = 0.0
+    for j in range(3):
+        m = got.labels_ == j
+        W += float(D[np.ix_(m, m)].sum()) / (2 * m.sum())
+    assert got.within_energy_ == pytest.approx(W, rel=1e-10)
+    assert improving_moves(np.asarray(D, dtype=np.float64), got.labels_,
+                           semimetric="precomputed") == 0
 
 
 @pytest.mark.parametrize("far", [1.0, 1e12, 1e20, 1e100, 1e150])

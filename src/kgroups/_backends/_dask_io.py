@@ -16,7 +16,7 @@ from .._validation import (InvalidParameterError, check_finite, check_sample_wei
                            is_dask_collection)
 
 __all__ = ["as_dask_rows", "client_or_none", "dask_weights", "is_dask_collection", "persist",
-           "persist_wait", "stream", "stream_split", "summaries", "summarize", "summary_block", "wait"]
+           "median_of_medians", "persist_wait", "stream", "stream_split", "summaries", "summarize", "summary_block", "wait"]
 
 
 def client_or_none():
@@ -176,7 +176,7 @@ def dask_weights(sample_weight, X, owner, name="sample_weight"):
 
 def summary_block(Xb, wb, start, owner, name="X", wname="sample_weight"):
     """Checks of one block of data and weights (finite data, the one weight rule);
-    ``(max |x|, column sums, max weight, weight sum)``, or the error of a block that
+    ``(max |x|, column medians, max weight, weight sum)``, or the error of a block that
     fails them (raised by :func:`summaries` in block order)."""
     Xb = np.asarray(Xb, dtype=np.float64)
     wb = np.asarray(wb)
@@ -187,8 +187,23 @@ def summary_block(Xb, wb, start, owner, name="X", wname="sample_weight"):
     except InvalidParameterError as exc:
         return InvalidParameterError(f"{exc} (indices within rows {start}:{end})")
     big = float(np.max(np.abs(Xb))) if Xb.size else 0.0
-    return (big, Xb.sum(axis=0), float(np.max(wb)) if wb.size else 0.0,
+    return (big, block_median(Xb), float(np.max(wb)) if wb.size else 0.0,
             float(np.sum(wb, dtype=np.float64)))
+
+
+def block_median(Xb):
+    """The coordinate-wise median of a block's rows (NaN for an empty block)."""
+    return np.median(Xb, axis=0) if Xb.shape[0] else np.full(Xb.shape[1], np.nan)
+
+
+def median_of_medians(medians):
+    """The centre of a dask array's squared-distance expansion: the coordinate-wise
+    median of its blocks' medians (:func:`block_median`; empty blocks skipped). Like
+    the median of in-memory data, a few far rows do not drag it; any centre gives
+    the same distances, it only limits cancellation (the pairs that cancel are
+    recomputed by direct differences)."""
+    M = np.array([m for m in medians if not np.isnan(m).any()], dtype=np.float64)
+    return np.median(M, axis=0) if M.size else np.zeros(len(medians[0]))
 
 
 def summaries(checks):
@@ -205,13 +220,12 @@ def summaries(checks):
 def summarize(X, w, owner):
     """One pass over the row blocks of the dask arrays ``X`` and ``w``: every block
     checked (:func:`summary_block`, the first failing block raised), ``(largest |x|,
-    column sums)``."""
+    centre)`` (:func:`median_of_medians`)."""
     import dask
 
     starts = np.concatenate([[0], np.cumsum(X.chunks[0])[:-1]]).astype(np.int64)
     checks = [dask.delayed(summary_block, pure=True)(xb, wb, int(a), owner)
               for xb, wb, a in zip(X.to_delayed().ravel(), w.to_delayed().ravel(), starts)]
-    big, colsum = 0.0, 0.0
-    for b, cs, _, _ in summaries(checks):
-        big, colsum = max(big, b), colsum + cs
-    return big, colsum
+    results = summaries(checks)
+    big = max((r[0] for r in results), default=0.0)
+    return big, median_of_medians([r[1] for r in results])

@@ -340,7 +340,7 @@ class DaskEngine(Engine):
         ignored.
 
         ``options``: ``n_components`` (m, capped at n), ``landmarks``,
-        ``random_state``, ``center`` (the mean of X, from the pass that checked it)
+        ``random_state``, ``center`` (the centre of X, from the pass that checked it)
         and ``out_chunks`` (the row chunks of the labels returned).
         """
         import dask
@@ -356,15 +356,18 @@ class DaskEngine(Engine):
         cls.check_memory(n, d, n_clusters=n_clusters, options=options,
                          alternative="a smaller n_components or fewer clusters")
         out_chunks = options.get("out_chunks") or X.chunks[0]
-        center = options.get("center")
-        center = np.asarray(X.mean(axis=0).compute() if center is None else center)
         rng = np.random.default_rng(as_seed(options.get("random_state")))
         if landmarks == "fourier":
-            fmap = fourier_map(X, m, semimetric, params.get("sigma", 1.0), rng, center=center)
+            center = options.get("center")
+            if center is None:
+                from ._dask_io import summarize
+
+                center = summarize(X, w, options.get("owner", "KernelKGroups"))[1]
+            fmap = fourier_map(X, m, semimetric, params.get("sigma", 1.0), rng,
+                               center=np.asarray(center))
         else:
             fmap = nystroem_map(X, m, semimetric, params, landmarks, rng,
-                                rows=lambda idx: np.asarray(X[idx].compute(), np.float64),
-                                center=center)
+                                rows=lambda idx: np.asarray(X[idx].compute(), np.float64))
         fmap_d = dask.delayed(fmap, pure=True)
         blocks = persist_wait([dask.delayed(setup_block, pure=True)(xb, wb, fmap_d)
                                for xb, wb in zip(X.to_delayed().ravel(),

@@ -31,7 +31,7 @@ import numpy as np
 from .._engine import lowrank as _lr
 from .._engine._bounds import refresh_bounds, refresh_bounds_serial
 from .._engine._parallel import pick
-from .._semimetrics import pairwise_unchecked as pairwise
+from .._semimetrics import pairwise_unchecked as pairwise, robust_center
 from .._validation import Integer, InvalidParameterError, as_seed
 from ._base import PREDICT_BLOCK_BYTES, Bounds, Engine
 from .._memory import check_fits
@@ -52,7 +52,7 @@ SEED_SAMPLE = 20000
 
 def kpp_from_sample(sub, m, rng, semimetric, params):
     """``m`` landmarks by D^2 sampling among the rows of ``sub``."""
-    c = sub.mean(axis=0)
+    c = robust_center(sub)
     idx = [int(rng.integers(sub.shape[0]))]
     dist = pairwise(sub, sub[idx], semimetric, center=c, **params)[:, 0]
     for _ in range(1, m):
@@ -152,13 +152,16 @@ def _apply_map(fmap, X, m):
     return F
 
 
-def nystroem_map(X, m, semimetric, params, landmarks="k-means++", rng=None, *, rows=None,
-                 center=None):
+def nystroem_map(X, m, semimetric, params, landmarks="k-means++", rng=None, *, rows=None):
     """The Nystrom map with ``min(m, n)`` landmarks chosen uniformly or by k-means++.
 
-    ``rows(index) -> ndarray`` and ``center`` let a caller whose ``X`` is not in
-    memory (a dask array) supply the sampled rows and the mean: the random
-    stream, and so the landmarks, are those of an in-memory ``X``.
+    ``rows(index) -> ndarray`` lets a caller whose ``X`` is not in memory (a dask
+    array) supply the sampled rows: the random stream, and so the landmarks, are
+    those of an in-memory ``X``. The base point ``x0`` of the kernel (eq. 7) is the
+    robust centre of the landmarks (:func:`~kgroups._semimetrics.robust_center`):
+    near the bulk of the data whatever a few far rows do (a mean dragged towards an
+    outlier at 1e20 would make ``rho(x, x0)`` huge and ``K0`` lose every digit to
+    cancellation), and the same in memory and on Dask.
     """
     rng = np.random.default_rng(0) if rng is None else rng
     rows = (lambda idx: X[idx]) if rows is None else rows
@@ -170,7 +173,7 @@ def nystroem_map(X, m, semimetric, params, landmarks="k-means++", rng=None, *, r
         sub = rows(slice(None)) if n <= SEED_SAMPLE else rows(
             rng.choice(n, SEED_SAMPLE, replace=False))
         L = kpp_from_sample(sub, m, rng, semimetric, params)
-    return NystroemMap(L, X.mean(axis=0) if center is None else center, semimetric, params)
+    return NystroemMap(L, robust_center(L), semimetric, params)
 
 
 def nystroem_features(X, m, semimetric, params, landmarks="k-means++", rng=None):
@@ -205,14 +208,16 @@ def nystroem_features(X, m, semimetric, params, landmarks="k-means++", rng=None)
 
 
 def fourier_map(X, m, semimetric, sigma, rng=None, *, center=None):
-    """Random Fourier feature map for the Gaussian or Laplacian semimetric (``center``:
-    the mean of ``X`` when the caller has it, as for :func:`nystroem_map`)."""
+    """Random Fourier feature map for the Gaussian or Laplacian semimetric; the phases
+    are taken at ``x - center`` (``center``: the robust centre of ``X``, or the one a
+    caller whose ``X`` is not in memory computed), so that ``cos`` sees small arguments
+    for the bulk of the data."""
     if semimetric not in FOURIER_SEMIMETRICS:
         raise ValueError(f"landmarks='fourier' needs semimetric 'gaussian' or 'laplacian', "
                          f"got semimetric={semimetric!r}; use landmarks='k-means++'")
     rng = np.random.default_rng(0) if rng is None else rng
     return FourierMap(X.shape[1], m, semimetric, sigma,
-                      X.mean(axis=0) if center is None else center, rng)
+                      robust_center(X) if center is None else center, rng)
 
 
 def fourier_features(X, m, semimetric, sigma, rng=None):

@@ -33,7 +33,8 @@ from .._validation import (
     is_dask_collection,
     pow2_scale,
 )
-from ._dask_io import as_dask_rows, dask_weights, stream, summaries, summary_block
+from ._dask_io import (as_dask_rows, dask_weights, median_of_medians, stream, summaries,
+                       summary_block)
 from .pairsum import (
     PairSums,
     Prepared,
@@ -68,11 +69,11 @@ class DaskPairSums(PairSums):
         weights = [dask_weights(p.weights, X, owner, p.weight_name)
                    for p, X in zip(parts, arrays)]
         blocks = _blocks(arrays, codes, consts, weights)
-        big, colsum, c0, wscale, s, sizes = _summaries(parts, blocks, k, owner)
+        big, med, wscale, s, sizes = _summaries(parts, blocks, k, owner)
         c, factor = magnitude_scale(big, spec)
         n = sum(X.shape[0] for X in arrays)
         with np.errstate(over="ignore"):  # the centre only limits cancellation
-            center = colsum * (c0 / c) / n
+            center = med / c
         tasks = [(b.x, b.w, b.codes, b.const, wscale[b.part]) for b in blocks]
         return Prepared(self, owner, spec, n, k, s, sizes, wscale, factor, values, None,
                         (tasks, center, 1.0 / c))
@@ -221,9 +222,9 @@ def _blocks(arrays, codes, consts, weights):
 
 def _summaries(parts, blocks, k, owner):
     """One pass over all blocks (:func:`_block_summary`): the largest ``|x|``, the
-    column sums of the data divided by ``c0``, the power of two of that magnitude
-    (:func:`kgroups._validation.pow2_scale`), each part's weight scale, the group
-    weights divided by it, and the group sizes.
+    centre of the data (:func:`~kgroups._backends._dask_io.median_of_medians`), each
+    part's weight scale (:func:`kgroups._validation.pow2_scale`), the group weights
+    divided by it, and the group sizes.
 
     Sums are taken block by block on rows and weights divided by a power of two
     of the block's own magnitude, then brought to the common scale (exactly):
@@ -236,29 +237,28 @@ def _summaries(parts, blocks, k, owner):
         parts[b.part].weight_name) for b in blocks]
     results = summaries(checks)
     big = max(r[0] for r in results)
-    c0 = pow2_scale(big)
-    colsum = sum(r[1] * (r[2] / c0) for r in results)
+    med = median_of_medians([r[1] for r in results])
     wmax = np.zeros(len(parts))
     for r, b in zip(results, blocks):
-        wmax[b.part] = max(wmax[b.part], r[3])
+        wmax[b.part] = max(wmax[b.part], r[2])
     wscale = np.array([pow2_scale(m) for m in wmax])
-    s = sum(r[4] * (r[5] / wscale[b.part]) for r, b in zip(results, blocks))
-    sizes = sum(r[6] for r in results)
-    return big, np.asarray(colsum, dtype=np.float64), c0, wscale, s, sizes
+    s = sum(r[3] * (r[4] / wscale[b.part]) for r, b in zip(results, blocks))
+    sizes = sum(r[5] for r in results)
+    return big, med, wscale, s, sizes
 
 
 def _block_summary(xb, wb, cb, const, k, start, owner, name, wname):
-    """:func:`summary_block` of one block (its checks), then on the block divided by
-    powers of two of its own magnitudes: ``(max |x|, column sums, data scale, max
+    """:func:`summary_block` of one block (its checks), then the group weights divided
+    by a power of two of the block's largest weight: ``(max |x|, column medians, max
     weight, group weights, weight scale, group sizes)``."""
-    with np.errstate(over="ignore"):  # raw sums of huge blocks: not used
+    with np.errstate(over="ignore"):  # the raw weight sum of huge weights: not used
         res = summary_block(xb, wb, start, owner, name, wname)
     if isinstance(res, InvalidParameterError):
         return res
     xb = np.asarray(xb, dtype=np.float64)
     wb = np.asarray(wb, dtype=np.float64)
     cb = np.full(wb.shape[0], const, dtype=np.int64) if cb is None else np.asarray(cb)
-    cx, cw = pow2_scale(res[0]), pow2_scale(res[2])
-    return (res[0], (xb / cx).sum(axis=0), cx, res[2],
+    cw = pow2_scale(res[2])
+    return (res[0], res[1], res[2],
             np.bincount(cb, weights=wb / cw, minlength=k), cw,
             np.bincount(cb, minlength=k).astype(np.float64))
