@@ -96,6 +96,12 @@ WRITTEN = {
         ("networkx.Graph", "py:class", "reference/classes/graph.html#$", "-"),
         ("networkx.DiGraph", "py:class", "reference/classes/digraph.html#$", "-"),
         ("networkx.MultiGraph", "py:class", "reference/classes/multigraph.html#$", "-"),
+        ("networkx.algorithms.community.quality.modularity", "py:function",
+         "reference/algorithms/generated/"
+         "networkx.algorithms.community.quality.modularity.html#$", "-"),
+        ("networkx.algorithms.community.quality.partition_quality", "py:function",
+         "reference/algorithms/generated/"
+         "networkx.algorithms.community.quality.partition_quality.html#$", "-"),
     ]),
     "matplotlib": ("Matplotlib", "3.11", [
         ("matplotlib.axes.Axes", "py:class",
