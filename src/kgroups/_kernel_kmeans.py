@@ -93,7 +93,8 @@ class KernelKMeans(BaseKernelClustering):
     dtype : {"float64", "float32"}, default="float64"
         Storage of the dense (and sparse) kernel ``B``; sums in float64.
     n_components : int, default=256
-        ``engine="low-rank"``: number of features m, in [1, n_samples].
+        ``engine="low-rank"``: number of features m, at least 1 and capped at
+        n_samples.
     landmarks : {"k-means++", "uniform", "fourier"}, default="k-means++"
         ``engine="low-rank"``: Nystrom with k-means++ (D^2) or uniformly drawn
         landmarks, or random Fourier features (``semimetric="gaussian"`` or

@@ -138,8 +138,10 @@ class KernelKGroups(BaseKernelClustering):
         float64. Ignored by the matrix-free and low-rank engines.
     n_components : int, default=256
         ``engine="low-rank"`` and ``"dask"``: the number of features m (Nystrom
-        landmarks or random Fourier features), in [1, n_samples] (``"dask"``
-        caps it at n_samples). Larger is more accurate and costs O(n m) memory
+        landmarks or random Fourier features), at least 1 and capped at
+        n_samples (n landmarks reproduce the kernel on the data, and more
+        features than points would cost more than the exact engines). Larger is
+        more accurate and costs O(n m) memory
         (``"low-rank"``) or O(m D) time per evaluated point (``"dask"``, which
         keeps no features).
     landmarks : {"k-means++", "uniform", "fourier"}, default="k-means++"

@@ -190,3 +190,15 @@ def test_refreshed_bounds_hold_and_are_tight():
     assert np.all(st.up[0] >= own) and np.all(st.lo[0] <= other)
     np.testing.assert_allclose(st.up[0], own, rtol=1e-6)
     np.testing.assert_allclose(st.lo[0], other, rtol=1e-6)
+
+
+@pytest.mark.parametrize("landmarks", ["k-means++", "uniform"])
+def test_n_components_is_capped_at_the_number_of_points(landmarks):
+    """The default n_components=256 on 60 points: 60 landmarks, which reproduce the
+    kernel on the data, so the fit is the exact engine's from the same start."""
+    X, _ = blobs(60, 2, 3, seed=4, spread=1.5)
+    start = np.random.default_rng(0).integers(0, 3, 60)
+    lr = KernelKGroups(3, engine="low-rank", landmarks=landmarks, init=start).fit(X)
+    exact = KernelKGroups(3, engine="dense", init=start).fit(X)
+    np.testing.assert_array_equal(lr.labels_, exact.labels_)
+    assert lr.within_energy_ == pytest.approx(exact.within_energy_, rel=1e-8)

@@ -68,7 +68,6 @@ BAD_OPTIONS = [
     (["--engine", "cuda"], ["argument --engine", "cuda", "matrix-free"]),
     (["--init", "kmeans"], ["argument --init", "kmeans", "k-means++"]),
     (["--n-components", "0", "--engine", "low-rank"], ["argument --n-components", "0"]),
-    (["--engine", "low-rank"], ["n_components=256", "--n-components"]),  # 20 rows < 256
     (["--engine", "sparse"], ["engine='sparse'", "--engine"]),
     (["--delimiter", "|"], ["argument --delimiter", "|"]),
     (["--header", "maybe"], ["argument --header", "maybe"]),

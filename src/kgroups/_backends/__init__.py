@@ -223,18 +223,11 @@ def check_engine_input(name, n_samples, *, kernel, semimetric, sparse_input, n_c
         raise ValueError(
             f"{owner}: engine={name!r} needs a named semimetric, got a callable "
             f"semimetric={semimetric!r}; use engine='dense' or engine='low-rank'")
-    if name == "low-rank":
-        _check_lowrank(n_samples, semimetric, n_components, landmarks, owner)
-    if name == "dask":  # the dask engine takes at most n landmarks
-        _check_lowrank(n_samples, semimetric, min(n_components, n_samples), landmarks, owner)
+    if name in ("low-rank", "dask"):
+        _check_lowrank(semimetric, landmarks, owner)
 
 
-def _check_lowrank(n_samples, semimetric, n_components, landmarks, owner):
-    if not 1 <= n_components <= n_samples:
-        raise ValueError(
-            f"{owner}: n_components={n_components!r} should be in [1, n_samples={n_samples}] "
-            "for engine='low-rank' (at most one landmark per point; more features than "
-            "points cost more than the exact engine='dense')")
+def _check_lowrank(semimetric, landmarks, owner):
     if landmarks == "fourier" and semimetric not in FOURIER_SEMIMETRICS:
         raise ValueError(
             f"{owner}: landmarks='fourier' (random Fourier features) needs semimetric in "

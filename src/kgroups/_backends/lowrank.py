@@ -336,6 +336,9 @@ class LowRankEngine(Engine):
             raise InvalidParameterError(
                 f"n_components={n_components!r} should be {Integer(1)}")
         n = X.shape[0]
+        # at most one feature per point: n landmarks reproduce the kernel on the data,
+        # and more features than points would cost more than the exact engines
+        n_components = options["n_components"] = min(int(n_components), n)
         cls.check_memory(n, X.shape[1], n_clusters=n_clusters, n_init=n_init, options=options,
                          alternative="a smaller n_components or fewer clusters")
         rng = np.random.default_rng(as_seed(options.get("random_state")))
