@@ -46,7 +46,8 @@ test-python: $(VENV)/.installed
 	NUMBA_DISABLE_JIT=1 $(PY) -m pytest -q -p no:cacheprovider tests/engine tests/hostile/test_engines.py -k tiny
 
 # The documentation site: API reference, user guide, example gallery (runs the
-# examples) into docs/_build/html; warnings are errors.
+# examples) into docs/_build/html; warnings are errors. Then the code of the
+# getting-started and user-guide pages runs as doctests.
 $(VENV)/.docs-installed: pyproject.toml $(VENV)/.installed
 	$(PY) -m pip install -q -e ".[docs]"
 	touch $@
@@ -54,6 +55,7 @@ $(VENV)/.docs-installed: pyproject.toml $(VENV)/.installed
 docs: $(VENV)/.docs-installed
 	$(PY) -m sphinx -b html -W --keep-going -q docs docs/_build/html
 	$(PY) docs/check_links.py docs/_build/html
+	$(PY) -m pytest -q -p no:cacheprovider --doctest-glob="*.rst" docs/getting_started.rst docs/user_guide
 
 # The sdist and wheel into dist/, checked as a package index would render them.
 dist: $(DIST_VENV)/.installed
