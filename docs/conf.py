@@ -62,7 +62,8 @@ nitpicky = True
 
 templates_path = ["_templates"]
 exclude_patterns = ["_build", "auto_examples/*.ipynb", "auto_examples/*.py",
-                    "auto_examples/*.zip", "auto_examples/*.md5", "sg_execution_times.rst"]
+                    "auto_examples/*.zip", "auto_examples/*.md5", "sg_execution_times.rst",
+                    "auto_examples/sg_execution_times.rst"]
 root_doc = "index"
 default_role = "obj"
 
@@ -125,6 +126,9 @@ sphinx_gallery_conf = {
     "matplotlib_animations": False,
     "show_memory": False,
     "min_reported_time": 1,
+    # The execution-times page loads jQuery and DataTables from CDNs: not written,
+    # the built site loads nothing from outside (MathJax is copied into _static).
+    "write_computation_times": False,
 }
 # The examples draw with the non-interactive backend; numba prints nothing.
 os.environ.setdefault("MPLBACKEND", "Agg")
