@@ -147,7 +147,11 @@ html_theme_options = {
     "icon_links": [],
     "footer_start": ["copyright"],
     "footer_end": ["sphinx-version"],
-    "secondary_sidebar_items": ["page-toc"],
+    # The pages at the top and one folder down get a table of contents on the right;
+    # the API page of one object (api/generated/NAME, two down) matches neither
+    # pattern: its one-entry table is left out and its signature and examples get
+    # the width.
+    "secondary_sidebar_items": {"*": ["page-toc"], "*/*": ["page-toc"]},
 }
 html_sidebars = {"index": []}
 html_show_sourcelink = False
