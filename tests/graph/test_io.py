@@ -21,8 +21,9 @@ def no_warnings(fn, *args, **kw):
 def test_networkx_graph_exact():
     G = nx.karate_club_graph()   # networkx stores Zachary's interaction counts, 1 to 7
     with pytest.warns(GraphInputWarning, match=r"^as_adjacency: graph: the edge weights of "
-                      r"attribute 'weight' \(from 1 to 7\) were ignored: weight=None, every "
-                      r"edge counts 1; pass weight='weight' to use them"):
+                      r"attribute 'weight' \(from 1 to 7\) were ignored, every edge counts 1: "
+                      r"pass weight='weight' to use them \(weighted Bethe Hessian\), or "
+                      r"weight=None to ignore them without this warning"):
         g = as_adjacency(G)
     assert (g.n_nodes, g.n_edges) == (34, 78) and g.weights is None
     A = g.adjacency
@@ -228,7 +229,7 @@ def test_matrix_weights_kept_symmetrised_and_collapsed():
     with pytest.warns(GraphInputWarning, match="symmetrised"):
         assert as_adjacency(upper, weight="weight").weights.toarray().tolist() == W.tolist()
     with pytest.warns(GraphInputWarning, match=r"entries from 1 to 2.5\) were collapsed to "
-                      r"single unweighted edges: weight=None, every edge counts 1; pass "
+                      r"single unweighted edges, every edge counts 1: pass "
                       r"weight='weight' to use the entries as edge weights"):
         assert as_adjacency(W).weights is None
 
@@ -258,10 +259,13 @@ def test_weighted_edge_lists(tmp_path):
     h.write_text("source,target,time,weight\n1,2,100,0.5\n2,3,200,3\n")
     g = no_warnings(read_graph, h, weight="weight")
     assert g.weights[0, 1] == 0.5 and g.weights[1, 2] == 3.0
-    # weight=None: the numeric third field is said to be ignored
+    # by default the numeric third field is said to be ignored; weight=None: silently
     with pytest.warns(GraphInputWarning, match=r"the numbers in field 3 of the lines \(from 100 "
-                      r"to 200\) were ignored: weight=None"):
+                      r"to 200\) were ignored, every edge counts 1"):
         assert read_graph(h).weights is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", GraphInputWarning)
+        assert read_graph(h, weight=None).weights is None
 
 
 @pytest.mark.parametrize("text, message", [
@@ -308,3 +312,36 @@ def test_dense_input_memory_is_checked(monkeypatch):
                        r"scipy.sparse matrix or a networkx graph instead"):
         as_adjacency(nx.to_numpy_array(nx.path_graph(30)))
     as_adjacency(sp.csr_matrix(nx.to_numpy_array(nx.path_graph(30))))  # sparse: no copy
+
+
+@pytest.mark.parametrize("call", ["as_adjacency", "detect_communities", "estimate_k",
+                                  "bethe_hessian"])
+def test_weight_default_warns_and_explicit_none_is_silent(call):
+    """The karate club carries interaction counts: the default reads it unweighted and
+    says so; weight=None reads the same graph without a word; weight='weight' uses
+    the counts (another Bethe Hessian)."""
+    import warnings
+
+    import networkx as nx
+
+    from kgroups import graph as kg
+
+    G = nx.karate_club_graph()
+    fn = getattr(kg, call)
+    kw = {"random_state": 0} if call in ("detect_communities", "estimate_k") else {}
+    with pytest.warns(kg.GraphInputWarning, match="weight=None"):
+        default = fn(G, **kw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        silent = fn(G, weight=None, **kw)
+    weighted = fn(G, weight="weight", **kw)
+    if call == "bethe_hessian":
+        assert (default != silent).nnz == 0
+        assert (default != weighted).nnz > 0
+    elif call == "as_adjacency":
+        assert (default.adjacency != silent.adjacency).nnz == 0
+        assert silent.weights is None and weighted.weights is not None
+    elif call == "detect_communities":
+        np.testing.assert_array_equal(default.labels, silent.labels)
+    else:
+        assert default == silent

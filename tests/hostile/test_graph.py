@@ -641,9 +641,13 @@ def _karate_with_attribute(attr, value):
 @pytest.mark.parametrize("name, call", WEIGHTED_CALLS)
 def test_weighted_graphs_through_every_call(name, call):
     # the weighted karate graph (interaction counts 1 to 7) is accepted everywhere;
-    # unweighted, every call says the weights were ignored
+    # unweighted by default, every call says the weights were ignored; weight=None
+    # asks for the unweighted graph and gets it without a word
     call(WEIGHTED_KARATE, "weight")
-    with pytest.warns(GraphInputWarning, match="were ignored: weight=None"):
+    with pytest.warns(GraphInputWarning, match="were ignored, every edge counts 1"):
+        call(WEIGHTED_KARATE, "warn")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", GraphInputWarning)
         call(WEIGHTED_KARATE, None)
 
 

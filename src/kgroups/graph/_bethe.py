@@ -128,7 +128,7 @@ def bethe_r(A, r="sqrt-mean-degree", owner="bethe_hessian"):
 
 
 @validated
-def bethe_hessian(graph, r="sqrt-mean-degree", *, weight=None):
+def bethe_hessian(graph, r="sqrt-mean-degree", *, weight="warn"):
     r"""Sparse Bethe Hessian ``H_r = (r^2 - 1) I - r A + D`` (CSR, float64), or its weighted form.
 
     Parameters
@@ -140,12 +140,12 @@ def bethe_hessian(graph, r="sqrt-mean-degree", *, weight=None):
         ``"sqrt-mean-degree"``: the square root of the mean degree (the default of
         TPAMI section 5.2); ``"zeta"``: :math:`\sqrt{\langle d^2\rangle / \langle d
         \rangle - 1}`; or a positive number. Degrees count edges, weighted or not.
-    weight : str or None, default=None
-        None: every edge counts 1 (weights the graph carries are ignored, with a
-        :class:`~kgroups.graph.GraphInputWarning`). A string (networkx edge
+    weight : str or None, default="warn"
+        ``"warn"``: every edge counts 1, and a
+        :class:`~kgroups.graph.GraphInputWarning` says so when the graph carries
+        edge weights; None: every edge counts 1, silently. A string (networkx edge
         attribute; see :func:`~kgroups.graph.as_adjacency` for matrices and
-        files): the weighted Bethe Hessian :math:`H^w_r` of the module
-        :mod:`kgroups.graph._bethe`, with couplings :math:`\tanh(\beta w_{ij})`
+        files): the weighted Bethe Hessian :math:`H^w_r`, with couplings :math:`\tanh(\beta w_{ij})`
         and :math:`\beta` solving :math:`\langle\tanh^2(\beta w)\rangle = 1/r^2`
         over the edges; equal weights give :math:`H_r` exactly. Needs ``r > 1``
         unless the weights are all equal.
@@ -435,7 +435,7 @@ def _negative_left(H, V, v0, steps=CHECK_STEPS):
 
 
 @validated
-def estimate_k(graph, r="sqrt-mean-degree", *, weight=None, max_k=100, random_state=None):
+def estimate_k(graph, r="sqrt-mean-degree", *, weight="warn", max_k=100, random_state=None):
     """Number of negative eigenvalues of ``H_r`` (at least 1): the Bethe Hessian estimate of k.
 
     ``H_r`` is that of the graph without its isolated nodes (``r`` from the whole
@@ -461,10 +461,13 @@ def estimate_k(graph, r="sqrt-mean-degree", *, weight=None, max_k=100, random_st
         ``"sqrt-mean-degree"``: the square root of the mean degree (the default of
         TPAMI section 5.2); ``"zeta"``: :math:`\\sqrt{\\langle d^2\\rangle / \\langle d
         \\rangle - 1}`; or a positive number.
-    weight : str or None, default=None
-        None: every edge counts 1. A string: the edge weights to use (networkx
-        attribute; see :func:`bethe_hessian` for the weighted Bethe Hessian and
-        :func:`~kgroups.graph.as_adjacency` for matrices and files).
+    weight : str or None, default="warn"
+        ``"warn"``: every edge counts 1, and a
+        :class:`~kgroups.graph.GraphInputWarning` says so when the graph carries
+        edge weights; None: every edge counts 1, silently. A string: the edge
+        weights to use (networkx attribute; see :func:`bethe_hessian` for the
+        weighted Bethe Hessian and :func:`~kgroups.graph.as_adjacency` for
+        matrices and files).
     max_k : int, default=100
         Cap of the estimate (the number of eigenvalues sought at most).
     random_state : int, Generator or None
@@ -538,7 +541,7 @@ def _without_isolated(A, core):
 
 
 @validated
-def bethe_spectral(graph, n_clusters, r="sqrt-mean-degree", *, weight=None, n_init=10,
+def bethe_spectral(graph, n_clusters, r="sqrt-mean-degree", *, weight="warn", n_init=10,
                    random_state=None):
     """Bethe Hessian clustering: k-means on the eigenvectors of the k smallest eigenvalues.
 
@@ -552,9 +555,11 @@ def bethe_spectral(graph, n_clusters, r="sqrt-mean-degree", *, weight=None, n_in
         ``"sqrt-mean-degree"``: the square root of the mean degree (the default of
         TPAMI section 5.2); ``"zeta"``: :math:`\\sqrt{\\langle d^2\\rangle / \\langle d
         \\rangle - 1}`; or a positive number.
-    weight : str or None, default=None
-        None: every edge counts 1. A string: the edge weights to use, in the
-        weighted Bethe Hessian of :func:`bethe_hessian`.
+    weight : str or None, default="warn"
+        ``"warn"``: every edge counts 1, and a
+        :class:`~kgroups.graph.GraphInputWarning` says so when the graph carries
+        edge weights; None: every edge counts 1, silently. A string: the edge
+        weights to use, in the weighted Bethe Hessian of :func:`bethe_hessian`.
     n_init : int, default=10
         Restarts of the k-means (scikit-learn ``KMeans``); past 100,000 nodes they
         run on 100,000 rows drawn at random, and one k-means on all rows starts

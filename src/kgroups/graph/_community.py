@@ -87,9 +87,10 @@ class CommunityKGroups(ConstrainedParams, ClusterMixin, BaseEstimator):
         find, and k = 1 (one community, with a ``UserWarning``).
     r : "sqrt-mean-degree", "zeta" or float, default="sqrt-mean-degree"
         See :func:`kgroups.graph.bethe_hessian`; computed on the whole graph.
-    weight : str or None, default=None
-        Edge weights: None, every edge counts 1 (weights the graph carries are
-        ignored with a :class:`~kgroups.graph.GraphInputWarning`); a string, the
+    weight : str or None, default="warn"
+        Edge weights: ``"warn"``, every edge counts 1 and a
+        :class:`~kgroups.graph.GraphInputWarning` says so when the graph carries
+        edge weights; None, every edge counts 1, silently; a string, the
         networkx edge attribute holding them (for a matrix, its entries; see
         :func:`kgroups.graph.as_adjacency`), used through the weighted Bethe
         Hessian (:func:`kgroups.graph.bethe_hessian`).
@@ -167,7 +168,7 @@ class CommunityKGroups(ConstrainedParams, ClusterMixin, BaseEstimator):
 
     _parameter_constraints = PARAMETER_CONSTRAINTS["CommunityKGroups"]
 
-    def __init__(self, n_clusters=None, *, r="sqrt-mean-degree", weight=None, weights="none",
+    def __init__(self, n_clusters=None, *, r="sqrt-mean-degree", weight="warn", weights="none",
                  init="bethe", n_init=1, max_k=100, max_iter=100, tol=0.0, kmeans_n_init=10,
                  random_state=None, verbose=0):
         self.n_clusters = n_clusters
@@ -339,9 +340,15 @@ class CommunityResult:
     nodes: list
     isolated: np.ndarray
 
+    def __repr__(self):
+        return short_repr(self, n_nodes=len(self.labels), n_clusters=self.n_clusters,
+                          modularity=self.modularity, coverage=self.coverage,
+                          performance=self.performance, objective=self.objective,
+                          r=self.r, n_iter=self.n_iter, n_isolated=len(self.isolated))
+
 
 @validated
-def detect_communities(graph, k=None, *, weight=None, weights="none", init="bethe",
+def detect_communities(graph, k=None, *, weight="warn", weights="none", init="bethe",
                        r="sqrt-mean-degree", random_state=None, **params):
     """Function form of :class:`CommunityKGroups` (``k`` is ``n_clusters``).
 
@@ -353,8 +360,9 @@ def detect_communities(graph, k=None, *, weight=None, weights="none", init="beth
         Number of communities; None estimates it from the Bethe Hessian
         (:func:`estimate_k`; a graph without community structure gives k = 1,
         one community, with a warning).
-    weight : str or None, default=None
-        Edge weights: None, every edge counts 1; a string, the networkx edge
+    weight : str or None, default="warn"
+        Edge weights: ``"warn"`` or None, every edge counts 1 (``"warn"`` says
+        so when the graph carries edge weights); a string, the networkx edge
         attribute holding them (see :class:`CommunityKGroups`).
     weights : {"none", "degree"}, default="none"
         Node weights of kernel k-groups: 1, or the degrees (numbers of edges).

@@ -10,10 +10,11 @@ that is handled explicitly and said in a :class:`GraphInputWarning`:
 * directed input is symmetrised: an arc in either direction is an undirected
   edge, whose weight (when weighted) is the sum of the weights of its two arcs;
 * self-loops are removed;
-* unweighted (``weight=None``, the default): every edge counts 1; multi-edges
-  and matrix entries other than 1 are collapsed to single edges, and edge weights
-  the input carries (a networkx ``'weight'`` attribute other than 1, a numeric
-  third field of an edge list) are ignored, each with a warning;
+* unweighted (``weight="warn"``, the default, or ``weight=None``): every edge
+  counts 1; multi-edges and matrix entries other than 1 are collapsed to single
+  edges, and edge weights the input carries (a networkx ``'weight'`` attribute
+  other than 1, a numeric third field of an edge list) are ignored, each with a
+  warning under the default and silently with ``weight=None``;
 * weighted (``weight="weight"`` or another networkx attribute name; for a matrix
   its entries, for an edge list its third field or the header's column of that
   name): parallel edges are merged and their weights summed, and edges of weight
@@ -109,7 +110,7 @@ class GraphData:
 
 
 @validated
-def as_adjacency(graph, *, label=None, weight=None):
+def as_adjacency(graph, *, label=None, weight="warn"):
     """Turn ``graph`` into a :class:`GraphData` (simple, undirected; weighted on request).
 
     Parameters
@@ -122,11 +123,12 @@ def as_adjacency(graph, *, label=None, weight=None):
     label : str or None, default=None
         Node attribute (networkx graph or GML file) holding ground-truth
         communities; returned encoded as ``0..k-1`` in ``GraphData.labels``.
-    weight : str or None, default=None
-        None: unweighted, every edge counts 1 (the graph of TPAMI section 5.2);
-        edge weights the input carries are ignored with a
+    weight : str or None, default="warn"
+        ``"warn"``: unweighted, every edge counts 1 (the graph of TPAMI section
+        5.2); edge weights the input carries are ignored with a
         :class:`GraphInputWarning` (a networkx ``'weight'`` attribute other than
         1, matrix entries other than 1, a numeric third field of an edge list).
+        None: unweighted, silently.
         A string: the networkx edge attribute holding the weights (an edge
         without it weighs 1); for a matrix, its entries are the weights; for an
         edge list, the header's column of that name, else the third field; for a
@@ -162,12 +164,24 @@ def as_adjacency(graph, *, label=None, weight=None):
     return graph_data(graph, "as_adjacency", "graph", label=label, weight=weight)
 
 
-def graph_data(graph, owner, name, *, label=None, weight=None, hint=True):
+def weight_mode(weight, hint=True):
+    """``(weight, hint)`` for the readers from a public ``weight`` argument:
+    ``"warn"`` (the default) reads the graph unweighted and warns when it carries edge
+    weights; None reads it unweighted silently (``hint=None``: no such warning)."""
+    if weight is None:
+        return None, None
+    if isinstance(weight, str) and weight == "warn":
+        return None, hint
+    return weight, hint
+
+
+def graph_data(graph, owner, name, *, label=None, weight="warn", hint=True):
     """:func:`as_adjacency` for the other graph functions: errors name ``owner`` and ``name``.
 
     ``hint``: whether the warning about ignored weights tells to pass ``weight``
     (False for the callables that have no such parameter).
     """
+    weight, hint = weight_mode(weight, hint)
     if isinstance(graph, GraphData):
         data = _check_graph_data(graph, owner, name, weight, hint)
     elif isinstance(graph, (str, bytes, os.PathLike)):
@@ -222,15 +236,17 @@ def require_edges(data, owner, name):
 
 
 def _ignored(what, values, hint, source):
-    """Warn that the edge weights ``values`` (not all 1) of ``source`` were ignored."""
+    """Warn that the edge weights ``values`` (not all 1) of ``source`` were ignored
+    (unless ``hint`` is None: the caller asked for an unweighted graph)."""
     values = np.asarray(values, dtype=np.float64)
-    if values.size == 0 or np.all(values == 1.0):
+    if hint is None or values.size == 0 or np.all(values == 1.0):
         return
-    tail = ("; pass weight='weight' to use them (weighted Bethe Hessian)" if hint else
+    tail = (": pass weight='weight' to use them (weighted Bethe Hessian), or weight=None to "
+            "ignore them without this warning" if hint else
             " (this score counts edges, not weights)")
     finite = values[np.isfinite(values)]
     span = f"from {finite.min():g} to {finite.max():g}" if finite.size else "none finite"
-    _warn(f"{what}: {source} ({span}) were ignored: weight=None, every edge counts 1{tail}")
+    _warn(f"{what}: {source} ({span}) were ignored, every edge counts 1{tail}")
 
 
 def _check_graph_data(g, owner, name, weight, hint):
@@ -340,8 +356,9 @@ def clean_adjacency(A, directed=None, owner="as_adjacency", name="graph", weight
     weighted : bool
         False: 0/1 entries (edge weights and counts collapsed, with a warning).
         True: the entries are edge weights, kept (symmetrised as ``A + A^T``).
-    hint : bool
-        Whether the collapse warning tells to pass ``weight``.
+    hint : bool or None
+        Whether the collapse warning tells to pass ``weight``; None: no collapse
+        warning (an unweighted graph was asked for).
 
     Returns
     -------
@@ -374,10 +391,11 @@ def clean_adjacency(A, directed=None, owner="as_adjacency", name="graph", weight
         A.setdiag(0.0)
         A.eliminate_zeros()
         _warn(f"{loops} self-loops were removed (the Bethe Hessian is defined on simple graphs)")
-    if collapsed:
-        tail = "; pass weight='weight' to use the entries as edge weights" if hint else ""
+    if collapsed and hint is not None:
+        tail = (": pass weight='weight' to use the entries as edge weights, or weight=None "
+                "to collapse them without this warning" if hint else "")
         _warn(f"edge weights or repeated edges (entries from {span[0]:g} to {span[1]:g}) were "
-              f"collapsed to single unweighted edges: weight=None, every edge counts 1{tail}")
+              f"collapsed to single unweighted edges, every edge counts 1{tail}")
     A.sort_indices()
     return A
 
@@ -432,7 +450,7 @@ def _warn(msg, stacklevel=None):
 
 
 @validated
-def read_graph(path, *, label=None, weight=None, delimiter=None, header=None, directed=False):
+def read_graph(path, *, label=None, weight="warn", delimiter=None, header=None, directed=False):
     """Read an edge list or a GML file.
 
     Parameters
@@ -445,10 +463,10 @@ def read_graph(path, *, label=None, weight=None, delimiter=None, header=None, di
         whitespace/tabs or by ``delimiter``. Text is read as UTF-8.
     label : str or None, default=None
         GML node attribute with the ground-truth communities.
-    weight : str or None, default=None
-        None: unweighted, every edge counts 1 (a numeric third field other than
-        1, or a GML ``weight`` attribute other than 1, is ignored with a
-        :class:`GraphInputWarning`). A string: edge weights are read, from the
+    weight : str or None, default="warn"
+        ``"warn"``: unweighted, every edge counts 1 (a numeric third field other
+        than 1, or a GML ``weight`` attribute other than 1, is ignored with a
+        :class:`GraphInputWarning`); None: unweighted, silently. A string: edge weights are read, from the
         GML edge attribute of that name, or from the edge list's column of that
         name in its header line, else from its third field; every line must have
         one, a finite number >= 0 (0: no edge). An undirected list may give an
@@ -492,8 +510,9 @@ def read_graph(path, *, label=None, weight=None, delimiter=None, header=None, di
     >>> print(g.weights[0, 1], g.weights[2, 3])
     5.0 2.0
     """
+    weight, hint = weight_mode(weight)
     return _read(path, "read_graph", "path", label=label, weight=weight, delimiter=delimiter,
-                 header=header, directed=directed)
+                 header=header, directed=directed, hint=hint)
 
 
 def _read(path, owner, name, *, label=None, weight=None, delimiter=None, header=None,
