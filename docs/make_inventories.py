@@ -17,12 +17,14 @@ Where they come from
     the docs name have not moved on the projects' ``stable`` sites.
 
 ``numpy.inv``, ``networkx.inv``, ``matplotlib.inv``
-    Debian 12 packages no documentation of NumPy, NetworkX or Matplotlib and no
-    Python package ships their inventories, so this script writes them (the
-    default, no option): only the objects of the ``WRITTEN`` table below, the
-    ones the kgroups docs refer to, each with the address at which the project's
-    site documents it (``numpy.ndarray`` at
-    ``reference/generated/numpy.ndarray.html#numpy.ndarray``...). A reference to
+    Debian 12 packages no documentation of NumPy, NetworkX or Matplotlib, and we
+    found no package that ships their inventories, so this script writes them
+    (the default, no option): only the objects of the ``WRITTEN`` table below,
+    the ones the kgroups docs refer to, each with the address at which the
+    project's ``stable`` site documents it (``numpy.ndarray`` at
+    ``reference/generated/numpy.ndarray.html#numpy.ndarray``...), following the
+    layout of their generated API pages; ``--download`` replaces them with the
+    real files, and a link whose address changed then resolves again. A reference to
     an object of these projects that the table lacks fails the build (nitpicky):
     add the object to the table with its documented address and run the script.
 
