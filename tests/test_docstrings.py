@@ -68,11 +68,7 @@ def _public_objects():
     return out
 
 
-# choose_k and ChooseKResult are being completed in src/kgroups/_choose_k.py
-BACKLOG: dict[str, set[str]] = {
-    "kgroups.ChooseKResult": {"SA01", "REF01", "EX01"},
-    "kgroups.choose_k": {"SA01", "REF01"},
-}
+BACKLOG: dict[str, set[str]] = {}
 
 
 OBJECTS = _public_objects()
