@@ -5,7 +5,7 @@ negative type, weighted), kernel k-means, the spectral relaxation, the exact
 one-dimensional algorithm, energy statistics (energy distance, within and
 between energy, the k-sample energy test), graph community detection and the
 harness that reproduces França, Rizzo & Vogelstein, "Kernel k-Groups via
-Hartigan's Method", IEEE TPAMI 2020.
+Hartigan's Method", IEEE TPAMI 43(12), 2021.
 
 ``import kgroups`` loads nothing heavy: every public name is imported from its
 module the first time it is used (``kgroups.KernelKGroups`` or

@@ -295,6 +295,27 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
         -------
         self : object
             The fitted estimator.
+
+        See Also
+        --------
+        fit_predict : Fit and return the labels.
+        predict : Labels of new points.
+
+        References
+        ----------
+        .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+           Hartigan's Method", IEEE TPAMI 43(12), 2021, Algorithm 1 (kernel
+           k-means) and Algorithm 2 (kernel k-groups).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kgroups import KernelKGroups
+        >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0],
+        ...               [8.0, 8.0], [8.0, 9.0], [9.0, 8.0]])
+        >>> est = KernelKGroups(n_clusters=2, random_state=0).fit(X)
+        >>> est.labels_.tolist(), round(float(est.within_energy_), 4)
+        ([0, 0, 0, 1, 1, 1], 2.2761)
         """
         seconds = {}
         with clocked(seconds, "prepare"):
@@ -415,6 +436,25 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
         -------
         labels : ndarray of shape (n_samples,)
             Cluster of each point, in ``[0, n_clusters)``.
+
+        See Also
+        --------
+        fit : Fit without returning the labels.
+        predict : Labels of new points.
+
+        References
+        ----------
+        .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+           Hartigan's Method", IEEE TPAMI 43(12), 2021, Algorithms 1 and 2.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kgroups import KernelKGroups
+        >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0],
+        ...               [8.0, 8.0], [8.0, 9.0], [9.0, 8.0]])
+        >>> KernelKGroups(n_clusters=2, random_state=0).fit_predict(X).tolist()
+        [0, 0, 0, 1, 1, 1]
         """
         return self.fit(X, sample_weight=sample_weight).labels_
 
@@ -453,6 +493,26 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
         -------
         labels : ndarray of shape (n_new,)
             Cluster of each new point.
+
+        See Also
+        --------
+        transform : The distances the prediction compares.
+        score : The objective of new points.
+
+        References
+        ----------
+        .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+           Hartigan's Method", IEEE TPAMI 43(12), 2021, equations 42 and 47-51.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kgroups import KernelKGroups
+        >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0],
+        ...               [8.0, 8.0], [8.0, 9.0], [9.0, 8.0]])
+        >>> est = KernelKGroups(n_clusters=2, random_state=0).fit(X)
+        >>> est.predict([[0.5, 0.5], [8.5, 8.5]]).tolist()
+        [0, 1]
         """
         if self._predict_needs_kxx and self.kernel == "precomputed":
             raise self._needs_kxx("predict")
@@ -503,6 +563,16 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
         distances : ndarray of shape (n_new, n_clusters)
             Squared kernel-space distances, >= 0.
 
+        See Also
+        --------
+        fit_transform : Fit, then transform the same data.
+        predict : The nearest cluster.
+
+        References
+        ----------
+        .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+           Hartigan's Method", IEEE TPAMI 43(12), 2021, equations 39-40.
+
         Examples
         --------
         >>> import numpy as np
@@ -539,6 +609,27 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
         distances : ndarray of shape (n_samples, n_clusters)
             Squared kernel-space distance of each point to each cluster's
             weighted mean, as ``fit(X).transform(X)``.
+
+        See Also
+        --------
+        transform : The same distances for new points.
+        predict : The nearest cluster of new points.
+
+        References
+        ----------
+        .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+           Hartigan's Method", IEEE TPAMI 43(12), 2021, equations 39-40 (the
+           distance to a cluster's mean in feature space).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kgroups import KernelKGroups
+        >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0],
+        ...               [8.0, 8.0], [8.0, 9.0], [9.0, 8.0]])
+        >>> D = KernelKGroups(n_clusters=2, random_state=0).fit_transform(X)
+        >>> D.shape, D.argmin(axis=1).tolist()
+        ((6, 2), [0, 0, 0, 1, 1, 1])
         """
         if self.kernel == "precomputed":
             raise self._needs_kxx("fit_transform")
@@ -548,7 +639,9 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
         """Choose the container that :meth:`transform` and :meth:`fit_transform` return.
 
         scikit-learn's ``set_output`` (documented here for its references):
-        columns named by :meth:`get_feature_names_out`, rows indexed as the input
+        columns named by ``get_feature_names_out`` (scikit-learn's
+        :meth:`~sklearn.base.ClassNamePrefixFeaturesOutMixin.get_feature_names_out`),
+        rows indexed as the input
         DataFrame's.
 
         Parameters
@@ -562,6 +655,16 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
         -------
         self : object
             The estimator.
+
+        See Also
+        --------
+        transform : The output this container holds.
+        sklearn.base.TransformerMixin.set_output : The scikit-learn method.
+
+        References
+        ----------
+        .. [1] F. Pedregosa et al., "Scikit-learn: Machine learning in Python", JMLR
+           12, 2825-2830, 2011.
 
         Examples
         --------
@@ -590,6 +693,27 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
         -------
         score : float
             Q of the partition of ``X`` given by :meth:`predict`, in the data's units.
+
+        See Also
+        --------
+        predict : The labels the score is computed with.
+        kgroups.within_energy : W of any partition.
+
+        References
+        ----------
+        .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+           Hartigan's Method", IEEE TPAMI 43(12), 2021, equation 15 (W) and
+           equation 41 (Q).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kgroups import KernelKGroups
+        >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0],
+        ...               [8.0, 8.0], [8.0, 9.0], [9.0, 8.0]])
+        >>> est = KernelKGroups(n_clusters=2, random_state=0).fit(X)
+        >>> round(float(est.score(X)), 4), round(float(est.within_energy_), 4)
+        (-2.2761, 2.2761)
         """
         if self._precomputed():
             raise ValueError(f"{self._owner()}: score needs raw data, not a precomputed matrix")

@@ -33,6 +33,7 @@ import numpy as np
 
 from ._backends import pairsum
 from ._backends.pairsum import Part, finite, semimetric_spec
+from ._reprs import short_repr
 from ._validation import InvalidParameterError, as_random_state, validated
 
 __all__ = ["DiscoResult", "disco"]
@@ -57,6 +58,25 @@ class DiscoResult:
         Number of random relabellings.
     permutation_statistics : ndarray of shape (n_permutations,)
         F of each relabelling, in the order drawn; not part of equality comparisons.
+
+    See Also
+    --------
+    disco : The function that returns it.
+    EnergyTestResult : The result of the k-sample energy test.
+
+    References
+    ----------
+    .. [1] M. L. Rizzo, G. J. Székely, "DISCO analysis: A nonparametric extension
+       of analysis of variance", Ann. Appl. Stat. 4(2), 1034-1055, 2010.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kgroups import disco
+    >>> res = disco(np.array([0.0, 1.0, 10.0, 12.0]), [0, 0, 1, 1],
+    ...             n_permutations=0)
+    >>> res  # doctest: +ELLIPSIS
+    DiscoResult(statistic=13, pvalue=nan, total=11.25, ...)
     """
 
     statistic: float
@@ -69,6 +89,12 @@ class DiscoResult:
     n_permutations: int
     permutation_statistics: np.ndarray = field(
         default_factory=lambda: np.empty(0), compare=False, repr=False)
+
+    def __repr__(self):
+        return short_repr(self, statistic=self.statistic, pvalue=self.pvalue,
+                          total=self.total, between=self.between, within=self.within,
+                          df_between=self.df_between, df_within=self.df_within,
+                          n_permutations=self.n_permutations)
 
 
 def _f_ratio(n, k):
@@ -109,8 +135,9 @@ def disco(
     """DISCO decomposition and permutation F test of equal distributions across groups.
 
     Decomposes the total dispersion of ``X`` into between-group and within-group
-    parts and tests that all groups come from one distribution (see
-    :mod:`kgroups._disco` for the formulas). Equals R's
+    parts and tests that all groups come from one distribution: with T, W and
+    ``S = T - W`` those of :func:`kgroups.total_energy` and
+    :func:`kgroups.within_energy`, ``F = [S / (k - 1)] / [W / (N - k)]``. Equals R's
     ``energy::disco(X, factors=labels, index=alpha)`` (one factor) on the statistic,
     the decomposition and the degrees of freedom (to 1e-10 on R's output, in the
     tests).
@@ -175,6 +202,12 @@ def disco(
     result : DiscoResult
         The decomposition (total, between, within dispersion), the DISCO F
         statistic, its degrees of freedom and permutation p-value.
+
+    See Also
+    --------
+    DiscoResult : What this function returns.
+    energy_test : The k-sample energy test.
+    total_energy : T, the dispersion it decomposes.
 
     References
     ----------

@@ -1,8 +1,8 @@
 """Energy statistics: energy distance, within/between dispersion, k-sample test.
 
 Notation of França, Rizzo & Vogelstein, *Kernel k-Groups via Hartigan's Method*
-(TPAMI 2020), section 2. Data :math:`x_1, \\dots, x_n` with weights
-:math:`w_i > 0`, a semimetric :math:`\\rho` (see :mod:`kgroups._semimetrics`), a
+(IEEE TPAMI 43(12), 2021), section 2. Data :math:`x_1, \\dots, x_n` with weights
+:math:`w_i > 0`, a semimetric :math:`\\rho` (see :func:`kgroups.pairwise`), a
 partition :math:`C_1, \\dots, C_k`, :math:`s_j = \\sum_{x \\in C_j} w(x)` and
 :math:`s = \\sum_j s_j` (eq. 14):
 
@@ -45,6 +45,7 @@ import scipy.sparse as sp
 
 from ._backends import pairsum
 from ._backends.pairsum import Part, finite, semimetric_spec
+from ._reprs import short_repr
 from ._validation import (
     InvalidParameterError,
     as_random_state,
@@ -104,7 +105,7 @@ def g(
     Y : array-like of shape (n_y, n_features) or (n_y,), default=None
         Second sample; None means ``Y = X`` (diagonal terms ``rho(x, x) = 0``).
     semimetric : str or callable, default="energy"
-        See :func:`kgroups._semimetrics.pairwise`.
+        See :func:`kgroups.pairwise`.
     alpha, sigma, theta : float, default=1.0
         Semimetric parameters.
     sample_weight_x : array-like of shape (n_x,), default=None
@@ -176,7 +177,7 @@ def energy_distance(
     sample_weight_x=None,
     sample_weight_y=None,
 ):
-    """Energy distance between two samples, as a V-statistic (paper eqs. 2 and 4).
+    """Energy distance between two samples, as a V-statistic (TPAMI equations 2 and 4).
 
     .. math:: \\mathcal{E}(X, Y) = 2 g(X, Y) - g(X, X) - g(Y, Y),
 
@@ -205,7 +206,7 @@ def energy_distance(
     alpha : float, default=1.0
         Exponent of the ``"energy"`` semimetric, in (0, 2].
     semimetric : str or callable, default="energy"
-        See :func:`kgroups._semimetrics.pairwise`.
+        See :func:`kgroups.pairwise`.
     sigma, theta : float, default=1.0
         Parameters of the other named semimetrics.
     sample_weight_x, sample_weight_y : array-like of shape (n_x,) / (n_y,), default=None
@@ -217,12 +218,26 @@ def energy_distance(
         Non-negative for semimetrics of negative type; 0 when both samples have
         the same (weighted) empirical distribution.
 
+    See Also
+    --------
+    energy_test : The test of equal distributions built on it.
+    between_energy : The k-sample statistic.
+    scipy.stats.energy_distance : SciPy's one-dimensional version.
+
+    References
+    ----------
+    .. [1] G. J. Székely, M. L. Rizzo, "Energy statistics: A class of statistics
+       based on distances", J. Stat. Plan. Inference 143(8), 1249-1272, 2013.
+    .. [2] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, equations 2 and 4.
+
     Examples
     --------
     >>> import numpy as np
     >>> print(round(energy_distance([0.0, 1.0], [2.0, 3.0]), 6))
     3.0
-    >>> print(round(energy_distance(np.zeros((3, 2)), np.ones((4, 2)), alpha=2.0), 6))
+    >>> e = energy_distance(np.zeros((3, 2)), np.ones((4, 2)), alpha=2.0)
+    >>> print(round(e, 6))
     4.0
     """
     owner = "energy_distance"
@@ -245,7 +260,7 @@ _DISPERSION_PARAMS = """
         Data (1-D: one feature), or with ``precomputed=True`` a symmetric
         semimetric matrix (dense or scipy sparse; absent entries are 0).
     {labels}semimetric : str or callable, default="energy"
-        See :func:`kgroups._semimetrics.pairwise`; ``"precomputed"`` is the same
+        See :func:`kgroups.pairwise`; ``"precomputed"`` is the same
         as ``precomputed=True``.
     alpha, sigma, theta : float, default=1.0
         Semimetric parameters.
@@ -286,7 +301,7 @@ def within_energy(
     sample_weight=None,
     precomputed=False,
 ):
-    """Within-cluster energy dispersion W (paper eq. 15).
+    """Within-cluster energy dispersion W (TPAMI equation 15).
 
     .. math:: W = \\sum_{j=1}^k \\frac{s_j}{2} g(C_j, C_j)
                 = \\sum_j \\frac{1}{2 s_j} \\sum_{x, y \\in C_j} w_x w_y \\rho(x, y).
@@ -304,6 +319,19 @@ def within_energy(
         The within energy of the partition, >= 0, in the units of the semimetric
         (the data's units for ``alpha=1``); ``-W`` is the objective Q of kernel
         k-groups.
+
+    See Also
+    --------
+    between_energy : S, the between-cluster part.
+    total_energy : T = W + S.
+    KernelKGroups : Minimises W.
+
+    References
+    ----------
+    .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, equations 13 and 15.
+    .. [2] G. J. Székely, M. L. Rizzo, "Energy statistics: A class of statistics
+       based on distances", J. Stat. Plan. Inference 143(8), 1249-1272, 2013.
 
     Examples
     --------
@@ -331,7 +359,7 @@ def between_energy(
     sample_weight=None,
     precomputed=False,
 ):
-    """Between-cluster energy S (paper eq. 16), the k-sample energy statistic.
+    """Between-cluster energy S (TPAMI equation 16), the k-sample energy statistic.
 
     .. math:: S = \\sum_{1 \\le i < j \\le k} \\frac{s_i s_j}{2 s}
               [2 g(C_i, C_j) - g(C_i, C_i) - g(C_j, C_j)].
@@ -345,6 +373,19 @@ def between_energy(
     S : float
         The between energy of the partition, >= 0 for a semimetric of negative type;
         ``total_energy(X) - S`` is :func:`within_energy`.
+
+    See Also
+    --------
+    within_energy : W, the within-cluster part.
+    total_energy : T = W + S.
+    energy_test : The permutation test of S.
+
+    References
+    ----------
+    .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, equation 16.
+    .. [2] G. J. Székely, M. L. Rizzo, "Testing for equal distributions in high
+       dimension", InterStat 5, 2004.
 
     Examples
     --------
@@ -374,7 +415,7 @@ def total_energy(
     sample_weight=None,
     precomputed=False,
 ):
-    """Total energy dispersion ``T = (s / 2) g(X, X)`` (paper eq. 18), ``T = W + S``.
+    """Total energy dispersion ``T = (s / 2) g(X, X)`` (TPAMI equation 18), ``T = W + S``.
 
     Time O(n^2 n_features), memory O(block); on the Dask workers for a dask X.
     {params}
@@ -383,6 +424,19 @@ def total_energy(
     T : float
         The total dispersion ``(s / 2) g(X, X)``, the same for every partition of
         ``X`` (``s`` is the total weight).
+
+    See Also
+    --------
+    within_energy : W.
+    between_energy : S.
+    disco : The decomposition T = W + S as a test.
+
+    References
+    ----------
+    .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, equation 18.
+    .. [2] M. L. Rizzo, G. J. Székely, "DISCO analysis: A nonparametric extension
+       of analysis of variance", Ann. Appl. Stat. 4(2), 1034-1055, 2010.
 
     Examples
     --------
@@ -421,6 +475,28 @@ class EnergyTestResult:
         The statistics ``E_b`` of the random relabellings, in the order drawn
         (empty when ``n_permutations == 0``); any other p-value convention can be
         computed from them. Not part of equality comparisons.
+
+    See Also
+    --------
+    energy_test : The function that returns it.
+    DiscoResult : The result of the DISCO test.
+
+    References
+    ----------
+    .. [1] G. J. Székely, M. L. Rizzo, "Testing for equal distributions in high
+       dimension", InterStat 5, 2004.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kgroups import energy_test
+    >>> rng = np.random.default_rng(0)
+    >>> res = energy_test(rng.normal(size=30), rng.normal(3.0, size=30),
+    ...                   n_permutations=199, random_state=0)
+    >>> res  # doctest: +ELLIPSIS
+    EnergyTestResult(statistic=..., pvalue=0.005, n_permutations=199)
+    >>> res.permutation_statistics.shape
+    (199,)
     """
 
     statistic: float
@@ -428,6 +504,10 @@ class EnergyTestResult:
     n_permutations: int
     permutation_statistics: np.ndarray = field(
         default_factory=lambda: np.empty(0), compare=False, repr=False)
+
+    def __repr__(self):
+        return short_repr(self, statistic=self.statistic, pvalue=self.pvalue,
+                          n_permutations=self.n_permutations)
 
 
 def _ksample_statistic(sums, sizes):
@@ -501,7 +581,7 @@ def energy_test(
     alpha : float, default=1.0
         Exponent of the ``"energy"`` semimetric, in (0, 2].
     semimetric : str or callable, default="energy"
-        See :func:`kgroups._semimetrics.pairwise`.
+        See :func:`kgroups.pairwise`.
     sigma, theta : float, default=1.0
         Parameters of the other named semimetrics.
     random_state : int, numpy RandomState or Generator, or None, default=None
@@ -513,6 +593,12 @@ def energy_test(
     result : EnergyTestResult
         ``statistic``, ``pvalue``, ``n_permutations`` and the
         ``permutation_statistics``.
+
+    See Also
+    --------
+    EnergyTestResult : What this function returns.
+    energy_distance : The two-sample statistic.
+    disco : The DISCO F test of the same hypothesis.
 
     References
     ----------

@@ -77,6 +77,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._memory import check_fits
+from ._reprs import short_repr
 from ._engine.hierarchical import ward_lance_williams
 from ._semimetrics import pairwise, robust_center
 from ._validation import (
@@ -156,8 +157,8 @@ class EnergyHierarchical(ConstrainedParams, ClusterMixin, BaseEstimator):
     .. math:: e(A, B) = \frac{s_A s_B}{s_A + s_B}\bigl[2 g(A, B) - g(A, A) - g(B, B)\bigr],
 
     updated by the Lance-Williams recursion of Ward's method with cluster weights
-    :math:`s` in place of sizes (derivation, conventions against R and SciPy, and
-    cost in :mod:`kgroups._hierarchical`), then cuts it into ``n_clusters``
+    :math:`s` in place of sizes (the user guide gives the derivation, the
+    conventions against R and SciPy, and the cost), then cuts it into ``n_clusters``
     clusters or at ``distance_threshold``. Equals R's
     ``energy::energy.hclust(dist(X), alpha)``, merges and heights.
 
@@ -187,7 +188,7 @@ class EnergyHierarchical(ConstrainedParams, ClusterMixin, BaseEstimator):
         the node of merge ``j``) into node ``n + t``; increasing in each row.
     distances_ : ndarray of shape (n_samples - 1,)
         Height of each merge: the e-distance of the two clusters (R's ``height``;
-        SciPy's Ward height squared, see :mod:`kgroups._hierarchical`).
+        SciPy's Ward height squared).
     counts_ : ndarray of shape (n_samples - 1,)
         Number of points under each merge.
     within_energy_ : float
@@ -196,6 +197,21 @@ class EnergyHierarchical(ConstrainedParams, ClusterMixin, BaseEstimator):
         Number of points.
     n_features_in_ : int
         Columns of X seen in ``fit``.
+
+    See Also
+    --------
+    energy_hclust : The function form.
+    HierarchicalResult : What the function form returns.
+    KernelKGroups : Flat clustering on the same energy.
+    scipy.cluster.hierarchy.linkage : SciPy's hierarchical clustering.
+
+    References
+    ----------
+    .. [1] G. J. Székely, M. L. Rizzo, "Hierarchical clustering via joint
+       between-within distances: extending Ward's minimum variance method", J.
+       Classification 22(2), 151-183, 2005.
+    .. [2] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, equations 11-16 (W and S).
 
     Examples
     --------
@@ -267,6 +283,26 @@ class EnergyHierarchical(ConstrainedParams, ClusterMixin, BaseEstimator):
         -------
         self : EnergyHierarchical
             The fitted estimator.
+
+        See Also
+        --------
+        to_linkage : The tree as a SciPy linkage matrix.
+        kgroups.energy_hclust : The function form.
+
+        References
+        ----------
+        .. [1] G. J. Székely, M. L. Rizzo, "Hierarchical clustering via joint
+           between-within distances: extending Ward's minimum variance method", J.
+           Classification 22(2), 151-183, 2005.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kgroups import EnergyHierarchical
+        >>> X = np.array([[0.0], [1.0], [3.0], [7.0]])
+        >>> h = EnergyHierarchical(n_clusters=2).fit(X)
+        >>> h.labels_.tolist(), h.distances_.round(4).tolist()
+        ([0, 0, 0, 1], [1.0, 3.0, 7.5])
         """
         pre = self.semimetric == "precomputed"
         check_in_memory(X, "X", "EnergyHierarchical")
@@ -326,6 +362,17 @@ class EnergyHierarchical(ConstrainedParams, ClusterMixin, BaseEstimator):
             the cluster made at step ``u`` is ``n_samples + u``), their merge height
             and the number of leaves under the new cluster.
 
+        See Also
+        --------
+        scipy.cluster.hierarchy.dendrogram : Draws the tree.
+        scipy.cluster.hierarchy.fcluster : Cuts the tree.
+
+        References
+        ----------
+        .. [1] G. J. Székely, M. L. Rizzo, "Hierarchical clustering via joint
+           between-within distances: extending Ward's minimum variance method", J.
+           Classification 22(2), 151-183, 2005.
+
         Examples
         --------
         >>> import numpy as np
@@ -346,7 +393,45 @@ class EnergyHierarchical(ConstrainedParams, ClusterMixin, BaseEstimator):
 
 @dataclass
 class HierarchicalResult:
-    """What :func:`energy_hclust` returns (the attributes of :class:`EnergyHierarchical`)."""
+    """What :func:`energy_hclust` returns (the attributes of :class:`EnergyHierarchical`).
+
+    Attributes
+    ----------
+    labels : ndarray of shape (n_samples,)
+        Cluster of each point after the cut.
+    children : ndarray of shape (n_samples - 1, 2)
+        The two nodes each merge joins (``children_`` of the estimator).
+    distances : ndarray of shape (n_samples - 1,)
+        Height of each merge, the e-distance of the two clusters.
+    linkage : ndarray of shape (n_samples - 1, 4)
+        The tree as a SciPy linkage matrix
+        (:meth:`EnergyHierarchical.to_linkage`).
+    n_clusters : int
+        Number of clusters of ``labels``.
+    within_energy : float
+        W of ``labels``.
+
+    See Also
+    --------
+    energy_hclust : The function that returns it.
+    EnergyHierarchical : The estimator; its fitted attributes hold the same.
+
+    References
+    ----------
+    .. [1] G. J. Székely, M. L. Rizzo, "Hierarchical clustering via joint
+       between-within distances: extending Ward's minimum variance method", J.
+       Classification 22(2), 151-183, 2005.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kgroups import energy_hclust
+    >>> res = energy_hclust(np.array([[0.0], [1.0], [3.0], [7.0]]), 2)
+    >>> res
+    HierarchicalResult(n_samples=4, n_clusters=2, within_energy=2)
+    >>> res.labels.tolist(), res.linkage.shape
+    ([0, 0, 0, 1], (3, 4))
+    """
 
     labels: np.ndarray
     children: np.ndarray
@@ -354,6 +439,10 @@ class HierarchicalResult:
     linkage: np.ndarray
     n_clusters: int
     within_energy: float
+
+    def __repr__(self):
+        return short_repr(self, n_samples=len(self.labels), n_clusters=self.n_clusters,
+                          within_energy=self.within_energy)
 
 
 @validated
@@ -377,6 +466,17 @@ def energy_hclust(X, n_clusters=2, *, sample_weight=None, **params):
     result : HierarchicalResult
         ``labels``, ``children``, ``distances``, the SciPy ``linkage``,
         ``n_clusters`` and ``within_energy`` of the cut.
+
+    See Also
+    --------
+    EnergyHierarchical : The estimator (same parameters).
+    HierarchicalResult : What this function returns.
+
+    References
+    ----------
+    .. [1] G. J. Székely, M. L. Rizzo, "Hierarchical clustering via joint
+       between-within distances: extending Ward's minimum variance method", J.
+       Classification 22(2), 151-183, 2005.
 
     Examples
     --------

@@ -1,5 +1,5 @@
 """Weighted kernel k-means (Lloyd's batch method in feature space), the baseline
-kernel k-groups is judged against (TPAMI 2020, Algorithm 1; Dhillon et al. 2004)."""
+kernel k-groups is judged against (TPAMI 43(12), 2021, Algorithm 1; Dhillon et al. 2004)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._base import BaseKernelClustering, nearest_mean_scores
+from ._reprs import n_clusters_of, short_repr
 from ._validation import validated
 
 __all__ = ["KMeansResult", "KernelKMeans", "kernel_kmeans"]
@@ -55,7 +56,7 @@ class KernelKMeans(BaseKernelClustering):
     kernel : None or "precomputed", default=None
         ``"precomputed"``: X is a symmetric Gram matrix, dense or ``scipy.sparse``.
     init : {"k-means++", "kernel-k-means++", "random", "spectral"} or array of shape (n_samples,) or (n_starts, n_samples), default="kernel-k-means++"
-        Starting partition (see :mod:`kgroups._init`); the default of
+        Starting partition (as in :class:`KernelKGroups`); the default of
         :class:`KernelKGroups`, so that the two methods compared from default
         settings start alike. Given labels run once; an array with one
         labelling per row runs each as a restart (``n_init`` is then ignored).
@@ -125,8 +126,15 @@ class KernelKMeans(BaseKernelClustering):
         The engine that ran (what ``engine="auto"`` chose).
     n_features_in_ : int
         Number of columns of X seen in ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Column names of X seen in ``fit``, when it had string column names.
+
+    See Also
+    --------
+    KernelKGroups : Hartigan's rule on the same objective (better optima).
+    kernel_kmeans : The function form, returning a :class:`KMeansResult`.
+    spectral_kgroups : The spectral relaxation of the same problem.
+    sklearn.cluster.KMeans : Euclidean k-means in the input space.
 
     Notes
     -----
@@ -144,6 +152,16 @@ class KernelKMeans(BaseKernelClustering):
     is its smallest column; it needs :math:`K(x, x)`, so unlike ``predict`` it
     refuses a precomputed Gram matrix.
 
+    References
+    ----------
+    .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, Algorithm 1 and equations
+       40-45.
+    .. [2] I. S. Dhillon, Y. Guan, B. Kulis, "Kernel k-means: spectral clustering
+       and normalized cuts", KDD 2004, 551-556.
+    .. [3] D. Arthur, S. Vassilvitskii, "k-means++: the advantages of careful
+       seeding", SODA 2007, 1027-1035.
+
     Examples
     --------
     >>> import numpy as np
@@ -154,7 +172,8 @@ class KernelKMeans(BaseKernelClustering):
     >>> sorted(np.bincount(km.labels_).tolist()), km.engine_
     ([50, 50], 'dense')
     >>> mf = KernelKMeans(2, init=km.labels_, engine="matrix-free").fit(X)
-    >>> bool((mf.labels_ == km.labels_).all() and (mf.predict(X) == km.labels_).all())
+    >>> bool((mf.labels_ == km.labels_).all()
+    ...      and (mf.predict(X) == km.labels_).all())
     True
     """
 
@@ -168,12 +187,52 @@ class KernelKMeans(BaseKernelClustering):
 
 @dataclass
 class KMeansResult:
-    """What :func:`kernel_kmeans` returns."""
+    """What :func:`kernel_kmeans` returns.
+
+    Attributes
+    ----------
+    labels : ndarray of shape (n_samples,)
+        Cluster of each point, in ``0..k-1``.
+    objective : float
+        Q of the best start (``-within_energy`` for a semimetric).
+    within_energy : float
+        W of the best start (TPAMI equation 15).
+    n_iter : int
+        Iterations of the best start.
+
+    See Also
+    --------
+    kernel_kmeans : The function that returns it.
+    KernelKMeans : The estimator; its fitted attributes hold the same.
+
+    References
+    ----------
+    .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, equations 15 (W) and 40
+       (J).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kgroups import kernel_kmeans
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0],
+    ...               [8.0, 8.0], [8.0, 9.0], [9.0, 8.0]])
+    >>> res = kernel_kmeans(X, 2, random_state=0)
+    >>> res  # doctest: +ELLIPSIS
+    KMeansResult(n_samples=6, n_clusters=2, objective=-2.27614, ...)
+    >>> res.labels.tolist()
+    [0, 0, 0, 1, 1, 1]
+    """
 
     labels: np.ndarray
     objective: float
     within_energy: float
     n_iter: int
+
+    def __repr__(self):
+        return short_repr(self, n_samples=len(self.labels),
+                          n_clusters=n_clusters_of(self.labels), objective=self.objective,
+                          within_energy=self.within_energy, n_iter=self.n_iter)
 
 
 @validated
@@ -205,11 +264,19 @@ def kernel_kmeans(X, n_clusters, *, sample_weight=None, **params):
     KernelKMeans : The estimator.
     kernel_kgroups : The same objective by Hartigan's method.
 
+    References
+    ----------
+    .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, Algorithm 1.
+    .. [2] I. S. Dhillon, Y. Guan, B. Kulis, "Kernel k-means: spectral clustering
+       and normalized cuts", KDD 2004, 551-556.
+
     Examples
     --------
     >>> import numpy as np
     >>> X = np.array([[0.0], [0.1], [5.0], [5.2]])
-    >>> kernel_kmeans(X, 2, random_state=0).labels.tolist() in ([0, 0, 1, 1], [1, 1, 0, 0])
+    >>> labels = kernel_kmeans(X, 2, random_state=0).labels.tolist()
+    >>> labels in ([0, 0, 1, 1], [1, 1, 0, 0])
     True
     """
     est = KernelKMeans(n_clusters, **params).fit(X, sample_weight=sample_weight)

@@ -1,5 +1,5 @@
 """Kernel k-groups: Hartigan's method in the kernel space of a semimetric
-(França, Rizzo & Vogelstein, TPAMI 2020, Algorithm 2)."""
+(França, Rizzo & Vogelstein, TPAMI 43(12), 2021, Algorithm 2)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._base import BaseKernelClustering, insertion_scores
+from ._reprs import n_clusters_of, short_repr
 from ._validation import check_in_memory, check_init_labels, validated
 
 __all__ = ["KernelKGroups", "kernel_kgroups", "KGroupsResult", "improving_moves"]
@@ -42,8 +43,8 @@ class KernelKGroups(BaseKernelClustering):
     n_clusters : int, default=8
         Number of clusters k.
     semimetric : {"energy", "laplacian", "gaussian", "localized", "sinusoidal", "precomputed"} or callable, default="energy"
-        ``"energy"`` is :math:`\|x - y\|^\alpha`; see :mod:`kgroups._semimetrics`
-        for the others (paper eqs. 52-54). ``"precomputed"``: X is an n x n
+        ``"energy"`` is :math:`\|x - y\|^\alpha`; see :data:`~kgroups.SEMIMETRICS`
+        for the others (TPAMI equations 52-54). ``"precomputed"``: X is an n x n
         semimetric matrix. A callable takes two 2-D blocks and returns the matrix
         of rho values.
     alpha : float, default=1.0
@@ -56,11 +57,11 @@ class KernelKGroups(BaseKernelClustering):
         ``"precomputed"``: X is a symmetric Gram matrix (need not be PSD), dense
         or ``scipy.sparse``.
     init : {"k-means++", "kernel-k-means++", "random", "spectral"} or array of shape (n_samples,) or (n_starts, n_samples), default="kernel-k-means++"
-        Starting partition (see :mod:`kgroups._init`). ``"kernel-k-means++"``:
+        Starting partition. ``"kernel-k-means++"``:
         greedy D^2 seeding in the kernel's feature space (the geometry being
         optimised; any semimetric, also precomputed ones); ``"k-means++"``:
         scikit-learn's seeding in the input space, what the papers and the
-        authors' code use (the reproductions in :mod:`kgroups.experiments` pin
+        authors' code use (the reproductions in ``kgroups.experiments`` pin
         it). Given labels run once; an array with one labelling per row runs
         each as a restart (``n_init`` is then ignored; on the matrix-free
         engine the restarts sweep together, sharing the cost of points that
@@ -70,7 +71,7 @@ class KernelKGroups(BaseKernelClustering):
         ``min(30, 40_000 // n_samples)`` starts, at least one (30 up to 1333
         samples, 20 at 2000, 8 at 5000, one from 40,000 on), so that restarts
         are many where they are cheap and the extra work stays linear in
-        ``n_samples`` (see :mod:`kgroups._init`; one with ``engine="dask"``,
+        ``n_samples`` (one with ``engine="dask"``,
         whose start already keeps the best fit of a sample); ``n_init_`` is the
         number used. The engine (for ``"dense"`` the whole kernel) is built once
         per ``fit`` and shared by the restarts.
@@ -123,7 +124,7 @@ class KernelKGroups(BaseKernelClustering):
           a dense precomputed matrix -> ``"dense"``. Raw data: the exact engine
           a cost model predicts faster for this n, number of columns D and
           ``n_init`` (calibrated with ``benchmarks/bench_auto.py`` at k = 10 with
-          the energy semimetric, see :data:`kgroups._backends.COST_CONSTANTS`;
+          the energy semimetric;
           a callable semimetric has no matrix-free engine): ``"matrix-free"`` in
           most cases, ``"dense"`` for wide data with many starts (restarts share
           the dense kernel) and below 2000 points. The choice never
@@ -187,8 +188,16 @@ class KernelKGroups(BaseKernelClustering):
         them.
     n_features_in_ : int
         Number of columns of X seen in ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Column names of X seen in ``fit``, when it had string column names.
+
+    See Also
+    --------
+    KernelKMeans : Lloyd's rule (batch reassignment) on the same objective.
+    kernel_kgroups : The function form, returning a :class:`KGroupsResult`.
+    improving_moves : Check that a partition is a Hartigan optimum.
+    choose_k : Choose the number of clusters.
+    kgroups.graph.CommunityKGroups : Kernel k-groups on a graph.
 
     Notes
     -----
@@ -210,6 +219,16 @@ class KernelKGroups(BaseKernelClustering):
     positive semidefinite kernel) the own cluster of each training point is
     also its nearest mean.
 
+    References
+    ----------
+    .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, Algorithm 2 and equations
+       41 and 47-51.
+    .. [2] S. Li, M. L. Rizzo, "K-groups: A generalization of K-means clustering",
+       arXiv:1711.04359, 2017.
+    .. [3] J. A. Hartigan, M. A. Wong, "Algorithm AS 136: A k-means clustering
+       algorithm", J. R. Stat. Soc. C 28(1), 100-108, 1979.
+
     Examples
     --------
     >>> import numpy as np
@@ -221,7 +240,8 @@ class KernelKGroups(BaseKernelClustering):
     [50, 50]
     >>> bool(km.objective_ == -km.within_energy_), km.engine_
     (True, 'dense')
-    >>> mf = KernelKGroups(n_clusters=2, init=km.labels_, engine="matrix-free").fit(X)
+    >>> mf = KernelKGroups(n_clusters=2, init=km.labels_,
+    ...                    engine="matrix-free").fit(X)
     >>> bool((mf.labels_ == km.labels_).all())
     True
     >>> lr = KernelKGroups(n_clusters=2, engine="low-rank", n_components=20,
@@ -240,12 +260,53 @@ class KernelKGroups(BaseKernelClustering):
 
 @dataclass
 class KGroupsResult:
-    """What :func:`kernel_kgroups` returns."""
+    """What :func:`kernel_kgroups` returns.
+
+    Attributes
+    ----------
+    labels : ndarray of shape (n_samples,)
+        Cluster of each point, in ``0..k-1``.
+    objective : float
+        Q of the best start (TPAMI equation 41; ``-within_energy`` for a
+        semimetric).
+    within_energy : float
+        W of the best start (TPAMI equation 15).
+    n_iter : int
+        Sweeps of the best start.
+
+    See Also
+    --------
+    kernel_kgroups : The function that returns it.
+    KernelKGroups : The estimator; its fitted attributes hold the same.
+
+    References
+    ----------
+    .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, equations 15 (W) and 41
+       (Q).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kgroups import kernel_kgroups
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0],
+    ...               [8.0, 8.0], [8.0, 9.0], [9.0, 8.0]])
+    >>> res = kernel_kgroups(X, 2, random_state=0)
+    >>> res  # doctest: +ELLIPSIS
+    KGroupsResult(n_samples=6, n_clusters=2, objective=-2.27614, ...)
+    >>> res.labels.tolist()
+    [0, 0, 0, 1, 1, 1]
+    """
 
     labels: np.ndarray
     objective: float
     within_energy: float
     n_iter: int
+
+    def __repr__(self):
+        return short_repr(self, n_samples=len(self.labels),
+                          n_clusters=n_clusters_of(self.labels), objective=self.objective,
+                          within_energy=self.within_energy, n_iter=self.n_iter)
 
 
 @validated
@@ -272,11 +333,23 @@ def kernel_kgroups(X, n_clusters, *, sample_weight=None, **params):
         fitted estimator's ``labels_``, ``objective_``, ``within_energy_`` and
         ``n_iter_``.
 
+    See Also
+    --------
+    KernelKGroups : The estimator (same parameters).
+    KGroupsResult : What this function returns.
+    kernel_kmeans : Lloyd's rule on the same objective.
+
+    References
+    ----------
+    .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, Algorithm 2.
+
     Examples
     --------
     >>> import numpy as np
     >>> X = np.array([[0.0], [0.1], [5.0], [5.2]])
-    >>> kernel_kgroups(X, 2, random_state=0).labels.tolist() in ([0, 0, 1, 1], [1, 1, 0, 0])
+    >>> labels = kernel_kgroups(X, 2, random_state=0).labels.tolist()
+    >>> labels in ([0, 0, 1, 1], [1, 1, 0, 0])
     True
     """
     est = KernelKGroups(n_clusters, **params).fit(X, sample_weight=sample_weight)
@@ -311,6 +384,16 @@ def improving_moves(X, labels, *, sample_weight=None, **params):
     n_moves : int
         Number of points with a move of positive gain (eq. 50); 0 at a Hartigan
         optimum.
+
+    See Also
+    --------
+    KernelKGroups : Finds partitions where this count is 0.
+    within_energy : W of a partition.
+
+    References
+    ----------
+    .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, equations 47-51.
 
     Examples
     --------

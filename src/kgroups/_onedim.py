@@ -1,6 +1,6 @@
 """Exact two-class energy clustering of one-dimensional data.
 
-França, Rizzo & Vogelstein, "Kernel k-Groups via Hartigan's Method" (TPAMI 2020),
+França, Rizzo & Vogelstein, "Kernel k-Groups via Hartigan's Method" (TPAMI 43(12), 2021),
 appendix, eqs. (64)-(67) and Algorithm 3; also the arXiv version
 "Nonparametric clustering with energy statistics", Section "Two-class problem in
 one dimension", eqs. (g1d), (w1d) and its Algorithm 1.
@@ -51,6 +51,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._reprs import short_repr
 from ._validation import (
     InvalidParameterError,
     check_data,
@@ -76,11 +77,35 @@ class OneDimResult:
         value of the right group; points ``<=`` the left maximum get label 0.
     within_energy : float
         The minimal within energy :math:`W = \\sum_j (s_j / 2) g(C_j, C_j)`.
+
+    See Also
+    --------
+    onedim_kgroups : The function that returns it.
+
+    References
+    ----------
+    .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, Appendix, Algorithm 3.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kgroups import onedim_kgroups
+    >>> res = onedim_kgroups(np.array([0.0, 0.2, 0.3, 5.0, 5.1]))
+    >>> res
+    OneDimResult(n_samples=5, n_left=3, threshold=2.65, within_energy=0.25)
+    >>> res.labels.tolist()
+    [0, 0, 0, 1, 1]
     """
 
     labels: np.ndarray
     threshold: float
     within_energy: float
+
+    def __repr__(self):
+        return short_repr(self, n_samples=len(self.labels),
+                          n_left=int(np.count_nonzero(self.labels == 0)),
+                          threshold=self.threshold, within_energy=self.within_energy)
 
 
 def _check_1d(x, sample_weight, owner="onedim_kgroups"):
@@ -157,10 +182,23 @@ def onedim_kgroups(x, sample_weight=None):
         For fewer than 2 points, non-finite values, 2-D input with more than one
         column, or invalid weights.
 
+    See Also
+    --------
+    OneDimResult : What this function returns.
+    KernelKGroups : Any dimension, any number of clusters.
+
+    References
+    ----------
+    .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, Appendix, Algorithm 3.
+    .. [2] G. França, J. T. Vogelstein, "Nonparametric energy clustering" (arXiv
+       version, "Nonparametric Clustering from Energy Statistics"), section
+       "Two-class problem in one dimension".
+
     Examples
     --------
     >>> import numpy as np
-    >>> from kgroups._onedim import onedim_kgroups
+    >>> from kgroups import onedim_kgroups
     >>> res = onedim_kgroups([5.0, 0.0, 1.0, 6.0, 2.0])
     >>> res.labels.tolist()
     [1, 0, 0, 1, 0]

@@ -1,6 +1,6 @@
 """Semimetrics of negative type and the kernels they define.
 
-The semimetrics of França, Rizzo & Vogelstein (TPAMI 2020, eqs. 52-54) and of the
+The semimetrics of França, Rizzo & Vogelstein (TPAMI 43(12), 2021, eqs. 52-54) and of the
 arXiv version (localized, sinusoidal):
 
 ============  ====================================================
@@ -58,6 +58,15 @@ from ._validation import (
     validated,
 )
 
+#: The semimetric names that ``semimetric=`` accepts: ``("energy", "laplacian",
+#: "gaussian", "localized", "sinusoidal")``.
+#:
+#: ``"energy"`` is :math:`\|x - y\|^\alpha` and ``"laplacian"`` and ``"gaussian"``
+#: are :math:`2 - 2e^{-\|x - y\| / 2\sigma}` and
+#: :math:`2 - 2e^{-\|x - y\|^2 / 2\sigma^2}` (TPAMI equations 52-54);
+#: ``"localized"`` and ``"sinusoidal"`` are those of the arXiv version. A callable
+#: ``rho(X_block, Y_block)`` or ``"precomputed"`` is accepted too. See
+#: :func:`pairwise` and :doc:`/user_guide/semimetrics`.
 SEMIMETRICS = NAMES
 
 __all__ = ["SEMIMETRICS", "centred_sq_norm_max", "check_semimetric", "robust_center",
@@ -222,7 +231,7 @@ def pairwise(
     """Matrix of ``scale * wx_i * wy_j * rho(x_i, y_j)`` for the rows of ``X`` and ``Y``.
 
     Computed by row blocks: one BLAS product on centred data, then one fused,
-    parallel pass (:func:`kgroups._engine.pairwise.finish_block`).
+    parallel pass compiled by numba.
 
     Parameters
     ----------
@@ -255,9 +264,25 @@ def pairwise(
 
     Raises
     ------
-    InvalidParameterError
+    ValueError
         Bad inputs, a callable's NaN/inf/wrong shape/non-numbers (naming the
         first bad pair), or named-semimetric values that overflow float64.
+
+    See Also
+    --------
+    SEMIMETRICS : The names of the semimetrics.
+    rho_to_origin : The distances to the base point x0 = 0.
+    kernel_from_semimetric_x0 : The kernel of a semimetric.
+
+    References
+    ----------
+    .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, equations 52-54.
+    .. [2] G. França, J. T. Vogelstein, "Nonparametric energy clustering" (arXiv
+       version, "Nonparametric Clustering from Energy Statistics"), the
+       localized and sinusoidal semimetrics.
+    .. [3] R. Lyons, "Distance covariance in metric spaces", Ann. Probab. 41(5),
+       3284-3305, 2013.
 
     Examples
     --------
@@ -354,7 +379,7 @@ def pairwise_unchecked(X, Y=None, semimetric="energy", *, alpha=1.0, sigma=1.0, 
 
 
 def rho_to_origin(X, semimetric="energy", *, alpha=1.0, sigma=1.0, theta=1.0):
-    """``rho(x_i, 0)`` for every row, the paper's base point ``x0 = 0`` (eq. 7).
+    """``rho(x_i, 0)`` for every row, the paper's base point ``x0 = 0`` (TPAMI equation 7).
 
     Parameters
     ----------
@@ -374,6 +399,16 @@ def rho_to_origin(X, semimetric="energy", *, alpha=1.0, sigma=1.0, theta=1.0):
     rho0 : ndarray of shape (n_samples,)
         ``rho(x_i, 0)``, the ``rho_to_x0`` argument of
         :func:`kernel_from_semimetric_x0` for the paper's base point.
+
+    See Also
+    --------
+    pairwise : The semimetric between two sets of points.
+    kernel_from_semimetric_x0 : The kernel built from these distances.
+
+    References
+    ----------
+    .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, equation 7.
 
     Examples
     --------

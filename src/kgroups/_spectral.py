@@ -1,6 +1,6 @@
 """Spectral relaxation of weighted energy clustering (baseline and initialiser).
 
-França, Rizzo & Vogelstein, "Kernel k-Groups via Hartigan's Method" (TPAMI 2020),
+França, Rizzo & Vogelstein, "Kernel k-Groups via Hartigan's Method" (TPAMI 43(12), 2021),
 Section 3, eq. (29). Relaxing the label matrix :math:`H = \\mathcal{W}^{1/2} Z
 (Z^\\top \\mathcal{W} Z)^{-1/2}` to any :math:`n \\times k` matrix with orthonormal
 columns turns the clustering problem into
@@ -35,6 +35,7 @@ import scipy.linalg
 import scipy.sparse
 import scipy.sparse.linalg
 
+from ._reprs import short_repr
 from ._validation import (
     InvalidParameterError,
     as_random_state,
@@ -66,11 +67,39 @@ class SpectralResult:
     embedding : ndarray of shape (n_samples, n_clusters)
         The row-normalised eigenvectors that k-means clustered
         (:func:`spectral_embedding`).
+
+    See Also
+    --------
+    spectral_kgroups : The function that returns it.
+    spectral_embedding : The embedding alone.
+
+    References
+    ----------
+    .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, equation 29.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy.spatial.distance import cdist
+    >>> from kgroups import kernel_from_semimetric_x0, spectral_kgroups
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0],
+    ...               [8.0, 8.0], [8.0, 9.0], [9.0, 8.0]])
+    >>> G = kernel_from_semimetric_x0(cdist(X, X), np.linalg.norm(X, axis=1))
+    >>> res = spectral_kgroups(G, 2, random_state=0)
+    >>> res  # doctest: +ELLIPSIS
+    SpectralResult(n_samples=6, n_clusters=2, eigenvalues=[...])
+    >>> res.embedding.shape
+    (6, 2)
     """
 
     labels: np.ndarray
     eigenvalues: np.ndarray
     embedding: np.ndarray
+
+    def __repr__(self):
+        return short_repr(self, n_samples=len(self.labels), n_clusters=len(self.eigenvalues),
+                          eigenvalues=self.eigenvalues)
 
 
 def _check_gram(G, owner):
@@ -140,7 +169,7 @@ def _fill_empty(labels, U, k):
 @validated
 def spectral_embedding(G, n_clusters, *, sample_weight=None, eigen_solver="auto",
                        random_state=None):
-    """Row-normalised top-``k`` eigenvectors of ``W^1/2 G W^1/2`` (paper eq. 29).
+    """Row-normalised top-``k`` eigenvectors of ``W^1/2 G W^1/2`` (TPAMI equation 29).
 
     Parameters
     ----------
@@ -163,6 +192,18 @@ def spectral_embedding(G, n_clusters, *, sample_weight=None, eigen_solver="auto"
     embedding : ndarray of shape (n_samples, n_clusters)
         Unit-length rows (rows that are exactly zero stay zero).
 
+    See Also
+    --------
+    spectral_kgroups : The k-means clustering of this embedding.
+    kernel_from_semimetric_x0 : A Gram matrix from a semimetric.
+
+    References
+    ----------
+    .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, equation 29.
+    .. [2] A. Y. Ng, M. I. Jordan, Y. Weiss, "On spectral clustering: analysis and
+       an algorithm", NeurIPS 14, 849-856, 2001.
+
     Examples
     --------
     >>> import numpy as np
@@ -180,7 +221,7 @@ def spectral_embedding(G, n_clusters, *, sample_weight=None, eigen_solver="auto"
 @validated
 def spectral_kgroups(G, n_clusters, *, sample_weight=None, random_state=None, n_init=10,
                      eigen_solver: Literal["auto", "dense", "arpack"] = "auto"):
-    """Spectral clustering of a Gram matrix, the relaxation of paper eq. (29).
+    """Spectral clustering of a Gram matrix, the relaxation of TPAMI equation 29.
 
     Takes the eigenvectors :math:`U \\in \\mathbb{R}^{n \\times k}` of the
     :math:`k` largest eigenvalues of :math:`\\tilde G = \\mathcal{W}^{1/2} G
@@ -221,17 +262,33 @@ def spectral_kgroups(G, n_clusters, *, sample_weight=None, random_state=None, n_
     Raises
     ------
     ValueError
-        If ``G`` is not square, symmetric (to the one tolerance of
-        :data:`kgroups._validation.SYMMETRY_RTOL`) and finite, ``n_clusters`` not
+        If ``G`` is not square, symmetric (to 1e-10 of its largest absolute
+        entry, the one tolerance kgroups uses) and finite, ``n_clusters`` not
         in ``[1, n_samples]``, or the weights are invalid; the message names the
         parameter and the value.
+
+    See Also
+    --------
+    spectral_embedding : The embedding it clusters.
+    kernel_from_semimetric_x0 : A Gram matrix from a semimetric.
+    KernelKGroups : Kernel k-groups, which solves the unrelaxed problem.
+    sklearn.cluster.SpectralClustering : The spectral clustering of scikit-learn.
+
+    References
+    ----------
+    .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, equations 22 and 29,
+       section 3.
+    .. [2] A. Y. Ng, M. I. Jordan, Y. Weiss, "On spectral clustering: analysis and
+       an algorithm", NeurIPS 14, 849-856, 2001.
 
     Examples
     --------
     >>> import numpy as np
     >>> from scipy.spatial.distance import cdist
-    >>> from kgroups._spectral import spectral_kgroups, kernel_from_semimetric_x0
-    >>> X = np.array([[0.0, 0.0], [0.1, 0.0], [0.0, 0.1], [5.0, 5.0], [5.1, 5.0], [5.0, 5.1]])
+    >>> from kgroups import kernel_from_semimetric_x0, spectral_kgroups
+    >>> X = np.array([[0.0, 0.0], [0.1, 0.0], [0.0, 0.1],
+    ...               [5.0, 5.0], [5.1, 5.0], [5.0, 5.1]])
     >>> G = kernel_from_semimetric_x0(cdist(X, X), np.linalg.norm(X, axis=1))
     >>> res = spectral_kgroups(G, 2, random_state=0)
     >>> labels = res.labels
@@ -252,7 +309,7 @@ def spectral_kgroups(G, n_clusters, *, sample_weight=None, random_state=None, n_
 
 @validated
 def kernel_from_semimetric_x0(rho_matrix, rho_to_x0):
-    """Kernel ``K(x, y) = (rho(x, x0) + rho(y, x0) - rho(x, y)) / 2`` (paper eq. 7).
+    """Kernel ``K(x, y) = (rho(x, x0) + rho(y, x0) - rho(x, y)) / 2`` (TPAMI equation 7).
 
     The spectral relaxation depends on the base point ``x0`` (kernel k-groups does
     not); the paper uses ``x0 = 0``, i.e. ``rho_to_x0[i] = rho(x_i, 0)``.
@@ -271,10 +328,24 @@ def kernel_from_semimetric_x0(rho_matrix, rho_to_x0):
         The symmetric Gram matrix of eq. 7 with base point ``x0`` (positive
         semidefinite when ``rho`` is of negative type).
 
+    See Also
+    --------
+    pairwise : The semimetric matrix.
+    rho_to_origin : The distances to the base point x0 = 0.
+    spectral_kgroups : Spectral clustering of the Gram matrix.
+
+    References
+    ----------
+    .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, equations 7 and 19.
+    .. [2] D. Sejdinovic, B. Sriperumbudur, A. Gretton, K. Fukumizu, "Equivalence
+       of distance-based and RKHS-based statistics in hypothesis testing", Ann.
+       Statist. 41(5), 2263-2291, 2013.
+
     Examples
     --------
     >>> import numpy as np
-    >>> from kgroups._spectral import kernel_from_semimetric_x0
+    >>> from kgroups import kernel_from_semimetric_x0
     >>> x = np.array([1.0, 3.0])
     >>> K = kernel_from_semimetric_x0(np.abs(x[:, None] - x[None, :]), np.abs(x))
     >>> print(K.tolist())

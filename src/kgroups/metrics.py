@@ -1,7 +1,7 @@
 """Clustering quality metrics: accuracy, overlap, NMI and ARI.
 
 ``accuracy`` is paper eq. (55) of França, Rizzo & Vogelstein, "Kernel k-Groups
-via Hartigan's Method" (TPAMI 2020),
+via Hartigan's Method" (TPAMI 43(12), 2021),
 
 .. math::
 
@@ -87,6 +87,18 @@ def accuracy(labels_true, labels_pred):
         If the inputs are not 1-D, are empty, differ in length, or contain NaN
         or None (the message names the parameter).
 
+    See Also
+    --------
+    overlap : The accuracy with chance discounted.
+    scipy.optimize.linear_sum_assignment : The best label matching.
+
+    References
+    ----------
+    .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, equation 55.
+    .. [2] H. W. Kuhn, "The Hungarian method for the assignment problem", Naval
+       Res. Logist. Q. 2(1-2), 83-97, 1955.
+
     Examples
     --------
     >>> from kgroups.metrics import accuracy
@@ -134,6 +146,19 @@ def overlap(labels_true, labels_pred):
         If the inputs are invalid (see :func:`accuracy`) or ``labels_true`` has a
         single class (the overlap is then undefined).
 
+    See Also
+    --------
+    accuracy : The accuracy it discounts.
+    kgroups.graph.detect_communities : Scored by overlap in TPAMI Table I.
+
+    References
+    ----------
+    .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, equation 63.
+    .. [2] A. Decelle, F. Krzakala, C. Moore, L. Zdeborová, "Asymptotic analysis of
+       the stochastic block model for modular networks and its algorithmic
+       applications", Phys. Rev. E 84, 066106, 2011.
+
     Examples
     --------
     >>> from kgroups.metrics import overlap
@@ -165,6 +190,18 @@ def nmi(labels_true, labels_pred):
     nmi : float
         In ``[0, 1]``; 1 for identical partitions up to relabelling.
 
+    See Also
+    --------
+    ari : The adjusted Rand index.
+    sklearn.metrics.normalized_mutual_info_score : What it calls.
+
+    References
+    ----------
+    .. [1] A. Strehl, J. Ghosh, "Cluster ensembles: a knowledge reuse framework for
+       combining multiple partitions", JMLR 3, 583-617, 2002.
+    .. [2] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, Tables II and III.
+
     Examples
     --------
     >>> from kgroups.metrics import nmi
@@ -193,6 +230,18 @@ def ari(labels_true, labels_pred):
     -------
     ari : float
         1 for identical partitions up to relabelling, about 0 for random ones.
+
+    See Also
+    --------
+    nmi : The normalized mutual information.
+    sklearn.metrics.adjusted_rand_score : What it calls.
+
+    References
+    ----------
+    .. [1] L. Hubert, P. Arabie, "Comparing partitions", J. Classification 2(1),
+       193-218, 1985.
+    .. [2] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, Table II.
 
     Examples
     --------

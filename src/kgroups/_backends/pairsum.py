@@ -9,7 +9,7 @@ function of one k x k matrix. For rows :math:`x_1, \dots, x_n` in groups
           \qquad s_j = \sum_{x \in C_j} w_x,
 
 so that :math:`g(C_i, C_j) = P_{ij} / (s_i s_j)` (França, Rizzo & Vogelstein,
-TPAMI 2020, eq. 13) and W, S, T (eqs. 15, 16, 18), the energy distance and the
+TPAMI 43(12), 2021, eq. 13) and W, S, T (eqs. 15, 16, 18), the energy distance and the
 k-sample statistics follow from :math:`P` and :math:`s` alone.
 
 One implementation per array kind computes them behind one interface

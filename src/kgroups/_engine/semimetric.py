@@ -1,7 +1,7 @@
 """The named semimetrics, defined once: every engine and ``pairwise`` use this module.
 
 A semimetric is a function of the squared distance ``d2 = ||x - y||^2``
-(França, Rizzo & Vogelstein, TPAMI 2020, eqs. 52-54, and the arXiv version):
+(França, Rizzo & Vogelstein, TPAMI 43(12), 2021, eqs. 52-54, and the arXiv version):
 
 ============  ====  =====================================================
 name          code  rho(d2), with r = sqrt(d2)

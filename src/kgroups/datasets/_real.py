@@ -2,7 +2,7 @@
 
 Every bundled file sits in ``kgroups/datasets/data/`` next to ``MANIFEST.md``, which
 gives its source, its SHA-256, its class counts and how França, Rizzo & Vogelstein
-(TPAMI 2020, "Kernel k-Groups via Hartigan's Method") preprocessed it. The tabular
+(TPAMI 43(12), 2021, "Kernel k-Groups via Hartigan's Method") preprocessed it. The tabular
 loaders return ``(X, y)`` with ``X`` float64 of shape (n_samples, n_features) and
 ``y`` int64 labels 0..k-1. Cite the original donors (UCI Machine Learning
 Repository) when you publish results obtained on these data.
@@ -30,6 +30,10 @@ __all__ = [
     "USER_DATASETS",
 ]
 
+#: The folder of the bundled data files, a :class:`pathlib.Path`.
+#:
+#: It holds ``MANIFEST.md``: the source of each file, its SHA-256 sum, the class
+#: counts and the papers' preprocessing.
 DATA_DIR = Path(__file__).resolve().parent / "data"
 
 
@@ -134,12 +138,12 @@ def _check_standardize(standardize, default):
 
 # ----------------------------------------------------------------------- dermatology
 def load_dermatology(standardize=None):
-    """Load the UCI dermatology data as the TPAMI paper uses it (its Table II, Fig. 6).
+    """Load the UCI dermatology data as the TPAMI paper uses it (Table II, Figure 6).
 
     366 patients, 34 attributes (column 33 is the age), 6 classes with counts
     112/61/72/49/52/20. Eight ages are missing (``?``, 0-based rows 33-36 and
     262-265); they are replaced by the mean of the 358 observed ages, as in
-    section 6.2 of the paper. Then every column is z-scored (mean 0, population
+    section 5.3 of the paper. Then every column is z-scored (mean 0, population
     standard deviation 1). Class values 1..6 become labels 0..5.
 
     Parameters
@@ -153,6 +157,11 @@ def load_dermatology(standardize=None):
         The attributes, missing ages imputed, z-scored unless ``standardize=False``.
     y : ndarray of shape (366,), int64, values in 0..5
         The diagnosis of each patient (class 1..6 of the file minus 1).
+
+    See Also
+    --------
+    load_user_file : The datasets that cannot be shipped.
+    kgroups.KernelKGroups : The clustering of TPAMI Table II.
 
     References
     ----------
@@ -215,6 +224,20 @@ def load_iris(standardize=None):
     y : ndarray of shape (150,), int64
         The species, 0..2.
 
+    See Also
+    --------
+    sklearn.datasets.load_iris : The corrected copy of scikit-learn.
+    load_user_file : The other datasets of TPAMI Table III.
+
+    References
+    ----------
+    .. [1] R. A. Fisher, "The use of multiple measurements in taxonomic problems",
+       Annals of Eugenics 7(2), 179-188, 1936.
+    .. [2] D. Dua, C. Graff, UCI Machine Learning Repository, University of
+       California, Irvine, 2017 (https://archive.ics.uci.edu).
+    .. [3] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, Table III.
+
     Examples
     --------
     >>> X, y = load_iris()
@@ -242,6 +265,20 @@ def load_wine(standardize=None):
         The chemical analyses, z-scored unless ``standardize=False``.
     y : ndarray of shape (178,), int64
         The cultivar, 0..2.
+
+    See Also
+    --------
+    load_user_file : The other datasets of TPAMI Table III.
+
+    References
+    ----------
+    .. [1] M. Forina et al., PARVUS: an extendible package for data exploration,
+       classification and correlation, Institute of Pharmaceutical and Food
+       Analysis and Technologies, Genoa (UCI "Wine").
+    .. [2] D. Dua, C. Graff, UCI Machine Learning Repository, University of
+       California, Irvine, 2017 (https://archive.ics.uci.edu).
+    .. [3] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, Table III.
 
     Examples
     --------
@@ -272,6 +309,21 @@ def load_seeds(standardize=None):
     y : ndarray of shape (210,), int64
         The variety, 0..2.
 
+    See Also
+    --------
+    load_user_file : The other datasets of TPAMI Table III.
+
+    References
+    ----------
+    .. [1] M. Charytanowicz, J. Niewczas, P. Kulczycki, P. A. Kowalski, S. Łukasik,
+       S. Żak, "Complete gradient clustering algorithm for features analysis of
+       X-ray images", Information Technologies in Biomedicine, Springer, 15-24,
+       2010.
+    .. [2] D. Dua, C. Graff, UCI Machine Learning Repository, University of
+       California, Irvine, 2017 (https://archive.ics.uci.edu).
+    .. [3] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, Table III.
+
     Examples
     --------
     >>> X, y = load_seeds()
@@ -301,6 +353,20 @@ def load_glass(standardize=None):
     y : ndarray of shape (214,), int64
         The glass type, 0..5 (file classes 1, 2, 3, 5, 6, 7).
 
+    See Also
+    --------
+    load_user_file : The other datasets of TPAMI Table III.
+
+    References
+    ----------
+    .. [1] I. W. Evett, E. J. Spiehler, "Rule induction in forensic science",
+       Central Research Establishment, Home Office Forensic Science Service,
+       1987 (UCI "Glass Identification").
+    .. [2] D. Dua, C. Graff, UCI Machine Learning Repository, University of
+       California, Irvine, 2017 (https://archive.ics.uci.edu).
+    .. [3] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, Table III.
+
     Examples
     --------
     >>> X, y = load_glass()
@@ -329,6 +395,20 @@ def load_ionosphere(standardize=None):
         The radar returns, raw unless ``standardize=True``.
     y : ndarray of shape (351,), int64
         0 for "bad", 1 for "good": 126 zeros and 225 ones.
+
+    See Also
+    --------
+    load_user_file : The other datasets of TPAMI Table III.
+
+    References
+    ----------
+    .. [1] V. G. Sigillito, S. P. Wing, L. V. Hutton, K. B. Baker, "Classification
+       of radar returns from the ionosphere using neural networks", Johns
+       Hopkins APL Tech. Dig. 10, 262-266, 1989.
+    .. [2] D. Dua, C. Graff, UCI Machine Learning Repository, University of
+       California, Irvine, 2017 (https://archive.ics.uci.edu).
+    .. [3] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, Table III.
 
     Examples
     --------
@@ -380,7 +460,7 @@ def _int_column(columns, name, path):
 
 
 def load_network(name, label=None):
-    """Load a network with ground-truth communities (TPAMI section 6.4, Table IV).
+    """Load a network with ground-truth communities (TPAMI section 5.3, Table IV).
 
     ``karate`` (Zachary, 34 nodes, 78 edges, k=2), ``dolphins`` (Lusseau, 62/159,
     k=2), ``football`` (Girvan & Newman, 115/613, k=12) and ``polbooks`` (Krebs,
@@ -401,6 +481,26 @@ def load_network(name, label=None):
         Nodes ``0..n-1`` (every labelled node, even one without edges).
     labels : ndarray of shape (n_nodes,), int64
         ``labels[v]`` is the community of node ``v``, in 0..k-1.
+
+    See Also
+    --------
+    load_drosophila : The connectome of TPAMI Table V.
+    kgroups.graph.detect_communities : Community detection.
+
+    References
+    ----------
+    .. [1] W. W. Zachary, "An information flow model for conflict and fission in
+       small groups", J. Anthropol. Res. 33(4), 452-473, 1977.
+    .. [2] D. Lusseau, K. Schneider, O. J. Boisseau, P. Haase, E. Slooten, S. M.
+       Dawson, "The bottlenose dolphin community of Doubtful Sound features a
+       large proportion of long-lasting associations", Behav. Ecol. Sociobiol.
+       54(4), 396-405, 2003.
+    .. [3] M. Girvan, M. E. J. Newman, "Community structure in social and
+       biological networks", PNAS 99(12), 7821-7826, 2002.
+    .. [4] M. E. J. Newman, "Modularity and community structure in networks", PNAS
+       103(23), 8577-8582, 2006 (the polbooks network of V. Krebs).
+    .. [5] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, Table IV.
 
     Examples
     --------
@@ -457,11 +557,25 @@ def load_drosophila(side="left"):
         ``["I", "K", "O", "P"]``: ``cell_types[labels[v]]`` is the letter of node v
         (K Kenyon cells, P projection neurons, O output neurons, I input neurons).
 
+    See Also
+    --------
+    load_network : The networks of TPAMI Table IV.
+    kgroups.graph.detect_communities : Community detection.
+
+    References
+    ----------
+    .. [1] K. Eichler et al., "The complete connectome of a learning and memory
+       centre in an insect brain", Nature 548, 175-182, 2017.
+    .. [2] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, section 5.3, Table V.
+
     Examples
     --------
     >>> A, y, types = load_drosophila("left")
-    >>> A.shape, A.nnz // 2, [str(t) for t in types], [int(c) for c in np.bincount(y)]
-    ((209, 209), 5559, ['I', 'K', 'O', 'P'], [21, 101, 29, 58])
+    >>> A.shape, A.nnz // 2, [str(t) for t in types]
+    ((209, 209), 5559, ['I', 'K', 'O', 'P'])
+    >>> [int(c) for c in np.bincount(y)]
+    [21, 101, 29, 58]
     """
     if side not in ("left", "right"):
         raise ValueError(f"side={side!r}; expected 'left' or 'right'")
@@ -499,6 +613,12 @@ class _UserDataset:
 _UCI = "UCI Machine Learning Repository (https://archive.ics.uci.edu), dataset "
 # Preprocessing: TPAMI Table III and its footnote; z-scoring and column layout as in
 # the authors' experiment code (GitHub guisf/kgroups, get_data.py).
+#: The datasets of the papers that kgroups cannot ship, by name.
+#:
+#: A dict: for each dataset of TPAMI Table III (``"covertype"``, ``"epileptic"``,
+#: ...) and the ICML synapse data, where to get the file and how the paper
+#: preprocessed it. Read such a file with :func:`load_user_file`;
+#: ``kgroups reproduce tpami-table3`` reads it from ``KGROUPS_DATA_<NAME>``.
 USER_DATASETS = {
     "covertype": _UserDataset(_UCI + '"Covertype"', "covtype.data (gunzip covtype.data.gz)",
                               per_class=200),
@@ -681,6 +801,20 @@ def load_user_file(name, path, *, labels_path=None, standardize=None, random_sta
         When a file is missing; the message names the source to download.
     ValueError
         For an unknown ``name`` or a file that does not parse (file and line named).
+
+    See Also
+    --------
+    USER_DATASETS : Where to get each file.
+    load_iris : One of the datasets that are shipped.
+
+    References
+    ----------
+    .. [1] D. Dua, C. Graff, UCI Machine Learning Repository, University of
+       California, Irvine, 2017 (https://archive.ics.uci.edu).
+    .. [2] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, Table III and its footnote.
+    .. [3] G. França, J. T. Vogelstein, "Energy clustering" (ICML draft of
+       "Nonparametric energy clustering"), section 5.2 (synapse data).
 
     Examples
     --------

@@ -1,6 +1,6 @@
 """Generators for every synthetic setting of the papers.
 
-França, Rizzo & Vogelstein, "Kernel k-Groups via Hartigan's Method" (TPAMI 2020),
+França, Rizzo & Vogelstein, "Kernel k-Groups via Hartigan's Method" (TPAMI 43(12), 2021),
 section 5.1; the ICML draft "Energy Clustering" (section 5.1, Table 1); and the arXiv
 paper "Nonparametric clustering with energy statistics" (figures 2, 4-6).
 
@@ -34,7 +34,11 @@ __all__ = [
     "SIGMA_TILDE_10",
 ]
 
-#: Diagonal of the 10x10 block of Sigma_2 in TPAMI eq. (57) (ICML eq. (27)).
+#: The diagonal of the 10 x 10 block of :math:`\Sigma_2` in TPAMI equation 57.
+#:
+#: A float64 array, ``(1.367, 3.175, 3.247, 4.403, 1.249, 1.969, 4.035, 4.237,
+#: 2.813, 3.637)`` (ICML equation 27), used by
+#: :func:`make_unequal_covariance_gaussians`.
 SIGMA_TILDE_10 = np.array(
     [1.367, 3.175, 3.247, 4.403, 1.249, 1.969, 4.035, 4.237, 2.813, 3.637]
 )
@@ -114,6 +118,17 @@ def make_diagonal_gaussian_mixture(n, means, variances, weights=None, lognormal=
     y : ndarray of shape (n_samples,), int64
         Component of each row, ``0..k-1`` in the order of ``means``.
 
+    See Also
+    --------
+    make_mean_shift_gaussians : The mixture of TPAMI equation 56.
+    make_lognormals_20d : A lognormal mixture.
+
+    References
+    ----------
+    .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, section 5.1.2, equations
+       56-59.
+
     Examples
     --------
     >>> X, y = make_diagonal_gaussian_mixture((3, 5), [[0, 0], [4, 4]], [1, 2],
@@ -143,7 +158,7 @@ def make_diagonal_gaussian_mixture(n, means, variances, weights=None, lognormal=
 # ------------------------------------------------------------- one dimension
 def make_normal_1d(n=400, means=(0.0, 1.5), sds=(1.5, 0.3), random_state=None,
                    shuffle=True):
-    """Two-component normal mixture on the line (TPAMI Fig. 1a, ICML eqs. (23), (25)).
+    """Two-component normal mixture on the line (TPAMI Figure 1a, ICML equations 23, 25).
 
     .. math:: x \\sim \\tfrac12 \\mathcal{N}(\\mu_1, \\sigma_1^2)
               + \\tfrac12 \\mathcal{N}(\\mu_2, \\sigma_2^2)
@@ -172,6 +187,20 @@ def make_normal_1d(n=400, means=(0.0, 1.5), sds=(1.5, 0.3), random_state=None,
     y : ndarray of shape (n_samples,), int64
         Component of each row, ``0..k-1`` in the order the paper lists them.
 
+    See Also
+    --------
+    make_lognormal_1d : The lognormal mixture of TPAMI Figure 1b.
+    kgroups.onedim_kgroups : The exact one-dimensional clustering.
+
+    References
+    ----------
+    .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, Figure 1a.
+    .. [2] G. França, J. T. Vogelstein, "Energy clustering" (ICML draft of
+       "Nonparametric energy clustering"), equations 23 and 25.
+    .. [3] G. França, J. T. Vogelstein, "Nonparametric energy clustering" (arXiv
+       version, "Nonparametric Clustering from Energy Statistics"), Figure 2a.
+
     Examples
     --------
     >>> X, y = make_normal_1d((500, 500), random_state=0)
@@ -187,7 +216,7 @@ def make_normal_1d(n=400, means=(0.0, 1.5), sds=(1.5, 0.3), random_state=None,
 
 def make_lognormal_1d(n=400, means=(0.0, 1.5), sds=(1.5, 0.3), random_state=None,
                       shuffle=True):
-    """Two-component lognormal mixture on the line (TPAMI Fig. 1b, ICML eqs. (24)-(25)).
+    """Two-component lognormal mixture on the line (TPAMI Figure 1b, ICML equations 24-25).
 
     .. math:: x \\sim \\tfrac12 e^{\\mathcal{N}(\\mu_1, \\sigma_1^2)}
               + \\tfrac12 e^{\\mathcal{N}(\\mu_2, \\sigma_2^2)}
@@ -214,6 +243,20 @@ def make_lognormal_1d(n=400, means=(0.0, 1.5), sds=(1.5, 0.3), random_state=None
     y : ndarray of shape (n_samples,), int64
         Component of each row, ``0..k-1`` in the order the paper lists them.
 
+    See Also
+    --------
+    make_normal_1d : The normal mixture of TPAMI Figure 1a.
+    kgroups.onedim_kgroups : The exact one-dimensional clustering.
+
+    References
+    ----------
+    .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, Figure 1b.
+    .. [2] G. França, J. T. Vogelstein, "Energy clustering" (ICML draft of
+       "Nonparametric energy clustering"), equations 24-25.
+    .. [3] G. França, J. T. Vogelstein, "Nonparametric energy clustering" (arXiv
+       version, "Nonparametric Clustering from Energy Statistics"), Figure 2b.
+
     Examples
     --------
     >>> X, y = make_lognormal_1d((500, 500), random_state=0)
@@ -226,7 +269,7 @@ def make_lognormal_1d(n=400, means=(0.0, 1.5), sds=(1.5, 0.3), random_state=None
 
 # ------------------------------------------------------------- D dimensions
 def make_mean_shift_gaussians(n=200, n_features=10, random_state=None, shuffle=True):
-    """Gaussian mixture of TPAMI eq. (56) (ICML eq. (26); TPAMI Fig. 3a).
+    """Gaussian mixture of TPAMI equation 56 (ICML equation 26; TPAMI Figure 3a).
 
     .. math:: x \\sim \\tfrac12 \\mathcal{N}(\\mu_1, I_D) + \\tfrac12 \\mathcal{N}(\\mu_2, I_D),
               \\quad \\mu_1 = 0, \\quad \\mu_2 = 0.7\\,(1_{10}, 0_{D-10})
@@ -253,6 +296,17 @@ def make_mean_shift_gaussians(n=200, n_features=10, random_state=None, shuffle=T
     y : ndarray of shape (n_samples,), int64
         Component of each row, ``0..k-1`` in the order the paper lists them.
 
+    See Also
+    --------
+    make_unequal_covariance_gaussians : The mixture of TPAMI equation 57.
+
+    References
+    ----------
+    .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, equation 56 and Figure 3a.
+    .. [2] G. França, J. T. Vogelstein, "Energy clustering" (ICML draft of
+       "Nonparametric energy clustering"), equation 26.
+
     Examples
     --------
     >>> X, y = make_mean_shift_gaussians(200, 30, random_state=0)
@@ -268,7 +322,7 @@ def make_mean_shift_gaussians(n=200, n_features=10, random_state=None, shuffle=T
 
 def make_unequal_covariance_gaussians(n=200, n_features=10, random_state=None,
                                       shuffle=True):
-    """Gaussian mixture of TPAMI eq. (57) (ICML eq. (27); TPAMI Fig. 3b).
+    """Gaussian mixture of TPAMI equation 57 (ICML equation 27; TPAMI Figure 3b).
 
     .. math:: x \\sim \\tfrac12 \\mathcal{N}(0, I_D) + \\tfrac12 \\mathcal{N}(\\mu_2, \\Sigma_2),
               \\quad \\mu_2 = (1_{10}, 0_{D-10}), \\quad
@@ -298,10 +352,23 @@ def make_unequal_covariance_gaussians(n=200, n_features=10, random_state=None,
     y : ndarray of shape (n_samples,), int64
         Component of each row, ``0..k-1`` in the order the paper lists them.
 
+    See Also
+    --------
+    SIGMA_TILDE_10 : The diagonal of its covariance block.
+    make_mean_shift_gaussians : The mixture of TPAMI equation 56.
+
+    References
+    ----------
+    .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, equation 57 and Figure 3b.
+    .. [2] G. França, J. T. Vogelstein, "Energy clustering" (ICML draft of
+       "Nonparametric energy clustering"), equation 27.
+
     Examples
     --------
     >>> X, y = make_unequal_covariance_gaussians((10, 4000), 12, random_state=0)
-    >>> print(round(float(X[y == 1, 3].var()), 1), round(float(X[y == 1, 11].var()), 1))
+    >>> X1 = X[y == 1]
+    >>> print(round(float(X1[:, 3].var()), 1), round(float(X1[:, 11].var()), 1))
     4.4 1.0
     """
     dim = _check_dim(n_features, 10)
@@ -315,7 +382,7 @@ def make_unequal_covariance_gaussians(n=200, n_features=10, random_state=None,
 
 def make_gaussians_20d(n=200, n_features=20, lognormal=False, random_state=None,
                        shuffle=True):
-    """Mixture of TPAMI eq. (58) (ICML eq. (28); TPAMI Fig. 3c, ICML Fig. 3 left).
+    """Mixture of TPAMI equation 58 (ICML equation 28; TPAMI Figure 3c, ICML Figure 3 left).
 
     .. math:: x \\sim \\tfrac12 \\mathcal{N}(0, \\tfrac12 I_D)
               + \\tfrac12 \\mathcal{N}(\\mu_2, I_D),
@@ -346,10 +413,23 @@ def make_gaussians_20d(n=200, n_features=20, lognormal=False, random_state=None,
     y : ndarray of shape (n_samples,), int64
         Component of each row, ``0..k-1`` in the order the paper lists them.
 
+    See Also
+    --------
+    make_lognormals_20d : The exponential of this mixture.
+    make_diagonal_gaussian_mixture : Any diagonal Gaussian mixture.
+
+    References
+    ----------
+    .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, equation 58 and Figure 3c.
+    .. [2] G. França, J. T. Vogelstein, "Energy clustering" (ICML draft of
+       "Nonparametric energy clustering"), equation 28 and Figure 3.
+
     Examples
     --------
     >>> X, y = make_gaussians_20d((4000, 4000), random_state=0)
-    >>> print(round(float(X[y == 0].var()), 1), round(float(X[y == 1, :5].mean()), 1))
+    >>> X0, X1 = X[y == 0], X[y == 1]
+    >>> print(round(float(X0.var()), 1), round(float(X1[:, :5].mean()), 1))
     0.5 0.5
     """
     dim = _check_dim(n_features, 5)
@@ -360,7 +440,7 @@ def make_gaussians_20d(n=200, n_features=20, lognormal=False, random_state=None,
 
 
 def make_lognormals_20d(n=200, n_features=20, random_state=None, shuffle=True):
-    """Lognormal mixture with the parameters of TPAMI eq. (58) (Fig. 3d; ICML Fig. 3 right).
+    """Lognormal mixture with the parameters of TPAMI equation 58 (Figure 3d; ICML Figure 3 right).
 
     .. math:: x \\sim \\tfrac12 e^{\\mathcal{N}(0, \\frac12 I_D)}
               + \\tfrac12 e^{\\mathcal{N}(\\mu_2, I_D)},
@@ -388,6 +468,17 @@ def make_lognormals_20d(n=200, n_features=20, random_state=None, shuffle=True):
     y : ndarray of shape (n_samples,), int64
         Component of each row, ``0..k-1`` in the order the paper lists them.
 
+    See Also
+    --------
+    make_gaussians_20d : The Gaussian mixture with these parameters.
+
+    References
+    ----------
+    .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, equation 58 and Figure 3d.
+    .. [2] G. França, J. T. Vogelstein, "Energy clustering" (ICML draft of
+       "Nonparametric energy clustering"), Figure 3.
+
     Examples
     --------
     >>> X, y = make_lognormals_20d(100, random_state=0)
@@ -399,7 +490,7 @@ def make_lognormals_20d(n=200, n_features=20, random_state=None, shuffle=True):
 
 
 def make_unbalanced_gaussians(m, N=300, random_state=None, shuffle=True):
-    """Unbalanced Gaussian clusters of TPAMI eq. (59) (Fig. 3f).
+    """Unbalanced Gaussian clusters of TPAMI equation 59 (Figure 3f).
 
     .. math:: n_1 = N - m \\text{ points from } \\mathcal{N}(0, I_4), \\quad
               n_2 = N + m \\text{ from } \\mathcal{N}(1.5 (1,1,0,0),
@@ -427,6 +518,15 @@ def make_unbalanced_gaussians(m, N=300, random_state=None, shuffle=True):
     y : ndarray of shape (2 N,), int64
         0 for the ``N - m`` points of the first component, 1 for the others.
 
+    See Also
+    --------
+    make_mean_shift_gaussians : The balanced mixture of TPAMI equation 56.
+
+    References
+    ----------
+    .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, equation 59 and Figure 3f.
+
     Examples
     --------
     >>> X, y = make_unbalanced_gaussians(100, random_state=0)
@@ -446,7 +546,7 @@ def make_unbalanced_gaussians(m, N=300, random_state=None, shuffle=True):
 # ------------------------------------------------------------- two dimensions
 def make_grid_blobs(n_clusters, n_per_cluster=10, variance=0.1, random_state=None,
                     shuffle=True):
-    """Many small Gaussian clusters centred on a unit grid (TPAMI Fig. 3e).
+    """Many small Gaussian clusters centred on a unit grid (TPAMI Figure 3e).
 
     ``n_per_cluster`` points from ``N(mu_l, variance I_2)`` for each cluster l, with
     ``mu_l`` on the integer lattice. The paper varies ``n_clusters in 2..50`` with
@@ -473,6 +573,15 @@ def make_grid_blobs(n_clusters, n_per_cluster=10, variance=0.1, random_state=Non
     y : ndarray of shape (n_clusters * n_per_cluster,), int64
         Cluster of each row, ``0..n_clusters-1`` (centre ``(l mod c, l // c)``).
 
+    See Also
+    --------
+    make_diagonal_gaussian_mixture : Any diagonal Gaussian mixture.
+
+    References
+    ----------
+    .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, Figure 3e.
+
     Examples
     --------
     >>> X, y = make_grid_blobs(5, random_state=0)
@@ -492,7 +601,7 @@ def make_grid_blobs(n_clusters, n_per_cluster=10, variance=0.1, random_state=Non
 
 
 def make_cigars(n=(200, 200), random_state=None, shuffle=True):
-    """Two parallel cigars (ICML Table 1 and Fig. 4 left; arXiv eq. (cigar), Fig. 6a).
+    """Two parallel cigars (ICML Table 1 and Figure 4 left; arXiv Figure 6a).
 
     .. math:: x \\sim \\tfrac12 \\mathcal{N}((0, 0), \\Sigma)
               + \\tfrac12 \\mathcal{N}((6.5, 0), \\Sigma), \\quad
@@ -517,6 +626,18 @@ def make_cigars(n=(200, 200), random_state=None, shuffle=True):
     y : ndarray of shape (n_samples,), int64
         0 for the cigar centred at (0, 0), 1 for the one at (6.5, 0).
 
+    See Also
+    --------
+    make_concentric_circles : The other data set of ICML Table 1.
+    make_spirals : Spirals (arXiv Figure 6c).
+
+    References
+    ----------
+    .. [1] G. França, J. T. Vogelstein, "Energy clustering" (ICML draft of
+       "Nonparametric energy clustering"), Table 1 and Figure 4.
+    .. [2] G. França, J. T. Vogelstein, "Nonparametric energy clustering" (arXiv
+       version, "Nonparametric Clustering from Energy Statistics"), Figure 6a.
+
     Examples
     --------
     >>> X, y = make_cigars(random_state=0)
@@ -531,7 +652,7 @@ def make_cigars(n=(200, 200), random_state=None, shuffle=True):
 
 def make_concentric_circles(n=(400, 400), radii=(1.0, 3.0), noise=0.2, random_state=None,
                             shuffle=True):
-    """Concentric circles with Gaussian noise (ICML Table 1, Fig. 4; arXiv Fig. 6b).
+    """Concentric circles with Gaussian noise (ICML Table 1, Figure 4; arXiv Figure 6b).
 
     Class j: ``r_j (cos t, sin t) + noise * z`` with ``t ~ U[0, 2 pi)`` and
     ``z ~ N(0, I_2)``. ICML "two circles": ``radii=(1, 3)``, 400 points each;
@@ -560,6 +681,18 @@ def make_concentric_circles(n=(400, 400), radii=(1.0, 3.0), noise=0.2, random_st
     y : ndarray of shape (n_samples,), int64
         Circle of each row, in the order of ``radii``.
 
+    See Also
+    --------
+    make_cigars : The other data set of ICML Table 1.
+    make_spirals : Spirals (arXiv Figure 6c).
+
+    References
+    ----------
+    .. [1] G. França, J. T. Vogelstein, "Energy clustering" (ICML draft of
+       "Nonparametric energy clustering"), Table 1 and Figure 4.
+    .. [2] G. França, J. T. Vogelstein, "Nonparametric energy clustering" (arXiv
+       version, "Nonparametric Clustering from Energy Statistics"), Figure 6b.
+
     Examples
     --------
     >>> X, y = make_concentric_circles((400, 400, 400), (1, 3, 5), random_state=0)
@@ -579,7 +712,7 @@ def make_concentric_circles(n=(400, 400), radii=(1.0, 3.0), noise=0.2, random_st
 
 
 def make_spirals(n=(150, 150), noise=0.2, turns=2.0, random_state=None, shuffle=True):
-    """Two interleaved spirals with Gaussian noise (arXiv Fig. 6c).
+    """Two interleaved spirals with Gaussian noise (arXiv Figure 6c).
 
     Class 0: ``t (cos t, sin t)``, class 1: ``-t (cos t, sin t)``, with t evenly
     spaced on ``[0, 2 pi turns]``, plus ``noise * N(0, I_2)``. The arXiv paper gives
@@ -606,6 +739,16 @@ def make_spirals(n=(150, 150), noise=0.2, turns=2.0, random_state=None, shuffle=
         The sample, float64.
     y : ndarray of shape (n_samples,), int64
         0 for the spiral ``t (cos t, sin t)``, 1 for its mirror image.
+
+    See Also
+    --------
+    make_cigars : Parallel cigars.
+    make_concentric_circles : Concentric circles.
+
+    References
+    ----------
+    .. [1] G. França, J. T. Vogelstein, "Nonparametric energy clustering" (arXiv
+       version, "Nonparametric Clustering from Energy Statistics"), Figure 6c.
 
     Examples
     --------

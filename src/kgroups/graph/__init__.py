@@ -2,11 +2,11 @@
 
 Every function takes a graph in any of the forms :func:`as_adjacency` reads (a
 networkx graph, a scipy.sparse or NumPy adjacency matrix, a :class:`GraphData`,
-or a path to an edge list / GML file) and validates its arguments against
-``kgroups._validation.PARAMETER_CONSTRAINTS``. Graphs are unweighted unless
+or a path to an edge list / GML file) and validates its arguments (a
+``ValueError`` names the parameter and the value). Graphs are unweighted unless
 ``weight=`` names their edge weights (the weighted Bethe Hessian, see
 :func:`bethe_hessian`); weights that are ignored are said in a
-:class:`GraphInputWarning`, invalid ones refused. The overlap of paper eq. (63) is
+:class:`GraphInputWarning`, invalid ones refused. The overlap of TPAMI equation 63 is
 :func:`kgroups.metrics.overlap`.
 """
 

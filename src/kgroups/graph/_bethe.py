@@ -158,11 +158,23 @@ def bethe_hessian(graph, r="sqrt-mean-degree", *, weight="warn"):
 
     Raises
     ------
-    InvalidParameterError
+    ValueError
         For an invalid graph or edge weight (see :func:`~kgroups.graph.as_adjacency`),
         ``r <= 1`` with unequal weights, or an edge whose coupling
         :math:`\beta w` exceeds ``MAX_COUPLING`` = 10 (weights spanning too
         many orders of magnitude; the message names the edge).
+
+    See Also
+    --------
+    estimate_k : The number of its negative eigenvalues.
+    bethe_spectral : Clustering on its eigenvectors.
+
+    References
+    ----------
+    .. [1] A. Saade, F. Krzakala, L. Zdeborová, "Spectral clustering of graphs with
+       the Bethe Hessian", NeurIPS 27, 406-414, 2014.
+    .. [2] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, section 5.2.
 
     Examples
     --------
@@ -439,10 +451,9 @@ def estimate_k(graph, r="sqrt-mean-degree", *, weight="warn", max_k=100, random_
     """Number of negative eigenvalues of ``H_r`` (at least 1): the Bethe Hessian estimate of k.
 
     ``H_r`` is that of the graph without its isolated nodes (``r`` from the whole
-    graph), exactly what :class:`CommunityKGroups` counts. See
-    :func:`negative_eigenpairs` for how they are counted (sparse Lanczos,
-    doubling the number asked for up to ``max_k``; a ``UserWarning`` when the
-    cap is reached, and then ``max_k`` is returned). The graph is read as
+    graph), exactly what :class:`CommunityKGroups` counts. They are counted by
+    sparse Lanczos, doubling the number asked for up to ``max_k`` (a
+    ``UserWarning`` when the cap is reached, and then ``max_k`` is returned). The graph is read as
     :func:`detect_communities` reads it (:func:`kgroups.graph.as_adjacency`:
     directed input symmetrised, self-loops removed, multi-edges collapsed or
     weights summed, each with a ``GraphInputWarning``), so both give the same k.
@@ -478,6 +489,19 @@ def estimate_k(graph, r="sqrt-mean-degree", *, weight="warn", max_k=100, random_
     k : int
         The number of negative eigenvalues, between 1 and ``max_k``: 1 (with a
         warning) when there is none.
+
+    See Also
+    --------
+    bethe_hessian : The matrix whose negative eigenvalues are counted.
+    kgroups.choose_k : Choosing k of point data.
+
+    References
+    ----------
+    .. [1] A. Saade, F. Krzakala, L. Zdeborová, "Spectral clustering of graphs with
+       the Bethe Hessian", NeurIPS 27, 406-414, 2014.
+    .. [2] F. Krzakala, C. Moore, E. Mossel, J. Neeman, A. Sly, L. Zdeborová, P.
+       Zhang, "Spectral redemption in clustering sparse networks", PNAS
+       110(52), 20935-20940, 2013.
 
     Examples
     --------
@@ -571,6 +595,17 @@ def bethe_spectral(graph, n_clusters, r="sqrt-mean-degree", *, weight="warn", n_
     -------
     labels : ndarray of shape (n,), int64
         Community of each node, in ``0..n_clusters-1``.
+
+    See Also
+    --------
+    bethe_hessian : The matrix.
+    CommunityKGroups : Kernel k-groups started from this clustering.
+    kgroups.spectral_kgroups : Spectral clustering of a Gram matrix.
+
+    References
+    ----------
+    .. [1] A. Saade, F. Krzakala, L. Zdeborová, "Spectral clustering of graphs with
+       the Bethe Hessian", NeurIPS 27, 406-414, 2014.
 
     Examples
     --------

@@ -1,6 +1,6 @@
 r"""Community detection: kernel k-groups on the negative Bethe Hessian (TPAMI section 5.2).
 
-França, Rizzo & Vogelstein (TPAMI 2020) run kernel k-groups (Algorithm 2) with
+França, Rizzo & Vogelstein (TPAMI 43(12), 2021) run kernel k-groups (Algorithm 2) with
 the kernel :math:`G = -H_r`, the negative Bethe Hessian of Saade et al. (NIPS
 2014), :math:`H_r = (r^2 - 1) I - r A + D`, started from the Bethe Hessian
 spectral clustering. ``G`` is indefinite, so kernel k-means has no convergence
@@ -35,6 +35,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 
 from .._kgroups import KernelKGroups
+from .._reprs import short_repr
 from .._validation import (
     PARAMETER_CONSTRAINTS,
     ConstrainedParams,
@@ -145,16 +146,31 @@ class CommunityKGroups(ConstrainedParams, ClusterMixin, BaseEstimator):
 
     Raises
     ------
-    InvalidParameterError
-        (a ``ValueError`` and a ``TypeError``) for a parameter outside its
-        constraint (``kgroups._validation.PARAMETER_CONSTRAINTS``), a graph
-        without nodes or edges, an unreadable file, bad ``init`` labels, or
-        ``n_clusters`` above the number of non-isolated nodes.
+    ValueError
+        For a parameter outside its constraint (the error is also a
+        ``TypeError``), a graph without nodes or edges, an unreadable file, bad
+        ``init`` labels, or ``n_clusters`` above the number of non-isolated
+        nodes.
+
+    See Also
+    --------
+    detect_communities : The function form.
+    estimate_k : The number of communities from the Bethe Hessian.
+    bethe_spectral : The Bethe Hessian clustering it starts from.
+    kgroups.KernelKGroups : Kernel k-groups on points.
 
     Notes
     -----
     The input is a graph, not a feature matrix, so scikit-learn's estimator checks
     do not apply.
+
+    References
+    ----------
+    .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, sections 3.1 and 5.2,
+       equations 30-35.
+    .. [2] A. Saade, F. Krzakala, L. Zdeborová, "Spectral clustering of graphs with
+       the Bethe Hessian", NeurIPS 27, 406-414, 2014.
 
     Examples
     --------
@@ -198,6 +214,26 @@ class CommunityKGroups(ConstrainedParams, ClusterMixin, BaseEstimator):
         -------
         self
             The fitted estimator (``labels_`` and the other attributes set).
+
+        See Also
+        --------
+        kgroups.graph.detect_communities : The function form.
+
+        References
+        ----------
+        .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+           Hartigan's Method", IEEE TPAMI 43(12), 2021, section 5.2.
+        .. [2] A. Saade, F. Krzakala, L. Zdeborová, "Spectral clustering of graphs with
+           the Bethe Hessian", NeurIPS 27, 406-414, 2014.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> from kgroups.graph import CommunityKGroups
+        >>> G = nx.barbell_graph(5, 0)   # two 5-cliques joined by one edge
+        >>> cd = CommunityKGroups(n_clusters=2, random_state=0).fit(G)
+        >>> cd.labels_.tolist()
+        [0, 0, 0, 0, 0, 1, 1, 1, 1, 1]
         """
         owner = type(self).__name__
         self._validate_params()
@@ -326,7 +362,51 @@ def _with_isolated(core_labels, core, n):
 
 @dataclass
 class CommunityResult:
-    """What :func:`detect_communities` returns (see :class:`CommunityKGroups`)."""
+    """What :func:`detect_communities` returns (see :class:`CommunityKGroups`).
+
+    Attributes
+    ----------
+    labels : ndarray of shape (n_nodes,)
+        Community of each node, in ``0..k-1``.
+    n_clusters : int
+        Number of communities k.
+    bethe_labels : ndarray of shape (n_nodes,) or None
+        The Bethe Hessian clustering the run started from (``init="bethe"``).
+    objective : float
+        Q of the final partition (kernel ``-H_r``).
+    modularity, coverage, performance : float
+        Quality of ``labels`` (:func:`modularity`, :func:`partition_quality`).
+    r : float
+        The ``r`` of the Bethe Hessian.
+    n_iter : int
+        Sweeps of the kernel k-groups run.
+    nodes : list
+        Node identifiers in the order of ``labels``.
+    isolated : ndarray of int
+        Positions of the isolated nodes.
+
+    See Also
+    --------
+    detect_communities : The function that returns it.
+    CommunityKGroups : The estimator; its fitted attributes hold the same.
+
+    References
+    ----------
+    .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, section 5.2.
+    .. [2] M. E. J. Newman, M. Girvan, "Finding and evaluating community structure
+       in networks", Phys. Rev. E 69, 026113, 2004.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from kgroups.graph import detect_communities
+    >>> res = detect_communities(nx.barbell_graph(5, 0), 2, random_state=0)
+    >>> res  # doctest: +ELLIPSIS
+    CommunityResult(n_nodes=10, n_clusters=2, modularity=0.4..., ...)
+    >>> res.labels.tolist()
+    [0, 0, 0, 0, 0, 1, 1, 1, 1, 1]
+    """
 
     labels: np.ndarray
     n_clusters: int
@@ -384,10 +464,24 @@ def detect_communities(graph, k=None, *, weight="warn", weights="none", init="be
         ``modularity``, ``coverage``, ``performance``, ``r``, ``n_iter``, ``nodes``
         and ``isolated``.
 
+    See Also
+    --------
+    CommunityKGroups : The estimator.
+    CommunityResult : What this function returns.
+    partition_quality : Coverage and performance of a partition.
+
+    References
+    ----------
+    .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, section 5.2, Tables I and
+       IV.
+    .. [2] A. Saade, F. Krzakala, L. Zdeborová, "Spectral clustering of graphs with
+       the Bethe Hessian", NeurIPS 27, 406-414, 2014.
+
     Examples
     --------
     >>> import networkx as nx
-    >>> G = nx.karate_club_graph()   # edge attribute 'weight': Zachary's interaction counts
+    >>> G = nx.karate_club_graph()  # 'weight': Zachary's interaction counts
     >>> res = detect_communities(G, weight="weight", random_state=0)
     >>> res.n_clusters, len(res.labels)
     (2, 34)

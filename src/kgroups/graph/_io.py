@@ -3,7 +3,7 @@
 Every input becomes a **simple undirected** graph: the adjacency matrix of its
 edges (CSR, float64, symmetric, 0/1, zero diagonal), which is what the Bethe
 Hessian of Saade, Krzakala & Zdeborová (NIPS 2014) and section 5.2 of França,
-Rizzo & Vogelstein (TPAMI 2020) are defined on, and, when ``weight`` names them,
+Rizzo & Vogelstein (TPAMI 43(12), 2021) are defined on, and, when ``weight`` names them,
 its edge weights (a matrix of the same pattern, see below). Each departure from
 that is handled explicitly and said in a :class:`GraphInputWarning`:
 
@@ -47,6 +47,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._memory import check_fits
+from .._reprs import short_repr
 from .._validation import InvalidParameterError, describe, encode_labels, validated
 from ._weights import (
     bad_matrix_entry,
@@ -65,7 +66,30 @@ DENSE_TO_CSR_BYTES = 40
 
 
 class GraphInputWarning(UserWarning):
-    """The input graph was changed to a simple undirected graph (see :func:`as_adjacency`)."""
+    """The input graph was changed to a simple undirected graph (see :func:`as_adjacency`).
+
+    See Also
+    --------
+    as_adjacency : What issues it.
+    warnings.simplefilter : Turn it into an error, or silence it.
+
+    References
+    ----------
+    .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, section 3.1: the graphs are
+       simple and undirected.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import networkx as nx
+    >>> from kgroups.graph import GraphInputWarning, as_adjacency
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     g = as_adjacency(nx.DiGraph([(0, 1), (1, 0), (1, 2)]))
+    >>> g.n_edges, caught[0].category is GraphInputWarning
+    (2, True)
+    """
 
 
 @dataclass
@@ -88,6 +112,27 @@ class GraphData:
         ``adjacency``, symmetric; None for an unweighted graph (every edge weighs
         1). Set when the graph was read with ``weight=...``; used by a graph
         function called with a ``weight`` that is not None.
+
+    See Also
+    --------
+    as_adjacency : Makes one from a graph or a matrix.
+    read_graph : Reads one from a file.
+
+    References
+    ----------
+    .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, section 3.1 (graphs as
+       weighted adjacency matrices).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from kgroups.graph import as_adjacency
+    >>> g = as_adjacency(nx.path_graph(4))
+    >>> g
+    GraphData(n_nodes=4, n_edges=3, n_communities=None, weighted=False)
+    >>> g.adjacency.toarray().tolist()[0]
+    [0.0, 1.0, 0.0, 0.0]
     """
 
     adjacency: sp.csr_matrix
@@ -107,6 +152,11 @@ class GraphData:
     @property
     def n_edges(self):
         return self.adjacency.nnz // 2
+
+    def __repr__(self):
+        n_communities = None if self.labels is None else int(np.max(self.labels, initial=-1)) + 1
+        return short_repr(self, n_nodes=self.n_nodes, n_edges=self.n_edges,
+                          n_communities=n_communities, weighted=self.weights is not None)
 
 
 @validated
@@ -144,12 +194,23 @@ def as_adjacency(graph, *, label=None, weight="warn"):
 
     Raises
     ------
-    InvalidParameterError
-        (a ``ValueError``) for a graph without nodes, a matrix that is not a square
+    ValueError
+        For a graph without nodes, a matrix that is not a square
         array of numbers, an edge weight that is not a finite number >= 0 (naming
         the edge, matrix entry or line and the value; a networkx ``'weight'``
         attribute is checked even when ``weight=None``), an unreadable file, or an
         unsupported type; the message names the value and what was expected.
+
+    See Also
+    --------
+    GraphData : What this function returns.
+    read_graph : Read a graph from a file.
+    GraphInputWarning : Issued when the input is changed.
+
+    References
+    ----------
+    .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, section 3.1.
 
     Examples
     --------
@@ -490,12 +551,23 @@ def read_graph(path, *, label=None, weight="warn", delimiter=None, header=None, 
 
     Raises
     ------
-    InvalidParameterError
-        (a ``ValueError``) naming the file for a missing path, a directory, a
+    ValueError
+        Naming the file, for a missing path, a directory, a
         binary or non-UTF-8 file, a GML file networkx cannot parse (truncated,
         malformed), a line with fewer than two fields, a file without edges, or
         (with ``weight``) a line whose weight is missing or not a finite number
         >= 0 (naming the line and the value).
+
+    See Also
+    --------
+    as_adjacency : The same from a graph or matrix in memory.
+    GraphData : What this function returns.
+
+    References
+    ----------
+    .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, section 5.3, Tables IV-VI
+       (the networks read from files).
 
     Examples
     --------
@@ -503,7 +575,8 @@ def read_graph(path, *, label=None, weight="warn", delimiter=None, header=None, 
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     path = os.path.join(tmp, "edges.txt")
     ...     with open(path, "w") as f:
-    ...         _ = f.write("# a triangle and a pendant node\\n1 2 5\\n2 3 1\\n3 1 1\\n3 4 2\\n")
+    ...         _ = f.write("# a triangle and a pendant node\\n"
+    ...                     "1 2 5\\n2 3 1\\n3 1 1\\n3 4 2\\n")
     ...     g = read_graph(path, weight="weight")
     >>> g.n_nodes, g.n_edges, g.nodes
     (4, 4, [1, 2, 3, 4])

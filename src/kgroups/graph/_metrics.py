@@ -94,6 +94,16 @@ def modularity(graph, labels, resolution=1.0):
     float
         :math:`Q = \\sum_c L_c / m - \\gamma (D_c / 2m)^2`, at most 1.
 
+    See Also
+    --------
+    partition_quality : Coverage and performance.
+    networkx.algorithms.community.quality.modularity : The networkx version.
+
+    References
+    ----------
+    .. [1] M. E. J. Newman, M. Girvan, "Finding and evaluating community structure
+       in networks", Phys. Rev. E 69, 026113, 2004.
+
     Examples
     --------
     >>> import networkx as nx
@@ -122,6 +132,16 @@ def coverage(graph, labels):
     float
         :math:`\\sum_c L_c / m`, in [0, 1].
 
+    See Also
+    --------
+    performance : The other measure of partition_quality.
+    modularity : Newman's modularity.
+
+    References
+    ----------
+    .. [1] S. Fortunato, "Community detection in graphs", Physics Reports 486(3-5),
+       75-174, 2010.
+
     Examples
     --------
     >>> import networkx as nx
@@ -148,6 +168,16 @@ def performance(graph, labels):
     -------
     float
         The fraction of the :math:`n(n-1)/2` node pairs classified right, in [0, 1].
+
+    See Also
+    --------
+    coverage : The fraction of intra-community edges.
+    modularity : Newman's modularity.
+
+    References
+    ----------
+    .. [1] S. Fortunato, "Community detection in graphs", Physics Reports 486(3-5),
+       75-174, 2010.
 
     Examples
     --------
@@ -177,6 +207,18 @@ def partition_quality(graph, labels):
         As :func:`coverage`.
     performance : float
         As :func:`performance`.
+
+    See Also
+    --------
+    coverage : The first number.
+    performance : The second number.
+    networkx.algorithms.community.quality.partition_quality : The networkx
+        version.
+
+    References
+    ----------
+    .. [1] S. Fortunato, "Community detection in graphs", Physics Reports 486(3-5),
+       75-174, 2010.
 
     Examples
     --------

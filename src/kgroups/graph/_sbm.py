@@ -80,6 +80,22 @@ def stochastic_block_model(n, k, d, lam, *, balanced=False, random_state=None):
     labels : ndarray of shape (n,), int64
         The planted class of each node, in ``0..k-1``.
 
+    See Also
+    --------
+    girvan_newman_benchmark : The SBM with n = 128, k = 4, degree 16.
+    detect_communities : Recover the classes.
+
+    References
+    ----------
+    .. [1] P. W. Holland, K. B. Laskey, S. Leinhardt, "Stochastic blockmodels:
+       first steps", Social Networks 5(2), 109-137, 1983.
+    .. [2] A. Decelle, F. Krzakala, C. Moore, L. Zdeborová, "Asymptotic analysis of
+       the stochastic block model for modular networks and its algorithmic
+       applications", Phys. Rev. E 84, 066106, 2011.
+    .. [3] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, section 5.2, equations
+       60-62.
+
     Examples
     --------
     >>> A, y = stochastic_block_model(2000, 2, 10.0, 2.0, random_state=0)
@@ -172,6 +188,17 @@ def girvan_newman_benchmark(lam, *, balanced=True, random_state=None):
         Symmetric 0/1, no self-loops.
     labels : ndarray of shape (128,), int64
         The planted class of each node, in ``0..3``.
+
+    See Also
+    --------
+    stochastic_block_model : Any size, number of classes and degree.
+
+    References
+    ----------
+    .. [1] M. Girvan, M. E. J. Newman, "Community structure in social and
+       biological networks", PNAS 99(12), 7821-7826, 2002.
+    .. [2] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, Figure 4 and Table I.
 
     Examples
     --------
