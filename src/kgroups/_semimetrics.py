@@ -47,7 +47,7 @@ import numpy as np
 from ._engine._parallel import pick
 from ._memory import check_fits
 from ._engine.pairwise import finish_block, finish_block_serial
-from ._engine.semimetric import NAMES, kernel_args
+from ._engine.semimetric import NAMES, kernel_args, rho_src
 from ._validation import (
     InvalidParameterError,
     check_semimetric_matrix,
@@ -111,6 +111,32 @@ def _rho_bound(semimetric, params, d2max):
     if semimetric == "sinusoidal":
         return d2max * float(params.get("theta", 1.0))
     return d2max
+
+
+def rho_max(semimetric, params, d2max):
+    """The largest ``|rho|`` over squared distances up to ``d2max`` (a bound for the
+    sinusoidal semimetric, ``theta r**2``): the scale of the kernel ``K = -rho/2``,
+    against which the engines judge the rounding of their updates."""
+    d2max = float(d2max)
+    if not np.isfinite(d2max):
+        return np.inf
+    if semimetric == "sinusoidal":
+        return d2max * float(params.get("theta", 1.0))
+    if semimetric == "localized":  # r**2 exp(-r/2) rises up to r = 4, then falls
+        d2max = min(d2max, 16.0)
+    code, alpha, sigma, theta = kernel_args(semimetric, params)
+    return abs(float(rho_src(d2max, code, alpha, sigma, theta)))
+
+
+def diameter_sq(X):
+    """``sum_j (max_j - min_j)**2``: at least every squared distance between rows of
+    ``X`` (inf on overflow)."""
+    if X.shape[0] == 0:
+        return 0.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        span = np.max(X, axis=0) - np.min(X, axis=0)
+        d2 = float(np.dot(span, span))
+    return d2 if np.isfinite(d2) else np.inf
 
 
 def check_semimetric_range(sq_norm_max, semimetric, params, factor=1.0, owner="pairwise"):

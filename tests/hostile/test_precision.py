@@ -59,6 +59,39 @@ def test_tight_groups_far_apart_keep_their_digits(gap, engine):
                            semimetric="precomputed") == 0
 
 
+@pytest.mark.parametrize("cls", [KernelKGroups, KernelKMeans])
+@pytest.mark.parametrize("engine", ["dense", "matrix-free"])
+def test_a_random_start_across_far_groups_leaves_no_rounding_in_w(cls, engine):
+    """A random start mixes groups 1e12 apart: the sums of M begin as sums of 1e12-sized
+    distances and end as sums of distances near 1, so their updates' rounding would
+    make W wrong in the fifth digit; the run's M is rebuilt (one more sweep, on exact
+    sums) and W equals the direct-difference reference to 1e-10."""
+    rng = np.random.default_rng(5)
+    X = np.vstack([rng.normal(0, 1, (60, 2)), rng.normal(0, 1, (60, 2)) + 1e12,
+                   rng.normal(0, 1, (60, 2)) + [1e12, 3.0]])
+    start = rng.integers(0, 3, 180)
+    D = difference_matrix(X)
+    got = cls(3, engine=engine, init=start).fit(X)
+    W = 0.0
+    for j in range(3):
+        m = got.labels_ == j
+        W += float(D[np.ix_(m, m)].sum()) / (2 * m.sum())
+    assert got.within_energy_ == pytest.approx(W, rel=1e-10)
+    if cls is KernelKGroups:
+        assert improving_moves(np.asarray(D, dtype=np.float64), got.labels_,
+                               semimetric="precomputed") == 0
+
+
+def test_ordinary_data_keeps_its_m():
+    """The bound of the rounding in M stays far below the rebuild threshold on
+    overlapping blobs (no extra pass): the sweeps end with one sweep of no move."""
+    from sklearn.datasets import make_blobs
+
+    X, _ = make_blobs(3000, 5, centers=5, cluster_std=2.5, random_state=0)
+    est = KernelKGroups(5, init="random", n_init=1, random_state=0).fit(X)
+    assert est.n_moves_[-1] == 0 and est.n_moves_[-2] > 0
+
+
 @pytest.mark.parametrize("far", [1.0, 1e12, 1e20, 1e100, 1e150])
 def test_pairwise_keeps_every_distance_to_1e_12(far):
     rng = np.random.default_rng(3)

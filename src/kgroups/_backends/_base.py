@@ -130,6 +130,14 @@ class RunResult:
     aux: dict = field(default_factory=dict)
 
 
+def abs_max(A):
+    """``max |A_ij|`` of a dense or sparse matrix, without an array of ``|A|``."""
+    data = A.data if sp.issparse(A) else A
+    if data.size == 0:
+        return 0.0
+    return float(max(np.max(data), -np.min(data)))
+
+
 def cluster_sums_rows(K, w, labels, k):
     """``m[i, l] = sum_{y in C_l} w_y K[i, y]`` for a float64 block ``K`` (b x n)."""
     fn = pick(_dense.cluster_sums_rows_serial, _dense.cluster_sums_rows, K.size)
@@ -172,6 +180,10 @@ class Engine:
     # Named starts this engine cannot make, and the move rules it runs.
     unavailable_inits = ()
     rules = RULES
+    # An upper bound of |K(x, y)| over all pairs (the unweighted kernel), set by the
+    # exact engines: the driver bounds the rounding that a run's moves leave in its M
+    # with it (kgroups._driver.drift). None: M is not rebuilt (approximate engines).
+    kernel_max = None
 
     # -- construction ---------------------------------------------------------
     @classmethod

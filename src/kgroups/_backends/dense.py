@@ -15,9 +15,11 @@ from .._semimetrics import (
     BLOCK_BYTES,
     centred_sq_norm_max,
     check_semimetric_range,
+    diameter_sq,
     pairwise_unchecked,
+    rho_max,
 )
-from ._base import HeldKernelEngine
+from ._base import HeldKernelEngine, abs_max
 from .._memory import fits
 
 __all__ = ["DenseEngine"]
@@ -67,7 +69,10 @@ class DenseEngine(HeldKernelEngine):
                                    float(n) * n * np.max(w) ** 2, owner=f"engine={cls.name!r}")
         B = pairwise_unchecked(X, None, semimetric, out=np.empty((n, n), dtype=dtype),
                                scale=-0.5, wx=w, **params)
-        return cls(B, w, semimetric=semimetric, params=dict(params))
+        eng = cls(B, w, semimetric=semimetric, params=dict(params))
+        eng.kernel_max = (0.5 * rho_max(semimetric, params, diameter_sq(X))
+                          if isinstance(semimetric, str) else abs_max(B) / np.min(w) ** 2)
+        return eng
 
     @classmethod
     def from_matrix(cls, A, w, *, is_gram, dtype=np.float64, n_clusters, n_init=1):
@@ -81,8 +86,11 @@ class DenseEngine(HeldKernelEngine):
             else np.array(A, dtype=dtype, copy=True)
         if not is_gram:
             B *= -0.5
+        kernel_max = abs_max(B)
         _weight_in_place(B, w)
-        return cls(B, w, is_gram=bool(is_gram))
+        eng = cls(B, w, is_gram=bool(is_gram))
+        eng.kernel_max = kernel_max
+        return eng
 
     def build_m(self, labels, k):
         n = self.B.shape[0]

@@ -16,8 +16,8 @@ from .._engine._bounds import refresh_bounds, refresh_bounds_serial
 from .._engine._gain import class_signatures, sum_classes
 from .._engine._parallel import pick
 from .._engine.semimetric import NAMES, NEGATIVE_TYPE, kernel_args
-from .._semimetrics import (centred_sq_norm_max, check_semimetric_range, pairwise_unchecked,
-                            robust_center)
+from .._semimetrics import (centred_sq_norm_max, check_semimetric_range, diameter_sq,
+                            pairwise_unchecked, rho_max, robust_center)
 from ._base import Bounds, Engine
 from .._memory import check_fits, fits
 
@@ -83,6 +83,7 @@ class MatrixFreeEngine(Engine):
                                float(n) * n * np.max(w, initial=0.0) ** 2,
                                owner="engine='matrix-free'")
         self.X = np.ascontiguousarray(X - robust_center(X))
+        self.kernel_max = 0.5 * rho_max(semimetric, params, diameter_sq(self.X))
         self.XT = np.ascontiguousarray(self.X.T)
         self.nrm = np.empty(n)
         _mf.sq_norms(self.XT, 0, n, self.nrm)

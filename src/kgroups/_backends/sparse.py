@@ -10,7 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._engine import sparse as _sparse
-from ._base import HeldKernelEngine
+from ._base import HeldKernelEngine, abs_max
 from .._memory import check_fits
 
 __all__ = ["SparseEngine"]
@@ -94,9 +94,12 @@ class SparseEngine(HeldKernelEngine):
                          alternative="a sparser kernel (fewer stored entries) or fewer clusters")
         w = np.asarray(w, dtype=np.float64)
         B = sp.csr_matrix(A, dtype=np.dtype(dtype), copy=True)
+        kernel_max = abs_max(B)
         if not np.all(w == 1.0):
             B = sp.csr_matrix(sp.diags(w) @ B @ sp.diags(w), dtype=np.dtype(dtype))
-        return cls(B, w)
+        eng = cls(B, w)
+        eng.kernel_max = kernel_max
+        return eng
 
     def build_m(self, labels, k):
         B = self.B
