@@ -12,6 +12,7 @@ from kgroups._choose_k import (
     prediction_strength_score,
     ps_rule,
     reference_sample,
+    sphere,
 )
 from kgroups._validation import InvalidParameterError
 
@@ -277,34 +278,126 @@ def grid_4x2(rng):
                       for i in range(4) for j in range(2)])
 
 
+def parallel_cigars(rng, m=2, n_per=150):
+    """The issue's case: m clusters, sd 6 along x and 0.5 along y, 4 apart in y."""
+    return np.vstack([rng.normal(0.0, 1.0, (n_per, 2)) * [6.0, 0.5] + [0.0, 4.0 * j]
+                      for j in range(m)])
+
+
+def agree(a, b):
+    """Whether two labellings are the same partition."""
+    return len(set(zip(a.tolist(), b.tolist()))) == len(set(a.tolist())) == len(set(b.tolist()))
+
+
 def test_default_on_the_issue_grid_and_make_blobs():
+    """Issue 28: 8 tight blobs on a 4 x 2 grid are 8 clusters (the gap's 1-SE rules
+    stop at the 2 rows); make_blobs(300, centers=4, random_state=0) is 4."""
     from sklearn.datasets import make_blobs
 
-    r = choose_k(grid_4x2(np.random.default_rng(0)), range(1, 11), random_state=0)
-    assert r.k == 8 and r.method == "gap+ps" and r.rule == "globalSEmax"
+    X = grid_4x2(np.random.default_rng(0))
+    r = choose_k(X, range(1, 11), random_state=0)
+    assert r.k == 8 and r.method == "gap+ps+sphered" and r.rule == "globalSEmax"
+    assert r.geometry == "data" and r.sphered is None           # found in X's geometry
     assert r.criteria == ["gap", "prediction_strength"]
     assert "k=8" in r.reasoning and "0.8" in r.reasoning
-    X = make_blobs(300, 2, centers=4, random_state=0)[0]
+    assert agree(r.labels, np.repeat(np.arange(8), 40))        # the 8 blobs themselves
+    X, y = make_blobs(300, 2, centers=4, random_state=0)
     assert choose_k(X, range(1, 11), random_state=0).k == 4
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "kernel k-groups' 2-cluster optimum on the parallel cigars cuts across the long axis "
-    "(lower W than the two bands, for every alpha tried), as on one elongated Gaussian: "
-    "every "
-    "criterion on its fits sees one elongated cloud (see the user guide, 'Choosing k')"))
 def test_default_on_the_issue_parallel_cigars():
-    rng = np.random.default_rng(1)
-    X = np.vstack([rng.normal(0.0, 1.0, (150, 2)) * [6.0, 0.5] + [0.0, 4.0 * j]
-                   for j in range(2)])
-    assert choose_k(X, range(1, 11), random_state=0).k == 2
+    """Issue 28: two parallel elongated clusters are 2 clusters. In X's geometry the
+    best 2-partition cuts across the long axis ("gap+ps" says 1); sphered, the two
+    bands separate, and the labels are the two bands."""
+    X = parallel_cigars(np.random.default_rng(1))
+    truth = np.repeat([0, 1], 150)
+    r = choose_k(X, range(1, 11), random_state=0)
+    assert r.k == 2 and r.geometry == "sphered" and r.sphered.k == 2
+    assert agree(r.labels, truth)
+    assert "No structure in X's geometry" in r.reasoning and "k=2" in r.reasoning
+    assert r.criteria == ["gap", "prediction_strength", "sphered gap",
+                          "sphered prediction_strength"]
+    assert choose_k(X, range(1, 11), method="gap+ps", random_state=0).k == 1
 
 
-@pytest.mark.parametrize("scales", [[1.0, 1.0], [3.0, 1.0], [6.0, 1.0]])
-def test_default_says_one_without_structure(scales):
-    for seed in range(2):
-        X = np.random.default_rng(seed).normal(size=(200, 2)) * scales
-        assert choose_k(X, range(1, 7), n_refs=5, n_splits=4, random_state=seed).k == 1
+@pytest.mark.parametrize("seed", [3, 4])
+def test_default_on_other_draws_of_the_parallel_cigars(seed):
+    """Other draws. Not every one: on about 1 draw in 30 (draw 2 here) the halves of
+    each band reach prediction strength 0.8 and the answer is 4 (the study says how
+    often)."""
+    X = parallel_cigars(np.random.default_rng(seed))
+    assert choose_k(X, range(1, 7), random_state=seed).k == 2
+
+
+def no_structure(name, rng):
+    """Data of one cluster: Gaussians (round, elongated, rotated), uniform boxes, t3."""
+    Q = np.linalg.qr(rng.normal(size=(3, 3)))[0]
+    return {"gaussian": lambda: rng.normal(size=(300, 2)),
+            "gaussian 3x1": lambda: rng.normal(size=(300, 2)) * [3.0, 1.0],
+            "gaussian 6x1 rotated": lambda: (rng.normal(size=(300, 2)) * [6.0, 1.0]
+                                             @ Q[:2, :2].T),
+            "gaussian 3x1x1": lambda: rng.normal(size=(300, 3)) * [3.0, 1.0, 1.0] @ Q.T,
+            "uniform square": lambda: rng.random((300, 2)),
+            "uniform 3x1": lambda: rng.random((300, 2)) * [3.0, 1.0],
+            "student t3": lambda: rng.standard_t(3, (300, 2))}[name]()
+
+
+@pytest.mark.parametrize("name", ["gaussian", "gaussian 3x1", "gaussian 6x1 rotated",
+                                  "gaussian 3x1x1", "uniform square", "uniform 3x1",
+                                  "student t3"])
+def test_default_says_one_without_structure(name):
+    """k = 1 on data of one cluster, elongated or not: in X's geometry and sphered."""
+    X = no_structure(name, np.random.default_rng(40))
+    r = choose_k(X, range(1, 7), n_splits=10, random_state=0)
+    assert r.k == 1 and r.sphered is not None and r.sphered.k == 1
+    assert r.geometry == "data" and np.all(r.labels == 0)
+    assert "no structure, k=1" in r.sphered.reasoning
+
+
+def test_sphere_whitens_and_drops_null_axes():
+    rng = np.random.default_rng(41)
+    A = np.array([[3.0, 1.0, 0.0], [0.0, 0.5, 0.0], [1.0, 0.0, 0.0]])   # rank 2
+    X = rng.normal(size=(400, 3)) @ A + 7.0
+    w = rng.uniform(0.5, 2.0, 400)
+    Z = sphere(X, w)
+    assert Z.shape == (400, 2)
+    np.testing.assert_allclose(w @ Z / w.sum(), 0.0, atol=1e-12)
+    np.testing.assert_allclose((Z * (w / w.sum())[:, None]).T @ Z, np.eye(2), atol=1e-10)
+    # distances are Mahalanobis distances of the covariance (pseudo-inverse: rank 2)
+    mean = w @ X / w.sum()
+    S = ((X - mean) * (w / w.sum())[:, None]).T @ (X - mean)
+    d = X[:5, None, :] - X[None, 5:10, :]
+    maha = np.sqrt(np.einsum("abi,ij,abj->ab", d, np.linalg.pinv(S, rcond=1e-10), d))
+    np.testing.assert_allclose(np.linalg.norm(Z[:5, None] - Z[None, 5:10], axis=2), maha,
+                               rtol=1e-8)
+
+
+def test_moments_reference_has_the_data_covariance():
+    """Uniform along the principal axes, over +- sqrt(3) standard deviations: the
+    data's mean and covariance, not its ranges."""
+    rng = np.random.default_rng(42)
+    X = rng.normal(size=(20_000, 2)) @ np.array([[3.0, 1.0], [0.0, 0.5]]) + [1.0, -2.0]
+    R = reference_sample(X, np.ones(len(X)), "moments", rng)
+    np.testing.assert_allclose(R.mean(0), X.mean(0), atol=0.05)
+    np.testing.assert_allclose(np.cov(R.T), np.cov(X.T), rtol=0.05, atol=0.02)
+    _, sd, V = np.linalg.svd((X - X.mean(0)) / np.sqrt(len(X)), full_matrices=False)
+    Z = (R - X.mean(0)) @ V.T
+    assert np.all(np.abs(Z) <= np.sqrt(3.0) * sd + 1e-9)
+    assert np.all(np.abs(Z).max(0) > 0.99 * np.sqrt(3.0) * sd)     # fills the box
+
+
+def test_default_does_not_sphere_where_it_cannot_help():
+    X = np.random.default_rng(43).normal(size=(120, 2)) * [3.0, 1.0]
+    # a semimetric with a scale: sphering would change what sigma means
+    r = choose_k(X, range(1, 4), semimetric="gaussian", sigma=3.0, n_refs=3, n_splits=2,
+                 random_state=0)
+    assert r.sphered is None and "X sphered is not tried: semimetric='gaussian'" in r.reasoning
+    # one axis of variance: sphering only rescales it
+    r = choose_k(X[:, 0], range(1, 4), n_refs=3, n_splits=2, random_state=0)
+    assert r.k == 1 and r.sphered is None and "one axis of variance" in r.reasoning
+    # no k = 1 in the range: no 'no structure' answer to revisit
+    r = choose_k(X, range(2, 4), n_refs=3, n_splits=2, random_state=0)
+    assert r.sphered is None and r.geometry == "data"
 
 
 def test_default_with_other_rules_and_without_k_one():
@@ -475,12 +568,20 @@ def test_repr_is_short_and_says_the_key_numbers():
     X = blobs(np.random.default_rng(18), THREE, 0.7, 15)
     r = choose_k(X, range(1, 6), n_refs=2, n_splits=1, random_state=0)
     text = repr(r)
-    assert text.startswith("ChooseKResult(k=3, method='gap+ps', rule='globalSEmax'")
+    assert text.startswith("ChooseKResult(k=3, method='gap+ps+sphered', rule='globalSEmax'")
     assert "k_values=1..5" in text and "gap(5,)" in text and "prediction_strength(5,)" in text
-    assert len(text) < 200 and "[" in text and "array" not in text
+    assert "geometry='data'" in text
+    assert len(text) < 300 and "[" in text and "array" not in text
+    # with the sphered geometry: its k, still short
+    Z = parallel_cigars(np.random.default_rng(1), n_per=60)
+    text = repr(choose_k(Z, range(1, 5), n_refs=2, n_splits=2, random_state=0))
+    assert text.endswith(", sphered=k 2)") and len(text) < 300 and "array" not in text
+    r = choose_k(X, [2, 3, 5], method="silhouette")
+    assert repr(r) == "ChooseKResult(k=3, method='silhouette', k_values=[2, 3, 5], " \
+                      "curves=[silhouette(3,)])"
 
 
-@pytest.mark.parametrize("method, n_axes", [("gap+ps", 2), ("gap", 1),
+@pytest.mark.parametrize("method, n_axes", [("gap+ps+sphered", 2), ("gap+ps", 2), ("gap", 1),
                                             ("prediction_strength", 1), ("silhouette", 1),
                                             ("eigengap", 1)])
 def test_plot_with_agg(method, n_axes):
@@ -500,6 +601,27 @@ def test_plot_with_agg(method, n_axes):
     assert r.plot(ax, criteria=r.criteria[:1]) is ax
     with pytest.raises(InvalidParameterError, match="criteria="):
         r.plot(criteria=["bic"])
+    plt.close("all")
+
+
+def test_plot_draws_the_sphered_curves_and_the_reasoning():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    X = parallel_cigars(np.random.default_rng(1), n_per=60)
+    r = choose_k(X, range(1, 5), n_refs=2, n_splits=2, random_state=0)
+    assert r.geometry == "sphered"
+    axes = r.plot()
+    assert [ax.get_title() for ax in axes] == [
+        "gap (globalSEmax)", "prediction strength", "X sphered: gap (globalSEmax)",
+        "X sphered: prediction strength"]
+    for ax in axes:                           # the chosen k is marked on every panel
+        assert f"chosen k = {r.k}" in ax.get_legend_handles_labels()[1]
+    text = " ".join(t.get_text() for t in axes[0].figure.texts).replace("\n", " ")
+    assert text == r.reasoning
+    _, ax = plt.subplots(1, 2)
+    assert len(r.plot(ax, criteria=["sphered gap", "gap"])) == 2
     plt.close("all")
 
 

@@ -63,26 +63,49 @@ section 5.2 and Fig. 5; von Luxburg 2007, section 8.1): with
 chosen k has the largest :math:`\delta_k`. It needs positive degrees (the energy
 semimetric with ``alpha <= 1``, the Gaussian or Laplacian ones).
 
-**The default** (``method="gap+ps"``). The candidates are the k > 1 whose
-partitions are stable, :math:`\mathrm{ps}(k) \ge` ``cutoff``, and beat the
-reference samples by ``STRUCTURE_Z`` = 3 standard errors,
+**Gap and prediction strength** (``method="gap+ps"``). The candidates are the
+k > 1 whose partitions are stable, :math:`\mathrm{ps}(k) \ge` ``cutoff``, and beat
+the reference samples by ``STRUCTURE_Z`` = 3 standard errors,
 :math:`\mathrm{Gap}(k) - \mathrm{Gap}(1) > 3\,\sigma_k`, with
 :math:`\sigma_k = \mathrm{sd}_b(\log W^*_{kb} - \log W^*_{1b}) \sqrt{1 + 1/B}`
 the spread of that gain over samples without structure (:func:`gap_gain_se`).
 No candidate: k = 1. Otherwise the gap's ``rule`` (``"globalSEmax"``) picks among
 the candidates. Prediction strength rejects the gap's plateau past the true k
 (unstable partitions); the gain over k = 1 rejects prediction strength's stable
-cuts of an elongated cloud. The user guide page "Choosing k" has the study.
+cuts of an elongated cloud.
+
+**The default** (``method="gap+ps+sphered"``): ``"gap+ps"`` on X; when it finds
+no structure (k = 1 with 1 in the range), ``"gap+ps"`` again on X *sphered*
+(:func:`sphere`: X in its principal axes, each scaled to unit variance, the
+geometry of the Mahalanobis distance of its covariance), with reference samples
+uniform over the cube of unit variance :math:`[-\sqrt 3, \sqrt 3]^r`
+(``reference="moments"``: uniform with the mean and covariance of the data, in its
+principal axes). The energy semimetric is invariant under rotations but not under
+a change of scale of one axis: clusters separated along a short principal axis
+(parallel elongated clusters) are invisible at the scale of the long one, where the
+best two-cluster cut goes across the long axis, as in one elongated Gaussian; after
+sphering, every axis has the same scale and they separate. The data's own geometry
+answers first because sphering also scales up the noise directions: in high
+dimensions it can hide clusters that the data's geometry shows. The sphered
+reference matches the variances rather than the ranges: in the sphered geometry of
+300 points the long axis of two parallel Gaussian clusters spans about
+:math:`\pm 3` and their short axis about :math:`\pm 1.6`, so a box of ranges
+would be elongated and its own cut across it would out-gain the data's. Only with
+the energy semimetric (whose partitions do not depend on the units) and data of
+rank >= 2; the user guide page "Choosing k" has the study
+(``benchmarks/bench_choose_k.py``).
 
 **Cost.** The gap statistic: ``(B + 1) * len(k_range)`` fits of n points, each
 with ``n_init`` restarts sharing the engine. Prediction strength:
 ``2 * n_splits * len(k_range)`` fits of n/2 points and as many ``predict``. The
 silhouette reuses the data's fits and computes :math:`\rho` by row blocks (no n x n
-matrix); the eigengap needs the n x n kernel.
+matrix); the eigengap needs the n x n kernel. The default costs what ``"gap+ps"``
+costs, twice when the data's geometry shows no structure.
 """
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 
 import numpy as np
@@ -110,6 +133,9 @@ GAP_RULES = ("firstSEmax", "Tibs2001SEmax", "globalSEmax", "firstmax", "globalma
 DENSE_EIGEN_MAX_N = 1500
 # bytes of one block of rho rows for the silhouette
 SILHOUETTE_BLOCK_BYTES = 32 * 2**20
+# the default method, and the prefix of the sphered geometry's criteria in ChooseKResult
+DEFAULT_METHOD = "gap+ps+sphered"
+SPHERED = "sphered "
 # gap+ps: standard errors by which Gap(k) - Gap(1) must exceed 0 for k > 1 (no structure
 # test; see gap_gain_se)
 STRUCTURE_Z = 3.0
@@ -236,7 +262,20 @@ _CURVES = {  # criterion -> (attribute of the curve, attribute of its error bars
 
 @dataclass(repr=False)
 class ChooseKResult:
-    """What :func:`choose_k` returns: the chosen k, every curve computed, and why.
+    r"""What :func:`choose_k` returns: the chosen k, every curve computed, and why.
+
+    One instance per call; :func:`choose_k` fills it. With the default method, when
+    the data's geometry shows no structure, :attr:`sphered` holds the same
+    criteria computed on the sphered data (:func:`sphere`) and :meth:`plot` draws
+    them too.
+
+    Parameters
+    ----------
+    k : int
+    method : str
+    k_values : ndarray of shape (n_k,)
+    **attributes
+        The other attributes below, by name (each optional).
 
     Attributes
     ----------
@@ -270,7 +309,42 @@ class ChooseKResult:
     eigenvalues : ndarray of shape (max(k_values) + 1,) or None
         The smallest eigenvalues of ``L_rw``, ascending.
     labels : ndarray of shape (n_samples,)
-        Labels of the fit of the data with the chosen k.
+        Labels of the fit with the chosen k (of the sphered data when
+        ``geometry == "sphered"``).
+    sphered : ChooseKResult or None
+        The default only, when the data's geometry shows no structure:
+        ``method="gap+ps"`` on the sphered data, with references uniform over the
+        cube of unit variance (its own curves, reasoning, k and labels).
+    geometry : {"data", "sphered"}
+        Where the chosen k was found.
+
+    See Also
+    --------
+    choose_k : Makes it.
+    KernelKGroups : The fits that every criterion judges.
+
+    References
+    ----------
+    .. [1] R. Tibshirani, G. Walther and T. Hastie, "Estimating the number of
+       clusters in a data set via the gap statistic", J. R. Statist. Soc. B
+       63(2), 411-423, 2001.
+    .. [2] R. Tibshirani and G. Walther, "Cluster validation by prediction
+       strength", J. Comput. Graph. Statist. 14(3), 511-528, 2005.
+    .. [3] P. J. Rousseeuw, "Silhouettes: a graphical aid to the interpretation
+       and validation of cluster analysis", J. Comput. Appl. Math. 20, 53-65, 1987.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kgroups import choose_k
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(c, 0.3, (30, 2)) for c in ([0, 0], [4, 0])])
+    >>> r = choose_k(X, range(1, 5), n_refs=4, n_splits=4, random_state=0)
+    >>> r  # doctest: +NORMALIZE_WHITESPACE
+    ChooseKResult(k=2, method='gap+ps+sphered', rule='globalSEmax', cutoff=0.8,
+                  k_values=1..4, geometry='data', curves=[gap(4,), prediction_strength(4,)])
+    >>> r.criteria, np.bincount(r.labels).tolist()
+    (['gap', 'prediction_strength'], [30, 30])
     """
 
     k: int
@@ -290,21 +364,32 @@ class ChooseKResult:
     eigengap: np.ndarray | None = None
     eigenvalues: np.ndarray | None = None
     labels: np.ndarray | None = None
+    sphered: ChooseKResult | None = None
+    geometry: str = "data"
 
     @property
     def criteria(self):
-        """Names of the curves computed, in the order :meth:`plot` draws them."""
-        return [name for name, (attr, _, _) in _CURVES.items()
-                if getattr(self, attr) is not None]
+        """Names of the curves computed, in the order :meth:`plot` draws them.
+
+        Those of :attr:`sphered` follow, prefixed ``"sphered "``.
+        """
+        own = [name for name, (attr, _, _) in _CURVES.items() if getattr(self, attr) is not None]
+        return own + ([SPHERED + c for c in self.sphered.criteria]
+                      if self.sphered is not None else [])
 
     def __repr__(self):
         ks = self.k_values
         span = f"{ks[0]}..{ks[-1]}" if ks.size == ks[-1] - ks[0] + 1 else ks.tolist()
-        curves = ", ".join(f"{c}{getattr(self, _CURVES[c][0]).shape}" for c in self.criteria)
+        curves = ", ".join(f"{c}{getattr(self, _CURVES[c][0]).shape}" for c in self.criteria
+                           if c in _CURVES)
         extra = "".join(f", {a}={getattr(self, a)!r}" for a in ("rule", "cutoff")
                         if getattr(self, a) is not None)
-        return (f"ChooseKResult(k={self.k}, method={self.method!r}{extra}, k_values={span}, "
-                f"curves=[{curves}])")
+        if self.method == DEFAULT_METHOD:
+            extra += f", k_values={span}, geometry={self.geometry!r}"
+        else:
+            extra += f", k_values={span}"
+        tail = f", sphered=k {self.sphered.k}" if self.sphered is not None else ""
+        return f"ChooseKResult(k={self.k}, method={self.method!r}{extra}, curves=[{curves}]{tail})"
 
     def plot(self, ax=None, criteria=None):
         """Draw each criterion against k with the chosen k marked (needs matplotlib).
@@ -312,7 +397,9 @@ class ChooseKResult:
         As R's ``plot(clusGap)``: one panel per criterion, with error bars where
         the criterion has them (the gap's :math:`s_k`, prediction strength's
         standard error), the cutoff of prediction strength as a horizontal line,
-        and the chosen k as a vertical line.
+        and the chosen k as a vertical line; the curves of :attr:`sphered`, when
+        computed, in panels of their own. On a new figure (``ax=None``), the
+        :attr:`reasoning` is written under the panels.
 
         Parameters
         ----------
@@ -347,8 +434,16 @@ class ChooseKResult:
                 f"ChooseKResult.plot: criteria={describe(criteria)} should be a non-empty "
                 f"list of the computed criteria {self.criteria}")
         if ax is None:
-            fig = plt.figure(figsize=(4.2 * len(names), 3.4))
-            axes = [fig.add_subplot(1, len(names), i + 1) for i in range(len(names))]
+            text = textwrap.fill(self.reasoning, width=int(50 * min(len(names), 4)))
+            lines = text.count("\n") + 1 if text else 0
+            cols = min(len(names), 4)
+            rows = -(-len(names) // cols)
+            height = 3.4 * rows + 0.17 * lines
+            fig = plt.figure(figsize=(4.2 * cols, height))
+            axes = [fig.add_subplot(rows, cols, i + 1) for i in range(len(names))]
+            fig.tight_layout(rect=(0, 0.17 * lines / height, 1, 1))
+            if text:
+                fig.text(0.01, 0.005, text, fontsize="small", va="bottom", ha="left")
         else:
             axes = list(np.ravel(np.asarray(ax, dtype=object)))
             if len(axes) != len(names):
@@ -356,20 +451,23 @@ class ChooseKResult:
                     f"ChooseKResult.plot: got {len(axes)} Axes for {len(names)} criteria "
                     f"{names}; pass one Axes per criterion, or criteria=[...]")
         for a, name in zip(axes, names):
-            self._plot_one(a, name)
+            if name.startswith(SPHERED):
+                self.sphered._plot_one(a, name[len(SPHERED):], self.k, "X sphered: ")
+            else:
+                self._plot_one(a, name, self.k)
         return axes[0] if len(axes) == 1 else np.array(axes, dtype=object)
 
-    def _plot_one(self, ax, name):
+    def _plot_one(self, ax, name, chosen, prefix=""):
         attr, err, label = _CURVES[name]
         y, e = getattr(self, attr), getattr(self, err) if err else None
         ax.errorbar(self.k_values, y, yerr=e, fmt="o-", capsize=3 if e is not None else 0)
         if name == "prediction_strength" and self.cutoff is not None:
             ax.axhline(self.cutoff, color="0.5", linestyle=":", label=f"cutoff {self.cutoff}")
-        ax.axvline(self.k, color="C3", linestyle="--", label=f"chosen k = {self.k}")
+        ax.axvline(chosen, color="C3", linestyle="--", label=f"chosen k = {chosen}")
         ax.set_xlabel("k")
         ax.set_ylabel(label)
         rule = f" ({self.rule})" if name == "gap" and self.rule else ""
-        ax.set_title(name.replace("_", " ") + rule)
+        ax.set_title(prefix + name.replace("_", " ") + rule)
         ax.legend(fontsize="small")
 
 
@@ -385,18 +483,76 @@ def _fits(X, w, ks, params, n_init, rng):
     return [_fit(X, w, k, params, n_init, int(rng.integers(2**31 - 1))) for k in ks]
 
 
+def _principal_axes(X, w):
+    """Weighted mean, principal axes (rows) and standard deviations along them."""
+    mean = w @ X / w.sum()
+    Xc = (X - mean) * np.sqrt(w / w.sum())[:, None]
+    _, sd, Vt = np.linalg.svd(Xc, full_matrices=False)
+    return mean, Vt, sd
+
+
 def reference_sample(X, w, kind, rng):
-    """One reference sample: uniform over the box of X (``"box"``) or of X in its
-    principal axes, rotated back (``"pca"``; weighted mean and covariance)."""
+    r"""One reference sample of the gap statistic, of the shape of X.
+
+    ``"box"``: uniform over the box of the coordinates of X. ``"pca"``: uniform over
+    the box of X in its principal axes (weighted mean and covariance), rotated back
+    (Tibshirani et al.'s (b), R's ``spaceH0="scaledPCA"``). ``"moments"``: uniform
+    over the box in the principal axes whose sides are :math:`\sqrt{12}` times the
+    standard deviations along them, so that the sample has the mean and covariance
+    of X (not its ranges).
+
+    Examples
+    --------
+    >>> X = np.random.default_rng(0).normal(size=(2000, 2)) * [3.0, 1.0]
+    >>> R = reference_sample(X, np.ones(2000), "moments", np.random.default_rng(1))
+    >>> np.round(np.sqrt(np.diag(np.cov(R.T))), 1)
+    array([3., 1.])
+    """
     if kind == "box":
         lo, hi = X.min(axis=0), X.max(axis=0)
         return lo + rng.random(X.shape) * (hi - lo)
-    mean = w @ X / w.sum()
-    Xc = (X - mean) * np.sqrt(w / w.sum())[:, None]
-    V = np.linalg.svd(Xc, full_matrices=False)[2].T  # principal axes as columns
-    Z = (X - mean) @ V
+    mean, Vt, sd = _principal_axes(X, w)
+    if kind == "moments":
+        U = rng.random((X.shape[0], sd.size)) - 0.5
+        return (U * (np.sqrt(12.0) * sd)) @ Vt + mean
+    Z = (X - mean) @ Vt.T
     lo, hi = Z.min(axis=0), Z.max(axis=0)
-    return (lo + rng.random(Z.shape) * (hi - lo)) @ V.T + mean
+    return (lo + rng.random(Z.shape) * (hi - lo)) @ Vt + mean
+
+
+def sphere(X, sample_weight=None):
+    r"""X in its principal axes, each scaled to unit variance (X whitened).
+
+    With :math:`\bar x` the weighted mean and :math:`\Sigma = V \Lambda V^\top`
+    the weighted covariance (divisor: the total weight), returns
+    :math:`(X - \bar x) V_r \Lambda_r^{-1/2}`, the axes of zero variance (relative
+    to the largest, below ``1e-10``) left out, so that the result has r columns,
+    weighted mean 0 and identity covariance. Euclidean distances between its rows
+    are Mahalanobis distances of X's covariance. :func:`choose_k`'s default looks
+    for clusters there when X's own geometry shows none.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    sample_weight : ndarray of shape (n_samples,), default=None
+        Positive weights (None: ones).
+
+    Returns
+    -------
+    Z : ndarray of shape (n_samples, r)
+
+    Examples
+    --------
+    >>> X = np.random.default_rng(0).normal(size=(500, 3)) @ [[3, 1, 0], [0, 1, 0], [0, 0, 0]]
+    >>> Z = sphere(X)                        # the third axis has no variance
+    >>> Z.shape, np.allclose(Z.T @ Z / 500, np.eye(2))
+    ((500, 2), True)
+    """
+    X = np.asarray(X, dtype=np.float64)
+    w = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, float)
+    mean, Vt, sd = _principal_axes(X, w)
+    keep = sd > 1e-10 * sd[0] if sd.size and sd[0] > 0 else np.zeros(sd.size, bool)
+    return (X - mean) @ Vt[keep].T / sd[keep]
 
 
 def _gap_curve(X, w, ks, params, n_refs, reference, n_init, rng, fits):
@@ -599,10 +755,10 @@ def _decide_gap_ps(r, rule, se_factor, cutoff):
 def _k_limits(method, n, n_distinct):
     """Largest k each criterion allows, and why (for the error message)."""
     lim = []
-    if method in ("gap", "gap+ps"):
+    if "gap" in _NEEDS[method]:
         lim.append((n_distinct - 1, (f"the gap statistic needs k < {n_distinct}, the number "
                                      "of distinct rows (log W_k is undefined at W_k = 0)")))
-    if method in ("prediction_strength", "gap+ps"):
+    if "prediction_strength" in _NEEDS[method]:
         lim.append((n // 2, f"prediction strength fits halves of {n // 2} points, k <= {n // 2}"))
     if method in ("silhouette", "eigengap"):
         lim.append((n - 1, f"the {method} needs k <= n_samples - 1 = {n - 1}"))
@@ -635,18 +791,22 @@ def _check_k_range(k_range, method, n, n_distinct):
     return ks
 
 
+_GAP_PS = ("gap+ps", DEFAULT_METHOD)
+
+
 def _check_rule(rule, method):
     if rule is None:
-        return "globalSEmax" if method == "gap+ps" else "firstSEmax"
-    if method not in ("gap", "gap+ps"):
+        return "globalSEmax" if method in _GAP_PS else "firstSEmax"
+    if method not in ("gap",) + _GAP_PS:
         raise InvalidParameterError(
-            f"choose_k: rule={rule!r} applies to method='gap' or 'gap+ps' only; got "
-            f"method={method!r} (leave rule=None)")
+            f"choose_k: rule={rule!r} applies to method='gap', 'gap+ps' or "
+            f"{DEFAULT_METHOD!r} only; got method={method!r} (leave rule=None)")
     return rule
 
 
 # --------------------------------------------------------------------------- public
-_NEEDS = {"gap+ps": ("gap", "prediction_strength"), "gap": ("gap",),
+_NEEDS = {DEFAULT_METHOD: ("gap", "prediction_strength"),
+          "gap+ps": ("gap", "prediction_strength"), "gap": ("gap",),
           "prediction_strength": ("prediction_strength",), "silhouette": ("silhouette",),
           "eigengap": ("eigengap",)}
 
@@ -674,8 +834,59 @@ def _curves(X, w, ks, method, params, opts, rng):
     return out, fits
 
 
+def _choose(X, w, ks, method, rule, se_factor, cutoff, params, opts, rng):
+    """One method on one geometry: the result with k, reasoning and labels."""
+    curves, fits = _curves(X, w, ks, method, params, opts, rng)
+    r = ChooseKResult(0, method, ks, rule=rule if "gap" in _NEEDS[method] else None,
+                      cutoff=cutoff if "prediction_strength" in _NEEDS[method] else None,
+                      **curves)
+    i, r.reasoning = _decide(r, method, rule, se_factor, cutoff)
+    r.k = int(ks[i])
+    r.labels = (fits[i] if fits is not None else _fit(X, w, r.k, params, opts["n_init"], int(
+        rng.integers(2**31 - 1)))).labels_
+    return r
+
+
+def _why_not_sphered(X, ks, params):
+    """Why the default does not look at the sphered data (None: it does)."""
+    if ks[0] != 1:
+        return "k = 1 is not in k_range, so there is no 'no structure' answer to revisit"
+    if params["semimetric"] != "energy":
+        return (f"semimetric={describe(params['semimetric'])}, not 'energy', depends on the "
+                "units, which sphering changes")
+    return None
+
+
+def _choose_default(X, w, ks, rule, se_factor, cutoff, params, opts, rng):
+    """``"gap+ps"`` on X; when it finds no structure, on X sphered (references
+    uniform with the sphered data's mean and covariance)."""
+    r = _choose(X, w, ks, "gap+ps", rule, se_factor, cutoff, params, opts, rng)
+    r.method = DEFAULT_METHOD
+    on_x = r.reasoning.removeprefix("gap+ps: ")
+    r.reasoning = f"{DEFAULT_METHOD}: on X, {on_x}"
+    if r.k > 1:
+        return r
+    why_not = _why_not_sphered(X, ks, params)
+    Z = sphere(X, w) if why_not is None else None
+    if Z is not None and Z.shape[1] < 2:
+        why_not = "X has one axis of variance, so sphering only rescales it"
+    if why_not is not None:
+        r.reasoning += f" X sphered is not tried: {why_not}."
+        return r
+    s = _choose(Z, w, ks, "gap+ps", rule, se_factor, cutoff, params,
+                {**opts, "reference": "moments"}, rng)
+    r.sphered = s
+    on_z = s.reasoning.removeprefix("gap+ps: ")
+    r.reasoning += (f" No structure in X's geometry, so X sphered (principal axes scaled to "
+                    f"unit variance; references uniform with its mean and covariance): {on_z}")
+    if s.k > 1:
+        r.k, r.labels, r.geometry = s.k, s.labels, "sphered"
+        r.reasoning += f" The answer is k={s.k}, found in X sphered (labels: its fit)."
+    return r
+
+
 @validated
-def choose_k(X, k_range=None, *, method="gap+ps", rule=None, se_factor=1.0, cutoff=0.8,
+def choose_k(X, k_range=None, *, method=DEFAULT_METHOD, rule=None, se_factor=1.0, cutoff=0.8,
              n_refs=10, reference="pca", n_splits=20, semimetric="energy", alpha=1.0,
              sigma=1.0, theta=1.0, sample_weight=None, n_init=5, engine="auto",
              random_state=None):
@@ -684,12 +895,17 @@ def choose_k(X, k_range=None, *, method="gap+ps", rule=None, se_factor=1.0, cuto
     Every method judges kernel k-groups fits (:class:`~kgroups.KernelKGroups`) for
     each k of ``k_range``; the formulas are in :mod:`kgroups._choose_k`.
 
-    - ``"gap+ps"`` (default): the k > 1 whose partitions are stable
+    - ``"gap+ps+sphered"`` (default): ``"gap+ps"`` on X; when that finds no
+      structure, ``"gap+ps"`` on X sphered (:func:`~kgroups._choose_k.sphere`:
+      principal axes scaled to unit variance), with reference samples uniform
+      with the sphered data's mean and covariance. Clusters separated along a
+      short principal axis, such as parallel elongated clusters, show only there.
+      Chosen by the study of the user guide page "Choosing k".
+    - ``"gap+ps"``: the k > 1 whose partitions are stable
       (:math:`\mathrm{ps}(k) \ge` ``cutoff``) and beat the reference samples
       (:math:`\mathrm{Gap}(k) - \mathrm{Gap}(1)` above 3 standard errors) are the
       candidates; none: k = 1; else the gap's ``rule`` (default
-      ``"globalSEmax"``) picks among them. Chosen by the study of the user guide
-      page "Choosing k".
+      ``"globalSEmax"``) picks among them.
     - ``"gap"``: the gap statistic (Tibshirani, Walther & Hastie 2001) on
       :math:`W_k`, :math:`\mathrm{Gap}(k) = \overline{\log W^*_k} - \log W_k`,
       with a decision rule of R's ``cluster::maxSE`` (default ``"firstSEmax"``).
@@ -698,7 +914,16 @@ def choose_k(X, k_range=None, *, method="gap+ps", rule=None, se_factor=1.0, cuto
     - ``"silhouette"``: the largest weighted mean silhouette on the semimetric
       (Rousseeuw 1987); k >= 2.
     - ``"eigengap"``: the largest :math:`\lambda_{k+1} - \lambda_k` of the
-      random-walk Laplacian of the kernel matrix (ICML draft, section 5.2); k >= 2.
+      random-walk Laplacian of the kernel matrix (França, Rizzo & Vogelstein,
+      ICML draft, section 5.2); k >= 2.
+
+    When each fails, in the study: the gap's 1-standard-error rules stop at the
+    coarse level of nested structure (a grid of blobs in two rows: 2); prediction
+    strength and the silhouette cut one elongated cloud in two; the eigengap
+    rarely answers more than 3; ``"gap+ps"`` answers 1 on parallel elongated
+    clusters (its fits cut across them, as across one elongated cloud); every
+    method here misses clusters that no kernel k-groups partition separates
+    (three parallel elongated clusters).
 
     Parameters
     ----------
@@ -709,26 +934,30 @@ def choose_k(X, k_range=None, *, method="gap+ps", rule=None, se_factor=1.0, cuto
         (``2..10`` for the silhouette and the eigengap), cut to what X allows:
         the gap needs k below the number of distinct rows, prediction strength
         ``k <= n_samples // 2``, the others ``k <= n_samples - 1``.
-    method : {"gap+ps", "gap", "prediction_strength", "silhouette", "eigengap"}, default="gap+ps"
+    method : {"gap+ps+sphered", "gap+ps", "gap", "prediction_strength", "silhouette", "eigengap"}, default="gap+ps+sphered"
         How k is chosen.
     rule : {"firstSEmax", "Tibs2001SEmax", "globalSEmax", "firstmax", "globalmax"}, default=None
         The gap statistic's decision rule (``method="gap"``: over the whole
-        range, default ``"firstSEmax"``, R's default; ``"gap+ps"``: over the
-        candidates, default ``"globalSEmax"``).
+        range, default ``"firstSEmax"``, R's default; ``"gap+ps"`` and the
+        default: over the candidates, default ``"globalSEmax"``).
     se_factor : float, default=1.0
         Standard errors allowed by the ``*SEmax`` rules (R's ``SE.factor``).
     cutoff : float, default=0.8
         Prediction strength a partition needs to count as stable (the paper's 0.8).
     n_refs : int, default=10
         The number B of reference samples of the gap statistic.
-    reference : {"pca", "box"}, default="pca"
+    reference : {"pca", "box", "moments"}, default="pca"
         Reference samples uniform over the box of the data in its principal axes
-        (``"pca"``, the paper's (b)) or over the box of its coordinates (``"box"``,
-        (a)). Reference point i has weight :math:`w_i`.
+        (``"pca"``, the paper's (b)), over the box of its coordinates (``"box"``,
+        (a)), or over the box in its principal axes with the data's variances
+        (``"moments"``: sides :math:`\sqrt{12}` standard deviations). Reference
+        point i has weight :math:`w_i`. The default method uses ``"moments"`` on
+        the sphered data whatever this is.
     n_splits : int, default=20
         Random halvings of prediction strength; each half is test half once.
     semimetric : {"energy", "laplacian", "gaussian", "localized", "sinusoidal"} or callable, default="energy"
-        The semimetric of the fits (see :class:`~kgroups.KernelKGroups`).
+        The semimetric of the fits (see :class:`~kgroups.KernelKGroups`). The
+        default method looks at the sphered data with ``"energy"`` only.
     alpha : float, default=1.0
         Exponent of the energy semimetric, in (0, 2]; ``alpha=2`` makes the gap
         statistic the original one; the eigengap needs ``alpha <= 1``.
@@ -749,8 +978,9 @@ def choose_k(X, k_range=None, *, method="gap+ps", rule=None, se_factor=1.0, cuto
     -------
     result : ChooseKResult
         ``k``, ``reasoning``, the curves computed (``gap``, ``gap_se``,
-        ``prediction_strength``, ``silhouette``, ``eigengap``, ...), the labels
-        of the fit with the chosen k, and ``plot()``.
+        ``prediction_strength``, ``silhouette``, ``eigengap``, ...), those of
+        the sphered data in ``sphered`` (default method, when computed), the
+        labels of the fit with the chosen k, and ``plot()``.
 
     Raises
     ------
@@ -758,36 +988,65 @@ def choose_k(X, k_range=None, *, method="gap+ps", rule=None, se_factor=1.0, cuto
         Bad parameters, a k_range the data cannot support, a non-positive degree
         for the eigengap, or an n x n kernel that does not fit in memory (eigengap).
 
+    See Also
+    --------
+    ChooseKResult : The result, its curves and its plot.
+    KernelKGroups : The fits that every criterion judges.
+    kgroups._choose_k.sphere : The sphered geometry of the default.
+
+    Notes
+    -----
+    Cost: ``(n_refs + 1) * len(k_range)`` fits of n points for the gap statistic
+    and ``2 * n_splits * len(k_range)`` fits of n/2 points for prediction
+    strength; the default pays this twice when X's geometry shows no structure.
+
+    References
+    ----------
+    .. [1] R. Tibshirani, G. Walther and T. Hastie, "Estimating the number of
+       clusters in a data set via the gap statistic", J. R. Statist. Soc. B
+       63(2), 411-423, 2001.
+    .. [2] R. Tibshirani and G. Walther, "Cluster validation by prediction
+       strength", J. Comput. Graph. Statist. 14(3), 511-528, 2005.
+    .. [3] P. J. Rousseeuw, "Silhouettes: a graphical aid to the interpretation
+       and validation of cluster analysis", J. Comput. Appl. Math. 20, 53-65, 1987.
+    .. [4] G. França, M. L. Rizzo and J. T. Vogelstein, "Kernel k-groups via
+       Hartigan's method", IEEE Trans. Pattern Anal. Mach. Intell. 43(12),
+       4411-4425, 2021.
+    .. [5] G. França, J. T. Vogelstein, "Nonparametric energy clustering" (ICML
+       draft; arXiv version "Nonparametric Clustering from Energy Statistics"),
+       section 5.2 and Fig. 5: the eigengap of the energy kernel.
+
     Examples
     --------
+    Three blobs, then two parallel elongated clusters, which only the sphered
+    data shows, then one elongated Gaussian, which has no clusters:
+
     >>> import numpy as np
     >>> from kgroups import choose_k
     >>> rng = np.random.default_rng(0)
     >>> X = np.vstack([rng.normal(c, 0.5, (40, 2)) for c in ([0, 0], [5, 0], [0, 5])])
     >>> r = choose_k(X, range(1, 7), random_state=0)
-    >>> r.k, r.criteria
-    (3, ['gap', 'prediction_strength'])
+    >>> r.k, r.geometry, r.criteria
+    (3, 'data', ['gap', 'prediction_strength'])
     >>> choose_k(X, range(1, 7), method="gap", rule="Tibs2001SEmax", random_state=0).k
     3
-    >>> choose_k(rng.normal(size=(200, 2)) * [3, 1], range(1, 7), random_state=0).k
+    >>> cigars = np.vstack([rng.normal(size=(100, 2)) * [6, 0.5] + [0, 4 * j] for j in (0, 1)])
+    >>> r = choose_k(cigars, range(1, 5), n_refs=5, n_splits=5, random_state=0)
+    >>> r.k, r.geometry, r.sphered.k
+    (2, 'sphered', 2)
+    >>> choose_k(rng.normal(size=(200, 2)) * [3, 1], range(1, 5), random_state=0).k
     1
     """
     X = check_data(X, "X", "choose_k", allow_1d=True, min_samples=2)
     n = X.shape[0]
     w = check_sample_weight(sample_weight, n, "choose_k")
     rule = _check_rule(rule, method)
-    n_distinct = np.unique(X, axis=0).shape[0] if method in ("gap", "gap+ps") else n
+    n_distinct = np.unique(X, axis=0).shape[0] if "gap" in _NEEDS[method] else n
     ks = _check_k_range(k_range, method, n, n_distinct)
     params = {"semimetric": semimetric, "alpha": alpha, "sigma": sigma, "theta": theta,
               "engine": engine}
     opts = {"n_refs": n_refs, "reference": reference, "n_splits": n_splits, "n_init": n_init}
     rng = np.random.default_rng(as_seed(random_state))
-    curves, fits = _curves(X, w, ks, method, params, opts, rng)
-    r = ChooseKResult(0, method, ks, rule=rule if method in ("gap", "gap+ps") else None,
-                      cutoff=cutoff if "prediction_strength" in _NEEDS[method] else None,
-                      **curves)
-    i, r.reasoning = _decide(r, method, rule, se_factor, cutoff)
-    r.k = int(ks[i])
-    r.labels = (fits[i] if fits is not None else _fit(X, w, r.k, params, n_init, int(
-        rng.integers(2**31 - 1)))).labels_
-    return r
+    if method == DEFAULT_METHOD:
+        return _choose_default(X, w, ks, rule, se_factor, cutoff, params, opts, rng)
+    return _choose(X, w, ks, method, rule, se_factor, cutoff, params, opts, rng)
