@@ -8,7 +8,7 @@ only the data and the k x n matrix :math:`M_{li} = \\sum_{y \\in C_l} B_{iy}` an
 computes kernel entries when needed; both are exact and give the same labels from
 the same start. ``"low-rank"`` replaces K by m Nyström features (approximate,
 O(nm) memory). ``engine="auto"`` takes matrix-free for raw data with a named
-semimetric from n = 2000 on (at most 32 columns), where it was measured faster.
+semimetric from n = 2000 on (at most 32 columns), where it is the faster of the two.
 This small timing plot (one k-means++ start, k = 5, D = 2, on the machine that built
 these pages) shows the growth; :ref:`engines-measured` gives the measurements up to a
 million points.
