@@ -586,6 +586,41 @@ def choose_k():
                          "python benchmarks/bench_choose_k.py")
 
 
+def convergence():
+    text = _load("bench_convergence.md")
+    out = _heading("Convergence at default settings, and the tail of the sweeps")
+    if text is None:
+        return out + _missing("bench_convergence.md")
+    out += [
+        "Ten overlapping blobs in 10-D (``make_blobs(n, 10, centers=10, cluster_std=2.5)``),",
+        "k = 10, every parameter at its default, from kernel k-means++ starts (the",
+        "default) and from random partitions. Whether a ``ConvergenceWarning`` appeared,",
+        "the sweeps of the best run and the seconds per phase; then, for one start at",
+        "100,000 points, the share of the sweeps' time spent in their last 80%, against",
+        "the code of an earlier version (its header says which).",
+        "",
+    ]
+    lines = text.splitlines()
+    i, commands = 0, []
+    while i < len(lines):
+        ln = lines[i]
+        if ln.startswith("|"):
+            block = []
+            while i < len(lines) and lines[i].startswith("|"):
+                block.append(lines[i])
+                i += 1
+            out += _md_table(block)
+            continue
+        stripped = ln.strip()
+        if stripped.startswith("command: "):
+            commands.append(stripped[len("command: "):])
+        elif stripped and not stripped.startswith("kgroups "):
+            out += [re.sub(r"`([^`]+)`", r"``\1``", stripped), ""]
+        i += 1
+    return out + _source(["bench_convergence.md"], "; ".join(commands) or
+                         "python benchmarks/bench_convergence.py")
+
+
 def gpu():
     out = _heading("On a GPU")
     files = sorted(RESULTS.glob("bench_gpu*.txt"))
@@ -616,7 +651,7 @@ def others():
 
 
 SECTIONS = [intro, beside_r_20k, realistic, small_r, targets, scaling, auto_grid,
-            defaults, dask, graphs, choose_k, gpu, others]
+            defaults, dask, graphs, choose_k, convergence, gpu, others]
 
 
 def render() -> str:
