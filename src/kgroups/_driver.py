@@ -141,8 +141,7 @@ def drift(engine, state, r):
     rarely that large): on ten overlapping blobs in 10-D from a random start it is
     about 3e-9 at 100,000 points and grows with the number of moves, below
     ``DRIFT_RTOL``, while clusters far apart compared to their own spread (1e12) put
-    it far above. A cluster of zero
-    within-sum (one point) makes it infinite.
+    it far above. A cluster of zero within-sum (one point) makes it infinite.
     """
     kmax = engine.kernel_max
     moves = sum(state.n_moves[r])

@@ -16,7 +16,8 @@ from .._validation import (InvalidParameterError, check_finite, check_sample_wei
                            is_dask_collection)
 
 __all__ = ["as_dask_rows", "client_or_none", "dask_weights", "is_dask_collection", "persist",
-           "median_of_medians", "persist_wait", "stream", "stream_split", "summaries", "summarize", "summary_block", "wait"]
+           "median_of_medians", "persist_wait", "stream", "stream_split", "summaries",
+           "summarize", "summary_block", "wait"]
 
 
 def client_or_none():
