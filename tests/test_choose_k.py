@@ -395,6 +395,10 @@ def test_default_does_not_sphere_where_it_cannot_help():
     # one axis of variance: sphering only rescales it
     r = choose_k(X[:, 0], range(1, 4), n_refs=3, n_splits=2, random_state=0)
     assert r.k == 1 and r.sphered is None and "one axis of variance" in r.reasoning
+    # as many axes as points less one: sphered, all points are equally far apart
+    W = np.random.default_rng(44).normal(size=(20, 30))
+    r = choose_k(W, range(1, 4), n_refs=3, n_splits=2, random_state=0)
+    assert r.sphered is None and "19 axes of variance for 20 points" in r.reasoning
     # no k = 1 in the range: no 'no structure' answer to revisit
     r = choose_k(X, range(2, 4), n_refs=3, n_splits=2, random_state=0)
     assert r.sphered is None and r.geometry == "data"

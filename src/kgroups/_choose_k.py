@@ -92,7 +92,8 @@ reference matches the variances rather than the ranges: in the sphered geometry 
 :math:`\pm 3` and their short axis about :math:`\pm 1.6`, so a box of ranges
 would be elongated and its own cut across it would out-gain the data's. Only with
 the energy semimetric (whose partitions do not depend on the units) and data of
-rank >= 2; the user guide page "Choosing k" has the study
+rank r with 2 <= r < n - 1 (sphered, the points of rank n - 1 are all
+the same distance apart); the user guide page "Choosing k" has the study
 (``benchmarks/bench_choose_k.py``).
 
 **Cost.** The gap statistic: ``(B + 1) * len(k_range)`` fits of n points, each
@@ -870,6 +871,9 @@ def _choose_default(X, w, ks, rule, se_factor, cutoff, params, opts, rng):
     Z = sphere(X, w) if why_not is None else None
     if Z is not None and Z.shape[1] < 2:
         why_not = "X has one axis of variance, so sphering only rescales it"
+    elif Z is not None and Z.shape[1] >= X.shape[0] - 1:
+        why_not = (f"X has {Z.shape[1]} axes of variance for {X.shape[0]} points, so sphered "
+                   "(unweighted) every two points are the same distance apart")
     if why_not is not None:
         r.reasoning += f" X sphered is not tried: {why_not}."
         return r
