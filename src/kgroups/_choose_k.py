@@ -210,7 +210,7 @@ def ps_rule(ps, cutoff=0.8):
 
 
 def prediction_strength_score(test_labels, predicted, weights=None):
-    r"""Prediction strength of one split (Tibshirani & Walther 2005, eq. 2.1).
+    r"""Prediction strength of one split, equation 2.1 of Tibshirani & Walther (2005).
 
     .. math:: \min_j \frac{\sum_{i \ne i' \in A_j} w_i w_{i'}
               \mathbb 1[\hat c_i = \hat c_{i'}]}{\sum_{i \ne i' \in A_j} w_i w_{i'}}
@@ -270,13 +270,8 @@ class ChooseKResult:
     criteria computed on the sphered data (:func:`sphere`) and :meth:`plot` draws
     them too.
 
-    Parameters
-    ----------
-    k : int
-    method : str
-    k_values : ndarray of shape (n_k,)
-    **attributes
-        The other attributes below, by name (each optional).
+    The constructor takes the attributes below, by name (all but ``k``, ``method``
+    and ``k_values`` optional).
 
     Attributes
     ----------
@@ -333,6 +328,12 @@ class ChooseKResult:
        strength", J. Comput. Graph. Statist. 14(3), 511-528, 2005.
     .. [3] P. J. Rousseeuw, "Silhouettes: a graphical aid to the interpretation
        and validation of cluster analysis", J. Comput. Appl. Math. 20, 53-65, 1987.
+    .. [4] G. França, M. L. Rizzo and J. T. Vogelstein, "Kernel k-groups via
+       Hartigan's method", IEEE Trans. Pattern Anal. Mach. Intell. 43(12),
+       4411-4425, 2021.
+    .. [5] G. França, J. T. Vogelstein, "Nonparametric energy clustering" (ICML
+       draft; arXiv version "Nonparametric Clustering from Energy Statistics"),
+       section 5.2 and Fig. 5: the eigengap of the energy kernel.
 
     Examples
     --------
@@ -557,7 +558,7 @@ def sphere(X, sample_weight=None):
 
 
 def _gap_curve(X, w, ks, params, n_refs, reference, n_init, rng, fits):
-    """``Gap(k)``, ``s_k``, ``W_k`` and ``log W*_kb`` (Tibshirani et al. eqs. 3-5)."""
+    """``Gap(k)``, ``s_k``, ``W_k`` and ``log W*_kb``, equations 3-5 of Tibshirani et al."""
     W = np.array([f.within_energy_ for f in fits])
     if not np.all(W > 0):
         k = int(ks[np.argmax(~(W > 0))])
@@ -626,8 +627,11 @@ def _mean_silhouette(sums, s, lab, w):
 
 # --------------------------------------------------------------------------- eigengap
 def laplacian_eigenvalues(X, w, n_eigen, params):
-    """The ``n_eigen`` smallest eigenvalues of ``L_rw = I - D^-1 G W`` (ascending), G the
-    Gram matrix of the kernel with base point the weighted mean (ICML eqs. 8, 12)."""
+    """The ``n_eigen`` smallest eigenvalues of ``L_rw = I - D^-1 G W``, ascending.
+
+    G is the Gram matrix of the kernel with base point the weighted mean (ICML
+    eqs. 8 and 12), W the diagonal of the weights and D that of the degrees G w.
+    """
     n = X.shape[0]
     check_fits(2 * 8 * n * n, f"choose_k(method='eigengap') for n_samples={n} (the n x n "
                "kernel and its normalised copy)", "method='gap+ps' (no n x n matrix with "
@@ -727,7 +731,7 @@ def gap_gain_se(ref_log_w):
 
 
 def _decide_gap_ps(r, rule, se_factor, cutoff):
-    """The default: stable k (prediction strength) that beat k = 1 on the gap by
+    """``"gap+ps"``: stable k (prediction strength) that beat k = 1 on the gap by
     ``STRUCTURE_Z`` standard errors, then the gap's ``rule`` among them."""
     ks, ps, gap = r.k_values, r.prediction_strength, r.gap
     stable = np.flatnonzero(ps >= cutoff)
@@ -924,10 +928,11 @@ def choose_k(X, k_range=None, *, method=DEFAULT_METHOD, rule=None, se_factor=1.0
     When each fails, in the study: the gap's 1-standard-error rules stop at the
     coarse level of nested structure (a grid of blobs in two rows: 2); prediction
     strength and the silhouette cut one elongated cloud in two; the eigengap
-    rarely answers more than 3; ``"gap+ps"`` answers 1 on parallel elongated
-    clusters (its fits cut across them, as across one elongated cloud); every
-    method here misses clusters that no kernel k-groups partition separates
-    (three parallel elongated clusters).
+    answers 2 or 3 on most two-dimensional settings, whatever k; ``"gap+ps"``
+    answers 1 on parallel elongated clusters (its fits cut across them, as across
+    one elongated cloud); the default sometimes also halves each of them (4 on 1
+    draw of 5); every method misses, on most draws, clusters that the best kernel
+    k-groups partitions do not separate (three parallel elongated clusters).
 
     Parameters
     ----------
