@@ -443,10 +443,10 @@ class ChooseKResult:
             height = 3.4 * rows + 0.17 * lines
             fig = plt.figure(figsize=(4.2 * cols, height))
             axes = [fig.add_subplot(rows, cols, i + 1) for i in range(len(names))]
-            fig.tight_layout(rect=(0, 0.17 * lines / height, 1, 1))
             if text:
                 fig.text(0.01, 0.005, text, fontsize="small", va="bottom", ha="left")
         else:
+            fig = None
             axes = list(np.ravel(np.asarray(ax, dtype=object)))
             if len(axes) != len(names):
                 raise InvalidParameterError(
@@ -457,6 +457,8 @@ class ChooseKResult:
                 self.sphered._plot_one(a, name[len(SPHERED):], self.k, "X sphered: ")
             else:
                 self._plot_one(a, name, self.k)
+        if fig is not None:  # after the titles and labels, room below for the reasoning
+            fig.tight_layout(rect=(0, 0.17 * lines / height, 1, 1))
         return axes[0] if len(axes) == 1 else np.array(axes, dtype=object)
 
     def _plot_one(self, ax, name, chosen, prefix=""):
