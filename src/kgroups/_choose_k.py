@@ -93,8 +93,8 @@ reference matches the variances rather than the ranges: in the sphered geometry 
 would be elongated and its own cut across it would out-gain the data's. Only with
 the energy semimetric (whose partitions do not depend on the units) and data of
 rank r with 2 <= r < n - 1 (sphered, the points of rank n - 1 are all
-the same distance apart); the user guide page "Choosing k" has the study
-(``benchmarks/bench_choose_k.py``).
+the same distance apart); the performance page of the documentation has the
+study (``benchmarks/bench_choose_k.py``).
 
 **Cost.** The gap statistic: ``(B + 1) * len(k_range)`` fits of n points, each
 with ``n_init`` restarts sharing the engine. Prediction strength:
@@ -266,9 +266,9 @@ class ChooseKResult:
     r"""What :func:`choose_k` returns: the chosen k, every curve computed, and why.
 
     One instance per call; :func:`choose_k` fills it. With the default method, when
-    the data's geometry shows no structure, :attr:`sphered` holds the same
-    criteria computed on the sphered data (:func:`sphere`) and :meth:`plot` draws
-    them too.
+    the data's geometry shows no structure, ``sphered`` holds the same criteria
+    computed on the sphered data (principal axes scaled to unit variance) and
+    :meth:`plot` draws them too.
 
     The constructor takes the attributes below, by name (all but ``k``, ``method``
     and ``k_values`` optional).
@@ -399,16 +399,16 @@ class ChooseKResult:
         As R's ``plot(clusGap)``: one panel per criterion, with error bars where
         the criterion has them (the gap's :math:`s_k`, prediction strength's
         standard error), the cutoff of prediction strength as a horizontal line,
-        and the chosen k as a vertical line; the curves of :attr:`sphered`, when
+        and the chosen k as a vertical line; the curves of ``sphered``, when
         computed, in panels of their own. On a new figure (``ax=None``), the
-        :attr:`reasoning` is written under the panels.
+        ``reasoning`` is written under the panels.
 
         Parameters
         ----------
         ax : matplotlib Axes or sequence of Axes, default=None
             Where to draw, one Axes per criterion; None draws on a new figure.
         criteria : list of str, default=None
-            Which of :attr:`criteria` to draw (None: all).
+            Which of ``criteria`` to draw (None: all).
 
         Returns
         -------
@@ -903,14 +903,14 @@ def choose_k(X, k_range=None, *, method=DEFAULT_METHOD, rule=None, se_factor=1.0
     r"""Choose the number of clusters k of point data, and say why.
 
     Every method judges kernel k-groups fits (:class:`~kgroups.KernelKGroups`) for
-    each k of ``k_range``; the formulas are in :mod:`kgroups._choose_k`.
+    each k of ``k_range``; :doc:`/user_guide/choosing_k` has the formulas.
 
     - ``"gap+ps+sphered"`` (default): ``"gap+ps"`` on X; when that finds no
-      structure, ``"gap+ps"`` on X sphered (:func:`~kgroups._choose_k.sphere`:
-      principal axes scaled to unit variance), with reference samples uniform
+      structure, ``"gap+ps"`` on X sphered (principal axes
+      scaled to unit variance), with reference samples uniform
       with the sphered data's mean and covariance. Clusters separated along a
       short principal axis, such as parallel elongated clusters, show only there.
-      Chosen by the study of the user guide page "Choosing k".
+      Chosen by the study on the :doc:`/performance` page.
     - ``"gap+ps"``: the k > 1 whose partitions are stable
       (:math:`\mathrm{ps}(k) \ge` ``cutoff``) and beat the reference samples
       (:math:`\mathrm{Gap}(k) - \mathrm{Gap}(1)` above 3 standard errors) are the
@@ -1003,7 +1003,6 @@ def choose_k(X, k_range=None, *, method=DEFAULT_METHOD, rule=None, se_factor=1.0
     --------
     ChooseKResult : The result, its curves and its plot.
     KernelKGroups : The fits that every criterion judges.
-    kgroups._choose_k.sphere : The sphered geometry of the default.
 
     Notes
     -----
