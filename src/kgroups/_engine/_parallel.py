@@ -15,6 +15,8 @@ import types
 
 from numba import njit
 
+from . import _notice  # noqa: F401  (one line when first-use compilation takes a while)
+
 PARALLEL_MIN_WORK = 1 << 19
 
 

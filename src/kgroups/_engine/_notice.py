@@ -1,0 +1,75 @@
+"""One line when numba compiles kernels for a while: the first use after an install.
+
+The kernels are compiled for the machine the first time they run and cached on disk
+(``cache=True``), so a first fit can take seconds that later fits do not. Once the
+compilations of this process have taken ``NOTICE_AFTER`` seconds in all, a warning
+of the ``"kgroups"`` logger says what is happening, once per process; Python prints
+it on standard error when logging is not configured. Loads from the cache are not
+compilations and say nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+from numba.core import event
+
+__all__ = ["NOTICE_AFTER", "CompileNotice"]
+
+# Seconds of compilation, summed over the process, after which the note is said.
+NOTICE_AFTER = 1.0
+
+MESSAGE = ("kgroups: compiling its numerical kernels for this machine (first use after an "
+           "install, a few seconds; they are cached on disk, so later runs start at once)")
+
+
+class CompileNotice(event.Listener):
+    """Sums the time numba spends compiling; says :data:`MESSAGE` once past
+    :data:`NOTICE_AFTER` seconds (from a timer while a compilation runs, so the note
+    comes while the user waits, not after)."""
+
+    def __init__(self, logger=None):
+        self.logger = logging.getLogger("kgroups") if logger is None else logger
+        self.lock = threading.Lock()
+        self.depth = 0  # compilations nest: a kernel compiles the kernels it calls
+        self.spent = 0.0
+        self.t0 = None
+        self.timer = None
+        self.said = False
+
+    def on_start(self, ev):
+        with self.lock:
+            self.depth += 1
+            if self.depth > 1 or self.said:
+                return
+            self.t0 = time.perf_counter()
+            self.timer = threading.Timer(max(0.0, NOTICE_AFTER - self.spent), self.say)
+            self.timer.daemon = True
+            self.timer.start()
+
+    def on_end(self, ev):
+        with self.lock:
+            self.depth -= 1
+            if self.depth > 0 or self.t0 is None:
+                return
+            self.spent += time.perf_counter() - self.t0
+            self.t0 = None
+            if self.timer is not None:
+                self.timer.cancel()
+                self.timer = None
+            late = self.spent >= NOTICE_AFTER and not self.said
+        if late:  # the timer did not get its turn before the compilation ended
+            self.say()
+
+    def say(self):
+        with self.lock:
+            if self.said:
+                return
+            self.said = True
+        self.logger.warning(MESSAGE)
+
+
+_LISTENER = CompileNotice()
+event.register("numba:compile", _LISTENER)
