@@ -199,11 +199,11 @@ def robust_center(X):
     return center
 
 
-def centred_sq_norm_max(X):
-    """Largest squared norm of the rows of ``X`` centred by :func:`robust_center`
-    (inf on overflow)."""
+def centred_sq_norm_max(X, center=None):
+    """Largest squared norm of the rows of ``X`` centred by ``center`` (default
+    :func:`robust_center`; inf on overflow)."""
     with np.errstate(over="ignore", invalid="ignore"):
-        Xc = X - robust_center(X)
+        Xc = X - (robust_center(X) if center is None else center)
         big = float(np.einsum("ij,ij->i", Xc, Xc).max(initial=0.0))
     return big if np.isfinite(big) else np.inf
 

@@ -18,6 +18,7 @@ from .._semimetrics import (
     diameter_sq,
     pairwise_unchecked,
     rho_max,
+    robust_center,
 )
 from ._base import HeldKernelEngine, abs_max
 from .._memory import fits
@@ -64,11 +65,13 @@ class DenseEngine(HeldKernelEngine):
             alt += ", or dtype='float32' (half the memory)"
         cls.check_memory(n, d, n_clusters=n_clusters, n_init=n_init, dtype=dtype,
                          alternative=alt)
+        center = None
         if isinstance(semimetric, str):  # the sums of M and q stay finite
-            check_semimetric_range(centred_sq_norm_max(X), semimetric, params,
+            center = robust_center(X)
+            check_semimetric_range(centred_sq_norm_max(X, center), semimetric, params,
                                    float(n) * n * np.max(w) ** 2, owner=f"engine={cls.name!r}")
         B = pairwise_unchecked(X, None, semimetric, out=np.empty((n, n), dtype=dtype),
-                               scale=-0.5, wx=w, **params)
+                               center=center, scale=-0.5, wx=w, **params)
         eng = cls(B, w, semimetric=semimetric, params=dict(params))
         eng.kernel_max = (0.5 * rho_max(semimetric, params, diameter_sq(X))
                           if isinstance(semimetric, str) else abs_max(B) / np.min(w) ** 2)

@@ -79,10 +79,11 @@ class MatrixFreeEngine(Engine):
         n = X.shape[0]
         w = np.asarray(w, dtype=np.float64)
         # the entries of B, and the sums of up to n^2 of them in M and q, stay finite
-        check_semimetric_range(centred_sq_norm_max(X), semimetric, params,
+        center = robust_center(X)
+        check_semimetric_range(centred_sq_norm_max(X, center), semimetric, params,
                                float(n) * n * np.max(w, initial=0.0) ** 2,
                                owner="engine='matrix-free'")
-        self.X = np.ascontiguousarray(X - robust_center(X))
+        self.X = np.ascontiguousarray(X - center)
         self.kernel_max = 0.5 * rho_max(semimetric, params, diameter_sq(self.X))
         self.XT = np.ascontiguousarray(self.X.T)
         self.nrm = np.empty(n)
