@@ -549,6 +549,28 @@ def _md_table(lines):
     return _table(clean[0], clean[1:])
 
 
+def _markdown(text, skip=()):
+    """A results file written in Markdown as reST: its tables (:func:`_md_table`),
+    ``## `` headings and paragraphs, leaving out the lines that start (after their
+    indentation) with one of ``skip``."""
+    out, lines, i = [], text.splitlines(), 0
+    while i < len(lines):
+        ln = lines[i].strip()
+        if ln.startswith("|"):
+            block = []
+            while i < len(lines) and lines[i].startswith("|"):
+                block.append(lines[i])
+                i += 1
+            out += _md_table(block)
+            continue
+        if ln.startswith("## "):
+            out += _heading(ln[3:].strip(), "-")
+        elif ln and not ln.startswith(skip):
+            out += [re.sub(r"`([^`]+)`", r"``\1``", ln), ""]
+        i += 1
+    return out
+
+
 def choose_k():
     text = _load("choose_k.md")
     out = _heading("Choosing k: how often each method finds the true k")
@@ -563,24 +585,7 @@ def choose_k():
         "",
     ]
     command = re.search(r"^`(python [^`]+)`", text, re.M)
-    lines = text.splitlines()
-    i = 0
-    while i < len(lines):
-        ln = lines[i]
-        if ln.startswith("|"):
-            block = []
-            while i < len(lines) and lines[i].startswith("|"):
-                block.append(lines[i])
-                i += 1
-            out += _md_table(block)
-            continue
-        if ln.startswith("## "):
-            out += _heading(ln[3:].strip(), "-")
-        elif ln.startswith("# ") or ln.startswith("`python"):
-            pass
-        elif ln.strip():
-            out += [re.sub(r"`([^`]+)`", r"``\1``", ln), ""]
-        i += 1
+    out += _markdown(text, skip=("# ", "`python"))
     return out + _source(["choose_k.md", "choose_k.json"],
                          command.group(1) if command else
                          "python benchmarks/bench_choose_k.py")
@@ -600,23 +605,9 @@ def convergence():
         "the code of an earlier version (its header says which).",
         "",
     ]
-    lines = text.splitlines()
-    i, commands = 0, []
-    while i < len(lines):
-        ln = lines[i]
-        if ln.startswith("|"):
-            block = []
-            while i < len(lines) and lines[i].startswith("|"):
-                block.append(lines[i])
-                i += 1
-            out += _md_table(block)
-            continue
-        stripped = ln.strip()
-        if stripped.startswith("command: "):
-            commands.append(stripped[len("command: "):])
-        elif stripped and not stripped.startswith("kgroups "):
-            out += [re.sub(r"`([^`]+)`", r"``\1``", stripped), ""]
-        i += 1
+    commands = [ln.strip()[len("command: "):] for ln in text.splitlines()
+                if ln.strip().startswith("command: ")]
+    out += _markdown(text, skip=("command: ", "kgroups "))
     return out + _source(["bench_convergence.md"], "; ".join(commands) or
                          "python benchmarks/bench_convergence.py")
 
