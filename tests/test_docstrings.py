@@ -94,13 +94,18 @@ def _errors(path, kind, waived=()):
     return [(code, msg) for code, msg in errors if code not in ignored]
 
 
-def _docstring(path):
+def resolve(path):
+    """The object a dotted public path names (attributes, else submodules)."""
     module, _, rest = path.partition(".")
     obj = importlib.import_module(module)
     for part in rest.split("."):
         obj = getattr(obj, part) if hasattr(obj, part) else importlib.import_module(
             f"{obj.__name__}.{part}")
-    return NumpyDocString(inspect.getdoc(obj) or "")
+    return obj
+
+
+def _docstring(path):
+    return NumpyDocString(inspect.getdoc(resolve(path)) or "")
 
 
 def test_backlog_is_current():

@@ -10,22 +10,12 @@ collected too, one test per object, and fails for an object without examples.
 """
 
 import doctest
-import importlib
 import inspect
 import sys
 
 import pytest
 
-from .test_docstrings import BACKLOG, OBJECTS
-
-
-def _resolve(path):
-    module, _, rest = path.partition(".")
-    obj = importlib.import_module(module)
-    for part in rest.split("."):
-        obj = getattr(obj, part) if hasattr(obj, part) else importlib.import_module(
-            f"{obj.__name__}.{part}")
-    return obj
+from .test_docstrings import BACKLOG, OBJECTS, resolve as _resolve
 
 
 def _unique_paths():

@@ -42,9 +42,9 @@ def test_an_outlier_does_not_cost_the_ordinary_points_their_digits(far, engine):
 def test_tight_groups_far_apart_keep_their_digits(gap, engine):
     """Three tight groups, one at the origin and two ``gap`` away: the engines that
     keep only the centred data (matrix-free) difference centred coordinates, so
-    centring must be exact. Default start: W equals the direct-difference reference
-    to 1e-10 (a centre between the groups left W of the far groups wrong in the
-    fifth digit at 1e12) and no single move lowers the reference W."""
+    centring must be exact (an inexact centre between the groups would leave W of
+    the far groups wrong in the fifth digit at 1e12). Default start: W equals the
+    direct-difference reference to 1e-10 and no single move lowers the reference W."""
     rng = np.random.default_rng(5)
     X = np.vstack([rng.normal(0, 1, (60, 2)), rng.normal(0, 1, (60, 2)) + gap,
                    rng.normal(0, 1, (60, 2)) + [gap, 3.0]])
