@@ -18,6 +18,7 @@ def test_twins_have_their_own_cache_entries(serial, parallel):
     """numba's disk cache names an entry by qualified name, not by the parallel
     flag: twins of one Python function shared one entry and the parallel one was
     loaded as the serial code. Each twin must compile its own copy."""
+    serial, parallel = serial.dispatcher, parallel.dispatcher
     if not hasattr(parallel, "py_func"):  # NUMBA_DISABLE_JIT=1: plain functions
         pytest.skip("no dispatchers without the JIT")
     assert serial.py_func is not parallel.py_func

@@ -8,12 +8,12 @@ O(n D), applied in batches of pending moves (see :mod:`kgroups._engine.matrix_fr
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from .._engine import matrix_free as _mf
 from .._engine._bounds import refresh_bounds, refresh_bounds_serial
 from .._engine._gain import class_signatures, sum_classes
+from .._engine._jit import num_threads
 from .._engine._parallel import pick
 from .._engine.semimetric import NAMES, NEGATIVE_TYPE, kernel_args
 from .._semimetrics import (centred_sq_norm_max, check_semimetric_range, diameter_sq,
@@ -126,7 +126,7 @@ class MatrixFreeEngine(Engine):
         (:meth:`sweep`), their labels and four bounds (n each).
         """
         n, d, k = int(n_samples), int(n_features), int(n_clusters)
-        t = numba.get_num_threads()
+        t = num_threads()
         r = min(int(n_init), MULTI_STARTS) if n_init > 1 else 0
         return 8 * n * (4 * d + 11 + (1 + t) * k + (1 + t) * r * k + 5 * r)
 
@@ -148,7 +148,7 @@ class MatrixFreeEngine(Engine):
         n = labels.shape[0]
         # work: n^2 / 2 pairs
         fn = pick(_mf.build_m_sym_serial, _mf.build_m_sym, n * n // 2)
-        n_threads = 1 if fn is _mf.build_m_sym_serial else numba.get_num_threads()
+        n_threads = 1 if fn is _mf.build_m_sym_serial else num_threads()
         acc = _mf.accumulators(n_threads, k, n)
         return fn(XTs, self.w[order], labs, bounds, acc, *self._args), order
 
@@ -156,7 +156,7 @@ class MatrixFreeEngine(Engine):
         """Restarts run at once: up to :data:`MULTI_STARTS`, fewer when their sums
         (one set per worker in the pass that builds them) do not fit."""
         n = self.n_samples
-        n_threads = numba.get_num_threads()
+        n_threads = num_threads()
         group = min(len(starts), MULTI_STARTS)
         while group > 1 and not fits(8 * n * group * (k * (1 + n_threads) + 5)):
             group //= 2
@@ -179,7 +179,7 @@ class MatrixFreeEngine(Engine):
         if len(starts) == 1:
             return self.build_m(starts[0], k)[None]
         n, R = len(starts[0]), len(starts)
-        n_threads = numba.get_num_threads()
+        n_threads = num_threads()
         labs = np.ascontiguousarray(starts, dtype=np.int64)
         sig, classes = class_signatures(labs, k)
         G = classes.shape[0]
@@ -197,7 +197,7 @@ class MatrixFreeEngine(Engine):
         feeds each start's sums (:func:`~kgroups._engine.matrix_free.build_m_multi`)."""
         R, n = labs.shape
         fn = pick(_mf.build_m_multi_serial, _mf.build_m_multi, n * n)
-        acc = _mf.accumulators(1 if fn is _mf.build_m_multi_serial else numba.get_num_threads(),
+        acc = _mf.accumulators(1 if fn is _mf.build_m_multi_serial else num_threads(),
                                R * k, n)
         return fn(self.XT, self.w, labs, k, acc, *self._args).reshape(R, k, n)
 

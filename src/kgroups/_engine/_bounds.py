@@ -18,7 +18,7 @@ sweep makes the moves of the plain one, in the same order.
 """
 
 import numpy as np
-from numba import njit, prange
+from ._jit import njit, prange
 
 from ._parallel import twins
 

@@ -18,7 +18,7 @@ the classes' sums).
 """
 
 import numpy as np
-from numba import njit
+from ._jit import njit
 
 # A move is taken when its gain exceeds RTOL times the size of the two terms
 # it is the difference of: a gain below that is floating-point noise, and

@@ -11,11 +11,7 @@ every core. A batch of pending moves of the matrix-free engine counts
 ``n_pend n`` entries (O(D) each), so a batch worth the launch runs in parallel.
 """
 
-import types
-
-from numba import njit
-
-from . import _notice  # noqa: F401  (one line when first-use compilation takes a while)
+from ._jit import Kernel
 
 PARALLEL_MIN_WORK = 1 << 19
 
@@ -26,7 +22,7 @@ def pick(serial, parallel, work):
 
 
 def twins(py_func):
-    """``(serial, parallel)`` dispatchers of one kernel source, cached apart.
+    """``(serial, parallel)`` kernels of one source, cached apart.
 
     numba's on-disk cache (``cache=True``) names an entry by module, qualified
     name and first line, and keys it by signature and bytecode, not by the
@@ -35,14 +31,5 @@ def twins(py_func):
     loaded from a serial entry runs on one thread. Each twin here compiles its own
     copy of the function, with its own qualified name and so its own cache entry.
     """
-    return (njit(cache=True)(_copy(py_func, "serial")),
-            njit(cache=True, parallel=True)(_copy(py_func, "parallel")))
-
-
-def _copy(py_func, tag):
-    f = types.FunctionType(py_func.__code__, py_func.__globals__, py_func.__name__,
-                           py_func.__defaults__, py_func.__closure__)
-    f.__qualname__ = f"{py_func.__qualname__}__{tag}"
-    f.__module__ = py_func.__module__
-    f.__doc__ = py_func.__doc__
-    return f
+    return (Kernel(py_func, tag="serial", cache=True),
+            Kernel(py_func, tag="parallel", cache=True, parallel=True))

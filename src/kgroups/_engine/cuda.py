@@ -31,8 +31,6 @@ the tests compare it with its CPU twin.
 
 from __future__ import annotations
 
-import types
-
 import numpy as np
 
 # numba-cuda's compiler refers to numpy.row_stack, which numpy 2.5 removed; the name
@@ -44,18 +42,10 @@ import numba  # noqa: E402
 from numba import cuda  # noqa: E402
 
 from . import semimetric as _sm  # noqa: E402
+from ._jit import with_globals  # noqa: E402
 
 # Threads per block of every kernel (rows of build_sorted, columns of apply_moves).
 THREADS = 128
-
-
-def _with_globals(fn, **names):
-    """``fn``'s code with some global names bound to other objects (a device twin
-    of a CPU function calls the device twins of its callees)."""
-    glob = dict(fn.__globals__)
-    glob.update(names)
-    return types.FunctionType(fn.__code__, glob, fn.__name__, fn.__defaults__,
-                              fn.__closure__)
 
 
 rho_energy = cuda.jit(device=True)(_sm.rho_energy_src)
@@ -63,9 +53,11 @@ rho_laplacian = cuda.jit(device=True)(_sm.rho_laplacian_src)
 rho_gaussian = cuda.jit(device=True)(_sm.rho_gaussian_src)
 rho_localized = cuda.jit(device=True)(_sm.rho_localized_src)
 rho_sinusoidal = cuda.jit(device=True)(_sm.rho_sinusoidal_src)
-rho = cuda.jit(device=True)(_with_globals(
-    _sm.rho_src, rho_energy=rho_energy, rho_laplacian=rho_laplacian,
-    rho_gaussian=rho_gaussian, rho_localized=rho_localized, rho_sinusoidal=rho_sinusoidal))
+# the device twin of rho calls the device twins of the scalar semimetrics
+rho = cuda.jit(device=True)(with_globals(_sm.rho_src, {
+    **_sm.rho_src.__globals__, "rho_energy": rho_energy, "rho_laplacian": rho_laplacian,
+    "rho_gaussian": rho_gaussian, "rho_localized": rho_localized,
+    "rho_sinusoidal": rho_sinusoidal}))
 
 
 @cuda.jit

@@ -6,7 +6,7 @@ squared distances guarded against cancellation and ``rho`` taken from
 :mod:`kgroups._engine.semimetric` (the one definition every engine uses).
 """
 
-from numba import prange
+from ._jit import prange
 
 from ._parallel import twins
 from .semimetric import guarded_sq, rho_inplace

@@ -17,7 +17,7 @@ seeds from the same uniforms: both use :func:`draw`, :func:`trial_score` and
 """
 
 import numpy as np
-from numba import njit
+from ._jit import njit
 
 
 @njit(cache=True)

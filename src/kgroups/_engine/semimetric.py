@@ -28,7 +28,7 @@ No ``fastmath`` here: these values decide the sign of Hartigan gains.
 
 import math
 
-from numba import njit
+from ._jit import njit
 
 from .._validation import SEMIMETRIC_NAMES as NAMES
 
