@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._backends import check_engine_input, check_fits, choose_engine
 from ._driver import clocked, run_starts
+from ._engine._jit import tiered
 from ._init import SAMPLE_N_INIT, initial_labels, resolve_n_init
 from ._input import input_kind
 from ._progress import FitProgress
@@ -40,6 +41,25 @@ from ._validation import (
 # Raw data whose largest |entry| lies outside _validation.SAFE_MAGNITUDE are rescaled
 # by a power of two for the semimetrics whose partitions do not depend on scale.
 SCALE_FREE = ("energy", "gaussian", "laplacian")
+
+
+def n_rows(X):
+    """The number of rows of ``X``, or None when it does not say so cheaply (a dask
+    collection of unknown chunks, an object without a length)."""
+    shape = getattr(X, "shape", None)
+    try:
+        return int(shape[0] if shape is not None else len(X))
+    except (TypeError, ValueError, IndexError):
+        return None
+
+
+def fit_work(n_samples, n_clusters, n_starts):
+    """A fit's work in :func:`kgroups._engine._jit.tiered`'s count: ``n^2`` (the kernel
+    matrix, the starts' ``M`` in one pass) plus ``n_starts k n`` (each start's seeding
+    and sweeps, O(k n) each); infinite when ``n_samples`` is not known (None)."""
+    if n_samples is None:
+        return float("inf")
+    return n_samples * n_samples + n_starts * n_clusters * n_samples
 
 
 def insertion_scores(m, kxx, s, q):
@@ -317,6 +337,12 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
         >>> est.labels_.tolist(), round(float(est.within_energy_), 4)
         ([0, 0, 0, 1, 1, 1], 2.2761)
         """
+        n = n_rows(X)
+        starts = 1 if n is None else resolve_n_init(self.n_init, self.init, n)
+        with tiered(fit_work(n, self.n_clusters, starts)):  # tiny fits skip loading numba
+            return self._fit(X, sample_weight)
+
+    def _fit(self, X, sample_weight):
         seconds = {}
         with clocked(seconds, "prepare"):
             X, w, engine, kind = self._prepare(X, sample_weight)
@@ -465,6 +491,12 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
             "precomputed Gram matrix does not give; fit on semimetric='precomputed' "
             "distances or on raw data instead")
 
+    def _new_work(self, X):
+        """The work of scoring new rows ``X`` (:func:`~kgroups._engine._jit.tiered`'s
+        count): their kernel block against the training rows."""
+        n, n_fit = n_rows(X), n_rows(self.labels_)
+        return float("inf") if n is None or n_fit is None else n * n_fit
+
     def _validate_new(self, X):
         """New data of any kind, checked against the fit and in the fit's (rescaled)
         units, and its kind."""
@@ -519,7 +551,8 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
         X, kind = self._validate_new(X)
         fn = functools.partial(predict_rows, predictor=self._predictor,
                                s=self._s, q=self._q, scores=self._scores)
-        return kind.map_rows(X, fn, None, np.int64, self._owner())
+        with tiered(self._new_work(X)):
+            return kind.map_rows(X, fn, None, np.int64, self._owner())
 
     def transform(self, X):
         r"""Squared kernel-space distance of each point to each cluster's weighted mean.
@@ -589,7 +622,8 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
         X, kind = self._validate_new(X)
         fn = functools.partial(transform_rows, predictor=self._predictor,
                                s=self._s, q=self._q, unit=self._objective_unit())
-        return kind.map_rows(X, fn, self.n_clusters, np.float64, self._owner())
+        with tiered(self._new_work(X)):
+            return kind.map_rows(X, fn, self.n_clusters, np.float64, self._owner())
 
     def fit_transform(self, X, y=None, sample_weight=None):
         """Fit ``X`` and return :meth:`transform` of ``X``.
@@ -719,17 +753,17 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
             raise ValueError(f"{self._owner()}: score needs raw data, not a precomputed matrix")
         check_in_memory(X, "X", self._owner())
         X, _ = self._validate_new(X)
-        labels = predict_rows(X, self._predictor, self._s, self._q,
-                              self._scores)
         w = check_sample_weight(sample_weight, X.shape[0], self._owner())
-        largest = int(np.bincount(labels).max())
-        check_fits(8 * largest * largest, f"score: the distances within a cluster of "
-                   f"{largest} points", "score on fewer points")
-        total = 0.0
-        for l in np.unique(labels):
-            idx = np.flatnonzero(labels == l)
-            rho = pairwise(X[idx], None, self.semimetric, **self._params())
-            total += w[idx] @ rho @ w[idx] / (2.0 * w[idx].sum())
+        with tiered(self._new_work(X) + X.shape[0] ** 2):  # the block, and the clusters' pairs
+            labels = predict_rows(X, self._predictor, self._s, self._q, self._scores)
+            largest = int(np.bincount(labels).max())
+            check_fits(8 * largest * largest, f"score: the distances within a cluster of "
+                       f"{largest} points", "score on fewer points")
+            total = 0.0
+            for l in np.unique(labels):
+                idx = np.flatnonzero(labels == l)
+                rho = pairwise(X[idx], None, self.semimetric, **self._params())
+                total += w[idx] @ rho @ w[idx] / (2.0 * w[idx].sum())
         return -total * self._objective_unit()
 
     def __sklearn_tags__(self):
