@@ -78,6 +78,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._memory import check_fits
 from ._reprs import short_repr
+from ._engine._jit import tiered
 from ._engine.hierarchical import ward_lance_williams
 from ._semimetrics import pairwise, robust_center
 from ._validation import (
@@ -318,11 +319,13 @@ class EnergyHierarchical(ConstrainedParams, ClusterMixin, BaseEstimator):
         # two (exact), the heights multiplied back
         wscale = pow2_scale(float(w.max()))
         w = w / wscale
-        diss, factor = self._semimetric_values(X, w)
-        factor *= wscale
         ia, ib = np.zeros(n, np.int64), np.zeros(n, np.int64)
         crit = np.zeros(n)
-        ward_lance_williams(diss, w.copy(), ia, ib, crit)
+        # the pairs, and n merges of O(n) each (kgroups._engine._jit: tiny trees skip numba)
+        with tiered(2 * n * n):
+            diss, factor = self._semimetric_values(X, w)
+            ward_lance_williams(diss, w.copy(), ia, ib, crit)
+        factor *= wscale
         self.children_, self.counts_ = self._children(ia[:n - 1], ib[:n - 1], n)
         self.distances_ = crit[:n - 1] * factor
         if self.n_clusters is None:

@@ -44,6 +44,7 @@ from typing import Callable
 
 import numpy as np
 
+from ._engine._jit import tiered
 from ._engine._parallel import pick
 from ._memory import check_fits
 from ._engine.pairwise import finish_block, finish_block_serial
@@ -393,14 +394,15 @@ def pairwise_unchecked(X, Y=None, semimetric="energy", *, alpha=1.0, sigma=1.0, 
     step = max(1, BLOCK_BYTES // (8 * max(ny_, 1)))
     direct = out.dtype == np.float64 and out.flags.c_contiguous
     finish = pick(finish_block_serial, finish_block, nx_ * ny_)
-    for a in range(0, nx_, step):
-        b = min(nx_, a + step)
-        blk = out[a:b] if direct else np.empty((b - a, ny_))
-        np.matmul(Xc[a:b], Yc.T, out=blk)
-        finish(blk, X[a:b], Y, nx[a:b], ny, *args, float(scale), wx[a:b], wy,
-               a if same else -1)
-        if not direct:
-            out[a:b] = blk
+    with tiered(nx_ * ny_):  # a small block in a fresh process: no numba to load
+        for a in range(0, nx_, step):
+            b = min(nx_, a + step)
+            blk = out[a:b] if direct else np.empty((b - a, ny_))
+            np.matmul(Xc[a:b], Yc.T, out=blk)
+            finish(blk, X[a:b], Y, nx[a:b], ny, *args, float(scale), wx[a:b], wy,
+                   a if same else -1)
+            if not direct:
+                out[a:b] = blk
     return out
 
 

@@ -188,8 +188,21 @@ FRESH = textwrap.dedent("""
 """)
 
 
+STATISTICS = textwrap.dedent("""
+    import sys
+    import numpy as np
+    from kgroups import disco, energy_distance, energy_hclust, energy_test, pairwise
+    rng = np.random.default_rng(0)
+    x, y = rng.random(({n}, 3)), rng.random((25, 3))
+    energy_distance(x, y); energy_test(x, y, random_state=0); pairwise(x)
+    disco(np.vstack([x, y]), [0] * {n} + [1] * 25, random_state=0); energy_hclust(x, 3)
+    print(sorted(m for m in ("numba", "llvmlite") if m in sys.modules))
+""")
+
+
 @pytest.mark.parametrize("n, loaded", [(50, "[]"), (400, "['llvmlite', 'numba']")])
-def test_a_tiny_fit_in_a_fresh_process_does_not_load_numba(n, loaded):
-    out = subprocess.run([sys.executable, "-c", FRESH.format(n=n)], capture_output=True,
+@pytest.mark.parametrize("script", [FRESH, STATISTICS], ids=["fit", "statistics"])
+def test_a_tiny_call_in_a_fresh_process_does_not_load_numba(script, n, loaded):
+    out = subprocess.run([sys.executable, "-c", script.format(n=n)], capture_output=True,
                          text=True, check=True)
     assert out.stdout.strip() == loaded
