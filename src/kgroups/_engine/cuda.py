@@ -41,6 +41,7 @@ if not hasattr(np, "row_stack"):  # pragma: no cover - depends on the numpy vers
 import numba  # noqa: E402
 from numba import cuda  # noqa: E402
 
+from . import _notice  # noqa: E402,F401  (one line when first-use compilation takes a while)
 from . import semimetric as _sm  # noqa: E402
 from ._jit import with_globals  # noqa: E402
 
