@@ -12,13 +12,16 @@ share the machine's state (file cache, other load):
 * what the imports cost: ``python -X importtime`` of both tiny fits, summed by
   top-level package, and the packages only kgroups' fit imports.
 
-Prints the median and the fastest wall time of each command, the ratio of the
-medians kgroups / scikit-learn, and the breakdown. The children run as after an
+Prints, in Markdown, the median and the fastest wall time of each command, the
+ratio of the medians kgroups / scikit-learn, and the breakdown; ``--out`` also
+writes it to a file (the performance page shows ``benchmarks/results/bench_startup.md``).
+``--against DIR`` adds the tiny fit of the kgroups source tree at ``DIR`` (another
+version, by ``PYTHONPATH``) to the same rounds. The children run as after an
 install: with ``PYTHONDONTWRITEBYTECODE`` removed from their environment, so
 Python's bytecode cache and numba's cache of compiled kernels are written in the
 first round, which warms them and is left out of the statistics.
 
-Usage: python benchmarks/bench_startup.py [--rounds 5]
+Usage: python benchmarks/bench_startup.py [--rounds 5] [--against DIR] [--out FILE]
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
 import statistics
 import subprocess
 import sys
@@ -58,23 +62,37 @@ def console_script():
     return [path] if os.path.exists(path) else [sys.executable, "-m", "kgroups.cli"]
 
 
-def commands():
-    """name -> argv of every measured command."""
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+KG_FIT = "kgroups KernelKGroups"
+
+
+def commands(against=None):
+    """name -> (argv, environment) of every measured command."""
     kg = console_script()
-    out = {"kgroups --help": kg + ["--help"], "kgroups --version": kg + ["--version"],
-           "python -c pass": [sys.executable, "-c", "pass"]}
+    out = {"kgroups --help": (kg + ["--help"], ENV),
+           "kgroups --version": (kg + ["--version"], ENV),
+           "python -c pass": ([sys.executable, "-c", "pass"], ENV)}
     for name, (imp, fit) in FITS.items():
-        out[name] = [sys.executable, "-c", CHILD.format(import_line=imp, fit_line=fit)]
+        out[name] = ([sys.executable, "-c", CHILD.format(import_line=imp, fit_line=fit)], ENV)
+    if against:
+        imp, fit = FITS[KG_FIT]
+        out[f"{KG_FIT} ({version_of(against)})"] = (
+            [sys.executable, "-c", CHILD.format(import_line=imp, fit_line=fit)],
+            {**ENV, "PYTHONPATH": os.path.abspath(os.path.join(against, "src"))})
     return out
 
 
-ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+def version_of(checkout):
+    """The commit of a git checkout (its path when git cannot say)."""
+    done = subprocess.run(["git", "-C", checkout, "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True)
+    return f"commit {done.stdout.strip()}" if done.returncode == 0 else checkout
 
 
-def run_once(argv):
+def run_once(argv, env):
     """Wall seconds of one run and the phases it printed (if any)."""
     start = time.perf_counter()
-    done = subprocess.run(argv, capture_output=True, text=True, check=True, env=ENV)
+    done = subprocess.run(argv, capture_output=True, text=True, check=True, env=env)
     wall, ended = time.perf_counter() - start, time.time()
     last = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
     phases = json.loads(last) if last.startswith("{") else {}
@@ -83,14 +101,14 @@ def run_once(argv):
     return wall, phases
 
 
-def measure(rounds):
+def measure(rounds, against=None):
     """name -> (wall seconds per round, phases per round); round 0 is a warm-up."""
-    cmds = commands()
+    cmds = commands(against)
     walls = {name: [] for name in cmds}
     phases = {name: [] for name in cmds}
     for r in range(rounds + 1):
-        for name, argv in cmds.items():
-            wall, ph = run_once(argv)
+        for name, (argv, env) in cmds.items():
+            wall, ph = run_once(argv, env)
             if r:
                 walls[name].append(wall)
                 phases[name].append(ph)
@@ -112,52 +130,90 @@ def import_breakdown(import_line, fit_line):
     return per_package
 
 
-def report(walls, phases):
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, "
-          f"{len(next(iter(walls.values())))} rounds (after one warm-up round)")
-    print(f"{'command':24s} {'median s':>9s} {'min s':>7s}   phases (median s)")
+PHASES = ("numpy", "import", "fit", "exit")
+
+
+def report(walls, phases, say):
+    say("| command | median s | min s | " + " | ".join(f"{p} s" for p in PHASES) + " |")
+    say("|---|---|---|" + "---|" * len(PHASES))
     for name, values in walls.items():
         ph = phases[name]
-        text = "  ".join(f"{k} {statistics.median(p[k] for p in ph):.3f}"
-                         for k in (ph[0] if ph and ph[0] else {}))
-        print(f"{name:24s} {statistics.median(values):9.3f} {min(values):7.3f}   {text}")
+        cells = [f"{statistics.median(p[k] for p in ph):.3f}" if ph and k in ph[0] else ""
+                 for k in PHASES]
+        say(f"| {name} | {statistics.median(values):.3f} | {min(values):.3f} | "
+            + " | ".join(cells) + " |")
     kg, sk = (statistics.median(walls[n]) for n in FITS)
-    print(f"\ntiny fit, fresh process: kgroups / scikit-learn KMeans = {kg / sk:.2f}x "
-          f"(medians {kg:.3f} s / {sk:.3f} s)")
+    say("")
+    say(f"Tiny fit in a fresh process: kgroups / scikit-learn KMeans = **{kg / sk:.2f}x** "
+        f"(medians {kg:.3f} s / {sk:.3f} s).")
+    for name in walls:
+        if name.startswith(KG_FIT + " ("):
+            old = statistics.median(walls[name])
+            say(f"The same with kgroups at {name[len(KG_FIT) + 2:-1]}: {old / sk:.2f}x "
+                f"(median {old:.3f} s).")
+    say("")
 
 
-def report_imports():
+def report_imports(say):
     (kg_name, kg), (sk_name, sk) = FITS.items()
     ours, theirs = import_breakdown(*kg), import_breakdown(*sk)
-    print("\nimport time by top-level package (-X importtime, self times summed, s):")
-    print(f"{'package':16s} {kg_name:>22s} {sk_name:>16s}")
+    say("Import time of the tiny fits by top-level package (`-X importtime`, self times "
+        "summed, s):")
+    say("")
+    say(f"| package | {kg_name} | {sk_name} |")
+    say("|---|---|---|")
     rows = sorted(set(ours) | set(theirs), key=lambda p: -max(ours.get(p, 0), theirs.get(p, 0)))
-    for pkg in rows[:14]:
-        print(f"{pkg:16s} {ours.get(pkg, 0.0):22.3f} {theirs.get(pkg, 0.0):16.3f}")
-    print(f"{'all':16s} {sum(ours.values()):22.3f} {sum(theirs.values()):16.3f}")
+    for pkg in rows[:10]:
+        say(f"| {pkg} | {ours.get(pkg, 0.0):.3f} | {theirs.get(pkg, 0.0):.3f} |")
+    say(f"| all | {sum(ours.values()):.3f} | {sum(theirs.values()):.3f} |")
     only = {p: t for p, t in ours.items() if p not in theirs}
-    print(f"imported only by kgroups' fit: {sum(only.values()):.3f} s in {len(only)} "
-          f"packages, most: " + ", ".join(f"{p} {t:.3f}" for p, t in
-                                          sorted(only.items(), key=lambda x: -x[1])[:5]))
+    say("")
+    say(f"Imported only by kgroups' fit: {sum(only.values()):.3f} s in {len(only)} "
+        f"packages ("
+        + ", ".join(f"{p} {t:.3f}" for p, t in sorted(only.items(), key=lambda x: -x[1])[:5])
+        + ").")
+    say("")
 
 
-def report_help_imports():
+def report_help_imports(say):
     code = ("import sys; from kgroups.cli import main; main(['cluster', '--help']); "
             f"print([m for m in {HEAVY!r} if m in sys.modules], file=sys.stderr)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True, env=ENV)
-    print(f"\nscientific packages loaded by 'kgroups cluster --help': "
-          f"{done.stderr.strip().splitlines()[-1]}")
+    say(f"Scientific packages loaded by `kgroups cluster --help`: "
+        f"{done.stderr.strip().splitlines()[-1]}.")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--against", default=None,
+                        help="another kgroups checkout whose tiny fit joins the rounds")
+    parser.add_argument("--out", default=None, help="also write the report here")
     args = parser.parse_args()
-    walls, phases = measure(args.rounds)
-    report(walls, phases)
-    report_imports()
-    report_help_imports()
+    import kgroups
+
+    lines = []
+
+    def say(line):
+        print(line, flush=True)
+        lines.append(line)
+
+    say(f"kgroups {kgroups.__version__} from {os.path.dirname(kgroups.__file__)}")
+    say(f"{platform.machine()}, {os.cpu_count()} cores, python "
+        f"{sys.version.split()[0]}, {time.strftime('%Y-%m-%d')}")
+    say(f"command: python {' '.join(sys.argv)}")
+    say("")
+    say(f"{args.rounds} rounds after one warm-up round, the commands alternated; the "
+        "phases are the medians of the times the child took for each.")
+    say("")
+    walls, phases = measure(args.rounds, args.against)
+    report(walls, phases, say)
+    report_imports(say)
+    report_help_imports(say)
+    if args.out:
+        with open(args.out, "w") as fh:
+            fh.write("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

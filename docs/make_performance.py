@@ -612,6 +612,27 @@ def convergence():
                          "python benchmarks/bench_convergence.py")
 
 
+def startup():
+    text = _load("bench_startup.md")
+    out = _heading("Start-up: a first fit in a fresh process")
+    if text is None:
+        return out + _missing("bench_startup.md")
+    out += [
+        "What a new process pays before its first result: ``kgroups --help`` and",
+        "``--version``, and a tiny fit with its imports,",
+        "``KernelKGroups(3).fit(np.random.rand(50, 2))``, beside scikit-learn's",
+        "``KMeans(3).fit`` of the same kind of data, each in a fresh interpreter with",
+        "warm caches, the commands alternated round by round. The phases are timed by",
+        "the child (*exit* is the interpreter's teardown after its last line).",
+        "",
+    ]
+    commands = [ln.strip()[len("command: "):] for ln in text.splitlines()
+                if ln.strip().startswith("command: ")]
+    out += _markdown(text, skip=("command: ", "kgroups "))
+    return out + _source(["bench_startup.md"], "; ".join(commands) or
+                         "python benchmarks/bench_startup.py")
+
+
 def gpu():
     out = _heading("On a GPU")
     files = sorted(RESULTS.glob("bench_gpu*.txt"))
@@ -642,7 +663,7 @@ def others():
 
 
 SECTIONS = [intro, beside_r_20k, realistic, small_r, targets, scaling, auto_grid,
-            defaults, dask, graphs, choose_k, convergence, gpu, others]
+            defaults, dask, graphs, choose_k, convergence, startup, gpu, others]
 
 
 def render() -> str:
