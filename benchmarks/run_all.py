@@ -36,7 +36,8 @@ def main():
     benches = [["compare_r_kgroups.py"], ["bench_realistic.py"],
                ["bench_engines.py", "--scenario", "all"], ["bench_auto.py", "--fit"],
                ["bench_scaling.py", "--cap", "60"], ["bench_graph_scale.py"],
-               ["bench_dask.py"], ["bench_targets.py"]]
+               ["bench_dask.py"], ["bench_targets.py"],
+               ["bench_startup.py", "--out", os.path.join(HERE, "results", "bench_startup.md")]]
     failed = []
     os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
     for cmd in benches:
