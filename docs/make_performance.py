@@ -591,46 +591,43 @@ def choose_k():
                          "python benchmarks/bench_choose_k.py")
 
 
-def convergence():
-    text = _load("bench_convergence.md")
-    out = _heading("Convergence at default settings, and the tail of the sweeps")
+def _markdown_section(name, title, intro, default_command):
+    """A section from a results file a benchmark wrote in Markdown (a header of
+    ``kgroups ...``, machine and ``command: ...`` lines, then tables and paragraphs):
+    ``intro`` says what was measured; the commands go to the provenance line."""
+    text = _load(name)
+    out = _heading(title)
     if text is None:
-        return out + _missing("bench_convergence.md")
-    out += [
-        "Ten overlapping blobs in 10-D (``make_blobs(n, 10, centers=10, cluster_std=2.5)``),",
-        "k = 10, every parameter at its default, from kernel k-means++ starts (the",
-        "default) and from random partitions. Whether a ``ConvergenceWarning`` appeared,",
-        "the sweeps of the best run and the seconds per phase; then, for one start at",
-        "100,000 points, the share of the sweeps' time spent in their last 80%, against",
-        "the code of an earlier version (its header says which).",
-        "",
-    ]
+        return out + _missing(name)
+    out += [*intro, ""]
     commands = [ln.strip()[len("command: "):] for ln in text.splitlines()
                 if ln.strip().startswith("command: ")]
     out += _markdown(text, skip=("command: ", "kgroups "))
-    return out + _source(["bench_convergence.md"], "; ".join(commands) or
-                         "python benchmarks/bench_convergence.py")
+    return out + _source([name], "; ".join(commands) or default_command)
+
+
+def convergence():
+    return _markdown_section(
+        "bench_convergence.md", "Convergence at default settings, and the tail of the sweeps",
+        ["Ten overlapping blobs in 10-D (``make_blobs(n, 10, centers=10, cluster_std=2.5)``),",
+         "k = 10, every parameter at its default, from kernel k-means++ starts (the",
+         "default) and from random partitions. Whether a ``ConvergenceWarning`` appeared,",
+         "the sweeps of the best run and the seconds per phase; then, for one start at",
+         "100,000 points, the share of the sweeps' time spent in their last 80%, against",
+         "the code of an earlier version (its header says which)."],
+        "python benchmarks/bench_convergence.py")
 
 
 def startup():
-    text = _load("bench_startup.md")
-    out = _heading("Start-up: a first fit in a fresh process")
-    if text is None:
-        return out + _missing("bench_startup.md")
-    out += [
-        "What a new process pays before its first result: ``kgroups --help`` and",
-        "``--version``, and a tiny fit with its imports,",
-        "``KernelKGroups(3).fit(np.random.rand(50, 2))``, beside scikit-learn's",
-        "``KMeans(3).fit`` of the same kind of data, each in a fresh interpreter with",
-        "warm caches, the commands alternated round by round. The phases are timed by",
-        "the child (*exit* is the interpreter's teardown after its last line).",
-        "",
-    ]
-    commands = [ln.strip()[len("command: "):] for ln in text.splitlines()
-                if ln.strip().startswith("command: ")]
-    out += _markdown(text, skip=("command: ", "kgroups "))
-    return out + _source(["bench_startup.md"], "; ".join(commands) or
-                         "python benchmarks/bench_startup.py")
+    return _markdown_section(
+        "bench_startup.md", "Start-up: a first fit in a fresh process",
+        ["What a new process pays before its first result: ``kgroups --help`` and",
+         "``--version``, and a tiny fit with its imports,",
+         "``KernelKGroups(3).fit(np.random.rand(50, 2))``, beside scikit-learn's",
+         "``KMeans(3).fit`` of the same kind of data, each in a fresh interpreter with",
+         "warm caches, the commands alternated round by round. The phases are timed by",
+         "the child (*exit* is the interpreter's teardown after its last line)."],
+        "python benchmarks/bench_startup.py")
 
 
 def gpu():
