@@ -18,8 +18,8 @@ sweep makes the moves of the plain one, in the same order.
 """
 
 import numpy as np
-from ._jit import njit, prange
 
+from ._jit import njit, prange
 from ._parallel import twins
 
 # Relative slack of the bounds: far above the rounding error of the distances

@@ -18,6 +18,7 @@ the classes' sums).
 """
 
 import numpy as np
+
 from ._jit import njit
 
 # A move is taken when its gain exceeds RTOL times the size of the two terms

@@ -6,8 +6,8 @@ of ``M`` (DESIGN section 1, "Cost").
 """
 
 import numpy as np
-from ._jit import njit, prange
 
+from ._jit import njit, prange
 from ._gain import best_move, update_stats
 from ._parallel import twins
 

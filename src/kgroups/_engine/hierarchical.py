@@ -16,6 +16,7 @@ pair's e-distance from its definition at each step.
 from __future__ import annotations
 
 import numpy as np
+
 from ._jit import njit
 
 __all__ = ["condensed_index", "ward_lance_williams"]

@@ -15,8 +15,8 @@ column of an exact engine. The gain is paper eq. (50).
 """
 
 import numpy as np
-from ._jit import njit
 
+from ._jit import njit
 from ._bounds import add_drift, fresh_bounds, proven_still, smallest
 from ._gain import best_move, update_stats
 

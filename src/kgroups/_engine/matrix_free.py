@@ -27,8 +27,8 @@ the engine keeps only the data (n x D, twice: row-major and transposed) and
 """
 
 import numpy as np
-from ._jit import njit, prange
 
+from ._jit import njit, prange
 from ._bounds import add_drift, fresh_bounds, proven_still, smallest, upper
 from ._gain import best_move, update_stats
 from ._parallel import twins

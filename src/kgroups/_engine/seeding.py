@@ -17,6 +17,7 @@ seeds from the same uniforms: both use :func:`draw`, :func:`trial_score` and
 """
 
 import numpy as np
+
 from ._jit import njit
 
 

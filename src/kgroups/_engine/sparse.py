@@ -9,8 +9,8 @@ Hessian) a move therefore costs O(degree).
 """
 
 import numpy as np
-from ._jit import njit, prange
 
+from ._jit import njit, prange
 from ._gain import best_move, update_stats
 
 
