@@ -140,7 +140,7 @@ def report(walls, phases, say):
         ph = phases[name]
         cells = [f"{statistics.median(p[k] for p in ph):.3f}" if ph and k in ph[0] else ""
                  for k in PHASES]
-        say(f"| {name} | {statistics.median(values):.3f} | {min(values):.3f} | "
+        say(f"| `{name}` | {statistics.median(values):.3f} | {min(values):.3f} | "
             + " | ".join(cells) + " |")
     kg, sk = (statistics.median(walls[n]) for n in FITS)
     say("")
