@@ -170,10 +170,15 @@ def python_pays(work):
 @contextmanager
 def tiered(work):
     """The kernels called inside run as Python when :func:`python_pays` for ``work``
-    (the time they take is added to the process's), else compiled; inside
-    :func:`as_python` (either way) they keep its choice."""
-    if _PYTHON.get() is not None or not python_pays(work):
+    (the time they take is added to the process's), else compiled. The choice holds
+    for the calls inside, whatever their own work: inside :func:`as_python` or
+    another ``tiered``, the outer choice is kept."""
+    if _PYTHON.get() is not None:
         yield
+        return
+    if not python_pays(work):
+        with as_python(False):
+            yield
         return
     t0 = time.perf_counter()
     try:
