@@ -4,8 +4,14 @@ made and from which commit).
 
 Labels, sweep counts and moves per sweep must be identical; W equal to 1e-12
 relative (the sums may be added in another order).
+
+``KGROUPS_PINNED_AS_PYTHON=1`` runs every kernel of the in-memory cases as Python
+(:func:`kgroups._engine._jit.as_python`; minutes, not part of the default run): the
+same results are expected, since both ways make the same operations in the same order.
 """
 
+import contextlib
+import os
 import pathlib
 import warnings
 
@@ -26,10 +32,19 @@ def test_every_case_is_pinned():
     assert set(PINNED) == set(CASES)
 
 
+def kernels_way(group):
+    """As Python when asked for (not Dask: its worker threads choose on their own)."""
+    if os.environ.get("KGROUPS_PINNED_AS_PYTHON") == "1" and "/dask" not in group:
+        from kgroups._engine._jit import as_python
+
+        return as_python()
+    return contextlib.nullcontext()
+
+
 @pytest.mark.parametrize("group", GROUPS)
 def test_same_results_as_before(group):
     names = [n for n in CASES if n.rsplit("/", 2)[0] == group]
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), kernels_way(group):
         warnings.simplefilter("ignore")
         for name in names:
             got, want = run_case(name, CASES[name]), PINNED[name]
