@@ -34,7 +34,7 @@ import types
 from contextlib import contextmanager
 
 __all__ = ["Kernel", "PYTHON_BUDGET", "PYTHON_MAX_WORK", "as_python", "njit",
-           "num_threads", "prange", "tiered", "with_globals"]
+           "num_threads", "prange", "python_pays", "tiered", "with_globals"]
 
 # Largest work that tiered() runs as Python, in the caller's count (a fit counts
 # n^2 + n_init k n, kgroups._base.fit_work: a fit of about 100 points in 3 clusters
@@ -85,15 +85,14 @@ class Kernel:
     def __init__(self, py_func, *, tag=None, **options):
         self.py_func = py_func
         self.options = options
-        self.qualname = py_func.__qualname__ + (f"__{tag}" if tag else "")
         self.__name__ = py_func.__name__
-        self.__qualname__ = self.qualname
+        self.__qualname__ = py_func.__qualname__ + (f"__{tag}" if tag else "")
         self.__module__ = py_func.__module__
         self.__doc__ = py_func.__doc__
         self._dispatcher = None
 
     def __repr__(self):
-        return f"<kernel {self.__module__}.{self.qualname}>"
+        return f"<kernel {self.__module__}.{self.__qualname__}>"
 
     def __call__(self, *args):
         if _PYTHON.get():
@@ -109,7 +108,7 @@ class Kernel:
                 glob = _rebound(self.py_func.__globals__)
                 if self._dispatcher is None:  # _rebound may have made it (recursion)
                     self._dispatcher = numba.njit(**self.options)(
-                        with_globals(self.py_func, glob, self.qualname))
+                        with_globals(self.py_func, glob, self.__qualname__))
                     _STATE["compiled"] = True
         return self._dispatcher
 
