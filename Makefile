@@ -42,8 +42,8 @@ test-gpu: $(VENV)/.installed
 # (dense, sparse, matrix-free tiles/build/decide/apply, low-rank, scatter, pairwise).
 .PHONY: test-python
 test-python: $(VENV)/.installed
-	NUMBA_DISABLE_JIT=1 $(PY) -m pytest -q -p no:cacheprovider tests/test_kgroups.py tests/engine/test_dense.py -k "twin or rises or brute"
-	NUMBA_DISABLE_JIT=1 $(PY) -m pytest -q -p no:cacheprovider tests/engine tests/hostile/test_engines.py -k tiny
+	NUMBA_DISABLE_JIT=1 $(PY) -m pytest -q -p no:cacheprovider tests/test_kgroups.py tests/kernels/test_dense.py -k "twin or rises or brute"
+	NUMBA_DISABLE_JIT=1 $(PY) -m pytest -q -p no:cacheprovider tests/kernels tests/hostile/test_engines.py -k tiny
 
 # The documentation site: API reference, user guide, example gallery (runs the
 # examples) into docs/_build/html; warnings are errors. Then the code of the

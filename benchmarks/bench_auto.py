@@ -11,7 +11,7 @@ engine's is clearly the slower one and is not repeated.
 
 Then:
 
-* ``--fit``: fits the cost model of :mod:`kgroups._backends` (seconds as a
+* ``--fit``: fits the cost model of :mod:`kgroups._engines` (seconds as a
   non-negative combination of the work terms of ``cost_features``; least squares
   on the relative error) to the measured times and prints the constants to put in
   ``COST_CONSTANTS``;
@@ -113,8 +113,8 @@ MULTI_STARTS = 10  # starts per pass over the pairs of the matrix-free engine
 
 
 def cost_features(engine, n, d, r):
-    """The work terms of the cost model, as ``kgroups._backends.cost_features`` (the
-    benchmarks use the public API only; tests/backends/test_select_engine.py checks
+    """The work terms of the cost model, as ``kgroups._engines.cost_features`` (the
+    benchmarks use the public API only; tests/engines/test_select_engine.py checks
     that the two agree)."""
     n, d, r = float(n), float(max(d, 1)), float(max(r, 1))
     if engine == "dense":

@@ -9,7 +9,7 @@ import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kgroups import KernelKGroups, KernelKMeans, pairwise
-from kgroups._engine import _twins
+from tests import _twins
 
 from tests._helpers import CALLABLE, blobs, sparse_psd_gram
 

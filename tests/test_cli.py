@@ -340,7 +340,7 @@ def test_every_cluster_default_and_choice_is_the_library_one():
 
 
 def test_the_light_table_equals_the_library_constants():
-    import kgroups._backends as backends
+    import kgroups._engines as backends
     import kgroups._memory as memory
     import kgroups._init as init
     import kgroups._validation as validation

@@ -1,5 +1,5 @@
 """engine="dask" and the energy statistics of dask arrays (kgroups._dask,
-kgroups._backends.pairsum_dask, kgroups._backends.dask).
+kgroups._stats.pairsum_dask, kgroups._engines.dask).
 
 Most tests run on Dask's local scheduler; the ``client`` ones on a
 ``LocalCluster`` of two worker processes, as a real cluster would.
@@ -202,7 +202,7 @@ def test_predict_checks_features():
 # in-memory value up to the order of additions (relative 1e-12); what needs the pooled
 # n x n matrix (permutations) or runs in memory only (g) is refused by name.
 from kgroups import between_energy, disco, energy_test, total_energy  # noqa: E402
-from kgroups._energy import g  # noqa: E402
+from kgroups._stats.energy import g  # noqa: E402
 
 RTOL_DASK = 1e-12
 
@@ -404,7 +404,7 @@ class _no_client:
 
         self._cfg = dask.config.set(scheduler="sync")
         self._patch = pytest.MonkeyPatch()
-        self._patch.setattr("kgroups._backends._dask_io.client_or_none", lambda: None)
+        self._patch.setattr("kgroups._dask_io.client_or_none", lambda: None)
         return self
 
     def __exit__(self, *exc):

@@ -12,7 +12,7 @@ import pytest
 import scipy.sparse as sp
 
 from kgroups import between_energy, disco, energy_test, pairwise, total_energy, within_energy
-from kgroups._backends import pairsum
+from kgroups._stats import pairsum
 
 REF = json.loads((Path(__file__).parent / "reference" / "disco_reference.json").read_text())
 CASES = {c["name"]: c for c in REF["cases"]}

@@ -1,4 +1,4 @@
-"""Tests of kgroups._energy: R reference values, brute force, identities, errors.
+"""Tests of kgroups._stats.energy: R reference values, brute force, identities, errors.
 
 Reference values come from R's `energy` package (tests/reference/make_reference.R,
 output committed as tests/reference/r_reference.json) and from
@@ -15,9 +15,9 @@ import pytest
 import scipy.sparse as sp
 import scipy.stats
 
-from kgroups import _energy
-from kgroups._backends import pairsum
-from kgroups._energy import (
+from kgroups._stats import energy as _energy
+from kgroups._stats import pairsum
+from kgroups._stats.energy import (
     EnergyTestResult,
     between_energy,
     energy_distance,

@@ -15,7 +15,7 @@ from scipy.spatial.distance import squareform
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kgroups import EnergyHierarchical, energy_hclust, pairwise, within_energy
-from kgroups._engine._twins import energy_hclust_twin
+from tests._twins import energy_hclust_twin
 from kgroups.metrics import ari
 
 REF = json.loads((Path(__file__).parent / "reference" /

@@ -9,8 +9,8 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 from kgroups import KernelKGroups, KernelKMeans, pairwise
-from kgroups._backends import LowRankEngine
-from kgroups._engine import _twins
+from kgroups._engines import LowRankEngine
+from tests import _twins
 
 from tests._helpers import blobs, sparse_psd_gram
 

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from kgroups import KernelKGroups, KernelKMeans, kernel_kgroups, pairwise
-from kgroups._backends import DenseEngine
-from kgroups._engine import _twins
-from kgroups._engine._gain import cluster_stats, count_improving_moves
-from kgroups._engine.dense import build_m_dense
+from kgroups._engines import DenseEngine
+from tests import _twins
+from kgroups._kernels.gain import cluster_stats, count_improving_moves
+from kgroups._kernels.held_dense import build_m_dense
 
 from tests._helpers import SEMIS, blobs, random_B, random_sparse_B, single_run
 

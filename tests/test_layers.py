@@ -1,6 +1,8 @@
 """The package's layers: imports only go down (estimators -> driver -> engines ->
-kernels), with no cycle, as DESIGN section 2 asks. Every import statement counts,
-also those inside functions (a lazy import is still a dependency)."""
+kernels; statistics -> pair-sum layer -> kernels), with no cycle. Every import counts:
+import statements anywhere in a module (a lazy import is still a dependency) and
+imports by string (``importlib.import_module`` and the tables that feed it, such as the
+lazy names of ``kgroups/__init__.py`` and the pair-sum implementations)."""
 
 import ast
 import pathlib
@@ -13,18 +15,21 @@ SRC = pathlib.Path(__file__).resolve().parents[1] / "src"
 LAYERS = [
     ("applications", ["kgroups", "kgroups.cli", "kgroups.experiments*",
                       "kgroups._cli_options"]),
-    ("estimators and statistics", [
+    ("estimators", [
         "kgroups._base", "kgroups._kgroups", "kgroups._kernel_kmeans", "kgroups._init",
-        "kgroups._input", "kgroups._spectral", "kgroups._onedim", "kgroups._energy",
-        "kgroups._disco", "kgroups._hierarchical", "kgroups._choose_k", "kgroups.metrics",
-        "kgroups.graph*", "kgroups.datasets*"]),
+        "kgroups._spectral", "kgroups._onedim", "kgroups._hierarchical", "kgroups._choose_k*",
+        "kgroups.metrics", "kgroups.graph*", "kgroups.datasets*"]),
     ("driver", ["kgroups._driver"]),
-    ("engines", ["kgroups._backends*"]),
+    ("engines and statistics", ["kgroups._engines*", "kgroups._stats*"]),
     ("semimetrics", ["kgroups._semimetrics"]),
-    ("kernels", ["kgroups._engine*"]),
-    ("foundation", ["kgroups._validation", "kgroups._progress", "kgroups._memory",
-                    "kgroups._reprs"]),
+    ("kernels", ["kgroups._kernels*"]),
+    ("input and settings", ["kgroups._input", "kgroups._dask_io", "kgroups._reprs",
+                            "kgroups._validation", "kgroups._config"]),
+    ("foundation", ["kgroups._progress", "kgroups._memory"]),
 ]
+# Side by side in one layer, these never import each other: the engines serve the
+# driver, the statistics serve the energy functions.
+APART = (("kgroups._engines", "kgroups._stats"),)
 
 
 def modules():
@@ -36,11 +41,50 @@ def modules():
     return out
 
 
+def docstrings(tree):
+    """The ids of the string constants that are docstrings (not code)."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef,
+                             ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                out.add(id(first.value))
+    return out
+
+
+# The public subpackages kgroups/__init__.py imports by their bare names.
+known_subpackages = ("datasets", "experiments", "graph", "metrics")
+
+
+def string_imports(tree, package, known, bare=()):
+    """Modules named by string constants in code: absolute (``"kgroups._stats.energy"``)
+    or relative to the module's package (``"._stats.energy"``, ``"_stats.energy"``,
+    or ``__package__ + ".pairsum_dask"``), and the bare names ``bare`` of subpackages
+    that a package's ``__init__`` imports by name."""
+    skip = docstrings(tree)
+    found = set()
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Constant) and isinstance(node.value, str)
+                and id(node) not in skip and node.value.strip(".").replace("_", "a")
+                .replace(".", "a").isalnum()):
+            text = node.value
+            cands = [text] if "." in text.strip(".") else []
+            if text.startswith((".", "_")) or text in bare:
+                cands.append(f"{package}.{text.lstrip('.')}")
+            for cand in cands:
+                if cand in known:
+                    found.add(cand)
+    return found
+
+
 def imports(name, path, known):
     """The package's modules that module ``name`` imports (anywhere in its code)."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    tree = ast.parse(path.read_text())
+    bare = known_subpackages if name == "kgroups" else ()
+    found = string_imports(tree, package, known, bare)
+    for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")[:len(package.split(".")) - node.level + 1]
@@ -53,6 +97,7 @@ def imports(name, path, known):
         else:
             continue
         found.update(c for c in candidates if c in known and c != name)
+    found.discard(name)
     return found
 
 
@@ -111,3 +156,27 @@ def test_the_check_finds_a_cycle_and_an_upward_import():
             test_imports_only_go_down("kgroups._driver")
     finally:
         GRAPH = saved
+
+
+def within(name, package):
+    return name == package or name.startswith(package + ".")
+
+
+@pytest.mark.parametrize("pair", APART, ids="-".join)
+def test_engines_and_statistics_stay_apart(pair):
+    for a, b in (pair, pair[::-1]):
+        bad = sorted(f"{m} -> {d}" for m, deps in GRAPH.items() if within(m, a)
+                     for d in deps if within(d, b))
+        assert not bad, f"{a} and {b} must not import each other: {bad}"
+
+
+def test_string_imports_count():
+    """The lazy public names and the pair-sum implementations are imports by string:
+    the graph sees them (so an upward or cyclic import by string fails above)."""
+    assert "kgroups._stats.energy" in GRAPH["kgroups"]
+    assert "kgroups._stats.pairsum_dask" in GRAPH["kgroups._stats.dispatch"]
+    assert "kgroups._stats.pairsum_cuda" in GRAPH["kgroups._stats.dispatch"]
+    tree = ast.parse('"""kgroups._driver, a docstring"""\nX = "kgroups._driver"\n')
+    assert string_imports(tree, "kgroups", MODULES) == {"kgroups._driver"}
+    tree = ast.parse('"""kgroups._driver, a docstring"""\n')
+    assert string_imports(tree, "kgroups", MODULES) == set()

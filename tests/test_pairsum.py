@@ -1,4 +1,4 @@
-"""Tests of kgroups._backends.pairsum: the pair-sum layer under the energy statistics.
+"""Tests of kgroups._stats.pairsum: the pair-sum layer under the energy statistics.
 
 Group sums are checked against double loops over the pairs with the semimetric
 written out here (not kgroups._semimetrics); the Dask implementation against the
@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from kgroups._backends import pairsum
-from kgroups._backends.pairsum import NumpyPairSums, Part, semimetric_spec
+from kgroups._stats import dispatch, pairsum
+from kgroups._stats.pairsum import NumpyPairSums, Part, semimetric_spec
 from kgroups._validation import InvalidParameterError
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "kgroups"
@@ -60,7 +60,7 @@ def tiny(seed=0):
 def test_group_sums_equal_double_loop(kw):
     X, Y, lab, wx, wy, codes = tiny()
     parts = [Part(X, "X", labels=lab, weights=wx), Part(Y, "Y", weights=wy)]
-    prep = pairsum.prepare(parts, spec(**kw), "test")
+    prep = dispatch.prepare(parts, spec(**kw), "test")
     assert (prep.k, prep.n) == (4, 15)
     np.testing.assert_array_equal(prep.codes, codes)
     np.testing.assert_allclose(prep.group_weights,
@@ -80,7 +80,7 @@ def test_blocks_give_the_same_sums(monkeypatch):
     X = rng.normal(size=(120, 3))
     lab = rng.integers(0, 4, 120)
     w = rng.uniform(0.5, 2.0, 120)
-    prep = pairsum.prepare([Part(X, labels=lab, weights=w)], spec(alpha=1.3), "test")
+    prep = dispatch.prepare([Part(X, labels=lab, weights=w)], spec(alpha=1.3), "test")
     ref = {which: prep.backend.group_sums(prep, which) for which in ("all", "within")}
     monkeypatch.setattr(pairsum, "_BLOCK_ELEMENTS", 50)  # rows of 1 or a few columns
     for which in ("all", "within"):
@@ -93,7 +93,7 @@ def test_precomputed_dense_and_sparse_and_pooled():
     D = np.array([[rho_bf(a, b, "energy", 0.5) for b in X] for a in X])
     P = sums_bf(X, codes[:9], wx, 3, semimetric="energy", alpha=0.5)
     for A in (D, sp.csr_matrix(D)):
-        prep = pairsum.prepare([Part(A, labels=lab, weights=wx)], spec(precomputed=True),
+        prep = dispatch.prepare([Part(A, labels=lab, weights=wx)], spec(precomputed=True),
                                "test")
         np.testing.assert_allclose(prep.backend.group_sums(prep) * prep.factor, P,
                                    rtol=1e-12)
@@ -102,7 +102,7 @@ def test_precomputed_dense_and_sparse_and_pooled():
 
 def test_pooled_and_relabelled_sums():
     X, Y, lab, _, _, codes = tiny(3)
-    prep = pairsum.prepare([Part(X, "X", labels=lab), Part(Y, "Y")], spec(alpha=0.7), "test")
+    prep = dispatch.prepare([Part(X, "X", labels=lab), Part(Y, "Y")], spec(alpha=0.7), "test")
     Z = np.vstack([X, Y])
     D = prep.backend.pooled(prep)
     brute = np.array([[rho_bf(a, b, "energy", 0.7) for b in Z] for a in Z])
@@ -119,8 +119,8 @@ def test_pooled_and_relabelled_sums():
 
 def test_rescaling_is_exact_and_reported():
     X, _, lab, wx, _, _ = tiny(5)
-    base = pairsum.prepare([Part(X, labels=lab, weights=wx)], spec(alpha=0.5), "test")
-    big = pairsum.prepare([Part(X * 1e200, labels=lab, weights=wx * 1e300)], spec(alpha=0.5),
+    base = dispatch.prepare([Part(X, labels=lab, weights=wx)], spec(alpha=0.5), "test")
+    big = dispatch.prepare([Part(X * 1e200, labels=lab, weights=wx * 1e300)], spec(alpha=0.5),
                           "test")
     c = 2.0 ** math.floor(math.log2(np.max(np.abs(X * 1e200))))
     assert big.factor == pytest.approx(c ** 0.5, rel=1e-15)
@@ -130,24 +130,24 @@ def test_rescaling_is_exact_and_reported():
     np.testing.assert_allclose(ratio, (1e200) ** 0.5 * (1e300 / big.weight_scales[0]) ** 2,
                                rtol=1e-12)
     # non-homogeneous semimetrics are not rescaled
-    g = pairsum.prepare([Part(X * 1e200)], spec("gaussian"), "test")
+    g = dispatch.prepare([Part(X * 1e200)], spec("gaussian"), "test")
     assert g.factor == 1.0 and g.weight_scales[0] == 1.0
 
 
 # ------------------------------------------------------------------ dispatch
 def test_kind_table_and_choice():
-    assert set(pairsum.IMPLEMENTATIONS) >= {"numpy", "dask"}
-    assert pairsum.array_kind(np.ones(3), [1.0], None, sp.eye(2)) == "numpy"
-    assert isinstance(pairsum.choose({"X": np.ones((2, 2))}, "test"), NumpyPairSums)
+    assert set(dispatch.IMPLEMENTATIONS) >= {"numpy", "dask"}
+    assert dispatch.array_kind(np.ones(3), [1.0], None, sp.eye(2)) == "numpy"
+    assert isinstance(dispatch.choose({"X": np.ones((2, 2))}, "test"), NumpyPairSums)
 
     class FakeDask:  # a dask collection as is_dask_collection sees one
         def __dask_graph__(self):
             return {}
 
-    assert pairsum.array_kind(np.ones(3), FakeDask()) == "dask"
+    assert dispatch.array_kind(np.ones(3), FakeDask()) == "dask"
     with pytest.raises(InvalidParameterError,
                        match=r"^g: sample_weight_x is a dask FakeDask; g runs on in-memory"):
-        pairsum.choose({"X": np.ones((2, 2)), "sample_weight_x": FakeDask()}, "g",
+        dispatch.choose({"X": np.ones((2, 2)), "sample_weight_x": FakeDask()}, "g",
                        kinds=("numpy",))
 
 
@@ -157,8 +157,8 @@ def test_dask_implementation_equals_numpy():
     parts_np = [Part(X, "X", labels=lab, weights=wx), Part(Y, "Y", weights=wy)]
     parts_da = [Part(da.from_array(X, chunks=(4, 2)), "X", labels=lab,
                      weights=da.from_array(wx, chunks=4)), Part(Y, "Y", weights=wy)]
-    a = pairsum.prepare(parts_np, spec(alpha=1.2), "test")
-    b = pairsum.prepare(parts_da, spec(alpha=1.2), "test")
+    a = dispatch.prepare(parts_np, spec(alpha=1.2), "test")
+    b = dispatch.prepare(parts_da, spec(alpha=1.2), "test")
     assert b.backend.kind == "dask" and b.codes is None
     assert (b.n, b.k, list(b.label_values)) == (a.n, a.k, list(a.label_values))
     np.testing.assert_allclose(b.group_weights, a.group_weights, rtol=1e-14)
@@ -167,7 +167,7 @@ def test_dask_implementation_equals_numpy():
         np.testing.assert_allclose(b.backend.group_sums(b, which), a.backend.group_sums(a, which),
                                    rtol=1e-12, atol=0)
     with pytest.raises(InvalidParameterError, match="n_permutations=3 with dask input"):
-        pairsum.prepare(parts_da, spec(), "test", n_permutations=3)
+        dispatch.prepare(parts_da, spec(), "test", n_permutations=3)
     with pytest.raises(InvalidParameterError, match="pooled n x n .* not built for dask"):
         b.backend.pooled(b)
 
@@ -208,8 +208,8 @@ def _imports(path):
 def test_statistics_import_the_layer_and_nothing_dask():
     for name in ("_energy.py", "_disco.py"):
         mods = _imports(SRC / name)
-        assert "kgroups._backends.pairsum" in mods, name
-        assert not [m for m in mods if "dask" in m or m.startswith("kgroups._backends.")
+        assert "kgroups._stats.pairsum" in mods, name
+        assert not [m for m in mods if "dask" in m or m.startswith("kgroups._engines.")
                     and m.split(".")[2] not in ("pairsum", "_memory")], (name, mods)
     assert not (SRC / "_dask_energy.py").exists()
 
@@ -218,8 +218,8 @@ def test_layer_never_imports_the_statistics_and_has_no_cycle():
     layer = {p.name: _imports(p) for p in (SRC / "_backends").glob("pairsum*.py")}
     assert set(layer) == {"pairsum.py", "pairsum_dask.py", "pairsum_cuda.py"}
     for name, mods in layer.items():
-        assert not {m for m in mods if m.startswith(("kgroups._energy", "kgroups._disco"))}, name
+        assert not {m for m in mods if m.startswith(("kgroups._stats.energy", "kgroups._stats.disco"))}, name
     # the Dask and CUDA implementations depend on the interface, never the other way round
     assert not [m for m in layer["pairsum.py"] if "pairsum_dask" in m or "pairsum_cuda" in m]
-    assert "kgroups._backends.pairsum" in layer["pairsum_dask.py"]
-    assert "kgroups._backends.pairsum" in layer["pairsum_cuda.py"]
+    assert "kgroups._stats.pairsum" in layer["pairsum_dask.py"]
+    assert "kgroups._stats.pairsum" in layer["pairsum_cuda.py"]

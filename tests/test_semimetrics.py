@@ -1,7 +1,7 @@
 """Semimetrics (``kgroups._semimetrics``) against direct formulas on exact differences.
 
-The numba kernels behind them are tested in ``tests/engine/test_semimetric.py`` and
-``tests/engine/test_pairwise.py``.
+The numba kernels behind them are tested in ``tests/kernels/test_semimetric.py`` and
+``tests/kernels/test_pairwise.py``.
 """
 
 import numpy as np

@@ -26,14 +26,14 @@ __version__ = "0.1.0"
 _LAZY = {
     "ChooseKResult": "_choose_k",
     "choose_k": "_choose_k",
-    "DiscoResult": "_disco",
-    "disco": "_disco",
-    "EnergyTestResult": "_energy",
-    "between_energy": "_energy",
-    "energy_distance": "_energy",
-    "energy_test": "_energy",
-    "total_energy": "_energy",
-    "within_energy": "_energy",
+    "DiscoResult": "_stats.disco",
+    "disco": "_stats.disco",
+    "EnergyTestResult": "_stats.energy",
+    "between_energy": "_stats.energy",
+    "energy_distance": "_stats.energy",
+    "energy_test": "_stats.energy",
+    "total_energy": "_stats.energy",
+    "within_energy": "_stats.energy",
     "EnergyHierarchical": "_hierarchical",
     "HierarchicalResult": "_hierarchical",
     "energy_hclust": "_hierarchical",
@@ -72,11 +72,12 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(__all__) | set(_SUBMODULES))
+    """The public names only: the API, the public subpackages and ``__version__``."""
+    return sorted(set(__all__) | set(_SUBMODULES) | {"__version__"})
 
 
 if TYPE_CHECKING:  # for type checkers and IDEs; never executed
-    from ._energy import (
+    from ._stats.energy import (
         EnergyTestResult,
         between_energy,
         energy_distance,
@@ -85,7 +86,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; never executed
         within_energy,
     )
     from ._choose_k import ChooseKResult, choose_k
-    from ._disco import DiscoResult, disco
+    from ._stats.disco import DiscoResult, disco
     from ._hierarchical import EnergyHierarchical, HierarchicalResult, energy_hclust
     from ._kernel_kmeans import KernelKMeans, KMeansResult, kernel_kmeans
     from ._kgroups import KernelKGroups, KGroupsResult, improving_moves, kernel_kgroups

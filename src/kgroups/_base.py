@@ -3,7 +3,7 @@
 
 The estimator layer (this module and its subclasses) validates the data of any
 kind (:mod:`kgroups._input`: in memory or dask), builds the engine once per
-``fit`` (restarts share it, :mod:`kgroups._backends`), makes the starts
+``fit`` (restarts share it, :mod:`kgroups._engines`), makes the starts
 (:mod:`kgroups._init`) and hands them to the one run loop
 (:func:`kgroups._driver.run_starts`) with its move rule (``_rule``): Hartigan's for
 kernel k-groups, Lloyd's for kernel k-means.
@@ -19,9 +19,9 @@ from sklearn.base import (BaseEstimator, ClassNamePrefixFeaturesOutMixin, Cluste
                           TransformerMixin)
 from sklearn.utils.validation import check_is_fitted
 
-from ._backends import check_engine_input, check_fits, choose_engine
+from ._engines import check_engine_input, check_fits, choose_engine
 from ._driver import clocked, run_starts
-from ._engine._jit import tiered
+from ._kernels.jit import tiered
 from ._init import SAMPLE_N_INIT, initial_labels, resolve_n_init
 from ._input import input_kind
 from ._progress import FitProgress
@@ -54,7 +54,7 @@ def n_rows(X):
 
 
 def fit_work(n_samples, n_clusters, n_starts):
-    """A fit's work in :func:`kgroups._engine._jit.tiered`'s count: ``n^2`` (the kernel
+    """A fit's work in :func:`kgroups._kernels.jit.tiered`'s count: ``n^2`` (the kernel
     matrix, the starts' ``M`` in one pass) plus ``n_starts k n`` (each start's seeding
     and sweeps, O(k n) each); infinite when ``n_samples`` is not known (None)."""
     if n_samples is None:
@@ -255,7 +255,7 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
                                              dtype=dtype, n_clusters=k, n_init=self._n_init,
                                              options={**options, "center": center})
         except MemoryError:  # the estimate fitted, the allocation did not
-            from ._backends import available_memory
+            from ._engines import available_memory
             raise ValueError(
                 f"{self._owner()}: out of memory while building engine={cls.name!r} for "
                 f"n_samples={n}, n_clusters={k} (available now: "
@@ -292,7 +292,7 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
 
     def _engine_input(self):
         """The kind of input the engine asked for takes ("numpy" for "auto")."""
-        from ._backends import ENGINES
+        from ._engines import ENGINES
 
         cls = ENGINES.get(self.engine) if isinstance(self.engine, str) else None
         return getattr(cls, "input_kind", "numpy")
@@ -492,7 +492,7 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
             "distances or on raw data instead")
 
     def _new_work(self, X):
-        """The work of scoring new rows ``X`` (:func:`~kgroups._engine._jit.tiered`'s
+        """The work of scoring new rows ``X`` (:func:`~kgroups._kernels.jit.tiered`'s
         count): their kernel block against the training rows."""
         n, n_fit = n_rows(X), n_rows(self.labels_)
         return float("inf") if n is None or n_fit is None else n * n_fit

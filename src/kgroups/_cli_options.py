@@ -5,7 +5,7 @@ The command builds its argument parser from these tables alone, so ``kgroups
 scikit-learn or numba. The values are copies of the library's own:
 ``ESTIMATOR_DEFAULTS`` of the signature of :class:`kgroups.KernelKGroups`, the
 choices of ``kgroups._validation.PARAMETER_CONSTRAINTS["KernelKGroups"]``, the
-constants of ``engine="auto"`` (:mod:`kgroups._backends`) and of ``n_init="auto"``
+constants of ``engine="auto"`` (:mod:`kgroups._engines`) and of ``n_init="auto"``
 (:mod:`kgroups._init`) quoted in the help, and the ``DEMO`` and
 ``REPRODUCE`` defaults of the experiments' ``run`` functions; the tests of the
 command check that each copy equals its source. This module imports nothing.

@@ -2,7 +2,7 @@
 both move rules.
 
 Kernel k-groups (Hartigan's rule, paper Algorithm 2) and kernel k-means (Lloyd's
-rule, Algorithm 1) share it; the engines (:mod:`kgroups._backends`) share its run
+rule, Algorithm 1) share it; the engines (:mod:`kgroups._engines`) share its run
 interface. For a group of starts that the engine runs at once
 (``engine.group_size``), :func:`run_starts`
 
@@ -71,7 +71,7 @@ def run_starts(engine, starts, n_clusters, *, rule="hartigan", max_iter=300, tol
     Parameters
     ----------
     engine : Engine
-        Built for these data (:mod:`kgroups._backends`).
+        Built for these data (:mod:`kgroups._engines`).
     starts : list
         Starting partitions in the engine's form (label arrays, or what its
         ``given_starts``, ``random_start`` and ``extend`` made).

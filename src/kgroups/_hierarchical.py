@@ -78,8 +78,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._memory import check_fits
 from ._reprs import short_repr
-from ._engine._jit import tiered
-from ._engine.hierarchical import ward_lance_williams
+from ._kernels.jit import tiered
+from ._kernels.lance_williams import ward_lance_williams
 from ._semimetrics import pairwise, robust_center
 from ._validation import (
     PARAMETER_CONSTRAINTS,
@@ -321,7 +321,7 @@ class EnergyHierarchical(ConstrainedParams, ClusterMixin, BaseEstimator):
         w = w / wscale
         ia, ib = np.zeros(n, np.int64), np.zeros(n, np.int64)
         crit = np.zeros(n)
-        # the pairs, and n merges of O(n) each (kgroups._engine._jit: tiny trees skip numba)
+        # the pairs, and n merges of O(n) each (kgroups._kernels.jit: tiny trees skip numba)
         with tiered(2 * n * n):
             diss, factor = self._semimetric_values(X, w)
             ward_lance_williams(diss, w.copy(), ia, ib, crit)

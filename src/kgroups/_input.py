@@ -109,7 +109,7 @@ class Dask:
         """``(X as a float64 dask array with one column chunk, the row chunks of the
         caller's X)``; ``n_features_in_`` and ``feature_names_in_`` set as
         ``validate_data`` sets them. Raw data only."""
-        from ._backends._dask_io import as_dask_rows
+        from ._dask_io import as_dask_rows
 
         owner = type(est).__name__
         if precomputed:
@@ -128,7 +128,7 @@ class Dask:
 
     @staticmethod
     def weights(sample_weight, X, owner):
-        from ._backends._dask_io import dask_weights
+        from ._dask_io import dask_weights
 
         return dask_weights(sample_weight, X, owner)
 
@@ -142,7 +142,7 @@ class Dask:
         """One pass over the blocks: data finite and weights valid (the first failing
         block named), ``(largest |x|, centre of X)`` (the median of the blocks'
         medians)."""
-        from ._backends._dask_io import summarize
+        from ._dask_io import summarize
 
         return summarize(X, w, owner)
 
@@ -157,7 +157,7 @@ class Dask:
     @staticmethod
     def check_new(est, X, accept_sparse):
         """New rows as a float64 dask array, with the fit's number of features."""
-        from ._backends._dask_io import as_dask_rows
+        from ._dask_io import as_dask_rows
 
         owner = type(est).__name__
         Xd, _ = as_dask_rows(X, owner)

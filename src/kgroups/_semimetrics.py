@@ -21,7 +21,7 @@ and every member gives the same k-groups objective up to a constant, so the
 clustering engines use :math:`K = -\\rho / 2` (no base point, no cancellation).
 
 The semimetrics themselves (names, codes, ``rho`` of a squared distance, the
-guard against cancellation) are defined once, in :mod:`kgroups._engine.semimetric`;
+guard against cancellation) are defined once, in :mod:`kgroups._kernels.semimetric`;
 every engine and :func:`pairwise` use that definition.
 
 Pairwise blocks are computed with norms and one matrix product
@@ -44,11 +44,11 @@ from typing import Callable
 
 import numpy as np
 
-from ._engine._jit import tiered
-from ._engine._parallel import pick
+from ._kernels.jit import tiered
+from ._kernels.parallel import pick
 from ._memory import check_fits
-from ._engine.pairwise import finish_block, finish_block_serial
-from ._engine.semimetric import NAMES, kernel_args, rho_src
+from ._kernels.pairwise import finish_block, finish_block_serial
+from ._kernels.semimetric import NAMES, kernel_args, rho_src
 from ._validation import (
     InvalidParameterError,
     check_semimetric_matrix,

@@ -1,5 +1,5 @@
-"""The GPU engine (``kgroups._backends.gpu``) and its CUDA kernels
-(``kgroups._engine.cuda``), on a device or under numba's CUDA simulator.
+"""The GPU engine (``kgroups._engines.gpu``) and its CUDA kernels
+(``kgroups._kernels.cuda``), on a device or under numba's CUDA simulator.
 
 ``make test-gpu`` runs this file with ``NUMBA_ENABLE_CUDASIM=1`` (as CI does); without
 a device or the simulator it is skipped. The simulator runs every CUDA thread as a
@@ -11,14 +11,14 @@ import warnings
 import numpy as np
 import pytest
 
-from kgroups._backends.gpu import cuda_usable
+from kgroups._engines.gpu import cuda_usable
 
 pytestmark = pytest.mark.skipif(not cuda_usable(real_device=False),
                                 reason="no CUDA device and NUMBA_ENABLE_CUDASIM is not set")
 
 from kgroups import KernelKGroups, KernelKMeans, improving_moves  # noqa: E402
-from kgroups._backends import GpuEngine, MatrixFreeEngine  # noqa: E402
-from kgroups._engine._twins import build_m_twin  # noqa: E402
+from kgroups._engines import GpuEngine, MatrixFreeEngine  # noqa: E402
+from tests._twins import build_m_twin  # noqa: E402
 
 from tests._helpers import SEMIS, blobs, brute_B, tiny_data  # noqa: E402
 
@@ -36,7 +36,7 @@ def test_build_matches_brute_force(semimetric, params):
 
 def test_build_across_tiles(monkeypatch):
     """Tiles narrower than the data (several tiles and label changes inside them)."""
-    from kgroups._engine import cuda as kernels
+    from kgroups._kernels import cuda as kernels
     monkeypatch.setattr(kernels, "tile_for", lambda d: 5)
     X, w, labels = tiny_data(n=23, d=2, k=3, seed=41)
     eng = GpuEngine(X, w, "energy", {"alpha": 1.0})
@@ -76,7 +76,7 @@ def test_same_trajectory_as_the_matrix_free_engine(monkeypatch, semimetric, para
     """Same start: the labels, moves per sweep and sweeps of the matrix-free engine,
     W to 1e-12, and no improving move left; with windows and batches smaller than the
     data, so that columns are fetched again after the device applied moves."""
-    import kgroups._backends.gpu as gpu
+    import kgroups._engines.gpu as gpu
     monkeypatch.setattr(gpu, "WINDOW", 17)
     monkeypatch.setattr(gpu, "BATCH", 4)
     X, _ = blobs(90, 3, 4, seed=43, spread=2.5)
@@ -114,8 +114,8 @@ def test_default_start_and_engine_stats():
 
 
 def test_auto_never_picks_the_simulator_and_clear_errors(monkeypatch):
-    import kgroups._backends as backends
-    import kgroups._backends.gpu as gpu
+    import kgroups._engines as backends
+    import kgroups._engines.gpu as gpu
     X, _ = blobs(50, 2, 2, seed=49)
     monkeypatch.setattr(backends, "GPU_MIN_N", 10)
     assert KernelKGroups(2, random_state=0).fit(X).engine_ != "gpu"

@@ -1,10 +1,10 @@
-"""The energy statistics of device arrays (``kgroups._backends.pairsum_cuda``), on a
+"""The energy statistics of device arrays (``kgroups._stats.pairsum_cuda``), on a
 device or under numba's CUDA simulator: equal to the in-memory values."""
 
 import numpy as np
 import pytest
 
-from kgroups._backends.gpu import cuda_usable
+from kgroups._engines.gpu import cuda_usable
 
 pytestmark = pytest.mark.skipif(not cuda_usable(real_device=False),
                                 reason="no CUDA device and NUMBA_ENABLE_CUDASIM is not set")

@@ -84,7 +84,7 @@ def test_bad_cluster_options(good_csv, capsys, extra, fragments):
 
 
 def test_gpu_engine_without_a_device_names_the_option(good_csv, capsys):
-    from kgroups._backends.gpu import cuda_usable
+    from kgroups._engines.gpu import cuda_usable
 
     if cuda_usable():
         pytest.skip("a CUDA device is usable here: --engine gpu runs")

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import kgroups._memory as memory
 from kgroups import KernelKGroups, KernelKMeans, energy_distance, pairwise
-from kgroups._backends import DenseEngine, LowRankEngine, MatrixFreeEngine, SparseEngine
+from kgroups._engines import DenseEngine, LowRankEngine, MatrixFreeEngine, SparseEngine
 from kgroups._validation import InvalidParameterError
 
 ESTIMATORS = [KernelKGroups, KernelKMeans]

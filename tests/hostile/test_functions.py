@@ -34,7 +34,7 @@ from kgroups import (
     total_energy,
     within_energy,
 )
-from kgroups._energy import g
+from kgroups._stats.energy import g
 from kgroups._validation import InvalidParameterError
 from kgroups.metrics import accuracy, ari, nmi, overlap
 
@@ -479,7 +479,7 @@ def test_every_public_name_resolves_and_is_listed():
 
 def test_import_kgroups_loads_nothing_heavy():
     code = ("import sys, kgroups; heavy = ['sklearn', 'numba', 'scipy', 'matplotlib', "
-            "'networkx', 'kgroups.graph', 'kgroups.experiments', 'kgroups._energy']; "
+            "'networkx', 'kgroups.graph', 'kgroups.experiments', 'kgroups._stats.energy']; "
             "print([m for m in heavy if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)

@@ -19,7 +19,7 @@ the robust centre of the landmarks instead of the mean of the data (a mean dragg
 one far row made every feature lose its digits), which changes the low-rank and Dask
 approximations. Those cases (``--only low-rank``, ``--only /dask/``) were pinned again
 from the code of that change, on one thread, and checked on two; the engines' own
-exactness on their feature kernels is tested in ``tests/backends/test_lowrank.py``.
+exactness on their feature kernels is tested in ``tests/engines/test_lowrank.py``.
 
 ``tests/test_pinned_runs.py`` fits every case with the current code and compares.
 Run this again only to pin a deliberate change of results, and say why in the

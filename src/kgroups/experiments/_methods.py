@@ -36,8 +36,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import (KernelKGroups, KernelKMeans, kernel_from_semimetric_x0, onedim_kgroups,
-               pairwise, rho_to_origin, spectral_kgroups)
+from .._kernel_kmeans import KernelKMeans
+from .._kgroups import KernelKGroups
+from .._onedim import onedim_kgroups
+from .._semimetrics import pairwise, rho_to_origin
+from .._spectral import kernel_from_semimetric_x0, spectral_kgroups
 from ..metrics import accuracy, ari, nmi
 
 KINDS = ("kgroups", "kkmeans", "spectral", "relaxation", "kmeans", "gmm", "onedim")

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import KernelKGroups
+from .._kgroups import KernelKGroups
 from ..datasets import load_user_file, make_diagonal_gaussian_mixture
 from ..metrics import accuracy
 from . import _methods as _m

@@ -24,7 +24,7 @@ import time
 
 import numpy as np
 
-from .. import EnergyHierarchical
+from .._hierarchical import EnergyHierarchical
 from ..datasets import load_dermatology
 from ..metrics import accuracy, ari, nmi
 from ._methods import (Method, MethodScore, markdown_table, mean_sd, method_seed, monte_carlo, pyplot,

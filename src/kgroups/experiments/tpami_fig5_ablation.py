@@ -31,7 +31,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from .. import KernelKGroups
+from .._kgroups import KernelKGroups
 from ..graph import CommunityKGroups, bethe_hessian, stochastic_block_model
 from ..metrics import overlap
 from ._graphs import paired, save_png

@@ -1,5 +1,0 @@
-"""numba kernels: arrays and scalars in, arrays out. No estimators, no validation.
-
-Each kernel has a plain NumPy twin in :mod:`kgroups._engine._twins` that the tests
-compare it with.
-"""

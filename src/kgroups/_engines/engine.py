@@ -1,0 +1,473 @@
+"""The one interface every engine shares: construction, the run interface the driver
+speaks, starting partitions, and what ``predict`` gets from it.
+
+An engine holds ``B = diag(w) K diag(w)`` in some form (DESIGN section 3) and offers
+
+* **construction**: ``from_semimetric(X, w, semimetric, params, *, dtype, n_clusters,
+  n_init, options)`` (raw data) and ``from_matrix(A, w, *, is_gram, dtype,
+  n_clusters, n_init)`` (a precomputed semimetric, ``K = -A/2``, or Gram matrix,
+  ``K = A``), after ``memory_bytes(...)`` was checked against the memory free;
+* **runs** (:mod:`kgroups._driver` drives them): ``group_size(starts, k)`` (how many
+  restarts run at once), ``start(starts, k, rule) -> RunState`` (each start's ``M``,
+  empty clusters filled, the cluster statistics), ``sweep(state)`` (one sweep of
+  every active run, Hartigan's or Lloyd's rule, returning the moves of each run),
+  ``finish(state) -> [RunResult]`` and ``fingerprint(state, r)`` (a key of run
+  ``r``'s partition: Lloyd's method detects cycles with it);
+* **starts** (:mod:`kgroups._init` asks for them): ``random_start``,
+  ``kmeanspp_start`` (kernel k-means++ on the engine's columns), ``given_starts``,
+  ``column(c)``, ``gram()``, and for large data the sample start
+  (``sample_start``, ``extend``);
+* **predict**: ``predictor(X_fit, result)``, whose ``cross_sums(X_block)`` gives new
+  rows' cluster sums and ``K(x, x)``.
+
+The base class gives every engine a correct default for what it does not do
+specially: one Hartigan sweep per run in turn (``sweep_run``), Lloyd's assignment
+from ``M`` (``lloyd_run``), restarts one after another (``group_size`` 1),
+kernel k-means++ from ``column``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._kernels import held_dense as _dense
+from .._kernels import seeding as _seeding
+from .._kernels.gain import (class_signatures, cluster_stats, count_improving_moves,
+                             lloyd_assign, objective, sum_classes)
+from .._kernels.parallel import pick
+from .._semimetrics import pairwise_unchecked, robust_center
+from .._validation import check_init_starts
+from .._memory import check_fits, fits
+
+__all__ = ["Bounds", "Engine", "HeldKernelEngine", "MatrixPredictor", "PREDICT_BLOCK_BYTES",
+           "RawDataPredictor", "RunResult", "RunState", "cluster_sums_rows", "signatures"]
+
+# Rows of new data scored at once by ``predict``: bounds its scratch memory.
+PREDICT_BLOCK_BYTES = 64 * 2**20
+# The move rules a run may follow: Hartigan's (kernel k-groups, one point at a time,
+# paper Algorithm 2) and Lloyd's (kernel k-means, all points against fixed means,
+# Algorithm 1).
+RULES = ("hartigan", "lloyd")
+
+
+@dataclass
+class Bounds:
+    """Per run ``r`` and point ``i``: ``up[r, i] >= d_own`` and ``lo[r, i] <= min_{l !=
+    own} d_l`` (feature-space distances to the means, :mod:`kgroups._kernels.bounds`),
+    the drifts they were taken at (``own``, ``all``) and each mean's drift so far
+    (``drift[r]``, length k + 1: the last entry is the largest)."""
+
+    up: np.ndarray
+    lo: np.ndarray
+    own: np.ndarray
+    all: np.ndarray
+    drift: np.ndarray
+
+    @classmethod
+    def unknown(cls, R, n, k):
+        """Bounds that prove nothing (``up = inf``): every point is evaluated."""
+        return cls(np.full((R, n), np.inf), np.zeros((R, n)), np.zeros((R, n)),
+                   np.zeros((R, n)), np.zeros((R, k + 1)))
+
+
+@dataclass
+class RunState:
+    """R runs (restarts) at once: what a sweep reads and writes.
+
+    ``labels[r]``, ``M[r]`` (k x n), ``s[r]``, ``q[r]``, ``cnt[r]`` (k) are run ``r``'s
+    labels, cluster sums of ``B``, cluster weights, self-sums and sizes; an engine
+    that keeps the labels elsewhere (Dask: row blocks on the workers) or ``M`` in
+    another form (low-rank: the clusters' feature sums) holds its stand-in in
+    ``labels``/``aux`` and keeps ``s``, ``q`` and ``cnt`` here. ``bounds`` are the
+    skip bounds of engines that use them; ``active``, ``n_moves`` and ``converged``
+    are the driver's counters.
+    """
+
+    labels: object
+    M: np.ndarray | None
+    s: np.ndarray
+    q: np.ndarray
+    cnt: np.ndarray
+    rule: str
+    bounds: Bounds | None = None
+    aux: dict = field(default_factory=dict)
+    active: np.ndarray = None
+    n_moves: list = None
+    converged: np.ndarray = None
+
+    def __post_init__(self):
+        R = self.s.shape[0]
+        self.active = np.ones(R, dtype=bool) if self.active is None else self.active
+        self.n_moves = [[] for _ in range(R)] if self.n_moves is None else self.n_moves
+        self.converged = np.zeros(R, dtype=bool) if self.converged is None else self.converged
+
+    @property
+    def n_runs(self):
+        return self.s.shape[0]
+
+    def objective(self, r):
+        """``Q = sum_l q_l / s_l`` of run ``r`` now."""
+        return float(objective(self.s[r], self.q[r]))
+
+
+@dataclass
+class RunResult:
+    """One finished run: its labels (an engine's own array type: a dask array for
+    Dask), ``Q`` from fresh sums, the sweeps, and ``s``/``q`` of the final partition
+    (``predict`` needs them); ``aux`` is what the engine's predictor needs beyond the
+    labels."""
+
+    labels: object
+    objective: float
+    n_iter: int
+    n_moves: list
+    converged: bool
+    s: np.ndarray
+    q: np.ndarray
+    aux: dict = field(default_factory=dict)
+
+
+def abs_max(A):
+    """``max |A_ij|`` of a dense or sparse matrix, without an array of ``|A|``."""
+    data = A.data if sp.issparse(A) else A
+    if data.size == 0:
+        return 0.0
+    return float(max(np.max(data), -np.min(data)))
+
+
+def cluster_sums_rows(K, w, labels, k):
+    """``m[i, l] = sum_{y in C_l} w_y K[i, y]`` for a float64 block ``K`` (b x n)."""
+    fn = pick(_dense.cluster_sums_rows_serial, _dense.cluster_sums_rows, K.size)
+    return fn(np.ascontiguousarray(K, dtype=np.float64), w, labels, k)
+
+
+def signatures(starts, k):
+    """Each point's class among the points with one label in every start, and
+    ``classes[c, g]``, the label of class ``c`` in start ``g`` (G x len(starts))."""
+    labs = np.ascontiguousarray(starts, dtype=np.int64)  # R x n
+    return class_signatures(labs, int(k))
+
+
+class Engine:
+    """Base class of the engines: the constructors' contract, the run interface with
+    its defaults (see the module docstring), starts and ``predictor``.
+
+    Subclasses set ``name``, implement ``memory_bytes``, ``build_m``, ``move_rows``
+    and ``sweep_run`` (or ``sweep``), and override what they do specially;
+    ``semimetric``/``params`` (raw data) or ``is_gram`` (precomputed matrix) record
+    what the kernel was built from.
+    """
+
+    name = "engine"
+    input_kind = "numpy"  # the kind of data it takes (kgroups._input)
+    semimetric = None
+    params = None
+    is_gram = None
+    # When a "k-means++" or "kernel-k-means++" start is the sample start (an exact fit
+    # of a sample, extended to every point by ``extend``): None never, "large" past
+    # kgroups._init.SAMPLE_ROWS points, "always" (kgroups._init.uses_sample_start).
+    sample_start = None
+    # At most this many starts for n_init="auto" (None: the rule of kgroups._init).
+    max_auto_starts = None
+    # Whether it takes a precomputed matrix, a callable semimetric.
+    takes_precomputed = True
+    takes_callable = True
+    # Whether its kernel is an approximation that needs a semimetric of negative type.
+    needs_negative_type = False
+    # Named starts this engine cannot make, and the move rules it runs.
+    unavailable_inits = ()
+    rules = RULES
+    # An upper bound of |K(x, y)| over all pairs (the unweighted kernel), set by the
+    # exact engines: the driver bounds the rounding that a run's moves leave in its M
+    # with it (kgroups._driver.drift). None: M is not rebuilt (approximate engines).
+    kernel_max = None
+
+    # -- construction ---------------------------------------------------------
+    @classmethod
+    def from_semimetric(cls, X, w, semimetric, params, *, dtype=np.float64, n_clusters,
+                        n_init=1, options=None):
+        raise ValueError(f"engine={cls.name!r} cannot be built from raw data")
+
+    @classmethod
+    def from_matrix(cls, A, w, *, is_gram, dtype=np.float64, n_clusters, n_init=1):
+        raise ValueError(f"engine={cls.name!r} needs raw data, not a precomputed matrix; "
+                         "use engine='dense' or engine='sparse'")
+
+    @classmethod
+    def memory_bytes(cls, n_samples, n_features, *, n_clusters, n_init=1, dtype=np.float64,
+                     options=None):
+        raise NotImplementedError
+
+    @classmethod
+    def check_memory(cls, n_samples, n_features, *, n_clusters, n_init=1, dtype=np.float64,
+                     options=None, alternative):
+        """Refuse, before allocating, a fit whose :meth:`memory_bytes` do not fit."""
+        need = cls.memory_bytes(n_samples, n_features, n_clusters=n_clusters, n_init=n_init,
+                                dtype=dtype, options=options)
+        check_fits(need, f"engine={cls.name!r} for n_samples={n_samples}, "
+                   f"n_features={n_features}, n_clusters={n_clusters}", alternative)
+
+    @classmethod
+    def layout(cls, X, w, *, n_clusters, options=None):
+        """The data and weights laid out as the engine reads them (as given)."""
+        return X, w
+
+    @property
+    def n_samples(self):
+        return self.w.shape[0]
+
+    # -- runs -----------------------------------------------------------------
+    def group_size(self, starts, k):
+        """How many of ``starts`` (the first ones) run at once: one, restarts one after
+        another."""
+        return 1
+
+    def build_ms(self, starts, k):
+        """``M`` of each start (R x k x n): one :meth:`build_m` each."""
+        Ms = np.empty((len(starts), k, self.n_samples))
+        for r, labels in enumerate(starts):
+            Ms[r] = self.build_m(labels, k)
+        return Ms
+
+    def start(self, starts, k, rule):
+        """The runs from ``starts`` (label arrays): ``M`` built (:meth:`build_ms`),
+        every empty cluster filled (:meth:`fill_empty`), ``s``, ``q``, ``cnt``."""
+        labels = np.array(starts, dtype=np.int64)  # R x n, the runs' own copy
+        M = self.build_ms(labels, k)
+        R = labels.shape[0]
+        s, q, cnt = np.empty((R, k)), np.empty((R, k)), np.empty((R, k), dtype=np.int64)
+        for r in range(R):
+            self.fill_empty(labels[r], M[r])
+            s[r], q[r], cnt[r] = cluster_stats(M[r], labels[r], self.w)
+        state = RunState(labels, M, s, q, cnt, rule)
+        self.begin(state)
+        return state
+
+    def begin(self, state):
+        """What a subclass's sweeps need besides ``M`` (bounds, sums), set on ``state``."""
+
+    def sweep(self, state):
+        """One sweep of every active run (moves per run, length R): run after run,
+        :meth:`sweep_run` (Hartigan) or :meth:`lloyd_run` (Lloyd)."""
+        moves = np.zeros(state.n_runs, dtype=np.int64)
+        step = self.sweep_run if state.rule == "hartigan" else self.lloyd_run
+        for r in np.flatnonzero(state.active):
+            moves[r] = step(state, r)
+        return moves
+
+    def sweep_run(self, state, r):
+        """One Hartigan sweep of run ``r`` in place (paper Algorithm 2); its moves."""
+        raise NotImplementedError
+
+    def lloyd_run(self, state, r):
+        """One kernel k-means iteration of run ``r`` (paper Algorithm 1, batch form):
+        every point to ``argmin_l q_l / s_l^2 - 2 M[l, i] / (w_i s_l)`` against fixed
+        means, the changes applied to ``M`` at once (:meth:`move_rows`), an emptied
+        cluster refilled (:meth:`fill_empty`). Returns the number of labels changed."""
+        labels, M = state.labels[r], state.M[r]
+        new = labels.copy()
+        if not lloyd_assign(M, state.s[r], state.q[r], self.w, new):
+            return 0
+        pts = np.flatnonzero(new != labels)
+        self.move_rows(pts, labels[pts], new[pts], M)
+        self.fill_empty(new, M)
+        changed = int(np.count_nonzero(new != labels))
+        labels[:] = new
+        state.s[r], state.q[r], state.cnt[r] = cluster_stats(M, labels, self.w)
+        return changed
+
+    def sync(self, state):
+        """Bring every run's ``M`` up to date (engines that defer its updates)."""
+
+    def finish(self, state):
+        """One :class:`RunResult` per run, from sums recomputed from ``M``."""
+        self.sync(state)
+        out = []
+        for r in range(state.n_runs):
+            s, q, _ = cluster_stats(state.M[r], state.labels[r], self.w)
+            out.append(RunResult(state.labels[r].copy(), float(objective(s, q)),
+                                 len(state.n_moves[r]), list(state.n_moves[r]),
+                                 bool(state.converged[r]), s, q))
+        return out
+
+    def fingerprint(self, state, r):
+        """A key of run ``r``'s partition (equal keys: equal partitions)."""
+        return state.labels[r].tobytes()
+
+    def fill_empty(self, labels, M):
+        """Give every empty cluster the point whose move there raises Q most; in place.
+
+        Moving point ``i`` from cluster ``j`` (of two points or more) to an empty
+        cluster changes Q by ``A_j(i) + B_ii / w_i`` (paper eq. 50 with an empty
+        target), which for a positive semidefinite kernel is
+        ``w_i s_j / (s_j - w_i) ||phi(x_i) - m_j||^2 >= 0``: the (weighted)
+        farthest point from its cluster mean, as scikit-learn's k-means relocates.
+        With ``n_samples >= n_clusters`` a donor always exists, so the partition
+        has ``n_clusters`` non-empty clusters (identical points included).
+        """
+        s, q, cnt = cluster_stats(M, labels, self.w)
+        idx = np.arange(labels.shape[0])
+        for l in np.flatnonzero(cnt == 0):
+            w, b, j = self.w, self.diag, labels
+            gain = (w * q[j] / s[j] - 2.0 * M[j, idx] + b) / np.maximum(s[j] - w, 1e-300) + b / w
+            gain[cnt[j] < 2] = -np.inf
+            i = int(np.argmax(gain))
+            self.move_rows(np.array([i]), np.array([labels[i]]), np.array([l]), M)
+            labels[i] = l
+            s, q, cnt = cluster_stats(M, labels, self.w)
+
+    def count_improving_moves(self, labels, k):
+        """Points of the partition ``labels`` with a single move that raises Q."""
+        M = self.build_m(labels, k)
+        s, q, cnt = cluster_stats(M, labels, self.w)
+        return int(count_improving_moves(M, labels, self.w, self.diag, s, q, cnt))
+
+    def counters(self):
+        """Engine-specific counts for ``engine_stats_`` (none by default)."""
+        return {}
+
+    # -- starts ---------------------------------------------------------------
+    def given_starts(self, init, k, owner):
+        """Given labels, one start or one per row, checked (a list of label arrays)."""
+        return check_init_starts(init, self.n_samples, k, owner)
+
+    def random_start(self, k, rng):
+        """Uniform random labels; every cluster gets at least one point."""
+        n = self.n_samples
+        labels = rng.integers(0, k, size=n).astype(np.int64)
+        if np.unique(labels).size < k:
+            labels[rng.choice(n, size=k, replace=False)] = np.arange(k)
+        return labels
+
+    def kmeanspp_start(self, k, rng):
+        """Labels of the nearest seed of a weighted D^2 seeding in feature space
+        (:mod:`kgroups._kernels.seeding`): the ``1 + (k - 1) n_trials`` uniforms drawn
+        first, then :meth:`kmeanspp_labels`."""
+        n_trials = 2 + int(np.log(k))
+        u = rng.random(1 + (k - 1) * n_trials)
+        return self.kmeanspp_labels(k, u, n_trials)
+
+    def kmeanspp_labels(self, k, u, n_trials):
+        """The seeding of :meth:`kmeanspp_start` from the engine's kernel columns."""
+        w = self.w
+        kdiag = self.diag / (w * w)
+
+        def dist_to(c):
+            return np.maximum(kdiag + kdiag[c] - 2.0 * self.column(c), 0.0)
+
+        closest = dist_to(_seeding.draw(w, u[0]))
+        labels = np.zeros(w.shape[0], dtype=np.int64)
+        for c in range(1, k):
+            pot = w * closest
+            best = None
+            for t in range(n_trials):
+                dc = dist_to(_seeding.draw(pot, u[1 + (c - 1) * n_trials + t]))
+                score = _seeding.trial_score(w, closest, dc)
+                if best is None or score < best[0]:
+                    best = (score, dc)
+            _seeding.take_seed(c, closest, best[1], labels)
+        return labels
+
+    # -- predict --------------------------------------------------------------
+    def predictor(self, X_fit, result):
+        """What ``predict`` needs after a fit on ``X_fit`` that ended in ``result``."""
+        k = result.s.shape[0]
+        if self.semimetric is not None:
+            return RawDataPredictor(X_fit, self.w, result.labels, k, self.semimetric,
+                                    self.params)
+        return MatrixPredictor(self.w, result.labels, k, bool(self.is_gram))
+
+
+class HeldKernelEngine(Engine):
+    """An engine that holds ``B`` (dense, sparse): :meth:`build_m` is one pass over
+    the ``build_entries`` stored entries of ``B`` whatever the number of clusters,
+    so restarts that share most of their labels sum classes of points."""
+
+    build_entries = 0  # stored entries of B: what one build_m reads
+
+    def _class_pass(self, starts, k):
+        """``(sig, classes)`` when one pass summing classes of points (see
+        :meth:`build_ms`) costs at most one build and its sums and the starts' ``M``
+        fit in memory; None otherwise."""
+        if len(starts) < 2:
+            return None
+        n = len(starts[0])
+        sig, classes = signatures(starts, k)
+        G = classes.shape[0]
+        if G * n <= self.build_entries and fits(8 * n * (G + k * len(starts))):
+            return sig, classes
+        return None
+
+    def group_size(self, starts, k):
+        """All the starts when they share one pass over ``B`` (:meth:`build_ms`), else
+        one at a time."""
+        return len(starts) if self._class_pass(starts, k) is not None else 1
+
+    def build_ms(self, starts, k):
+        """``M`` of each start (R x k x n).
+
+        Restarts share most of their labels: the points with one label in every
+        start form G classes (:func:`signatures`). One pass over ``B`` sums each
+        class (:meth:`build_m` with the classes as labels, ``S[c, i] = sum_{y in
+        class c} B[i, y]``) and a start's ``M[l]`` adds the rows of ``S`` whose
+        class has label ``l`` in it: G n additions in order, against a build's
+        scattered additions over all of ``B``. Taken when the G n additions are at
+        most one build's entries (always on the dense engine; on the sparse one
+        only when the classes are few) and the sums fit in the memory free now;
+        else one build per start. Exact: only the order of the additions differs
+        from :meth:`build_m`.
+        """
+        shared = self._class_pass(starts, k)
+        if shared is None:
+            return super().build_ms(starts, k)
+        sig, classes = shared
+        n = len(starts[0])
+        S, order = self.build_m(sig, classes.shape[0]), np.arange(n)
+        Ms = np.empty((len(starts), k, n))
+        for r in range(len(starts)):
+            Ms[r] = sum_classes(S, classes[:, r], k, order)
+        return Ms
+
+
+class RawDataPredictor:
+    """``m[x, l] = -1/2 sum_{y in C_l} w_y rho(x, y)`` (``K = -rho/2``, ``K(x, x) = 0``)
+    against the training rows, by blocks of new rows (exact engines on raw data)."""
+
+    def __init__(self, X_fit, w, labels, k, semimetric, params):
+        self.X_fit = X_fit
+        self.w = np.ascontiguousarray(w, dtype=np.float64)
+        self.labels = np.ascontiguousarray(labels, dtype=np.int64)
+        self.k = k
+        self.semimetric, self.params = semimetric, dict(params)
+        self.center = robust_center(X_fit)
+        self.block_rows = max(1, PREDICT_BLOCK_BYTES // (8 * X_fit.shape[0]))
+
+    def cross_sums(self, Xb):
+        K = pairwise_unchecked(Xb, self.X_fit, self.semimetric, center=self.center,
+                               scale=-0.5, **self.params)
+        return cluster_sums_rows(K, self.w, self.labels, self.k), 0.0
+
+
+class MatrixPredictor:
+    """The new rows are ``A(new, train)``: a Gram block (``K = A``, ``K(x, x)``
+    unknown) or a semimetric block (``K = -A/2``, ``K(x, x) = 0``)."""
+
+    def __init__(self, w, labels, k, is_gram):
+        self.w = np.ascontiguousarray(w, dtype=np.float64)
+        self.labels = np.ascontiguousarray(labels, dtype=np.int64)
+        self.k, self.is_gram = k, is_gram
+        self.block_rows = None  # all rows at once: the caller already holds them
+
+    def cross_sums(self, Ab):
+        if sp.issparse(Ab):
+            Z = sp.csr_matrix((self.w, (np.arange(self.w.shape[0]), self.labels)),
+                              shape=(self.w.shape[0], self.k))
+            m = np.asarray((Ab @ Z).toarray(), dtype=np.float64)
+        else:
+            m = cluster_sums_rows(Ab, self.w, self.labels, self.k)
+        if self.is_gram:
+            return m, None
+        return -0.5 * m, 0.0

@@ -1,0 +1,187 @@
+"""numba's ``njit``, deferred: each kernel runs compiled, or as Python when that is cheaper.
+
+Every CPU kernel of :mod:`kgroups._kernels` is a :class:`Kernel`, made by :func:`njit`
+from its Python source and the options of :func:`numba.njit`. A process pays a fixed
+cost before its first compiled kernel runs: importing numba and LLVM, loading each
+kernel from numba's disk cache, and tearing LLVM down at exit. That cost is larger
+than a whole fit of a few dozen points run as plain Python, so a kernel runs in one
+of two ways:
+
+* **compiled** (the default). numba is imported, and the kernel's dispatcher made, at
+  its first compiled call (:attr:`Kernel.dispatcher`). The dispatcher compiles a copy
+  of the source whose globals bind the kernels it calls, and :func:`prange`, to their
+  numba counterparts, so numba sees exactly what ``numba.njit`` on the module would
+  have given it (and caches it on disk under the same name).
+* **as Python**, inside :func:`as_python`: the kernel's own function runs, the kernels
+  it calls run as Python too, and :func:`prange` is ``range``. The kernels add and
+  multiply scalars in loops (no reduction whose order numpy would choose, and numba
+  compiles them without ``fastmath``), so both ways perform the same IEEE operations
+  in the same order: the same values and the same decisions, only slower.
+
+:func:`tiered` decides for one call of a public function: as Python when its work is
+at most :data:`PYTHON_MAX_WORK`, no kernel has run compiled in this process yet, and
+the kernels run as Python so far have taken less than :data:`PYTHON_BUDGET` seconds
+(about what loading numba costs: once a process has spent that much, paying the
+fixed cost is the better bet, and every later call runs compiled).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import threading
+import time
+import types
+from contextlib import contextmanager
+
+__all__ = ["Kernel", "PYTHON_BUDGET", "PYTHON_MAX_WORK", "as_python", "njit",
+           "num_threads", "prange", "python_pays", "tiered", "with_globals"]
+
+# Largest work that tiered() runs as Python, in the caller's count (a fit counts
+# n^2 + n_init k n, kgroups._base.fit_work: a fit of about 100 points in 3 clusters
+# from 30 starts; a block of semimetric values its entries).
+PYTHON_MAX_WORK = 20_000
+# Seconds of calls run as Python, summed over the process, after which tiered() runs
+# everything compiled.
+PYTHON_BUDGET = 0.5
+
+# True: kernels run as Python; False: compiled; None (no choice made): compiled.
+_PYTHON = contextvars.ContextVar("kgroups_kernels_as_python", default=None)
+_LOCK = threading.RLock()
+_REBOUND = {}  # id(module globals) -> those globals with kernels bound to dispatchers
+_STATE = {"compiled": False, "python_seconds": 0.0}
+
+
+def prange(*args):
+    """``range`` when a kernel runs as Python; :func:`numba.prange` when compiled."""
+    return range(*args)
+
+
+def with_globals(fn, glob, qualname=None):
+    """``fn``'s code with the globals ``glob`` (a compiled twin of a function calls
+    the compiled twins of its callees); ``qualname`` names it for numba's cache."""
+    f = types.FunctionType(fn.__code__, glob, fn.__name__, fn.__defaults__, fn.__closure__)
+    f.__qualname__ = fn.__qualname__ if qualname is None else qualname
+    f.__module__ = fn.__module__
+    f.__doc__ = fn.__doc__
+    return f
+
+
+class Kernel:
+    """A numba kernel that is compiled only when it first runs compiled.
+
+    Parameters
+    ----------
+    py_func : function
+        The kernel's Python source (it calls other kernels and :func:`prange` by
+        their global names).
+    tag : str or None
+        Appended to the qualified name the compiled copy is cached under, so that
+        two kernels of one source (:func:`kgroups._kernels.parallel.twins`) have
+        their own entries in numba's disk cache.
+    **options
+        For :func:`numba.njit` (``cache``, ``parallel``, ``inline``).
+    """
+
+    def __init__(self, py_func, *, tag=None, **options):
+        self.py_func = py_func
+        self.options = options
+        self.__name__ = py_func.__name__
+        self.__qualname__ = py_func.__qualname__ + (f"__{tag}" if tag else "")
+        self.__module__ = py_func.__module__
+        self.__doc__ = py_func.__doc__
+        self._dispatcher = None
+
+    def __repr__(self):
+        return f"<kernel {self.__module__}.{self.__qualname__}>"
+
+    def __call__(self, *args):
+        if _PYTHON.get():
+            return self.py_func(*args)
+        return (self._dispatcher or self.dispatcher)(*args)
+
+    @property
+    def dispatcher(self):
+        """The numba dispatcher (made, and numba imported, at the first access)."""
+        if self._dispatcher is None:
+            with _LOCK:
+                numba = _numba()
+                glob = _rebound(self.py_func.__globals__)
+                if self._dispatcher is None:  # _rebound may have made it (recursion)
+                    self._dispatcher = numba.njit(**self.options)(
+                        with_globals(self.py_func, glob, self.__qualname__))
+                    _STATE["compiled"] = True
+        return self._dispatcher
+
+
+def njit(fn=None, **options):
+    """``@njit`` or ``@njit(**options)``, as :func:`numba.njit`, returning a :class:`Kernel`."""
+    if fn is None:
+        return lambda f: Kernel(f, **options)
+    return Kernel(fn, **options)
+
+
+def _numba():
+    """numba, imported, with the compile notice listening (kgroups._kernels.notice)."""
+    import numba
+
+    from . import notice  # noqa: F401  (one line when first-use compilation takes a while)
+
+    return numba
+
+
+def _rebound(glob):
+    """A copy of a module's globals with its kernels bound to their dispatchers and
+    ``prange`` to numba's; one per module, made at the module's first compilation."""
+    out = _REBOUND.get(id(glob))
+    if out is None:
+        numba = _numba()
+        out = _REBOUND[id(glob)] = dict(glob)  # registered first: kernels of this module recurse
+        for name, value in glob.items():
+            if isinstance(value, Kernel):
+                out[name] = value.dispatcher
+            elif value is prange:
+                out[name] = numba.prange
+    return out
+
+
+def num_threads():
+    """The number of threads numba's parallel kernels use (numba is imported)."""
+    return _numba().get_num_threads()
+
+
+@contextmanager
+def as_python(on=True):
+    """Kernels called inside run as Python (``on``), or compiled (``on=False``)."""
+    token = _PYTHON.set(bool(on))
+    try:
+        yield
+    finally:
+        _PYTHON.reset(token)
+
+
+def python_pays(work):
+    """Whether :func:`tiered` runs a call of this ``work`` as Python (see the module
+    docstring)."""
+    return (work <= PYTHON_MAX_WORK and not _STATE["compiled"]
+            and _STATE["python_seconds"] < PYTHON_BUDGET)
+
+
+@contextmanager
+def tiered(work):
+    """The kernels called inside run as Python when :func:`python_pays` for ``work``
+    (the time they take is added to the process's), else compiled. The choice holds
+    for the calls inside, whatever their own work: inside :func:`as_python` or
+    another ``tiered``, the outer choice is kept."""
+    if _PYTHON.get() is not None:
+        yield
+        return
+    if not python_pays(work):
+        with as_python(False):
+            yield
+        return
+    t0 = time.perf_counter()
+    try:
+        with as_python():
+            yield
+    finally:
+        _STATE["python_seconds"] += time.perf_counter() - t0

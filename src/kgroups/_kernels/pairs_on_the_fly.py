@@ -1,0 +1,592 @@
+"""Matrix-free engine: the kernel is never stored; its entries are computed on the fly.
+
+With ``B[i, y] = -w_i w_y rho(x_i, x_y) / 2`` (``K = -rho/2``, so ``B[i, i] = 0``)
+the engine keeps only the data (n x D, twice: row-major and transposed) and
+``M`` (k x n), memory O(n (k + D)).
+
+* :func:`build_m_sym` forms ``M[l, i] = sum_{y in C_l} B[i, y]`` in one
+  multi-threaded pass over the n (n - 1) / 2 unordered pairs, O(n^2 D): points
+  are sorted by label, squared distances of 4 rows against a tile of columns come
+  from ``|x|^2 + |y|^2 - 2 <x, y>`` (near-duplicates recomputed by direct
+  differences, :func:`kgroups._kernels.semimetric.guarded_sq`), each pair feeds both its
+  row's and its column's cluster sums; every worker owns a k x n accumulator.
+  :func:`build_m_multi` does the same for the R starting partitions of ``n_init``
+  restarts in one pass (each pair's rho once, fed to R sets of sums).
+* :func:`decide_mf` runs the sequential Hartigan decisions (paper Algorithm 2,
+  steps 4-15) from a given point on, skipping the points whose bounds
+  (:mod:`kgroups._kernels.bounds`) prove they cannot move. Moves are not
+  applied to ``M`` at once: they are *pending*, and the column ``M[:, i]`` a
+  decision needs is corrected by the pending movers' entries ``B[t, i]`` (O(D)
+  each), which gives exactly the column the one-move-at-a-time algorithm would
+  see (a row of ``B`` does not depend on the labels). It returns when the list
+  is full or its corrections have cost a budget of kernel entries.
+* :func:`apply_moves` then applies the pending moves to ``M`` as one blocked,
+  multi-threaded pass: O(n D) per move, all movers sharing each column tile;
+  for several runs swept in lockstep, each kernel row once for all the runs in
+  which that point moves.
+"""
+
+import numpy as np
+
+from .jit import njit, prange
+from .bounds import add_drift, fresh_bounds, proven_still, smallest, upper
+from .gain import best_move, update_stats
+from .parallel import twins
+from .semimetric import (ENERGY, GAUSSIAN, LAPLACIAN, LOCALIZED, exact_sq, guarded_sq,
+                         needs_exact, rho, rho_energy, rho_gaussian, rho_inplace,
+                         rho_laplacian, rho_localized, rho_sinusoidal)
+
+# Columns per tile: D x TILE float64 stays in L1/L2.
+TILE = 512
+
+
+def accumulators(n_threads, rows, n):
+    """Zeroed sums for a pass over the pairs (:func:`build_m_sym`,
+    :func:`build_m_multi`): one ``rows x n`` per worker, the first becoming the
+    result.
+
+    Allocated here by numpy rather than inside the kernel: numpy advises the
+    operating system to back large arrays with huge pages, so that writing them
+    the first time takes one page fault per 2 MB instead of one per 4 kB, which
+    shortens the pass over the pairs (the user guide's engines page gives the
+    timing).
+    """
+    return np.zeros((n_threads, rows, n))
+
+
+@njit(cache=True)
+def finish_sums(acc, ws):
+    """``acc[0][j, c] = -w_c / 2 sum_t acc[t][j, c]``: the workers' sums of a pass over
+    the pairs added (in worker order) and turned into ``M`` (``B = -w w rho / 2``);
+    returns ``acc[0]``."""
+    own = acc[0]
+    for j in range(own.shape[0]):
+        for c in range(own.shape[1]):
+            t = own[j, c]
+            for th in range(1, acc.shape[0]):
+                t += acc[th, j, c]
+            own[j, c] = -0.5 * ws[c] * t
+    return own
+
+
+@njit(cache=True)
+def rho_tile(XT, x, lo, hi, code, alpha, sigma, theta, buf):
+    """``buf[t] = rho(x, XT[:, lo + t])`` for ``t < hi - lo`` (vectorised loops).
+
+    Squared distances by direct differences (exact), then
+    :func:`~kgroups._kernels.semimetric.rho_inplace`.
+    """
+    m = hi - lo
+    for t in range(m):
+        buf[t] = 0.0
+    for d in range(XT.shape[0]):
+        xd = x[d]
+        row = XT[d, lo:hi]  # a view indexed from 0: keeps the loop vectorised
+        for t in range(m):
+            u = row[t] - xd
+            buf[t] += u * u
+    rho_inplace(buf, m, code, alpha, sigma, theta)
+
+
+@njit(cache=True)
+def gram4(XT, idx, nx, c0, c1, nys, out):
+    """``out[r, t] = nx[r] + nys[t] - 2 <x_idx[r], XT[:, c0 + t]>`` for 4 rows at once.
+
+    Squared distances by the norm expansion; four rows and two dimensions per
+    pass keep each loaded column in registers (about 4x fewer memory operations
+    per pair than one row at a time). :func:`finish_row` repairs cancellation.
+    """
+    m = c1 - c0
+    D = XT.shape[0]
+    i0, i1, i2, i3 = idx[0], idx[1], idx[2], idx[3]
+    o0, o1, o2, o3 = out[0], out[1], out[2], out[3]
+    n0, n1, n2, n3 = nx[0], nx[1], nx[2], nx[3]
+    for t in range(m):
+        v = nys[t]
+        o0[t] = n0 + v
+        o1[t] = n1 + v
+        o2[t] = n2 + v
+        o3[t] = n3 + v
+    for d in range(0, D - D % 2, 2):
+        r0, r1 = XT[d, c0:c1], XT[d + 1, c0:c1]
+        a0, a1 = -2.0 * XT[d, i0], -2.0 * XT[d + 1, i0]
+        b0, b1 = -2.0 * XT[d, i1], -2.0 * XT[d + 1, i1]
+        e0, e1 = -2.0 * XT[d, i2], -2.0 * XT[d + 1, i2]
+        f0, f1 = -2.0 * XT[d, i3], -2.0 * XT[d + 1, i3]
+        for t in range(m):
+            u0, u1 = r0[t], r1[t]
+            o0[t] += a0 * u0 + a1 * u1
+            o1[t] += b0 * u0 + b1 * u1
+            o2[t] += e0 * u0 + e1 * u1
+            o3[t] += f0 * u0 + f1 * u1
+    if D % 2:
+        d = D - 1
+        r0 = XT[d, c0:c1]
+        a0, b0, e0, f0 = -2.0 * XT[d, i0], -2.0 * XT[d, i1], -2.0 * XT[d, i2], -2.0 * XT[d, i3]
+        for t in range(m):
+            u0 = r0[t]
+            o0[t] += a0 * u0
+            o1[t] += b0 * u0
+            o2[t] += e0 * u0
+            o3[t] += f0 * u0
+
+
+@njit(cache=True)
+def repair_row(o, m, XT, i, nxi, c0, nys):
+    """The expanded squared distances ``o[t]`` of point ``i`` to the columns ``c0 + t``
+    that lost accuracy to cancellation
+    (:func:`~kgroups._kernels.semimetric.needs_exact`) recomputed by differences
+    (:func:`~kgroups._kernels.semimetric.guarded_sq`)."""
+    bad = 0
+    for t in range(m):
+        bad += needs_exact(o[t], nxi + nys[t])
+    if bad:
+        xi = XT[:, i]
+        for t in range(m):
+            o[t] = guarded_sq(o[t], nxi + nys[t], xi, XT[:, c0 + t])
+
+
+@njit(cache=True)
+def finish_row(o, m, XT, i, nxi, c0, nys, code, alpha, sigma, theta):
+    """``o[t] = rho(d2)`` from the expanded ``d2 = o[t]`` (:func:`repair_row`, then
+    :func:`~kgroups._kernels.semimetric.rho_inplace`)."""
+    repair_row(o, m, XT, i, nxi, c0, nys)
+    rho_inplace(o, m, code, alpha, sigma, theta)
+
+
+@njit(cache=True)
+def move_row(o, m, f, wt, mo, mn, code, alpha, sigma, theta):
+    """``b = f wt[y] rho(o[y])``, ``mo[y] -= b``, ``mn[y] += b`` for ``y < m`` (``o``
+    holds squared distances): one mover's entries taken from one cluster's sums and
+    added to another's, with ``rho`` computed in the same pass (one loop per
+    semimetric, as :func:`~kgroups._kernels.semimetric.rho_inplace`, so that each
+    vectorises)."""
+    if code == ENERGY:
+        for y in range(m):
+            b = f * wt[y] * rho_energy(o[y], alpha)
+            mo[y] -= b
+            mn[y] += b
+    elif code == LAPLACIAN:
+        for y in range(m):
+            b = f * wt[y] * rho_laplacian(o[y], sigma)
+            mo[y] -= b
+            mn[y] += b
+    elif code == GAUSSIAN:
+        for y in range(m):
+            b = f * wt[y] * rho_gaussian(o[y], sigma)
+            mo[y] -= b
+            mn[y] += b
+    elif code == LOCALIZED:
+        for y in range(m):
+            b = f * wt[y] * rho_localized(o[y])
+            mo[y] -= b
+            mn[y] += b
+    else:
+        for y in range(m):
+            b = f * wt[y] * rho_sinusoidal(o[y], theta)
+            mo[y] -= b
+            mn[y] += b
+
+
+@njit(cache=True)
+def wsum_rows(ws, out, lo, hi, c0, racc, l):
+    """``racc[r, l] += sum_{lo <= t < hi} ws[t] out[r, t - c0]`` for the 4 rows at once
+    (the row side of the symmetric build).
+
+    No ``fastmath``: these sums decide the sign of gains, so their rounding must
+    not depend on the compiler's choice of vector width. Each row's sum has a
+    fixed order (even and odd ``t`` apart, then added); the 4 rows share the
+    loads of ``ws`` and give 8 independent additions per step, so the loop is
+    not latency bound.
+    """
+    o0, o1, o2, o3 = out[0], out[1], out[2], out[3]
+    a0 = a1 = a2 = a3 = b0 = b1 = b2 = b3 = 0.0
+    m = hi - lo
+    for u in range(0, m - 1, 2):
+        t = lo - c0 + u
+        v, x = ws[lo + u], ws[lo + u + 1]
+        a0 += v * o0[t]
+        b0 += x * o0[t + 1]
+        a1 += v * o1[t]
+        b1 += x * o1[t + 1]
+        a2 += v * o2[t]
+        b2 += x * o2[t + 1]
+        a3 += v * o3[t]
+        b3 += x * o3[t + 1]
+    if m % 2:
+        t = hi - 1 - c0
+        v = ws[hi - 1]
+        a0 += v * o0[t]
+        a1 += v * o1[t]
+        a2 += v * o2[t]
+        a3 += v * o3[t]
+    racc[0, l] += a0 + b0
+    racc[1, l] += a1 + b1
+    racc[2, l] += a2 + b2
+    racc[3, l] += a3 + b3
+
+
+@njit(cache=True)
+def sq_norms(XT, c0, c1, out):
+    """``out[t] = ||XT[:, c0 + t]||^2``."""
+    m = c1 - c0
+    for t in range(m):
+        out[t] = 0.0
+    for d in range(XT.shape[0]):
+        row = XT[d, c0:c1]
+        for t in range(m):
+            out[t] += row[t] * row[t]
+
+
+@njit(cache=True)
+def scatter_rows(S, out, labs, ws, a0, nr, c0, m):
+    """``S[labs[a0 + r], c0 + t] += ws[a0 + r] out[r, t]`` for ``r < nr`` (column side)."""
+    l0 = labs[a0]
+    if nr == 4 and labs[a0 + 3] == l0:  # sorted labels: the 4 rows share a cluster
+        w0, w1, w2, w3 = ws[a0], ws[a0 + 1], ws[a0 + 2], ws[a0 + 3]
+        o0, o1, o2, o3 = out[0], out[1], out[2], out[3]
+        dst = S[l0, c0:c0 + m]
+        for t in range(m):
+            dst[t] += (w0 * o0[t] + w1 * o1[t]) + (w2 * o2[t] + w3 * o3[t])
+        return
+    for r in range(nr):
+        wr = ws[a0 + r]
+        o = out[r]
+        dst = S[labs[a0 + r], c0:c0 + m]
+        for t in range(m):
+            dst[t] += wr * o[t]
+
+
+@njit(cache=True)
+def _sym_rows(XTs, ws, labs, bounds, nrm, a0, S, out, idx, nx, racc, code, alpha, sigma, theta):
+    """Pairs of rows ``a0 .. a0 + 3`` (sorted order) with every later column, each once."""
+    n = XTs.shape[1]
+    nr = min(4, n - a0)
+    for r in range(4):
+        idx[r] = a0 + min(r, nr - 1)
+        nx[r] = nrm[idx[r]]
+    # the columns after the rows hold clusters labs[a0] .. k - 1 only (sorted labels):
+    # the row side's sums of the other clusters stay 0 and are neither zeroed nor added
+    l0 = labs[a0]
+    for r in range(4):
+        for l in range(l0, racc.shape[1]):
+            racc[r, l] = 0.0
+    for c0 in range(a0, n, TILE):
+        c1 = min(n, c0 + TILE)
+        m = c1 - c0
+        nys = nrm[c0:c1]
+        gram4(XTs, idx, nx, c0, c1, nys, out)
+        for r in range(nr):
+            finish_row(out[r], m, XTs, idx[r], nx[r], c0, nys, code, alpha, sigma, theta)
+        if c0 == a0:  # the diagonal block: keep only columns after the row
+            for r in range(nr):
+                for t in range(min(m, r + 1)):
+                    out[r, t] = 0.0
+        s = c0
+        while s < c1:  # row side, one cluster segment at a time
+            l = labs[s]
+            e = min(c1, bounds[l + 1])
+            wsum_rows(ws, out, s, e, c0, racc, l)
+            s = e
+        scatter_rows(S, out, labs, ws, a0, nr, c0, m)
+    for r in range(nr):
+        for l in range(l0, racc.shape[1]):
+            S[l, a0 + r] += racc[r, l]
+
+
+def _build_m_sym(XTs, ws, labs, bounds, acc, code, alpha, sigma, theta):
+    """``Ms[l, a] = sum_{y in C_l} B[a, y]`` in the label-sorted order, each pair once.
+
+    The pair ``a < c`` gives ``w_c rho`` to ``S[lab(c), a]`` (row side, one
+    vectorised sum per cluster segment) and ``w_a rho`` to ``S[lab(a), c]``
+    (column side); then ``Ms = -w S / 2``. Blocks of 4 rows go round-robin to
+    the workers (balances the triangle), each adding into its own k x n ``S``,
+    ``acc[th]`` (zeroed by the caller, see :func:`accumulators`); the sums end in
+    ``acc[0]``, the result.
+
+    Parameters
+    ----------
+    XTs : float64[D, n]    centred data transposed, columns sorted by label.
+    ws : float64[n]        weights, sorted.
+    labs : int64[n]        labels, sorted (non-decreasing).
+    bounds : int64[k + 1]  cluster ``l`` is columns ``bounds[l]:bounds[l+1]``.
+    acc : float64[t, k, n] zeros, one k x n per worker (t = 1 for the serial twin).
+
+    Returns
+    -------
+    Ms : float64[k, n]     in the sorted order (``acc[0]``).
+    """
+    D, n = XTs.shape
+    k = bounds.shape[0] - 1
+    n_threads = acc.shape[0]
+    nrm = np.empty(n)
+    sq_norms(XTs, 0, n, nrm)
+    n_blocks = (n + 3) // 4
+    for th in prange(n_threads):
+        S = acc[th]
+        out = np.empty((4, TILE))
+        idx = np.empty(4, dtype=np.int64)
+        nx = np.empty(4)
+        # np.empty, not np.zeros (_sym_rows zeroes it): np.zeros here is a parfor
+        # nested in the prange, which makes numba run the whole build on one thread
+        racc = np.empty((4, k))
+        for b in range(th, n_blocks, n_threads):
+            _sym_rows(XTs, ws, labs, bounds, nrm, 4 * b, S, out, idx, nx, racc,
+                      code, alpha, sigma, theta)
+    return finish_sums(acc, ws)
+
+
+@njit(cache=True)
+def _multi_tile(XT, ws, labs, k, nrm, a0, c0, c1, S, out, idx, nx, code, alpha, sigma, theta):
+    """Rows ``a0 .. a0 + 3`` against columns ``c0 .. c1 - 1``, feeding the cluster sums
+    of ``R = labs.shape[0]`` labelings (labeling ``g``'s cluster ``l`` is row
+    ``g k + l`` of ``S``): ``S[g k + lab_g(a), c] += w_a rho(a, c)``."""
+    n = XT.shape[1]
+    R = labs.shape[0]
+    nr = min(4, n - a0)
+    m = c1 - c0
+    for r in range(4):
+        idx[r] = a0 + min(r, nr - 1)
+        nx[r] = nrm[idx[r]]
+    nys = nrm[c0:c1]
+    gram4(XT, idx, nx, c0, c1, nys, out)
+    for r in range(nr):
+        finish_row(out[r], m, XT, idx[r], nx[r], c0, nys, code, alpha, sigma, theta)
+        if c0 <= a0 + r < c1:  # rho(x, x) = 0 exactly
+            out[r, a0 + r - c0] = 0.0
+    for r in range(nr):
+        wr = ws[a0 + r]
+        o = out[r]
+        for g in range(R):
+            dst = S[g * k + labs[g, a0 + r], c0:c1]
+            for t in range(m):
+                dst[t] += wr * o[t]
+
+
+# Rows per block of the multi-start build: the R k x TILE accumulator tile they all
+# add into stays in cache while the block's rows stream past it.
+MULTI_ROWS = 256
+
+
+def _build_m_multi(XT, ws, labs, k, acc, code, alpha, sigma, theta):
+    """``M`` of ``R`` starting partitions from one pass over the pairs (shared restarts).
+
+    ``Ms[g k + l, c] = -w_c / 2 sum_{a in C^g_l} w_a rho(a, c)`` for every labeling
+    ``g`` of ``labs`` (int64[R, n]). Each ordered pair's ``rho`` is computed once
+    (O(D); twice per unordered pair, so that every update is a vectorised row
+    update, with no scattered row-side sums) and added to the R partitions' sums
+    (O(R)): for R starts this costs one pass of distances plus R cheap
+    accumulations, instead of R full builds. Blocks of ``MULTI_ROWS`` rows go
+    round-robin to the workers, each with its own R k x n accumulator
+    ``acc[th]`` (zeroed by the caller, see :func:`accumulators`); within a block,
+    column tile by column tile. The result ends in ``acc[0]``. Same sums as
+    :func:`build_m_sym` up to the order of additions.
+    """
+    D, n = XT.shape
+    n_threads = acc.shape[0]
+    nrm = np.empty(n)
+    sq_norms(XT, 0, n, nrm)
+    n_blocks = (n + MULTI_ROWS - 1) // MULTI_ROWS
+    for th in prange(n_threads):
+        out = np.empty((4, TILE))
+        idx = np.empty(4, dtype=np.int64)
+        nx = np.empty(4)
+        for b in range(th, n_blocks, n_threads):
+            r1 = min(n, (b + 1) * MULTI_ROWS)
+            for c0 in range(0, n, TILE):
+                c1 = min(n, c0 + TILE)
+                for a0 in range(b * MULTI_ROWS, r1, 4):
+                    _multi_tile(XT, ws, labs, k, nrm, a0, c0, c1, acc[th], out, idx, nx,
+                                code, alpha, sigma, theta)
+    return finish_sums(acc, ws)
+
+
+@njit(cache=True)
+def decide_mf(X, w, labels, M, s, q, cnt, start, stop, pend, old, new, n_pend, budget,
+              bounded, up, lo, snap_own, snap_all, drift, code, alpha, sigma, theta):
+    """Sequential Hartigan decisions for the points ``start, start + 1, ...`` before
+    ``stop`` (paper Algorithm 2, steps 4-15).
+
+    With ``bounded`` (a semimetric of negative type), a point whose bounds
+    (:mod:`kgroups._kernels.bounds`) prove it cannot move is skipped at O(1).
+    For the others the column ``M[:, i]`` is corrected for the ``n_pend``
+    pending moves (``pend[t]`` from ``old[t]`` to ``new[t]``), so each
+    decision is the one the move-at-a-time algorithm makes; the point's squared
+    distances to the means, ``d_l^2 = (q_l / s_l - 2 M[l, i] / w_i) / s_l``
+    (``B[i, i] = 0``), give its fresh bounds, or, when it moves, how far the two
+    means moved. A move updates ``labels, s, q, cnt`` at once and joins the
+    pending list. Stops at ``stop``, when the list is full, or when the
+    corrections made since the list began (one kernel entry, O(D), per pending
+    move per decision) reach ``budget``: then applying the list (parallel) costs
+    less than carrying it on (serial).
+
+    Returns
+    -------
+    (next_point, n_pend, moves)
+    """
+    k = M.shape[0]
+    cap = pend.shape[0]
+    col = np.empty(k)
+    d2 = np.empty(k)
+    moves = 0
+    work = 0
+    s_min = smallest(s)
+    i = start
+    while i < stop and n_pend < cap and work < budget:
+        j = labels[i]
+        w_i = w[i]
+        if cnt[j] <= 1 or (bounded and proven_still(
+                w_i, s[j], s_min, up[i] + (drift[j] - snap_own[i]),
+                lo[i] - (drift[k] - snap_all[i]))):
+            i += 1
+            continue
+        for l in range(k):
+            col[l] = M[l, i]
+        for t in range(n_pend):
+            p = pend[t]
+            b = -0.5 * w_i * w[p] * rho(exact_sq(X[i], X[p]), code, alpha, sigma, theta)
+            col[old[t]] -= b
+            col[new[t]] += b
+        work += n_pend
+        l, gain = best_move(col, j, s, q, cnt, w_i, 0.0)
+        if bounded:  # distances to the means: fresh bounds, or how far the means move
+            scale = 0.0
+            for t in range(k):
+                if s[t] > 0.0:
+                    d2[t] = (q[t] / s[t] - 2.0 * col[t] / w_i) / s[t]
+                    scale = max(scale, (abs(q[t]) / s[t] + 2.0 * abs(col[t]) / w_i) / s[t])
+                else:
+                    d2[t] = np.inf
+            if l < 0:
+                up[i], lo[i] = fresh_bounds(d2, j, scale)
+                snap_own[i], snap_all[i] = drift[j], drift[k]
+            else:
+                add_drift(j, l, w_i * upper(d2[j], scale) / (s[j] - w_i),
+                          w_i * upper(d2[l], scale) / (s[l] + w_i), drift)
+        if l >= 0:
+            update_stats(j, l, col[j], col[l], w_i, 0.0, s, q, cnt)
+            s_min = smallest(s)
+            labels[i] = l
+            up[i] = np.inf
+            pend[n_pend] = i
+            old[n_pend] = j
+            new[n_pend] = l
+            n_pend += 1
+            moves += 1
+        i += 1
+    return i, n_pend, moves
+
+
+@njit(cache=True)
+def union_movers(pend, n_pend):
+    """The pending lists of R runs (``pend[r, :n_pend[r]]``, each increasing) merged:
+    ``(pts, ptr, who)``, the distinct points in increasing order, and for point
+    ``pts[u]`` the entries ``who[ptr[u]:ptr[u + 1]]`` (``r * cap + t``: run ``r``'s
+    ``t``-th pending move, runs in increasing order)."""
+    R, cap = pend.shape
+    total = 0
+    for r in range(R):
+        total += n_pend[r]
+    pts = np.empty(total, dtype=np.int64)
+    ptr = np.empty(total + 1, dtype=np.int64)
+    who = np.empty(total, dtype=np.int64)
+    head = np.zeros(R, dtype=np.int64)
+    u, c = 0, 0
+    while c < total:
+        p = -1
+        for r in range(R):
+            if head[r] < n_pend[r] and (p < 0 or pend[r, head[r]] < p):
+                p = pend[r, head[r]]
+        pts[u] = p
+        ptr[u] = c
+        for r in range(R):
+            if head[r] < n_pend[r] and pend[r, head[r]] == p:
+                who[c] = r * cap + head[r]
+                head[r] += 1
+                c += 1
+        u += 1
+    ptr[u] = c
+    return pts[:u], ptr[:u + 1], who
+
+
+def _apply_moves(X, XT, w, nrm, pend, old, new, n_pend, Ms, code, alpha, sigma, theta):
+    """``Ms[r, old[r, t], :] -= B[pend[r, t], :]`` and ``Ms[r, new[r, t], :] +=
+    B[pend[r, t], :]`` for ``t < n_pend[r]``: the pending moves of R runs (R = 1 for
+    a lone run; several for restarts in lockstep, see
+    :meth:`kgroups._engines.matrix_free.MatrixFreeEngine.sweep_batch`), each run's
+    list increasing.
+
+    Column tiles in parallel; within a tile the movers' kernel rows are computed
+    on the fly four at a time (:func:`gram4`, O(D) per entry, with the squared
+    norms ``nrm`` of the points, :func:`sq_norms`), so the cost is O(n D) per
+    move and nothing of size n x n exists. A point pending in one run has rho
+    computed in the loop that moves its entries (:func:`move_row`); a point
+    pending in several runs has its row's entries formed once and added to each
+    run's sums. Either way a run's sums receive the same values in the same order
+    (the merged list, :func:`union_movers`, keeps each run's order), so runs in
+    lockstep stay bit-identical to runs swept alone.
+    """
+    n = XT.shape[1]
+    cap = pend.shape[1]
+    pts, ptr, who = union_movers(pend, n_pend)
+    U = pts.shape[0]
+    n_tiles = (n + TILE - 1) // TILE
+    for tile in prange(n_tiles):
+        c0 = tile * TILE
+        c1 = min(n, c0 + TILE)
+        m = c1 - c0
+        out = np.empty((4, TILE))
+        idx = np.empty(4, dtype=np.int64)
+        nx = np.empty(4)
+        nys = nrm[c0:c1]
+        wt = w[c0:c1]
+        for g in range(0, U, 4):
+            nr = min(4, U - g)
+            for r in range(4):
+                p = pts[g + min(r, nr - 1)]
+                idx[r] = p
+                nx[r] = nrm[p]
+            gram4(XT, idx, nx, c0, c1, nys, out)
+            for r in range(nr):
+                o = out[r]
+                f = -0.5 * w[idx[r]]
+                e0, e1 = ptr[g + r], ptr[g + r + 1]
+                if e1 - e0 == 1:  # one run: rho fused with the additions
+                    run, t = who[e0] // cap, who[e0] % cap
+                    repair_row(o, m, XT, idx[r], nx[r], c0, nys)
+                    move_row(o, m, f, wt, Ms[run, old[run, t], c0:c1],
+                             Ms[run, new[run, t], c0:c1], code, alpha, sigma, theta)
+                    continue
+                finish_row(o, m, XT, idx[r], nx[r], c0, nys, code, alpha, sigma, theta)
+                for y in range(m):  # the entries of B, as move_row forms them
+                    o[y] = f * wt[y] * o[y]
+                for e in range(e0, e1):
+                    run, t = who[e] // cap, who[e] % cap
+                    mo = Ms[run, old[run, t], c0:c1]
+                    mn = Ms[run, new[run, t], c0:c1]
+                    for y in range(m):
+                        mo[y] -= o[y]
+                        mn[y] += o[y]
+
+
+def _kernel_column_mf(X, XT, w, c, code, alpha, sigma, theta):
+    """Column ``c`` of the unweighted kernel, ``-rho(x_y, x_c) / 2`` for all y."""
+    n = XT.shape[1]
+    out = np.empty(n)
+    n_tiles = (n + TILE - 1) // TILE
+    for tile in prange(n_tiles):
+        c0 = tile * TILE
+        c1 = min(n, c0 + TILE)
+        buf = np.empty(TILE)
+        rho_tile(XT, X[c], c0, c1, code, alpha, sigma, theta, buf)
+        seg = out[c0:c1]
+        for y in range(c1 - c0):
+            seg[y] = -0.5 * buf[y]
+    return out
+
+
+# Each parallel kernel is compiled twice from one source (see kgroups._kernels.parallel).
+build_m_sym_serial, build_m_sym = twins(_build_m_sym)
+build_m_multi_serial, build_m_multi = twins(_build_m_multi)
+apply_moves_serial, apply_moves = twins(_apply_moves)
+kernel_column_mf_serial, kernel_column_mf = twins(_kernel_column_mf)

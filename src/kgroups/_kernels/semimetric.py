@@ -1,0 +1,171 @@
+"""The named semimetrics, defined once: every engine and ``pairwise`` use this module.
+
+A semimetric is a function of the squared distance ``d2 = ||x - y||^2``
+(França, Rizzo & Vogelstein, TPAMI 43(12), 2021, eqs. 52-54, and the arXiv version):
+
+============  ====  =====================================================
+name          code  rho(d2), with r = sqrt(d2)
+============  ====  =====================================================
+energy        0     r ** alpha, alpha in (0, 2]
+laplacian     1     2 - 2 exp(-r / (2 sigma))
+gaussian      2     2 - 2 exp(-d2 / (2 sigma**2))
+localized     3     d2 exp(-r / 2)
+sinusoidal    4     d2 theta sin(r / theta)
+============  ====  =====================================================
+
+The kernels get ``(code, alpha, sigma, theta)`` as scalars (:func:`kernel_args`).
+
+Squared distances come from ``|x|^2 + |y|^2 - 2 x.y`` (one BLAS product, or the
+matrix-free tiles), which loses relative accuracy when the two points are close
+compared with their norms (duplicates give ~1e-16 instead of 0, which
+``r ** alpha`` magnifies). Those pairs, ``d2 < EXACT_BELOW (|x|^2 + |y|^2)``
+(:func:`needs_exact`), are recomputed from the coordinates
+(:func:`guarded_sq`), so the relative error of every ``d2`` stays below about
+``eps / EXACT_BELOW``.
+
+No ``fastmath`` here: these values decide the sign of Hartigan gains.
+"""
+
+import math
+
+from .jit import njit
+
+from .._validation import SEMIMETRIC_NAMES as NAMES
+
+# The names accepted by ``semimetric=`` (the constraint table's) and their integer
+# codes (the index).
+ENERGY, LAPLACIAN, GAUSSIAN, LOCALIZED, SINUSOIDAL = range(len(NAMES))
+# The named semimetrics of negative type: rho(x, y) = ||phi(x) - phi(y)||^2 in a
+# Hilbert space, so distances to cluster means obey the triangle inequality
+# (what the sweeps' bounds rely on, kgroups._kernels.bounds).
+NEGATIVE_TYPE = ("energy", "laplacian", "gaussian")
+EXACT_BELOW = 1e-4
+
+
+def code_of(name):
+    """Integer code of a named semimetric (its index in :data:`NAMES`)."""
+    return NAMES.index(name)
+
+
+def kernel_args(name, params):
+    """``(code, alpha, sigma, theta)``: how a numba kernel receives a named semimetric."""
+    return (code_of(name), float(params.get("alpha", 1.0)), float(params.get("sigma", 1.0)),
+            float(params.get("theta", 1.0)))
+
+
+# The scalar semimetrics are plain Python on ``math`` (no array): the CPU kernels use
+# their ``njit`` compilations below, the CUDA kernels compile the same sources as
+# device functions (kgroups._kernels.cuda), so both targets evaluate one formula.
+def rho_energy_src(d2, alpha):
+    """``||x - y||^alpha`` from ``d2``.
+
+    ``alpha = 1/2`` (TPAMI Table II's dermatology) as two square roots: a power
+    is not vectorised without Intel's SVML, and costs many times as much per
+    entry as two vectorised square roots; the two agree to one unit in the last
+    place.
+    """
+    if alpha == 1.0:
+        return math.sqrt(d2)
+    if alpha == 0.5:
+        return math.sqrt(math.sqrt(d2))
+    if alpha == 2.0:
+        return d2
+    return d2 ** (0.5 * alpha)
+
+
+def rho_laplacian_src(d2, sigma):
+    """``2 - 2 exp(-r / (2 sigma))``, ``r = sqrt(d2)``."""
+    return 2.0 - 2.0 * math.exp(-math.sqrt(d2) / (2.0 * sigma))
+
+
+def rho_gaussian_src(d2, sigma):
+    """``2 - 2 exp(-d2 / (2 sigma^2))``."""
+    s2 = 2.0 * sigma * sigma
+    if s2 == 0.0:  # sigma below ~1e-154: every distinct pair is infinitely far
+        return 2.0 if d2 > 0.0 else 0.0
+    return 2.0 - 2.0 * math.exp(-d2 / s2)
+
+
+def rho_localized_src(d2):
+    """``d2 exp(-r / 2)``."""
+    return d2 * math.exp(-0.5 * math.sqrt(d2))
+
+
+def rho_sinusoidal_src(d2, theta):
+    """``d2 theta sin(r / theta)``."""
+    return d2 * theta * math.sin(math.sqrt(d2) / theta)
+
+
+def rho_src(d2, code, alpha, sigma, theta):
+    """``rho`` of the squared distance ``d2 >= 0`` for the semimetric ``code``."""
+    if code == ENERGY:
+        return rho_energy(d2, alpha)
+    if code == LAPLACIAN:
+        return rho_laplacian(d2, sigma)
+    if code == GAUSSIAN:
+        return rho_gaussian(d2, sigma)
+    if code == LOCALIZED:
+        return rho_localized(d2)
+    return rho_sinusoidal(d2, theta)
+
+
+rho_energy = njit(cache=True, inline="always")(rho_energy_src)
+rho_laplacian = njit(cache=True, inline="always")(rho_laplacian_src)
+rho_gaussian = njit(cache=True, inline="always")(rho_gaussian_src)
+rho_localized = njit(cache=True, inline="always")(rho_localized_src)
+rho_sinusoidal = njit(cache=True, inline="always")(rho_sinusoidal_src)
+rho = njit(cache=True)(rho_src)
+
+
+@njit(cache=True)
+def rho_inplace(buf, m, code, alpha, sigma, theta):
+    """``buf[t] = rho(buf[t])`` for ``t < m``: the same scalar functions as :func:`rho`,
+    one loop per semimetric so that each loop vectorises."""
+    if code == ENERGY:
+        if alpha == 1.0:
+            for t in range(m):
+                buf[t] = rho_energy(buf[t], 1.0)
+        elif alpha == 0.5:
+            for t in range(m):
+                buf[t] = rho_energy(buf[t], 0.5)
+        elif alpha != 2.0:
+            for t in range(m):
+                buf[t] = rho_energy(buf[t], alpha)
+    elif code == LAPLACIAN:
+        for t in range(m):
+            buf[t] = rho_laplacian(buf[t], sigma)
+    elif code == GAUSSIAN:
+        for t in range(m):
+            buf[t] = rho_gaussian(buf[t], sigma)
+    elif code == LOCALIZED:
+        for t in range(m):
+            buf[t] = rho_localized(buf[t])
+    else:
+        for t in range(m):
+            buf[t] = rho_sinusoidal(buf[t], theta)
+
+
+@njit(cache=True, inline="always")
+def needs_exact(d2, n2):
+    """Whether ``d2 = |x|^2 + |y|^2 - 2 x.y`` (with ``n2 = |x|^2 + |y|^2``) has lost
+    its relative accuracy and must be recomputed from the coordinates."""
+    return d2 < EXACT_BELOW * n2
+
+
+@njit(cache=True, inline="always")
+def exact_sq(a, b):
+    """``||a - b||^2`` by direct differences (no cancellation); ``a``, ``b`` 1-D."""
+    d2 = 0.0
+    for d in range(a.shape[0]):
+        u = a[d] - b[d]
+        d2 += u * u
+    return d2
+
+
+@njit(cache=True, inline="always")
+def guarded_sq(d2, n2, a, b):
+    """The squared distance of ``a`` and ``b`` from its norm expansion ``d2``
+    (``n2 = |a|^2 + |b|^2``), recomputed exactly when :func:`needs_exact`."""
+    if needs_exact(d2, n2):
+        return exact_sq(a, b)
+    return d2

@@ -1,0 +1,106 @@
+"""Which implementation of the pair-sum layer (:mod:`kgroups._stats.pairsum`) a call runs on.
+
+``IMPLEMENTATIONS`` maps an array kind to the module and class of its
+implementation; :func:`array_kind` tells the kind of an input (dask when any input
+is a dask collection, without importing dask), :func:`choose` returns the
+implementation and :func:`prepare` chooses and prepares in one call. The Dask
+(:mod:`kgroups._stats.pairsum_dask`) and CUDA (:mod:`kgroups._stats.pairsum_cuda`)
+implementations are imported only when an input is of their kind; another kind adds
+a row to both tables. The implementations import :mod:`kgroups._stats.pairsum` (the
+interface and the in-memory implementation), never this module.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from .._validation import InvalidParameterError, is_dask_collection, is_device_array
+from .pairsum import Part, semimetric_spec  # noqa: F401  (the doctests' names)
+
+# array kind -> (module, class) of its implementation, imported on first use
+IMPLEMENTATIONS = {
+    "numpy": (__package__ + ".pairsum", "NumpyPairSums"),
+    "dask": (__package__ + ".pairsum_dask", "DaskPairSums"),
+    "cuda": (__package__ + ".pairsum_cuda", "CudaPairSums"),
+}
+# (kind, test) in order of precedence; an input that passes no test is "numpy"
+KIND_TESTS = (("dask", is_dask_collection), ("cuda", is_device_array))
+
+
+
+def _kind_of(value):
+    for kind, test in KIND_TESTS:
+        if test(value):
+            return kind
+    return "numpy"
+
+
+def array_kind(*inputs):
+    """The array kind of a call: the first kind of ``KIND_TESTS`` that any input
+    has, else ``"numpy"`` (lists, NumPy and scipy.sparse arrays, None).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> array_kind(np.zeros(3), [1, 2], None)
+    'numpy'
+    """
+    kinds = {_kind_of(v) for v in inputs}
+    for kind, _ in KIND_TESTS:
+        if kind in kinds:
+            return kind
+    return "numpy"
+
+
+def choose(named_inputs, owner, kinds=None):
+    """The implementation for ``named_inputs`` (a mapping or pairs: parameter name, value).
+
+    ``kinds``: the array kinds the caller runs on (None: all); an input of another
+    kind is refused, naming the function and the parameter.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> choose({"X": np.zeros((2, 1))}, "total_energy").kind
+    'numpy'
+    """
+    items = list(named_inputs.items() if hasattr(named_inputs, "items") else named_inputs)
+    kind = array_kind(*(v for _, v in items))
+    if kinds is not None and kind not in kinds:
+        name, value = next((n, v) for n, v in items if _kind_of(v) == kind)
+        raise InvalidParameterError(
+            f"{owner}: {name} is a {kind} {type(value).__name__}; {owner} runs on in-memory "
+            f"data only: pass {name}.compute() or a subsample in memory (energy_distance, "
+            "within_energy, between_energy, total_energy, energy_test and disco with "
+            "n_permutations=0 run on Dask)")
+    module, cls = IMPLEMENTATIONS[kind]
+    return getattr(importlib.import_module(module), cls)()
+
+
+def prepare(parts, spec, owner, *, n_permutations=0, kinds=None):
+    """Choose the implementation for ``parts`` and prepare them (:meth:`PairSums.prepare`).
+
+    A permutation test (``n_permutations > 0``) on a kind without the pooled
+    matrix is refused here, before any pass over the data.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> spec = semimetric_spec("within_energy", "energy", 1.0, 1.0, 1.0)
+    >>> prep = prepare([Part(np.array([0.0, 1.0, 10.0, 12.0]), labels=[0, 0, 1, 1])],
+    ...                spec, "within_energy")
+    >>> print(prep.k, prep.group_weights.tolist())
+    2 [2.0, 2.0]
+    >>> print(prep.backend.group_sums(prep, "within").tolist())
+    [[2.0, 0.0], [0.0, 4.0]]
+    """
+    named = [(name, value) for p in parts
+             for name, value in ((p.name, p.data), ("labels", p.labels),
+                                 (p.weight_name, p.weights))]
+    backend = choose(named, owner, kinds)
+    if n_permutations and not backend.has_pooled:
+        raise InvalidParameterError(
+            f"{owner}: n_permutations={n_permutations!r} with {backend.kind} input; each "
+            "permutation is another pass over all pairs: pass n_permutations=0 for the exact "
+            "statistic (pvalue=nan), or test a subsample in memory")
+    return backend.prepare(parts, spec, owner)

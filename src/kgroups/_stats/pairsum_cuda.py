@@ -1,0 +1,207 @@
+"""Pair sums of device arrays: the energy statistics on a CUDA device.
+
+Input with ``__cuda_array_interface__`` (CuPy, PyTorch or numba device arrays) stays
+on the device: the parts are checked there (:func:`kgroups._kernels.cuda.scan_rows`:
+finite, the largest ``|x|`` for the power-of-two rescaling), pooled and transposed
+once, and the k x k group sums
+
+    ``P[i, j] = sum_{x in C_i} sum_{y in C_j} w_x w_y rho(x, y)``
+
+come from the GPU engine's pass (:func:`kgroups._kernels.cuda.build_sorted`: rows
+sorted by group, each row's sums per group, float64, never an n x n matrix),
+``P[c, l] = -2 sum_{i in C_c} Ms[l, i]``. A permutation test builds the pooled n x n
+matrix on the device (its size checked against the free device memory) and reduces
+each batch of relabellings there (:func:`kgroups._kernels.cuda.relabelled_rows`);
+the relabellings are drawn on the host from the caller's random state, as for
+in-memory data, so both give the same permutations. Labels and weights (n numbers)
+are read on the host. Named semimetrics only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from .._validation import InvalidParameterError, is_device_array
+from .._kernels.device import device_free_memory
+from .pairsum import (
+    PairSums,
+    Prepared,
+    check_which,
+    magnitude_scale,
+    part_codes,
+    part_weights,
+    pooled_groups,
+    same_features,
+)
+
+__all__ = ["CudaPairSums", "as_device"]
+
+
+def as_device(value):
+    """A device array as a numba device array, without a copy (numba's own as they
+    are; another ``__cuda_array_interface__`` array viewed in place)."""
+    if hasattr(value, "__cuda_ndarray__"):
+        return value
+    from numba import cuda
+
+    return cuda.as_cuda_array(value)
+
+
+def _host(value):
+    """Labels or weights in host memory (device arrays copied: n numbers)."""
+    return as_device(value).copy_to_host() if is_device_array(value) else value
+
+
+class CudaPairSums(PairSums):
+    """Pair sums of device arrays, computed on the device (see the module docstring)."""
+
+    kind = "cuda"
+    has_pooled = True
+
+    def prepare(self, parts, spec, owner):
+        from .._kernels import cuda as kernels
+
+        if spec["semimetric"] == "precomputed" or callable(spec["semimetric"]):
+            raise InvalidParameterError(
+                f"{owner}: device arrays take a named semimetric on raw data, got "
+                f"semimetric={spec['semimetric']!r}; pass NumPy arrays for a precomputed "
+                "matrix or a callable")
+        datas = [_device_rows(p.data, p.name, owner) for p in parts]
+        same_features([p.name for p in parts], [X.shape[1] for X in datas], owner)
+        big = max(_scan(X, p.name, owner, kernels) for X, p in zip(datas, parts))
+        c, factor = magnitude_scale(big, spec)
+        # labels and weights (n numbers each) are read on the host, as in memory
+        host = [replace(p, labels=_host(p.labels), weights=_host(p.weights)) for p in parts]
+        codes, values, k = part_codes(host, datas, owner)
+        weights, scales = part_weights(host, datas, owner)
+        codes, w, groups = pooled_groups(host, codes, weights, k)
+        ZT = _pooled_transposed(datas, 1.0 / c, kernels)
+        return Prepared(self, owner, spec, codes.shape[0], k, *groups, np.array(scales), factor,
+                        values, codes, (ZT, w))
+
+    def group_sums(self, prep, which="all"):
+        check_which(which)
+        from numba import cuda
+
+        from .._kernels import cuda as kernels
+        from .._kernels.semimetric import kernel_args
+
+        ZT, w = prep.payload
+        dim, n = ZT.shape
+        order = np.argsort(prep.codes, kind="stable")
+        labs = np.ascontiguousarray(prep.codes[order])
+        ZTs = cuda.device_array((dim, n))
+        kernels.take_rows_transposed[kernels.blocks(n), kernels.THREADS](
+            _transposed_view(ZT), cuda.to_device(order), 1.0, ZTs, 0)
+        Ms = cuda.to_device(np.zeros((prep.k, n)))
+        tile = kernels.tile_for(dim)
+        args = kernel_args(prep.spec["semimetric"], prep.spec)
+        kernels.build_sorted[kernels.blocks(n), kernels.THREADS, 0, 8 * tile * dim](
+            ZTs, cuda.to_device(w[order]), cuda.to_device(labs), Ms, tile, *args)
+        starts = np.searchsorted(labs, np.arange(prep.k))
+        P = -2.0 * np.add.reduceat(Ms.copy_to_host(), starts, axis=1).T
+        P = 0.5 * (P + P.T)  # the sums of i-rows over j and of j-rows over i, averaged
+        if which == "within":
+            return np.diag(np.diag(P))
+        if which == "between":
+            return P - np.diag(np.diag(P))
+        return P
+
+    def pooled(self, prep):
+        from numba import cuda
+
+        from .._kernels import cuda as kernels
+        from .._kernels.semimetric import kernel_args
+
+        n = prep.n
+        need, free = 8.0 * n * n, device_free_memory()
+        if need > 0.9 * free:
+            raise InvalidParameterError(
+                f"{prep.owner}: the pooled {n} x {n} semimetric matrix of a permutation test "
+                f"needs {need / 2**30:.2f} GiB of device memory but {free / 2**30:.2f} GiB are "
+                "free; pass n_permutations=0 for the statistic, or test a subsample")
+        ZT = prep.payload[0]
+        D = cuda.device_array((n, n))
+        grid = (kernels.blocks(n, 32), kernels.blocks(n, 8))
+        kernels.pooled_matrix[grid, (32, 8)](ZT, D, *kernel_args(prep.spec["semimetric"],
+                                                                 prep.spec))
+        return D
+
+    def relabelled_sums(self, pooled, codes, k):
+        from numba import cuda
+
+        from .._kernels import cuda as kernels
+
+        B, n = codes.shape
+        step = max(1, kernels.RELABEL_LOCAL // k)
+        out = np.empty((B, k, k))
+        for b0 in range(0, B, step):
+            c = np.ascontiguousarray(codes[b0:b0 + step], dtype=np.int64)
+            rows = cuda.device_array((c.shape[0], n, k))
+            kernels.relabelled_rows[kernels.blocks(n), kernels.THREADS](
+                pooled, cuda.to_device(c), k, rows)
+            rows = rows.copy_to_host()
+            for b in range(c.shape[0]):  # P_b[g, h] = sum_{i : c_b(i) = g} rows[b, i, h]
+                H = np.zeros((n, k))
+                H[np.arange(n), c[b]] = 1.0
+                out[b0 + b] = H.T @ rows[b]
+        return out
+
+
+def _device_rows(X, name, owner):
+    """A part as a 2-D float64 device array (1-D: one feature), used in place when it
+    is float64 already."""
+    from numba import cuda
+
+    if not is_device_array(X):
+        from .._validation import check_data
+
+        return cuda.to_device(check_data(X, name, owner, allow_1d=True))
+    d = as_device(X)
+    if d.ndim == 1:
+        d = d.reshape(d.shape[0], 1)
+    if d.ndim != 2 or d.shape[0] < 1 or d.shape[1] < 1:
+        raise InvalidParameterError(
+            f"{owner}: {name} should be a 1-D or 2-D (n_samples, n_features) array with at "
+            f"least one row and one column, got shape {d.shape}")
+    if d.dtype.kind not in "biuf":
+        raise InvalidParameterError(f"{owner}: {name} has dtype {d.dtype}; expected numbers")
+    if d.dtype != np.float64:  # one copy through the host; float64 arrays stay in place
+        d = cuda.to_device(d.copy_to_host().astype(np.float64))
+    return d
+
+
+def _scan(X, name, owner, kernels):
+    """The largest ``|x|`` of a device part; an error naming it when not finite."""
+    from numba import cuda
+
+    out = cuda.to_device(np.zeros(2))
+    kernels.scan_rows[kernels.blocks(X.shape[0]), kernels.THREADS](X, out)
+    big, bad = out.copy_to_host()
+    if bad:
+        raise InvalidParameterError(
+            f"{owner}: {name} contains NaN or infinity ({int(bad)} entries); expected finite "
+            "values")
+    return float(big)
+
+
+def _pooled_transposed(datas, scale, kernels):
+    """The parts stacked and transposed on the device (D, n), times ``scale``."""
+    from numba import cuda
+
+    n = sum(X.shape[0] for X in datas)
+    ZT = cuda.device_array((datas[0].shape[1], n))
+    at = 0
+    for X in datas:
+        rows = cuda.to_device(np.arange(X.shape[0]))
+        kernels.take_rows_transposed[kernels.blocks(X.shape[0]), kernels.THREADS](
+            X, rows, scale, ZT, at)
+        at += X.shape[0]
+    return ZT
+
+
+def _transposed_view(ZT):
+    """``ZT`` (D, n) read as rows (n, D) by :func:`take_rows_transposed`."""
+    return ZT.T

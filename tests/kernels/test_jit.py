@@ -1,0 +1,210 @@
+"""Kernels run compiled or as Python (``kgroups._kernels.jit``): the same numbers either
+way, and tiny calls in a fresh process never load numba."""
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from kgroups import (KernelKGroups, KernelKMeans, disco, energy_distance, energy_hclust,
+                     energy_test, within_energy)
+from kgroups._kernels import jit as _jit, held_dense as dense
+
+from tests._helpers import SEMIS, blobs, sparse_psd_gram
+
+
+def both_ways(fn):
+    """``fn()`` with the kernels as Python, then compiled."""
+    with _jit.as_python(True):
+        as_python = fn()
+    with _jit.as_python(False):
+        compiled = fn()
+    return as_python, compiled
+
+
+def assert_identical(a, b, what):
+    """Equal bit for bit (NaN where NaN), shapes and dtypes included."""
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.shape == b.shape and a.dtype == b.dtype, what
+    assert np.array_equal(a, b, equal_nan=True), f"{what}: {a!r} != {b!r}"
+
+
+def fitted(cls, X, w=None, **params):
+    est = cls(**params).fit(X, sample_weight=w)
+    Xn = X[:7]
+    return {"labels": est.labels_, "objective": est.objective_, "W": est.within_energy_,
+            "n_moves": np.array(est.n_moves_),
+            "predict": est.predict(Xn) if not sp.issparse(X) else est.labels_,
+            "transform": est.transform(Xn) if not sp.issparse(X) else est.objective_}
+
+
+def assert_same_fit(make):
+    py, jit = both_ways(make)
+    for key in py:
+        assert_identical(py[key], jit[key], key)
+
+
+FITS = [(cls, engine, semi, params, weighted)
+        for cls in (KernelKGroups, KernelKMeans)
+        for engine in ("dense", "matrix-free", "low-rank")
+        for semi, params in SEMIS
+        for weighted in (False, True)
+        if not (engine == "low-rank" and semi in ("localized", "sinusoidal"))
+        and not (cls is KernelKMeans and semi == "sinusoidal")]
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # indefinite
+@pytest.mark.parametrize("cls, engine, semi, params, weighted", FITS,
+                         ids=[f"{c.__name__}-{e}-{s}{p}-{'w' if w else 'u'}"
+                              for c, e, s, p, w in FITS])
+def test_a_fit_is_identical_as_python_and_compiled(cls, engine, semi, params, weighted):
+    X, _ = blobs(40, 3, 3, seed=len(semi) + 7 * weighted, spread=2.0)
+    w = np.random.default_rng(5).uniform(0.5, 2.0, 40) if weighted else None
+    extra = {"n_components": 12} if engine == "low-rank" else {}
+    assert_same_fit(lambda: fitted(cls, X, w, n_clusters=3, engine=engine, semimetric=semi,
+                                   random_state=1, n_init=3, **params, **extra))
+
+
+@pytest.mark.parametrize("init", ["random", "k-means++", "spectral", "given"])
+def test_every_start_is_identical_as_python_and_compiled(init):
+    X, _ = blobs(50, 2, 4, seed=11, spread=2.5)
+    start = np.random.default_rng(0).integers(0, 4, (3, 50)) if init == "given" else init
+    assert_same_fit(lambda: fitted(KernelKGroups, X, n_clusters=4, init=start,
+                                   random_state=2, n_init=3))
+
+
+@pytest.mark.parametrize("cls", [KernelKGroups, KernelKMeans])
+def test_precomputed_and_sparse_are_identical_as_python_and_compiled(cls):
+    X, _ = blobs(40, 3, 3, seed=4)
+    D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
+    assert_same_fit(lambda: fitted(cls, D, n_clusters=3, semimetric="precomputed",
+                                   random_state=0, n_init=2))
+    G = sparse_psd_gram(60, 3, 9)
+    assert_same_fit(lambda: fitted(cls, G, n_clusters=3, kernel="precomputed",
+                                   engine="sparse", random_state=0, n_init=2))
+
+
+def test_energy_statistics_are_identical_as_python_and_compiled():
+    rng = np.random.default_rng(8)
+    x, y = rng.normal(size=(30, 3)), rng.normal(0.5, 1.0, (25, 3))
+    labels = rng.integers(0, 3, 30)
+    def stats():
+        test = energy_test(x, y, n_permutations=19, random_state=0)
+        dc = disco(x, labels, n_permutations=19, random_state=0)
+        tree = energy_hclust(x, 3)
+        return {"energy_distance": energy_distance(x, y, alpha=0.5),
+                "within_energy": within_energy(x, labels, semimetric="gaussian"),
+                "energy_test": test.permutation_statistics, "disco": dc.permutation_statistics,
+                "hclust": tree.distances, "hclust labels": tree.labels}
+
+    py, jit = both_ways(stats)
+    for key in py:
+        assert_identical(py[key], jit[key], key)
+
+
+def jit_disabled():
+    from numba import config
+
+    return bool(config.DISABLE_JIT)
+
+
+def test_a_kernel_runs_as_python_without_numba():
+    kernel = _jit.Kernel(dense._build_m_dense, tag="probe", cache=False)
+    B, labels = np.arange(16.0).reshape(4, 4), np.array([0, 1, 0, 1])
+    with _jit.as_python():
+        M = kernel(B, labels, 2)
+    assert kernel._dispatcher is None  # nothing compiled
+    np.testing.assert_array_equal(M, [[B[i, [0, 2]].sum() for i in range(4)],
+                                      [B[i, [1, 3]].sum() for i in range(4)]])
+    assert_identical(kernel(B, labels, 2), M, "compiled")
+    assert kernel._dispatcher is not None
+    if not jit_disabled():  # NUMBA_DISABLE_JIT=1: numba.njit gives the function back
+        assert kernel.dispatcher.py_func.__qualname__ == "_build_m_dense__probe"
+
+
+def test_compiled_kernels_call_the_compiled_kernels_they_name():
+    from kgroups._kernels import gain as _gain
+
+    if jit_disabled():
+        pytest.skip("no dispatchers without the JIT")
+    disp = dense.sweep_dense.dispatcher
+    glob = disp.py_func.__globals__
+    assert glob["best_move"] is _gain.best_move.dispatcher
+    assert glob is not vars(dense)  # the module keeps its kernels
+    assert dense.build_m_dense.dispatcher.py_func.__globals__["prange"] is not _jit.prange
+
+
+@pytest.fixture
+def fresh_tier(monkeypatch):
+    """The tiering state of a process that has run no kernel yet."""
+    monkeypatch.setattr(_jit, "_STATE", {"compiled": False, "python_seconds": 0.0})
+    return _jit._STATE
+
+
+def test_tiered_runs_tiny_work_as_python_until_its_budget_is_spent(fresh_tier, monkeypatch):
+    modes = []
+
+    def probe():
+        modes.append(_jit._PYTHON.get())
+
+    with _jit.tiered(_jit.PYTHON_MAX_WORK):
+        probe()
+    with _jit.tiered(_jit.PYTHON_MAX_WORK + 1):
+        probe()
+    assert modes == [True, False] and fresh_tier["python_seconds"] > 0
+    fresh_tier["python_seconds"] = _jit.PYTHON_BUDGET
+    with _jit.tiered(1):
+        probe()
+    fresh_tier.update(python_seconds=0.0, compiled=True)
+    with _jit.tiered(1):
+        probe()
+    assert modes[2:] == [False, False]
+    fresh_tier["compiled"] = False
+    with _jit.as_python(False), _jit.tiered(1):  # an explicit choice is kept
+        probe()
+    with _jit.tiered(1), _jit.tiered(10**9):  # so is tiered's own, nested, either way
+        probe()
+    with _jit.tiered(10**9), _jit.tiered(1):
+        probe()
+    assert modes[4:] == [False, True, False]
+
+
+def test_making_a_dispatcher_ends_the_python_tier(fresh_tier):
+    kernel = _jit.Kernel(dense._build_m_dense, tag="probe2", cache=False)
+    assert _jit.python_pays(1)
+    kernel.dispatcher
+    assert fresh_tier["compiled"] and not _jit.python_pays(1)
+
+
+FRESH = textwrap.dedent("""
+    import sys
+    import numpy as np
+    from kgroups import KernelKGroups
+    X = np.random.default_rng(0).random(({n}, 2))
+    est = KernelKGroups(3, random_state=0).fit(X)
+    est.predict(X[:5]); est.transform(X[:5]); est.score(X[:5])
+    print(sorted(m for m in ("numba", "llvmlite") if m in sys.modules))
+""")
+
+
+STATISTICS = textwrap.dedent("""
+    import sys
+    import numpy as np
+    from kgroups import disco, energy_distance, energy_hclust, energy_test, pairwise
+    rng = np.random.default_rng(0)
+    x, y = rng.random(({n}, 3)), rng.random((25, 3))
+    energy_distance(x, y); energy_test(x, y, random_state=0); pairwise(x)
+    disco(np.vstack([x, y]), [0] * {n} + [1] * 25, random_state=0); energy_hclust(x, 3)
+    print(sorted(m for m in ("numba", "llvmlite") if m in sys.modules))
+""")
+
+
+@pytest.mark.parametrize("n, loaded", [(50, "[]"), (400, "['llvmlite', 'numba']")])
+@pytest.mark.parametrize("script", [FRESH, STATISTICS], ids=["fit", "statistics"])
+def test_a_tiny_call_in_a_fresh_process_does_not_load_numba(script, n, loaded):
+    out = subprocess.run([sys.executable, "-c", script.format(n=n)], capture_output=True,
+                         text=True, check=True)
+    assert out.stdout.strip() == loaded
