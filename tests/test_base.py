@@ -96,7 +96,7 @@ X20 = np.random.default_rng(0).normal(size=(20, 2))
     ({"engine": "sparse", "kernel": "precomputed"}, np.eye(20),
      r"engine='sparse' .* got a dense Gram matrix; pass scipy.sparse.csr_matrix"),
     ({"engine": "sparse", "semimetric": "precomputed"}, pairwise(X20),
-     r"engine='sparse' .* got a dense semimetric matrix \(semimetric='precomputed'\)"),
+     r"engine='sparse' .* got a NumPy semimetric matrix \(semimetric='precomputed'\)"),
     ({"engine": "matrix-free", "semimetric": "precomputed"}, pairwise(X20),
      r"engine='matrix-free' needs raw data, got a precomputed semimetric matrix"),
     ({"engine": "low-rank", "kernel": "precomputed"}, np.eye(20),

@@ -340,8 +340,11 @@ def test_every_cluster_default_and_choice_is_the_library_one():
 
 
 def test_the_light_table_equals_the_library_constants():
-    import kgroups._engines as backends
+    import kgroups._engines.select as select
     import kgroups._memory as memory
+    from kgroups._engines import registry
+    from kgroups._engines.gpu import GpuEngine
+    from kgroups._engines.matrix_free import MatrixFreeEngine
     import kgroups._init as init
     import kgroups._validation as validation
     from kgroups import _cli_options as table
@@ -353,10 +356,10 @@ def test_the_light_table_equals_the_library_constants():
                                         if p != "kernel"}
     assert table.SEMIMETRIC_NAMES == validation.SEMIMETRIC_NAMES
     assert table.INIT_NAMES == validation.INIT_NAMES
-    assert table.ENGINE_NAMES == validation.ENGINE_NAMES
-    assert table.MATRIX_FREE_MIN_N == backends.MATRIX_FREE_MIN_N
-    assert table.GPU_MIN_N == backends.GPU_MIN_N
-    assert table.DENSE_HEADROOM == backends.DENSE_HEADROOM
+    assert table.ENGINE_NAMES == (registry.AUTO,) + registry.names()
+    assert table.MATRIX_FREE_MIN_N == MatrixFreeEngine.MIN_N_MODELLED
+    assert table.GPU_MIN_N == GpuEngine.MIN_N
+    assert table.DENSE_HEADROOM == select.HEADROOM
     assert table.MEMORY_FRACTION == memory.MEMORY_FRACTION
     assert (table.AUTO_MAX_STARTS, table.AUTO_START_BUDGET) == \
         (init.AUTO_MAX_STARTS, init.AUTO_START_BUDGET)

@@ -79,7 +79,7 @@ def test_low_rank_starts_large_inputs_from_a_sample(monkeypatch, init):
     computed here from the engine's features); the exact engines never start so."""
     import kgroups._base as base_mod
     import kgroups._init as init_mod
-    from kgroups._engines import LowRankEngine
+    from kgroups._engines.lowrank import LowRankEngine
     from tests._helpers import blobs
 
     monkeypatch.setattr(init_mod, "SAMPLE_ROWS", 300)
@@ -179,7 +179,7 @@ def test_kernel_kmeanspp_draws_as_numpy_choice(engine):
 def test_compiled_and_column_seedings_agree_when_points_coincide():
     """Fewer distinct points than k: once every point coincides with a seed the
     potential is zero and the candidates are drawn uniformly, in both seedings alike."""
-    from kgroups._engines import Engine
+    from kgroups._engines.engine import Engine
 
     X = np.repeat([[0.0, 0.0], [3.0, 1.0]], 10, axis=0)
     eng = KernelKGroups(4, engine="dense")._prepare(X, None)[2]

@@ -9,7 +9,7 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 from kgroups import KernelKGroups, KernelKMeans, pairwise
-from kgroups._engines import LowRankEngine
+from kgroups._engines.lowrank import LowRankEngine
 from tests import _twins
 
 from tests._helpers import blobs, sparse_psd_gram

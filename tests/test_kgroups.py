@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from kgroups import KernelKGroups, KernelKMeans, kernel_kgroups, pairwise
-from kgroups._engines import DenseEngine
+from kgroups._engines.dense import DenseEngine
 from tests import _twins
 from kgroups._kernels.gain import cluster_stats, count_improving_moves
 from kgroups._kernels.held_dense import build_m_dense

@@ -18,13 +18,14 @@ LAYERS = [
     ("estimators", [
         "kgroups._base", "kgroups._kgroups", "kgroups._kernel_kmeans", "kgroups._init",
         "kgroups._spectral", "kgroups._onedim", "kgroups._hierarchical", "kgroups._choose_k*",
+        "kgroups._input",
         "kgroups.metrics", "kgroups.graph*", "kgroups.datasets*"]),
     ("driver", ["kgroups._driver"]),
     ("engines and statistics", ["kgroups._engines*", "kgroups._stats*"]),
     ("semimetrics", ["kgroups._semimetrics"]),
     ("kernels", ["kgroups._kernels*"]),
-    ("input and settings", ["kgroups._input", "kgroups._dask_io", "kgroups._reprs",
-                            "kgroups._validation", "kgroups._config"]),
+    ("input and settings", ["kgroups._dask_io", "kgroups._reprs", "kgroups._config",
+                            "kgroups._validation"]),
     ("foundation", ["kgroups._progress", "kgroups._memory"]),
 ]
 # Side by side in one layer, these never import each other: the engines serve the

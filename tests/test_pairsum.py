@@ -82,7 +82,7 @@ def test_blocks_give_the_same_sums(monkeypatch):
     w = rng.uniform(0.5, 2.0, 120)
     prep = dispatch.prepare([Part(X, labels=lab, weights=w)], spec(alpha=1.3), "test")
     ref = {which: prep.backend.group_sums(prep, which) for which in ("all", "within")}
-    monkeypatch.setattr(pairsum, "_BLOCK_ELEMENTS", 50)  # rows of 1 or a few columns
+    monkeypatch.setattr(pairsum, "BLOCK_ELEMENTS", 50)  # rows of 1 or a few columns
     for which in ("all", "within"):
         np.testing.assert_allclose(prep.backend.group_sums(prep, which), ref[which],
                                    rtol=1e-12)

@@ -6,7 +6,7 @@ Labels, sweep counts and moves per sweep must be identical; W equal to 1e-12
 relative (the sums may be added in another order).
 
 ``KGROUPS_PINNED_AS_PYTHON=1`` runs every kernel of the in-memory cases as Python
-(:func:`kgroups._kernels.jit.as_python`; minutes, not part of the default run): the
+(``kgroups.config_context(kernels="python")``; minutes, not part of the default run): the
 same results are expected, since both ways make the same operations in the same order.
 """
 
@@ -34,10 +34,10 @@ def test_every_case_is_pinned():
 
 def kernels_way(group):
     """As Python when asked for (not Dask: its worker threads choose on their own)."""
-    if os.environ.get("KGROUPS_PINNED_AS_PYTHON") == "1" and "/dask" not in group:
-        from kgroups._kernels.jit import as_python
+    if os.environ.get("KGROUPS_PINNED_AS_PYTHON") == "1":
+        from kgroups import config_context
 
-        return as_python()
+        return config_context(kernels="python")
     return contextlib.nullcontext()
 
 

@@ -26,6 +26,9 @@ __version__ = "0.1.0"
 _LAZY = {
     "ChooseKResult": "_choose_k",
     "choose_k": "_choose_k",
+    "config_context": "_config",
+    "get_config": "_config",
+    "set_config": "_config",
     "DiscoResult": "_stats.disco",
     "disco": "_stats.disco",
     "EnergyTestResult": "_stats.energy",
@@ -86,6 +89,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; never executed
         within_energy,
     )
     from ._choose_k import ChooseKResult, choose_k
+    from ._config import config_context, get_config, set_config
     from ._stats.disco import DiscoResult, disco
     from ._hierarchical import EnergyHierarchical, HierarchicalResult, energy_hclust
     from ._kernel_kmeans import KernelKMeans, KMeansResult, kernel_kmeans

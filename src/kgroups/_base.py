@@ -19,7 +19,9 @@ from sklearn.base import (BaseEstimator, ClassNamePrefixFeaturesOutMixin, Cluste
                           TransformerMixin)
 from sklearn.utils.validation import check_is_fitted
 
-from ._engines import check_engine_input, check_fits, choose_engine
+from ._engines import registry
+from ._engines.select import check_engine_input, choose_engine
+from ._memory import available_memory, check_fits
 from ._driver import clocked, run_starts
 from ._kernels.jit import tiered
 from ._init import SAMPLE_N_INIT, initial_labels, resolve_n_init
@@ -255,7 +257,6 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
                                              dtype=dtype, n_clusters=k, n_init=self._n_init,
                                              options={**options, "center": center})
         except MemoryError:  # the estimate fitted, the allocation did not
-            from ._engines import available_memory
             raise ValueError(
                 f"{self._owner()}: out of memory while building engine={cls.name!r} for "
                 f"n_samples={n}, n_clusters={k} (available now: "
@@ -292,10 +293,9 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
 
     def _engine_input(self):
         """The kind of input the engine asked for takes ("numpy" for "auto")."""
-        from ._engines import ENGINES
-
-        cls = ENGINES.get(self.engine) if isinstance(self.engine, str) else None
-        return getattr(cls, "input_kind", "numpy")
+        if not isinstance(self.engine, str) or self.engine not in registry.names():
+            return "numpy"
+        return registry.engine_class(self.engine).capabilities.array_kind
 
     def fit(self, X, y=None, sample_weight=None):
         """Cluster ``X``; keep the best of ``n_init`` runs (highest objective).
@@ -418,8 +418,9 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
     def _set_fitted(self, best, engine, X, w):
         k = self.n_clusters
         self.labels_ = best.labels
-        # W = sum_i w_i K_ii - Q for the semimetric the kernel induces (DESIGN s.1);
-        # K = -rho/2 has a zero diagonal, so there W = -Q.
+        # W = sum_i w_i K_ii - Q for the semimetric the kernel induces (every kernel
+        # of the family gives Q up to a constant); K = -rho/2 has a zero diagonal, so
+        # there W = -Q.
         trace = float((engine.diag / w).sum()) if self.kernel == "precomputed" else 0.0
         self._set_objective(best, trace)
         self.cluster_weights_ = best.s * self._wscale

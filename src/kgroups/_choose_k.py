@@ -126,8 +126,6 @@ from ._validation import (
     validated,
 )
 
-__all__ = ["ChooseKResult", "choose_k"]
-
 GAP_RULES = ("firstSEmax", "Tibs2001SEmax", "globalSEmax", "firstmax", "globalmax")
 
 # largest n for the dense symmetric eigensolver; above it, Lanczos (eigsh)

@@ -8,18 +8,23 @@ choices of ``kgroups._validation.PARAMETER_CONSTRAINTS["KernelKGroups"]``, the
 constants of ``engine="auto"`` (:mod:`kgroups._engines`) and of ``n_init="auto"``
 (:mod:`kgroups._init`) quoted in the help, and the ``DEMO`` and
 ``REPRODUCE`` defaults of the experiments' ``run`` functions; the tests of the
-command check that each copy equals its source. This module imports nothing.
+command check that each copy equals its source. The engine names are read from the
+engines' registry (:mod:`kgroups._engines.registry`, which imports nothing); this
+module imports nothing else.
 """
+
+from ._engines import registry as _registry  # the engine names (imports nothing more)
 
 SEMIMETRIC_NAMES = ("energy", "laplacian", "gaussian", "localized", "sinusoidal")
 INIT_NAMES = ("k-means++", "kernel-k-means++", "random", "spectral")
-ENGINE_NAMES = ("auto", "dense", "sparse", "matrix-free", "low-rank", "dask", "gpu")
+ENGINE_NAMES = (_registry.AUTO,) + _registry.names()
 DTYPE_NAMES = ("float64", "float32")
 LANDMARK_NAMES = ("k-means++", "uniform", "fourier")
 
-# engine="auto" on raw data: the GPU engine from GPU_MIN_N points when a CUDA device is
-# usable; else the dense engine below MATRIX_FREE_MIN_N points, never when
-# DENSE_HEADROOM times its memory exceeds MEMORY_FRACTION of the machine's.
+# engine="auto" on raw data (kgroups._engines.select): the GPU engine from GPU_MIN_N
+# points when a CUDA device is usable; else the dense engine below MATRIX_FREE_MIN_N
+# points, never when DENSE_HEADROOM times its memory exceeds MEMORY_FRACTION of the
+# machine's (GpuEngine.MIN_N, MatrixFreeEngine.MIN_N_MODELLED, select.HEADROOM).
 GPU_MIN_N = 50_000
 MATRIX_FREE_MIN_N = 2000
 DENSE_HEADROOM = 1.5

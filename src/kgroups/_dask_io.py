@@ -15,10 +15,6 @@ import numpy as np
 from ._validation import (InvalidParameterError, check_finite, check_sample_weight,
                            is_dask_collection)
 
-__all__ = ["as_dask_rows", "client_or_none", "dask_weights", "is_dask_collection", "persist",
-           "median_of_medians", "persist_wait", "stream", "stream_split", "summaries",
-           "summarize", "summary_block", "wait"]
-
 
 def client_or_none():
     """The active ``dask.distributed`` client, or None (Dask's default scheduler)."""

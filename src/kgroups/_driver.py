@@ -36,8 +36,6 @@ from contextlib import contextmanager
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-__all__ = ["DRIFT_RTOL", "TIE_RTOL", "better", "clocked", "drift", "run_starts"]
-
 # Relative difference in Q below which two runs tie (the earlier start is kept).
 TIE_RTOL = 1e-12
 # Bound of the rounding left in M by a run's moves, relative to the entries of its

@@ -94,8 +94,6 @@ from ._validation import (
     validated,
 )
 
-__all__ = ["EnergyHierarchical", "HierarchicalResult", "energy_hclust"]
-
 _BLOCK_BYTES = 32 * 2**20  # scratch of one row block of semimetric values
 
 

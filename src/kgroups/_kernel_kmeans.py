@@ -11,8 +11,6 @@ from ._base import BaseKernelClustering, nearest_mean_scores
 from ._reprs import n_clusters_of, short_repr
 from ._validation import validated
 
-__all__ = ["KMeansResult", "KernelKMeans", "kernel_kmeans"]
-
 
 class KernelKMeans(BaseKernelClustering):
     r"""Weighted kernel k-means (batch Lloyd in the kernel's feature space).

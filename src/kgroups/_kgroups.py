@@ -11,8 +11,6 @@ from ._base import BaseKernelClustering, insertion_scores
 from ._reprs import n_clusters_of, short_repr
 from ._validation import check_in_memory, check_init_labels, validated
 
-__all__ = ["KernelKGroups", "kernel_kgroups", "KGroupsResult", "improving_moves"]
-
 
 class KernelKGroups(BaseKernelClustering):
     r"""Kernel k-groups: energy clustering by Hartigan's method (weighted).

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["MEMORY_FRACTION", "available_memory", "check_fits", "total_memory"]
-
 # Use at most this fraction of the memory that is free when we ask.
 MEMORY_FRACTION = 0.8
 

@@ -60,8 +60,6 @@ from ._validation import (
     validated,
 )
 
-__all__ = ["OneDimResult", "onedim_kgroups"]
-
 
 @dataclass(frozen=True)
 class OneDimResult:

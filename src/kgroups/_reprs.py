@@ -15,8 +15,6 @@ import numpy as np
 
 from ._validation import Integer
 
-__all__ = ["n_clusters_of", "short_repr"]
-
 
 def short_repr(obj, **items) -> str:
     """``ClassName(key=value, ...)`` with each value formatted by :func:`_format`."""

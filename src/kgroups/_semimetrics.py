@@ -70,10 +70,6 @@ from ._validation import (
 #: :func:`pairwise` and :doc:`/user_guide/semimetrics`.
 SEMIMETRICS = NAMES
 
-__all__ = ["SEMIMETRICS", "centred_sq_norm_max", "check_semimetric", "robust_center",
-           "check_semimetric_range", "pairwise",
-           "pairwise_unchecked", "rho_to_origin"]
-
 
 def check_semimetric(semimetric, alpha=1.0, sigma=1.0, theta=1.0, owner="pairwise"):
     """Validate a semimetric name (or callable) and its parameters (one table row).

@@ -46,9 +46,6 @@ from ._validation import (
     validated,
 )
 
-__all__ = ["SpectralResult", "spectral_kgroups", "spectral_embedding",
-           "kernel_from_semimetric_x0"]
-
 _DENSE_MAX_N = 4000  # above this, "auto" uses ARPACK even for dense input
 
 

@@ -24,15 +24,6 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = [
-    "ConstrainedParams", "InvalidParameterError", "Integer", "Real", "Options",
-    "PARAMETER_CONSTRAINTS",
-    "SYMMETRY_RTOL", "check_data", "check_in_memory", "check_init_labels", "check_numeric_columns", "check_init_starts", "label_array",
-    "check_n_clusters",
-    "check_precomputed", "check_sample_weight", "encode_labels", "validate_params",
-    "validated",
-]
-
 # Relative tolerance of every symmetry (and zero-diagonal) check of a matrix.
 SYMMETRY_RTOL = 1e-10
 
@@ -128,6 +119,27 @@ class Options:
         return f"one of {self.values}"
 
 
+class EngineNames:
+    """One of the engine names of the registry (:mod:`kgroups._engines.registry`), or
+    ``"auto"``; with ``array_kind``, only the engines that take that kind of array.
+    The registry gives the names (``EngineNames.source``, set when it is imported)."""
+
+    source = None  # array_kind or None -> the names, set by kgroups._engines.registry
+
+    def __init__(self, array_kind=None):
+        self.array_kind = array_kind
+
+    @property
+    def values(self):
+        return ("auto",) + tuple(EngineNames.source(self.array_kind))
+
+    def __call__(self, v):
+        return isinstance(v, str) and v in self.values
+
+    def __str__(self):
+        return f"one of {self.values}"
+
+
 @dataclass(frozen=True)
 class _Kind:
     test: object
@@ -158,7 +170,6 @@ PATH = _Kind(lambda v: isinstance(v, (str, bytes)) or hasattr(v, "__fspath__"), 
 ANY = _Kind(lambda v: True, "anything")
 
 SEMIMETRIC_NAMES = ("energy", "laplacian", "gaussian", "localized", "sinusoidal")
-ENGINE_NAMES = ("auto", "dense", "sparse", "matrix-free", "low-rank", "dask", "gpu")
 INIT_NAMES = ("k-means++", "kernel-k-means++", "random", "spectral")
 
 # Shared groups of constraints (parameters with one meaning everywhere).
@@ -190,7 +201,7 @@ _ESTIMATOR = {
     "n_init": [Options(("auto",)), Integer(1)],
     "max_iter": [Integer(1)],
     "tol": [Real(0, 1, "left")],
-    "engine": [Options(ENGINE_NAMES)],
+    "engine": [EngineNames()],
     "dtype": [Options(("float64", "float32")),
               _Kind(lambda v: v in (np.float64, np.float32), "numpy.float64 or numpy.float32")],
     "n_components": [Integer(1)],
@@ -225,7 +236,7 @@ PARAMETER_CONSTRAINTS = {
                       **_ESTIMATOR},
     "improving_moves": {"X": [ARRAY], "labels": [ARRAY], "sample_weight": _WEIGHT,
                         **_ESTIMATOR,
-                        "engine": [Options(tuple(e for e in ENGINE_NAMES if e != "dask"))]},
+                        "engine": [EngineNames("numpy")]},
     "spectral_kgroups": {"G": [ARRAY], "n_clusters": _N_CLUSTERS, "sample_weight": _WEIGHT,
                          "random_state": [RANDOM_STATE], "n_init": [Integer(1)],
                          "eigen_solver": [Options(("auto", "dense", "arpack"))]},
@@ -245,7 +256,7 @@ PARAMETER_CONSTRAINTS = {
                  "n_refs": [Integer(1)], "reference": [Options(("pca", "box", "moments"))],
                  "n_splits": [Integer(1)],
                  "sample_weight": _WEIGHT, "n_init": [Integer(1)],
-                 "engine": [Options(tuple(e for e in ENGINE_NAMES if e != "dask"))],
+                 "engine": [EngineNames("numpy")],
                  "random_state": [RANDOM_STATE]},
     "EnergyHierarchical": {"n_clusters": [NONE, Integer(1)],
                            "distance_threshold": [NONE, Real(0, None)], **_SEMIMETRIC},

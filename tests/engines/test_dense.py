@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import kgroups._memory as memory
-from kgroups._engines import DenseEngine
+from kgroups._engines.dense import DenseEngine
 
 
 def test_dense_estimate_counts_k(monkeypatch):
@@ -29,7 +29,7 @@ def test_restarts_sum_classes_of_points(monkeypatch, kind):
     each start takes its own build."""
     import scipy.sparse as sp
 
-    from kgroups._engines import SparseEngine
+    from kgroups._engines.sparse import SparseEngine
 
     rng = np.random.default_rng(4)
     n, k = 300, 5

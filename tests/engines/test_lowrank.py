@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from kgroups import KernelKGroups, pairwise
-from kgroups._engines import LowRankEngine
+from kgroups._engines.lowrank import LowRankEngine
 from kgroups._engines.lowrank import fourier_features, nystroem_features
 from kgroups._kernels.gain import cluster_stats
 from tests._twins import build_m_twin, sweep_twin
@@ -178,7 +178,7 @@ def test_refreshed_bounds_hold_and_are_tight():
     labels = np.random.default_rng(5).integers(0, 5, X.shape[0])
     state, moves = sweep_once(eng, labels, 5)
     assert moves > 0 and eng.sweep(state)[0] > 0
-    assert state.aux["stale"][0]
+    assert state.stale[0]
     eng._refresh_bounds(state, 0)
     labels, M, st = state.labels[0], state.M[0], state.bounds
     np.testing.assert_allclose(M, eng.build_m(labels, 5), rtol=1e-9, atol=1e-9)

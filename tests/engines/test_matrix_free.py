@@ -10,7 +10,7 @@ import pytest
 import kgroups._memory as memory
 import kgroups._engines.matrix_free as mf_backend
 from kgroups import KernelKGroups, pairwise
-from kgroups._engines import MatrixFreeEngine
+from kgroups._engines.matrix_free import MatrixFreeEngine
 from kgroups._kernels.gain import cluster_stats
 from tests._twins import build_m_twin, sweep_twin
 
@@ -120,7 +120,7 @@ def test_restarts_sharing_one_pass_follow_the_dense_trajectories(monkeypatch, ru
     """Restarts run in groups (up to MULTI_STARTS, fewer when memory is short) whose M
     one pass builds give, start by start, the labels, sweep counts and objective of the
     dense engine from the same start, under both move rules."""
-    from kgroups._engines import DenseEngine
+    from kgroups._engines.dense import DenseEngine
     from kgroups._driver import run_starts
     monkeypatch.setattr(mf_backend, "MULTI_STARTS", multi)
     if not room:

@@ -1,29 +1,26 @@
-"""Engine selection (``kgroups._engines``, its ``__init__``): the engine table, the
-``"auto"`` rule, and the ``engine_`` an estimator reports.
+"""Engine selection (``kgroups._engines.select`` and the registry): the engine table,
+the ``"auto"`` rule, and the ``engine_`` an estimator reports.
 """
 
 import numpy as np
 import scipy.sparse as sp
 
-import kgroups._engines as backends
+import kgroups._engines.select as backends
 import kgroups._memory as memory
 from kgroups import KernelKGroups, KernelKMeans
-from kgroups._engines import (
-    ENGINES,
-    MATRIX_FREE_MIN_N,
-    MULTI_STARTS,
-    DenseEngine,
-    LowRankEngine,
-    MatrixFreeEngine,
-    SparseEngine,
-    choose_engine,
-    select_engine,
-)
+from kgroups._engines import registry
+from kgroups._engines.dense import DenseEngine
+from kgroups._engines.lowrank import LowRankEngine
+from kgroups._engines.matrix_free import MULTI_STARTS, MatrixFreeEngine
+from kgroups._engines.select import choose_engine, select_engine
+from kgroups._engines.sparse import SparseEngine
 
 from tests._helpers import CALLABLE, blobs, sparse_psd_gram
 
 
 sel = select_engine
+ENGINES = registry.engines()
+MATRIX_FREE_MIN_N = MatrixFreeEngine.MIN_N_MODELLED
 
 
 def test_select_engine_auto(monkeypatch):
@@ -39,7 +36,7 @@ def test_select_engine_auto(monkeypatch):
 
 def _predicted(engine, n, d, r):
     """The cost model written out from its documented terms (not through the code)."""
-    a, b, c, e = backends.COST_CONSTANTS[engine]
+    a, b, c, e = ENGINES[engine].COST_CONSTANTS
     if engine == "dense":
         return a * n * n * d + b * n * n + c * r * n * n + e * r * n
     passes = -(-r // MULTI_STARTS)
@@ -60,9 +57,9 @@ def test_auto_follows_the_cost_model():
 
 def test_cost_model_constants_are_positive_and_shaped():
     for engine in ("dense", "matrix-free"):
-        consts = backends.COST_CONSTANTS[engine]
+        consts = ENGINES[engine].COST_CONSTANTS
         assert len(consts) == 4 and all(c >= 0 for c in consts) and any(c > 0 for c in consts)
-        assert np.isclose(backends.predicted_seconds(engine, 4000, 8, 2),
+        assert np.isclose(ENGINES[engine].predicted_seconds(4000, 8, n_clusters=10, n_init=2),
                           _predicted(engine, 4000, 8, 2), rtol=1e-12)
 
 
@@ -129,8 +126,8 @@ def test_auto_estimator_passes_its_starts(monkeypatch):
     """The estimator asks with its n_init (1 for given labels). With constants where
     one start favours matrix-free (3e-10 n^2 < 1e-9 n^2) and ten favour dense
     (3e-9 n^2 > 1e-9 n^2), the engine it reports shows which n_init it passed."""
-    monkeypatch.setattr(backends, "COST_CONSTANTS",
-                        {"dense": (0.0, 1e-9, 0.0, 0.0), "matrix-free": (0.0, 0.0, 1e-10, 0.0)})
+    monkeypatch.setattr(DenseEngine, "COST_CONSTANTS", (0.0, 1e-9, 0.0, 0.0))
+    monkeypatch.setattr(MatrixFreeEngine, "COST_CONSTANTS", (0.0, 0.0, 1e-10, 0.0))
     X, _ = blobs(MATRIX_FREE_MIN_N, 3, 3, seed=17, spread=0.5)
     one = KernelKGroups(3, n_init=1, random_state=0).fit(X)
     many = KernelKGroups(3, n_init=10, random_state=0).fit(X)
@@ -162,4 +159,4 @@ def test_benchmark_fits_the_model_the_library_uses():
     for engine in ("dense", "matrix-free"):
         for n, d, r in [(2000, 2, 1), (5000, 50, 10), (20_000, 200, 25), (777, 1, 3)]:
             assert np.allclose(bench.cost_features(engine, n, d, r),
-                               backends.cost_features(engine, n, d, r), rtol=1e-12)
+                               ENGINES[engine].cost_features(n, d, r), rtol=1e-12)

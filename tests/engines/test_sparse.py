@@ -7,7 +7,8 @@ import pytest
 import scipy.sparse as sp
 
 from kgroups import KernelKGroups
-from kgroups._engines import DenseEngine, SparseEngine
+from kgroups._engines.dense import DenseEngine
+from kgroups._engines.sparse import SparseEngine
 
 from tests._helpers import random_sparse_B, single_run
 

@@ -12,7 +12,10 @@ from hypothesis import strategies as st
 
 import kgroups._memory as memory
 from kgroups import KernelKGroups, KernelKMeans, energy_distance, pairwise
-from kgroups._engines import DenseEngine, LowRankEngine, MatrixFreeEngine, SparseEngine
+from kgroups._engines.dense import DenseEngine
+from kgroups._engines.lowrank import LowRankEngine
+from kgroups._engines.matrix_free import MatrixFreeEngine
+from kgroups._engines.sparse import SparseEngine
 from kgroups._validation import InvalidParameterError
 
 ESTIMATORS = [KernelKGroups, KernelKMeans]

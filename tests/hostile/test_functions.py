@@ -484,3 +484,43 @@ def test_import_kgroups_loads_nothing_heavy():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+def public_functions():
+    """Every public function of kgroups, kgroups.graph and kgroups.metrics, by name."""
+    import kgroups.graph
+    import kgroups.metrics
+
+    return {name: getattr(module, name)
+            for module in (kgroups, kgroups.graph, kgroups.metrics)
+            for name in module.__all__
+            if callable(getattr(module, name)) and not isinstance(getattr(module, name), type)}
+
+
+# kgroups._config's functions are not behind the parameter table yet
+CONFIG = pytest.mark.xfail(raises=TypeError, strict=True,
+                           reason="set_config / get_config / config_context: Python's own "
+                                  "TypeError, not yet kgroups' InvalidParameterError")
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=CONFIG) if n in ("config_context", "get_config", "set_config")
+    else n for n in sorted(public_functions())])
+def test_every_public_function_names_itself_on_a_bad_keyword(name):
+    """A keyword no function takes: kgroups' error, naming the function (rho_to_origin
+    let Python's TypeError through)."""
+    with raises_naming(name):
+        public_functions()[name](bogus_keyword=1)
+
+
+@pytest.mark.parametrize("call, owner, hint", [
+    (lambda: kgroups.kernel_kgroups(X6, k=2), "kernel_kgroups", "k (did you mean n_clusters?)"),
+    (lambda: kgroups.kernel_kmeans(X6, 2, seed=0), "kernel_kmeans",
+     "(did you mean random_state?)"),
+    (lambda: energy_distance(X6, X6, alpah=1.0), "energy_distance", "(did you mean alpha?)"),
+    (lambda: within_energy(X6, LAB6, metric="energy"), "within_energy",
+     "(did you mean semimetric?)"),
+])
+def test_a_likely_slip_gets_a_suggestion(call, owner, hint):
+    with raises_naming(owner, hint):
+        call()

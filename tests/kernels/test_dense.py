@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from kgroups._engines import DenseEngine
+from kgroups._engines.dense import DenseEngine
 from tests import _twins
 from kgroups._kernels.gain import cluster_stats
 from tests._twins import build_m_twin, sweep_twin

@@ -1,5 +1,6 @@
-"""Kernels run compiled or as Python (``kgroups._kernels.jit``): the same numbers either
-way, and tiny calls in a fresh process never load numba."""
+"""Kernels run compiled or as Python (``kgroups._kernels.jit``), as the user's setting
+``kernels`` says (``kgroups.config_context``): the same numbers either way, the setting
+reaches Dask's workers, and tiny calls in a fresh process never load numba."""
 
 import subprocess
 import sys
@@ -9,18 +10,18 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from kgroups import (KernelKGroups, KernelKMeans, disco, energy_distance, energy_hclust,
-                     energy_test, within_energy)
+from kgroups import (KernelKGroups, KernelKMeans, config_context, disco, energy_distance,
+                     energy_hclust, energy_test, get_config, set_config, within_energy)
 from kgroups._kernels import jit as _jit, held_dense as dense
 
 from tests._helpers import SEMIS, blobs, sparse_psd_gram
 
 
 def both_ways(fn):
-    """``fn()`` with the kernels as Python, then compiled."""
-    with _jit.as_python(True):
+    """``fn()`` with the kernels as Python, then compiled, through the user's setting."""
+    with config_context(kernels="python"):
         as_python = fn()
-    with _jit.as_python(False):
+    with config_context(kernels="compiled"):
         compiled = fn()
     return as_python, compiled
 
@@ -208,3 +209,60 @@ def test_a_tiny_call_in_a_fresh_process_does_not_load_numba(script, n, loaded):
     out = subprocess.run([sys.executable, "-c", script.format(n=n)], capture_output=True,
                          text=True, check=True)
     assert out.stdout.strip() == loaded
+
+
+def test_the_setting_is_seen_scoped_and_checked():
+    assert get_config() == {"kernels": "auto"}
+    with config_context(kernels="python"):
+        assert get_config()["kernels"] == "python"
+        with config_context(kernels="compiled"):
+            assert get_config()["kernels"] == "compiled"
+        assert get_config()["kernels"] == "python"
+    assert get_config()["kernels"] == "auto"
+    with pytest.raises(ValueError, match=r"kernels='fast' should be one of \('auto', "
+                       r"'compiled', 'python'\)"):
+        config_context(kernels="fast").__enter__()
+    with pytest.raises(ValueError, match="kernels='numba'"):
+        set_config(kernels="numba")
+
+
+def test_the_setting_decides_every_call_and_tiered_follows_it(monkeypatch):
+    """"python": a kernel called anywhere runs as its Python function (no dispatcher
+    made); "compiled": a tiny call compiles; set_config reaches another thread."""
+    import threading
+
+    kernel = _jit.Kernel(dense._build_m_dense, tag="setting", cache=False)
+    B, labels = np.arange(16.0).reshape(4, 4), np.array([0, 1, 0, 1])
+    with config_context(kernels="python"):
+        kernel(B, labels, 2)
+        with _jit.tiered(10**12):
+            assert _jit._PYTHON.get() is True
+    assert kernel._dispatcher is None
+    with config_context(kernels="compiled"), _jit.tiered(1):
+        assert _jit._PYTHON.get() is False
+    seen = []
+    try:
+        set_config(kernels="python")
+        t = threading.Thread(target=lambda: seen.append(get_config()["kernels"]))
+        t.start()
+        t.join()
+    finally:
+        set_config(kernels="auto")
+    assert seen == ["python"]
+
+
+def test_the_setting_reaches_dask_workers():
+    """A Dask task made inside config_context runs with that setting on a worker thread
+    (where the context of the caller is not), and the fit is the same in both modes."""
+    da = pytest.importorskip("dask.array")
+    import dask
+
+    from kgroups._config import carried
+
+    with config_context(kernels="python"):
+        task = dask.delayed(carried(lambda: get_config()["kernels"]), pure=True)()
+    assert task.compute(scheduler="threads") == "python"
+    X, _ = blobs(400, 3, 3, seed=7, spread=2.0)
+    fits = both_ways(lambda: KernelKGroups(3, n_components=16, random_state=0)
+                     .fit(da.from_array(X, chunks=100)).labels_.compute())
+    assert_identical(*fits, "dask labels")

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from kgroups._engines import LowRankEngine
+from kgroups._engines.lowrank import LowRankEngine
 from kgroups._kernels.gain import cluster_stats
 from tests._twins import build_m_twin, objective_twin, sweep_twin
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import kgroups._engines.matrix_free as mf_backend
-from kgroups._engines import MatrixFreeEngine
+from kgroups._engines.matrix_free import MatrixFreeEngine
 from kgroups._kernels.gain import cluster_stats
 from tests._twins import build_m_twin, sweep_twin
 

@@ -45,13 +45,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._kernels import feature_space as _lr
+from .._config import carried
 from .._kernels.bounds import fresh_bounds_rows
 from .._validation import InvalidParameterError, as_seed, label_array
-from .engine import Engine, RunResult, RunState
+from .engine import Capabilities, Engine, RunResult, RunState
 from .._memory import check_fits
-from .lowrank import LANDMARKS, FeatureSums, fourier_map, nystroem_map
-
-__all__ = ["DaskEngine", "MAX_BLOCK_BYTES"]
+from .lowrank import LANDMARKS, FeatureSums, check_landmarks, fourier_map, nystroem_map
 
 # Row blocks are cut so that one block's raw features (rows x m float64) take at
 # most this much: a task's scratch is a few times that.
@@ -261,6 +260,28 @@ def check_labels_block(lb, k, start, owner):
 
 
 # --------------------------------------------------------------------------- engine
+@dataclass
+class DaskRunState(RunState):
+    """Runs of the Dask engine: ``labels[r]`` is the list of run ``r``'s per-block
+    states (persisted on the workers) and there is no ``M``; the driver holds each
+    run's cluster feature sums ``S[r]`` (k x m) and ``A[r]`` (k), and ``means[r]``,
+    the means its last sweep started from (None before the first)."""
+
+    labels: list
+    S: list = None
+    A: list = None
+    means: list = None
+
+
+@dataclass
+class DaskRunResult(RunResult):
+    """A finished Dask run: its labels are a dask array, and ``S``, ``A`` the cluster
+    feature sums its predictor needs."""
+
+    S: np.ndarray = None
+    A: np.ndarray = None
+
+
 class DaskEngine(Engine):
     """Approximate engine on Dask: Hartigan moves on low-rank features, proposed by the
     blocks and accepted exactly by the driver (see the module docstring).
@@ -268,19 +289,24 @@ class DaskEngine(Engine):
     Built by :meth:`from_semimetric` from a dask array (rows in blocks, one column
     chunk); ``sizes`` are the blocks' row counts. A run's labels live with the blocks
     (``state.labels[r]``: the blocks' states), its feature sums ``S`` and ``A`` on the
-    driver (``state.aux``). Named starts are the sample start (an exact in-memory fit
+    driver (:class:`DaskRunState`). Named starts are the sample start (an exact in-memory fit
     of a sample, extended to every block by the nearest mean) or random labels drawn
     block by block; restarts run one after another.
     """
 
     name = "dask"
-    takes_precomputed = False
-    needs_negative_type = True
-    input_kind = "dask"
+    capabilities = Capabilities(
+        exact=False, inputs=("raw data",), semimetrics="negative type",
+        memory="n_components features per row of one block on each worker",
+        device="a Dask cluster", array_kind="dask", rules=("hartigan",))
     sample_start = "always"
     max_auto_starts = 1
     unavailable_inits = ("spectral",)
-    rules = ("hartigan",)
+
+    @classmethod
+    def check_input(cls, *, semimetric, kernel, sparse_input, landmarks, what, owner):
+        """Random Fourier features exist for the Gaussian and Laplacian kernels only."""
+        check_landmarks(semimetric, landmarks, owner)
 
     def __init__(self, fmap, blocks, sizes, out_chunks):
         self.fmap = fmap
@@ -369,7 +395,7 @@ class DaskEngine(Engine):
             fmap = nystroem_map(X, m, semimetric, params, landmarks, rng,
                                 rows=lambda idx: np.asarray(X[idx].compute(), np.float64))
         fmap_d = dask.delayed(fmap, pure=True)
-        blocks = persist_wait([dask.delayed(setup_block, pure=True)(xb, wb, fmap_d)
+        blocks = persist_wait([dask.delayed(carried(setup_block), pure=True)(xb, wb, fmap_d)
                                for xb, wb in zip(X.to_delayed().ravel(),
                                                  w.to_delayed().ravel())])
         eng = cls(fmap, blocks, X.chunks[0], out_chunks)
@@ -386,11 +412,11 @@ class DaskEngine(Engine):
     def _sums_task(self, state, r):
         import dask
 
-        S = state.aux["S"][r]
+        S = state.S[r]
         P = self.fmap.dual(S)
         sn2 = np.einsum("ij,ij->i", S, S)
         self.bytes_out += len(self.blocks) * (P.nbytes + 5 * sn2.nbytes)
-        return dask.delayed((P, state.aux["A"][r], state.s[r], state.q[r], state.cnt[r], sn2),
+        return dask.delayed((P, state.A[r], state.s[r], state.q[r], state.cnt[r], sn2),
                             pure=True)
 
     def start(self, starts, k, rule):
@@ -401,24 +427,25 @@ class DaskEngine(Engine):
         from .._dask_io import stream_split
 
         R = len(starts)
-        state = RunState([None] * R, None, np.zeros((R, k)), np.zeros((R, k)),
-                         np.zeros((R, k), dtype=np.int64), rule,
-                         aux={"S": [None] * R, "A": [None] * R, "means": [None] * R})
+        state = DaskRunState([None] * R, None, np.zeros((R, k)), np.zeros((R, k)),
+                             np.zeros((R, k), dtype=np.int64), rule,
+                             S=[None] * R, A=[None] * R, means=[None] * R)
         for r, spec in enumerate(starts):
             near = spec if isinstance(spec, NearestMeans) else None
             given = [None] * len(self.blocks) if near is not None else spec
-            pairs = [dask.delayed(start_block, pure=True, nout=2)(b, lb, self.fmap_d, near, k)
+            start = dask.delayed(carried(start_block), pure=True, nout=2)
+            pairs = [start(b, lb, self.fmap_d, near, k)
                      for b, lb in zip(self.blocks, given)]
             self.rounds += 1
             parts, states = stream_split([p[0] for p in pairs], [p[1] for p in pairs])
             state.labels[r] = list(states)
             self._set_sums(state, r, self._reduce(parts))
-            state.aux["means"][r] = None if near is None else near.means
+            state.means[r] = None if near is None else near.means
             self._fill_empty_run(state, r)
         return state
 
     def _set_sums(self, state, r, sums):
-        state.aux["S"][r], state.aux["A"][r], state.s[r], state.q[r], state.cnt[r] = sums
+        state.S[r], state.A[r], state.s[r], state.q[r], state.cnt[r] = sums
 
     def _reduce(self, parts):
         """Cluster sums ``S, A, s, q, cnt`` from the blocks' partial sums."""
@@ -442,7 +469,7 @@ class DaskEngine(Engine):
         filled = 0
         for l in np.flatnonzero(state.cnt[r] == 0):
             sums = self._sums_task(state, r)
-            tasks = [dask.delayed(donor_block, pure=True)(b, st, self.fmap_d, sums)
+            tasks = [dask.delayed(carried(donor_block), pure=True)(b, st, self.fmap_d, sums)
                      for b, st in zip(self.blocks, state.labels[r])]
             best, where = None, -1
             for blk, cand in enumerate(self._stream(tasks)):
@@ -452,7 +479,7 @@ class DaskEngine(Engine):
             if not np.isfinite(gain):
                 break
             self._move(state, r, j, int(l), phi, a, w)
-            state.labels[r][where] = dask.delayed(apply_moves, pure=True)(
+            state.labels[r][where] = dask.delayed(carried(apply_moves), pure=True)(
                 state.labels[r][where], np.array([i]), np.array([l]))
             filled += 1
         if filled:
@@ -460,7 +487,7 @@ class DaskEngine(Engine):
 
     @staticmethod
     def _move(state, r, j, l, phi, a, w):
-        S, A = state.aux["S"][r], state.aux["A"][r]
+        S, A = state.S[r], state.A[r]
         s, q, cnt = state.s[r], state.q[r], state.cnt[r]
         S[j] -= w * phi
         S[l] += w * phi
@@ -479,14 +506,14 @@ class DaskEngine(Engine):
         s = state.s[r]
         k = s.shape[0]
         with np.errstate(invalid="ignore", divide="ignore"):
-            means = state.aux["S"][r] / s[:, None]
+            means = state.S[r] / s[:, None]
         drift = np.full(k + 1, np.inf)
-        last = state.aux["means"][r]
+        last = state.means[r]
         if last is not None:
             d = np.sqrt(((means - last) ** 2).sum(axis=1))
             drift[:k] = np.where(np.isfinite(d), d, np.inf)
             drift[k] = drift[:k].max()
-        state.aux["means"][r] = means
+        state.means[r] = means
         return drift
 
     def sweep_run(self, state, r):
@@ -497,14 +524,14 @@ class DaskEngine(Engine):
 
         sums = self._sums_task(state, r)
         drift = self._drift(state, r)
-        pairs = [dask.delayed(propose_block, pure=True, nout=2)(b, st, self.fmap_d, sums,
+        pairs = [dask.delayed(carried(propose_block), pure=True, nout=2)(b, st, self.fmap_d, sums,
                                                                 drift)
                  for b, st in zip(self.blocks, state.labels[r])]
         self.rounds += 1
         results, states = stream_split([p[0] for p in pairs], [p[1] for p in pairs])
         moves = 0
         accepted = []
-        S, A = state.aux["S"][r], state.aux["A"][r]
+        S, A = state.S[r], state.A[r]
         for (idx, lab, phi, a, w, diag) in results:
             self.bytes_in += idx.nbytes + lab.nbytes + phi.nbytes + 3 * a.nbytes
             if idx.size == 0:
@@ -519,7 +546,7 @@ class DaskEngine(Engine):
         states = list(states)
         for blk, acc in enumerate(accepted):
             if acc is not None:
-                states[blk] = dask.delayed(apply_moves, pure=True)(states[blk], *acc)
+                states[blk] = dask.delayed(carried(apply_moves), pure=True)(states[blk], *acc)
         state.labels[r] = persist(states)
         return moves
 
@@ -531,15 +558,14 @@ class DaskEngine(Engine):
         k = state.s.shape[1]
         out = []
         for r in range(state.n_runs):
-            parts = [dask.delayed(block_sums, pure=True)(b, st, self.fmap_d, k)
+            parts = [dask.delayed(carried(block_sums), pure=True)(b, st, self.fmap_d, k)
                      for b, st in zip(self.blocks, state.labels[r])]
             self._set_sums(state, r, self._reduce(self._stream(parts)))
             labels = self._labels_array(state.labels[r]).rechunk((self.out_chunks,)).persist()
-            out.append(RunResult(labels, state.objective(r), len(state.n_moves[r]),
-                                 list(state.n_moves[r]), bool(state.converged[r]),
-                                 state.s[r].copy(), state.q[r].copy(),
-                                 {"S": state.aux["S"][r].copy(),
-                                  "A": state.aux["A"][r].copy()}))
+            out.append(DaskRunResult(labels, state.objective(r), len(state.n_moves[r]),
+                                     list(state.n_moves[r]), bool(state.converged[r]),
+                                     state.s[r].copy(), state.q[r].copy(),
+                                     S=state.S[r].copy(), A=state.A[r].copy()))
         return out
 
     def _labels_array(self, blocks):
@@ -606,7 +632,7 @@ class DaskEngine(Engine):
     # -- after the fit -----------------------------------------------------------
     def predictor(self, X_fit, result):
         """What ``predict`` needs: :class:`~kgroups._engines.lowrank.FeatureSums`."""
-        return FeatureSums(self.fmap, result.aux["S"], result.aux["A"], result.s,
+        return FeatureSums(self.fmap, result.S, result.A, result.s,
                            X_fit.shape[1])
 
 

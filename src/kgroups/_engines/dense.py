@@ -20,10 +20,8 @@ from .._semimetrics import (
     rho_max,
     robust_center,
 )
-from .engine import HeldKernelEngine, abs_max
+from .engine import Capabilities, HeldKernelEngine, abs_max
 from .._memory import fits
-
-__all__ = ["DenseEngine"]
 
 
 class DenseEngine(HeldKernelEngine):
@@ -33,6 +31,29 @@ class DenseEngine(HeldKernelEngine):
     """
 
     name = "dense"
+    capabilities = Capabilities(
+        exact=True, inputs=("raw data", "dense matrix", "sparse matrix"), semimetrics="any",
+        memory="the n x n kernel (8 n^2 bytes in float64, 4 n^2 in float32)")
+    # Seconds of a fit (KernelKGroups, k-means++ starts, numba code loaded, every core)
+    # as sum_i COST_CONSTANTS[i] * cost_features(...)[i]; fitted by
+    # benchmarks/bench_auto.py --fit (non-negative least squares on the relative error,
+    # n in {2k, 5k, 10k, 20k} x D in {2, 10, 50, 100, 200} x n_init in {1, 10}, k = 10,
+    # make_blobs(cluster_std=2.5)). The seconds are the calibration machine's; "auto"
+    # uses only which engine is predicted faster.
+    COST_CONSTANTS = (2.72e-11, 4.58e-09, 0.0, 1.94e-06)
+
+    @classmethod
+    def cost_features(cls, n_samples, n_features, n_init):
+        """The work of a fit of n points, D columns and r starts: n^2 D (pairwise
+        distances), n^2 (writing the kernel), r n^2 (each start's M and moves, O(n)
+        each) and r n (each start's k-means++ seeding and sweeps' O(n k) scans)."""
+        n, d, r = float(n_samples), float(max(n_features, 1)), float(max(n_init, 1))
+        return (n * n * d, n * n, r * n * n, r * n)
+
+    @classmethod
+    def predicted_seconds(cls, n_samples, n_features, *, n_clusters, n_init):
+        feats = cls.cost_features(n_samples, n_features, n_init)
+        return float(sum(c * f for c, f in zip(cls.COST_CONSTANTS, feats)))
 
     def __init__(self, B, w, *, semimetric=None, params=None, is_gram=None):
         self.B = B

@@ -1,7 +1,9 @@
 """The one interface every engine shares: construction, the run interface the driver
 speaks, starting partitions, and what ``predict`` gets from it.
 
-An engine holds ``B = diag(w) K diag(w)`` in some form (DESIGN section 3) and offers
+An engine holds ``B = diag(w) K diag(w)`` in some form (an n x n array, CSR, the
+raw data with ``B`` computed on the fly, or features of a low-rank approximation),
+declares what it can take in :class:`Capabilities` and offers
 
 * **construction**: ``from_semimetric(X, w, semimetric, params, *, dtype, n_clusters,
   n_init, options)`` (raw data) and ``from_matrix(A, w, *, is_gram, dtype,
@@ -20,15 +22,20 @@ An engine holds ``B = diag(w) K diag(w)`` in some form (DESIGN section 3) and of
 * **predict**: ``predictor(X_fit, result)``, whose ``cross_sums(X_block)`` gives new
   rows' cluster sums and ``K(x, x)``.
 
-The base class gives every engine a correct default for what it does not do
-specially: one Hartigan sweep per run in turn (``sweep_run``), Lloyd's assignment
-from ``M`` (``lloyd_run``), restarts one after another (``group_size`` 1),
-kernel k-means++ from ``column``.
+The base class declares every method the driver (:mod:`kgroups._driver`), the starts
+(:mod:`kgroups._init`) and the estimators call, each with its docstring, and gives
+every engine a correct default for what it does not do specially: one Hartigan sweep
+per run in turn (``sweep_run``), Lloyd's assignment from ``M`` (``lloyd_run``),
+restarts one after another (``group_size`` 1), kernel k-means++ from ``column``. A
+method without a default raises :class:`NotImplementedError` naming the engine; an
+engine whose runs keep more than ``M`` and the cluster statistics extends
+:class:`RunState` (and :class:`RunResult`) with typed fields of its own.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
@@ -38,12 +45,10 @@ from .._kernels import seeding as _seeding
 from .._kernels.gain import (class_signatures, cluster_stats, count_improving_moves,
                              lloyd_assign, objective, sum_classes)
 from .._kernels.parallel import pick
+from .._kernels.semimetric import NAMES, NEGATIVE_TYPE
 from .._semimetrics import pairwise_unchecked, robust_center
 from .._validation import check_init_starts
 from .._memory import check_fits, fits
-
-__all__ = ["Bounds", "Engine", "HeldKernelEngine", "MatrixPredictor", "PREDICT_BLOCK_BYTES",
-           "RawDataPredictor", "RunResult", "RunState", "cluster_sums_rows", "signatures"]
 
 # Rows of new data scored at once by ``predict``: bounds its scratch memory.
 PREDICT_BLOCK_BYTES = 64 * 2**20
@@ -78,22 +83,19 @@ class RunState:
     """R runs (restarts) at once: what a sweep reads and writes.
 
     ``labels[r]``, ``M[r]`` (k x n), ``s[r]``, ``q[r]``, ``cnt[r]`` (k) are run ``r``'s
-    labels, cluster sums of ``B``, cluster weights, self-sums and sizes; an engine
-    that keeps the labels elsewhere (Dask: row blocks on the workers) or ``M`` in
-    another form (low-rank: the clusters' feature sums) holds its stand-in in
-    ``labels``/``aux`` and keeps ``s``, ``q`` and ``cnt`` here. ``bounds`` are the
-    skip bounds of engines that use them; ``active``, ``n_moves`` and ``converged``
-    are the driver's counters.
+    labels, cluster sums of ``B``, cluster weights, self-sums and sizes. An engine
+    that keeps more (the low-rank engine's feature sums, Dask's row blocks) extends
+    this class with typed fields. ``bounds`` are the skip bounds of engines that use
+    them; ``active``, ``n_moves`` and ``converged`` are the driver's counters.
     """
 
-    labels: object
+    labels: np.ndarray
     M: np.ndarray | None
     s: np.ndarray
     q: np.ndarray
     cnt: np.ndarray
     rule: str
     bounds: Bounds | None = None
-    aux: dict = field(default_factory=dict)
     active: np.ndarray = None
     n_moves: list = None
     converged: np.ndarray = None
@@ -117,8 +119,7 @@ class RunState:
 class RunResult:
     """One finished run: its labels (an engine's own array type: a dask array for
     Dask), ``Q`` from fresh sums, the sweeps, and ``s``/``q`` of the final partition
-    (``predict`` needs them); ``aux`` is what the engine's predictor needs beyond the
-    labels."""
+    (``predict`` needs them). An engine whose predictor needs more extends it."""
 
     labels: object
     objective: float
@@ -127,7 +128,6 @@ class RunResult:
     converged: bool
     s: np.ndarray
     q: np.ndarray
-    aux: dict = field(default_factory=dict)
 
 
 def abs_max(A):
@@ -151,18 +151,66 @@ def signatures(starts, k):
     return class_signatures(labs, int(k))
 
 
-class Engine:
+# What an engine's input can be (Capabilities.inputs).
+INPUTS = ("raw data", "dense matrix", "sparse matrix")
+# Which semimetrics an engine on raw data takes (Capabilities.semimetrics): any
+# (named or callable), named ones only, or those of negative type (an approximation
+# of the kernel K = -rho/2 that needs it positive semidefinite: the named ones of
+# negative type, and callables, which the user vouches for).
+SEMIMETRIC_KINDS = ("any", "named", "negative type")
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What an engine can do, declared on its class; the registry
+    (:mod:`kgroups._engines.registry`), ``engine="auto"``, the checks of an input
+    against an engine, the command line and the documentation read it.
+
+    ``exact``: the same partitions as move-at-a-time Hartigan on the exact kernel
+    (approximate engines work on a low-rank kernel); ``inputs``: of :data:`INPUTS`;
+    ``semimetrics``: of :data:`SEMIMETRIC_KINDS`; ``array_kind``: the kind of array
+    ``X`` it takes (``"numpy"`` for in-memory data, ``"dask"``); ``device``: where
+    the pair passes run; ``memory``: what it holds, in words; ``rules``: the move
+    rules it runs (``"hartigan"`` for kernel k-groups, ``"lloyd"`` for kernel
+    k-means).
+    """
+
+    exact: bool
+    inputs: tuple
+    semimetrics: str
+    memory: str
+    device: str = "CPU"
+    array_kind: str = "numpy"
+    rules: tuple = ("hartigan", "lloyd")
+
+    def takes(self, matrix, semimetric):
+        """Whether an input of kind ``matrix`` (one of :data:`INPUTS`) with
+        ``semimetric`` (a name, ``"precomputed"`` or a callable) is for this engine."""
+        if matrix not in self.inputs:
+            return False
+        if matrix != "raw data":
+            return True
+        if not isinstance(semimetric, str):
+            return self.semimetrics != "named"
+        return (self.semimetrics != "negative type" or semimetric in NEGATIVE_TYPE
+                or semimetric not in NAMES)
+
+
+class Engine(ABC):
     """Base class of the engines: the constructors' contract, the run interface with
     its defaults (see the module docstring), starts and ``predictor``.
 
-    Subclasses set ``name``, implement ``memory_bytes``, ``build_m``, ``move_rows``
-    and ``sweep_run`` (or ``sweep``), and override what they do specially;
-    ``semimetric``/``params`` (raw data) or ``is_gram`` (precomputed matrix) record
-    what the kernel was built from.
+    Subclasses set ``name`` and ``capabilities``, implement :meth:`memory_bytes`,
+    :meth:`build_m`, :meth:`move_rows` and :meth:`sweep_run` (or :meth:`sweep`), and
+    override what they do specially; ``semimetric``/``params`` (raw data) or
+    ``is_gram`` (precomputed matrix) record what the kernel was built from.
     """
 
     name = "engine"
-    input_kind = "numpy"  # the kind of data it takes (kgroups._input)
+    capabilities = Capabilities(exact=True, inputs=INPUTS, semimetrics="any",
+                                memory="n^2")
+    # The RunState class of this engine's runs (an engine that keeps more extends it).
+    state_class = RunState
     semimetric = None
     params = None
     is_gram = None
@@ -172,18 +220,31 @@ class Engine:
     sample_start = None
     # At most this many starts for n_init="auto" (None: the rule of kgroups._init).
     max_auto_starts = None
-    # Whether it takes a precomputed matrix, a callable semimetric.
-    takes_precomputed = True
-    takes_callable = True
-    # Whether its kernel is an approximation that needs a semimetric of negative type.
-    needs_negative_type = False
-    # Named starts this engine cannot make, and the move rules it runs.
+    # Named starts this engine cannot make.
     unavailable_inits = ()
-    rules = RULES
     # An upper bound of |K(x, y)| over all pairs (the unweighted kernel), set by the
     # exact engines: the driver bounds the rounding that a run's moves leave in its M
     # with it (kgroups._driver.drift). None: M is not rebuilt (approximate engines).
     kernel_max = None
+
+    # -- choice ---------------------------------------------------------------
+    @classmethod
+    def available(cls):
+        """Whether this machine can run the engine now (a device, an installed extra)."""
+        return True
+
+    @classmethod
+    def predicted_seconds(cls, n_samples, n_features, *, n_clusters, n_init):
+        """Seconds a fit of this size is predicted to take, for ``engine="auto"``
+        (None: no cost model; ``inf``: never chosen for this size unless nothing
+        else can run it)."""
+        return None
+
+    @classmethod
+    def check_input(cls, *, semimetric, kernel, sparse_input, landmarks, what, owner):
+        """Refuse, with a message of its own, an input or an option this engine cannot
+        take (called first by :func:`kgroups._engines.select.check_engine_input`, whose
+        checks from :attr:`capabilities` follow); ``what`` describes the input."""
 
     # -- construction ---------------------------------------------------------
     @classmethod
@@ -197,9 +258,11 @@ class Engine:
                          "use engine='dense' or engine='sparse'")
 
     @classmethod
+    @abstractmethod
     def memory_bytes(cls, n_samples, n_features, *, n_clusters, n_init=1, dtype=np.float64,
                      options=None):
-        raise NotImplementedError
+        """Bytes the engine allocates for a fit of this size (checked against the memory
+        free before anything is allocated)."""
 
     @classmethod
     def check_memory(cls, n_samples, n_features, *, n_clusters, n_init=1, dtype=np.float64,
@@ -217,7 +280,34 @@ class Engine:
 
     @property
     def n_samples(self):
+        """The number of points."""
         return self.w.shape[0]
+
+    # -- the kernel, as the runs and the starts read it -----------------------
+    def build_m(self, labels, k):
+        """``M[l, i] = sum_{y in C_l} B[i, y]`` of the partition ``labels``, shape (k, n)."""
+        raise NotImplementedError(f"engine={self.name!r} does not build M from labels")
+
+    def move_rows(self, points, old, new, M):
+        """Apply the moves of ``points`` from clusters ``old`` to ``new`` to ``M`` in
+        place (each adds ``B[:, i]`` to one row and subtracts it from another)."""
+        raise NotImplementedError(f"engine={self.name!r} does not move rows of M")
+
+    def column(self, c):
+        """Column ``c`` of the unweighted kernel ``K`` (length n): kernel k-means++
+        seeding reads it."""
+        raise NotImplementedError(f"engine={self.name!r} does not give kernel columns")
+
+    def gram(self):
+        """The dense unweighted kernel ``K`` (n x n), for the spectral start of small
+        problems."""
+        raise NotImplementedError(f"engine={self.name!r} does not hold the n x n kernel")
+
+    def extend(self, idx, Xs, ws, labels, k):
+        """The sample start (:mod:`kgroups._init`): labels of every point from an exact
+        fit of the sample ``Xs`` (rows ``idx``, weights ``ws``) that ended in
+        ``labels``."""
+        raise NotImplementedError(f"engine={self.name!r} does not extend a sample's fit")
 
     # -- runs -----------------------------------------------------------------
     def group_size(self, starts, k):
@@ -242,7 +332,7 @@ class Engine:
         for r in range(R):
             self.fill_empty(labels[r], M[r])
             s[r], q[r], cnt[r] = cluster_stats(M[r], labels[r], self.w)
-        state = RunState(labels, M, s, q, cnt, rule)
+        state = self.state_class(labels, M, s, q, cnt, rule)
         self.begin(state)
         return state
 
@@ -260,7 +350,7 @@ class Engine:
 
     def sweep_run(self, state, r):
         """One Hartigan sweep of run ``r`` in place (paper Algorithm 2); its moves."""
-        raise NotImplementedError
+        raise NotImplementedError(f"engine={self.name!r} sweeps all its runs at once")
 
     def lloyd_run(self, state, r):
         """One kernel k-means iteration of run ``r`` (paper Algorithm 1, batch form):

@@ -26,6 +26,8 @@ O(n m); a point's gains cost O(k m) and a move O(m)
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .._kernels import feature_space as _lr
@@ -33,11 +35,8 @@ from .._kernels.bounds import refresh_bounds, refresh_bounds_serial
 from .._kernels.parallel import pick
 from .._semimetrics import pairwise_unchecked as pairwise, robust_center
 from .._validation import Integer, InvalidParameterError, as_seed
-from .engine import PREDICT_BLOCK_BYTES, Bounds, Engine
+from .engine import PREDICT_BLOCK_BYTES, Bounds, Capabilities, Engine, RunState
 from .._memory import check_fits
-
-__all__ = ["FOURIER_SEMIMETRICS", "LANDMARKS", "FeatureSums", "FourierMap", "LowRankEngine",
-           "NystroemMap", "fourier_features", "nystroem_features"]
 
 LANDMARKS = ("k-means++", "uniform", "fourier")
 # Semimetrics whose kernel has random Fourier features (landmarks="fourier").
@@ -265,6 +264,27 @@ class FeatureSums:
         return m, np.einsum("ij,ij->i", F, F) - 2.0 * a
 
 
+def check_landmarks(semimetric, landmarks, owner):
+    """Refuse ``landmarks="fourier"`` for a semimetric without random Fourier features."""
+    if landmarks == "fourier" and semimetric not in FOURIER_SEMIMETRICS:
+        raise ValueError(
+            f"{owner}: landmarks='fourier' (random Fourier features) needs semimetric in "
+            f"{FOURIER_SEMIMETRICS}, got semimetric={semimetric!r}; use "
+            "landmarks='k-means++' or 'uniform' (Nystrom)")
+
+
+@dataclass
+class FeatureRunState(RunState):
+    """Hartigan runs of the low-rank engine: besides ``M``, each run's cluster feature
+    sums ``S[r]`` (k x m) and ``A[r]`` (k), ``sn2[r][l] = ||S_l||^2``, and
+    ``stale[r]``: whether ``M[r]`` lags the sums (moves update the sums only)."""
+
+    S: np.ndarray | None = None
+    A: np.ndarray | None = None
+    sn2: np.ndarray | None = None
+    stale: np.ndarray | None = None
+
+
 class LowRankEngine(Engine):
     """Approximate engine: Hartigan moves on m features per point (O(n m) memory).
 
@@ -292,8 +312,15 @@ class LowRankEngine(Engine):
     """
 
     name = "low-rank"
-    takes_precomputed = False
-    needs_negative_type = True
+    capabilities = Capabilities(
+        exact=False, inputs=("raw data",), semimetrics="negative type",
+        memory="n_components features per point, O(n m)")
+    state_class = FeatureRunState
+
+    @classmethod
+    def check_input(cls, *, semimetric, kernel, sparse_input, landmarks, what, owner):
+        """Random Fourier features exist for the Gaussian and Laplacian kernels only."""
+        check_landmarks(semimetric, landmarks, owner)
     sample_start = "large"
 
     def __init__(self, F, w, kdiag=None):
@@ -397,14 +424,15 @@ class LowRankEngine(Engine):
 
     def begin(self, state):
         """Hartigan runs sweep on their clusters' feature sums ``S``, ``A`` (and
-        ``||S_l||^2``), kept in ``state.aux``, with skip bounds."""
+        ``||S_l||^2``), kept on the :class:`FeatureRunState`, with skip bounds."""
         if state.rule != "hartigan":
             return
         R, k = state.s.shape
         sums = [self._sums(state.labels[r], k) for r in range(R)]
-        state.aux.update(S=np.stack([p[0] for p in sums]), A=np.stack([p[1] for p in sums]),
-                         sn2=np.stack([np.einsum("ij,ij->i", p[0], p[0]) for p in sums]),
-                         stale=np.zeros(R, dtype=bool))
+        state.S = np.stack([p[0] for p in sums])
+        state.A = np.stack([p[1] for p in sums])
+        state.sn2 = np.stack([np.einsum("ij,ij->i", p[0], p[0]) for p in sums])
+        state.stale = np.zeros(R, dtype=bool)
         state.bounds = Bounds.unknown(R, self.F.shape[0], k)
 
     def sweep_run(self, state, r):
@@ -418,16 +446,16 @@ class LowRankEngine(Engine):
         (:meth:`_refresh_bounds`, one matrix product); within the sweep they widen
         with each move.
         """
-        aux, b = state.aux, state.bounds
-        args = (self.F, self.a, self.w, self.diag, state.labels[r], aux["S"][r], aux["A"][r],
+        b = state.bounds
+        args = (self.F, self.a, self.w, self.diag, state.labels[r], state.S[r], state.A[r],
                 state.s[r], state.q[r], state.cnt[r])
         if BOUNDS:
             self._refresh_bounds(state, r)
-            moves, _ = _lr.sweep_lowrank_bounded(*args, aux["sn2"][r], b.up[r], b.lo[r],
+            moves, _ = _lr.sweep_lowrank_bounded(*args, state.sn2[r], b.up[r], b.lo[r],
                                                  b.own[r], b.all[r], b.drift[r])
         else:
             moves = _lr.sweep_lowrank(*args)
-        aux["stale"][r] |= moves > 0
+        state.stale[r] |= moves > 0
         return moves
 
     def _refresh_bounds(self, state, r):
@@ -437,12 +465,12 @@ class LowRankEngine(Engine):
         s_l`` and ``M[l, i] / w_i = phi_i . S_l - a_i s_l - A_l``, ``||phi_i - mu_l||^2
         = (|phi_i|^2 - 2 a_i) + (|S_l|^2 / s_l^2 - 2 A_l / s_l) - 2 M[l, i] / (w_i
         s_l)``."""
-        aux, b, s = state.aux, state.bounds, state.s[r]
-        if aux["stale"][r]:
-            state.M[r] = self._m_from(aux["S"][r], aux["A"][r], s)
-            aux["stale"][r] = False
+        b, s = state.bounds, state.s[r]
+        if state.stale[r]:
+            state.M[r] = self._m_from(state.S[r], state.A[r], s)
+            state.stale[r] = False
         pos = np.where(s > 0, s, 1.0)
-        mu2, ma = aux["sn2"][r] / pos ** 2, 2.0 * aux["A"][r] / pos
+        mu2, ma = state.sn2[r] / pos ** 2, 2.0 * state.A[r] / pos
         n, k = self.F.shape[0], s.shape[0]
         fn = pick(refresh_bounds_serial, refresh_bounds, n * k)
         fn(state.M[r], state.labels[r], self.w, s, self._base, self._base_abs, mu2 - ma,
@@ -450,14 +478,13 @@ class LowRankEngine(Engine):
 
     def sync(self, state):
         """Bring each run's ``M`` up to date with its sweeps' moves (O(n k m) a run)."""
-        stale = state.aux.get("stale")
-        if stale is None:
+        if state.stale is None:  # Lloyd's runs keep M itself up to date
             return
         k = state.s.shape[1]
-        for r in np.flatnonzero(stale):
-            state.M[r] = self._m_from(state.aux["S"][r], state.aux["A"][r], np.bincount(
+        for r in np.flatnonzero(state.stale):
+            state.M[r] = self._m_from(state.S[r], state.A[r], np.bincount(
                 state.labels[r], weights=self.w, minlength=k))
-            stale[r] = False
+            state.stale[r] = False
 
     def move_rows(self, points, old, new, M):
         """Apply a batch of moves to ``M`` (kernel k-means): O(n k m)."""

@@ -18,10 +18,8 @@ from .._kernels.parallel import pick
 from .._kernels.semimetric import NAMES, NEGATIVE_TYPE, kernel_args
 from .._semimetrics import (centred_sq_norm_max, check_semimetric_range, diameter_sq,
                             pairwise_unchecked, rho_max, robust_center)
-from .engine import Bounds, Engine
+from .engine import Bounds, Capabilities, Engine
 from .._memory import check_fits, fits
-
-__all__ = ["MatrixFreeEngine"]
 
 # Pending moves applied to M at once (each decision pays O(D) per pending move), at
 # most BATCH, and applied as soon as the decisions have paid PENDING_WORK such
@@ -67,8 +65,31 @@ class MatrixFreeEngine(Engine):
     """
 
     name = "matrix-free"
-    takes_precomputed = False
-    takes_callable = False
+    capabilities = Capabilities(
+        exact=True, inputs=("raw data",), semimetrics="named",
+        memory="the data and the cluster sums, O(n (k + D)); the kernel computed on the fly")
+    # The cost model of engine="auto", as DenseEngine's (fitted together by
+    # benchmarks/bench_auto.py --fit); below MIN_N_MODELLED points (where the
+    # calibration grid starts, and a fit is quick with either engine) the dense engine
+    # is preferred whenever it fits.
+    COST_CONSTANTS = (3.19e-11, 4.98e-11, 0.0, 2.01e-06)
+    MIN_N_MODELLED = 2000
+
+    @classmethod
+    def cost_features(cls, n_samples, n_features, n_init):
+        """The work of a fit of n points, D columns and r starts: n^2 D ceil(r /
+        MULTI_STARTS) (one pass over the pairs per group of starts), r n^2 (each
+        start's sums in that pass), r n^2 D (moves cost O(n D)) and r n (as dense)."""
+        n, d, r = float(n_samples), float(max(n_features, 1)), float(max(n_init, 1))
+        passes = float(-(-int(r) // MULTI_STARTS))
+        return (n * n * d * passes, r * n * n, r * n * n * d, r * n)
+
+    @classmethod
+    def predicted_seconds(cls, n_samples, n_features, *, n_clusters, n_init):
+        if n_samples < cls.MIN_N_MODELLED:
+            return float("inf")
+        feats = cls.cost_features(n_samples, n_features, n_init)
+        return float(sum(c * f for c, f in zip(cls.COST_CONSTANTS, feats)))
 
     def __init__(self, X, w, semimetric, params):
         if semimetric not in NAMES:

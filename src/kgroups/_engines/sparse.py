@@ -10,10 +10,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._kernels import held_sparse as _sparse
-from .engine import HeldKernelEngine, abs_max
+from .engine import Capabilities, HeldKernelEngine, abs_max
 from .._memory import check_fits
-
-__all__ = ["SparseEngine"]
 
 
 class SparseEngine(HeldKernelEngine):
@@ -44,6 +42,9 @@ class SparseEngine(HeldKernelEngine):
     """
 
     name = "sparse"
+    capabilities = Capabilities(
+        exact=True, inputs=("sparse matrix",), semimetrics="any",
+        memory="the stored entries of a sparse Gram matrix, O(nnz)")
     is_gram = True  # only Gram matrices (see above): predict takes K(new, train) blocks
 
     def __init__(self, B, w):
@@ -54,6 +55,26 @@ class SparseEngine(HeldKernelEngine):
         self.build_entries = B.nnz
         self.w = np.ascontiguousarray(w, dtype=np.float64)
         self.diag = np.ascontiguousarray(B.diagonal(), dtype=np.float64)
+
+    @classmethod
+    def check_input(cls, *, semimetric, kernel, sparse_input, landmarks, what, owner):
+        """The sparse engine holds a sparse Gram matrix (``kernel="precomputed"``)."""
+        if sparse_input and kernel == "precomputed":
+            return
+        if kernel == "precomputed":
+            got, hint = ("a dense Gram matrix", "pass scipy.sparse.csr_matrix(X) when it is "
+                         "mostly zeros, or use engine='dense'")
+        elif semimetric == "precomputed":
+            got = (f"a {'scipy.sparse' if sparse_input else 'NumPy'} semimetric matrix "
+                   "(semimetric='precomputed')")
+            hint = ("its kernel K = -rho/2 needs every pair (a missing entry would mean "
+                    "rho = 0): use engine='dense', or pass a sparse Gram matrix with "
+                    "kernel='precomputed'")
+        else:
+            got, hint = what, ("its kernel is dense n x n (every pair has a distance): use "
+                               "engine='dense', engine='matrix-free' or engine='auto'")
+        raise ValueError(f"{owner}: engine='sparse' needs a scipy.sparse precomputed Gram "
+                         f"matrix (kernel='precomputed'), got {got}; {hint}")
 
     @classmethod
     def memory_bytes(cls, n_samples, n_features, *, n_clusters, n_init=1, dtype=np.float64,

@@ -18,23 +18,28 @@ of two ways:
   compiles them without ``fastmath``), so both ways perform the same IEEE operations
   in the same order: the same values and the same decisions, only slower.
 
-:func:`tiered` decides for one call of a public function: as Python when its work is
-at most :data:`PYTHON_MAX_WORK`, no kernel has run compiled in this process yet, and
-the kernels run as Python so far have taken less than :data:`PYTHON_BUDGET` seconds
-(about what loading numba costs: once a process has spent that much, paying the
-fixed cost is the better bet, and every later call runs compiled).
+:func:`tiered` decides for one call of a public function, from the user's setting
+``kernels`` (:func:`kgroups.config_context`, :mod:`kgroups._config`): ``"compiled"``
+and ``"python"`` decide every call; ``"auto"`` (the default) runs a call as Python
+when its work is at most :data:`PYTHON_MAX_WORK`, no kernel has run compiled in this
+process yet, and the kernels run as Python so far have taken less than
+:data:`PYTHON_BUDGET` seconds (about what loading numba costs: once a process has
+spent that much, paying the fixed cost is the better bet, and every later call runs
+compiled). A kernel called outside any :func:`tiered` runs compiled, or as Python
+when the setting is ``"python"``.
 """
 
 from __future__ import annotations
 
 import contextvars
+import os
+import sys
 import threading
 import time
 import types
 from contextlib import contextmanager
 
-__all__ = ["Kernel", "PYTHON_BUDGET", "PYTHON_MAX_WORK", "as_python", "njit",
-           "num_threads", "prange", "python_pays", "tiered", "with_globals"]
+from .._config import get_config
 
 # Largest work that tiered() runs as Python, in the caller's count (a fit counts
 # n^2 + n_init k n, kgroups._base.fit_work: a fit of about 100 points in 3 clusters
@@ -95,7 +100,8 @@ class Kernel:
         return f"<kernel {self.__module__}.{self.__qualname__}>"
 
     def __call__(self, *args):
-        if _PYTHON.get():
+        python = _PYTHON.get()
+        if python or (python is None and get_config()["kernels"] == "python"):
             return self.py_func(*args)
         return (self._dispatcher or self.dispatcher)(*args)
 
@@ -145,8 +151,18 @@ def _rebound(glob):
 
 
 def num_threads():
-    """The number of threads numba's parallel kernels use (numba is imported)."""
-    return _numba().get_num_threads()
+    """The number of threads numba's parallel kernels use. Before numba is imported
+    this is its default, read as numba reads it (``NUMBA_NUM_THREADS``, else the CPUs
+    this process may run on), so that asking does not load numba."""
+    if "numba" in sys.modules:
+        return _numba().get_num_threads()
+    env = os.environ.get("NUMBA_NUM_THREADS", "").strip()
+    if env.isdigit() and int(env) > 0:
+        return int(env)
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - platforms without sched_getaffinity
+        return max(1, os.cpu_count() or 1)
 
 
 @contextmanager
@@ -160,20 +176,26 @@ def as_python(on=True):
 
 
 def python_pays(work):
-    """Whether :func:`tiered` runs a call of this ``work`` as Python (see the module
-    docstring)."""
+    """Whether :func:`tiered` runs a call of this ``work`` as Python under the setting
+    ``kernels="auto"`` (see the module docstring)."""
     return (work <= PYTHON_MAX_WORK and not _STATE["compiled"]
             and _STATE["python_seconds"] < PYTHON_BUDGET)
 
 
 @contextmanager
 def tiered(work):
-    """The kernels called inside run as Python when :func:`python_pays` for ``work``
-    (the time they take is added to the process's), else compiled. The choice holds
-    for the calls inside, whatever their own work: inside :func:`as_python` or
-    another ``tiered``, the outer choice is kept."""
+    """The kernels called inside run as the setting ``kernels`` says: compiled, as
+    Python, or (``"auto"``) as Python when :func:`python_pays` for ``work`` (the time
+    they take is added to the process's), else compiled. The choice holds for the
+    calls inside, whatever their own work: inside :func:`as_python` or another
+    ``tiered``, the outer choice is kept."""
     if _PYTHON.get() is not None:
         yield
+        return
+    mode = get_config()["kernels"]
+    if mode != "auto":
+        with as_python(mode == "python"):
+            yield
         return
     if not python_pays(work):
         with as_python(False):

@@ -19,8 +19,6 @@ import numpy as np
 
 from .jit import njit
 
-__all__ = ["condensed_index", "ward_lance_williams"]
-
 
 @njit(cache=True)
 def condensed_index(n, i, j):

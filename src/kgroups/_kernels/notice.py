@@ -16,8 +16,6 @@ import time
 
 from numba.core import event
 
-__all__ = ["NOTICE_AFTER", "CompileNotice"]
-
 # Seconds of compilation, summed over the process, after which the note is said.
 NOTICE_AFTER = 1.0
 

@@ -36,8 +36,6 @@ from .pairsum import Part, finite, semimetric_spec
 from .._reprs import short_repr
 from .._validation import InvalidParameterError, as_random_state, validated
 
-__all__ = ["DiscoResult", "disco"]
-
 
 @dataclass(frozen=True)
 class DiscoResult:
@@ -230,7 +228,7 @@ def disco(
                            n_permutations=n_permutations)
     _check_groups(prep, owner)
     n, k, sizes = prep.n, prep.k, prep.group_sizes
-    sums, D = pairsum.observed_sums(prep, n_permutations)
+    sums, D = dispatch.observed_sums(prep, n_permutations)
     total = finite(np.sum(sums) / (2.0 * n), owner)
     within = finite(float(np.sum(np.diag(sums) / (2.0 * sizes))), owner)
     if within == 0.0:
@@ -245,8 +243,8 @@ def disco(
               "df_within": n - k}
     if D is None:
         return DiscoResult(pvalue=float("nan"), n_permutations=0, **result)
-    perm = pairsum.permutation_statistics(D, prep.codes, sizes, int(n_permutations),
+    perm = dispatch.permutation_statistics(D, prep.codes, sizes, int(n_permutations),
                                           as_random_state(random_state), _f_ratio(n, k))
-    return DiscoResult(pvalue=pairsum.permutation_pvalue(stat, perm),
+    return DiscoResult(pvalue=dispatch.permutation_pvalue(stat, perm),
                        n_permutations=int(n_permutations), permutation_statistics=perm,
                        **result)

@@ -6,16 +6,22 @@ is a dask collection, without importing dask), :func:`choose` returns the
 implementation and :func:`prepare` chooses and prepares in one call. The Dask
 (:mod:`kgroups._stats.pairsum_dask`) and CUDA (:mod:`kgroups._stats.pairsum_cuda`)
 implementations are imported only when an input is of their kind; another kind adds
-a row to both tables. The implementations import :mod:`kgroups._stats.pairsum` (the
-interface and the in-memory implementation), never this module.
+a row to both tables. Built on the interface, for every kind: :func:`observed_sums`,
+:func:`permutation_statistics` and :func:`permutation_pvalue`, the permutation
+machinery of the k-sample energy test and DISCO. The implementations import
+:mod:`kgroups._stats.pairsum` (the interface and the in-memory implementation),
+never this module.
 """
 
 from __future__ import annotations
 
 import importlib
 
-from .._validation import InvalidParameterError, is_dask_collection, is_device_array
-from .pairsum import Part, semimetric_spec  # noqa: F401  (the doctests' names)
+import numpy as np
+
+from .._validation import (InvalidParameterError, is_dask_collection, is_device_array,
+                           uniform_sample)
+from .pairsum import BLOCK_ELEMENTS, Part, semimetric_spec  # noqa: F401 (doctest names)
 
 # array kind -> (module, class) of its implementation, imported on first use
 IMPLEMENTATIONS = {
@@ -104,3 +110,59 @@ def prepare(parts, spec, owner, *, n_permutations=0, kinds=None):
             "permutation is another pass over all pairs: pass n_permutations=0 for the exact "
             "statistic (pvalue=nan), or test a subsample in memory")
     return backend.prepare(parts, spec, owner)
+
+
+# --------------------------------------------------------------------------- permutations
+def observed_sums(prep, n_permutations):
+    """Group sums (unit weights) of a permutation test, and its pooled matrix.
+
+    Without permutations: the blocked sums (:meth:`PairSums.group_sums`) and None.
+    With permutations: the pooled n x n matrix (:meth:`PairSums.pooled`) and the
+    sums of the observed labels reduced from it as each relabelling's are
+    (:meth:`PairSums.relabelled_sums`), so that the observed labelling and an
+    identical relabelling give the same statistic.
+    """
+    if n_permutations == 0:
+        return prep.backend.group_sums(prep), None
+    D = prep.backend.pooled(prep)
+    return prep.backend.relabelled_sums(D, prep.codes[None, :], prep.k)[0], D
+
+
+def permutation_statistics(pooled, codes, sizes, n_permutations, rs, statistic):
+    """``statistic(sums, sizes)`` of ``n_permutations`` random relabellings of ``codes``.
+
+    Each batch of B relabellings draws B x n uniform keys from ``rs`` (a RandomState
+    or Generator) and sorts them, which keeps the group sizes, then gets its
+    (B, k, k) sums from the pooled matrix in one product
+    (:meth:`PairSums.relabelled_sums` of the pooled matrix's kind); ``statistic``
+    maps sums of shape (..., k, k) and the sizes to shape (...).
+    """
+    backend = choose({"pooled": pooled}, "permutations")
+    n, k = pooled.shape[0], len(sizes)
+    batch = max(1, min(n_permutations, BLOCK_ELEMENTS // (n * k)))
+    out = np.empty(n_permutations)
+    for start in range(0, n_permutations, batch):
+        B = min(batch, n_permutations - start)
+        perm_codes = codes[np.argsort(uniform_sample(rs, (B, n)), axis=1)]  # (B, n)
+        out[start:start + B] = statistic(backend.relabelled_sums(pooled, perm_codes, k), sizes)
+    return out
+
+
+def permutation_pvalue(observed, perm):
+    """``(1 + #{b : perm_b >= observed}) / (1 + B)``, ``>=`` within 1e-12 relative.
+
+    Counting ties makes the test valid, ``P(p <= a) <= a`` under the null, also
+    on discrete data; the tolerance absorbs sums of the same numbers taken in
+    another order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> print(permutation_pvalue(2.0, np.array([1.0, 2.0, 3.0])))
+    0.75
+    """
+    count = int(np.sum(perm >= observed - 1e-12 * abs(observed)))
+    return (1.0 + count) / (1.0 + len(perm))
+
+
+# --------------------------------------------------------------------------- NumPy

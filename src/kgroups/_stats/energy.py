@@ -57,16 +57,6 @@ from .._validation import (
     validated,
 )
 
-__all__ = [
-    "EnergyTestResult",
-    "between_energy",
-    "energy_distance",
-    "energy_test",
-    "g",
-    "total_energy",
-    "within_energy",
-]
-
 def _no_precomputed(spec, owner):
     if spec["semimetric"] == "precomputed":
         raise InvalidParameterError(
@@ -624,12 +614,12 @@ def energy_test(
             f"{owner}: needs at least 2 samples, got {len(samples)}")
     parts = [Part(x, f"samples[{i}]") for i, x in enumerate(samples)]
     prep = dispatch.prepare(parts, spec, owner, n_permutations=n_permutations)
-    sums, D = pairsum.observed_sums(prep, n_permutations)
+    sums, D = dispatch.observed_sums(prep, n_permutations)
     stat = finite(_ksample_statistic(sums, prep.group_sizes), owner)
     if D is None:
         return EnergyTestResult(finite(stat, owner, prep.factor), float("nan"), 0)
-    perm = pairsum.permutation_statistics(D, prep.codes, prep.group_sizes, int(n_permutations),
+    perm = dispatch.permutation_statistics(D, prep.codes, prep.group_sizes, int(n_permutations),
                                           as_random_state(random_state), _ksample_statistic)
     return EnergyTestResult(finite(stat, owner, prep.factor),
-                            pairsum.permutation_pvalue(stat, perm), int(n_permutations),
+                            dispatch.permutation_pvalue(stat, perm), int(n_permutations),
                             perm * prep.factor)

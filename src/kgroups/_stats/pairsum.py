@@ -26,11 +26,10 @@ One implementation per array kind computes them behind one interface
   ``relabelled_sums(pooled, codes, k)``: :math:`P` (unit weights) of a batch of
   relabellings. Only in-memory implementations have them.
 
-Built on the interface, for every kind: :func:`observed_sums`,
-:func:`permutation_statistics` and :func:`permutation_pvalue`, the permutation
-machinery of :func:`kgroups.energy_test` and :func:`kgroups.disco` (unit weights;
-the random relabellings are drawn here, from the caller's random state, and only
-their sums are left to the implementation).
+Built on the interface, for every kind, :mod:`kgroups._stats.dispatch` holds the
+permutation machinery of :func:`kgroups.energy_test` and :func:`kgroups.disco` (unit
+weights; the random relabellings are drawn there, from the caller's random state, and
+only their sums are left to the implementation).
 
 This module holds the interface and the in-memory implementation
 (:class:`NumpyPairSums`); :mod:`kgroups._stats.dispatch` chooses the implementation
@@ -60,13 +59,7 @@ from .._validation import (
 )
 from .._memory import check_fits
 
-__all__ = ["IMPLEMENTATIONS", "KIND_TESTS", "WHICH", "NumpyPairSums", "PairSums", "Part",
-           "Prepared", "array_kind", "check_which", "checked_label_values", "choose",
-           "data_scale", "finite", "label_codes", "magnitude_scale", "observed_sums",
-           "part_codes", "part_weights", "permutation_pvalue", "permutation_statistics",
-           "pooled_groups", "prepare", "same_features", "semimetric_spec"]
-
-_BLOCK_ELEMENTS = 1 << 22  # semimetric values per block (32 MiB of float64)
+BLOCK_ELEMENTS = 1 << 22  # semimetric values per block (32 MiB of float64)
 _MAX_POOLED_BYTES = 1 << 32  # the pooled n x n matrix of a permutation test: 4 GiB at most
 
 # --------------------------------------------------------------------------- spec, scale
@@ -285,61 +278,8 @@ def checked_label_values(values, owner):
 
 
 # --------------------------------------------------------------------------- permutations
-def observed_sums(prep, n_permutations):
-    """Group sums (unit weights) of a permutation test, and its pooled matrix.
-
-    Without permutations: the blocked sums (:meth:`PairSums.group_sums`) and None.
-    With permutations: the pooled n x n matrix (:meth:`PairSums.pooled`) and the
-    sums of the observed labels reduced from it as each relabelling's are
-    (:meth:`PairSums.relabelled_sums`), so that the observed labelling and an
-    identical relabelling give the same statistic.
-    """
-    if n_permutations == 0:
-        return prep.backend.group_sums(prep), None
-    D = prep.backend.pooled(prep)
-    return prep.backend.relabelled_sums(D, prep.codes[None, :], prep.k)[0], D
-
-
-def permutation_statistics(pooled, codes, sizes, n_permutations, rs, statistic):
-    """``statistic(sums, sizes)`` of ``n_permutations`` random relabellings of ``codes``.
-
-    Each batch of B relabellings draws B x n uniform keys from ``rs`` (a RandomState
-    or Generator) and sorts them, which keeps the group sizes, then gets its
-    (B, k, k) sums from the pooled matrix in one product
-    (:meth:`PairSums.relabelled_sums` of the pooled matrix's kind); ``statistic``
-    maps sums of shape (..., k, k) and the sizes to shape (...).
-    """
-    backend = choose({"pooled": pooled}, "permutations")
-    n, k = pooled.shape[0], len(sizes)
-    batch = max(1, min(n_permutations, _BLOCK_ELEMENTS // (n * k)))
-    out = np.empty(n_permutations)
-    for start in range(0, n_permutations, batch):
-        B = min(batch, n_permutations - start)
-        perm_codes = codes[np.argsort(uniform_sample(rs, (B, n)), axis=1)]  # (B, n)
-        out[start:start + B] = statistic(backend.relabelled_sums(pooled, perm_codes, k), sizes)
-    return out
-
-
-def permutation_pvalue(observed, perm):
-    """``(1 + #{b : perm_b >= observed}) / (1 + B)``, ``>=`` within 1e-12 relative.
-
-    Counting ties makes the test valid, ``P(p <= a) <= a`` under the null, also
-    on discrete data; the tolerance absorbs sums of the same numbers taken in
-    another order.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> print(permutation_pvalue(2.0, np.array([1.0, 2.0, 3.0])))
-    0.75
-    """
-    count = int(np.sum(perm >= observed - 1e-12 * abs(observed)))
-    return (1.0 + count) / (1.0 + len(perm))
-
-
-# --------------------------------------------------------------------------- NumPy
 class NumpyPairSums(PairSums):
-    """In-memory pair sums: NumPy arrays, row blocks of at most ``_BLOCK_ELEMENTS``
+    """In-memory pair sums: NumPy arrays, row blocks of at most ``BLOCK_ELEMENTS``
     semimetric values, each reduced by matrix products with one-hot labels."""
 
     kind = "numpy"
@@ -484,7 +424,7 @@ def _gathered(X, cols, spec):
 
 
 def _row_chunks(n_rows, n_cols):
-    step = max(1, _BLOCK_ELEMENTS // max(n_cols, 1))
+    step = max(1, BLOCK_ELEMENTS // max(n_cols, 1))
     return ((a, min(a + step, n_rows)) for a in range(0, n_rows, step))
 
 

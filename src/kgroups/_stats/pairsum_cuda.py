@@ -36,8 +36,6 @@ from .pairsum import (
     same_features,
 )
 
-__all__ = ["CudaPairSums", "as_device"]
-
 
 def as_device(value):
     """A device array as a numba device array, without a copy (numba's own as they

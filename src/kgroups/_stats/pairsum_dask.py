@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from .._config import carried
 from .._semimetrics import pairwise_unchecked
 from .._validation import (
     InvalidParameterError,
@@ -44,8 +45,6 @@ from .pairsum import (
     magnitude_scale,
     same_features,
 )
-
-__all__ = ["DaskPairSums", "pair_sums"]
 
 # semimetric values computed at once inside a task (32 MiB of float64)
 _SUB_ELEMENTS = 1 << 22
@@ -90,7 +89,7 @@ class DaskPairSums(PairSums):
                 if which != "all" and ka is not None and kb is not None \
                         and (ka == kb) != (which == "within"):
                     continue  # two one-group blocks whose pair falls outside ``which``
-                tasks.append(dask.delayed(_pair_task, pure=True)(
+                tasks.append(dask.delayed(carried(_pair_task), pure=True)(
                     *blocks[a], *blocks[b], prep.k, prep.spec, center, scale, prep.owner))
                 same.append(a == b)
         total = np.zeros((prep.k, prep.k))

@@ -16,20 +16,6 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = [
-    "DATA_DIR",
-    "load_dermatology",
-    "load_iris",
-    "load_wine",
-    "load_seeds",
-    "load_glass",
-    "load_ionosphere",
-    "load_network",
-    "load_drosophila",
-    "load_user_file",
-    "USER_DATASETS",
-]
-
 #: The folder of the bundled data files, a :class:`pathlib.Path`.
 #:
 #: It holds ``MANIFEST.md``: the source of each file, its SHA-256 sum, the class

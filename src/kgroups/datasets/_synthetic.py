@@ -18,22 +18,6 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = [
-    "make_diagonal_gaussian_mixture",
-    "make_normal_1d",
-    "make_lognormal_1d",
-    "make_mean_shift_gaussians",
-    "make_unequal_covariance_gaussians",
-    "make_gaussians_20d",
-    "make_lognormals_20d",
-    "make_unbalanced_gaussians",
-    "make_grid_blobs",
-    "make_cigars",
-    "make_concentric_circles",
-    "make_spirals",
-    "SIGMA_TILDE_10",
-]
-
 #: The diagonal of the 10 x 10 block of :math:`\Sigma_2` in TPAMI equation 57.
 #:
 #: A float64 array, ``(1.367, 3.175, 3.247, 4.403, 1.249, 1.969, 4.035, 4.237,

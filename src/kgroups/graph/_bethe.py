@@ -64,7 +64,6 @@ from ._io import fits_or_refuse, graph_data, require_edges
 
 # Public: bethe_hessian, estimate_k, bethe_spectral (they take any graph input, like
 # detect_communities); the rest is used by CommunityKGroups on an already clean matrix.
-__all__ = ["bethe_hessian", "estimate_k", "bethe_spectral"]
 
 # Graphs up to this many nodes use dense eigh (below this ARPACK is slower and
 # needs k < n - 1).

@@ -56,8 +56,6 @@ from ._weights import (
     undirected_line_weights,
 )
 
-__all__ = ["GraphData", "GraphInputWarning", "as_adjacency", "read_graph"]
-
 # The kgroups package: warnings name the first caller outside it.
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 # Bytes per stored entry when a dense adjacency matrix becomes CSR: the nonzero

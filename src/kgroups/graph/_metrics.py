@@ -29,7 +29,6 @@ import numpy as np
 from .._validation import InvalidParameterError, encode_labels, validated
 from ._io import GraphData, graph_data, without_weights
 
-__all__ = ["modularity", "coverage", "performance", "partition_quality"]
 
 
 def _counts(graph, labels, owner):

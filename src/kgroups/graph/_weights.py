@@ -16,9 +16,6 @@ import scipy.sparse as sp
 
 from .._validation import InvalidParameterError
 
-__all__ = ["EXPECTED", "bad_matrix_entry", "networkx_weights", "parse_weights",
-           "undirected_line_weights"]
-
 EXPECTED = "expected a finite number >= 0 (an edge weight; 0 means no edge)"
 
 

@@ -1,0 +1,118 @@
+"""kgroups' settings: :func:`set_config`, :func:`get_config` and :func:`config_context`.
+
+One setting today, ``kernels``: how the numerical kernels run.
+
+* ``"compiled"``: by numba (compiled for the machine on first use and cached on disk);
+* ``"python"``: as plain Python, the same functions uncompiled: the same operations in
+  the same order, so the same numbers and the same labels, only slower (useful to
+  debug, or to check a result without numba);
+* ``"auto"`` (the default): compiled, except a small call (a fit, a prediction or a
+  block of semimetric values whose work is at most a fit of about 100 points) in a
+  process where no kernel has run compiled yet and small calls have taken less than
+  half a second in all: such a call costs less as Python than loading numba does.
+  The rule and its thresholds are in :mod:`kgroups._kernels.jit`.
+
+:func:`set_config` changes the setting for the whole process, every thread included;
+:func:`config_context` changes it within a ``with`` block (and the calls it makes),
+and the Dask tasks a fit or a statistic sends to its workers carry the setting in
+force when they were made (:func:`carried`). Whatever the setting, results are the
+same: only the time differs.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import functools
+from contextlib import contextmanager
+
+from ._validation import InvalidParameterError
+
+KERNELS = ("auto", "compiled", "python")
+
+_GLOBAL = {"kernels": "auto"}
+# The settings of the innermost config_context (None outside any).
+_LOCAL = contextvars.ContextVar("kgroups_config", default=None)
+
+
+def get_config():
+    """The settings in force here, as a dict (a copy).
+
+    Examples
+    --------
+    >>> import kgroups
+    >>> kgroups.get_config()["kernels"]
+    'auto'
+    """
+    local = _LOCAL.get()
+    return dict(_GLOBAL if local is None else local)
+
+
+def _checked(kernels):
+    if kernels not in KERNELS:
+        raise InvalidParameterError(
+            f"kgroups config: kernels={kernels!r} should be one of {KERNELS}")
+    return kernels
+
+
+def set_config(kernels=None):
+    """Change the settings for the whole process (every thread); None keeps a setting.
+
+    Parameters
+    ----------
+    kernels : {"auto", "compiled", "python"}, default=None
+        How the numerical kernels run (see :mod:`kgroups` settings above): compiled by
+        numba, as plain Python, or ``"auto"``, compiled except for small calls before
+        numba is loaded. The results are the same in every mode.
+
+    Examples
+    --------
+    >>> import kgroups
+    >>> kgroups.set_config(kernels="compiled")
+    >>> kgroups.get_config()["kernels"]
+    'compiled'
+    >>> kgroups.set_config(kernels="auto")
+    """
+    if kernels is not None:
+        _GLOBAL["kernels"] = _checked(kernels)
+
+
+@contextmanager
+def config_context(*, kernels=None):
+    """Settings changed within a ``with`` block; None keeps a setting.
+
+    Parameters
+    ----------
+    kernels : {"auto", "compiled", "python"}, default=None
+        As :func:`set_config`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import kgroups
+    >>> X = np.random.default_rng(0).normal(size=(40, 2))
+    >>> with kgroups.config_context(kernels="python"):
+    ...     a = kgroups.KernelKGroups(2, random_state=0).fit(X).labels_
+    >>> b = kgroups.KernelKGroups(2, random_state=0).fit(X).labels_
+    >>> bool((a == b).all())
+    True
+    """
+    new = get_config()
+    if kernels is not None:
+        new["kernels"] = _checked(kernels)
+    token = _LOCAL.set(new)
+    try:
+        yield
+    finally:
+        _LOCAL.reset(token)
+
+
+def _run_with(settings, fn, *args, **kwargs):
+    with config_context(**dict(settings)):
+        return fn(*args, **kwargs)
+
+
+def carried(fn):
+    """``fn`` to run elsewhere (a Dask task, on a worker thread or process) with the
+    settings in force now. A :func:`functools.partial` of module-level functions, so
+    Dask names it deterministically."""
+    return functools.partial(_run_with, tuple(sorted(get_config().items())), fn)
