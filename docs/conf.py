@@ -40,6 +40,12 @@ import make_performance  # noqa: E402  (docs/ is on sys.path above)
 
 make_performance.main([])
 
+# docs/_generated/: the engines' table (from the engine registry) and the layers'
+# figure (from the source's imports) of the engines and internals pages.
+import make_internals  # noqa: E402
+
+make_internals.main()
+
 # --- intersphinx -----------------------------------------------------------------
 # Links to Python, NumPy, SciPy, scikit-learn, Dask, NetworkX and Matplotlib resolve
 # from inventories committed in docs/_inventories (the build reaches no network).

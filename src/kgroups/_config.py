@@ -37,6 +37,23 @@ _LOCAL = contextvars.ContextVar("kgroups_config", default=None)
 def get_config():
     """The settings in force here, as a dict (a copy).
 
+    Returns
+    -------
+    config : dict
+        ``{"kernels": "auto" | "compiled" | "python"}``: the innermost
+        :func:`config_context`'s settings, else those of :func:`set_config`.
+
+    See Also
+    --------
+    set_config : Change the settings for the whole process.
+    config_context : Change them within a ``with`` block.
+
+    References
+    ----------
+    .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, Algorithm 2 (the sweeps the
+       kernels run, the same in every mode).
+
     Examples
     --------
     >>> import kgroups
@@ -60,9 +77,19 @@ def set_config(kernels=None):
     Parameters
     ----------
     kernels : {"auto", "compiled", "python"}, default=None
-        How the numerical kernels run (see :mod:`kgroups` settings above): compiled by
-        numba, as plain Python, or ``"auto"``, compiled except for small calls before
-        numba is loaded. The results are the same in every mode.
+        How the numerical kernels run: compiled by numba, as plain Python, or
+        ``"auto"``, compiled except for small calls before numba is loaded. The results are the same in every mode.
+
+    See Also
+    --------
+    get_config : The settings in force.
+    config_context : Change them within a ``with`` block.
+
+    References
+    ----------
+    .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, Algorithm 2 (the sweeps the
+       kernels run, the same in every mode).
 
     Examples
     --------
@@ -84,6 +111,22 @@ def config_context(*, kernels=None):
     ----------
     kernels : {"auto", "compiled", "python"}, default=None
         As :func:`set_config`.
+
+    Yields
+    ------
+    None
+        The block runs with the settings changed; they are restored when it ends.
+
+    See Also
+    --------
+    set_config : Change the settings for the whole process.
+    get_config : The settings in force.
+
+    References
+    ----------
+    .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+       Hartigan's Method", IEEE TPAMI 43(12), 2021, Algorithm 2 (the sweeps the
+       kernels run, the same in every mode).
 
     Examples
     --------

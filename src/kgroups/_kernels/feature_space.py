@@ -1,8 +1,9 @@
-"""Low-rank engine: Hartigan moves in an m-dimensional feature space.
+"""Kernels of the low-rank engine: Hartigan moves in an m-dimensional feature space.
 
 With features ``phi_i`` (rows of ``F``, n x m) such that ``K(x_i, x_y) ~ phi_i . phi_y``
 the engine works with the kernel ``Kt = phi_i . phi_y - a_i - a_y`` for any
-shift ``a`` (same partitions as ``phi . phi``: DESIGN section 1); the backend
+shift ``a`` (same partitions as ``phi . phi``: subtracting ``a_i + a_y`` from the
+kernel changes Q by ``-2 sum_i w_i a_i`` whatever the partition); the engine
 takes ``a_i = K(x_i, x_i) / 2`` so that ``-Q`` estimates W with the exact
 diagonal. ``B[i, i] = w_i^2 (||phi_i||^2 - 2 a_i)``. For clusters keep
 

@@ -1,8 +1,9 @@
-"""Dense engine: ``B = diag(w) K diag(w)`` held as an n x n array (float64 or float32).
+"""Kernels of the dense engine: ``B = diag(w) K diag(w)`` held as an n x n array
+(float64 or float32).
 
 Building ``M`` is one pass over ``B`` (parallel over points); a sweep costs
-O(n k) to evaluate every gain from ``M`` plus O(n) per move to update two rows
-of ``M`` (DESIGN section 1, "Cost").
+O(n k) to evaluate every gain from ``M`` (paper eq. 50) plus O(n) per move to
+update the two rows of ``M`` the move changes.
 """
 
 import numpy as np

@@ -1,10 +1,11 @@
-"""Sparse engine: ``B = diag(w) K diag(w)`` held in CSR form (``indptr, indices, data``).
+"""Kernels of the sparse engine: ``B = diag(w) K diag(w)`` held in CSR form
+(``indptr, indices, data``).
 
 ``B`` must be symmetric, so row ``i`` is also column ``i``. Building ``M`` is
 one pass over the ``nnz`` stored entries (parallel over points); a sweep costs
 O(n k) to evaluate every gain from ``M`` (paper eq. 50) plus O(nnz of row i)
-per move of point ``i`` to update the two rows of ``M`` it touches (DESIGN
-section 1, "Cost"). For a graph kernel such as ``G = -H_r`` (the negative Bethe
+per move of point ``i`` to update the two rows of ``M`` it touches. For a graph
+kernel such as ``G = -H_r`` (the negative Bethe
 Hessian) a move therefore costs O(degree).
 """
 

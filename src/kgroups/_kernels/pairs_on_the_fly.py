@@ -1,4 +1,5 @@
-"""Matrix-free engine: the kernel is never stored; its entries are computed on the fly.
+"""Kernels of the matrix-free engine: the kernel is never stored; its entries are
+computed on the fly.
 
 With ``B[i, y] = -w_i w_y rho(x_i, x_y) / 2`` (``K = -rho/2``, so ``B[i, i] = 0``)
 the engine keeps only the data (n x D, twice: row-major and transposed) and
