@@ -69,3 +69,9 @@ bench: $(VENV)/.installed
 clean:
 	rm -rf $(VENV) build dist *.egg-info src/*.egg-info .pytest_cache
 	rm -rf docs/_build docs/api/generated docs/auto_examples docs/sg_execution_times.rst
+# A small run of the Performance page's figure and summary table, written to a
+# temporary folder (the committed results are left alone): CI runs it.
+.PHONY: bench-quick
+bench-quick: $(VENV)/.installed
+	$(PY) benchmarks/run_all.py --quick
+

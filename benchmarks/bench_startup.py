@@ -4,6 +4,10 @@ Measured in one run, the commands alternated round by round so that both sides
 share the machine's state (file cache, other load):
 
 * ``kgroups --help`` and ``kgroups --version`` (the installed console script);
+* ``kgroups cluster`` on a 200-row CSV file (blobs, 5 columns, k = 3), by the
+  console script and by ``python -m kgroups.cli``, whose *fit* phase is the time
+  the command reports for its fit; the report gives its wall time over that fit
+  plus Python's own start-up (``python -c pass``), medians of the same run;
 * a tiny first fit, ``KernelKGroups(3).fit(np.random.rand(50, 2))``, against
   ``KMeans(3).fit(...)`` of scikit-learn on the same kind of data, each with its
   imports, split into phases (import numpy, import the estimator, fit: timed by
@@ -15,13 +19,11 @@ share the machine's state (file cache, other load):
 Prints, in Markdown, the median and the fastest wall time of each command, the
 ratio of the medians kgroups / scikit-learn, and the breakdown; ``--out`` also
 writes it to a file (the performance page shows ``benchmarks/results/bench_startup.md``).
-``--against DIR`` adds the tiny fit of the kgroups source tree at ``DIR`` (another
-version, by ``PYTHONPATH``) to the same rounds. The children run as after an
-install: with ``PYTHONDONTWRITEBYTECODE`` removed from their environment, so
-Python's bytecode cache and numba's cache of compiled kernels are written in the
-first round, which warms them and is left out of the statistics.
+The children run as after an install: with ``PYTHONDONTWRITEBYTECODE`` removed from
+their environment, so Python's bytecode cache and numba's cache of compiled kernels
+are written in the first round, which warms them and is left out of the statistics.
 
-Usage: python benchmarks/bench_startup.py [--rounds 5] [--against DIR] [--out FILE]
+Usage: python benchmarks/bench_startup.py [--rounds 5] [--out FILE]
 """
 
 from __future__ import annotations
@@ -30,9 +32,11 @@ import argparse
 import json
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 CHILD = """
@@ -64,46 +68,56 @@ def console_script():
 
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 KG_FIT = "kgroups KernelKGroups"
+CLI = "kgroups cluster (200 rows)"
+CLI_MODULE = "python -m kgroups.cli cluster (200 rows)"
+FIT_LINE = re.compile(r"^time: ([\d.]+) s")
 
 
-def commands(against=None):
+def write_csv(folder):
+    """A 200-row CSV file of three blobs in 5 columns; its path."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 5)) + 6.0 * rng.integers(0, 3, size=(200, 1))
+    path = os.path.join(folder, "points.csv")
+    np.savetxt(path, X, delimiter=",", fmt="%.6f")
+    return path
+
+
+def commands(csv_path):
     """name -> (argv, environment) of every measured command."""
     kg = console_script()
+    cluster = ["cluster", csv_path, "-k", "3", "--seed", "0"]
     out = {"kgroups --help": (kg + ["--help"], ENV),
            "kgroups --version": (kg + ["--version"], ENV),
-           "python -c pass": ([sys.executable, "-c", "pass"], ENV)}
+           "python -c pass": ([sys.executable, "-c", "pass"], ENV),
+           CLI: (kg + cluster, ENV),
+           CLI_MODULE: ([sys.executable, "-m", "kgroups.cli"] + cluster, ENV)}
     for name, (imp, fit) in FITS.items():
         out[name] = ([sys.executable, "-c", CHILD.format(import_line=imp, fit_line=fit)], ENV)
-    if against:
-        imp, fit = FITS[KG_FIT]
-        out[f"{KG_FIT} ({version_of(against)})"] = (
-            [sys.executable, "-c", CHILD.format(import_line=imp, fit_line=fit)],
-            {**ENV, "PYTHONPATH": os.path.abspath(os.path.join(against, "src"))})
     return out
 
 
-def version_of(checkout):
-    """The commit of a git checkout (its path when git cannot say)."""
-    done = subprocess.run(["git", "-C", checkout, "rev-parse", "--short", "HEAD"],
-                          capture_output=True, text=True)
-    return f"commit {done.stdout.strip()}" if done.returncode == 0 else checkout
-
-
 def run_once(argv, env):
-    """Wall seconds of one run and the phases it printed (if any)."""
+    """Wall seconds of one run and the phases it printed (if any): the JSON line of a
+    tiny fit, or the fit time ``kgroups cluster`` reports."""
     start = time.perf_counter()
     done = subprocess.run(argv, capture_output=True, text=True, check=True, env=env)
     wall, ended = time.perf_counter() - start, time.time()
-    last = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+    lines = done.stdout.strip().splitlines()
+    last = lines[-1] if lines else ""
     phases = json.loads(last) if last.startswith("{") else {}
     if "end" in phases:  # from the child's last line to its exit: interpreter teardown
         phases["exit"] = ended - phases.pop("end")
+    fit = next((FIT_LINE.match(ln) for ln in lines if FIT_LINE.match(ln)), None)
+    if fit:
+        phases["fit"] = float(fit.group(1))
     return wall, phases
 
 
-def measure(rounds, against=None):
+def measure(rounds, csv_path):
     """name -> (wall seconds per round, phases per round); round 0 is a warm-up."""
-    cmds = commands(against)
+    cmds = commands(csv_path)
     walls = {name: [] for name in cmds}
     phases = {name: [] for name in cmds}
     for r in range(rounds + 1):
@@ -146,11 +160,13 @@ def report(walls, phases, say):
     say("")
     say(f"Tiny fit in a fresh process: kgroups / scikit-learn KMeans = **{kg / sk:.2f}x** "
         f"(medians {kg:.3f} s / {sk:.3f} s).")
-    for name in walls:
-        if name.startswith(KG_FIT + " ("):
-            old = statistics.median(walls[name])
-            say(f"The same with kgroups at {name[len(KG_FIT) + 2:-1]}: {old / sk:.2f}x "
-                f"(median {old:.3f} s).")
+    python = statistics.median(walls["python -c pass"])
+    for name in (CLI, CLI_MODULE):
+        wall = statistics.median(walls[name])
+        fit = statistics.median(p["fit"] for p in phases[name])
+        say(f"`{name}`: wall / (the fit it reports + `python -c pass`) = "
+            f"**{wall / (fit + python):.2f}x** (medians {wall:.3f} s / ({fit:.3f} s + "
+            f"{python:.3f} s)).")
     say("")
 
 
@@ -187,8 +203,6 @@ def report_help_imports(say):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--against", default=None,
-                        help="another kgroups checkout whose tiny fit joins the rounds")
     parser.add_argument("--out", default=None, help="also write the report here")
     args = parser.parse_args()
     import kgroups
@@ -207,7 +221,8 @@ def main():
     say(f"{args.rounds} rounds after one warm-up round, the commands alternated; the "
         "phases are the medians of the times the child took for each.")
     say("")
-    walls, phases = measure(args.rounds, args.against)
+    with tempfile.TemporaryDirectory() as tmp:
+        walls, phases = measure(args.rounds, write_csv(tmp))
     report(walls, phases, say)
     report_imports(say)
     report_help_imports(say)

@@ -1,22 +1,35 @@
-"""What ``make bench`` runs: install the R peers, then every benchmark, in one run.
+"""What ``make bench`` runs: install the R peers, then every benchmark, in one run,
+then regenerate the Performance page (``docs/performance.rst``) from the results.
 
 The R peers come from ``benchmarks/setup_peers.sh`` (Debian packages); when it
 cannot install them (no root, no network) the benchmarks still run and skip R.
-Each benchmark's output is echoed and kept in ``benchmarks/results/<name>.txt``.
+Each benchmark's output is echoed and kept in ``<results>/<name>.txt``.
+
+``--quick`` (a smoke run for CI, about a minute): the scaling curves at n = 500,
+1,000 and 2,000 only, into a temporary folder (or ``--results DIR``), and the page
+rendered from that folder beside it (``performance.rst``), so the figure at the top
+of the page and its summary table are regenerated without touching the committed
+results. Sections whose results the quick run does not make say they are missing.
+
+Usage: python benchmarks/run_all.py [--quick] [--results DIR] [--no-setup]
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+RESULTS = os.path.join(HERE, "results")
 
 
-def run_and_keep(cmd):
+def run_and_keep(cmd, results):
     """Run one benchmark, echo its output and keep it in ``results/<name>.txt``."""
-    log = os.path.join(HERE, "results", cmd[0].replace(".py", ".txt"))
+    log = os.path.join(results, cmd[0].replace(".py", ".txt"))
     with open(log, "w") as fh, subprocess.Popen(
             [sys.executable, os.path.join(HERE, cmd[0]), *cmd[1:]],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as proc:
@@ -26,25 +39,60 @@ def run_and_keep(cmd):
     return proc.returncode
 
 
-def main():
+def full(results):
+    return [["compare_r_kgroups.py"], ["bench_realistic.py"],
+            ["bench_engines.py", "--scenario", "all"], ["bench_auto.py", "--fit"],
+            ["bench_scaling.py", "--cap", "60", "--results", results],
+            ["bench_graph_scale.py"], ["bench_dask.py"], ["bench_targets.py"],
+            ["bench_startup.py", "--out", os.path.join(results, "bench_startup.md")]]
+
+
+def quick(results):
+    return [["bench_scaling.py", "--quick", "--cap", "20", "--results", results]]
+
+
+def setup_peers():
     setup = os.path.join(HERE, "setup_peers.sh")
     if os.path.exists(setup):
         rc = subprocess.run(["bash", setup]).returncode
         if rc != 0:
             print(f"run_all: setup_peers.sh exited with {rc}; R peers will be skipped",
                   flush=True)
-    benches = [["compare_r_kgroups.py"], ["bench_realistic.py"],
-               ["bench_engines.py", "--scenario", "all"], ["bench_auto.py", "--fit"],
-               ["bench_scaling.py", "--cap", "60"], ["bench_graph_scale.py"],
-               ["bench_dask.py"], ["bench_targets.py"],
-               ["bench_startup.py", "--out", os.path.join(HERE, "results", "bench_startup.md")]]
+
+
+def render_page(results):
+    """``docs/performance.rst`` from ``results`` (a quick run: beside the results)."""
+    out = (os.path.join(ROOT, "docs", "performance.rst") if results == RESULTS
+           else os.path.join(results, "performance.rst"))
+    cmd = [sys.executable, os.path.join(ROOT, "docs", "make_performance.py"),
+           "--results", results, "--out", out]
+    rc = subprocess.run(cmd).returncode
+    print(f"\nrun_all: the Performance page is {out}" if rc == 0 else
+          f"run_all: make_performance.py exited with {rc}", flush=True)
+    return rc
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="a smoke run (about a minute)")
+    ap.add_argument("--results", default=None,
+                    help="folder of the results (default: benchmarks/results; --quick: a "
+                         "new temporary folder)")
+    ap.add_argument("--no-setup", action="store_true", help="do not install the R peers")
+    args = ap.parse_args(argv)
+    results = args.results or (tempfile.mkdtemp(prefix="kgroups-bench-") if args.quick
+                               else RESULTS)
+    results = os.path.abspath(results)
+    os.makedirs(results, exist_ok=True)
+    if not (args.quick or args.no_setup):
+        setup_peers()
     failed = []
-    os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
-    for cmd in benches:
+    for cmd in (quick if args.quick else full)(results):
         print(f"\n===== {' '.join(cmd)} =====", flush=True)
-        rc = run_and_keep(cmd)
-        if rc != 0:
+        if run_and_keep(cmd, results) != 0:
             failed.append(cmd[0])
+    if render_page(results) != 0:
+        failed.append("make_performance.py")
     if failed:
         sys.exit(f"run_all: failed: {', '.join(failed)}")
 

@@ -22,7 +22,7 @@ fig, axes = plt.subplots(1, 2, figsize=(12, 5.5))
 for ax, name in zip(axes, ["karate", "football"]):
     G, y = load_network(name)
     k = int(y.max()) + 1
-    res = detect_communities(G, k, random_state=0)
+    res = detect_communities(G, n_clusters=k, random_state=0)
     est = detect_communities(G, random_state=0)
     pos = nx.spring_layout(G, seed=1)
     nx.draw_networkx_edges(G, pos, ax=ax, alpha=0.25)

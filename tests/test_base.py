@@ -18,11 +18,14 @@ ESTIMATORS = [KernelKGroups(n_clusters=3, random_state=0),
               KernelKMeans(n_clusters=3, random_state=0)]
 
 
-# Zero weights are refused on purpose (a bad input, see the README), so the
-# check that zero-weight samples behave as removed ones cannot apply.
+# Zero weights act as removed rows and integer weights as repeated ones (tests below),
+# but the check also compares the cluster numbers, which follow the random starts: a
+# start draws among the rows, so repeated rows (more of them) and weighted rows draw
+# different seeds and reach the same partition under other names.
 EXPECTED_FAILED = {
     "check_sample_weight_equivalence_on_dense_data":
-        "zero sample weights are rejected with a ValueError by design",
+        "same partition, W and transform up to the names of the clusters: the starts "
+        "draw among the rows, and repeated rows are more rows than weighted ones",
 }
 
 
@@ -57,7 +60,11 @@ X_OK = np.random.default_rng(0).normal(size=(20, 3))
         (X_OK, {"init": np.zeros(5, int)}, {}, r"shape \(5,\), expected \(20,\)"),
         (X_OK, {"init": np.full(20, 7)}, {}, r"\[0, 2\], got min=7"),
         (X_OK, {}, {"sample_weight": -np.ones(20)}, r"sample_weight\[0\]=-1.0"),
-        (X_OK, {}, {"sample_weight": np.r_[np.ones(19), 0.0]}, r"sample_weight\[19\]=0.0"),
+        (X_OK, {}, {"sample_weight": np.r_[np.ones(18), -0.0, -1e-300]},
+         r"sample_weight\[19\]=-1e-300; weights should be finite and >= 0"),
+        (X_OK, {}, {"sample_weight": np.zeros(20)}, "every sample_weight is zero"),
+        (X_OK, {}, {"sample_weight": np.r_[np.ones(2), np.zeros(18)]},
+         "2 sample\\(s\\) have a positive sample_weight, fewer than n_clusters=3"),
         (X_OK, {}, {"sample_weight": np.ones(3)}, r"shape \(3,\), expected \(20,\)"),
         (np.array([[0.0, 1], [2, 0]]), {"n_clusters": 2, "semimetric": "precomputed"}, {},
          r"symmetric, but X\[0, 1\]=1.0 != X\[1, 0\]=2.0"),
@@ -221,3 +228,76 @@ def test_empty_cluster_in_given_labels_is_filled():
     init[:10] = 1  # cluster 2 empty
     km = KernelKGroups(3, init=init).fit(X)
     assert np.bincount(km.labels_, minlength=3).min() >= 1
+
+
+# -- zero sample weights: a zero-weight sample counts as removed (as in KMeans) ------
+ZW_X = blobs(60, 2, 3, seed=5)[0]
+ZW_W = np.random.default_rng(6).uniform(0.5, 2.0, ZW_X.shape[0])
+ZW_W[[0, 7, 8, 31, 59]] = 0.0
+ZW_KEEP = ZW_W > 0
+
+
+@pytest.mark.parametrize("Est", [KernelKGroups, KernelKMeans])
+@pytest.mark.parametrize("engine", ["dense", "matrix-free", "low-rank"])
+@pytest.mark.parametrize("given", [False, True])
+def test_zero_weights_equal_removed_rows(Est, engine, given):
+    """The fit equals the fit without the zero-weight rows from the same start (given
+    labels, or the same random_state): same labels on the kept rows, same Q, W and
+    cluster weights; a zero-weight row gets the label predict gives it."""
+    start = np.random.default_rng(7).integers(0, 3, ZW_X.shape[0])
+    params = {"engine": engine, "random_state": 0, "n_components": 20}
+    full = Est(3, init=start if given else "kernel-k-means++", **params)
+    sub = Est(3, init=start[ZW_KEEP] if given else "kernel-k-means++", **params)
+    full.fit(ZW_X, sample_weight=ZW_W)
+    sub.fit(ZW_X[ZW_KEEP], sample_weight=ZW_W[ZW_KEEP])
+    np.testing.assert_array_equal(full.labels_[ZW_KEEP], sub.labels_)
+    assert full.objective_ == pytest.approx(sub.objective_, rel=1e-12)
+    assert full.within_energy_ == pytest.approx(sub.within_energy_, rel=1e-12)
+    np.testing.assert_allclose(full.cluster_weights_, sub.cluster_weights_, rtol=1e-12)
+    np.testing.assert_array_equal(full.labels_[~ZW_KEEP], full.predict(ZW_X[~ZW_KEEP]))
+    np.testing.assert_array_equal(full.predict(ZW_X), sub.predict(ZW_X))
+    assert full.labels_.shape == (ZW_X.shape[0],)
+
+
+@pytest.mark.parametrize("Est", [KernelKGroups, KernelKMeans])
+def test_zero_weights_on_precomputed_matrices(Est):
+    """A semimetric or Gram matrix: the kept rows and columns are fitted; predict takes
+    rows against all the training samples, as without zero weights."""
+    D = pairwise(ZW_X)
+    raw = Est(3, random_state=0).fit(ZW_X, sample_weight=ZW_W)
+    pre = Est(3, random_state=0, semimetric="precomputed").fit(D, sample_weight=ZW_W)
+    np.testing.assert_array_equal(pre.labels_, raw.labels_)
+    assert pre.within_energy_ == pytest.approx(raw.within_energy_, rel=1e-10)
+    np.testing.assert_array_equal(pre.predict(D[:10]), raw.predict(ZW_X[:10]))
+    gram = Est(3, kernel="precomputed", init=raw.labels_).fit(-0.5 * D, sample_weight=ZW_W)
+    np.testing.assert_array_equal(gram.labels_, raw.labels_)
+    assert gram.within_energy_ == pytest.approx(raw.within_energy_, rel=1e-10)
+
+
+def test_zero_weights_in_score_improving_moves_and_within_energy():
+    from kgroups import improving_moves, within_energy
+
+    est = KernelKGroups(3, random_state=0).fit(ZW_X, sample_weight=ZW_W)
+    assert est.score(ZW_X, sample_weight=ZW_W) == pytest.approx(
+        est.score(ZW_X[ZW_KEEP], sample_weight=ZW_W[ZW_KEEP]), rel=1e-12)
+    assert improving_moves(ZW_X, est.labels_, sample_weight=ZW_W) == 0
+    assert within_energy(ZW_X, est.labels_, sample_weight=ZW_W) == pytest.approx(
+        est.within_energy_, rel=1e-12)
+    moved = est.labels_.copy()
+    moved[0] = (moved[0] + 1) % 3  # a zero-weight row: its move changes nothing
+    assert improving_moves(ZW_X, moved, sample_weight=ZW_W) == 0
+
+
+def test_integer_weights_equal_repeated_rows_up_to_cluster_names():
+    """What check_sample_weight_equivalence_on_dense_data compares, up to the names of
+    the clusters (its expected failure above): zero and integer weights against removed
+    and repeated rows."""
+    from itertools import permutations
+
+    w = np.random.default_rng(8).integers(0, 4, ZW_X.shape[0]).astype(float)
+    for Est in (KernelKGroups, KernelKMeans):
+        a = Est(3, random_state=0).fit(ZW_X, sample_weight=w)
+        b = Est(3, random_state=0).fit(np.repeat(ZW_X, w.astype(int), axis=0))
+        ta, tb = a.transform(ZW_X), b.transform(ZW_X)
+        assert min(np.abs(ta[:, list(p)] - tb).max() for p in permutations(range(3))) < 1e-9
+        assert a.within_energy_ == pytest.approx(b.within_energy_, rel=1e-12)

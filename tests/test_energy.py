@@ -15,6 +15,7 @@ import pytest
 import scipy.sparse as sp
 import scipy.stats
 
+from kgroups._stats import dispatch
 from kgroups._stats import energy as _energy
 from kgroups._stats import pairsum
 from kgroups._stats.energy import (
@@ -296,7 +297,7 @@ def test_blocks_match_single_block_and_stay_small(monkeypatch):
         return real(A, B, *args, **kw)
 
     monkeypatch.setattr(pairsum, "pairwise_unchecked", spy)
-    monkeypatch.setattr(pairsum, "_BLOCK_ELEMENTS", 1000)
+    monkeypatch.setattr(pairsum, "BLOCK_ELEMENTS", 1000)
     got_w = within_energy(X, labels, sample_weight=w)
     assert max(shapes) <= 1000 and len(shapes) == 6 * 3  # 50 x 50 clusters, 20 rows a block
     got_s = between_energy(X, labels, sample_weight=w)
@@ -342,7 +343,7 @@ def test_permutation_statistics_match_loop():
     sizes = np.array([6.0, 5.0, 4.0])
     codes = np.repeat([0, 1, 2], [6, 5, 4])
     D = np.sqrt(((Z[:, None] - Z[None]) ** 2).sum(-1))
-    got = pairsum.permutation_statistics(D, codes, sizes, 25, np.random.RandomState(0),
+    got = dispatch.permutation_statistics(D, codes, sizes, 25, np.random.RandomState(0),
                                          _energy._ksample_statistic)
     perm_codes = codes[np.argsort(np.random.RandomState(0).random_sample((25, 15)), axis=1)]
     for b in range(25):
@@ -410,8 +411,8 @@ X_OK = np.arange(12.0).reshape(6, 2)
          r"energy_distance: X has shape \(0, 2\); expected at least 1 row"),
         (lambda: energy_distance(X_OK, X_OK, alpha=2.5), "alpha=2.5"),
         (lambda: energy_distance(X_OK, X_OK, semimetric="cosine"), "semimetric='cosine'"),
-        (lambda: energy_distance(X_OK, X_OK, sample_weight_x=[1, 1, 0, 1, 1, 1]),
-         r"sample_weight_x\[2\]=0\.0"),
+        (lambda: energy_distance(X_OK, X_OK, sample_weight_x=[1, 1, -2, 1, 1, 1]),
+         r"sample_weight_x\[2\]=-2\.0; weights should be finite and >= 0"),
         (lambda: energy_distance(X_OK, X_OK, sample_weight_y=[1, 1, 1, 1, 1, -2]),
          r"sample_weight_y\[5\]=-2\.0"),
         (lambda: within_energy(X_OK, [0, 1, 0]), r"labels has shape \(3,\), expected \(6,\)"),

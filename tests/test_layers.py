@@ -14,7 +14,7 @@ SRC = pathlib.Path(__file__).resolve().parents[1] / "src"
 # Highest layer first. A module may import modules of its own layer or below.
 LAYERS = [
     ("applications", ["kgroups", "kgroups.cli", "kgroups.experiments*",
-                      "kgroups._cli_options"]),
+                      "kgroups._cli_options", "kgroups._cli_csv"]),
     ("estimators", [
         "kgroups._base", "kgroups._kgroups", "kgroups._kernel_kmeans", "kgroups._init",
         "kgroups._spectral", "kgroups._onedim", "kgroups._hierarchical", "kgroups._choose_k*",

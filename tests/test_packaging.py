@@ -6,7 +6,8 @@ package index), opened to see that every module, the bundled data sets and
 ``py.typed`` are inside, and the wheel is installed with ``pip --no-deps`` into a
 new venv whose dependencies are those of the running interpreter (a ``.pth``
 file), where the README's first example runs and imports kgroups from the venv,
-not from ``src``.
+not from ``src``. The wheel is installed by the README's own line (``pip install
+dist/kgroups-<version>-py3-none-any.whl``, also on the Install page), offline.
 
 build, twine and setuptools >= 77 (pyproject's dependency group ``dist``) run from
 their own venv: ``$KGROUPS_DIST_PYTHON``, else ``.venv/dist-tools/bin/python``, which
@@ -115,7 +116,7 @@ def test_metadata_has_the_spdx_license_and_the_version(dist):
     assert "\nLicense-Expression: BSD-3-Clause\n" in meta
     assert f"\nVersion: {kgroups.__version__}\n" in meta
     assert not re.search(r"^License: ", meta, re.MULTILINE)  # the deprecated free-text field
-    assert b"kgroups = kgroups.cli:main" in entry_points
+    assert b"kgroups = kgroups.cli:console" in entry_points
 
 
 def _package_files():
@@ -155,6 +156,23 @@ print(json.dumps({{"file": kgroups.__file__, "version": kgroups.__version__,
 """
 
 
+WHEEL_LINE = re.compile(r"^\s*(pip install (dist/kgroups-[^\s]+\.whl))\s*$", re.MULTILINE)
+
+
+def _wheel_install_line(path):
+    """The one ``pip install dist/kgroups-...whl`` line of ``path``: (line, wheel path)."""
+    found = WHEEL_LINE.findall(path.read_text(encoding="utf-8"))
+    assert len(found) == 1, (path.name, found)
+    return found[0]
+
+
+def test_readme_and_install_page_give_the_wheel_that_make_dist_builds(dist):
+    readme = _wheel_install_line(ROOT / "README.md")
+    page = _wheel_install_line(ROOT / "docs" / "install.rst")
+    assert readme == page
+    assert readme[1] == f"dist/{dist['wheel'].name}"
+
+
 @pytest.fixture(scope="module")
 def venv(dist, tmp_path_factory):
     """A new venv with the wheel installed (no dependencies: those of this interpreter)."""
@@ -166,8 +184,15 @@ def venv(dist, tmp_path_factory):
     places = {str(pathlib.Path(importlib.util.find_spec(m).origin).parents[1])
               for m in DEPENDENCIES if importlib.util.find_spec(m) is not None}
     pathlib.Path(purelib, "kgroups_test_dependencies.pth").write_text("\n".join(sorted(places)))
-    _run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps",
-          "--no-index", "--no-cache-dir", "--disable-pip-version-check", str(dist["wheel"])])
+    # the README's line, run offline from a folder holding dist/ as make dist leaves it
+    line, wheel = _wheel_install_line(ROOT / "README.md")
+    here = tmp_path_factory.mktemp("checkout")
+    (here / "dist").mkdir()
+    shutil.copy2(dist["wheel"], here / wheel)
+    args = line.split()[2:]   # after "pip install"
+    _run([sys.executable, "-m", "pip", "--python", str(python), "install", *args,
+          "--no-deps", "--no-index", "--no-cache-dir", "--disable-pip-version-check"],
+         cwd=here)
     environ = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
     return {"dir": env_dir, "python": python, "env": environ}
 

@@ -37,6 +37,40 @@ def test_error_names_owner_parameter_value_and_expectation():
     assert isinstance(err.value, ValueError) and isinstance(err.value, TypeError)
 
 
+def test_zero_weights_only_where_allowed():
+    w = np.array([0.0, -0.0, 2.0])
+    np.testing.assert_array_equal(v.check_sample_weight(w, 3, allow_zero=True), w)
+    with pytest.raises(v.InvalidParameterError, match=r"sample_weight\[0\]=0.0; .* > 0"):
+        v.check_sample_weight(w, 3)
+    with pytest.raises(v.InvalidParameterError, match="every sample_weight is zero"):
+        v.check_sample_weight(np.zeros(3), 3, allow_zero=True)
+    with pytest.raises(v.InvalidParameterError, match=r"sample_weight\[1\]=-1e-300; .* >= 0"):
+        v.check_sample_weight([1.0, -1e-300], 2, allow_zero=True)
+
+
+@pytest.mark.parametrize("w, expected", [
+    ([1.0, 3.0, 0.0], 1.0),                # safe: unchanged
+    ([1e40, 3e39], 2.0 ** 132),            # the largest's power of two, as pow2_scale
+    ([1.0, 1e-300], 2.0 ** -498),          # 1e300 apart: half-way between the exponents
+    ([2.0 ** 700, 2.0 ** -100, 0.0], 2.0 ** 301),  # frexp exponents 701 and -99
+])
+def test_weight_scale_keeps_products_of_two_weights_normal(w, expected):
+    w = np.asarray(w)
+    c = v.pow2_weight_scale(w)
+    assert c == expected
+    pos = w[w > 0] / c
+    assert np.all(np.isfinite(pos * pos.max())) and np.all(pos * pos.min() >= 2.0 ** -1022)
+
+
+def test_did_you_mean():
+    params = ("n_clusters", "alpha", "random_state", "semimetric")
+    assert v.did_you_mean("k", params) == " (did you mean n_clusters?)"
+    assert v.did_you_mean("alpah", params) == " (did you mean alpha?)"
+    assert v.did_you_mean("seed", params) == " (did you mean random_state?)"
+    assert v.did_you_mean("zzz", params) == ""
+    assert v.did_you_mean("k", ("alpha",)) == ""  # no n_clusters to suggest
+
+
 def test_arrays_are_described_by_shape_not_dumped():
     assert v.describe(np.zeros((100, 3))) == "an array of shape (100, 3) and dtype float64"
     assert len(v.describe("x" * 500)) <= 60

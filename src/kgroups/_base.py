@@ -25,7 +25,7 @@ from ._memory import available_memory, check_fits
 from ._driver import clocked, run_starts
 from ._kernels.jit import tiered
 from ._init import SAMPLE_N_INIT, initial_labels, resolve_n_init
-from ._input import input_kind
+from ._input import input_kind, kept_starts, label_left_out, left_out_rows, positive_rows
 from ._progress import FitProgress
 from ._semimetrics import pairwise, rho_to_origin
 from ._validation import (
@@ -231,7 +231,8 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
         cls, why = choose_engine(self.engine, n, self._precomputed(), sparse_input, dtype,
                                  semimetric=self.semimetric, n_features=d, n_clusters=k,
                                  n_init=resolve_n_init(self.n_init, self.init, n),
-                                 input_kind=kind.name, owner=self._owner())
+                                 input_kind=kind.name, owner=self._owner(),
+                                 options={"n_components": self.n_components})
         check_engine_input(cls.name, n, kernel=self.kernel, semimetric=self.semimetric,
                            sparse_input=sparse_input, n_clusters=k,
                            n_components=self.n_components, landmarks=self.landmarks,
@@ -288,8 +289,12 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
         self._check_params(X.shape[0])
         w = kind.weights(sample_weight, X, self._owner())
         w, self._wscale = kind.normalized_weights(w, self._owner(), self.dtype)
+        # zero-weight rows are left out of the fit and labelled by predict's rule after it
+        X_all, (X, w, self._keep) = X, positive_rows(X, w, self.n_clusters,
+                                                      self._precomputed(), self._owner())
         X, w, engine = self._build_engine(X, w, kind, row_chunks)
-        return X, w, engine, kind
+        return X, w, engine, kind, left_out_rows(X_all, self._keep, self._precomputed(),
+                                                 self.kernel == "precomputed", self._scale)
 
     def _engine_input(self):
         """The kind of input the engine asked for takes ("numpy" for "auto")."""
@@ -309,7 +314,9 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
         y : None
             Ignored; present for compatibility with scikit-learn.
         sample_weight : array-like of shape (n_samples,), default=None
-            Positive weights; integer weights are equivalent to repeated rows.
+            Weights >= 0, some > 0; integer weights are equivalent to repeated rows,
+            and a zero weight to a removed row (its label is the one
+            :meth:`predict` gives it).
 
         Returns
         -------
@@ -345,10 +352,12 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
     def _fit(self, X, sample_weight):
         seconds = {}
         with clocked(seconds, "prepare"):
-            X, w, engine, kind = self._prepare(X, sample_weight)
+            X, w, engine, kind, left_out = self._prepare(X, sample_weight)
         # given labels (one start, or one per row) checked before anything uses them
         given = (None if isinstance(self.init, str) else
-                 engine.given_starts(self.init, self.n_clusters, self._owner()))
+                 engine.given_starts(kept_starts(self.init, self._keep, self.n_clusters,
+                                                 self._owner()),
+                                     self.n_clusters, self._owner()))
         n_init = len(given) if given is not None else self._n_init
         progress = FitProgress(self._owner(), n_init, self.max_iter, self.verbose)
         self._say_engine(progress, engine, X, n_init)
@@ -362,6 +371,8 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
         finally:
             progress.close()
         self._set_fitted(best, engine, X, w)
+        self.labels_ = label_left_out(best.labels, self._keep, left_out, self._predictor,
+                                      self._scores, self._s, self._q)
         self.n_init_ = n_init
         self.engine_stats_ = {"seconds": seconds, **engine.counters()}
         return self
@@ -457,7 +468,9 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
         y : None
             Ignored; present for compatibility with scikit-learn.
         sample_weight : array-like of shape (n_samples,), default=None
-            Positive weights; integer weights are equivalent to repeated rows.
+            Weights >= 0, some > 0; integer weights are equivalent to repeated rows,
+            and a zero weight to a removed row (its label is the one
+            :meth:`predict` gives it).
 
         Returns
         -------
@@ -504,6 +517,9 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
         check_is_fitted(self)
         kind = input_kind(X)
         X = kind.check_new(self, X, "csr" if self.kernel == "precomputed" else False)
+        keep = getattr(self, "_keep", None)
+        if keep is not None and self._precomputed():  # the columns of the kept rows
+            X = X[:, np.flatnonzero(keep)]
         return (X if self._scale == 1.0 else X * self._scale), kind
 
     def predict(self, X):
@@ -637,7 +653,9 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
         y : None
             Ignored; present for compatibility with scikit-learn.
         sample_weight : array-like of shape (n_samples,), default=None
-            Positive weights; integer weights are equivalent to repeated rows.
+            Weights >= 0, some > 0; integer weights are equivalent to repeated rows,
+            and a zero weight to a removed row (its label is the one
+            :meth:`predict` gives it).
 
         Returns
         -------
@@ -722,7 +740,7 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
         y : None
             Ignored; present for compatibility with scikit-learn.
         sample_weight : array-like of shape (n_new,), default=None
-            Positive weights of the new points.
+            Weights >= 0 of the new points (a zero-weight point adds nothing).
 
         Returns
         -------
@@ -754,7 +772,8 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
             raise ValueError(f"{self._owner()}: score needs raw data, not a precomputed matrix")
         check_in_memory(X, "X", self._owner())
         X, _ = self._validate_new(X)
-        w = check_sample_weight(sample_weight, X.shape[0], self._owner())
+        w = check_sample_weight(sample_weight, X.shape[0], self._owner(), allow_zero=True)
+        X, w = X[w > 0], w[w > 0]  # a zero-weight point adds nothing to W
         with tiered(self._new_work(X) + X.shape[0] ** 2):  # the block, and the clusters' pairs
             labels = predict_rows(X, self._predictor, self._s, self._q, self._scores)
             largest = int(np.bincount(labels).max())

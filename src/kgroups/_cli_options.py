@@ -62,10 +62,11 @@ N_INIT_HELP = (
 
 # The options of ``kgroups cluster`` that are parameters of KernelKGroups:
 # (flags, attribute of the parsed arguments, parameter, value kind, metavar, help).
-# Defaults come from ESTIMATOR_DEFAULTS and choices from ESTIMATOR_CHOICES; -k is
-# required. Kinds: "int", "float", "int_or_auto", "choice", "count".
+# Defaults come from ESTIMATOR_DEFAULTS and choices from ESTIMATOR_CHOICES;
+# --n-clusters (short -k) is required. Kinds: "int", "float", "int_or_auto", "choice",
+# "count".
 CLUSTER_OPTIONS = (
-    (("-k",), "k", "n_clusters", "int", "K",
+    (("-k", "--n-clusters"), "n_clusters", "n_clusters", "int", "K",
      "number of clusters, 1 <= K <= number of rows (required)"),
     (("--semimetric",), "semimetric", "semimetric", "choice", None,
      ("semimetric rho of negative type: energy |x - y|^alpha; laplacian and gaussian "
@@ -103,6 +104,13 @@ CLUSTER_OPTIONS = (
 # experiment: the defaults of their ``run`` functions (``out`` is the command's own).
 DEMO_DEFAULTS = {"n_init": 5, "seed": 0, "out": "kgroups_demo"}
 REPRODUCE_DEFAULTS = {"trials": None, "quick": False, "seed": 0, "out": "reproduction"}
+
+# ``kgroups choose-k``: the methods and defaults of kgroups.choose_k (its signature and
+# PARAMETER_CONSTRAINTS["choose_k"]); k_min..k_max is its default k_range 1..10.
+CHOOSE_K_METHODS = ("silhouette+gap", "gap+ps+sphered", "gap+ps", "gap", "prediction_strength",
+                    "silhouette", "eigengap")
+CHOOSE_K_DEFAULTS = {"method": "silhouette+gap", "k_min": 1, "k_max": 10, "n_refs": 10,
+                     "n_splits": 20, "n_init": 5, "semimetric": "energy", "alpha": 1.0}
 
 # ``--delimiter`` names -> the separator (auto: sniffed from the first lines).
 DELIMITERS = {"auto": None, "comma": ",", "semicolon": ";", "tab": "\t",

@@ -25,15 +25,16 @@ import contextvars
 import functools
 from contextlib import contextmanager
 
-from ._validation import InvalidParameterError
+from ._validation import KERNEL_MODES, validated
 
-KERNELS = ("auto", "compiled", "python")
+KERNELS = KERNEL_MODES
 
 _GLOBAL = {"kernels": "auto"}
 # The settings of the innermost config_context (None outside any).
 _LOCAL = contextvars.ContextVar("kgroups_config", default=None)
 
 
+@validated
 def get_config():
     """The settings in force here, as a dict (a copy).
 
@@ -64,13 +65,7 @@ def get_config():
     return dict(_GLOBAL if local is None else local)
 
 
-def _checked(kernels):
-    if kernels not in KERNELS:
-        raise InvalidParameterError(
-            f"kgroups config: kernels={kernels!r} should be one of {KERNELS}")
-    return kernels
-
-
+@validated
 def set_config(kernels=None):
     """Change the settings for the whole process (every thread); None keeps a setting.
 
@@ -100,10 +95,11 @@ def set_config(kernels=None):
     >>> kgroups.set_config(kernels="auto")
     """
     if kernels is not None:
-        _GLOBAL["kernels"] = _checked(kernels)
+        _GLOBAL["kernels"] = kernels
 
 
 @contextmanager
+@validated
 def config_context(*, kernels=None):
     """Settings changed within a ``with`` block; None keeps a setting.
 
@@ -141,7 +137,7 @@ def config_context(*, kernels=None):
     """
     new = get_config()
     if kernels is not None:
-        new["kernels"] = _checked(kernels)
+        new["kernels"] = kernels
     token = _LOCAL.set(new)
     try:
         yield

@@ -74,19 +74,18 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClusterMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ._memory import check_fits
 from ._reprs import short_repr
 from ._kernels.jit import tiered
 from ._kernels.lance_williams import ward_lance_williams
+from ._input import checked_rows
 from ._semimetrics import pairwise, robust_center
 from ._validation import (
     PARAMETER_CONSTRAINTS,
     ConstrainedParams,
     InvalidParameterError,
-    check_in_memory,
-    check_numeric_columns,
     check_n_clusters,
     check_precomputed,
     check_sample_weight,
@@ -255,7 +254,8 @@ class EnergyHierarchical(ConstrainedParams, ClusterMixin, BaseEstimator):
             return _singleton_e(_condensed_from_matrix(X), w), 1.0
         factor = 1.0
         if self.semimetric == "energy":  # homogeneous: rescale data of extreme magnitude
-            c = pow2_scale(float(np.max(np.abs(X))))
+            # judged after the exact robust centring: a constant column changes no distance
+            c = pow2_scale(float(np.max(np.abs(X - robust_center(X)), initial=0.0)))
             if c != 1.0:
                 X, factor = X / c, float(np.float64(c) ** self.alpha)
         params = {"alpha": self.alpha, "sigma": self.sigma, "theta": self.theta}
@@ -304,10 +304,8 @@ class EnergyHierarchical(ConstrainedParams, ClusterMixin, BaseEstimator):
         ([0, 0, 0, 1], [1.0, 3.0, 7.5])
         """
         pre = self.semimetric == "precomputed"
-        check_in_memory(X, "X", "EnergyHierarchical")
-        check_numeric_columns(X, "X", "EnergyHierarchical")
-        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2,
-                          accept_sparse="csr" if pre else False)
+        X = checked_rows(self, X, reset=True, accept_sparse="csr" if pre else False,
+                         ensure_min_samples=2)
         if pre:
             X = check_precomputed(X, "semimetric", "EnergyHierarchical")
         n = X.shape[0]

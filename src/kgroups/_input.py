@@ -13,17 +13,132 @@ or from the engine asked for (``engine="dask"`` cuts in-memory data in row block
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils.validation import validate_data
 
+from ._semimetrics import robust_center
 from ._validation import (InvalidParameterError, check_finite, check_in_memory,
-                          check_numeric_columns,
-                          check_sample_weight, is_dask_collection, pow2_scale)
+                          check_init_starts, check_numeric_columns, check_sample_weight,
+                          describe, is_dask_collection, pow2_weight_scale)
 from ._validation import SAFE_MAGNITUDE
 
 # Weights whose squares and products with kernel entries stay normal in float32.
 FLOAT32_SAFE = (1e-8, 1e8)
+# Widest ratio of the largest to the smallest positive weight: the products of two
+# weights, rescaled to lie between 1 / ratio and ratio, stay normal numbers.
+WEIGHT_SPREAD = {np.dtype(np.float64): 2.0 ** 1000, np.dtype(np.float32): 2.0 ** 100}
 
-__all__ = ["DASK", "IN_MEMORY", "input_kind"]
+
+def numbers_of(X, owner, name="X"):
+    """``X`` unchanged when it holds numbers (a DataFrame's columns are checked by
+    :func:`~kgroups._validation.check_numeric_columns`, a sparse matrix by
+    ``validate_data``), converted when it is an array of objects that are numbers;
+    otherwise an error in kgroups' words: strings, objects, ragged rows, a 1-D array
+    of objects whose items are rows, an array that is not 2-D."""
+    if sp.issparse(X) or hasattr(X, "columns"):
+        return X
+    try:
+        arr = np.asarray(X)
+    except (TypeError, ValueError):  # ragged nested sequences
+        raise InvalidParameterError(
+            f"{owner}: {name} should be a 2-D array of numbers, got a ragged sequence "
+            f"({type(X).__name__} whose rows differ in length)") from None
+    if arr.dtype.kind == "O" and arr.ndim == 1 and arr.size and all(
+            np.ndim(v) >= 1 for v in arr):
+        raise InvalidParameterError(
+            f"{owner}: {name}={describe(X)} is a 1-D array of objects whose items are "
+            f"rows; pass np.vstack(X) (a 2-D array of numbers)")
+    if arr.dtype.kind == "c":
+        raise InvalidParameterError(
+            f"{owner}: {name} holds complex numbers (dtype {arr.dtype}): Complex data not "
+            "supported; pass the real and imaginary parts as two columns")
+    if arr.dtype.kind not in "biufO":
+        raise InvalidParameterError(
+            f"{owner}: {name}={describe(X)} should be an array of numbers, got dtype "
+            f"{arr.dtype} (could not convert it to float)")
+    if arr.ndim != 2:
+        hint = ("; Reshape your data: X.reshape(-1, 1) for one feature, X.reshape(1, -1) "
+                "for one sample") if arr.ndim == 1 else ""
+        raise InvalidParameterError(
+            f"{owner}: {name} should be a 2-D array (n_samples, n_features), got an array "
+            f"with dim {arr.ndim} (shape {arr.shape}){hint}")
+    if arr.dtype.kind != "O":
+        return X
+    try:
+        return arr.astype(np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InvalidParameterError(
+            f"{owner}: {name}={describe(X)} should be an array of numbers ({exc})") from None
+
+
+def checked_rows(est, X, *, reset, accept_sparse=False, ensure_min_samples=1):
+    """In-memory ``X`` as float64 through scikit-learn's ``validate_data`` (which sets
+    or checks ``n_features_in_`` and the feature names), with kgroups' errors for
+    what is not an array of finite numbers: the first NaN or infinite entry named as
+    :func:`kgroups.energy_distance` names it."""
+    owner = type(est).__name__
+    check_in_memory(X, "X", owner)
+    check_numeric_columns(X, "X", owner)
+    X = validate_data(est, numbers_of(X, owner), reset=reset, dtype=np.float64,
+                      accept_sparse=accept_sparse, ensure_all_finite=False,
+                      ensure_min_samples=ensure_min_samples)
+    check_finite(X, "X", owner)
+    return X
+
+
+def positive_rows(X, w, n_clusters, precomputed, owner):
+    """``(X, w, keep)``: the rows of positive weight (rows and columns of a precomputed
+    matrix) and their mask, None when every weight is positive (or the weights are a
+    dask array, refused when zero). A zero-weight sample has no influence on the fit,
+    as in scikit-learn's ``KMeans``: the fit on the others has the labels, Q and W of a
+    fit without it, and :func:`label_left_out` labels it afterwards."""
+    if not isinstance(w, np.ndarray) or np.all(w > 0):
+        return X, w, None
+    keep = w > 0
+    idx = np.flatnonzero(keep)
+    if idx.size < n_clusters:
+        raise InvalidParameterError(
+            f"{owner}: {idx.size} sample(s) have a positive sample_weight, fewer than "
+            f"n_clusters={n_clusters} (zero-weight samples are left out of the fit)")
+    return (X[idx][:, idx] if precomputed else X[idx]), w[idx], keep
+
+
+def left_out_rows(X_all, keep, precomputed, gram, scale):
+    """``(rows, kxx)``: the zero-weight rows as ``predict`` takes them (against the kept
+    rows, in the fit's units) and their ``K(x, x)`` (a Gram matrix's diagonal, else
+    None); None when no row was left out."""
+    if keep is None:
+        return None
+    out, kept = np.flatnonzero(~keep), np.flatnonzero(keep)
+    if precomputed:
+        return X_all[out][:, kept], (X_all.diagonal()[out] if gram else None)
+    return (X_all[out] if scale == 1.0 else X_all[out] * scale), None
+
+
+def label_left_out(kept_labels, keep, left_out, predictor, scores, s, q):
+    """The labels of every sample: ``kept_labels`` on the kept rows, the best of
+    ``scores`` (``predict``'s rule) on the rows of :func:`left_out_rows`, by the
+    predictor's blocks of rows."""
+    if left_out is None:
+        return kept_labels
+    rows, kxx = left_out
+    out = np.empty(rows.shape[0], dtype=np.int64)
+    step = predictor.block_rows or max(rows.shape[0], 1)
+    for a in range(0, rows.shape[0], step):
+        m, kxx_new = predictor.cross_sums(rows[a:a + step])
+        kx = kxx_new if kxx is None else kxx[a:a + step]
+        out[a:a + m.shape[0]] = np.argmax(scores(m, kx, s, q), axis=1)
+    labels = np.empty(keep.shape[0], dtype=np.int64)
+    labels[keep], labels[~keep] = kept_labels, out
+    return labels
+
+
+def kept_starts(init, keep, n_clusters, owner):
+    """Given starting labels (one start or one per row), on the kept rows only."""
+    if keep is None:
+        return init
+    starts = check_init_starts(init, keep.shape[0], n_clusters, owner)
+    return np.stack([start[keep] for start in starts])
 
 
 class InMemory:
@@ -37,41 +152,48 @@ class InMemory:
         names); a precomputed matrix may be SciPy sparse (CSR); an array on a CUDA
         device is refused by name (``engine="gpu"`` takes host data and copies it to
         the device once)."""
-        check_in_memory(X, "X", type(est).__name__)
-        check_numeric_columns(X, "X", type(est).__name__)
-        X = validate_data(est, X, reset=True, dtype=np.float64,
-                          accept_sparse="csr" if precomputed else False)
-        return X, None
+        return checked_rows(est, X, reset=True, accept_sparse=precomputed and "csr"), None
 
     @staticmethod
     def weights(sample_weight, X, owner):
-        return check_sample_weight(sample_weight, X.shape[0], owner)
+        """Weights >= 0, one per row, some > 0 (a zero-weight row counts as removed)."""
+        return check_sample_weight(sample_weight, X.shape[0], owner, allow_zero=True)
 
     @staticmethod
     def normalized_weights(w, owner, dtype=np.float64):
-        """``(w / c, c)``: weights whose largest lies outside the safe magnitudes
-        (:func:`~kgroups._validation.pow2_scale`; narrower for a float32 kernel, whose
-        entries are ``w_i w_j K_ij``) divided by a power of two ``c`` (exact;
+        """``(w / c, c)``: positive weights outside the safe magnitudes
+        (:func:`~kgroups._validation.pow2_weight_scale`; narrower for a float32 kernel,
+        whose entries are ``w_i w_j K_ij``) divided by a power of two ``c`` (exact;
         partitions do not depend on a common factor of the weights), so that their
-        sums and products stay finite and normal; a spread of weights wider than
-        float64's range is refused, naming the ratio."""
-        safe = FLOAT32_SAFE if np.dtype(dtype) == np.float32 else SAFE_MAGNITUDE
-        c = pow2_scale(float(w.max()), safe)
-        if c == 1.0:
-            return w, 1.0
-        wn = w / c
-        if not np.all(wn > 0):
+        sums and products stay finite and normal; weights further apart than
+        :data:`WEIGHT_SPREAD` are refused, naming both ends."""
+        dtype = np.dtype(dtype)
+        pos = w[w > 0]
+        big, small = float(pos.max()), float(pos.min())
+        with np.errstate(over="ignore"):
+            spread = big / small
+        if spread > WEIGHT_SPREAD[dtype]:
+            hint = "; dtype='float64' allows 2**1000" if dtype == np.float32 else ""
             raise InvalidParameterError(
-                f"{owner}: sample_weight spans more than float64's range (largest "
-                f"{float(w.max()):.3g}, smallest {float(w.min()):.3g}); weights that differ "
-                "by more than a factor 1e300 cannot be summed together")
-        return wn, c
+                f"{owner}: sample_weight spans more than {dtype.name}'s range (largest "
+                f"{big:.3g}, smallest positive {small:.3g}; at most a factor "
+                f"{WEIGHT_SPREAD[dtype]:.3g} apart, so that products of two weights stay "
+                f"normal numbers{hint})")
+        c = pow2_weight_scale(w, FLOAT32_SAFE if dtype == np.float32 else SAFE_MAGNITUDE)
+        return (w, 1.0) if c == 1.0 else (w / c, c)
 
     @staticmethod
     def summary(X, w, owner):
-        """``(largest |x|, centre of X or None)``: the engines centre in-memory data
-        themselves."""
-        return float(np.max(np.abs(X))), None
+        """``(largest |x - c|, None)`` with ``c`` the robust centre of ``X``
+        (:func:`~kgroups._semimetrics.robust_center`, exact): the named semimetrics
+        see differences only, so a column far from 0 but narrow (a constant column at
+        1e300) is judged by its centred values; the engines centre in-memory data
+        themselves, with the same centre."""
+        c, big = robust_center(X), 0.0
+        step = max(1, (1 << 20) // max(X.shape[1], 1))
+        for a in range(0, X.shape[0], step):  # row blocks: no copy of X
+            big = max(big, float(np.max(np.abs(X[a:a + step] - c), initial=0.0)))
+        return big, None
 
     @staticmethod
     def take(X, w, idx):
@@ -80,11 +202,8 @@ class InMemory:
 
     @staticmethod
     def check_new(est, X, accept_sparse):
-        """New rows as float64, checked against the fit (``validate_data``)."""
-        check_in_memory(X, "X", type(est).__name__)
-        check_numeric_columns(X, "X", type(est).__name__)
-        return validate_data(est, X, reset=False, dtype=np.float64,
-                             accept_sparse=accept_sparse)
+        """New rows as float64, checked against the fit (:func:`checked_rows`)."""
+        return checked_rows(est, X, reset=False, accept_sparse=accept_sparse)
 
     @staticmethod
     def map_rows(X, fn, n_cols, dtype, owner):

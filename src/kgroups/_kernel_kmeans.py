@@ -244,7 +244,8 @@ def kernel_kmeans(X, n_clusters, *, sample_weight=None, **params):
     n_clusters : int
         Number of clusters k, ``1 <= k <= n_samples``.
     sample_weight : array-like of shape (n_samples,), default=None
-        Positive weights ``w_i > 0`` (None: all ones).
+        Weights ``w_i >= 0``, some > 0 (None: all ones); a zero weight leaves the
+        sample out of the fit.
     **params : dict
         Any other parameter of :class:`KernelKMeans` (``semimetric``, ``alpha``,
         ``init``, ``n_init``, ``engine``, ``random_state``, ...).

@@ -81,8 +81,10 @@ class KernelKGroups(BaseKernelClustering):
     tol : float, default=0.0
         Stop when a sweep moves fewer than ``tol * n_samples`` points.
     engine : {"auto", "dense", "sparse", "matrix-free", "low-rank", "dask", "gpu"}, default="auto"
-        How the kernel is held (DESIGN section 3). The three exact engines give
-        the same labels from the same start (up to floating-point ties).
+        How the kernel is held: in memory, in sparse form, computed when needed,
+        approximated by features, spread over a Dask cluster, or on a GPU. The
+        exact engines give the same labels from the same start (up to
+        floating-point ties).
 
         - ``"dense"``: exact; ``B = diag(w) K diag(w)`` as an n x n array
           (``n^2 * 8`` bytes, half with ``dtype="float32"``), O(n) per move.
@@ -177,7 +179,7 @@ class KernelKGroups(BaseKernelClustering):
         :math:`s_j`, the total weight of each cluster.
     engine_ : str
         The engine that ran: ``"dense"``, ``"sparse"``, ``"matrix-free"``,
-        ``"low-rank"`` or ``"dask"`` (what ``engine="auto"`` chose).
+        ``"low-rank"``, ``"dask"`` or ``"gpu"`` (what ``engine="auto"`` chose).
     engine_stats_ : dict
         Wall seconds of each phase of the fit (``"seconds"``: ``"prepare"``, the
         checks and the engine; ``"init"``, the starts; ``"start"``, each run's
@@ -318,7 +320,8 @@ def kernel_kgroups(X, n_clusters, *, sample_weight=None, **params):
     n_clusters : int
         Number of clusters k, ``1 <= k <= n_samples``.
     sample_weight : array-like of shape (n_samples,), default=None
-        Positive weights ``w_i > 0`` (None: all ones).
+        Weights ``w_i >= 0``, some > 0 (None: all ones); a zero weight leaves the
+        sample out of the fit.
     **params : dict
         Any other parameter of :class:`KernelKGroups` (``semimetric``, ``alpha``,
         ``init``, ``n_init``, ``engine``, ``random_state``, ...).
@@ -371,7 +374,8 @@ def improving_moves(X, labels, *, sample_weight=None, **params):
     labels : array-like of int of shape (n_samples,)
         The partition to check, integers in ``[0, k)``, every cluster non-empty.
     sample_weight : array-like of shape (n_samples,), default=None
-        Positive weights ``w_i > 0`` (None: all ones).
+        Weights ``w_i >= 0``, some > 0 (None: all ones); a zero weight leaves the
+        sample out of the fit.
     **params : dict
         Parameters of :class:`KernelKGroups` that define the kernel
         (``semimetric``, ``alpha``, ``sigma``, ``theta``, ``kernel``, ``engine``,
@@ -405,6 +409,8 @@ def improving_moves(X, labels, *, sample_weight=None, **params):
     lab = np.asarray(labels)
     k = int(lab.max()) + 1 if lab.size and lab.dtype.kind in "iu" else 1
     est = KernelKGroups(k, init=lab, **params)
-    X, w, engine, _ = est._prepare(X, sample_weight)
-    lab = check_init_labels(labels, X.shape[0], k, "improving_moves", "labels")
-    return engine.count_improving_moves(lab, k)
+    X, w, engine, _, _ = est._prepare(X, sample_weight)
+    keep = est._keep  # zero-weight samples: left out (their moves change nothing)
+    n = X.shape[0] if keep is None else keep.shape[0]
+    lab = check_init_labels(labels, n, k, "improving_moves", "labels")
+    return engine.count_improving_moves(lab if keep is None else lab[keep], k)

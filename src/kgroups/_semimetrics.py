@@ -178,7 +178,10 @@ def robust_center(X):
     center = np.zeros(d)
     if n == 0:
         return center
-    med = np.median(X, axis=0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        med = np.median(X, axis=0)
+        if not np.all(np.isfinite(med)):  # the mean of two middle values near 1.8e308
+            med = np.where(np.isfinite(med), med, np.median(X * 0.5, axis=0) * 2.0)
     with np.errstate(over="ignore", invalid="ignore"):
         grid = np.spacing(np.max(np.abs(X), axis=0))
         c = np.where(grid > 0, np.round(med / grid) * grid, 0.0)
@@ -402,6 +405,7 @@ def pairwise_unchecked(X, Y=None, semimetric="energy", *, alpha=1.0, sigma=1.0, 
     return out
 
 
+@validated
 def rho_to_origin(X, semimetric="energy", *, alpha=1.0, sigma=1.0, theta=1.0):
     """``rho(x_i, 0)`` for every row, the paper's base point ``x0 = 0`` (TPAMI equation 7).
 
@@ -441,7 +445,7 @@ def rho_to_origin(X, semimetric="energy", *, alpha=1.0, sigma=1.0, theta=1.0):
     [5.0]
     """
     X = check_data(X, "X", "rho_to_origin")
-    check_semimetric(semimetric, alpha, sigma, theta)
+    check_semimetric(semimetric, alpha, sigma, theta, owner="rho_to_origin")
     origin = np.zeros((1, X.shape[1]))
     return pairwise_unchecked(X, origin, semimetric, alpha=alpha, sigma=sigma, theta=theta,
                               center=origin[0], owner="rho_to_origin")[:, 0]

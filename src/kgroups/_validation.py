@@ -16,6 +16,7 @@ Gram matrices (:func:`check_precomputed`), with one symmetry tolerance
 
 from __future__ import annotations
 
+import difflib
 import functools
 import inspect
 import numbers
@@ -170,6 +171,8 @@ PATH = _Kind(lambda v: isinstance(v, (str, bytes)) or hasattr(v, "__fspath__"), 
 ANY = _Kind(lambda v: True, "anything")
 
 SEMIMETRIC_NAMES = ("energy", "laplacian", "gaussian", "localized", "sinusoidal")
+# How the numerical kernels run (kgroups.set_config(kernels=...)).
+KERNEL_MODES = ("auto", "compiled", "python")
 INIT_NAMES = ("k-means++", "kernel-k-means++", "random", "spectral")
 
 # Shared groups of constraints (parameters with one meaning everywhere).
@@ -190,7 +193,8 @@ _GRAPH = [_Kind(lambda v: ((hasattr(v, "adj") and hasattr(v, "nodes")) or hasatt
                 "a path to an edge list / GML file (not a list: it could be a matrix or a "
                 "list of edges; pass np.asarray(...) or a networkx graph)")]
 _R = [Options(("sqrt-mean-degree", "zeta")), Real(0, None, "neither")]
-# Edge weights of a graph: None (unweighted) or the networkx edge attribute holding them.
+# Edge weights of a graph: the networkx edge attribute holding them (default "weight",
+# an edge without it weighs 1), or None (unweighted).
 _EDGE_WEIGHT = [NONE, _Kind(lambda v: isinstance(v, str), "a string (an edge attribute name)")]
 
 _ESTIMATOR = {
@@ -246,7 +250,8 @@ PARAMETER_CONSTRAINTS = {
     "kernel_from_semimetric_x0": {"rho_matrix": [ARRAY], "rho_to_x0": [ARRAY]},
     "onedim_kgroups": {"x": [ARRAY], "sample_weight": _WEIGHT},
     "choose_k": {"X": [ARRAY], "k_range": [NONE, ARRAY],
-                 "method": [Options(("gap+ps+sphered", "gap+ps", "gap", "prediction_strength",
+                 "method": [Options(("silhouette+gap", "gap+ps+sphered", "gap+ps", "gap",
+                                     "prediction_strength",
                                      "silhouette", "eigengap"))],
                  "rule": [NONE, Options(("firstSEmax", "Tibs2001SEmax", "globalSEmax",
                                          "firstmax", "globalmax"))],
@@ -277,13 +282,14 @@ PARAMETER_CONSTRAINTS = {
                      "precomputed": [BOOLEAN]},
     "energy_test": {"samples": [ARRAY], "n_permutations": [Integer(0)], **_SEMIMETRIC,
                     "random_state": [RANDOM_STATE]},
+    "rho_to_origin": {"X": [ARRAY], **_SEMIMETRIC,
+                      "semimetric": [Options(SEMIMETRIC_NAMES), CALLABLE]},
     "pairwise": {"X": [ARRAY], "Y": [NONE, ARRAY], **_SEMIMETRIC, "out": [NONE, ARRAY],
                  "center": [NONE, ARRAY], "scale": [Real()], "wx": [NONE, ARRAY],
                  "wy": [NONE, ARRAY]},
     # graphs
     "CommunityKGroups": _COMMUNITY,
-    "detect_communities": {"graph": _GRAPH, "k": [NONE, Integer(1)],
-                           **{p: c for p, c in _COMMUNITY.items() if p != "n_clusters"}},
+    "detect_communities": {"graph": _GRAPH, **_COMMUNITY},
     "estimate_k": {"graph": _GRAPH, "r": _R, "weight": _EDGE_WEIGHT, "max_k": [Integer(1)],
                    "random_state": [RANDOM_STATE]},
     "bethe_hessian": {"graph": _GRAPH, "r": _R, "weight": _EDGE_WEIGHT},
@@ -298,15 +304,20 @@ PARAMETER_CONSTRAINTS = {
     "as_adjacency": {"graph": _GRAPH, "label": [NONE, _Kind(lambda v: isinstance(v, str),
                                                             "a string")],
                      "weight": _EDGE_WEIGHT},
-    "stochastic_block_model": {"n": [Integer(1)], "k": [Integer(2)],
+    "stochastic_block_model": {"n": [Integer(1)], "n_clusters": [Integer(2)],
                                "d": [Real(0, None, "neither")], "lam": [Real(0, None)],
                                "balanced": [BOOLEAN], "random_state": [RANDOM_STATE]},
     "girvan_newman_benchmark": {"lam": [Real(0, None)], "balanced": [BOOLEAN],
                                 "random_state": [RANDOM_STATE]},
-    "modularity": {"graph": _GRAPH, "labels": [ARRAY], "resolution": [Real(0, None)]},
+    "modularity": {"graph": _GRAPH, "labels": [ARRAY], "resolution": [Real(0, None)],
+                   "weight": _EDGE_WEIGHT},
     "coverage": {"graph": _GRAPH, "labels": [ARRAY]},
     "performance": {"graph": _GRAPH, "labels": [ARRAY]},
     "partition_quality": {"graph": _GRAPH, "labels": [ARRAY]},
+    # settings (kgroups._config)
+    "set_config": {"kernels": [NONE, Options(KERNEL_MODES)]},
+    "config_context": {"kernels": [NONE, Options(KERNEL_MODES)]},
+    "get_config": {},
     # metrics
     "accuracy": {"labels_true": [ARRAY], "labels_pred": [ARRAY]},
     "overlap": {"labels_true": [ARRAY], "labels_pred": [ARRAY]},
@@ -347,9 +358,62 @@ class ConstrainedParams:
 
     _parameter_constraints: dict = {}
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.__init__ = named_init(cls, getattr(cls.__init__, "__wrapped__", cls.__init__))
+
     def _validate_params(self):
         validate_params(type(self).__name__, self.get_params(deep=False),
                         type(self)._parameter_constraints)
+
+
+# Parameter names users bring from other libraries -> ours (for "did you mean").
+LIKELY_MEANT = {"k": "n_clusters", "n_groups": "n_clusters", "clusters": "n_clusters",
+                "seed": "random_state", "metric": "semimetric", "gamma": "sigma",
+                "n_iter": "max_iter", "weights": "sample_weight"}
+
+
+def did_you_mean(name, known):
+    """`` (did you mean X?)`` for an unknown parameter ``name`` that is a likely slip for
+    one of ``known`` (a name of another library, or a close spelling), else ``""``."""
+    guess = LIKELY_MEANT.get(name)
+    if guess not in known:
+        close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.75)
+        guess = close[0] if close else None
+    return f" (did you mean {guess}?)" if guess else ""
+
+
+def signature_error(exc, sig, kwargs):
+    """Why a call does not fit ``sig`` (``exc``: ``sig.bind``'s), with hints."""
+    unknown = [k for k in kwargs if k not in sig.parameters]
+    if unknown and not any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values()):
+        return (f"got an unexpected keyword argument {unknown[0]!r}"
+                f"{did_you_mean(unknown[0], sig.parameters)}")
+    if "positional" in str(exc):
+        names = [p.name for p in sig.parameters.values() if p.name != "self"
+                 and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        return f"{exc} (positional: {', '.join(names)}; pass the others by name)"
+    hints = [k + hint for k in unknown if (hint := did_you_mean(k, sig.parameters))]
+    return f"{exc}; got {', '.join(hints)}" if hints else str(exc)
+
+
+def named_init(cls, init):
+    """``init`` raising, for a call that does not fit it, an error that names ``cls``, not
+    the class defining it; ``inspect`` (and ``get_params``) still see its signature."""
+    sig = inspect.signature(init)
+
+    @functools.wraps(init)
+    def __init__(self, *args, **kwargs):
+        try:
+            sig.bind(self, *args, **kwargs)
+        except TypeError as exc:
+            raise InvalidParameterError(
+                f"{cls.__name__}.__init__() {signature_error(exc, sig, kwargs)}; expected "
+                f"parameters: {', '.join(p for p in sig.parameters if p != 'self')}") from None
+        init(self, *args, **kwargs)
+
+    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+    return __init__
 
 
 def validated(func):
@@ -368,15 +432,16 @@ def validated(func):
         try:
             bound = sig.bind(*args, **kwargs)
         except TypeError as exc:
-            raise InvalidParameterError(f"{owner}: {exc}") from None
+            raise InvalidParameterError(f"{owner}: {signature_error(exc, sig, kwargs)}") from None
         flat = {}
         for name, value in bound.arguments.items():
             if star.get(name) == inspect.Parameter.VAR_KEYWORD:
                 unknown = set(value) - set(PARAMETER_CONSTRAINTS[owner])
                 if unknown:
                     raise InvalidParameterError(
-                        f"{owner}: unexpected parameter(s) {sorted(unknown)}; expected some of "
-                        f"{sorted(PARAMETER_CONSTRAINTS[owner])}")
+                        f"{owner}: unexpected parameter(s) {sorted(unknown)}"
+                        f"{did_you_mean(sorted(unknown)[0], PARAMETER_CONSTRAINTS[owner])}; "
+                        f"expected some of {sorted(PARAMETER_CONSTRAINTS[owner])}")
                 flat.update(value)
             elif star.get(name) == inspect.Parameter.VAR_POSITIONAL:
                 for v in value:
@@ -505,10 +570,12 @@ def check_n_clusters(n_clusters, n_samples, owner="KernelKGroups", name="n_clust
     return int(n_clusters)
 
 
-def check_sample_weight(sample_weight, n_samples, owner="KernelKGroups", name="sample_weight"):
+def check_sample_weight(sample_weight, n_samples, owner="KernelKGroups", name="sample_weight",
+                        *, allow_zero=False):
     """Float64 weights of shape (n_samples,), finite and > 0 (default: ones).
 
-    A scalar means that weight for every sample.
+    A scalar means that weight for every sample. ``allow_zero=True``: weights >= 0
+    (a zero-weight sample counts as removed), at least one of them > 0.
     """
     if sample_weight is None:
         return np.ones(n_samples)
@@ -525,12 +592,15 @@ def check_sample_weight(sample_weight, n_samples, owner="KernelKGroups", name="s
     if w.ndim != 1 or w.shape[0] != n_samples:
         raise InvalidParameterError(
             f"{owner}: {name} has shape {w.shape}, expected ({n_samples},)")
-    bad = ~np.isfinite(w) | (w <= 0)
+    bad = ~np.isfinite(w) | ((w < 0) if allow_zero else (w <= 0))
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise InvalidParameterError(
-            f"{owner}: {name}[{i}]={float(w[i])!r}; weights should be finite and "
-            "> 0 (no zero, negative, NaN or inf weight)")
+        rule = ">= 0 (no negative" if allow_zero else "> 0 (no zero, negative"
+        raise InvalidParameterError(f"{owner}: {name}[{i}]={float(w[i])!r}; weights should be "
+                                    f"finite and {rule}, NaN or inf weight)")
+    if allow_zero and n_samples and not np.any(w > 0):
+        raise InvalidParameterError(f"{owner}: every {name} is zero; at least one sample "
+                                    "needs a positive weight")
     return w
 
 
@@ -713,3 +783,24 @@ def pow2_scale(magnitude, safe=SAFE_MAGNITUDE):
     if magnitude == 0.0 or lo <= magnitude <= hi:
         return 1.0
     return float(np.ldexp(1.0, int(np.frexp(magnitude)[1]) - 1))  # 2**floor(log2 m)
+
+
+def pow2_weight_scale(w, safe=SAFE_MAGNITUDE):
+    """The power of two weights ``w`` (>= 0, some > 0) are divided by (exact, as
+    :func:`pow2_scale`): 1.0 when the positive ones lie in ``safe``; the largest's
+    :func:`pow2_scale` when that brings the smallest into ``safe``; else (weights
+    further apart than ``safe`` is wide) half-way between the binary exponents of the
+    largest and the smallest, so that products of two weights stay normal numbers.
+
+    >>> pow2_weight_scale(np.array([1.0, 1e-300])) == 2.0 ** -498
+    True
+    """
+    pos = w[w > 0]
+    if not pos.size:
+        return 1.0
+    big, small = float(pos.max()), float(pos.min())
+    c = pow2_scale(big, safe)
+    if small / c >= safe[0] and big / c <= safe[1]:
+        return c
+    middle = (int(np.frexp(big)[1]) + int(np.frexp(small)[1])) // 2
+    return float(np.ldexp(1.0, middle))

@@ -1,8 +1,12 @@
 """The ``kgroups`` command.
 
-``kgroups cluster FILE -k K``
+``kgroups cluster FILE --n-clusters K`` (short ``-k K``)
     Cluster the rows of a CSV file with kernel k-groups and print sizes, W, Q,
-    sweeps and time (and accuracy, NMI, ARI when ``--label-column`` is given).
+    sweeps and time (and accuracy, NMI, ARI when ``--label-column`` is given);
+    ``--standardize`` z-scores each column first.
+``kgroups choose-k FILE``
+    Choose the number of clusters of the rows of a CSV file with
+    :func:`kgroups.choose_k` and say why (``--plot`` draws its curves).
 ``kgroups demo``
     The dermatology dataset as in the TPAMI paper (Table II, Fig. 6): kernel
     k-groups beside k-means, GMM, spectral clustering and kernel k-means.
@@ -16,11 +20,14 @@ exits with status 2 (as argparse does); columns and lines are counted from 1 in
 options and in messages. ``-`` as the input reads standard input and ``-o -``
 writes the labels to standard output (the summary then goes to standard error);
 gzip-compressed input is recognised by its first bytes; the field separator is
-found from the first lines. Unexpected internal errors keep their traceback.
+found from the first lines. A misspelt option is answered with the nearest one
+(``--n_init`` -> ``--n-init``). Unexpected internal errors keep their traceback.
 
 The parser is built from the tables of ``kgroups._cli_options``, whose
 defaults and choices are the library's, and NumPy, SciPy, scikit-learn and numba
 are imported only once a command runs, so ``--help`` and ``--version`` start at once.
+``kgroups cluster`` imports scikit-learn without pandas (scikit-learn imports pandas
+when it is installed; the command never uses it), which saves a third of its start-up.
 """
 
 from __future__ import annotations
@@ -29,10 +36,13 @@ import argparse
 import os
 import sys
 import time
-from typing import NamedTuple
+from contextlib import contextmanager
 
 from . import __version__
+from ._cli_csv import CSVError, Table, UsageError, load_table, read_csv
 from ._cli_options import (
+    CHOOSE_K_DEFAULTS,
+    CHOOSE_K_METHODS,
     CLUSTER_OPTIONS,
     DELIMITERS,
     DEMO_DEFAULTS,
@@ -42,22 +52,12 @@ from ._cli_options import (
     REPRODUCE_DEFAULTS,
 )
 
-__all__ = ["CSVError", "UsageError", "build_parser", "load_table", "main", "read_csv"]
+__all__ = ["CSVError", "Table", "UsageError", "build_parser", "console", "load_table", "main",
+           "read_csv", "standardize"]
+
+_STARTED = time.perf_counter()  # the summary reports the time since the command started
 
 EXIT_USAGE = 2  # bad option, file or value (argparse's status)
-GZIP_MAGIC = b"\x1f\x8b"
-SNIFF_CHARS = 1 << 16  # the separator is sniffed from the lines in the first 64 KiB
-SEPARATOR_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "whitespace": "whitespace"}
-# Cells that stand for a missing value in common exports (compared in lower case).
-MISSING_CELLS = {"", "?", "na", "n/a", "null", "none", "-", "."}
-
-
-class UsageError(ValueError):
-    """A bad option, file or value: one line on stderr and exit status 2."""
-
-
-class CSVError(UsageError):
-    """A CSV file that does not parse (names the file, line and column)."""
 
 
 # --------------------------------------------------------------------------- options
@@ -86,7 +86,7 @@ def _check_trials(value):
 
 
 def _option_name(flags):
-    return flags[-1]  # the long spelling when there is one
+    return "/".join(flags)  # as argparse names an option in its messages: -k/--n-clusters
 
 
 # The cluster options that are parameters of KernelKGroups: option, attribute, parameter.
@@ -144,299 +144,6 @@ def prepare_output_dir(path, option="--out"):
         raise UsageError(f"argument {option}: cannot write in {path}: {err.strerror}") from None
 
 
-# --------------------------------------------------------------------------- CSV
-def _read_bytes(path):
-    """The bytes of the file (``-``: standard input), gzip-decompressed when they are gzip."""
-    if path == "-":
-        stream = getattr(sys.stdin, "buffer", None)
-        data = stream.read() if stream is not None else sys.stdin.read().encode("utf-8")
-        path = "<stdin>"
-    else:
-        if os.path.isdir(path):
-            raise CSVError(f"{path}: is a directory")
-        try:
-            with open(path, "rb") as fh:
-                data = fh.read()
-        except FileNotFoundError:
-            raise CSVError(f"{path}: no such file") from None
-        except OSError as err:
-            raise CSVError(f"{path}: cannot read: {err.strerror}") from None
-    if data.startswith(GZIP_MAGIC):  # by content, whatever the name: also on stdin
-        import gzip
-        import zlib
-
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as err:
-            raise CSVError(f"{path}: starts as gzip but does not decompress ({err}); "
-                           "a truncated or damaged .gz file?") from None
-    return data, path
-
-
-def _read_text(path):
-    """The file (``-``: standard input; gzip or not) as UTF-8 text; a clear error otherwise."""
-    data, path = _read_bytes(path)
-    nul = data.find(b"\x00")
-    if nul >= 0:
-        raise CSVError(f"{path}: NUL byte at offset {nul}; a binary file? expected CSV text")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        raise CSVError(f"{path}: not UTF-8 text (byte 0x{data[err.start]:02x} at offset "
-                       f"{err.start}); expected CSV text in UTF-8") from None
-
-
-def _split_rows(text, delimiter, path):
-    """``(line number, fields)`` of the non-blank rows."""
-    import csv
-    import io
-
-    rows = []
-    if delimiter == "whitespace":  # tabs and spaces; runs count as one (like awk)
-        for ln, line in enumerate(io.StringIO(text, newline=""), start=1):
-            if line.strip():
-                rows.append((ln, line.split()))
-        return rows
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter,
-                        skipinitialspace=True)
-    try:
-        for fields in reader:
-            if any(f.strip() for f in fields):
-                rows.append((reader.line_num, fields))
-    except csv.Error as err:
-        raise CSVError(f"{path}, line {reader.line_num}: {err}") from None
-    return rows
-
-
-def _sniff_score(rows):
-    """How well a separator splits the sample rows: (every row as wide as the first,
-    no empty field, share of rows as wide as the first); zeros for one column."""
-    widths = [len(fields) for _, fields in rows]
-    if not widths or widths[0] < 2:
-        return (False, False, 0.0)
-    same = sum(w == widths[0] for w in widths) / len(widths)
-    full = all(cell.strip() for _, fields in rows for cell in fields)
-    return (same == 1.0, full, same)
-
-
-def _detect_delimiter(text, path="<text>"):
-    """The separator of the first lines (64 KiB): the first of comma, tab, semicolon and
-    runs of whitespace that splits every line into as many (>= 2) non-empty fields,
-    else the one that splits most lines alike. Tabs come before whitespace so that a
-    header with spaces in its names (``sepal length<TAB>sepal width``) stays one name
-    per column. A one-column file: ``,`` or ``;`` if its first line has one, else
-    whitespace."""
-    head = text[:SNIFF_CHARS]
-    if len(text) > SNIFF_CHARS and "\n" in head:
-        head = head[:head.rindex("\n") + 1]  # whole lines only
-    scores = {}
-    for sep in (",", "\t", ";", "whitespace"):
-        try:
-            scores[sep] = _sniff_score(_split_rows(head, sep, path))
-        except CSVError:
-            continue
-    best = max(scores, key=scores.get, default=None)  # the first of equal scores
-    if best is not None and scores[best][2] > 0:
-        return best
-    first = next((line for line in text.splitlines() if line.strip()), "")
-    return next((d for d in (",", ";") if d in first), "whitespace")
-
-
-def _has_header(rows):
-    """Auto-detection: the first row names columns whose next-row cell is a number."""
-    if len(rows) == 1:
-        return not all(_is_number(f) for f in rows[0][1])
-    return any(not _is_number(a) and _is_number(b) for a, b in zip(rows[0][1], rows[1][1]))
-
-
-def _is_number(text):
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
-class Table(NamedTuple):
-    """A parsed file: the header (None when absent), the data rows (lists of fields),
-    the line of each row (counted from 1) and the separator."""
-
-    header: list | None
-    rows: list
-    lines: list
-    delimiter: str
-
-
-def read_csv(path, delimiter="auto", header="auto"):
-    """The :class:`Table` of a CSV file (``-``: standard input; gzip or plain UTF-8 text).
-
-    ``delimiter``: ``"auto"`` (sniffed from the first lines: comma, tab,
-    semicolon or runs of whitespace, see :func:`_detect_delimiter`), ``"comma"``,
-    ``"semicolon"``, ``"tab"`` or ``"whitespace"`` (runs of tabs and spaces).
-    ``header``: ``"auto"`` (the first row is a header when it has a non-number
-    above a number), ``"yes"`` or ``"no"``. Blank lines are skipped; every row
-    must have as many fields as the first.
-    """
-    text = _read_text(path)
-    name = "<stdin>" if path == "-" else path
-    sep = DELIMITERS[delimiter] or _detect_delimiter(text, name)
-    rows = _split_rows(text, sep, name)
-    if not rows:
-        raise CSVError(f"{name}: the file is empty")
-    names = None
-    if header == "yes" or (header == "auto" and _has_header(rows)):
-        names, rows = [f.strip() for f in rows[0][1]], rows[1:]
-        if not rows:
-            raise CSVError(f"{name}: the file has a header (line 1) but no data rows")
-    width = len(names) if names is not None else len(rows[0][1])
-    first = rows[0][0] - (names is not None)
-    for ln, fields in rows:
-        if len(fields) != width:
-            how = (f"; fields split at {SEPARATOR_NAMES[sep]}, found from the first lines "
-                   "(--delimiter sets another)") if DELIMITERS[delimiter] is None else ""
-            raise CSVError(f"{name}, line {ln}: {len(fields)} fields, expected {width} "
-                           f"(as on line {max(first, 1)}){how}")
-    return Table(names, [f for _, f in rows], [ln for ln, _ in rows], sep)
-
-
-def _column_index(spec, header, width, path, option):
-    """0-based index of a column given by name or by number counted from 1 (-1: last)."""
-    if header is not None and spec in header:
-        if header.count(spec) > 1:
-            raise UsageError(f"argument {option}: {path} has {header.count(spec)} columns named "
-                             f"{spec!r}; give its number (counted from 1)")
-        return header.index(spec)
-    try:
-        number = int(spec)
-    except ValueError:
-        if header is None:
-            raise UsageError(f"argument {option}: {spec!r} is not a column number and {path} "
-                             f"has no header row; give a number from 1 to {width}") from None
-        raise UsageError(f"argument {option}: no column named {spec!r} in {path} "
-                         f"(columns: {', '.join(header)})") from None
-    if 1 <= number <= width:
-        return number - 1
-    if -width <= number <= -1:
-        return width + number
-    raise UsageError(f"argument {option}: no column {number} in {path}, which has {width} "
-                     f"columns (counted from 1; -1 is the last)")
-
-
-def _column_name(c, header):
-    return f"column {c + 1}" + (f" ({header[c]!r})" if header is not None else "")
-
-
-def _splits_into_numbers(cell, sep):
-    parts = cell.split() if sep == "whitespace" else cell.split(sep)
-    return len(parts) > 1 and all(_is_number(p) for p in parts)
-
-
-def _cell_hint(table, i, c, label_given, weights=False):
-    """What to do about the non-number in row ``i``, column ``c`` (the ``--weights``
-    column when ``weights``): the fix its look and its column point at (a missing
-    value, decimal commas, another separator, a header not detected, a column of
-    class labels)."""
-    import re
-
-    cell, sep, rows = table.rows[i][c].strip(), table.delimiter, table.rows
-    if cell.lower() in MISSING_CELLS:
-        return "; a missing value? every feature cell needs a number: fill it in or drop the row"
-    if sep != "," and any(re.fullmatch(r"[+-]?\d*,\d+", row[c].strip()) for row in rows):
-        return "; decimal commas are not read: write 1.5, not 1,5"
-    for other, name in SEPARATOR_NAMES.items():
-        if other != sep and _splits_into_numbers(cell, other):
-            return f"; the fields look separated by {name}: pass --delimiter {name}"
-    if weights:
-        return "; --weights names a column of numbers > 0"
-    if i == 0 and table.header is None and not any(_is_number(f) for f in rows[0]) \
-            and len(rows) > 1 and any(_is_number(f) for f in rows[1]):
-        return f"; if line {table.lines[0]} names the columns, pass --header yes"
-    if 2 * sum(not _is_number(row[c]) for row in rows) < len(rows):
-        return "; every feature cell needs a number: fix or drop the row"
-    if label_given:
-        return (f"; column {c + 1} is text: every column besides --label-column and --weights "
-                "is a feature, so remove it from the file")
-    return f"; if column {c + 1} holds class labels, pass --label-column {c + 1}"
-
-
-def _to_float(table, cols, path, label_given=True, weights=False):
-    """The cells of columns ``cols`` as floats; a non-number or a non-finite number is
-    a CSVError naming the line and column, with a hint at the fix."""
-    import numpy as np
-
-    rows, lines, header = table.rows, table.lines, table.header
-    cells = [[r[c] for c in cols] for r in rows]
-    try:
-        X = np.array(cells, dtype=np.float64).reshape(len(rows), len(cols))
-    except ValueError:
-        X = np.empty((len(rows), len(cols)))
-        for i, row in enumerate(cells):
-            for j, cell in enumerate(row):
-                try:
-                    X[i, j] = float(cell)
-                except ValueError:
-                    tip = _cell_hint(table, i, cols[j], label_given, weights)
-                    raise CSVError(f"{path}, line {lines[i]}, {_column_name(cols[j], header)}: "
-                                   f"{cell.strip()!r} is not a number{tip}") from None
-    bad = np.argwhere(~np.isfinite(X))
-    if bad.size:
-        i, j = bad[0]
-        raise CSVError(f"{path}, line {lines[i]}, {_column_name(cols[j], header)}: "
-                       f"{cells[i][j].strip()!r} is not a finite number")
-    return X
-
-
-def _weights(table, c, path):
-    from ._validation import InvalidParameterError, check_sample_weight
-
-    w = _to_float(table, [c], path, weights=True)[:, 0]
-    try:
-        return check_sample_weight(w, w.shape[0], "kgroups cluster", "--weights")
-    except InvalidParameterError:
-        for i, value in enumerate(w):  # locate the row: the same rule, one row at a time
-            try:
-                check_sample_weight(value, 1)
-            except InvalidParameterError:
-                raise CSVError(f"{path}, line {table.lines[i]}, "
-                               f"{_column_name(c, table.header)}: {table.rows[i][c].strip()!r} "
-                               "is not a valid --weights value "
-                               "(weights should be finite and > 0)") from None
-        raise
-
-
-def load_table(path, weights=None, label_column=None, delimiter="auto", header="auto"):
-    """Features ``X``, weights (or None) and label codes (or None) from a CSV file.
-
-    ``weights`` and ``label_column`` name a column by its header name or by its
-    number counted from 1 (negative numbers count from the end: -1 is the last).
-    Every other column is a feature and must hold finite numbers.
-    """
-    from ._validation import encode_labels
-
-    table = read_csv(path, delimiter, header)
-    names, rows = table.header, table.rows
-    path = "<stdin>" if path == "-" else path
-    width = len(rows[0])
-    special = {}
-    for option, spec in (("--weights", weights), ("--label-column", label_column)):
-        if spec is not None:
-            special[option] = _column_index(spec, names, width, path, option)
-    if len(special) == 2 and len(set(special.values())) == 1:
-        raise UsageError(f"--weights and --label-column both name "
-                         f"{_column_name(special['--weights'], names)} of {path}")
-    cols = [c for c in range(width) if c not in special.values()]
-    if not cols:
-        raise CSVError(f"{path}: no feature columns left besides --weights / --label-column")
-    X = _to_float(table, cols, path, label_given="--label-column" in special)
-    w = y = None
-    if "--weights" in special:
-        w = _weights(table, special["--weights"], path)
-    if "--label-column" in special:
-        raw = [r[special["--label-column"]].strip() for r in rows]
-        y = encode_labels(raw, len(rows), "kgroups cluster", "--label-column")[0]
-    return X, w, y
-
-
 # --------------------------------------------------------------------------- commands
 def _options_named_in(message):
     """The cluster options whose estimator parameter an estimator message names."""
@@ -463,19 +170,54 @@ def _fit_quietly(est, X, w, prog):
         print(f"{prog}: warning: {text}{times}", file=sys.stderr)
 
 
+@contextmanager
+def _without_pandas():
+    """Imports inside see pandas as not installed (unless it is loaded already):
+    scikit-learn imports it when it can, and the command never uses it."""
+    blocked = "pandas" not in sys.modules
+    if blocked:
+        sys.modules["pandas"] = None  # ``import pandas`` raises ImportError
+    try:
+        yield
+    finally:
+        if blocked and sys.modules.get("pandas", 0) is None:
+            del sys.modules["pandas"]
+
+
+def standardize(X, w=None):
+    """``X`` with each column z-scored: mean 0 and standard deviation 1, weighted by
+    ``w`` (integer weights act as repeated rows); a constant column becomes 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Z = standardize(np.array([[1.0, 5.0], [3.0, 5.0]]))
+    >>> Z.tolist()
+    [[-1.0, 0.0], [1.0, 0.0]]
+    """
+    import numpy as np
+
+    mean = np.average(X, axis=0, weights=w)
+    sd = np.sqrt(np.average((X - mean) ** 2, axis=0, weights=w))
+    return (X - mean) / np.where(sd > 0, sd, 1.0)
+
+
 def _cluster(args):
     import numpy as np
 
-    from . import KernelKGroups
+    with _without_pandas():
+        from . import KernelKGroups
 
     for option, attr, param in ESTIMATOR_OPTIONS:
         check_option(option, getattr(args, attr), "KernelKGroups", param)
     if args.out:
         check_output_file(args.out, "--out", args.file)
     X, w, y = load_table(args.file, args.weights, args.label_column, args.delimiter, args.header)
-    if X.shape[0] < args.k:
-        raise UsageError(f"argument -k: {args.k} clusters but {args.file} has only "
-                         f"{X.shape[0]} data rows")
+    if X.shape[0] < args.n_clusters:
+        raise UsageError(f"argument -k/--n-clusters: {args.n_clusters} clusters but "
+                         f"{args.file} has only {X.shape[0]} data rows")
+    if args.standardize:
+        X = standardize(X, w)
     est = KernelKGroups(**{param: getattr(args, attr) for _, attr, param in ESTIMATOR_OPTIONS})
     start = time.perf_counter()
     _fit_quietly(est, X, w, "kgroups cluster")
@@ -498,20 +240,61 @@ def _cluster(args):
 def _print_summary(args, est, X, y, seconds, file):
     import numpy as np
 
-    sizes = np.bincount(est.labels_, minlength=args.k)
-    lines = [(f"kernel k-groups: n={X.shape[0]} D={X.shape[1]} k={args.k} "
-              f"semimetric={args.semimetric} engine={est.engine_}"),
+    sizes = np.bincount(est.labels_, minlength=args.n_clusters)
+    scaled = ", columns z-scored (--standardize)" if args.standardize else ""
+    lines = [(f"kernel k-groups: n={X.shape[0]} D={X.shape[1]} n_clusters={args.n_clusters} "
+              f"semimetric={args.semimetric} engine={est.engine_}{scaled}"),
              f"cluster sizes: {' '.join(map(str, sizes))}",
              f"W (within energy): {est.within_energy_:.6g}",
              f"Q (objective):     {est.objective_:.6g}",
              f"sweeps: {est.n_iter_}   moves per sweep: {est.n_moves_}",
-             f"time: {seconds:.3f} s"]
+             f"time: {seconds:.3f} s (the fit; {time.perf_counter() - _STARTED:.3f} s since "
+             "the command started)"]
     if y is not None:
         from .metrics import accuracy, ari, nmi
 
         lines.append(f"accuracy: {accuracy(y, est.labels_):.4f}   "
                      f"NMI: {nmi(y, est.labels_):.4f}   ARI: {ari(y, est.labels_):.4f}")
     print("\n".join(lines), file=file, flush=True)
+
+
+def _choose_k(args):
+    import numpy as np
+
+    from . import choose_k
+
+    for option, param in (("--n-refs", "n_refs"), ("--n-splits", "n_splits"),
+                          ("--n-init", "n_init"), ("--alpha", "alpha"),
+                          ("--seed", "random_state")):
+        check_option(option, getattr(args, param), "choose_k", param)
+    if not 1 <= args.k_min <= args.k_max:
+        raise UsageError(f"arguments --k-min/--k-max: {args.k_min}..{args.k_max} should satisfy "
+                         "1 <= k-min <= k-max")
+    if args.plot:
+        check_output_file(args.plot, "--plot", args.file)
+    X, w, y = load_table(args.file, args.weights, args.label_column, args.delimiter, args.header)
+    start = time.perf_counter()
+    try:
+        r = choose_k(X, range(args.k_min, args.k_max + 1), method=args.method,
+                     n_refs=args.n_refs, n_splits=args.n_splits, n_init=args.n_init,
+                     semimetric=args.semimetric, alpha=args.alpha, sample_weight=w,
+                     random_state=args.random_state)
+    except ValueError as err:  # InvalidParameterError: a k range the data cannot support
+        raise UsageError(str(err)) from None
+    seconds = time.perf_counter() - start
+    print(f"k = {r.k}   (method {r.method}, k in {args.k_min}..{args.k_max}, "
+          f"n={X.shape[0]} D={X.shape[1]}, {seconds:.2f} s)")
+    print(f"why: {r.reasoning}")
+    if y is not None:
+        from .metrics import ari
+
+        print(f"ARI of its labels against --label-column: {ari(y, r.labels):.4f}")
+    if args.plot:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        np.atleast_1d(r.plot())[0].figure.savefig(args.plot, dpi=110)
+        print(f"curves drawn in {args.plot}")
 
 
 def _demo(args):
@@ -571,12 +354,42 @@ class _Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescription
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line (raised, so ``main`` can return 2)."""
+    """argparse, but a usage error is one line (raised, so ``main`` can return 2), and
+    an unknown option is reported by its command with the nearest known one."""
+
+    commands = {}  # command name -> its parser (set on the top-level parser)
 
     def error(self, message):
         err = UsageError(f"{message} (see '{self.prog} --help')")
         err.prog = self.prog
         raise err
+
+    def parse_args(self, args=None, namespace=None):
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            owner = self.commands.get(getattr(parsed, "command", None), self)
+            owner.error(f"unrecognized arguments: {' '.join(extras)}"
+                        f"{_nearest_options(extras, owner)}")
+        return parsed
+
+
+def _nearest_options(extras, parser):
+    """``; did you mean --n-init?`` for the unknown options among ``extras``."""
+    import difflib
+
+    known = [o for action in parser._actions for o in action.option_strings
+             if o.startswith("--")]
+    tips = []
+    for token in extras:
+        name = token.split("=", 1)[0]
+        if not name.startswith("--") or name in known:
+            continue
+        dashed = name.replace("_", "-")
+        match = [dashed] if dashed in known else difflib.get_close_matches(name, known, 1, 0.6)
+        tips += [(name, match[0])] if match else []
+    if len(tips) == 1:
+        return f"; did you mean {tips[0][1]}?"
+    return f"; did you mean {', '.join(f'{m} for {n}' for n, m in tips)}?" if tips else ""
 
 
 def _int_or_auto(text):
@@ -603,6 +416,7 @@ Columns are counted from 1, in options and in error messages; lines too.
 
 examples:
   kgroups cluster data.csv -k 3
+  kgroups cluster wine.csv --n-clusters 3 --standardize --label-column 1
   kgroups cluster data.csv.gz -k 3 --alpha 0.5 --label-column class --weights w -o labels.csv
   kgroups cluster iris.data -k 3 --label-column 5 --verbose
   kgroups cluster data.tsv.gz -k 3 -o - 2>/dev/null | tail -n +2 | sort -n | uniq -c
@@ -646,6 +460,11 @@ def _cluster_parser(sub):
     io.add_argument("--header", default="auto", choices=HEADER_CHOICES,
                     help="whether the first row names the columns; auto: yes when it has a "
                          "non-number above a number")
+    io.add_argument("--standardize", action="store_true",
+                    help="z-score each feature column (subtract its mean, divide by its "
+                         "standard deviation, weighted by --weights) before clustering, so "
+                         "that columns in different units weigh alike; the summary says so "
+                         "(default: the values as they are)")
     io.add_argument("-o", "--out", "--output", dest="out", metavar="FILE",
                     help="write the labels (header 'label', one per data row, in file order) "
                          "to FILE ('-': standard output); checked for writability before "
@@ -654,6 +473,53 @@ def _cluster_parser(sub):
     for option in CLUSTER_OPTIONS:
         _add_estimator_option(est, *option)
     c.set_defaults(func=_cluster)
+
+
+def _choose_k_parser(sub):
+    d = CHOOSE_K_DEFAULTS
+    c = sub.add_parser("choose-k", help="choose the number of clusters of a CSV file",
+                       description="Choose the number of clusters k of the rows of a CSV file "
+                                   "with kgroups.choose_k, with the same defaults, and print "
+                                   "the reasoning.",
+                       formatter_class=_Formatter)
+    c.add_argument("file", help="CSV file of numbers, one row per point, plain or gzip "
+                                "('-': standard input)")
+    c.add_argument("--weights", metavar="COLUMN",
+                   help=f"column of sample weights {COLUMN_HELP} (default: every row weighs 1)")
+    c.add_argument("--label-column", metavar="COLUMN",
+                   help=f"column of true class labels, left out of the features; the ARI of "
+                        f"the chosen k's labels is printed {COLUMN_HELP} (default: none)")
+    c.add_argument("--delimiter", default="auto", choices=tuple(DELIMITERS),
+                   help="field separator (see 'kgroups cluster --help')")
+    c.add_argument("--header", default="auto", choices=HEADER_CHOICES,
+                   help="whether the first row names the columns")
+    c.add_argument("--method", default=d["method"], choices=CHOOSE_K_METHODS,
+                   help="silhouette+gap: the k > 1 that beat reference samples without "
+                        "structure by 3 standard errors of the gap statistic, the best "
+                        "separated of them by the silhouette (or a finer level that the gap "
+                        "prefers and that keeps 0.8 of that silhouette); when X shows none, "
+                        "the same test on X standardized, then sphered; else k = 1")
+    c.add_argument("--k-min", type=int, default=d["k_min"], metavar="K",
+                   help="smallest k compared (1 lets the answer be 'no structure')")
+    c.add_argument("--k-max", type=int, default=d["k_max"], metavar="K",
+                   help="largest k compared")
+    c.add_argument("--n-refs", type=int, default=d["n_refs"], metavar="B",
+                   help="reference samples of the gap statistic, >= 1")
+    c.add_argument("--n-splits", type=int, default=d["n_splits"], metavar="N",
+                   help="random halvings of prediction strength (methods with 'ps')")
+    c.add_argument("--n-init", type=int, default=d["n_init"], metavar="N",
+                   help="restarts of each kernel k-groups fit of the data, >= 1")
+    c.add_argument("--semimetric", default=d["semimetric"], choices=ESTIMATOR_CHOICES[
+        "semimetric"], help="semimetric of the fits")
+    c.add_argument("--alpha", type=float, default=d["alpha"],
+                   help="exponent of the energy semimetric, in (0, 2]")
+    c.add_argument("--seed", dest="random_state", type=int, default=None, metavar="SEED",
+                   help="random seed, in [0, 2**32 - 1] (default: None; give one to repeat "
+                        "a run)")
+    c.add_argument("--plot", metavar="FILE.png",
+                   help="draw the curves that decided k, with the reasoning, into a PNG "
+                        "(needs matplotlib)")
+    c.set_defaults(func=_choose_k)
 
 
 def _demo_parser(sub):
@@ -687,7 +553,8 @@ def _reproduce_parser(sub):
 
 
 def build_parser():
-    """The argument parser of the ``kgroups`` command (subcommands cluster, demo, reproduce)."""
+    """The argument parser of the ``kgroups`` command (subcommands cluster, choose-k, demo,
+    reproduce)."""
     parser = _Parser(prog="kgroups", description="Kernel k-groups clustering from energy "
                      "statistics\n(Franca, Rizzo & Vogelstein, IEEE TPAMI 2021).",
                      epilog="'kgroups COMMAND --help' describes each command.",
@@ -696,8 +563,10 @@ def build_parser():
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                 parser_class=_Parser)
     _cluster_parser(sub)
+    _choose_k_parser(sub)
     _demo_parser(sub)
     _reproduce_parser(sub)
+    parser.commands = dict(sub.choices)
     return parser
 
 
@@ -729,5 +598,21 @@ def main(argv=None):
     return 0
 
 
+def console():
+    """The ``kgroups`` console script: :func:`main`, then exit at once.
+
+    The output is flushed and every file the command wrote is closed by then; the
+    interpreter's teardown (unloading NumPy, SciPy, scikit-learn and numba: about
+    a quarter of a second, more on a busy machine) is skipped.
+    """
+    code = main()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (BrokenPipeError, ValueError):
+        code = code or 141
+    os._exit(code)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    console()

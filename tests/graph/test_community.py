@@ -171,9 +171,22 @@ def test_weighted_detection_uses_the_weights():
     assert res.n_clusters == 2
     assert overlap(y, res.labels) > 0.85
     assert overlap(y, res.labels) >= overlap(y, res.bethe_labels) - 1e-12
-    est = CommunityKGroups(weight="weight", random_state=0)
-    assert est.get_params()["weight"] == "weight"
+    # the default reads the weights too; weight=None sees the edges only: one community
+    assert CommunityKGroups().get_params()["weight"] == "weight"
+    np.testing.assert_array_equal(detect_communities(W, random_state=0).labels, res.labels)
     with pytest.warns(UserWarning) as rec:
-        assert detect_communities(W, random_state=0).n_clusters == 1
+        assert detect_communities(W, weight=None, random_state=0).n_clusters == 1
     text = " ".join(str(r.message) for r in rec)
-    assert "collapsed" in text and "1 negative eigenvalue(s), so k = 1" in text
+    assert "collapsed" not in text and "1 negative eigenvalue(s), so k = 1" in text
+
+
+def test_number_of_communities_is_n_clusters():
+    G = nx.barbell_graph(5, 0)
+    res = detect_communities(G, n_clusters=2, random_state=0)
+    assert res.n_clusters == 2 and res.labels.tolist() == [0] * 5 + [1] * 5
+    with pytest.raises(ValueError, match=r"^detect_communities: k=2 is spelled n_clusters=2 "
+                       r"\(the number of clusters is n_clusters across kgroups\)$"):
+        detect_communities(G, k=2)
+    with pytest.raises(ValueError, match=r"^detect_communities: n_clusters=11 should be at "
+                       r"most the number of"):
+        detect_communities(G, 11)

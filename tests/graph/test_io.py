@@ -20,26 +20,24 @@ def no_warnings(fn, *args, **kw):
 
 def test_networkx_graph_exact():
     G = nx.karate_club_graph()   # networkx stores Zachary's interaction counts, 1 to 7
-    with pytest.warns(GraphInputWarning, match=r"^as_adjacency: graph: the edge weights of "
-                      r"attribute 'weight' \(from 1 to 7\) were ignored, every edge counts 1: "
-                      r"pass weight='weight' to use them \(weighted Bethe Hessian\), or "
-                      r"weight=None to ignore them without this warning"):
-        g = as_adjacency(G)
+    g = no_warnings(as_adjacency, G, weight=None)
     assert (g.n_nodes, g.n_edges) == (34, 78) and g.weights is None
     A = g.adjacency
     assert (A != A.T).nnz == 0 and A.diagonal().sum() == 0 and set(A.data) == {1.0}
     for u, v in G.edges():
         assert A[u, v] == 1.0
-    # weight="weight": the same edges, and networkx's weights on them
-    gw = no_warnings(as_adjacency, G, weight="weight")
+    # the default, as networkx: the same edges, and networkx's weights on them, silently
+    gw = no_warnings(as_adjacency, G)
     assert (gw.adjacency != A).nnz == 0
     ref = nx.to_scipy_sparse_array(G, nodelist=list(G), weight="weight", format="csr")
     assert (gw.weights != ref).nnz == 0 and gw.weights.nnz == 156
-    # a graph without weights other than 1: no warning
-    no_warnings(as_adjacency, nx.path_graph(4))
+    # a graph whose edges all weigh 1 (no attribute, or 1 everywhere) is unweighted
+    assert no_warnings(as_adjacency, nx.path_graph(4)).weights is None
     H = nx.path_graph(3)
     nx.set_edge_attributes(H, 1, "weight")
-    no_warnings(as_adjacency, H)
+    assert no_warnings(as_adjacency, H).weights is None
+    # another attribute name: 'weight' is not used (networkx's convention), silently
+    assert no_warnings(as_adjacency, G, weight="w").weights is None
 
 
 def test_directed_graph_is_symmetrised_with_warning():
@@ -52,14 +50,20 @@ def test_directed_graph_is_symmetrised_with_warning():
 
 def test_self_loops_multi_edges_and_weights():
     M = nx.MultiGraph([(0, 1), (0, 1), (1, 2), (2, 2)])
-    with pytest.warns(GraphInputWarning) as rec:
+    with pytest.warns(GraphInputWarning) as rec:   # default: parallel edges summed
         g = as_adjacency(M)
     text = " ".join(str(r.message) for r in rec)
-    assert "1 self-loops were removed" in text and "collapsed" in text
+    assert "1 self-loops were removed" in text and "1 parallel edges were merged" in text
     assert g.n_edges == 2 and g.adjacency.diagonal().sum() == 0
+    assert g.weights.toarray().tolist() == [[0, 2, 0], [2, 0, 1], [0, 1, 0]]
+    with pytest.warns(GraphInputWarning) as rec:   # weight=None: collapsed, as asked
+        g = as_adjacency(M, weight=None)
+    assert [str(r.message) for r in rec] == [
+        "1 self-loops were removed (the Bethe Hessian is defined on simple graphs)"]
+    assert g.n_edges == 2 and g.weights is None
     W = sp.csr_matrix(np.array([[0, 2.5, 0], [2.5, 0, 1], [0, 1, 0]]))
-    with pytest.warns(GraphInputWarning, match="collapsed"):
-        assert as_adjacency(W).adjacency.toarray().tolist() == [[0, 1, 0], [1, 0, 1], [0, 1, 0]]
+    g = no_warnings(as_adjacency, W, weight=None)
+    assert g.adjacency.toarray().tolist() == [[0, 1, 0], [1, 0, 1], [0, 1, 0]]
 
 
 def test_asymmetric_matrix_and_isolated_nodes():
@@ -148,7 +152,7 @@ def test_a_graph_is_cleaned_once_per_call_chain(monkeypatch):
     monkeypatch.setattr(gio, "clean_adjacency",
                         lambda *a, **kw: calls.append(1) or clean(*a, **kw))
     G = nx.Graph(nx.karate_club_graph())
-    nx.set_edge_attributes(G, 1, "weight")   # the counts networkx stores would be ignored
+    nx.set_edge_attributes(G, 1, "weight")   # unweighted
     detect_communities(G, random_state=0)
     assert len(calls) == 1
     g = as_adjacency(G)
@@ -157,7 +161,7 @@ def test_a_graph_is_cleaned_once_per_call_chain(monkeypatch):
     assert calls == []
     # weighted: cleaned once too
     calls.clear()
-    detect_communities(nx.karate_club_graph(), weight="weight", random_state=0)
+    detect_communities(nx.karate_club_graph(), random_state=0)
     assert len(calls) == 1
     calls.clear()
     # a new matrix assigned to a cleaned GraphData: checked again (directed -> symmetrised)
@@ -228,10 +232,9 @@ def test_matrix_weights_kept_symmetrised_and_collapsed():
     upper = sp.csr_matrix(np.triu(W))   # each edge given once: the sum is the edge's weight
     with pytest.warns(GraphInputWarning, match="symmetrised"):
         assert as_adjacency(upper, weight="weight").weights.toarray().tolist() == W.tolist()
-    with pytest.warns(GraphInputWarning, match=r"entries from 1 to 2.5\) were collapsed to "
-                      r"single unweighted edges, every edge counts 1: pass "
-                      r"weight='weight' to use the entries as edge weights"):
-        assert as_adjacency(W).weights is None
+    # the default reads the entries as weights (as networkx.from_numpy_array does)
+    assert no_warnings(as_adjacency, W).weights.toarray().tolist() == W.tolist()
+    assert no_warnings(as_adjacency, W, weight=None).weights is None
 
 
 def test_weighted_edge_lists(tmp_path):
@@ -259,13 +262,19 @@ def test_weighted_edge_lists(tmp_path):
     h.write_text("source,target,time,weight\n1,2,100,0.5\n2,3,200,3\n")
     g = no_warnings(read_graph, h, weight="weight")
     assert g.weights[0, 1] == 0.5 and g.weights[1, 2] == 3.0
-    # by default the numeric third field is said to be ignored; weight=None: silently
-    with pytest.warns(GraphInputWarning, match=r"the numbers in field 3 of the lines \(from 100 "
-                      r"to 200\) were ignored, every edge counts 1"):
-        assert read_graph(h).weights is None
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", GraphInputWarning)
-        assert read_graph(h, weight=None).weights is None
+    # by default too; weight=None ignores the fields after the end points, silently
+    assert no_warnings(read_graph, h).weights[0, 1] == 0.5
+    assert no_warnings(read_graph, h, weight=None).weights is None
+    # no header: the third field, where present (a line without one weighs 1)
+    t = tmp_path / "t.txt"
+    t.write_text("1 2 3\n2 3\n")
+    assert no_warnings(read_graph, t).weights.toarray().tolist() == [
+        [0, 3, 0], [3, 0, 1], [0, 1, 0]]
+    # a list of two fields is unweighted, as before
+    u = tmp_path / "u.txt"
+    u.write_text("1 2\n2 3\n3 2\n")
+    g = no_warnings(read_graph, u)
+    assert g.weights is None and g.n_edges == 2
 
 
 @pytest.mark.parametrize("text, message", [
@@ -273,13 +282,14 @@ def test_weighted_edge_lists(tmp_path):
     ("1 2 1\n2 3 -1\n", r"line 2 has weight '-1' \(field 3\); expected a finite number >= 0"),
     ("1 2 1e999\n", r"line 1 has weight '1e999' \(field 3\); expected a finite number >= 0"),
     ("# c\n1 2 x\n", r"line 2 has weight 'x' \(field 3\), not a number; expected"),
-    ("1 2 1\n2 3\n", r"line 2 has no weight \(field 3\); expected one on every line"),
 ])
 def test_invalid_edge_list_weights_name_the_line(tmp_path, text, message):
     p = tmp_path / "bad.txt"
     p.write_text(text)
-    with pytest.raises(ValueError, match=rf"^read_graph: path='[^']*bad.txt': {message}"):
-        read_graph(p, weight="weight")
+    with pytest.raises(ValueError, match=rf"^read_graph: path='[^']*bad.txt': {message}.* "
+                       r"\(pass weight=None if field 3 is not an edge weight\)$"):
+        read_graph(p)
+    assert no_warnings(read_graph, p, weight=None).weights is None
 
 
 def test_weighted_graph_data_round_trip_and_checks():
@@ -287,8 +297,8 @@ def test_weighted_graph_data_round_trip_and_checks():
     g = as_adjacency(G, weight="weight")
     h = no_warnings(as_adjacency, g, weight="weight")
     assert (h.weights != g.weights).nnz == 0
-    with pytest.warns(GraphInputWarning, match="the edge weights of this GraphData"):
-        assert as_adjacency(g).weights is None
+    assert no_warnings(as_adjacency, g, weight=None).weights is None
+    assert (no_warnings(as_adjacency, g).weights != g.weights).nnz == 0
     from kgroups.graph import GraphData
 
     bad = GraphData(g.adjacency, g.nodes, None, sp.csr_matrix(np.eye(3) + 0.0))
@@ -315,33 +325,62 @@ def test_dense_input_memory_is_checked(monkeypatch):
 
 
 @pytest.mark.parametrize("call", ["as_adjacency", "detect_communities", "estimate_k",
-                                  "bethe_hessian"])
-def test_weight_default_warns_and_explicit_none_is_silent(call):
-    """The karate club carries interaction counts: the default reads it unweighted and
-    says so; weight=None reads the same graph without a word; weight='weight' uses
-    the counts (another Bethe Hessian)."""
-    import warnings
-
-    import networkx as nx
-
+                                  "bethe_hessian", "CommunityKGroups", "modularity"])
+def test_weight_default_uses_the_weight_attribute_silently(call):
+    """The karate club carries interaction counts: the default uses them, as networkx's
+    algorithms do, without a warning (the same result as weight='weight');
+    weight=None reads the same graph unweighted, also without a word."""
     from kgroups import graph as kg
 
     G = nx.karate_club_graph()
-    fn = getattr(kg, call)
-    kw = {"random_state": 0} if call in ("detect_communities", "estimate_k") else {}
-    with pytest.warns(kg.GraphInputWarning, match="weight=None"):
-        default = fn(G, **kw)
+    if call == "CommunityKGroups":
+        def fn(graph, **kw):
+            return kg.CommunityKGroups(random_state=0, **kw).fit(graph).labels_
+    elif call == "modularity":
+        club = [G.nodes[v]["club"] == "Officer" for v in G]
+
+        def fn(graph, **kw):
+            return kg.modularity(graph, club, **kw)
+    else:
+        kw0 = {"random_state": 0} if call in ("detect_communities", "estimate_k") else {}
+
+        def fn(graph, **kw):
+            return getattr(kg, call)(graph, **kw0, **kw)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        silent = fn(G, weight=None, **kw)
-    weighted = fn(G, weight="weight", **kw)
+        default = fn(G)
+        weighted = fn(G, weight="weight")
+        unweighted = fn(G, weight=None)
     if call == "bethe_hessian":
-        assert (default != silent).nnz == 0
-        assert (default != weighted).nnz > 0
+        assert (default != weighted).nnz == 0 and (default != unweighted).nnz > 0
     elif call == "as_adjacency":
-        assert (default.adjacency != silent.adjacency).nnz == 0
-        assert silent.weights is None and weighted.weights is not None
+        assert (default.weights != weighted.weights).nnz == 0 and unweighted.weights is None
     elif call == "detect_communities":
-        np.testing.assert_array_equal(default.labels, silent.labels)
+        np.testing.assert_array_equal(default.labels, weighted.labels)
+        assert unweighted.n_clusters == 2
+    elif call == "CommunityKGroups":
+        np.testing.assert_array_equal(default, weighted)
+    elif call == "modularity":
+        assert default == weighted and default != unweighted
     else:
-        assert default == silent
+        assert default == weighted == unweighted == 2
+
+
+@pytest.mark.parametrize("command", [
+    "detect_communities(G, random_state=0)",
+    "CommunityKGroups(random_state=0).fit(G)",
+    "estimate_k(G, random_state=0)",
+    "modularity(G, [d['club'] == 'Officer' for _, d in G.nodes(data=True)])",
+])
+def test_karate_club_runs_with_warnings_as_errors(command):
+    """The issue's check, as a user types it: ``python -W error::Warning -c ...``."""
+    import subprocess
+    import sys
+
+    code = ("import networkx as nx\n"
+            "from kgroups.graph import CommunityKGroups, detect_communities, estimate_k, "
+            "modularity\n"
+            f"G = nx.karate_club_graph()\n{command}\n")
+    run = subprocess.run([sys.executable, "-W", "error::Warning", "-c", code],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]

@@ -48,6 +48,34 @@ def test_hand_values_two_triangles():
     assert modularity(G, np.zeros(6)) == pytest.approx(0.0, abs=1e-15)
 
 
+def test_weighted_modularity_against_networkx_and_by_hand():
+    """As networkx: modularity uses the 'weight' attribute where present (an edge
+    without it weighs 1) and weight=None ignores it; coverage and performance count
+    edges."""
+    G = nx.karate_club_graph()   # Zachary's interaction counts, 1 to 7
+    rng = np.random.default_rng(1)
+    club = np.array([G.nodes[v]["club"] == "Officer" for v in G], dtype=int)
+    for labels in (club, rng.integers(0, 3, 34)):
+        parts = as_sets(labels)
+        for weight in ("weight", None):
+            assert modularity(G, labels, weight=weight) == pytest.approx(
+                nx_modularity(G, parts, weight=weight), abs=1e-12)
+        assert modularity(G, labels, 0.5) == pytest.approx(
+            nx_modularity(G, parts, resolution=0.5), abs=1e-12)
+        assert partition_quality(G, labels) == pytest.approx(
+            nx_partition_quality(G, parts), abs=1e-12)
+    # two triangles, the bridge weighs 4: m = 10, L_c = 3, D_c = 10 on each side
+    B = nx.barbell_graph(3, 0)
+    B[2][3]["weight"] = 4.0
+    lab = np.array([0, 0, 0, 1, 1, 1])
+    assert modularity(B, lab) == pytest.approx(2 * (3 / 10 - (10 / 20) ** 2), abs=1e-15)
+    assert modularity(B, lab, weight=None) == pytest.approx(2 * (3 / 7 - 0.25), abs=1e-15)
+    assert coverage(B, lab) == pytest.approx(6 / 7, abs=1e-15)
+    # a matrix: its entries are the weights
+    A = nx.to_scipy_sparse_array(B, nodelist=range(6), format="csr")
+    assert modularity(A, lab) == pytest.approx(0.1, abs=1e-15)
+
+
 def test_errors():
     G = nx.path_graph(4)
     with pytest.raises(ValueError,

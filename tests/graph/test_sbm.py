@@ -13,9 +13,15 @@ def test_sbm_parameters():
     assert (a, b) == (16 + 3.5 * 3 * 4, 16 - 3.5 * 4)
     assert (a - b) / (4 * np.sqrt(16)) == pytest.approx(3.5)
     assert (a + 3 * b) / 4 == pytest.approx(16.0)
-    for bad, name in (((1, 3, 1), "k="), ((3, 0, 1), "d="), ((3, 4.0, 2.5), "lam=")):
+    for bad, name in (((1, 3, 1), "n_clusters="), ((3, 0, 1), "d="), ((3, 4.0, 2.5), "lam=")):
         with pytest.raises(ValueError, match="stochastic_block_model: " + name):
             stochastic_block_model(100, *bad)
+    # the number of classes is n_clusters, as everywhere in kgroups
+    with pytest.raises(ValueError, match=r"^stochastic_block_model: k=3 is spelled "
+                       r"n_clusters=3 \(the number of clusters is n_clusters across kgroups\)$"):
+        stochastic_block_model(100, k=3, d=4.0, lam=1.0)
+    A, y = stochastic_block_model(100, n_clusters=3, d=4.0, lam=1.0, random_state=0)
+    assert np.unique(y).size == 3
 
 
 @pytest.mark.parametrize("n, direct", [(3000, True), (60000, False)])

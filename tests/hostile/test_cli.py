@@ -99,8 +99,33 @@ def test_missing_k(good_csv, capsys):
 
 def test_no_command_and_unknown_options(good_csv, capsys):
     _fails_cleanly(capsys, [], "COMMAND", command=None)
-    _fails_cleanly(capsys, ["cluster", good_csv, "-k", "2", "--bogus"], "--bogus", command=None)
+    _fails_cleanly(capsys, ["cluster", good_csv, "-k", "2", "--bogus"], "--bogus")
     _fails_cleanly(capsys, ["frobnicate"], "'frobnicate'", "cluster", command=None)
+
+
+@pytest.mark.parametrize("typo, fix", [
+    (["--n_init", "5"], "did you mean --n-init?"),          # underscore for dash
+    (["--n_init=5"], "did you mean --n-init?"),
+    (["--standardise"], "did you mean --standardize?"),     # a close spelling
+    (["--n_init", "5", "--sed", "3"], "did you mean --n-init for --n_init, --seed for --sed?"),
+])
+def test_a_misspelt_option_is_answered_with_the_nearest_one(good_csv, capsys, typo, fix):
+    _fails_cleanly(capsys, ["cluster", good_csv, "-k", "2", *typo],
+                   f"unrecognized arguments: {' '.join(typo)}; {fix}")
+
+
+def test_an_unknown_option_far_from_every_known_one_gets_no_guess(good_csv, capsys):
+    err = _fails_cleanly(capsys, ["cluster", good_csv, "-k", "2", "--zzzz"], "--zzzz")
+    assert "did you mean" not in err
+
+
+def test_k_and_n_clusters_are_one_option(good_csv, capsys):
+    for flag in ("-k", "--n-clusters"):
+        assert main(["cluster", good_csv, flag, "2", "--seed", "0",
+                     "--label-column", "class"]) == 0
+        assert "accuracy: 1.0000" in capsys.readouterr().out
+    _fails_cleanly(capsys, ["cluster", good_csv, "--n-clusters", "0"],
+                   "argument -k/--n-clusters: 0 should be an integer >= 1")
 
 
 @settings(max_examples=15, deadline=None,

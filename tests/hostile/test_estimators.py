@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kgroups import KernelKGroups, KernelKMeans, improving_moves, kernel_kgroups
+from kgroups._validation import InvalidParameterError
 
 ESTIMATORS = [KernelKGroups, KernelKMeans]
 RNG = np.random.default_rng(0)
@@ -170,7 +171,7 @@ INPUT_CASES = [
     (np.where(np.eye(20, 3) > 0, np.inf, X20), {}, {}, r"infinity"),
     (np.array([["a", "b"]] * 20), {}, {}, r"string|float"),
     (sp.csr_matrix(X20), {}, {}, r"[Ss]parse"),
-    (X20, {}, {"sample_weight": np.zeros(20)}, r"sample_weight\[0\]=0.0; weights should be"),
+    (X20, {}, {"sample_weight": np.zeros(20)}, r"every sample_weight is zero; at least"),
     (X20, {}, {"sample_weight": -np.ones(20)}, r"sample_weight\[0\]=-1.0"),
     (X20, {}, {"sample_weight": np.r_[np.ones(19), np.nan]}, r"sample_weight\[19\]=nan"),
     (X20, {}, {"sample_weight": np.ones(19)}, r"sample_weight has shape \(19,\), expected \(20,\)"),
@@ -260,3 +261,100 @@ def test_given_labels_are_checked_before_the_verbose_report():
     described the starts; the labels are now checked first."""
     with pytest.raises(ValueError, match="init labels should be an array of integer labels"):
         KernelKGroups(2, init=[[0] * 20, [1] * 19], verbose=1).fit(X20)
+
+
+# ------------------------------------------------------ errors in kgroups' words (issue 35)
+def public_estimators():
+    """Every public estimator class of kgroups and its subpackages, by name."""
+    import kgroups
+    import kgroups.graph
+    from sklearn.base import BaseEstimator
+
+    found = {}
+    for module in (kgroups, kgroups.graph):
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if isinstance(obj, type) and issubclass(obj, BaseEstimator):
+                found[name] = obj
+    return found
+
+
+NAN_X = X20[:12].copy()
+NAN_X[3, 1] = np.nan
+INF_X = NAN_X.copy()
+INF_X[3, 1] = -np.inf
+# how each public estimator is built and what it is fitted on (a new one must be added)
+ESTIMATOR_DATA = {
+    "KernelKGroups": (lambda: KernelKGroups(2, random_state=0), X20),
+    "KernelKMeans": (lambda: KernelKMeans(2, random_state=0), X20),
+    "EnergyHierarchical": (lambda: __import__("kgroups").EnergyHierarchical(2), X20),
+}
+METHODS = ("predict", "transform", "score", "fit_predict", "fit_transform", "fit")
+
+
+def test_every_public_estimator_is_listed_here():
+    assert set(public_estimators()) == set(ESTIMATOR_DATA) | {"CommunityKGroups"}
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATOR_DATA))
+@pytest.mark.parametrize("bad, text", [(NAN_X, "nan"), (INF_X, "-inf")])
+def test_non_finite_input_names_the_entry(name, bad, text):
+    """Every method that takes data names the class and the first bad entry, as
+    energy_distance does (not scikit-learn's text, which suggests its gradient-boosting
+    models)."""
+    make, X = ESTIMATOR_DATA[name]
+    fitted = make().fit(X)
+    expected = (f"{name}: X contains NaN or infinity: X[3, 1]={text}; "
+                "expected finite values")
+    for method in METHODS:
+        if not hasattr(fitted, method):
+            continue
+        est = fitted if method in ("predict", "transform", "score") else make()
+        with pytest.raises(InvalidParameterError) as info:
+            getattr(est, method)(bad)
+        assert str(info.value) == expected, (method, str(info.value))
+
+
+def test_community_kgroups_names_a_non_finite_edge():
+    from kgroups.graph import CommunityKGroups
+
+    A = np.ones((6, 6)) - np.eye(6)
+    A[1, 2] = A[2, 1] = np.nan
+    with pytest.raises(InvalidParameterError, match=r"^CommunityKGroups: .*\(1, 2\) = nan"):
+        CommunityKGroups(2).fit(A)
+
+
+@pytest.mark.parametrize("name", sorted(set(ESTIMATOR_DATA) | {"CommunityKGroups"}))
+def test_bad_keyword_names_the_class(name):
+    """The class called is named (not ``BaseKernelClustering``, which defines the
+    signature), with the parameter meant for a likely slip."""
+    cls = public_estimators()[name]
+    with pytest.raises(TypeError) as info:
+        cls(k=3)
+    assert str(info.value).startswith(
+        f"{name}.__init__() got an unexpected keyword argument 'k' (did you mean "
+        "n_clusters?); expected parameters: n_clusters, "), str(info.value)
+    with pytest.raises(TypeError, match=rf"^{name}.__init__\(\) got an unexpected keyword "
+                                        r"argument 'n_cluster' \(did you mean n_clusters\?\)"):
+        cls(n_cluster=3)
+    with pytest.raises(TypeError, match=rf"^{name}.__init__\(\) too many positional arguments "
+                                        r"\(positional: n_clusters; pass the others by name\)"):
+        cls(3, 4)
+    with pytest.raises(ValueError, match=rf"Invalid parameter 'k' for estimator {name}"):
+        cls().set_params(k=3)
+
+
+def test_signature_of_the_estimators_is_their_own():
+    """scikit-learn reads the parameters from ``__init__``'s signature: the wrapper that
+    names the class keeps it (get_params, clone and repr unchanged)."""
+    import inspect
+
+    from sklearn.base import clone
+
+    for name, cls in public_estimators().items():
+        params = list(inspect.signature(cls.__init__).parameters)
+        assert params[:2] == ["self", "n_clusters"], (name, params)
+        assert cls.__init__.__qualname__ == f"{name}.__init__"
+    est = KernelKGroups(3, alpha=0.5, random_state=1)
+    assert clone(est).get_params() == est.get_params()
+    assert repr(est) == "KernelKGroups(alpha=0.5, n_clusters=3, random_state=1)"

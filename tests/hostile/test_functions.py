@@ -126,8 +126,8 @@ EXPLICIT_ERRORS = [
     (lambda: within_energy(X6, LAB6, precomputed="yes"), "within_energy",
      ["precomputed='yes'", "boolean"]),
     # weights
-    (lambda: energy_distance(X6, X6, sample_weight_x=[1, 1, 0, 1, 1, 1]), "energy_distance",
-     ["sample_weight_x[2]=0.0"]),
+    (lambda: energy_distance(X6, X6, sample_weight_x=[1, 1, -1, 1, 1, 1]), "energy_distance",
+     ["sample_weight_x[2]=-1.0", ">= 0"]),
     (lambda: energy_distance(X6, X6, sample_weight_y=[1] * 5 + [np.inf]), "energy_distance",
      ["sample_weight_y[5]=inf"]),
     (lambda: within_energy(X6, LAB6, sample_weight=[1.0] * 5 + [-2]), "within_energy",
@@ -497,15 +497,7 @@ def public_functions():
             if callable(getattr(module, name)) and not isinstance(getattr(module, name), type)}
 
 
-# kgroups._config's functions are not behind the parameter table yet
-CONFIG = pytest.mark.xfail(raises=TypeError, strict=True,
-                           reason="set_config / get_config / config_context: Python's own "
-                                  "TypeError, not yet kgroups' InvalidParameterError")
-
-
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=CONFIG) if n in ("config_context", "get_config", "set_config")
-    else n for n in sorted(public_functions())])
+@pytest.mark.parametrize("name", sorted(public_functions()))
 def test_every_public_function_names_itself_on_a_bad_keyword(name):
     """A keyword no function takes: kgroups' error, naming the function (rho_to_origin
     let Python's TypeError through)."""
@@ -524,3 +516,43 @@ def test_every_public_function_names_itself_on_a_bad_keyword(name):
 def test_a_likely_slip_gets_a_suggestion(call, owner, hint):
     with raises_naming(owner, hint):
         call()
+
+
+# ---------------------------------------------------------------- zero sample weights
+ZX = np.random.default_rng(21).normal(size=(24, 2))
+ZLAB = np.repeat([0, 1, 2], 8)
+ZW = np.random.default_rng(22).uniform(0.5, 2.0, 24)
+ZW[[1, 9, 10, 23]] = 0.0
+ZW_GROUP = ZW.copy()
+ZW_GROUP[16:] = 0.0  # every sample of label 2 weighs 0
+
+
+@pytest.mark.parametrize("w", [ZW, ZW_GROUP], ids=["rows", "a whole group"])
+def test_zero_weights_count_as_removed_rows(w):
+    """W, S, T, g and the energy distance equal those of the samples of positive weight
+    (a group whose samples all weigh 0 adds nothing); a brute-force W as the reference."""
+    keep = w > 0
+    X, lab, wk = ZX[keep], ZLAB[keep], w[keep]
+    for f in (within_energy, between_energy):
+        assert f(ZX, ZLAB, sample_weight=w) == pytest.approx(
+            f(X, lab, sample_weight=wk), rel=1e-12, abs=0)
+    assert total_energy(ZX, sample_weight=w) == pytest.approx(
+        total_energy(X, sample_weight=wk), rel=1e-12, abs=0)
+    D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
+    brute = sum(wk[lab == j] @ D[np.ix_(lab == j, lab == j)] @ wk[lab == j]
+                / (2 * wk[lab == j].sum()) for j in np.unique(lab))
+    assert within_energy(ZX, ZLAB, sample_weight=w) == pytest.approx(brute, rel=1e-12)
+    a, b = ZLAB == 0, ZLAB == 1
+    assert energy_distance(ZX[a], ZX[b], sample_weight_x=w[a], sample_weight_y=w[b]) == \
+        pytest.approx(energy_distance(ZX[a & keep], ZX[b & keep], sample_weight_x=w[a & keep],
+                                      sample_weight_y=w[b & keep]), rel=1e-12)
+    assert g(ZX, sample_weight_x=w) == pytest.approx(g(X, sample_weight_x=wk), rel=1e-12)
+
+
+def test_all_zero_weights_of_a_sample_are_refused():
+    with raises_naming("energy_distance", "every sample_weight_y is zero"):
+        energy_distance(ZX[:5], ZX[5:10], sample_weight_y=np.zeros(5))
+    with raises_naming("within_energy", "every sample_weight is zero"):
+        within_energy(ZX, ZLAB, sample_weight=np.zeros(24))
+    with raises_naming("within_energy", "sample_weight[3]=-1.0", ">= 0"):
+        within_energy(ZX, ZLAB, sample_weight=np.r_[np.ones(3), -1.0, np.ones(20)])

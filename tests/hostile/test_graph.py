@@ -269,8 +269,8 @@ def test_estimate_k_reads_graphs_as_detect_communities_does():
     assert estimate_k(A, random_state=0) == 3
     with pytest.warns(GraphInputWarning, match="symmetrised"):
         assert estimate_k(upper, random_state=0) == 3
-    with pytest.warns(GraphInputWarning, match="collapsed"):
-        assert estimate_k(weighted, random_state=0) == 3
+    assert estimate_k(weighted, weight=None, random_state=0) == 3
+    assert estimate_k(weighted, random_state=0) == 3   # the weights, read by default
     with pytest.warns(GraphInputWarning, match="symmetrised"):
         assert estimate_k(G.to_directed(), random_state=0) == 3
     assert quiet(detect_communities, upper, random_state=0).n_clusters == 3
@@ -304,17 +304,14 @@ BAD_PARAMS = [
 def test_community_parameters(params, message):
     with raises(message, "CommunityKGroups"):
         CommunityKGroups(**params).fit(KARATE)
-    fparams = dict(params)
-    if "n_clusters" in fparams:
-        fparams["k"] = fparams.pop("n_clusters")
-        message = message.replace("n_clusters=", "k=")
     with raises(message, "detect_communities"):
-        detect_communities(KARATE, **fparams)
+        detect_communities(KARATE, **params)
 
 
 def test_function_parameter_errors():
-    with raises(r"unexpected parameter\(s\) \['n_clusters'\]", "detect_communities"):
-        detect_communities(KARATE, n_clusters=2)
+    with raises(r"k=2 is spelled n_clusters=2 \(the number of clusters is n_clusters across "
+                r"kgroups\)$", "detect_communities"):
+        detect_communities(KARATE, k=2)
     with raises(r"unexpected parameter\(s\) \['alpha'\]", "detect_communities"):
         detect_communities(KARATE, alpha=1.0)
     with raises("max_k=0 should be an integer >= 1", "estimate_k"):
@@ -431,12 +428,12 @@ def test_metric_labels_any_values():
 
 # --------------------------------------------------------------- generators
 @pytest.mark.parametrize("args, kw, message", [
-    ((100, 1, 3.0, 1.0), {}, "k=1 should be an integer >= 2"),
-    ((100, 2.0, 3.0, 1.0), {}, "k=2.0 should be an integer >= 2"),
+    ((100, 1, 3.0, 1.0), {}, "n_clusters=1 should be an integer >= 2"),
+    ((100, 2.0, 3.0, 1.0), {}, "n_clusters=2.0 should be an integer >= 2"),
     ((100, 3, 0.0, 1.0), {}, "d=0.0 should be a number > 0"),
     ((100, 3, 4.0, 2.5), {}, r"lam=2.5 should be in \[0, sqrt\(d\)\] = \[0, 2\]"),
     ((100, 3, 4.0, -0.1), {}, "lam=-0.1 should be a number >= 0"),
-    ((2, 3, 4.0, 1.0), {}, "n=2 should be >= k=3"),
+    ((2, 3, 4.0, 1.0), {}, "n=2 should be >= n_clusters=3"),
     ((10, 2, 9.0, 3.0), {}, "n=10 is too small for a=18"),
     ((0, 2, 3.0, 1.0), {}, "n=0 should be an integer >= 1"),
     ((100, 2, 3.0, 1.0), {"balanced": "yes"}, "balanced='yes' should be a boolean"),
@@ -610,11 +607,11 @@ def _karate_with(value):
 @pytest.mark.parametrize("value, shown", [(float("nan"), "nan"), (-2.0, "-2.0"),
                                           (float("-inf"), "-inf"), ("3", "'3'")])
 @pytest.mark.parametrize("name, call", GRAPH_CALLS)
-def test_invalid_networkx_weights_are_refused_even_unweighted(name, call, value, shown):
-    # every graph callable, weight=None: the conventional 'weight' attribute is checked
+def test_invalid_networkx_weights_are_refused_by_every_call(name, call, value, shown):
+    # every graph callable, with its default (weight="weight", or unweighted for coverage
+    # and performance, where the conventional 'weight' attribute is checked all the same)
     with raises(rf"(graph|X): edge \(5, 16\) has 'weight' = {shown}; expected a finite "
-                r"number >= 0 \(an edge weight; 0 means no edge\) \(weight=None does not use",
-                name):
+                r"number >= 0 \(an edge weight; 0 means no edge\)", name):
         call(_karate_with(value))
 
 
@@ -640,15 +637,14 @@ def _karate_with_attribute(attr, value):
 
 @pytest.mark.parametrize("name, call", WEIGHTED_CALLS)
 def test_weighted_graphs_through_every_call(name, call):
-    # the weighted karate graph (interaction counts 1 to 7) is accepted everywhere;
-    # unweighted by default, every call says the weights were ignored; weight=None
-    # asks for the unweighted graph and gets it without a word
-    call(WEIGHTED_KARATE, "weight")
-    with pytest.warns(GraphInputWarning, match="were ignored, every edge counts 1"):
-        call(WEIGHTED_KARATE, "warn")
+    # the weighted karate graph (interaction counts 1 to 7) is accepted everywhere and
+    # read weighted by default, as networkx reads it; weight=None asks for the
+    # unweighted graph; neither says a word; another attribute name, absent, is unweighted
     with warnings.catch_warnings():
         warnings.simplefilter("error", GraphInputWarning)
+        call(WEIGHTED_KARATE, "weight")
         call(WEIGHTED_KARATE, None)
+        call(WEIGHTED_KARATE, "absent")
 
 
 def test_weights_at_any_scale_give_the_same_labels():

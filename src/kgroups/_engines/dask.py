@@ -305,8 +305,10 @@ class DaskEngine(Engine):
 
     @classmethod
     def check_input(cls, *, semimetric, kernel, sparse_input, landmarks, what, owner):
-        """Random Fourier features exist for the Gaussian and Laplacian kernels only."""
-        check_landmarks(semimetric, landmarks, owner)
+        """Random Fourier features exist for the Gaussian and Laplacian kernels only (a
+        semimetric this engine does not take is refused by the generic checks)."""
+        if cls.capabilities.takes("raw data", semimetric):
+            check_landmarks(semimetric, landmarks, owner)
 
     def __init__(self, fmap, blocks, sizes, out_chunks):
         self.fmap = fmap

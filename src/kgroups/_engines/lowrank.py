@@ -319,8 +319,10 @@ class LowRankEngine(Engine):
 
     @classmethod
     def check_input(cls, *, semimetric, kernel, sparse_input, landmarks, what, owner):
-        """Random Fourier features exist for the Gaussian and Laplacian kernels only."""
-        check_landmarks(semimetric, landmarks, owner)
+        """Random Fourier features exist for the Gaussian and Laplacian kernels only (a
+        semimetric this engine does not take is refused by the generic checks)."""
+        if cls.capabilities.takes("raw data", semimetric):
+            check_landmarks(semimetric, landmarks, owner)
     sample_start = "large"
 
     def __init__(self, F, w, kdiag=None):

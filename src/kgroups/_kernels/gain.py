@@ -44,9 +44,11 @@ def best_move(m_col, j, s, q, cnt, w_i, b_ii):
     Returns
     -------
     (l, gain) with ``l = -1`` when the point may not move (alone in ``j``,
-    Hartigan never empties a cluster) or no move beats the noise threshold.
+    Hartigan never empties a cluster, or its cluster mates weigh less than half an
+    ulp of it, so that ``s_j - w_i`` rounds to 0 and ``A_j`` is not a number) or no
+    move beats the noise threshold.
     """
-    if cnt[j] <= 1:
+    if cnt[j] <= 1 or not s[j] - w_i > 0.0:
         return -1, 0.0
     a_j = (w_i * q[j] / s[j] - 2.0 * m_col[j] + b_ii) / (s[j] - w_i)
     best_l = -1

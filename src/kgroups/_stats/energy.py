@@ -53,7 +53,7 @@ from .._validation import (
     check_finite,
     check_sample_weight,
     describe,
-    pow2_scale,
+    pow2_weight_scale,
     validated,
 )
 
@@ -99,9 +99,9 @@ def g(
     alpha, sigma, theta : float, default=1.0
         Semimetric parameters.
     sample_weight_x : array-like of shape (n_x,), default=None
-        Positive weights of X (default 1).
+        Weights >= 0 of X, some > 0 (default 1; a zero weight counts as a removed row).
     sample_weight_y : array-like of shape (n_y,), default=None
-        Positive weights of Y (default 1; ignored when ``Y`` is None, which
+        Weights >= 0 of Y, some > 0 (default 1; ignored when ``Y`` is None, which
         reuses ``sample_weight_x``).
     precomputed : bool, default=False
         Whether X is a matrix of semimetric values.
@@ -149,9 +149,11 @@ def _g_precomputed(X, Y, sample_weight_x, sample_weight_y, owner):
         check_finite(R, "X", owner)
     else:
         R = check_data(X, "X", owner)
-    wx = check_sample_weight(sample_weight_x, R.shape[0], owner, "sample_weight_x")
-    wy = check_sample_weight(sample_weight_y, R.shape[1], owner, "sample_weight_y")
-    wx, wy = wx / pow2_scale(wx.max()), wy / pow2_scale(wy.max())
+    wx = check_sample_weight(sample_weight_x, R.shape[0], owner, "sample_weight_x",
+                             allow_zero=True)
+    wy = check_sample_weight(sample_weight_y, R.shape[1], owner, "sample_weight_y",
+                             allow_zero=True)
+    wx, wy = wx / pow2_weight_scale(wx), wy / pow2_weight_scale(wy)
     return finite(float(wx @ (R @ wy)) / (wx.sum() * wy.sum()), owner)
 
 
@@ -200,7 +202,8 @@ def energy_distance(
     sigma, theta : float, default=1.0
         Parameters of the other named semimetrics.
     sample_weight_x, sample_weight_y : array-like of shape (n_x,) / (n_y,), default=None
-        Positive weights (integer weights equal repeated rows).
+        Weights >= 0, some > 0 (integer weights equal repeated rows, zero weights
+        removed rows).
 
     Returns
     -------
@@ -255,10 +258,17 @@ _DISPERSION_PARAMS = """
     alpha, sigma, theta : float, default=1.0
         Semimetric parameters.
     sample_weight : array-like of shape (n_samples,), default=None
-        Positive weights ``w`` (default 1; integer weights equal repeated rows).
+        Weights ``w >= 0`` (default 1; integer weights equal repeated rows, zero
+        weights removed rows).
     precomputed : bool, default=False
         Whether X holds semimetric values.
 """
+
+
+def per_weight(sums, weights):
+    """``sums / weights``, 0 where the weight is 0: a group whose samples all weigh 0
+    (no influence, as removed samples) adds nothing to W or S."""
+    return np.divide(sums, weights, out=np.zeros_like(sums), where=weights > 0)
 
 
 def _dispersion(owner, X, labels, semimetric, alpha, sigma, theta, sample_weight,
@@ -334,7 +344,7 @@ def within_energy(
     prep, factor = _dispersion(owner, X, labels, semimetric, alpha, sigma, theta,
                                sample_weight, precomputed)
     sums = np.diag(prep.backend.group_sums(prep, "within"))
-    return finite(np.sum(sums / (2.0 * prep.group_weights)), owner, factor)
+    return finite(np.sum(per_weight(sums, 2.0 * prep.group_weights)), owner, factor)
 
 
 @validated
@@ -388,7 +398,7 @@ def between_energy(
     prep, factor = _dispersion(owner, X, labels, semimetric, alpha, sigma, theta,
                                sample_weight, precomputed)
     s = prep.group_weights
-    gm = prep.backend.group_sums(prep) / np.outer(s, s)
+    gm = per_weight(prep.backend.group_sums(prep), np.outer(s, s))
     d = np.diag(gm)
     pair = np.outer(s, s) / (2.0 * s.sum()) * (2.0 * gm - d[:, None] - d[None, :])
     return finite(np.sum(np.triu(pair, 1)), owner, factor)

@@ -55,6 +55,7 @@ from .._validation import (
     describe,
     encode_labels,
     pow2_scale,
+    pow2_weight_scale,
     uniform_sample,
 )
 from .._memory import check_fits
@@ -91,11 +92,15 @@ def data_scale(arrays, spec):
 
     Only the ``"energy"`` semimetric is homogeneous, ``rho(c x, c y) = c**alpha
     rho(x, y)``, so only it is rescaled; values of the others are left as they are
-    (a non-finite result is then an error, see :func:`finite`).
+    (a non-finite result is then an error, see :func:`finite`). The magnitude judged
+    is that of the data after their robust centring
+    (:func:`~kgroups._semimetrics.robust_center` of all rows, exact, as the semimetric
+    values are computed): a constant column at 1e300 changes no distance and no scale.
     """
     if spec["semimetric"] != "energy":
         return 1.0, 1.0
-    return magnitude_scale(max(float(np.max(np.abs(a))) for a in arrays), spec)
+    Z = arrays[0] if len(arrays) == 1 else np.vstack(arrays)
+    return magnitude_scale(float(np.max(np.abs(Z - robust_center(Z)), initial=0.0)), spec)
 
 
 def magnitude_scale(big, spec):
@@ -154,7 +159,7 @@ class Part:
     labels : array-like of shape (n_rows,) or None
         Group of each row (any sortable values); None: the part is one group.
     weights : array-like of shape (n_rows,), float or None
-        Positive weights (None: 1).
+        Weights >= 0, some > 0 (None: 1).
     weight_name : str
         The weights' parameter name in error messages.
     """
@@ -372,13 +377,16 @@ def pooled_groups(parts, codes, weights, k):
 
 
 def part_weights(parts, datas, owner):
-    """Each part's checked weights divided by the power of two of their largest
-    (:func:`kgroups._validation.pow2_scale`), and those powers of two."""
+    """Each part's checked weights divided by a power of two that keeps them and the
+    products of two of them normal numbers
+    (:func:`kgroups._validation.pow2_weight_scale`: weights 1 and 1e-300 together
+    too), and those powers of two."""
     weights, scales = [], []
     for p, X in zip(parts, datas):
         check_in_memory(p.weights, p.weight_name, owner)
-        w = check_sample_weight(p.weights, X.shape[0], owner, p.weight_name)
-        scales.append(pow2_scale(w.max()))
+        # a zero weight counts as a removed row; a part or group of zero weight adds nothing
+        w = check_sample_weight(p.weights, X.shape[0], owner, p.weight_name, allow_zero=True)
+        scales.append(pow2_weight_scale(w))
         weights.append(w if scales[-1] == 1.0 else w / scales[-1])
     return weights, scales
 

@@ -3,11 +3,12 @@
 Every function takes a graph in any of the forms :func:`as_adjacency` reads (a
 networkx graph, a scipy.sparse or NumPy adjacency matrix, a :class:`GraphData`,
 or a path to an edge list / GML file) and validates its arguments (a
-``ValueError`` names the parameter and the value). Graphs are unweighted unless
-``weight=`` names their edge weights (the weighted Bethe Hessian, see
-:func:`bethe_hessian`); weights that are ignored are said in a
-:class:`GraphInputWarning`, invalid ones refused. The overlap of TPAMI equation 63 is
-:func:`kgroups.metrics.overlap`.
+``ValueError`` names the parameter and the value). As in networkx, the edge
+attribute ``weight`` is used where present (``weight="weight"``, the default; an
+edge without it weighs 1; the weighted Bethe Hessian, see :func:`bethe_hessian`)
+and ``weight=None`` ignores it; invalid weights are refused. The number of
+communities is ``n_clusters``, as everywhere in kgroups. The overlap of TPAMI
+equation 63 is :func:`kgroups.metrics.overlap`.
 """
 
 from ._bethe import bethe_hessian, bethe_spectral, estimate_k

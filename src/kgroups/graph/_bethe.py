@@ -18,11 +18,13 @@ entries and the eigenvectors come from Lanczos (``scipy.sparse.linalg.eigsh``,
 ``eigh`` (exact, and faster there), and a dense matrix is allocated only after
 its memory is checked.
 
-**Edge weights** (``weight="weight"``). :math:`H_r` is, up to the positive factor
-:math:`r^2 - 1`, the Hessian of the Bethe free energy of the Ising model on the
-graph at the paramagnetic point, with coupling :math:`t = \tanh\beta = 1/r` on
-every edge: that is how Saade et al. derive it. The Bethe Hessian of the Ising model with
-an edge-dependent coupling :math:`t_{ij} = \tanh(\beta w_{ij})` is
+**Edge weights** (``weight="weight"``, the default, read as networkx reads them: an
+edge without the attribute weighs 1, so an unweighted graph gives :math:`H_r`).
+:math:`H_r` is, up to the positive factor :math:`r^2 - 1`, the Hessian of the Bethe
+free energy of the Ising model on the graph at the paramagnetic point, with coupling
+:math:`t = \tanh\beta = 1/r` on every edge: that is how Saade et al. derive it. The
+Bethe Hessian of the Ising model with an edge-dependent coupling
+:math:`t_{ij} = \tanh(\beta w_{ij})` is
 
 .. math:: H^w_r = (r^2 - 1) \Big[\Big(1 + \sum_{k \sim i}
           \frac{t_{ik}^2}{1 - t_{ik}^2}\Big) \delta_{ij}
@@ -127,7 +129,7 @@ def bethe_r(A, r="sqrt-mean-degree", owner="bethe_hessian"):
 
 
 @validated
-def bethe_hessian(graph, r="sqrt-mean-degree", *, weight="warn"):
+def bethe_hessian(graph, r="sqrt-mean-degree", *, weight="weight"):
     r"""Sparse Bethe Hessian ``H_r = (r^2 - 1) I - r A + D`` (CSR, float64), or its weighted form.
 
     Parameters
@@ -139,15 +141,14 @@ def bethe_hessian(graph, r="sqrt-mean-degree", *, weight="warn"):
         ``"sqrt-mean-degree"``: the square root of the mean degree (the default of
         TPAMI section 5.2); ``"zeta"``: :math:`\sqrt{\langle d^2\rangle / \langle d
         \rangle - 1}`; or a positive number. Degrees count edges, weighted or not.
-    weight : str or None, default="warn"
-        ``"warn"``: every edge counts 1, and a
-        :class:`~kgroups.graph.GraphInputWarning` says so when the graph carries
-        edge weights; None: every edge counts 1, silently. A string (networkx edge
-        attribute; see :func:`~kgroups.graph.as_adjacency` for matrices and
-        files): the weighted Bethe Hessian :math:`H^w_r`, with couplings :math:`\tanh(\beta w_{ij})`
-        and :math:`\beta` solving :math:`\langle\tanh^2(\beta w)\rangle = 1/r^2`
-        over the edges; equal weights give :math:`H_r` exactly. Needs ``r > 1``
-        unless the weights are all equal.
+    weight : str or None, default="weight"
+        The networkx edge attribute holding the edge weights (an edge without it
+        weighs 1; see :func:`~kgroups.graph.as_adjacency` for matrices and
+        files): the weighted Bethe Hessian :math:`H^w_r`, with couplings
+        :math:`\tanh(\beta w_{ij})` and :math:`\beta` solving
+        :math:`\langle\tanh^2(\beta w)\rangle = 1/r^2` over the edges; equal
+        weights (a graph without weights) give :math:`H_r` exactly. Needs
+        ``r > 1`` unless the weights are all equal. None: every edge counts 1.
 
     Returns
     -------
@@ -446,7 +447,7 @@ def _negative_left(H, V, v0, steps=CHECK_STEPS):
 
 
 @validated
-def estimate_k(graph, r="sqrt-mean-degree", *, weight="warn", max_k=100, random_state=None):
+def estimate_k(graph, r="sqrt-mean-degree", *, weight="weight", max_k=100, random_state=None):
     """Number of negative eigenvalues of ``H_r`` (at least 1): the Bethe Hessian estimate of k.
 
     ``H_r`` is that of the graph without its isolated nodes (``r`` from the whole
@@ -471,13 +472,11 @@ def estimate_k(graph, r="sqrt-mean-degree", *, weight="warn", max_k=100, random_
         ``"sqrt-mean-degree"``: the square root of the mean degree (the default of
         TPAMI section 5.2); ``"zeta"``: :math:`\\sqrt{\\langle d^2\\rangle / \\langle d
         \\rangle - 1}`; or a positive number.
-    weight : str or None, default="warn"
-        ``"warn"``: every edge counts 1, and a
-        :class:`~kgroups.graph.GraphInputWarning` says so when the graph carries
-        edge weights; None: every edge counts 1, silently. A string: the edge
-        weights to use (networkx attribute; see :func:`bethe_hessian` for the
-        weighted Bethe Hessian and :func:`~kgroups.graph.as_adjacency` for
-        matrices and files).
+    weight : str or None, default="weight"
+        The networkx edge attribute holding the edge weights (an edge without it
+        weighs 1; see :func:`bethe_hessian` for the weighted Bethe Hessian and
+        :func:`~kgroups.graph.as_adjacency` for matrices and files); None: every
+        edge counts 1.
     max_k : int, default=100
         Cap of the estimate (the number of eigenvalues sought at most).
     random_state : int, Generator or None
@@ -564,7 +563,7 @@ def _without_isolated(A, core):
 
 
 @validated
-def bethe_spectral(graph, n_clusters, r="sqrt-mean-degree", *, weight="warn", n_init=10,
+def bethe_spectral(graph, n_clusters, r="sqrt-mean-degree", *, weight="weight", n_init=10,
                    random_state=None):
     """Bethe Hessian clustering: k-means on the eigenvectors of the k smallest eigenvalues.
 
@@ -578,11 +577,10 @@ def bethe_spectral(graph, n_clusters, r="sqrt-mean-degree", *, weight="warn", n_
         ``"sqrt-mean-degree"``: the square root of the mean degree (the default of
         TPAMI section 5.2); ``"zeta"``: :math:`\\sqrt{\\langle d^2\\rangle / \\langle d
         \\rangle - 1}`; or a positive number.
-    weight : str or None, default="warn"
-        ``"warn"``: every edge counts 1, and a
-        :class:`~kgroups.graph.GraphInputWarning` says so when the graph carries
-        edge weights; None: every edge counts 1, silently. A string: the edge
-        weights to use, in the weighted Bethe Hessian of :func:`bethe_hessian`.
+    weight : str or None, default="weight"
+        The networkx edge attribute holding the edge weights (an edge without it
+        weighs 1), used in the weighted Bethe Hessian of :func:`bethe_hessian`;
+        None: every edge counts 1.
     n_init : int, default=10
         Restarts of the k-means (scikit-learn ``KMeans``); past 100,000 nodes they
         run on 100,000 rows drawn at random, and one k-means on all rows starts

@@ -54,8 +54,7 @@ from ._bethe import (
 )
 from ._io import graph_data, require_edges
 from ._metrics import quality
-
-__all__ = ["CommunityKGroups", "CommunityResult", "detect_communities"]
+from ._renamed import renamed
 
 
 class CommunityKGroups(ConstrainedParams, ClusterMixin, BaseEstimator):
@@ -88,13 +87,12 @@ class CommunityKGroups(ConstrainedParams, ClusterMixin, BaseEstimator):
         find, and k = 1 (one community, with a ``UserWarning``).
     r : "sqrt-mean-degree", "zeta" or float, default="sqrt-mean-degree"
         See :func:`kgroups.graph.bethe_hessian`; computed on the whole graph.
-    weight : str or None, default="warn"
-        Edge weights: ``"warn"``, every edge counts 1 and a
-        :class:`~kgroups.graph.GraphInputWarning` says so when the graph carries
-        edge weights; None, every edge counts 1, silently; a string, the
-        networkx edge attribute holding them (for a matrix, its entries; see
-        :func:`kgroups.graph.as_adjacency`), used through the weighted Bethe
-        Hessian (:func:`kgroups.graph.bethe_hessian`).
+    weight : str or None, default="weight"
+        The networkx edge attribute holding the edge weights, as networkx's
+        algorithms read it (an edge without it weighs 1; for a matrix, its
+        entries; see :func:`kgroups.graph.as_adjacency`), used through the
+        weighted Bethe Hessian (:func:`kgroups.graph.bethe_hessian`); a graph
+        without weights gives :math:`H_r` itself. None: every edge counts 1.
     weights : {"none", "degree"}, default="none"
         Node weights of kernel k-groups: 1, or the degree (number of edges).
     init : {"bethe", "random"} or array of shape (n_nodes,), default="bethe"
@@ -142,7 +140,8 @@ class CommunityKGroups(ConstrainedParams, ClusterMixin, BaseEstimator):
         Seconds spent on the eigenvectors (estimate of k included), the k-means of
         the initialisation and the kernel k-groups runs.
     modularity_, coverage_, performance_ : float
-        Quality of ``labels_`` (:mod:`kgroups.graph`), counting edges (not weights).
+        Quality of ``labels_`` (:mod:`kgroups.graph`): modularity with the edge
+        weights used for the fit, coverage and performance counting edges.
 
     Raises
     ------
@@ -184,7 +183,7 @@ class CommunityKGroups(ConstrainedParams, ClusterMixin, BaseEstimator):
 
     _parameter_constraints = PARAMETER_CONSTRAINTS["CommunityKGroups"]
 
-    def __init__(self, n_clusters=None, *, r="sqrt-mean-degree", weight="warn", weights="none",
+    def __init__(self, n_clusters=None, *, r="sqrt-mean-degree", weight="weight", weights="none",
                  init="bethe", n_init=1, max_k=100, max_iter=100, tol=0.0, kmeans_n_init=10,
                  random_state=None, verbose=0):
         self.n_clusters = n_clusters
@@ -324,16 +323,11 @@ class CommunityKGroups(ConstrainedParams, ClusterMixin, BaseEstimator):
 
 
 @contextmanager
-def _speaking_as(inner, owner, renames=()):
-    """Errors and UserWarnings (ConvergenceWarnings too) of ``inner``, said by ``owner``.
-
-    ``renames`` maps ``inner``'s parameter names to ``owner``'s (``n_clusters`` -> ``k``).
-    """
+def _speaking_as(inner, owner):
+    """Errors and UserWarnings (ConvergenceWarnings too) of ``inner``, said by ``owner``."""
     def reword(msg):
         if msg.startswith(f"{inner}: "):
             msg = f"{owner}: " + msg[len(inner) + 2:]
-            for old, new in renames:
-                msg = msg.replace(f"{old}=", f"{new}=")
         return msg
 
     with warnings.catch_warnings(record=True) as caught:
@@ -427,23 +421,23 @@ class CommunityResult:
                           r=self.r, n_iter=self.n_iter, n_isolated=len(self.isolated))
 
 
+@renamed(k="n_clusters")
 @validated
-def detect_communities(graph, k=None, *, weight="warn", weights="none", init="bethe",
-                       r="sqrt-mean-degree", random_state=None, **params):
-    """Function form of :class:`CommunityKGroups` (``k`` is ``n_clusters``).
+def detect_communities(graph, n_clusters=None, *, weight="weight", weights="none",
+                       init="bethe", r="sqrt-mean-degree", random_state=None, **params):
+    """Function form of :class:`CommunityKGroups`.
 
     Parameters
     ----------
     graph : networkx graph, scipy.sparse / ndarray adjacency, GraphData or path
         Made simple and undirected by :func:`kgroups.graph.as_adjacency`.
-    k : int or None, default=None
+    n_clusters : int or None, default=None
         Number of communities; None estimates it from the Bethe Hessian
-        (:func:`estimate_k`; a graph without community structure gives k = 1,
-        one community, with a warning).
-    weight : str or None, default="warn"
-        Edge weights: ``"warn"`` or None, every edge counts 1 (``"warn"`` says
-        so when the graph carries edge weights); a string, the networkx edge
-        attribute holding them (see :class:`CommunityKGroups`).
+        (:func:`estimate_k`; a graph without community structure gives one
+        community, with a warning).
+    weight : str or None, default="weight"
+        The networkx edge attribute holding the edge weights (an edge without it
+        weighs 1; see :class:`CommunityKGroups`); None: every edge counts 1.
     weights : {"none", "degree"}, default="none"
         Node weights of kernel k-groups: 1, or the degrees (numbers of edges).
     init : {"bethe", "random"} or array of shape (n_nodes,), default="bethe"
@@ -481,17 +475,17 @@ def detect_communities(graph, k=None, *, weight="warn", weights="none", init="be
     Examples
     --------
     >>> import networkx as nx
-    >>> G = nx.karate_club_graph()  # 'weight': Zachary's interaction counts
-    >>> res = detect_communities(G, weight="weight", random_state=0)
+    >>> G = nx.karate_club_graph()  # 'weight': Zachary's interaction counts, used
+    >>> res = detect_communities(G, random_state=0)
     >>> res.n_clusters, len(res.labels)
     (2, 34)
     """
     owner = "detect_communities"
     data = graph_data(graph, owner, "graph", weight=weight)
     require_edges(data, owner, "graph")
-    est = CommunityKGroups(k, weight=weight, weights=weights, init=init, r=r,
+    est = CommunityKGroups(n_clusters, weight=weight, weights=weights, init=init, r=r,
                            random_state=random_state, **params)
-    with _speaking_as("CommunityKGroups", owner, (("n_clusters", "k"),)):
+    with _speaking_as("CommunityKGroups", owner):
         est.fit(data)
     return CommunityResult(est.labels_, est.n_clusters_, est.bethe_labels_, est.objective_,
                            est.modularity_, est.coverage_, est.performance_, est.r_,

@@ -10,15 +10,14 @@ that is handled explicitly and said in a :class:`GraphInputWarning`:
 * directed input is symmetrised: an arc in either direction is an undirected
   edge, whose weight (when weighted) is the sum of the weights of its two arcs;
 * self-loops are removed;
-* unweighted (``weight="warn"``, the default, or ``weight=None``): every edge
-  counts 1; multi-edges and matrix entries other than 1 are collapsed to single
-  edges, and edge weights the input carries (a networkx ``'weight'`` attribute
-  other than 1, a numeric third field of an edge list) are ignored, each with a
-  warning under the default and silently with ``weight=None``;
-* weighted (``weight="weight"`` or another networkx attribute name; for a matrix
-  its entries, for an edge list its third field or the header's column of that
-  name): parallel edges are merged and their weights summed, and edges of weight
-  0 are no edges;
+* weighted (``weight="weight"``, the default, as in networkx, or another networkx
+  attribute name; for a matrix its entries, for an edge list the header's column
+  of that name, else its third field): an edge without a weight weighs 1 (so a
+  graph without weights is the unweighted graph), parallel edges are merged and
+  their weights summed, and edges of weight 0 are no edges;
+* unweighted (``weight=None``): every edge counts 1; multi-edges and matrix
+  entries other than 1 are collapsed to single edges, and edge weights the input
+  carries are ignored;
 * isolated nodes are kept (they are reported, and handled by the community
   detector, see :class:`~kgroups.graph.CommunityKGroups`);
 * disconnected graphs are accepted as they are.
@@ -108,8 +107,8 @@ class GraphData:
     weights : scipy.sparse.csr_matrix of shape (n, n) or None
         Edge weights (float64, finite, > 0) on exactly the entries of
         ``adjacency``, symmetric; None for an unweighted graph (every edge weighs
-        1). Set when the graph was read with ``weight=...``; used by a graph
-        function called with a ``weight`` that is not None.
+        1). Set when the edges carry weights other than 1 (and ``weight`` was not
+        None); used by a graph function unless it is called with ``weight=None``.
 
     See Also
     --------
@@ -158,8 +157,8 @@ class GraphData:
 
 
 @validated
-def as_adjacency(graph, *, label=None, weight="warn"):
-    """Turn ``graph`` into a :class:`GraphData` (simple, undirected; weighted on request).
+def as_adjacency(graph, *, label=None, weight="weight"):
+    """Turn ``graph`` into a :class:`GraphData` (simple, undirected, with its edge weights).
 
     Parameters
     ----------
@@ -171,24 +170,22 @@ def as_adjacency(graph, *, label=None, weight="warn"):
     label : str or None, default=None
         Node attribute (networkx graph or GML file) holding ground-truth
         communities; returned encoded as ``0..k-1`` in ``GraphData.labels``.
-    weight : str or None, default="warn"
-        ``"warn"``: unweighted, every edge counts 1 (the graph of TPAMI section
-        5.2); edge weights the input carries are ignored with a
-        :class:`GraphInputWarning` (a networkx ``'weight'`` attribute other than
-        1, matrix entries other than 1, a numeric third field of an edge list).
-        None: unweighted, silently.
-        A string: the networkx edge attribute holding the weights (an edge
-        without it weighs 1); for a matrix, its entries are the weights; for an
-        edge list, the header's column of that name, else the third field; for a
-        :class:`GraphData`, its ``weights``. The weights go to
-        ``GraphData.weights``.
+    weight : str or None, default="weight"
+        The networkx edge attribute holding the edge weights, as networkx's own
+        algorithms read it: an edge without it weighs 1, so a graph that carries
+        no weights is the unweighted graph. For a matrix, its entries are the
+        weights; for an edge list, the header's column of that name, else the
+        third field; for a :class:`GraphData`, its ``weights``. The weights go to
+        ``GraphData.weights``. None: unweighted, every edge counts 1 (the graph
+        of TPAMI section 5.2), whatever weights the input carries.
 
     Returns
     -------
     GraphData
         The symmetric 0/1 CSR ``adjacency`` with a zero diagonal, the original
         ``nodes`` in the order of its rows, ``labels`` (None unless ``label``
-        is given) and ``weights`` (None unless ``weight`` is given).
+        is given) and ``weights`` (None with ``weight=None`` or when every edge
+        weighs 1).
 
     Raises
     ------
@@ -223,37 +220,21 @@ def as_adjacency(graph, *, label=None, weight="warn"):
     return graph_data(graph, "as_adjacency", "graph", label=label, weight=weight)
 
 
-def weight_mode(weight, hint=True):
-    """``(weight, hint)`` for the readers from a public ``weight`` argument:
-    ``"warn"`` (the default) reads the graph unweighted and warns when it carries edge
-    weights; None reads it unweighted silently (``hint=None``: no such warning)."""
-    if weight is None:
-        return None, None
-    if isinstance(weight, str) and weight == "warn":
-        return None, hint
-    return weight, hint
-
-
-def graph_data(graph, owner, name, *, label=None, weight="warn", hint=True):
-    """:func:`as_adjacency` for the other graph functions: errors name ``owner`` and ``name``.
-
-    ``hint``: whether the warning about ignored weights tells to pass ``weight``
-    (False for the callables that have no such parameter).
-    """
-    weight, hint = weight_mode(weight, hint)
+def graph_data(graph, owner, name, *, label=None, weight="weight"):
+    """:func:`as_adjacency` for the other graph functions: errors name ``owner`` and ``name``."""
     if isinstance(graph, GraphData):
-        data = _check_graph_data(graph, owner, name, weight, hint)
+        data = _check_graph_data(graph, owner, name, weight)
     elif isinstance(graph, (str, bytes, os.PathLike)):
-        data = _read(graph, owner, name, label=label, weight=weight, hint=hint)
+        data = _read(graph, owner, name, label=label, weight=weight)
     elif hasattr(graph, "adj") and hasattr(graph, "nodes"):
-        data = _from_networkx(graph, label, owner, name, weight, hint)
+        data = _from_networkx(graph, label, owner, name, weight)
     elif sp.issparse(graph) or isinstance(graph, np.ndarray):
         if label is not None:
             raise InvalidParameterError(
                 f"{owner}: label={label!r} needs a networkx graph or a GML file; "
                 f"{name} is {describe(graph)}")
         A = clean_adjacency(graph, directed=None, owner=owner, name=name,
-                            weighted=weight is not None, hint=hint)
+                            weighted=weight is not None)
         data = _with_weights(A, list(range(A.shape[0])), None, weight is not None)
     else:
         raise InvalidParameterError(
@@ -269,21 +250,13 @@ def graph_data(graph, owner, name, *, label=None, weight="warn", hint=True):
 
 
 def _with_weights(M, nodes, labels, weighted):
-    """GraphData of the clean matrix ``M``: 0/1 edges, and ``M`` as weights if weighted."""
-    if not weighted:
+    """GraphData of the clean matrix ``M``: 0/1 edges, and ``M`` as weights if weighted
+    (and not all 1: a graph whose edges all weigh 1 is unweighted)."""
+    if not weighted or np.all(M.data == 1.0):
         return GraphData(M, nodes, labels)
     A = M.copy()
     A.data[:] = 1.0
     return GraphData(A, nodes, labels, M)
-
-
-def without_weights(data):
-    """The clean ``data`` as an unweighted graph (not cleaned again by graph_data)."""
-    if data.weights is None:
-        return data
-    out = GraphData(data.adjacency, data.nodes, data.labels)
-    out._cleaned = (out.adjacency, None)
-    return out
 
 
 def require_edges(data, owner, name):
@@ -294,21 +267,7 @@ def require_edges(data, owner, name):
             "Hessian and community detection need at least one edge")
 
 
-def _ignored(what, values, hint, source):
-    """Warn that the edge weights ``values`` (not all 1) of ``source`` were ignored
-    (unless ``hint`` is None: the caller asked for an unweighted graph)."""
-    values = np.asarray(values, dtype=np.float64)
-    if hint is None or values.size == 0 or np.all(values == 1.0):
-        return
-    tail = (": pass weight='weight' to use them (weighted Bethe Hessian), or weight=None to "
-            "ignore them without this warning" if hint else
-            " (this score counts edges, not weights)")
-    finite = values[np.isfinite(values)]
-    span = f"from {finite.min():g} to {finite.max():g}" if finite.size else "none finite"
-    _warn(f"{what}: {source} ({span}) were ignored, every edge counts 1{tail}")
-
-
-def _check_graph_data(g, owner, name, weight, hint):
+def _check_graph_data(g, owner, name, weight):
     for part, M in (("adjacency", g.adjacency), ("weights", g.weights)):
         if (M is not None or part == "adjacency") and not (sp.issparse(M)
                                                             or isinstance(M, np.ndarray)):
@@ -327,8 +286,7 @@ def _check_graph_data(g, owner, name, weight, hint):
     labels = g.labels
     if labels is not None:
         labels, _ = encode_labels(labels, A.shape[0], owner, f"{name}.labels")
-    if weight is None and W is not None:
-        _ignored(f"{owner}: {name}", W.data, hint, "the edge weights of this GraphData")
+    if weight is None:
         W = None
     return GraphData(A, list(g.nodes), labels, W)
 
@@ -346,7 +304,7 @@ def _clean_graph_weights(W, A, owner, name):
     return W
 
 
-def _from_networkx(G, label, owner="as_adjacency", name="graph", weight=None, hint=True):
+def _from_networkx(G, label, owner="as_adjacency", name="graph", weight="weight"):
     import networkx as nx
 
     nodes = list(G.nodes())
@@ -355,16 +313,15 @@ def _from_networkx(G, label, owner="as_adjacency", name="graph", weight=None, hi
             f"{owner}: {name} is a networkx graph without nodes; expected at least one node")
     what = f"{owner}: {name}"
     if weight is None:
-        # the conventional attribute: refused when invalid, said when ignored
-        _, values = networkx_weights(G, "weight", what, note=(
+        # the conventional attribute: refused when invalid, though not used
+        networkx_weights(G, "weight", what, note=(
             " (weight=None does not use the 'weight' attribute but refuses invalid values: "
             "fix them or delete the attribute)"))
-        _ignored(what, values, hint, "the edge weights of attribute 'weight'")
         A = nx.to_scipy_sparse_array(G, nodelist=nodes, weight=None, format="csr")
     else:
         A = _networkx_weight_matrix(G, nodes, weight, what)
     A = clean_adjacency(A, directed=G.is_directed(), owner=owner, name=name,
-                        weighted=weight is not None, hint=hint)
+                        weighted=weight is not None)
     labels = None
     if label is not None:
         missing = [v for v in nodes if label not in G.nodes[v]]
@@ -402,9 +359,8 @@ def _networkx_weight_matrix(G, nodes, weight, what):
     return W
 
 
-def clean_adjacency(A, directed=None, owner="as_adjacency", name="graph", weighted=False,
-                    hint=True):
-    """Symmetric CSR with a zero diagonal; warns about each change it makes.
+def clean_adjacency(A, directed=None, owner="as_adjacency", name="graph", weighted=False):
+    """Symmetric CSR with a zero diagonal; warns about the changes the caller did not ask for.
 
     Parameters
     ----------
@@ -413,11 +369,9 @@ def clean_adjacency(A, directed=None, owner="as_adjacency", name="graph", weight
         ``True``: symmetrise (and warn). ``None``: symmetrise if ``A`` is not
         symmetric.
     weighted : bool
-        False: 0/1 entries (edge weights and counts collapsed, with a warning).
-        True: the entries are edge weights, kept (symmetrised as ``A + A^T``).
-    hint : bool or None
-        Whether the collapse warning tells to pass ``weight``; None: no collapse
-        warning (an unweighted graph was asked for).
+        False: 0/1 entries (edge weights and counts collapsed: an unweighted graph
+        was asked for). True: the entries are edge weights, kept (symmetrised as
+        ``A + A^T``).
 
     Returns
     -------
@@ -440,8 +394,6 @@ def clean_adjacency(A, directed=None, owner="as_adjacency", name="graph", weight
     bad_matrix_entry(A, what)
     A.sum_duplicates()
     A.eliminate_zeros()
-    collapsed = not weighted and bool(A.nnz) and not np.all(A.data == 1.0)
-    span = (A.data.min(), A.data.max()) if collapsed else None
     if not weighted:
         A.data[:] = 1.0
     A = _symmetrised(A, directed, weighted, what)
@@ -450,11 +402,6 @@ def clean_adjacency(A, directed=None, owner="as_adjacency", name="graph", weight
         A.setdiag(0.0)
         A.eliminate_zeros()
         _warn(f"{loops} self-loops were removed (the Bethe Hessian is defined on simple graphs)")
-    if collapsed and hint is not None:
-        tail = (": pass weight='weight' to use the entries as edge weights, or weight=None "
-                "to collapse them without this warning" if hint else "")
-        _warn(f"edge weights or repeated edges (entries from {span[0]:g} to {span[1]:g}) were "
-              f"collapsed to single unweighted edges, every edge counts 1{tail}")
     A.sort_indices()
     return A
 
@@ -509,7 +456,7 @@ def _warn(msg, stacklevel=None):
 
 
 @validated
-def read_graph(path, *, label=None, weight="warn", delimiter=None, header=None, directed=False):
+def read_graph(path, *, label=None, weight="weight", delimiter=None, header=None, directed=False):
     """Read an edge list or a GML file.
 
     Parameters
@@ -522,15 +469,15 @@ def read_graph(path, *, label=None, weight="warn", delimiter=None, header=None, 
         whitespace/tabs or by ``delimiter``. Text is read as UTF-8.
     label : str or None, default=None
         GML node attribute with the ground-truth communities.
-    weight : str or None, default="warn"
-        ``"warn"``: unweighted, every edge counts 1 (a numeric third field other
-        than 1, or a GML ``weight`` attribute other than 1, is ignored with a
-        :class:`GraphInputWarning`); None: unweighted, silently. A string: edge weights are read, from the
-        GML edge attribute of that name, or from the edge list's column of that
-        name in its header line, else from its third field; every line must have
-        one, a finite number >= 0 (0: no edge). An undirected list may give an
-        edge once or once in each direction with the same weight; any other
-        repetition of an edge sums its weights (with a warning).
+    weight : str or None, default="weight"
+        Where the edge weights are: the GML edge attribute of that name, or the
+        edge list's column of that name in its header line, else its third
+        field. An edge without one weighs 1 (a two-column list is unweighted);
+        a weight must be a finite number >= 0 (0: no edge). An undirected list
+        may give an edge once or once in each direction with the same weight;
+        any other repetition of an edge sums its weights (with a warning).
+        None: unweighted, every edge counts 1, further fields ignored (pass it
+        when the third field is not a weight, e.g. a timestamp).
     delimiter : str or None, default=None
         ``None``: a comma if the first data line has one, else whitespace.
     header : bool or None, default=None
@@ -545,7 +492,8 @@ def read_graph(path, *, label=None, weight="warn", delimiter=None, header=None, 
     -------
     GraphData
         Node ids are integers (sorted) when every id is an integer, else strings
-        in order of first appearance; ``weights`` is set when ``weight`` is given.
+        in order of first appearance; ``weights`` is set when the edges carry
+        weights other than 1 and ``weight`` is not None.
 
     Raises
     ------
@@ -553,8 +501,8 @@ def read_graph(path, *, label=None, weight="warn", delimiter=None, header=None, 
         Naming the file, for a missing path, a directory, a
         binary or non-UTF-8 file, a GML file networkx cannot parse (truncated,
         malformed), a line with fewer than two fields, a file without edges, or
-        (with ``weight``) a line whose weight is missing or not a finite number
-        >= 0 (naming the line and the value).
+        (unless ``weight=None``) a line whose weight is not a finite number >= 0
+        (naming the line and the value).
 
     See Also
     --------
@@ -575,19 +523,18 @@ def read_graph(path, *, label=None, weight="warn", delimiter=None, header=None, 
     ...     with open(path, "w") as f:
     ...         _ = f.write("# a triangle and a pendant node\\n"
     ...                     "1 2 5\\n2 3 1\\n3 1 1\\n3 4 2\\n")
-    ...     g = read_graph(path, weight="weight")
+    ...     g = read_graph(path)
     >>> g.n_nodes, g.n_edges, g.nodes
     (4, 4, [1, 2, 3, 4])
     >>> print(g.weights[0, 1], g.weights[2, 3])
     5.0 2.0
     """
-    weight, hint = weight_mode(weight)
     return _read(path, "read_graph", "path", label=label, weight=weight, delimiter=delimiter,
-                 header=header, directed=directed, hint=hint)
+                 header=header, directed=directed)
 
 
-def _read(path, owner, name, *, label=None, weight=None, delimiter=None, header=None,
-          directed=False, hint=True):
+def _read(path, owner, name, *, label=None, weight="weight", delimiter=None, header=None,
+          directed=False):
     path = Path(os.fsdecode(path))
     where = f"{owner}: {name}={str(path)!r}"
     if path.is_dir():
@@ -598,7 +545,7 @@ def _read(path, owner, name, *, label=None, weight=None, delimiter=None, header=
         raise InvalidParameterError(f"{where} is not a regular file; expected an edge-list or "
                                     "GML file")
     if path.suffix.lower() == ".gml":
-        return _read_gml(path, label, owner, where, weight, hint)
+        return _read_gml(path, label, owner, where, weight)
     if label is not None:
         raise InvalidParameterError(
             f"{owner}: label={label!r} is only read from GML files; {path.name} is an edge list")
@@ -607,12 +554,10 @@ def _read(path, owner, name, *, label=None, weight=None, delimiter=None, header=
     fields = [r[column - 2] if len(r) > column - 2 else None for r in rest]
     nodes, codes = _node_codes(np.concatenate([src, dst]))
     m, n = src.shape[0], len(nodes)
-    if weight is not None:
+    if weight is not None and any(f is not None for f in fields):
         W = _edge_list_weights(codes[:m], codes[m:], fields, lines, column, n, directed, where)
         A = clean_adjacency(W, directed=directed, owner=owner, name=name, weighted=True)
         return _with_weights(A, nodes, None, True)
-    _ignored(where, [v for v in map(_number, fields) if v is not None], hint,
-             f"the numbers in field {column + 1} of the lines")
     A = sp.coo_matrix((np.ones(m), (codes[:m], codes[m:])), shape=(n, n)).tocsr()
     A.sum_duplicates()
     if A.nnz < m:
@@ -620,26 +565,18 @@ def _read(path, owner, name, *, label=None, weight=None, delimiter=None, header=
     A.data[:] = 1.0
     if not directed:  # each undirected edge may be listed once or in both directions
         A = ((A + A.T) > 0).astype(np.float64)
-    return GraphData(clean_adjacency(A, directed=directed, owner=owner, name=name,
-                                     hint=hint), nodes)
-
-
-def _number(text):
-    """``float(text)``, or None when ``text`` is None or not a number."""
-    try:
-        return float(text)
-    except (TypeError, ValueError):
-        return None
+    return GraphData(clean_adjacency(A, directed=directed, owner=owner, name=name), nodes)
 
 
 def _edge_list_weights(src, dst, fields, lines, column, n, directed, where):
-    """The weight matrix of an edge list's lines (node codes ``src``, ``dst``)."""
-    missing = next((i for i, f in enumerate(fields) if f is None), None)
-    if missing is not None:
-        raise InvalidParameterError(
-            f"{where}: line {lines[missing]} has no weight (field {column + 1}); expected "
-            f"one on every line with weight given (or pass weight=None)")
-    w = parse_weights(fields, lines, column + 1, where)
+    """The weight matrix of an edge list's lines (node codes ``src``, ``dst``); a line
+    without a weight field weighs 1."""
+    fields = ["1" if f is None else f for f in fields]
+    try:
+        w = parse_weights(fields, lines, column + 1, where)
+    except InvalidParameterError as exc:
+        raise InvalidParameterError(f"{exc} (pass weight=None if field {column + 1} is not "
+                                    "an edge weight)") from None
     zero = w == 0
     if zero.any():
         _warn(f"{where}: {int(zero.sum())} lines of weight 0 were dropped (weight 0 is no "
@@ -657,7 +594,7 @@ def _edge_list_weights(src, dst, fields, lines, column, n, directed, where):
     return W
 
 
-def _read_gml(path, label, owner, where, weight=None, hint=True):
+def _read_gml(path, label, owner, where, weight="weight"):
     import networkx as nx
 
     _check_text(path, where)
@@ -673,7 +610,7 @@ def _read_gml(path, label, owner, where, weight=None, hint=True):
         raise InvalidParameterError(
             f"{where} is not a valid GML file ({type(exc).__name__}: {exc}); it may be "
             "truncated or malformed") from None
-    return _from_networkx(G, label, owner, f"the graph in {path.name}", weight, hint)
+    return _from_networkx(G, label, owner, f"the graph in {path.name}", weight)
 
 
 def _check_text(path, where):

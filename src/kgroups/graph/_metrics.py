@@ -5,8 +5,9 @@ and a partition into communities :math:`C_1, \dots, C_k` with :math:`L_c` edges
 inside :math:`C_c` and degree sum :math:`D_c` (Fortunato, "Community detection in
 graphs", Phys. Rep. 2010, the reference [51] of TPAMI Tables V, VI):
 
-* modularity (Newman & Girvan 2004), resolution :math:`\gamma`:
-  :math:`Q = \sum_c L_c / m - \gamma (D_c / 2m)^2`;
+* modularity (Newman & Girvan 2004; Newman 2004 for weights), resolution
+  :math:`\gamma`: :math:`Q = \sum_c L_c / m - \gamma (D_c / 2m)^2`, where on a
+  weighted graph :math:`m`, :math:`L_c` and :math:`D_c` sum edge weights;
 * coverage: the fraction of edges inside communities, :math:`\sum_c L_c / m`;
 * performance: the fraction of node pairs classified right (an intra-community
   edge or an inter-community non-edge), over the :math:`n(n-1)/2` pairs.
@@ -15,10 +16,9 @@ These follow the definitions of ``networkx.community.modularity`` and
 ``networkx.community.partition_quality`` (the tests check the agreement) but
 work from the sparse adjacency matrix in O(n + edges), never O(n^2).
 Labels may be any values (integers, strings), one per node; NaN is refused.
-The scores count edges, not weights: a graph carrying edge weights other than 1
-(a networkx ``'weight'`` attribute, matrix entries, a weighted
-:class:`~kgroups.graph.GraphData`) is scored unweighted, with a
-:class:`~kgroups.graph.GraphInputWarning` saying so.
+As in networkx, modularity uses the edge weights (``weight="weight"``: the networkx
+edge attribute, matrix entries, the weights of a :class:`~kgroups.graph.GraphData`;
+an edge without one weighs 1), and coverage and performance count edges.
 ``overlap`` (paper eq. 63) is :func:`kgroups.metrics.overlap`.
 """
 
@@ -27,21 +27,28 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import InvalidParameterError, encode_labels, validated
-from ._io import GraphData, graph_data, without_weights
+from ._io import graph_data
 
 
+def _sums(M, z):
+    """Total and intra-community sums of the symmetric CSR ``M`` (each edge once) and
+    the per-community sums of its row sums (degrees)."""
+    rows = np.repeat(np.arange(M.shape[0]), np.diff(M.indptr))
+    same = z[rows] == z[M.indices]
+    deg = np.bincount(rows, weights=M.data, minlength=M.shape[0])
+    return M.data.sum() / 2.0, M.data[same].sum() / 2.0, np.bincount(z, weights=deg)
 
-def _counts(graph, labels, owner):
-    """n, m, intra-community edges, per-community degree sums and sizes."""
-    A = graph_data(graph, owner, "graph", hint=False).adjacency
+
+def _counts(data, labels, owner):
+    """n, m, intra-community edges, per-community degree sums and sizes of the
+    :class:`GraphData` ``data``, and the same three sums of its edge weights."""
+    A = data.adjacency
     n = A.shape[0]
     z, _ = encode_labels(labels, n, owner, "labels")
-    rows = np.repeat(np.arange(n), np.diff(A.indptr))
-    intra = int(np.count_nonzero(z[rows] == z[A.indices])) // 2
-    deg = np.diff(A.indptr).astype(np.float64)
-    dsum = np.bincount(z, weights=deg)
+    m, intra, dsum = _sums(A, z)
     sizes = np.bincount(z).astype(np.float64)
-    return n, A.nnz // 2, intra, dsum, sizes
+    weighted = (m, intra, dsum) if data.weights is None else _sums(data.weights, z)
+    return n, m, intra, dsum, sizes, weighted
 
 
 def _no_edges(what, owner):
@@ -50,21 +57,21 @@ def _no_edges(what, owner):
 
 
 def _modularity(counts, resolution, owner="modularity"):
-    n, m, intra, dsum, _ = counts
+    m, intra, dsum = counts[-1]
     if m == 0:
         raise _no_edges("modularity", owner)
     return float(intra / m - resolution * np.sum((dsum / (2.0 * m)) ** 2))
 
 
 def _coverage(counts, owner="coverage"):
-    n, m, intra, _, _ = counts
+    n, m, intra = counts[:3]
     if m == 0:
         raise _no_edges("coverage", owner)
     return float(intra / m)
 
 
 def _performance(counts, owner="performance"):
-    n, m, intra, _, sizes = counts
+    n, m, intra, _, sizes, _ = counts
     if n < 2:
         raise InvalidParameterError(f"{owner}: performance needs a graph of at least 2 nodes "
                                     f"(it counts node pairs), got {n}")
@@ -75,7 +82,7 @@ def _performance(counts, owner="performance"):
 
 
 @validated
-def modularity(graph, labels, resolution=1.0):
+def modularity(graph, labels, resolution=1.0, *, weight="weight"):
     """Newman's modularity of the partition ``labels`` of ``graph``.
 
     Parameters
@@ -87,11 +94,16 @@ def modularity(graph, labels, resolution=1.0):
     resolution : float, default=1.0
         The resolution :math:`\\gamma` weighing the expected edges (1: Newman's
         modularity; larger values favour smaller communities).
+    weight : str or None, default="weight"
+        The edge weights, as :func:`kgroups.graph.as_adjacency` reads them (the
+        networkx edge attribute; an edge without it weighs 1), as
+        ``networkx.community.modularity`` does; None: every edge counts 1.
 
     Returns
     -------
     float
-        :math:`Q = \\sum_c L_c / m - \\gamma (D_c / 2m)^2`, at most 1.
+        :math:`Q = \\sum_c L_c / m - \\gamma (D_c / 2m)^2`, at most 1; with
+        weights, :math:`m`, :math:`L_c` and :math:`D_c` sum edge weights.
 
     See Also
     --------
@@ -102,6 +114,8 @@ def modularity(graph, labels, resolution=1.0):
     ----------
     .. [1] M. E. J. Newman, M. Girvan, "Finding and evaluating community structure
        in networks", Phys. Rev. E 69, 026113, 2004.
+    .. [2] M. E. J. Newman, "Analysis of weighted networks", Phys. Rev. E 70, 056131,
+       2004.
 
     Examples
     --------
@@ -109,8 +123,12 @@ def modularity(graph, labels, resolution=1.0):
     >>> G = nx.barbell_graph(3, 0)
     >>> print(round(modularity(G, [0, 0, 0, 1, 1, 1]), 4))
     0.3571
+    >>> G[2][3]["weight"] = 4.0   # the bridge weighs 4: 2 (3/10 - (10/20)^2)
+    >>> print(round(modularity(G, [0, 0, 0, 1, 1, 1]), 4))
+    0.1
     """
-    return _modularity(_counts(graph, labels, "modularity"), resolution)
+    data = graph_data(graph, "modularity", "graph", weight=weight)
+    return _modularity(_counts(data, labels, "modularity"), resolution)
 
 
 @validated
@@ -147,7 +165,8 @@ def coverage(graph, labels):
     >>> print(round(coverage(nx.barbell_graph(3, 0), [0, 0, 0, 1, 1, 1]), 4))
     0.8571
     """
-    return _coverage(_counts(graph, labels, "coverage"))
+    return _coverage(_counts(graph_data(graph, "coverage", "graph", weight=None), labels,
+                             "coverage"))
 
 
 @validated
@@ -184,7 +203,8 @@ def performance(graph, labels):
     >>> print(round(performance(nx.barbell_graph(3, 0), [0, 0, 0, 1, 1, 1]), 4))
     0.9333
     """
-    return _performance(_counts(graph, labels, "performance"))
+    return _performance(_counts(graph_data(graph, "performance", "graph", weight=None), labels,
+                                "performance"))
 
 
 @validated
@@ -227,17 +247,13 @@ def partition_quality(graph, labels):
     0.8571 0.9333
     """
     owner = "partition_quality"
-    counts = _counts(graph, labels, owner)
+    counts = _counts(graph_data(graph, owner, "graph", weight=None), labels, owner)
     return _coverage(counts, owner), _performance(counts, owner)
 
 
-def quality(graph, labels):
-    """``(modularity, coverage, performance)`` from one pass over the edges.
-
-    The scores of a weighted clean :class:`GraphData` count its edges (no warning:
-    :class:`~kgroups.graph.CommunityKGroups` documents it).
-    """
-    if isinstance(graph, GraphData):
-        graph = without_weights(graph)
-    counts = _counts(graph, labels, "CommunityKGroups")
+def quality(data, labels):
+    """``(modularity, coverage, performance)`` of the clean :class:`GraphData` ``data``
+    from one pass over the edges: modularity with its weights (if any), the others
+    counting edges."""
+    counts = _counts(data, labels, "CommunityKGroups")
     return _modularity(counts, 1.0), _coverage(counts), _performance(counts)

@@ -1,6 +1,6 @@
 r"""Sparse stochastic block models in the parametrisation of TPAMI section 5.2.
 
-Nodes fall into ``k`` classes; an edge joins two nodes of the same class with
+Nodes fall into ``k`` classes (``n_clusters``); an edge joins two nodes of the same class with
 probability :math:`p_{in} = a/n` and of different classes with
 :math:`p_{out} = b/n` (paper eq. 60). The mean degree is
 :math:`d = (a + (k-1) b)/k` (eq. 61) and the signal-to-noise ratio
@@ -23,8 +23,7 @@ import scipy.sparse as sp
 
 from .._validation import InvalidParameterError, validated
 from ._bethe import as_rng
-
-__all__ = ["stochastic_block_model", "girvan_newman_benchmark"]
+from ._renamed import renamed
 
 # Below this many candidate pairs a block pair is drawn pair by pair (exact and
 # cheap); above it, by sampling distinct pairs.
@@ -51,16 +50,17 @@ def sbm_parameters(k, d, lam, owner="stochastic_block_model"):
     return float(d + lam * (k - 1) * root), float(max(d - lam * root, 0.0))
 
 
+@renamed(k="n_clusters")
 @validated
-def stochastic_block_model(n, k, d, lam, *, balanced=False, random_state=None):
-    """Sample a sparse SBM with ``k`` classes, mean degree ``d`` and ratio ``lam``.
+def stochastic_block_model(n, n_clusters, d, lam, *, balanced=False, random_state=None):
+    """Sample a sparse SBM with ``n_clusters`` classes, mean degree ``d`` and ratio ``lam``.
 
     Parameters
     ----------
     n : int
         Number of nodes.
-    k : int
-        Number of classes (>= 2).
+    n_clusters : int
+        Number of classes k (>= 2).
     d : float
         Expected mean degree (paper eq. 61).
     lam : float
@@ -102,10 +102,12 @@ def stochastic_block_model(n, k, d, lam, *, balanced=False, random_state=None):
     >>> print(round(A.sum() / 2000, 1))
     9.9
     """
+    k = int(n_clusters)
     a, b = sbm_parameters(k, d, lam)
     n = int(n)
     if n < k:
-        raise InvalidParameterError(f"stochastic_block_model: n={n} should be >= k={k}")
+        raise InvalidParameterError(
+            f"stochastic_block_model: n={n} should be >= n_clusters={k}")
     if max(a, b) > n:
         raise InvalidParameterError(
             f"stochastic_block_model: n={n} is too small for a={a:.4g}: p_in = a/n would "

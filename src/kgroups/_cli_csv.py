@@ -1,0 +1,321 @@
+"""CSV input of the ``kgroups`` command: reading, sniffing the separator and the header,
+and turning columns into features, weights and labels, with errors that point at the fix.
+
+Like the rest of the command, it imports NumPy only when a file is read. Columns and
+lines are counted from 1 in messages.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import NamedTuple
+
+from ._cli_options import DELIMITERS
+
+
+class UsageError(ValueError):
+    """A bad option, file or value: one line on stderr and exit status 2."""
+
+
+class CSVError(UsageError):
+    """A CSV file that does not parse (names the file, line and column)."""
+
+
+GZIP_MAGIC = b"\x1f\x8b"
+SNIFF_CHARS = 1 << 16  # the separator is sniffed from the lines in the first 64 KiB
+SEPARATOR_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "whitespace": "whitespace"}
+# Cells that stand for a missing value in common exports (compared in lower case).
+MISSING_CELLS = {"", "?", "na", "n/a", "null", "none", "-", "."}
+
+
+def _read_bytes(path):
+    """The bytes of the file (``-``: standard input), gzip-decompressed when they are gzip."""
+    if path == "-":
+        stream = getattr(sys.stdin, "buffer", None)
+        data = stream.read() if stream is not None else sys.stdin.read().encode("utf-8")
+        path = "<stdin>"
+    else:
+        if os.path.isdir(path):
+            raise CSVError(f"{path}: is a directory")
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except FileNotFoundError:
+            raise CSVError(f"{path}: no such file") from None
+        except OSError as err:
+            raise CSVError(f"{path}: cannot read: {err.strerror}") from None
+    if data.startswith(GZIP_MAGIC):  # by content, whatever the name: also on stdin
+        import gzip
+        import zlib
+
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as err:
+            raise CSVError(f"{path}: starts as gzip but does not decompress ({err}); "
+                           "a truncated or damaged .gz file?") from None
+    return data, path
+
+
+def _read_text(path):
+    """The file (``-``: standard input; gzip or not) as UTF-8 text; a clear error otherwise."""
+    data, path = _read_bytes(path)
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise CSVError(f"{path}: NUL byte at offset {nul}; a binary file? expected CSV text")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise CSVError(f"{path}: not UTF-8 text (byte 0x{data[err.start]:02x} at offset "
+                       f"{err.start}); expected CSV text in UTF-8") from None
+
+
+def _split_rows(text, delimiter, path):
+    """``(line number, fields)`` of the non-blank rows."""
+    import csv
+    import io
+
+    rows = []
+    if delimiter == "whitespace":  # tabs and spaces; runs count as one (like awk)
+        for ln, line in enumerate(io.StringIO(text, newline=""), start=1):
+            if line.strip():
+                rows.append((ln, line.split()))
+        return rows
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter,
+                        skipinitialspace=True)
+    try:
+        for fields in reader:
+            if any(f.strip() for f in fields):
+                rows.append((reader.line_num, fields))
+    except csv.Error as err:
+        raise CSVError(f"{path}, line {reader.line_num}: {err}") from None
+    return rows
+
+
+def _sniff_score(rows):
+    """How well a separator splits the sample rows: (every row as wide as the first,
+    no empty field, share of rows as wide as the first); zeros for one column."""
+    widths = [len(fields) for _, fields in rows]
+    if not widths or widths[0] < 2:
+        return (False, False, 0.0)
+    same = sum(w == widths[0] for w in widths) / len(widths)
+    full = all(cell.strip() for _, fields in rows for cell in fields)
+    return (same == 1.0, full, same)
+
+
+def _detect_delimiter(text, path="<text>"):
+    """The separator of the first lines (64 KiB): the first of comma, tab, semicolon and
+    runs of whitespace that splits every line into as many (>= 2) non-empty fields,
+    else the one that splits most lines alike. Tabs come before whitespace so that a
+    header with spaces in its names (``sepal length<TAB>sepal width``) stays one name
+    per column. A one-column file: ``,`` or ``;`` if its first line has one, else
+    whitespace."""
+    head = text[:SNIFF_CHARS]
+    if len(text) > SNIFF_CHARS and "\n" in head:
+        head = head[:head.rindex("\n") + 1]  # whole lines only
+    scores = {}
+    for sep in (",", "\t", ";", "whitespace"):
+        try:
+            scores[sep] = _sniff_score(_split_rows(head, sep, path))
+        except CSVError:
+            continue
+    best = max(scores, key=scores.get, default=None)  # the first of equal scores
+    if best is not None and scores[best][2] > 0:
+        return best
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    return next((d for d in (",", ";") if d in first), "whitespace")
+
+
+def _has_header(rows):
+    """Auto-detection: the first row names columns whose next-row cell is a number."""
+    if len(rows) == 1:
+        return not all(_is_number(f) for f in rows[0][1])
+    return any(not _is_number(a) and _is_number(b) for a, b in zip(rows[0][1], rows[1][1]))
+
+
+def _is_number(text):
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+class Table(NamedTuple):
+    """A parsed file: the header (None when absent), the data rows (lists of fields),
+    the line of each row (counted from 1) and the separator."""
+
+    header: list | None
+    rows: list
+    lines: list
+    delimiter: str
+
+
+def read_csv(path, delimiter="auto", header="auto"):
+    """The :class:`Table` of a CSV file (``-``: standard input; gzip or plain UTF-8 text).
+
+    ``delimiter``: ``"auto"`` (sniffed from the first lines: comma, tab,
+    semicolon or runs of whitespace, see :func:`_detect_delimiter`), ``"comma"``,
+    ``"semicolon"``, ``"tab"`` or ``"whitespace"`` (runs of tabs and spaces).
+    ``header``: ``"auto"`` (the first row is a header when it has a non-number
+    above a number), ``"yes"`` or ``"no"``. Blank lines are skipped; every row
+    must have as many fields as the first.
+    """
+    text = _read_text(path)
+    name = "<stdin>" if path == "-" else path
+    sep = DELIMITERS[delimiter] or _detect_delimiter(text, name)
+    rows = _split_rows(text, sep, name)
+    if not rows:
+        raise CSVError(f"{name}: the file is empty")
+    names = None
+    if header == "yes" or (header == "auto" and _has_header(rows)):
+        names, rows = [f.strip() for f in rows[0][1]], rows[1:]
+        if not rows:
+            raise CSVError(f"{name}: the file has a header (line 1) but no data rows")
+    width = len(names) if names is not None else len(rows[0][1])
+    first = rows[0][0] - (names is not None)
+    for ln, fields in rows:
+        if len(fields) != width:
+            how = (f"; fields split at {SEPARATOR_NAMES[sep]}, found from the first lines "
+                   "(--delimiter sets another)") if DELIMITERS[delimiter] is None else ""
+            raise CSVError(f"{name}, line {ln}: {len(fields)} fields, expected {width} "
+                           f"(as on line {max(first, 1)}){how}")
+    return Table(names, [f for _, f in rows], [ln for ln, _ in rows], sep)
+
+
+def _column_index(spec, header, width, path, option):
+    """0-based index of a column given by name or by number counted from 1 (-1: last)."""
+    if header is not None and spec in header:
+        if header.count(spec) > 1:
+            raise UsageError(f"argument {option}: {path} has {header.count(spec)} columns named "
+                             f"{spec!r}; give its number (counted from 1)")
+        return header.index(spec)
+    try:
+        number = int(spec)
+    except ValueError:
+        if header is None:
+            raise UsageError(f"argument {option}: {spec!r} is not a column number and {path} "
+                             f"has no header row; give a number from 1 to {width}") from None
+        raise UsageError(f"argument {option}: no column named {spec!r} in {path} "
+                         f"(columns: {', '.join(header)})") from None
+    if 1 <= number <= width:
+        return number - 1
+    if -width <= number <= -1:
+        return width + number
+    raise UsageError(f"argument {option}: no column {number} in {path}, which has {width} "
+                     f"columns (counted from 1; -1 is the last)")
+
+
+def _column_name(c, header):
+    return f"column {c + 1}" + (f" ({header[c]!r})" if header is not None else "")
+
+
+def _splits_into_numbers(cell, sep):
+    parts = cell.split() if sep == "whitespace" else cell.split(sep)
+    return len(parts) > 1 and all(_is_number(p) for p in parts)
+
+
+def _cell_hint(table, i, c, label_given, weights=False):
+    """What to do about the non-number in row ``i``, column ``c`` (the ``--weights``
+    column when ``weights``): the fix its look and its column point at (a missing
+    value, decimal commas, another separator, a header not detected, a column of
+    class labels)."""
+    import re
+
+    cell, sep, rows = table.rows[i][c].strip(), table.delimiter, table.rows
+    if cell.lower() in MISSING_CELLS:
+        return "; a missing value? every feature cell needs a number: fill it in or drop the row"
+    if sep != "," and any(re.fullmatch(r"[+-]?\d*,\d+", row[c].strip()) for row in rows):
+        return "; decimal commas are not read: write 1.5, not 1,5"
+    for other, name in SEPARATOR_NAMES.items():
+        if other != sep and _splits_into_numbers(cell, other):
+            return f"; the fields look separated by {name}: pass --delimiter {name}"
+    if weights:
+        return "; --weights names a column of numbers > 0"
+    if i == 0 and table.header is None and not any(_is_number(f) for f in rows[0]) \
+            and len(rows) > 1 and any(_is_number(f) for f in rows[1]):
+        return f"; if line {table.lines[0]} names the columns, pass --header yes"
+    if 2 * sum(not _is_number(row[c]) for row in rows) < len(rows):
+        return "; every feature cell needs a number: fix or drop the row"
+    if label_given:
+        return (f"; column {c + 1} is text: every column besides --label-column and --weights "
+                "is a feature, so remove it from the file")
+    return f"; if column {c + 1} holds class labels, pass --label-column {c + 1}"
+
+
+def _to_float(table, cols, path, label_given=True, weights=False):
+    """The cells of columns ``cols`` as floats; a non-number or a non-finite number is
+    a CSVError naming the line and column, with a hint at the fix."""
+    import numpy as np
+
+    rows, lines, header = table.rows, table.lines, table.header
+    cells = [[r[c] for c in cols] for r in rows]
+    try:
+        X = np.array(cells, dtype=np.float64).reshape(len(rows), len(cols))
+    except ValueError:
+        X = np.empty((len(rows), len(cols)))
+        for i, row in enumerate(cells):
+            for j, cell in enumerate(row):
+                try:
+                    X[i, j] = float(cell)
+                except ValueError:
+                    tip = _cell_hint(table, i, cols[j], label_given, weights)
+                    raise CSVError(f"{path}, line {lines[i]}, {_column_name(cols[j], header)}: "
+                                   f"{cell.strip()!r} is not a number{tip}") from None
+    bad = np.argwhere(~np.isfinite(X))
+    if bad.size:
+        i, j = bad[0]
+        raise CSVError(f"{path}, line {lines[i]}, {_column_name(cols[j], header)}: "
+                       f"{cells[i][j].strip()!r} is not a finite number")
+    return X
+
+
+def _weights(table, c, path):
+    from ._validation import InvalidParameterError, check_sample_weight
+
+    w = _to_float(table, [c], path, weights=True)[:, 0]
+    try:
+        return check_sample_weight(w, w.shape[0], "kgroups cluster", "--weights")
+    except InvalidParameterError:
+        for i, value in enumerate(w):  # locate the row: the same rule, one row at a time
+            try:
+                check_sample_weight(value, 1)
+            except InvalidParameterError:
+                raise CSVError(f"{path}, line {table.lines[i]}, "
+                               f"{_column_name(c, table.header)}: {table.rows[i][c].strip()!r} "
+                               "is not a valid --weights value "
+                               "(weights should be finite and > 0)") from None
+        raise
+
+
+def load_table(path, weights=None, label_column=None, delimiter="auto", header="auto"):
+    """Features ``X``, weights (or None) and label codes (or None) from a CSV file.
+
+    ``weights`` and ``label_column`` name a column by its header name or by its
+    number counted from 1 (negative numbers count from the end: -1 is the last).
+    Every other column is a feature and must hold finite numbers.
+    """
+    from ._validation import encode_labels
+
+    table = read_csv(path, delimiter, header)
+    names, rows = table.header, table.rows
+    path = "<stdin>" if path == "-" else path
+    width = len(rows[0])
+    special = {}
+    for option, spec in (("--weights", weights), ("--label-column", label_column)):
+        if spec is not None:
+            special[option] = _column_index(spec, names, width, path, option)
+    if len(special) == 2 and len(set(special.values())) == 1:
+        raise UsageError(f"--weights and --label-column both name "
+                         f"{_column_name(special['--weights'], names)} of {path}")
+    cols = [c for c in range(width) if c not in special.values()]
+    if not cols:
+        raise CSVError(f"{path}: no feature columns left besides --weights / --label-column")
+    X = _to_float(table, cols, path, label_given="--label-column" in special)
+    w = y = None
+    if "--weights" in special:
+        w = _weights(table, special["--weights"], path)
+    if "--label-column" in special:
+        raw = [r[special["--label-column"]].strip() for r in rows]
+        y = encode_labels(raw, len(rows), "kgroups cluster", "--label-column")[0]
+    return X, w, y
