@@ -37,6 +37,24 @@ test: $(VENV)/.installed $(DIST_VENV)/.installed
 .PHONY: test-gpu
 test-gpu: $(VENV)/.installed
 	NUMBA_ENABLE_CUDASIM=1 $(PY) -m pytest -q -p no:cacheprovider tests/gpu
+	NUMBA_ENABLE_CUDASIM=1 $(PY) benchmarks/bench_gpu.py --smoke > /dev/null
+
+# On a machine with a CUDA device, numba-cuda, NumPy, SciPy and scikit-learn (no venv
+# and no network needed: the source tree on PYTHONPATH), in under 10 minutes: the GPU
+# tests on the device, then every target of benchmarks/bench_gpu.py beside the CPU
+# (every core), written to the table the Performance page shows. The benchmark runs
+# even when a test fails; the target fails then, after it.
+GPU_PY ?= python3
+.PHONY: gpu-check
+gpu-check:
+	PYTHONPATH=src $(GPU_PY) -c "from kgroups._kernels.device import cuda_usable; \
+	    assert cuda_usable(), 'gpu-check needs a CUDA device and numba-cuda'"
+	status=0; \
+	PYTHONPATH=src:. NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS=0 NUMBA_CUDA_WARN_ON_IMPLICIT_COPY=0 \
+	    timeout 150 $(GPU_PY) -m pytest -q -p no:cacheprovider tests/gpu || status=$$?; \
+	PYTHONPATH=src timeout 420 $(GPU_PY) benchmarks/bench_gpu.py --budget 300 \
+	    --out benchmarks/results/bench_gpu.md || status=$$?; \
+	exit $$status
 
 # Every numba kernel as plain Python: the twins, and a tiny case of each kernel
 # (dense, sparse, matrix-free tiles/build/decide/apply, low-rank, scatter, pairwise).
@@ -66,12 +84,12 @@ dist: $(DIST_VENV)/.installed
 bench: $(VENV)/.installed
 	$(PY) benchmarks/run_all.py
 
-clean:
-	rm -rf $(VENV) build dist *.egg-info src/*.egg-info .pytest_cache
-	rm -rf docs/_build docs/api/generated docs/auto_examples docs/sg_execution_times.rst
 # A small run of the Performance page's figure and summary table, written to a
 # temporary folder (the committed results are left alone): CI runs it.
 .PHONY: bench-quick
 bench-quick: $(VENV)/.installed
 	$(PY) benchmarks/run_all.py --quick
 
+clean:
+	rm -rf $(VENV) build dist *.egg-info src/*.egg-info .pytest_cache
+	rm -rf docs/_build docs/api/generated docs/auto_examples docs/sg_execution_times.rst

@@ -1,37 +1,61 @@
-"""The GPU engine beside the CPU matrix-free engine (every core), in one run.
+"""The GPU engine and the device statistics beside the CPU (every core), in one run.
 
-    python benchmarks/bench_gpu.py                      # the rows below, on a CUDA device
-    python benchmarks/bench_gpu.py --n-pass 20000 --n-fit 20000 --n-big 0   # smaller
-    NUMBA_ENABLE_CUDASIM=1 python benchmarks/bench_gpu.py --smoke           # no device
+    make gpu-check                                     # on a machine with a CUDA device
+    python benchmarks/bench_gpu.py --out benchmarks/results/bench_gpu.md
+    NUMBA_ENABLE_CUDASIM=1 python benchmarks/bench_gpu.py --smoke   # no device: format only
 
 Data: ``make_blobs(n, 10, centers=10, cluster_std=2.5, random_state=0)``, k = 10
-(overlapping clusters). Rows:
+(overlapping clusters), the same k-means++ start (input space, scikit-learn's
+``kmeans_plusplus``) given as ``init`` to every engine. Each row is a target of the
+GPU engine, measured on the device and, in the same run, on the CPU:
 
-1. **one exact pass** ``M = B Z`` at ``--n-pass`` points (default 10^6), from a
-   k-means++ start: the device's time (the fit's ``"start"`` phase: the pass, with
-   the transfer of the labels and of M back), pairs per second (n^2 / time), and
-   the relative error of the fit's W (from the device's sums) against the float64 W
-   of the same labels computed on the host;
-2. **a whole fit** at ``--n-fit`` points (default 400,000): the same k-means++ start
-   (given as ``init``) on ``engine="gpu"`` and ``engine="matrix-free"``, per phase
-   (``engine_stats_``: prepare = validation and the transfer, start = the build of M,
-   sweeps, finish), the speed-up, whether the labels are identical and W's relative
-   difference;
-3. **a large fit** at ``--n-big`` points (default 10^6) on the GPU alone: time,
-   sweeps, converged, and the improving single moves left (0 = a Hartigan optimum),
-   counted on the device.
+1. **exact pass** (the build of ``M``, the fit's ``"start"`` phase with one sweep
+   after it): ordered pairs per second, n^2 / seconds, on the GPU at ``--n-pass``
+   and on the matrix-free engine at ``--n-pass-cpu``; W's relative error (from the
+   engine's ``M``) against the float64 W of the same labels summed pair by pair
+   (``within_energy`` of the device array);
+2. **whole exact fit** at ``--n-big`` on the GPU: seconds, sweeps, and the improving
+   single moves left (0: a Hartigan optimum), counted on the device;
+3. **fit against the matrix-free engine** at ``--n-fit``, both engines from the same
+   start: seconds, speed-up, identical labels;
+4. **energy_distance** of two samples of ``--n-ed`` (device arrays) and, on the
+   host, of ``--n-ed-cpu``: pairs per second;
+5. **energy_test** of two samples of ``--n-et`` with 999 permutations on the device
+   and ``--n-et-cpu`` on the host: seconds, and pair-permutations per second.
 
-Prints a table for the performance page, with the device, numba's thread count and
-the command.
+Prints a Markdown table (device, numba's CPU threads, the command) and writes it to
+``--out``; rows past ``--budget`` seconds say "skipped (time budget)". With
+``--smoke`` every size is tiny, for the CUDA simulator: the numbers mean nothing,
+only the format does.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 import warnings
 
 import numpy as np
+
+GOALS = {
+    "pass": "≥ 300 G pairs/s",
+    "big": "≤ 20 s, no improving move left",
+    "fit": "≥ 20× the matrix-free engine, identical labels",
+    "ed": "≤ 5 s",
+    "et": "≤ 10 s",
+}
+FULL = {"n_pass": 1_000_000, "n_pass_cpu": 100_000, "n_big": 1_000_000, "n_fit": 400_000,
+        "n_ed": 500_000, "n_ed_cpu": 50_000, "n_et": 20_000, "n_et_cpu": 2_000,
+        "perms": 999}
+SMOKE = {"n_pass": 200, "n_pass_cpu": 200, "n_big": 150, "n_fit": 150, "n_ed": 60,
+         "n_ed_cpu": 60, "n_et": 24, "n_et_cpu": 24, "perms": 9}
+
+
+# The float32 pass is a target of the engine, not yet a mode of it.
+FLOAT32_ROW = {"row": "exact pass, float32", "size": "n = 1,000,000, D = 10, k = 10",
+               "goal": "≥ 500 G pairs/s", "gpu": "no float32 mode yet", "cpu": "", "ratio": "",
+               "met": "not measured"}
 
 
 def blobs(n, seed=0):
@@ -41,98 +65,224 @@ def blobs(n, seed=0):
 
 
 def kpp_start(X, k, seed=0):
-    """A k-means++ start in the input space (the same labels for both engines)."""
+    """A k-means++ start in the input space (the same labels for every engine)."""
     from sklearn.cluster import kmeans_plusplus
 
     centres, _ = kmeans_plusplus(X, k, random_state=seed)
-    xc = X - X.mean(0)
-    cc = centres - X.mean(0)
+    xc, cc = X - X.mean(0), centres - X.mean(0)
     return np.argmin((cc ** 2).sum(1)[None, :] - 2 * xc @ cc.T, axis=1)
 
 
-def one_pass(n, k):
-    """The build of M from a start (the fit's "start" phase, one sweep after it) and the
-    relative error of the fit's W (from the device's M) against the float64 W of the
-    same labels computed on the host (kgroups.within_energy, blocked)."""
-    from kgroups import KernelKGroups, within_energy
-
-    X = blobs(n)
-    start = kpp_start(X, k)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # one sweep: stopped by max_iter on purpose
-        KernelKGroups(k, engine="gpu", init=start[:2000], max_iter=1).fit(X[:2000])  # compile
-        est = KernelKGroups(k, engine="gpu", init=start, max_iter=1).fit(X)
-    sec = est.engine_stats_["seconds"]["start"]
-    ref = within_energy(X, est.labels_)
-    err = abs(est.within_energy_ / ref - 1)
-    print(f"one exact pass, n={n}, k={k}: {sec:.3f} s, {n * n / sec / 1e9:.1f} G pairs/s; "
-          f"W relative error vs float64 on the host {err:.1e}", flush=True)
-
-
-def fit(engine, X, k, start):
+def fit(engine, X, k, start, **kw):
     from kgroups import KernelKGroups
 
-    t0 = time.perf_counter()
-    est = KernelKGroups(k, engine=engine, init=start).fit(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # max_iter=1 stops on purpose
+        t0 = time.perf_counter()
+        est = KernelKGroups(k, engine=engine, init=start, **kw).fit(X)
     return est, time.perf_counter() - t0
 
 
-def phases(est):
-    s = est.engine_stats_["seconds"]
-    return ", ".join(f"{p} {s.get(p, 0.0):.2f}" for p in ("prepare", "start", "sweeps",
-                                                            "finish"))
+def warm_up(k):
+    """Compile the CPU and device code on small inputs, outside the timings."""
+    from kgroups import energy_distance, energy_test
 
-
-def whole_fit(n, k):
-    X = blobs(n)
+    X = blobs(300)
     start = kpp_start(X, k)
-    fit("gpu", X[:2000], k, start[:2000])  # compile
-    fit("matrix-free", X[:2000], k, start[:2000])
+    for engine in ("gpu", "matrix-free"):
+        fit(engine, X, k, start)
+    dX, dY = device(X[:50]), device(X[50:100])
+    energy_distance(dX, dY)
+    energy_distance(X[:50], X[50:100])
+    energy_test(dX, dY, n_permutations=9, random_state=0)
+    energy_test(X[:50], X[50:100], n_permutations=9, random_state=0)
+
+
+def device(A):
+    """``A`` on the device (numba.cuda as kgroups imports it: NumPy names restored)."""
+    from kgroups._kernels.numba_cuda import numba_cuda
+
+    return numba_cuda().to_device(np.ascontiguousarray(A))
+
+
+def row_pass(a, k):
+    """Pairs per second of one exact build of M on each engine; W's error on the GPU."""
+    from kgroups import within_energy
+
+    out = {}
+    for engine, n in (("gpu", a["n_pass"]), ("matrix-free", a["n_pass_cpu"])):
+        X = blobs(n)
+        est, _ = fit(engine, X, k, kpp_start(X, k), max_iter=1)
+        sec = est.engine_stats_["seconds"]["start"]
+        out[engine] = (n * n / sec / 1e9, sec, n)
+        if engine == "gpu":  # the float64 W of the labels, summed pair by pair
+            err = abs(est.within_energy_ / within_energy(device(X), est.labels_) - 1)
+            ordered = ordered_pass(X, k, kpp_start(X, k))
+    g, c = out["gpu"], out["matrix-free"]
+    return {"row": "exact pass, float64", "size": f"n = {g[2]:,}, D = 10, k = {k}",
+            "goal": GOALS["pass"],
+            "gpu": f"{g[0]:.1f} G pairs/s ({g[1]:.2f} s; the pass over ordered pairs: "
+                   f"{g[2] ** 2 / ordered / 1e9:.1f}); W rel. error {err:.0e}",
+            "cpu": f"{c[0]:.2f} G pairs/s at n = {c[2]:,} ({c[1]:.2f} s)",
+            "ratio": f"{g[0] / c[0]:.0f}×", "met": g[0] >= 300}
+
+
+def ordered_pass(X, k, start):
+    """Seconds of the GPU's build of M from the ordered pairs (no atomic additions),
+    to compare with the symmetric build that the engine uses."""
+    import kgroups._engines.gpu as gpu
+
+    gpu.SYMMETRIC_BUILD = False
+    try:
+        est, _ = fit("gpu", X, k, start, max_iter=1)
+    finally:
+        gpu.SYMMETRIC_BUILD = True
+    return est.engine_stats_["seconds"]["start"]
+
+
+def row_big(a, k):
+    from kgroups import improving_moves
+
+    X = blobs(a["n_big"])
+    est, sec = fit("gpu", X, k, kpp_start(X, k))
+    left = improving_moves(X, est.labels_, engine="gpu")
+    conv = est.n_moves_[-1] == 0
+    return {"row": "whole exact fit", "size": f"n = {a['n_big']:,}, D = 10, k = {k}",
+            "goal": GOALS["big"],
+            "gpu": f"{sec:.1f} s, {est.n_iter_} sweeps, converged {conv}, "
+                   f"{left} improving moves left; {anatomy(est)}",
+            "cpu": "not run (see the next row)", "ratio": "", "met": sec <= 20 and left == 0}
+
+
+def anatomy(est):
+    """Where a GPU fit's sweeps went (``engine_stats_["device_calls"]``): batches,
+    synchronisations, the host's decisions, the device's work and the rest (waiting
+    on transfers and launches: the round trips), in seconds; also printed whole."""
+    calls = est.engine_stats_.get("device_calls", {})
+    print(f"    device calls per phase: {calls}", flush=True)
+    sw = calls.get("sweeps", {})
+    total = est.engine_stats_["seconds"].get("sweeps", 0.0)
+    host, dev = sw.get("host_decision_seconds", 0.0), sw.get("device_seconds", 0.0)
+    syncs = max(sw.get("syncs", 0), 1)
+    return (f"sweeps: {sw.get('batches', 0)} batches, {sw.get('syncs', 0)} syncs, host "
+            f"{host:.2f} s, device {dev:.2f} s, rest {total - host - dev:.2f} s = "
+            f"{1e6 * (total - host - dev) / syncs:.0f} µs a sync")
+
+
+def row_fit(a, k):
+    X = blobs(a["n_fit"])
+    start = kpp_start(X, k)
     g, tg = fit("gpu", X, k, start)
     m, tm = fit("matrix-free", X, k, start)
     same = bool((g.labels_ == m.labels_).all())
-    dw = abs(g.within_energy_ / m.within_energy_ - 1)
-    print(f"whole fit, n={n}, k={k}, k-means++ start: gpu {tg:.2f} s ({phases(g)}; "
-          f"{g.n_iter_} sweeps), matrix-free {tm:.2f} s ({phases(m)}; {m.n_iter_} sweeps); "
-          f"speed-up {tm / tg:.1f}x; identical labels {same}; W relative difference {dw:.1e}",
-          flush=True)
+    return {"row": "fit, GPU vs matrix-free", "size": f"n = {a['n_fit']:,}, D = 10, k = {k}",
+            "goal": GOALS["fit"], "gpu": f"{tg:.1f} s ({g.n_iter_} sweeps; {anatomy(g)})",
+            "cpu": f"{tm:.1f} s ({m.n_iter_} sweeps); identical labels {same}",
+            "ratio": f"{tm / tg:.1f}×", "met": tm / tg >= 20 and same}
 
 
-def large_fit(n, k):
-    from kgroups import improving_moves
+def row_ed(a):
+    from kgroups import energy_distance
 
-    X = blobs(n)
-    start = kpp_start(X, k)
-    g, tg = fit("gpu", X, k, start)
-    left = improving_moves(X, g.labels_, engine="gpu")
-    print(f"large fit, n={n}, k={k}, k-means++ start, gpu: {tg:.2f} s ({phases(g)}), "
-          f"{g.n_iter_} sweeps, converged {g.n_moves_[-1] == 0}, improving moves left {left}",
-          flush=True)
+    out = {}
+    for where, n in (("gpu", a["n_ed"]), ("cpu", a["n_ed_cpu"])):
+        X, Y = blobs(n, 1), blobs(n, 2)
+        args = (device(X), device(Y)) if where == "gpu" else (X, Y)
+        t0 = time.perf_counter()
+        energy_distance(*args)
+        sec = time.perf_counter() - t0
+        out[where] = (sec, (2 * n) ** 2 / sec / 1e9, n)
+    g, c = out["gpu"], out["cpu"]
+    return {"row": "energy_distance", "size": f"2 × {g[2]:,}, D = 10", "goal": GOALS["ed"],
+            "gpu": f"{g[0]:.2f} s ({g[1]:.1f} G pairs/s; device arrays)",
+            "cpu": f"{c[0]:.2f} s at 2 × {c[2]:,} ({c[1]:.2f} G pairs/s)",
+            "ratio": f"{g[1] / c[1]:.0f}× (pairs/s)", "met": g[0] <= 5}
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n-pass", type=int, default=1_000_000)
-    parser.add_argument("--n-fit", type=int, default=400_000)
-    parser.add_argument("--n-big", type=int, default=1_000_000)
-    parser.add_argument("--k", type=int, default=10)
-    parser.add_argument("--smoke", action="store_true",
-                        help="tiny sizes (runs under the CUDA simulator)")
-    args = parser.parse_args()
-    if args.smoke:
-        args.n_pass, args.n_fit, args.n_big = 300, 300, 300
+def row_et(a):
+    from kgroups import energy_test
+
+    out = {}
+    for where, n in (("gpu", a["n_et"]), ("cpu", a["n_et_cpu"])):
+        X, Y = blobs(n, 1), blobs(n, 2)
+        args = (device(X), device(Y)) if where == "gpu" else (X, Y)
+        t0 = time.perf_counter()
+        energy_test(*args, n_permutations=a["perms"], random_state=0)
+        sec = time.perf_counter() - t0
+        out[where] = (sec, (2 * n) ** 2 * a["perms"] / sec / 1e9, n)
+    g, c = out["gpu"], out["cpu"]
+    return {"row": f"energy_test, {a['perms']} permutations", "size": f"2 × {g[2]:,}, D = 10",
+            "goal": GOALS["et"],
+            "gpu": f"{g[0]:.2f} s ({g[1]:.0f} G pair-permutations/s)",
+            "cpu": f"{c[0]:.2f} s at 2 × {c[2]:,} ({c[1]:.1f} G pair-permutations/s)",
+            "ratio": f"{g[1] / c[1]:.0f}× (per pair)", "met": g[0] <= 10}
+
+
+def header(a, smoke):
     import numba
     from numba import config, cuda
 
-    device = "CUDA simulator" if config.ENABLE_CUDASIM else cuda.get_current_device().name
-    print(f"device: {device}; CPU threads (numba): {numba.get_num_threads()}", flush=True)
-    if args.n_pass:
-        one_pass(args.n_pass, args.k)
-    if args.n_fit:
-        whole_fit(args.n_fit, args.k)
-    if args.n_big:
-        large_fit(args.n_big, args.k)
+    if config.ENABLE_CUDASIM:
+        name = "CUDA simulator (smoke run: the numbers mean nothing)"
+    else:
+        name = cuda.get_current_device().name
+        name = name.decode() if isinstance(name, bytes) else str(name)
+    cmd = "python benchmarks/bench_gpu.py " + " ".join(sys.argv[1:])
+    return [f"Device: {name}; CPU: {numba.get_num_threads()} numba threads; "
+            f"{time.strftime('%Y-%m-%d', time.gmtime())}; `{cmd.strip()}`", ""]
+
+
+def table(rows):
+    """The Markdown table of the rows (dicts of :func:`row_pass` and the others)."""
+    lines = ["| target | size | goal | GPU | CPU (every core) | GPU / CPU | goal met |",
+             "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        met = r.get("met")
+        met = "yes" if met is True else "no" if met is False else met
+        lines.append(f"| {r['row']} | {r['size']} | {r['goal']} | {r['gpu']} | {r['cpu']} "
+                     f"| {r['ratio']} | {met} |")
+    return lines
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    for key, value in FULL.items():
+        parser.add_argument("--" + key.replace("_", "-"), type=int, default=value)
+    parser.add_argument("--k", type=int, default=10)
+    parser.add_argument("--budget", type=float, default=540.0,
+                        help="seconds; the rows after it are skipped")
+    parser.add_argument("--out", default=None, help="write the table here (Markdown)")
+    parser.add_argument("--smoke", action="store_true",
+                        help="tiny sizes (runs under the CUDA simulator)")
+    args = parser.parse_args(argv)
+    a = {key: getattr(args, key) for key in FULL}
+    if args.smoke:
+        a.update(SMOKE)
+    t0 = time.perf_counter()
+    warm_up(args.k)
+    steps = [("exact pass", lambda: row_pass(a, args.k)),
+             ("whole fit", lambda: row_big(a, args.k)),
+             ("fit vs CPU", lambda: row_fit(a, args.k)),
+             ("energy_distance", lambda: row_ed(a)), ("energy_test", lambda: row_et(a))]
+    rows = []
+    for name, step in steps:
+        if name == "whole fit":
+            rows.append(FLOAT32_ROW)
+        if time.perf_counter() - t0 > args.budget:
+            rows.append({"row": name, "size": "", "goal": "", "gpu": "skipped (time budget)",
+                         "cpu": "", "ratio": "", "met": "not measured"})
+            continue
+        rows.append(step())
+        if args.smoke:
+            rows[-1]["met"] = "— (smoke run)"
+        print("  " + table(rows[-1:])[-1], flush=True)
+    lines = header(a, args.smoke) + table(rows)
+    print("\n".join(lines))
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as fh:
+            fh.write("\n".join(lines) + "\n")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

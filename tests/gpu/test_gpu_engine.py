@@ -17,7 +17,8 @@ pytestmark = pytest.mark.skipif(not cuda_usable(real_device=False),
                                 reason="no CUDA device and NUMBA_ENABLE_CUDASIM is not set")
 
 from kgroups import KernelKGroups, KernelKMeans, improving_moves  # noqa: E402
-from kgroups._engines import GpuEngine, MatrixFreeEngine  # noqa: E402
+from kgroups._engines.gpu import GpuEngine  # noqa: E402
+from kgroups._engines.matrix_free import MatrixFreeEngine
 from tests._twins import build_m_twin  # noqa: E402
 
 from tests._helpers import SEMIS, blobs, brute_B, tiny_data  # noqa: E402
@@ -34,34 +35,72 @@ def test_build_matches_brute_force(semimetric, params):
                                rtol=1e-12, atol=1e-12)
 
 
-def test_build_across_tiles(monkeypatch):
-    """Tiles narrower than the data (several tiles and label changes inside them)."""
+@pytest.mark.parametrize("sym_tile, split, tile", [(8, 1, None), (8, 3, None), (8, 4, None),
+                                                    (0, 4, 5)])
+def test_build_across_tiles(monkeypatch, sym_tile, split, tile):
+    """Several tiles and label changes inside them: the symmetric pass (tiles of 8
+    points, each unordered pair once, both orders from one rho; 1, 3 or 4 threads
+    per point, shares of unequal size included) and the pass over ordered pairs it
+    falls back to when a tile does not fit in shared memory."""
     from kgroups._kernels import cuda as kernels
-    monkeypatch.setattr(kernels, "tile_for", lambda d: 5)
-    X, w, labels = tiny_data(n=23, d=2, k=3, seed=41)
+    monkeypatch.setattr(kernels, "sym_tile_for", lambda d: sym_tile)
+    monkeypatch.setattr(kernels, "SYM_SPLIT", split)
+    if tile:
+        monkeypatch.setattr(kernels, "tile_for", lambda d: tile)
+    X, w, labels = tiny_data(n=37, d=2, k=3, seed=41)
     eng = GpuEngine(X, w, "energy", {"alpha": 1.0})
     B = brute_B(eng.X, w, "energy", {"alpha": 1.0})
     np.testing.assert_allclose(eng.build_m(labels, 3), build_m_twin(B, labels, 3),
                                rtol=1e-12, atol=1e-12)
+    used = "build_sym" if sym_tile else "build_sorted"
+    assert eng.tally.by_kernel == {**eng.tally.by_kernel, used: 1}
 
 
-def test_apply_and_gather_match_brute_force():
-    from numba import cuda
+def test_tile_pairs_number_the_upper_triangle():
+    """Block ``b`` of the symmetric build takes the tiles ``(bi, bj)`` with ``b = bj
+    (bj + 1) / 2 + bi``, ``bi <= bj``: every pair once, also for ``bj`` near the
+    largest grid of 10^6 points in tiles of 8 (the square root in float64)."""
+    from kgroups._kernels import cuda as kernels
+    pair = kernels.tile_pair.py_func
+    assert [pair(b) for b in range(6)] == [(0, 0), (0, 1), (1, 1), (0, 2), (1, 2), (2, 2)]
+    for bj in (124_999, 125_000, 2**20 + 3):
+        for bi in (0, 1, bj - 1, bj):
+            assert pair(bj * (bj + 1) // 2 + bi) == (bi, bj)
+
+
+@pytest.mark.parametrize("local", [256, 5])
+def test_apply_batch_and_window_match_brute_force(monkeypatch, local):
+    """One launch applies the moves of two runs (a point moved twice by one run and
+    once by the other: its kernel row shared) to every column, its sums held in local
+    memory or (more than ``APPLY_LOCAL`` of them) updated in place, and returns each
+    run's next window; a gathered window agrees too."""
+    from kgroups._kernels import cuda as kernels
+    monkeypatch.setattr(kernels, "APPLY_LOCAL", local)
     X, w, labels = tiny_data(n=30, d=3, k=3, seed=42)
     eng = GpuEngine(X, w, "energy", {"alpha": 0.5})
     B = brute_B(eng.X, w, "energy", {"alpha": 0.5})
-    M = build_m_twin(B, labels, 3)
-    dM = cuda.to_device(M)
-    pend, old, new = np.array([4, 9, 4]), np.array([labels[4], labels[9], 2]), np.zeros(3, int)
-    new[:] = [2, (labels[9] + 1) % 3, 0]
-    eng._apply_device(dM, pend, old, new, 3)
-    for p, a, b in zip(pend, old, new):
-        M[a] -= B[p]
-        M[b] += B[p]
+    M = np.stack([build_m_twin(B, labels, 3), build_m_twin(B, (labels + 1) % 3, 3)])
+    buf = eng._batch_buffers(3, 2)
+    dM = eng._grow("_dM", (2, 3, 30), "test")
+    eng.tally.to_device(M, dM)
+    moves = [[(4, labels[4], 2), (9, labels[9], (labels[9] + 1) % 3), (4, 2, 0)],
+             [(4, (labels[4] + 1) % 3, (labels[4] + 2) % 3)]]
+    for r, mv in enumerate(moves):
+        buf["pend"][r][:, :len(mv)] = np.array(mv).T
     host = np.zeros_like(M)
-    eng._fetch(dM, host, 7, 19)
-    np.testing.assert_allclose(host[:, 7:19], M[:, 7:19], rtol=1e-12, atol=1e-12)
+    assert eng._apply(dM, host, np.array([3, 1]), {0: 7, 1: 25}) == {0: 30, 1: 30}
+    for r, mv in enumerate(moves):
+        for p, a, b in mv:
+            M[r, a] -= B[p]
+            M[r, b] += B[p]
+    np.testing.assert_allclose(host[0, :, 7:], M[0, :, 7:], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(host[1, :, 25:], M[1, :, 25:], rtol=1e-12, atol=1e-12)
+    assert not host[0, :, :7].any() and not host[1, :, :25].any()
+    host[:] = 0
+    assert eng._window(dM[1], host[1], 11, None)[0] == 30
+    np.testing.assert_allclose(host[1, :, 11:], M[1, :, 11:], rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(dM.copy_to_host(), M, rtol=1e-12, atol=1e-12)
+    assert eng.tally.by_kernel["apply_batch"] == 1
 
 
 def fit_both(cls, X, w=None, **kw):
@@ -91,6 +130,32 @@ def test_same_trajectory_as_the_matrix_free_engine(monkeypatch, semimetric, para
                            engine="dense", **params) == 0
 
 
+@pytest.mark.parametrize("semimetric, params", [SEMIS[1], SEMIS[4]])
+def test_same_trajectory_with_moves_in_flight(monkeypatch, semimetric, params):
+    """Batches sent by the cost of their corrections (a round trip that costs little):
+    the runs decide on while a batch is applied, correcting for its moves, and still
+    make the matrix-free engine's moves, sweep by sweep."""
+    import kgroups._engines.gpu as gpu
+    monkeypatch.setattr(gpu, "WINDOW", 17)
+    monkeypatch.setattr(gpu, "BATCH", 64)
+    monkeypatch.setattr(gpu, "ROUND_TRIP_SECONDS", 1e-9)
+    in_flight = []
+    decide = gpu.GpuEngine._decide_from
+
+    def spy(self, state, r, start, stop, n_pend, budget):
+        in_flight.append(int(n_pend > 0))
+        return decide(self, state, r, start, stop, n_pend, budget)
+
+    monkeypatch.setattr(gpu.GpuEngine, "_decide_from", spy)
+    X, _ = blobs(90, 3, 4, seed=65, spread=2.5)
+    w = np.random.default_rng(66).uniform(0.5, 2.0, 90)
+    start = np.random.default_rng(67).integers(0, 4, 90)
+    g, m = fit_both(KernelKGroups, X, w, n_clusters=4, init=start, semimetric=semimetric,
+                    **params)
+    np.testing.assert_array_equal(g.labels_, m.labels_)
+    assert g.n_moves_ == m.n_moves_ and sum(in_flight) >= 3
+
+
 def test_restarts_kernel_kmeans_and_float32_input():
     X, _ = blobs(80, 2, 3, seed=46, spread=2.0)
     starts = np.random.default_rng(47).integers(0, 3, (3, 80))
@@ -114,11 +179,11 @@ def test_default_start_and_engine_stats():
 
 
 def test_auto_never_picks_the_simulator_and_clear_errors(monkeypatch):
-    import kgroups._engines as backends
     import kgroups._engines.gpu as gpu
     X, _ = blobs(50, 2, 2, seed=49)
-    monkeypatch.setattr(backends, "GPU_MIN_N", 10)
-    assert KernelKGroups(2, random_state=0).fit(X).engine_ != "gpu"
+    monkeypatch.setattr(gpu.GpuEngine, "MIN_N", 10)
+    on_device = cuda_usable(real_device=True)  # a real device: auto takes it
+    assert (KernelKGroups(2, random_state=0).fit(X).engine_ == "gpu") == on_device
     with pytest.raises(ValueError, match="engine='gpu' needs a named semimetric"):
         KernelKGroups(2, engine="gpu", semimetric=lambda a, b: np.abs(a - b).sum(-1)).fit(X)
     with pytest.raises(ValueError, match="engine='gpu' needs raw data"):

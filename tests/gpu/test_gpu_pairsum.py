@@ -73,3 +73,31 @@ def test_estimators_refuse_device_arrays_by_name():
     est = KernelKGroups(2, random_state=0).fit(X)
     with pytest.raises(ValueError, match="KernelKGroups: X is an array on a CUDA device"):
         est.predict(dev(X))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_device_data_never_copied_to_the_host(monkeypatch, dtype):
+    """float64 and float32 device arrays stay on the device (float32 converted there):
+    every copy to the host is counted, and none is of the data (only labels, the
+    range check and the k x n cluster sums); the values equal the in-memory ones of
+    the same numbers."""
+    rng = np.random.default_rng(4)
+    X, Y = rng.normal(size=(30, 4)).astype(dtype), rng.normal(1.0, size=(25, 4)).astype(dtype)
+    lab = rng.integers(0, 3, 30)
+    dX, dY = dev(X), dev(Y)
+    copies = []
+    cls = type(dX)
+    real = cls.copy_to_host
+
+    def counted(self, *args, **kwargs):
+        copies.append(self.size)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(cls, "copy_to_host", counted)
+    ed = energy_distance(dX, dY)
+    we = within_energy(dX, dev(lab))
+    monkeypatch.setattr(cls, "copy_to_host", real)
+    data = {X.size, Y.size, X.size + Y.size}  # 120, 100, 220: the parts and the pool
+    assert copies and max(copies) <= 3 * 55 and not data & set(copies)
+    assert ed == pytest.approx(energy_distance(X.astype(np.float64), Y), rel=RTOL)
+    assert we == pytest.approx(within_energy(X.astype(np.float64), lab), rel=RTOL)

@@ -1,23 +1,36 @@
 """GPU engine: exact kernel k-groups with the pair passes on a CUDA device.
 
 The matrix-free engine's algorithm (:mod:`kgroups._engines.matrix_free`), with its
-two O(n^2 D) and O(n D)-per-move passes moved to the device
-(:mod:`kgroups._kernels.cuda`): building ``M`` (one pass over the pairs, the points
-sorted by label) and applying batches of moves to ``M`` (each mover's kernel row
-computed on the fly). The device holds the data, the weights and a run's ``M``,
-O(n (k + D)) float64, never an n x n matrix; its free memory is checked first.
+O(n^2 D) and O(n D)-per-move passes on the device (:mod:`kgroups._kernels.cuda`):
+building ``M`` (each unordered pair once, the points sorted by label) and applying
+batches of moves to ``M`` (each mover's kernel row computed on the fly). The device
+holds the data, the weights and the runs' ``M``, O(n (k + D)) float64, never an
+n x n matrix; each device allocation is checked against the free memory first.
 
-The Hartigan decisions stay sequential and exact (paper Algorithm 2): the host
-decides the points in order from the columns of ``M`` (fetched from the device a
-window at a time), corrects each column for the moves it has decided but not yet
-applied (their entries ``B[i, p]``, O(D) each, :func:`kgroups._kernels.pairs_on_the_fly.
-decide_mf`), skips the points its bounds prove still, and sends a batch of decided
-moves to the device, which applies them to every column in their order before the
-next window is fetched. Each decision therefore sees exactly the column the
-move-at-a-time algorithm sees: for the same start the engine makes the matrix-free
-engine's moves (up to floating-point ties), and at the end no single move lowers W.
-Kernel k-means (Lloyd's rule) runs on the host as on the matrix-free engine, from
-an ``M`` the device built.
+The Hartigan decisions stay sequential and exact (paper Algorithm 2, eq. 50): the
+host decides the points in order from the columns of ``M``, corrects each column for
+the moves it decided but did not yet apply (their entries ``B[i, p]``, O(D) each,
+:func:`kgroups._kernels.pairs_on_the_fly.decide_mf`), skips the points its bounds
+prove still, and sends a batch of decided moves to the device. One launch applies
+the batch to every column and copies out the window of columns the host decides
+next; the host does not wait for it, but decides on from the columns it holds,
+correcting them for the moves in flight as for any pending move, and collects the
+batch before it sends the next one. While the host decides a window in which
+nothing moved, the next window is already on its way (a stream). Each decision
+therefore sees exactly the column the move-at-a-time algorithm sees: for the same
+start the engine makes the matrix-free engine's moves (up to floating-point ties),
+and at the end no single move lowers W. Kernel k-means (Lloyd's rule) assigns on
+the host from ``M`` and applies its changes on the device.
+
+Restarts run as a group: their ``M`` come from one pass over the pairs
+(:meth:`GpuEngine._build_runs`) and their Hartigan sweeps advance in lockstep, one
+launch applying the pending moves of every run.
+
+Per sweep the device is asked for: one upload of each batch (4 integers a move, 2 a
+run), one launch and one synchronisation per batch or quiet window, one window of
+``k x WINDOW`` sums per run back for each, and ``M`` back once at the end of the
+sweep; a sweep allocates nothing. ``engine_stats_["device_calls"]`` counts them per
+phase (:class:`kgroups._kernels.device.DeviceTally`).
 
 Needs numba-cuda and a CUDA device (``pip install 'kgroups[gpu]'``); under numba's
 CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``) it runs anywhere, slowly, which is how
@@ -28,13 +41,43 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._kernels.device import cuda_kernels as _cuda, cuda_usable, device_free_memory
+from .._kernels import pairs_on_the_fly as _mf
+from .._kernels.device import (DeviceTally, check_device_fits, cuda_kernels as _cuda,
+                               cuda_usable, device_free_memory)
+from .._kernels.gain import class_signatures, cluster_stats, lloyd_assign
+from .._kernels.semimetric import NEGATIVE_TYPE
 from .._validation import InvalidParameterError
-from .matrix_free import BATCH, PENDING_WORK, MatrixFreeEngine
+from .engine import Capabilities
+from .matrix_free import SIGNATURES_PER_CLUSTER, MatrixFreeEngine
 
-
-# Columns of M the host fetches at once for its decisions.
+# Columns of M in a window the host decides from.
 WINDOW = 4096
+# Moves a batch holds at most (the pinned and device buffers of a fit).
+BATCH = 4096
+# The cost model of a batch: a round trip to the device (the batch up, one launch,
+# the next window back, one synchronisation) costs about ROUND_TRIP_SECONDS, and the
+# host's correction of one column for one pending move about
+# CORRECTION_SECONDS_PER_FEATURE per feature. A batch is sent when the corrections
+# carried since its first move cost one round trip: carrying it further costs more
+# than applying it. Both are assumptions until `benchmarks/bench_gpu.py` measures them.
+ROUND_TRIP_SECONDS = 40e-6
+CORRECTION_SECONDS_PER_FEATURE = 1.0e-9
+
+# Features a point may have: one point of the data fills the 48 KiB of shared memory
+# that a block of the passes over the pairs gets without asking for more.
+MAX_FEATURES = 48 * 1024 // 8
+
+# Whether M is built from the unordered pairs (each rho once for both orders, atomic
+# additions: build_sym) or from the ordered pairs (twice the rho, no atomics:
+# build_sorted); benchmarks/bench_gpu.py times both.
+SYMMETRIC_BUILD = True
+
+
+def pending_budget(n_features):
+    """Corrections (pending move x decided point) after which a batch is applied: those
+    that cost one device round trip (:data:`ROUND_TRIP_SECONDS`), at least 256."""
+    per = CORRECTION_SECONDS_PER_FEATURE * max(1, int(n_features) + 2)
+    return max(256, int(ROUND_TRIP_SECONDS / per))
 
 
 class GpuEngine(MatrixFreeEngine):
@@ -45,22 +88,60 @@ class GpuEngine(MatrixFreeEngine):
     """
 
     name = "gpu"
+    capabilities = Capabilities(
+        exact=True, inputs=("raw data",), semimetrics="named", device="a CUDA GPU",
+        memory="on the device: the data and the cluster sums, O(n (k + D)); the kernel "
+               "computed on the fly")
+    # engine="auto" takes the GPU engine from MIN_N points when a CUDA device (not the
+    # simulator) is usable (kgroups._cli_options.GPU_MIN_N is the same number).
+    MIN_N = 50_000
+
+    @classmethod
+    def available(cls):
+        """A CUDA device and numba-cuda (never the simulator)."""
+        return cuda_usable(real_device=True)
+
+    @classmethod
+    def predicted_seconds(cls, n_samples, n_features, *, n_clusters, n_init):
+        """``inf`` below :attr:`MIN_N` points, else 0 (chosen whenever a device is
+        usable)."""
+        return float("inf") if n_samples < cls.MIN_N else 0.0
 
     def __init__(self, X, w, semimetric, params):
         super().__init__(X, w, semimetric, params)
-        from numba import cuda
-
         self._k = _cuda()
-        self.dXT = cuda.to_device(self.XT)
-        self.dw = cuda.to_device(self.w)
+        cuda = self._k.cuda
+        self.tally = DeviceTally(cuda, cuda.stream())
+        n, d = self.X.shape
+        self.dXT = self._put(self.XT, "the data")
+        self.dw = self._put(self.w, "the weights")
+        # the build's label-sorted copies (data, weights, labels, order)
+        self.dXTs = self.tally.alloc((d, n), what="the sorted data")
+        self.dws = self.tally.alloc((n,), what="the sorted weights")
+        self.dlabs = self.tally.alloc((n,), np.int64, what="the sorted labels")
+        self.dorder = self.tally.alloc((n,), np.int64, what="the sort order")
+        self.tally.sync()
+        self._dS = None   # sorted sums of a build (rows x n), grown when needed
+        self._dM = None   # the runs' M (R x k x n), grown when needed
+        self._owner = None  # the RunState whose M the device holds
+        self._buffers = None  # per k: batch and window buffers
+
+    def _put(self, host, what):
+        dev = self.tally.alloc(host.shape, host.dtype, what=what)
+        self.tally.to_device(np.ascontiguousarray(host), dev)
+        return dev
 
     @staticmethod
-    def device_bytes(n_samples, n_features, n_clusters):
-        """Device memory of a fit: the data twice (as given and sorted by label for a
-        build), weights, labels and the sort (n each), a run's ``M`` and the build's
-        sorted ``M`` (k x n each), a window of columns and a batch of moves."""
+    def device_bytes(n_samples, n_features, n_clusters, n_runs=1, sum_rows=None):
+        """Device memory of a fit: the data twice (as given and sorted by label),
+        weights, sorted weights, sorted labels and the sort (n each), the build's
+        sorted sums (``sum_rows`` x n, k by default), the runs' ``M`` (``n_runs`` x k
+        x n), two windows of columns and one per run, and a batch of moves."""
         n, d, k = int(n_samples), int(n_features), int(n_clusters)
-        return 8 * (2 * n * d + 4 * n + 2 * k * n + k * WINDOW + 3 * BATCH)
+        rows = k if sum_rows is None else int(sum_rows)
+        R = int(n_runs)
+        return 8 * (2 * n * d + 4 * n + rows * n + R * k * n + (2 + R) * k * WINDOW
+                    + 2 * R + 4 * R * BATCH)
 
     @classmethod
     def from_semimetric(cls, X, w, semimetric, params, *, dtype=np.float64, n_clusters,
@@ -69,106 +150,416 @@ class GpuEngine(MatrixFreeEngine):
         before allocating, a machine without a usable device or a fit whose host or
         device memory does not fit."""
         n, d = X.shape
+        if d > MAX_FEATURES:
+            raise InvalidParameterError(
+                f"engine='gpu' takes at most {MAX_FEATURES} features (a point in the "
+                f"shared memory of a block), got n_features={d}; use "
+                "engine='matrix-free', or reduce the features first")
         if not cuda_usable(real_device=False):
             raise InvalidParameterError(
                 f"{(options or {}).get('owner', 'KernelKGroups')}: engine='gpu' needs a "
-                "CUDA device and numba-cuda (pip install 'kgroups[gpu]'); none is usable "
-                "here: use engine='matrix-free' (exact, every CPU core) or engine='auto'")
+                "CUDA device and numba-cuda (the gpu extra: pip install '.[gpu]' from a "
+                "checkout); none is usable here: use engine='matrix-free' (exact, every CPU "
+                "core) or engine='auto'")
         cls.check_memory(n, d, n_clusters=n_clusters, n_init=n_init,
                          alternative="engine='low-rank' (approximate) or fewer clusters")
-        need, free = cls.device_bytes(n, d, n_clusters), device_free_memory()
-        if need > 0.9 * free:
-            raise InvalidParameterError(
-                f"engine='gpu' for n_samples={n}, n_features={d}, n_clusters={n_clusters} "
-                f"needs {need / 2**30:.2f} GiB of device memory but {free / 2**30:.2f} GiB "
-                "are free; use engine='matrix-free' (host memory) or fewer clusters")
+        check_device_fits(cls.device_bytes(n, d, n_clusters),
+                          f"engine='gpu' for n_samples={n}, n_features={d}, "
+                          f"n_clusters={n_clusters}", free=device_free_memory())
         return cls(X, w, semimetric, params)
 
-    # -- the pair passes on the device --------------------------------------------
-    def _build_sorted(self, labels, k):
-        """``(Ms, order)``: the sums of :meth:`build_m` with the columns sorted by
-        label, from one device pass (:func:`kgroups._kernels.cuda.build_sorted`)."""
-        from numba import cuda
+    # -- buffers ----------------------------------------------------------------------
+    def _grow(self, attr, shape, what):
+        """The device array ``attr`` with at least ``shape[0]`` rows (reallocated only
+        when it has fewer); the view of ``shape[0]`` rows."""
+        cur = getattr(self, attr)
+        if cur is None or cur.shape[0] < shape[0] or cur.shape[1:] != tuple(shape[1:]):
+            if cur is not None:
+                setattr(self, attr, None)
+                del cur
+            setattr(self, attr, self.tally.alloc(tuple(shape), what=what))
+        return getattr(self, attr)[:shape[0]]
 
+    def _batch_buffers(self, k, R=1):
+        """Pinned host and device buffers of a batch of R runs' moves, of two windows
+        of one run and of one window per run (made once per k and R)."""
+        b = self._buffers
+        if b is None or b["k"] != k or b["R"] < R:
+            cuda, t = self._k.cuda, self.tally
+            size = 2 * R + 4 * R * BATCH
+            self._buffers = b = {
+                "k": k, "R": R,
+                "hbatch": cuda.pinned_array(size, dtype=np.int64),
+                "dbatch": t.alloc((size,), np.int64, what="a batch of moves"),
+                "hwin": [cuda.pinned_array((k, WINDOW)) for _ in range(2)],
+                "dwin": [t.alloc((k, WINDOW), what="a window of M") for _ in range(2)],
+                "hruns": cuda.pinned_array((R, k, WINDOW)),
+                "druns": t.alloc((R, k, WINDOW), what="the runs' windows of M"),
+                "pend": np.empty((R, 3, BATCH), dtype=np.int64),
+            }
+        return b
+
+    # -- builds of M on the device -----------------------------------------------------
+    def _sorted_sums(self, labels, rows):
+        """The sums ``S[l, c] = sum_{y in C_l} B[order[c], y]`` (rows x n, on the device)
+        with the columns sorted by label (``order`` left in ``self.dorder``): one pass
+        over the unordered pairs (:func:`~kgroups._kernels.cuda.build_sym`), or over
+        the ordered ones when a tile of the data does not fit in shared memory."""
         labels = np.asarray(labels, dtype=np.int64)
         order = np.argsort(labels, kind="stable")
         n, d = self.X.shape
-        dXTs = cuda.to_device(np.ascontiguousarray(self.XT[:, order]))
-        dMs = cuda.to_device(np.zeros((k, n)))
-        tile = self._k.tile_for(d)
-        self._k.build_sorted[self._k.blocks(n), self._k.THREADS, 0, 8 * tile * d](
-            dXTs, cuda.to_device(self.w[order]),
-            cuda.to_device(np.ascontiguousarray(labels[order])), dMs, tile, *self._args)
-        return dMs.copy_to_host(), order
+        t, kk = self.tally, self._k
+        t.to_device(np.ascontiguousarray(labels[order]), self.dlabs)
+        t.to_device(order, self.dorder)
+        t.launch(kk.take_columns, kk.blocks(n), kk.THREADS, self.dXT, self.dw, self.dorder,
+                 self.dXTs, self.dws)
+        dS = self._grow("_dS", (rows, n), "the sums of a build of M")
+        t.launch(kk.zero_rows, kk.blocks(n), kk.THREADS, dS, rows)
+        tile = kk.sym_tile_for(d) if SYMMETRIC_BUILD else 0
+        if tile:
+            t.launch(kk.build_sym, kk.sym_blocks(n, tile), tile * kk.SYM_SPLIT, self.dXTs,
+                     self.dws, self.dlabs, dS, tile, *self._args,
+                     shared=8 * (2 * d * tile + tile * (tile + 1)))
+        else:
+            tile = kk.tile_for(d)
+            t.launch(kk.build_sorted, kk.blocks(n), kk.THREADS, self.dXTs, self.dws,
+                     self.dlabs, dS, tile, *self._args, shared=8 * tile * d)
+        return dS
 
-    def _build_multi(self, labs, k):
-        """``M`` of each start of ``labs``, one device pass each."""
-        return np.stack([self.build_m(lab, k) for lab in labs])
+    def _build_runs(self, labs, k):
+        """The runs' ``M`` (R x k x n) on the device, from one pass over the pairs.
 
-    def _apply_device(self, dM, pend, old, new, n_pend):
-        """The first ``n_pend`` pending moves applied to the device's ``M``."""
-        from numba import cuda
-
-        n = self.X.shape[0]
-        self._k.apply_moves[self._k.blocks(n), self._k.THREADS](
-            self.dXT, self.dw, cuda.to_device(pend[:n_pend]), cuda.to_device(old[:n_pend]),
-            cuda.to_device(new[:n_pend]), n_pend, dM, *self._args)
-
-    def _fetch(self, dM, M, lo, hi):
-        """Columns ``lo:hi`` of the device's ``M`` into the host's ``M``."""
-        from numba import cuda
-
-        out = cuda.device_array((M.shape[0], hi - lo))
-        self._k.gather_columns[(self._k.blocks(hi - lo, 32), M.shape[0]), (32, 1)](dM, lo, out)
-        M[:, lo:hi] = out.copy_to_host()
-
-    # -- runs ---------------------------------------------------------------------
-    def sweep(self, state):
-        """One Hartigan sweep of every active run, one run after another (Lloyd's
-        rule: the host's iteration, :class:`MatrixFreeEngine`). Returns each run's
-        moves.
-
-        A run's ``M`` goes to the device at the start of the sweep and comes back at
-        its end. In between, the host decides window after window of points
-        (:data:`WINDOW` columns fetched after the device applied every decided move),
-        carrying the decided moves as pending corrections until a batch is worth a
-        pass (:data:`~kgroups._engines.matrix_free.BATCH` moves or
-        :data:`~kgroups._engines.matrix_free.PENDING_WORK` corrections), which the
-        device then applies in order.
+        One start: :meth:`_sorted_sums`, its columns put back in order. Several: the
+        points with one label in every start form G classes; when G is at most
+        :data:`SIGNATURES_PER_CLUSTER` k and their G x n sums fit in the device's
+        free memory, one pass sums the classes and each start's ``M[l]`` adds the
+        rows of its classes of label ``l`` (:func:`~kgroups._kernels.cuda.
+        sum_classes`); otherwise one pass evaluates each pair once for all the
+        starts (:func:`~kgroups._kernels.cuda.build_multi`, up to
+        ``RELABEL_LOCAL / k`` starts a pass; one pass per start beyond
+        ``RELABEL_LOCAL`` clusters). Exact: only the order of the additions differs
+        from one build per start.
         """
-        if state.rule != "hartigan":
-            return super().sweep(state)
-        from numba import cuda
+        R, n = labs.shape
+        t, kk = self.tally, self._k
+        dM = self._grow("_dM", (R, k, n), "the runs' M")
+        if R == 1:
+            dS = self._sorted_sums(labs[0], k)
+            t.launch(kk.unsort_columns, kk.blocks(n), kk.THREADS, dS, self.dorder, dM[0])
+            return dM
+        sig, classes = class_signatures(labs, k)
+        G = classes.shape[0]
+        grow = 0 if self._dS is not None and self._dS.shape[0] >= G else 8 * G * n
+        if G <= SIGNATURES_PER_CLUSTER * k and grow <= 0.9 * device_free_memory():
+            dS = self._sorted_sums(sig, G)
+            dcls = self._upload_temp(np.ascontiguousarray(classes.T))
+            for r in range(R):
+                t.launch(kk.sum_classes, kk.blocks(n), kk.THREADS, dS, dcls[r],
+                         self.dorder, dM[r])
+            t.sync()  # before the class labels' device array is released
+            return dM
+        if k > kk.RELABEL_LOCAL:  # more sums than a thread holds: one pass per start
+            for r in range(R):
+                dS = self._sorted_sums(labs[r], k)
+                t.launch(kk.unsort_columns, kk.blocks(n), kk.THREADS, dS, self.dorder, dM[r])
+            return dM
+        per = kk.RELABEL_LOCAL // k
+        tile = kk.tile_for(self.X.shape[1])
+        for r0 in range(0, R, per):
+            dl = self._upload_temp(np.ascontiguousarray(labs[r0:r0 + per]))
+            t.launch(kk.build_multi, kk.blocks(n), kk.THREADS, self.dXT, self.dw, dl, k,
+                     dM[r0:r0 + per], tile, *self._args, shared=8 * tile * self.X.shape[1])
+            t.sync()
+        return dM
 
-        n = self.n_samples
+    def _upload_temp(self, host):
+        """A small array of a build (class labels, a few starts' labels) on the device."""
+        dev = self.tally.alloc(host.shape, host.dtype, what="the starts' labels")
+        self.tally.to_device(host, dev)
+        return dev
+
+    def build_m(self, labels, k):
+        """``M`` (k x n, host) from one device pass over the unordered pairs."""
+        return self.build_ms(np.asarray(labels, dtype=np.int64)[None], k)[0]
+
+    def build_ms(self, starts, k):
+        """``M`` of each start (R x k x n, host) from one device pass (:meth:`_build_runs`)."""
+        labs = np.ascontiguousarray(starts, dtype=np.int64)
+        dM = self._build_runs(labs, k)
+        M = np.empty((labs.shape[0], k, labs.shape[1]))
+        self.tally.to_host(dM, M)
+        self.tally.sync()
+        self._owner = None
+        return M
+
+    def group_size(self, starts, k):
+        """Restarts run at once: up to :data:`MULTI_STARTS`, fewer when their ``M`` do
+        not fit on the host or the device."""
+        group = super().group_size(starts, k)
+        n, d = self.X.shape
+        free = device_free_memory()
+        while group > 1 and self.device_bytes(n, d, k, group) > 0.9 * free:
+            group //= 2
+        return group
+
+    # -- runs --------------------------------------------------------------------------
+    def start(self, starts, k, rule):
+        """The runs from ``starts``: their ``M`` built on the device in one pass
+        (:meth:`_build_runs`), fetched once, every empty cluster filled (on the host,
+        then sent back), ``s``, ``q``, ``cnt``."""
+        self.tally.phase = "start"
+        labels = np.array(starts, dtype=np.int64)
+        R, n = labels.shape
+        self._batch_buffers(k, R)
+        dM = self._build_runs(labels, k)
+        M = np.empty((R, k, n))
+        self.tally.to_host(dM, M)
+        self.tally.sync()
+        s, q, cnt = np.empty((R, k)), np.empty((R, k)), np.empty((R, k), dtype=np.int64)
+        for r in range(R):
+            before = labels[r].copy()
+            self.fill_empty(labels[r], M[r])
+            if not np.array_equal(before, labels[r]):
+                self.tally.to_device(M[r], dM[r])
+            s[r], q[r], cnt[r] = cluster_stats(M[r], labels[r], self.w)
+        self.tally.sync()
+        state = self.state_class(labels, M, s, q, cnt, rule)
+        self._owner = state
+        self.begin(state)
+        return state
+
+    def _device_m(self, state):
+        """The device's ``M`` of ``state``'s runs (sent again if another state used it)."""
+        if self._owner is not state:
+            R, k, n = state.M.shape
+            self._batch_buffers(k, R)
+            dM = self._grow("_dM", (R, k, n), "the runs' M")
+            self.tally.to_device(np.ascontiguousarray(state.M), dM)
+            self._owner = state
+        return self._dM
+
+    def sweep(self, state):
+        """One sweep of every active run: Hartigan's rule, the runs in lockstep
+        (:meth:`_hartigan_runs`), or Lloyd's, run after run (:meth:`_lloyd_run`).
+        Returns each run's moves."""
+        self.tally.phase = "sweeps"
+        dM = self._device_m(state)
+        runs = [int(r) for r in np.flatnonzero(state.active)]
+        if state.rule == "hartigan":
+            return self._hartigan_runs(state, runs, dM)
         moves = np.zeros(state.n_runs, dtype=np.int64)
-        pend = np.empty(BATCH, dtype=np.int64)
-        old, new = np.empty_like(pend), np.empty_like(pend)
-        for r in map(int, np.flatnonzero(state.active)):
-            M = state.M[r]
-            self._refresh_bounds(state, r)
-            dM = cuda.to_device(M)
-            pos, stale = 0, False
-            while pos < n:
-                stop = min(n, pos + WINDOW)
-                if stale:
-                    self._fetch(dM, M, pos, stop)
-                pos, n_pend, m = self._decide(state, r, pos, stop, pend, old, new,
-                                              PENDING_WORK)
-                moves[r] += m
-                if n_pend:
-                    self._apply_device(dM, pend, old, new, n_pend)
-                    stale = True
-            if stale:
-                state.M[r] = dM.copy_to_host()
+        for r in runs:
+            moves[r] = self._lloyd_run(state, r, dM)
         return moves
 
+    def _hartigan_runs(self, state, runs, dM):
+        """One Hartigan sweep of the runs ``runs`` (paper Algorithm 2), in lockstep as
+        on the matrix-free engine (:meth:`MatrixFreeEngine.sweep`): the run furthest
+        behind decides until its corrections cost a device round trip
+        (:func:`pending_budget`), the others catch up with it, and one launch applies
+        every run's new moves (:meth:`_send`), each mover's kernel row computed once
+        for all the runs that moved it, and returns each run's next window.
+
+        The host does not wait for that launch: while the device applies a batch,
+        the runs go on deciding the columns they hold, which the moves in flight
+        correct like any pending move; the batch is collected (:meth:`_collect`)
+        before the next one is sent or when a run needs columns past those it holds.
+        So every column a decision reads is ``M`` after all the moves decided before
+        it, applied on the device or corrected on the host. A run's host ``M`` is
+        current at the start of the sweep; the whole ``M`` comes back at its end.
+        """
+        n, R = self.n_samples, state.n_runs
+        self._batch_buffers(state.M.shape[1], R)
+        budget = pending_budget(self.X.shape[1])
+        for r in runs:
+            self._refresh_bounds(state, r)
+        sw = _Sweep(R, runs, n)
+        while runs and min(sw.pos.values()) < n:
+            lead = min(runs, key=sw.pos.get)
+            target = n
+            for r in [lead] + [r for r in runs if r != lead]:
+                if sw.pos[r] >= target:
+                    continue
+                if sw.fresh[r] <= sw.pos[r] or sw.n_pend[r] >= BATCH:
+                    self._collect(sw, state.M)  # columns, or room in the list, needed
+                if sw.n_pend[r] >= BATCH:
+                    continue  # a full list of moves not sent: sent after this round
+                if sw.fresh[r] <= sw.pos[r]:
+                    sw.fresh[r], sw.ahead[r] = self._window(dM[r], state.M[r], sw.pos[r],
+                                                            sw.ahead[r])
+                with self.tally.host_decisions():
+                    sw.pos[r], sw.n_pend[r], m = self._decide_from(
+                        state, r, sw.pos[r], min(target, sw.fresh[r]), sw.n_pend[r],
+                        budget if r == lead else 4 * budget)
+                sw.moves[r] += m
+                if r == lead:
+                    target = sw.pos[r]
+            if (sw.n_pend > sw.flying).any():
+                self._collect(sw, state.M)
+                self._send(dM, sw)
+        self._collect(sw, state.M)
+        if sw.sent:
+            self.tally.to_host(dM[:R], state.M)
+            self.tally.sync()
+        return sw.moves
+
+    def _decide_from(self, state, r, start, stop, n_pend, budget):
+        """Run ``r``'s decisions from ``start`` (:func:`~kgroups._kernels.
+        pairs_on_the_fly.decide_mf`), its first ``n_pend`` pending moves already in its
+        list (those in flight and those not yet sent); ``(next point, n_pend, moves)``."""
+        b = state.bounds
+        pend, old, new = self._buffers["pend"][r]
+        return _mf.decide_mf(
+            self.X, self.w, state.labels[r], state.M[r], state.s[r], state.q[r],
+            state.cnt[r], start, stop, pend, old, new, int(n_pend), budget,
+            self.semimetric in NEGATIVE_TYPE, b.up[r], b.lo[r], b.own[r], b.all[r],
+            b.drift[r], *self._args)
+
+    def _window(self, dM, M, lo, ahead):
+        """Columns ``lo:hi`` of the device's ``M`` into the host's (from the prefetch
+        ``ahead`` when it holds them), and the next window prefetched; ``(hi, ahead)``."""
+        n, t, buf = self.n_samples, self.tally, self._buffers
+        if ahead is None or ahead[0] != lo:
+            ahead = self._prefetch(dM, lo, 0)
+        t.sync()
+        t.count("windows")
+        _, hi, slot = ahead
+        M[:, lo:hi] = buf["hwin"][slot][:, :hi - lo]
+        nxt = self._prefetch(dM, hi, 1 - slot) if hi < n else None
+        return hi, nxt
+
+    def _prefetch(self, dM, lo, slot):
+        """Enqueue columns ``lo:lo + WINDOW`` of the device's ``M`` into pinned buffer
+        ``slot``; ``(lo, hi, slot)``."""
+        kk, t, buf = self._k, self.tally, self._buffers
+        hi = min(self.n_samples, lo + WINDOW)
+        out = buf["dwin"][slot]
+        t.launch(kk.gather_columns, (kk.blocks(hi - lo, 32), dM.shape[0]), (32, 1), dM, lo,
+                 out[:, :hi - lo])
+        t.to_host(out, buf["hwin"][slot])
+        return lo, hi, slot
+
+    def _send(self, dM, sw):
+        """Every run's moves not yet sent (the entries of its list past ``sw.flying``,
+        none in flight: :meth:`_collect` ran) to the device in one upload and one
+        launch, which applies them to every column and copies each run's next window
+        (from ``sw.pos``) out; no wait. Prefetched windows are dropped."""
+        kk, t, buf = self._k, self.tally, self._buffers
+        n, R = self.n_samples, sw.n_pend.shape[0]
+        runs = np.flatnonzero(sw.n_pend)
+        ent = np.concatenate([np.vstack([np.full(sw.n_pend[r], r),
+                                         buf["pend"][r][:, :sw.n_pend[r]]])
+                              for r in runs], axis=1)  # (4, m): run, point, old, new
+        ent = ent[:, np.argsort(ent[1], kind="stable")]
+        m = ent.shape[1]
+        lo = np.full(R, n, dtype=np.int64)
+        for r, p in sw.pos.items():
+            lo[r] = p
+        hi = np.minimum(n, lo + WINDOW)
+        hb = buf["hbatch"]
+        hb[:R], hb[R:2 * R] = lo, hi
+        hb[2 * R:2 * R + 4 * m].reshape(m, 4)[:] = ent.T
+        t.to_device(hb[:2 * R + 4 * m], buf["dbatch"][:2 * R + 4 * m])
+        t.launch(kk.apply_batch, kk.blocks(n), kk.THREADS, self.dXT, self.dw, buf["dbatch"],
+                 R, m, dM, buf["druns"], *self._args)
+        if (hi > lo).any():
+            t.to_host(buf["druns"], buf["hruns"])
+        sw.flying[:] = sw.n_pend
+        sw.window = (lo, hi)
+        sw.sent = True
+        for r in sw.ahead:
+            sw.ahead[r] = None
+
+    def _collect(self, sw, Ms):
+        """Wait for the batch in flight, if any: each run's window into its host ``M``
+        (columns ``lo:hi``, current with every sent move), its moves off the head of
+        its list, its columns held up to ``hi``."""
+        if not sw.flying.any():
+            return
+        t, buf = self.tally, self._buffers
+        t.sync()
+        t.count("batches")
+        lo, hi = sw.window
+        for r in sw.pos:
+            Ms[r][:, lo[r]:hi[r]] = buf["hruns"][r][:, :hi[r] - lo[r]]
+            f, p = int(sw.flying[r]), int(sw.n_pend[r])
+            if f:
+                pend = buf["pend"][r]
+                pend[:, :p - f] = pend[:, f:p].copy()
+            sw.n_pend[r] = p - f
+            sw.fresh[r] = int(hi[r])
+        sw.flying[:] = 0
+
+    def _apply(self, dM, Ms, n_pend, pos):
+        """The runs' pending moves (``n_pend[r]`` of run ``r``, in the buffer ``pend``)
+        applied on the device and each run of ``pos`` (run -> first column) given its
+        next window; ``{run: end of its window}``."""
+        sw = _Sweep(Ms.shape[0], list(pos), self.n_samples)
+        sw.pos.update(pos)
+        sw.n_pend[:] = n_pend
+        self._send(dM, sw)
+        self._collect(sw, Ms)
+        return {r: sw.fresh[r] for r in pos}
+
+    def _lloyd_run(self, state, r, dM):
+        """One kernel k-means iteration of run ``r`` (paper Algorithm 1, batch form):
+        the assignment on the host from ``M``, the changes applied on the device in
+        batches, ``M`` fetched once, an emptied cluster refilled on the host."""
+        labels, M = state.labels[r], state.M[r]
+        new = labels.copy()
+        with self.tally.host_decisions():
+            if not lloyd_assign(M, state.s[r], state.q[r], self.w, new):
+                return 0
+        pts = np.flatnonzero(new != labels)
+        pend = self._buffers["pend"][r]
+        n_pend = np.zeros(state.n_runs, dtype=np.int64)
+        for c0 in range(0, pts.shape[0], BATCH):
+            p = pts[c0:c0 + BATCH]
+            pend[:, :p.shape[0]] = p, labels[p], new[p]
+            n_pend[r] = p.shape[0]
+            self._apply(dM, state.M, n_pend, {})  # no window back
+        self.tally.to_host(dM[r], M)
+        self.tally.sync()
+        assigned = new.copy()
+        self.fill_empty(new, M)
+        if not np.array_equal(assigned, new):
+            self.tally.to_device(M, dM[r])
+        changed = int(np.count_nonzero(new != labels))
+        labels[:] = new
+        state.s[r], state.q[r], state.cnt[r] = cluster_stats(M, labels, self.w)
+        return changed
+
+    def finish(self, state):
+        """The runs' results (from the host's ``M``, current after every sweep)."""
+        self.tally.phase = "finish"
+        return super().finish(state)
+
     def counters(self):
-        """The device the engine ran on, for ``engine_stats_``."""
-        from numba import config, cuda
+        """The device the engine ran on and what was asked of it per phase, for
+        ``engine_stats_`` (``"device_calls"``: :class:`~kgroups._kernels.device.DeviceTally`)."""
+        from numba import config
 
+        cuda = self._k.cuda
         if config.ENABLE_CUDASIM:
-            return {"device": "CUDA simulator"}
-        name = cuda.get_current_device().name
-        return {"device": name.decode() if isinstance(name, bytes) else str(name)}
+            name = "CUDA simulator"
+        else:
+            name = cuda.get_current_device().name
+            name = name.decode() if isinstance(name, bytes) else str(name)
+        return {"device": name, "device_calls": self.tally.summary()}
 
+
+class _Sweep:
+    """The state of one Hartigan sweep of a group of runs on the device: each run's
+    position, the end of the columns it holds and its prefetched window (dicts by
+    run), its pending moves (``n_pend``: those in flight first, ``flying`` of them),
+    the windows of the batch in flight and whether any batch was sent."""
+
+    def __init__(self, R, runs, n):
+        self.pos = {r: 0 for r in runs}
+        self.fresh = {r: n for r in runs}
+        self.ahead = {r: None for r in runs}
+        self.n_pend = np.zeros(R, dtype=np.int64)
+        self.flying = np.zeros(R, dtype=np.int64)
+        self.moves = np.zeros(R, dtype=np.int64)
+        self.window = None
+        self.sent = False

@@ -1,5 +1,5 @@
-"""CUDA kernels of the GPU engine (numba-cuda): the pass that builds ``M`` and the
-pass that applies a batch of moves, both computing the kernel on the fly.
+"""CUDA kernels of the GPU engine (numba-cuda): the passes that build ``M`` and the
+pass that applies a batch of moves, all computing the kernel on the fly.
 
 With ``B[i, y] = -w_i w_y rho(x_i, x_y) / 2`` (``K = -rho/2``, the matrix-free
 engine's convention, :mod:`kgroups._kernels.pairs_on_the_fly`) nothing of size n x n
@@ -10,15 +10,19 @@ differences of the coordinates (no norm expansion, so no cancellation), and
 (:mod:`kgroups._kernels.semimetric`). Everything is float64: these sums decide the
 sign of Hartigan gains (paper eq. 50).
 
-* :func:`build_sorted`: ``Ms[l, i] = sum_{y in C_l} B[i, y]`` with the points
-  sorted by label, one thread per row ``i``; the columns come through shared
-  memory a tile at a time, and each thread adds a cluster's terms in a register,
-  writing each ``Ms[l, i]`` once;
-* :func:`apply_moves`: one thread per column ``y``, the movers in order:
-  ``M[old, y] -= B[p, y]``, ``M[new, y] += B[p, y]`` (the order of the moves, as
-  the CPU engines add them);
-* :func:`gather_columns`: a block of columns of ``M``, contiguous, for the host's
-  decisions;
+* :func:`build_sym`: ``Ms[l, i] = sum_{y in C_l} B[i, y]`` with the points sorted by
+  label, from each unordered pair once (a block per pair of tiles, the tile's
+  ``rho`` in shared memory summed by rows and by columns, one atomic addition per
+  run of a label); :func:`build_sorted`, one thread per row over the ordered pairs
+  (no atomics), when a tile does not fit in shared memory;
+* :func:`unsort_columns` (the sorted sums back in the points' order),
+  :func:`sum_classes` (a start's ``M`` from the sums of classes of points, restarts)
+  and :func:`build_multi` (several starts' ``M`` from one pass, each ``rho`` added to
+  every start's sums);
+* :func:`apply_batch`: one thread per column ``y``, the moves of R runs in order:
+  ``M[old, y] -= B[p, y]``, ``M[new, y] += B[p, y]`` (a moved point's ``B[p, y]``
+  computed once for all runs), then the window of columns each run decides next;
+* :func:`gather_columns` (a window of ``M``, contiguous) and :func:`zero_rows`;
 * for the energy statistics of device arrays (:mod:`kgroups._stats.pairsum_cuda`):
   :func:`scan_rows` (the largest ``|x|`` and the non-finite entries),
   :func:`take_rows_transposed` (parts pooled, rescaled), :func:`pooled_matrix` and
@@ -26,26 +30,27 @@ sign of Hartigan gains (paper eq. 50).
   a batch of relabellings).
 
 Each kernel runs under numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``), where
-the tests compare it with its CPU twin.
+the tests compare it with its CPU twin (a brute-force sum).
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-# numba-cuda's compiler refers to numpy.row_stack, which numpy 2.5 removed; the name
-# is an alias of numpy.vstack (same function), restored before numba.cuda loads.
-if not hasattr(np, "row_stack"):  # pragma: no cover - depends on the numpy version
-    np.row_stack = np.vstack
+from .numba_cuda import numba_cuda
+
+# numba.cuda imported after the NumPy names its compiler still calls are restored
+cuda = numba_cuda()
 
 import numba  # noqa: E402
-from numba import cuda  # noqa: E402
 
 from . import notice  # noqa: E402,F401  (one line when first-use compilation takes a while)
 from . import semimetric as _sm  # noqa: E402
 from .jit import with_globals  # noqa: E402
 
-# Threads per block of every kernel (rows of build_sorted, columns of apply_moves).
+# Threads per block of the kernels with one thread per row or column of M.
 THREADS = 128
 
 
@@ -105,31 +110,247 @@ def tile_for(n_features, shared_bytes=48 * 1024):
 
 
 @cuda.jit
-def apply_moves(XT, w, pts, old, new, n_pend, M, code, alpha, sigma, theta):
-    """``M[old[t], y] -= B[pts[t], y]``, ``M[new[t], y] += B[pts[t], y]`` for
-    ``t < n_pend``, in that order, every column ``y`` (one thread each)."""
-    D, n = XT.shape
-    y = cuda.grid(1)
-    if y >= n:
-        return
-    wy = w[y]
-    for t in range(n_pend):
-        p = pts[t]
-        d2 = 0.0
-        for d in range(D):
-            u = XT[d, p] - XT[d, y]
-            d2 += u * u
-        b = -0.5 * w[p] * wy * rho(d2, code, alpha, sigma, theta)
-        M[old[t], y] -= b
-        M[new[t], y] += b
-
-
-@cuda.jit
 def gather_columns(M, i0, out):
     """``out[l, c] = M[l, i0 + c]`` for the columns of ``out`` (k x b)."""
     c, lab = cuda.grid(2)
     if c < out.shape[1] and lab < out.shape[0]:
         out[lab, c] = M[lab, i0 + c]
+
+
+@cuda.jit
+def zero_rows(A, rows):
+    """``A[:rows, :] = 0`` for a (m, n) array (one thread per column)."""
+    c = cuda.grid(1)
+    if c < A.shape[1]:
+        for r in range(rows):
+            A[r, c] = 0.0
+
+
+@cuda.jit(device=True)
+def tile_pair(b):
+    """``(bi, bj)``, ``bi <= bj``, of block ``b = bj (bj + 1) / 2 + bi`` (the upper
+    triangle of the pairs of tiles, row by row)."""
+    bj = int((math.sqrt(8.0 * b + 1.0) - 1.0) / 2.0)
+    while bj * (bj + 1) // 2 > b:
+        bj -= 1
+    while (bj + 1) * (bj + 2) // 2 <= b:
+        bj += 1
+    return b - bj * (bj + 1) // 2, bj
+
+
+@cuda.jit
+def build_sym(XTs, ws, labs, Ms, tile, code, alpha, sigma, theta):
+    """``Ms[l, i] += -w_i / 2 sum_{y in C_l} w_y rho(x_i, x_y)`` from each unordered pair
+    once (points sorted by label; ``Ms`` (k, n) zeros).
+
+    Block ``b`` takes the pair of tiles ``(bi, bj)``, ``bi <= bj``, numbered row by
+    row of the upper triangle (``b = bj (bj + 1) / 2 + bi``), ``tile`` points each,
+    and ``split * tile`` threads (:data:`SYM_SPLIT`): thread ``t`` takes row point
+    ``bi tile + t % tile`` against its share ``t // tile`` of the column points,
+    puts each ``rho`` in shared memory and sums its share of the row by label runs;
+    then (``bi < bj``) the same thread sums its share of column ``bj tile + t %
+    tile`` from those values, so each ``rho`` is evaluated once and used for both
+    orders. A run of one label adds to ``Ms`` with one atomic addition. Shared
+    memory: ``(2 D tile + tile (tile + 1))`` float64 (:func:`sym_tile_for`).
+    """
+    D, n = XTs.shape
+    bi, bj = tile_pair(cuda.blockIdx.x)
+    t = cuda.threadIdx.x
+    nt = cuda.blockDim.x
+    me, part = t % tile, t // tile
+    share = (tile * tile + nt - 1) // nt  # points of a share: tile / split
+    sh = cuda.shared.array(0, dtype=numba.float64)
+    xc, rr, stride = D * tile, 2 * D * tile, tile + 1
+    i0, y0 = bi * tile, bj * tile
+    mi, my = min(tile, n - i0), min(tile, n - y0)
+    for e in range(t, D * tile, nt):
+        d, c = e // tile, e % tile
+        if c < mi:
+            sh[d * tile + c] = XTs[d, i0 + c]
+        if c < my:
+            sh[xc + d * tile + c] = XTs[d, y0 + c]
+    cuda.syncthreads()
+    c0, c1 = part * share, min(my, (part + 1) * share)
+    if me < mi and c0 < c1:
+        acc, cur = 0.0, labs[y0 + c0]
+        for c in range(c0, c1):
+            d2 = 0.0
+            for d in range(D):
+                u = sh[d * tile + me] - sh[xc + d * tile + c]
+                d2 += u * u
+            r = rho(d2, code, alpha, sigma, theta)
+            sh[rr + me * stride + c] = r
+            if labs[y0 + c] != cur:
+                cuda.atomic.add(Ms, (cur, i0 + me), -0.5 * ws[i0 + me] * acc)
+                acc, cur = 0.0, labs[y0 + c]
+            acc += ws[y0 + c] * r
+        cuda.atomic.add(Ms, (cur, i0 + me), -0.5 * ws[i0 + me] * acc)
+    cuda.syncthreads()
+    a0, a1 = part * share, min(mi, (part + 1) * share)
+    if bi < bj and me < my and a0 < a1:
+        acc, cur = 0.0, labs[i0 + a0]
+        for a in range(a0, a1):
+            if labs[i0 + a] != cur:
+                cuda.atomic.add(Ms, (cur, y0 + me), -0.5 * ws[y0 + me] * acc)
+                acc, cur = 0.0, labs[i0 + a]
+            acc += ws[i0 + a] * sh[rr + a * stride + me]
+        cuda.atomic.add(Ms, (cur, y0 + me), -0.5 * ws[y0 + me] * acc)
+
+
+# Threads of build_sym per point of a tile: each takes 1 / SYM_SPLIT of the tile's
+# other points (more threads per block for the same shared memory).
+SYM_SPLIT = 4
+
+
+def sym_tile_for(n_features, shared_bytes=48 * 1024):
+    """Points per tile of :func:`build_sym` (64, 32, 16 or 8: the largest whose shared
+    memory fits ``shared_bytes``), or 0 when none fits (then :func:`build_sorted`)."""
+    for tile in (64, 32, 16, 8):
+        if 8 * (2 * n_features * tile + tile * (tile + 1)) <= shared_bytes:
+            return tile
+    return 0
+
+
+def sym_blocks(n, tile):
+    """Blocks of :func:`build_sym`: the pairs of tiles ``bi <= bj``."""
+    nb = (n + tile - 1) // tile
+    return nb * (nb + 1) // 2
+
+
+@cuda.jit
+def unsort_columns(Ms, order, M):
+    """``M[l, order[c]] = Ms[l, c]`` (one thread per column)."""
+    c = cuda.grid(1)
+    if c < order.shape[0]:
+        for lab in range(Ms.shape[0]):
+            M[lab, order[c]] = Ms[lab, c]
+
+
+@cuda.jit
+def sum_classes(S, classes, order, M):
+    """``M[l, order[c]] = sum_{g : classes[g] = l} S[g, c]``, the classes in order (one
+    thread per column): a start's ``M`` from the sums ``S`` (G, n) of the classes of
+    points with one label in every start, columns sorted as ``order``."""
+    c = cuda.grid(1)
+    if c >= order.shape[0]:
+        return
+    y = order[c]
+    for lab in range(M.shape[0]):
+        M[lab, y] = 0.0
+    for g in range(S.shape[0]):
+        M[classes[g], y] += S[g, c]
+
+
+# Sums per thread of build_multi and relabelled_rows: starts (or permutations) x groups.
+RELABEL_LOCAL = 256
+
+
+@cuda.jit
+def build_multi(XT, w, labs, k, Ms, tile, code, alpha, sigma, theta):
+    """``Ms[r, l, i] = -w_i / 2 sum_{y : labs[r, y] = l} w_y rho(x_i, x_y)`` for R starts
+    (``R k <= RELABEL_LOCAL``) in one pass: thread ``i`` computes each ``rho(x_i,
+    x_y)`` once (columns through shared memory, ``tile * D`` float64) and adds it to
+    every start's sum."""
+    D, n = XT.shape
+    R = labs.shape[0]
+    tpb = cuda.blockDim.x
+    tx = cuda.threadIdx.x
+    i = cuda.blockIdx.x * tpb + tx
+    sh = cuda.shared.array(0, dtype=numba.float64)
+    acc = cuda.local.array(RELABEL_LOCAL, dtype=numba.float64)
+    for e in range(R * k):
+        acc[e] = 0.0
+    for y0 in range(0, n, tile):
+        m = min(tile, n - y0)
+        for t in range(tx, m, tpb):
+            for d in range(D):
+                sh[d * tile + t] = XT[d, y0 + t]
+        cuda.syncthreads()
+        if i < n:
+            for t in range(m):
+                d2 = 0.0
+                for d in range(D):
+                    u = XT[d, i] - sh[d * tile + t]
+                    d2 += u * u
+                v = w[y0 + t] * rho(d2, code, alpha, sigma, theta)
+                for r in range(R):
+                    acc[r * k + labs[r, y0 + t]] += v
+        cuda.syncthreads()
+    if i < n:
+        for r in range(R):
+            for lab in range(k):
+                Ms[r, lab, i] = -0.5 * w[i] * acc[r * k + lab]
+
+
+# Sums of M a thread of apply_batch keeps in local memory (R runs x k clusters): its
+# column is read once and written once, not once per move.
+APPLY_LOCAL = 256
+
+
+@cuda.jit
+def apply_batch(XT, w, batch, R, n_pend, Ms, out, code, alpha, sigma, theta):
+    """A batch of moves of R runs applied to every column ``y`` of their ``Ms`` (R, k,
+    n), one thread per column, then each run's next window copied out.
+
+    ``batch`` holds ``lo[r]`` (R), ``hi[r]`` (R), then ``n_pend`` moves
+    ``(run, point, old, new)``, the moves of one point consecutive (so that its
+    ``B[point, y]`` is computed once for every run that moved it; a run's moves of
+    one point in their order, moves of different points commute up to rounding):
+    ``Ms[run, old, y] -= B[point, y]``, ``Ms[run, new, y] += B[point, y]``. With
+    ``R k <= APPLY_LOCAL`` the column's sums stay in local memory for the whole
+    batch. Then ``out[r, l, y - lo[r]] = Ms[r, l, y]`` for ``lo[r] <= y < hi[r]``:
+    the columns run ``r`` decides next, in the same launch.
+    """
+    D, n = XT.shape
+    k = Ms.shape[1]
+    y = cuda.grid(1)
+    if y >= n:
+        return
+    acc = cuda.local.array(APPLY_LOCAL, dtype=numba.float64)
+    held = R * k <= APPLY_LOCAL
+    if held:
+        for r in range(R):
+            for lab in range(k):
+                acc[r * k + lab] = Ms[r, lab, y]
+    wy = w[y]
+    last = -1
+    b = 0.0
+    for t in range(n_pend):
+        e = 2 * R + 4 * t
+        p = batch[e + 1]
+        if p != last:
+            d2 = 0.0
+            for d in range(D):
+                u = XT[d, p] - XT[d, y]
+                d2 += u * u
+            b = -0.5 * w[p] * wy * rho(d2, code, alpha, sigma, theta)
+            last = p
+        r = batch[e]
+        if held:
+            acc[r * k + batch[e + 2]] -= b
+            acc[r * k + batch[e + 3]] += b
+        else:
+            Ms[r, batch[e + 2], y] -= b
+            Ms[r, batch[e + 3], y] += b
+    if held:
+        for r in range(R):
+            for lab in range(k):
+                Ms[r, lab, y] = acc[r * k + lab]
+    for r in range(R):
+        if batch[r] <= y < batch[R + r]:
+            for lab in range(k):
+                out[r, lab, y - batch[r]] = Ms[r, lab, y]
+
+
+@cuda.jit
+def take_columns(XT, w, order, XTs, ws):
+    """``XTs[:, c] = XT[:, order[c]]``, ``ws[c] = w[order[c]]``: the data and weights
+    in the order of a build (one thread per column)."""
+    c = cuda.grid(1)
+    if c < order.shape[0]:
+        for d in range(XT.shape[0]):
+            XTs[d, c] = XT[d, order[c]]
+        ws[c] = w[order[c]]
 
 
 @cuda.jit
@@ -153,6 +374,16 @@ def scan_rows(X, out):
 
 
 @cuda.jit
+def rows_as_float64(X, out):
+    """``out[i, d] = X[i, d]`` as float64 (a device array of another numeric dtype, any
+    strides; one thread per row)."""
+    i = cuda.grid(1)
+    if i < X.shape[0]:
+        for d in range(X.shape[1]):
+            out[i, d] = X[i, d]
+
+
+@cuda.jit
 def take_rows_transposed(X, rows, scale, out, offset):
     """``out[d, offset + t] = X[rows[t], d] * scale``: rows of a part (n, D), in the
     pooled transposed order (D, n_pooled)."""
@@ -173,10 +404,6 @@ def pooled_matrix(XT, D, code, alpha, sigma, theta):
             u = XT[d, i] - XT[d, y]
             d2 += u * u
         D[i, y] = rho(d2, code, alpha, sigma, theta)
-
-
-# Sums per thread of relabelled_rows: permutations x groups of a batch.
-RELABEL_LOCAL = 256
 
 
 @cuda.jit

@@ -1,11 +1,18 @@
-"""The CUDA device, as the GPU engine and the device pair sums see it: whether one is
-usable, its free memory, and the CUDA kernels (:mod:`kgroups._kernels.cuda`), each
-imported only when asked for so that ``import kgroups`` never needs numba-cuda."""
+"""The CUDA device, as the GPU engine and the device pair sums see it: numba's CUDA
+module (:func:`~kgroups._kernels.numba_cuda.numba_cuda`, the one place the package
+imports it), whether a device is usable, its free memory, the CUDA kernels
+(:mod:`kgroups._kernels.cuda`), and the counts of what a fit asked of the device
+(:class:`DeviceTally`). Each is imported only when asked for, so that ``import
+kgroups`` never needs numba-cuda."""
 
 from __future__ import annotations
 
-from .._validation import InvalidParameterError
+import time
 
+import numpy as np
+
+from .._validation import InvalidParameterError
+from .numba_cuda import numba_cuda
 
 def cuda_kernels():
     """The CUDA kernels (importing numba.cuda), or a clear error naming the extra."""
@@ -13,7 +20,8 @@ def cuda_kernels():
         from .._kernels import cuda as kernels
     except ImportError as exc:  # pragma: no cover - numba without CUDA support
         raise InvalidParameterError(
-            f"engine='gpu' needs numba-cuda: pip install 'kgroups[gpu]' ({exc})") from None
+            f"engine='gpu' needs numba-cuda: install the gpu extra (pip install '.[gpu]' "
+            f"from a checkout of kgroups) ({exc})") from None
     return kernels
 
 
@@ -21,7 +29,8 @@ def cuda_usable(real_device=True):
     """Whether a CUDA device can run the GPU engine (``real_device=False``: or the
     simulator). Never raises: False without numba-cuda, a driver or a device."""
     try:
-        from numba import config, cuda
+        cuda = numba_cuda()
+        from numba import config
 
         if real_device and config.ENABLE_CUDASIM:
             return False
@@ -30,9 +39,124 @@ def cuda_usable(real_device=True):
         return False
 
 
+def simulated():
+    """Whether numba runs CUDA code in its simulator (``NUMBA_ENABLE_CUDASIM=1``)."""
+    from numba import config
+
+    return bool(config.ENABLE_CUDASIM)
+
+
 def device_free_memory():
     """Bytes free on the current CUDA device (unlimited under the simulator)."""
-    from numba import cuda
+    cuda = numba_cuda()
+    if simulated():
+        return float("inf")
+    return float(cuda.current_context().get_memory_info()[0])
 
-    free = cuda.current_context().get_memory_info()[0]
-    return float(free)
+
+def check_device_fits(nbytes, what, free=None):
+    """Raise a clear error, before allocating, when ``nbytes`` more of device memory do
+    not fit in 90% of the memory free (``free``: :func:`device_free_memory`)."""
+    free = device_free_memory() if free is None else free
+    if nbytes > 0.9 * free:
+        raise InvalidParameterError(
+            f"{what} needs {nbytes / 2**30:.2f} GiB of device memory but "
+            f"{free / 2**30:.2f} GiB are free; use engine='matrix-free' (host memory) "
+            "or fewer clusters")
+
+
+# What DeviceTally counts in each phase.
+TALLY_KEYS = ("transfers", "bytes_to_device", "bytes_to_host", "launches", "syncs",
+              "allocations", "bytes_allocated", "batches", "windows",
+              "host_decision_seconds", "device_seconds")
+
+
+class DeviceTally:
+    """Per phase (``"start"``, ``"sweeps"``, ``"finish"``...): transfers (count and
+    bytes each way), kernel launches, synchronisations, device allocations, batches
+    of moves, windows of columns fetched, host-decision seconds and device seconds
+    (from CUDA events between a launch and the synchronisation that waits for it;
+    0 under the simulator, whose timings mean nothing).
+
+    Every device call of the GPU engine goes through it (:meth:`launch`,
+    :meth:`to_device`, :meth:`to_host`, :meth:`sync`, :meth:`alloc`), so the counts
+    are those of the run, not estimates.
+    """
+
+    def __init__(self, cuda, stream):
+        self.cuda, self.stream = cuda, stream
+        self.phase = "prepare"
+        self.phases = {}
+        self.by_kernel = {}  # launches per kernel name, over the whole fit
+        self._timed = not simulated()
+        self._first = None  # event recorded at the first launch since the last sync
+
+    def count(self, key, value=1):
+        """Add ``value`` to the phase's ``key`` (one of :data:`TALLY_KEYS`)."""
+        self._add(key, value)
+
+    def _add(self, key, value=1):
+        row = self.phases.setdefault(self.phase, dict.fromkeys(TALLY_KEYS, 0))
+        row[key] += value
+
+    def alloc(self, shape, dtype=np.float64, what="the GPU engine"):
+        """A device array, its size checked against the free memory first."""
+        nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
+        check_device_fits(nbytes, what)
+        self._add("allocations")
+        self._add("bytes_allocated", nbytes)
+        return self.cuda.device_array(shape, dtype=dtype)
+
+    def to_device(self, host, dev):
+        """Copy ``host`` into the device array ``dev`` (same size), on the stream."""
+        dev.copy_to_device(host, stream=self.stream)
+        self._add("transfers")
+        self._add("bytes_to_device", host.nbytes)
+
+    def to_host(self, dev, host):
+        """Copy the device array ``dev`` into ``host`` (same size), on the stream."""
+        dev.copy_to_host(host, stream=self.stream)
+        self._add("transfers")
+        self._add("bytes_to_host", host.nbytes)
+
+    def launch(self, kernel, grid, block, *args, shared=0):
+        """Launch ``kernel`` on the stream."""
+        if self._timed and self._first is None:
+            self._first = self.cuda.event()
+            self._first.record(self.stream)
+        kernel[grid, block, self.stream, shared](*args)
+        self._add("launches")
+        name = getattr(kernel, "__name__", None) or getattr(kernel.py_func, "__name__", "?")
+        self.by_kernel[name] = self.by_kernel.get(name, 0) + 1
+
+    def sync(self):
+        """Wait for the stream; the device time since the first launch it waits for."""
+        end = None
+        if self._timed and self._first is not None:
+            end = self.cuda.event()
+            end.record(self.stream)
+        self.stream.synchronize()
+        self._add("syncs")
+        if end is not None:
+            self._add("device_seconds", self._first.elapsed_time(end) / 1e3)
+        self._first = None
+
+    def host_decisions(self):
+        """A context adding its wall time to the phase's host-decision seconds."""
+        return _Clock(self, "host_decision_seconds")
+
+    def summary(self):
+        """The counts per phase, rounded seconds."""
+        return {p: {k: (round(v, 6) if isinstance(v, float) else int(v))
+                    for k, v in row.items()} for p, row in self.phases.items()}
+
+
+class _Clock:
+    def __init__(self, tally, key):
+        self.tally, self.key = tally, key
+
+    def __enter__(self):
+        self.t0 = time.perf_counter()
+
+    def __exit__(self, *exc):
+        self.tally._add(self.key, time.perf_counter() - self.t0)

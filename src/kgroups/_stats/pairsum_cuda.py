@@ -24,7 +24,7 @@ from dataclasses import replace
 import numpy as np
 
 from .._validation import InvalidParameterError, is_device_array
-from .._kernels.device import device_free_memory
+from .._kernels.device import device_free_memory, numba_cuda
 from .pairsum import (
     PairSums,
     Prepared,
@@ -42,8 +42,7 @@ def as_device(value):
     are; another ``__cuda_array_interface__`` array viewed in place)."""
     if hasattr(value, "__cuda_ndarray__"):
         return value
-    from numba import cuda
-
+    cuda = numba_cuda()
     return cuda.as_cuda_array(value)
 
 
@@ -81,8 +80,7 @@ class CudaPairSums(PairSums):
 
     def group_sums(self, prep, which="all"):
         check_which(which)
-        from numba import cuda
-
+        cuda = numba_cuda()
         from .._kernels import cuda as kernels
         from .._kernels.semimetric import kernel_args
 
@@ -108,8 +106,7 @@ class CudaPairSums(PairSums):
         return P
 
     def pooled(self, prep):
-        from numba import cuda
-
+        cuda = numba_cuda()
         from .._kernels import cuda as kernels
         from .._kernels.semimetric import kernel_args
 
@@ -128,8 +125,7 @@ class CudaPairSums(PairSums):
         return D
 
     def relabelled_sums(self, pooled, codes, k):
-        from numba import cuda
-
+        cuda = numba_cuda()
         from .._kernels import cuda as kernels
 
         B, n = codes.shape
@@ -151,8 +147,7 @@ class CudaPairSums(PairSums):
 def _device_rows(X, name, owner):
     """A part as a 2-D float64 device array (1-D: one feature), used in place when it
     is float64 already."""
-    from numba import cuda
-
+    cuda = numba_cuda()
     if not is_device_array(X):
         from .._validation import check_data
 
@@ -166,15 +161,18 @@ def _device_rows(X, name, owner):
             f"least one row and one column, got shape {d.shape}")
     if d.dtype.kind not in "biuf":
         raise InvalidParameterError(f"{owner}: {name} has dtype {d.dtype}; expected numbers")
-    if d.dtype != np.float64:  # one copy through the host; float64 arrays stay in place
-        d = cuda.to_device(d.copy_to_host().astype(np.float64))
+    if d.dtype != np.float64:  # converted on the device; float64 arrays stay in place
+        from .._kernels import cuda as kernels
+
+        out = cuda.device_array(d.shape)
+        kernels.rows_as_float64[kernels.blocks(d.shape[0]), kernels.THREADS](d, out)
+        d = out
     return d
 
 
 def _scan(X, name, owner, kernels):
     """The largest ``|x|`` of a device part; an error naming it when not finite."""
-    from numba import cuda
-
+    cuda = numba_cuda()
     out = cuda.to_device(np.zeros(2))
     kernels.scan_rows[kernels.blocks(X.shape[0]), kernels.THREADS](X, out)
     big, bad = out.copy_to_host()
@@ -187,8 +185,7 @@ def _scan(X, name, owner, kernels):
 
 def _pooled_transposed(datas, scale, kernels):
     """The parts stacked and transposed on the device (D, n), times ``scale``."""
-    from numba import cuda
-
+    cuda = numba_cuda()
     n = sum(X.shape[0] for X in datas)
     ZT = cuda.device_array((datas[0].shape[1], n))
     at = 0

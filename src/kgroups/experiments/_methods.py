@@ -536,7 +536,7 @@ def write_markdown(out, name, text):
 
 # -------------------------------------------------------------------- plots
 PLOT_EXTRA_HINT = ("the paper harness draws figures with matplotlib, which is not installed; "
-                   "install the plot extra: pip install 'kgroups[plot]'")
+                   "install the plot extra (pip install '.[plot]' from a checkout of kgroups)")
 
 
 def pyplot():
