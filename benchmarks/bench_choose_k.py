@@ -20,10 +20,14 @@ draws change only choose_k's random state):
                       ``gap+ps``; when it answers 1, ``gap+ps`` on the sphered data with
                       the references of ``gap+ps`` (uniform over the box of the ranges
                       along the principal axes); its seconds are those of both calls
-``default, 5 splits`` the default with 5 prediction-strength splits instead of 20
-``gap+ps+sphered (default)``
-                      ``choose_k(X, range(1, 11))``: ``gap+ps``; when it answers 1,
-                      ``gap+ps sphered``
+``default, 5 splits`` ``gap+ps+sphered`` with 5 prediction-strength splits instead of 20
+``gap+ps+sphered``    ``gap+ps``; when it answers 1, ``gap+ps sphered`` (the default
+                      until issue 34)
+``silhouette+gap (default)``
+                      ``choose_k(X, range(1, 11))`` (issue 34): the k > 1 that beat the
+                      references by 3 standard errors; the silhouette's best of them,
+                      or the gap's globalSEmax one when finer and nearly as separated;
+                      no structure: the same test on X standardized, then sphered
 
 Every cell is one ``choose_k`` call per draw with ``random_state=draw``, timed on
 its own. The table has one row per setting, one column per method, and the chosen
@@ -34,9 +38,14 @@ issue's cases and of two Gaussians with ``--repeat`` random states and 5, 10 or 
 prediction-strength splits: how often it is right when only its own randomness
 changes. ``--from-json FILE --rst`` prints a saved study as reStructuredText
 without the seconds (the table of the user guide page "Choosing k").
+``--columns NAME ...`` runs only those columns; ``--reuse FILE.json`` copies the
+other columns from a saved study of the same settings, draws and seeds (the
+report says which). The real tables of issue 34 have their own study,
+``benchmarks/bench_choose_k_real.py``.
 
 Usage: python benchmarks/bench_choose_k.py [--draws 5] [--refs 10] [--splits N] [--repeat 30]
-       [--only NAME ...] [--no-real] [--out FILE.md] [--json FILE.json]
+       [--only NAME ...] [--no-real] [--columns NAME ...] [--reuse FILE.json]
+       [--out FILE.md] [--json FILE.json]
 """
 
 from __future__ import annotations
@@ -45,6 +54,7 @@ import argparse
 import json
 import os
 import platform
+import shlex
 import sys
 import time
 
@@ -239,8 +249,14 @@ def methods(refs, splits):
     cols["gap+ps, then sphered (range box)"] = {"method": "gap+ps", "sphered": True,
                                                 "then": "gap+ps", **common}
     cols["default, 5 splits"] = {"method": "gap+ps+sphered", "n_refs": refs, "n_splits": 5}
-    cols["gap+ps+sphered (default)"] = {"method": "gap+ps+sphered", **common}
+    cols["gap+ps+sphered"] = {"method": "gap+ps+sphered", **common}
+    cols[DEFAULT] = {"method": "silhouette+gap", "n_refs": refs}
     return cols
+
+
+DEFAULT = "silhouette+gap (default)"
+# columns renamed since a saved study was made (--reuse)
+RENAMED = {"gap+ps+sphered (default)": "gap+ps+sphered"}
 
 
 def _run(X, kw, draw, done):
@@ -256,9 +272,12 @@ def _run(X, kw, draw, done):
     return (r.k, seconds + (done[then][1] if then is not None else 0.0))
 
 
-def study(draws, refs, splits, only=None, real=True):
+def study(draws, refs, splits, only=None, real=True, columns=None):
     """``{setting: {"k": true k, column: [(chosen k, seconds) per draw]}}``."""
     cols = methods(refs, splits)
+    if columns:  # a column made from another's answer ("then") needs that one too
+        keep = set(columns) | {cols[c]["then"] for c in columns if cols.get(c, {}).get("then")}
+        cols = {c: kw for c, kw in cols.items() if c in keep}
     warm = np.random.default_rng(0).normal(size=(40, 2))
     for kw in cols.values():  # compile the numba kernels before anything is timed
         choose_k(warm, range(2, 4), random_state=0,
@@ -284,17 +303,17 @@ REPEAT_CASES = ["grid 4x2 (issue)", "parallel cigars (issue)",
                 "no structure: Gaussian d=2", "no structure: Gaussian 3x1"]
 
 
-def repeatability(n_states, splits=(5, 10, 20)):
+def repeatability(n_states, n_refs=(10, 20)):
     """The default on one data set of each of ``REPEAT_CASES`` with random_state
-    0..n_states-1, for several numbers of prediction-strength splits: how often the
-    answer is right when only choose_k's randomness changes."""
-    table = [["data (one draw)", "k"] + [f"n_splits={s}" for s in splits]]
+    0..n_states-1, for several numbers of reference samples: how often the answer
+    is right when only choose_k's randomness changes."""
+    table = [["data (one draw)", "k"] + [f"n_refs={b}" for b in n_refs]]
     settings = {name: (k, make) for name, k, make in SETTINGS}
     for name in REPEAT_CASES:
         k, make = settings[name]
         X = make(np.random.default_rng(17))
-        cells = [_cell([choose_k(X, K_RANGE, n_splits=s, random_state=r).k
-                        for r in range(n_states)], k) for s in splits]
+        cells = [_cell([choose_k(X, K_RANGE, n_refs=b, random_state=r).k
+                        for r in range(n_states)], k) for b in n_refs]
         table.append([name, str(k)] + cells)
         print(f"# repeat {name}: {cells}", file=sys.stderr, flush=True)
     return table
@@ -363,6 +382,26 @@ def rst(table, n_settings):
                      + [fmt(r) for r in body[n_settings:]] + [rule])
 
 
+def reuse(res, path, refs, splits):
+    """Copy into ``res`` the columns of the saved study ``path`` that ``res`` lacks
+    (same settings and draws), in the order of :func:`methods`; their names."""
+    with open(path) as fh:
+        old = json.load(fh)
+    order = list(methods(refs, splits))
+    copied = []
+    for name, v in res.items():
+        saved = {RENAMED.get(c, c): cells for c, cells in old.get(name, {}).items()}
+        merged = {"k": v["k"]}
+        for c in order:
+            if c in v:
+                merged[c] = v[c]
+            elif c in saved and len(saved[c]) == len(next(x for a, x in v.items() if a != "k")):
+                merged[c] = saved[c]
+                copied.append(c)
+        res[name] = merged
+    return sorted(set(copied), key=order.index)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--draws", type=int, default=5)
@@ -379,6 +418,9 @@ def main():
                     help="print the table as reStructuredText, without the seconds")
     ap.add_argument("--repeat", type=int, default=30,
                     help="random states of the repeatability table (0: none)")
+    ap.add_argument("--columns", nargs="*", help="run only these columns")
+    ap.add_argument("--reuse", default=None,
+                    help="copy the columns not run from this saved study (--json)")
     args = ap.parse_args()
     if args.from_json:
         with open(args.from_json) as fh:
@@ -387,23 +429,28 @@ def main():
         return
     t0 = time.perf_counter()
     with threadpool_limits(1):  # BLAS threads on small matrices only oversubscribe
-        res = study(args.draws, args.refs, args.splits, args.only, not args.no_real)
+        res = study(args.draws, args.refs, args.splits, args.only, not args.no_real,
+                    args.columns)
         repeat = repeatability(args.repeat) if args.repeat else None
     total = time.perf_counter() - t0
+    reused = reuse(res, args.reuse, args.refs, args.splits) if args.reuse else []
     if args.rst:
         print(rst(*rows(res, timings=False)))
         return
     machine = platform.processor() or platform.machine()
     threads = os.environ.get("NUMBA_NUM_THREADS", "default")
-    report = (f"# choose_k study\n\n`python {' '.join(sys.argv)}`\n\n{args.draws} draws per "
+    report = (f"# choose_k study\n\n`python {shlex.join(sys.argv)}`\n\n{args.draws} draws per "
               "setting, k in 1..10 (2..10 for silhouette and eigengap), energy semimetric "
               f"(alpha = 1), B = {args.refs} references, {args.splits or 'default'} splits, "
               "n_init = 5. Cells: the chosen k of each draw, `*` when right, `xN` = on N "
-              f"draws.\n\n{markdown(rows(res)[0])}\n\n")
+              "draws." + (f" Columns {', '.join(reused)}: copied from `{args.reuse}`, a "
+                          "saved run of the same settings, draws and seeds; their seconds "
+                          "are those of that run." if reused else "")
+              + f"\n\n{markdown(rows(res)[0])}\n\n")
     if repeat:
         report += (f"## Repeatability of the default\n\nOne data set per row; the default "
-                   f"with random_state 0..{args.repeat - 1} and 5, 10 or 20 prediction-"
-                   f"strength splits.\n\n{markdown(repeat)}\n\n")
+                   f"with random_state 0..{args.repeat - 1} and 10 or 20 reference "
+                   f"samples.\n\n{markdown(repeat)}\n\n")
     report += (f"{total:.0f} s in all on {machine}, {os.cpu_count()} cores "
                f"(NUMBA_NUM_THREADS={threads}).\n")
     print(report)

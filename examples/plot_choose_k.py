@@ -1,26 +1,25 @@
 """
-Choosing k: the gap statistic and prediction strength, in two geometries
-=========================================================================
+Choosing k: structure, separation, and a second look with standardized columns
+===============================================================================
 
-:func:`kgroups.choose_k` by default asks two questions of kernel k-groups fits
-for k = 1..10. Prediction strength (Tibshirani & Walther 2005): does a fit on one
-half of the data predict the clusters of the other half (``ps(k) >= 0.8``)? The gap
-statistic (Tibshirani, Walther & Hastie 2001): does the fit with k clusters lower
-the within energy W more than it does on reference samples without clusters
-(``Gap(k) - Gap(1)`` above 3 standard errors)? The candidates pass both; the gap's
-``globalSEmax`` rule picks among them. When no k passes, it asks again of the
-data *sphered* (principal axes scaled to unit variance).
+:func:`kgroups.choose_k` by default asks three questions of kernel k-groups fits
+for k = 1..10. Which k show structure: does the fit with k clusters lower the
+within energy W more than it does on reference samples without clusters, by more
+than 3 standard errors of that gain (the gap statistic of Tibshirani, Walther &
+Hastie 2001)? Which of them separates best: the largest mean silhouette
+(Rousseeuw 1987)? Is there a finer level: the gap's ``globalSEmax`` k, when it is
+larger and keeps 0.8 of that silhouette? When no k shows structure, it looks
+again at the data with every column scaled to unit variance, then sphered.
 
-Top: 8 blobs on a 4 x 2 grid. The gap's first local maximum is at k = 2 (the
-1-standard-error rules of the plain gap statistic stop there), but only k = 2 and
-k = 8 are stable, and Gap(8) is the largest. Middle: two parallel elongated
-clusters. In the data's geometry the best two-cluster cut goes across the long
-axis, as in one elongated cloud, and nothing beats k = 1; sphered, the two bands
-are far apart compared with their length, and k = 2 passes both questions (the
-panels are those of the sphered data). Bottom: one elongated Gaussian with no
-clusters. Its cut across the long axis is stable (prediction strength alone says
-2), but no k beats k = 1 on the gap, in either geometry, so the answer is 1.
-``result.reasoning`` says the same in words.
+Top: 8 blobs on a 4 x 2 grid. Every k from 2 on beats the reference samples, and
+the silhouette is largest at k = 8. Middle: two parallel elongated clusters. In the
+data's geometry the best two-cluster cut goes across the long axis, as in one
+elongated cloud, and no k beats the references; with standardized columns the two
+bands are far apart compared with their length, and k = 2 is the gap's first
+maximum among the k that show structure (the panels are those of the standardized
+data). Bottom: one elongated Gaussian with no clusters: no k beats the reference
+samples in any geometry, so the answer is 1. ``result.reasoning`` says the same in
+words, with every number it used.
 """
 
 import matplotlib.pyplot as plt
@@ -40,13 +39,14 @@ for row, (name, X) in enumerate([("8 blobs on a grid", grid),
                                  ("two parallel elongated clusters", cigars),
                                  ("one elongated Gaussian", cloud)]):
     result = choose_k(X, range(1, 11), random_state=0)
-    where = "X's geometry" if result.geometry == "data" else "X sphered"
-    print(f"{name}: k = {result.k} (found in {where})")
+    print(f"{name}: k = {result.k} (found in the {result.geometry} geometry)")
     print("  " + result.reasoning)
     axes[row, 0].scatter(X[:, 0], X[:, 1], c=result.labels, s=6, cmap="tab10")
     axes[row, 0].set_title(f"{name}: chosen k = {result.k}")
     axes[row, 0].set_aspect("equal", adjustable="datalim")
-    # the gap and prediction strength of the geometry that answered last
-    result.plot(ax=axes[row, 1:], criteria=result.criteria[-2:])
+    # the structure test of the geometry that answered, and what chose among its k
+    prefix = "" if result.geometry == "data" else result.geometry + " "
+    second = "silhouette" if result.geometry == "data" else prefix + "gap"
+    result.plot(ax=axes[row, 1:], criteria=[prefix + "structure", second])
 fig.tight_layout()
 plt.show()

@@ -1,5 +1,6 @@
 """choose_k: the gap statistic and its decision rules, prediction strength, the
-silhouette, the eigengap, and the default that combines the gap and prediction strength."""
+silhouette, the eigengap, and "gap+ps+sphered" (the gap and prediction strength). The default
+("silhouette+gap") has tests/test_choose_k_silgap.py."""
 
 import numpy as np
 import pytest
@@ -15,6 +16,8 @@ from kgroups._choose_k import (
     sphere,
 )
 from kgroups._validation import InvalidParameterError
+
+OLD = "gap+ps+sphered"  # the earlier default, still a method of its own
 
 
 def blobs(rng, centres, sd, n_per):
@@ -162,6 +165,7 @@ def test_silhouette_matches_scikit_learn_and_blocks(monkeypatch):
     from sklearn.metrics import silhouette_score
 
     import kgroups._choose_k as ck
+    import kgroups._choose_k_base as base
 
     X = blobs(np.random.default_rng(22), THREE, 1.5, 15)
     r = choose_k(X, range(1, 6), method="silhouette", random_state=0)
@@ -175,7 +179,7 @@ def test_silhouette_matches_scikit_learn_and_blocks(monkeypatch):
         assert mine == pytest.approx(silhouette_score(D, labels, metric="precomputed"),
                                      abs=1e-12)
         assert fits[0].labels_.shape == labels.shape
-    monkeypatch.setattr(ck, "SILHOUETTE_BLOCK_BYTES", 8 * 45 * 7)   # blocks of 7 rows
+    monkeypatch.setattr(base, "SILHOUETTE_BLOCK_BYTES", 8 * 45 * 7)   # blocks of 7 rows
     blocked = choose_k(X, range(1, 6), method="silhouette", random_state=0)
     np.testing.assert_allclose(blocked.silhouette, r.silhouette, equal_nan=True, atol=1e-12)
 
@@ -289,29 +293,29 @@ def agree(a, b):
     return len(set(zip(a.tolist(), b.tolist()))) == len(set(a.tolist())) == len(set(b.tolist()))
 
 
-def test_default_on_the_issue_grid_and_make_blobs():
+def test_gap_ps_sphered_on_the_issue_grid_and_make_blobs():
     """Issue 28: 8 tight blobs on a 4 x 2 grid are 8 clusters (the gap's 1-SE rules
     stop at the 2 rows); make_blobs(300, centers=4, random_state=0) is 4."""
     from sklearn.datasets import make_blobs
 
     X = grid_4x2(np.random.default_rng(0))
-    r = choose_k(X, range(1, 11), random_state=0)
+    r = choose_k(X, range(1, 11), method=OLD, random_state=0)
     assert r.k == 8 and r.method == "gap+ps+sphered" and r.rule == "globalSEmax"
     assert r.geometry == "data" and r.sphered is None           # found in X's geometry
     assert r.criteria == ["gap", "prediction_strength"]
     assert "k=8" in r.reasoning and "0.8" in r.reasoning
     assert agree(r.labels, np.repeat(np.arange(8), 40))        # the 8 blobs themselves
     X, y = make_blobs(300, 2, centers=4, random_state=0)
-    assert choose_k(X, range(1, 11), random_state=0).k == 4
+    assert choose_k(X, range(1, 11), method=OLD, random_state=0).k == 4
 
 
-def test_default_on_the_issue_parallel_cigars():
+def test_gap_ps_sphered_on_the_issue_parallel_cigars():
     """Issue 28: two parallel elongated clusters are 2 clusters. In X's geometry the
     best 2-partition cuts across the long axis ("gap+ps" says 1); sphered, the two
     bands separate, and the labels are the two bands."""
     X = parallel_cigars(np.random.default_rng(1))
     truth = np.repeat([0, 1], 150)
-    r = choose_k(X, range(1, 11), random_state=0)
+    r = choose_k(X, range(1, 11), method=OLD, random_state=0)
     assert r.k == 2 and r.geometry == "sphered" and r.sphered.k == 2
     assert agree(r.labels, truth)
     assert "No structure in X's geometry" in r.reasoning and "k=2" in r.reasoning
@@ -321,12 +325,12 @@ def test_default_on_the_issue_parallel_cigars():
 
 
 @pytest.mark.parametrize("seed", [3, 4])
-def test_default_on_other_draws_of_the_parallel_cigars(seed):
+def test_gap_ps_sphered_on_other_draws_of_the_parallel_cigars(seed):
     """Other draws. Not every one: on about 1 draw in 30 (draw 2 here) the halves of
     each band reach prediction strength 0.8 and the answer is 4 (the study says how
     often)."""
     X = parallel_cigars(np.random.default_rng(seed))
-    assert choose_k(X, range(1, 7), random_state=seed).k == 2
+    assert choose_k(X, range(1, 7), method=OLD, random_state=seed).k == 2
 
 
 def no_structure(name, rng):
@@ -345,10 +349,10 @@ def no_structure(name, rng):
 @pytest.mark.parametrize("name", ["gaussian", "gaussian 3x1", "gaussian 6x1 rotated",
                                   "gaussian 3x1x1", "uniform square", "uniform 3x1",
                                   "student t3"])
-def test_default_says_one_without_structure(name):
+def test_gap_ps_sphered_says_one_without_structure(name):
     """k = 1 on data of one cluster, elongated or not: in X's geometry and sphered."""
     X = no_structure(name, np.random.default_rng(40))
-    r = choose_k(X, range(1, 7), n_splits=10, random_state=0)
+    r = choose_k(X, range(1, 7), method=OLD, n_splits=10, random_state=0)
     assert r.k == 1 and r.sphered is not None and r.sphered.k == 1
     assert r.geometry == "data" and np.all(r.labels == 0)
     assert "no structure, k=1" in r.sphered.reasoning
@@ -386,33 +390,34 @@ def test_moments_reference_has_the_data_covariance():
     assert np.all(np.abs(Z).max(0) > 0.99 * np.sqrt(3.0) * sd)     # fills the box
 
 
-def test_default_does_not_sphere_where_it_cannot_help():
+def test_gap_ps_sphered_does_not_sphere_where_it_cannot_help():
     X = np.random.default_rng(43).normal(size=(120, 2)) * [3.0, 1.0]
     # a semimetric with a scale: sphering would change what sigma means
-    r = choose_k(X, range(1, 4), semimetric="gaussian", sigma=3.0, n_refs=3, n_splits=2,
-                 random_state=0)
+    r = choose_k(X, range(1, 4), method=OLD, semimetric="gaussian", sigma=3.0, n_refs=3,
+                 n_splits=2, random_state=0)
     assert r.sphered is None and "X sphered is not tried: semimetric='gaussian'" in r.reasoning
     # one axis of variance: sphering only rescales it
-    r = choose_k(X[:, 0], range(1, 4), n_refs=3, n_splits=2, random_state=0)
+    r = choose_k(X[:, 0], range(1, 4), method=OLD, n_refs=3, n_splits=2, random_state=0)
     assert r.k == 1 and r.sphered is None and "one axis of variance" in r.reasoning
     # as many axes as points less one: sphered, all points are equally far apart
     W = np.random.default_rng(44).normal(size=(20, 30))
-    r = choose_k(W, range(1, 4), n_refs=3, n_splits=2, random_state=0)
+    r = choose_k(W, range(1, 4), method=OLD, n_refs=3, n_splits=2, random_state=0)
     assert r.sphered is None and "19 axes of variance for 20 points" in r.reasoning
     # no k = 1 in the range: no 'no structure' answer to revisit
-    r = choose_k(X, range(2, 4), n_refs=3, n_splits=2, random_state=0)
+    r = choose_k(X, range(2, 4), method=OLD, n_refs=3, n_splits=2, random_state=0)
     assert r.sphered is None and r.geometry == "data"
 
 
-def test_default_with_other_rules_and_without_k_one():
+def test_gap_ps_sphered_with_other_rules_and_without_k_one():
     X = blobs(np.random.default_rng(24), THREE, 0.7, 30)
-    r = choose_k(X, range(1, 6), rule="globalmax", n_refs=4, n_splits=3, random_state=0)
+    r = choose_k(X, range(1, 6), method=OLD, rule="globalmax", n_refs=4, n_splits=3,
+                 random_state=0)
     assert r.k == 3 and r.rule == "globalmax" and "'globalmax'" in r.reasoning
     # without k = 1 there is no gain over one cluster to test: the rule among the stable k
-    r = choose_k(X, range(2, 6), n_refs=4, n_splits=3, random_state=0)
+    r = choose_k(X, range(2, 6), method=OLD, n_refs=4, n_splits=3, random_state=0)
     assert r.k == 3 and "Gap(k) - Gap(1)" not in r.reasoning
     Z = np.random.default_rng(25).uniform(size=(80, 2))
-    r = choose_k(Z, [4, 5, 6], n_refs=2, n_splits=2, random_state=0)
+    r = choose_k(Z, [4, 5, 6], method=OLD, n_refs=2, n_splits=2, random_state=0)
     assert r.prediction_strength.max() < 0.8                    # uniform: nothing stable
     assert r.k == r.k_values[np.argmax(r.prediction_strength)]
     assert "largest prediction strength" in r.reasoning
@@ -421,7 +426,7 @@ def test_default_with_other_rules_and_without_k_one():
 def test_prediction_strength_alone_over_splits_an_elongated_gaussian():
     """Why the default asks the gap: the cut across the long axis is stable."""
     X = np.random.default_rng(2).normal(size=(300, 2)) * [6.0, 1.0]
-    r = choose_k(X, range(1, 5), n_refs=5, n_splits=4, random_state=0)
+    r = choose_k(X, range(1, 5), method=OLD, n_refs=5, n_splits=4, random_state=0)
     assert r.prediction_strength[1] >= 0.8 and r.gap[1] < r.gap[0] and r.k == 1
 
 
@@ -484,7 +489,7 @@ def test_lanczos_and_dense_eigensolvers_agree(monkeypatch):
     ([1, "3"], "got '3'"),
     ([], "non-empty"),
     ([2, 2, 3], "repeated"),
-    (range(1, 31), "k <= 10"),
+    (range(1, 31), "k < 20, the number of distinct rows"),
 ])
 def test_bad_k_range(k_range, match):
     X = np.random.default_rng(12).normal(size=(20, 2))
@@ -538,8 +543,9 @@ def test_bad_data():
 
 def test_default_range_is_cut_to_the_data():
     X = np.random.default_rng(14).normal(size=(12, 2))
-    assert choose_k(X, random_state=0, n_refs=2, n_splits=1).k_values.tolist() == list(
-        range(1, 7))                                            # halves of 6 points
+    assert choose_k(X, random_state=0, n_refs=2).k_values.tolist() == list(range(1, 11))
+    assert choose_k(X, method=OLD, random_state=0, n_refs=2, n_splits=1).k_values.tolist() == \
+        list(range(1, 7))                                       # halves of 6 points
     assert choose_k(X, method="gap", n_refs=2, random_state=0).k_values.tolist() == list(
         range(1, 11))
     assert choose_k(X, method="eigengap").k_values.tolist() == list(range(2, 11))
@@ -560,17 +566,26 @@ def test_fits_go_through_kernel_kgroups(monkeypatch):
     monkeypatch.setattr(KernelKGroups, "fit", spy_fit)
     monkeypatch.setattr(KernelKGroups, "predict", spy_predict)
     X = blobs(np.random.default_rng(15), THREE, 0.7, 10)
-    choose_k(X, range(1, 4), n_refs=2, n_splits=1, random_state=0)
+    choose_k(X, range(1, 4), method=OLD, n_refs=2, n_splits=1, random_state=0)
     assert {c[1] for c in calls if c[0] == "fit"} == {1, 2, 3}
     assert {(c[1], c[2]) for c in calls if c[0] == "predict"} == {(2, 15), (3, 15)}
     # data + 2 references, and 2 halves, for each of 3 k
     assert sum(c[0] == "fit" for c in calls) == 3 * 3 + 2 * 3
+    calls.clear()       # the default: data + 2 references for each k > 1, no halves
+    r = choose_k(X, range(1, 4), n_refs=2, random_state=0)
+    assert r.k == 3 and r.geometry == "data"
+    assert sorted(c[1] for c in calls) == [2, 2, 2, 3, 3, 3]
+    assert {c[2] for c in calls} == {30} and not any(c[0] == "predict" for c in calls)
 
 
 # --------------------------------------------------------------------------- result
 def test_repr_is_short_and_says_the_key_numbers():
     X = blobs(np.random.default_rng(18), THREE, 0.7, 15)
-    r = choose_k(X, range(1, 6), n_refs=2, n_splits=1, random_state=0)
+    text = repr(choose_k(X, range(1, 6), n_refs=2, random_state=0))
+    assert text == ("ChooseKResult(k=3, method='silhouette+gap', rule='globalSEmax', "
+                    "k_values=1..5, geometry='data', curves=[gap(5,), structure(5,), "
+                    "silhouette(5,)])")
+    r = choose_k(X, range(1, 6), method=OLD, n_refs=2, n_splits=1, random_state=0)
     text = repr(r)
     assert text.startswith("ChooseKResult(k=3, method='gap+ps+sphered', rule='globalSEmax'")
     assert "k_values=1..5" in text and "gap(5,)" in text and "prediction_strength(5,)" in text
@@ -578,7 +593,7 @@ def test_repr_is_short_and_says_the_key_numbers():
     assert len(text) < 300 and "[" in text and "array" not in text
     # with the sphered geometry: its k, still short
     Z = parallel_cigars(np.random.default_rng(1), n_per=60)
-    text = repr(choose_k(Z, range(1, 5), n_refs=2, n_splits=2, random_state=0))
+    text = repr(choose_k(Z, range(1, 5), method=OLD, n_refs=2, n_splits=2, random_state=0))
     assert text.endswith(", sphered=k 2)") and len(text) < 300 and "array" not in text
     r = choose_k(X, [2, 3, 5], method="silhouette")
     assert repr(r) == "ChooseKResult(k=3, method='silhouette', k_values=[2, 3, 5], " \
@@ -614,7 +629,7 @@ def test_plot_draws_the_sphered_curves_and_the_reasoning():
     import matplotlib.pyplot as plt
 
     X = parallel_cigars(np.random.default_rng(1), n_per=60)
-    r = choose_k(X, range(1, 5), n_refs=2, n_splits=2, random_state=0)
+    r = choose_k(X, range(1, 5), method=OLD, n_refs=2, n_splits=2, random_state=0)
     assert r.geometry == "sphered"
     axes = r.plot()
     assert [ax.get_title() for ax in axes] == [
@@ -642,5 +657,5 @@ def test_plot_without_matplotlib(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_matplotlib)
     r = ChooseKResult(2, "gap", np.array([1, 2]), gap=np.array([0.1, 0.2]),
                       gap_se=np.array([0.01, 0.01]))
-    with pytest.raises(ModuleNotFoundError, match=r"kgroups\[plot\]"):
+    with pytest.raises(ModuleNotFoundError, match="plot extra"):
         r.plot()

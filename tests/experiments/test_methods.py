@@ -186,5 +186,5 @@ def test_pyplot_names_the_extra_when_matplotlib_is_missing(monkeypatch):
     import sys
 
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import raises ModuleNotFoundError
-    with pytest.raises(ModuleNotFoundError, match=r"pip install 'kgroups\[plot\]'"):
+    with pytest.raises(ModuleNotFoundError, match=r"the plot extra \(pip install '\.\[plot\]'"):
         _m.pyplot()

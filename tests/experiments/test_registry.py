@@ -62,5 +62,5 @@ def test_require_plot_fails_up_front_naming_the_extra(monkeypatch):
     require_plot()  # installed here: no error
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     monkeypatch.delitem(sys.modules, "matplotlib.pyplot", raising=False)
-    with pytest.raises(ModuleNotFoundError, match=r"kgroups\[plot\]"):
+    with pytest.raises(ModuleNotFoundError, match=r"the plot extra \(pip install '\.\[plot\]'"):
         require_plot()

@@ -300,5 +300,5 @@ def test_missing_plot_extra_is_reported_before_any_work(tmp_path, capsys, monkey
     monkeypatch.setattr(importlib.util, "find_spec",
                         lambda name, *a: None if name == "matplotlib" else real(name, *a))
     argv = [a.format(tmp=tmp_path / "out") for a in argv]
-    _fails_cleanly(capsys, argv, "kgroups[plot]", command=argv[0])
+    _fails_cleanly(capsys, argv, "the plot extra", command=argv[0])
     assert not list((tmp_path / "out").glob("*.md"))  # nothing was computed

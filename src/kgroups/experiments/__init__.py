@@ -34,7 +34,7 @@ __all__ = ["registry", "require_plot"]
 
 
 def require_plot():
-    """Raise ``ModuleNotFoundError`` naming ``kgroups[plot]`` if matplotlib is missing.
+    """Raise ``ModuleNotFoundError`` naming the ``plot`` extra if matplotlib is missing.
 
     Every experiment draws figures; call this before running one so that a
     missing extra is reported before the computation, not after it.
