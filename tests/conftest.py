@@ -2,11 +2,21 @@
 and ``long`` for a deeper search on demand::
 
     KGROUPS_HYPOTHESIS=long .venv/bin/python -m pytest tests/test_properties.py
+
+and every test's engine calibration (``engine="auto"``'s GPU cost model) in a file of
+its own, so that a test run never reads or writes the user's.
 """
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
+
+
+@pytest.fixture(autouse=True)
+def _own_calibration_file(tmp_path_factory, monkeypatch):
+    path = tmp_path_factory.getbasetemp() / "kgroups-calibration.json"
+    monkeypatch.setenv("KGROUPS_CALIBRATION", str(path))
 
 settings.register_profile("ci", max_examples=100, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])

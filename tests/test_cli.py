@@ -546,3 +546,59 @@ def test_cluster_leaves_pandas_importable(blobs_csv, capsys, monkeypatch):
     assert main(["cluster", str(blobs_csv), "-k", "3", "--label-column", "class"]) == 0
     capsys.readouterr()
     assert sys.modules.get("pandas", "absent") is not None
+
+
+def test_calibrate_show_without_a_file_says_so(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("KGROUPS_CALIBRATION", str(tmp_path / "none.json"))
+    assert main(["calibrate", "--show"]) == 1
+    out = capsys.readouterr().out
+    assert f"no calibration in {tmp_path / 'none.json'}" in out
+    assert "run 'kgroups calibrate'" in out
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": 99}')
+    assert main(["calibrate", "--show", "--file", str(bad)]) == 2
+    assert f"calibration file {bad} cannot be read: " in capsys.readouterr().err
+
+
+def test_calibrate_measures_writes_and_shows(tmp_path, capsys, monkeypatch):
+    from kgroups._engines import calibration
+
+    fake = calibration.Calibration(calibration.this_machine(), 2.5e8, "Test GPU", 5e10, 0.125,
+                                   measured="2026-01-01T00:00:00Z")
+    seen = []
+    monkeypatch.setattr(calibration, "measure", lambda g=None: seen.append(g) or fake)
+    path = tmp_path / "sub" / "cal.json"
+    assert main(["calibrate", "--file", str(path)]) == 0
+    out = capsys.readouterr().out
+    from kgroups._engines.gpu import GpuEngine
+
+    assert seen == [GpuEngine]
+    assert "2.5e+08 pairs/s" in out and "5e+10 pairs/s, 200 x the cpu" in out
+    assert "fixed cost of a fit: 0.125 s" in out and f"written to {path}" in out
+    assert calibration.load(path) == fake
+    assert main(["calibrate", "--show", "--file", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "Test GPU" in out and f"file: {path}" in out and "another machine" not in out
+    calibration.save(calibration.Calibration({"host": "elsewhere"}, 1e8), path)
+    assert main(["calibrate", "--show", "--file", str(path)]) == 0
+    assert "measured on another machine: engine='auto' ignores it" in capsys.readouterr().out
+    assert main(["calibrate", "--file", str(tmp_path)]) == 2  # a folder
+    assert "is a directory" in capsys.readouterr().err
+
+
+def test_calibrate_under_the_simulator_measures_no_gpu(tmp_path, capsys, monkeypatch):
+    """The simulator is not a device: only the CPU is measured (a short real timing)."""
+    from numba import config
+
+    from kgroups._engines import calibration
+    from kgroups._kernels.numba_cuda import numba_cuda
+
+    numba_cuda()  # imported as it is (switching the simulator on later must not swap it)
+    monkeypatch.setattr(config, "ENABLE_CUDASIM", 1)
+    monkeypatch.setattr(calibration, "CPU_SIZES", (256, 1024))
+    path = tmp_path / "cal.json"
+    assert main(["calibrate", "--file", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "simulator" in out and "gpu: none measured" in out
+    cal = calibration.load(path)
+    assert cal.device is None and cal.cpu_pairs_per_second > 0

@@ -122,23 +122,31 @@ def test_estimators_validate_only_through_the_table():
 
 
 def test_only_estimators_and_backends_reach_drivers_and_engines():
-    """`git grep` of kgroups_single/_backends/_engine outside the estimator layer is empty."""
-    # _hierarchical.py is the estimator layer of its own numba kernel; _energy.py and
-    # _disco.py compute through the pair-sum layer (_backends.pairsum); _choose_k.py only
-    # asks _memory whether its n x n matrix fits; _input.py reads dask input
-    # through _backends._dask_io; _driver.py is the one run loop over the engines.
+    """No module outside the estimator layer reaches the driver, the engines or the
+    kernels (``run_starts``, ``_engines``, ``_kernels``, ``_driver`` imports)."""
+    # _hierarchical.py is the estimator layer of its own numba kernel; _semimetrics.py
+    # computes semimetric blocks with the kernels; _choose_k*.py only ask _memory
+    # whether their n x n matrix fits; _cli_options.py reads the engines' names from
+    # the registry; _driver.py is the one run loop over the engines. Inside _engines/,
+    # _kernels/ and _stats/ the layers are tests/test_layers.py's to check.
     allowed = {"_base.py", "_kgroups.py", "_kernel_kmeans.py", "_init.py", "_semimetrics.py",
-               "_progress.py", "_validation.py", "_hierarchical.py", "_energy.py",
-               "_disco.py", "_choose_k.py", "_input.py", "_driver.py"}
-    pattern = re.compile(r"\b(run_starts)\b|(from|import) [.\w]*_(backends|engine|driver)\b")
+               "_progress.py", "_validation.py", "_hierarchical.py", "_choose_k.py",
+               "_choose_k_base.py", "_choose_k_silgap.py", "_input.py", "_driver.py",
+               "_cli_options.py"}
+    pattern = re.compile(r"\b(run_starts)\b|(from|import) [.\w]*\b_(engines|kernels|driver)\b")
+    # bench_gpu.py times the GPU engine's pair pass itself, below the public API;
+    # the command line's calibrate measures the engines' rates (_engines.calibration)
+    allowed_benchmarks = {"bench_gpu.py"}
+    allowed_lines = {"from ._engines import calibration"}
     offenders = []
     for base in (ROOT / "src" / "kgroups", ROOT / "benchmarks"):
         for path in base.rglob("*.py"):
             rel = path.relative_to(ROOT)
-            if path.parent.name in ("_backends", "_engine") or (
-                    path.parent == ROOT / "src" / "kgroups" and path.name in allowed):
+            if path.parent.name in ("_engines", "_kernels", "_stats") or (
+                    path.parent == ROOT / "src" / "kgroups" and path.name in allowed) or (
+                    path.parent == ROOT / "benchmarks" and path.name in allowed_benchmarks):
                 continue
             for no, line in enumerate(path.read_text().splitlines(), 1):
-                if pattern.search(line):
+                if pattern.search(line) and line.strip() not in allowed_lines:
                     offenders.append(f"{rel}:{no}: {line.strip()}")
     assert not offenders, "\n".join(offenders)

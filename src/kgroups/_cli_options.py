@@ -21,8 +21,9 @@ ENGINE_NAMES = (_registry.AUTO,) + _registry.names()
 DTYPE_NAMES = ("float64", "float32")
 LANDMARK_NAMES = ("k-means++", "uniform", "fourier")
 
-# engine="auto" on raw data (kgroups._engines.select): the GPU engine from GPU_MIN_N
-# points when a CUDA device is usable; else the dense engine below MATRIX_FREE_MIN_N
+# engine="auto" on raw data (kgroups._engines.select): the GPU engine when a CUDA
+# device is usable and its calibrated cost model predicts it faster (without a
+# calibration, from GPU_MIN_N points); else the dense engine below MATRIX_FREE_MIN_N
 # points, never when DENSE_HEADROOM times its memory exceeds MEMORY_FRACTION of the
 # machine's (GpuEngine.MIN_N, MatrixFreeEngine.MIN_N_MODELLED, select.HEADROOM).
 GPU_MIN_N = 50_000
@@ -49,8 +50,9 @@ ESTIMATOR_CHOICES = {
 }
 
 ENGINE_HELP = (
-    f"how the kernel is held; auto: gpu from {GPU_MIN_N} rows when a CUDA device is "
-    f"usable, else dense below {MATRIX_FREE_MIN_N} rows, else the faster of dense and "
+    "how the kernel is held; auto: gpu when a CUDA device is usable and predicted "
+    f"faster from its measured rates (kgroups calibrate; without them, from {GPU_MIN_N} "
+    f"rows), else dense below {MATRIX_FREE_MIN_N} rows, else the faster of dense and "
     "matrix-free by a cost model of the rows, the columns and --n-init; matrix-free when "
     f"{DENSE_HEADROOM:g} times the n x n kernel exceeds {MEMORY_FRACTION:.0%} of the "
     "machine's memory. low-rank and dask are approximate (--n-components features); dask "

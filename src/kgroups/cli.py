@@ -12,6 +12,10 @@
     k-groups beside k-means, GMM, spectral clustering and kernel k-means.
 ``kgroups reproduce NAME|all|list``
     Regenerate a table or figure of the papers (see :mod:`kgroups.experiments`).
+``kgroups calibrate``
+    Measure this machine's pass rates (CPU, and GPU when a CUDA device is usable)
+    for ``engine="auto"`` and cache them (:mod:`kgroups._engines.calibration`);
+    ``--show`` prints the cached ones.
 
 Like a Unix tool: options are checked (values through the estimator's
 constraint table, output paths for writability) before any work starts; a bad
@@ -37,6 +41,7 @@ import os
 import sys
 import time
 from contextlib import contextmanager
+from pathlib import Path
 
 from . import __version__
 from ._cli_csv import CSVError, Table, UsageError, load_table, read_csv
@@ -271,6 +276,11 @@ def _choose_k(args):
         raise UsageError(f"arguments --k-min/--k-max: {args.k_min}..{args.k_max} should satisfy "
                          "1 <= k-min <= k-max")
     if args.plot:
+        import importlib.util
+
+        if importlib.util.find_spec("matplotlib") is None:
+            raise UsageError("argument --plot: drawing needs matplotlib; install the plot "
+                             "extra of kgroups, or leave --plot out")
         check_output_file(args.plot, "--plot", args.file)
     X, w, y = load_table(args.file, args.weights, args.label_column, args.delimiter, args.header)
     start = time.perf_counter()
@@ -335,6 +345,41 @@ def _reproduce(args):
         now = time.perf_counter()
         print(f"== {name}: done in {now - start:.1f} s  [{i}/{len(names)}, "
               f"{now - begin:.1f} s in all; written under {args.out}]\n", flush=True)
+
+
+def _calibrate(args):
+    from ._engines import calibration
+
+    path = calibration.default_path() if args.file is None else Path(args.file)
+    if args.show:
+        try:
+            cal = calibration.load(path, strict=True)
+        except ValueError as err:
+            raise UsageError(f"argument --file: {err}") from None
+        if cal is None:
+            print(f"no calibration in {path}: run 'kgroups calibrate' to measure one "
+                  "(engine='auto' measures it the first time it considers a GPU)")
+            return 1
+        for line in cal.describe():
+            print(line)
+        if cal.machine != calibration.this_machine():
+            print("measured on another machine: engine='auto' ignores it here")
+        print(f"file: {path}")
+        return 0
+    if path.is_dir():
+        raise UsageError(f"argument --file: {path}: is a directory")
+    print("measuring (a few seconds)...", flush=True)
+    cal, why = calibration.measure_all()
+    for line in cal.describe():
+        print(line)
+    if why is not None:
+        print("why: " + why)
+    try:
+        calibration.save(cal, path)
+    except OSError as err:
+        raise UsageError(f"argument --file: cannot write {path}: {err.strerror}") from None
+    print(f"written to {path}")
+    return 0
 
 
 # --------------------------------------------------------------------------- parser
@@ -552,9 +597,25 @@ def _reproduce_parser(sub):
     r.set_defaults(func=_reproduce)
 
 
+def _calibrate_parser(sub):
+    c = sub.add_parser("calibrate", help="measure the CPU and GPU rates engine=auto compares",
+                       description="Measure the pairs per second of a pass over the pairs "
+                                   "on this machine's cores (engine matrix-free) and, when a "
+                                   "CUDA device is usable, on the device (engine gpu, with "
+                                   "the fixed cost of a fit), and cache them: engine=auto "
+                                   "takes the GPU where its cost model predicts it faster.",
+                       formatter_class=_Formatter)
+    c.add_argument("--show", action="store_true",
+                   help="print the cached calibration instead of measuring")
+    c.add_argument("--file", metavar="PATH",
+                   help="the calibration file (default: $KGROUPS_CALIBRATION, else "
+                        "kgroups/calibration.json under $XDG_CACHE_HOME or ~/.cache)")
+    c.set_defaults(func=_calibrate)
+
+
 def build_parser():
     """The argument parser of the ``kgroups`` command (subcommands cluster, choose-k, demo,
-    reproduce)."""
+    reproduce, calibrate)."""
     parser = _Parser(prog="kgroups", description="Kernel k-groups clustering from energy "
                      "statistics\n(Franca, Rizzo & Vogelstein, IEEE TPAMI 2021).",
                      epilog="'kgroups COMMAND --help' describes each command.",
@@ -566,6 +627,7 @@ def build_parser():
     _choose_k_parser(sub)
     _demo_parser(sub)
     _reproduce_parser(sub)
+    _calibrate_parser(sub)
     parser.commands = dict(sub.choices)
     return parser
 
@@ -582,7 +644,7 @@ def main(argv=None):
         return done.code if isinstance(done.code, int) else 0
     prog = f"kgroups {args.command}"
     try:
-        args.func(args)
+        code = args.func(args)
     except UsageError as err:
         print(f"{prog}: error: {err}", file=sys.stderr)
         return EXIT_USAGE
@@ -595,7 +657,7 @@ def main(argv=None):
         except (OSError, ValueError):
             pass
         return 141
-    return 0
+    return code or 0
 
 
 def console():

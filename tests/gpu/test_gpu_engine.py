@@ -179,9 +179,11 @@ def test_default_start_and_engine_stats():
 
 
 def test_auto_never_picks_the_simulator_and_clear_errors(monkeypatch):
+    import kgroups._engines.calibration as calibration
     import kgroups._engines.gpu as gpu
     X, _ = blobs(50, 2, 2, seed=49)
     monkeypatch.setattr(gpu.GpuEngine, "MIN_N", 10)
+    monkeypatch.setattr(calibration, "current", lambda *a, **k: None)  # the fixed-n rule
     on_device = cuda_usable(real_device=True)  # a real device: auto takes it
     assert (KernelKGroups(2, random_state=0).fit(X).engine_ == "gpu") == on_device
     with pytest.raises(ValueError, match="engine='gpu' needs a named semimetric"):
@@ -192,6 +194,6 @@ def test_auto_never_picks_the_simulator_and_clear_errors(monkeypatch):
     with pytest.raises(ValueError, match=r"needs 0\.00 GiB of device memory but 0\.00 GiB"):
         KernelKGroups(2, engine="gpu").fit(X)
     monkeypatch.setattr(gpu, "cuda_usable", lambda real_device=True: False)
-    with pytest.raises(ValueError, match=r"pip install 'kgroups\[gpu\]'"):
+    with pytest.raises(ValueError, match=r"the gpu extra: pip install '\.\[gpu\]'"):
         KernelKGroups(2, engine="gpu").fit(X)
     assert issubclass(GpuEngine, MatrixFreeEngine)

@@ -47,6 +47,7 @@ from .._kernels.device import (DeviceTally, check_device_fits, cuda_kernels as _
 from .._kernels.gain import class_signatures, cluster_stats, lloyd_assign
 from .._kernels.semimetric import NEGATIVE_TYPE
 from .._validation import InvalidParameterError
+from . import calibration as _calibration
 from .engine import Capabilities
 from .matrix_free import SIGNATURES_PER_CLUSTER, MatrixFreeEngine
 
@@ -92,8 +93,9 @@ class GpuEngine(MatrixFreeEngine):
         exact=True, inputs=("raw data",), semimetrics="named", device="a CUDA GPU",
         memory="on the device: the data and the cluster sums, O(n (k + D)); the kernel "
                "computed on the fly")
-    # engine="auto" takes the GPU engine from MIN_N points when a CUDA device (not the
-    # simulator) is usable (kgroups._cli_options.GPU_MIN_N is the same number).
+    # Without a calibration (kgroups._engines.calibration), engine="auto" takes the GPU
+    # engine from MIN_N points when a CUDA device (not the simulator) is usable
+    # (kgroups._cli_options.GPU_MIN_N is the same number).
     MIN_N = 50_000
 
     @classmethod
@@ -103,9 +105,20 @@ class GpuEngine(MatrixFreeEngine):
 
     @classmethod
     def predicted_seconds(cls, n_samples, n_features, *, n_clusters, n_init):
-        """``inf`` below :attr:`MIN_N` points, else 0 (chosen whenever a device is
-        usable)."""
-        return float("inf") if n_samples < cls.MIN_N else 0.0
+        """The matrix-free engine's cost model with its passes over the pairs at the
+        device's measured rate, plus the device's fixed cost of a fit
+        (:func:`~kgroups._engines.calibration.gpu_seconds`), from this machine's and
+        device's calibration (:func:`~kgroups._engines.calibration.current`). Without
+        one (no usable device, or a fit predicted under ``PROBE_SECONDS`` on the CPU
+        and below :attr:`MIN_N` points, where looking for a device is not worth its
+        cost): ``inf`` below :attr:`MIN_N` points, else 0."""
+        cpu = super().predicted_seconds(n_samples, n_features, n_clusters=n_clusters,
+                                        n_init=n_init)
+        probe = n_samples >= cls.MIN_N or _calibration.PROBE_SECONDS <= cpu < float("inf")
+        cal = _calibration.current(cls, probe=probe)
+        if cal is None:
+            return float("inf") if n_samples < cls.MIN_N else 0.0
+        return _calibration.gpu_seconds(cal, MatrixFreeEngine, n_samples, n_features, n_init)
 
     def __init__(self, X, w, semimetric, params):
         super().__init__(X, w, semimetric, params)
