@@ -189,10 +189,13 @@ class InMemory:
         see differences only, so a column far from 0 but narrow (a constant column at
         1e300) is judged by its centred values; the engines centre in-memory data
         themselves, with the same centre."""
-        c, big = robust_center(X), 0.0
-        step = max(1, (1 << 20) // max(X.shape[1], 1))
-        for a in range(0, X.shape[0], step):  # row blocks: no copy of X
-            big = max(big, float(np.max(np.abs(X[a:a + step] - c), initial=0.0)))
+        if X.shape[0] == 0:
+            return 0.0, None
+        c = robust_center(X)
+        # max_i |x_ij - c_j| = max(max_i x_ij - c_j, c_j - min_i x_ij): rounding is
+        # monotonic, so this is the largest rounded |x - c| without an n x D array
+        with np.errstate(over="ignore"):
+            big = max(float(np.max(X.max(axis=0) - c)), float(np.max(c - X.min(axis=0))), 0.0)
         return big, None
 
     @staticmethod
