@@ -554,10 +554,9 @@ def choose_k(X, k_range=None, *, method=DEFAULT_METHOD, rule=None, se_factor=1.0
     and ``2 * n_splits * len(k_range)`` fits of n/2 points for prediction
     strength. The default makes the gap's fits on one n x n matrix per sample
     (the references with one start each) and reads the silhouettes off X's
-    matrix: on real tables of up to 2,000 rows, at most 5 s on 2 cores (16 to 28
-    times one fit at the true k on the largest, more on small tables where a fit
-    takes milliseconds), and up to three times that when X's own geometry shows
-    no structure. On a
+    matrix, so its cost is that of a few tens of fits at the true k; up to three
+    times that when X's own geometry shows no structure (the standardized and
+    sphered data are tried). The times are on the Performance page. On a
     terminal, a progress bar counts its reference samples when a run is long.
 
     References
