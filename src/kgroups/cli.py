@@ -348,7 +348,7 @@ def _reproduce(args):
 
 
 def _calibrate(args):
-    from ._engines import calibration
+    from ._engines import calibration, registry
 
     path = calibration.default_path() if args.file is None else Path(args.file)
     if args.show:
@@ -369,7 +369,7 @@ def _calibrate(args):
     if path.is_dir():
         raise UsageError(f"argument --file: {path}: is a directory")
     print("measuring (a few seconds)...", flush=True)
-    cal, why = calibration.measure_all()
+    cal, why = calibration.measure_all(registry.engines().values())
     for line in cal.describe():
         print(line)
     if why is not None:

@@ -293,14 +293,13 @@ def measure(gpu_engine=None):
                        measured=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
 
 
-def measure_all():
-    """:func:`measure` with every engine of the registry that runs on a CUDA device
-    (what ``kgroups calibrate`` measures), and why no device was measured (None when
-    one was)."""
+def measure_all(engines):
+    """:func:`measure` with the first of ``engines`` (the registry's engine classes)
+    that runs on a CUDA device (what ``kgroups calibrate`` measures), and why no
+    device was measured (None when one was)."""
     from .._kernels.device import simulated
-    from . import registry
 
-    gpus = [cls for cls in registry.engines().values() if "CUDA" in cls.capabilities.device]
+    gpus = [cls for cls in engines if "CUDA" in cls.capabilities.device]
     cal = measure(gpus[0] if gpus else None)
     why = None
     if cal.device is None:
