@@ -65,6 +65,13 @@ def get_config():
     return dict(_GLOBAL if local is None else local)
 
 
+def kernels_setting():
+    """The setting ``kernels`` in force here, read without a copy of the settings or a
+    check of arguments: every kernel call asks it (:mod:`kgroups._kernels.jit`)."""
+    local = _LOCAL.get()
+    return (_GLOBAL if local is None else local)["kernels"]
+
+
 @validated
 def set_config(kernels=None):
     """Change the settings for the whole process (every thread); None keeps a setting.

@@ -39,7 +39,7 @@ import time
 import types
 from contextlib import contextmanager
 
-from .._config import get_config
+from .._config import kernels_setting
 
 # Largest work that tiered() runs as Python, in the caller's count (a fit counts
 # n^2 + n_init k n, kgroups._base.fit_work: a fit of about 100 points in 3 clusters
@@ -101,7 +101,7 @@ class Kernel:
 
     def __call__(self, *args):
         python = _PYTHON.get()
-        if python or (python is None and get_config()["kernels"] == "python"):
+        if python or (python is None and kernels_setting() == "python"):
             return self.py_func(*args)
         return (self._dispatcher or self.dispatcher)(*args)
 
@@ -192,7 +192,7 @@ def tiered(work):
     if _PYTHON.get() is not None:
         yield
         return
-    mode = get_config()["kernels"]
+    mode = kernels_setting()
     if mode != "auto":
         with as_python(mode == "python"):
             yield
