@@ -11,11 +11,12 @@ import pytest
 from kgroups import KernelKGroups, KernelKMeans
 from kgroups._engines import registry
 from kgroups._engines.engine import INPUTS, SEMIMETRIC_KINDS, Capabilities, Engine, RunState
-from kgroups._kernels.gain import best_move, cluster_stats, update_stats
+from kgroups._kernels.gain import best_move, update_stats
 from kgroups._semimetrics import pairwise
 from kgroups._validation import InvalidParameterError
 
 from tests._helpers import blobs
+from tests.test_layers import docstrings
 
 SRC = pathlib.Path(__file__).resolve().parents[2] / "src" / "kgroups"
 
@@ -139,12 +140,7 @@ def test_the_contract_names_the_engine_that_lacks_a_method():
 def _code_strings(path):
     """String constants of a module's code (docstrings excepted)."""
     tree = ast.parse(path.read_text())
-    docs = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef)) and node.body:
-            first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
-                docs.add(id(first.value))
+    docs = docstrings(tree)
     return [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)
             and isinstance(n.value, str) and id(n) not in docs]
 
