@@ -123,9 +123,10 @@ class Options:
 class EngineNames:
     """One of the engine names of the registry (:mod:`kgroups._engines.registry`), or
     ``"auto"``; with ``array_kind``, only the engines that take that kind of array.
-    The registry gives the names (``EngineNames.source``, set when it is imported)."""
+    The registry gives the names: ``EngineNames.source`` is its ``names_for``, set when
+    :mod:`kgroups._engines.select` is imported (every estimator imports it)."""
 
-    source = None  # array_kind or None -> the names, set by kgroups._engines.registry
+    source = None  # array_kind or None -> the names (kgroups._engines.registry.names_for)
 
     def __init__(self, array_kind=None):
         self.array_kind = array_kind
