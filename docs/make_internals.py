@@ -37,7 +37,8 @@ def engine_table():
     for name, cls in registry.engines().items():
         caps = cls.capabilities
         takes = ["✓" if caps.takes(form, semi) else "–" for form, semi, _ in COLUMNS]
-        arrays = "" if caps.array_kind == "numpy" else f" ({caps.array_kind} arrays)"
+        kinds = [k for k in caps.array_kinds if k != "numpy"]
+        arrays = f" ({' and '.join(kinds)} arrays)" if kinds else ""
         rows.append([f"``\"{name}\"``", "yes" if caps.exact else "no", caps.device + arrays,
                      *takes, caps.memory])
     lines = [".. list-table::", "   :header-rows: 1", ""]

@@ -18,7 +18,7 @@ LAYERS = [
     ("estimators", [
         "kgroups._base", "kgroups._kgroups", "kgroups._kernel_kmeans", "kgroups._init",
         "kgroups._spectral", "kgroups._onedim", "kgroups._hierarchical", "kgroups._choose_k*",
-        "kgroups._input",
+        "kgroups._input*",
         "kgroups.metrics", "kgroups.graph*", "kgroups.datasets*"]),
     ("driver", ["kgroups._driver"]),
     ("engines and statistics", ["kgroups._engines*", "kgroups._stats*"]),

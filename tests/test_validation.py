@@ -127,12 +127,13 @@ def test_only_estimators_and_backends_reach_drivers_and_engines():
     # _hierarchical.py is the estimator layer of its own numba kernel; _semimetrics.py
     # computes semimetric blocks with the kernels; _choose_k*.py only ask _memory
     # whether their n x n matrix fits; _cli_options.py reads the engines' names from
-    # the registry; _driver.py is the one run loop over the engines. Inside _engines/,
+    # the registry; _driver.py is the one run loop over the engines; _input_device.py
+    # checks and views data on a CUDA device with the device kernels. Inside _engines/,
     # _kernels/ and _stats/ the layers are tests/test_layers.py's to check.
     allowed = {"_base.py", "_kgroups.py", "_kernel_kmeans.py", "_init.py", "_semimetrics.py",
                "_progress.py", "_validation.py", "_hierarchical.py", "_choose_k.py",
-               "_choose_k_base.py", "_choose_k_silgap.py", "_input.py", "_driver.py",
-               "_cli_options.py"}
+               "_choose_k_base.py", "_choose_k_silgap.py", "_input.py", "_input_device.py",
+               "_driver.py", "_cli_options.py"}
     pattern = re.compile(r"\b(run_starts)\b|(from|import) [.\w]*\b_(engines|kernels|driver)\b")
     # bench_gpu.py times the GPU engine's pair pass itself, below the public API;
     # the command line's calibrate measures the engines' rates (_engines.calibration)

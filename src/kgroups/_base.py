@@ -26,8 +26,9 @@ from ._driver import clocked, run_starts
 from ._kernels.jit import tiered
 from ._init import SAMPLE_N_INIT, initial_labels, resolve_n_init
 from ._input import input_kind, kept_starts, label_left_out, left_out_rows, positive_rows
+from ._input_device import host_values
 from ._progress import FitProgress
-from ._semimetrics import pairwise, rho_to_origin
+from ._semimetrics import rho_to_origin
 from ._validation import (
     PARAMETER_CONSTRAINTS,
     ConstrainedParams,
@@ -394,7 +395,9 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
         """``n_init`` starts of the named ``init`` (same random stream as one at a time,
         all before the runs, so that the engine can build their M together)."""
         rng = np.random.default_rng(as_seed(self.random_state))
-        raw = None if self._precomputed() else X
+        # the input-space seeding ("k-means++") reads rows in host memory; without them
+        # (a precomputed matrix, data on a CUDA device) it seeds in the kernel's space
+        raw = None if self._precomputed() or not kind.host_rows else X
 
         def fit_sample(Xs, ws, seed):
             return self._fit_sample(Xs, ws, seed, progress)
@@ -516,6 +519,11 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
         units, and its kind."""
         check_is_fitted(self)
         kind = input_kind(X)
+        if kind.name == "cuda" and not getattr(self._predictor, "device_rows", False):
+            raise InvalidParameterError(
+                f"{self._owner()}: X is an array on a CUDA device, and this fit "
+                f"(engine={self.engine_!r}) predicts from host memory: pass host data "
+                "(e.g. X.get() for CuPy), or fit on the device (engine='gpu')")
         X = kind.check_new(self, X, "csr" if self.kernel == "precomputed" else False)
         keep = getattr(self, "_keep", None)
         if keep is not None and self._precomputed():  # the columns of the kept rows
@@ -770,20 +778,19 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
         """
         if self._precomputed():
             raise ValueError(f"{self._owner()}: score needs raw data, not a precomputed matrix")
-        check_in_memory(X, "X", self._owner())
-        X, _ = self._validate_new(X)
-        w = check_sample_weight(sample_weight, X.shape[0], self._owner(), allow_zero=True)
+        if input_kind(X).name != "cuda":
+            check_in_memory(X, "X", self._owner())
+        X, kind = self._validate_new(X)
+        w = check_sample_weight(host_values(sample_weight), X.shape[0], self._owner(),
+                                allow_zero=True)
         X, w = X[w > 0], w[w > 0]  # a zero-weight point adds nothing to W
         with tiered(self._new_work(X) + X.shape[0] ** 2):  # the block, and the clusters' pairs
             labels = predict_rows(X, self._predictor, self._s, self._q, self._scores)
-            largest = int(np.bincount(labels).max())
-            check_fits(8 * largest * largest, f"score: the distances within a cluster of "
-                       f"{largest} points", "score on fewer points")
-            total = 0.0
-            for l in np.unique(labels):
-                idx = np.flatnonzero(labels == l)
-                rho = pairwise(X[idx], None, self.semimetric, **self._params())
-                total += w[idx] @ rho @ w[idx] / (2.0 * w[idx].sum())
+            # sum_{x, y in C_l} w_x w_y rho(x, y) of each cluster, then W (eq. 15)
+            sums = kind.within_sums(X, w, labels, self.n_clusters, self.semimetric,
+                                    self._params())
+            s = np.bincount(labels, weights=w, minlength=self.n_clusters)
+            total = float(np.sum(sums[s > 0] / (2.0 * s[s > 0])))
         return -total * self._objective_unit()
 
     def __sklearn_tags__(self):

@@ -1,5 +1,6 @@
 """The kinds of data the estimators take, one small table: in-memory arrays (NumPy,
-SciPy sparse for precomputed matrices) and dask collections.
+SciPy sparse for precomputed matrices), dask collections and arrays on a CUDA device
+(:mod:`kgroups._input_device`).
 
 Each kind answers the same questions, so that ``fit``, ``predict`` and
 ``transform`` take one path whatever the data: check the data of a fit and set
@@ -16,7 +17,10 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import validate_data
 
-from ._semimetrics import robust_center
+from ._input_device import (DeviceRows, device_rows, host_values, on_cuda_device,
+                            scan_device)
+from ._memory import check_fits
+from ._semimetrics import pairwise, robust_center
 from ._validation import (InvalidParameterError, check_finite, check_in_memory,
                           check_init_starts, check_numeric_columns, check_sample_weight,
                           describe, is_dask_collection, pow2_weight_scale)
@@ -145,13 +149,12 @@ class InMemory:
     """NumPy arrays (and SciPy sparse precomputed matrices)."""
 
     name = "numpy"
+    host_rows = True  # X's rows are in host memory (input-space seeding reads them)
 
     @staticmethod
     def check_fit(est, X, precomputed):
         """``(X as float64, None)`` (``validate_data``: sets ``n_features_in_`` and
-        names); a precomputed matrix may be SciPy sparse (CSR); an array on a CUDA
-        device is refused by name (``engine="gpu"`` takes host data and copies it to
-        the device once)."""
+        names); a precomputed matrix may be SciPy sparse (CSR)."""
         return checked_rows(est, X, reset=True, accept_sparse=precomputed and "csr"), None
 
     @staticmethod
@@ -213,6 +216,19 @@ class InMemory:
         """``fn(X)``: in memory, the function sees every row at once."""
         return fn(X)
 
+    @staticmethod
+    def within_sums(X, w, labels, k, semimetric, params):
+        """``sum_{x, y in C_l} w_x w_y rho(x, y)`` of each cluster ``l`` (k), from each
+        cluster's semimetric matrix (its memory checked first)."""
+        largest = int(np.bincount(labels).max(initial=0))
+        check_fits(8 * largest * largest, f"score: the distances within a cluster of "
+                   f"{largest} points", "score on fewer points")
+        out = np.zeros(k)
+        for l in np.unique(labels):
+            idx = np.flatnonzero(labels == l)
+            out[l] = w[idx] @ pairwise(X[idx], None, semimetric, **params) @ w[idx]
+        return out
+
 
 def _checked_rows(Xb, fn, owner):
     """``fn`` of a block of new rows after checking they are finite."""
@@ -225,6 +241,7 @@ class Dask:
     """A ``dask.array.Array`` or dask DataFrame (``kgroups[dask]``)."""
 
     name = "dask"
+    host_rows = True
 
     @staticmethod
     def check_fit(est, X, precomputed):
@@ -299,12 +316,88 @@ class Dask:
                             chunks=(X.chunks[0], (n_cols,)))
 
 
-IN_MEMORY, DASK = InMemory(), Dask()
+class Device:
+    """Arrays on a CUDA device (raw data only; ``engine="gpu"``)."""
+
+    name = "cuda"
+    host_rows = False  # X's rows are not in host memory (no input-space seeding)
+
+    @staticmethod
+    def check_fit(est, X, precomputed):
+        """``(DeviceRows of X, None)``, checked on the device; ``n_features_in_`` set
+        (a device array has no feature names)."""
+        owner = type(est).__name__
+        if precomputed:
+            raise InvalidParameterError(
+                f"{owner}: an X on a CUDA device takes raw data, not a precomputed matrix "
+                f"(kernel={est.kernel!r}, semimetric={est.semimetric!r}); copy it to the "
+                "host for a precomputed fit")
+        d = device_rows(X, "X", owner)
+        est.n_features_in_ = int(d.shape[1])
+        if hasattr(est, "feature_names_in_"):
+            del est.feature_names_in_
+        return DeviceRows(d, source=X), None
+
+    @staticmethod
+    def weights(sample_weight, X, owner):
+        """Weights >= 0 on the host (a device array of weights copied: n numbers)."""
+        return check_sample_weight(host_values(sample_weight), X.shape[0], owner,
+                                   allow_zero=True)
+
+    normalized_weights = InMemory.normalized_weights
+
+    @staticmethod
+    def summary(X, w, owner):
+        """``(largest |x|, None)`` over the rows read: the GPU engine takes direct
+        differences of the coordinates, so it needs no centre."""
+        return scan_device(X.array, "X", owner) * X.scale, None
+
+    @staticmethod
+    def take(X, w, idx):
+        """Rows ``idx`` of ``X`` (a sample, all for None) and ``w`` in host memory."""
+        from ._kernels import cuda as kernels
+
+        sel = X if idx is None else X[idx]
+        rows = kernels.cuda.to_device(sel.row_index())
+        out = kernels.cuda.device_array((sel.shape[1], sel.shape[0]))
+        kernels.take_rows_transposed[kernels.blocks(sel.shape[0]), kernels.THREADS](
+            sel.array, rows, sel.scale, out, 0)
+        return np.ascontiguousarray(out.copy_to_host().T), (w if idx is None else w[idx])
+
+    @staticmethod
+    def check_new(est, X, accept_sparse):
+        """New rows on the device, finite, with the fit's number of features."""
+        owner = type(est).__name__
+        d = device_rows(X, "X", owner, min_rows=0)
+        if d.shape[1] != est.n_features_in_:
+            raise InvalidParameterError(
+                f"{owner}: X has {d.shape[1]} features, but {owner} was fitted with "
+                f"{est.n_features_in_}")
+        return DeviceRows(d, source=X)
+
+    @staticmethod
+    def within_sums(X, w, labels, k, semimetric, params):
+        """``sum_{x, y in C_l} w_x w_y rho(x, y)`` of each cluster ``l`` (k), on the
+        device (:func:`kgroups._engines.gpu_predictor.within_sums`)."""
+        from ._engines.gpu_predictor import within_sums
+
+        return within_sums(X, w, labels, k, semimetric, params)
+
+    @staticmethod
+    def map_rows(X, fn, n_cols, dtype, owner):
+        """``fn(X)`` in the input's library and on its device (:func:`like_input`)."""
+        return like_input(np.asarray(fn(X), dtype=dtype), X.source)
+
+
+IN_MEMORY, DASK, DEVICE = InMemory(), Dask(), Device()
 
 
 def input_kind(X, sample_weight=None, engine_input="numpy"):
     """The kind of ``X``: dask when ``X`` or the weights are dask collections or the
-    engine asked for takes dask input (``engine_input``), else in memory."""
+    engine asked for takes dask input (``engine_input``), an array on a CUDA device
+    (:mod:`kgroups._input_device`), else in memory."""
     if engine_input == "dask" or is_dask_collection(X) or is_dask_collection(sample_weight):
         return DASK
+    if on_cuda_device(X):
+        return DEVICE
     return IN_MEMORY

@@ -501,8 +501,9 @@ def check_in_memory(X, name, owner="kgroups"):
         raise InvalidParameterError(
             f"{owner}: {name} is an array on a CUDA device ({type(X).__name__}); {owner} "
             f"needs host memory: copy it to the host (e.g. {name}.get() for CuPy). On the "
-            "device run KernelKGroups(engine='gpu') on host data, energy_distance, "
-            "within_energy, between_energy, total_energy, energy_test and disco")
+            "device run KernelKGroups and KernelKMeans (engine='gpu' or 'auto'), "
+            "energy_distance, within_energy, between_energy, total_energy, energy_test and "
+            "disco")
     if is_dask_collection(X):
         raise InvalidParameterError(
             f"{owner}: {name} is a dask {type(X).__name__}; {owner} needs in-memory data: pass "

@@ -30,7 +30,7 @@ def test_build_matches_brute_force(semimetric, params):
     brute-force M, with a duplicated point (distance exactly 0) and weights."""
     X, w, labels = tiny_data(n=37, d=3, k=4, seed=40)
     eng = GpuEngine(X, w, semimetric, params)
-    B = brute_B(eng.X, w, semimetric, params)
+    B = brute_B(X, w, semimetric, params)
     np.testing.assert_allclose(eng.build_m(labels, 4), build_m_twin(B, labels, 4),
                                rtol=1e-12, atol=1e-12)
 
@@ -49,7 +49,7 @@ def test_build_across_tiles(monkeypatch, sym_tile, split, tile):
         monkeypatch.setattr(kernels, "tile_for", lambda d: tile)
     X, w, labels = tiny_data(n=37, d=2, k=3, seed=41)
     eng = GpuEngine(X, w, "energy", {"alpha": 1.0})
-    B = brute_B(eng.X, w, "energy", {"alpha": 1.0})
+    B = brute_B(X, w, "energy", {"alpha": 1.0})
     np.testing.assert_allclose(eng.build_m(labels, 3), build_m_twin(B, labels, 3),
                                rtol=1e-12, atol=1e-12)
     used = "build_sym" if sym_tile else "build_sorted"
@@ -78,7 +78,7 @@ def test_apply_batch_and_window_match_brute_force(monkeypatch, local):
     monkeypatch.setattr(kernels, "APPLY_LOCAL", local)
     X, w, labels = tiny_data(n=30, d=3, k=3, seed=42)
     eng = GpuEngine(X, w, "energy", {"alpha": 0.5})
-    B = brute_B(eng.X, w, "energy", {"alpha": 0.5})
+    B = brute_B(X, w, "energy", {"alpha": 0.5})
     M = np.stack([build_m_twin(B, labels, 3), build_m_twin(B, (labels + 1) % 3, 3)])
     buf = eng._batch_buffers(3, 2)
     dM = eng._grow("_dM", (2, 3, 30), "test")
@@ -96,9 +96,14 @@ def test_apply_batch_and_window_match_brute_force(monkeypatch, local):
     np.testing.assert_allclose(host[0, :, 7:], M[0, :, 7:], rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(host[1, :, 25:], M[1, :, 25:], rtol=1e-12, atol=1e-12)
     assert not host[0, :, :7].any() and not host[1, :, :25].any()
+    # each window comes with its points' rows of the data, held for the decisions
+    np.testing.assert_array_equal(buf["rows"][1][:5], X[25:30])
+    assert buf["first"][1] == 25
     host[:] = 0
-    assert eng._window(dM[1], host[1], 11, None)[0] == 30
+    assert eng._window(1, dM[1], host[1], 11, None)[0] == 30
     np.testing.assert_allclose(host[1, :, 11:], M[1, :, 11:], rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(buf["rows"][1][:19], X[11:30])
+    assert buf["first"][1] == 11
     np.testing.assert_allclose(dM.copy_to_host(), M, rtol=1e-12, atol=1e-12)
     assert eng.tally.by_kernel["apply_batch"] == 1
 
@@ -136,7 +141,7 @@ def test_same_trajectory_with_moves_in_flight(monkeypatch, semimetric, params):
     the runs decide on while a batch is applied, correcting for its moves, and still
     make the matrix-free engine's moves, sweep by sweep."""
     import kgroups._engines.gpu as gpu
-    monkeypatch.setattr(gpu, "WINDOW", 17)
+    monkeypatch.setattr(gpu, "WINDOW", 45)
     monkeypatch.setattr(gpu, "BATCH", 64)
     monkeypatch.setattr(gpu, "ROUND_TRIP_SECONDS", 1e-9)
     in_flight = []

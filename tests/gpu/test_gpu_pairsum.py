@@ -65,14 +65,22 @@ def test_rescaled_data_and_clear_errors():
         pairwise(dev(X))
 
 
-def test_estimators_refuse_device_arrays_by_name():
-    from kgroups import KernelKGroups
+def test_device_arrays_refused_by_name_where_not_taken():
+    """Device arrays go to the GPU engine only: another engine asked for, a fit whose
+    predictor reads host memory, and estimators without a device path say so."""
+    from kgroups import EnergyHierarchical, KernelKGroups
     X = np.random.default_rng(3).normal(size=(20, 2))
-    with pytest.raises(ValueError, match="KernelKGroups: X is an array on a CUDA device"):
-        KernelKGroups(2).fit(dev(X))
-    est = KernelKGroups(2, random_state=0).fit(X)
-    with pytest.raises(ValueError, match="KernelKGroups: X is an array on a CUDA device"):
+    with pytest.raises(ValueError, match="X is an array on a CUDA device and "
+                       "engine='matrix-free' takes numpy arrays; use engine='auto' or "
+                       "engine='gpu'"):
+        KernelKGroups(2, engine="matrix-free").fit(dev(X))
+    est = KernelKGroups(2, random_state=0, engine="dense").fit(X)
+    with pytest.raises(ValueError, match=r"X is an array on a CUDA device, and this fit "
+                       r"\(engine='dense'\) predicts from host memory"):
         est.predict(dev(X))
+    with pytest.raises(ValueError, match="EnergyHierarchical: X is an array on a CUDA "
+                       "device"):
+        EnergyHierarchical(2).fit(dev(X))
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])

@@ -44,7 +44,9 @@ def test_device_calls_per_sweep_do_not_grow_with_the_batches(monkeypatch, batch,
     move and 2 per batch (the batches, nothing else goes up); per batch one launch,
     one synchronisation and one window back (plus at most one prefetch it made
     useless), per quiet window the same, and ``M`` once at the end of a sweep that
-    moved. A per-batch allocation, upload of ``M`` or extra round trip fails."""
+    moved. A window brings its points' rows of the data with its columns of ``M``
+    (k + D rows of 16 columns), the only data the host reads. A per-batch
+    allocation, upload of ``M`` or extra round trip fails."""
     import kgroups._engines.gpu as gpu
     monkeypatch.setattr(gpu, "WINDOW", 16)
     monkeypatch.setattr(gpu, "BATCH", batch)
@@ -62,9 +64,12 @@ def test_device_calls_per_sweep_do_not_grow_with_the_batches(monkeypatch, batch,
         assert c["syncs"] == b + win + moved
         assert c["launches"] <= 2 * b + win + 1
         assert c["transfers"] <= 3 * b + win + moved + 1
-        assert c["bytes_to_host"] <= 8 * k * (16 * (2 * b + win + 1) + n)
-    # the last sweep moves nothing: nothing at all is asked of the device
-    assert rows[-1][1]["transfers"] == rows[-1][1]["launches"] == rows[-1][1]["syncs"] == 0
+        assert c["bytes_to_host"] <= 8 * (k + 2) * 16 * (2 * b + win + 1) + 8 * k * n
+    # the last sweep moves nothing: its windows only (each prefetched while the host
+    # decides the one before), one launch, one copy and one synchronisation each
+    last = rows[-1][1]
+    assert last["windows"] == -(-n // 16) and last["bytes_to_device"] == 0
+    assert last["transfers"] == last["launches"] == last["syncs"] == last["windows"]
 
 
 def test_batches_sized_by_the_device_cost(monkeypatch):
@@ -98,7 +103,7 @@ def test_restarts_built_in_one_pass(monkeypatch, classes):
     passes = {name: c for name, c in eng.tally.by_kernel.items()
               if name in ("build_sym", "build_sorted", "build_multi")}
     assert passes == ({"build_sym": 1} if classes else {"build_multi": 1})
-    B = brute_B(eng.X, w, "laplacian", {"sigma": 1.5})
+    B = brute_B(X, w, "laplacian", {"sigma": 1.5})
     for r in range(3):
         np.testing.assert_allclose(Ms[r], build_m_twin(B, starts[r], k), rtol=1e-12,
                                    atol=1e-12)
@@ -153,7 +158,7 @@ def test_every_device_allocation_is_counted_first(monkeypatch):
     monkeypatch.setattr(gpu, "device_free_memory", lambda: 8.0 * n * 2 * k)
     Ms = eng.build_ms(starts, k)
     assert "build_multi" in eng.tally.by_kernel and "build_sym" not in eng.tally.by_kernel
-    B = brute_B(eng.X, np.ones(n), "energy", {"alpha": 1.0})
+    B = brute_B(X, np.ones(n), "energy", {"alpha": 1.0})
     np.testing.assert_allclose(Ms[2], build_m_twin(B, starts[2], k), rtol=1e-12, atol=1e-12)
     allocated = eng.tally.phases["prepare"]["allocations"]
     monkeypatch.setattr(device, "device_free_memory", lambda: 8.0 * n * k * 4)
@@ -206,7 +211,7 @@ def test_more_clusters_than_a_thread_holds_and_too_many_features(monkeypatch):
     eng = GpuEngine(X, np.ones(n), "energy", {"alpha": 1.0})
     Ms = eng.build_ms(starts, k)
     assert "build_multi" not in eng.tally.by_kernel and eng.tally.by_kernel["build_sym"] == 2
-    B = brute_B(eng.X, np.ones(n), "energy", {"alpha": 1.0})
+    B = brute_B(X, np.ones(n), "energy", {"alpha": 1.0})
     for r in range(2):
         np.testing.assert_allclose(Ms[r], build_m_twin(B, starts[r], k), rtol=1e-12,
                                    atol=1e-12)

@@ -298,7 +298,7 @@ class DaskEngine(Engine):
     capabilities = Capabilities(
         exact=False, inputs=("raw data",), semimetrics="negative type",
         memory="n_components features per row of one block on each worker",
-        device="a Dask cluster", array_kind="dask", rules=("hartigan",))
+        device="a Dask cluster", array_kinds=("dask",), rules=("hartigan",))
     sample_start = "always"
     max_auto_starts = 1
     unavailable_inits = ("spectral",)

@@ -168,8 +168,9 @@ class Capabilities:
 
     ``exact``: the same partitions as move-at-a-time Hartigan on the exact kernel
     (approximate engines work on a low-rank kernel); ``inputs``: of :data:`INPUTS`;
-    ``semimetrics``: of :data:`SEMIMETRIC_KINDS`; ``array_kind``: the kind of array
-    ``X`` it takes (``"numpy"`` for in-memory data, ``"dask"``); ``device``: where
+    ``semimetrics``: of :data:`SEMIMETRIC_KINDS`; ``array_kinds``: the kinds of array
+    ``X`` it takes (``"numpy"`` for in-memory data, ``"dask"``, ``"cuda"`` for arrays
+    on a CUDA device), the first the one it makes of in-memory data; ``device``: where
     the pair passes run; ``memory``: what it holds, in words; ``rules``: the move
     rules it runs (``"hartigan"`` for kernel k-groups, ``"lloyd"`` for kernel
     k-means).
@@ -180,8 +181,13 @@ class Capabilities:
     semimetrics: str
     memory: str
     device: str = "CPU"
-    array_kind: str = "numpy"
+    array_kinds: tuple = ("numpy",)
     rules: tuple = ("hartigan", "lloyd")
+
+    @property
+    def array_kind(self):
+        """The kind of array the engine makes of in-memory data (the first it takes)."""
+        return self.array_kinds[0]
 
     def takes(self, matrix, semimetric):
         """Whether an input of kind ``matrix`` (one of :data:`INPUTS`) with

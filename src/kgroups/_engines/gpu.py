@@ -7,6 +7,14 @@ batches of moves to ``M`` (each mover's kernel row computed on the fly). The dev
 holds the data, the weights and the runs' ``M``, O(n (k + D)) float64, never an
 n x n matrix; each device allocation is checked against the free memory first.
 
+The data are on the device once: host data copied there, data already on a CUDA
+device (:class:`~kgroups._input_device.DeviceRows`: CuPy, PyTorch, numba arrays)
+transposed there from the caller's array, never copied to the host. The host
+holds the weights, the labels and ``M`` (O(n k)) and, of the data, only the rows of
+the points it is deciding: each window of columns of ``M`` comes with those points'
+rows (:func:`~kgroups._kernels.cuda.gather_window`), and a pending move keeps its
+mover's row.
+
 The Hartigan decisions stay sequential and exact (paper Algorithm 2, eq. 50): the
 host decides the points in order from the columns of ``M``, corrects each column for
 the moves it decided but did not yet apply (their entries ``B[i, p]``, O(D) each,
@@ -27,9 +35,10 @@ Restarts run as a group: their ``M`` come from one pass over the pairs
 launch applying the pending moves of every run.
 
 Per sweep the device is asked for: one upload of each batch (4 integers a move, 2 a
-run), one launch and one synchronisation per batch or quiet window, one window of
-``k x WINDOW`` sums per run back for each, and ``M`` back once at the end of the
-sweep; a sweep allocates nothing. ``engine_stats_["device_calls"]`` counts them per
+run), one launch and one synchronisation per batch or window, one window of
+``(k + D) x WINDOW`` numbers per run back for each (the columns of ``M`` and the
+points' rows), and ``M`` back once at the end of a sweep that moved; a sweep
+allocates nothing. ``engine_stats_["device_calls"]`` counts them per
 phase (:class:`kgroups._kernels.device.DeviceTally`).
 
 Needs numba-cuda and a CUDA device (``pip install 'kgroups[gpu]'``); under numba's
@@ -45,11 +54,13 @@ from .._kernels import pairs_on_the_fly as _mf
 from .._kernels.device import (DeviceTally, check_device_fits, cuda_kernels as _cuda,
                                cuda_usable, device_free_memory)
 from .._kernels.gain import class_signatures, cluster_stats, lloyd_assign
-from .._kernels.semimetric import NEGATIVE_TYPE
+from .._kernels.semimetric import NAMES, NEGATIVE_TYPE, kernel_args
+from .._memory import check_fits
+from .._semimetrics import check_semimetric_range, rho_max
 from .._validation import InvalidParameterError
 from . import calibration as _calibration
 from .engine import Capabilities
-from .matrix_free import SIGNATURES_PER_CLUSTER, MatrixFreeEngine
+from .matrix_free import MULTI_STARTS, SIGNATURES_PER_CLUSTER, MatrixFreeEngine
 
 # Columns of M in a window the host decides from.
 WINDOW = 4096
@@ -91,7 +102,7 @@ class GpuEngine(MatrixFreeEngine):
     name = "gpu"
     capabilities = Capabilities(
         exact=True, inputs=("raw data",), semimetrics="named", device="a CUDA GPU",
-        memory="on the device: the data and the cluster sums, O(n (k + D)); the kernel "
+        array_kinds=("numpy", "cuda"), memory="on the device: the data and the cluster sums, O(n (k + D)); the kernel "
                "computed on the fly")
     # Without a calibration (kgroups._engines.calibration), engine="auto" takes the GPU
     # engine from MIN_N points when a CUDA device (not the simulator) is usable
@@ -121,13 +132,31 @@ class GpuEngine(MatrixFreeEngine):
         return _calibration.gpu_seconds(cal, MatrixFreeEngine, n_samples, n_features, n_init)
 
     def __init__(self, X, w, semimetric, params):
-        super().__init__(X, w, semimetric, params)
+        if semimetric not in NAMES:
+            raise ValueError(
+                f"engine='gpu' needs a named semimetric (one of {NAMES}), got "
+                f"semimetric={semimetric!r}; use engine='dense' or engine='low-rank'")
         self._k = _cuda()
         cuda = self._k.cuda
         self.tally = DeviceTally(cuda, cuda.stream())
-        n, d = self.X.shape
-        self.dXT = self._put(self.XT, "the data")
+        self.w = np.asarray(w, dtype=np.float64)
+        n, d = X.shape
+        self.n_features = int(d)
+        self.semimetric, self.params = semimetric, dict(params)
+        self._args = kernel_args(semimetric, params)
+        self.diag = np.zeros(n)
+        # the spectral start needs each row's distance to the origin on the host
+        self.on_device = not isinstance(X, np.ndarray)
+        self.unavailable_inits = ("spectral",) if self.on_device else ()
+        self.dXT = self._load(X)
         self.dw = self._put(self.w, "the weights")
+        # the entries of B, and the sums of up to n^2 of them in M and q, stay finite:
+        # every squared distance is at most the squared diagonal of the data's box
+        d2 = self._diameter_sq()
+        check_semimetric_range(d2 / 4.0, semimetric, params,
+                               float(n) * n * np.max(self.w, initial=0.0) ** 2,
+                               owner="engine='gpu'")
+        self.kernel_max = 0.5 * rho_max(semimetric, params, d2)
         # the build's label-sorted copies (data, weights, labels, order)
         self.dXTs = self.tally.alloc((d, n), what="the sorted data")
         self.dws = self.tally.alloc((n,), what="the sorted weights")
@@ -136,8 +165,39 @@ class GpuEngine(MatrixFreeEngine):
         self.tally.sync()
         self._dS = None   # sorted sums of a build (rows x n), grown when needed
         self._dM = None   # the runs' M (R x k x n), grown when needed
+        self._dcol = None  # a column of the kernel (n), made when first needed
         self._owner = None  # the RunState whose M the device holds
         self._buffers = None  # per k: batch and window buffers
+
+    def _load(self, X):
+        """The data on the device as the passes read them, transposed, float64 (D, n):
+        host data copied once; device data (:class:`~kgroups._input_device.DeviceRows`)
+        transposed there from the caller's array (its rows read, times its scale),
+        never through the host."""
+        n, d = X.shape
+        if isinstance(X, np.ndarray):
+            return self._put(np.ascontiguousarray(np.asarray(X, dtype=np.float64).T),
+                             "the data")
+        t, kk = self.tally, self._k
+        rows = self._put(np.ascontiguousarray(X.row_index(), dtype=np.int64), "the rows read")
+        dXT = t.alloc((d, n), what="the data")
+        t.launch(kk.take_rows_transposed, kk.blocks(n), kk.THREADS, X.array, rows, X.scale,
+                 dXT, 0)
+        t.sync()  # before the rows' device array is released
+        return dXT
+
+    def _diameter_sq(self):
+        """``sum_j (max_j - min_j)^2`` of the data on the device (inf on overflow)."""
+        t, kk, d = self.tally, self._k, self.n_features
+        host = np.array([[np.inf] * d, [-np.inf] * d])
+        dev = self._put(host, "the data's ranges")
+        t.launch(kk.column_ranges, 64, kk.THREADS, self.dXT, dev)
+        t.to_host(dev, host)
+        t.sync()
+        with np.errstate(over="ignore", invalid="ignore"):
+            span = host[1] - host[0]
+            d2 = float(np.dot(span, span))
+        return d2 if np.isfinite(d2) else np.inf
 
     def _put(self, host, what):
         dev = self.tally.alloc(host.shape, host.dtype, what=what)
@@ -147,14 +207,27 @@ class GpuEngine(MatrixFreeEngine):
     @staticmethod
     def device_bytes(n_samples, n_features, n_clusters, n_runs=1, sum_rows=None):
         """Device memory of a fit: the data twice (as given and sorted by label),
-        weights, sorted weights, sorted labels and the sort (n each), the build's
-        sorted sums (``sum_rows`` x n, k by default), the runs' ``M`` (``n_runs`` x k
-        x n), two windows of columns and one per run, and a batch of moves."""
+        weights, sorted weights, sorted labels, the sort and the rows read (n each),
+        the build's sorted sums (``sum_rows`` x n, k by default), the runs' ``M`` (``n_runs`` x k
+        x n), three windows of columns per run (with their points' rows), and a
+        batch of moves."""
         n, d, k = int(n_samples), int(n_features), int(n_clusters)
         rows = k if sum_rows is None else int(sum_rows)
         R = int(n_runs)
-        return 8 * (2 * n * d + 4 * n + rows * n + R * k * n + (2 + R) * k * WINDOW
-                    + 2 * R + 4 * R * BATCH)
+        return 8 * (2 * n * d + 5 * n + rows * n + R * k * n
+                    + 3 * R * (k + d) * WINDOW + 2 * R + 4 * R * BATCH)
+
+    @classmethod
+    def memory_bytes(cls, n_samples, n_features, *, n_clusters, n_init=1, dtype=np.float64,
+                     options=None):
+        """Host bytes of a fit (the device's: :meth:`device_bytes`): the host copy of
+        host data transposed for the upload (n D, none for device data); weights,
+        labels, the sort, the best restart's labels, the diagonal and the four
+        bounds (n each); ``M`` of each run swept at once and its window
+        buffers; per restart run together, its labels and bounds."""
+        n, d, k = int(n_samples), int(n_features), int(n_clusters)
+        r = min(int(n_init), MULTI_STARTS) if n_init > 1 else 1
+        return 8 * (n * d + n * (9 + r * k + 5 * r) + 3 * r * (k + 2 * d) * WINDOW)
 
     @classmethod
     def from_semimetric(cls, X, w, semimetric, params, *, dtype=np.float64, n_clusters,
@@ -195,22 +268,37 @@ class GpuEngine(MatrixFreeEngine):
 
     def _batch_buffers(self, k, R=1):
         """Pinned host and device buffers of a batch of R runs' moves, of two windows
-        of one run and of one window per run (made once per k and R)."""
+        per run (the one read and the next, prefetched) and of the window per run a
+        batch returns (k rows of ``M`` and the D rows of the
+        data, :func:`~kgroups._kernels.cuda.gather_window`'s layout); on the host,
+        each run's rows of the points of its window (``rows``, from ``first``) and of
+        its pending movers (``moved``). Made once per k and R."""
         b = self._buffers
         if b is None or b["k"] != k or b["R"] < R:
-            cuda, t = self._k.cuda, self.tally
+            cuda, t, d = self._k.cuda, self.tally, self.n_features
             size = 2 * R + 4 * R * BATCH
             self._buffers = b = {
                 "k": k, "R": R,
                 "hbatch": cuda.pinned_array(size, dtype=np.int64),
                 "dbatch": t.alloc((size,), np.int64, what="a batch of moves"),
-                "hwin": [cuda.pinned_array((k, WINDOW)) for _ in range(2)],
-                "dwin": [t.alloc((k, WINDOW), what="a window of M") for _ in range(2)],
-                "hruns": cuda.pinned_array((R, k, WINDOW)),
-                "druns": t.alloc((R, k, WINDOW), what="the runs' windows of M"),
+                "hwin": cuda.pinned_array((R, 2, k + d, WINDOW)),
+                "dwin": t.alloc((R, 2, k + d, WINDOW), what="the runs' windows of M"),
+                "hruns": cuda.pinned_array((R, k + d, WINDOW)),
+                "druns": t.alloc((R, k + d, WINDOW), what="the runs' windows of M"),
                 "pend": np.empty((R, 3, BATCH), dtype=np.int64),
+                "rows": np.empty((R, WINDOW, d)),
+                "first": np.zeros(R, dtype=np.int64),
+                "moved": np.empty((R, BATCH, d)),
             }
         return b
+
+    def _hold_rows(self, r, lo, window):
+        """Run ``r`` holds the rows of points ``lo, lo + 1, ...`` from the data rows of
+        a window (D x b, transposed here)."""
+        b = self._buffers
+        width = window.shape[1]
+        b["rows"][r][:width] = window.T
+        b["first"][r] = lo
 
     # -- builds of M on the device -----------------------------------------------------
     def _sorted_sums(self, labels, rows):
@@ -220,7 +308,7 @@ class GpuEngine(MatrixFreeEngine):
         the ordered ones when a tile of the data does not fit in shared memory."""
         labels = np.asarray(labels, dtype=np.int64)
         order = np.argsort(labels, kind="stable")
-        n, d = self.X.shape
+        n, d = self.n_samples, self.n_features
         t, kk = self.tally, self._k
         t.to_device(np.ascontiguousarray(labels[order]), self.dlabs)
         t.to_device(order, self.dorder)
@@ -236,7 +324,8 @@ class GpuEngine(MatrixFreeEngine):
         else:
             tile = kk.tile_for(d)
             t.launch(kk.build_sorted, kk.blocks(n), kk.THREADS, self.dXTs, self.dws,
-                     self.dlabs, dS, tile, *self._args, shared=8 * tile * d)
+                     self.dXTs, self.dws, self.dlabs, dS, tile, *self._args,
+                     shared=8 * tile * d)
         return dS
 
     def _build_runs(self, labs, k):
@@ -277,11 +366,11 @@ class GpuEngine(MatrixFreeEngine):
                 t.launch(kk.unsort_columns, kk.blocks(n), kk.THREADS, dS, self.dorder, dM[r])
             return dM
         per = kk.RELABEL_LOCAL // k
-        tile = kk.tile_for(self.X.shape[1])
+        tile = kk.tile_for(self.n_features)
         for r0 in range(0, R, per):
             dl = self._upload_temp(np.ascontiguousarray(labs[r0:r0 + per]))
             t.launch(kk.build_multi, kk.blocks(n), kk.THREADS, self.dXT, self.dw, dl, k,
-                     dM[r0:r0 + per], tile, *self._args, shared=8 * tile * self.X.shape[1])
+                     dM[r0:r0 + per], tile, *self._args, shared=8 * tile * self.n_features)
             t.sync()
         return dM
 
@@ -309,7 +398,7 @@ class GpuEngine(MatrixFreeEngine):
         """Restarts run at once: up to :data:`MULTI_STARTS`, fewer when their ``M`` do
         not fit on the host or the device."""
         group = super().group_size(starts, k)
-        n, d = self.X.shape
+        n, d = self.n_samples, self.n_features
         free = device_free_memory()
         while group > 1 and self.device_bytes(n, d, k, group) > 0.9 * free:
             group //= 2
@@ -378,12 +467,13 @@ class GpuEngine(MatrixFreeEngine):
         correct like any pending move; the batch is collected (:meth:`_collect`)
         before the next one is sent or when a run needs columns past those it holds.
         So every column a decision reads is ``M`` after all the moves decided before
-        it, applied on the device or corrected on the host. A run's host ``M`` is
-        current at the start of the sweep; the whole ``M`` comes back at its end.
+        it, applied on the device or corrected on the host. A run holds no column at
+        the start of the sweep (the points' rows come with the windows); the whole
+        ``M`` comes back at its end.
         """
         n, R = self.n_samples, state.n_runs
         self._batch_buffers(state.M.shape[1], R)
-        budget = pending_budget(self.X.shape[1])
+        budget = pending_budget(self.n_features)
         for r in runs:
             self._refresh_bounds(state, r)
         sw = _Sweep(R, runs, n)
@@ -398,7 +488,7 @@ class GpuEngine(MatrixFreeEngine):
                 if sw.n_pend[r] >= BATCH:
                     continue  # a full list of moves not sent: sent after this round
                 if sw.fresh[r] <= sw.pos[r]:
-                    sw.fresh[r], sw.ahead[r] = self._window(dM[r], state.M[r], sw.pos[r],
+                    sw.fresh[r], sw.ahead[r] = self._window(r, dM[r], state.M[r], sw.pos[r],
                                                             sw.ahead[r])
                 with self.tally.host_decisions():
                     sw.pos[r], sw.n_pend[r], m = self._decide_from(
@@ -420,36 +510,40 @@ class GpuEngine(MatrixFreeEngine):
         """Run ``r``'s decisions from ``start`` (:func:`~kgroups._kernels.
         pairs_on_the_fly.decide_mf`), its first ``n_pend`` pending moves already in its
         list (those in flight and those not yet sent); ``(next point, n_pend, moves)``."""
-        b = state.bounds
-        pend, old, new = self._buffers["pend"][r]
+        b, buf = state.bounds, self._buffers
+        pend, old, new = buf["pend"][r]
         return _mf.decide_mf(
-            self.X, self.w, state.labels[r], state.M[r], state.s[r], state.q[r],
-            state.cnt[r], start, stop, pend, old, new, int(n_pend), budget,
+            buf["rows"][r], int(buf["first"][r]), self.w, state.labels[r], state.M[r],
+            state.s[r], state.q[r], state.cnt[r], start, stop, pend, old, new,
+            buf["moved"][r], int(n_pend), budget,
             self.semimetric in NEGATIVE_TYPE, b.up[r], b.lo[r], b.own[r], b.all[r],
             b.drift[r], *self._args)
 
-    def _window(self, dM, M, lo, ahead):
-        """Columns ``lo:hi`` of the device's ``M`` into the host's (from the prefetch
-        ``ahead`` when it holds them), and the next window prefetched; ``(hi, ahead)``."""
+    def _window(self, r, dM, M, lo, ahead):
+        """Columns ``lo:hi`` of the device's ``M`` into run ``r``'s host ``M`` and those
+        points' rows held (from the prefetch ``ahead`` when it holds them), and the
+        next window prefetched; ``(hi, ahead)``."""
         n, t, buf = self.n_samples, self.tally, self._buffers
         if ahead is None or ahead[0] != lo:
-            ahead = self._prefetch(dM, lo, 0)
+            ahead = self._prefetch(r, dM, lo, 0)
         t.sync()
         t.count("windows")
         _, hi, slot = ahead
-        M[:, lo:hi] = buf["hwin"][slot][:, :hi - lo]
-        nxt = self._prefetch(dM, hi, 1 - slot) if hi < n else None
+        k = M.shape[0]
+        M[:, lo:hi] = buf["hwin"][r, slot][:k, :hi - lo]
+        self._hold_rows(r, lo, buf["hwin"][r, slot][k:, :hi - lo])
+        nxt = self._prefetch(r, dM, hi, 1 - slot) if hi < n else None
         return hi, nxt
 
-    def _prefetch(self, dM, lo, slot):
-        """Enqueue columns ``lo:lo + WINDOW`` of the device's ``M`` into pinned buffer
-        ``slot``; ``(lo, hi, slot)``."""
+    def _prefetch(self, r, dM, lo, slot):
+        """Enqueue columns ``lo:lo + WINDOW`` of the device's ``M``, with those points'
+        rows, into pinned buffer ``slot``; ``(lo, hi, slot)``."""
         kk, t, buf = self._k, self.tally, self._buffers
         hi = min(self.n_samples, lo + WINDOW)
-        out = buf["dwin"][slot]
-        t.launch(kk.gather_columns, (kk.blocks(hi - lo, 32), dM.shape[0]), (32, 1), dM, lo,
-                 out[:, :hi - lo])
-        t.to_host(out, buf["hwin"][slot])
+        out = buf["dwin"][r, slot]
+        t.launch(kk.gather_window, (kk.blocks(hi - lo, 32), out.shape[0]), (32, 1), dM,
+                 self.dXT, lo, out[:, :hi - lo])
+        t.to_host(out, buf["hwin"][r, slot])
         return lo, hi, slot
 
     def _send(self, dM, sw):
@@ -486,19 +580,23 @@ class GpuEngine(MatrixFreeEngine):
     def _collect(self, sw, Ms):
         """Wait for the batch in flight, if any: each run's window into its host ``M``
         (columns ``lo:hi``, current with every sent move), its moves off the head of
-        its list, its columns held up to ``hi``."""
+        its list, its columns (and their points' rows) held up to ``hi``."""
         if not sw.flying.any():
             return
         t, buf = self.tally, self._buffers
         t.sync()
         t.count("batches")
         lo, hi = sw.window
+        k = Ms.shape[1]
         for r in sw.pos:
-            Ms[r][:, lo[r]:hi[r]] = buf["hruns"][r][:, :hi[r] - lo[r]]
+            if hi[r] > lo[r]:
+                Ms[r][:, lo[r]:hi[r]] = buf["hruns"][r][:k, :hi[r] - lo[r]]
+                self._hold_rows(r, lo[r], buf["hruns"][r][k:, :hi[r] - lo[r]])
             f, p = int(sw.flying[r]), int(sw.n_pend[r])
             if f:
-                pend = buf["pend"][r]
+                pend, moved = buf["pend"][r], buf["moved"][r]
                 pend[:, :p - f] = pend[:, f:p].copy()
+                moved[:p - f] = moved[f:p].copy()
             sw.n_pend[r] = p - f
             sw.fresh[r] = int(hi[r])
         sw.flying[:] = 0
@@ -542,6 +640,51 @@ class GpuEngine(MatrixFreeEngine):
         state.s[r], state.q[r], state.cnt[r] = cluster_stats(M, labels, self.w)
         return changed
 
+    # -- the kernel's columns, for the starts and the refilling of empty clusters ----
+    def column(self, c):
+        """Column ``c`` of the unweighted kernel ``K = -rho/2`` (computed on the device,
+        n numbers back)."""
+        t, kk, n = self.tally, self._k, self.n_samples
+        if self._dcol is None:
+            self._dcol = t.alloc((n,), what="a column of the kernel")
+        t.launch(kk.rho_column, kk.blocks(n), kk.THREADS, self.dXT, int(c), self._dcol,
+                 *self._args)
+        out = np.empty(n)
+        t.to_host(self._dcol, out)
+        t.sync()
+        return -0.5 * out
+
+    def move_rows(self, points, old, new, M):
+        """Moves applied to the host's ``M`` (one run): ``M[old] -= B[p]``, ``M[new] +=
+        B[p]`` with each mover's row ``B[p, y] = w_p w_y K(x_p, x_y)`` from
+        :meth:`column` (few moves: an emptied cluster refilled)."""
+        for p, a, b in zip(np.asarray(points), np.asarray(old), np.asarray(new)):
+            row = self.w[p] * self.w * self.column(int(p))
+            M[a] -= row
+            M[b] += row
+
+    def gram(self):
+        """Dense ``K = -rho/2`` (the spectral start, small problems): computed on the
+        device, both copies checked against the free memory first."""
+        t, kk, n = self.tally, self._k, self.n_samples
+        what = f"the dense Gram matrix for n={n} (spectral init)"
+        check_fits(8 * n * n, what, "init='k-means++'")
+        D = t.alloc((n, n), what=what)
+        t.launch(kk.pooled_matrix, (kk.blocks(n, 32), kk.blocks(n, 8)), (32, 8), self.dXT, D,
+                 *self._args)
+        out = np.empty((n, n))
+        t.to_host(D, out)
+        t.sync()
+        return -0.5 * out
+
+    def predictor(self, X_fit, result):
+        """``predict``'s cross sums against the fit's points, on the device
+        (:class:`~kgroups._engines.gpu_predictor.DevicePredictor`)."""
+        from .gpu_predictor import DevicePredictor
+
+        return DevicePredictor(self.dXT, self.w, result.labels, result.s.shape[0],
+                               self.semimetric, self.params)
+
     def finish(self, state):
         """The runs' results (from the host's ``M``, current after every sweep)."""
         self.tally.phase = "finish"
@@ -563,13 +706,13 @@ class GpuEngine(MatrixFreeEngine):
 
 class _Sweep:
     """The state of one Hartigan sweep of a group of runs on the device: each run's
-    position, the end of the columns it holds and its prefetched window (dicts by
-    run), its pending moves (``n_pend``: those in flight first, ``flying`` of them),
+    position, the end of the columns (and points' rows) it holds and its prefetched
+    window (dicts by run), its pending moves (``n_pend``: those in flight first, ``flying`` of them),
     the windows of the batch in flight and whether any batch was sent."""
 
     def __init__(self, R, runs, n):
         self.pos = {r: 0 for r in runs}
-        self.fresh = {r: n for r in runs}
+        self.fresh = {r: 0 for r in runs}  # no columns held: rows come with windows
         self.ahead = {r: None for r in runs}
         self.n_pend = np.zeros(R, dtype=np.int64)
         self.flying = np.zeros(R, dtype=np.int64)

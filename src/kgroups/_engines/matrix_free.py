@@ -255,6 +255,7 @@ class MatrixFreeEngine(Engine):
         pend = np.empty((R, BATCH), dtype=np.int64)
         old = np.empty_like(pend)
         new = np.empty_like(pend)
+        rows = np.empty((R, BATCH, self.X.shape[1]))  # the pending movers' rows
         n_pend = np.zeros(R, dtype=np.int64)
         pos = [0] * len(runs)
         total = np.zeros(R, dtype=np.int64)
@@ -266,7 +267,7 @@ class MatrixFreeEngine(Engine):
                     continue
                 r = runs[u]
                 pos[u], n_pend[r], moves = self._decide(
-                    state, r, pos[u], target, pend[r], old[r], new[r],
+                    state, r, pos[u], target, pend[r], old[r], new[r], rows[r],
                     PENDING_WORK if u == lead else FOLLOW_WORK)
                 total[r] += moves
                 if u == lead:
@@ -288,11 +289,11 @@ class MatrixFreeEngine(Engine):
         fn(state.M[r], state.labels[r], self.w, s, self.diag, self.diag, e, np.abs(e),
            b.up[r], b.lo[r], b.own[r], b.all[r], b.drift[r])
 
-    def _decide(self, state, r, start, stop, pend, old, new, budget):
+    def _decide(self, state, r, start, stop, pend, old, new, rows, budget):
         b = state.bounds
         return _mf.decide_mf(
-            self.X, self.w, state.labels[r], state.M[r], state.s[r], state.q[r],
-            state.cnt[r], start, stop, pend, old, new, 0, budget,
+            self.X, 0, self.w, state.labels[r], state.M[r], state.s[r], state.q[r],
+            state.cnt[r], start, stop, pend, old, new, rows, 0, budget,
             self.semimetric in NEGATIVE_TYPE, b.up[r], b.lo[r], b.own[r], b.all[r],
             b.drift[r], *self._args)
 

@@ -89,5 +89,5 @@ def names_for(array_kind=None):
     ``"dask"``)."""
     if array_kind is None:
         return names()
-    return tuple(n for n, cls in engines().items() if cls.capabilities.array_kind == array_kind)
+    return tuple(n for n, cls in engines().items() if array_kind in cls.capabilities.array_kinds)
 

@@ -57,11 +57,12 @@ def choose_engine(name, n_samples, precomputed, sparse_input, dtype, semimetric=
     (``n_components``) their memory estimates read."""
     if name != registry.AUTO:
         cls = registry.engine_class(name)
-        if cls.capabilities.array_kind != input_kind:
-            what = "a dask collection" if input_kind == "dask" else f"{input_kind} data"
+        if input_kind not in cls.capabilities.array_kinds:
+            what = {"dask": "a dask collection",
+                    "cuda": "an array on a CUDA device"}.get(input_kind, f"{input_kind} data")
             raise InvalidParameterError(
                 f"{owner}: X is {what} and engine={name!r} takes "
-                f"{cls.capabilities.array_kind} arrays; use engine='auto' or "
+                f"{' or '.join(cls.capabilities.array_kinds)} arrays; use engine='auto' or "
                 f"{_quoted(registry.names_for(input_kind))}"
                 + (", or pass X.compute() for an in-memory engine" if input_kind == "dask"
                    else ""))
@@ -70,7 +71,7 @@ def choose_engine(name, n_samples, precomputed, sparse_input, dtype, semimetric=
     ranked, notes = [], []
     for order, (ename, cls) in enumerate(registry.engines().items()):
         caps = cls.capabilities
-        if caps.array_kind != input_kind or not caps.takes(form, semimetric):
+        if input_kind not in caps.array_kinds or not caps.takes(form, semimetric):
             continue
         ok, need = _fits(cls, n_samples, d, n_clusters, n_init, dtype, options)
         if not ok:

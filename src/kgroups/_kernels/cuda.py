@@ -67,14 +67,18 @@ rho = cuda.jit(device=True)(with_globals(_sm.rho_src, {
 
 
 @cuda.jit
-def build_sorted(XTs, ws, labs, Ms, tile, code, alpha, sigma, theta):
-    """``Ms[l, i] = -w_i / 2 sum_{y in C_l} w_y rho(x_i, x_y)`` (points sorted by label).
+def build_sorted(XR, wr, XTs, ws, labs, Ms, tile, code, alpha, sigma, theta):
+    """``Ms[l, i] = -wr_i / 2 sum_{y in C_l} w_y rho(r_i, x_y)`` for the rows ``r_i``
+    (columns of ``XR``, (D, m)) against the points sorted by label.
 
     ``XTs`` (D, n), ``ws`` (n) and ``labs`` (n, non-decreasing) in the sorted order;
-    ``Ms`` (k, n) zeros. One thread per row; the block loads ``tile`` columns at a
-    time into ``tile * D`` float64 of dynamic shared memory (:func:`tile_for`).
+    ``Ms`` (k, m) zeros. ``XR = XTs``, ``wr = ws``: the sums ``M`` of a build; new
+    rows with ``wr = 1``: the cross sums of ``predict``. One thread per row; the
+    block loads ``tile`` columns at a time into ``tile * D`` float64 of dynamic
+    shared memory (:func:`tile_for`).
     """
     D, n = XTs.shape
+    m = XR.shape[1]
     tpb = cuda.blockDim.x
     tx = cuda.threadIdx.x
     i = cuda.blockIdx.x * tpb + tx
@@ -82,26 +86,26 @@ def build_sorted(XTs, ws, labs, Ms, tile, code, alpha, sigma, theta):
     acc = 0.0
     cur = labs[0]
     for y0 in range(0, n, tile):
-        m = min(tile, n - y0)
-        for t in range(tx, m, tpb):
+        mt = min(tile, n - y0)
+        for t in range(tx, mt, tpb):
             for d in range(D):
                 sh[d * tile + t] = XTs[d, y0 + t]
         cuda.syncthreads()
-        if i < n:
-            for t in range(m):
+        if i < m:
+            for t in range(mt):
                 lab = labs[y0 + t]
                 if lab != cur:
-                    Ms[cur, i] = -0.5 * ws[i] * acc
+                    Ms[cur, i] = -0.5 * wr[i] * acc
                     acc = 0.0
                     cur = lab
                 d2 = 0.0
                 for d in range(D):
-                    u = XTs[d, i] - sh[d * tile + t]
+                    u = XR[d, i] - sh[d * tile + t]
                     d2 += u * u
                 acc += ws[y0 + t] * rho(d2, code, alpha, sigma, theta)
         cuda.syncthreads()
-    if i < n:
-        Ms[cur, i] = -0.5 * ws[i] * acc
+    if i < m:
+        Ms[cur, i] = -0.5 * wr[i] * acc
 
 
 def tile_for(n_features, shared_bytes=48 * 1024):
@@ -110,11 +114,48 @@ def tile_for(n_features, shared_bytes=48 * 1024):
 
 
 @cuda.jit
-def gather_columns(M, i0, out):
-    """``out[l, c] = M[l, i0 + c]`` for the columns of ``out`` (k x b)."""
-    c, lab = cuda.grid(2)
-    if c < out.shape[1] and lab < out.shape[0]:
-        out[lab, c] = M[lab, i0 + c]
+def gather_window(M, XT, i0, out):
+    """A window of columns ``i0, i0 + 1, ...`` for the host's decisions, contiguous:
+    ``out[l, c] = M[l, i0 + c]`` for the k rows of ``M``, then the points' rows of the
+    data, ``out[k + d, c] = XT[d, i0 + c]`` (``out`` (k + D, b))."""
+    c, row = cuda.grid(2)
+    k = M.shape[0]
+    if c < out.shape[1] and row < out.shape[0]:
+        if row < k:
+            out[row, c] = M[row, i0 + c]
+        else:
+            out[row, c] = XT[row - k, i0 + c]
+
+
+@cuda.jit
+def rho_column(XT, c, out, code, alpha, sigma, theta):
+    """``out[i] = rho(x_i, x_c)`` for every point (one thread per point)."""
+    i = cuda.grid(1)
+    if i < XT.shape[1]:
+        d2 = 0.0
+        for d in range(XT.shape[0]):
+            u = XT[d, i] - XT[d, c]
+            d2 += u * u
+        out[i] = rho(d2, code, alpha, sigma, theta)
+
+
+@cuda.jit
+def column_ranges(XT, out):
+    """``out[0, d] = min_i XT[d, i]``, ``out[1, d] = max_i XT[d, i]`` (``out`` starts at
+    +inf and -inf): each thread scans a strided share of the points, then one atomic
+    minimum and maximum per feature."""
+    t = cuda.grid(1)
+    step = cuda.gridsize(1)
+    D, n = XT.shape
+    for d in range(D):
+        lo, hi = np.inf, -np.inf
+        for i in range(t, n, step):
+            v = XT[d, i]
+            lo = min(lo, v)
+            hi = max(hi, v)
+        if lo <= hi:
+            cuda.atomic.min(out, (0, d), lo)
+            cuda.atomic.max(out, (1, d), hi)
 
 
 @cuda.jit
@@ -298,8 +339,10 @@ def apply_batch(XT, w, batch, R, n_pend, Ms, out, code, alpha, sigma, theta):
     one point in their order, moves of different points commute up to rounding):
     ``Ms[run, old, y] -= B[point, y]``, ``Ms[run, new, y] += B[point, y]``. With
     ``R k <= APPLY_LOCAL`` the column's sums stay in local memory for the whole
-    batch. Then ``out[r, l, y - lo[r]] = Ms[r, l, y]`` for ``lo[r] <= y < hi[r]``:
-    the columns run ``r`` decides next, in the same launch.
+    batch. Then ``out[r, l, y - lo[r]] = Ms[r, l, y]`` and ``out[r, k + d, y - lo[r]]
+    = XT[d, y]`` for ``lo[r] <= y < hi[r]``: the columns run ``r`` decides next and
+    those points' rows of the data (:func:`gather_window`'s layout), in the same
+    launch.
     """
     D, n = XT.shape
     k = Ms.shape[1]
@@ -340,6 +383,8 @@ def apply_batch(XT, w, batch, R, n_pend, Ms, out, code, alpha, sigma, theta):
         if batch[r] <= y < batch[R + r]:
             for lab in range(k):
                 out[r, lab, y - batch[r]] = Ms[r, lab, y]
+            for d in range(D):
+                out[r, k + d, y - batch[r]] = XT[d, y]
 
 
 @cuda.jit

@@ -403,10 +403,17 @@ def _build_m_multi(XT, ws, labs, k, acc, code, alpha, sigma, theta):
 
 
 @njit(cache=True)
-def decide_mf(X, w, labels, M, s, q, cnt, start, stop, pend, old, new, n_pend, budget,
-              bounded, up, lo, snap_own, snap_all, drift, code, alpha, sigma, theta):
+def decide_mf(X, x0, w, labels, M, s, q, cnt, start, stop, pend, old, new, PX, n_pend,
+              budget, bounded, up, lo, snap_own, snap_all, drift, code, alpha, sigma, theta):
     """Sequential Hartigan decisions for the points ``start, start + 1, ...`` before
     ``stop`` (paper Algorithm 2, steps 4-15).
+
+    ``X`` holds the rows of the points from ``x0`` on (point ``i``'s row is
+    ``X[i - x0]``, through ``stop - 1`` at least): all of the data (``x0 = 0``), or
+    the block of rows a caller holds of data kept elsewhere (the GPU engine's).
+    ``PX[t]`` holds the row of pending mover ``t``, written here when the move
+    joins the list (the caller keeps it with the list), so the corrections never
+    read rows outside ``X``.
 
     With ``bounded`` (a semimetric of negative type), a point whose bounds
     (:mod:`kgroups._kernels.bounds`) prove it cannot move is skipped at O(1).
@@ -441,11 +448,11 @@ def decide_mf(X, w, labels, M, s, q, cnt, start, stop, pend, old, new, n_pend, b
                 lo[i] - (drift[k] - snap_all[i]))):
             i += 1
             continue
+        xi = X[i - x0]
         for l in range(k):
             col[l] = M[l, i]
         for t in range(n_pend):
-            p = pend[t]
-            b = -0.5 * w_i * w[p] * rho(exact_sq(X[i], X[p]), code, alpha, sigma, theta)
+            b = -0.5 * w_i * w[pend[t]] * rho(exact_sq(xi, PX[t]), code, alpha, sigma, theta)
             col[old[t]] -= b
             col[new[t]] += b
         work += n_pend
@@ -472,6 +479,7 @@ def decide_mf(X, w, labels, M, s, q, cnt, start, stop, pend, old, new, n_pend, b
             pend[n_pend] = i
             old[n_pend] = j
             new[n_pend] = l
+            PX[n_pend, :] = xi
             n_pend += 1
             moves += 1
         i += 1

@@ -94,8 +94,9 @@ class CudaPairSums(PairSums):
         Ms = cuda.to_device(np.zeros((prep.k, n)))
         tile = kernels.tile_for(dim)
         args = kernel_args(prep.spec["semimetric"], prep.spec)
+        ws = cuda.to_device(w[order])
         kernels.build_sorted[kernels.blocks(n), kernels.THREADS, 0, 8 * tile * dim](
-            ZTs, cuda.to_device(w[order]), cuda.to_device(labs), Ms, tile, *args)
+            ZTs, ws, ZTs, ws, cuda.to_device(labs), Ms, tile, *args)
         starts = np.searchsorted(labs, np.arange(prep.k))
         P = -2.0 * np.add.reduceat(Ms.copy_to_host(), starts, axis=1).T
         P = 0.5 * (P + P.T)  # the sums of i-rows over j and of j-rows over i, averaged
