@@ -17,8 +17,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import validate_data
 
-from ._input_device import (DeviceRows, device_rows, host_values, on_cuda_device,
-                            scan_device)
+from ._input_device import (DeviceRows, device_rows, host_values, like_input,
+                            on_cuda_device, scan_device)
 from ._memory import check_fits
 from ._semimetrics import pairwise, robust_center
 from ._validation import (InvalidParameterError, check_finite, check_in_memory,
@@ -344,7 +344,7 @@ class Device:
         return check_sample_weight(host_values(sample_weight), X.shape[0], owner,
                                    allow_zero=True)
 
-    normalized_weights = InMemory.normalized_weights
+    normalized_weights = staticmethod(InMemory.normalized_weights)
 
     @staticmethod
     def summary(X, w, owner):
