@@ -383,11 +383,16 @@ class Engine(ABC):
         self.sync(state)
         out = []
         for r in range(state.n_runs):
-            s, q, _ = cluster_stats(state.M[r], state.labels[r], self.w)
+            s, q = self.final_sums(state, r)
             out.append(RunResult(state.labels[r].copy(), float(objective(s, q)),
                                  len(state.n_moves[r]), list(state.n_moves[r]),
                                  bool(state.converged[r]), s, q))
         return out
+
+    def final_sums(self, state, r):
+        """``(s, q)`` of run ``r``'s partition for its result: from ``M``."""
+        s, q, _ = cluster_stats(state.M[r], state.labels[r], self.w)
+        return s, q
 
     def fingerprint(self, state, r):
         """A key of run ``r``'s partition (equal keys: equal partitions)."""

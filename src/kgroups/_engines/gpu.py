@@ -54,13 +54,13 @@ from .._kernels import pairs_on_the_fly as _mf
 from .._kernels.device import (DeviceTally, check_device_fits, cuda_kernels as _cuda,
                                cuda_usable, device_free_memory)
 from .._kernels.gain import class_signatures, cluster_stats, lloyd_assign
-from .._kernels.semimetric import NAMES, NEGATIVE_TYPE, kernel_args
+from .._kernels.semimetric import NAMES, NEGATIVE_TYPE, float32_kernel_error, kernel_args
 from .._memory import check_fits
 from .._semimetrics import check_semimetric_range, rho_max
 from .._validation import InvalidParameterError
 from . import calibration as _calibration
 from .engine import Capabilities
-from .matrix_free import MULTI_STARTS, SIGNATURES_PER_CLUSTER, MatrixFreeEngine
+from .matrix_free import MULTI_STARTS, NO_ERRORS, SIGNATURES_PER_CLUSTER, MatrixFreeEngine
 
 # Columns of M in a window the host decides from.
 WINDOW = 4096
@@ -131,7 +131,7 @@ class GpuEngine(MatrixFreeEngine):
             return float("inf") if n_samples < cls.MIN_N else 0.0
         return _calibration.gpu_seconds(cal, MatrixFreeEngine, n_samples, n_features, n_init)
 
-    def __init__(self, X, w, semimetric, params):
+    def __init__(self, X, w, semimetric, params, float32=False):
         if semimetric not in NAMES:
             raise ValueError(
                 f"engine='gpu' needs a named semimetric (one of {NAMES}), got "
@@ -152,11 +152,20 @@ class GpuEngine(MatrixFreeEngine):
         self.dw = self._put(self.w, "the weights")
         # the entries of B, and the sums of up to n^2 of them in M and q, stay finite:
         # every squared distance is at most the squared diagonal of the data's box
-        d2 = self._diameter_sq()
+        lo, hi = self._ranges()
+        with np.errstate(over="ignore", invalid="ignore"):
+            d2 = float(np.dot(hi - lo, hi - lo))
+        d2 = d2 if np.isfinite(d2) else np.inf
         check_semimetric_range(d2 / 4.0, semimetric, params,
                                float(n) * n * np.max(self.w, initial=0.0) ** 2,
                                owner="engine='gpu'")
         self.kernel_max = 0.5 * rho_max(semimetric, params, d2)
+        self.eps32 = 0.0  # the float32 passes' bound of |K~ - K| (0: float64 passes)
+        if float32:
+            self._float32_data(lo, hi)
+        self._eps = 0.0  # eps32 while a Hartigan group runs on float32 passes
+        self._qerr = None  # the runs' bounds of the errors of q (float32 passes)
+        self.fallbacks = 0  # groups that went on in float64 (an uncertain decision)
         # the build's label-sorted copies (data, weights, labels, order)
         self.dXTs = self.tally.alloc((d, n), what="the sorted data")
         self.dws = self.tally.alloc((n,), what="the sorted weights")
@@ -186,18 +195,39 @@ class GpuEngine(MatrixFreeEngine):
         t.sync()  # before the rows' device array is released
         return dXT
 
-    def _diameter_sq(self):
-        """``sum_j (max_j - min_j)^2`` of the data on the device (inf on overflow)."""
+    def _ranges(self):
+        """``(lo, hi)``: each feature's smallest and largest value, from the device."""
         t, kk, d = self.tally, self._k, self.n_features
         host = np.array([[np.inf] * d, [-np.inf] * d])
         dev = self._put(host, "the data's ranges")
         t.launch(kk.column_ranges, 64, kk.THREADS, self.dXT, dev)
         t.to_host(dev, host)
         t.sync()
+        return host[0], host[1]
+
+    def _float32_data(self, lo, hi):
+        """The float32 mode: the data centred on their box's midpoint in float32 (and a
+        sorted copy for the builds), the kernel's parameters in float32 and the bound
+        ``eps32`` of ``|K~ - K|`` (:func:`~kgroups._kernels.semimetric.
+        float32_kernel_error`); a clear error where the data's spread is beyond what
+        float32 holds."""
+        t, kk = self.tally, self._k
+        d, n = self.n_features, self.n_samples
         with np.errstate(over="ignore", invalid="ignore"):
-            span = host[1] - host[0]
-            d2 = float(np.dot(span, span))
-        return d2 if np.isfinite(d2) else np.inf
+            centre, half = 0.5 * lo + 0.5 * hi, 0.5 * hi - 0.5 * lo
+        self.eps32 = float32_kernel_error(self.semimetric, self.params, half)
+        if not np.isfinite(self.eps32):
+            raise InvalidParameterError(
+                f"engine='gpu' with dtype='float32': the data's half-spread "
+                f"{float(np.sqrt(np.sum(half * half))):.3g} is outside what float32 passes "
+                "evaluate with a certified error ([1e-15, 1e15]); use dtype='float64'")
+        dc = self._put(np.ascontiguousarray(centre), "the data's centre")
+        self.dXT32 = t.alloc((d, n), np.float32, what="the data in float32")
+        t.launch(kk.centred_float32, kk.blocks(n), kk.THREADS, self.dXT, dc, self.dXT32)
+        self.dXTs32 = t.alloc((d, n), np.float32, what="the sorted data in float32")
+        code, alpha, sigma, theta = self._args
+        self._args32 = (code, np.float32(alpha), np.float32(sigma), np.float32(theta))
+        t.sync()
 
     def _put(self, host, what):
         dev = self.tally.alloc(host.shape, host.dtype, what=what)
@@ -205,17 +235,19 @@ class GpuEngine(MatrixFreeEngine):
         return dev
 
     @staticmethod
-    def device_bytes(n_samples, n_features, n_clusters, n_runs=1, sum_rows=None):
+    def device_bytes(n_samples, n_features, n_clusters, n_runs=1, sum_rows=None,
+                     float32=False):
         """Device memory of a fit: the data twice (as given and sorted by label),
         weights, sorted weights, sorted labels, the sort and the rows read (n each),
         the build's sorted sums (``sum_rows`` x n, k by default), the runs' ``M`` (``n_runs`` x k
-        x n), three windows of columns per run (with their points' rows), and a
-        batch of moves."""
+        x n), three windows of columns per run (with their points' rows), a batch
+        of moves, and with ``float32`` the data twice more in float32."""
         n, d, k = int(n_samples), int(n_features), int(n_clusters)
         rows = k if sum_rows is None else int(sum_rows)
         R = int(n_runs)
-        return 8 * (2 * n * d + 5 * n + rows * n + R * k * n
-                    + 3 * R * (k + d) * WINDOW + 2 * R + 4 * R * BATCH)
+        return (8 * (2 * n * d + 5 * n + rows * n + R * k * n
+                     + 3 * R * (k + d) * WINDOW + 2 * R + 4 * R * BATCH)
+                + (8 * n * d if float32 else 0))
 
     @classmethod
     def memory_bytes(cls, n_samples, n_features, *, n_clusters, n_init=1, dtype=np.float64,
@@ -232,9 +264,11 @@ class GpuEngine(MatrixFreeEngine):
     @classmethod
     def from_semimetric(cls, X, w, semimetric, params, *, dtype=np.float64, n_clusters,
                         n_init=1, options=None):
-        """From raw data; ``dtype`` is ignored (float64 on host and device). Refuses,
-        before allocating, a machine without a usable device or a fit whose host or
-        device memory does not fit."""
+        """From raw data. ``dtype="float32"``: kernel k-groups evaluates its passes over
+        the pairs in float32 with exact decisions (the float32 mode, see
+        :meth:`start`); float64 otherwise, and for kernel k-means. Refuses, before
+        allocating, a machine without a usable device or a fit whose host or device
+        memory does not fit."""
         n, d = X.shape
         if d > MAX_FEATURES:
             raise InvalidParameterError(
@@ -249,10 +283,11 @@ class GpuEngine(MatrixFreeEngine):
                 "core) or engine='auto'")
         cls.check_memory(n, d, n_clusters=n_clusters, n_init=n_init,
                          alternative="engine='low-rank' (approximate) or fewer clusters")
-        check_device_fits(cls.device_bytes(n, d, n_clusters),
+        float32 = np.dtype(dtype) == np.float32
+        check_device_fits(cls.device_bytes(n, d, n_clusters, float32=float32),
                           f"engine='gpu' for n_samples={n}, n_features={d}, "
                           f"n_clusters={n_clusters}", free=device_free_memory())
-        return cls(X, w, semimetric, params)
+        return cls(X, w, semimetric, params, float32=float32)
 
     # -- buffers ----------------------------------------------------------------------
     def _grow(self, attr, shape, what):
@@ -301,11 +336,13 @@ class GpuEngine(MatrixFreeEngine):
         b["first"][r] = lo
 
     # -- builds of M on the device -----------------------------------------------------
-    def _sorted_sums(self, labels, rows):
+    def _sorted_sums(self, labels, rows, f32=False):
         """The sums ``S[l, c] = sum_{y in C_l} B[order[c], y]`` (rows x n, on the device)
         with the columns sorted by label (``order`` left in ``self.dorder``): one pass
         over the unordered pairs (:func:`~kgroups._kernels.cuda.build_sym`), or over
-        the ordered ones when a tile of the data does not fit in shared memory."""
+        the ordered ones when a tile of the data does not fit in shared memory.
+        ``f32``: each ``rho`` of the unordered pairs in float32 (:data:`~kgroups.
+        _kernels.cuda.build_sym32`), the sums in float64."""
         labels = np.asarray(labels, dtype=np.int64)
         order = np.argsort(labels, kind="stable")
         n, d = self.n_samples, self.n_features
@@ -317,7 +354,13 @@ class GpuEngine(MatrixFreeEngine):
         dS = self._grow("_dS", (rows, n), "the sums of a build of M")
         t.launch(kk.zero_rows, kk.blocks(n), kk.THREADS, dS, rows)
         tile = kk.sym_tile_for(d) if SYMMETRIC_BUILD else 0
-        if tile:
+        if tile and f32:
+            t.launch(kk.take_columns, kk.blocks(n), kk.THREADS, self.dXT32, self.dw,
+                     self.dorder, self.dXTs32, self.dws)
+            t.launch(kk.build_sym32, kk.sym_blocks(n, tile), tile * kk.SYM_SPLIT,
+                     self.dXTs32, self.dws, self.dlabs, dS, tile, *self._args32,
+                     shared=4 * (2 * d * tile + tile * (tile + 1)))
+        elif tile:
             t.launch(kk.build_sym, kk.sym_blocks(n, tile), tile * kk.SYM_SPLIT, self.dXTs,
                      self.dws, self.dlabs, dS, tile, *self._args,
                      shared=8 * (2 * d * tile + tile * (tile + 1)))
@@ -328,7 +371,7 @@ class GpuEngine(MatrixFreeEngine):
                      shared=8 * tile * d)
         return dS
 
-    def _build_runs(self, labs, k):
+    def _build_runs(self, labs, k, f32=False):
         """The runs' ``M`` (R x k x n) on the device, from one pass over the pairs.
 
         One start: :meth:`_sorted_sums`, its columns put back in order. Several: the
@@ -340,20 +383,21 @@ class GpuEngine(MatrixFreeEngine):
         starts (:func:`~kgroups._kernels.cuda.build_multi`, up to
         ``RELABEL_LOCAL / k`` starts a pass; one pass per start beyond
         ``RELABEL_LOCAL`` clusters). Exact: only the order of the additions differs
-        from one build per start.
+        from one build per start. ``f32``: the passes over unordered pairs in float32
+        (:meth:`_sorted_sums`); the pass for several starts stays float64.
         """
         R, n = labs.shape
         t, kk = self.tally, self._k
         dM = self._grow("_dM", (R, k, n), "the runs' M")
         if R == 1:
-            dS = self._sorted_sums(labs[0], k)
+            dS = self._sorted_sums(labs[0], k, f32)
             t.launch(kk.unsort_columns, kk.blocks(n), kk.THREADS, dS, self.dorder, dM[0])
             return dM
         sig, classes = class_signatures(labs, k)
         G = classes.shape[0]
         grow = 0 if self._dS is not None and self._dS.shape[0] >= G else 8 * G * n
         if G <= SIGNATURES_PER_CLUSTER * k and grow <= 0.9 * device_free_memory():
-            dS = self._sorted_sums(sig, G)
+            dS = self._sorted_sums(sig, G, f32)
             dcls = self._upload_temp(np.ascontiguousarray(classes.T))
             for r in range(R):
                 t.launch(kk.sum_classes, kk.blocks(n), kk.THREADS, dS, dcls[r],
@@ -362,7 +406,7 @@ class GpuEngine(MatrixFreeEngine):
             return dM
         if k > kk.RELABEL_LOCAL:  # more sums than a thread holds: one pass per start
             for r in range(R):
-                dS = self._sorted_sums(labs[r], k)
+                dS = self._sorted_sums(labs[r], k, f32)
                 t.launch(kk.unsort_columns, kk.blocks(n), kk.THREADS, dS, self.dorder, dM[r])
             return dM
         per = kk.RELABEL_LOCAL // k
@@ -400,7 +444,8 @@ class GpuEngine(MatrixFreeEngine):
         group = super().group_size(starts, k)
         n, d = self.n_samples, self.n_features
         free = device_free_memory()
-        while group > 1 and self.device_bytes(n, d, k, group) > 0.9 * free:
+        while group > 1 and self.device_bytes(n, d, k, group,
+                                              float32=self.eps32 > 0) > 0.9 * free:
             group //= 2
         return group
 
@@ -408,12 +453,24 @@ class GpuEngine(MatrixFreeEngine):
     def start(self, starts, k, rule):
         """The runs from ``starts``: their ``M`` built on the device in one pass
         (:meth:`_build_runs`), fetched once, every empty cluster filled (on the host,
-        then sent back), ``s``, ``q``, ``cnt``."""
+        then sent back), ``s``, ``q``, ``cnt``.
+
+        The float32 mode (``dtype="float32"``, Hartigan's rule, starts without an
+        empty cluster): the passes evaluate each ``rho`` in float32 and sum in
+        float64, so every kernel value behind ``M`` is within ``eps32`` of the exact
+        one and each ``q_l`` within ``s_l^2 eps32``; every decision is certified
+        against those bounds (:func:`~kgroups._kernels.gain.certified`) and the
+        first one that is not makes the group go on in float64 from then on
+        (:meth:`_to_float64`). So the labels are those of the float64 passes (up to
+        their own floating-point ties), and :meth:`final_sums` gives the exact W.
+        """
         self.tally.phase = "start"
         labels = np.array(starts, dtype=np.int64)
         R, n = labels.shape
         self._batch_buffers(k, R)
-        dM = self._build_runs(labels, k)
+        full = all(np.bincount(lab, minlength=k).min() > 0 for lab in labels)
+        self._eps = self.eps32 if rule == "hartigan" and full else 0.0
+        dM = self._build_runs(labels, k, f32=self._eps > 0)
         M = np.empty((R, k, n))
         self.tally.to_host(dM, M)
         self.tally.sync()
@@ -425,6 +482,7 @@ class GpuEngine(MatrixFreeEngine):
                 self.tally.to_device(M[r], dM[r])
             s[r], q[r], cnt[r] = cluster_stats(M[r], labels[r], self.w)
         self.tally.sync()
+        self._qerr = s * s * self._eps  # q_l: a sum of s_l^2 weighted kernel values
         state = self.state_class(labels, M, s, q, cnt, rule)
         self._owner = state
         self.begin(state)
@@ -491,10 +549,13 @@ class GpuEngine(MatrixFreeEngine):
                     sw.fresh[r], sw.ahead[r] = self._window(r, dM[r], state.M[r], sw.pos[r],
                                                             sw.ahead[r])
                 with self.tally.host_decisions():
-                    sw.pos[r], sw.n_pend[r], m = self._decide_from(
+                    sw.pos[r], sw.n_pend[r], m, uncertain = self._decide_from(
                         state, r, sw.pos[r], min(target, sw.fresh[r]), sw.n_pend[r],
                         budget if r == lead else 4 * budget)
                 sw.moves[r] += m
+                if uncertain:  # decided again, with every run, from float64 sums
+                    self._to_float64(state, sw)
+                    break
                 if r == lead:
                     target = sw.pos[r]
             if (sw.n_pend > sw.flying).any():
@@ -509,15 +570,18 @@ class GpuEngine(MatrixFreeEngine):
     def _decide_from(self, state, r, start, stop, n_pend, budget):
         """Run ``r``'s decisions from ``start`` (:func:`~kgroups._kernels.
         pairs_on_the_fly.decide_mf`), its first ``n_pend`` pending moves already in its
-        list (those in flight and those not yet sent); ``(next point, n_pend, moves)``."""
+        list (those in flight and those not yet sent); ``(next point, n_pend, moves,
+        uncertain)``."""
         b, buf = state.bounds, self._buffers
         pend, old, new = buf["pend"][r]
+        # the skip bounds hold for exact sums only: the float32 mode decides every point
         return _mf.decide_mf(
             buf["rows"][r], int(buf["first"][r]), self.w, state.labels[r], state.M[r],
             state.s[r], state.q[r], state.cnt[r], start, stop, pend, old, new,
             buf["moved"][r], int(n_pend), budget,
-            self.semimetric in NEGATIVE_TYPE, b.up[r], b.lo[r], b.own[r], b.all[r],
-            b.drift[r], *self._args)
+            self.semimetric in NEGATIVE_TYPE and self._eps == 0.0, b.up[r], b.lo[r],
+            b.own[r], b.all[r], b.drift[r], self._eps,
+            self._qerr[r] if self._eps else NO_ERRORS, *self._args)
 
     def _window(self, r, dM, M, lo, ahead):
         """Columns ``lo:hi`` of the device's ``M`` into run ``r``'s host ``M`` and those
@@ -567,8 +631,12 @@ class GpuEngine(MatrixFreeEngine):
         hb[:R], hb[R:2 * R] = lo, hi
         hb[2 * R:2 * R + 4 * m].reshape(m, 4)[:] = ent.T
         t.to_device(hb[:2 * R + 4 * m], buf["dbatch"][:2 * R + 4 * m])
-        t.launch(kk.apply_batch, kk.blocks(n), kk.THREADS, self.dXT, self.dw, buf["dbatch"],
-                 R, m, dM, buf["druns"], *self._args)
+        if self._eps:  # the moves' kernel rows as the float32 build evaluated them
+            t.launch(kk.apply_batch32, kk.blocks(n), kk.THREADS, self.dXT32, self.dXT,
+                     self.dw, buf["dbatch"], R, m, dM, buf["druns"], *self._args32)
+        else:
+            t.launch(kk.apply_batch, kk.blocks(n), kk.THREADS, self.dXT, self.dXT, self.dw,
+                     buf["dbatch"], R, m, dM, buf["druns"], *self._args)
         if (hi > lo).any():
             t.to_host(buf["druns"], buf["hruns"])
         sw.flying[:] = sw.n_pend
@@ -685,8 +753,66 @@ class GpuEngine(MatrixFreeEngine):
         return DevicePredictor(self.dXT, self.w, result.labels, result.s.shape[0],
                                self.semimetric, self.params)
 
+    def _to_float64(self, state, sw):
+        """A decision the float32 bounds cannot certify: the batch in flight collected,
+        every run's ``M`` built again from its labels in float64 (its pending moves
+        are in them: the lists are emptied), ``s``, ``q``, ``cnt`` and the skip bounds
+        from those sums, and the group goes on with float64 passes; each run fetches
+        its next window from the new sums."""
+        self._collect(sw, state.M)
+        self._eps = 0.0
+        self.fallbacks += 1
+        R, k, _ = state.M.shape
+        dM = self._build_runs(state.labels, k)
+        self.tally.to_host(dM[:R], state.M)
+        self.tally.sync()
+        for r in range(R):
+            state.s[r], state.q[r], state.cnt[r] = cluster_stats(state.M[r], state.labels[r],
+                                                                 self.w)
+        sw.n_pend[:] = 0
+        for r in sw.pos:
+            self._refresh_bounds(state, r)
+            sw.fresh[r], sw.ahead[r] = sw.pos[r], None
+
+    def final_sums(self, state, r):
+        """``(s, q)`` of run ``r``: from ``M``, or, after float32 passes, ``q`` summed
+        exactly in float64 within each cluster on the device (:meth:`_exact_q`)."""
+        if not self._eps:
+            return super().final_sums(state, r)
+        labels = state.labels[r]
+        return (np.bincount(labels, weights=self.w, minlength=state.M.shape[1]),
+                self._exact_q(labels, state.M.shape[1]))
+
+    def _exact_q(self, labels, k):
+        """``q_l = sum_{i, y in C_l} B[i, y]`` in float64: the points sorted by label,
+        then one pass over each cluster's ordered pairs
+        (:func:`~kgroups._kernels.cuda.build_sorted`, the cluster as rows and columns),
+        ``sum_l n_l^2 D`` work in all."""
+        t, kk, n, d = self.tally, self._k, self.n_samples, self.n_features
+        labels = np.asarray(labels, dtype=np.int64)
+        order = np.argsort(labels, kind="stable")
+        labs = np.ascontiguousarray(labels[order])
+        t.to_device(labs, self.dlabs)
+        t.to_device(order, self.dorder)
+        t.launch(kk.take_columns, kk.blocks(n), kk.THREADS, self.dXT, self.dw, self.dorder,
+                 self.dXTs, self.dws)
+        out = self._grow("_dS", (k, n), "the sums of a build of M")
+        t.launch(kk.zero_rows, kk.blocks(n), kk.THREADS, out, k)
+        tile = kk.tile_for(d)
+        bounds = np.searchsorted(labs, np.arange(k + 1))
+        for a, b in zip(bounds[:-1], bounds[1:]):
+            if b > a:
+                t.launch(kk.build_sorted, kk.blocks(b - a), kk.THREADS, self.dXTs[:, a:b],
+                         self.dws[a:b], self.dXTs[:, a:b], self.dws[a:b], self.dlabs[a:b],
+                         out[:, a:b], tile, *self._args, shared=8 * tile * d)
+        host = np.empty((k, n))
+        t.to_host(out, host)
+        t.sync()
+        return np.array([host[l, bounds[l]:bounds[l + 1]].sum() for l in range(k)])
+
     def finish(self, state):
-        """The runs' results (from the host's ``M``, current after every sweep)."""
+        """The runs' results (from the host's ``M``, current after every sweep; ``q``
+        exact after float32 passes, :meth:`final_sums`)."""
         self.tally.phase = "finish"
         return super().finish(state)
 
@@ -701,7 +827,11 @@ class GpuEngine(MatrixFreeEngine):
         else:
             name = cuda.get_current_device().name
             name = name.decode() if isinstance(name, bytes) else str(name)
-        return {"device": name, "device_calls": self.tally.summary()}
+        out = {"device": name, "device_calls": self.tally.summary()}
+        if self.eps32:
+            out["float32"] = {"kernel_error_bound": self.eps32,
+                              "groups_gone_float64": self.fallbacks}
+        return out
 
 
 class _Sweep:

@@ -31,6 +31,9 @@ PENDING_WORK = 4096
 FOLLOW_WORK = 4 * PENDING_WORK
 
 
+# decide_mf's bounds of the errors of q: none (the matrix-free engine's sums are exact)
+NO_ERRORS = np.zeros(0)
+
 # Restarts run at once (their M built by one pass over the pairs, see build_ms), and
 # the classes of points with one label in each of them that the pass sums apart, per
 # cluster: beyond that many classes the pass feeds each start's sums directly
@@ -266,7 +269,7 @@ class MatrixFreeEngine(Engine):
                 if pos[u] >= target:
                     continue
                 r = runs[u]
-                pos[u], n_pend[r], moves = self._decide(
+                pos[u], n_pend[r], moves, _ = self._decide(
                     state, r, pos[u], target, pend[r], old[r], new[r], rows[r],
                     PENDING_WORK if u == lead else FOLLOW_WORK)
                 total[r] += moves
@@ -295,7 +298,7 @@ class MatrixFreeEngine(Engine):
             self.X, 0, self.w, state.labels[r], state.M[r], state.s[r], state.q[r],
             state.cnt[r], start, stop, pend, old, new, rows, 0, budget,
             self.semimetric in NEGATIVE_TYPE, b.up[r], b.lo[r], b.own[r], b.all[r],
-            b.drift[r], *self._args)
+            b.drift[r], 0.0, NO_ERRORS, *self._args)
 
     def move_rows(self, points, old, new, M):
         """Apply a batch of moves to ``M`` (kernel k-means)."""

@@ -66,6 +66,34 @@ rho = cuda.jit(device=True)(with_globals(_sm.rho_src, {
     "rho_sinusoidal": rho_sinusoidal}))
 
 
+def _float32(src):
+    """The device function of a scalar semimetric's source computing in float32 (its
+    constants ``F(...)`` as float32; called with a float32 ``d2`` and parameters)."""
+    return cuda.jit(device=True)(with_globals(src, {**src.__globals__, "F": numba.float32}))
+
+
+# rho in float32, for the passes of the float32 mode (the same sources)
+rho32 = cuda.jit(device=True)(with_globals(_sm.rho_src, {
+    **_sm.rho_src.__globals__, "rho_energy": _float32(_sm.rho_energy_src),
+    "rho_laplacian": _float32(_sm.rho_laplacian_src),
+    "rho_gaussian": _float32(_sm.rho_gaussian_src),
+    "rho_localized": _float32(_sm.rho_localized_src),
+    "rho_sinusoidal": _float32(_sm.rho_sinusoidal_src)}))
+
+# The float type of the pair passes' arithmetic and of their shared memory: float64;
+# their float32 twins (:func:`_twin`) rebind both.
+F = float
+SHARED = numba.float64
+
+
+def _twin(src, name, **glob):
+    """A kernel compiled from ``src`` with some globals rebound (``F``, ``SHARED``,
+    ``rho``: the float32 twin of a pass), named ``name``."""
+    fn = with_globals(src, {**src.__globals__, **glob}, qualname=name)
+    fn.__name__ = name
+    return cuda.jit(fn)
+
+
 @cuda.jit
 def build_sorted(XR, wr, XTs, ws, labs, Ms, tile, code, alpha, sigma, theta):
     """``Ms[l, i] = -wr_i / 2 sum_{y in C_l} w_y rho(r_i, x_y)`` for the rows ``r_i``
@@ -179,8 +207,7 @@ def tile_pair(b):
     return b - bj * (bj + 1) // 2, bj
 
 
-@cuda.jit
-def build_sym(XTs, ws, labs, Ms, tile, code, alpha, sigma, theta):
+def build_sym_src(XTs, ws, labs, Ms, tile, code, alpha, sigma, theta):
     """``Ms[l, i] += -w_i / 2 sum_{y in C_l} w_y rho(x_i, x_y)`` from each unordered pair
     once (points sorted by label; ``Ms`` (k, n) zeros).
 
@@ -192,7 +219,9 @@ def build_sym(XTs, ws, labs, Ms, tile, code, alpha, sigma, theta):
     then (``bi < bj``) the same thread sums its share of column ``bj tile + t %
     tile`` from those values, so each ``rho`` is evaluated once and used for both
     orders. A run of one label adds to ``Ms`` with one atomic addition. Shared
-    memory: ``(2 D tile + tile (tile + 1))`` float64 (:func:`sym_tile_for`).
+    memory: ``(2 D tile + tile (tile + 1))`` float64 (:func:`sym_tile_for`; float32
+    in the float32 twin :data:`build_sym32`, which takes float32 ``XTs``, evaluates
+    each ``rho`` in float32 and sums in float64).
     """
     D, n = XTs.shape
     bi, bj = tile_pair(cuda.blockIdx.x)
@@ -200,7 +229,7 @@ def build_sym(XTs, ws, labs, Ms, tile, code, alpha, sigma, theta):
     nt = cuda.blockDim.x
     me, part = t % tile, t // tile
     share = (tile * tile + nt - 1) // nt  # points of a share: tile / split
-    sh = cuda.shared.array(0, dtype=numba.float64)
+    sh = cuda.shared.array(0, dtype=SHARED)
     xc, rr, stride = D * tile, 2 * D * tile, tile + 1
     i0, y0 = bi * tile, bj * tile
     mi, my = min(tile, n - i0), min(tile, n - y0)
@@ -215,7 +244,7 @@ def build_sym(XTs, ws, labs, Ms, tile, code, alpha, sigma, theta):
     if me < mi and c0 < c1:
         acc, cur = 0.0, labs[y0 + c0]
         for c in range(c0, c1):
-            d2 = 0.0
+            d2 = F(0.0)
             for d in range(D):
                 u = sh[d * tile + me] - sh[xc + d * tile + c]
                 d2 += u * u
@@ -236,6 +265,11 @@ def build_sym(XTs, ws, labs, Ms, tile, code, alpha, sigma, theta):
                 acc, cur = 0.0, labs[i0 + a]
             acc += ws[i0 + a] * sh[rr + a * stride + me]
         cuda.atomic.add(Ms, (cur, y0 + me), -0.5 * ws[y0 + me] * acc)
+
+
+build_sym = _twin(build_sym_src, "build_sym")
+build_sym32 = _twin(build_sym_src, "build_sym32", F=numba.float32, SHARED=numba.float32,
+                    rho=rho32)
 
 
 # Threads of build_sym per point of a tile: each takes 1 / SYM_SPLIT of the tile's
@@ -328,8 +362,7 @@ def build_multi(XT, w, labs, k, Ms, tile, code, alpha, sigma, theta):
 APPLY_LOCAL = 256
 
 
-@cuda.jit
-def apply_batch(XT, w, batch, R, n_pend, Ms, out, code, alpha, sigma, theta):
+def apply_batch_src(XT, XW, w, batch, R, n_pend, Ms, out, code, alpha, sigma, theta):
     """A batch of moves of R runs applied to every column ``y`` of their ``Ms`` (R, k,
     n), one thread per column, then each run's next window copied out.
 
@@ -340,7 +373,7 @@ def apply_batch(XT, w, batch, R, n_pend, Ms, out, code, alpha, sigma, theta):
     ``Ms[run, old, y] -= B[point, y]``, ``Ms[run, new, y] += B[point, y]``. With
     ``R k <= APPLY_LOCAL`` the column's sums stay in local memory for the whole
     batch. Then ``out[r, l, y - lo[r]] = Ms[r, l, y]`` and ``out[r, k + d, y - lo[r]]
-    = XT[d, y]`` for ``lo[r] <= y < hi[r]``: the columns run ``r`` decides next and
+    = XW[d, y]`` (the float64 data) for ``lo[r] <= y < hi[r]``: the columns run ``r`` decides next and
     those points' rows of the data (:func:`gather_window`'s layout), in the same
     launch.
     """
@@ -362,7 +395,7 @@ def apply_batch(XT, w, batch, R, n_pend, Ms, out, code, alpha, sigma, theta):
         e = 2 * R + 4 * t
         p = batch[e + 1]
         if p != last:
-            d2 = 0.0
+            d2 = F(0.0)
             for d in range(D):
                 u = XT[d, p] - XT[d, y]
                 d2 += u * u
@@ -384,7 +417,22 @@ def apply_batch(XT, w, batch, R, n_pend, Ms, out, code, alpha, sigma, theta):
             for lab in range(k):
                 out[r, lab, y - batch[r]] = Ms[r, lab, y]
             for d in range(D):
-                out[r, k + d, y - batch[r]] = XT[d, y]
+                out[r, k + d, y - batch[r]] = XW[d, y]
+
+
+apply_batch = _twin(apply_batch_src, "apply_batch")
+# float32 XT: each B[point, y] from a float32 rho (the float32 mode), sums in float64
+apply_batch32 = _twin(apply_batch_src, "apply_batch32", F=numba.float32, rho=rho32)
+
+
+@cuda.jit
+def centred_float32(XT, c, out):
+    """``out[d, i] = float32(XT[d, i] - c[d])`` (one thread per point): the data of
+    the float32 passes, centred so that their rounding is relative to the spread."""
+    i = cuda.grid(1)
+    if i < XT.shape[1]:
+        for d in range(XT.shape[0]):
+            out[d, i] = XT[d, i] - c[d]
 
 
 @cuda.jit

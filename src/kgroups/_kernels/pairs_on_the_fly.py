@@ -31,7 +31,7 @@ import numpy as np
 
 from .jit import njit, prange
 from .bounds import add_drift, fresh_bounds, proven_still, smallest, upper
-from .gain import best_move, update_stats
+from .gain import best_move, certified, update_stats
 from .parallel import twins
 from .semimetric import (ENERGY, GAUSSIAN, LAPLACIAN, LOCALIZED, exact_sq, guarded_sq,
                          needs_exact, rho, rho_energy, rho_gaussian, rho_inplace,
@@ -404,7 +404,8 @@ def _build_m_multi(XT, ws, labs, k, acc, code, alpha, sigma, theta):
 
 @njit(cache=True)
 def decide_mf(X, x0, w, labels, M, s, q, cnt, start, stop, pend, old, new, PX, n_pend,
-              budget, bounded, up, lo, snap_own, snap_all, drift, code, alpha, sigma, theta):
+              budget, bounded, up, lo, snap_own, snap_all, drift, eps, qerr, code, alpha,
+              sigma, theta):
     """Sequential Hartigan decisions for the points ``start, start + 1, ...`` before
     ``stop`` (paper Algorithm 2, steps 4-15).
 
@@ -428,9 +429,16 @@ def decide_mf(X, x0, w, labels, M, s, q, cnt, start, stop, pend, old, new, PX, n
     move per decision) reach ``budget``: then applying the list (parallel) costs
     less than carrying it on (serial).
 
+    ``eps > 0``: the entries of ``M`` come from kernel values within ``eps`` of the
+    exact ones, and ``q_l`` is within ``qerr[l]`` (the GPU engine's float32
+    passes); each decision is checked (:func:`~kgroups._kernels.gain.certified`),
+    ``qerr`` grows with each move (``q_l`` changes by twice a column entry, within
+    ``w_i s_l eps``), and the first decision the bounds cannot certify stops the
+    loop before its point, flagged, for the caller to make again from exact values.
+
     Returns
     -------
-    (next_point, n_pend, moves)
+    (next_point, n_pend, moves, uncertain)
     """
     k = M.shape[0]
     cap = pend.shape[0]
@@ -457,6 +465,12 @@ def decide_mf(X, x0, w, labels, M, s, q, cnt, start, stop, pend, old, new, PX, n
             col[new[t]] += b
         work += n_pend
         l, gain = best_move(col, j, s, q, cnt, w_i, 0.0)
+        if eps > 0.0:
+            if not certified(col, j, s, q, cnt, w_i, l, eps, qerr):
+                return i, n_pend, moves, True
+            if l >= 0:
+                qerr[j] += 2.0 * w_i * s[j] * eps
+                qerr[l] += 2.0 * w_i * s[l] * eps
         if bounded:  # distances to the means: fresh bounds, or how far the means move
             scale = 0.0
             for t in range(k):
@@ -483,7 +497,7 @@ def decide_mf(X, x0, w, labels, M, s, q, cnt, start, stop, pend, old, new, PX, n
             n_pend += 1
             moves += 1
         i += 1
-    return i, n_pend, moves
+    return i, n_pend, moves, False
 
 
 @njit(cache=True)

@@ -28,6 +28,8 @@ No ``fastmath`` here: these values decide the sign of Hartigan gains.
 
 import math
 
+import numpy as np
+
 from .jit import njit
 
 from .._validation import SEMIMETRIC_NAMES as NAMES
@@ -56,6 +58,12 @@ def kernel_args(name, params):
 # The scalar semimetrics are plain Python on ``math`` (no array): the CPU kernels use
 # their ``njit`` compilations below, the CUDA kernels compile the same sources as
 # device functions (kgroups._kernels.cuda), so both targets evaluate one formula.
+# Their constants go through F, the float type they compute in: Python's float
+# (float64) here; the device's float32 twins rebind it to numba.float32, so that
+# a float32 squared distance is not promoted to float64 by a literal.
+F = float
+
+
 def rho_energy_src(d2, alpha):
     """``||x - y||^alpha`` from ``d2``.
 
@@ -64,31 +72,31 @@ def rho_energy_src(d2, alpha):
     entry as two vectorised square roots; the two agree to one unit in the last
     place.
     """
-    if alpha == 1.0:
+    if alpha == F(1.0):
         return math.sqrt(d2)
-    if alpha == 0.5:
+    if alpha == F(0.5):
         return math.sqrt(math.sqrt(d2))
-    if alpha == 2.0:
+    if alpha == F(2.0):
         return d2
-    return d2 ** (0.5 * alpha)
+    return d2 ** (F(0.5) * alpha)
 
 
 def rho_laplacian_src(d2, sigma):
     """``2 - 2 exp(-r / (2 sigma))``, ``r = sqrt(d2)``."""
-    return 2.0 - 2.0 * math.exp(-math.sqrt(d2) / (2.0 * sigma))
+    return F(2.0) - F(2.0) * math.exp(-math.sqrt(d2) / (F(2.0) * sigma))
 
 
 def rho_gaussian_src(d2, sigma):
     """``2 - 2 exp(-d2 / (2 sigma^2))``."""
-    s2 = 2.0 * sigma * sigma
-    if s2 == 0.0:  # sigma below ~1e-154: every distinct pair is infinitely far
-        return 2.0 if d2 > 0.0 else 0.0
-    return 2.0 - 2.0 * math.exp(-d2 / s2)
+    s2 = F(2.0) * sigma * sigma
+    if s2 == F(0.0):  # sigma below ~1e-154: every distinct pair is infinitely far
+        return F(2.0) if d2 > F(0.0) else F(0.0)
+    return F(2.0) - F(2.0) * math.exp(-d2 / s2)
 
 
 def rho_localized_src(d2):
     """``d2 exp(-r / 2)``."""
-    return d2 * math.exp(-0.5 * math.sqrt(d2))
+    return d2 * math.exp(F(-0.5) * math.sqrt(d2))
 
 
 def rho_sinusoidal_src(d2, theta):
@@ -169,3 +177,71 @@ def guarded_sq(d2, n2, a, b):
     if needs_exact(d2, n2):
         return exact_sq(a, b)
     return d2
+
+
+# Unit roundoff of float32.
+U32 = 2.0 ** -24
+
+
+def float32_kernel_error(name, params, half_ranges):
+    """A bound of ``|K~ - K|`` over every pair of points, ``K = -rho/2``, where ``K~`` is
+    ``K`` as the float32 passes evaluate it (the GPU engine's ``dtype="float32"``).
+
+    The passes read ``x^ = fl32(x - c)`` with ``c`` the midpoint of the data's box, so
+    that ``|x_d - c_d| <= h_d`` (``half_ranges``). With ``u = 2^-24``:
+
+    * each coordinate ``|x^_d - (x_d - c_d)| <= u h_d``, and the difference ``t^ =
+      fl32(x^_i - x^_y)`` of a pair is within ``e_d = 4.0001 u h_d`` of ``t = x_i -
+      x_y`` (two roundings of the coordinates, one of the difference, ``|t| <= 2
+      h_d``), so ``||t^ - t|| <= ||e|| = 4.0001 u ||h||``;
+    * the squared distance is a float32 sum of D squares, within ``gamma_D ||t^||^2``
+      of ``||t^||^2`` (``gamma_D = D u / (1 - D u)``, Higham's bound for a dot
+      product; a fused multiply-add only rounds less), and its square root rounds
+      once more: the distance ``r`` the semimetric is evaluated at is within
+      ``delta_r = ||e|| + r_max (gamma_D / 2 + u)(1 + gamma_D)`` of the true one, with
+      ``r_max = 2 ||h|| + ||e||`` the largest distance;
+    * with ``g(r) = rho(r^2)``, ``|rho~ - rho| <= omega(delta_r) + E``: the modulus
+      of continuity of ``g`` on ``[0, r_max + delta_r]`` (energy: ``delta^alpha`` for
+      ``alpha <= 1``, ``alpha (r_max + delta)^(alpha - 1) delta`` above; Laplacian
+      ``delta / sigma``; Gaussian ``2 delta / (sigma sqrt(e))``; localized ``2.6
+      delta`` (``|g'| <= 4/e + 8/e^2``); sinusoidal ``(2 R theta + R^2) delta``) plus
+      ``E``, the rounding of the float32 evaluation of ``g`` at that distance (a few
+      units of ``u`` times the largest value, or of the exponential's size where
+      ``2 - 2 exp(z)`` takes a difference). The parameters ``sigma`` and ``theta``
+      in float32 scale ``r`` by ``1 + u`` at most (counted in ``delta_r``), ``alpha``
+      in float32 moves ``d^alpha`` by about ``u alpha d^alpha |ln d|``.
+
+    Returned doubled (``|K~ - K| = |rho~ - rho| / 2``, and a factor 2 of margin).
+    ``inf`` when the data's spread is outside what float32 holds (``||h||`` beyond
+    ``[1e-15, 1e15]``): then no float32 pass is exact enough to certify anything.
+    """
+    h = float(np.sqrt(np.sum(np.square(np.asarray(half_ranges, dtype=np.float64)))))
+    D = max(1, len(half_ranges))
+    if not 1e-15 <= h <= 1e15:
+        return float("inf")
+    u = U32
+    gam = D * u / (1.0 - D * u)
+    e = 4.0001 * u * h
+    r_max = 2.0 * h + e
+    # the float32 sigma or theta scales r by 1 + u at most: as an error of r
+    dr = e + r_max * (gam / 2.0 + u) * (1.0 + gam) + 2.0 * u * r_max
+    R = r_max + dr
+    alpha = float(params.get("alpha", 1.0))
+    sigma = float(params.get("sigma", 1.0))
+    theta = float(params.get("theta", 1.0))
+    if name == "energy":
+        omega = dr ** alpha if alpha <= 1.0 else alpha * R ** (alpha - 1.0) * dr
+        evaluation = 8.0 * u * R ** alpha
+        if alpha not in (0.5, 1.0, 2.0):  # the float32 alpha: |d^a' - d^a| ~ u a d^a |ln d|
+            evaluation += 2.0 * u * alpha * (R ** alpha * abs(math.log(R)) + 1.0 / (math.e * alpha))
+    elif name == "laplacian":
+        omega, evaluation = dr / sigma, 16.0 * u
+    elif name == "gaussian":
+        omega, evaluation = 2.0 * dr / (sigma * math.sqrt(math.e)), 16.0 * u
+    elif name == "localized":
+        top = R * R * math.exp(-R / 2.0) if R < 4.0 else 16.0 * math.exp(-2.0)
+        omega, evaluation = 2.6 * dr, top * (8.0 * u + u * R / 2.0)
+    else:  # sinusoidal
+        omega = (2.0 * R * theta + R * R) * dr
+        evaluation = R * R * (2.0 * u * R + 2.0 * u * theta) + 5.0 * u * R * R * theta
+    return float(omega + evaluation)
