@@ -91,6 +91,7 @@ class KernelKMeans(BaseKernelClustering):
           only for a callable semimetric whose n x n kernel is too large).
     dtype : {"float64", "float32"}, default="float64"
         Storage of the dense (and sparse) kernel ``B``; sums in float64.
+        ``engine="gpu"`` runs kernel k-means in float64 whatever ``dtype``.
     n_components : int, default=256
         ``engine="low-rank"``: number of features m, at least 1 and capped at
         n_samples.

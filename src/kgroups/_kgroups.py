@@ -136,7 +136,12 @@ class KernelKGroups(BaseKernelClustering):
     dtype : {"float64", "float32"}, default="float64"
         Storage of the dense (and sparse) kernel ``B``: ``"float32"`` halves the
         memory of ``engine="dense"``; gains and ``M`` are still accumulated in
-        float64. Ignored by the matrix-free and low-rank engines.
+        float64. With ``engine="gpu"``, ``"float32"`` evaluates each kernel entry
+        of the passes over pairs in float32 (sums in float64) and certifies every
+        move against the float32 error bound, deciding again in float64 where it
+        cannot: the labels and W of the float64 fit (asked for here, not taken from
+        the input's dtype: float32 data are read exactly in float64). Ignored by
+        the matrix-free and low-rank engines.
     n_components : int, default=256
         ``engine="low-rank"`` and ``"dask"``: the number of features m (Nystrom
         landmarks or random Fourier features), at least 1 and capped at
