@@ -27,10 +27,14 @@ demo: $(VENV)/.installed
 # The numba kernels also run as plain Python (NUMBA_DISABLE_JIT=1) on a subset.
 # tests/test_packaging.py builds the sdist and wheel with the release tools, checks
 # them with twine and installs the wheel in a new venv.
+# The simulator's tests (test-gpu: plain Python, one core) run beside the main suite
+# (the other cores); their output follows the suite's, and either failing fails.
 test: $(VENV)/.installed $(DIST_VENV)/.installed
 	$(MAKE) --no-print-directory test-python
-	$(MAKE) --no-print-directory test-gpu
-	KGROUPS_DIST_PYTHON=$(DIST_PY) $(PY) -m pytest -q
+	@$(MAKE) --no-print-directory test-gpu > .test-gpu.log 2>&1 & sim=$$!; \
+	KGROUPS_DIST_PYTHON=$(DIST_PY) $(PY) -m pytest -q; main=$$?; \
+	wait $$sim; gpu=$$?; echo "--- make test-gpu (beside the suite):"; cat .test-gpu.log; \
+	rm -f .test-gpu.log; test $$main -eq 0 && test $$gpu -eq 0
 
 # The GPU engine and the device pair sums under numba's CUDA simulator (no GPU needed;
 # on a machine with a device, `pytest tests/gpu` runs them on it).

@@ -26,7 +26,7 @@ from ._driver import clocked, run_starts
 from ._kernels.jit import tiered
 from ._init import SAMPLE_N_INIT, initial_labels, resolve_n_init
 from ._input import input_kind, kept_starts, label_left_out, left_out_rows, positive_rows
-from ._input_device import host_values
+from ._kernels.device import host_values
 from ._progress import FitProgress
 from ._semimetrics import rho_to_origin
 from ._validation import (

@@ -17,8 +17,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import validate_data
 
-from ._input_device import (DeviceRows, device_rows, host_values, like_input,
-                            on_cuda_device, scan_device)
+from ._input_device import DeviceRows, device_rows, like_input, on_cuda_device
+from ._kernels.device import host_values, scan_device
 from ._memory import check_fits
 from ._semimetrics import pairwise, robust_center
 from ._validation import (InvalidParameterError, check_finite, check_in_memory,

@@ -18,44 +18,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._kernels.device import as_device, dlpack_on_cuda, scan_device
 from ._validation import InvalidParameterError, is_device_array
-
-
-def as_device(value):
-    """A device array as a numba device array, without a copy: numba's own as they
-    are, one with ``__cuda_array_interface__`` viewed in place, one with only DLPack
-    (``__dlpack__`` on a CUDA device) viewed through CuPy or PyTorch, whichever is
-    installed."""
-    from ._kernels.numba_cuda import numba_cuda
-
-    if hasattr(value, "__cuda_ndarray__"):
-        return value
-    cuda = numba_cuda()
-    if hasattr(value, "__cuda_array_interface__"):
-        return cuda.as_cuda_array(value)
-    for name in ("cupy", "torch"):
-        try:
-            lib = __import__(name)
-        except ImportError:
-            continue
-        return cuda.as_cuda_array(lib.from_dlpack(value))
-    raise InvalidParameterError(
-        f"X is a DLPack array on a CUDA device ({type(value).__name__}); reading it in "
-        "place needs CuPy or PyTorch: pass a CuPy array (cupy.from_dlpack(X))")
 
 
 def on_cuda_device(X):
     """Whether ``X`` is an array on a CUDA device: ``__cuda_array_interface__``, numba's
-    device arrays, or DLPack reporting a CUDA device (type 2)."""
-    if is_device_array(X):
-        return True
-    dev = getattr(X, "__dlpack_device__", None)
-    if dev is None or isinstance(X, np.ndarray):
-        return False
-    try:
-        return int(dev()[0]) == 2  # kDLCUDA
-    except Exception:  # noqa: BLE001 - an object whose DLPack device cannot be asked
-        return False
+    device arrays, or DLPack reporting a CUDA device."""
+    return is_device_array(X) or dlpack_on_cuda(X)
 
 
 class DeviceRows:
@@ -126,22 +96,6 @@ def like_input(result, source):
     return numba_cuda().to_device(np.ascontiguousarray(result))
 
 
-def scan_device(X, name, owner):
-    """The largest ``|x|`` of a device array (n, D); an error naming it when some entry
-    is NaN or infinite."""
-    from ._kernels import cuda as kernels
-
-    cuda = kernels.cuda
-    out = cuda.to_device(np.zeros(2))
-    kernels.scan_rows[kernels.blocks(X.shape[0]), kernels.THREADS](X, out)
-    big, bad = out.copy_to_host()
-    if bad:
-        raise InvalidParameterError(
-            f"{owner}: {name} contains NaN or infinity ({int(bad)} entries, on the device); "
-            "expected finite values")
-    return float(big)
-
-
 def device_rows(X, name, owner, min_rows=1):
     """``X`` as a numba device array (n, D) of numbers, viewed in place, with at least
     ``min_rows`` rows and one column and every entry finite; a clear error
@@ -161,10 +115,3 @@ def device_rows(X, name, owner, min_rows=1):
             f"{owner}: {name} has dtype {d.dtype} on the device; expected numbers")
     scan_device(d, name, owner)
     return d
-
-
-def host_values(value):
-    """Weights or labels in host memory (a device array copied: n numbers)."""
-    if on_cuda_device(value):
-        return as_device(value).copy_to_host()
-    return value

@@ -69,10 +69,10 @@ def test_fit_predict_transform_score_on_device_data(monkeypatch, dtype):
     labels, moves and W of the same fit on host data, with no host copy of X or of
     the new rows; predict and transform return device arrays equal to the host fit's,
     score the same number."""
-    X, _ = blobs(70, 3, 3, seed=80, spread=2.0)
+    X, _ = blobs(45, 3, 3, seed=80, spread=2.0)
     X = X.astype(dtype)
     Xn = blobs(25, 3, 3, seed=81, spread=2.0)[0].astype(dtype)
-    w = np.random.default_rng(82).uniform(0.5, 2.0, 70)
+    w = np.random.default_rng(82).uniform(0.5, 2.0, 45)
     kw = dict(n_clusters=3, engine="gpu", random_state=0, n_init=2)
     host = quiet(KernelKGroups(**kw).fit, X.astype(np.float64), sample_weight=w)
     dX, dXn, dw = dev(X), dev(Xn), dev(w)

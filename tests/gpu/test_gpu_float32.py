@@ -46,13 +46,14 @@ def test_float32_build_within_its_bound():
     assert (err <= w[None, :] * s[:, None] * eng.eps32).all() and err.max() > 0
 
 
-@pytest.mark.parametrize("semimetric, params", SEMIS)
+@pytest.mark.parametrize("semimetric, params", [SEMIS[0], SEMIS[4], SEMIS[6]])
 def test_float32_mode_labels_equal_float64(semimetric, params):
     """Weights and a given start: the float32 mode makes the float64 fit's moves and
-    reports its W, for every semimetric."""
-    X, _ = blobs(70, 3, 4, seed=93, spread=2.5)
-    w = np.random.default_rng(94).uniform(0.5, 2.0, 70)
-    start = np.random.default_rng(95).integers(0, 4, 70)
+    reports its W (energy, Laplacian, and the sinusoidal semimetric, not of negative
+    type; the bound of every semimetric is checked in tests/kernels)."""
+    X, _ = blobs(48, 3, 4, seed=93, spread=2.5)
+    w = np.random.default_rng(94).uniform(0.5, 2.0, 48)
+    start = np.random.default_rng(95).integers(0, 4, 48)
     kw = dict(n_clusters=4, init=start, engine="gpu", semimetric=semimetric, **params)
     f32 = fit(X, w, dtype="float32", **kw)
     same(f32, fit(X, w, **kw))
@@ -63,7 +64,7 @@ def test_float32_restarts_share_the_pass_and_device_input():
     """Three restarts in one group, and float32 data on the device: the float64 fit's
     labels, moves and W."""
     from numba import cuda
-    X, _ = blobs(60, 2, 3, seed=96, spread=2.0)
+    X, _ = blobs(40, 2, 3, seed=96, spread=2.0)
     kw = dict(n_clusters=3, engine="gpu", random_state=3, n_init=3)
     ref = fit(X, **kw)
     same(fit(X, dtype="float32", **kw), ref)

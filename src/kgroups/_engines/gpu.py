@@ -102,7 +102,8 @@ class GpuEngine(MatrixFreeEngine):
     name = "gpu"
     capabilities = Capabilities(
         exact=True, inputs=("raw data",), semimetrics="named", device="a CUDA GPU",
-        array_kinds=("numpy", "cuda"), memory="on the device: the data and the cluster sums, O(n (k + D)); the kernel "
+        array_kinds=("numpy", "cuda"),
+        memory="on the device: the data and the cluster sums, O(n (k + D)); the kernel "
                "computed on the fly")
     # Without a calibration (kgroups._engines.calibration), engine="auto" takes the GPU
     # engine from MIN_N points when a CUDA device (not the simulator) is usable
@@ -239,9 +240,10 @@ class GpuEngine(MatrixFreeEngine):
                      float32=False):
         """Device memory of a fit: the data twice (as given and sorted by label),
         weights, sorted weights, sorted labels, the sort and the rows read (n each),
-        the build's sorted sums (``sum_rows`` x n, k by default), the runs' ``M`` (``n_runs`` x k
-        x n), three windows of columns per run (with their points' rows), a batch
-        of moves, and with ``float32`` the data twice more in float32."""
+        the build's sorted sums (``sum_rows`` x n, k by default), the runs' ``M``
+        (``n_runs`` x k x n), three windows of columns per run (with their points'
+        rows), a batch of moves, and with ``float32`` the data twice more in
+        float32."""
         n, d, k = int(n_samples), int(n_features), int(n_clusters)
         rows = k if sum_rows is None else int(sum_rows)
         R = int(n_runs)
@@ -837,8 +839,9 @@ class GpuEngine(MatrixFreeEngine):
 class _Sweep:
     """The state of one Hartigan sweep of a group of runs on the device: each run's
     position, the end of the columns (and points' rows) it holds and its prefetched
-    window (dicts by run), its pending moves (``n_pend``: those in flight first, ``flying`` of them),
-    the windows of the batch in flight and whether any batch was sent."""
+    window (dicts by run), its pending moves (``n_pend``: those in flight first,
+    ``flying`` of them), the windows of the batch in flight and whether any batch
+    was sent."""
 
     def __init__(self, R, runs, n):
         self.pos = {r: 0 for r in runs}

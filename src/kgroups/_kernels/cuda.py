@@ -373,9 +373,9 @@ def apply_batch_src(XT, XW, w, batch, R, n_pend, Ms, out, code, alpha, sigma, th
     ``Ms[run, old, y] -= B[point, y]``, ``Ms[run, new, y] += B[point, y]``. With
     ``R k <= APPLY_LOCAL`` the column's sums stay in local memory for the whole
     batch. Then ``out[r, l, y - lo[r]] = Ms[r, l, y]`` and ``out[r, k + d, y - lo[r]]
-    = XW[d, y]`` (the float64 data) for ``lo[r] <= y < hi[r]``: the columns run ``r`` decides next and
-    those points' rows of the data (:func:`gather_window`'s layout), in the same
-    launch.
+    = XW[d, y]`` (the float64 data) for ``lo[r] <= y < hi[r]``: the columns run ``r``
+    decides next and those points' rows of the data (:func:`gather_window`'s
+    layout), in the same launch.
     """
     D, n = XT.shape
     k = Ms.shape[1]

@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 
-from .._validation import InvalidParameterError
+from .._validation import InvalidParameterError, is_device_array
 from .numba_cuda import numba_cuda
 
 def cuda_kernels():
@@ -160,3 +160,59 @@ class _Clock:
 
     def __exit__(self, *exc):
         self.tally._add(self.key, time.perf_counter() - self.t0)
+
+
+# -- device arrays as the estimators and the energy statistics take them ---------------
+def as_device(value):
+    """A device array as a numba device array, without a copy: numba's own as they
+    are, one with ``__cuda_array_interface__`` viewed in place, one with only DLPack
+    (``__dlpack__`` on a CUDA device) viewed through CuPy or PyTorch, whichever is
+    installed."""
+    if hasattr(value, "__cuda_ndarray__"):
+        return value
+    cuda = numba_cuda()
+    if hasattr(value, "__cuda_array_interface__"):
+        return cuda.as_cuda_array(value)
+    for name in ("cupy", "torch"):
+        try:
+            lib = __import__(name)
+        except ImportError:
+            continue
+        return cuda.as_cuda_array(lib.from_dlpack(value))
+    raise InvalidParameterError(
+        f"X is a DLPack array on a CUDA device ({type(value).__name__}); reading it in "
+        "place needs CuPy or PyTorch: pass a CuPy array (cupy.from_dlpack(X))")
+
+
+def dlpack_on_cuda(value):
+    """Whether ``value`` speaks DLPack from a CUDA device (type 2)."""
+    dev = getattr(value, "__dlpack_device__", None)
+    if dev is None or isinstance(value, np.ndarray):
+        return False
+    try:
+        return int(dev()[0]) == 2  # kDLCUDA
+    except Exception:  # noqa: BLE001 - an object whose DLPack device cannot be asked
+        return False
+
+
+def scan_device(X, name, owner):
+    """The largest ``|x|`` of a device array (n, D); an error naming it when some entry
+    is NaN or infinite."""
+    from . import cuda as kernels
+
+    cuda = kernels.cuda
+    out = cuda.to_device(np.zeros(2))
+    kernels.scan_rows[kernels.blocks(X.shape[0]), kernels.THREADS](X, out)
+    big, bad = out.copy_to_host()
+    if bad:
+        raise InvalidParameterError(
+            f"{owner}: {name} contains NaN or infinity ({int(bad)} entries, on the device); "
+            "expected finite values")
+    return float(big)
+
+
+def host_values(value):
+    """Weights or labels in host memory (a device array copied: n numbers)."""
+    if is_device_array(value) or dlpack_on_cuda(value):
+        return as_device(value).copy_to_host()
+    return value

@@ -233,7 +233,8 @@ def float32_kernel_error(name, params, half_ranges):
         omega = dr ** alpha if alpha <= 1.0 else alpha * R ** (alpha - 1.0) * dr
         evaluation = 8.0 * u * R ** alpha
         if alpha not in (0.5, 1.0, 2.0):  # the float32 alpha: |d^a' - d^a| ~ u a d^a |ln d|
-            evaluation += 2.0 * u * alpha * (R ** alpha * abs(math.log(R)) + 1.0 / (math.e * alpha))
+            evaluation += 2.0 * u * alpha * (R ** alpha * abs(math.log(R))
+                                             + 1.0 / (math.e * alpha))
     elif name == "laplacian":
         omega, evaluation = dr / sigma, 16.0 * u
     elif name == "gaussian":

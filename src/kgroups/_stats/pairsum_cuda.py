@@ -24,7 +24,8 @@ from dataclasses import replace
 import numpy as np
 
 from .._validation import InvalidParameterError, is_device_array
-from .._kernels.device import device_free_memory, numba_cuda
+from .._kernels.device import (as_device, device_free_memory, host_values, numba_cuda,
+                               scan_device)
 from .pairsum import (
     PairSums,
     Prepared,
@@ -35,20 +36,6 @@ from .pairsum import (
     pooled_groups,
     same_features,
 )
-
-
-def as_device(value):
-    """A device array as a numba device array, without a copy (numba's own as they
-    are; another ``__cuda_array_interface__`` array viewed in place)."""
-    if hasattr(value, "__cuda_ndarray__"):
-        return value
-    cuda = numba_cuda()
-    return cuda.as_cuda_array(value)
-
-
-def _host(value):
-    """Labels or weights in host memory (device arrays copied: n numbers)."""
-    return as_device(value).copy_to_host() if is_device_array(value) else value
 
 
 class CudaPairSums(PairSums):
@@ -67,10 +54,10 @@ class CudaPairSums(PairSums):
                 "matrix or a callable")
         datas = [_device_rows(p.data, p.name, owner) for p in parts]
         same_features([p.name for p in parts], [X.shape[1] for X in datas], owner)
-        big = max(_scan(X, p.name, owner, kernels) for X, p in zip(datas, parts))
+        big = max(scan_device(X, p.name, owner) for X, p in zip(datas, parts))
         c, factor = magnitude_scale(big, spec)
         # labels and weights (n numbers each) are read on the host, as in memory
-        host = [replace(p, labels=_host(p.labels), weights=_host(p.weights)) for p in parts]
+        host = [replace(p, labels=host_values(p.labels), weights=host_values(p.weights)) for p in parts]
         codes, values, k = part_codes(host, datas, owner)
         weights, scales = part_weights(host, datas, owner)
         codes, w, groups = pooled_groups(host, codes, weights, k)
@@ -169,19 +156,6 @@ def _device_rows(X, name, owner):
         kernels.rows_as_float64[kernels.blocks(d.shape[0]), kernels.THREADS](d, out)
         d = out
     return d
-
-
-def _scan(X, name, owner, kernels):
-    """The largest ``|x|`` of a device part; an error naming it when not finite."""
-    cuda = numba_cuda()
-    out = cuda.to_device(np.zeros(2))
-    kernels.scan_rows[kernels.blocks(X.shape[0]), kernels.THREADS](X, out)
-    big, bad = out.copy_to_host()
-    if bad:
-        raise InvalidParameterError(
-            f"{owner}: {name} contains NaN or infinity ({int(bad)} entries); expected finite "
-            "values")
-    return float(big)
 
 
 def _pooled_transposed(datas, scale, kernels):
