@@ -53,8 +53,8 @@ GOALS = {
 FULL = {"n_pass": 1_000_000, "n_pass_cpu": 100_000, "n_big": 1_000_000, "n_fit": 400_000,
         "n_ed": 500_000, "n_ed_cpu": 50_000, "n_et": 20_000, "n_et_cpu": 2_000,
         "perms": 999}
-SMOKE = {"n_pass": 200, "n_pass_cpu": 200, "n_big": 150, "n_fit": 150, "n_ed": 60,
-         "n_ed_cpu": 60, "n_et": 24, "n_et_cpu": 24, "perms": 9}
+SMOKE = {"n_pass": 80, "n_pass_cpu": 80, "n_big": 60, "n_fit": 60, "n_ed": 40,
+         "n_ed_cpu": 40, "n_et": 24, "n_et_cpu": 24, "perms": 9}
 
 
 # The float64 pass's rate of this run, which the float32 row compares with.
@@ -86,20 +86,21 @@ def fit(engine, X, k, start, **kw):
     return est, time.perf_counter() - t0
 
 
-def warm_up(k):
+def warm_up(k, n=300):
     """Compile the CPU and device code on small inputs, outside the timings."""
     from kgroups import energy_distance, energy_test
 
-    X = blobs(300)
+    X = blobs(n)
     start = kpp_start(X, k)
     for engine in ("gpu", "matrix-free"):
         fit(engine, X, k, start)
     fit("gpu", X, k, start, dtype="float32")
-    dX, dY = device(X[:50]), device(X[50:100])
+    h = n // 2
+    dX, dY = device(X[:h]), device(X[h:])
     energy_distance(dX, dY)
-    energy_distance(X[:50], X[50:100])
+    energy_distance(X[:h], X[h:])
     energy_test(dX, dY, n_permutations=9, random_state=0)
-    energy_test(X[:50], X[50:100], n_permutations=9, random_state=0)
+    energy_test(X[:h], X[h:], n_permutations=9, random_state=0)
 
 
 def device(A):
@@ -285,7 +286,7 @@ def main(argv=None):
     if args.smoke:
         a.update(SMOKE)
     t0 = time.perf_counter()
-    warm_up(args.k)
+    warm_up(args.k, 30 if args.smoke else 300)
     steps = [("exact pass", lambda: row_pass(a, args.k)),
              ("float32 pass", lambda: row_pass32(a, args.k)),
              ("whole fit", lambda: row_big(a, args.k)),

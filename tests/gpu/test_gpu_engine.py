@@ -162,8 +162,8 @@ def test_same_trajectory_with_moves_in_flight(monkeypatch, semimetric, params):
 
 
 def test_restarts_kernel_kmeans_and_float32_input():
-    X, _ = blobs(80, 2, 3, seed=46, spread=2.0)
-    starts = np.random.default_rng(47).integers(0, 3, (3, 80))
+    X, _ = blobs(50, 2, 3, seed=46, spread=2.0)
+    starts = np.random.default_rng(47).integers(0, 3, (3, 50))
     g, m = fit_both(KernelKGroups, X, n_clusters=3, init=starts)
     np.testing.assert_array_equal(g.labels_, m.labels_)
     assert g.n_init_ == 3 and g.objective_ == pytest.approx(m.objective_, rel=1e-12)

@@ -113,7 +113,7 @@ def test_restarts_built_in_one_pass(monkeypatch, classes):
 def test_restarts_together_equal_runs_apart():
     """n_init = 3 given starts (built and run as one group) end as each start run
     alone: same objective for the best, same labels."""
-    n, k = 80, 3
+    n, k = 50, 3
     X, _ = blobs(n, 2, k, seed=55, spread=2.0)
     starts = np.random.default_rng(56).integers(0, k, (3, n))
     with warnings.catch_warnings():
@@ -178,7 +178,7 @@ def test_restarts_sweep_in_lockstep_sharing_batches(monkeypatch, batch, round_tr
     monkeypatch.setattr(gpu, "WINDOW", 16)
     monkeypatch.setattr(gpu, "BATCH", batch)
     monkeypatch.setattr(gpu, "ROUND_TRIP_SECONDS", round_trip)
-    n, k = 90, 3
+    n, k = 60, 3
     X, _ = blobs(n, 2, k, seed=61, spread=2.0)
     starts = np.random.default_rng(62).integers(0, k, (3, n))
     eng = GpuEngine(X, np.ones(n), "energy", {"alpha": 1.0})

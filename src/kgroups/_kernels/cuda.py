@@ -50,8 +50,10 @@ from . import notice  # noqa: E402,F401  (one line when first-use compilation ta
 from . import semimetric as _sm  # noqa: E402
 from .jit import with_globals  # noqa: E402
 
-# Threads per block of the kernels with one thread per row or column of M.
-THREADS = 128
+# Threads per block of the kernels with one thread per row or column of M: 128 on a
+# device; 32 under numba's CUDA simulator, which runs each thread of a block as a
+# Python thread (the kernels take any block size: every index is bounds-checked).
+THREADS = 32 if numba.config.ENABLE_CUDASIM else 128
 
 
 rho_energy = cuda.jit(device=True)(_sm.rho_energy_src)
