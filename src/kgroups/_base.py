@@ -519,7 +519,7 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
         units, and its kind."""
         check_is_fitted(self)
         kind = input_kind(X)
-        if kind.name == "cuda" and not getattr(self._predictor, "device_rows", False):
+        if not (kind.host_rows or self._predictor.device_rows):
             raise InvalidParameterError(
                 f"{self._owner()}: X is an array on a CUDA device, and this fit "
                 f"(engine={self.engine_!r}) predicts from host memory: pass host data "
@@ -778,8 +778,7 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
         """
         if self._precomputed():
             raise ValueError(f"{self._owner()}: score needs raw data, not a precomputed matrix")
-        if input_kind(X).name != "cuda":
-            check_in_memory(X, "X", self._owner())
+        check_in_memory(X, "X", self._owner(), device_ok=True)
         X, kind = self._validate_new(X)
         w = check_sample_weight(host_values(sample_weight), X.shape[0], self._owner(),
                                 allow_zero=True)

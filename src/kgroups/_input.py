@@ -17,8 +17,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import validate_data
 
-from ._input_device import DeviceRows, device_rows, like_input, on_cuda_device
-from ._kernels.device import host_values, scan_device
+from ._input_device import device_rows, like_input, on_cuda_device
+from ._kernels.device import host_values
 from ._memory import check_fits
 from ._semimetrics import pairwise, robust_center
 from ._validation import (InvalidParameterError, check_finite, check_in_memory,
@@ -332,11 +332,11 @@ class Device:
                 f"{owner}: an X on a CUDA device takes raw data, not a precomputed matrix "
                 f"(kernel={est.kernel!r}, semimetric={est.semimetric!r}); copy it to the "
                 "host for a precomputed fit")
-        d = device_rows(X, "X", owner)
-        est.n_features_in_ = int(d.shape[1])
+        rows = device_rows(X, "X", owner)
+        est.n_features_in_ = int(rows.shape[1])
         if hasattr(est, "feature_names_in_"):
             del est.feature_names_in_
-        return DeviceRows(d, source=X), None
+        return rows, None
 
     @staticmethod
     def weights(sample_weight, X, owner):
@@ -348,32 +348,29 @@ class Device:
 
     @staticmethod
     def summary(X, w, owner):
-        """``(largest |x|, None)`` over the rows read: the GPU engine takes direct
-        differences of the coordinates, so it needs no centre."""
-        return scan_device(X.array, "X", owner) * X.scale, None
+        """``(largest |x|, None)``, found when the data were checked: the GPU engine
+        takes direct differences of the coordinates, so it needs no centre."""
+        return X.largest * X.scale, None
 
     @staticmethod
     def take(X, w, idx):
         """Rows ``idx`` of ``X`` (a sample, all for None) and ``w`` in host memory."""
-        from ._kernels import cuda as kernels
+        from ._engines.gpu_predictor import transposed_rows
 
         sel = X if idx is None else X[idx]
-        rows = kernels.cuda.to_device(sel.row_index())
-        out = kernels.cuda.device_array((sel.shape[1], sel.shape[0]))
-        kernels.take_rows_transposed[kernels.blocks(sel.shape[0]), kernels.THREADS](
-            sel.array, rows, sel.scale, out, 0)
-        return np.ascontiguousarray(out.copy_to_host().T), (w if idx is None else w[idx])
+        XT = transposed_rows(sel, "a sample of the rows")
+        return np.ascontiguousarray(XT.copy_to_host().T), (w if idx is None else w[idx])
 
     @staticmethod
     def check_new(est, X, accept_sparse):
         """New rows on the device, finite, with the fit's number of features."""
         owner = type(est).__name__
-        d = device_rows(X, "X", owner, min_rows=0)
-        if d.shape[1] != est.n_features_in_:
+        rows = device_rows(X, "X", owner, min_rows=0)
+        if rows.shape[1] != est.n_features_in_:
             raise InvalidParameterError(
-                f"{owner}: X has {d.shape[1]} features, but {owner} was fitted with "
+                f"{owner}: X has {rows.shape[1]} features, but {owner} was fitted with "
                 f"{est.n_features_in_}")
-        return DeviceRows(d, source=X)
+        return rows
 
     @staticmethod
     def within_sums(X, w, labels, k, semimetric, params):

@@ -35,15 +35,17 @@ class DeviceRows:
     (None: all), in order; ``scale``: the factor their values are multiplied by when
     read (an exact power of two: the rescaling of extreme magnitudes); ``source``:
     the caller's object, whose library and device the results take
-    (:func:`like_input`). Indexing by rows and multiplying by a number give new
+    (:func:`like_input`); ``largest``: the largest ``|x|`` of the array, found when it
+    was checked (:func:`device_rows`). Indexing by rows and multiplying by a number give new
     views, so the estimators' one path (zero-weight rows left out, rescaling) takes
     device data unchanged, and nothing is copied until the engine transposes the rows
     it reads into its own layout.
     """
 
-    def __init__(self, array, rows=None, scale=1.0, source=None):
+    def __init__(self, array, rows=None, scale=1.0, source=None, largest=None):
         self.array, self.rows, self.scale = array, rows, float(scale)
         self.source = array if source is None else source
+        self.largest = largest
 
     @property
     def shape(self):
@@ -61,10 +63,11 @@ class DeviceRows:
     def __getitem__(self, idx):
         sel = self.row_index()[idx]
         return DeviceRows(self.array, np.ascontiguousarray(sel, dtype=np.int64), self.scale,
-                          self.source)
+                          self.source, self.largest)
 
     def __mul__(self, factor):
-        return DeviceRows(self.array, self.rows, self.scale * float(factor), self.source)
+        return DeviceRows(self.array, self.rows, self.scale * float(factor), self.source,
+                          self.largest)
 
     __rmul__ = __mul__
 
@@ -97,9 +100,9 @@ def like_input(result, source):
 
 
 def device_rows(X, name, owner, min_rows=1):
-    """``X`` as a numba device array (n, D) of numbers, viewed in place, with at least
-    ``min_rows`` rows and one column and every entry finite; a clear error
-    otherwise."""
+    """``X`` as :class:`DeviceRows` of a numba device array (n, D) of numbers, viewed in
+    place, with at least ``min_rows`` rows and one column and every entry finite
+    (its largest ``|x|`` kept); a clear error otherwise."""
     d = as_device(X)
     if d.ndim != 2:
         hint = "; reshape it to (n_samples, 1) for one feature" if d.ndim == 1 else ""
@@ -113,5 +116,4 @@ def device_rows(X, name, owner, min_rows=1):
     if np.dtype(d.dtype).kind not in "biuf":
         raise InvalidParameterError(
             f"{owner}: {name} has dtype {d.dtype} on the device; expected numbers")
-    scan_device(d, name, owner)
-    return d
+    return DeviceRows(d, source=X, largest=scan_device(d, name, owner))

@@ -494,10 +494,11 @@ def check_data(X, name="X", owner="kgroups", *, allow_1d=False, min_samples=1):
     return arr
 
 
-def check_in_memory(X, name, owner="kgroups"):
-    """Refuse a dask collection or a device array, naming what runs on them (nothing
-    computes or copies them silently)."""
-    if is_device_array(X):
+def check_in_memory(X, name, owner="kgroups", device_ok=False):
+    """Refuse a dask collection or a device array (unless ``device_ok``: the caller
+    takes device arrays as they are), naming what runs on them (nothing computes or
+    copies them silently)."""
+    if is_device_array(X) and not device_ok:
         raise InvalidParameterError(
             f"{owner}: {name} is an array on a CUDA device ({type(X).__name__}); {owner} "
             f"needs host memory: copy it to the host (e.g. {name}.get() for CuPy). On the "

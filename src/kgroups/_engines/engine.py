@@ -537,6 +537,8 @@ class RawDataPredictor:
     """``m[x, l] = -1/2 sum_{y in C_l} w_y rho(x, y)`` (``K = -rho/2``, ``K(x, x) = 0``)
     against the training rows, by blocks of new rows (exact engines on raw data)."""
 
+    device_rows = False  # new rows in host memory only
+
     def __init__(self, X_fit, w, labels, k, semimetric, params):
         self.X_fit = X_fit
         self.w = np.ascontiguousarray(w, dtype=np.float64)
@@ -555,6 +557,8 @@ class RawDataPredictor:
 class MatrixPredictor:
     """The new rows are ``A(new, train)``: a Gram block (``K = A``, ``K(x, x)``
     unknown) or a semimetric block (``K = -A/2``, ``K(x, x) = 0``)."""
+
+    device_rows = False  # new rows in host memory only
 
     def __init__(self, w, labels, k, is_gram):
         self.w = np.ascontiguousarray(w, dtype=np.float64)

@@ -306,8 +306,8 @@ class GpuEngine(MatrixFreeEngine):
     def _batch_buffers(self, k, R=1):
         """Pinned host and device buffers of a batch of R runs' moves, of two windows
         per run (the one read and the next, prefetched) and of the window per run a
-        batch returns (k rows of ``M`` and the D rows of the
-        data, :func:`~kgroups._kernels.cuda.gather_window`'s layout); on the host,
+        batch returns (k rows of ``M`` and the D rows of the data,
+        :func:`~kgroups._kernels.cuda.gather_window`'s layout); on the host,
         each run's rows of the points of its window (``rows``, from ``first``) and of
         its pending movers (``moved``). Made once per k and R."""
         b = self._buffers
@@ -345,16 +345,9 @@ class GpuEngine(MatrixFreeEngine):
         the ordered ones when a tile of the data does not fit in shared memory.
         ``f32``: each ``rho`` of the unordered pairs in float32 (:data:`~kgroups.
         _kernels.cuda.build_sym32`), the sums in float64."""
-        labels = np.asarray(labels, dtype=np.int64)
-        order = np.argsort(labels, kind="stable")
         n, d = self.n_samples, self.n_features
         t, kk = self.tally, self._k
-        t.to_device(np.ascontiguousarray(labels[order]), self.dlabs)
-        t.to_device(order, self.dorder)
-        t.launch(kk.take_columns, kk.blocks(n), kk.THREADS, self.dXT, self.dw, self.dorder,
-                 self.dXTs, self.dws)
-        dS = self._grow("_dS", (rows, n), "the sums of a build of M")
-        t.launch(kk.zero_rows, kk.blocks(n), kk.THREADS, dS, rows)
+        _, dS = self._sort_points(labels, rows)
         tile = kk.sym_tile_for(d) if SYMMETRIC_BUILD else 0
         if tile and f32:
             t.launch(kk.take_columns, kk.blocks(n), kk.THREADS, self.dXT32, self.dw,
@@ -372,6 +365,22 @@ class GpuEngine(MatrixFreeEngine):
                      self.dXTs, self.dws, self.dlabs, dS, tile, *self._args,
                      shared=8 * tile * d)
         return dS
+
+    def _sort_points(self, labels, rows):
+        """The points sorted by label on the device (labels, order, data and weights in
+        ``dlabs``, ``dorder``, ``dXTs``, ``dws``) and zeroed sums for a build (rows x
+        n); ``(sorted labels on the host, sums)``."""
+        n, t, kk = self.n_samples, self.tally, self._k
+        labels = np.asarray(labels, dtype=np.int64)
+        order = np.argsort(labels, kind="stable")
+        labs = np.ascontiguousarray(labels[order])
+        t.to_device(labs, self.dlabs)
+        t.to_device(order, self.dorder)
+        t.launch(kk.take_columns, kk.blocks(n), kk.THREADS, self.dXT, self.dw, self.dorder,
+                 self.dXTs, self.dws)
+        dS = self._grow("_dS", (rows, n), "the sums of a build of M")
+        t.launch(kk.zero_rows, kk.blocks(n), kk.THREADS, dS, rows)
+        return labs, dS
 
     def _build_runs(self, labs, k, f32=False):
         """The runs' ``M`` (R x k x n) on the device, from one pass over the pairs.
@@ -791,15 +800,7 @@ class GpuEngine(MatrixFreeEngine):
         (:func:`~kgroups._kernels.cuda.build_sorted`, the cluster as rows and columns),
         ``sum_l n_l^2 D`` work in all."""
         t, kk, n, d = self.tally, self._k, self.n_samples, self.n_features
-        labels = np.asarray(labels, dtype=np.int64)
-        order = np.argsort(labels, kind="stable")
-        labs = np.ascontiguousarray(labels[order])
-        t.to_device(labs, self.dlabs)
-        t.to_device(order, self.dorder)
-        t.launch(kk.take_columns, kk.blocks(n), kk.THREADS, self.dXT, self.dw, self.dorder,
-                 self.dXTs, self.dws)
-        out = self._grow("_dS", (k, n), "the sums of a build of M")
-        t.launch(kk.zero_rows, kk.blocks(n), kk.THREADS, out, k)
+        labs, out = self._sort_points(labels, k)
         tile = kk.tile_for(d)
         bounds = np.searchsorted(labs, np.arange(k + 1))
         for a, b in zip(bounds[:-1], bounds[1:]):

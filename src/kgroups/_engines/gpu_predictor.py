@@ -20,9 +20,10 @@ from .._kernels.device import check_device_fits, cuda_kernels
 from .._kernels.semimetric import kernel_args
 
 
-def _transposed(kk, rows, what):
+def transposed_rows(rows, what):
     """Rows (host (m, D), or device rows with ``array``/``row_index``/``scale``) as a
     float64 device array (D, m), the device memory checked first."""
+    kk = cuda_kernels()
     cuda = kk.cuda
     m, d = rows.shape
     check_device_fits(8 * m * (d + 1), what)
@@ -65,8 +66,7 @@ class DevicePredictor:
     def from_rows(cls, rows, w, labels, k, semimetric, params):
         """The predictor of the points ``rows`` (host or device rows) with weights
         ``w`` partitioned by ``labels`` (``score``'s sums within clusters)."""
-        kk = cuda_kernels()
-        return cls(_transposed(kk, rows, "the rows scored"), w, labels, k, semimetric, params)
+        return cls(transposed_rows(rows, "the rows scored"), w, labels, k, semimetric, params)
 
     def cross_sums(self, Xb):
         """``(m, 0.0)``: ``m`` (rows of ``Xb`` x k, host) and ``K(x, x) = 0``."""
@@ -75,7 +75,7 @@ class DevicePredictor:
         m = Xb.shape[0]
         if m == 0:
             return np.zeros((0, self.k)), 0.0
-        XR = _transposed(kk, Xb, "a block of new rows for predict")
+        XR = transposed_rows(Xb, "a block of new rows for predict")
         out = cuda.to_device(np.zeros((self.k, m)))
         tile = kk.tile_for(self.n_features)
         kk.build_sorted[kk.blocks(m), kk.THREADS, 0, 8 * tile * self.n_features](

@@ -249,6 +249,8 @@ class FeatureSums:
     training data.
     """
 
+    device_rows = False  # new rows in host memory only
+
     def __init__(self, fmap, S, A, s, n_features_in):
         self.fmap, self.S, self.A, self.s = fmap, S, A, s
         self.n_features = S.shape[1]

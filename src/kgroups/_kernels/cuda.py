@@ -56,31 +56,21 @@ from .jit import with_globals  # noqa: E402
 THREADS = 32 if numba.config.ENABLE_CUDASIM else 128
 
 
-rho_energy = cuda.jit(device=True)(_sm.rho_energy_src)
-rho_laplacian = cuda.jit(device=True)(_sm.rho_laplacian_src)
-rho_gaussian = cuda.jit(device=True)(_sm.rho_gaussian_src)
-rho_localized = cuda.jit(device=True)(_sm.rho_localized_src)
-rho_sinusoidal = cuda.jit(device=True)(_sm.rho_sinusoidal_src)
-# the device twin of rho calls the device twins of the scalar semimetrics
-rho = cuda.jit(device=True)(with_globals(_sm.rho_src, {
-    **_sm.rho_src.__globals__, "rho_energy": rho_energy, "rho_laplacian": rho_laplacian,
-    "rho_gaussian": rho_gaussian, "rho_localized": rho_localized,
-    "rho_sinusoidal": rho_sinusoidal}))
+def _device_rho(float_type):
+    """The device twin of ``rho`` computing in ``float_type`` (the semimetric sources'
+    constants ``F(...)`` bound to it), calling the device twins of the scalar
+    semimetrics compiled from the same sources."""
+    glob = {**_sm.rho_src.__globals__, "F": float_type}
+    parts = {name: cuda.jit(device=True)(with_globals(getattr(_sm, name + "_src"), glob))
+             for name in ("rho_energy", "rho_laplacian", "rho_gaussian", "rho_localized",
+                          "rho_sinusoidal")}
+    return cuda.jit(device=True)(with_globals(_sm.rho_src, {**glob, **parts}))
 
 
-def _float32(src):
-    """The device function of a scalar semimetric's source computing in float32 (its
-    constants ``F(...)`` as float32; called with a float32 ``d2`` and parameters)."""
-    return cuda.jit(device=True)(with_globals(src, {**src.__globals__, "F": numba.float32}))
-
-
-# rho in float32, for the passes of the float32 mode (the same sources)
-rho32 = cuda.jit(device=True)(with_globals(_sm.rho_src, {
-    **_sm.rho_src.__globals__, "rho_energy": _float32(_sm.rho_energy_src),
-    "rho_laplacian": _float32(_sm.rho_laplacian_src),
-    "rho_gaussian": _float32(_sm.rho_gaussian_src),
-    "rho_localized": _float32(_sm.rho_localized_src),
-    "rho_sinusoidal": _float32(_sm.rho_sinusoidal_src)}))
+rho = _device_rho(float)
+# rho in float32, for the passes of the float32 mode (called with float32 d2 and
+# parameters)
+rho32 = _device_rho(numba.float32)
 
 # The float type of the pair passes' arithmetic and of their shared memory: float64;
 # their float32 twins (:func:`_twin`) rebind both.

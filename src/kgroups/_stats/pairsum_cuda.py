@@ -57,7 +57,8 @@ class CudaPairSums(PairSums):
         big = max(scan_device(X, p.name, owner) for X, p in zip(datas, parts))
         c, factor = magnitude_scale(big, spec)
         # labels and weights (n numbers each) are read on the host, as in memory
-        host = [replace(p, labels=host_values(p.labels), weights=host_values(p.weights)) for p in parts]
+        host = [replace(p, labels=host_values(p.labels), weights=host_values(p.weights))
+                for p in parts]
         codes, values, k = part_codes(host, datas, owner)
         weights, scales = part_weights(host, datas, owner)
         codes, w, groups = pooled_groups(host, codes, weights, k)
