@@ -23,11 +23,22 @@ draws change only choose_k's random state):
 ``default, 5 splits`` ``gap+ps+sphered`` with 5 prediction-strength splits instead of 20
 ``gap+ps+sphered``    ``gap+ps``; when it answers 1, ``gap+ps sphered`` (the default
                       until issue 34)
-``silhouette+gap (default)``
-                      ``choose_k(X, range(1, 11))`` (issue 34): the k > 1 that beat the
+``silhouette+gap``    (issue 34, the default until issue 42): the k > 1 that beat the
                       references by 3 standard errors; the silhouette's best of them,
                       or the gap's globalSEmax one when finer and nearly as separated;
                       no structure: the same test on X standardized, then sphered
+``silhouette+split (default)``
+                      ``choose_k(X, range(1, 11))`` (issue 42): structure when k = 2..5
+                      beat the references by 3 standard errors; the silhouette's best
+                      k, followed to twice that k (at least 10); then one more cluster
+                      while a cluster's held-out half is multimodal (dip test), the
+                      largest such k that keeps 0.8 of the silhouette; no structure:
+                      the same on the multimodal sphered axes, X standardized, sphered
+``KMeans + silhouette``
+                      scikit-learn ``KMeans(n_init=10)``, the k of largest silhouette
+                      over 2..10 (the recipe a scikit-learn user tries first)
+``GMM BIC``           scikit-learn ``GaussianMixture`` (full covariance), the k of least
+                      BIC over 1..10
 
 Every cell is one ``choose_k`` call per draw with ``random_state=draw``, timed on
 its own. The table has one row per setting, one column per method, and the chosen
@@ -51,12 +62,14 @@ Usage: python benchmarks/bench_choose_k.py [--draws 5] [--refs 10] [--splits N] 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
 import shlex
 import sys
 import time
+import warnings
 
 import numpy as np
 from sklearn.datasets import make_blobs
@@ -250,24 +263,74 @@ def methods(refs, splits):
                                                 "then": "gap+ps", **common}
     cols["default, 5 splits"] = {"method": "gap+ps+sphered", "n_refs": refs, "n_splits": 5}
     cols["gap+ps+sphered"] = {"method": "gap+ps+sphered", **common}
-    cols[DEFAULT] = {"method": "silhouette+gap", "n_refs": refs}
+    cols["silhouette+gap"] = {"method": "silhouette+gap", "n_refs": refs}
+    cols[DEFAULT] = {"method": "silhouette+split", "n_refs": refs}
+    for name, values in VARIANTS.items():
+        cols[name] = {"method": "silhouette+split", "n_refs": refs, "constants": values}
+    cols["KMeans + silhouette"] = {"anchor": "kmeans"}
+    cols["GMM BIC"] = {"anchor": "gmm"}
     return cols
 
 
-DEFAULT = "silhouette+gap (default)"
+DEFAULT = "silhouette+split (default)"
+# variants of the default (constants of kgroups._choose_k.silsplit, set for one call; the
+# batteries study, bench_choose_k_batteries.py, runs the same)
+VARIANTS = {"no split test": {"SPLIT_ALPHA": 0.0},
+            "split at 0.001": {"SPLIT_ALPHA": 0.001},
+            "keep 0.8": {"SILHOUETTE_KEEP": 0.8},
+            "horizon max(6, 1.5 k)": {"SCAN_MIN": 6, "SCAN_FACTOR": 1.5},
+            "standardized first": {"RESCALED": ("standardized", "sphered", "multimodal axes")}}
 # columns renamed since a saved study was made (--reuse)
-RENAMED = {"gap+ps+sphered (default)": "gap+ps+sphered"}
+RENAMED = {"gap+ps+sphered (default)": "gap+ps+sphered",
+           "silhouette+gap (default)": "silhouette+gap"}
+
+
+@contextlib.contextmanager
+def _constants(values):
+    """Set constants of kgroups._choose_k.silsplit for one call (a variant's)."""
+    from kgroups._choose_k import silsplit
+
+    old = {name: getattr(silsplit, name) for name in values}
+    for name, v in values.items():
+        setattr(silsplit, name, v)
+    try:
+        yield
+    finally:
+        for name, v in old.items():
+            setattr(silsplit, name, v)
+
+
+def anchor(X, name, draw):
+    """The scikit-learn recipes: KMeans + silhouette over 2..10, GMM BIC over 1..10."""
+    from sklearn.cluster import KMeans
+    from sklearn.metrics import silhouette_score
+    from sklearn.mixture import GaussianMixture
+
+    if name == "kmeans":
+        ks = range(2, 11)
+        lab = {k: KMeans(k, n_init=10, random_state=draw).fit_predict(X) for k in ks}
+        return max(ks, key=lambda k: silhouette_score(X, lab[k]))
+    bic = {k: GaussianMixture(k, random_state=draw, reg_covar=1e-6).fit(X).bic(X)
+           for k in K_RANGE}
+    return min(bic, key=bic.get)
 
 
 def _run(X, kw, draw, done):
     """One cell: (chosen k, seconds). ``done``: this draw's cells so far."""
     kw = dict(kw)
+    if "anchor" in kw:
+        t0 = time.perf_counter()
+        k = anchor(X, kw["anchor"], draw)
+        return (int(k), time.perf_counter() - t0)
     sphered, then = kw.pop("sphered", False), kw.pop("then", None)
+    constants = kw.pop("constants", {})
     if then is not None and done[then][0] > 1:
         return done[then]                       # the first call answered: no second call
     ks = range(2, 11) if kw["method"] in ("silhouette", "eigengap") else K_RANGE
     t0 = time.perf_counter()
-    r = choose_k(sphere(X) if sphered else X, ks, random_state=draw, **kw)
+    with warnings.catch_warnings(), _constants(constants):  # answers at the top count
+        warnings.simplefilter("ignore")
+        r = choose_k(sphere(X) if sphered else X, ks, random_state=draw, **kw)
     seconds = time.perf_counter() - t0
     return (r.k, seconds + (done[then][1] if then is not None else 0.0))
 
@@ -280,8 +343,9 @@ def study(draws, refs, splits, only=None, real=True, columns=None):
         cols = {c: kw for c, kw in cols.items() if c in keep}
     warm = np.random.default_rng(0).normal(size=(40, 2))
     for kw in cols.values():  # compile the numba kernels before anything is timed
-        choose_k(warm, range(2, 4), random_state=0,
-                 **{a: v for a, v in kw.items() if a not in ("sphered", "then")})
+        if "anchor" not in kw:
+            choose_k(warm, range(2, 4), random_state=0,
+                     **{a: v for a, v in kw.items() if a not in ("sphered", "then", "constants")})
     out = {}
     for name, k, make in SETTINGS + (real_settings() if real else []):
         if only and not any(o in name for o in only):
@@ -312,8 +376,10 @@ def repeatability(n_states, n_refs=(10, 20)):
     for name in REPEAT_CASES:
         k, make = settings[name]
         X = make(np.random.default_rng(17))
-        cells = [_cell([choose_k(X, K_RANGE, n_refs=b, random_state=r).k
-                        for r in range(n_states)], k) for b in n_refs]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            cells = [_cell([choose_k(X, K_RANGE, n_refs=b, random_state=r).k
+                            for r in range(n_states)], k) for b in n_refs]
         table.append([name, str(k)] + cells)
         print(f"# repeat {name}: {cells}", file=sys.stderr, flush=True)
     return table

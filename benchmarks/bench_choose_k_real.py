@@ -14,7 +14,8 @@ ARI 0.10, any k counts.
 
 **The rules**, side by side in one run, each timed on its own:
 
-``silhouette+gap (default)``  ``choose_k(X, random_state=0)``
+``silhouette+split (default)`` ``choose_k(X, random_state=0)`` (issue 42)
+``silhouette+gap``            the default of issue 34
 ``gap+ps+sphered``            the default before issue 34
 ``gap``, ``prediction_strength``, ``silhouette``, ``eigengap``
                               the other methods of choose_k, with their defaults
@@ -26,6 +27,10 @@ ARI 0.10, any k counts.
 ``kernel k-groups + silhouette``
                               the curve's fits, the k of largest silhouette on the
                               semimetric over k = 2..15
+
+A third table (issue 42) runs the default with ``k_range`` 1..10, 1..15, 1..20 and
+1..30 on every table: one answer whatever the range, where it lies inside the
+smallest.
 
 The report: one row per table (n, d, classes, the best ARI and where, the chosen
 k of each rule with ``+`` when useful), the count of useful k per rule, seconds
@@ -47,6 +52,7 @@ import platform
 import shlex
 import sys
 import time
+import warnings
 
 import numpy as np
 from sklearn.cluster import KMeans
@@ -62,7 +68,8 @@ from _real_tables import TABLES, load  # noqa: E402
 CURVE_KS = range(2, 16)
 USEFUL_SHARE = 0.75
 NO_SIGNAL_ARI = 0.10
-DEFAULT = "silhouette+gap (default)"
+DEFAULT = "silhouette+split (default)"
+RANGES = (range(1, 11), range(1, 16), range(1, 21), range(1, 31))
 ANCHORS = ("GMM BIC", "KMeans + silhouette", "KMeans + CH", "kernel k-groups + silhouette")
 SLOW = ("gap+ps+sphered", "prediction_strength")  # minutes on digits: --skip-slow leaves them out
 
@@ -107,7 +114,7 @@ def _kgroups_silhouette(X, fits):
 def rules(skip_slow):
     """Rule name -> function(X, curve fits) returning the chosen k."""
     out = {DEFAULT: lambda X, f: choose_k(X, random_state=0).k}
-    for m in ("gap+ps+sphered", "gap", "prediction_strength", "silhouette", "eigengap"):
+    for m in ("silhouette+gap", "gap+ps+sphered", "gap", "prediction_strength", "silhouette", "eigengap"):
         if not (skip_slow and m in SLOW):
             out[m] = (lambda m: lambda X, f: choose_k(X, method=m, random_state=0).k)(m)
     out["GMM BIC"] = lambda X, f: _gmm_bic(X)
@@ -139,17 +146,30 @@ def study(only=None, skip_slow=False):
         picks = {}
         for rule, pick in rules(skip_slow).items():
             t0 = time.perf_counter()
-            k = int(pick(X, fits))
+            with warnings.catch_warnings():      # an answer at the top of 1..10 counts
+                warnings.simplefilter("ignore")
+                k = int(pick(X, fits))
             secs = time.perf_counter() - t0
             a = ari_at(X, y, k, curve)
             picks[rule] = [k, secs, a, bool(is_useful(a, curve))]
         res[name] = {"n": int(X.shape[0]), "d": int(X.shape[1]), "classes": k_true,
                      "note": note, "curve": {str(k): v for k, v in curve.items()},
-                     "fit_true_s": fit_true, "picks": picks}
+                     "fit_true_s": fit_true, "picks": picks, "ranges": ranges(X)}
         line = "  ".join(f"{r}={p[0]}{'+' if p[3] else '-'} ({p[1]:.1f}s)" for r, p in
                          picks.items())
         print(f"# {name}: {line}", file=sys.stderr, flush=True)
     return res
+
+
+def ranges(X):
+    """The default's k and whether it warned, for each k_range of RANGES."""
+    out = []
+    for ks in RANGES:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = choose_k(X, ks, random_state=0)
+        out.append([r.k, bool(r.at_top)])
+    return out
 
 
 # --------------------------------------------------------------------------- report
@@ -173,11 +193,26 @@ def table_rows(res):
 
 
 def time_rows(res):
-    head = ["table", "n", "d", "default (s)", "one fit at the true k (s)", "ratio"]
+    head = ["table", "n", "d", "default (s)", "one fit at the true k (s)", "fits' worth"]
     rows = []
     for name, v in res.items():
         s, f = v["picks"][DEFAULT][1], v["fit_true_s"]
         rows.append([name, str(v["n"]), str(v["d"]), f"{s:.2f}", f"{f:.3f}", f"{s / f:.0f}"])
+    return [head] + rows
+
+
+def range_rows(res):
+    head = ["table"] + [f"1..{ks[-1]}" for ks in RANGES] + ["one answer"]
+    rows = []
+    for name, v in res.items():
+        got = v["ranges"]
+        inside = got[0][0] < RANGES[0][-1]
+        same = len({k for k, _ in got}) == 1
+        rows.append([name] + [f"{k}{' (top)' if top else ''}" for k, top in got]
+                    + ["yes" if same else ("no" if inside else "no (top of 1..10)")])
+    inside = [v for v in res.values() if v["ranges"][0][0] < RANGES[0][-1]]
+    rows.append(["one answer where it lies inside 1..10"] + [""] * len(RANGES) + [
+        f"{sum(len({k for k, _ in v['ranges']}) == 1 for v in inside)} / {len(inside)}"])
     return [head] + rows
 
 
@@ -237,8 +272,12 @@ def report(res, command, seconds):
             f"best ARI over k = 2..15 (any k where no k reaches {NO_SIGNAL_ARI}). Cells: the "
             f"chosen k, `+` when useful.\n\n{markdown(table_rows(res))}\n\n"
             f"## Time of the default\n\n{TIME_NOTE}\n\n{markdown(time_rows(res))}\n\n"
+            f"## One answer whatever the range\n\nThe default's k with each `k_range` "
+            f"(`(top)`: the largest k of the range, with a warning).\n\n"
+            f"{markdown(range_rows(res))}\n\n"
             f"## Tables\n\n{notes}\n\n"
-            f"{seconds:.0f} s in all on {machine}, {os.cpu_count()} cores.\n")
+            f"{seconds:.0f} s in all on {machine}, {os.cpu_count()} cores "
+            f"(NUMBA_NUM_THREADS={os.environ.get('NUMBA_NUM_THREADS', 'default')}).\n")
 
 
 def main():

@@ -1,20 +1,14 @@
 """choose_k: the gap statistic and its decision rules, prediction strength, the
-silhouette, the eigengap, and "gap+ps+sphered" (the gap and prediction strength). The default
-("silhouette+gap") has tests/test_choose_k_silgap.py."""
+silhouette, the eigengap, and "gap+ps+sphered" (the gap and prediction strength).
+"silhouette+gap" has tests/test_choose_k_silgap.py; the default, "silhouette+split",
+tests/test_choose_k_silsplit.py."""
 
 import numpy as np
 import pytest
 
 from kgroups import ChooseKResult, KernelKGroups, choose_k
-from kgroups._choose_k import (
-    GAP_RULES,
-    _prediction_strength_curve,
-    gap_rule,
-    prediction_strength_score,
-    ps_rule,
-    reference_sample,
-    sphere,
-)
+from kgroups._choose_k.methods import _prediction_strength_curve, reference_sample, sphere
+from kgroups._choose_k.rules import GAP_RULES, gap_rule, prediction_strength_score, ps_rule
 from kgroups._validation import InvalidParameterError
 
 OLD = "gap+ps+sphered"  # the earlier default, still a method of its own
@@ -164,8 +158,7 @@ def test_prediction_strength_method():
 def test_silhouette_matches_scikit_learn_and_blocks(monkeypatch):
     from sklearn.metrics import silhouette_score
 
-    import kgroups._choose_k as ck
-    import kgroups._choose_k_base as base
+    import kgroups._choose_k.methods as ck
 
     X = blobs(np.random.default_rng(22), THREE, 1.5, 15)
     r = choose_k(X, range(1, 6), method="silhouette", random_state=0)
@@ -179,7 +172,7 @@ def test_silhouette_matches_scikit_learn_and_blocks(monkeypatch):
         assert mine == pytest.approx(silhouette_score(D, labels, metric="precomputed"),
                                      abs=1e-12)
         assert fits[0].labels_.shape == labels.shape
-    monkeypatch.setattr(base, "SILHOUETTE_BLOCK_BYTES", 8 * 45 * 7)   # blocks of 7 rows
+    monkeypatch.setattr(ck, "SILHOUETTE_BLOCK_BYTES", 8 * 45 * 7)   # blocks of 7 rows
     blocked = choose_k(X, range(1, 6), method="silhouette", random_state=0)
     np.testing.assert_allclose(blocked.silhouette, r.silhouette, equal_nan=True, atol=1e-12)
 
@@ -187,7 +180,7 @@ def test_silhouette_matches_scikit_learn_and_blocks(monkeypatch):
 def test_weighted_silhouette_by_hand():
     """a_i: weighted mean rho to the other points of its cluster; b_i: smallest such
     mean to another cluster; weighted mean of (b - a) / max(a, b)."""
-    import kgroups._choose_k as ck
+    import kgroups._choose_k.methods as ck
 
     rng = np.random.default_rng(23)
     X = rng.normal(size=(9, 2))
@@ -472,7 +465,7 @@ def test_eigengap_needs_positive_degrees():
 
 
 def test_lanczos_and_dense_eigensolvers_agree(monkeypatch):
-    import kgroups._choose_k as ck
+    import kgroups._choose_k.methods as ck
 
     X = blobs(np.random.default_rng(17), THREE, 1.0, 20)
     dense = choose_k(X, range(2, 6), method="eigengap")
@@ -571,8 +564,8 @@ def test_fits_go_through_kernel_kgroups(monkeypatch):
     assert {(c[1], c[2]) for c in calls if c[0] == "predict"} == {(2, 15), (3, 15)}
     # data + 2 references, and 2 halves, for each of 3 k
     assert sum(c[0] == "fit" for c in calls) == 3 * 3 + 2 * 3
-    calls.clear()       # the default: data + 2 references for each k > 1, no halves
-    r = choose_k(X, range(1, 4), n_refs=2, random_state=0)
+    calls.clear()       # "silhouette+gap": data + 2 references for each k > 1, no halves
+    r = choose_k(X, range(1, 4), method="silhouette+gap", n_refs=2, random_state=0)
     assert r.k == 3 and r.geometry == "data"
     assert sorted(c[1] for c in calls) == [2, 2, 2, 3, 3, 3]
     assert {c[2] for c in calls} == {30} and not any(c[0] == "predict" for c in calls)
@@ -581,7 +574,7 @@ def test_fits_go_through_kernel_kgroups(monkeypatch):
 # --------------------------------------------------------------------------- result
 def test_repr_is_short_and_says_the_key_numbers():
     X = blobs(np.random.default_rng(18), THREE, 0.7, 15)
-    text = repr(choose_k(X, range(1, 6), n_refs=2, random_state=0))
+    text = repr(choose_k(X, range(1, 6), method="silhouette+gap", n_refs=2, random_state=0))
     assert text == ("ChooseKResult(k=3, method='silhouette+gap', rule='globalSEmax', "
                     "k_values=1..5, geometry='data', curves=[gap(5,), structure(5,), "
                     "silhouette(5,)])")

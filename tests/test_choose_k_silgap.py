@@ -1,25 +1,30 @@
-"""The default of choose_k, method="silhouette+gap": its decision rule on hand-made
-curves, its pieces against their plain definitions, and its answers on real tables
-(digits, raw wine), on data without structure and on the cases that shaped it."""
+"""choose_k's method="silhouette+gap" (the default before "silhouette+split"): its
+decision rule on hand-made curves, its pieces against their plain definitions, and its
+answers on a real table (raw wine), on data without structure and on the cases that
+shaped it."""
 
 import numpy as np
 import pytest
 
 from kgroups import KernelKGroups, choose_k
-from kgroups._choose_k import _silhouette_curve, reference_sample
-from kgroups._choose_k_silgap import (
-    SILHOUETTE_KEEP,
+from kgroups._choose_k.methods import (
     _reference_sampler,
     _rho_matrix,
     _Sample,
+    _silhouette_curve,
+    reference_sample,
+    standardize,
+)
+from kgroups._choose_k.rules import (
+    SILHOUETTE_KEEP,
     decide_fallback,
     decide_silhouette_gap,
-    standardize,
     structure_z,
 )
 from kgroups._semimetrics import pairwise
 from kgroups._validation import InvalidParameterError
 
+SG = "silhouette+gap"  # the default before "silhouette+split", a method of its own
 PARAMS = {"semimetric": "energy", "alpha": 1.0, "sigma": 1.0, "theta": 1.0, "engine": "auto"}
 KS = np.arange(1, 6)
 
@@ -148,17 +153,6 @@ def test_standardize_scales_every_column_and_drops_constant_ones():
 
 
 # --------------------------------------------------------------------------- answers
-def test_digits_have_at_least_eight_clusters():
-    """Handwritten digits (raw pixel counts, 1797 x 64, ten digits): the silhouette
-    and the gap both point at 9-10 groups."""
-    from sklearn.datasets import load_digits
-
-    r = choose_k(load_digits().data, random_state=0)
-    assert r.method == "silhouette+gap" and r.geometry == "data"
-    assert 8 <= r.k <= 10
-    assert np.bincount(r.labels).size == r.k
-
-
 def test_raw_wine_is_three_found_with_standardized_columns():
     """Raw wine: proline (in mg/l, sd 315) drowns the other twelve columns, and in
     X's geometry no k beats the reference samples; with every column at unit
@@ -167,7 +161,7 @@ def test_raw_wine_is_three_found_with_standardized_columns():
     from sklearn.metrics import adjusted_rand_score
 
     X, y = load_wine(return_X_y=True)
-    r = choose_k(X, random_state=0)
+    r = choose_k(X, method=SG, random_state=0)
     assert r.k == 3 and r.geometry == "standardized" and r.standardized.k == 3
     assert r.sphered is None                                   # not needed
     assert np.all(r.structure_z[1:] < 3.0) and r.standardized.structure_z[2] > 3.0
@@ -184,7 +178,7 @@ def test_one_cluster_without_structure(name):
          "gaussian 6x1 rotated": lambda: rng.normal(size=(300, 2)) * [6.0, 1.0] @ Q.T,
          "uniform 3x1": lambda: rng.random((300, 2)) * [3.0, 1.0],
          "student t3": lambda: rng.standard_t(3, (300, 2))}[name]()
-    r = choose_k(X, range(1, 7), random_state=0)
+    r = choose_k(X, range(1, 7), method=SG, random_state=0)
     assert r.k == 1 and r.geometry == "data" and np.all(r.labels == 0)
     assert r.sphered is not None and r.sphered.k == 1
     assert r.reasoning.endswith("No structure: k=1.")
@@ -196,13 +190,14 @@ def test_blobs_grid_and_clusters_within_clusters():
     rng = np.random.default_rng(0)
     grid = np.vstack([rng.normal([4.0 * i, 4.0 * j], 0.5, (40, 2))
                       for i in range(4) for j in range(2)])
-    assert choose_k(grid, range(1, 11), random_state=0).k == 8
-    assert choose_k(make_blobs(300, 2, centers=4, random_state=0)[0], random_state=0).k == 4
+    assert choose_k(grid, range(1, 11), method=SG, random_state=0).k == 8
+    assert choose_k(make_blobs(300, 2, centers=4, random_state=0)[0], method=SG,
+                    random_state=0).k == 4
     # two groups 40 apart of two blobs 5 apart: the silhouette prefers the 2 groups,
     # the gap the 4 blobs, whose silhouette keeps 0.8 of the groups'
     nested = np.vstack([rng.normal([40.0 * g + 5.0 * (s - 0.5), 0.0], 0.7, (40, 2))
                         for g in range(2) for s in range(2)])
-    r = choose_k(nested, range(1, 8), random_state=0)
+    r = choose_k(nested, range(1, 8), method=SG, random_state=0)
     assert r.k == 4 and "finer level" in r.reasoning
     assert r.silhouette[1] == np.nanmax(r.silhouette)         # the silhouette alone: 2
 
@@ -210,7 +205,7 @@ def test_blobs_grid_and_clusters_within_clusters():
 def test_parallel_elongated_clusters_show_with_standardized_columns():
     rng = np.random.default_rng(1)
     X = np.vstack([rng.normal(size=(150, 2)) * [6.0, 0.5] + [0.0, 4.0 * j] for j in (0, 1)])
-    r = choose_k(X, range(1, 11), random_state=0)
+    r = choose_k(X, range(1, 11), method=SG, random_state=0)
     assert r.k == 2 and r.geometry == "standardized"
     truth = np.repeat([0, 1], 150)
     assert len(set(zip(r.labels.tolist(), truth.tolist()))) == 2
@@ -218,33 +213,26 @@ def test_parallel_elongated_clusters_show_with_standardized_columns():
 
 def test_rescaled_geometries_only_where_they_can_help():
     X = np.random.default_rng(10).normal(size=(120, 2)) * [3.0, 1.0]
-    r = choose_k(X, range(1, 4), semimetric="gaussian", sigma=3.0, n_refs=3, random_state=0)
+    r = choose_k(X, range(1, 4), semimetric="gaussian", sigma=3.0, n_refs=3, method=SG,
+                 random_state=0)
     assert r.k == 1 and r.standardized is None and r.sphered is None
     assert "X standardized is not tried: semimetric='gaussian'" in r.reasoning
     assert "which rescaling changes" in r.reasoning
-    r = choose_k(X[:, 0], range(1, 4), n_refs=3, random_state=0)    # one column
+    r = choose_k(X[:, 0], range(1, 4), n_refs=3, method=SG, random_state=0)    # one column
     assert r.k == 1 and r.standardized is None and r.sphered is None
     assert "already have equal variances" in r.reasoning and "one axis" in r.reasoning
 
 
 def test_without_k_one_the_silhouette_decides():
     X = blobs(np.random.default_rng(4), ([0.0, 0.0], [8.0, 0.0], [0.0, 8.0]), 0.7, 20)
-    r = choose_k(X, range(2, 6), random_state=0, n_refs=3)
+    r = choose_k(X, range(2, 6), method=SG, random_state=0, n_refs=3)
     assert r.k == 3 and r.structure_z is None and "no structure test" in r.reasoning
-
-
-def test_engines_without_a_matrix_give_the_same_answer():
-    X = blobs(np.random.default_rng(5), ([0.0, 0.0], [8.0, 0.0], [0.0, 8.0]), 0.7, 20)
-    a = choose_k(X, range(1, 6), n_refs=3, random_state=0)
-    b = choose_k(X, range(1, 6), n_refs=3, engine="matrix-free", random_state=0)
-    assert a.k == b.k == 3
-    np.testing.assert_allclose(a.silhouette, b.silhouette, rtol=1e-6)
 
 
 def test_rule_is_fixed():
     X = np.random.default_rng(6).normal(size=(30, 2))
     with pytest.raises(InvalidParameterError, match="rule='globalmax' applies to method"):
-        choose_k(X, range(1, 3), rule="globalmax")
+        choose_k(X, range(1, 3), method=SG, rule="globalmax")
 
 
 def test_plot_shows_the_curves_that_decided():
@@ -254,7 +242,7 @@ def test_plot_shows_the_curves_that_decided():
 
     rng = np.random.default_rng(7)
     X = np.vstack([rng.normal(size=(100, 2)) * [6.0, 0.5] + [0.0, 4.0 * j] for j in (0, 1)])
-    r = choose_k(X, range(1, 5), n_refs=4, random_state=0)
+    r = choose_k(X, range(1, 5), n_refs=4, method=SG, random_state=0)
     assert r.geometry == "standardized"
     axes = r.plot()
     assert [ax.get_title() for ax in axes] == [
@@ -266,37 +254,3 @@ def test_plot_shows_the_curves_that_decided():
     text = " ".join(t.get_text() for t in axes[0].figure.texts).replace("\n", " ")
     assert text == r.reasoning
     plt.close("all")
-
-
-# --------------------------------------------------------------------------- command
-def test_command_line_prints_k_and_why(tmp_path, capsys):
-    from kgroups.cli import main
-
-    X = blobs(np.random.default_rng(8), ([0.0, 0.0], [8.0, 0.0], [0.0, 8.0]), 0.7, 20)
-    path = tmp_path / "three.csv"
-    np.savetxt(path, np.column_stack([X, np.repeat([0, 1, 2], 20)]), delimiter=",")
-    assert main(["choose-k", str(path), "--k-max", "5", "--seed", "0", "--n-refs", "4",
-                 "--label-column", "-1"]) == 0
-    out = capsys.readouterr().out
-    assert out.startswith("k = 3   (method silhouette+gap, k in 1..5")
-    assert "why: silhouette+gap: on X," in out and "ARI of its labels" in out
-    pytest.importorskip("matplotlib")
-    png = tmp_path / "curves.png"
-    assert main(["choose-k", str(path), "--k-max", "4", "--seed", "0", "--n-refs", "3",
-                 "--label-column", "-1", "--plot", str(png)]) == 0
-    assert png.stat().st_size > 1000 and f"curves drawn in {png}" in capsys.readouterr().out
-    assert main(["choose-k", str(path), "--k-min", "4", "--k-max", "2"]) == 2
-    assert "1 <= k-min <= k-max" in capsys.readouterr().err
-
-
-def test_command_line_defaults_are_the_library_defaults():
-    import inspect
-
-    from kgroups import _cli_options as table
-    from kgroups._validation import PARAMETER_CONSTRAINTS
-
-    sig = inspect.signature(choose_k).parameters
-    for name in ("method", "n_refs", "n_splits", "n_init", "semimetric", "alpha"):
-        assert table.CHOOSE_K_DEFAULTS[name] == sig[name].default
-    assert set(table.CHOOSE_K_METHODS) == set(
-        PARAMETER_CONSTRAINTS["choose_k"]["method"][0].values)

@@ -24,8 +24,8 @@ __version__ = "0.1.0"
 
 # public name -> private module that defines it
 _LAZY = {
-    "ChooseKResult": "_choose_k",
-    "choose_k": "_choose_k",
+    "ChooseKResult": "_choose_k.result",
+    "choose_k": "_choose_k.api",
     "config_context": "_config",
     "get_config": "_config",
     "set_config": "_config",
@@ -88,7 +88,8 @@ if TYPE_CHECKING:  # for type checkers and IDEs; never executed
         total_energy,
         within_energy,
     )
-    from ._choose_k import ChooseKResult, choose_k
+    from ._choose_k.api import choose_k
+    from ._choose_k.result import ChooseKResult
     from ._config import config_context, get_config, set_config
     from ._stats.disco import DiscoResult, disco
     from ._hierarchical import EnergyHierarchical, HierarchicalResult, energy_hclust

@@ -539,11 +539,13 @@ def _choose_k_parser(sub):
     c.add_argument("--header", default="auto", choices=HEADER_CHOICES,
                    help="whether the first row names the columns")
     c.add_argument("--method", default=d["method"], choices=CHOOSE_K_METHODS,
-                   help="silhouette+gap: the k > 1 that beat reference samples without "
-                        "structure by 3 standard errors of the gap statistic, the best "
-                        "separated of them by the silhouette (or a finer level that the gap "
-                        "prefers and that keeps 0.8 of that silhouette); when X shows none, "
-                        "the same test on X standardized, then sphered; else k = 1")
+                   help="auto: the rule of the semimetric, silhouette+split for point data: "
+                        "structure when k = 2..5 beat reference samples without structure "
+                        "by 3 standard errors of the gap statistic; the k of largest "
+                        "silhouette, followed to twice that k (at least 10); then one more "
+                        "cluster while a cluster's held-out half is multimodal (dip test), "
+                        "keeping 0.75 of the silhouette; when X shows none, the same on its "
+                        "multimodal sphered axes, X standardized, then sphered; else k = 1")
     c.add_argument("--k-min", type=int, default=d["k_min"], metavar="K",
                    help="smallest k compared (1 lets the answer be 'no structure')")
     c.add_argument("--k-max", type=int, default=d["k_max"], metavar="K",

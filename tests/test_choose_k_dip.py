@@ -1,0 +1,95 @@
+"""Hartigan's dip test (kgroups._choose_k.dip): hand-worked dips, the properties of
+the statistic, the spreading of ties, and the calibration of its p-values on uniform
+samples (the least favourable unimodal law) and on bimodal ones."""
+
+import numpy as np
+import pytest
+
+from kgroups._choose_k.dip import (
+    DIP_N,
+    DIP_QUANTILES,
+    DIP_TAILS,
+    dip,
+    dip_pvalue,
+    dip_test,
+    spread_ties,
+)
+
+
+def test_evenly_spaced_points_have_the_smallest_dip():
+    """n evenly spaced points: F_n is a staircase around a straight line, 1/(2n) away."""
+    for n in (4, 7, 30):
+        assert dip(np.arange(n, dtype=float)) == pytest.approx(1.0 / (2 * n), abs=1e-15)
+
+
+def test_two_tight_groups_by_hand():
+    """Three points at 0, 0.1, 0.2 and three at 10, 10.1, 10.2: 0.245, the value of R's
+    diptest::dip (Maechler's implementation of AS 217) for these points, just below
+    the 1/4 of two point masses of equal weight."""
+    assert dip([0.0, 0.1, 0.2, 10.0, 10.1, 10.2]) == pytest.approx(0.245, abs=1e-12)
+    # four tight groups of equal weight: a unimodal function can follow two of them
+    # on its modal interval, so the dip is about 1/8, half that of two groups
+    x = np.concatenate([np.arange(5) * 0.01 + 10.0 * g for g in range(4)])
+    assert dip(x) == pytest.approx(0.125, abs=0.002)
+
+
+def test_dip_is_affine_invariant_and_symmetric():
+    x = np.random.default_rng(0).normal(size=300)
+    x[:100] += 3.0
+    d = dip(x)
+    assert dip(5.0 * x - 2.0) == pytest.approx(d, rel=1e-12)
+    assert dip(-x) == pytest.approx(d, rel=1e-12)
+    assert dip(np.random.default_rng(1).permutation(x)) == d
+
+
+def test_unimodal_samples_have_small_dips_and_bimodal_large():
+    rng = np.random.default_rng(2)
+    for n in (100, 1000):
+        assert np.sqrt(n) * dip(rng.normal(size=n)) < 0.6
+        two = np.concatenate([rng.normal(size=n // 2), rng.normal(size=n // 2) + 6.0])
+        assert np.sqrt(n) * dip(two) > 0.9         # past every quantile of the table
+
+
+def test_ties_are_spread_not_read_as_modes():
+    x = [0.0, 1.0, 1.0, 2.0]
+    np.testing.assert_allclose(spread_ties(x), [0.0, 0.75, 1.25, 2.0])
+    # integer scores of a unimodal law (binomial): as a staircase they would look
+    # far from unimodal; spread over their rounding intervals they do not
+    scores = np.random.default_rng(3).binomial(10, 0.4, size=500).astype(float)
+    assert dip_test(scores)[1] > 0.05
+    assert spread_ties([3.0, 1.0, 2.0]).tolist() == [1.0, 2.0, 3.0]    # no ties: sorted
+    assert dip([1.0, 1.0, 1.0, 1.0]) == 0.0 and dip([0.0, 1.0, 2.0]) == 0.0
+
+
+def test_quantile_table_is_ordered():
+    q = np.asarray(DIP_QUANTILES)
+    assert q.shape == (len(DIP_N), len(DIP_TAILS))
+    assert np.all(np.diff(q, axis=1) > 0)             # rarer tails, larger dips
+    assert np.all(np.diff(DIP_N) > 0) and np.all(np.diff(DIP_TAILS) < 0)
+
+
+def test_pvalues_are_calibrated_on_uniform_samples():
+    """The uniform is the null: about 5 % of uniform samples reach p < 0.05 (400
+    samples of 60 points: 20 expected, 95 % of draws between 11 and 29)."""
+    rng = np.random.default_rng(4)
+    p = np.array([dip_test(rng.random(60))[1] for _ in range(400)])
+    assert 8 <= np.sum(p < 0.05) <= 32
+    assert np.sum(p < 0.002) <= 4
+
+
+def test_pvalue_interpolates_the_table():
+    n = DIP_N[4]
+    for j, tail in enumerate(DIP_TAILS[1:], start=1):
+        d = DIP_QUANTILES[4][j] / np.sqrt(n)
+        assert dip_pvalue(d, n) == pytest.approx(tail, rel=1e-9)
+    assert dip_pvalue(0.0, n) == 1.0 and dip_pvalue(0.25, n) == DIP_TAILS[-1]
+    # the quantiles of sqrt(n) dip grow with n: the same sqrt(n) dip is rarer at small n
+    p = [dip_pvalue(0.62 / np.sqrt(n), n) for n in (200, 300, 500)]
+    assert p[0] < p[1] < p[2] and 0.005 < p[0] and p[2] < 0.02
+
+
+def test_bimodal_samples_are_rejected():
+    rng = np.random.default_rng(5)
+    x = np.concatenate([rng.normal(size=60), rng.normal(size=30) + 5.0])
+    assert dip_test(x)[1] < 0.001
+    assert dip_test(rng.normal(size=90))[1] > 0.05

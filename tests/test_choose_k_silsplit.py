@@ -1,0 +1,229 @@
+"""The default of choose_k, method="auto" -> "silhouette+split": one answer whatever the
+range (digits, blobs), the warning at the top of the range, k = 1 without structure,
+clusters within clusters (the split test), parallel elongated clusters (the rescaled
+geometries), the work it does (which fits, how far), and the command line."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from kgroups import KernelKGroups, choose_k
+from kgroups._choose_k import KRangeWarning
+from kgroups._choose_k.rules import AUTO_METHODS, auto_method
+from kgroups._choose_k.silsplit import (
+    SCAN_FACTOR,
+    SCAN_MIN,
+    SPLIT_ALPHA,
+    STRUCTURE_KMAX,
+    _Geometry,
+)
+
+PARAMS = {"semimetric": "energy", "alpha": 1.0, "sigma": 1.0, "theta": 1.0, "engine": "auto"}
+
+
+def blobs(rng, centres, sd, n_per):
+    return np.vstack([rng.normal(c, sd, (n_per, len(c))) for c in centres])
+
+
+SIX = ([0.0, 0.0], [10.0, 0.0], [20.0, 0.0], [0.0, 10.0], [10.0, 10.0], [20.0, 10.0])
+
+
+def spy_fits(monkeypatch):
+    """Record (n_clusters, n_samples) of every KernelKGroups fit."""
+    calls, fit = [], KernelKGroups.fit
+
+    def spy(self, X, y=None, sample_weight=None):
+        calls.append((self.n_clusters, len(X)))
+        return fit(self, X, y, sample_weight)
+
+    monkeypatch.setattr(KernelKGroups, "fit", spy)
+    return calls
+
+
+# --------------------------------------------------------------------------- range
+def test_digits_one_k_whatever_the_range(monkeypatch):
+    """Digits (1797 x 64): k in 8..12 with k_range 1..10 and 1..30, the same k, the
+    same silhouettes on the k both computed; with 1..30 nothing past k = 2 x 9 = 18
+    is fitted (so 1..20 and 1..30 are the same computation, and 1..15 stops at 15
+    with the same curve)."""
+    from sklearn.datasets import load_digits
+
+    X = load_digits().data
+    short = choose_k(X, range(1, 11), random_state=0)
+    calls = spy_fits(monkeypatch)
+    long = choose_k(X, range(1, 31), random_state=0)
+    assert 8 <= long.k <= 12 and short.k == long.k and not long.at_top
+    assert max(k for k, n in calls if n == X.shape[0]) == SCAN_FACTOR * long.k
+    np.testing.assert_allclose(long.silhouette[1:10], short.silhouette[1:10], rtol=1e-12)
+    assert np.isnan(long.silhouette[SCAN_FACTOR * long.k:]).all()
+    assert f"followed to k={SCAN_FACTOR * long.k}" in long.reasoning
+
+
+def test_blobs_one_k_whatever_the_range():
+    X = blobs(np.random.default_rng(0), SIX, 0.8, 20)
+    ks = {choose_k(X, range(1, top), n_refs=4, random_state=3).k for top in (8, 13, 25)}
+    assert ks == {6}
+
+
+def test_answer_at_the_top_of_the_range_warns():
+    X = blobs(np.random.default_rng(1), SIX, 0.8, 20)
+    with pytest.warns(KRangeWarning, match="widen k_range"):
+        r = choose_k(X, range(1, 4), n_refs=4, random_state=0)
+    assert r.k == 3 and r.at_top and "k may be larger than the range allows" in r.reasoning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", KRangeWarning)
+        r = choose_k(X, range(1, 9), n_refs=4, random_state=0)
+    assert r.k == 6 and not r.at_top
+    assert issubclass(KRangeWarning, UserWarning)
+
+
+# --------------------------------------------------------------------------- answers
+@pytest.mark.parametrize("name, make", [
+    ("gaussian 3x1", lambda rng: rng.normal(size=(200, 2)) * [3.0, 1.0]),
+    ("uniform square", lambda rng: rng.random((200, 2))),
+    ("student t3", lambda rng: rng.standard_t(3, size=(200, 2))),
+])
+def test_no_structure_is_one(name, make):
+    r = choose_k(make(np.random.default_rng(2)), range(1, 8), n_refs=5, random_state=0)
+    assert r.k == 1 and "No structure: k=1" in r.reasoning
+    assert np.all(r.structure_z[1:STRUCTURE_KMAX] <= 3.0)
+    assert np.isnan(r.structure_z[STRUCTURE_KMAX:]).all()      # references stop at k = 5
+
+
+def test_clusters_within_clusters_split():
+    """Two groups 40 apart of two blobs 5 apart: the silhouette prefers the 2 groups;
+    each group's held-out half projects to two modes, so the answer moves to 3, then
+    4, where no cluster splits."""
+    rng = np.random.default_rng(3)
+    X = np.vstack([rng.normal([40.0 * g + 5.0 * (s - 0.5), 0.0], 0.7, (40, 2))
+                   for g in range(2) for s in range(2)])
+    r = choose_k(X, range(1, 8), n_refs=4, random_state=0)
+    assert r.k == 4 and np.nanargmax(r.silhouette) == 1          # the silhouette alone: 2
+    assert r.split_p[1] < SPLIT_ALPHA and r.split_p[3] >= SPLIT_ALPHA
+    assert "at k=2 a cluster splits" in r.reasoning and "at k=4 none splits" in r.reasoning
+
+
+@pytest.mark.parametrize("m", [2, 3])
+def test_parallel_elongated_clusters(m):
+    """m clusters along x, 4 apart in y: X shows no structure (its energy partitions
+    cut across them), and no energy partition of X sphered separates three of them;
+    the short principal axis is multimodal, and there they separate."""
+    rng = np.random.default_rng(4)
+    X = np.vstack([rng.normal(size=(100, 2)) * [6.0, 0.5] + [0.0, 4.0 * j] for j in range(m)])
+    r = choose_k(X, range(1, 8), n_refs=4, random_state=0)
+    assert r.k == m and r.geometry == "multimodal axes" and r.multimodal_axes.k == m
+    truth = np.repeat(np.arange(m), 100)
+    assert len(set(zip(r.labels.tolist(), truth.tolist()))) == m
+
+
+def test_without_k_one_no_structure_test():
+    X = blobs(np.random.default_rng(5), SIX[:3], 0.7, 20)
+    r = choose_k(X, range(2, 6), random_state=0)
+    assert r.k == 3 and r.structure_z is None and r.gap is None
+    assert "Gap" not in r.reasoning
+
+
+def test_engines_without_a_matrix_give_the_same_answer():
+    X = blobs(np.random.default_rng(6), SIX[:3], 0.7, 12)
+    a = choose_k(X, range(1, 5), n_refs=2, random_state=0)
+    b = choose_k(X, range(1, 5), n_refs=2, engine="matrix-free", random_state=0)
+    assert a.k == b.k == 3
+    np.testing.assert_allclose(a.silhouette, b.silhouette, rtol=1e-6, equal_nan=True)
+
+
+def test_large_data_path_gives_the_same_answer(monkeypatch):
+    """Past FIT_MATRIX_MAX_N points the fits run from the coordinates, and past
+    STRUCTURE_MAX_N the structure test runs on a subsample: the same answer here,
+    with the thresholds lowered to small data."""
+    from kgroups._choose_k import silsplit
+
+    X = blobs(np.random.default_rng(12), SIX[:3], 0.7, 20)
+    a = choose_k(X, range(1, 6), n_refs=3, random_state=0)
+    monkeypatch.setattr(silsplit, "FIT_MATRIX_MAX_N", 10)
+    monkeypatch.setattr(silsplit, "STRUCTURE_MAX_N", 40)
+    kinds, fit = [], KernelKGroups.fit
+
+    def spy(self, X, y=None, sample_weight=None):
+        kinds.append((len(X), self.semimetric))
+        return fit(self, X, y, sample_weight)
+
+    monkeypatch.setattr(KernelKGroups, "fit", spy)
+    b = choose_k(X, range(1, 6), n_refs=3, random_state=0)
+    assert a.k == b.k == 3
+    assert (40, "energy") in kinds                                # the subsample's fits
+    assert {m for _, m in kinds} == {"energy"}                    # no precomputed matrix
+
+
+# --------------------------------------------------------------------------- work
+def test_references_only_up_to_k_five_and_each_k_once(monkeypatch):
+    X = blobs(np.random.default_rng(7), SIX, 0.8, 10)          # 60 points
+    calls = spy_fits(monkeypatch)
+    r = choose_k(X, range(1, 16), n_refs=3, random_state=0)
+    assert r.k == 6
+    whole = [k for k, n in calls if n == 60]
+    assert max(whole) == max(SCAN_MIN, SCAN_FACTOR * 6) == 12    # the horizon, not 15
+    # past k = 5 only X is fitted: its n_init starts, and at most one start from a
+    # split of the partition before; up to 5 also the 3 references, one fit each
+    per_k = {k: whole.count(k) for k in set(whole)}
+    assert all(1 <= per_k[k] <= 2 for k in range(6, 13))
+    assert all(3 + 1 <= per_k[k] <= 3 + 2 for k in range(2, 6))
+    assert all(n < 60 for k, n in calls if k == 2 and n != 60)   # halves of clusters
+
+
+def test_fits_of_each_k_are_kept():
+    X = blobs(np.random.default_rng(8), SIX[:3], 0.7, 15)
+    g = _Geometry(X, np.ones(45), PARAMS, {"n_init": 2}, 0)
+    labels, W = g.fit(3)
+    assert g.fit(3) == (labels, W)
+    assert W == pytest.approx(KernelKGroups(3, init=labels).fit(X).within_energy_)
+    assert g.within_one() == pytest.approx(KernelKGroups(1).fit(X).within_energy_)
+
+
+def test_auto_is_the_point_rule_and_has_a_table():
+    assert auto_method("energy") == "silhouette+split" and isinstance(AUTO_METHODS, dict)
+    assert auto_method(lambda a, b: a) == "silhouette+split"
+    X = blobs(np.random.default_rng(9), SIX[:3], 0.7, 10)
+    assert choose_k(X, range(1, 8), n_refs=2, random_state=0).method == "silhouette+split"
+
+
+def test_plot_draws_the_split_test():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    X = blobs(np.random.default_rng(10), SIX[:3], 0.7, 15)
+    r = choose_k(X, range(1, 6), n_refs=2, random_state=0)
+    axes = r.plot()
+    assert [ax.get_title() for ax in axes] == ["gap", "structure", "silhouette", "split"]
+    assert f"level {SPLIT_ALPHA:g}" in axes[3].get_legend_handles_labels()[1]
+    plt.close("all")
+
+
+# --------------------------------------------------------------------------- command
+def test_command_line_prints_k_and_why(tmp_path, capsys):
+    from kgroups.cli import main
+
+    X = blobs(np.random.default_rng(11), SIX[:3], 0.7, 20)
+    path = tmp_path / "three.csv"
+    np.savetxt(path, np.column_stack([X, np.repeat([0, 1, 2], 20)]), delimiter=",")
+    assert main(["choose-k", str(path), "--k-max", "5", "--seed", "0", "--n-refs", "4",
+                 "--label-column", "-1"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("k = 3   (method silhouette+split, k in 1..5")
+    assert "why: silhouette+split: on X," in out and "ARI of its labels" in out
+    assert main(["choose-k", str(path), "--k-min", "4", "--k-max", "2"]) == 2
+    assert "1 <= k-min <= k-max" in capsys.readouterr().err
+
+
+def test_command_line_defaults_are_the_library_defaults():
+    import inspect
+
+    from kgroups import _cli_options as table
+    from kgroups._validation import PARAMETER_CONSTRAINTS
+
+    sig = inspect.signature(choose_k).parameters
+    for name in ("method", "n_refs", "n_splits", "n_init", "semimetric", "alpha"):
+        assert table.CHOOSE_K_DEFAULTS[name] == sig[name].default
+    assert set(table.CHOOSE_K_METHODS) == set(
+        PARAMETER_CONSTRAINTS["choose_k"]["method"][0].values)
