@@ -22,7 +22,7 @@ LAYERS = [
         "kgroups.metrics", "kgroups.graph*", "kgroups.datasets*"]),
     ("driver", ["kgroups._driver"]),
     ("engines and statistics", ["kgroups._engines*", "kgroups._stats*"]),
-    ("semimetrics", ["kgroups._semimetrics"]),
+    ("semimetrics", ["kgroups._semimetrics*"]),
     ("kernels", ["kgroups._kernels*"]),
     ("input and settings", ["kgroups._dask_io", "kgroups._reprs", "kgroups._config",
                             "kgroups._validation"]),

@@ -29,6 +29,8 @@ from ._input import input_kind, kept_starts, label_left_out, left_out_rows, posi
 from ._kernels.device import host_values
 from ._progress import FitProgress
 from ._semimetrics import rho_to_origin
+from ._semimetrics.auto import CANDIDATES as AUTO_CANDIDATES, choose as choose_semimetric
+from ._semimetrics.neighbors import DATA_BUILT, NeighborGraphMap
 from ._validation import (
     PARAMETER_CONSTRAINTS,
     ConstrainedParams,
@@ -43,7 +45,9 @@ from ._validation import (
 
 # Raw data whose largest |entry| lies outside _validation.SAFE_MAGNITUDE are rescaled
 # by a power of two for the semimetrics whose partitions do not depend on scale.
-SCALE_FREE = ("energy", "gaussian", "laplacian")
+SCALE_FREE = ("energy", "gaussian", "laplacian", "nearest_neighbors")
+# The value of ``semimetric`` that chooses it from the data (kgroups._semimetrics.auto).
+AUTO = "auto"
 
 
 def n_rows(X):
@@ -148,6 +152,7 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
         dtype="float64",
         n_components=256,
         landmarks="k-means++",
+        n_neighbors=10,
         random_state=None,
         verbose=0,
     ):
@@ -165,6 +170,7 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
         self.dtype = dtype
         self.n_components = n_components  # engine="low-rank": number of features m
         self.landmarks = landmarks  # engine="low-rank": "k-means++", "uniform" or "fourier"
+        self.n_neighbors = n_neighbors  # semimetric="nearest_neighbors" (and "auto")
         self.random_state = random_state
         self.verbose = verbose
 
@@ -202,13 +208,26 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
 
     def _objective_unit(self):
         """Factor from the engine's Q (rescaled data) to Q in the data's units."""
-        if self.semimetric == "energy" and not self._precomputed():
+        if self._semimetric_in_use() == "energy" and not self._precomputed():
             with np.errstate(over="ignore"):  # inf here is reported by _set_fitted
                 return float(np.power(np.float64(self._scale), -float(self.alpha)))
         return 1.0
 
     def _precomputed(self):
         return self.kernel == "precomputed" or self.semimetric == "precomputed"
+
+    def _data_built(self):
+        """Whether the semimetric in use is built from the data (its kernel is feature
+        columns, :mod:`kgroups._semimetrics.neighbors`)."""
+        return self._semimetric_in_use() in DATA_BUILT and not self.kernel == "precomputed"
+
+    def _semimetric_in_use(self):
+        """``semimetric``, or after a fit with ``semimetric="auto"`` the one it chose."""
+        return self.__dict__.get("semimetric_", self.semimetric)
+
+    def _closed_form(self):
+        """Whether the kernel is that of a named closed-form semimetric of raw data."""
+        return not (self._precomputed() or callable(self.semimetric) or self._data_built())
 
     def _check_params(self, n_samples):
         owner = self._owner()
@@ -233,7 +252,8 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
                                  semimetric=self.semimetric, n_features=d, n_clusters=k,
                                  n_init=resolve_n_init(self.n_init, self.init, n),
                                  input_kind=kind.name, owner=self._owner(),
-                                 options={"n_components": self.n_components})
+                                 options={"n_components": self.n_components},
+                                 features=self._data_built())
         check_engine_input(cls.name, n, kernel=self.kernel, semimetric=self.semimetric,
                            sparse_input=sparse_input, n_clusters=k,
                            n_components=self.n_components, landmarks=self.landmarks,
@@ -255,6 +275,13 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
             if self._precomputed():
                 return X, w, cls.from_matrix(X, w, is_gram=self.kernel == "precomputed",
                                              dtype=dtype, n_clusters=k, n_init=self._n_init)
+            if self._data_built():
+                fmap = NeighborGraphMap.fit(X, w, n_neighbors=self.n_neighbors, n_clusters=k,
+                                            random_state=as_seed(self.random_state),
+                                            owner=self._owner())
+                self._feature_map = fmap
+                return X, w, cls.from_features(fmap.features, w, fmap, n_clusters=k,
+                                               n_init=self._n_init)
             return X, w, cls.from_semimetric(X, w, self.semimetric, self._params(),
                                              dtype=dtype, n_clusters=k, n_init=self._n_init,
                                              options={**options, "center": center})
@@ -265,6 +292,14 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
                 f"{available_memory() / 2**30:.2f} GiB); use fewer samples, dtype='float32', "
                 "or engine='low-rank' on raw data") from None
 
+    def _kernel_rows(self, X):
+        """``(rows, semimetric, params)`` whose closed-form semimetric gives the kernel
+        of the fit: X itself, or for a semimetric built from the data the rows'
+        features with ``||e - e'||^2`` (energy, alpha = 2), its definition."""
+        if self._data_built():
+            return self._feature_map(X), "energy", {"alpha": 2.0}
+        return X, self._semimetric_in_use(), self._params()
+
     def _spectral_gram_fn(self, X, engine):
         """The paper's ``x0 = 0`` Gram matrix for the spectral initialiser."""
         def gram():
@@ -272,7 +307,7 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
             check_fits(16 * n * n, f"the spectral initialisation for n={n}",
                        "init='k-means++'")
             K = engine.gram()
-            if self._precomputed() or callable(self.semimetric):
+            if not self._closed_form():
                 return K
             r0 = rho_to_origin(X, self.semimetric, **self._params())
             return K + 0.5 * (r0[:, None] + r0[None, :])
@@ -351,6 +386,9 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
             return self._fit(X, sample_weight)
 
     def _fit(self, X, sample_weight):
+        if self.semimetric == AUTO and not self._precomputed():
+            return self._fit_auto(X, sample_weight)
+        self.semimetric_, self.semimetric_choice_ = self.semimetric, None
         seconds = {}
         with clocked(seconds, "prepare"):
             X, w, engine, kind, left_out = self._prepare(X, sample_weight)
@@ -376,6 +414,35 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
                                       self._scores, self._s, self._q)
         self.n_init_ = n_init
         self.engine_stats_ = {"seconds": seconds, **engine.counters()}
+        if self._data_built():  # the phases of "prepare" that built the semimetric
+            self.engine_stats_["semimetric seconds"] = dict(self._feature_map.seconds)
+        return self
+
+    def _fit_auto(self, X, sample_weight):
+        """``semimetric="auto"``: a fit with each candidate of
+        :mod:`kgroups._semimetrics.auto` (same parameters otherwise), the rule's choice
+        kept; ``semimetric_choice_`` says why, ``engine_stats_`` adds the seconds of
+        the other fits (``"other candidates"``)."""
+        from sklearn.base import clone
+
+        fits = {}
+        for name in reversed(AUTO_CANDIDATES):  # the graph first: it refuses what it cannot take
+            fits[name] = clone(self).set_params(semimetric=name).fit(
+                X, sample_weight=sample_weight)
+        graph = fits["nearest_neighbors"]
+        keep = graph._keep
+        labels = {name: f.labels_ if keep is None else f.labels_[keep]
+                  for name, f in fits.items()}
+        choice = choose_semimetric(graph._feature_map, labels, self.n_clusters)
+        params = self.get_params(deep=False)
+        for key, value in vars(fits[choice.semimetric]).items():
+            if key not in params:
+                setattr(self, key, value)
+        self.semimetric_choice_ = choice
+        other = sum(sum(f.engine_stats_["seconds"].values()) for name, f in fits.items()
+                    if name != choice.semimetric)
+        self.engine_stats_ = {**self.engine_stats_, "seconds": {
+            **self.engine_stats_["seconds"], "other candidates": other}}
         return self
 
     def _say_engine(self, progress, engine, X, n_init):
@@ -397,7 +464,8 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
         rng = np.random.default_rng(as_seed(self.random_state))
         # the input-space seeding ("k-means++") reads rows in host memory; without them
         # (a precomputed matrix, data on a CUDA device) it seeds in the kernel's space
-        raw = None if self._precomputed() or not kind.host_rows else X
+        raw = None if not (self._closed_form() or callable(self.semimetric)) or \
+            not kind.host_rows else X
 
         def fit_sample(Xs, ws, seed):
             return self._fit_sample(Xs, ws, seed, progress)
@@ -786,8 +854,8 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
         with tiered(self._new_work(X) + X.shape[0] ** 2):  # the block, and the clusters' pairs
             labels = predict_rows(X, self._predictor, self._s, self._q, self._scores)
             # sum_{x, y in C_l} w_x w_y rho(x, y) of each cluster, then W (eq. 15)
-            sums = kind.within_sums(X, w, labels, self.n_clusters, self.semimetric,
-                                    self._params())
+            rows, semimetric, params = self._kernel_rows(X)
+            sums = kind.within_sums(rows, w, labels, self.n_clusters, semimetric, params)
             s = np.bincount(labels, weights=w, minlength=self.n_clusters)
             total = float(np.sum(sums[s > 0] / (2.0 * s[s > 0])))
         return -total * self._objective_unit()

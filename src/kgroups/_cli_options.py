@@ -16,6 +16,8 @@ module imports nothing else.
 from ._engines import registry as _registry  # the engine names (imports nothing more)
 
 SEMIMETRIC_NAMES = ("energy", "laplacian", "gaussian", "localized", "sinusoidal")
+# The semimetric built from the data and "auto" (kgroups._semimetrics), estimators only.
+DATA_SEMIMETRIC_NAMES = ("nearest_neighbors", "auto")
 INIT_NAMES = ("k-means++", "kernel-k-means++", "random", "spectral")
 ENGINE_NAMES = (_registry.AUTO,) + _registry.names()
 DTYPE_NAMES = ("float64", "float32")
@@ -39,13 +41,14 @@ ESTIMATOR_DEFAULTS = {
     "n_clusters": 8, "semimetric": "energy", "alpha": 1.0, "sigma": 1.0, "theta": 1.0,
     "init": "kernel-k-means++", "n_init": "auto", "max_iter": 300, "tol": 0.0,
     "engine": "auto", "dtype": "float64", "n_components": 256, "landmarks": "k-means++",
-    "random_state": None, "verbose": 0,
+    "n_neighbors": 10, "random_state": None, "verbose": 0,
 }
 
 # The string values KernelKGroups accepts, as the command offers them: a CSV file holds
 # raw data, so the semimetric "precomputed" (an n x n matrix) is left out.
 ESTIMATOR_CHOICES = {
-    "semimetric": SEMIMETRIC_NAMES, "init": INIT_NAMES, "engine": ENGINE_NAMES,
+    "semimetric": SEMIMETRIC_NAMES + DATA_SEMIMETRIC_NAMES, "init": INIT_NAMES,
+    "engine": ENGINE_NAMES,
     "dtype": DTYPE_NAMES, "landmarks": LANDMARK_NAMES,
 }
 
@@ -72,13 +75,18 @@ CLUSTER_OPTIONS = (
      "number of clusters, 1 <= K <= number of rows (required)"),
     (("--semimetric",), "semimetric", "semimetric", "choice", None,
      ("semimetric rho of negative type: energy |x - y|^alpha; laplacian and gaussian "
-      "(scale --sigma); localized; sinusoidal (scale --theta)")),
+      "(scale --sigma); localized; sinusoidal (scale --theta); nearest_neighbors: "
+      "built from the graph of the --n-neighbors nearest neighbours, for clusters of "
+      "any shape (rings, spirals, touching shapes); auto: energy or nearest_neighbors, "
+      "whichever the data's neighbourhood graph says (the summary prints why)")),
     (("--alpha",), "alpha", "alpha", "float", None,
      "exponent of the energy semimetric |x - y|^alpha, in (0, 2]"),
     (("--sigma",), "sigma", "sigma", "float", None,
      "scale of the laplacian and gaussian semimetrics, > 0"),
     (("--theta",), "theta", "theta", "float", None,
      "scale of the sinusoidal semimetric, > 0"),
+    (("--n-neighbors",), "n_neighbors", "n_neighbors", "int", "N",
+     "semimetric nearest_neighbors and auto: neighbours of each point in the graph, >= 1"),
     (("--init",), "init", "init", "choice", None,
      ("starting partition of each run: kernel-k-means++ seeds in the kernel's feature "
       "space, k-means++ in the input space (as the papers do)")),

@@ -40,8 +40,9 @@ class KernelKMeans(BaseKernelClustering):
     ----------
     n_clusters : int, default=8
         Number of clusters k.
-    semimetric : {"energy", "laplacian", "gaussian", "localized", "sinusoidal", "precomputed"} or callable, default="energy"
-        As in :class:`KernelKGroups`; the kernel is :math:`K = -\rho/2`.
+    semimetric : {"energy", "laplacian", "gaussian", "localized", "sinusoidal", "nearest_neighbors", "auto", "precomputed"} or callable, default="energy"
+        As in :class:`KernelKGroups` (``"nearest_neighbors"`` and ``"auto"``
+        included); the kernel is :math:`K = -\rho/2`.
         Lloyd's method needs a positive semidefinite kernel (up to the shifts
         that do not change the partitions): "localized" and "sinusoidal" are
         not of negative type and may cycle.
@@ -99,6 +100,12 @@ class KernelKMeans(BaseKernelClustering):
         ``engine="low-rank"``: Nystrom with k-means++ (D^2) or uniformly drawn
         landmarks, or random Fourier features (``semimetric="gaussian"`` or
         ``"laplacian"`` only).
+    n_neighbors : int, default=10
+        ``semimetric="nearest_neighbors"`` and ``"auto"``: the neighbours of each
+        point in the graph, at least 1 and below the number of distinct points
+        (scikit-learn's ``SpectralClustering`` spells it so). Sample weights are the
+        nodes' masses in the graph's random walk; repeated rows are one node whose
+        weight is their sum.
     random_state : int, RandomState instance or None, default=None
         Seeds the initialisation and the low-rank landmarks or frequencies.
     verbose : int, default=0
@@ -123,6 +130,12 @@ class KernelKMeans(BaseKernelClustering):
         :math:`s_j`, the total weight of each cluster.
     engine_ : str
         The engine that ran (what ``engine="auto"`` chose).
+    semimetric_ : str or callable
+        The semimetric of the fit: ``semimetric``, or the one ``"auto"`` chose.
+    semimetric_choice_ : SemimetricChoice or None
+        With ``semimetric="auto"``: the choice, its ``reasoning`` and the numbers
+        that decided (each candidate's normalised cut of the neighbourhood graph,
+        the agreement of their partitions); None otherwise.
     n_features_in_ : int
         Number of columns of X seen in ``fit``.
     feature_names_in_ : ndarray of shape (``n_features_in_``,)

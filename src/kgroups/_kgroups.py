@@ -9,7 +9,7 @@ import numpy as np
 
 from ._base import BaseKernelClustering, insertion_scores
 from ._reprs import n_clusters_of, short_repr
-from ._validation import check_in_memory, check_init_labels, validated
+from ._validation import InvalidParameterError, check_in_memory, check_init_labels, validated
 
 
 class KernelKGroups(BaseKernelClustering):
@@ -40,11 +40,20 @@ class KernelKGroups(BaseKernelClustering):
     ----------
     n_clusters : int, default=8
         Number of clusters k.
-    semimetric : {"energy", "laplacian", "gaussian", "localized", "sinusoidal", "precomputed"} or callable, default="energy"
+    semimetric : {"energy", "laplacian", "gaussian", "localized", "sinusoidal", "nearest_neighbors", "auto", "precomputed"} or callable, default="energy"
         ``"energy"`` is :math:`\|x - y\|^\alpha`; see :data:`~kgroups.SEMIMETRICS`
-        for the others (TPAMI equations 52-54). ``"precomputed"``: X is an n x n
-        semimetric matrix. A callable takes two 2-D blocks and returns the matrix
-        of rho values.
+        for the others (TPAMI equations 52-54). ``"nearest_neighbors"`` is built
+        from the graph of each point's ``n_neighbors`` nearest neighbours: the
+        squared distance between the points' rows of the graph's normalised
+        spectral embedding (``n_clusters`` columns), for clusters of any shape
+        (rings, spirals, touching shapes); its kernel is the Gram matrix of those
+        columns, which ``engine="low-rank"`` holds exactly; new points are placed
+        through their neighbours among the fitted ones. ``"auto"`` fits both
+        ``"energy"`` and ``"nearest_neighbors"`` and keeps the first unless the
+        second's partition cuts the neighbourhood graph much more sparsely
+        (``semimetric_choice_`` says why). See :doc:`/user_guide/shapes`.
+        ``"precomputed"``: X is an n x n semimetric matrix. A callable takes two
+        2-D blocks and returns the matrix of rho values.
     alpha : float, default=1.0
         Exponent of the energy semimetric, in (0, 2].
     sigma : float, default=1.0
@@ -158,6 +167,12 @@ class KernelKGroups(BaseKernelClustering):
         (Rahimi & Recht 2007), only for ``semimetric="gaussian"`` or
         ``"laplacian"``. ``predict`` maps new points with the same landmarks or
         frequencies.
+    n_neighbors : int, default=10
+        ``semimetric="nearest_neighbors"`` and ``"auto"``: the neighbours of each
+        point in the graph, at least 1 and below the number of distinct points
+        (scikit-learn's ``SpectralClustering`` spells it so). Sample weights are the
+        nodes' masses in the graph's random walk; repeated rows are one node whose
+        weight is their sum.
     random_state : int, RandomState instance or None, default=None
         Seeds the initialisation and the low-rank landmarks or frequencies.
     verbose : int, default=0
@@ -188,9 +203,18 @@ class KernelKGroups(BaseKernelClustering):
     engine_stats_ : dict
         Wall seconds of each phase of the fit (``"seconds"``: ``"prepare"``, the
         checks and the engine; ``"init"``, the starts; ``"start"``, each run's
-        ``M``; ``"sweeps"``; ``"finish"``) and, with ``engine="dask"``, the number
-        of row blocks, round trips to them and bytes sent to and received from
-        them.
+        ``M``; ``"sweeps"``; ``"finish"``; with ``semimetric="auto"``, ``"other
+        candidates"``, the fit it did not keep), with ``semimetric=
+        "nearest_neighbors"`` the phases of building it (``"semimetric seconds"``:
+        ``"graph"``, ``"eigenvectors"``, ``"placement"``) and, with
+        ``engine="dask"``, the number of row blocks, round trips to them and bytes
+        sent to and received from them.
+    semimetric_ : str or callable
+        The semimetric of the fit: ``semimetric``, or the one ``"auto"`` chose.
+    semimetric_choice_ : SemimetricChoice or None
+        With ``semimetric="auto"``: the choice, its ``reasoning`` and the numbers
+        that decided (each candidate's normalised cut of the neighbourhood graph,
+        the agreement of their partitions); None otherwise.
     n_features_in_ : int
         Number of columns of X seen in ``fit``.
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
@@ -410,6 +434,10 @@ def improving_moves(X, labels, *, sample_weight=None, **params):
     (0, 1)
     """
     params.pop("init", None)
+    if params.get("semimetric") == "auto":
+        raise InvalidParameterError(
+            "improving_moves: semimetric='auto' chooses the semimetric of a fit; pass the "
+            "one the fit chose (its semimetric_), 'energy' or 'nearest_neighbors'")
     check_in_memory(X, "X", "improving_moves")
     lab = np.asarray(labels)
     k = int(lab.max()) + 1 if lab.size and lab.dtype.kind in "iu" else 1

@@ -198,9 +198,16 @@ _R = [Options(("sqrt-mean-degree", "zeta")), Real(0, None, "neither")]
 # an edge without it weighs 1), or None (unweighted).
 _EDGE_WEIGHT = [NONE, _Kind(lambda v: isinstance(v, str), "a string (an edge attribute name)")]
 
+# The semimetrics built from the data, and "auto" (kgroups._semimetrics.neighbors and
+# .auto): estimators only, the energy statistics take closed-form semimetrics.
+DATA_SEMIMETRIC_NAMES = ("nearest_neighbors", "auto")
+
 _ESTIMATOR = {
     "n_clusters": _N_CLUSTERS,
     **_SEMIMETRIC,
+    "semimetric": [Options(SEMIMETRIC_NAMES + ("precomputed",) + DATA_SEMIMETRIC_NAMES),
+                   CALLABLE],
+    "n_neighbors": [Integer(1)],
     "kernel": [NONE, Options(("precomputed",))],
     "init": [Options(INIT_NAMES), ARRAY],
     "n_init": [Options(("auto",)), Integer(1)],

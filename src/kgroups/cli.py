@@ -247,8 +247,11 @@ def _print_summary(args, est, X, y, seconds, file):
 
     sizes = np.bincount(est.labels_, minlength=args.n_clusters)
     scaled = ", columns z-scored (--standardize)" if args.standardize else ""
+    chosen = (f" -> {est.semimetric_}" if args.semimetric == "auto" else "")
     lines = [(f"kernel k-groups: n={X.shape[0]} D={X.shape[1]} n_clusters={args.n_clusters} "
-              f"semimetric={args.semimetric} engine={est.engine_}{scaled}"),
+              f"semimetric={args.semimetric}{chosen} engine={est.engine_}{scaled}"),
+             *([f"semimetric auto: {est.semimetric_choice_.reasoning}"]
+               if args.semimetric == "auto" else []),
              f"cluster sizes: {' '.join(map(str, sizes))}",
              f"W (within energy): {est.within_energy_:.6g}",
              f"Q (objective):     {est.objective_:.6g}",

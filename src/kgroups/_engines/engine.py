@@ -47,6 +47,7 @@ from .._kernels.gain import (class_signatures, cluster_stats, count_improving_mo
 from .._kernels.parallel import pick
 from .._kernels.semimetric import NAMES, NEGATIVE_TYPE
 from .._semimetrics import pairwise_unchecked, robust_center
+from .._semimetrics.neighbors import DATA_BUILT
 from .._validation import check_init_starts
 from .._memory import check_fits, fits
 
@@ -151,8 +152,10 @@ def signatures(starts, k):
     return class_signatures(labs, int(k))
 
 
-# What an engine's input can be (Capabilities.inputs).
-INPUTS = ("raw data", "dense matrix", "sparse matrix")
+# What an engine's input can be (Capabilities.inputs): raw data with a semimetric, a
+# precomputed matrix, or "feature columns": the m columns F whose Gram F F^T is the
+# kernel, made by a semimetric built from the data (kgroups._semimetrics.neighbors).
+INPUTS = ("raw data", "dense matrix", "sparse matrix", "feature columns")
 # Which semimetrics an engine on raw data takes (Capabilities.semimetrics): any
 # (named or callable), named ones only, or those of negative type (an approximation
 # of the kernel K = -rho/2 that needs it positive semidefinite: the named ones of
@@ -167,7 +170,9 @@ class Capabilities:
     against an engine, the command line and the documentation read it.
 
     ``exact``: the same partitions as move-at-a-time Hartigan on the exact kernel
-    (approximate engines work on a low-rank kernel); ``inputs``: of :data:`INPUTS`;
+    (approximate engines work on a low-rank kernel); ``exact_on``: the inputs on
+    which an approximate engine is exact (feature columns are the kernel itself);
+    ``inputs``: of :data:`INPUTS`;
     ``semimetrics``: of :data:`SEMIMETRIC_KINDS`; ``array_kinds``: the kinds of array
     ``X`` it takes (``"numpy"`` for in-memory data, ``"dask"``, ``"cuda"`` for arrays
     on a CUDA device), the first the one it makes of in-memory data; ``device``: where
@@ -183,6 +188,11 @@ class Capabilities:
     device: str = "CPU"
     array_kinds: tuple = ("numpy",)
     rules: tuple = ("hartigan", "lloyd")
+    exact_on: tuple = ()
+
+    def exact_for(self, matrix):
+        """Whether the engine is exact on an input of kind ``matrix`` (of :data:`INPUTS`)."""
+        return self.exact or matrix in self.exact_on
 
     @property
     def array_kind(self):
@@ -196,6 +206,8 @@ class Capabilities:
             return False
         if matrix != "raw data":
             return True
+        if semimetric in DATA_BUILT:  # taken as feature columns, not as raw data
+            return False
         if not isinstance(semimetric, str):
             return self.semimetrics != "named"
         return (self.semimetrics != "negative type" or semimetric in NEGATIVE_TYPE
@@ -262,6 +274,12 @@ class Engine(ABC):
     def from_matrix(cls, A, w, *, is_gram, dtype=np.float64, n_clusters, n_init=1):
         raise ValueError(f"engine={cls.name!r} needs raw data, not a precomputed matrix; "
                          "use engine='dense' or engine='sparse'")
+
+    @classmethod
+    def from_features(cls, F, w, feature_map, *, n_clusters, n_init=1):
+        """The engine of the kernel ``F F^T`` (feature columns ``F``, n x m), whose
+        ``feature_map(X_new)`` gives new rows' features for ``predict``."""
+        raise ValueError(f"engine={cls.name!r} does not take feature columns")
 
     @classmethod
     @abstractmethod

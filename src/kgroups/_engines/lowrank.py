@@ -315,8 +315,8 @@ class LowRankEngine(Engine):
 
     name = "low-rank"
     capabilities = Capabilities(
-        exact=False, inputs=("raw data",), semimetrics="negative type",
-        memory="n_components features per point, O(n m)")
+        exact=False, inputs=("raw data", "feature columns"), semimetrics="negative type",
+        memory="n_components features per point, O(n m)", exact_on=("feature columns",))
     state_class = FeatureRunState
 
     @classmethod
@@ -381,6 +381,18 @@ class LowRankEngine(Engine):
             m = fmap.T.shape[1]
         eng = cls(_apply_map(fmap, X, m), w, fmap.kdiag(X))
         eng.feature_map = fmap
+        return eng
+
+    @classmethod
+    def from_features(cls, F, w, feature_map, *, n_clusters, n_init=1):
+        """The exact engine of the kernel ``F F^T`` (a semimetric built from the data,
+        :mod:`kgroups._semimetrics.neighbors`): the features are the kernel, so the
+        runs are those of any exact engine; ``feature_map`` places new rows."""
+        n, m = F.shape
+        cls.check_memory(n, 1, n_clusters=n_clusters, n_init=n_init,
+                         options={"n_components": m}, alternative="fewer samples")
+        eng = cls(F, w, feature_map.kdiag(F))
+        eng.feature_map = feature_map
         return eng
 
     def predictor(self, X_fit, result):

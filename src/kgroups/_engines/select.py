@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 
 from .._memory import MEMORY_FRACTION, total_memory
+from .._semimetrics.neighbors import DATA_BUILT
 from .._validation import EngineNames, InvalidParameterError
 from . import registry
 
@@ -34,8 +35,11 @@ from . import registry
 HEADROOM = 1.5
 
 
-def input_form(precomputed, sparse_input):
-    """The form of ``X`` as :data:`~kgroups._engines.engine.INPUTS` names it."""
+def input_form(precomputed, sparse_input, features=False):
+    """The form of ``X`` as :data:`~kgroups._engines.engine.INPUTS` names it (``features``:
+    the feature columns of a semimetric built from the data)."""
+    if features:
+        return "feature columns"
     if not precomputed:
         return "raw data"
     return "sparse matrix" if sparse_input else "dense matrix"
@@ -49,10 +53,11 @@ def _fits(cls, n_samples, n_features, n_clusters, n_init, dtype, options):
 
 def choose_engine(name, n_samples, precomputed, sparse_input, dtype, semimetric="energy",
                   n_features=None, *, n_clusters, n_init=1, input_kind="numpy",
-                  owner="KernelKGroups", options=None):
+                  owner="KernelKGroups", options=None, features=False):
     """``(engine class, why)`` for ``engine=name``; ``"auto"`` as the module docstring
     says. The choice depends only on the arguments, so two identical calls choose the
     same engine. ``n_init`` is the number of starts the fit runs (1 for given labels);
+    ``features``: X is the feature columns of a semimetric built from the data;
     ``n_features=None`` counts as 1; ``options`` are the engines' options
     (``n_components``) their memory estimates read."""
     if name != registry.AUTO:
@@ -67,7 +72,7 @@ def choose_engine(name, n_samples, precomputed, sparse_input, dtype, semimetric=
                 + (", or pass X.compute() for an in-memory engine" if input_kind == "dask"
                    else ""))
         return cls, "asked for"
-    form, d = input_form(precomputed, sparse_input), n_features or 1
+    form, d = input_form(precomputed, sparse_input, features), n_features or 1
     ranked, notes = [], []
     for order, (ename, cls) in enumerate(registry.engines().items()):
         caps = cls.capabilities
@@ -80,7 +85,8 @@ def choose_engine(name, n_samples, precomputed, sparse_input, dtype, semimetric=
                          f"({total_memory() / 2**30:.1f} GiB)")
         t = (cls.predicted_seconds(n_samples, d, n_clusters=n_clusters, n_init=n_init)
              if form == "raw data" else None)
-        key = (not ok, not caps.exact, math.inf if t is None else t, len(caps.inputs), order)
+        key = (not ok, not caps.exact_for(form), math.inf if t is None else t, len(caps.inputs),
+               order)
         ranked.append((key, ename, cls, t))
     if not ranked:
         raise InvalidParameterError(
@@ -137,7 +143,13 @@ def check_engine_input(name, n_samples, *, kernel, semimetric, sparse_input, n_c
             "'kernel-k-means++' or 'k-means++' (an in-memory fit of a sample), 'random' "
             "or an array of labels")
     precomputed = kernel == "precomputed" or semimetric == "precomputed"
-    form = input_form(precomputed, sparse_input)
+    form = input_form(precomputed, sparse_input, isinstance(semimetric, str)
+                      and semimetric in DATA_BUILT)
+    if form not in caps.inputs and form == "feature columns":
+        raise ValueError(
+            f"{owner}: engine={name!r} does not take semimetric={semimetric!r}, whose kernel "
+            f"is the Gram matrix of feature columns built from the data; use "
+            f"{_quoted(_takers(form, semimetric))} or engine='auto'")
     what = ("a precomputed Gram matrix" if kernel == "precomputed" else
             "a precomputed semimetric matrix" if precomputed else
             f"raw data with semimetric={semimetric!r}")

@@ -44,12 +44,12 @@ from typing import Callable
 
 import numpy as np
 
-from ._kernels.jit import tiered
-from ._kernels.parallel import pick
-from ._memory import check_fits
-from ._kernels.pairwise import finish_block, finish_block_serial
-from ._kernels.semimetric import NAMES, kernel_args, rho_src
-from ._validation import (
+from .._kernels.jit import tiered
+from .._kernels.parallel import pick
+from .._memory import check_fits
+from .._kernels.pairwise import finish_block, finish_block_serial
+from .._kernels.semimetric import NAMES, kernel_args, rho_src
+from .._validation import (
     InvalidParameterError,
     check_semimetric_matrix,
     check_data,

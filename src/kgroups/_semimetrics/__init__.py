@@ -1,0 +1,19 @@
+"""The semimetrics: the closed-form ones of the papers (:mod:`.closed_form`: names,
+pairwise blocks, the kernel's scale and range checks) and the one built from the data
+(:mod:`.neighbors`: the neighbourhood graph of the points, its kernel as feature
+columns and the placement of new points), with the rule of ``semimetric="auto"``
+(:mod:`.auto`)."""
+
+from .closed_form import (  # noqa: F401  (the names the rest of the package imports)
+    BLOCK_BYTES,
+    SEMIMETRICS,
+    centred_sq_norm_max,
+    check_semimetric,
+    check_semimetric_range,
+    diameter_sq,
+    pairwise,
+    pairwise_unchecked,
+    rho_max,
+    rho_to_origin,
+    robust_center,
+)

@@ -1,0 +1,480 @@
+r"""The semimetric of the neighbourhood graph of the points (``semimetric=
+"nearest_neighbors"``): clusters of any shape.
+
+The closed-form semimetrics compare two points by their distance alone, so the
+partitions they favour are unions of convex pieces. This one compares points by how
+they are connected through the data, as spectral clustering does (Shi & Malik 2000;
+Ng, Jordan & Weiss 2002; von Luxburg 2007), in four steps:
+
+1. **The graph.** Duplicate rows are merged into one point whose weight :math:`w_i` is
+   the sum of theirs (so integer weights are repeated rows). The nodes of the graph
+   are the points no sparser than their neighbourhood (:func:`core_points`: the
+   distance to the ``n_neighbors``-th neighbour at most ``CORE_SPREAD`` = 1.5 times
+   its median over those neighbours); the others (background noise, outliers, the
+   sparse fringe of a cluster) are placed afterwards through their neighbours, as new
+   points are, so that they neither bridge clusters nor draw eigenvectors of their
+   own. Each node is joined to its ``n_neighbors`` nearest nodes (Euclidean
+   distance) and the graph made symmetric (an edge where either is among the other's
+   neighbours), of weight :math:`A_{ij} = \exp(-d_{ij}^2 / (s_i s_j))`, :math:`s_i`
+   the distance to the 7th neighbour (local scaling, Zelnik-Manor & Perona 2004). A
+   graph that falls apart is taken as the limit of one whose components are joined,
+   along their minimum spanning tree, by bridges of vanishing weight
+   (:func:`walk_eigenvectors`): each component keeps its own structure, and groups of
+   components are judged by their distances, not taken at random.
+2. **The random walk** that moves from node :math:`i` to :math:`j` with probability
+   :math:`P_{ij} = A_{ij} w_j / d_i`, :math:`d_i = \sum_l A_{il} w_l` (node weights
+   are masses: a heavy node attracts the walk). It is reversible, and
+   :math:`S = D^{-1/2} W^{1/2} A W^{1/2} D^{-1/2}` is symmetric with the same
+   eigenvalues; its eigenvectors :math:`u_c` give those of :math:`P`,
+   :math:`\psi_c = u_c / \sqrt{w d}`.
+3. **The embedding.** The :math:`m` = ``n_clusters`` eigenvectors of largest
+   eigenvalue, each point's row normalised to length 1 (Ng, Jordan & Weiss's
+   normalisation: clusters become nearly orthogonal directions, whatever their
+   density): :math:`e(x) = \psi(x) / \|\psi(x)\|`.
+4. **The semimetric** :math:`\rho(x, y) = \|e(x) - e(y)\|^2 = 2 - 2\, e(x)^\top
+   e(y)`, a squared Euclidean distance, hence of negative type, whose kernel
+   :math:`K = e(x)^\top e(y)` (:math:`K = -\rho/2` up to the constant 1) is the Gram
+   matrix of m feature columns: kernel k-groups runs on it exactly in O(n m) memory
+   (the low-rank engine on the features). Kernel k-groups on this kernel is
+   Hartigan's method on the spectral embedding.
+
+**New points** (``predict``, ``transform``) are placed through their ``n_neighbors``
+nearest nodes by the Nyström extension of the eigenvectors (Bengio et al. 2004):
+:math:`\psi_c(x) = \lambda_c^{-1} \sum_j P(x, j) \psi_c(j)` with :math:`P(x, j)
+\propto w_j` over those nodes, then normalised; a new point equal to a node takes
+that node's coordinates, so ``predict`` on the fitted points gives ``labels_``.
+
+**Large data.** Up to ``GRAPH_NODES`` = 10,000 distinct points the graph holds every
+point. Beyond, it is the graph of 10,000 of them drawn at random (with the
+estimator's ``random_state``), and the other points are placed through their
+neighbours among them, as new points are: O(n ``n_neighbors``) memory and time past
+the sample. A graph of a fixed number of neighbours sees more finely as the points
+grow denser: background noise that is too sparse to link clusters among 10,000
+points forms a web between them among 50,000, and the leading eigenvalues crowd
+near 1. The sample keeps the graph at the scale at which ``n_neighbors`` was chosen
+(the study of ``benchmarks/bench_semimetric.py``, 150 to 10,000 points).
+
+References
+----------
+.. [1] A. Y. Ng, M. I. Jordan, Y. Weiss, "On spectral clustering: analysis and an
+   algorithm", NIPS 14, 2002.
+.. [2] U. von Luxburg, "A tutorial on spectral clustering", Statistics and
+   Computing 17(4), 395-416, 2007.
+.. [3] L. Zelnik-Manor, P. Perona, "Self-tuning spectral clustering", NIPS 17, 2004.
+.. [4] Y. Bengio et al., "Out-of-sample extensions for LLE, Isomap, MDS, Eigenmaps,
+   and spectral clustering", NIPS 16, 2004.
+.. [5] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via Hartigan's
+   Method", IEEE TPAMI 43(12), 2021 (kernel k-groups on a graph's kernel, section
+   5.2).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse as sp
+import scipy.sparse.linalg as sla
+from scipy.sparse.csgraph import connected_components
+
+from .._memory import check_fits
+from .._validation import InvalidParameterError
+
+#: The semimetrics built from the data (their values depend on every point).
+DATA_BUILT = ("nearest_neighbors",)
+#: ``n_neighbors`` when not given (scikit-learn's ``SpectralClustering`` default).
+DEFAULT_N_NEIGHBORS = 10
+#: The neighbour whose distance is a point's local scale in the edges' weights
+#: (Zelnik-Manor & Perona's choice, the 7th; the n_neighbors-th when fewer).
+LOCAL_SCALE = 7
+#: A point whose distance to its n_neighbors-th neighbour exceeds this many times the
+#: median of its neighbours' is not a node of the graph (noise, an outlier, a sparse
+#: fringe), and is placed through its neighbours as a new point is.
+CORE_SPREAD = 1.5
+#: Largest number of distinct points the graph holds; beyond, a random sample of them.
+GRAPH_NODES = 10_000
+# Up to this many nodes the eigenvectors come from a dense symmetric eigensolver (all
+# of them up to FULL_EIGEN_NODES, the leading ones only beyond).
+DENSE_EIGEN_NODES = 1000
+FULL_EIGEN_NODES = 256
+# Relative accuracy of Lanczos' eigenpairs (ARPACK's tol) and its restarts: on S
+# itself (then shift and invert), and on the inverse.
+EIGEN_TOL = 1e-8
+LANCZOS_RESTARTS = 40
+EIGEN_MAXITER = 20_000
+# The shift of the inverse, (I - S + SHIFT I)^-1 (I - S is singular: the walk's
+# stationary vector), and the fill of its LU factors allowed for, in multiples of
+# the graph's stored entries (4 to 7 seen on graphs of points in the plane).
+SHIFT = 1e-8
+FILL_ALLOWANCE = 20
+# Rows placed at once through their neighbours (bounds the scratch memory).
+BLOCK_ROWS = 65_536
+# The Nystrom extension divides by each eigenvalue; one below this (an embedding of
+# more columns than the graph has clusters) is taken as this.
+_LAMBDA_FLOOR = 1e-3
+
+
+def distinct_rows(X, w):
+    """The distinct rows of ``X``, the node of each row and each node's weight (the sum
+    of its rows' weights).
+
+    Examples
+    --------
+    >>> X = np.array([[0.0, 1.0], [2.0, 0.0], [0.0, 1.0]])
+    >>> U, node, wn = distinct_rows(X, np.array([1.0, 2.0, 3.0]))
+    >>> U.tolist(), node.tolist(), wn.tolist()
+    ([[0.0, 1.0], [2.0, 0.0]], [0, 1, 0], [4.0, 2.0])
+    """
+    U, node = np.unique(X, axis=0, return_inverse=True)
+    node = np.asarray(node, dtype=np.int64).ravel()
+    return U, node, np.bincount(node, weights=w, minlength=U.shape[0])
+
+
+def _index(U):
+    from sklearn.neighbors import NearestNeighbors
+
+    return NearestNeighbors().fit(U)
+
+
+def knn_graph(U, n_neighbors, index=None):
+    r"""The symmetric adjacency of the ``n_neighbors``-nearest-neighbour graph of the
+    (distinct) rows of ``U`` (CSR, no self-loops), and each row's local scale
+    :math:`s_i`: an edge where either point is among
+    the other's neighbours, of weight :math:`\exp(-d_{ij}^2 / (s_i s_j))` with
+    :math:`s_i` the distance from :math:`i` to its ``LOCAL_SCALE``-th nearest neighbour
+    (Zelnik-Manor & Perona's local scaling: an edge is long or short for the density
+    around its two ends, so clusters of unequal density are alike to the graph).
+
+    Examples
+    --------
+    >>> U = np.array([[0.0], [1.0], [3.0], [7.0]])
+    >>> A, s = knn_graph(U, 1)
+    >>> s.tolist(), np.round(A.toarray(), 3).tolist()[0]
+    ([1.0, 1.0, 2.0, 4.0], [0.0, 0.368, 0.0, 0.0])
+    >>> np.round(A.toarray(), 3).tolist()
+    [[0.0, 0.368, 0.0, 0.0], [0.368, 0.0, 0.135, 0.0], [0.0, 0.135, 0.0, 0.135], [0.0, 0.0, 0.135, 0.0]]
+    """
+    n = U.shape[0]
+    index = _index(U) if index is None else index
+    dist, nb = index.kneighbors(U, n_neighbors=n_neighbors + 1)
+    dist, nb = dist[:, 1:], nb[:, 1:]  # a distinct point is its own nearest
+    s = dist[:, min(LOCAL_SCALE, n_neighbors) - 1]
+    val = np.exp(-dist ** 2 / (s[:, None] * s[nb]))
+    D = sp.csr_matrix((val.ravel(), (np.repeat(np.arange(n), n_neighbors), nb.ravel())),
+                      shape=(n, n))
+    return D.maximum(D.T).tocsr(), s
+
+
+def core_points(U, n_neighbors, index=None, minimum=0):
+    """Which rows of ``U`` are no sparser than their neighbourhood: the distance
+    ``r(i)`` to the ``n_neighbors``-th nearest other row is at most ``CORE_SPREAD``
+    times the median of ``r`` over those neighbours (every row when fewer than
+    ``n_neighbors + 2``, or than ``minimum``, would remain).
+
+    Examples
+    --------
+    >>> U = np.array([[0.0], [1.0], [2.0], [3.0], [4.0], [20.0]])
+    >>> core_points(U, 1).tolist()
+    [True, True, True, True, True, False]
+    """
+    index = _index(U) if index is None else index
+    dist, nb = index.kneighbors(U, n_neighbors=n_neighbors + 1)
+    r = dist[:, -1]
+    core = r <= CORE_SPREAD * np.median(r[nb[:, 1:]], axis=1)
+    enough = core.sum() >= max(n_neighbors + 2, minimum)
+    return core if enough else np.ones(U.shape[0], dtype=bool)
+
+
+def component_bridges(U, comp, n_comp, index=None):
+    """The minimum spanning tree of the graph's components under the distance of their
+    closest points (Borůvka's rounds: each component joins its nearest other one):
+    ``(i, j, length)`` for each of its ``n_comp - 1`` edges, ``i`` and ``j`` the
+    closest points of the two components.
+
+    Each component's nearest point outside it is found among the ``size + 1`` nearest
+    points of its own points (some of them lie outside), or, for a large component,
+    in a tree of the points outside it.
+
+    Examples
+    --------
+    >>> U = np.array([[0.0], [1.0], [10.0], [11.0], [30.0]])
+    >>> comp = np.array([0, 0, 1, 1, 2])
+    >>> sorted((int(i), int(j), float(d)) for i, j, d in component_bridges(U, comp, 3))
+    [(1, 2, 9.0), (3, 4, 19.0)]
+    """
+    index = _index(U) if index is None else index
+    group = np.arange(n_comp)  # the tree's component of each graph component so far
+    edges = {}
+    while np.unique(group).size > 1:
+        label = group[comp]
+        sizes = np.bincount(label)
+        found = {}
+        for g in np.flatnonzero(sizes):
+            i, j, dist = _nearest_outside(U, label, g, sizes[g], index)
+            found[tuple(sorted((int(i), int(j))))] = dist
+        for (i, j), dist in found.items():
+            edges[(i, j)] = dist
+            ga, gb = group[comp[i]], group[comp[j]]
+            group[group == gb] = ga
+    return [(i, j, dist) for (i, j), dist in edges.items()]
+
+
+# A component of more points than this looks for its nearest outside point in a tree of
+# the points outside it (else among the size + 1 nearest points of each of its points).
+_SMALL_COMPONENT = 256
+
+
+def _nearest_outside(U, label, g, size, index):
+    """``(i, j, distance)``: the closest pair with ``i`` labelled ``g``, ``j`` not."""
+    inside = np.flatnonzero(label == g)
+    if size <= _SMALL_COMPONENT:
+        dist, nb = index.kneighbors(U[inside], n_neighbors=min(size + 1, U.shape[0]))
+        dist = np.where(label[nb] != g, dist, np.inf)
+        a, b = np.unravel_index(np.argmin(dist), dist.shape)
+        return inside[a], nb[a, b], float(dist[a, b])
+    outside = np.flatnonzero(label != g)
+    dist, nb = _index(U[outside]).kneighbors(U[inside], n_neighbors=1)
+    a = int(np.argmin(dist[:, 0]))
+    return inside[a], outside[nb[a, 0]], float(dist[a, 0])
+
+
+def walk_matrix(A, w):
+    """``S = D^-1/2 W^1/2 A W^1/2 D^-1/2`` and the degrees ``d = A w`` (step 2 of the
+    module docstring)."""
+    d = A @ w
+    s = np.sqrt(w / d)
+    return (sp.diags(s) @ A @ sp.diags(s)).tocsr(), d
+
+
+def leading_eigenpairs(S, m, rng):
+    r"""The ``m`` largest eigenvalues of the symmetric ``S`` (descending) and their
+    eigenvectors.
+
+    A small graph: a dense solver. A large one: Lanczos (ARPACK, from a seeded random
+    vector) for ``LANCZOS_RESTARTS`` restarts, which suffice where the walk mixes fast
+    (the graphs of high-dimensional data); where it has not converged, the graph
+    mixes slowly (the leading eigenvalues crowd near 1: the graphs of points in two
+    or three dimensions, whose small separators keep a sparse factorisation sparse),
+    and Lanczos runs on :math:`(I - S + \delta I)^{-1}` (shift and invert, with a
+    sparse LU factorisation in a minimum-degree order), whose leading eigenvalues are
+    far apart.
+    """
+    n = S.shape[0]
+    if n <= DENSE_EIGEN_NODES or m >= n - 1:
+        from threadpoolctl import threadpool_limits  # scikit-learn's own dependency
+
+        # one thread: on a matrix this small, threads of the BLAS wait on each other
+        with threadpool_limits(1, user_api="blas"):
+            if n <= FULL_EIGEN_NODES:  # all of them: fastest for the smallest graphs
+                lam, U = np.linalg.eigh(S.toarray())
+            else:
+                lam, U = scipy.linalg.eigh(S.toarray(), subset_by_index=[n - m, n - 1])
+        order = np.argsort(-lam)[:m]
+        return lam[order], U[:, order]
+    v0, ncv = rng.standard_normal(n), min(n, max(2 * m + 1, 24))
+    try:
+        lam, U = sla.eigsh(S, k=m, which="LA", tol=EIGEN_TOL, maxiter=LANCZOS_RESTARTS,
+                           v0=v0, ncv=ncv)
+    except sla.ArpackNoConvergence:
+        lam, U = _shift_invert(S, m, v0, ncv)
+    order = np.argsort(-lam)
+    return lam[order], U[:, order]
+
+
+def _shift_invert(S, m, v0, ncv):
+    """The ``m`` largest eigenpairs of ``S`` by Lanczos on ``(I - S + SHIFT I)^{-1}``."""
+    n = S.shape[0]
+    check_fits(8 * 3 * FILL_ALLOWANCE * S.nnz, f"semimetric='nearest_neighbors': the sparse "
+               f"factorisation of the neighbourhood graph of {n} points",
+               "fewer points or a smaller n_neighbors")
+    M = (sp.identity(n, format="csc") * (1.0 + SHIFT) - S).tocsc()
+    lu = sla.splu(M, permc_spec="MMD_AT_PLUS_A", options={"SymmetricMode": True})
+    op = sla.LinearOperator((n, n), matvec=lambda x: -lu.solve(x), dtype=np.float64)
+    try:
+        return sla.eigsh(S, k=m, sigma=1.0 + SHIFT, which="LM", OPinv=op, tol=EIGEN_TOL,
+                         maxiter=EIGEN_MAXITER, v0=v0, ncv=ncv)
+    except sla.ArpackNoConvergence as exc:
+        raise ValueError(
+            f"semimetric='nearest_neighbors': the {m} leading eigenvectors of the "
+            f"neighbourhood graph of {n} points did not converge; try a larger "
+            "n_neighbors") from exc
+
+
+def walk_eigenvectors(U, A, w, m, rng, index=None):
+    r"""The ``m`` leading eigenvectors ``psi`` (n x m) of the random walk on the graph
+    ``A`` with node weights ``w``, their eigenvalues, and the number of components.
+
+    A connected graph: those of :func:`walk_matrix` (``psi = u / sqrt(w d)``). A graph
+    of c components is taken as the limit of the graph whose components are joined
+    by bridges of vanishing weight along :func:`component_bridges` (weight
+    :math:`w_i w_j / \ell^2` for a bridge of length :math:`\ell`): the c
+    eigenvalues that tend to 1 have eigenvectors constant on each component, given by
+    the graph of the components (bridge weights :math:`C`, volumes :math:`V_a =
+    \sum_{i \in a} w_i d_i`): the smallest solutions of :math:`(\mathrm{diag}(C1) -
+    C) x = \mu V x`. When c >= m they are the m leading ones (the components are
+    grouped by their distances); when c < m, all c of them (one per component) and the
+    m - c leading eigenvectors of the components' own walks, in order of eigenvalue.
+    """
+    n_comp, comp = connected_components(A, directed=False)
+    if n_comp == 1:
+        S, d = walk_matrix(A, w)
+        lam, V = leading_eigenpairs(S, m, rng)
+        return V / np.sqrt(w * d)[:, None], lam, 1
+    d = A @ w
+    vol = np.bincount(comp, weights=w * d, minlength=n_comp)
+    x, mu = _component_vectors(U, comp, n_comp, w, vol, min(m, n_comp),
+                                                 index)
+    cols, lams = [x[comp]], [np.ones(x.shape[1])]
+    if n_comp < m:  # every component's own walk gives the rest
+        for a in range(n_comp):
+            inside = np.flatnonzero(comp == a)
+            size = min(m - n_comp + 1, inside.size)
+            if size < 2:
+                continue
+            S, da = walk_matrix(A[inside][:, inside], w[inside])
+            lam_a, V = leading_eigenpairs(S, size, rng)
+            psi = np.zeros((comp.size, size - 1))
+            psi[inside] = V[:, 1:] / np.sqrt(w[inside] * da)[:, None]
+            cols.append(psi)
+            lams.append(lam_a[1:])
+        psi, lam = np.hstack(cols), np.concatenate(lams)
+        order = np.argsort(-lam, kind="stable")[:m]
+        return psi[:, order], lam[order], n_comp
+    return cols[0], lams[0], n_comp
+
+
+def _component_vectors(U, comp, n_comp, w, vol, m, index):
+    """The ``m`` smallest solutions ``x`` (n_comp x m, V-orthonormal) of the components'
+    problem of :func:`walk_eigenvectors`, and their ``mu``."""
+    if m == n_comp and n_comp <= DENSE_EIGEN_NODES:  # all of them: indicators will do
+        return np.diag(1.0 / np.sqrt(vol)), np.zeros(n_comp)
+    i, j, length = (np.array(v) for v in zip(*component_bridges(U, comp, n_comp, index)))
+    i, j = i.astype(np.int64), j.astype(np.int64)
+    weight = w[i] * w[j] / np.square(length)
+    a, b = comp[i], comp[j]
+    C = sp.csr_matrix((np.r_[weight, weight], (np.r_[a, b], np.r_[b, a])),
+                      shape=(n_comp, n_comp))
+    L = sp.diags(np.asarray(C.sum(axis=1)).ravel()) - C
+    s = 1.0 / np.sqrt(vol)
+    M = (sp.diags(s) @ L @ sp.diags(s)).toarray()
+    mu, Y = scipy.linalg.eigh(0.5 * (M + M.T), subset_by_index=[0, m - 1])
+    return Y * s[:, None], mu
+
+
+def normalise_rows(P):
+    """Each row divided by its length (Ng, Jordan & Weiss's normalisation)."""
+    norm = np.sqrt(np.einsum("ij,ij->i", P, P))
+    return P / np.where(norm > 0, norm, 1.0)[:, None]
+
+
+class NeighborGraphMap:
+    """The embedding ``e`` of the module docstring, fitted on the training points, as a
+    feature map: ``map(X)`` gives the features of any rows (training or new) and
+    ``kdiag(X)`` their ``K(x, x) = 1``.
+
+    Build it with :meth:`fit`. Attributes: ``nodes`` (the graph's points), ``weights``
+    (their weights), ``graph`` (the symmetric adjacency, CSR), ``psi`` (the random
+    walk's eigenvectors at the nodes), ``eigenvalues``, ``n_components`` (the number
+    of graph components before they were joined), ``features`` (the training rows'
+    features) and ``node_of_row`` (each training row's node, -1 for rows outside the
+    sample of a large graph).
+    """
+
+    def __init__(self, nodes, weights, graph, psi, eigenvalues, n_neighbors, n_components):
+        self.nodes, self.weights, self.graph = nodes, weights, graph
+        self.psi, self.eigenvalues = psi, eigenvalues
+        self.n_neighbors, self.n_components = n_neighbors, n_components
+        self._node_features = normalise_rows(psi)
+        self._index = None
+        self.features = self.node_of_row = None
+
+    @classmethod
+    def fit(cls, X, w, *, n_neighbors, n_clusters, random_state=None, owner="KernelKGroups"):
+        """The map of the training rows ``X`` (weights ``w > 0``) with ``n_clusters``
+        feature columns; checks ``n_neighbors`` and the memory first."""
+        rng = np.random.default_rng(random_state)
+        clock = [time.perf_counter()]
+        seconds = {}
+
+        def lap(name):
+            clock.append(time.perf_counter())
+            seconds[name] = clock[-1] - clock[-2]
+
+        U, node, wn = distinct_rows(X, w)
+        check_graph_size(U.shape[0], X.shape[0], n_neighbors, n_clusters, owner)
+        keep = np.arange(U.shape[0])
+        if keep.size > GRAPH_NODES:
+            keep = np.sort(rng.choice(keep.size, GRAPH_NODES, replace=False))
+        keep = keep[core_points(U[keep], n_neighbors, minimum=n_clusters + 1)]
+        index = _index(U[keep])
+        A, scale = knn_graph(U[keep], n_neighbors, index)
+        lap("graph")
+        psi, lam, n_comp = walk_eigenvectors(U[keep], A, wn[keep], n_clusters, rng, index)
+        lap("eigenvectors")
+        out = cls(U[keep], wn[keep], A, psi, lam, n_neighbors, n_comp)
+        out.scale = scale
+        out._index = index
+        where = np.full(U.shape[0], -1, dtype=np.int64)
+        where[keep] = np.arange(keep.size)
+        out.node_of_row = where[node]
+        out.features = np.empty((X.shape[0], psi.shape[1]))
+        is_node = out.node_of_row >= 0
+        out.features[is_node] = out._node_features[out.node_of_row[is_node]]
+        if not is_node.all():  # the same placement as new points get
+            out.features[~is_node] = out(X[~is_node])
+        lap("placement")
+        out.seconds = seconds
+        return out
+
+    def __call__(self, X, out=None):
+        """Features of the rows of ``X``: a row equal to a node takes the node's; any
+        other its neighbours' through the Nyström extension (module docstring)."""
+        F = np.empty((X.shape[0], self.psi.shape[1])) if out is None else out
+        for a in range(0, X.shape[0], BLOCK_ROWS):
+            F[a:a + BLOCK_ROWS] = self._place(X[a:a + BLOCK_ROWS])
+        return F
+
+    def _place(self, Xb):
+        if self._index is None:
+            self._index = _index(self.nodes)
+        dist, nb = self._index.kneighbors(Xb, n_neighbors=min(self.n_neighbors,
+                                                               self.nodes.shape[0]))
+        s = dist[:, min(LOCAL_SCALE, dist.shape[1]) - 1]
+        with np.errstate(divide="ignore", invalid="ignore"):  # a point at 0: taken below
+            q = dist ** 2 / (s[:, None] * self.scale[nb])
+        q = np.where(np.isfinite(q), q, 0.0)
+        # the edges' weights exp(-q) of the graph, scaled by each row's largest (the
+        # walk's step is their normalised share: far points keep their digits)
+        a = self.weights[nb] * np.exp(q.min(axis=1, keepdims=True) - q)
+        P = np.einsum("ij,ijc->ic", a, self.psi[nb]) / a.sum(axis=1)[:, None]
+        F = normalise_rows(P / np.maximum(self.eigenvalues, _LAMBDA_FLOOR)[None, :])
+        same = dist[:, 0] == 0.0
+        F[same] = self._node_features[nb[same, 0]]
+        return F
+
+    def kdiag(self, X):
+        """``K(x, x) = ||e(x)||^2 = 1`` for every row."""
+        return np.ones(X.shape[0])
+
+
+def check_graph_size(n_distinct, n_samples, n_neighbors, n_clusters, owner):
+    """Refuse, naming the values, an ``n_neighbors`` or ``n_clusters`` the distinct
+    points cannot support, and a graph whose memory does not fit."""
+    if n_neighbors >= n_distinct:
+        raise InvalidParameterError(
+            f"{owner}: n_neighbors={n_neighbors} should be below the number of distinct "
+            f"points, {n_distinct} (of {n_samples} samples), for semimetric="
+            "'nearest_neighbors'; use a smaller n_neighbors")
+    if n_clusters > n_distinct:
+        raise InvalidParameterError(
+            f"{owner}: n_clusters={n_clusters} should be at most the number of distinct "
+            f"points, {n_distinct}, for semimetric='nearest_neighbors' (each cluster is a "
+            "direction of the graph's embedding)")
+    nodes = min(n_distinct, GRAPH_NODES)
+    need = (8 * 6 * nodes * (n_neighbors + 1) + 8 * nodes * (4 * n_clusters + 32)
+            + 8 * 3 * min(n_samples, BLOCK_ROWS) * n_neighbors * (n_clusters + 2)
+            + 8 * n_samples * (n_clusters + 2))
+    check_fits(need, f"{owner}: the neighbourhood graph of {nodes} points with "
+               f"n_neighbors={n_neighbors} and its {n_clusters} eigenvectors",
+               "fewer samples or a smaller n_neighbors")

@@ -1,0 +1,230 @@
+"""The semimetric of the neighbourhood graph (``semimetric="nearest_neighbors"``) and
+``semimetric="auto"``: the kernel against a dense reference written here, its
+properties, the graph's corner cases, new points, and the issue's numbers."""
+
+import numpy as np
+import pytest
+import scipy.linalg
+from sklearn.datasets import make_blobs, make_circles, make_moons
+from sklearn.metrics import adjusted_rand_score as ari
+
+from kgroups import KernelKGroups, KernelKMeans
+from kgroups._semimetrics import auto, neighbors as nb
+from kgroups.datasets import load_dermatology, load_iris, load_wine
+
+NN = "nearest_neighbors"
+
+
+def _reference_features(X, k, n_neighbors):
+    """The embedding of the module docstring, by dense NumPy (no kgroups code): all
+    pairwise distances, the core points, the locally scaled weights, the symmetric walk
+    matrix, ``eigh``, the rows normalised, the other points placed by the Nystrom
+    extension; a connected graph of distinct points with unit weights only."""
+    n = X.shape[0]
+    D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
+    np.fill_diagonal(D, np.inf)
+    nbrs = np.argsort(D, axis=1)[:, :n_neighbors]
+    r = D[np.arange(n), nbrs[:, -1]]
+    core = np.flatnonzero(r <= nb.CORE_SPREAD * np.median(r[nbrs], axis=1))
+    Dc = D[np.ix_(core, core)]
+    m = len(core)
+    order = np.argsort(Dc, axis=1)[:, :n_neighbors]
+    scale = Dc[np.arange(m), order[:, nb.LOCAL_SCALE - 1]]
+    near = np.zeros((m, m), bool)
+    near[np.repeat(np.arange(m), n_neighbors), order.ravel()] = True
+    A = np.where(near | near.T, np.exp(-Dc ** 2 / np.outer(scale, scale)), 0.0)
+    d = A.sum(1)
+    S = A / np.sqrt(np.outer(d, d))
+    lam, U = scipy.linalg.eigh(S)
+    lam, U = lam[::-1][:k], U[:, ::-1][:, :k]
+    psi = U / np.sqrt(d)[:, None]
+    E = np.empty((n, k))
+    E[core] = psi / np.linalg.norm(psi, axis=1, keepdims=True)
+    rest = np.setdiff1d(np.arange(n), core)
+    Dr = D[np.ix_(rest, core)]
+    to_core = np.argsort(Dr, axis=1)[:, :n_neighbors]
+    dr = np.take_along_axis(Dr, to_core, axis=1)
+    a = np.exp(-dr ** 2 / (dr[:, [nb.LOCAL_SCALE - 1]] * scale[to_core]))
+    P = np.einsum("ij,ijc->ic", a, psi[to_core]) / a.sum(1, keepdims=True) / lam
+    E[rest] = P / np.linalg.norm(P, axis=1, keepdims=True)
+    return E
+
+
+def test_kernel_equals_a_dense_reference_and_is_psd():
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(0, 1, (60, 2)), rng.normal([5, 0], 1, (60, 2)),
+                   rng.uniform(-4, 9, (12, 2))])
+    fmap = nb.NeighborGraphMap.fit(X, np.ones(len(X)), n_neighbors=8, n_clusters=3,
+                                   random_state=0)
+    assert fmap.n_components == 1 and fmap.nodes.shape[0] < X.shape[0]  # some not core
+    K = fmap.features @ fmap.features.T
+    E = _reference_features(X, 3, 8)
+    np.testing.assert_allclose(K, E @ E.T, atol=1e-8)  # the Gram: any basis of the space
+    lam = np.linalg.eigvalsh(K)
+    assert lam.min() >= -1e-10 * lam.max()
+    np.testing.assert_allclose(np.diag(K), 1.0, atol=1e-12)
+
+
+def test_more_components_than_clusters_group_them_by_distance():
+    rng = np.random.default_rng(1)
+    centres = np.array([[0, 0], [3, 0], [0, 3], [30, 0], [33, 0]], float)
+    X = np.vstack([rng.normal(c, 0.3, (60, 2)) for c in centres])
+    y = np.repeat([0, 0, 0, 1, 1], 60)
+    km = KernelKGroups(2, semimetric=NN, random_state=0).fit(X)
+    assert km._feature_map.n_components == 5
+    assert ari(y, km.labels_) == 1.0
+
+
+def test_components_are_the_limit_of_vanishing_bridges():
+    """Five components, three eigenvectors: those of the graph joined along its
+    components' spanning tree by bridges of weight eps / length^2, eps -> 0 (dense,
+    eps = 1e-6), compared through the Gram of the rows normalised (any basis)."""
+    rng = np.random.default_rng(2)
+    centres = np.array([[0, 0], [4, 0], [0, 5], [20, 0], [26, 1]], float)
+    U = np.vstack([rng.normal(c, 0.4, (25, 2)) for c in centres])
+    w = rng.uniform(0.5, 2.0, U.shape[0])
+    A, _ = nb.knn_graph(U, 5)
+    psi, lam, n_comp = nb.walk_eigenvectors(U, A, w, 3, np.random.default_rng(0))
+    assert n_comp == 5 and np.allclose(lam, 1.0)
+    comp = np.repeat(np.arange(5), 25)
+    B = A.toarray()
+    for i, j, length in nb.component_bridges(U, comp, 5):
+        B[i, j] = B[j, i] = 1e-6 / length ** 2
+    d = B @ w
+    S = np.sqrt(np.outer(w / d, w / d)) * B
+    _, V = scipy.linalg.eigh(S, subset_by_index=[U.shape[0] - 3, U.shape[0] - 1])
+    ref = V / np.sqrt(w * d)[:, None]
+    E, F = nb.normalise_rows(psi), nb.normalise_rows(ref)
+    np.testing.assert_allclose(E @ E.T, F @ F.T, atol=1e-4)
+
+
+def test_fewer_components_than_clusters():
+    rng = np.random.default_rng(3)
+    X = np.vstack([rng.normal(0, 1, (80, 2)), rng.normal([40, 0], 1, (80, 2))])
+    km = KernelKGroups(4, semimetric=NN, random_state=0).fit(X)
+    assert km._feature_map.n_components == 2
+    # four clusters, none across the two components
+    assert np.unique(km.labels_).size == 4
+    assert not set(km.labels_[:80]) & set(km.labels_[80:])
+
+
+def test_n_neighbors_at_least_the_distinct_points_is_refused():
+    X = np.vstack([np.eye(3)] * 4)  # 12 rows, 3 distinct points
+    with pytest.raises(ValueError, match=r"n_neighbors=3 should be below the number of "
+                                         r"distinct points, 3 \(of 12 samples\)"):
+        KernelKGroups(2, semimetric=NN, n_neighbors=3).fit(X)
+    with pytest.raises(ValueError, match=r"n_neighbors=0 .*int"):
+        KernelKGroups(2, semimetric=NN, n_neighbors=0).fit(X)
+
+
+def test_integer_weights_are_repeated_rows():
+    """Node weights: duplicates are one node whose weight is the sum of theirs."""
+    X, _ = make_moons(120, noise=0.06, random_state=0)
+    reps = np.random.default_rng(4).integers(1, 4, X.shape[0])
+    a = KernelKGroups(2, semimetric=NN, random_state=0).fit(X, sample_weight=reps)
+    Xr = np.repeat(X, reps, axis=0)
+    b = KernelKGroups(2, semimetric=NN, random_state=0,
+                      init=np.repeat(a.labels_, reps)).fit(Xr)
+    np.testing.assert_allclose(np.repeat(a._feature_map.features, reps, axis=0),
+                               b._feature_map.features, atol=1e-10)
+    np.testing.assert_array_equal(np.repeat(a.labels_, reps), b.labels_)
+    assert b.within_energy_ == pytest.approx(a.within_energy_, rel=1e-10)
+
+
+def test_predict_transform_and_new_points():
+    X, y = make_moons(600, noise=0.05, random_state=1)
+    km = KernelKGroups(2, semimetric=NN, random_state=0).fit(X)
+    np.testing.assert_array_equal(km.predict(X), km.labels_)
+    Xn, yn = make_moons(200, noise=0.05, random_state=2)
+    assert ari(yn, km.predict(Xn)) > 0.95
+    D = km.transform(Xn)
+    assert D.shape == (200, 2) and np.all(D >= 0)
+    np.testing.assert_array_equal(D.argmin(axis=1), km.predict(Xn))
+    assert km.score(X) == pytest.approx(-km.within_energy_, rel=1e-9)
+
+
+def test_labels_do_not_depend_on_scale_translation_or_row_order():
+    X, _ = make_circles(400, factor=0.5, noise=0.05, random_state=0)
+    a = KernelKGroups(2, semimetric=NN, random_state=0).fit_predict(X)
+    b = KernelKGroups(2, semimetric=NN, random_state=0).fit_predict(X * 1e-3 + 7.0)
+    perm = np.random.default_rng(0).permutation(400)
+    c = KernelKGroups(2, semimetric=NN, random_state=0).fit_predict(X[perm])
+    assert ari(a, b) == 1.0 and ari(a[perm], c) == 1.0
+
+
+def test_duplicates_zero_weights_and_kernel_kmeans():
+    X, y = make_moons(300, noise=0.05, random_state=3)
+    Xd = np.vstack([X, X[:50]])  # duplicated points
+    assert ari(np.r_[y, y[:50]], KernelKGroups(2, semimetric=NN, random_state=0)
+               .fit_predict(Xd)) == 1.0
+    w = np.ones(300)
+    w[::7] = 0.0  # left out of the fit, labelled by predict's rule
+    assert ari(y, KernelKGroups(2, semimetric=NN, random_state=0)
+               .fit(X, sample_weight=w).labels_) == 1.0
+    assert ari(y, KernelKMeans(2, semimetric=NN, random_state=0).fit_predict(X)) == 1.0
+
+
+def test_engines_that_cannot_take_it_and_dask_input_are_refused():
+    X, _ = make_moons(100, noise=0.05, random_state=0)
+    with pytest.raises(ValueError, match="engine='dense' does not take semimetric="
+                                         "'nearest_neighbors'.*engine='low-rank'"):
+        KernelKGroups(2, semimetric=NN, engine="dense").fit(X)
+    with pytest.raises(ValueError, match="improving_moves"):
+        from kgroups import improving_moves
+        improving_moves(X, np.r_[np.zeros(50), np.ones(50)].astype(int), semimetric="auto")
+
+
+@pytest.mark.parametrize("data", [make_moons(1000, noise=0.05, random_state=0),
+                                  make_circles(1000, factor=0.5, noise=0.05, random_state=0)],
+                         ids=["moons", "circles"])
+def test_moons_and_circles(data):
+    X, y = data
+    assert ari(y, KernelKGroups(2, semimetric=NN, random_state=0).fit_predict(X)) >= 0.95
+    est = KernelKGroups(2, semimetric="auto", random_state=0).fit(X)
+    assert est.semimetric_ == NN and ari(y, est.labels_) >= 0.95
+    assert "nearest_neighbors" in est.semimetric_choice_.reasoning
+
+
+def _z(X):
+    return (X - X.mean(0)) / X.std(0)
+
+
+@pytest.mark.parametrize("name", ["blobs", "iris", "wine", "dermatology"])
+def test_auto_keeps_energy_on_blobs_and_tables(name):
+    if name == "blobs":
+        X, y = make_blobs(500, centers=4, cluster_std=1.5, random_state=0)
+    else:
+        X, y = {"iris": load_iris, "wine": load_wine, "dermatology": load_dermatology}[name]()
+    k = np.unique(y).size
+    energy = ari(y, KernelKGroups(k, random_state=0).fit_predict(X))
+    est = KernelKGroups(k, semimetric="auto", random_state=0).fit(X)
+    assert ari(y, est.labels_) >= energy - 0.02
+    assert est.predict(X).shape == y.shape
+
+
+def test_auto_attributes_and_refit():
+    X, y = make_moons(300, noise=0.05, random_state=0)
+    est = KernelKGroups(2, semimetric="auto", random_state=0).fit(X)
+    assert est.semimetric == "auto" and est.semimetric_ == NN
+    assert set(est.semimetric_choice_.normalized_cut) == set(auto.CANDIDATES)
+    assert "other candidates" in est.engine_stats_["seconds"]
+    est.set_params(semimetric="energy").fit(X)
+    assert est.semimetric_ == "energy" and est.semimetric_choice_ is None
+
+
+def test_normalized_cut_by_brute_force():
+    rng = np.random.default_rng(5)
+    A = rng.random((9, 9)) < 0.4
+    A = np.triu(A, 1)
+    A = (A + A.T).astype(float)
+    w = rng.uniform(0.5, 2.0, 9)
+    labels = rng.integers(0, 3, 9)
+    want = 0.0
+    for l in range(3):
+        inside = labels == l
+        cut = sum(w[i] * A[i, j] * w[j] for i in np.flatnonzero(inside)
+                  for j in np.flatnonzero(~inside))
+        vol = sum(w[i] * A[i, j] * w[j] for i in np.flatnonzero(inside) for j in range(9))
+        want += cut / vol if vol > 0 else 0.0
+    import scipy.sparse as sp
+    assert auto.normalized_cut(sp.csr_matrix(A), w, labels, 3) == pytest.approx(want)
