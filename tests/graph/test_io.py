@@ -307,6 +307,106 @@ def test_weighted_graph_data_round_trip_and_checks():
         quiet_call(as_adjacency, bad, weight="weight")
 
 
+ALL_ZERO = (r"whose {m} {noun} all have weight 0 \({source}\); an edge of weight 0 is no "
+            r"edge, so no edge is left; give the edges positive weights, or {how} to count "
+            r"every edge as 1$")
+
+
+def zero_weight_barbell():
+    """Two 5-cliques joined by one edge (21 edges), every edge of weight 0."""
+    G = nx.barbell_graph(5, 0)
+    nx.set_edge_attributes(G, 0, "weight")
+    return G
+
+
+def test_all_zero_networkx_weights_are_refused_as_such():
+    """Issue 41 (6): the edges a user gave all weigh 0; the refusal says so, not 'no
+    edges'. Only some edges of weight 0, or a matrix of zeros, change nothing."""
+    from kgroups.graph import CommunityKGroups, detect_communities
+
+    G = zero_weight_barbell()
+    with pytest.warns(GraphInputWarning, match="21 edges of weight 'weight' = 0 were dropped"):
+        with pytest.raises(ValueError, match=r"^detect_communities: graph is a graph with 10 "
+                           r"node\(s\) " + ALL_ZERO.format(m=21, noun=r"edge\(s\)", source=
+                           "attribute 'weight'", how="pass weight=None")):
+            detect_communities(G, random_state=0)
+    # another attribute, through CommunityKGroups
+    nx.set_edge_attributes(G, 0.0, "w")
+    with pytest.raises(ValueError, match=r"^CommunityKGroups: X is a graph with 10 node\(s\) "
+                       + ALL_ZERO.format(m=21, noun=r"edge\(s\)", source="attribute 'w'",
+                                         how="pass weight=None")):
+        quiet_call(CommunityKGroups(2, weight="w").fit, G)
+    # as_adjacency(G) then a graph function: its edges are gone, weight=None cannot help
+    g = quiet_call(as_adjacency, G)
+    assert g.n_edges == 0
+    for weight in ("weight", None):
+        with pytest.raises(ValueError, match=ALL_ZERO.format(
+                m=21, noun=r"edge\(s\)", source="attribute 'weight'",
+                how=r"make the graph again with as_adjacency\(\.\.\., weight=None\)")):
+            detect_communities(g, weight=weight, random_state=0)
+    # a matrix assigned since is another graph: the usual message
+    g.adjacency = sp.csr_matrix((10, 10))
+    with pytest.raises(ValueError, match=r"graph with 10 node\(s\) and no edges; the Bethe"):
+        detect_communities(g, random_state=0)
+    # edges of weight 0 and a self-loop: both said
+    G.add_edge(0, 0, weight=2.0)
+    with pytest.raises(ValueError, match=r"whose 21 edge\(s\) of weight 0 \(attribute "
+                       r"'weight'\) were dropped and whose 1 other\(s\) were self-loops"):
+        quiet_call(detect_communities, G, random_state=0)
+    # a matrix's zeros are not edges
+    with pytest.raises(ValueError, match=r"^detect_communities: graph is a graph with 4 "
+                       r"node\(s\) and no edges; the Bethe Hessian"):
+        detect_communities(np.zeros((4, 4)), random_state=0)
+    # only some edges of weight 0: they are dropped, the rest is used (the bridge 4-5)
+    H = nx.barbell_graph(5, 0)
+    H.edges[4, 5]["weight"] = 0
+    with pytest.warns(GraphInputWarning, match="1 edges of weight 'weight' = 0 were dropped"):
+        res = detect_communities(H, n_clusters=2, random_state=0)
+    assert accuracy(res.labels, [0] * 5 + [1] * 5) == 1.0
+
+
+def test_all_zero_edge_list_weights_are_refused_as_such(tmp_path):
+    from kgroups.graph import detect_communities
+
+    p = tmp_path / "zero.txt"
+    p.write_text("".join(f"{u} {v} 0\n" for u, v in nx.barbell_graph(5, 0).edges))
+    with pytest.warns(GraphInputWarning, match="21 lines of weight 0 were dropped"):
+        with pytest.raises(ValueError, match=r"^detect_communities: graph is a graph with 10 "
+                           r"node\(s\) " + ALL_ZERO.format(m=21, noun=r"edge-list line\(s\)",
+                                                           source="field 3",
+                                                           how="pass weight=None")):
+            detect_communities(p, random_state=0)
+    g = quiet_call(read_graph, p)
+    assert (g.n_nodes, g.n_edges) == (10, 0)
+    with pytest.raises(ValueError, match=ALL_ZERO.format(
+            m=21, noun=r"edge-list line\(s\)", source="field 3",
+            how=r"make the graph again with read_graph\(\.\.\., weight=None\)")):
+        detect_communities(g, random_state=0)
+    # a header naming the weight column
+    h = tmp_path / "zero.csv"
+    h.write_text("u,v,time,w\n1,2,7,0\n2,3,8,0\n")
+    with pytest.raises(ValueError, match=r"graph with 3 node\(s\) " + ALL_ZERO.format(
+            m=2, noun=r"edge-list line\(s\)", source="column 'w'", how="pass weight=None")):
+        quiet_call(detect_communities, h, weight="w", random_state=0)
+
+
+@pytest.mark.parametrize("source", ["networkx", "edge list"])
+def test_all_zero_weights_with_weight_none_count_every_edge(tmp_path, source):
+    """The remedy the message gives works: weight=None reads every edge as 1, silently."""
+    from kgroups.graph import detect_communities
+
+    G = zero_weight_barbell()
+    graph = G
+    if source == "edge list":
+        graph = tmp_path / "zero.txt"
+        graph.write_text("".join(f"{u} {v} 0\n" for u, v in G.edges))
+    g = no_warnings(as_adjacency, graph, weight=None)
+    assert g.n_edges == 21 and g.weights is None
+    res = no_warnings(detect_communities, graph, weight=None, random_state=0)
+    assert res.n_clusters == 2
+    assert accuracy(res.labels, [0] * 5 + [1] * 5) == 1.0
+
+
 def quiet_call(fn, *args, **kw):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", GraphInputWarning)

@@ -41,6 +41,7 @@ import sys
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -60,6 +61,26 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.
 # Bytes per stored entry when a dense adjacency matrix becomes CSR: the nonzero
 # positions (two int64), the values and the CSR copy (float64 + int64 index).
 DENSE_TO_CSR_BYTES = 40
+
+
+class _ZeroWeights(NamedTuple):
+    """Edges of weight 0 a reader dropped (an edge of weight 0 is no edge): what
+    :func:`require_edges` says when no edge is left."""
+
+    dropped: int  # the edges (edge-list lines) of weight 0
+    total: int  # all the edges (lines) the input gave
+    noun: str  # "edge(s)" or "edge-list line(s)"
+    source: str  # where the weights were read: "attribute 'weight'", "field 3", ...
+    maker: str  # the function that read the input and dropped them
+    adjacency: object  # the matrix the reader made (a matrix assigned since is another graph)
+    carried: bool = False  # seen again in a GraphData: its edges of weight 0 are gone
+
+
+def _note_zero_weights(data, dropped, total, noun, source, maker):
+    """Record on ``data`` the ``dropped`` edges of weight 0 (if any) of the ``total``."""
+    if dropped:
+        data._zero_weights = _ZeroWeights(dropped, total, noun, source, maker, data.adjacency)
+    return data
 
 
 class GraphInputWarning(UserWarning):
@@ -141,6 +162,9 @@ class GraphData:
     # cleaned again (cleaning is a pass over every edge); a matrix assigned since
     # then is not one of these objects, so it is cleaned
     _cleaned: object = field(default=None, init=False, repr=False, compare=False)
+    # the edges of weight 0 a reader dropped (a _ZeroWeights; None: none), used while
+    # ``adjacency`` is the matrix it made: a graph whose edges all weigh 0 is refused as such
+    _zero_weights: object = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def n_nodes(self):
@@ -260,11 +284,47 @@ def _with_weights(M, nodes, labels, weighted):
 
 
 def require_edges(data, owner, name):
-    """Raise unless the graph has an edge (the Bethe Hessian needs one)."""
-    if data.n_edges == 0:
+    """Raise unless the graph has an edge (the Bethe Hessian needs one).
+
+    When the input had edges and they all weighed 0 (dropped: weight 0 is no
+    edge), the message says so and how to count them.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> G = nx.Graph([(0, 1, {"weight": 0}), (1, 2, {"weight": 0})])
+    >>> require_edges(as_adjacency(G, weight=None), "f", "graph")   # 2 edges: fine
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     require_edges(graph_data(G, "f", "graph"), "f", "graph")
+    Traceback (most recent call last):
+    ...
+    kgroups._validation.InvalidParameterError: f: graph is a graph with 3 node(s) whose 2 \
+edge(s) all have weight 0 (attribute 'weight'); an edge of weight 0 is no edge, so no edge \
+is left; give the edges positive weights, or pass weight=None to count every edge as 1
+    """
+    if data.n_edges:
+        return
+    if data._zero_weights is None:
         raise InvalidParameterError(
             f"{owner}: {name} is a graph with {data.n_nodes} node(s) and no edges; the Bethe "
             "Hessian and community detection need at least one edge")
+    raise InvalidParameterError(f"{owner}: {name} is a graph with {data.n_nodes} node(s) "
+                                f"{_zero_weights_note(data._zero_weights)}")
+
+
+def _zero_weights_note(z):
+    """Why no edge is left (all weighed 0, the others were self-loops) and what to do."""
+    if z.dropped == z.total:
+        why = f"whose {z.dropped} {z.noun} all have weight 0 ({z.source}); "
+    else:
+        why = (f"whose {z.dropped} {z.noun} of weight 0 ({z.source}) were dropped and whose "
+               f"{z.total - z.dropped} other(s) were self-loops (removed); ")
+    how = (f"make the graph again with {z.maker}(..., weight=None)" if z.carried
+           else "pass weight=None")
+    return (f"{why}an edge of weight 0 is no edge, so no edge is left; give the edges "
+            f"positive weights, or {how} to count every edge as 1")
 
 
 def _check_graph_data(g, owner, name, weight):
@@ -288,7 +348,11 @@ def _check_graph_data(g, owner, name, weight):
         labels, _ = encode_labels(labels, A.shape[0], owner, f"{name}.labels")
     if weight is None:
         W = None
-    return GraphData(A, list(g.nodes), labels, W)
+    data = GraphData(A, list(g.nodes), labels, W)
+    zero = g._zero_weights
+    if zero is not None and zero.adjacency is g.adjacency:
+        data._zero_weights = zero._replace(adjacency=A, carried=True)
+    return data
 
 
 def _clean_graph_weights(W, A, owner, name):
@@ -312,6 +376,7 @@ def _from_networkx(G, label, owner="as_adjacency", name="graph", weight="weight"
         raise InvalidParameterError(
             f"{owner}: {name} is a networkx graph without nodes; expected at least one node")
     what = f"{owner}: {name}"
+    dropped = 0
     if weight is None:
         # the conventional attribute: refused when invalid, though not used
         networkx_weights(G, "weight", what, note=(
@@ -319,7 +384,7 @@ def _from_networkx(G, label, owner="as_adjacency", name="graph", weight="weight"
             "fix them or delete the attribute)"))
         A = nx.to_scipy_sparse_array(G, nodelist=nodes, weight=None, format="csr")
     else:
-        A = _networkx_weight_matrix(G, nodes, weight, what)
+        A, dropped = _networkx_weight_matrix(G, nodes, weight, what)
     A = clean_adjacency(A, directed=G.is_directed(), owner=owner, name=name,
                         weighted=weight is not None)
     labels = None
@@ -331,11 +396,13 @@ def _from_networkx(G, label, owner="as_adjacency", name="graph", weight="weight"
                 f"(first: {missing[0]!r}); expected a node attribute every node has")
         labels, _ = encode_labels([G.nodes[v][label] for v in nodes], len(nodes), owner,
                                   f"node attribute {label!r}")
-    return _with_weights(A, nodes, labels, weight is not None)
+    return _note_zero_weights(_with_weights(A, nodes, labels, weight is not None), dropped,
+                              G.number_of_edges(), "edge(s)", f"attribute {weight!r}", owner)
 
 
 def _networkx_weight_matrix(G, nodes, weight, what):
-    """CSR of the weights ``weight`` of ``G``'s edges (parallel edges summed, 0 dropped)."""
+    """CSR of the weights ``weight`` of ``G``'s edges (parallel edges summed, 0 dropped),
+    and the number of edges of weight 0 dropped."""
     edges, values = networkx_weights(G, weight, what)
     index = {v: i for i, v in enumerate(nodes)}
     rows = np.fromiter((index[u] for u, _ in edges), dtype=np.int64, count=len(edges))
@@ -356,7 +423,7 @@ def _networkx_weight_matrix(G, nodes, weight, what):
     if merged > 0:
         _warn(f"{what}: {merged} parallel edges were merged into single edges whose weight "
               "is the sum of theirs")
-    return W
+    return W, int(zero.sum())
 
 
 def clean_adjacency(A, directed=None, owner="as_adjacency", name="graph", weighted=False):
@@ -555,9 +622,13 @@ def _read(path, owner, name, *, label=None, weight="weight", delimiter=None, hea
     nodes, codes = _node_codes(np.concatenate([src, dst]))
     m, n = src.shape[0], len(nodes)
     if weight is not None and any(f is not None for f in fields):
-        W = _edge_list_weights(codes[:m], codes[m:], fields, lines, column, n, directed, where)
+        W, zero = _edge_list_weights(codes[:m], codes[m:], fields, lines, column, n, directed,
+                                     where)
         A = clean_adjacency(W, directed=directed, owner=owner, name=name, weighted=True)
-        return _with_weights(A, nodes, None, True)
+        source = (f"column {weight!r}" if head is not None and weight in head[2:]
+                  else f"field {column + 1}")
+        return _note_zero_weights(_with_weights(A, nodes, None, True), zero, m,
+                                  "edge-list line(s)", source, owner)
     A = sp.coo_matrix((np.ones(m), (codes[:m], codes[m:])), shape=(n, n)).tocsr()
     A.sum_duplicates()
     if A.nnz < m:
@@ -569,8 +640,8 @@ def _read(path, owner, name, *, label=None, weight="weight", delimiter=None, hea
 
 
 def _edge_list_weights(src, dst, fields, lines, column, n, directed, where):
-    """The weight matrix of an edge list's lines (node codes ``src``, ``dst``); a line
-    without a weight field weighs 1."""
+    """The weight matrix of an edge list's lines (node codes ``src``, ``dst``; a line
+    without a weight field weighs 1) and the number of lines of weight 0 dropped."""
     fields = ["1" if f is None else f for f in fields]
     try:
         w = parse_weights(fields, lines, column + 1, where)
@@ -591,7 +662,7 @@ def _edge_list_weights(src, dst, fields, lines, column, n, directed, where):
     if summed:
         _warn(f"{where}: {summed} repeated edges were merged into single edges whose weight "
               "is the sum of their lines' weights")
-    return W
+    return W, int(zero.sum())
 
 
 def _read_gml(path, label, owner, where, weight="weight"):
