@@ -17,11 +17,12 @@ one run:
                         labels: a ceiling, not a method)
 variants of the graph   kgroups' embedding with one choice changed (written here, not
                         in kgroups): every point a node (no core points); weights 1 on
-                        every edge of the symmetric graph ("connectivity"), mutual
-                        neighbours only, or locally scaled Gaussian weights (Zelnik-Manor
-                        & Perona 2004); both of the first two ("connectivity, all
-                        nodes": plain spectral embedding of the symmetric kNN graph);
-                        the rows not normalised; the commute-time embedding cut to k - 1
+                        every edge of the symmetric graph ("connectivity"), on mutual
+                        neighbours only, or 1 on mutual neighbours and 0.1 on edges only
+                        one end chose, instead of the locally scaled weights (Zelnik-Manor
+                        & Perona 2004); connectivity weights and every point a node (the
+                        plain spectral embedding of the symmetric kNN graph); the rows
+                        not normalised; the commute-time embedding cut to k - 1
                         eigenvectors; ``||e - e'||`` (alpha = 1) instead of its square
 ``gaussian (median)``   ``semimetric="gaussian"`` with sigma the median distance
 peers                   scikit-learn's ``KMeans(n_init=10)``, ``GaussianMixture``,
@@ -70,9 +71,10 @@ RATIOS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 def _variant_features(X, k, n_neighbors=10, weights="product", core=True,
                       embedding="normalised rows"):
     """The graph embedding of kgroups' nearest_neighbors semimetric with one choice
-    changed (study only): the edges' weights (``"connectivity"``: 1 for every edge of
-    the symmetric graph; ``"mutual"``: mutual neighbours only; ``"local scaling"``:
-    exp(-d^2 / (s_i s_j)), s the distance to the 7th neighbour), all points as nodes
+    changed (study only): the edges' weights instead of kgroups' local scaling
+    (``"connectivity"``: 1 for every edge of the symmetric graph; ``"mutual"``: 1 for
+    mutual neighbours only; ``"mutual + one-way"``: 1 for mutual neighbours, 0.1 where
+    only one end chose the other), all points as nodes
     (``core=False``), and the embedding (``"rows as they are"``: psi without the rows
     normalised; ``"commute time"``: psi_c / sqrt(1 - lambda_c) without the constant
     eigenvector, the commute-time embedding cut to k - 1 columns)."""
@@ -83,21 +85,22 @@ def _variant_features(X, k, n_neighbors=10, weights="product", core=True,
         np.arange(U.shape[0])
     V, n = U[keep], keep.size
     if weights == "product":
-        A = nb.knn_graph(V, n_neighbors)
+        A, _ = nb.knn_graph(V, n_neighbors)
     else:
         dist, idx = NearestNeighbors(n_neighbors=n_neighbors + 1).fit(V).kneighbors(V)
         dist, idx = dist[:, 1:], idx[:, 1:]
         val = np.ones_like(dist)
-        if weights.startswith("local scaling"):
-            scale = np.maximum(dist[:, min(6, n_neighbors - 1)], 1e-300)
-            val = np.exp(-dist ** 2 / (scale[:, None] * scale[idx]))
         D = sp.csr_matrix((val.ravel(), (np.repeat(np.arange(n), n_neighbors), idx.ravel())),
                           shape=(n, n))
         A = (D.minimum(D.T) if weights == "mutual" else D.maximum(D.T)).tocsr()
-        if weights == "local scaling, one-way":  # one-way edges discounted as kgroups does
+        if weights == "mutual + one-way":  # an edge only one end chose weighs 0.1
             both = D.minimum(D.T)
-            A = (both + nb.ONE_WAY * (A - both)).tocsr()
+            A = (both + 0.1 * (A - both)).tocsr()
         A.eliminate_zeros()
+        linked = np.asarray(A.sum(axis=1)).ravel() > 0  # mutual: some points have none
+        if not linked.all():  # they are placed afterwards, as the sparse points are
+            keep, V, A = keep[linked], V[linked], A[linked][:, linked]
+            n = keep.size
     m = k + 1 if embedding == "commute time" else k
     psi, lam, _ = nb.walk_eigenvectors(V, A, wn[keep], m, np.random.default_rng(0))
     if embedding == "commute time":
@@ -157,10 +160,7 @@ def methods():
         "all points nodes": _variant(core=False),
         "connectivity weights": _variant(weights="connectivity"),
         "mutual neighbours only": _variant(weights="mutual"),
-        "local scaling": _variant(weights="local scaling"),
-        "local scaling, one-way": _variant(weights="local scaling, one-way"),
-        "local scaling, nn=15": _variant(weights="local scaling", n_neighbors=15),
-        "local scaling, nn=7": _variant(weights="local scaling", n_neighbors=7),
+        "mutual + one-way": _variant(weights="mutual + one-way"),
         "connectivity, all nodes": _variant(weights="connectivity", core=False),
         "rows as they are": _variant(embedding="rows as they are"),
         "commute time (k - 1)": _variant(embedding="commute time"),
@@ -279,7 +279,7 @@ def figure(rows, path):
     bats = [b for b in BATTERIES if any(r["battery"] == b for r in rows)]
     show = [m for m in ("energy", "nearest_neighbors", "auto", "oracle", "KMeans", "GMM",
                         "spectral (sklearn)", "Genie") if m in rows[0]["ari"]]
-    fig, ax = plt.subplots(figsize=(9, 3.6))
+    fig, ax = plt.subplots(figsize=(9, 3.9))
     width = 0.8 / len(show)
     for j, m in enumerate(show):
         vals = [np.nanmean([r["ari"][m] for r in rows if r["battery"] == b]) for b in bats]
@@ -287,7 +287,8 @@ def figure(rows, path):
     ax.set_xticks(np.arange(len(bats)) + 0.4 - width / 2, bats)
     ax.set_ylabel("mean ARI at the true k")
     ax.set_ylim(0, 1)
-    ax.legend(ncol=4, fontsize=7, loc="lower left")
+    ax.legend(ncol=8, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.1),
+              frameon=False)
     ax.set_title("Semimetrics on four batteries (benchmarks/bench_semimetric.py)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)

