@@ -228,3 +228,12 @@ def test_normalized_cut_by_brute_force():
         want += cut / vol if vol > 0 else 0.0
     import scipy.sparse as sp
     assert auto.normalized_cut(sp.csr_matrix(A), w, labels, 3) == pytest.approx(want)
+
+
+def test_dask_input_is_refused_by_name():
+    da = pytest.importorskip("dask.array")
+    X, _ = make_moons(200, noise=0.05, random_state=0)
+    for semimetric in (NN, "auto"):
+        with pytest.raises(ValueError, match="builds the neighbourhood graph of X in memory, "
+                                             "and X is a dask collection"):
+            KernelKGroups(2, semimetric=semimetric).fit(da.from_array(X, chunks=50))

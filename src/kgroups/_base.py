@@ -248,6 +248,13 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
         """
         dtype, k, sparse_input = np.dtype(self.dtype), self.n_clusters, sp.issparse(X)
         n, d = X.shape
+        if self._data_built() and kind.name != "numpy":
+            what = {"dask": "a dask collection", "cuda": "an array on a CUDA device"}.get(
+                kind.name, f"{kind.name} data")
+            raise InvalidParameterError(
+                f"{self._owner()}: semimetric={self.semimetric!r} builds the neighbourhood "
+                f"graph of X in memory, and X is {what}; pass a NumPy array (X.compute() "
+                "for dask, X.get() for CuPy), or use semimetric='energy', which takes it")
         cls, why = choose_engine(self.engine, n, self._precomputed(), sparse_input, dtype,
                                  semimetric=self.semimetric, n_features=d, n_clusters=k,
                                  n_init=resolve_n_init(self.n_init, self.init, n),
