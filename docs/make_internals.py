@@ -25,6 +25,7 @@ COLUMNS = [("raw data", s, f"``{s}``") for s in SEMIMETRICS] + [
     ("raw data", len, "callable"),
     ("dense matrix", "precomputed", "dense matrix"),
     ("sparse matrix", "precomputed", "sparse matrix"),
+    ("feature columns", "nearest_neighbors", "``nearest_neighbors``"),
 ]
 
 
@@ -39,7 +40,9 @@ def engine_table():
         takes = ["✓" if caps.takes(form, semi) else "–" for form, semi, _ in COLUMNS]
         kinds = [k for k in caps.array_kinds if k != "numpy"]
         arrays = f" ({' and '.join(kinds)} arrays)" if kinds else ""
-        rows.append([f"``\"{name}\"``", "yes" if caps.exact else "no", caps.device + arrays,
+        exact = "yes" if caps.exact else (
+            "on " + ", ".join(caps.exact_on) if caps.exact_on else "no")
+        rows.append([f"``\"{name}\"``", exact, caps.device + arrays,
                      *takes, caps.memory])
     lines = [".. list-table::", "   :header-rows: 1", ""]
     for row in [head] + rows:

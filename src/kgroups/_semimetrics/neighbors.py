@@ -83,8 +83,6 @@ from .._validation import InvalidParameterError
 
 #: The semimetrics built from the data (their values depend on every point).
 DATA_BUILT = ("nearest_neighbors",)
-#: ``n_neighbors`` when not given (scikit-learn's ``SpectralClustering`` default).
-DEFAULT_N_NEIGHBORS = 10
 #: The neighbour whose distance is a point's local scale in the edges' weights
 #: (Zelnik-Manor & Perona's choice, the 7th; the n_neighbors-th when fewer).
 LOCAL_SCALE = 7
@@ -105,7 +103,8 @@ LANCZOS_RESTARTS = 40
 EIGEN_MAXITER = 20_000
 # The shift of the inverse, (I - S + SHIFT I)^-1 (I - S is singular: the walk's
 # stationary vector), and the fill of its LU factors allowed for, in multiples of
-# the graph's stored entries (4 to 7 seen on graphs of points in the plane).
+# the graph's stored entries (the slowly mixing graphs that need the inverse are
+# those of points in few dimensions, whose factors hold a few times the graph).
 SHIFT = 1e-8
 FILL_ALLOWANCE = 20
 # Rows placed at once through their neighbours (bounds the scratch memory).
