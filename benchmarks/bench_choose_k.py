@@ -28,12 +28,23 @@ draws change only choose_k's random state):
                       or the gap's globalSEmax one when finer and nearly as separated;
                       no structure: the same test on X standardized, then sphered
 ``silhouette+split (default)``
-                      ``choose_k(X, range(1, 11))`` (issue 42): structure when k = 2..5
-                      beat the references by 3 standard errors; the silhouette's best
-                      k, followed to twice that k (at least 10); then one more cluster
-                      while a cluster's held-out half is multimodal (dip test), the
-                      largest such k that keeps 0.8 of the silhouette; no structure:
-                      the same on the multimodal sphered axes, X standardized, sphered
+                      ``choose_k(X, range(1, 11))`` (issue 42, round 2): k = 1 only
+                      without modes (dip tests of a held-out half along its 2-cluster
+                      line and of the distances from the mean) and without a gain of
+                      k = 2..5 over the references above 3.5 standard errors; the
+                      silhouette's best k, followed to twice that k (at least 10);
+                      then one more cluster while a cluster's held-out half is
+                      multimodal (dip test) and the silhouette keeps 0.7 of the best;
+                      no structure: the same on the multimodal sphered axes, then X
+                      standardized
+``keep 0.75``, ``keep 0.65``, ``no split test``, ``structure at 3 s.e.``
+                      the default with one constant changed (the split walk's share
+                      of the silhouette, the split test's level set to 0, the
+                      reference test's threshold)
+``round 1 default``   the default of round 1 of issue 42 (commit bad4ec9, its code
+                      gone): its picks and seconds copied from
+                      ``results/choose_k_round1.json``, that round's run of the same
+                      settings, draws and seeds
 ``KMeans + silhouette``
                       scikit-learn ``KMeans(n_init=10)``, the k of largest silhouette
                       over 2..10 (the recipe a scikit-learn user tries first)
@@ -75,7 +86,7 @@ import numpy as np
 from sklearn.datasets import make_blobs
 from threadpoolctl import threadpool_limits
 
-from kgroups import choose_k
+from kgroups import choose_k, config_context
 from kgroups import datasets as ds
 
 K_RANGE = range(1, 11)
@@ -267,19 +278,23 @@ def methods(refs, splits):
     cols[DEFAULT] = {"method": "silhouette+split", "n_refs": refs}
     for name, values in VARIANTS.items():
         cols[name] = {"method": "silhouette+split", "n_refs": refs, "constants": values}
+    cols[ROUND1] = {"saved": ROUND1_FILE}
     cols["KMeans + silhouette"] = {"anchor": "kmeans"}
     cols["GMM BIC"] = {"anchor": "gmm"}
     return cols
 
 
 DEFAULT = "silhouette+split (default)"
-# variants of the default (constants of kgroups._choose_k.silsplit, set for one call; the
+# variants of the default ("module.CONSTANT" of kgroups._choose_k, set for one call; the
 # batteries study, bench_choose_k_batteries.py, runs the same)
-VARIANTS = {"no split test": {"SPLIT_ALPHA": 0.0},
-            "split at 0.001": {"SPLIT_ALPHA": 0.001},
-            "keep 0.8": {"SILHOUETTE_KEEP": 0.8},
-            "horizon max(6, 1.5 k)": {"SCAN_MIN": 6, "SCAN_FACTOR": 1.5},
-            "standardized first": {"RESCALED": ("standardized", "sphered", "multimodal axes")}}
+VARIANTS = {"keep 0.75": {"silsplit.SILHOUETTE_KEEP": 0.75},
+            "keep 0.65": {"silsplit.SILHOUETTE_KEEP": 0.65},
+            "no split test": {"silsplit.SPLIT_ALPHA": 0.0},
+            "structure at 3 s.e.": {"structure.STRUCTURE_Z": 3.0}}
+# round 1's default (its code is gone): its picks and seconds, copied from that round's run
+ROUND1 = "round 1 default"
+ROUND1_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results",
+                           "choose_k_round1.json")
 # columns renamed since a saved study was made (--reuse)
 RENAMED = {"gap+ps+sphered (default)": "gap+ps+sphered",
            "silhouette+gap (default)": "silhouette+gap"}
@@ -287,17 +302,20 @@ RENAMED = {"gap+ps+sphered (default)": "gap+ps+sphered",
 
 @contextlib.contextmanager
 def _constants(values):
-    """Set constants of kgroups._choose_k.silsplit for one call (a variant's)."""
-    from kgroups._choose_k import silsplit
+    """Set constants ("module.NAME": value) of kgroups._choose_k for one call."""
+    import importlib
 
-    old = {name: getattr(silsplit, name) for name in values}
-    for name, v in values.items():
-        setattr(silsplit, name, v)
+    old = []
+    for key, v in values.items():
+        mod, name = key.rsplit(".", 1)
+        module = importlib.import_module(f"kgroups._choose_k.{mod}")
+        old.append((module, name, getattr(module, name)))
+        setattr(module, name, v)
     try:
         yield
     finally:
-        for name, v in old.items():
-            setattr(silsplit, name, v)
+        for module, name, v in old:
+            setattr(module, name, v)
 
 
 def anchor(X, name, draw):
@@ -341,11 +359,17 @@ def study(draws, refs, splits, only=None, real=True, columns=None):
     if columns:  # a column made from another's answer ("then") needs that one too
         keep = set(columns) | {cols[c]["then"] for c in columns if cols.get(c, {}).get("then")}
         cols = {c: kw for c, kw in cols.items() if c in keep}
+    saved = {c: kw.pop("saved") for c, kw in cols.items() if "saved" in kw}
+    saved = {c: _saved(path) for c, path in saved.items()}
     warm = np.random.default_rng(0).normal(size=(40, 2))
-    for kw in cols.values():  # compile the numba kernels before anything is timed
-        if "anchor" not in kw:
-            choose_k(warm, range(2, 4), random_state=0,
-                     **{a: v for a, v in kw.items() if a not in ("sphered", "then", "constants")})
+    for c, kw in cols.items():  # compile the numba kernels before anything is timed
+        if "anchor" not in kw and c not in saved:
+            first = 2 if kw["method"] in ("silhouette", "eigengap") else 1
+            with warnings.catch_warnings(), config_context(kernels="compiled"):
+                warnings.simplefilter("ignore")         # load the compiled kernels too
+                choose_k(warm, range(first, 4), random_state=0,
+                         **{a: v for a, v in kw.items()
+                            if a not in ("sphered", "then", "constants")})
     out = {}
     for name, k, make in SETTINGS + (real_settings() if real else []):
         if only and not any(o in name for o in only):
@@ -355,11 +379,21 @@ def study(draws, refs, splits, only=None, real=True, columns=None):
             X = make(np.random.default_rng(1000 * draw + 17))
             done = {}
             for c, kw in cols.items():
-                done[c] = _run(X, kw, draw, done)
+                if c in saved:       # a saved run's pick of this setting and draw (or none)
+                    runs = saved[c].get(name, [])
+                    done[c] = tuple(runs[draw]) if draw < len(runs) else (None, 0.0)
+                else:
+                    done[c] = _run(X, kw, draw, done)
                 out[name][c].append(done[c])
         picks = "  ".join(f"{c}={[p for p, _ in out[name][c]]}" for c in cols)
         print(f"# {name} (k={k}): {picks}", file=sys.stderr, flush=True)
     return out
+
+
+def _saved(path):
+    """``{setting: [[k, seconds] per draw]}`` of round 1's default, from ``path``."""
+    with open(path) as fh:
+        return json.load(fh)["synthetic"]
 
 
 REPEAT_CASES = ["grid 4x2 (issue)", "parallel cigars (issue)",
@@ -390,8 +424,9 @@ def _cell(picks, k):
     counts = {}
     for p in picks:
         counts[p] = counts.get(p, 0) + 1
+    order = sorted(counts.items(), key=lambda t: (t[0] is None, t[0] or 0))
     return " ".join(f"{p}{'*' if p == k else ''}x{c}" if len(counts) > 1 or c > 1 else
-                    f"{p}{'*' if p == k else ''}" for p, c in sorted(counts.items()))
+                    f"{p}{'*' if p == k else ''}" for p, c in order)
 
 
 def rows(res, timings=True):
@@ -504,7 +539,8 @@ def main():
         print(rst(*rows(res, timings=False)))
         return
     machine = platform.processor() or platform.machine()
-    threads = os.environ.get("NUMBA_NUM_THREADS", "default")
+    threads = ", ".join(f"{v}={os.environ.get(v, 'unset')}" for v in
+                        ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"))
     report = (f"# choose_k study\n\n`python {shlex.join(sys.argv)}`\n\n{args.draws} draws per "
               "setting, k in 1..10 (2..10 for silhouette and eigengap), energy semimetric "
               f"(alpha = 1), B = {args.refs} references, {args.splits or 'default'} splits, "
@@ -518,7 +554,7 @@ def main():
                    f"with random_state 0..{args.repeat - 1} and 10 or 20 reference "
                    f"samples.\n\n{markdown(repeat)}\n\n")
     report += (f"{total:.0f} s in all on {machine}, {os.cpu_count()} cores "
-               f"(NUMBA_NUM_THREADS={threads}).\n")
+               f"({threads}; BLAS limited to 1 thread by threadpoolctl).\n")
     print(report)
     if args.out:
         with open(args.out, "w") as fh:

@@ -17,16 +17,20 @@ clusters an energy fit can find.
 
 **The rules**:
 
-``silhouette+split (default)``  ``choose_k(X, range(1, 16), random_state=0)``
+``silhouette+split (default)``  ``choose_k(X, range(1, 16), random_state=0)`` (issue 42,
+                                round 2): k = 1 only without modes (two dip tests) and
+                                without a gain over the references above 3.5 standard
+                                errors; the silhouette's best k, followed to
+                                max(10, 2 k); one more cluster while a cluster's held-out
+                                half is multimodal and the silhouette keeps 0.7 of the best
+``keep 0.75``                   the split walk goes on while the silhouette keeps 0.75
+                                (round 1's share) instead of 0.7
+``keep 0.65``                   ... 0.65
 ``no split test``               the default without step 3 (its level set to 0)
-``split at 0.001``              the split test at level 0.001 instead of 0.01
-``keep 0.8``                    the split walk's answer keeps 0.8 of the silhouette
-                                instead of 0.75
-``horizon max(6, 1.5 k)``       the silhouette followed to max(6, 1.5 k_s) instead
-                                of max(10, 2 k_s)
-``standardized first``          the rescaled geometries in the order of
-                                ``silhouette+gap`` (standardized, sphered, then the
-                                multimodal axes)
+``structure at 3 s.e.``         the reference test at 3 standard errors instead of 3.5
+``round 1 default``             the default of round 1 (commit bad4ec9; its code is gone):
+                                its picks, seconds and usefulness copied from
+                                ``results/choose_k_round1.json`` (that round's run)
 ``silhouette+gap``              the default before (issue 34)
 ``gap+ps+sphered``              the default before that (``--slow`` only: minutes)
 ``GMM BIC``                     scikit-learn ``GaussianMixture`` (full covariance),
@@ -36,9 +40,9 @@ clusters an energy fit can find.
                                 first
 ``kernel k-groups + silhouette`` the curve's fits, the k of largest silhouette
 
-The variants of the default change module constants of
-:mod:`kgroups._choose_k.silsplit` for the length of one call (the study's own
-business, not an option of the library).
+The variants of the default change module constants of :mod:`kgroups._choose_k`
+(``silsplit``, ``structure``) for the length of one call (the study's own business,
+not an option of the library).
 
 A last table times the default on two 2-D sets of 5,000 points (``--big``),
 against one default fit at the true k (``fits' worth``). ``--timing`` times, alone,
@@ -82,32 +86,40 @@ DEFAULT = "silhouette+split (default)"
 SLOW = ("gap+ps+sphered",)
 # silhouette+gap is run up to this many points
 SILGAP_MAX_N = 3000
-# variants of the default: constants of kgroups._choose_k.silsplit
-VARIANTS = {"no split test": {"SPLIT_ALPHA": 0.0},
-            "split at 0.001": {"SPLIT_ALPHA": 0.001},
-            "keep 0.8": {"SILHOUETTE_KEEP": 0.8},
-            "horizon max(6, 1.5 k)": {"SCAN_MIN": 6, "SCAN_FACTOR": 1.5},
-            "standardized first": {"RESCALED": ("standardized", "sphered", "multimodal axes")}}
+# variants of the default: "module.CONSTANT" of kgroups._choose_k -> value
+VARIANTS = {"keep 0.75": {"silsplit.SILHOUETTE_KEEP": 0.75},
+            "keep 0.65": {"silsplit.SILHOUETTE_KEEP": 0.65},
+            "no split test": {"silsplit.SPLIT_ALPHA": 0.0},
+            "structure at 3 s.e.": {"structure.STRUCTURE_Z": 3.0}}
+ROUND1 = "round 1 default"
+# the budget of issue 42: fits' worth (one default fit at the true k) and seconds per set
+FITS_BUDGET = 40
+SECONDS_BUDGET = 15
+ROUND1_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results",
+                           "choose_k_round1.json")
 
 
 @contextlib.contextmanager
-def _constants(**values):
-    """Set constants of kgroups._choose_k.silsplit for one call."""
-    from kgroups._choose_k import silsplit
+def _constants(values):
+    """Set constants ("module.NAME": value) of kgroups._choose_k for one call."""
+    import importlib
 
-    old = {name: getattr(silsplit, name) for name in values}
-    for name, v in values.items():
-        setattr(silsplit, name, v)
+    old = []
+    for key, v in values.items():
+        mod, name = key.rsplit(".", 1)
+        module = importlib.import_module(f"kgroups._choose_k.{mod}")
+        old.append((module, name, getattr(module, name)))
+        setattr(module, name, v)
     try:
         yield
     finally:
-        for name, v in old.items():
-            setattr(silsplit, name, v)
+        for module, name, v in old:
+            setattr(module, name, v)
 
 
-def _variant(**values):
+def _variant(values):
     def pick(X, fits):
-        with _constants(**values):
+        with _constants(values):
             return choose_k(X, K_RANGE, method="silhouette+split", random_state=0).k
     return pick
 
@@ -130,9 +142,11 @@ def _silhouette_gap(X, fits):
 
 
 def rules(slow):
-    """Rule name -> function(X, curve fits) returning the chosen k (None: not run)."""
+    """Rule name -> function(X, curve fits) returning the chosen k (None: not run;
+    ``None`` instead of a function: the saved picks of round 1)."""
     out = {DEFAULT: lambda X, f: choose_k(X, K_RANGE, random_state=0).k}
-    out.update((name, _variant(**values)) for name, values in VARIANTS.items())
+    out.update((name, _variant(values)) for name, values in VARIANTS.items())
+    out[ROUND1] = None                                  # copied from ROUND1_FILE
     out["silhouette+gap"] = _silhouette_gap
     if slow:
         out["gap+ps+sphered"] = lambda X, f: choose_k(X, K_RANGE, method="gap+ps+sphered",
@@ -168,6 +182,8 @@ def useful(k, curve, X, y):
 
 
 def study(only=None, slow=False):
+    with open(ROUND1_FILE) as fh:
+        round1 = json.load(fh)["batteries"]
     warm = np.random.default_rng(0).normal(size=(60, 3))
     with config_context(kernels="compiled"):          # load the numba kernels first
         choose_k(warm, range(1, 4), random_state=0)
@@ -180,6 +196,9 @@ def study(only=None, slow=False):
             curve, fits = ari_curve(d.X, d.y)
             picks = {}
             for rule, pick in rules(slow).items():
+                if pick is None:
+                    picks[rule] = round1.get(d.name, [None, None, None])
+                    continue
                 t0 = time.perf_counter()
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
@@ -254,6 +273,12 @@ def timing_rows(times):
     rows.append(["median", "", "", f"{statistics.median(secs):.2f}", "",
                  f"{statistics.median(worth):.1f}"])
     rows.append(["largest", "", "", f"{max(secs):.2f}", "", f"{max(worth):.1f}"])
+    over = sum(w > FITS_BUDGET for w in worth)
+    slow = sum(t[2] > SECONDS_BUDGET for t in times.values() if t[0] <= 5000)
+    rows.append([f"sets over {FITS_BUDGET} fits' worth", "", "", "", "",
+                 f"{over} of {len(worth)}"])
+    rows.append([f"sets of at most 5,000 points over {SECONDS_BUDGET} s", "", "",
+                 f"{slow} of {sum(t[0] <= 5000 for t in times.values())}", "", ""])
     return [head] + rows
 
 
@@ -317,9 +342,14 @@ def big_rows(big):
                       f"{b['fit_s']:.2f}", f"{b['fits']:.1f}"] for b in big]
 
 
+def _threads():
+    """The thread settings of the run, as the report states them."""
+    return ", ".join(f"{v}={os.environ.get(v, 'unset')}" for v in
+                     ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"))
+
+
 def report(res, big, command, seconds):
     machine = platform.processor() or platform.machine()
-    threads = os.environ.get("NUMBA_NUM_THREADS", "default")
     text = (f"# choose_k on four batteries\n\n`{command}`\n\nk in 1..15 (2..15 where k = 1 "
             f"is not defined). A chosen k is useful when a default "
             f"`KernelKGroups(k, random_state=0)` fit at that k reaches {USEFUL_SHARE} of the "
@@ -331,7 +361,7 @@ def report(res, big, command, seconds):
                  "random_state=0)` and of one default fit at the true k (after an untimed "
                  f"fit of the same size).\n\n{markdown(big_rows(big))}\n\n")
     return text + (f"{seconds:.0f} s in all on {machine}, {os.cpu_count()} cores "
-                   f"(NUMBA_NUM_THREADS={threads}).\n")
+                   f"({_threads()}; BLAS limited to 1 thread by threadpoolctl).\n")
 
 
 def main():
@@ -356,8 +386,7 @@ def main():
             times = timing(args.only)
             big = big_sets() if args.big else []
         machine = platform.processor() or platform.machine()
-        threads = os.environ.get("NUMBA_NUM_THREADS", "default")
-        text = (f"# Time of choose_k's default on three batteries\n\n"
+        text = (f"# Time of choose_k's default on the four batteries\n\n"
                 f"`python {shlex.join(sys.argv)}`\n\n"
                 "Seconds of `choose_k(X, range(1, 16), random_state=0)` and of one default "
                 "fit at the true k, each after an untimed call of its kind on the same set; "
@@ -365,7 +394,7 @@ def main():
                 f"{markdown(timing_rows(times))}\n\n"
                 + (f"## Time on 5,000 points\n\n{markdown(big_rows(big))}\n\n" if big else "")
                 + f"{time.perf_counter() - t0:.0f} s in all on {machine}, {os.cpu_count()} "
-                f"cores (NUMBA_NUM_THREADS={threads}).\n")
+                f"cores ({_threads()}; BLAS limited to 1 thread by threadpoolctl).\n")
         print(text)
         if args.out:
             with open(args.out, "w") as fh:

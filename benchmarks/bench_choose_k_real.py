@@ -14,7 +14,10 @@ ARI 0.10, any k counts.
 
 **The rules**, side by side in one run, each timed on its own:
 
-``silhouette+split (default)`` ``choose_k(X, random_state=0)`` (issue 42)
+``silhouette+split (default)`` ``choose_k(X, random_state=0)`` (issue 42, round 2)
+``round 1 default``           the default of round 1 of issue 42 (commit bad4ec9, its
+                              code gone): its picks, seconds and ARI copied from
+                              ``results/choose_k_round1.json``, that round's run
 ``silhouette+gap``            the default of issue 34
 ``gap+ps+sphered``            the default before issue 34
 ``gap``, ``prediction_strength``, ``silhouette``, ``eigengap``
@@ -72,6 +75,10 @@ DEFAULT = "silhouette+split (default)"
 RANGES = (range(1, 11), range(1, 16), range(1, 21), range(1, 31))
 ANCHORS = ("GMM BIC", "KMeans + silhouette", "KMeans + CH", "kernel k-groups + silhouette")
 SLOW = ("gap+ps+sphered", "prediction_strength")  # minutes on digits: --skip-slow leaves them out
+ROUND1 = "round 1 default"
+THREADS = ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+ROUND1_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results",
+                           "choose_k_round1.json")
 
 
 # --------------------------------------------------------------------------- yardstick
@@ -113,7 +120,7 @@ def _kgroups_silhouette(X, fits):
 
 def rules(skip_slow):
     """Rule name -> function(X, curve fits) returning the chosen k."""
-    out = {DEFAULT: lambda X, f: choose_k(X, random_state=0).k}
+    out = {DEFAULT: lambda X, f: choose_k(X, random_state=0).k, ROUND1: None}
     for m in ("silhouette+gap", "gap+ps+sphered", "gap", "prediction_strength", "silhouette", "eigengap"):
         if not (skip_slow and m in SLOW):
             out[m] = (lambda m: lambda X, f: choose_k(X, method=m, random_state=0).k)(m)
@@ -131,6 +138,8 @@ def study(only=None, skip_slow=False):
     with config_context(kernels="compiled"):  # load the numba kernels before timing
         choose_k(warm, range(1, 4), random_state=0)
         KernelKGroups(3, random_state=0).fit(warm)
+    with open(ROUND1_FILE) as fh:
+        round1 = json.load(fh)["real"]
     res = {}
     for name in TABLES:
         if only and not any(o in name for o in only):
@@ -145,6 +154,9 @@ def study(only=None, skip_slow=False):
         curve, fits = ari_curve(X, y)
         picks = {}
         for rule, pick in rules(skip_slow).items():
+            if pick is None:                  # round 1's saved pick: [k, s, ari, useful]
+                picks[rule] = round1.get(name, [None, None, None, None])
+                continue
             t0 = time.perf_counter()
             with warnings.catch_warnings():      # an answer at the top of 1..10 counts
                 warnings.simplefilter("ignore")
@@ -184,11 +196,11 @@ def table_rows(res):
                      f"{curve[kb]:.2f} ({kb})"]
                     + [f"{v['picks'][r][0]}{'+' if v['picks'][r][3] else ''}" for r in rules_])
     count = ["useful k", "", "", "", ""] + [
-        f"{sum(v['picks'][r][3] for v in res.values())} / {len(res)}" for r in rules_]
+        f"{sum(bool(v['picks'][r][3]) for v in res.values())} / {len(res)}" for r in rules_]
     slow = ["slowest table (s)", "", "", "", ""] + [
-        f"{max(v['picks'][r][1] for v in res.values()):.1f}" for r in rules_]
+        f"{max(v['picks'][r][1] or 0.0 for v in res.values()):.1f}" for r in rules_]
     total = ["all tables (s)", "", "", "", ""] + [
-        f"{sum(v['picks'][r][1] for v in res.values()):.1f}" for r in rules_]
+        f"{sum(v['picks'][r][1] or 0.0 for v in res.values()):.1f}" for r in rules_]
     return [head] + rows + [count, slow, total]
 
 
@@ -263,6 +275,10 @@ TIME_NOTE = ("Seconds of `choose_k(X, random_state=0)` and of one default fit at
              "untimed call of the same kind on the same table (with `random_state=1`).")
 
 
+def _threads():
+    return ", ".join(f"{v}={os.environ.get(v, 'unset')}" for v in THREADS)
+
+
 def report(res, command, seconds):
     machine = platform.processor() or platform.machine()
     notes = "\n".join(f"- {n}: n={v['n']}, d={v['d']}, {v['classes']} classes, {v['note']}"
@@ -277,7 +293,7 @@ def report(res, command, seconds):
             f"{markdown(range_rows(res))}\n\n"
             f"## Tables\n\n{notes}\n\n"
             f"{seconds:.0f} s in all on {machine}, {os.cpu_count()} cores "
-            f"(NUMBA_NUM_THREADS={os.environ.get('NUMBA_NUM_THREADS', 'default')}).\n")
+            f"({_threads()}; BLAS limited to 1 thread by threadpoolctl).\n")
 
 
 def main():

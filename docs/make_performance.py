@@ -776,7 +776,8 @@ CHOOSE_K_SHORT = {"silhouette+split (default)": "silhouette+split (the default)"
                   "silhouette+gap": "silhouette+gap", "gap+ps+sphered": "gap+ps+sphered",
                   "gap+ps": "gap+ps", "gap:firstSEmax": "gap", "ps": "prediction_strength",
                   "silhouette": "silhouette", "eigengap": "eigengap",
-                  "KMeans + silhouette": "KMeans + silhouette", "GMM BIC": "GMM BIC"}
+                  "KMeans + silhouette": "KMeans + silhouette", "GMM BIC": "GMM BIC",
+                  "round 1 default": "round 1 default (copied)"}
 
 
 def _choose_k_grid(text):
@@ -877,7 +878,8 @@ def choose_k_time():
     cells = [[c.strip() for c in ln.strip().strip("|").split("|")] for ln in rows]
     cells = [r for r in cells if not all(set(c) <= set("-: ") for c in r)]
     link = _grid_csv("choose_k_time.csv", cells[0], cells[1:])
-    out += _table(cells[0], [r for r in cells[1:] if r[0] in ("median", "largest")])
+    out += _table(cells[0], [r for r in cells[1:]
+                             if r[0] in ("median", "largest") or r[0].startswith("sets ")])
     out += [f"Every set: {link}.", ""]
     for part in parts[1:]:
         out += _markdown("## " + part, skip=("# ", "`python"))

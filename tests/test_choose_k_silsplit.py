@@ -1,7 +1,7 @@
 """The default of choose_k, method="auto" -> "silhouette+split": one answer whatever the
 range (digits, blobs), the warning at the top of the range, k = 1 without structure,
-clusters within clusters (the split test), parallel elongated clusters (the rescaled
-geometries), the work it does (which fits, how far), and the command line."""
+clusters within clusters (the split walk), parallel elongated clusters (the multimodal
+axes), the work it does (one call per k, how far), and the command line."""
 
 import warnings
 
@@ -10,16 +10,10 @@ import pytest
 
 from kgroups import KernelKGroups, choose_k
 from kgroups._choose_k import KRangeWarning
+from kgroups._choose_k.result import DEFAULT_STRUCTURE_Z
 from kgroups._choose_k.rules import AUTO_METHODS, auto_method
-from kgroups._choose_k.silsplit import (
-    SCAN_FACTOR,
-    SCAN_MIN,
-    SPLIT_ALPHA,
-    STRUCTURE_KMAX,
-    _Geometry,
-)
-
-PARAMS = {"semimetric": "energy", "alpha": 1.0, "sigma": 1.0, "theta": 1.0, "engine": "auto"}
+from kgroups._choose_k.silsplit import SCAN_FACTOR, SCAN_MIN, SILHOUETTE_KEEP, SPLIT_ALPHA
+from kgroups._choose_k.structure import STRUCTURE_KMAX
 
 
 def blobs(rng, centres, sd, n_per):
@@ -30,11 +24,14 @@ SIX = ([0.0, 0.0], [10.0, 0.0], [20.0, 0.0], [0.0, 10.0], [10.0, 10.0], [20.0, 1
 
 
 def spy_fits(monkeypatch):
-    """Record (n_clusters, n_samples) of every KernelKGroups fit."""
+    """Record (n_clusters, n_samples, number of starts given as init rows) of every
+    KernelKGroups fit."""
     calls, fit = [], KernelKGroups.fit
 
     def spy(self, X, y=None, sample_weight=None):
-        calls.append((self.n_clusters, len(X)))
+        init = np.asarray(self.init) if not isinstance(self.init, str) else None
+        starts = 0 if init is None else np.atleast_2d(init).shape[0]
+        calls.append((self.n_clusters, len(X), starts))
         return fit(self, X, y, sample_weight)
 
     monkeypatch.setattr(KernelKGroups, "fit", spy)
@@ -43,19 +40,21 @@ def spy_fits(monkeypatch):
 
 # --------------------------------------------------------------------------- range
 def test_digits_one_k_whatever_the_range(monkeypatch):
-    """Digits (1797 x 64): k in 8..12 with k_range 1..10 and 1..30, the same k, the
-    same silhouettes on the k both computed; with 1..30 nothing past k = 2 x 9 = 18
-    is fitted (so 1..20 and 1..30 are the same computation, and 1..15 stops at 15
-    with the same curve)."""
+    """Digits (1797 x 64): one k in 8..12 with k_range 1..10, 1..15, 1..20 and 1..30,
+    the same silhouettes on the k all computed, no warning; with 1..30 nothing past
+    k = 2 x k is fitted."""
     from sklearn.datasets import load_digits
 
     X = load_digits().data
-    short = choose_k(X, range(1, 11), random_state=0)
-    calls = spy_fits(monkeypatch)
-    long = choose_k(X, range(1, 31), random_state=0)
-    assert 8 <= long.k <= 12 and short.k == long.k and not long.at_top
-    assert max(k for k, n in calls if n == X.shape[0]) == SCAN_FACTOR * long.k
-    np.testing.assert_allclose(long.silhouette[1:10], short.silhouette[1:10], rtol=1e-12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", KRangeWarning)
+        short = [choose_k(X, range(1, top), random_state=0) for top in (11, 16, 21)]
+        calls = spy_fits(monkeypatch)
+        long = choose_k(X, range(1, 31), random_state=0)
+    assert {r.k for r in short} == {long.k} and 8 <= long.k <= 12 and not long.at_top
+    assert max(k for k, n, _ in calls if n == X.shape[0]) == SCAN_FACTOR * long.k
+    for r in short:
+        np.testing.assert_allclose(long.silhouette[1:10], r.silhouette[1:10], rtol=1e-12)
     assert np.isnan(long.silhouette[SCAN_FACTOR * long.k:]).all()
     assert f"followed to k={SCAN_FACTOR * long.k}" in long.reasoning
 
@@ -86,9 +85,10 @@ def test_answer_at_the_top_of_the_range_warns():
 ])
 def test_no_structure_is_one(name, make):
     r = choose_k(make(np.random.default_rng(2)), range(1, 8), n_refs=5, random_state=0)
-    assert r.k == 1 and "No structure: k=1" in r.reasoning
-    assert np.all(r.structure_z[1:STRUCTURE_KMAX] <= 3.0)
+    assert r.k == 1 and "No structure: k=1" in r.reasoning and np.all(r.labels == 0)
+    assert np.all(r.structure_z[1:STRUCTURE_KMAX] <= DEFAULT_STRUCTURE_Z)
     assert np.isnan(r.structure_z[STRUCTURE_KMAX:]).all()      # references stop at k = 5
+    assert "no modes" in r.reasoning
 
 
 def test_clusters_within_clusters_split():
@@ -101,18 +101,34 @@ def test_clusters_within_clusters_split():
     r = choose_k(X, range(1, 8), n_refs=4, random_state=0)
     assert r.k == 4 and np.nanargmax(r.silhouette) == 1          # the silhouette alone: 2
     assert r.split_p[1] < SPLIT_ALPHA and r.split_p[3] >= SPLIT_ALPHA
+    assert r.silhouette[3] >= SILHOUETTE_KEEP * r.silhouette[1]
     assert "at k=2 a cluster splits" in r.reasoning and "at k=4 none splits" in r.reasoning
+
+
+def test_split_walk_stops_where_the_silhouette_falls():
+    """A pair of blobs 4 standard deviations apart and a small blob far away: the
+    pair's cluster splits at k = 2 (two modes), but the 3-cluster fit keeps less
+    than 0.7 of the silhouette of k = 2 (the pair's points sit close to the other
+    half of the pair), so the walk stops at 2 and says why."""
+    rng = np.random.default_rng(13)
+    X = np.vstack([rng.normal([0.0, 0.0], 0.5, (200, 2)), rng.normal([2.0, 0.0], 0.5, (200, 2)),
+                   rng.normal([20.0, 0.0], 0.5, (50, 2))])
+    r = choose_k(X, range(1, 8), n_refs=4, random_state=0)
+    assert r.k == 2 and r.split_p[1] < SPLIT_ALPHA and np.isnan(r.split_p[2])
+    assert r.silhouette[2] < SILHOUETTE_KEEP * r.silhouette[1]
+    assert "but the silhouette of k=3" in r.reasoning
 
 
 @pytest.mark.parametrize("m", [2, 3])
 def test_parallel_elongated_clusters(m):
     """m clusters along x, 4 apart in y: X shows no structure (its energy partitions
-    cut across them), and no energy partition of X sphered separates three of them;
-    the short principal axis is multimodal, and there they separate."""
+    cut across them); the short principal axis is multimodal, and there they
+    separate."""
     rng = np.random.default_rng(4)
     X = np.vstack([rng.normal(size=(100, 2)) * [6.0, 0.5] + [0.0, 4.0 * j] for j in range(m)])
     r = choose_k(X, range(1, 8), n_refs=4, random_state=0)
     assert r.k == m and r.geometry == "multimodal axes" and r.multimodal_axes.k == m
+    assert "1 of its axes are multimodal" in r.reasoning and r.standardized is None
     truth = np.repeat(np.arange(m), 100)
     assert len(set(zip(r.labels.tolist(), truth.tolist()))) == m
 
@@ -121,7 +137,7 @@ def test_without_k_one_no_structure_test():
     X = blobs(np.random.default_rng(5), SIX[:3], 0.7, 20)
     r = choose_k(X, range(2, 6), random_state=0)
     assert r.k == 3 and r.structure_z is None and r.gap is None
-    assert "Gap" not in r.reasoning
+    assert "Gap" not in r.reasoning and "dip of a held-out half along" not in r.reasoning
 
 
 def test_engines_without_a_matrix_give_the_same_answer():
@@ -134,14 +150,16 @@ def test_engines_without_a_matrix_give_the_same_answer():
 
 def test_large_data_path_gives_the_same_answer(monkeypatch):
     """Past FIT_MATRIX_MAX_N points the fits run from the coordinates, and past
-    STRUCTURE_MAX_N the structure test runs on a subsample: the same answer here,
-    with the thresholds lowered to small data."""
-    from kgroups._choose_k import silsplit
+    STRUCTURE_MAX_N the reference test runs on a subsample: the same answer here,
+    with the thresholds lowered to small data (and overlapping blobs, so that the
+    reference test runs)."""
+    from kgroups._choose_k import geometry, structure
 
-    X = blobs(np.random.default_rng(12), SIX[:3], 0.7, 20)
+    X = blobs(np.random.default_rng(1), [[0.0, 0.0], [4.0, 0.0]], 1.0, 40)
     a = choose_k(X, range(1, 6), n_refs=3, random_state=0)
-    monkeypatch.setattr(silsplit, "FIT_MATRIX_MAX_N", 10)
-    monkeypatch.setattr(silsplit, "STRUCTURE_MAX_N", 40)
+    assert a.structure_z is not None
+    monkeypatch.setattr(geometry, "FIT_MATRIX_MAX_N", 10)
+    monkeypatch.setattr(structure, "STRUCTURE_MAX_N", 40)
     kinds, fit = [], KernelKGroups.fit
 
     def spy(self, X, y=None, sample_weight=None):
@@ -150,34 +168,44 @@ def test_large_data_path_gives_the_same_answer(monkeypatch):
 
     monkeypatch.setattr(KernelKGroups, "fit", spy)
     b = choose_k(X, range(1, 6), n_refs=3, random_state=0)
-    assert a.k == b.k == 3
-    assert (40, "energy") in kinds                                # the subsample's fits
-    assert {m for _, m in kinds} == {"energy"}                    # no precomputed matrix
+    assert a.k == b.k == 2 and b.structure_z is not None
+    assert 40 in {n for n, _ in kinds}                            # the subsample's fits
+    assert {m for _, m in kinds} == {"energy"}                    # from the coordinates
 
 
 # --------------------------------------------------------------------------- work
-def test_references_only_up_to_k_five_and_each_k_once(monkeypatch):
+def test_one_call_per_k_and_references_only_without_modes(monkeypatch):
+    """Six separated blobs: the dips find modes, so no reference is fitted; X is
+    fitted once per k up to the horizon (n_init kernel k-means++ starts and one from
+    a split, in one call), once more per k of the split walk, and 2-cluster fits of
+    halves of clusters."""
     X = blobs(np.random.default_rng(7), SIX, 0.8, 10)          # 60 points
     calls = spy_fits(monkeypatch)
-    r = choose_k(X, range(1, 16), n_refs=3, random_state=0)
-    assert r.k == 6
-    whole = [k for k, n in calls if n == 60]
-    assert max(whole) == max(SCAN_MIN, SCAN_FACTOR * 6) == 12    # the horizon, not 15
-    # past k = 5 only X is fitted: its n_init starts, and at most one start from a
-    # split of the partition before; up to 5 also the 3 references, one fit each
-    per_k = {k: whole.count(k) for k in set(whole)}
-    assert all(1 <= per_k[k] <= 2 for k in range(6, 13))
-    assert all(3 + 1 <= per_k[k] <= 3 + 2 for k in range(2, 6))
-    assert all(n < 60 for k, n in calls if k == 2 and n != 60)   # halves of clusters
+    r = choose_k(X, range(1, 16), n_refs=3, n_init=4, random_state=0)
+    assert r.k == 6 and r.structure_z is None and r.gap is None
+    whole = [(k, s) for k, n, s in calls if n == 60]
+    assert max(k for k, _ in whole) == max(SCAN_MIN, SCAN_FACTOR * 6) == 12
+    firsts = {}
+    for k, s in whole:
+        firsts.setdefault(k, s)
+    # n_init starts, and one from a split of the largest cluster of k - 1 while it has
+    # SPLIT_MIN points (here up to k = 6: the six blobs have 10 each)
+    assert firsts == {2: 4, **{k: 5 for k in range(3, 7)}, **{k: 4 for k in range(7, 13)}}
+    assert all(sum(kk == k for kk, _ in whole) <= 2 for k in firsts)
+    assert all(k == 2 and n < 60 for k, n, _ in calls if n != 60)   # halves of clusters
 
 
-def test_fits_of_each_k_are_kept():
-    X = blobs(np.random.default_rng(8), SIX[:3], 0.7, 15)
-    g = _Geometry(X, np.ones(45), PARAMS, {"n_init": 2}, 0)
-    labels, W = g.fit(3)
-    assert g.fit(3) == (labels, W)
-    assert W == pytest.approx(KernelKGroups(3, init=labels).fit(X).within_energy_)
-    assert g.within_one() == pytest.approx(KernelKGroups(1).fit(X).within_energy_)
+def test_references_stop_at_the_first_k_that_shows_structure(monkeypatch):
+    """Two blobs 4 standard deviations apart (no modes): the references are fitted
+    at k = 2, whose
+    gain passes 3.5 standard errors, and at no larger k."""
+    X = blobs(np.random.default_rng(1), [[0.0, 0.0], [4.0, 0.0]], 1.0, 50)
+    calls = spy_fits(monkeypatch)
+    r = choose_k(X, range(1, 8), n_refs=4, random_state=0)
+    assert r.structure_z[1] > DEFAULT_STRUCTURE_Z and np.isnan(r.structure_z[2:]).all()
+    assert r.ref_log_w.shape == (4, 7) and np.isnan(r.ref_log_w[:, 2:]).all()
+    refs = [k for k, n, s in calls if n == 100 and s == 1]
+    assert refs.count(2) == 4 and 3 not in refs
 
 
 def test_auto_is_the_point_rule_and_has_a_table():
@@ -187,15 +215,16 @@ def test_auto_is_the_point_rule_and_has_a_table():
     assert choose_k(X, range(1, 8), n_refs=2, random_state=0).method == "silhouette+split"
 
 
-def test_plot_draws_the_split_test():
+def test_plot_draws_the_structure_and_split_tests():
     matplotlib = pytest.importorskip("matplotlib")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    X = blobs(np.random.default_rng(10), SIX[:3], 0.7, 15)
-    r = choose_k(X, range(1, 6), n_refs=2, random_state=0)
+    X = blobs(np.random.default_rng(1), [[0.0, 0.0], [4.0, 0.0]], 1.0, 50)
+    r = choose_k(X, range(1, 6), n_refs=3, random_state=0)
     axes = r.plot()
     assert [ax.get_title() for ax in axes] == ["gap", "structure", "silhouette", "split"]
+    assert f"{DEFAULT_STRUCTURE_Z:g} s.e." in axes[1].get_legend_handles_labels()[1]
     assert f"level {SPLIT_ALPHA:g}" in axes[3].get_legend_handles_labels()[1]
     plt.close("all")
 

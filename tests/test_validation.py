@@ -131,9 +131,8 @@ def test_only_estimators_and_backends_reach_drivers_and_engines():
     # checks and views data on a CUDA device with the device kernels. Inside _engines/,
     # _kernels/ and _stats/ the layers are tests/test_layers.py's to check.
     allowed = {"_base.py", "_kgroups.py", "_kernel_kmeans.py", "_init.py",
-               "_progress.py", "_validation.py", "_hierarchical.py", "_choose_k.py",
-               "_choose_k_base.py", "_choose_k_silgap.py", "_input.py", "_input_device.py",
-               "_driver.py", "_cli_options.py"}
+               "_progress.py", "_validation.py", "_hierarchical.py", "_input.py",
+               "_input_device.py", "_driver.py", "_cli_options.py"}
     pattern = re.compile(r"\b(run_starts)\b|(from|import) [.\w]*\b_(engines|kernels|driver)\b")
     # bench_gpu.py times the GPU engine's pair pass itself, below the public API;
     # the command line's calibrate measures the engines' rates (_engines.calibration)

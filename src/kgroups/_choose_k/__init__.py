@@ -89,18 +89,21 @@ they separate. Only with the energy semimetric (whose partitions do not depend o
 the units) and data of rank r with 2 <= r < n - 1.
 
 **The default** (``method="auto"``, for point data ``"silhouette+split"``,
-:mod:`kgroups._choose_k.silsplit`): structure when the fits of k = 2..5 beat the
-references by 3 standard errors (the test above, never past k = 5, where the
-references' within energy falls more slowly than that of real data of low
-intrinsic dimension); the k of largest mean silhouette, followed from k = 2 to
-twice its best k and at least to 10; then one more cluster while a cluster of
-that partition splits, by Hartigan's dip test (:mod:`kgroups._choose_k.dip`) of a
-held-out half projected on the line of a 2-cluster fit of the other half, the
-answer being the largest k of that walk whose silhouette keeps 0.75 of the best.
-No structure in X's geometry: the same on the sphered axes whose projection is
-multimodal, then on X standardized, then sphered, with references uniform with
-that geometry's mean and covariance; none: k = 1. ``"silhouette+gap"``
-(:mod:`kgroups._choose_k.silgap`), the default before it: the structure test over
+:mod:`kgroups._choose_k.silsplit`): k = 1 only when X shows no structure by any
+yardstick (:mod:`kgroups._choose_k.structure`): no modes by Hartigan's dip test
+(:mod:`kgroups._choose_k.dip`) of a held-out half projected on the line of a
+2-cluster fit of the other half, or of the distances from the mean, and no gain
+of the fits of k = 2..5 over the references above 3.5 standard errors (the test
+above, never past k = 5, where the references' within energy falls more slowly
+than that of real data of low intrinsic dimension); then the k of largest mean
+silhouette, followed from k = 2 to twice its best k and at least to 10; then one
+more cluster while a cluster of that partition splits (the dip test of a held-out
+half of it, projected on the line of a 2-cluster fit of the other half) and the
+finer partition keeps 0.7 of the best silhouette. No structure in X's geometry:
+the same on the sphered axes whose projection is multimodal, then on X
+standardized, with references uniform with its mean and covariance; none: k = 1.
+``"silhouette+gap"`` (:mod:`kgroups._choose_k.silgap`), the default before it: the
+structure test (at 3 standard errors) over
 the whole range; the largest mean silhouette among the k that pass it, or the
 gap's ``globalSEmax`` k when finer and keeping 0.8 of that silhouette; its
 ``firstSEmax`` k in the rescaled geometries. The performance page of the
@@ -112,7 +115,9 @@ checks), :mod:`~kgroups._choose_k.methods` (the criteria, computed from fits),
 :mod:`~kgroups._choose_k.rules` (the decisions from the curves, and the method of
 each semimetric under ``method="auto"``), :mod:`~kgroups._choose_k.silsplit` and
 :mod:`~kgroups._choose_k.silgap` (the two default methods, which interleave fits
-and decisions), :mod:`~kgroups._choose_k.dip` (the dip test) and
+and decisions), :mod:`~kgroups._choose_k.structure` and
+:mod:`~kgroups._choose_k.geometry` (the default's structure test and its fits),
+:mod:`~kgroups._choose_k.dip` (the dip test) and
 :mod:`~kgroups._choose_k.result` (:class:`ChooseKResult`).
 
 **Cost.** The gap statistic: ``(B + 1) * len(k_range)`` fits of n points, each
@@ -124,10 +129,11 @@ matrix); the eigengap needs the n x n kernel. ``"gap+ps+sphered"`` costs what
 ``"silhouette+gap"`` computes one n x n matrix of :math:`\rho` per sample (X and
 each reference) and runs every fit of that sample on it: ``n_refs + 1`` matrices
 and ``(n_refs + 1) * len(k_range)`` fits, up to three times when X's geometry
-shows no structure. The default fits each k once (on X's matrix up to 2,500
-points, from the coordinates past that) only as far as its rule needs (to
-``max(10, 2 k_s)`` and the splits after), and the references at k <= 5 only, one
-start each, on at most 1,000 points of X.
+shows no structure. The default fits each k once, in one call with all its
+starts (on X's matrix up to 1,500 points, from the coordinates past that), only as
+far as its rule needs (to ``max(10, 2 k_s)`` and the splits after), and the
+references only when no dip test finds modes, at k <= 5, one start each, on at
+most 500 points of X.
 """
 
 from __future__ import annotations

@@ -180,18 +180,22 @@ def choose_k(X, k_range=None, *, method=DEFAULT_METHOD, rule=None, se_factor=1.0
     - ``"auto"`` (default): the method of the semimetric's kind of clusters
       (``kgroups._choose_k.rules.AUTO_METHODS``); ``"silhouette+split"`` for
       every semimetric of point data.
-    - ``"silhouette+split"``: structure when the fits of k = 2..5 beat reference
-      samples without structure (:math:`\mathrm{Gap}(k) - \mathrm{Gap}(1)` above 3
-      standard errors of the same gain on the references); then the k of largest
-      mean silhouette, the curve followed from k = 2 to twice its best k (at least
-      to 10); then one more cluster while a cluster of the partition splits (the
-      dip test of unimodality on a held-out half of it, projected on the line of
-      its 2-cluster fit on the other half, at level 0.01 over the clusters). When
-      X shows no structure, the same on X standardized, then sphered, then on the
-      sphered axes whose projection is multimodal; none: k = 1. The answer does
-      not move when ``k_range`` grows past where the rule decided; when it is the
-      largest k of the range before the rule decided, a
-      ``kgroups._choose_k.KRangeWarning`` (a ``UserWarning``) says to widen the range.
+    - ``"silhouette+split"``: k = 1 only when X shows no structure by any
+      yardstick: no modes (Hartigan's dip test of a held-out half projected on the
+      line of a 2-cluster fit of the other half, and of the distances from the
+      mean) and no gain of the fits of k = 2..5 over reference samples without
+      structure (:math:`\mathrm{Gap}(k) - \mathrm{Gap}(1)` above 3.5 standard
+      errors of the same gain on the references); then the k of largest mean
+      silhouette, the curve followed from k = 2 to twice its best k (at least to
+      10); then one more cluster while a cluster of the partition splits (the dip
+      test on a held-out half of it, projected on the line of its 2-cluster fit on
+      the other half, at level 0.01 over the clusters) and the finer partition
+      keeps 0.7 of the best silhouette. When X shows no structure, the same on the
+      sphered axes whose projection is multimodal (their dip tests are the
+      evidence), then on X standardized; none: k = 1. The answer does not move
+      when ``k_range`` grows past where the rule decided; when it is the largest k
+      of the range before the rule decided, a ``kgroups._choose_k.KRangeWarning``
+      (a ``UserWarning``) says to widen the range.
     - ``"silhouette+gap"`` (the default before): the k > 1 whose gain over one
       cluster is above 3 standard errors; among them the largest mean silhouette,
       or the gap's ``globalSEmax`` k when it is larger and keeps 0.8 of that
@@ -224,10 +228,11 @@ def choose_k(X, k_range=None, *, method=DEFAULT_METHOD, rule=None, se_factor=1.0
     where the classes are 3 to 6; the eigengap answers 2 or 3 on most
     two-dimensional settings, whatever k; ``"gap+ps"`` answers 1 on parallel
     elongated clusters and on real tables whose columns have very different
-    variances (raw wine); the default stops at the coarse level of two groups of
-    three blobs on most draws and of real tables whose classes overlap (seeds,
-    dermatology), and its split test cuts the arcs of rings into pieces (a chain
-    of four rings: 12).
+    variances (raw wine); the default stops at the coarse level of real tables
+    whose classes overlap (seeds: 2 of 3, dermatology: 4 of 6) and answers 1 on
+    tables that look like one Gaussian cloud by every yardstick (NeuroCog,
+    leafshape), and on curved shapes (rings, moons) it picks what the silhouette
+    picks, often a large k.
 
     Parameters
     ----------
@@ -260,14 +265,14 @@ def choose_k(X, k_range=None, *, method=DEFAULT_METHOD, rule=None, se_factor=1.0
         (``"moments"``: sides :math:`\sqrt{12}` standard deviations). Reference
         point i has weight :math:`w_i`. The default methods and
         ``"gap+ps+sphered"`` use ``"moments"`` on the rescaled geometries
-        (multimodal axes, standardized, sphered) whatever this is.
+        (standardized, sphered) whatever this is.
     n_splits : int, default=20
         Random halvings of prediction strength; each half is test half once (not
         used by the default method).
     semimetric : {"energy", "laplacian", "gaussian", "localized", "sinusoidal"} or callable, default="energy"
         The semimetric of the fits (see :class:`~kgroups.KernelKGroups`). The
-        default method looks at the standardized and sphered data with
-        ``"energy"`` only.
+        default method looks at the rescaled data (multimodal sphered axes,
+        standardized) with ``"energy"`` only.
     alpha : float, default=1.0
         Exponent of the energy semimetric, in (0, 2]; ``alpha=2`` makes the gap
         statistic the original one; the eigengap needs ``alpha <= 1``.
@@ -278,11 +283,13 @@ def choose_k(X, k_range=None, *, method=DEFAULT_METHOD, rule=None, se_factor=1.0
     sample_weight : array-like of shape (n_samples,), default=None
         Positive weights (None: all ones).
     n_init : int, default=5
-        Restarts of every :class:`~kgroups.KernelKGroups` fit.
+        Restarts of every :class:`~kgroups.KernelKGroups` fit (the default method:
+        kernel k-means++ starts of each k of X, besides its start from a split).
     engine : {"auto", "dense", "sparse", "matrix-free", "low-rank"}, default="auto"
         The engine of every fit. The default method with ``"auto"`` or
-        ``"dense"`` fits on an n x n matrix of :math:`\rho` computed once per
-        sample when it fits in a quarter of the available memory.
+        ``"dense"`` computes an n x n matrix of :math:`\rho` once per sample when
+        it fits in a quarter of the available memory, for the silhouettes, and
+        fits on it up to 1,500 points.
     random_state : int, RandomState instance or None, default=None
         Seeds the reference samples, the splits and the fits.
 
@@ -319,14 +326,15 @@ def choose_k(X, k_range=None, *, method=DEFAULT_METHOD, rule=None, se_factor=1.0
     Cost: ``(n_refs + 1) * len(k_range)`` fits of n points for the gap statistic
     and ``2 * n_splits * len(k_range)`` fits of n/2 points for prediction
     strength. The default fits each k once on one n x n matrix of X, with
-    ``n_init`` starts and one start from a split of the previous k's partition,
-    only as far as its rule needs (to twice the silhouette's best k, at least
-    10, and the splits after), and the ``n_refs`` references at k <= 5 only,
-    one start each; it reads the silhouettes off X's matrix. Its cost is that of
-    a few to a few tens of default fits at the true k, more when X's own
-    geometry shows no structure and the rescaled ones are tried. The times are
-    on the Performance page. On a terminal, a progress bar counts its reference
-    samples when a run is long.
+    ``n_init`` kernel k-means++ starts and one start from a split of the previous
+    k's partition, all in one call of :class:`~kgroups.KernelKGroups` per k, only
+    as far as its rule needs (to twice the silhouette's best k, at least 10, and
+    the splits after); it fits the ``n_refs`` references (one start each, at most
+    500 points, k = 2..5, k by k until one k shows structure) only when no dip
+    test finds modes, and reads the silhouettes off X's matrix. Its cost is that
+    of a median of 14 and at most 37 default fits at the true k on the 92 sets of
+    the batteries (``benchmarks/results/choose_k_time.md``). On a terminal, a
+    progress bar counts its reference fits when a run is long.
 
     References
     ----------
@@ -355,8 +363,8 @@ def choose_k(X, k_range=None, *, method=DEFAULT_METHOD, rule=None, se_factor=1.0
     >>> rng = np.random.default_rng(0)
     >>> X = np.vstack([rng.normal(c, 0.5, (40, 2)) for c in ([0, 0], [5, 0], [0, 5])])
     >>> r = choose_k(X, range(1, 7), random_state=0)
-    >>> r.k, r.geometry, r.criteria
-    (3, 'data', ['gap', 'structure', 'silhouette', 'split'])
+    >>> r.k, r.geometry, r.criteria          # the dip tests found modes: no references
+    (3, 'data', ['silhouette', 'split'])
     >>> choose_k(X, range(1, 7), method="gap", rule="Tibs2001SEmax", random_state=0).k
     3
     >>> cigars = np.vstack([rng.normal(size=(100, 2)) * [6, 0.5] + [0, 4 * j] for j in (0, 1)])

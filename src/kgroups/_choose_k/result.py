@@ -17,8 +17,10 @@ GEOMETRY_METHODS = ("silhouette+split", "silhouette+gap", "gap+ps+sphered")
 _GEOMETRIES = (("standardized", "standardized ", "X standardized: "),
                ("sphered", "sphered ", "X sphered: "),
                ("multimodal_axes", "multimodal axes ", "multimodal axes of X sphered: "))
-# the standard errors of the structure test (drawn on its curve)
+# the standard errors of the structure test (drawn on its curve): the methods before
+# and the default's (silhouette+split; see kgroups._choose_k.structure)
 STRUCTURE_Z = 3.0
+DEFAULT_STRUCTURE_Z = 3.5
 # the family-wise level of the split test (drawn on its curve)
 SPLIT_ALPHA = 0.01
 
@@ -45,11 +47,12 @@ class ChooseKResult:
     r"""What :func:`choose_k` returns: the chosen k, every curve computed, and why.
 
     One instance per call; :func:`choose_k` fills it. With the default method, when
-    the data's geometry shows no structure, ``standardized`` (and, when that shows
-    none either, ``sphered``, then ``multimodal_axes``) holds the criteria computed
-    on X with every column scaled to unit variance (on X in its principal axes
-    scaled to unit variance; on those of its axes whose projection is multimodal),
-    and :meth:`plot` draws them too; ``"gap+ps+sphered"`` fills ``sphered`` only.
+    the data's geometry shows no structure, ``multimodal_axes`` (and, when X
+    sphered has no multimodal axis, ``standardized``) holds the criteria computed
+    on those axes of X sphered whose projection is multimodal (on X with every
+    column scaled to unit variance), and :meth:`plot` draws them too;
+    ``"silhouette+gap"`` fills ``standardized``, then ``sphered``;
+    ``"gap+ps+sphered"`` fills ``sphered`` only.
     Curves the method did not need at some k (the default stops where its rule
     has decided) are NaN there.
 
@@ -98,21 +101,24 @@ class ChooseKResult:
     geometry : {"data", "standardized", "sphered", "multimodal axes"}
         Where the chosen k was found.
     standardized : ChooseKResult or None
-        Method ``"silhouette+gap"``, when X's geometry shows no structure: the
-        criteria of X with every column scaled to unit variance, with references
-        uniform with its mean and covariance.
+        Methods ``"silhouette+gap"`` and ``"silhouette+split"``, when the
+        geometries tried before show no structure: the criteria of X with every
+        column scaled to unit variance, with references uniform with its mean and
+        covariance.
     structure_z : ndarray of shape (n_k,) or None
-        Methods ``"silhouette+split"`` (k <= 5) and ``"silhouette+gap"``:
+        Methods ``"silhouette+split"`` (k <= 5, when no dip test found modes; NaN
+        past the first k above 3.5) and ``"silhouette+gap"``:
         :math:`(\mathrm{Gap}(k) - \mathrm{Gap}(1)) / \sigma_k`, the gain over one
         cluster in standard errors of the same gain on the reference samples; the k
-        where it exceeds 3 show structure.
+        where it exceeds 3.5 (``"silhouette+gap"``: 3) show structure.
     split_p : ndarray of shape (n_k,) or None
         Method ``"silhouette+split"``: at each k whose partition was tested, k times
         the smallest dip p-value of its clusters' held-out halves (below 0.01: a
         cluster splits).
     multimodal_axes : ChooseKResult or None
-        Method ``"silhouette+split"``, when no geometry tried before shows
-        structure: the criteria of X sphered restricted to its multimodal axes.
+        Method ``"silhouette+split"``, when X's geometry shows no structure and
+        some axis of X sphered is multimodal: the criteria of X sphered restricted
+        to its multimodal axes.
     at_top : bool
         The answer is the largest k of the range and the rule had not decided
         there (a ``kgroups._choose_k.KRangeWarning`` was issued).
@@ -147,9 +153,9 @@ class ChooseKResult:
     >>> r = choose_k(X, range(1, 7), n_refs=4, random_state=0)
     >>> r  # doctest: +NORMALIZE_WHITESPACE
     ChooseKResult(k=2, method='silhouette+split', k_values=1..6, geometry='data',
-                  curves=[gap(6,), structure(6,), silhouette(6,), split(6,)])
+                  curves=[silhouette(6,), split(6,)])
     >>> r.criteria, np.bincount(r.labels).tolist(), r.at_top
-    (['gap', 'structure', 'silhouette', 'split'], [30, 30], False)
+    (['silhouette', 'split'], [30, 30], False)
     """
 
     k: int
@@ -283,7 +289,8 @@ class ChooseKResult:
         if name == "prediction_strength" and self.cutoff is not None:
             ax.axhline(self.cutoff, color="0.5", linestyle=":", label=f"cutoff {self.cutoff}")
         if name == "structure":
-            ax.axhline(STRUCTURE_Z, color="0.5", linestyle=":", label=f"{STRUCTURE_Z:g} s.e.")
+            z = DEFAULT_STRUCTURE_Z if self.method == "silhouette+split" else STRUCTURE_Z
+            ax.axhline(z, color="0.5", linestyle=":", label=f"{z:g} s.e.")
         if name == "split":
             ax.axhline(SPLIT_ALPHA, color="0.5", linestyle=":", label=f"level {SPLIT_ALPHA:g}")
             ax.set_yscale("log")

@@ -4,15 +4,14 @@ Kernel k-groups fits of X for k = 1, 2, ... answer three questions in turn, and
 the answer depends only on the fits up to where the rule has decided, never on
 how far ``k_range`` goes past that:
 
-1. **Is there structure?** (only when 1 is in the range) The gain of the fits of
-   k = 2..``STRUCTURE_KMAX`` over one cluster, against ``n_refs`` reference
-   samples uniform over the box of X in its principal axes (Tibshirani, Walther &
-   Hastie 2001, eqs. 3-5): structure when some
-   :math:`\mathrm{Gap}(k) - \mathrm{Gap}(1) > 3 \sigma_k`
-   (:func:`~kgroups._choose_k.rules.structure_z`). Small k suffice: a data set with
-   many clusters already beats the references at k = 2..5, and the references are
-   never fitted past k = 5, where their within energy would fall more slowly than
-   that of data of low intrinsic dimension and would find "structure" anywhere.
+1. **Is there structure?** (only when 1 is in the range;
+   :mod:`~kgroups._choose_k.structure`) k = 1 only when X is no more clustered
+   than samples without structure by every yardstick: no modes (the dip test of a
+   held-out half of X along the line of a 2-cluster fit of the other half, and of
+   the distances of the points from their mean, which finds rings and shells), and
+   no gain of the fits of k = 2..5 over the references above
+   ``STRUCTURE_Z`` = 3.5 standard errors (the gap statistic's references, uniform
+   over the box of X in its principal axes, on at most 500 points of X).
 2. **Which k separates best?** The mean silhouette (Rousseeuw 1987) on the
    semimetric, followed from k = 2 upward until k reaches
    ``max(SCAN_MIN, SCAN_FACTOR * k_s)``, :math:`k_s` the best k so far: the
@@ -26,24 +25,27 @@ how far ``k_range`` goes past that:
    (:mod:`~kgroups._choose_k.dip`); the held-out half keeps the test honest, since
    the line was not chosen on its points (any cut of the same points looks
    bimodal along itself). While some cluster splits at level ``SPLIT_ALPHA``
-   (Bonferroni over the k clusters), one more cluster (the fit of k + 1 starts
-   from that split) and the test again. The answer is the largest k of that walk
-   whose mean silhouette keeps ``SILHOUETTE_KEEP`` = 0.75 of that of :math:`k_s`.
-   This finds groups of well-separated clusters, where the silhouette stops at
-   the coarse level (their finer level keeps 0.79 to 0.9 of it in the studies,
-   though the partitions on the way may not), and leaves alone the sub-modes of
-   overlapping classes (two sexes within a species, the values of rounded
-   scores), whose partitions keep 0.4 to 0.6 of it.
+   (Bonferroni over the k clusters) and the fit of one more cluster (which starts
+   from that split) keeps ``SILHOUETTE_KEEP`` = 0.7 of the mean silhouette of
+   :math:`k_s`, one more cluster; the answer is the last k reached. This finds
+   groups of well-separated clusters, where the silhouette stops at the coarse
+   level (their finer levels keep 0.72 to 0.9 of it in the studies), and leaves
+   alone the sub-modes of overlapping classes (two sexes within a species, the
+   values of rounded scores), whose partitions keep 0.4 to 0.6 of it. The walk
+   ends at the first partition below that share, where the pieces stop being
+   separated (the first version walked on through such partitions and kept the
+   largest k above it; with this version's fits both give the same answers on the
+   synthetic settings and on a chain of four rings, which the first cut into 12).
 
-When X's geometry shows no structure, its units may hide it: steps 1-3 run on the
+When X's geometry shows no structure, its units may hide it: steps 2-3 run on the
 **multimodal axes** of X sphered (the principal axes, at unit variance, whose
-projection the dip test finds multimodal at ``SPLIT_ALPHA`` / r, r the number of
-axes: clusters separated along a direction of small variance, as parallel
-elongated clusters, whose energy partitions in the full space cut across them),
-then on X **standardized** (every column at unit variance), then **sphered**
-(every principal axis at unit variance), with references uniform with the mean
-and covariance of that geometry (:data:`RESCALED`, in that order: the first shows
-modes directly, the others only rescale). No structure anywhere: k = 1.
+projection the dip test finds multimodal at ``STRUCTURE_ALPHA`` / r, r the number
+of axes: clusters separated along a direction of small variance, as parallel
+elongated clusters, whose energy partitions in the full space cut across them;
+those dip tests are the evidence of structure), then steps 1-3 on X
+**standardized** (every column at unit variance, with references uniform with
+its mean and covariance; tables whose columns have very different variances).
+No structure anywhere: k = 1.
 
 **Range.** The fits of each k, its references and its splits draw from random
 streams keyed by k, so widening ``k_range`` past where the rule decided changes
@@ -52,30 +54,32 @@ decided there (the silhouette still rising, or a cluster still splitting), the
 reasoning says so and a :class:`~kgroups._choose_k.result.KRangeWarning` asks to
 widen ``k_range``.
 
-**Cost.** One n x n matrix of :math:`\rho` per geometry tried; each k fitted once,
-with ``n_init`` starts plus one start from a 2-cluster fit of the previous k's
-largest cluster, only as far as the rule needs; the references fitted at k <= 5
-only, one start each; the silhouettes from one product of the matrix with the
-labels; a split test costs a 2-cluster fit of half a cluster. Up to
-``FIT_MATRIX_MAX_N`` points the fits run on the matrix (and each reference has
-one); past it they run from the coordinates with the engine that
-:class:`~kgroups.KernelKGroups` chooses, which is faster there, and past
-``STRUCTURE_MAX_N`` points step 1 runs on a random subsample of that many (its
-references cost :math:`n^2` each). In all, a median of 30 default fits' worth on
-the sets of the studies (up to about 100 on 2-D sets of 1,000 points, whose fits
-take milliseconds), under 4 seconds up to 5,000 points
-(``benchmarks/results/choose_k_time.md``).
+**Cost.** One n x n matrix of :math:`\rho` per geometry tried (when it fits in
+memory); each k fitted in one call of :class:`~kgroups.KernelKGroups`
+(:mod:`~kgroups._choose_k.geometry`: ``n_init`` kernel k-means++ starts and one
+from a split of the partition of k - 1), only as far as the rule needs; the
+references only when the dip tests find no modes, each fitted with one start, k
+by k from 2 until some k shows structure (at most k = 5), on at most 500 points;
+the silhouettes from one product of the matrix with the labels; a split test
+costs a 2-cluster fit of half a cluster. Up to 1,500 points the fits run on the
+matrix, past it from the coordinates with the engine that
+:class:`~kgroups.KernelKGroups` chooses, which is faster there. In all, a median
+of 14 and at most 37 default fits' worth on the 92 sets of the batteries, at
+most 1.4 seconds up to 5,000 points (``benchmarks/results/choose_k_time.md``).
 
 The constants come from the studies of ``benchmarks/bench_choose_k*.py``:
-``STRUCTURE_Z`` = 3 standard errors (no k > 1 on 40 draws of 8 settings without
-structure), ``SPLIT_ALPHA`` = 0.01 (a family-wise level; the dip's null is the
-uniform, the least favourable unimodal law, so unimodal clusters split less
-often than that), ``SILHOUETTE_KEEP`` = 0.75 (between the 0.79-0.9 that the finer
-levels of clusters within clusters keep and the 0.4-0.6 of the sub-modes of real
-classes, in the synthetic and battery studies; any value from 0.7 to 0.8 gives
-the same answers on the batteries), and the horizon ``max(10, 2 k_s)`` (10: the
-default range of the methods before; 2 k_s: past it a partition splits every
-cluster of the best one).
+``STRUCTURE_ALPHA`` = 0.01 (the two dips at 0.005 each; the dip's null is the
+uniform, the least favourable unimodal law, and the radial dip falls below 0.01 on
+none of 320 draws of the 8 settings without structure), ``STRUCTURE_Z`` = 3.5
+(the gain in standard errors estimated from 10 references is t-distributed with 9
+degrees of freedom; its largest over k = 2..5 passes 3 on about 4 % of uniform
+rectangles, 3.5 on about 1 %, and the batteries give the same answers with 3),
+``SPLIT_ALPHA`` = 0.01 (a family-wise level over the clusters),
+``SILHOUETTE_KEEP`` = 0.7 (between the 0.72 to 0.9 that finer levels of
+clusters within clusters keep and the 0.4 to 0.6 of the sub-modes of real
+classes; 0.65 cuts a chain of four rings in five, 0.75 leaves two close blobs of
+three as one), and the horizon ``max(10, 2 k_s)`` (10: the default range of the
+methods before; 2 k_s: past it a partition splits every cluster of the best one).
 
 References
 ----------
@@ -96,177 +100,25 @@ import warnings
 
 import numpy as np
 
-from .._kgroups import KernelKGroups
-from .._progress import progress_bar
-from .._validation import InvalidParameterError
-from .dip import dip_test
-from .methods import (
-    _dense,
-    _mean_silhouette,
-    _reference_sampler,
-    _rho_matrix,
-    _semimetric_params,
-    _silhouette_curve,
-    sphere,
-    standardize,
-)
+from .geometry import Geometry
 from .result import ChooseKResult, KRangeWarning
-from .rules import STRUCTURE_Z, _ks, _why_not_sphered, gap_gain_se
+from .structure import STRUCTURE_ALPHA, STRUCTURE_KMAX, find_structure, rescaled
 
 SILHOUETTE_SPLIT = "silhouette+split"
-# the structure test compares the fits of k = 2..STRUCTURE_KMAX with the references
-STRUCTURE_KMAX = 5
 # the silhouette is followed to k = max(SCAN_MIN, SCAN_FACTOR * its best k so far)
 SCAN_MIN = 10
 SCAN_FACTOR = 2
 # family-wise level of the split tests of one partition (Bonferroni over its clusters)
 SPLIT_ALPHA = 0.01
-# the answer is the largest k of the split walk whose silhouette keeps this share of the
-# silhouette's best (finer levels of clusters within clusters keep 0.79 to 0.9; the
-# sub-modes inside overlapping classes 0.4 to 0.6)
-SILHOUETTE_KEEP = 0.75
-# share of a cluster's points that its 2-cluster fit sees (the rest is tested)
-FIT_SHARE = 0.5
-# clusters of fewer points are not tested (each half would hold fewer than 10)
-SPLIT_MIN = 20
-# starts of each 2-cluster fit of a half-cluster, and of each reference sample's fits
-SPLIT_N_INIT = 3
-REFERENCE_N_INIT = 1
-# the structure test runs on a random subsample of this many points of larger data
-# (clusters that show at all show on 1,000 points; its references cost n^2 each)
-STRUCTURE_MAX_N = 1000
-# largest n whose fits run on the n x n matrix (past it, from the coordinates)
-FIT_MATRIX_MAX_N = 2500
+# the split walk goes on while the partitions keep this share of the best silhouette
+SILHOUETTE_KEEP = 0.7
 # the geometries tried, in order, when X's shows no structure
-RESCALED = ("multimodal axes", "standardized", "sphered")
+RESCALED = ("multimodal axes", "standardized")
 _WHAT = {"data": "X", "standardized": "X standardized (every column at unit variance)",
-         "sphered": "X sphered (principal axes at unit variance)",
          "multimodal axes": "the multimodal axes of X sphered"}
 
 
-# --------------------------------------------------------------------------- fits
-class _Geometry:
-    """X in one geometry, its n x n matrix of rho when it fits in memory, and the
-    fits of every k on it (kept, so that each k is fitted once)."""
-
-    def __init__(self, Z, w, params, opts, seed, matrix=True):
-        self.Z, self.w, self.params, self.opts, self.seed = Z, w, params, opts, seed
-        n = Z.shape[0]
-        self.D = _rho_matrix(Z, params) if matrix and _dense(n, params) else None
-        # the fits run on the matrix up to FIT_MATRIX_MAX_N points, from the coordinates
-        # past it (the engine chosen for them is faster than a dense kernel there)
-        self.on_matrix = self.D is not None and n <= FIT_MATRIX_MAX_N
-        self.fits, self.sil = {}, {}
-
-    def rng(self, *key):
-        """A random stream of its own for each key (k, purpose): the same whatever
-        the range."""
-        return np.random.default_rng([self.seed, *key])
-
-    def _run(self, k, idx=None, **kw):
-        if self.on_matrix:
-            est = KernelKGroups(int(k), semimetric="precomputed", **kw)
-            data = self.D if idx is None else self.D[np.ix_(idx, idx)]
-        else:
-            est = KernelKGroups(int(k), **self.params, **kw)
-            data = self.Z if idx is None else self.Z[idx]
-        return est.fit(data, sample_weight=self.w if idx is None else self.w[idx])
-
-    def within_one(self):
-        r""":math:`W_1`: with the matrix :math:`w^\top D w / (2 s)` (TPAMI eq. 13)."""
-        if self.D is not None:
-            return float(self.w @ self.D @ self.w) / (2.0 * self.w.sum())
-        return self._run(1, n_init=1, random_state=0).within_energy_
-
-    def fit(self, k, start=None):
-        """Labels and W of k clusters: ``n_init`` starts, and ``start`` (labels) when
-        given; the lower W is kept."""
-        if k in self.fits:
-            labels, W = self.fits[k]
-            if start is None:
-                return labels, W
-        else:
-            seed = int(self.rng(k, 0).integers(2**31 - 1))
-            est = self._run(k, n_init=self.opts["n_init"], random_state=seed)
-            labels, W = est.labels_, float(est.within_energy_)
-        if start is not None and np.unique(start).size == k:
-            est = self._run(k, init=start)
-            if est.within_energy_ < W:
-                labels, W = est.labels_, float(est.within_energy_)
-        self.fits[k] = (labels, W)
-        return labels, W
-
-    def silhouette(self, k):
-        if k not in self.sil:
-            labels = self.fits[k][0]
-            if self.D is None:
-                self.sil[k] = float(_silhouette_curve(
-                    self.Z, self.w, np.array([k]), [labels], _semimetric_params(self.params))[0])
-            else:
-                H = np.zeros((self.w.size, k))
-                H[np.arange(self.w.size), labels] = self.w
-                self.sil[k] = _mean_silhouette(self.D @ H, H.sum(0), labels, self.w)
-        return self.sil[k]
-
-    def bisect(self, labels, j, rng, test=True):
-        """Split cluster j: a 2-cluster fit of a random half of it; the held-out half's
-        projection on the line through the two halves' means, its dip p-value, and
-        the labels with cluster j cut at the midpoint of that line (a start for one
-        more cluster). ``(1.0, None)`` for a cluster too small to test."""
-        idx = np.flatnonzero(labels == j)
-        if idx.size < SPLIT_MIN:
-            return 1.0, None
-        perm = rng.permutation(idx)
-        m = int(round(FIT_SHARE * idx.size))
-        A, B = np.sort(perm[:m]), np.sort(perm[m:])
-        half = self._run(2, A, n_init=SPLIT_N_INIT,
-                         random_state=int(rng.integers(2**31 - 1))).labels_
-        if np.unique(half).size < 2:
-            return 1.0, None
-        means = [np.average(self.Z[A][half == h], axis=0, weights=self.w[A][half == h])
-                 for h in (0, 1)]
-        v = means[1] - means[0]
-        if not np.any(v):
-            return 1.0, None
-        p = dip_test(self.Z[B] @ v)[1] if test else 1.0
-        start = labels.copy()
-        start[idx[self.Z[idx] @ v > 0.5 * (means[0] + means[1]) @ v]] = labels.max() + 1
-        return p, start
-
-
 # --------------------------------------------------------------------------- steps
-def _structure(g, ks, opts, reference):
-    """Step 1: ``(z, gap, se, ref_log_w)`` at the k of ``ks`` (k = 1 first)."""
-    W = np.array([g.within_one()] + [g.fit(k)[1] for k in ks[1:]])
-    if not np.all(W > 0):
-        raise InvalidParameterError(
-            f"choose_k: the within energy of the fit with k={int(ks[np.argmin(W)])} is 0 "
-            "(log W_k is undefined); use a smaller k_range")
-    draw = _reference_sampler(g.Z, g.w, reference)
-    ref = np.empty((opts["n_refs"], ks.size))
-    for b in progress_bar(range(opts["n_refs"]), desc="choose_k: reference samples",
-                          unit="sample", delay=2.0):
-        rng = g.rng(0, 1, b)
-        ref_g = _Geometry(draw(rng), g.w, g.params, {"n_init": REFERENCE_N_INIT},
-                          int(rng.integers(2**31 - 1)), matrix=g.on_matrix)
-        ref[b] = np.log([ref_g.within_one()] + [ref_g.fit(k)[1] for k in ks[1:]])
-    gap = ref.mean(axis=0) - np.log(W)
-    se = ref.std(axis=0) * np.sqrt(1.0 + 1.0 / opts["n_refs"])
-    z = (gap - gap[0]) / np.maximum(gap_gain_se(ref), 1e-300)
-    return z, gap, se, ref
-
-
-def _structure_sample(g):
-    """The geometry that step 1 tests: g itself up to ``STRUCTURE_MAX_N`` points, a
-    random subsample of that many past it (fitted from the coordinates, as its
-    references)."""
-    n = g.w.size
-    if n <= STRUCTURE_MAX_N:
-        return g
-    sub = np.sort(g.rng(0, 4).choice(n, STRUCTURE_MAX_N, replace=False))
-    return _Geometry(g.Z[sub], g.w[sub], g.params, g.opts, g.seed, matrix=False)
-
-
 def _scan(g, ks):
     """Step 2: the k of largest mean silhouette up to ``max(SCAN_MIN, SCAN_FACTOR k_s)``;
     ``(k_s, last k fitted, decided)``, decided False when the range ended first."""
@@ -287,11 +139,13 @@ def _scan(g, ks):
 
 
 def _refine(g, ks, k):
-    """Step 3: from k, one more cluster while some cluster splits; then the largest k
-    of that walk whose silhouette keeps ``SILHOUETTE_KEEP`` of the first's.
-    ``(k, trail, decided)``: ``trail`` the (k, Bonferroni p) of each partition
-    tested, ``decided`` False when the range ended while a cluster still split."""
+    """Step 3: from k, one more cluster while some cluster splits and the new
+    partition's mean silhouette keeps ``SILHOUETTE_KEEP`` of the first's; the last
+    k reached that keeps it. ``(k, trail, decided)``: ``trail`` the (k, Bonferroni
+    p) of each partition reached (p NaN for the one whose silhouette ended the
+    walk), ``decided`` False when the range ended while a cluster still split."""
     trail, k = [], int(k)
+    floor = SILHOUETTE_KEEP * g.silhouette(k)
     while True:
         labels = g.fits[k][0]
         tests = [g.bisect(labels, j, g.rng(k, 3, j)) for j in range(k)]
@@ -300,14 +154,13 @@ def _refine(g, ks, k):
         trail.append((k, p))
         above = ks[ks > k]
         if p >= SPLIT_ALPHA or not above.size:
-            break
+            return k, trail, p >= SPLIT_ALPHA
         nxt = int(above[0])
         g.fit(nxt, tests[j][1] if nxt == k + 1 else None)
-        g.silhouette(nxt)
+        if g.silhouette(nxt) < floor:
+            trail.append((nxt, np.nan))
+            return k, trail, True
         k = nxt
-    floor = SILHOUETTE_KEEP * g.silhouette(trail[0][0])
-    keep = [kk for kk, _ in trail if g.silhouette(kk) >= floor]
-    return keep[-1], trail, p >= SPLIT_ALPHA
 
 
 # --------------------------------------------------------------------------- result
@@ -318,25 +171,33 @@ def _curve(ks, values):
     return out
 
 
-def _decide(g, ks, opts, reference):
+def _structure(g, ks, opts, reference, r):
+    """Step 1 (k = 1 in the range): ``(found, text)``, the reference curves on r."""
+    found, text, refs = find_structure(g, ks, opts, reference)
+    if refs is not None:
+        sk = ks[ks <= STRUCTURE_KMAX]
+        pad = np.full((refs["ref_log_w"].shape[0], ks.size - sk.size), np.nan)
+        r.structure_z = _curve(ks, dict(zip(sk, refs["z"])))
+        r.gap = _curve(ks, dict(zip(sk, refs["gap"])))
+        r.gap_se = _curve(ks, dict(zip(sk, refs["se"])))
+        r.ref_log_w = np.hstack([refs["ref_log_w"], pad])
+    return found, text
+
+
+def _decide(g, ks, opts, reference, declared=None):
     """Steps 1-3 on one geometry: a filled :class:`ChooseKResult` and whether it shows
-    structure (always True without k = 1 in the range)."""
+    structure (always True without k = 1 in the range, or when ``declared``, the
+    text of the evidence found before)."""
     r = ChooseKResult(1, SILHOUETTE_SPLIT, ks)
     text = ""
     if ks[0] == 1:
-        sk = ks[ks <= STRUCTURE_KMAX]
-        z, gap, se, ref = _structure(_structure_sample(g), sk, opts, reference)
-        pad = np.full((ref.shape[0], ks.size - sk.size), np.nan)
-        r.structure_z, r.gap = _curve(ks, dict(zip(sk, z))), _curve(ks, dict(zip(sk, gap)))
-        r.gap_se, r.ref_log_w = _curve(ks, dict(zip(sk, se))), np.hstack([ref, pad])
-        zs = ", ".join(f"k={int(k)}: {v:.1f}" for k, v in zip(sk[1:], z[1:]))
-        if not np.any(z[1:] > STRUCTURE_Z):
-            r.reasoning = (f"no k in 2..{int(sk[-1])} has Gap(k) - Gap(1) above "
-                           f"{STRUCTURE_Z:g} standard errors of the reference samples ({zs})")
-            r.labels = np.zeros(g.w.size, dtype=np.int64)
-            return r, False
-        text = (f"Gap(k) - Gap(1) is above {STRUCTURE_Z:g} standard errors at k in "
-                f"{_ks(sk, np.flatnonzero(z > STRUCTURE_Z))} ({zs}): structure. ")
+        if declared is None:
+            found, text = _structure(g, ks, opts, reference, r)
+            if not found:
+                r.reasoning, r.labels = text, np.zeros(g.w.size, dtype=np.int64)
+                return r, False
+        else:
+            text = declared
     ks_fit = ks[ks >= 2]
     best, last, scanned = _scan(g, ks)
     text += (f"The mean silhouette, followed to k={last}"
@@ -344,16 +205,16 @@ def _decide(g, ks, opts, reference):
                 " (the end of k_range)")
              + f", is largest at k={best} ({g.silhouette(best):.3f}). ")
     k, trail, split_done = _refine(g, ks, best)
+    tested = [(kk, p) for kk, p in trail if not np.isnan(p)]
     steps = [f"at k={kk} " + (f"a cluster splits (p = {p:.2g} < {SPLIT_ALPHA:g})"
                               if p < SPLIT_ALPHA else f"none splits (p = {p:.2g})")
-             for kk, p in trail]
+             for kk, p in tested]
     text += ("Split test (dip of a held-out half, Bonferroni over the clusters): "
              + "; ".join(steps) + (" (the end of k_range)" if not split_done else ""))
-    last = trail[-1][0]
-    if last > best:
-        sils = ", ".join(f"k={kk}: {g.silhouette(kk):.3f}" for kk, _ in trail)
-        text += (f"; the largest k of {best}..{last} whose silhouette keeps "
-                 f"{SILHOUETTE_KEEP:g} of {g.silhouette(best):.3f} ({sils})")
+    if len(trail) > len(tested):
+        kk = trail[-1][0]
+        text += (f"; but the silhouette of k={kk}, {g.silhouette(kk):.3f}, is below "
+                 f"{SILHOUETTE_KEEP:g} x {g.silhouette(best):.3f}")
     text += f": k={k}."
     top = k == ks_fit[-1] and (not split_done or (k == best and not scanned))
     if top:
@@ -362,67 +223,43 @@ def _decide(g, ks, opts, reference):
     r.k, r.labels, r.reasoning, r.at_top = int(k), g.fits[k][0], text, bool(top)
     r.within_energy = _curve(ks, {kk: W for kk, (_, W) in g.fits.items()})
     r.silhouette = _curve(ks, g.sil)
-    r.split_p = _curve(ks, dict(trail))
+    r.split_p = _curve(ks, dict(tested))
     return r, True
 
 
-def _multimodal_axes(Z):
-    """The columns of sphered Z whose values the dip test finds multimodal at
-    ``SPLIT_ALPHA`` / (number of columns)."""
-    p = np.array([dip_test(Z[:, a])[1] for a in range(Z.shape[1])])
-    return np.flatnonzero(p < SPLIT_ALPHA / Z.shape[1])
-
-
-def _geometry(name, X, w, ks, params):
-    """X in geometry ``name``, or the reason it is not tried."""
-    why = _why_not_sphered(X, ks, params)
-    if why is not None:
-        return None, why.replace("sphering", "rescaling")
-    if name == "standardized":
-        sd = X.std(axis=0)
-        sd = sd[sd > 0]
-        if sd.size and sd.max() <= (1 + 1e-9) * sd.min():
-            return None, "its columns already have equal variances"
-        return standardize(X, w), None
-    Z = sphere(X, w)
-    if Z.shape[1] < 2:
-        return None, "X has one axis of variance, so sphering only rescales it"
-    if Z.shape[1] >= X.shape[0] - 1:
-        return None, (f"X has {Z.shape[1]} axes of variance for {X.shape[0]} points, so "
-                      "sphered every two points are the same distance apart")
-    if name == "sphered":
-        return Z, None
-    keep = _multimodal_axes(Z)
-    if not keep.size:
-        return None, "no axis of X sphered is multimodal (dip test)"
-    if keep.size == Z.shape[1]:
-        return None, "every axis of X sphered is multimodal: X sphered is tried in its turn"
-    return Z[:, keep], None
+def _rescaled(X, w, ks, params, opts, seed, r):
+    """X's geometry shows no structure: the rescaled geometries in turn, the first
+    that shows structure gives the answer (r updated in place)."""
+    for name in RESCALED:
+        Z, why = rescaled(name, X, w, ks, params, STRUCTURE_ALPHA)
+        if Z is None:
+            r.reasoning += f" {name.capitalize()} is not tried: {why}."
+            continue
+        declared = None
+        if name == "multimodal axes":
+            declared = (f"{Z.shape[1]} of its axes are multimodal (dip test at "
+                        f"{STRUCTURE_ALPHA:g} / the number of axes): structure. ")
+        s, found = _decide(Geometry(Z, w, params, opts, seed), ks, opts, "moments", declared)
+        setattr(r, name.replace(" ", "_"), s)
+        how = "" if declared else " (references with its moments)"
+        r.reasoning += f" On {_WHAT[name]}{how}: {s.reasoning}"
+        if found:
+            r.k, r.labels, r.geometry, r.at_top = s.k, s.labels, name, s.at_top
+            r.reasoning += f" The answer is k={s.k}, found there (labels: its fit)."
+            return
+        r.reasoning += "."
+    r.reasoning += " No structure: k=1."
 
 
 def choose_silhouette_split(X, w, ks, params, opts, rng):
     """``method="silhouette+split"``: the module docstring's steps, with the result."""
     seed = int(rng.integers(2**63 - 1))
-    g = _Geometry(X, w, params, opts, seed)
+    g = Geometry(X, w, params, opts, seed)
     r, found = _decide(g, ks, opts, opts["reference"])
     r.reasoning = f"{SILHOUETTE_SPLIT}: on X, {r.reasoning}"
     if not found:
         r.reasoning += "."
-        for name in RESCALED:
-            Z, why = _geometry(name, X, w, ks, params)
-            if Z is None:
-                r.reasoning += f" {name.capitalize()} is not tried: {why}."
-                continue
-            s, found = _decide(_Geometry(Z, w, params, opts, seed), ks, opts, "moments")
-            setattr(r, name.replace(" ", "_"), s)
-            r.reasoning += f" On {_WHAT[name]} (references with its moments): {s.reasoning}"
-            if found:
-                r.k, r.labels, r.geometry, r.at_top = s.k, s.labels, name, s.at_top
-                r.reasoning += f" The answer is k={s.k}, found there (labels: its fit)."
-                break
-            r.reasoning += "."
-        if not found:
-            r.reasoning += " No structure: k=1."
+        _rescaled(X, w, ks, params, opts, seed, r)
     if r.at_top:
         warnings.warn(f"choose_k: k={r.k} is the largest k of k_range and the rule had not "
                       "decided there: k may be larger than the range allows; widen k_range",
