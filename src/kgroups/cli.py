@@ -48,6 +48,7 @@ from ._cli_csv import CSVError, Table, UsageError, load_table, read_csv
 from ._cli_options import (
     CHOOSE_K_DEFAULTS,
     CHOOSE_K_METHODS,
+    CHOOSE_K_SEMIMETRICS,
     CLUSTER_OPTIONS,
     DELIMITERS,
     DEMO_DEFAULTS,
@@ -273,7 +274,7 @@ def _choose_k(args):
 
     for option, param in (("--n-refs", "n_refs"), ("--n-splits", "n_splits"),
                           ("--n-init", "n_init"), ("--alpha", "alpha"),
-                          ("--seed", "random_state")):
+                          ("--n-neighbors", "n_neighbors"), ("--seed", "random_state")):
         check_option(option, getattr(args, param), "choose_k", param)
     if not 1 <= args.k_min <= args.k_max:
         raise UsageError(f"arguments --k-min/--k-max: {args.k_min}..{args.k_max} should satisfy "
@@ -290,7 +291,8 @@ def _choose_k(args):
     try:
         r = choose_k(X, range(args.k_min, args.k_max + 1), method=args.method,
                      n_refs=args.n_refs, n_splits=args.n_splits, n_init=args.n_init,
-                     semimetric=args.semimetric, alpha=args.alpha, sample_weight=w,
+                     semimetric=args.semimetric, alpha=args.alpha,
+                     n_neighbors=args.n_neighbors, sample_weight=w,
                      random_state=args.random_state)
     except ValueError as err:  # InvalidParameterError: a k range the data cannot support
         raise UsageError(str(err)) from None
@@ -542,13 +544,15 @@ def _choose_k_parser(sub):
     c.add_argument("--header", default="auto", choices=HEADER_CHOICES,
                    help="whether the first row names the columns")
     c.add_argument("--method", default=d["method"], choices=CHOOSE_K_METHODS,
-                   help="auto: the rule of the semimetric, silhouette+split for point data: "
-                        "structure when k = 2..5 beat reference samples without structure "
-                        "by 3 standard errors of the gap statistic; the k of largest "
-                        "silhouette, followed to twice that k (at least 10); then one more "
-                        "cluster while a cluster's held-out half is multimodal (dip test), "
-                        "keeping 0.75 of the silhouette; when X shows none, the same on its "
-                        "multimodal sphered axes, X standardized, then sphered; else k = 1")
+                   help="auto: the rule of the semimetric. Point data (silhouette+split): "
+                        "structure when a held-out half is multimodal (dip tests) or k = "
+                        "2..5 beat reference samples without structure by 3.5 standard "
+                        "errors of the gap statistic; the k of largest silhouette, followed "
+                        "to twice that k (at least 10); then one more cluster while a "
+                        "cluster's held-out half is multimodal, keeping 0.7 of the "
+                        "silhouette; when X shows none, the same on its multimodal sphered "
+                        "axes, then X standardized; else k = 1. nearest_neighbors: the k >= 2 "
+                        "after which the graph's Laplacian eigenvalues rise most, as a ratio"),
     c.add_argument("--k-min", type=int, default=d["k_min"], metavar="K",
                    help="smallest k compared (1 lets the answer be 'no structure')")
     c.add_argument("--k-max", type=int, default=d["k_max"], metavar="K",
@@ -559,8 +563,11 @@ def _choose_k_parser(sub):
                    help="random halvings of prediction strength (methods with 'ps')")
     c.add_argument("--n-init", type=int, default=d["n_init"], metavar="N",
                    help="restarts of each kernel k-groups fit of the data, >= 1")
-    c.add_argument("--semimetric", default=d["semimetric"], choices=ESTIMATOR_CHOICES[
-        "semimetric"], help="semimetric of the fits")
+    c.add_argument("--semimetric", default=d["semimetric"], choices=CHOOSE_K_SEMIMETRICS,
+                   help="semimetric of the fits (nearest_neighbors: clusters of any shape, "
+                        "with the graph's own rule)")
+    c.add_argument("--n-neighbors", type=int, default=d["n_neighbors"], metavar="N",
+                   help="semimetric nearest_neighbors: neighbours of each point, >= 1")
     c.add_argument("--alpha", type=float, default=d["alpha"],
                    help="exponent of the energy semimetric, in (0, 2]")
     c.add_argument("--seed", dest="random_state", type=int, default=None, metavar="SEED",

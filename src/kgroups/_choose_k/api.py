@@ -28,13 +28,15 @@ from .methods import (
 from .result import ChooseKResult
 from .rules import GAP_PS_SPHERED, _decide, _why_not_sphered, auto_method
 from .silgap import SILHOUETTE_GAP, choose_silhouette_gap
+from .graph import GRAPH_EIGENGAP, choose_graph_eigengap
 from .silsplit import SILHOUETTE_SPLIT, choose_silhouette_split
 
 DEFAULT_METHOD = "auto"
 # the methods that run their own fits and decisions: method -> function(X, w, ks, params,
 # opts, rng) returning a ChooseKResult (a semimetric's own rule, named in
 # rules.AUTO_METHODS, goes here too)
-DRIVERS = {SILHOUETTE_SPLIT: choose_silhouette_split, SILHOUETTE_GAP: choose_silhouette_gap}
+DRIVERS = {SILHOUETTE_SPLIT: choose_silhouette_split, SILHOUETTE_GAP: choose_silhouette_gap,
+           GRAPH_EIGENGAP: choose_graph_eigengap}
 
 
 # --------------------------------------------------------------------------- inputs
@@ -48,6 +50,9 @@ def _k_limits(method, n, n_distinct):
         lim.append((n // 2, f"prediction strength fits halves of {n // 2} points, k <= {n // 2}"))
     if method in ("silhouette", "eigengap"):
         lim.append((n - 1, f"the {method} needs k <= n_samples - 1 = {n - 1}"))
+    if method == GRAPH_EIGENGAP:
+        lim.append((n_distinct - 2, f"the graph's eigengap reads k + 1 eigenvalues of the "
+                    f"graph of {n_distinct} distinct points, k <= {n_distinct - 2}"))
     if method == SILHOUETTE_SPLIT:
         lim.append((n - 1, f"the silhouette needs k <= n_samples - 1 = {n - 1}"))
     return min(lim, key=lambda t: t[0])
@@ -97,7 +102,7 @@ _NEEDS = {SILHOUETTE_SPLIT: ("gap", "silhouette"), SILHOUETTE_GAP: ("gap", "silh
           GAP_PS_SPHERED: ("gap", "prediction_strength"),
           "gap+ps": ("gap", "prediction_strength"), "gap": ("gap",),
           "prediction_strength": ("prediction_strength",), "silhouette": ("silhouette",),
-          "eigengap": ("eigengap",)}
+          "eigengap": ("eigengap",), GRAPH_EIGENGAP: ("eigengap",)}
 
 
 def _curves(X, w, ks, method, params, opts, rng):
@@ -170,8 +175,8 @@ def _choose_default(X, w, ks, rule, se_factor, cutoff, params, opts, rng):
 @validated
 def choose_k(X, k_range=None, *, method=DEFAULT_METHOD, rule=None, se_factor=1.0, cutoff=0.8,
              n_refs=10, reference="pca", n_splits=20, semimetric="energy", alpha=1.0,
-             sigma=1.0, theta=1.0, sample_weight=None, n_init=5, engine="auto",
-             random_state=None):
+             sigma=1.0, theta=1.0, sample_weight=None, n_neighbors=10, n_init=5,
+             engine="auto", random_state=None):
     r"""Choose the number of clusters k of point data, and say why.
 
     Every method judges kernel k-groups fits (:class:`~kgroups.KernelKGroups`) for
@@ -269,10 +274,13 @@ def choose_k(X, k_range=None, *, method=DEFAULT_METHOD, rule=None, se_factor=1.0
     n_splits : int, default=20
         Random halvings of prediction strength; each half is test half once (not
         used by the default method).
-    semimetric : {"energy", "laplacian", "gaussian", "localized", "sinusoidal"} or callable, default="energy"
+    semimetric : {"energy", "laplacian", "gaussian", "localized", "sinusoidal", "nearest_neighbors"} or callable, default="energy"
         The semimetric of the fits (see :class:`~kgroups.KernelKGroups`). The
         default method looks at the rescaled data (multimodal sphered axes,
-        standardized) with ``"energy"`` only.
+        standardized) with ``"energy"`` only. ``"nearest_neighbors"`` has a rule
+        of its own (``method="auto"`` only): the k >= 2 after which the
+        eigenvalues of the random walk's Laplacian on the neighbourhood graph rise
+        most, as a ratio (:doc:`/user_guide/shapes`).
     alpha : float, default=1.0
         Exponent of the energy semimetric, in (0, 2]; ``alpha=2`` makes the gap
         statistic the original one; the eigengap needs ``alpha <= 1``.
@@ -282,6 +290,9 @@ def choose_k(X, k_range=None, *, method=DEFAULT_METHOD, rule=None, se_factor=1.0
         Scale of the sinusoidal semimetric.
     sample_weight : array-like of shape (n_samples,), default=None
         Positive weights (None: all ones).
+    n_neighbors : int, default=10
+        ``semimetric="nearest_neighbors"``: the neighbours of each point in the
+        graph (see :class:`~kgroups.KernelKGroups`).
     n_init : int, default=5
         Restarts of every :class:`~kgroups.KernelKGroups` fit (the default method:
         kernel k-means++ starts of each k of X, besides its start from a split).
@@ -382,11 +393,16 @@ def choose_k(X, k_range=None, *, method=DEFAULT_METHOD, rule=None, se_factor=1.0
     w = check_sample_weight(sample_weight, n, "choose_k")
     if method == "auto":
         method = auto_method(semimetric)
+    elif semimetric == "nearest_neighbors":
+        raise InvalidParameterError(
+            f"choose_k: semimetric='nearest_neighbors' has a rule of its own, the eigengap of "
+            f"its neighbourhood graph (method='auto'); got method={method!r}")
     rule = _check_rule(rule, method)
-    n_distinct = np.unique(X, axis=0).shape[0] if "gap" in _NEEDS[method] else n
+    n_distinct = np.unique(X, axis=0).shape[0] if "gap" in _NEEDS[method] or \
+        method == GRAPH_EIGENGAP else n
     ks = _check_k_range(k_range, method, n, n_distinct)
     params = {"semimetric": semimetric, "alpha": alpha, "sigma": sigma, "theta": theta,
-              "engine": engine}
+              "engine": engine, "n_neighbors": n_neighbors}
     opts = {"n_refs": n_refs, "reference": reference, "n_splits": n_splits, "n_init": n_init}
     rng = np.random.default_rng(as_seed(random_state))
     if method in DRIVERS:
