@@ -49,7 +49,8 @@ def full(results):
             ["bench_neighbors_scale.py", "--out", os.path.join(results, "neighbors_scale.md")],
             ["bench_semimetric.py", "--out", os.path.join(results, "semimetric.md"), "--json",
              os.path.join(results, "semimetric.json"), "--figure",
-             os.path.join(results, "semimetric.png")]]
+             os.path.join(results, "semimetric.png")],
+            ["bench_choose_k_graph.py", "--out", os.path.join(results, "choose_k_graph.md")]]
 
 
 def quick(results):

@@ -1039,7 +1039,34 @@ def shapes():
             out += _heading(title.strip(), "-") + _table(cells[0], cells[1:])
     out += _source(["semimetric.md", "semimetric.json", "semimetric.png"],
                    command.group(1) if command else "python benchmarks/bench_semimetric.py")
-    return out + shapes_scale()
+    return out + shapes_scale() + shapes_choose_k()
+
+
+def shapes_choose_k():
+    text = _load("choose_k_graph.md")
+    if text is None:
+        return []
+    out = _heading("Choosing k with the graph semimetric", "-")
+    out += [
+        "``choose_k(X, semimetric=\"nearest_neighbors\")`` on the same four batteries, k in",
+        "1..15, beside the plain eigengap of the same eigenvalues, the silhouette of the",
+        "graph semimetric's fits, and the point rule of the energy semimetric. A cell is",
+        "*right / useful*: the k is the number of labelled groups / a graph fit at that",
+        "k reaches 0.75 of the best ARI of the graph fits at k = 2..15.",
+        "",
+    ]
+    command = re.search(r"^`(python [^`]+)`", text, re.M)
+    head = text.split("\n## ")[0]
+    out += _markdown(head, skip=("# ", "`python", "92 sets"))
+    body = text.split("\n## ", 1)[1] if "\n## " in text else ""
+    rows = [ln for ln in body.splitlines() if ln.startswith("|")]
+    cells = [[c.strip() for c in ln.strip().strip("|").split("|")] for ln in rows]
+    cells = [r for r in cells if not all(set(c) <= set("-: ") for c in r)]
+    if cells:
+        out += [f"The k of every rule on every set: "
+                f"{_grid_csv('choose_k_graph.csv', cells[0], cells[1:])}.", ""]
+    return out + _source(["choose_k_graph.md"], command.group(1) if command else
+                         "python benchmarks/bench_choose_k_graph.py")
 
 
 def shapes_scale():
