@@ -737,9 +737,14 @@ def graphs():
                          "python benchmarks/bench_graph_scale.py --no-leiden")
 
 
-def _md_table(lines):
+def _md_cells(lines):
+    """The cells of a Markdown table's lines, row by row, without its rule line."""
     rows = [[c.strip() for c in ln.strip().strip("|").split("|")] for ln in lines]
-    rows = [r for r in rows if not all(set(c) <= set("-: ") for c in r)]
+    return [r for r in rows if not all(set(c) <= set("-: ") for c in r)]
+
+
+def _md_table(lines):
+    rows = _md_cells(lines)
     clean = []
     for r in rows:
         clean.append([re.sub(r"\s*\(issue\)", "", c).replace("`", "``")
@@ -784,8 +789,7 @@ def _choose_k_grid(text):
     """The study's grid (its first table) to a CSV download, and a short table of its
     summary rows (those without a k) for the methods of :data:`CHOOSE_K_SHORT`."""
     block = [ln for ln in text.split("\n## ")[0].splitlines() if ln.startswith("|")]
-    rows = [[c.strip() for c in ln.strip().strip("|").split("|")] for ln in block]
-    rows = [r for r in rows if not all(set(c) <= set("-: ") for c in r)]
+    rows = _md_cells(block)
     head, body = rows[0], rows[1:]
     link = _grid_csv("choose_k_grid.csv", head, body)
     keep = [i for i, h in enumerate(head) if h in CHOOSE_K_SHORT]
@@ -851,8 +855,7 @@ def choose_k_batteries():
         title, _, body = part.partition("\n")
         rows = [ln for ln in body.splitlines() if ln.startswith("|")]
         if title.startswith("Every set"):
-            cells = [[c.strip() for c in ln.strip().strip("|").split("|")] for ln in rows]
-            cells = [r for r in cells if not all(set(c) <= set("-: ") for c in r)]
+            cells = _md_cells(rows)
             link = _grid_csv("choose_k_batteries.csv", cells[0], cells[1:])
             out += [f"The k of every rule on every set: {link}.", ""]
         else:
@@ -875,8 +878,7 @@ def choose_k_time():
     command = re.search(r"^`(python [^`]+)`", text, re.M)
     parts = text.split("\n## ")
     rows = [ln for ln in parts[0].splitlines() if ln.startswith("|")]
-    cells = [[c.strip() for c in ln.strip().strip("|").split("|")] for ln in rows]
-    cells = [r for r in cells if not all(set(c) <= set("-: ") for c in r)]
+    cells = _md_cells(rows)
     link = _grid_csv("choose_k_time.csv", cells[0], cells[1:])
     out += _table(cells[0], [r for r in cells[1:]
                              if r[0] in ("median", "largest") or r[0].startswith("sets ")])
@@ -1029,8 +1031,7 @@ def shapes():
     for part in parts[1:]:
         title, _, body = part.partition("\n")
         rows = [ln for ln in body.splitlines() if ln.startswith("|")]
-        cells = [[c.strip() for c in ln.strip().strip("|").split("|")] for ln in rows]
-        cells = [r for r in cells if not all(set(c) <= set("-: ") for c in r)]
+        cells = _md_cells(rows)
         if title.startswith("Every set"):
             link = _grid_csv("semimetric_grid.csv", cells[0], cells[1:])
             out += [f"The ARI of every method on every set, and what ``auto`` chose: {link}.",
@@ -1060,8 +1061,7 @@ def shapes_choose_k():
     out += _markdown(head, skip=("# ", "`python", "92 sets"))
     body = text.split("\n## ", 1)[1] if "\n## " in text else ""
     rows = [ln for ln in body.splitlines() if ln.startswith("|")]
-    cells = [[c.strip() for c in ln.strip().strip("|").split("|")] for ln in rows]
-    cells = [r for r in cells if not all(set(c) <= set("-: ") for c in r)]
+    cells = _md_cells(rows)
     if cells:
         out += [f"The k of every rule on every set: "
                 f"{_grid_csv('choose_k_graph.csv', cells[0], cells[1:])}.", ""]
