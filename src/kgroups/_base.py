@@ -470,9 +470,9 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
         all before the runs, so that the engine can build their M together)."""
         rng = np.random.default_rng(as_seed(self.random_state))
         # the input-space seeding ("k-means++") reads rows in host memory; without them
-        # (a precomputed matrix, data on a CUDA device) it seeds in the kernel's space
-        raw = None if not (self._closed_form() or callable(self.semimetric)) or \
-            not kind.host_rows else X
+        # (a precomputed matrix, data on a CUDA device), or where the semimetric's space
+        # is not the input's (one built from the data), it seeds in the kernel's space
+        raw = None if self._precomputed() or self._data_built() or not kind.host_rows else X
 
         def fit_sample(Xs, ws, seed):
             return self._fit_sample(Xs, ws, seed, progress)

@@ -143,8 +143,8 @@ def check_engine_input(name, n_samples, *, kernel, semimetric, sparse_input, n_c
             "'kernel-k-means++' or 'k-means++' (an in-memory fit of a sample), 'random' "
             "or an array of labels")
     precomputed = kernel == "precomputed" or semimetric == "precomputed"
-    form = input_form(precomputed, sparse_input, isinstance(semimetric, str)
-                      and semimetric in DATA_BUILT)
+    form = input_form(precomputed, sparse_input, not precomputed
+                      and isinstance(semimetric, str) and semimetric in DATA_BUILT)
     if form not in caps.inputs and form == "feature columns":
         raise ValueError(
             f"{owner}: engine={name!r} does not take semimetric={semimetric!r}, whose kernel "
