@@ -1,26 +1,30 @@
 """
-Choosing k: structure, separation, and a second look with standardized columns
-===============================================================================
+Choosing k: structure, separation, and a split test
+===================================================
 
-:func:`kgroups.choose_k` by default asks three questions of kernel k-groups fits
-for k = 1..10. Which k show structure: does the fit with k clusters lower the
-within energy W more than it does on reference samples without clusters, by more
-than 3 standard errors of that gain (the gap statistic of Tibshirani, Walther &
-Hastie 2001)? Which of them separates best: the largest mean silhouette
-(Rousseeuw 1987)? Is there a finer level: the gap's ``globalSEmax`` k, when it is
-larger and keeps 0.8 of that silhouette? When no k shows structure, it looks
-again at the data with every column scaled to unit variance, then sphered.
+:func:`kgroups.choose_k` by default (``method="auto"``, which is
+``"silhouette+split"`` for point data) asks three questions of kernel k-groups
+fits for k = 1, 2, ... Is there structure: is X multimodal by Hartigan's dip test
+(of a held-out half along the line of a 2-cluster fit of the other half, and of
+the distances from the mean), or does some fit with k = 2..5 lower the within
+energy W more than on reference samples without clusters (the gap statistic of
+Tibshirani, Walther & Hastie 2001)? Which k separates best: the largest mean
+silhouette (Rousseeuw 1987), followed to twice its k and at least to 10? Does a
+cluster still split: a dip test of a held-out half of each cluster, one more
+cluster while some cluster splits and the silhouette keeps 0.7 of its best?
 
-Top: 8 blobs on a 4 x 2 grid. Every k from 2 on beats the reference samples, and
-the silhouette is largest at k = 8. Middle: two parallel elongated clusters. In the
+Top: 8 blobs on a 4 x 2 grid: X is multimodal, the silhouette is largest at
+k = 8 and no cluster splits. Middle: two parallel elongated clusters. In the
 data's geometry the best two-cluster cut goes across the long axis, as in one
-elongated cloud, and no k beats the references; with standardized columns the two
-bands are far apart compared with their length, and k = 2 is the gap's first
-maximum among the k that show structure (the panels are those of the standardized
-data). Bottom: one elongated Gaussian with no clusters: no k beats the reference
-samples in any geometry, so the answer is 1. ``result.reasoning`` says the same in
-words, with every number it used.
+elongated cloud: no modes, and no k beats the references. Sphered, one principal
+axis is multimodal, and on that axis the silhouette is largest at k = 2 (the
+panels are those of the multimodal axes). Bottom: one elongated Gaussian with no
+clusters: no modes and no gain over the reference samples, in the data's geometry
+or with standardized columns, so the answer is 1. ``result.reasoning`` says the
+same in words, with every number it used; the answer does not change when
+``k_range`` is widened past the k where the rule decided.
 """
+
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -44,9 +48,10 @@ for row, (name, X) in enumerate([("8 blobs on a grid", grid),
     axes[row, 0].scatter(X[:, 0], X[:, 1], c=result.labels, s=6, cmap="tab10")
     axes[row, 0].set_title(f"{name}: chosen k = {result.k}")
     axes[row, 0].set_aspect("equal", adjustable="datalim")
-    # the structure test of the geometry that answered, and what chose among its k
+    # what chose k in the geometry that answered: the silhouette and the split
+    # test where there was structure, the structure test and the gap where not
     prefix = "" if result.geometry == "data" else result.geometry + " "
-    second = "silhouette" if result.geometry == "data" else prefix + "gap"
-    result.plot(ax=axes[row, 1:], criteria=[prefix + "structure", second])
+    chose = ["silhouette", "split"] if result.k > 1 else ["structure", "gap"]
+    result.plot(ax=axes[row, 1:], criteria=[prefix + c for c in chose])
 fig.tight_layout()
 plt.show()
