@@ -27,8 +27,11 @@ draws change only choose_k's random state):
                       references by 3 standard errors; the silhouette's best of them,
                       or the gap's globalSEmax one when finer and nearly as separated;
                       no structure: the same test on X standardized, then sphered
-``silhouette+split (default)``
-                      ``choose_k(X, range(1, 11))`` (issue 42, round 2): k = 1 only
+``auto (default)``    ``choose_k(X, range(1, 11))`` (issue 42, round 3):
+                      ``silhouette+split``, except on X whose only modes are in the
+                      distances from the mean (rings, shells): the neighbourhood
+                      graph's eigengap
+``silhouette+split``  ``method="silhouette+split"`` (round 2's default): k = 1 only
                       without modes (dip tests of a held-out half along its 2-cluster
                       line and of the distances from the mean) and without a gain of
                       k = 2..5 over the references above 3.5 standard errors; the
@@ -38,9 +41,9 @@ draws change only choose_k's random state):
                       no structure: the same on the multimodal sphered axes, then X
                       standardized
 ``keep 0.75``, ``keep 0.65``, ``no split test``, ``structure at 3 s.e.``
-                      the default with one constant changed (the split walk's share
-                      of the silhouette, the split test's level set to 0, the
-                      reference test's threshold)
+                      ``silhouette+split`` with one constant changed (the split
+                      walk's share of the silhouette, the split test's level set to
+                      0, the reference test's threshold)
 ``round 1 default``   the default of round 1 of issue 42 (commit bad4ec9, its code
                       gone): its picks and seconds copied from
                       ``results/choose_k_round1.json``, that round's run of the same
@@ -275,7 +278,8 @@ def methods(refs, splits):
     cols["default, 5 splits"] = {"method": "gap+ps+sphered", "n_refs": refs, "n_splits": 5}
     cols["gap+ps+sphered"] = {"method": "gap+ps+sphered", **common}
     cols["silhouette+gap"] = {"method": "silhouette+gap", "n_refs": refs}
-    cols[DEFAULT] = {"method": "silhouette+split", "n_refs": refs}
+    cols[DEFAULT] = {"method": "auto", "n_refs": refs}
+    cols[ALONE] = {"method": "silhouette+split", "n_refs": refs}
     for name, values in VARIANTS.items():
         cols[name] = {"method": "silhouette+split", "n_refs": refs, "constants": values}
     cols[ROUND1] = {"saved": ROUND1_FILE}
@@ -284,7 +288,8 @@ def methods(refs, splits):
     return cols
 
 
-DEFAULT = "silhouette+split (default)"
+DEFAULT = "auto (default)"
+ALONE = "silhouette+split"
 # variants of the default ("module.CONSTANT" of kgroups._choose_k, set for one call; the
 # batteries study, bench_choose_k_batteries.py, runs the same)
 VARIANTS = {"keep 0.75": {"silsplit.SILHOUETTE_KEEP": 0.75},
@@ -297,6 +302,7 @@ ROUND1_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results"
                            "choose_k_round1.json")
 # columns renamed since a saved study was made (--reuse)
 RENAMED = {"gap+ps+sphered (default)": "gap+ps+sphered",
+           "silhouette+split (default)": "silhouette+split",
            "silhouette+gap (default)": "silhouette+gap"}
 
 

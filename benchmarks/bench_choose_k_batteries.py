@@ -17,16 +17,20 @@ clusters an energy fit can find.
 
 **The rules**:
 
-``silhouette+split (default)``  ``choose_k(X, range(1, 16), random_state=0)`` (issue 42,
-                                round 2): k = 1 only without modes (two dip tests) and
-                                without a gain over the references above 3.5 standard
-                                errors; the silhouette's best k, followed to
-                                max(10, 2 k); one more cluster while a cluster's held-out
-                                half is multimodal and the silhouette keeps 0.7 of the best
-``keep 0.75``                   the split walk goes on while the silhouette keeps 0.75
-                                (round 1's share) instead of 0.7
+``auto (default)``              ``choose_k(X, range(1, 16), random_state=0)`` (issue 42,
+                                round 3): ``silhouette+split``, except on X whose only
+                                modes are in the distances from the mean (rings,
+                                shells): the neighbourhood graph's eigengap
+``silhouette+split``            ``method="silhouette+split"`` (round 2's default): k = 1
+                                only without modes (two dip tests) and without a gain
+                                over the references above 3.5 standard errors; the
+                                silhouette's best k, followed to max(10, 2 k); one more
+                                cluster while a cluster's held-out half is multimodal
+                                and the silhouette keeps 0.7 of the best
+``keep 0.75``                   ``silhouette+split`` whose split walk goes on while the
+                                silhouette keeps 0.75 (round 1's share) instead of 0.7
 ``keep 0.65``                   ... 0.65
-``no split test``               the default without step 3 (its level set to 0)
+``no split test``               ``silhouette+split`` without step 3 (its level set to 0)
 ``structure at 3 s.e.``         the reference test at 3 standard errors instead of 3.5
 ``round 1 default``             the default of round 1 (commit bad4ec9; its code is gone):
                                 its picks, seconds and usefulness copied from
@@ -82,7 +86,8 @@ CURVE_KS = range(2, 16)
 K_RANGE = range(1, 16)
 USEFUL_SHARE = 0.75
 NO_SIGNAL_ARI = 0.10
-DEFAULT = "silhouette+split (default)"
+DEFAULT = "auto (default)"
+ALONE = "silhouette+split"
 SLOW = ("gap+ps+sphered",)
 # silhouette+gap is run up to this many points
 SILGAP_MAX_N = 3000
@@ -144,7 +149,9 @@ def _silhouette_gap(X, fits):
 def rules(slow):
     """Rule name -> function(X, curve fits) returning the chosen k (None: not run;
     ``None`` instead of a function: the saved picks of round 1)."""
-    out = {DEFAULT: lambda X, f: choose_k(X, K_RANGE, random_state=0).k}
+    out = {DEFAULT: lambda X, f: choose_k(X, K_RANGE, random_state=0).k,
+           ALONE: lambda X, f: choose_k(X, K_RANGE, method="silhouette+split",
+                                        random_state=0).k}
     out.update((name, _variant(values)) for name, values in VARIANTS.items())
     out[ROUND1] = None                                  # copied from ROUND1_FILE
     out["silhouette+gap"] = _silhouette_gap

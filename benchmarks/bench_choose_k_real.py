@@ -14,7 +14,9 @@ ARI 0.10, any k counts.
 
 **The rules**, side by side in one run, each timed on its own:
 
-``silhouette+split (default)`` ``choose_k(X, random_state=0)`` (issue 42, round 2)
+``auto (default)``            ``choose_k(X, random_state=0)`` (issue 42, round 3:
+                              ``silhouette+split``, and the neighbourhood graph's
+                              eigengap on rings and shells)
 ``round 1 default``           the default of round 1 of issue 42 (commit bad4ec9, its
                               code gone): its picks, seconds and ARI copied from
                               ``results/choose_k_round1.json``, that round's run
@@ -71,7 +73,7 @@ from _real_tables import TABLES, load  # noqa: E402
 CURVE_KS = range(2, 16)
 USEFUL_SHARE = 0.75
 NO_SIGNAL_ARI = 0.10
-DEFAULT = "silhouette+split (default)"
+DEFAULT = "auto (default)"
 RANGES = (range(1, 11), range(1, 16), range(1, 21), range(1, 31))
 ANCHORS = ("GMM BIC", "KMeans + silhouette", "KMeans + CH", "kernel k-groups + silhouette")
 SLOW = ("gap+ps+sphered", "prediction_strength")  # minutes on digits: --skip-slow leaves them out

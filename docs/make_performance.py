@@ -777,7 +777,8 @@ def _markdown(text, skip=()):
 # The study's columns that are methods of choose_k, as the short table names them;
 # the other columns (variants the study compared while choosing the default) are in
 # the downloadable grid only.
-CHOOSE_K_SHORT = {"silhouette+split (default)": "silhouette+split (the default)",
+CHOOSE_K_SHORT = {"auto (default)": "auto (the default)",
+                  "silhouette+split": "silhouette+split",
                   "silhouette+gap": "silhouette+gap", "gap+ps+sphered": "gap+ps+sphered",
                   "gap+ps": "gap+ps", "gap:firstSEmax": "gap", "ps": "prediction_strength",
                   "silhouette": "silhouette", "eigengap": "eigengap",
@@ -812,8 +813,10 @@ def choose_k():
         "(k = 1), and the bundled real tables z-scored (k = the number of classes,",
         "which need not be what the data show; the real tables are judged by a",
         "usefulness rule in the next section). A setting is right on most draws when 3",
-        "of its 5 draws give its k. The default is ``silhouette+split``; scikit-learn's",
-        "``KMeans`` with the silhouette and ``GaussianMixture`` with BIC are beside it.",
+        "of its 5 draws give its k. The default, ``auto``, is ``silhouette+split``",
+        "except on rings and shells (the neighbourhood graph's eigengap; none here);",
+        "scikit-learn's ``KMeans`` with the silhouette and ``GaussianMixture`` with BIC",
+        "are beside it.",
         "Times are on the real tables, where every method ran in one run.",
         "",
     ]

@@ -13,7 +13,7 @@ from kgroups._choose_k import KRangeWarning
 from kgroups._choose_k.result import DEFAULT_STRUCTURE_Z
 from kgroups._choose_k.rules import AUTO_METHODS, auto_method
 from kgroups._choose_k.silsplit import SCAN_FACTOR, SCAN_MIN, SILHOUETTE_KEEP, SPLIT_ALPHA
-from kgroups._choose_k.structure import STRUCTURE_KMAX
+from kgroups._choose_k.structure import STRUCTURE_ALPHA, STRUCTURE_KMAX, shells
 
 
 def blobs(rng, centres, sd, n_per):
@@ -175,13 +175,17 @@ def test_large_data_path_gives_the_same_answer(monkeypatch):
 
 # --------------------------------------------------------------------------- work
 def test_one_call_per_k_and_references_only_without_modes(monkeypatch):
-    """Six separated blobs: the dips find modes, so no reference is fitted; X is
+    """Six separated blobs (the point rule asked for by name: at 10 points a blob,
+    ``"auto"`` finds their modes in the distances from the mean alone and takes the
+    graph's rule, which answers 6 too): the dips find modes, so no reference is
+    fitted; X is
     fitted once per k up to the horizon (n_init kernel k-means++ starts and one from
     a split, in one call), once more per k of the split walk, and 2-cluster fits of
     halves of clusters."""
     X = blobs(np.random.default_rng(7), SIX, 0.8, 10)          # 60 points
     calls = spy_fits(monkeypatch)
-    r = choose_k(X, range(1, 16), n_refs=3, n_init=4, random_state=0)
+    r = choose_k(X, range(1, 16), method="silhouette+split", n_refs=3, n_init=4,
+                 random_state=0)
     assert r.k == 6 and r.structure_z is None and r.gap is None
     whole = [(k, s) for k, n, s in calls if n == 60]
     assert max(k for k, _ in whole) == max(SCAN_MIN, SCAN_FACTOR * 6) == 12
@@ -213,6 +217,51 @@ def test_auto_is_the_point_rule_and_has_a_table():
     assert auto_method(lambda a, b: a) == "silhouette+split"
     X = blobs(np.random.default_rng(9), SIX[:3], 0.7, 10)
     assert choose_k(X, range(1, 8), n_refs=2, random_state=0).method == "silhouette+split"
+
+
+# --------------------------------------------------------------------------- shells
+def test_shells_are_modes_of_the_distances_from_the_mean_alone():
+    level = STRUCTURE_ALPHA / 2
+    assert shells((0.5, level / 2)) and shells((level, 0.0))
+    assert not shells((level / 2, level / 2)) and not shells((0.5, 0.5))
+    assert not shells((level / 2, 0.5))
+
+
+@pytest.mark.parametrize("ks", [range(1, 5), range(1, 11), range(1, 21), range(2, 16)])
+def test_two_rings_get_the_graphs_k_whatever_the_range(ks):
+    """Two concentric rings: no mode along a 2-cluster line, modes in the distances
+    from the mean, so method='auto' reads k off the neighbourhood graph: 2, the rings
+    as labels, whatever the range (silhouette+split alone follows the silhouette up
+    with the range: energy partitions cut rings into arcs)."""
+    from sklearn.datasets import make_circles
+    from sklearn.metrics import adjusted_rand_score
+
+    X, y = make_circles(600, factor=0.5, noise=0.05, random_state=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", KRangeWarning)
+        r = choose_k(X, ks, random_state=0)
+    assert r.k == 2 and r.method == "graph eigengap"
+    assert adjusted_rand_score(y, r.labels) > 0.95
+    assert "distances from the mean alone" in r.reasoning and "n_neighbors=10" in r.reasoning
+
+
+def test_shells_stay_with_the_point_rule_when_asked_or_not_energy():
+    from sklearn.datasets import make_circles
+
+    X, _ = make_circles(400, factor=0.5, noise=0.05, random_state=1)
+    assert choose_k(X, range(1, 11), method="silhouette+split",
+                    random_state=0).method == "silhouette+split"
+    assert choose_k(X, range(1, 11), semimetric="gaussian", sigma=0.5,
+                    random_state=0).method == "silhouette+split"
+
+
+def test_a_centre_blob_among_blobs_is_not_a_shell():
+    """A 3 x 3 grid of blobs: its distances from the mean are multimodal (centre, sides,
+    corners) and so is its 2-cluster line: the point rule, 9 clusters."""
+    X = blobs(np.random.default_rng(2), [[5.0 * i, 5.0 * j] for i in range(3)
+                                         for j in range(3)], 0.6, 25)
+    r = choose_k(X, range(1, 16), random_state=0)
+    assert r.method == "silhouette+split" and r.k == 9
 
 
 def test_plot_draws_the_structure_and_split_tests():

@@ -184,7 +184,12 @@ def choose_k(X, k_range=None, *, method=DEFAULT_METHOD, rule=None, se_factor=1.0
 
     - ``"auto"`` (default): the method of the semimetric's kind of clusters
       (``kgroups._choose_k.rules.AUTO_METHODS``); ``"silhouette+split"`` for
-      every semimetric of point data.
+      every semimetric of point data, except that with ``"energy"``, X whose only
+      modes are those of its distances from the mean (the radial dip test below
+      finds modes, the split dip none: rings or shells around one centre, which
+      energy partitions cut into arcs) gets the rule of
+      ``semimetric="nearest_neighbors"``: the graph's eigengap, and the labels of
+      its fit.
     - ``"silhouette+split"``: k = 1 only when X shows no structure by any
       yardstick: no modes (Hartigan's dip test of a held-out half projected on the
       line of a 2-cluster fit of the other half, and of the distances from the
@@ -236,8 +241,8 @@ def choose_k(X, k_range=None, *, method=DEFAULT_METHOD, rule=None, se_factor=1.0
     variances (raw wine); the default stops at the coarse level of real tables
     whose classes overlap (seeds: 2 of 3, dermatology: 4 of 6) and answers 1 on
     tables that look like one Gaussian cloud by every yardstick (NeuroCog,
-    leafshape), and on curved shapes (rings, moons) it picks what the silhouette
-    picks, often a large k.
+    leafshape), and on curved shapes that are not nested (moons, spirals) it picks
+    what the silhouette picks, often a large k.
 
     Parameters
     ----------
@@ -250,7 +255,8 @@ def choose_k(X, k_range=None, *, method=DEFAULT_METHOD, rule=None, se_factor=1.0
         ``k <= n_samples // 2``, the others ``k <= n_samples - 1``.
     method : {"auto", "silhouette+split", "silhouette+gap", "gap+ps+sphered", "gap+ps", "gap", "prediction_strength", "silhouette", "eigengap"}, default="auto"
         How k is chosen; ``"auto"`` runs the rule of the semimetric's kind of
-        clusters (``"silhouette+split"`` for point data).
+        clusters (``"silhouette+split"`` for point data; the graph's eigengap for
+        ``"nearest_neighbors"``, and for rings and shells with ``"energy"``).
     rule : {"firstSEmax", "Tibs2001SEmax", "globalSEmax", "firstmax", "globalmax"}, default=None
         The gap statistic's decision rule (``method="gap"``: over the whole
         range, default ``"firstSEmax"``, R's default; ``"gap+ps"`` and
@@ -291,8 +297,9 @@ def choose_k(X, k_range=None, *, method=DEFAULT_METHOD, rule=None, se_factor=1.0
     sample_weight : array-like of shape (n_samples,), default=None
         Positive weights (None: all ones).
     n_neighbors : int, default=10
-        ``semimetric="nearest_neighbors"``: the neighbours of each point in the
-        graph (see :class:`~kgroups.KernelKGroups`).
+        ``semimetric="nearest_neighbors"``, and the default method on rings and
+        shells: the neighbours of each point in the graph (see
+        :class:`~kgroups.KernelKGroups`).
     n_init : int, default=5
         Restarts of every :class:`~kgroups.KernelKGroups` fit (the default method:
         kernel k-means++ starts of each k of X, besides its start from a split).
@@ -391,7 +398,8 @@ def choose_k(X, k_range=None, *, method=DEFAULT_METHOD, rule=None, se_factor=1.0
     X = check_data(X, "X", "choose_k", allow_1d=True, min_samples=2)
     n = X.shape[0]
     w = check_sample_weight(sample_weight, n, "choose_k")
-    if method == "auto":
+    auto = method == "auto"
+    if auto:
         method = auto_method(semimetric)
     elif semimetric == "nearest_neighbors":
         raise InvalidParameterError(
@@ -403,7 +411,8 @@ def choose_k(X, k_range=None, *, method=DEFAULT_METHOD, rule=None, se_factor=1.0
     ks = _check_k_range(k_range, method, n, n_distinct)
     params = {"semimetric": semimetric, "alpha": alpha, "sigma": sigma, "theta": theta,
               "engine": engine, "n_neighbors": n_neighbors}
-    opts = {"n_refs": n_refs, "reference": reference, "n_splits": n_splits, "n_init": n_init}
+    opts = {"n_refs": n_refs, "reference": reference, "n_splits": n_splits, "n_init": n_init,
+            "graph_for_shells": auto and semimetric == "energy", "n_distinct": n_distinct}
     rng = np.random.default_rng(as_seed(random_state))
     if method in DRIVERS:
         return DRIVERS[method](X, w, ks, params, opts, rng)

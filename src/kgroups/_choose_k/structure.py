@@ -162,13 +162,27 @@ def _zs(ks, z):
     return ", ".join(f"k={int(k)}: {v:.1f}" for k, v in zip(ks[1:], z[1:]) if not np.isnan(v))
 
 
-def find_structure(g, ks, opts, reference):
-    """Step 1 on geometry g: ``(found, text, refs)``; ``refs`` is the dict of
-    :func:`references` when the reference test ran, else None."""
-    p_split, p_radial = modes(g)
+def dips_text(p):
+    """The two dip tests' p-values ``p = (p_split, p_radial)`` in words."""
+    return (f"dip of a held-out half along its 2-cluster line p = {p[0]:.2g}, of the "
+            f"distances from the mean p = {p[1]:.2g}")
+
+
+def shells(p):
+    """Whether the modes of ``p = (p_split, p_radial)`` are in the distances from the
+    mean alone, at level ``STRUCTURE_ALPHA`` / 2 each: rings or shells around one
+    centre (no mode along the line of a 2-cluster cut, which cuts them into arcs)."""
     level = STRUCTURE_ALPHA / 2
-    dips = (f"dip of a held-out half along its 2-cluster line p = {p_split:.2g}, of the "
-            f"distances from the mean p = {p_radial:.2g}")
+    return p[1] < level <= p[0]
+
+
+def find_structure(g, ks, opts, reference, p=None):
+    """Step 1 on geometry g: ``(found, text, refs)``; ``refs`` is the dict of
+    :func:`references` when the reference test ran, else None. ``p``: the dip tests'
+    p-values of :func:`modes` when already computed."""
+    p_split, p_radial = modes(g) if p is None else p
+    level = STRUCTURE_ALPHA / 2
+    dips = dips_text((p_split, p_radial))
     if min(p_split, p_radial) < level:
         return True, f"{dips}: multimodal (level {level:g} each), structure. ", None
     sk = ks[ks <= STRUCTURE_KMAX]
