@@ -87,7 +87,8 @@ class ChooseKResult:
     silhouette : ndarray of shape (n_k,) or None
         Weighted mean silhouette of the data's fit (NaN at k = 1).
     eigengap : ndarray of shape (n_k,) or None
-        ``lambda_(k+1) - lambda_k``.
+        ``lambda_(k+1) - lambda_k``; for method ``"graph eigengap"``,
+        ``log(mu_(k+1) / mu_k)`` of the neighbourhood graph's walk Laplacian.
     eigenvalues : ndarray of shape (max(k_values) + 1,) or None
         The smallest eigenvalues of ``L_rw``, ascending.
     labels : ndarray of shape (n_samples,)
@@ -295,6 +296,8 @@ class ChooseKResult:
             ax.axhline(SPLIT_ALPHA, color="0.5", linestyle=":", label=f"level {SPLIT_ALPHA:g}")
             ax.set_yscale("log")
         ax.axvline(chosen, color="C3", linestyle="--", label=f"chosen k = {chosen}")
+        if name == "eigengap" and self.method == "graph eigengap":
+            label = "log(mu_(k+1) / mu_k)"        # the graph's rule reads the gap as a ratio
         ax.set_xlabel("k")
         ax.set_ylabel(label)
         rule = f" ({self.rule})" if name == "gap" and self.rule else ""
