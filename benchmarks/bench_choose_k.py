@@ -92,6 +92,9 @@ from threadpoolctl import threadpool_limits
 from kgroups import choose_k, config_context
 from kgroups import datasets as ds
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _report import publish  # noqa: E402
+
 K_RANGE = range(1, 11)
 GAP_RULES = ("firstSEmax", "Tibs2001SEmax", "globalSEmax", "firstmax", "globalmax")
 
@@ -307,7 +310,7 @@ RENAMED = {"gap+ps+sphered (default)": "gap+ps+sphered",
 
 
 @contextlib.contextmanager
-def _constants(values):
+def constants(values):
     """Set constants ("module.NAME": value) of kgroups._choose_k for one call."""
     import importlib
 
@@ -347,12 +350,12 @@ def _run(X, kw, draw, done):
         k = anchor(X, kw["anchor"], draw)
         return (int(k), time.perf_counter() - t0)
     sphered, then = kw.pop("sphered", False), kw.pop("then", None)
-    constants = kw.pop("constants", {})
+    values = kw.pop("constants", {})
     if then is not None and done[then][0] > 1:
         return done[then]                       # the first call answered: no second call
     ks = range(2, 11) if kw["method"] in ("silhouette", "eigengap") else K_RANGE
     t0 = time.perf_counter()
-    with warnings.catch_warnings(), _constants(constants):  # answers at the top count
+    with warnings.catch_warnings(), constants(values):  # answers at the top count
         warnings.simplefilter("ignore")
         r = choose_k(sphere(X) if sphered else X, ks, random_state=draw, **kw)
     seconds = time.perf_counter() - t0
@@ -561,13 +564,7 @@ def main():
                    f"samples.\n\n{markdown(repeat)}\n\n")
     report += (f"{total:.0f} s in all on {machine}, {os.cpu_count()} cores "
                f"({threads}; BLAS limited to 1 thread by threadpoolctl).\n")
-    print(report)
-    if args.out:
-        with open(args.out, "w") as fh:
-            fh.write(report)
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(res, fh, indent=1)
+    publish(report, args.out, args.json, res)
 
 
 if __name__ == "__main__":

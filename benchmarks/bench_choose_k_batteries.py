@@ -61,7 +61,6 @@ Usage: python benchmarks/bench_choose_k_batteries.py [--only NAME ...] [--slow] 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import platform
@@ -81,6 +80,8 @@ from kgroups import KernelKGroups, choose_k, config_context
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _batteries  # noqa: E402
+from _report import publish  # noqa: E402
+from bench_choose_k import VARIANTS, constants  # noqa: E402  (the same variants)
 
 CURVE_KS = range(2, 16)
 K_RANGE = range(1, 16)
@@ -91,11 +92,6 @@ ALONE = "silhouette+split"
 SLOW = ("gap+ps+sphered",)
 # silhouette+gap is run up to this many points
 SILGAP_MAX_N = 3000
-# variants of the default: "module.CONSTANT" of kgroups._choose_k -> value
-VARIANTS = {"keep 0.75": {"silsplit.SILHOUETTE_KEEP": 0.75},
-            "keep 0.65": {"silsplit.SILHOUETTE_KEEP": 0.65},
-            "no split test": {"silsplit.SPLIT_ALPHA": 0.0},
-            "structure at 3 s.e.": {"structure.STRUCTURE_Z": 3.0}}
 ROUND1 = "round 1 default"
 # the budget of issue 42: fits' worth (one default fit at the true k) and seconds per set
 FITS_BUDGET = 40
@@ -104,27 +100,9 @@ ROUND1_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results"
                            "choose_k_round1.json")
 
 
-@contextlib.contextmanager
-def _constants(values):
-    """Set constants ("module.NAME": value) of kgroups._choose_k for one call."""
-    import importlib
-
-    old = []
-    for key, v in values.items():
-        mod, name = key.rsplit(".", 1)
-        module = importlib.import_module(f"kgroups._choose_k.{mod}")
-        old.append((module, name, getattr(module, name)))
-        setattr(module, name, v)
-    try:
-        yield
-    finally:
-        for module, name, v in old:
-            setattr(module, name, v)
-
-
 def _variant(values):
     def pick(X, fits):
-        with _constants(values):
+        with constants(values):
             return choose_k(X, K_RANGE, method="silhouette+split", random_state=0).k
     return pick
 
@@ -402,25 +380,13 @@ def main():
                 + (f"## Time on 5,000 points\n\n{markdown(big_rows(big))}\n\n" if big else "")
                 + f"{time.perf_counter() - t0:.0f} s in all on {machine}, {os.cpu_count()} "
                 f"cores ({_threads()}; BLAS limited to 1 thread by threadpoolctl).\n")
-        print(text)
-        if args.out:
-            with open(args.out, "w") as fh:
-                fh.write(text)
-        if args.json:
-            with open(args.json, "w") as fh:
-                json.dump({"times": times, "big": big}, fh, indent=1)
+        publish(text, args.out, args.json, {"times": times, "big": big})
         return
     with threadpool_limits(1):
         res = study(args.only, args.slow)
         big = big_sets() if args.big else []
     text = report(res, big, "python " + shlex.join(sys.argv), time.perf_counter() - t0)
-    print(text)
-    if args.out:
-        with open(args.out, "w") as fh:
-            fh.write(text)
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump({"sets": res, "big": big}, fh, indent=1)
+    publish(text, args.out, args.json, {"sets": res, "big": big})
 
 
 if __name__ == "__main__":

@@ -38,6 +38,7 @@ from kgroups._semimetrics.neighbors import NeighborGraphMap
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _batteries import BATTERIES, battery  # noqa: E402
+from _report import publish  # noqa: E402
 
 KS = np.arange(1, 16)
 CURVE = range(2, 16)
@@ -116,10 +117,7 @@ def main(argv=None):
         lines.append(f"| {r['battery']} | {r['name']} | {r['k']} | {r['best']:.2f} | " + " | ".join(
             f"{r['chosen'][x]}{'+' if r['useful'][x] else ''}" for x in RULES) + " |")
     text = "\n".join(lines) + "\n"
-    print(text)
-    if args.out:
-        with open(args.out, "w") as fh:
-            fh.write(text)
+    publish(text, args.out)
 
 
 if __name__ == "__main__":

@@ -69,6 +69,7 @@ from kgroups import KernelKGroups, choose_k, config_context
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _real_tables import TABLES, load  # noqa: E402
+from _report import publish  # noqa: E402
 
 CURVE_KS = range(2, 16)
 USEFUL_SHARE = 0.75
@@ -317,13 +318,7 @@ def main():
     with threadpool_limits(1):
         res = study(args.only, args.skip_slow)
     text = report(res, "python " + shlex.join(sys.argv), time.perf_counter() - t0)
-    print(text)
-    if args.out:
-        with open(args.out, "w") as fh:
-            fh.write(text)
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(res, fh, indent=1)
+    publish(text, args.out, args.json, res)
     if args.figure:
         figure(res, args.figure)
 

@@ -29,6 +29,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _report import publish  # noqa: E402
+
 DATA = ("moons + 5% noise", "blobs 1:2:4")
 
 
@@ -138,10 +141,7 @@ def main(argv=None):
             lines.append("| " + " | ".join(cells) + " |")
             print(lines[-1], flush=True)
     text = "\n".join(lines) + "\n"
-    print(text)
-    if args.out:
-        with open(args.out, "w") as fh:
-            fh.write(text)
+    publish(text, args.out)
 
 
 if __name__ == "__main__":

@@ -43,7 +43,6 @@ Usage: python benchmarks/bench_semimetric.py [--battery NAME ...] [--only METHOD
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import shlex
@@ -62,6 +61,7 @@ from kgroups import KernelKGroups
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _batteries import BATTERIES, battery  # noqa: E402
+from _report import publish  # noqa: E402
 
 TIE = 0.01
 RATIOS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
@@ -323,13 +323,7 @@ def main(argv=None):
             "## Cost (seconds summed over each battery, in this run)\n", *cost(rows), "",
             "## Every set\n", *detail(rows, shown)]
     out = "\n".join(text) + "\n"
-    print(out)
-    if args.out:
-        with open(args.out, "w") as fh:
-            fh.write(out)
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump({"command": cmd, "rows": rows}, fh, indent=1)
+    publish(out, args.out, args.json, {"command": cmd, "rows": rows})
     if args.figure:
         figure(rows, args.figure)
 
