@@ -80,6 +80,13 @@ def _source(files, command, machine=MACHINE, note=None):
     return lines + [""]
 
 
+def _command(text, default):
+    """The command a Markdown results file records on its first line of the form
+    ```python ...``` (``default`` when it records none)."""
+    found = re.search(r"^`(python [^`]+)`", text, re.M)
+    return found.group(1) if found else default
+
+
 def _shown(path):
     """A results file as the page names it (relative to the repository if inside)."""
     try:
@@ -820,7 +827,6 @@ def choose_k():
         "Times are on the real tables, where every method ran in one run.",
         "",
     ]
-    command = re.search(r"^`(python [^`]+)`", text, re.M)
     table, link = _choose_k_grid(text)
     out += table
     out += [f"The k each method chose on every draw of every setting, with the variants",
@@ -829,7 +835,7 @@ def choose_k():
     if len(rest) > 1:
         out += _markdown("## " + rest[1], skip=("# ", "`python"))
     out += _source(["choose_k.md", "choose_k.json"],
-                   command.group(1) if command else "python benchmarks/bench_choose_k.py")
+                   _command(text, "python benchmarks/bench_choose_k.py"))
     return out + choose_k_real() + choose_k_batteries()
 
 
@@ -850,7 +856,6 @@ def choose_k_batteries():
         "The k each rule chose on each set is in the downloadable grid.",
         "",
     ]
-    command = re.search(r"^`(python [^`]+)`", text, re.M)
     parts = text.split("\n## ")
     block = [ln for ln in parts[0].splitlines() if ln.startswith("|")]
     out += _md_table(block)
@@ -864,8 +869,7 @@ def choose_k_batteries():
         else:
             out += _markdown("## " + part, skip=("# ", "`python"))
     out += _source(["choose_k_batteries.md", "choose_k_batteries.json"],
-                   command.group(1) if command else
-                   "python benchmarks/bench_choose_k_batteries.py")
+                   _command(text, "python benchmarks/bench_choose_k_batteries.py"))
     return out + choose_k_time()
 
 
@@ -878,7 +882,6 @@ def choose_k_time():
     out = ["Seconds of the default (k in 1..15) on every set of the batteries, alone, and",
            "how many default fits at the true k they are worth (the median and the",
            "largest; every set in the download), and on two sets of 5,000 points:", ""]
-    command = re.search(r"^`(python [^`]+)`", text, re.M)
     parts = text.split("\n## ")
     rows = [ln for ln in parts[0].splitlines() if ln.startswith("|")]
     cells = _md_cells(rows)
@@ -889,8 +892,8 @@ def choose_k_time():
     for part in parts[1:]:
         out += _markdown("## " + part, skip=("# ", "`python"))
     return out + _source(["choose_k_time.md", "choose_k_time.json"],
-                         command.group(1) if command else
-                         "python benchmarks/bench_choose_k_batteries.py --timing --big")
+                         _command(text, "python benchmarks/bench_choose_k_batteries.py "
+                                        "--timing --big"))
 
 
 def choose_k_real():
@@ -916,11 +919,9 @@ def choose_k_real():
     if png.exists():
         out += [f".. figure:: {_relative(png)}", "   :width: 100%",
                 "   :alt: ARI of kernel k-groups at each k on fourteen real tables", ""]
-    command = re.search(r"^`(python [^`]+)`", text, re.M)
     out += _markdown(text, skip=("# ", "`python"))
     return out + _source(["choose_k_real.md", "choose_k_real.json", "choose_k_real.png"],
-                         command.group(1) if command else
-                         "python benchmarks/bench_choose_k_real.py")
+                         _command(text, "python benchmarks/bench_choose_k_real.py"))
 
 
 def _markdown_section(name, title, intro, default_command):
@@ -1029,7 +1030,6 @@ def shapes():
     if png.exists():
         out += [f".. figure:: {_relative(png)}", "   :width: 100%",
                 "   :alt: mean ARI of each semimetric and peer on four batteries", ""]
-    command = re.search(r"^`(python [^`]+)`", text, re.M)
     parts = text.split("\n## ")
     for part in parts[1:]:
         title, _, body = part.partition("\n")
@@ -1042,7 +1042,7 @@ def shapes():
         else:
             out += _heading(title.strip(), "-") + _table(cells[0], cells[1:])
     out += _source(["semimetric.md", "semimetric.json", "semimetric.png"],
-                   command.group(1) if command else "python benchmarks/bench_semimetric.py")
+                   _command(text, "python benchmarks/bench_semimetric.py"))
     return out + shapes_scale() + shapes_choose_k()
 
 
@@ -1059,7 +1059,6 @@ def shapes_choose_k():
         "k reaches 0.75 of the best ARI of the graph fits at k = 2..15.",
         "",
     ]
-    command = re.search(r"^`(python [^`]+)`", text, re.M)
     head = text.split("\n## ")[0]
     out += _markdown(head, skip=("# ", "`python", "92 sets"))
     body = text.split("\n## ", 1)[1] if "\n## " in text else ""
@@ -1068,8 +1067,8 @@ def shapes_choose_k():
     if cells:
         out += [f"The k of every rule on every set: "
                 f"{_grid_csv('choose_k_graph.csv', cells[0], cells[1:])}.", ""]
-    return out + _source(["choose_k_graph.md"], command.group(1) if command else
-                         "python benchmarks/bench_choose_k_graph.py")
+    return out + _source(["choose_k_graph.md"],
+                         _command(text, "python benchmarks/bench_choose_k_graph.py"))
 
 
 def shapes_scale():
@@ -1087,10 +1086,9 @@ def shapes_scale():
         "memory, and the ARI.",
         "",
     ]
-    command = re.search(r"^`(python [^`]+)`", text, re.M)
     out += _markdown(text, skip=("# ", "`python"))
-    return out + _source(["neighbors_scale.md"], command.group(1) if command else
-                         "python benchmarks/bench_neighbors_scale.py")
+    return out + _source(["neighbors_scale.md"],
+                         _command(text, "python benchmarks/bench_neighbors_scale.py"))
 
 
 SECTIONS = [intro, beside_r_20k, realistic, small_r, targets, scaling, auto_grid,
