@@ -349,9 +349,9 @@ def choose_k(X, k_range=None, *, method=DEFAULT_METHOD, rule=None, se_factor=1.0
     as far as its rule needs (to twice the silhouette's best k, at least 10, and
     the splits after); it fits the ``n_refs`` references (one start each, at most
     500 points, k = 2..5, k by k until one k shows structure) only when no dip
-    test finds modes, and reads the silhouettes off X's matrix. Its cost is that
-    of a median of 14 and at most 37 default fits at the true k on the 92 sets of
-    the batteries (``benchmarks/results/choose_k_time.md``). On a terminal, a
+    test finds modes, and reads the silhouettes off X's matrix; the
+    :doc:`/performance` page gives its cost, in default fits at the true k, on
+    the batteries of the studies. On a terminal, a
     progress bar counts its reference fits when a run is long.
 
     References

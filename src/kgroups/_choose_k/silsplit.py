@@ -81,9 +81,9 @@ by k from 2 until some k shows structure (at most k = 5), on at most 500 points;
 the silhouettes from one product of the matrix with the labels; a split test
 costs a 2-cluster fit of half a cluster. Up to 1,500 points the fits run on the
 matrix, past it from the coordinates with the engine that
-:class:`~kgroups.KernelKGroups` chooses, which is faster there. In all, a median
-of 14 and at most 37 default fits' worth on the 92 sets of the batteries, at
-most 1.4 seconds up to 5,000 points (``benchmarks/results/choose_k_time.md``).
+:class:`~kgroups.KernelKGroups` chooses, which is faster there (the measured
+cost is on the Performance page, from ``benchmarks/bench_choose_k_batteries.py
+--timing``).
 
 The constants come from the studies of ``benchmarks/bench_choose_k*.py``:
 ``STRUCTURE_ALPHA`` = 0.01 (the two dips at 0.005 each; the dip's null is the
