@@ -126,8 +126,24 @@ class ChooseKResult:
 
     See Also
     --------
-    choose_k : Makes it; its docstring cites the papers of every criterion.
+    choose_k : Makes it.
     KernelKGroups : The fits that every criterion judges.
+
+    References
+    ----------
+    .. [1] R. Tibshirani, G. Walther and T. Hastie, "Estimating the number of
+       clusters in a data set via the gap statistic", J. R. Statist. Soc. B
+       63(2), 411-423, 2001.
+    .. [2] R. Tibshirani and G. Walther, "Cluster validation by prediction
+       strength", J. Comput. Graph. Statist. 14(3), 511-528, 2005.
+    .. [3] P. J. Rousseeuw, "Silhouettes: a graphical aid to the interpretation
+       and validation of cluster analysis", J. Comput. Appl. Math. 20, 53-65, 1987.
+    .. [4] G. França, M. L. Rizzo and J. T. Vogelstein, "Kernel k-groups via
+       Hartigan's method", IEEE Trans. Pattern Anal. Mach. Intell. 43(12),
+       4411-4425, 2021.
+    .. [5] G. França, J. T. Vogelstein, "Nonparametric energy clustering" (ICML
+       draft; arXiv version "Nonparametric Clustering from Energy Statistics"),
+       section 5.2 and Fig. 5: the eigengap of the energy kernel.
 
     Examples
     --------
