@@ -1,7 +1,7 @@
 """Labelled batteries of data sets for studies that must be judged on many kinds of
 data at once (the choice of a semimetric, the choice of k).
 
-Four batteries, :data:`BATTERIES`:
+Five batteries: the four of :data:`BATTERIES` and ``"fcps"`` (all in :data:`ALL`):
 
 ``"shapes"``  31 sets of clusters that are not convex blobs (rings, spirals, stripes,
               touching shapes, 3-D shells, tori and helices), 2-D and 3-D, from
@@ -15,6 +15,10 @@ Four batteries, :data:`BATTERIES`:
               batteries of the clustering literature are: background noise and far
               outliers (label -1, not scored), unequal densities and sizes, touching
               and bridged shapes, k up to 10, n up to 10,000, d up to 10.
+``"fcps"``    9 labelled sets of the Fundamental Clustering Problems Suite (Ultsch
+              2005), from :mod:`_fcps` (``bash benchmarks/setup_fcps.sh`` fetches
+              them); not in :data:`BATTERIES`, the four the semimetric study ran
+              on, but in :data:`ALL`.
 
 Label -1 (only in ``"hard"``) marks noise: those points are clustered with the rest
 but left out of every score (:attr:`Dataset.scored`).
@@ -38,10 +42,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+import _fcps
 import _real_tables
 import _shapes
 
 BATTERIES = ("shapes", "tables", "blobs", "hard")
+# every battery: those above and the FCPS sets (their data fetched by setup_fcps.sh)
+ALL = BATTERIES + ("fcps",)
 
 
 @dataclass(frozen=True)
@@ -201,14 +208,16 @@ def _blob_loaders(seed):
 def loaders(name, seed=0):
     """``[(dataset name, note, load() -> (X, y[, how]))]`` of one battery, nothing
     loaded yet (``how``: the tables' preprocessing, appended to the note)."""
-    if name not in BATTERIES:
-        raise ValueError(f"battery={name!r} should be one of {BATTERIES}")
+    if name not in ALL:
+        raise ValueError(f"battery={name!r} should be one of {ALL}")
     if name == "shapes":
         return _shape_loaders(seed)
     if name == "blobs":
         return _blob_loaders(seed)
     if name == "hard":
         return _shape_loaders(seed, _shapes.hard)
+    if name == "fcps":
+        return _fcps.loaders()
     return [(n, note, lambda f=f: _load_table(f)) for n, note, f in _table_loaders()]
 
 
@@ -223,7 +232,7 @@ def battery(name, seed=0, only=None):
 
     Parameters
     ----------
-    name : {"shapes", "tables", "blobs", "hard"}
+    name : {"shapes", "tables", "blobs", "hard", "fcps"}
     seed : int, default=0
         Draw of the random sets (the real tables ignore it).
     only : iterable of str, optional
@@ -312,7 +321,7 @@ def figure(sets, path, cols=6):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--battery", nargs="+", choices=BATTERIES, default=list(BATTERIES),
+    ap.add_argument("--battery", nargs="+", choices=ALL, default=list(ALL),
                     help="the batteries to list (default: all)")
     ap.add_argument("--figure", default=None, help="PNG of the shapes and hard sets")
     ap.add_argument("--ari", action="store_true",

