@@ -2,9 +2,10 @@
 
 The batteries of ``benchmarks/_batteries.py``: 31 shape sets (rings, spirals,
 stripes, touching shapes, 3-D shells and helices), 22 labelled real tables, 14
-labelled Gaussian settings and 25 hard sets (noise, outliers, unequal densities,
+labelled Gaussian settings, 25 hard sets (noise, outliers, unequal densities,
 touching shapes, up to 10,000 points; their noise points, label -1, are clustered
-but not scored). Every rule chooses k in 1..15 (2..15 where k = 1 is not defined)
+but not scored) and the 9 labelled sets of the Fundamental Clustering Problems
+Suite (``bash benchmarks/setup_fcps.sh`` fetches them). Every rule chooses k in 1..15 (2..15 where k = 1 is not defined)
 on each set, timed on its own; ``silhouette+gap`` only up to 3,000 points (its
 n x n matrix per reference sample takes minutes past that: "-").
 
@@ -18,8 +19,9 @@ clusters an energy fit can find.
 **The rules**:
 
 ``auto (default)``              ``choose_k(X, range(1, 16), random_state=0)`` (issue 42,
-                                round 3): ``silhouette+split``, except on X whose only
-                                modes are in the distances from the mean (rings,
+                                round 4): ``silhouette+split``, except on X whose
+                                distances from the mean are multimodal with a dip at
+                                least twice that along a 2-cluster line (rings,
                                 shells): the neighbourhood graph's eigengap
 ``silhouette+split``            ``method="silhouette+split"`` (round 2's default): k = 1
                                 only without modes (two dip tests) and without a gain
@@ -32,6 +34,11 @@ clusters an energy fit can find.
 ``keep 0.65``                   ... 0.65
 ``no split test``               ``silhouette+split`` without step 3 (its level set to 0)
 ``structure at 3 s.e.``         the reference test at 3 standard errors instead of 3.5
+``round 3 default``             the default of round 3 (commit 390f742): rings and
+                                shells to the graph only when the dip along the line
+                                is not significant; its picks, seconds and usefulness
+                                copied from ``results/choose_k_round3.json`` (that
+                                round's run; none on the FCPS sets: "-")
 ``round 1 default``             the default of round 1 (commit bad4ec9; its code is gone):
                                 its picks, seconds and usefulness copied from
                                 ``results/choose_k_round1.json`` (that round's run)
@@ -56,6 +63,7 @@ ratio (the fits' worth) per set, with the median and the largest.
 
 Usage: python benchmarks/bench_choose_k_batteries.py [--only NAME ...] [--slow] [--big]
        [--timing] [--out FILE.md] [--json FILE.json]
+       python benchmarks/bench_choose_k_batteries.py --from-json FILE.json [--out FILE.md]
 """
 
 from __future__ import annotations
@@ -93,11 +101,14 @@ SLOW = ("gap+ps+sphered",)
 # silhouette+gap is run up to this many points
 SILGAP_MAX_N = 3000
 ROUND1 = "round 1 default"
+ROUND3 = "round 3 default"
 # the budget of issue 42: fits' worth (one default fit at the true k) and seconds per set
 FITS_BUDGET = 40
 SECONDS_BUDGET = 15
-ROUND1_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results",
-                           "choose_k_round1.json")
+_RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
+# the saved picks of earlier defaults whose code is gone: column -> file
+SAVED = {ROUND1: os.path.join(_RESULTS, "choose_k_round1.json"),
+         ROUND3: os.path.join(_RESULTS, "choose_k_round3.json")}
 
 
 def _variant(values):
@@ -131,7 +142,8 @@ def rules(slow):
            ALONE: lambda X, f: choose_k(X, K_RANGE, method="silhouette+split",
                                         random_state=0).k}
     out.update((name, _variant(values)) for name, values in VARIANTS.items())
-    out[ROUND1] = None                                  # copied from ROUND1_FILE
+    out[ROUND3] = None                                  # copied from SAVED[ROUND3]
+    out[ROUND1] = None                                  # copied from SAVED[ROUND1]
     out["silhouette+gap"] = _silhouette_gap
     if slow:
         out["gap+ps+sphered"] = lambda X, f: choose_k(X, K_RANGE, method="gap+ps+sphered",
@@ -167,14 +179,16 @@ def useful(k, curve, X, y):
 
 
 def study(only=None, slow=False):
-    with open(ROUND1_FILE) as fh:
-        round1 = json.load(fh)["batteries"]
+    saved = {}
+    for rule, path in SAVED.items():
+        with open(path) as fh:
+            saved[rule] = json.load(fh)["batteries"]
     warm = np.random.default_rng(0).normal(size=(60, 3))
     with config_context(kernels="compiled"):          # load the numba kernels first
         choose_k(warm, range(1, 4), random_state=0)
         KernelKGroups(3, random_state=0).fit(warm)
     res = {}
-    for name in _batteries.BATTERIES:
+    for name in _batteries.ALL:
         for d in _batteries.battery(name):
             if only and not any(o in d.name for o in only):
                 continue
@@ -182,7 +196,7 @@ def study(only=None, slow=False):
             picks = {}
             for rule, pick in rules(slow).items():
                 if pick is None:
-                    picks[rule] = round1.get(d.name, [None, None, None])
+                    picks[rule] = saved[rule].get(d.name, [None, None, None])
                     continue
                 t0 = time.perf_counter()
                 with warnings.catch_warnings():
@@ -229,7 +243,7 @@ def big_sets():
 def timing(only=None):
     """``{set: [n, d, seconds of the default, seconds of one fit at the true k]}``."""
     out = {}
-    for name in _batteries.BATTERIES:
+    for name in _batteries.ALL:
         for d in _batteries.battery(name):
             if only and not any(o in d.name for o in only):
                 continue
@@ -278,7 +292,7 @@ def summary_rows(res):
     rules_ = list(next(iter(res.values()))["picks"])
     head = ["battery"] + rules_
     rows = []
-    for b in _batteries.BATTERIES:
+    for b in _batteries.ALL:
         names = [n for n, v in res.items() if v["battery"] == b]
         if not names:
             continue
@@ -300,8 +314,10 @@ def summary_rows(res):
 
 
 def _count(flags):
-    """The number of True, and of sets run when some were not."""
+    """The number of True, and of sets run when some were not ("-": none was)."""
     ran = [f for f in flags if f is not None]
+    if not ran:
+        return "-"
     return str(sum(ran)) if len(ran) == len(flags) else f"{sum(ran)} (of {len(ran)})"
 
 
@@ -335,7 +351,7 @@ def _threads():
 
 def report(res, big, command, seconds):
     machine = platform.processor() or platform.machine()
-    text = (f"# choose_k on four batteries\n\n`{command}`\n\nk in 1..15 (2..15 where k = 1 "
+    text = (f"# choose_k on five batteries\n\n`{command}`\n\nk in 1..15 (2..15 where k = 1 "
             f"is not defined). A chosen k is useful when a default "
             f"`KernelKGroups(k, random_state=0)` fit at that k reaches {USEFUL_SHARE} of the "
             f"best ARI over k = 2..15 (any k where no k reaches {NO_SIGNAL_ARI}). Cells of "
@@ -358,12 +374,14 @@ def main():
                     help="only time the default and one fit at the true k on every set")
     ap.add_argument("--out", default=None)
     ap.add_argument("--json", default=None)
-    ap.add_argument("--from-json", default=None, help="render a saved study")
+    ap.add_argument("--from-json", default=None,
+                    help="render a saved study again (to --out when given)")
     args = ap.parse_args()
     if args.from_json:
         with open(args.from_json) as fh:
             saved = json.load(fh)
-        print(markdown(summary_rows(saved["sets"])))
+        publish(report(saved["sets"], saved["big"], saved["command"], saved["seconds"]),
+                args.out)
         return
     t0 = time.perf_counter()
     if args.timing:
@@ -371,7 +389,7 @@ def main():
             times = timing(args.only)
             big = big_sets() if args.big else []
         machine = platform.processor() or platform.machine()
-        text = (f"# Time of choose_k's default on the four batteries\n\n"
+        text = (f"# Time of choose_k's default on the five batteries\n\n"
                 f"`python {shlex.join(sys.argv)}`\n\n"
                 "Seconds of `choose_k(X, range(1, 16), random_state=0)` and of one default "
                 "fit at the true k, each after an untimed call of its kind on the same set; "
@@ -385,8 +403,9 @@ def main():
     with threadpool_limits(1):
         res = study(args.only, args.slow)
         big = big_sets() if args.big else []
-    text = report(res, big, "python " + shlex.join(sys.argv), time.perf_counter() - t0)
-    publish(text, args.out, args.json, {"sets": res, "big": big})
+    command, seconds = "python " + shlex.join(sys.argv), time.perf_counter() - t0
+    publish(report(res, big, command, seconds), args.out, args.json,
+            {"sets": res, "big": big, "command": command, "seconds": seconds})
 
 
 if __name__ == "__main__":

@@ -841,16 +841,17 @@ def choose_k():
 
 def choose_k_batteries():
     text = _load("choose_k_batteries.md")
-    out = _heading("Choosing k on four batteries: shapes, real tables, Gaussian settings, "
-                   "hard sets")
+    out = _heading("Choosing k on five batteries: shapes, real tables, Gaussian settings, "
+                   "hard sets, FCPS")
     if text is None:
         return out + _missing("choose_k_batteries.md")
     out += [
         "The default of :func:`kgroups.choose_k` and its variants, the default before",
         "it, and the recipes a scikit-learn user tries first, on 31 sets of clusters of",
         "any shape (rings, spirals, stripes, touching shapes, 3-D shells), 22 labelled",
-        "real tables, 14 labelled Gaussian settings and 25 hard sets (noise, outliers,",
-        "unequal densities, touching shapes, up to 10,000 points), k in 1..15. A k is",
+        "real tables, 14 labelled Gaussian settings, 25 hard sets (noise, outliers,",
+        "unequal densities, touching shapes, up to 10,000 points) and the 9 labelled",
+        "sets of the Fundamental Clustering Problems Suite (Ultsch 2005), k in 1..15. A k is",
         "useful as in the previous section (a default fit at that k reaches 0.75 of the",
         "best ARI over k = 2..15, noise points left out); the exact k is counted too.",
         "The k each rule chose on each set is in the downloadable grid.",

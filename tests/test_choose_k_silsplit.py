@@ -13,7 +13,8 @@ from kgroups._choose_k import KRangeWarning
 from kgroups._choose_k.result import DEFAULT_STRUCTURE_Z
 from kgroups._choose_k.rules import AUTO_METHODS, auto_method
 from kgroups._choose_k.silsplit import SCAN_FACTOR, SCAN_MIN, SILHOUETTE_KEEP, SPLIT_ALPHA
-from kgroups._choose_k.structure import STRUCTURE_ALPHA, STRUCTURE_KMAX, shells
+from kgroups._choose_k.structure import (SHELLS_RATIO, STRUCTURE_ALPHA, STRUCTURE_KMAX, Dips,
+                                        shells)
 
 
 def blobs(rng, centres, sd, n_per):
@@ -220,11 +221,18 @@ def test_auto_is_the_point_rule_and_has_a_table():
 
 
 # --------------------------------------------------------------------------- shells
-def test_shells_are_modes_of_the_distances_from_the_mean_alone():
+def test_shells_are_radial_modes_much_stronger_than_the_lines():
+    """Shells: the radial dip significant and at least SHELLS_RATIO times the split
+    dip, whatever the split dip's p-value (many points of rings make their line's
+    projection, each ring spread over its diameter, significantly bimodal too)."""
     level = STRUCTURE_ALPHA / 2
-    assert shells((0.5, level / 2)) and shells((level, 0.0))
-    assert not shells((level / 2, level / 2)) and not shells((0.5, 0.5))
-    assert not shells((level / 2, 0.5))
+    strong, weak = 0.1, 0.1 / SHELLS_RATIO
+    assert shells(Dips(weak, 0.5, strong, level / 2))
+    assert shells(Dips(weak, level / 2, strong, level / 2))          # both significant
+    assert shells(Dips(0.0, 1.0, strong, 0.0))                       # no line to test
+    assert not shells(Dips(weak * 1.01, level / 2, strong, level / 2))
+    assert not shells(Dips(0.01, 0.5, strong, level))                # radial not significant
+    assert not shells(Dips(strong, level / 2, strong, level / 2))
 
 
 @pytest.mark.parametrize("ks", [range(1, 5), range(1, 11), range(1, 21), range(2, 16)])
@@ -242,7 +250,22 @@ def test_two_rings_get_the_graphs_k_whatever_the_range(ks):
         r = choose_k(X, ks, random_state=0)
     assert r.k == 2 and r.method == "graph eigengap"
     assert adjusted_rand_score(y, r.labels) > 0.95
-    assert "distances from the mean alone" in r.reasoning and "n_neighbors=10" in r.reasoning
+    assert "as of rings or shells" in r.reasoning and "n_neighbors=10" in r.reasoning
+
+
+def test_many_points_of_rings_are_shells_though_their_line_is_bimodal():
+    """1,000 points of two thin rings: the held-out half along a 2-cluster line is
+    significantly bimodal too (each ring projects to a density that peaks at its two
+    edges), but the radial dip is far stronger: the graph's k, 2, and the rings."""
+    from sklearn.datasets import make_circles
+    from sklearn.metrics import adjusted_rand_score
+
+    X, y = make_circles(1000, factor=0.5, noise=0.03, random_state=1)
+    r = choose_k(X, range(1, 16), random_state=0)
+    assert r.k == 2 and r.method == "graph eigengap"
+    split_p = float(r.reasoning.split("line D = ")[1].split("p = ")[1].split(";")[0])
+    assert split_p < STRUCTURE_ALPHA / 2
+    assert adjusted_rand_score(y, r.labels) > 0.95
 
 
 def test_shells_stay_with_the_point_rule_when_asked_or_not_energy():

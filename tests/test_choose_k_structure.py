@@ -98,8 +98,9 @@ def test_bisect_cuts_the_cluster_along_its_two_halves():
 # --------------------------------------------------------------------------- structure
 def test_radial_dip_finds_rings_that_the_split_dip_misses():
     g = geometry(rings(np.random.default_rng(3)))
-    p_split, p_radial = modes(g)
-    assert p_radial < STRUCTURE_ALPHA / 2 <= p_split
+    dips = modes(g)
+    assert dips.p_radial < STRUCTURE_ALPHA / 2 <= dips.p_split
+    assert dips.d_radial > dips.d_split > 0
     found, text, refs = find_structure(g, np.arange(1, 6), OPTS, "pca")
     assert found and refs is None and "multimodal" in text
 
@@ -107,7 +108,7 @@ def test_radial_dip_finds_rings_that_the_split_dip_misses():
 def test_split_dip_finds_separated_blobs():
     rng = np.random.default_rng(4)
     X = np.r_[rng.normal([0, 0], 1.0, (60, 2)), rng.normal([8, 0], 1.0, (60, 2))]
-    assert modes(geometry(X))[0] < STRUCTURE_ALPHA / 2
+    assert modes(geometry(X)).p_split < STRUCTURE_ALPHA / 2
 
 
 def test_reference_test_is_the_gap_gain_in_standard_errors():
@@ -156,7 +157,7 @@ def test_concentric_rings_have_structure():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", KRangeWarning)
         r = choose_k(rings(np.random.default_rng(8)), range(1, 11), n_refs=4, random_state=0)
-    assert r.k > 1 and r.geometry == "data" and "distances from the mean p = " in r.reasoning
+    assert r.k > 1 and r.geometry == "data" and "of the distances from the mean D = " in r.reasoning
 
 
 def test_skewed_unimodal_data_is_one():

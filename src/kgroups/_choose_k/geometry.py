@@ -161,6 +161,41 @@ class Geometry:
                 self.sil[k] = _mean_silhouette(self.D @ H, H.sum(0), labels, self.w)
         return self.sil[k]
 
+    def _line(self, labels, j, rng):
+        """The line of cluster j: a 2-cluster fit of a random half of its points;
+        ``(idx, B, v, mid)``, idx its points, B the held-out half, v the difference
+        of the fitted half's two means and mid their midpoint's projection on v, or
+        None for a cluster too small to test or a fit that finds one cluster."""
+        idx = np.flatnonzero(labels == j)
+        if idx.size < SPLIT_MIN:
+            return None
+        perm = rng.permutation(idx)
+        m = int(round(FIT_SHARE * idx.size))
+        A, B = np.sort(perm[:m]), np.sort(perm[m:])
+        half = self._run(2, A, n_init=SPLIT_N_INIT,
+                         random_state=int(rng.integers(2**31 - 1))).labels_
+        if np.unique(half).size < 2:
+            return None
+        means = [np.average(self.Z[A][half == h], axis=0, weights=self.w[A][half == h])
+                 for h in (0, 1)]
+        v = means[1] - means[0]
+        if not np.any(v):
+            return None
+        return idx, B, v, 0.5 * (means[0] + means[1]) @ v
+
+    def line_dip(self, labels, j, rng):
+        """The dip test of cluster j's held-out half along its line (:meth:`bisect`'s
+        test): ``(D, p)``, the dip statistic and its p-value; ``(0.0, 1.0)`` for a
+        cluster too small to test."""
+        from .dip import dip_test
+
+        line = self._line(labels, j, rng)
+        if line is None:
+            return 0.0, 1.0
+        _, B, v, _ = line
+        d, p = dip_test(self.Z[B] @ v)
+        return float(d), float(p)
+
     def bisect(self, labels, j, rng, test=True):
         """Split cluster j: a 2-cluster fit of a random half of it; the held-out half's
         projection on the line through the two halves' means, its dip p-value, and
@@ -168,22 +203,11 @@ class Geometry:
         more cluster). ``(1.0, None)`` for a cluster too small to test."""
         from .dip import dip_test
 
-        idx = np.flatnonzero(labels == j)
-        if idx.size < SPLIT_MIN:
+        line = self._line(labels, j, rng)
+        if line is None:
             return 1.0, None
-        perm = rng.permutation(idx)
-        m = int(round(FIT_SHARE * idx.size))
-        A, B = np.sort(perm[:m]), np.sort(perm[m:])
-        half = self._run(2, A, n_init=SPLIT_N_INIT,
-                         random_state=int(rng.integers(2**31 - 1))).labels_
-        if np.unique(half).size < 2:
-            return 1.0, None
-        means = [np.average(self.Z[A][half == h], axis=0, weights=self.w[A][half == h])
-                 for h in (0, 1)]
-        v = means[1] - means[0]
-        if not np.any(v):
-            return 1.0, None
+        idx, B, v, mid = line
         p = dip_test(self.Z[B] @ v)[1] if test else 1.0
         start = labels.copy()
-        start[idx[self.Z[idx] @ v > 0.5 * (means[0] + means[1]) @ v]] = labels.max() + 1
+        start[idx[self.Z[idx] @ v > mid]] = labels.max() + 1
         return p, start

@@ -48,22 +48,27 @@ its mean and covariance; tables whose columns have very different variances).
 No structure anywhere: k = 1.
 
 **Rings and shells** (``method="auto"`` with the energy semimetric). When the
-modes of X are in its distances from the mean alone (the radial dip of step 1 at
-its level, the split dip not), X is rings or shells around one centre: every
-partition of the energy semimetric cuts them into arcs, whose silhouette keeps
-rising with k. Such X get the rule of the neighbourhood graph instead
+distances of X from its mean are multimodal (the radial dip of step 1 at its
+level) and their dip statistic is at least ``SHELLS_RATIO`` = 2 times that of the
+held-out half along its 2-cluster line, X is rings or shells around one centre:
+every partition of the energy semimetric cuts them into arcs, whose silhouette
+keeps rising with k. Such X get the rule of the neighbourhood graph instead
 (:mod:`~kgroups._choose_k.graph`: the k after which the eigenvalues of the random
 walk's Laplacian rise most, and the labels of a
 ``KernelKGroups(k, semimetric="nearest_neighbors")`` fit), with or without k = 1
-in the range. In the studies, 8 of the 92 battery sets have such modes (two and
-three rings, a blob in a ring, a chain of four rings, a core in a shell, nested
-3-D shells, a blob in two rings, 5-D concentric hyperspheres) and the graph's k is
-the number of labels on all 8; no real table and no setting without structure has
-them; a few small draws of grids of separated blobs do (their distances from the
-mean are multimodal, and a held-out half of 30 to 150 points is too few for the
-dip along the line), where the graph's k is the grid's too. With many points the
-dip along the line finds the edges of rings (5,000 points of two rings), and the
-point rule answers.
+in the range. The statistics are compared, not the p-values: the line spreads each
+ring over its diameter (the projection of a ring peaks at its two edges), so with
+thousands of points the dip along the line is significant too, but far weaker than
+the radial one. In the studies the ratio is 4.6 to 13 on the sets of rings and
+shells (two and three rings, a blob in a ring, a core in a shell, nested 3-D shells,
+a blob in two rings, 5-D hyperspheres, FCPS Atom and Target, 5,000 points of two
+rings), 2.0 to 2.9 on close noisy rings (where the graph answers 3 or 4 and the
+point rule 4 to 15), 2.3 on a smiley face (a ring around eyes and a mouth, whose
+graph's k is its 4 parts), 2.7 on FCPS GolfBall (evenly spaced points on one
+sphere, no clusters: the graph answers 4, the point rule 12), and at most 1.9 on
+every other set with radial modes (grids of separated blobs 1.5 to 1.7, a ring
+around blobs 1.5, a chain of four rings 1.9, the one real table with them, hawks,
+0.3); no setting without structure has radial modes.
 
 **Range.** The fits of each k, its references and its splits draw from random
 streams keyed by k, so widening ``k_range`` past where the rule decided changes
@@ -92,7 +97,9 @@ none of 320 draws of the 8 settings without structure), ``STRUCTURE_Z`` = 3.5
 (the gain in standard errors estimated from 10 references is t-distributed with 9
 degrees of freedom; its largest over k = 2..5 passes 3 on about 4 % of uniform
 rectangles, 3.5 on about 1 %, and the batteries give the same answers with 3),
-``SPLIT_ALPHA`` = 0.01 (a family-wise level over the clusters),
+``SHELLS_RATIO`` = 2 (between the 1.9 of the sets above that are not rings and
+the 2.0 of the closest rings), ``SPLIT_ALPHA`` = 0.01 (a family-wise level over the
+clusters),
 ``SILHOUETTE_KEEP`` = 0.7 (between the 0.72 to 0.9 that finer levels of
 clusters within clusters keep and the 0.4 to 0.6 of the sub-modes of real
 classes; 0.65 cuts a chain of four rings in five, 0.75 leaves two close blobs of
@@ -121,8 +128,8 @@ import numpy as np
 from .geometry import Geometry
 from .graph import choose_graph_eigengap
 from .result import ChooseKResult, KRangeWarning
-from .structure import (STRUCTURE_ALPHA, STRUCTURE_KMAX, dips_text, find_structure, modes,
-                        rescaled, shells)
+from .structure import (SHELLS_RATIO, STRUCTURE_ALPHA, STRUCTURE_KMAX, dips_text,
+                        find_structure, modes, rescaled, shells)
 
 SILHOUETTE_SPLIT = "silhouette+split"
 # the silhouette is followed to k = max(SCAN_MIN, SCAN_FACTOR * its best k so far)
@@ -191,9 +198,9 @@ def _curve(ks, values):
     return out
 
 
-def _structure(g, ks, opts, reference, r, p=None):
+def _structure(g, ks, opts, reference, r, dips=None):
     """Step 1 (k = 1 in the range): ``(found, text)``, the reference curves on r."""
-    found, text, refs = find_structure(g, ks, opts, reference, p)
+    found, text, refs = find_structure(g, ks, opts, reference, dips)
     if refs is not None:
         sk = ks[ks <= STRUCTURE_KMAX]
         pad = np.full((refs["ref_log_w"].shape[0], ks.size - sk.size), np.nan)
@@ -204,15 +211,15 @@ def _structure(g, ks, opts, reference, r, p=None):
     return found, text
 
 
-def _decide(g, ks, opts, reference, declared=None, p=None):
+def _decide(g, ks, opts, reference, declared=None, dips=None):
     """Steps 1-3 on one geometry: a filled :class:`ChooseKResult` and whether it shows
     structure (always True without k = 1 in the range, or when ``declared``, the
-    text of the evidence found before). ``p``: g's dip tests when already made."""
+    text of the evidence found before). ``dips``: g's dip tests when already made."""
     r = ChooseKResult(1, SILHOUETTE_SPLIT, ks)
     text = ""
     if ks[0] == 1:
         if declared is None:
-            found, text = _structure(g, ks, opts, reference, r, p)
+            found, text = _structure(g, ks, opts, reference, r, dips)
             if not found:
                 r.reasoning, r.labels = text, np.zeros(g.w.size, dtype=np.int64)
                 return r, False
@@ -271,14 +278,15 @@ def _rescaled(X, w, ks, params, opts, seed, r):
     r.reasoning += " No structure: k=1."
 
 
-def _shells_to_graph(X, w, ks, params, opts, rng, p):
+def _shells_to_graph(X, w, ks, params, opts, rng, dips):
     """``method="auto"`` on rings or shells (:func:`~kgroups._choose_k.structure.shells`):
     the neighbourhood graph's rule, with the dip tests that sent the data there."""
     r = choose_graph_eigengap(X, w, ks, params, opts, rng)
     r.reasoning = (
-        f"auto: on X, {dips_text(p)}: the modes are in the distances from the mean alone "
-        f"(level {STRUCTURE_ALPHA / 2:g} each), as of rings or shells around one centre, "
-        "which partitions of the energy semimetric cut into arcs; k is read off the "
+        f"auto: on X, {dips_text(dips)}: the distances from the mean are multimodal (level "
+        f"{STRUCTURE_ALPHA / 2:g}) and their dip is at least {SHELLS_RATIO:g} times that "
+        "along the line, as of rings or shells around one centre, which partitions of "
+        "the energy semimetric cut into arcs; k is read off the "
         f"neighbourhood graph (semimetric='nearest_neighbors', n_neighbors="
         f"{params['n_neighbors']}), and the labels are its fit's. {r.reasoning}")
     return r
@@ -291,12 +299,12 @@ def choose_silhouette_split(X, w, ks, params, opts, rng):
     neighbourhood graph instead (:func:`_shells_to_graph`)."""
     seed = int(rng.integers(2**63 - 1))
     g = Geometry(X, w, params, opts, seed)
-    p = None
+    dips = None
     if opts.get("graph_for_shells") and opts["n_distinct"] > params["n_neighbors"]:
-        p = modes(g)
-        if shells(p):
-            return _shells_to_graph(X, w, ks, params, opts, rng, p)
-    r, found = _decide(g, ks, opts, opts["reference"], p=p)
+        dips = modes(g)
+        if shells(dips):
+            return _shells_to_graph(X, w, ks, params, opts, rng, dips)
+    r, found = _decide(g, ks, opts, opts["reference"], dips=dips)
     r.reasoning = f"{SILHOUETTE_SPLIT}: on X, {r.reasoning}"
     if not found:
         r.reasoning += "."

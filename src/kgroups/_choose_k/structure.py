@@ -14,7 +14,9 @@ when X is no more clustered than samples without structure by every one of them
    and whose partitions into convex pieces look like those of one cloud. The dip's
    null distribution is that of the uniform, the least favourable unimodal law, so
    unimodal data (Gaussian, uniform, heavy-tailed) reject less often than the level
-   says.
+   says. :func:`modes` keeps both tests' statistics too (:class:`Dips`): a radial
+   dip at least ``SHELLS_RATIO`` times the split dip marks rings or shells
+   (:func:`shells`), which ``method="auto"`` hands to the neighbourhood graph.
 2. **References** (only when no dip found modes): ``n_refs`` samples uniform over
    the box of X in its principal axes (Tibshirani, Walther & Hastie 2001, eqs. 3-5),
    of the points of X (a random subsample of ``STRUCTURE_MAX_N`` of them past that),
@@ -46,6 +48,8 @@ References
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .._progress import progress_bar
@@ -60,6 +64,8 @@ from .rules import _why_not_sphered, gap_gain_se
 STRUCTURE_ALPHA = 0.01
 # the references are fitted at k = 2..STRUCTURE_KMAX
 STRUCTURE_KMAX = 5
+# rings or shells: the radial dip at least this many times that along the 2-cluster line
+SHELLS_RATIO = 2.0
 # the reference test runs on a random subsample of this many points of larger data
 # (clusters that show at all show on 500 points; its references cost a fit each k)
 STRUCTURE_MAX_N = 500
@@ -67,13 +73,23 @@ STRUCTURE_MAX_N = 500
 REFERENCE_N_INIT = 1
 
 
+class Dips(NamedTuple):
+    """The two dip tests of step 1 on X: the statistics (the largest distance between
+    the empirical distribution function and the nearest unimodal one) and their
+    p-values, each p to be compared with ``STRUCTURE_ALPHA / 2``."""
+
+    d_split: float
+    p_split: float
+    d_radial: float
+    p_radial: float
+
+
 def modes(g):
-    """The two dip tests: ``(p_split, p_radial)`` (p-values, each to be compared with
-    ``STRUCTURE_ALPHA / 2``)."""
-    p_split = g.bisect(np.zeros(g.w.size, dtype=np.int64), 0, g.rng(0, 5))[0]
+    """The two dip tests of geometry g: :class:`Dips`."""
+    d_split, p_split = g.line_dip(np.zeros(g.w.size, dtype=np.int64), 0, g.rng(0, 5))
     mean = g.w @ g.Z / g.w.sum()
-    p_radial = dip_test(np.linalg.norm(g.Z - mean, axis=1))[1]
-    return float(p_split), float(p_radial)
+    d_radial, p_radial = dip_test(np.linalg.norm(g.Z - mean, axis=1))
+    return Dips(float(d_split), float(p_split), float(d_radial), float(p_radial))
 
 
 def _sample(g):
@@ -162,33 +178,36 @@ def _zs(ks, z):
     return ", ".join(f"k={int(k)}: {v:.1f}" for k, v in zip(ks[1:], z[1:]) if not np.isnan(v))
 
 
-def dips_text(p):
-    """The two dip tests' p-values ``p = (p_split, p_radial)`` in words."""
-    return (f"dip of a held-out half along its 2-cluster line p = {p[0]:.2g}, of the "
-            f"distances from the mean p = {p[1]:.2g}")
+def dips_text(dips):
+    """The two dip tests (:class:`Dips`) in words."""
+    return (f"dip of a held-out half along its 2-cluster line D = {dips.d_split:.3f}, "
+            f"p = {dips.p_split:.2g}; of the distances from the mean D = "
+            f"{dips.d_radial:.3f}, p = {dips.p_radial:.2g}")
 
 
-def shells(p):
-    """Whether the modes of ``p = (p_split, p_radial)`` are in the distances from the
-    mean alone, at level ``STRUCTURE_ALPHA`` / 2 each: rings or shells around one
-    centre (no mode along the line of a 2-cluster cut, which cuts them into arcs)."""
-    level = STRUCTURE_ALPHA / 2
-    return p[1] < level <= p[0]
+def shells(dips):
+    """Whether the modes of X (:class:`Dips`) are those of rings or shells around one
+    centre: the distances from the mean are multimodal (level ``STRUCTURE_ALPHA`` / 2)
+    and their dip is at least ``SHELLS_RATIO`` times that along the line of a
+    2-cluster cut, which cuts rings into arcs and sees each ring spread over its
+    diameter."""
+    return (dips.p_radial < STRUCTURE_ALPHA / 2
+            and dips.d_radial >= SHELLS_RATIO * dips.d_split)
 
 
-def find_structure(g, ks, opts, reference, p=None):
+def find_structure(g, ks, opts, reference, dips=None):
     """Step 1 on geometry g: ``(found, text, refs)``; ``refs`` is the dict of
-    :func:`references` when the reference test ran, else None. ``p``: the dip tests'
-    p-values of :func:`modes` when already computed."""
-    p_split, p_radial = modes(g) if p is None else p
+    :func:`references` when the reference test ran, else None. ``dips``: the dip
+    tests of :func:`modes` when already made."""
+    dips = modes(g) if dips is None else dips
     level = STRUCTURE_ALPHA / 2
-    dips = dips_text((p_split, p_radial))
-    if min(p_split, p_radial) < level:
-        return True, f"{dips}: multimodal (level {level:g} each), structure. ", None
+    text = dips_text(dips)
+    if min(dips.p_split, dips.p_radial) < level:
+        return True, f"{text}: multimodal (level {level:g} each), structure. ", None
     sk = ks[ks <= STRUCTURE_KMAX]
     refs = references(g, sk, opts, reference)
     z = refs["z"]
-    text = (f"{dips}: no modes at level {level:g}; against {opts['n_refs']} reference "
+    text = (f"{text}: no modes at level {level:g}; against {opts['n_refs']} reference "
             f"samples, Gap(k) - Gap(1) in standard errors: {_zs(sk, z)}")
     found = bool(np.nanmax(z[1:], initial=-np.inf) > STRUCTURE_Z)
     return found, text + (f": above {STRUCTURE_Z:g}, structure. " if found else
