@@ -1,7 +1,8 @@
 """Labelled batteries of data sets for studies that must be judged on many kinds of
 data at once (the choice of a semimetric, the choice of k).
 
-Five batteries: the four of :data:`BATTERIES` and ``"fcps"`` (all in :data:`ALL`):
+Seven batteries: the four of :data:`BATTERIES` and ``"fcps"``, ``"uci"`` and
+``"simple"`` (all in :data:`ALL`):
 
 ``"shapes"``  31 sets of clusters that are not convex blobs (rings, spirals, stripes,
               touching shapes, 3-D shells, tori and helices), 2-D and 3-D, from
@@ -19,9 +20,19 @@ Five batteries: the four of :data:`BATTERIES` and ``"fcps"`` (all in :data:`ALL`
               2005), from :mod:`_fcps` (``bash benchmarks/setup_fcps.sh`` fetches
               them); not in :data:`BATTERIES`, the four the semimetric study ran
               on, but in :data:`ALL`.
+``"uci"``     19 sets from :mod:`_uci_tables`: 18 labelled real tables of R packages
+              that Debian ships (mlbench's UCI copies: Pima, Sonar, Vehicle, Vowel,
+              Zoo, Satellite, HouseVotes84, Shuttle, DNA; mclust, rrcov, MASS, HSAUR3
+              and factoextra tables; ``bash benchmarks/setup_uci_r.sh`` exports them)
+              and the synthetic control charts (our own generator, Alcock &
+              Manolopoulos 1999); in :data:`ALL` only.
+``"simple"``  9 labelled toy sets of pyclustering's "simple" suite, from
+              :mod:`_simple` (``bash benchmarks/setup_fcps.sh`` fetches them with the
+              FCPS sets); in :data:`ALL` only.
 
-Label -1 (only in ``"hard"``) marks noise: those points are clustered with the rest
-but left out of every score (:attr:`Dataset.scored`).
+Label -1 (in ``"hard"`` and in the multishapes set of ``"uci"``) marks noise: those
+points are clustered with the rest but left out of every score
+(:attr:`Dataset.scored`).
 
 ``battery(name, seed)`` is deterministic; another ``seed`` draws the random sets
 again (the real tables do not change). The ``"blobs"`` draw of seed s is draw s of
@@ -45,10 +56,13 @@ import numpy as np
 import _fcps
 import _real_tables
 import _shapes
+import _simple
+import _uci_tables
 
 BATTERIES = ("shapes", "tables", "blobs", "hard")
-# every battery: those above and the FCPS sets (their data fetched by setup_fcps.sh)
-ALL = BATTERIES + ("fcps",)
+# every battery: those above, the FCPS and pyclustering simple sets (their data fetched
+# by setup_fcps.sh) and the R tables (setup_uci_r.sh) with the synthetic control charts
+ALL = BATTERIES + ("fcps", "uci", "simple")
 
 
 @dataclass(frozen=True)
@@ -60,7 +74,7 @@ class Dataset:
     name : str
         Unique within its battery.
     battery : str
-        One of :data:`BATTERIES`.
+        One of :data:`ALL`.
     X : ndarray of shape (n_samples, n_features), float64
     y : ndarray of shape (n_samples,), int64
         Labels 0 .. k-1, every one used; -1 marks noise, not scored.
@@ -218,6 +232,10 @@ def loaders(name, seed=0):
         return _shape_loaders(seed, _shapes.hard)
     if name == "fcps":
         return _fcps.loaders()
+    if name == "uci":
+        return _uci_tables.loaders()
+    if name == "simple":
+        return _simple.loaders()
     return [(n, note, lambda f=f: _load_table(f)) for n, note, f in _table_loaders()]
 
 
@@ -232,7 +250,7 @@ def battery(name, seed=0, only=None):
 
     Parameters
     ----------
-    name : {"shapes", "tables", "blobs", "hard", "fcps"}
+    name : {"shapes", "tables", "blobs", "hard", "fcps", "uci", "simple"}
     seed : int, default=0
         Draw of the random sets (the real tables ignore it).
     only : iterable of str, optional
