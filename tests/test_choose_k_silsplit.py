@@ -13,8 +13,7 @@ from kgroups._choose_k import KRangeWarning
 from kgroups._choose_k.result import DEFAULT_STRUCTURE_Z
 from kgroups._choose_k.rules import AUTO_METHODS, auto_method
 from kgroups._choose_k.silsplit import SCAN_FACTOR, SCAN_MIN, SILHOUETTE_KEEP, SPLIT_ALPHA
-from kgroups._choose_k.structure import (SHELLS_RATIO, STRUCTURE_ALPHA, STRUCTURE_KMAX, Dips,
-                                        shells)
+from kgroups._choose_k.structure import STRUCTURE_KMAX
 
 
 def blobs(rng, centres, sd, n_per):
@@ -171,7 +170,8 @@ def test_large_data_path_gives_the_same_answer(monkeypatch):
     b = choose_k(X, range(1, 6), n_refs=3, random_state=0)
     assert a.k == b.k == 2 and b.structure_z is not None
     assert 40 in {n for n, _ in kinds}                            # the subsample's fits
-    assert {m for _, m in kinds} == {"energy"}                    # from the coordinates
+    # from the coordinates (and the neighbourhood graph's fit of step 4)
+    assert {m for _, m in kinds} == {"energy", "nearest_neighbors"}
 
 
 # --------------------------------------------------------------------------- work
@@ -220,71 +220,13 @@ def test_auto_is_the_point_rule_and_has_a_table():
     assert choose_k(X, range(1, 8), n_refs=2, random_state=0).method == "silhouette+split"
 
 
-# --------------------------------------------------------------------------- shells
-def test_shells_are_radial_modes_much_stronger_than_the_lines():
-    """Shells: the radial dip significant and at least SHELLS_RATIO times the split
-    dip, whatever the split dip's p-value (many points of rings make their line's
-    projection, each ring spread over its diameter, significantly bimodal too)."""
-    level = STRUCTURE_ALPHA / 2
-    strong, weak = 0.1, 0.1 / SHELLS_RATIO
-    assert shells(Dips(weak, 0.5, strong, level / 2))
-    assert shells(Dips(weak, level / 2, strong, level / 2))          # both significant
-    assert shells(Dips(0.0, 1.0, strong, 0.0))                       # no line to test
-    assert not shells(Dips(weak * 1.01, level / 2, strong, level / 2))
-    assert not shells(Dips(0.01, 0.5, strong, level))                # radial not significant
-    assert not shells(Dips(strong, level / 2, strong, level / 2))
-
-
-@pytest.mark.parametrize("ks", [range(1, 5), range(1, 11), range(1, 21), range(2, 16)])
-def test_two_rings_get_the_graphs_k_whatever_the_range(ks):
-    """Two concentric rings: no mode along a 2-cluster line, modes in the distances
-    from the mean, so method='auto' reads k off the neighbourhood graph: 2, the rings
-    as labels, whatever the range (silhouette+split alone follows the silhouette up
-    with the range: energy partitions cut rings into arcs)."""
-    from sklearn.datasets import make_circles
-    from sklearn.metrics import adjusted_rand_score
-
-    X, y = make_circles(600, factor=0.5, noise=0.05, random_state=1)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", KRangeWarning)
-        r = choose_k(X, ks, random_state=0)
-    assert r.k == 2 and r.method == "graph eigengap"
-    assert adjusted_rand_score(y, r.labels) > 0.95
-    assert "as of rings or shells" in r.reasoning and "n_neighbors=10" in r.reasoning
-
-
-def test_many_points_of_rings_are_shells_though_their_line_is_bimodal():
-    """1,000 points of two thin rings: the held-out half along a 2-cluster line is
-    significantly bimodal too (each ring projects to a density that peaks at its two
-    edges), but the radial dip is far stronger: the graph's k, 2, and the rings."""
-    from sklearn.datasets import make_circles
-    from sklearn.metrics import adjusted_rand_score
-
-    X, y = make_circles(1000, factor=0.5, noise=0.03, random_state=1)
-    r = choose_k(X, range(1, 16), random_state=0)
-    assert r.k == 2 and r.method == "graph eigengap"
-    split_p = float(r.reasoning.split("line D = ")[1].split("p = ")[1].split(";")[0])
-    assert split_p < STRUCTURE_ALPHA / 2
-    assert adjusted_rand_score(y, r.labels) > 0.95
-
-
-def test_shells_stay_with_the_point_rule_when_asked_or_not_energy():
-    from sklearn.datasets import make_circles
-
-    X, _ = make_circles(400, factor=0.5, noise=0.05, random_state=1)
-    assert choose_k(X, range(1, 11), method="silhouette+split",
-                    random_state=0).method == "silhouette+split"
-    assert choose_k(X, range(1, 11), semimetric="gaussian", sigma=0.5,
-                    random_state=0).method == "silhouette+split"
-
-
-def test_a_centre_blob_among_blobs_is_not_a_shell():
-    """A 3 x 3 grid of blobs: its distances from the mean are multimodal (centre, sides,
-    corners) and so is its 2-cluster line: the point rule, 9 clusters."""
+def test_a_grid_of_blobs_keeps_the_point_rule():
+    """A 3 x 3 grid of blobs: the neighbourhood graph's groups are the blobs, which the
+    energy fit finds too: the point rule's 9 clusters stand."""
     X = blobs(np.random.default_rng(2), [[5.0 * i, 5.0 * j] for i in range(3)
                                          for j in range(3)], 0.6, 25)
     r = choose_k(X, range(1, 16), random_state=0)
-    assert r.method == "silhouette+split" and r.k == 9
+    assert r.method == "silhouette+split" and r.k == 9 and r.graph_agreement is None
 
 
 def test_plot_draws_the_structure_and_split_tests():

@@ -412,7 +412,7 @@ def choose_k(X, k_range=None, *, method=DEFAULT_METHOD, rule=None, se_factor=1.0
     params = {"semimetric": semimetric, "alpha": alpha, "sigma": sigma, "theta": theta,
               "engine": engine, "n_neighbors": n_neighbors}
     opts = {"n_refs": n_refs, "reference": reference, "n_splits": n_splits, "n_init": n_init,
-            "graph_for_shells": auto and semimetric == "energy", "n_distinct": n_distinct}
+            "follow_shapes": auto and semimetric == "energy", "n_distinct": n_distinct}
     rng = np.random.default_rng(as_seed(random_state))
     if method in DRIVERS:
         return DRIVERS[method](X, w, ks, params, opts, rng)

@@ -102,6 +102,7 @@ class Geometry:
         # past it (the engine chosen for them is faster than a dense kernel there)
         self.on_matrix = self.D is not None and n <= FIT_MATRIX_MAX_N
         self.fits, self.sil = {}, {}
+        self.grown = set()      # the k whose fit had its start from the split of k - 1
 
     def rng(self, *key):
         """A random stream of its own for each key (k, purpose): the same whatever
@@ -147,6 +148,20 @@ class Geometry:
                 self.sil.pop(k, None)
         self.fits[k] = have
         return have
+
+    def grow(self, k):
+        """The fit of k (made once): ``n_init`` starts and, when k - 1 was fitted, a start
+        that splits the heaviest cluster of its partition along its line
+        (:meth:`bisect`), so that the fit of k is never worse than that split."""
+        if k in self.grown:
+            return self.fits[k]
+        prev = self.fits.get(k - 1)
+        start = None
+        if prev is not None:
+            j = int(np.argmax(np.bincount(prev[0], weights=self.w)))
+            start = self.bisect(prev[0], j, self.rng(k, 2), test=False)[1]
+        self.grown.add(k)
+        return self.fit(k, start)
 
     def silhouette(self, k):
         """Weighted mean silhouette of the kept fit of k (on rho)."""

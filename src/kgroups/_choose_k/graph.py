@@ -55,8 +55,20 @@ def log_eigengaps(mu, ks):
 
 
 def choose_graph_eigengap(X, w, ks, params, opts, rng):
-    """``method="auto"`` with ``semimetric="nearest_neighbors"``: the module's rule."""
-    seed = int(rng.integers(2**31 - 1))
+    """``method="auto"`` with ``semimetric="nearest_neighbors"``: the module's rule, with a
+    :class:`KRangeWarning` when the answer is the largest k of the range."""
+    r = graph_groups(X, w, ks, params, opts, int(rng.integers(2**31 - 1)))
+    if r.at_top:
+        warnings.warn(f"choose_k: the answer k={r.k} is the largest of k_range; k may be "
+                      "larger than the range allows; widen k_range", KRangeWarning,
+                      stacklevel=3)
+    return r
+
+
+def graph_groups(X, w, ks, params, opts, seed):
+    """The module's rule without warnings: a :class:`ChooseKResult` with the graph's k,
+    its eigengaps, its reasoning and the labels of the graph semimetric's fit at k
+    (``at_top`` when k is the largest of the range)."""
     top = int(ks[-1])
     fmap = NeighborGraphMap.fit(X, w, n_neighbors=params["n_neighbors"], n_clusters=top + 1,
                                 random_state=seed, owner="choose_k")
@@ -83,9 +95,6 @@ def choose_graph_eigengap(X, w, ks, params, opts, rng):
         r.at_top = True
         r.reasoning += (" This is the largest k of the range: k may be larger than the "
                         "range allows; widen k_range.")
-        warnings.warn(f"choose_k: the answer k={r.k} is the largest of k_range; k may be "
-                      "larger than the range allows; widen k_range", KRangeWarning,
-                      stacklevel=3)
     est = KernelKGroups(r.k, semimetric="nearest_neighbors", n_neighbors=params["n_neighbors"],
                         n_init=opts["n_init"], random_state=seed)
     r.labels = est.fit(X, sample_weight=w).labels_

@@ -119,7 +119,11 @@ def _silhouette_curve(X, w, ks, label_sets, sem):
 
 
 def _mean_silhouette(sums, s, lab, w):
-    """Weighted mean of ``(b - a) / max(a, b)`` from the per-cluster sums of rho."""
+    """Weighted mean of ``(b - a) / max(a, b)`` from the per-cluster sums of rho.
+
+    A point alone in its cluster has silhouette 0 (Rousseeuw's convention), and so
+    has a point whose cluster holds only copies of it (``a = 0``): its copies are one
+    point of their summed weight, alone (integer weights are repeated rows)."""
     idx = np.arange(lab.size)
     others = s[lab] - w                     # weight of the other points of i's cluster
     alone = others <= 1e-12 * s[lab]
@@ -127,6 +131,7 @@ def _mean_silhouette(sums, s, lab, w):
     means = sums / s
     means[idx, lab] = np.inf
     b = means.min(axis=1)
+    alone |= a <= 1e-12 * b
     sil = np.where(alone, 0.0, (b - a) / np.maximum(np.maximum(a, b), 1e-300))
     return float(w @ sil / w.sum())
 

@@ -39,6 +39,7 @@ _CURVES = {  # criterion -> (attribute of the curve, attribute of its error bars
     "silhouette": ("silhouette", None, "mean silhouette"),
     "eigengap": ("eigengap", None, "eigengap lambda_(k+1) - lambda_k"),
     "split": ("split_p", None, "split test: k x smallest dip p-value"),
+    "graph_agreement": ("graph_agreement", None, "ARI with the graph's groups"),
 }
 
 
@@ -123,6 +124,15 @@ class ChooseKResult:
     at_top : bool
         The answer is the largest k of the range and the rule had not decided
         there (a ``kgroups._choose_k.KRangeWarning`` was issued).
+    graph_k : int or None
+        The default (``method="auto"`` with the energy semimetric), when it found
+        structure in X's geometry: the number of groups of the neighbourhood graph
+        (its eigengap), whose groups may be shapes that energy partitions cannot
+        draw (:mod:`kgroups._choose_k.shapes`).
+    graph_agreement : ndarray of shape (n_k,) or None
+        The default, when those groups are such shapes: the adjusted Rand index of
+        each k's energy partition with the graph's groups (NaN where not computed);
+        the chosen k has the largest.
 
     See Also
     --------
@@ -183,6 +193,8 @@ class ChooseKResult:
     split_p: np.ndarray | None = None
     multimodal_axes: ChooseKResult | None = None
     at_top: bool = False
+    graph_k: int | None = None
+    graph_agreement: np.ndarray | None = None
 
     @property
     def criteria(self):

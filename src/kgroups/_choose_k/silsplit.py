@@ -126,10 +126,9 @@ import warnings
 import numpy as np
 
 from .geometry import Geometry
-from .graph import choose_graph_eigengap
 from .result import ChooseKResult, KRangeWarning
-from .structure import (SHELLS_RATIO, STRUCTURE_ALPHA, STRUCTURE_KMAX, dips_text,
-                        find_structure, modes, rescaled, shells)
+from .shapes import follow_shapes
+from .structure import STRUCTURE_ALPHA, STRUCTURE_KMAX, find_structure, rescaled
 
 SILHOUETTE_SPLIT = "silhouette+split"
 # the silhouette is followed to k = max(SCAN_MIN, SCAN_FACTOR * its best k so far)
@@ -151,12 +150,7 @@ def _scan(g, ks):
     ``(k_s, last k fitted, decided)``, decided False when the range ended first."""
     best, prev = None, None
     for k in (int(k) for k in ks[ks >= 2]):
-        start = None
-        if prev is not None and k == prev + 1:
-            labels = g.fits[prev][0]
-            j = int(np.argmax(np.bincount(labels, weights=g.w)))
-            start = g.bisect(labels, j, g.rng(k, 2), test=False)[1]
-        g.fit(k, start)
+        g.grow(k)
         if best is None or g.silhouette(k) > g.silhouette(best):
             best = k
         prev = k
@@ -198,9 +192,9 @@ def _curve(ks, values):
     return out
 
 
-def _structure(g, ks, opts, reference, r, dips=None):
+def _structure(g, ks, opts, reference, r):
     """Step 1 (k = 1 in the range): ``(found, text)``, the reference curves on r."""
-    found, text, refs = find_structure(g, ks, opts, reference, dips)
+    found, text, refs = find_structure(g, ks, opts, reference)
     if refs is not None:
         sk = ks[ks <= STRUCTURE_KMAX]
         pad = np.full((refs["ref_log_w"].shape[0], ks.size - sk.size), np.nan)
@@ -211,15 +205,15 @@ def _structure(g, ks, opts, reference, r, dips=None):
     return found, text
 
 
-def _decide(g, ks, opts, reference, declared=None, dips=None):
+def _decide(g, ks, opts, reference, declared=None):
     """Steps 1-3 on one geometry: a filled :class:`ChooseKResult` and whether it shows
     structure (always True without k = 1 in the range, or when ``declared``, the
-    text of the evidence found before). ``dips``: g's dip tests when already made."""
+    text of the evidence found before)."""
     r = ChooseKResult(1, SILHOUETTE_SPLIT, ks)
     text = ""
     if ks[0] == 1:
         if declared is None:
-            found, text = _structure(g, ks, opts, reference, r, dips)
+            found, text = _structure(g, ks, opts, reference, r)
             if not found:
                 r.reasoning, r.labels = text, np.zeros(g.w.size, dtype=np.int64)
                 return r, False
@@ -244,9 +238,6 @@ def _decide(g, ks, opts, reference, declared=None, dips=None):
                  f"{SILHOUETTE_KEEP:g} x {g.silhouette(best):.3f}")
     text += f": k={k}."
     top = k == ks_fit[-1] and (not split_done or (k == best and not scanned))
-    if top:
-        text += (f" k={k} is the largest k of k_range and the rule had not decided there: "
-                 "k may be larger than the range allows; widen k_range.")
     r.k, r.labels, r.reasoning, r.at_top = int(k), g.fits[k][0], text, bool(top)
     r.within_energy = _curve(ks, {kk: W for kk, (_, W) in g.fits.items()})
     r.silhouette = _curve(ks, g.sil)
@@ -278,38 +269,23 @@ def _rescaled(X, w, ks, params, opts, seed, r):
     r.reasoning += " No structure: k=1."
 
 
-def _shells_to_graph(X, w, ks, params, opts, rng, dips):
-    """``method="auto"`` on rings or shells (:func:`~kgroups._choose_k.structure.shells`):
-    the neighbourhood graph's rule, with the dip tests that sent the data there."""
-    r = choose_graph_eigengap(X, w, ks, params, opts, rng)
-    r.reasoning = (
-        f"auto: on X, {dips_text(dips)}: the distances from the mean are multimodal (level "
-        f"{STRUCTURE_ALPHA / 2:g}) and their dip is at least {SHELLS_RATIO:g} times that "
-        "along the line, as of rings or shells around one centre, which partitions of "
-        "the energy semimetric cut into arcs; k is read off the "
-        f"neighbourhood graph (semimetric='nearest_neighbors', n_neighbors="
-        f"{params['n_neighbors']}), and the labels are its fit's. {r.reasoning}")
-    return r
-
-
 def choose_silhouette_split(X, w, ks, params, opts, rng):
-    """``method="silhouette+split"``: the module docstring's steps, with the result.
-    With ``opts["graph_for_shells"]`` (``method="auto"`` with the energy semimetric),
-    X whose only modes are those of its distances from the mean gets the rule of the
-    neighbourhood graph instead (:func:`_shells_to_graph`)."""
+    """``method="silhouette+split"``: the module docstring's steps 1-3, with the result.
+    With ``opts["follow_shapes"]`` (``method="auto"`` with the energy semimetric), step
+    4 (:mod:`~kgroups._choose_k.shapes`) on an answer found in X's own geometry."""
     seed = int(rng.integers(2**63 - 1))
     g = Geometry(X, w, params, opts, seed)
-    dips = None
-    if opts.get("graph_for_shells") and opts["n_distinct"] > params["n_neighbors"]:
-        dips = modes(g)
-        if shells(dips):
-            return _shells_to_graph(X, w, ks, params, opts, rng, dips)
-    r, found = _decide(g, ks, opts, opts["reference"], dips=dips)
+    r, found = _decide(g, ks, opts, opts["reference"])
     r.reasoning = f"{SILHOUETTE_SPLIT}: on X, {r.reasoning}"
     if not found:
         r.reasoning += "."
         _rescaled(X, w, ks, params, opts, seed, r)
+    elif opts.get("follow_shapes") and opts["n_distinct"] > params["n_neighbors"] + 1:
+        graph_seed = int(g.rng(0, 9).integers(2**31 - 1))
+        follow_shapes(g, X, w, ks, params, opts, graph_seed, r, SCAN_MIN, SCAN_FACTOR)
     if r.at_top:
+        r.reasoning += (f" k={r.k} is the largest k of k_range and the rule had not decided "
+                        "there: k may be larger than the range allows; widen k_range.")
         warnings.warn(f"choose_k: k={r.k} is the largest k of k_range and the rule had not "
                       "decided there: k may be larger than the range allows; widen k_range",
                       KRangeWarning, stacklevel=3)

@@ -14,9 +14,7 @@ when X is no more clustered than samples without structure by every one of them
    and whose partitions into convex pieces look like those of one cloud. The dip's
    null distribution is that of the uniform, the least favourable unimodal law, so
    unimodal data (Gaussian, uniform, heavy-tailed) reject less often than the level
-   says. :func:`modes` keeps both tests' statistics too (:class:`Dips`): a radial
-   dip at least ``SHELLS_RATIO`` times the split dip marks rings or shells
-   (:func:`shells`), which ``method="auto"`` hands to the neighbourhood graph.
+   says. :func:`modes` keeps both tests' statistics and p-values (:class:`Dips`).
 2. **References** (only when no dip found modes): ``n_refs`` samples uniform over
    the box of X in its principal axes (Tibshirani, Walther & Hastie 2001, eqs. 3-5),
    of the points of X (a random subsample of ``STRUCTURE_MAX_N`` of them past that),
@@ -64,8 +62,6 @@ from .rules import _why_not_sphered, gap_gain_se
 STRUCTURE_ALPHA = 0.01
 # the references are fitted at k = 2..STRUCTURE_KMAX
 STRUCTURE_KMAX = 5
-# rings or shells: the radial dip at least this many times that along the 2-cluster line
-SHELLS_RATIO = 2.0
 # the reference test runs on a random subsample of this many points of larger data
 # (clusters that show at all show on 500 points; its references cost a fit each k)
 STRUCTURE_MAX_N = 500
@@ -185,21 +181,10 @@ def dips_text(dips):
             f"{dips.d_radial:.3f}, p = {dips.p_radial:.2g}")
 
 
-def shells(dips):
-    """Whether the modes of X (:class:`Dips`) are those of rings or shells around one
-    centre: the distances from the mean are multimodal (level ``STRUCTURE_ALPHA`` / 2)
-    and their dip is at least ``SHELLS_RATIO`` times that along the line of a
-    2-cluster cut, which cuts rings into arcs and sees each ring spread over its
-    diameter."""
-    return (dips.p_radial < STRUCTURE_ALPHA / 2
-            and dips.d_radial >= SHELLS_RATIO * dips.d_split)
-
-
-def find_structure(g, ks, opts, reference, dips=None):
+def find_structure(g, ks, opts, reference):
     """Step 1 on geometry g: ``(found, text, refs)``; ``refs`` is the dict of
-    :func:`references` when the reference test ran, else None. ``dips``: the dip
-    tests of :func:`modes` when already made."""
-    dips = modes(g) if dips is None else dips
+    :func:`references` when the reference test ran, else None."""
+    dips = modes(g)
     level = STRUCTURE_ALPHA / 2
     text = dips_text(dips)
     if min(dips.p_split, dips.p_radial) < level:
