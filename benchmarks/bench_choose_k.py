@@ -27,10 +27,11 @@ draws change only choose_k's random state):
                       references by 3 standard errors; the silhouette's best of them,
                       or the gap's globalSEmax one when finer and nearly as separated;
                       no structure: the same test on X standardized, then sphered
-``auto (default)``    ``choose_k(X, range(1, 11))`` (issue 42, round 3):
-                      ``silhouette+split``, except on X whose only modes are in the
-                      distances from the mean (rings, shells): the neighbourhood
-                      graph's eigengap
+``auto (default)``    ``choose_k(X, range(1, 11))`` (issue 42, round 5):
+                      ``silhouette+split`` and step 4: when the neighbourhood
+                      graph's groups are of comparable size and the energy fit of
+                      their number cuts across them, the energy partition that
+                      agrees best with them
 ``silhouette+split``  ``method="silhouette+split"`` (round 2's default): k = 1 only
                       without modes (dip tests of a held-out half along its 2-cluster
                       line and of the distances from the mean) and without a gain of
@@ -41,9 +42,14 @@ draws change only choose_k's random state):
                       no structure: the same on the multimodal sphered axes, then X
                       standardized
 ``keep 0.75``, ``keep 0.65``, ``no split test``, ``structure at 3 s.e.``
-                      ``silhouette+split`` with one constant changed (the split
-                      walk's share of the silhouette, the split test's level set to
-                      0, the reference test's threshold)
+                      the default with one constant changed (the split walk's share
+                      of the silhouette, the split test's level set to 0, the
+                      reference test's threshold)
+``balance 0.1``, ``balance 0.5``, ``drawn 0.4``, ``drawn 0.6``, ``agree 0.05``, ``agree 0.2``
+                      the default with one constant of step 4 changed (the share of
+                      the weight each graph group needs, x 1/k_g; the agreement of
+                      the energy fit at k_g that keeps the point rule; the least
+                      agreement of an answer)
 ``round 1 default``   the default of round 1 of issue 42 (commit bad4ec9, its code
                       gone): its picks and seconds copied from
                       ``results/choose_k_round1.json``, that round's run of the same
@@ -284,7 +290,7 @@ def methods(refs, splits):
     cols[DEFAULT] = {"method": "auto", "n_refs": refs}
     cols[ALONE] = {"method": "silhouette+split", "n_refs": refs}
     for name, values in VARIANTS.items():
-        cols[name] = {"method": "silhouette+split", "n_refs": refs, "constants": values}
+        cols[name] = {"method": "auto", "n_refs": refs, "constants": values}
     cols[ROUND1] = {"saved": ROUND1_FILE}
     cols["KMeans + silhouette"] = {"anchor": "kmeans"}
     cols["GMM BIC"] = {"anchor": "gmm"}
@@ -298,7 +304,13 @@ ALONE = "silhouette+split"
 VARIANTS = {"keep 0.75": {"silsplit.SILHOUETTE_KEEP": 0.75},
             "keep 0.65": {"silsplit.SILHOUETTE_KEEP": 0.65},
             "no split test": {"silsplit.SPLIT_ALPHA": 0.0},
-            "structure at 3 s.e.": {"structure.STRUCTURE_Z": 3.0}}
+            "structure at 3 s.e.": {"structure.STRUCTURE_Z": 3.0},
+            "balance 0.1": {"shapes.BALANCE": 0.1},
+            "balance 0.5": {"shapes.BALANCE": 0.5},
+            "drawn 0.4": {"shapes.DRAWN": 0.4},
+            "drawn 0.6": {"shapes.DRAWN": 0.6},
+            "agree 0.05": {"shapes.AGREE_MIN": 0.05},
+            "agree 0.2": {"shapes.AGREE_MIN": 0.2}}
 # round 1's default (its code is gone): its picks and seconds, copied from that round's run
 ROUND1 = "round 1 default"
 ROUND1_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results",

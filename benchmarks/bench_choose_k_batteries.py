@@ -1,11 +1,13 @@
 """Does ``kgroups.choose_k`` find a useful k on every battery at once? (issue 42)
 
-The batteries of ``benchmarks/_batteries.py``: 31 shape sets (rings, spirals,
+The seven batteries of ``benchmarks/_batteries.py``: 31 shape sets (rings, spirals,
 stripes, touching shapes, 3-D shells and helices), 22 labelled real tables, 14
 labelled Gaussian settings, 25 hard sets (noise, outliers, unequal densities,
 touching shapes, up to 10,000 points; their noise points, label -1, are clustered
-but not scored) and the 9 labelled sets of the Fundamental Clustering Problems
-Suite (``bash benchmarks/setup_fcps.sh`` fetches them). Every rule chooses k in 1..15 (2..15 where k = 1 is not defined)
+but not scored), the 9 labelled sets of the Fundamental Clustering Problems Suite
+and pyclustering's 8 labelled toy sets (``bash benchmarks/setup_fcps.sh`` fetches
+both), and 19 labelled UCI and R tables (``bash benchmarks/setup_uci_r.sh``: R
+packages from Debian). Every rule chooses k in 1..15 (2..15 where k = 1 is not defined)
 on each set, timed on its own; ``silhouette+gap`` only up to 3,000 points (its
 n x n matrix per reference sample takes minutes past that: "-").
 
@@ -19,26 +21,35 @@ clusters an energy fit can find.
 **The rules**:
 
 ``auto (default)``              ``choose_k(X, range(1, 16), random_state=0)`` (issue 42,
-                                round 4): ``silhouette+split``, except on X whose
-                                distances from the mean are multimodal with a dip at
-                                least twice that along a 2-cluster line (rings,
-                                shells): the neighbourhood graph's eigengap
+                                round 5): ``silhouette+split``, then step 4: when the
+                                neighbourhood graph's groups are of comparable size
+                                and the energy fit of their number cuts across them
+                                (rings, moons, spirals), the energy partition that
+                                agrees best with them
 ``silhouette+split``            ``method="silhouette+split"`` (round 2's default): k = 1
                                 only without modes (two dip tests) and without a gain
                                 over the references above 3.5 standard errors; the
                                 silhouette's best k, followed to max(10, 2 k); one more
                                 cluster while a cluster's held-out half is multimodal
                                 and the silhouette keeps 0.7 of the best
-``keep 0.75``                   ``silhouette+split`` whose split walk goes on while the
+``keep 0.75``                   the default whose split walk goes on while the
                                 silhouette keeps 0.75 (round 1's share) instead of 0.7
 ``keep 0.65``                   ... 0.65
-``no split test``               ``silhouette+split`` without step 3 (its level set to 0)
+``no split test``               the default without step 3 (its level set to 0)
 ``structure at 3 s.e.``         the reference test at 3 standard errors instead of 3.5
-``round 3 default``             the default of round 3 (commit 390f742): rings and
-                                shells to the graph only when the dip along the line
-                                is not significant; its picks, seconds and usefulness
-                                copied from ``results/choose_k_round3.json`` (that
-                                round's run; none on the FCPS sets: "-")
+``balance 0.1``, ``0.5``        step 4 with each graph group at least 0.1 (0.5) / k_g
+                                of the weight instead of 0.25 / k_g
+``drawn 0.4``, ``0.6``          step 4 keeping the point rule when the energy fit at
+                                k_g agrees with the graph's groups at 0.4 (0.6)
+                                instead of 0.5
+``agree 0.05``, ``0.2``         step 4's least agreement of an answer, 0.05 (0.2)
+                                instead of 0.1
+``round 4 default``             the default of round 4 (commit 8867f8a): rings and
+                                shells (a radial dip at least twice the dip along a
+                                2-cluster line) to the graph's own k and labels; its
+                                picks, seconds and usefulness copied from
+                                ``results/choose_k_round4.json`` (that round's run,
+                                and that commit's code on the uci and simple sets)
 ``round 1 default``             the default of round 1 (commit bad4ec9; its code is gone):
                                 its picks, seconds and usefulness copied from
                                 ``results/choose_k_round1.json`` (that round's run)
@@ -52,7 +63,7 @@ clusters an energy fit can find.
 ``kernel k-groups + silhouette`` the curve's fits, the k of largest silhouette
 
 The variants of the default change module constants of :mod:`kgroups._choose_k`
-(``silsplit``, ``structure``) for the length of one call (the study's own business,
+(``silsplit``, ``structure``, ``shapes``) for the length of one call (the study's own business,
 not an option of the library).
 
 A last table times the default on two 2-D sets of 5,000 points (``--big``),
@@ -101,20 +112,20 @@ SLOW = ("gap+ps+sphered",)
 # silhouette+gap is run up to this many points
 SILGAP_MAX_N = 3000
 ROUND1 = "round 1 default"
-ROUND3 = "round 3 default"
+ROUND4 = "round 4 default"
 # the budget of issue 42: fits' worth (one default fit at the true k) and seconds per set
 FITS_BUDGET = 40
 SECONDS_BUDGET = 15
 _RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
 # the saved picks of earlier defaults whose code is gone: column -> file
 SAVED = {ROUND1: os.path.join(_RESULTS, "choose_k_round1.json"),
-         ROUND3: os.path.join(_RESULTS, "choose_k_round3.json")}
+         ROUND4: os.path.join(_RESULTS, "choose_k_round4.json")}
 
 
 def _variant(values):
     def pick(X, fits):
         with constants(values):
-            return choose_k(X, K_RANGE, method="silhouette+split", random_state=0).k
+            return choose_k(X, K_RANGE, random_state=0).k
     return pick
 
 
@@ -142,7 +153,7 @@ def rules(slow):
            ALONE: lambda X, f: choose_k(X, K_RANGE, method="silhouette+split",
                                         random_state=0).k}
     out.update((name, _variant(values)) for name, values in VARIANTS.items())
-    out[ROUND3] = None                                  # copied from SAVED[ROUND3]
+    out[ROUND4] = None                                  # copied from SAVED[ROUND4]
     out[ROUND1] = None                                  # copied from SAVED[ROUND1]
     out["silhouette+gap"] = _silhouette_gap
     if slow:
@@ -351,7 +362,7 @@ def _threads():
 
 def report(res, big, command, seconds):
     machine = platform.processor() or platform.machine()
-    text = (f"# choose_k on five batteries\n\n`{command}`\n\nk in 1..15 (2..15 where k = 1 "
+    text = (f"# choose_k on seven batteries\n\n`{command}`\n\nk in 1..15 (2..15 where k = 1 "
             f"is not defined). A chosen k is useful when a default "
             f"`KernelKGroups(k, random_state=0)` fit at that k reaches {USEFUL_SHARE} of the "
             f"best ARI over k = 2..15 (any k where no k reaches {NO_SIGNAL_ARI}). Cells of "
@@ -389,7 +400,7 @@ def main():
             times = timing(args.only)
             big = big_sets() if args.big else []
         machine = platform.processor() or platform.machine()
-        text = (f"# Time of choose_k's default on the five batteries\n\n"
+        text = (f"# Time of choose_k's default on the seven batteries\n\n"
                 f"`python {shlex.join(sys.argv)}`\n\n"
                 "Seconds of `choose_k(X, range(1, 16), random_state=0)` and of one default "
                 "fit at the true k, each after an untimed call of its kind on the same set; "

@@ -14,9 +14,10 @@ ARI 0.10, any k counts.
 
 **The rules**, side by side in one run, each timed on its own:
 
-``auto (default)``            ``choose_k(X, random_state=0)`` (issue 42, round 3:
-                              ``silhouette+split``, and the neighbourhood graph's
-                              eigengap on rings and shells)
+``auto (default)``            ``choose_k(X, random_state=0)`` (issue 42, round 5:
+                              ``silhouette+split``, and the energy partition that
+                              agrees best with the neighbourhood graph's groups when
+                              the energy fit of their number cuts across them)
 ``round 1 default``           the default of round 1 of issue 42 (commit bad4ec9, its
                               code gone): its picks, seconds and ARI copied from
                               ``results/choose_k_round1.json``, that round's run

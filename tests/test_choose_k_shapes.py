@@ -63,9 +63,10 @@ def test_two_rings_get_energy_pieces_within_the_rings_whatever_the_range(ks):
 
 def test_two_rings_answer_at_the_top_of_a_short_range_warns():
     X, _ = make_circles(600, factor=0.5, noise=0.05, random_state=1)
-    with pytest.warns(KRangeWarning, match="widen k_range"):
+    with pytest.warns(KRangeWarning, match="widen k_range") as record:
         r = choose_k(X, range(1, 8), random_state=0)
     assert r.k == 7 and r.at_top and "k may be larger than the range allows" in r.reasoning
+    assert record[0].filename == __file__                 # points at the caller's line
 
 
 def test_moons_get_pieces_that_follow_each_moon():

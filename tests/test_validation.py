@@ -150,3 +150,22 @@ def test_only_estimators_and_backends_reach_drivers_and_engines():
                 if pattern.search(line) and line.strip() not in allowed_lines:
                     offenders.append(f"{rel}:{no}: {line.strip()}")
     assert not offenders, "\n".join(offenders)
+
+
+@pytest.mark.parametrize("n", [1, 3, 127, 128, 129, 300])
+def test_max_asymmetry_is_the_brute_force_one(n):
+    """The blockwise symmetry check finds the largest |A[i, j] - A[j, i]| and a pair
+    where it is, dense (blocks of SYMMETRY_BLOCK rows, any remainder) and sparse."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(n)
+    A = rng.normal(size=(n, n))
+    brute = np.abs(A - A.T)
+    worst, i, j = v._max_asymmetry(A)
+    assert worst == brute.max() and brute[i, j] == brute.max()
+    S = sp.csr_matrix(np.where(rng.random((n, n)) < 0.3, A, 0.0))
+    dense = S.toarray()
+    worst, i, j = v._max_asymmetry(S)
+    assert worst == np.abs(dense - dense.T).max() == abs(dense[i, j] - dense[j, i])
+    sym = A + A.T
+    assert v._max_asymmetry(sym)[0] == 0.0 and v._max_asymmetry(sp.csr_matrix(sym))[0] == 0.0

@@ -693,6 +693,31 @@ def check_init_starts(init, n_samples, n_clusters, owner="KernelKGroups"):
         f"(n_starts, {n_samples}) with n_starts >= 1 (one start per row)")
 
 
+# rows of a block of the symmetry check of a dense matrix (the block and the matching
+# columns stay in cache)
+SYMMETRY_BLOCK = 128
+
+
+def _max_asymmetry(A):
+    """``(max |A[i, j] - A[j, i]|, i, j)`` of a square matrix, dense or sparse; the
+    upper triangle of a dense one is compared with the lower, a block of rows at a
+    time, without an n x n temporary."""
+    if sp.issparse(A):
+        diff = abs(A - A.T).tocoo()
+        if not diff.nnz:
+            return 0.0, 0, 0
+        t = int(np.argmax(diff.data))
+        return float(diff.data[t]), int(diff.row[t]), int(diff.col[t])
+    worst, at = 0.0, (0, 0)
+    for a in range(0, A.shape[0], SYMMETRY_BLOCK):
+        d = A[a:a + SYMMETRY_BLOCK, a:] - A[a:, a:a + SYMMETRY_BLOCK].T
+        np.abs(d, out=d)
+        t = int(np.argmax(d))
+        if d.flat[t] > worst:
+            worst, at = float(d.flat[t]), (a + t // d.shape[1], a + t % d.shape[1])
+    return worst, int(at[0]), int(at[1])
+
+
 def check_precomputed(A, kind, owner="KernelKGroups", name="X"):
     """A precomputed ``kind="semimetric"`` or ``"gram"`` matrix, dense or sparse, as float64.
 
@@ -709,28 +734,24 @@ def check_precomputed(A, kind, owner="KernelKGroups", name="X"):
         raise InvalidParameterError(
             f"{owner}: a precomputed {what} should be square (n_samples, n_samples), "
             f"got shape {A.shape}")
-    check_finite(A, name, owner)
     data = A.data if sp.issparse(A) else A
-    scale = float(abs(data).max()) if data.size else 0.0
+    # the extremes in two passes, no copy; a NaN or infinity makes them not finite
+    lo, hi = (float(data.min()), float(data.max())) if data.size else (0.0, 0.0)
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        check_finite(A, name, owner)
+    scale = max(abs(lo), abs(hi))
     if not np.isfinite(scale * float(A.shape[0]) ** 2):
         raise InvalidParameterError(
             f"{owner}: the precomputed {what} has entries of magnitude {scale:.3g}, whose "
             f"sums over the {A.shape[0]}^2 pairs overflow float64; divide {name} by a constant")
     tol = SYMMETRY_RTOL * max(scale, 1e-300)
-    diff = abs(A - A.T)
-    worst = diff.max() if diff.shape[0] else 0.0
+    worst, i, j = _max_asymmetry(A)
     if worst > tol:
-        if sp.issparse(diff):
-            diff = diff.tocoo()
-            t = int(np.argmax(diff.data))
-            i, j = int(diff.row[t]), int(diff.col[t])
-        else:
-            i, j = np.unravel_index(int(np.argmax(diff)), diff.shape)
         raise InvalidParameterError(
             f"{owner}: the precomputed {what} should be symmetric, but "
             f"{name}[{i}, {j}]={float(A[i, j])!r} != {name}[{j}, {i}]={float(A[j, i])!r}")
     if kind == "semimetric":
-        if data.size and data.min() < -tol:
+        if data.size and lo < -tol:
             i, j = np.unravel_index(int(np.argmin(A.toarray() if sp.issparse(A) else A)),
                                     A.shape)
             raise InvalidParameterError(

@@ -551,10 +551,11 @@ def _choose_k_parser(sub):
                         "to twice that k (at least 10); then one more cluster while a "
                         "cluster's held-out half is multimodal, keeping 0.7 of the "
                         "silhouette; when X shows none, the same on its multimodal sphered "
-                        "axes, then X standardized; else k = 1. nearest_neighbors, and rings "
-                        "or shells with energy (modes in the distances from the mean "
-                        "alone): the k >= 2 after which the neighbourhood graph's "
-                        "Laplacian eigenvalues rise most, as a ratio"),
+                        "axes, then X standardized; else k = 1; with energy, when the "
+                        "neighbourhood graph's groups are shapes that the energy fit cuts "
+                        "across (rings, moons), the energy partition that agrees best with "
+                        "them. nearest_neighbors: the k >= 2 after which the neighbourhood "
+                        "graph's Laplacian eigenvalues rise most, as a ratio"),
     c.add_argument("--k-min", type=int, default=d["k_min"], metavar="K",
                    help="smallest k compared (1 lets the answer be 'no structure')")
     c.add_argument("--k-max", type=int, default=d["k_max"], metavar="K",

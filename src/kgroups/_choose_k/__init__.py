@@ -102,7 +102,12 @@ half of it, projected on the line of a 2-cluster fit of the other half) and the
 finer partition keeps 0.7 of the best silhouette. No structure in X's geometry:
 the same on the sphered axes whose projection is multimodal, then on X
 standardized, with references uniform with its mean and covariance; none: k = 1.
-``"silhouette+gap"`` (:mod:`kgroups._choose_k.silgap`), the default before it: the
+With the energy semimetric, ``"auto"`` adds a fourth step
+(:mod:`kgroups._choose_k.shapes`): when the neighbourhood graph's groups (its
+eigengap) are of comparable size and the energy fit of their number cuts across
+them (rings, moons, spirals), the answer is the energy partition that agrees best
+with them (the largest adjusted Rand index, followed to twice its k and at least
+10). ``"silhouette+gap"`` (:mod:`kgroups._choose_k.silgap`), the default before it: the
 structure test (at 3 standard errors) over
 the whole range; the largest mean silhouette among the k that pass it, or the
 gap's ``globalSEmax`` k when finer and keeping 0.8 of that silhouette; its
@@ -115,7 +120,9 @@ checks), :mod:`~kgroups._choose_k.methods` (the criteria, computed from fits),
 :mod:`~kgroups._choose_k.rules` (the decisions from the curves, and the method of
 each semimetric under ``method="auto"``), :mod:`~kgroups._choose_k.silsplit` and
 :mod:`~kgroups._choose_k.silgap` (the two default methods, which interleave fits
-and decisions), :mod:`~kgroups._choose_k.structure` and
+and decisions), :mod:`~kgroups._choose_k.shapes` (the default's fourth step),
+:mod:`~kgroups._choose_k.graph` (the neighbourhood graph's eigengap),
+:mod:`~kgroups._choose_k.structure` and
 :mod:`~kgroups._choose_k.geometry` (the default's structure test and its fits),
 :mod:`~kgroups._choose_k.dip` (the dip test) and
 :mod:`~kgroups._choose_k.result` (:class:`ChooseKResult`).
@@ -133,7 +140,8 @@ shows no structure. The default fits each k once, in one call with all its
 starts (on X's matrix up to 1,500 points, from the coordinates past that), only as
 far as its rule needs (to ``max(10, 2 k_s)`` and the splits after), and the
 references only when no dip test finds modes, at k <= 5, one start each, on at
-most 500 points of X.
+most 500 points of X; its fourth step builds the neighbourhood graph once and fits
+the energy partitions its agreement needs past those.
 """
 
 from __future__ import annotations

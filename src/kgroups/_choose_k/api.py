@@ -184,12 +184,14 @@ def choose_k(X, k_range=None, *, method=DEFAULT_METHOD, rule=None, se_factor=1.0
 
     - ``"auto"`` (default): the method of the semimetric's kind of clusters
       (``kgroups._choose_k.rules.AUTO_METHODS``); ``"silhouette+split"`` for
-      every semimetric of point data, except that with ``"energy"``, X whose only
-      modes are those of its distances from the mean (the radial dip test below
-      finds modes, the split dip none: rings or shells around one centre, which
-      energy partitions cut into arcs) gets the rule of
-      ``semimetric="nearest_neighbors"``: the graph's eigengap, and the labels of
-      its fit.
+      every semimetric of point data, and with ``"energy"`` a fourth step: when the
+      ``n_neighbors`` graph of the points has groups (by its eigengap) of
+      comparable size that the energy fit of their number cuts across (adjusted
+      Rand index below 0.5: rings, moons, spirals), the answer is the energy
+      partition that agrees best with them (the largest adjusted Rand index,
+      followed to twice its k and at least 10), and ``graph_k`` of the result is
+      the graph's number of groups. ``"nearest_neighbors"``: the graph's eigengap,
+      and the labels of its fit.
     - ``"silhouette+split"``: k = 1 only when X shows no structure by any
       yardstick: no modes (Hartigan's dip test of a held-out half projected on the
       line of a 2-cluster fit of the other half, and of the distances from the
@@ -255,8 +257,8 @@ def choose_k(X, k_range=None, *, method=DEFAULT_METHOD, rule=None, se_factor=1.0
         ``k <= n_samples // 2``, the others ``k <= n_samples - 1``.
     method : {"auto", "silhouette+split", "silhouette+gap", "gap+ps+sphered", "gap+ps", "gap", "prediction_strength", "silhouette", "eigengap"}, default="auto"
         How k is chosen; ``"auto"`` runs the rule of the semimetric's kind of
-        clusters (``"silhouette+split"`` for point data; the graph's eigengap for
-        ``"nearest_neighbors"``, and for rings and shells with ``"energy"``).
+        clusters (``"silhouette+split"`` for point data, with the fourth step above
+        for ``"energy"``; the graph's eigengap for ``"nearest_neighbors"``).
     rule : {"firstSEmax", "Tibs2001SEmax", "globalSEmax", "firstmax", "globalmax"}, default=None
         The gap statistic's decision rule (``method="gap"``: over the whole
         range, default ``"firstSEmax"``, R's default; ``"gap+ps"`` and
@@ -297,8 +299,8 @@ def choose_k(X, k_range=None, *, method=DEFAULT_METHOD, rule=None, se_factor=1.0
     sample_weight : array-like of shape (n_samples,), default=None
         Positive weights (None: all ones).
     n_neighbors : int, default=10
-        ``semimetric="nearest_neighbors"``, and the default method on rings and
-        shells: the neighbours of each point in the graph (see
+        ``semimetric="nearest_neighbors"``, and the fourth step of the default
+        method: the neighbours of each point in the graph (see
         :class:`~kgroups.KernelKGroups`).
     n_init : int, default=5
         Restarts of every :class:`~kgroups.KernelKGroups` fit (the default method:

@@ -149,10 +149,11 @@ class Geometry:
         self.fits[k] = have
         return have
 
-    def grow(self, k):
-        """The fit of k (made once): ``n_init`` starts and, when k - 1 was fitted, a start
-        that splits the heaviest cluster of its partition along its line
-        (:meth:`bisect`), so that the fit of k is never worse than that split."""
+    def grow(self, k, n_init=None):
+        """The fit of k (made once): ``n_init`` starts (default ``opts["n_init"]``) and,
+        when k - 1 was fitted, a start that splits the heaviest cluster of its partition
+        along its line (:meth:`bisect`), so that the fit of k is never worse than that
+        split."""
         if k in self.grown:
             return self.fits[k]
         prev = self.fits.get(k - 1)
@@ -161,7 +162,7 @@ class Geometry:
             j = int(np.argmax(np.bincount(prev[0], weights=self.w)))
             start = self.bisect(prev[0], j, self.rng(k, 2), test=False)[1]
         self.grown.add(k)
-        return self.fit(k, start)
+        return self.fit(k, start, n_init)
 
     def silhouette(self, k):
         """Weighted mean silhouette of the kept fit of k (on rho)."""

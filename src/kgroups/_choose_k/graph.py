@@ -61,7 +61,7 @@ def choose_graph_eigengap(X, w, ks, params, opts, rng):
     if r.at_top:
         warnings.warn(f"choose_k: the answer k={r.k} is the largest of k_range; k may be "
                       "larger than the range allows; widen k_range", KRangeWarning,
-                      stacklevel=3)
+                      stacklevel=4)
     return r
 
 

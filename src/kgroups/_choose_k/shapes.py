@@ -68,6 +68,9 @@ BALANCE = 0.25
 DRAWN = 0.5
 # the best agreement of an energy partition with the groups must reach this
 AGREE_MIN = 0.1
+# kernel k-means++ starts of the fits that only the agreement needs (besides the split
+# of the partition of k - 1)
+FOLLOW_N_INIT = 1
 
 
 def _pairs(x):
@@ -125,7 +128,8 @@ def _follow(g, ks, G, scan_min, scan_factor):
     it): ``(k_a or None, {k: agreement}, decided)``."""
     agree, best = {}, None
     for k in (int(k) for k in ks[ks >= 2]):
-        g.grow(k)
+        # past the point rule's fits: the split of k - 1 and one kernel k-means++ start
+        g.grow(k, None if k in g.fits else FOLLOW_N_INIT)
         agree[k] = weighted_ari(g.fits[k][0], G, g.w)
         if agree[k] >= AGREE_MIN and (best is None or agree[k] > agree[best]):
             best = k

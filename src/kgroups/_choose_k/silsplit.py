@@ -47,28 +47,11 @@ those dip tests are the evidence of structure), then steps 1-3 on X
 its mean and covariance; tables whose columns have very different variances).
 No structure anywhere: k = 1.
 
-**Rings and shells** (``method="auto"`` with the energy semimetric). When the
-distances of X from its mean are multimodal (the radial dip of step 1 at its
-level) and their dip statistic is at least ``SHELLS_RATIO`` = 2 times that of the
-held-out half along its 2-cluster line, X is rings or shells around one centre:
-every partition of the energy semimetric cuts them into arcs, whose silhouette
-keeps rising with k. Such X get the rule of the neighbourhood graph instead
-(:mod:`~kgroups._choose_k.graph`: the k after which the eigenvalues of the random
-walk's Laplacian rise most, and the labels of a
-``KernelKGroups(k, semimetric="nearest_neighbors")`` fit), with or without k = 1
-in the range. The statistics are compared, not the p-values: the line spreads each
-ring over its diameter (the projection of a ring peaks at its two edges), so with
-thousands of points the dip along the line is significant too, but far weaker than
-the radial one. In the studies the ratio is 4.6 to 13 on the sets of rings and
-shells (two and three rings, a blob in a ring, a core in a shell, nested 3-D shells,
-a blob in two rings, 5-D hyperspheres, FCPS Atom and Target, 5,000 points of two
-rings), 2.0 to 2.9 on close noisy rings (where the graph answers 3 or 4 and the
-point rule 4 to 15), 2.3 on a smiley face (a ring around eyes and a mouth, whose
-graph's k is its 4 parts), 2.7 on FCPS GolfBall (evenly spaced points on one
-sphere, no clusters: the graph answers 4, the point rule 12), and at most 1.9 on
-every other set with radial modes (grids of separated blobs 1.5 to 1.7, a ring
-around blobs 1.5, a chain of four rings 1.9, the one real table with them, hawks,
-0.3); no setting without structure has radial modes.
+**Shapes** (``method="auto"`` with the energy semimetric, when steps 1-3 found
+structure in X's own geometry): step 4 (:mod:`~kgroups._choose_k.shapes`). When the
+neighbourhood graph's groups are of comparable size and the energy fit of their
+number cuts across them (rings, moons, spirals, arcs that touch), the answer is the
+energy partition that agrees best with them, on the fits of this module.
 
 **Range.** The fits of each k, its references and its splits draw from random
 streams keyed by k, so widening ``k_range`` past where the rule decided changes
@@ -97,8 +80,7 @@ none of 320 draws of the 8 settings without structure), ``STRUCTURE_Z`` = 3.5
 (the gain in standard errors estimated from 10 references is t-distributed with 9
 degrees of freedom; its largest over k = 2..5 passes 3 on about 4 % of uniform
 rectangles, 3.5 on about 1 %, and the batteries give the same answers with 3),
-``SHELLS_RATIO`` = 2 (between the 1.9 of the sets above that are not rings and
-the 2.0 of the closest rings), ``SPLIT_ALPHA`` = 0.01 (a family-wise level over the
+``SPLIT_ALPHA`` = 0.01 (a family-wise level over the
 clusters),
 ``SILHOUETTE_KEEP`` = 0.7 (between the 0.72 to 0.9 that finer levels of
 clusters within clusters keep and the 0.4 to 0.6 of the sub-modes of real
@@ -288,5 +270,5 @@ def choose_silhouette_split(X, w, ks, params, opts, rng):
                         "there: k may be larger than the range allows; widen k_range.")
         warnings.warn(f"choose_k: k={r.k} is the largest k of k_range and the rule had not "
                       "decided there: k may be larger than the range allows; widen k_range",
-                      KRangeWarning, stacklevel=3)
+                      KRangeWarning, stacklevel=4)
     return r
