@@ -200,6 +200,37 @@ def test_weighted_silhouette_by_hand():
     assert got == pytest.approx(want, abs=1e-12)
 
 
+def test_silhouette_of_a_cluster_of_copies_is_zero():
+    """A cluster that holds only copies of one point is that point repeated: its rows
+    get silhouette 0, as a point alone in its cluster does (Rousseeuw's convention),
+    not the 1 that a = 0 would give; every other row the usual (b - a) / max(a, b)."""
+    import kgroups._choose_k.methods as ck
+
+    rng = np.random.default_rng(24)
+    U = rng.normal(size=(7, 2))
+    rows = np.repeat(np.arange(7), [1, 3, 1, 2, 1, 1, 4])
+    X = U[rows]
+    lab = np.array([0, 1, 0, 2, 2, 0, 3])[rows]       # clusters 1 and 3: copies of one point
+    sem = {p: PARAMS[p] for p in ("semimetric", "alpha", "sigma", "theta")}
+    got = ck._silhouette_curve(X, np.ones(len(X)), np.array([4]), [lab], sem)[0]
+    D = np.linalg.norm(X[:, None] - X[None], axis=2)
+    s = np.zeros(len(X))
+    for i in range(len(X)):
+        own = [j for j in range(len(X)) if lab[j] == lab[i] and j != i]
+        if not own or not D[i, own].any():
+            continue                                   # alone, or among its copies: 0
+        a = D[i, own].mean()
+        b = min(D[i, lab == c].mean() for c in set(lab) - {lab[i]})
+        s[i] = (b - a) / max(a, b)
+    assert got == pytest.approx(s.mean(), abs=1e-12)
+    assert (s[np.isin(lab, [1, 3])] == 0).all() and (s[lab == 2] != 0).all()
+    weighted = ck._silhouette_curve(U[[1, 0, 2, 5]], np.array([3.0, 1, 1, 1]), np.array([2]),
+                                    [np.array([0, 1, 1, 1])], sem)[0]
+    repeated = ck._silhouette_curve(U[[1, 1, 1, 0, 2, 5]], np.ones(6), np.array([2]),
+                                    [np.array([0, 0, 0, 1, 1, 1])], sem)[0]
+    assert repeated == pytest.approx(weighted, abs=1e-12)   # a point alone, or its copies
+
+
 # --------------------------------------------------------------------------- gap
 def test_gap_curve_and_se_follow_the_formulas():
     X = blobs(np.random.default_rng(3), THREE, 1.0, 30)

@@ -59,6 +59,20 @@ def test_digits_one_k_whatever_the_range(monkeypatch):
     assert f"followed to k={SCAN_FACTOR * long.k}" in long.reasoning
 
 
+@pytest.mark.parametrize("name", ["iris", "wine", "seeds", "dermatology", "glass",
+                                  "ionosphere"])
+def test_bundled_tables_one_k_whatever_the_range(name):
+    """The bundled real tables (as the TPAMI paper preprocessed them): one answer with
+    k_range 1..10, 1..15 and 1..20 wherever it lies inside 1..10, with no warning."""
+    from kgroups import datasets
+
+    X, _ = getattr(datasets, f"load_{name}")()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", KRangeWarning)
+        ks = {choose_k(X, range(1, top), random_state=0).k for top in (11, 16, 21)}
+    assert len(ks) == 1 and 1 <= ks.pop() < 10
+
+
 def test_blobs_one_k_whatever_the_range():
     X = blobs(np.random.default_rng(0), SIX, 0.8, 20)
     ks = {choose_k(X, range(1, top), n_refs=4, random_state=3).k for top in (8, 13, 25)}

@@ -122,8 +122,9 @@ def _mean_silhouette(sums, s, lab, w):
     """Weighted mean of ``(b - a) / max(a, b)`` from the per-cluster sums of rho.
 
     A point alone in its cluster has silhouette 0 (Rousseeuw's convention), and so
-    has a point whose cluster holds only copies of it (``a = 0``): its copies are one
-    point of their summed weight, alone (integer weights are repeated rows)."""
+    has a point whose cluster holds only copies of it (``a = 0``): a cluster of one
+    distinct point, repeated or weighted, counts as a point alone, so that the
+    silhouette does not reward cutting data into their repeated values."""
     idx = np.arange(lab.size)
     others = s[lab] - w                     # weight of the other points of i's cluster
     alone = others <= 1e-12 * s[lab]
