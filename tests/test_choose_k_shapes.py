@@ -106,7 +106,9 @@ def test_a_graph_that_sets_apart_a_small_part_keeps_the_point_rule():
 def test_only_the_default_with_the_energy_semimetric_looks_at_the_graph():
     X, _ = make_circles(400, factor=0.5, noise=0.05, random_state=1)
     for kw in ({"method": "silhouette+split"}, {"semimetric": "gaussian", "sigma": 0.5}):
-        r = choose_k(X, range(1, 11), random_state=0, **kw)
+        with warnings.catch_warnings():               # the arcs' silhouette still rising
+            warnings.simplefilter("ignore", KRangeWarning)
+            r = choose_k(X, range(1, 11), random_state=0, **kw)
         assert r.graph_k is None and "neighbourhood graph" not in r.reasoning
 
 
@@ -116,3 +118,17 @@ def test_weights_are_repeated_rows():
     w = np.random.default_rng(0).integers(1, 3, 300)
     a = choose_k(X, range(1, 16), sample_weight=w, random_state=0)
     assert a.graph_k == 2 and a.graph_agreement is not None and 5 <= a.k <= 13
+
+
+def test_plot_draws_the_agreement_and_its_least_value():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    X, _ = make_circles(600, factor=0.5, noise=0.05, random_state=1)
+    r = choose_k(X, range(1, 16), random_state=0)
+    assert r.criteria == ["silhouette", "split", "graph_agreement"]
+    axes = r.plot()
+    assert axes[2].get_title() == "graph agreement"
+    assert f"least {AGREE_MIN:g}" in axes[2].get_legend_handles_labels()[1]
+    plt.close("all")

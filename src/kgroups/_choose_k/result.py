@@ -23,6 +23,9 @@ STRUCTURE_Z = 3.0
 DEFAULT_STRUCTURE_Z = 3.5
 # the family-wise level of the split test (drawn on its curve)
 SPLIT_ALPHA = 0.01
+# the least agreement with the graph's groups of an answer of the default's fourth step
+# (kgroups._choose_k.shapes; drawn on its curve)
+AGREE_MIN = 0.1
 
 
 class KRangeWarning(UserWarning):
@@ -128,7 +131,7 @@ class ChooseKResult:
         The default (``method="auto"`` with the energy semimetric), when it found
         structure in X's geometry: the number of groups of the neighbourhood graph
         (its eigengap), whose groups may be shapes that energy partitions cannot
-        draw (:mod:`kgroups._choose_k.shapes`).
+        draw (the fourth step of the default in :doc:`/user_guide/choosing_k`).
     graph_agreement : ndarray of shape (n_k,) or None
         The default, when those groups are such shapes: the adjusted Rand index of
         each k's energy partition with the graph's groups (NaN where not computed);
@@ -304,6 +307,8 @@ class ChooseKResult:
         if name == "structure":
             z = DEFAULT_STRUCTURE_Z if self.method == "silhouette+split" else STRUCTURE_Z
             ax.axhline(z, color="0.5", linestyle=":", label=f"{z:g} s.e.")
+        if name == "graph_agreement":
+            ax.axhline(AGREE_MIN, color="0.5", linestyle=":", label=f"least {AGREE_MIN:g}")
         if name == "split":
             ax.axhline(SPLIT_ALPHA, color="0.5", linestyle=":", label=f"level {SPLIT_ALPHA:g}")
             ax.set_yscale("log")

@@ -64,13 +64,12 @@ from __future__ import annotations
 import numpy as np
 
 from .graph import graph_groups
+from .result import AGREE_MIN
 
 # each graph group holds at least BALANCE / k_g of the weight
 BALANCE = 0.25
 # the energy fit of k_g clusters finds the graph's groups when their ARI reaches this
 DRAWN = 0.5
-# the best agreement of an energy partition with the groups must reach this
-AGREE_MIN = 0.1
 # kernel k-means++ starts of the fits that only the agreement needs (besides the split
 # of the partition of k - 1)
 FOLLOW_N_INIT = 1
