@@ -45,11 +45,12 @@ draws change only choose_k's random state):
                       the default with one constant changed (the split walk's share
                       of the silhouette, the split test's level set to 0, the
                       reference test's threshold)
-``balance 0.1``, ``balance 0.5``, ``drawn 0.4``, ``drawn 0.6``, ``agree 0.05``, ``agree 0.2``
+``balance 0.1``, ``balance 0.5``, ``drawn 0.4``, ``drawn 0.6``, ``agree 0.05``, ``agree 0.2``, ``same 0.9``, ``no same test``
                       the default with one constant of step 4 changed (the share of
                       the weight each graph group needs, x 1/k_g; the agreement of
                       the energy fit at k_g that keeps the point rule; the least
-                      agreement of an answer)
+                      agreement of an answer; the agreement of the graph's fit at the
+                      point rule's k that keeps it, 0.9 or never)
 ``round 1 default``   the default of round 1 of issue 42 (commit bad4ec9, its code
                       gone): its picks and seconds copied from
                       ``results/choose_k_round1.json``, that round's run of the same
@@ -310,7 +311,9 @@ VARIANTS = {"keep 0.75": {"silsplit.SILHOUETTE_KEEP": 0.75},
             "drawn 0.4": {"shapes.DRAWN": 0.4},
             "drawn 0.6": {"shapes.DRAWN": 0.6},
             "agree 0.05": {"shapes.AGREE_MIN": 0.05},
-            "agree 0.2": {"shapes.AGREE_MIN": 0.2}}
+            "agree 0.2": {"shapes.AGREE_MIN": 0.2},
+            "same 0.9": {"shapes.SAME": 0.9},
+            "no same test": {"shapes.SAME": 2.0}}
 # round 1's default (its code is gone): its picks and seconds, copied from that round's run
 ROUND1 = "round 1 default"
 ROUND1_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results",

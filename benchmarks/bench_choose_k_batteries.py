@@ -44,6 +44,9 @@ clusters an energy fit can find.
                                 instead of 0.5
 ``agree 0.05``, ``0.2``         step 4's least agreement of an answer, 0.05 (0.2)
                                 instead of 0.1
+``same 0.9``, ``no same test``  step 4 keeping the point rule when the graph's fit at
+                                its k agrees with its partition at 0.9 instead of
+                                0.95, or never
 ``round 4 default``             the default of round 4 (commit 8867f8a): rings and
                                 shells (a radial dip at least twice the dip along a
                                 2-cluster line) to the graph's own k and labels; its

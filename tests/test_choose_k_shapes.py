@@ -132,3 +132,20 @@ def test_plot_draws_the_agreement_and_its_least_value():
     assert axes[2].get_title() == "graph agreement"
     assert f"least {AGREE_MIN:g}" in axes[2].get_legend_handles_labels()[1]
     plt.close("all")
+
+
+def test_blobs_that_the_graph_joins_keep_the_point_rule():
+    """Four Gaussian blobs (sd 1.5, centres at least 8 apart in [-10, 10]^2, a draw of
+    the synthetic study) of which two pairs touch: the graph's eigengap sees 2 groups,
+    which the energy fit of 2 clusters cuts across, but the graph's own fit of 4
+    clusters finds the point rule's 4 blobs: the point rule's k stands."""
+    rng = np.random.default_rng(1017)
+    while True:
+        c = rng.uniform(-10, 10, (4, 2))
+        if np.linalg.norm(c[:, None] - c[None], axis=2)[np.triu_indices(4, 1)].min() >= 8:
+            break
+    X = np.vstack([rng.normal(c[j], 1.5, (50, 2)) for j in range(4)])
+    r = choose_k(X, range(1, 11), random_state=1)
+    assert r.k == 4 and r.graph_k == 2 and r.graph_agreement is None
+    assert "blobs that the graph's eigengap joins" in r.reasoning
+    assert "the energy fit of 2 clusters cuts across" in r.reasoning

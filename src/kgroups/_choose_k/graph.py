@@ -95,7 +95,13 @@ def graph_groups(X, w, ks, params, opts, seed):
         r.at_top = True
         r.reasoning += (" This is the largest k of the range: k may be larger than the "
                         "range allows; widen k_range.")
-    est = KernelKGroups(r.k, semimetric="nearest_neighbors", n_neighbors=params["n_neighbors"],
-                        n_init=opts["n_init"], random_state=seed)
-    r.labels = est.fit(X, sample_weight=w).labels_
+    r.labels = graph_labels(X, w, r.k, params, opts, seed)
     return r
+
+
+def graph_labels(X, w, k, params, opts, seed):
+    """The labels of ``KernelKGroups(k, semimetric="nearest_neighbors")`` fitted on X."""
+    est = KernelKGroups(int(k), semimetric="nearest_neighbors",
+                        n_neighbors=params["n_neighbors"], n_init=opts["n_init"],
+                        random_state=seed)
+    return est.fit(X, sample_weight=w).labels_
