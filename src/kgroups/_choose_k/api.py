@@ -187,8 +187,9 @@ def choose_k(X, k_range=None, *, method=DEFAULT_METHOD, rule=None, se_factor=1.0
       every semimetric of point data, and with ``"energy"`` a fourth step: when the
       ``n_neighbors`` graph of the points has groups (by its eigengap) of
       comparable size that the energy fit of their number cuts across (adjusted
-      Rand index below 0.5: rings, moons, spirals), the answer is the energy
-      partition that agrees best with them (the largest adjusted Rand index,
+      Rand index below 0.5: rings, moons, spirals), and the graph's own fit of the
+      point rule's k does not find the point rule's partition, the answer is the
+      energy partition that agrees best with them (the largest adjusted Rand index,
       followed to twice its k and at least 10), and ``graph_k`` of the result is
       the graph's number of groups. ``"nearest_neighbors"``: the graph's eigengap,
       and the labels of its fit.

@@ -50,9 +50,9 @@ The constants come from the study of ``benchmarks/bench_choose_k_batteries.py`` 
 batteries, 128 labelled sets: shapes, real tables, Gaussian settings, hard sets,
 FCPS, UCI and R tables, toy sets), where each was varied alone: ``BALANCE`` = 0.25
 (0.1 and 0.5 each lose two useful answers), ``DRAWN`` = 0.5 (0.4 loses two, 0.6 one),
-``AGREE_MIN`` = 0.1 (0.05 gives the same count, 0.2 loses two), ``SAME`` = 0.95 (on
-the batteries it changes one answer, a blob in a ring, from 4 to 7 pieces, both
-useful; it keeps four overlapping blobs of the synthetic settings at 4).
+``AGREE_MIN`` = 0.1 (0.05 gives the same count, 0.2 loses two), ``SAME`` = 0.95 (0.9
+loses one; without the test the batteries give the same count, but one draw in five of
+four overlapping blobs of the synthetic settings answers 3).
 
 References
 ----------
