@@ -36,8 +36,8 @@ draws change only choose_k's random state):
                       without modes (dip tests of a held-out half along its 2-cluster
                       line and of the distances from the mean) and without a gain of
                       k = 2..5 over the references above 3.5 standard errors; the
-                      silhouette's best k, followed to twice that k (at least 10);
-                      then one more cluster while a cluster's held-out half is
+                      silhouette's best k, followed to twice that k (at least 10),
+                      and the smallest k within 0.5 standard error of it; then one more cluster while a cluster's held-out half is
                       multimodal (dip test) and the silhouette keeps 0.7 of the best;
                       no structure: the same on the multimodal sphered axes, then X
                       standardized
@@ -51,6 +51,9 @@ draws change only choose_k's random state):
                       the energy fit at k_g that keeps the point rule; the least
                       agreement of an answer; the agreement of the graph's fit at the
                       point rule's k that keeps it, 0.9 or never)
+``silhouette argmax``, ``silhouette 1 s.e.``
+                      step 2 answering the largest mean silhouette itself, or the
+                      smallest k within 1 standard error of it (the default: 0.5)
 ``round 1 default``   the default of round 1 of issue 42 (commit bad4ec9, its code
                       gone): its picks and seconds copied from
                       ``results/choose_k_round1.json``, that round's run of the same
@@ -313,7 +316,9 @@ VARIANTS = {"keep 0.75": {"silsplit.SILHOUETTE_KEEP": 0.75},
             "agree 0.05": {"shapes.AGREE_MIN": 0.05},
             "agree 0.2": {"shapes.AGREE_MIN": 0.2},
             "same 0.9": {"shapes.SAME": 0.9},
-            "no same test": {"shapes.SAME": 2.0}}
+            "no same test": {"shapes.SAME": 2.0},
+            "silhouette argmax": {"silsplit.SILHOUETTE_SE": 0.0},
+            "silhouette 1 s.e.": {"silsplit.SILHOUETTE_SE": 1.0}}
 # round 1's default (its code is gone): its picks and seconds, copied from that round's run
 ROUND1 = "round 1 default"
 ROUND1_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results",

@@ -29,7 +29,8 @@ clusters an energy fit can find.
 ``silhouette+split``            ``method="silhouette+split"`` (round 2's default): k = 1
                                 only without modes (two dip tests) and without a gain
                                 over the references above 3.5 standard errors; the
-                                silhouette's best k, followed to max(10, 2 k); one more
+                                silhouette's best k, followed to max(10, 2 k), and the
+                                smallest k within 0.5 standard error of it; one more
                                 cluster while a cluster's held-out half is multimodal
                                 and the silhouette keeps 0.7 of the best
 ``keep 0.75``                   the default whose split walk goes on while the
@@ -47,6 +48,9 @@ clusters an energy fit can find.
 ``same 0.9``, ``no same test``  step 4 keeping the point rule when the graph's fit at
                                 its k agrees with its partition at 0.9 instead of
                                 0.95, or never
+``silhouette argmax``,          step 2 answering the largest mean silhouette itself,
+``silhouette 1 s.e.``           or the smallest k within 1 standard error of it,
+                                instead of 0.5
 ``round 4 default``             the default of round 4 (commit 8867f8a): rings and
                                 shells (a radial dip at least twice the dip along a
                                 2-cluster line) to the graph's own k and labels; its

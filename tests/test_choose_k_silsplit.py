@@ -12,7 +12,15 @@ from kgroups import KernelKGroups, choose_k
 from kgroups._choose_k import KRangeWarning
 from kgroups._choose_k.result import DEFAULT_STRUCTURE_Z
 from kgroups._choose_k.rules import AUTO_METHODS, auto_method
-from kgroups._choose_k.silsplit import SCAN_FACTOR, SCAN_MIN, SILHOUETTE_KEEP, SPLIT_ALPHA
+from kgroups._choose_k.geometry import Geometry
+from kgroups._choose_k.silsplit import (
+    SCAN_FACTOR,
+    SCAN_MIN,
+    SILHOUETTE_KEEP,
+    SILHOUETTE_SE,
+    SPLIT_ALPHA,
+    _scan,
+)
 from kgroups._choose_k.structure import STRUCTURE_KMAX
 
 
@@ -36,6 +44,82 @@ def spy_fits(monkeypatch):
 
     monkeypatch.setattr(KernelKGroups, "fit", spy)
     return calls
+
+
+PARAMS = {"semimetric": "energy", "alpha": 1.0, "sigma": 1.0, "theta": 1.0, "engine": "auto"}
+
+
+# --------------------------------------------------------------------------- step 2
+def _geometry(X, w, fits, matrix=True):
+    g = Geometry(X, w, PARAMS, {"n_init": 1}, 0, matrix=matrix)
+    g.fits.update({k: (lab, 1.0) for k, lab in fits.items()})
+    return g
+
+
+@pytest.mark.parametrize("matrix", [True, False])
+def test_silhouette_se_by_brute_force(matrix):
+    """The standard error of a difference of mean silhouettes, paired over the points:
+    the sample standard deviation of the points' differences over sqrt(n), with the
+    points' silhouettes of scikit-learn (rho of the energy semimetric is the
+    Euclidean distance)."""
+    from sklearn.metrics import silhouette_samples
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    fits = {k: rng.integers(0, k, 40) for k in (2, 3)}
+    g = _geometry(X, np.ones(40), fits, matrix)
+    d = silhouette_samples(X, fits[2]) - silhouette_samples(X, fits[3])
+    assert g.silhouette_se(2, 3) == pytest.approx(d.std(ddof=1) / np.sqrt(40), rel=1e-10)
+    assert g.silhouette(3) == pytest.approx(silhouette_samples(X, fits[3]).mean(), rel=1e-10)
+    # integer weights count as repeated differences; weights that add up to less than
+    # the points, as Kish's effective number of them
+    w = rng.integers(1, 4, 40)
+    a = _geometry(X, w.astype(float), fits, matrix)
+    d = a.point_silhouettes(2) - a.point_silhouettes(3)
+    rep = np.repeat(d, w)
+    assert a.silhouette_se(2, 3) == pytest.approx(rep.std(ddof=1) / np.sqrt(w.sum()), rel=1e-10)
+    c = _geometry(X, w / w.sum(), fits, matrix)
+    m = w.sum() ** 2 / (w @ w)
+    expected = np.sqrt(np.sum((rep - rep.mean()) ** 2) / w.sum() / (m - 1.0))
+    assert c.silhouette_se(2, 3) == pytest.approx(expected, rel=1e-10)
+
+
+class _Curve:
+    """A stand-in for the geometry of step 2: given mean silhouettes, one standard
+    error for every difference, and a record of the k fitted."""
+
+    def __init__(self, sil, se):
+        self.sil, self.se, self.grown = sil, se, []
+
+    def grow(self, k):
+        self.grown.append(k)
+
+    def silhouette(self, k):
+        return self.sil[k]
+
+    def silhouette_se(self, k, best):
+        return 0.0 if k == best else self.se
+
+
+def test_scan_answers_the_smallest_k_near_the_largest_silhouette():
+    """A plateau (0.395 at k = 3, 0.4 at k = 7, s.e. 0.02): step 2 answers 3, the
+    smallest k within SILHOUETTE_SE standard errors of the largest; the curve is
+    followed to max(SCAN_MIN, SCAN_FACTOR x 7) whatever the range past it."""
+    sil = {2: 0.30, 3: 0.395, 4: 0.38, 5: 0.39, 6: 0.39, 7: 0.40}
+    sil.update({k: 0.35 for k in range(8, 31)})
+    top = max(SCAN_MIN, SCAN_FACTOR * 7)
+    assert sil[7] - SILHOUETTE_SE * 0.02 <= sil[3] and sil[2] < sil[7] - SILHOUETTE_SE * 0.02
+    for k_max in (top, 20, 30):
+        g = _Curve(sil, 0.02)
+        assert _scan(g, np.arange(1, k_max + 1)) == (3, 7, top, True)
+        assert g.grown == list(range(2, top + 1))
+    # a clear peak: the peak itself
+    g = _Curve({**sil, 3: 0.30}, 0.02)
+    assert _scan(g, np.arange(1, 21))[:2] == (5, 7)
+    g = _Curve({**sil, 3: 0.30, 5: 0.30, 6: 0.30}, 0.002)
+    assert _scan(g, np.arange(1, 21))[:2] == (7, 7)
+    # the range ends before the rule decided
+    assert _scan(_Curve(sil, 0.02), np.arange(1, 9)) == (3, 7, 8, False)
 
 
 # --------------------------------------------------------------------------- range

@@ -95,8 +95,9 @@ yardstick (:mod:`kgroups._choose_k.structure`): no modes by Hartigan's dip test
 2-cluster fit of the other half, or of the distances from the mean, and no gain
 of the fits of k = 2..5 over the references above 3.5 standard errors (the test
 above, never past k = 5, where the references' within energy falls more slowly
-than that of real data of low intrinsic dimension); then the k of largest mean
-silhouette, followed from k = 2 to twice its best k and at least to 10; then one
+than that of real data of low intrinsic dimension); then the smallest k whose mean
+silhouette is within half a standard error (paired over the points) of the
+largest, the curve followed from k = 2 to twice its best k and at least to 10; then one
 more cluster while a cluster of that partition splits (the dip test of a held-out
 half of it, projected on the line of a 2-cluster fit of the other half) and the
 finer partition keeps 0.7 of the best silhouette. No structure in X's geometry:

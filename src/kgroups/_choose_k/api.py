@@ -198,9 +198,9 @@ def choose_k(X, k_range=None, *, method=DEFAULT_METHOD, rule=None, se_factor=1.0
       line of a 2-cluster fit of the other half, and of the distances from the
       mean) and no gain of the fits of k = 2..5 over reference samples without
       structure (:math:`\mathrm{Gap}(k) - \mathrm{Gap}(1)` above 3.5 standard
-      errors of the same gain on the references); then the k of largest mean
-      silhouette, the curve followed from k = 2 to twice its best k (at least to
-      10); then one more cluster while a cluster of the partition splits (the dip
+      errors of the same gain on the references); then the mean silhouette,
+      followed from k = 2 to twice its best k (at least to 10), and the smallest k
+      within half a standard error of its largest value; then one more cluster while a cluster of the partition splits (the dip
       test on a held-out half of it, projected on the line of its 2-cluster fit on
       the other half, at level 0.01 over the clusters) and the finer partition
       keeps 0.7 of the best silhouette. When X shows no structure, the same on the

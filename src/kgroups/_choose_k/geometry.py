@@ -19,7 +19,8 @@ import numpy as np
 
 from .._kgroups import KernelKGroups
 from .._semimetrics import pairwise
-from .methods import _dense, _mean_silhouette, _rho_matrix, _semimetric_params, _silhouette_curve
+from .methods import (_dense, _point_silhouettes, _point_silhouettes_of, _rho_matrix,
+                      _semimetric_params)
 
 # share of a cluster's points that its 2-cluster fit sees (the rest is tested)
 FIT_SHARE = 0.5
@@ -164,18 +165,39 @@ class Geometry:
         self.grown.add(k)
         return self.fit(k, start, n_init)
 
-    def silhouette(self, k):
-        """Weighted mean silhouette of the kept fit of k (on rho)."""
+    def point_silhouettes(self, k):
+        """The silhouette of every point in the kept fit of k (on rho)."""
         if k not in self.sil:
             labels = self.fits[k][0]
             if self.D is None:
-                self.sil[k] = float(_silhouette_curve(
-                    self.Z, self.w, np.array([k]), [labels], _semimetric_params(self.params))[0])
+                self.sil[k] = _point_silhouettes_of(self.Z, self.w, np.array([k]), [labels],
+                                                    _semimetric_params(self.params))[0]
             else:
                 H = np.zeros((self.w.size, k))
                 H[np.arange(self.w.size), labels] = self.w
-                self.sil[k] = _mean_silhouette(self.D @ H, H.sum(0), labels, self.w)
+                self.sil[k] = _point_silhouettes(self.D @ H, H.sum(0), labels, self.w)
         return self.sil[k]
+
+    def silhouette(self, k):
+        """Weighted mean silhouette of the kept fit of k (on rho)."""
+        return float(self.w @ self.point_silhouettes(k) / self.w.sum())
+
+    def silhouette_se(self, k, best):
+        r"""The standard error of the mean silhouette of k minus that of ``best``,
+        paired over the points: of the differences :math:`d_i = s_i(k) -
+        s_i(\mathrm{best})` with weights :math:`w_i`, :math:`\sqrt{\sum_i w_i (d_i -
+        \bar d)^2 / (s (m - 1))}`, :math:`s = \sum_i w_i` and :math:`m` the number of
+        points the weights count: :math:`s` itself (integer weights give the value of
+        the data with repeated rows), or Kish's effective number :math:`s^2 / \sum_i
+        w_i^2` when that is larger (weights that add up to less than the points)."""
+        d = self.point_silhouettes(k) - self.point_silhouettes(best)
+        w = self.w
+        s = float(w.sum())
+        m = max(s, s * s / float(w @ w))
+        if m <= 1.0:
+            return 0.0
+        dbar = float(w @ d) / s
+        return float(np.sqrt(w @ (d - dbar) ** 2 / (s * (m - 1.0))))
 
     def _line(self, labels, j, rng):
         """The line of cluster j: a 2-cluster fit of a random half of its points;

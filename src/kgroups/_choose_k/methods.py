@@ -100,6 +100,16 @@ def sphere(X, sample_weight=None):
 def _silhouette_curve(X, w, ks, label_sets, sem):
     """Weighted mean silhouette of each labelling on rho (NaN for k = 1), with rho
     computed by row blocks: one pass over the pairs for every k at once."""
+    out = np.full(ks.size, np.nan)
+    for j, sil in enumerate(_point_silhouettes_of(X, w, ks, label_sets, sem)):
+        if sil is not None:
+            out[j] = float(w @ sil / w.sum())
+    return out
+
+
+def _point_silhouettes_of(X, w, ks, label_sets, sem):
+    """The silhouette of every point in each labelling (None for k = 1), with rho
+    computed by row blocks: one pass over the pairs for every k at once."""
     n = X.shape[0]
     offsets = np.concatenate([[0], np.cumsum(ks)])
     H = np.zeros((n, offsets[-1]))          # weighted one-hot labels of every k, side by side
@@ -111,15 +121,19 @@ def _silhouette_curve(X, w, ks, label_sets, sem):
     sums = np.empty_like(H)                 # sums[i, l] = sum_{y in cluster l} w_y rho(x_i, y)
     for start in range(0, n, rows):
         sums[start:start + rows] = pairwise(X[start:start + rows], X, **sem) @ H
-    out = np.full(ks.size, np.nan)
-    for j, (k, off, lab) in enumerate(zip(ks, offsets, label_sets)):
-        if k > 1:
-            out[j] = _mean_silhouette(sums[:, off:off + k], H[:, off:off + k].sum(0), lab, w)
-    return out
+    return [_point_silhouettes(sums[:, off:off + k], H[:, off:off + k].sum(0), lab, w)
+            if k > 1 else None for k, off, lab in zip(ks, offsets, label_sets)]
 
 
 def _mean_silhouette(sums, s, lab, w):
-    """Weighted mean of ``(b - a) / max(a, b)`` from the per-cluster sums of rho.
+    """Weighted mean of :func:`_point_silhouettes`."""
+    return float(w @ _point_silhouettes(sums, s, lab, w) / w.sum())
+
+
+def _point_silhouettes(sums, s, lab, w):
+    """The silhouette ``(b - a) / max(a, b)`` of every point from the per-cluster sums
+    of rho (``sums[i, l]``: the weighted sum of rho from point i to cluster l; ``s``:
+    the clusters' weights).
 
     A point alone in its cluster has silhouette 0 (Rousseeuw's convention), and so
     has a point whose cluster holds only copies of it (``a = 0``): a cluster of one
@@ -133,8 +147,7 @@ def _mean_silhouette(sums, s, lab, w):
     means[idx, lab] = np.inf
     b = means.min(axis=1)
     alone |= a <= 1e-12 * b
-    sil = np.where(alone, 0.0, (b - a) / np.maximum(np.maximum(a, b), 1e-300))
-    return float(w @ sil / w.sum())
+    return np.where(alone, 0.0, (b - a) / np.maximum(np.maximum(a, b), 1e-300))
 
 
 def _semimetric_params(params):
