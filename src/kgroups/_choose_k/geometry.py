@@ -19,8 +19,7 @@ import numpy as np
 
 from .._kgroups import KernelKGroups
 from .._semimetrics import pairwise
-from .methods import (_dense, _point_silhouettes, _point_silhouettes_of, _rho_matrix,
-                      _semimetric_params)
+from .methods import _dense, _point_silhouettes_of, _rho_matrix, _semimetric_params
 
 # share of a cluster's points that its 2-cluster fit sees (the rest is tested)
 FIT_SHARE = 0.5
@@ -168,14 +167,8 @@ class Geometry:
     def point_silhouettes(self, k):
         """The silhouette of every point in the kept fit of k (on rho)."""
         if k not in self.sil:
-            labels = self.fits[k][0]
-            if self.D is None:
-                self.sil[k] = _point_silhouettes_of(self.Z, self.w, np.array([k]), [labels],
-                                                    _semimetric_params(self.params))[0]
-            else:
-                H = np.zeros((self.w.size, k))
-                H[np.arange(self.w.size), labels] = self.w
-                self.sil[k] = _point_silhouettes(self.D @ H, H.sum(0), labels, self.w)
+            self.sil[k] = _point_silhouettes_of(self.Z, self.w, np.array([k]), [self.fits[k][0]],
+                                                _semimetric_params(self.params), self.D)[0]
         return self.sil[k]
 
     def silhouette(self, k):

@@ -97,37 +97,36 @@ def sphere(X, sample_weight=None):
     return (X - mean) @ Vt[keep].T / sd[keep]
 
 
-def _silhouette_curve(X, w, ks, label_sets, sem):
-    """Weighted mean silhouette of each labelling on rho (NaN for k = 1), with rho
-    computed by row blocks: one pass over the pairs for every k at once."""
+def _silhouette_curve(X, w, ks, label_sets, sem, D=None):
+    """Weighted mean silhouette of each labelling on rho (NaN for k = 1), from
+    :func:`_point_silhouettes_of`."""
     out = np.full(ks.size, np.nan)
-    for j, sil in enumerate(_point_silhouettes_of(X, w, ks, label_sets, sem)):
+    for j, sil in enumerate(_point_silhouettes_of(X, w, ks, label_sets, sem, D)):
         if sil is not None:
             out[j] = float(w @ sil / w.sum())
     return out
 
 
-def _point_silhouettes_of(X, w, ks, label_sets, sem):
-    """The silhouette of every point in each labelling (None for k = 1), with rho
-    computed by row blocks: one pass over the pairs for every k at once."""
+def _point_silhouettes_of(X, w, ks, label_sets, sem, D=None):
+    """The silhouette of every point in each labelling (None for k = 1): one pass over
+    the pairs for every k at once, on the n x n matrix of rho ``D`` when given, else
+    with rho computed from X by row blocks."""
     n = X.shape[0]
     offsets = np.concatenate([[0], np.cumsum(ks)])
     H = np.zeros((n, offsets[-1]))          # weighted one-hot labels of every k, side by side
     for k, off, lab in zip(ks, offsets, label_sets):
         H[np.arange(n), off + lab] = w
-    rows = max(1, min(n, SILHOUETTE_BLOCK_BYTES // (8 * n)))
-    check_fits(8 * rows * (n + offsets[-1]), f"choose_k silhouette for n_samples={n} "
-               f"(blocks of {rows} rows of rho)", "fewer samples")
-    sums = np.empty_like(H)                 # sums[i, l] = sum_{y in cluster l} w_y rho(x_i, y)
-    for start in range(0, n, rows):
-        sums[start:start + rows] = pairwise(X[start:start + rows], X, **sem) @ H
+    if D is not None:
+        sums = D @ H                        # sums[i, l] = sum_{y in cluster l} w_y rho(x_i, y)
+    else:
+        rows = max(1, min(n, SILHOUETTE_BLOCK_BYTES // (8 * n)))
+        check_fits(8 * rows * (n + offsets[-1]), f"choose_k silhouette for n_samples={n} "
+                   f"(blocks of {rows} rows of rho)", "fewer samples")
+        sums = np.empty_like(H)
+        for start in range(0, n, rows):
+            sums[start:start + rows] = pairwise(X[start:start + rows], X, **sem) @ H
     return [_point_silhouettes(sums[:, off:off + k], H[:, off:off + k].sum(0), lab, w)
             if k > 1 else None for k, off, lab in zip(ks, offsets, label_sets)]
-
-
-def _mean_silhouette(sums, s, lab, w):
-    """Weighted mean of :func:`_point_silhouettes`."""
-    return float(w @ _point_silhouettes(sums, s, lab, w) / w.sum())
 
 
 def _point_silhouettes(sums, s, lab, w):
@@ -191,21 +190,8 @@ class _Sample:
 
     def silhouette(self, ks, labels):
         """Weighted mean silhouette of each labelling (NaN at k = 1), one pass over D."""
-        if self.D is None:
-            return _silhouette_curve(self.Z, self.w, ks, labels,
-                                     _semimetric_params(self.params))
-        out = np.full(ks.size, np.nan)
-        offsets = np.concatenate([[0], np.cumsum(ks)])
-        H = np.zeros((self.w.size, offsets[-1]))
-        rows = np.arange(self.w.size)
-        for k, off, lab in zip(ks, offsets, labels):
-            H[rows, off + lab] = self.w
-        sums = self.D @ H
-        for j, (k, off, lab) in enumerate(zip(ks, offsets, labels)):
-            if k > 1:
-                out[j] = _mean_silhouette(sums[:, off:off + k], H[:, off:off + k].sum(0), lab,
-                                          self.w)
-        return out
+        return _silhouette_curve(self.Z, self.w, ks, labels, _semimetric_params(self.params),
+                                 self.D)
 
 
 def _rho_matrix(Z, params):
