@@ -237,3 +237,83 @@ def test_dask_input_is_refused_by_name():
         with pytest.raises(ValueError, match="builds the neighbourhood graph of X in memory, "
                                              "and X is a dask collection"):
             KernelKGroups(2, semimetric=semimetric).fit(da.from_array(X, chunks=50))
+
+
+def _far_group(size, centre, seed=0):
+    rng = np.random.default_rng(seed)
+    return np.vstack([rng.normal(0, 1, (1000, 2)), rng.normal(centre, 0.05, (size, 2))])
+
+
+@pytest.mark.parametrize("size, centre, n_neighbors", [(5, [40, 40], 10), (3, [40, 40], 10),
+                                                       (5, [8, 0], 10), (2, [8, 0], 15)],
+                         ids=["5 far", "3 far", "5 at moderate distance", "pair, nn=15"])
+def test_a_small_far_group_is_a_cluster_of_its_own(size, centre, n_neighbors):
+    """Fewer than n_neighbors points, tight and far from a blob (issue 47): they fail
+    the density test, yet form a component of their own, not a piece of the blob."""
+    X = _far_group(size, centre)
+    est = KernelKGroups(2, semimetric=NN, n_neighbors=n_neighbors, random_state=0).fit(X)
+    assert sorted(np.bincount(est.labels_).tolist()) == [size, 1000]
+    assert np.unique(est.labels_[1000:]).size == 1
+    assert est._feature_map.n_components == 2
+    np.testing.assert_array_equal(est.predict(X), est.labels_)
+    counts = nb.neighbour_counts(np.unique(X, axis=0), n_neighbors)
+    assert np.sum(counts == size - 1) == size  # joined to their fellows only
+
+
+def test_a_far_group_with_repeated_rows_equals_weights():
+    X = _far_group(3, [40, 40])
+    reps = np.random.default_rng(6).integers(1, 4, X.shape[0])
+    a = KernelKGroups(2, semimetric=NN, random_state=0).fit(X, sample_weight=reps)
+    b = KernelKGroups(2, semimetric=NN, random_state=0).fit(np.repeat(X, reps, axis=0))
+    np.testing.assert_array_equal(np.repeat(a.labels_, reps), b.labels_)
+    assert sorted(np.bincount(a.labels_).tolist()) == [3, 1000]
+
+
+def test_lone_outliers_and_noise_pairs_are_not_groups():
+    """A single far point is placed through its neighbours as before (not a node); the
+    chance pairs of uniform background noise around two moons are not groups."""
+    X = _far_group(1, [40, 40])
+    counts = nb.neighbour_counts(X, 10)
+    assert counts[1000] == 0 and set(np.unique(counts[:1000])) <= {0, 10}
+    Xm, _ = make_moons(600, noise=0.05, random_state=0)
+    noise = np.random.default_rng(7).uniform([-1.5, -1.0], [2.5, 1.5], (120, 2))
+    for k in (5, 10, 15):
+        assert set(np.unique(nb.neighbour_counts(np.vstack([Xm, noise]), k))) <= {0, k}
+
+
+def _brute_separated_groups(U, k, core):
+    """separated_groups by loops over rows (tiny inputs): the rule of its docstring."""
+    n = U.shape[0]
+    D = np.sqrt(((U[:, None] - U[None]) ** 2).sum(-1))
+    order = [np.argsort(D[i], kind="stable")[1:k + 1] for i in range(n)]
+    r = np.array([D[i, order[i][-1]] for i in range(n)])
+    M = int((~core).sum())
+    group = {}
+    for i in range(n):
+        d = D[i, order[i]]
+        ratios = [d[m] / d[m - 1] for m in range(1, k)]
+        g = int(np.argmax(ratios)) + 2
+        apart = all(D[i, j] > nb.CORE_SPREAD * r[j] for j in order[i][g - 1:])
+        tight = ratios[g - 2] ** (g - 1) > M
+        if not core[i] and apart and tight:
+            group[i] = frozenset([i, *order[i][:g - 1]])
+    out = np.zeros(n, dtype=int)
+    for i, G in group.items():
+        if all(group.get(j) == G for j in G):
+            out[i] = len(G)
+    return out
+
+
+def test_separated_groups_by_brute_force():
+    rng = np.random.default_rng(8)
+    U = np.vstack([rng.normal(0, 1, (60, 2)), rng.normal([15, 0], 0.02, (2, 2)),
+                   rng.normal([0, 15], 0.02, (3, 2)), [[-12.0, -12.0]],
+                   rng.uniform(-3, 3, (6, 2))])
+    k = 5
+    from sklearn.neighbors import NearestNeighbors
+    dist, idx = NearestNeighbors().fit(U).kneighbors(U, n_neighbors=k + 1)
+    r = dist[:, -1]
+    core = r <= nb.CORE_SPREAD * np.median(r[idx[:, 1:]], axis=1)
+    got = nb.separated_groups(dist, idx, core)
+    np.testing.assert_array_equal(got, _brute_separated_groups(U, k, core))
+    assert got[60:65].tolist() == [2, 2, 3, 3, 3] and not got[65:].any()

@@ -13,10 +13,15 @@ Ng, Jordan & Weiss 2002; von Luxburg 2007), in four steps:
    its median over those neighbours); the others (background noise, outliers, the
    sparse fringe of a cluster) are placed afterwards through their neighbours, as new
    points are, so that they neither bridge clusters nor draw eigenvectors of their
-   own. Each node is joined to its ``n_neighbors`` nearest nodes (Euclidean
-   distance) and the graph made symmetric (an edge where either is among the other's
-   neighbours), of weight :math:`A_{ij} = \exp(-d_{ij}^2 / (s_i s_j))`, :math:`s_i`
-   the distance to the 7th neighbour (local scaling, Zelnik-Manor & Perona 2004). A
+   own. A tight group of :math:`g \le` ``n_neighbors`` points far from everything
+   fails that test (its ``n_neighbors``-th neighbours lie outside it) but is a
+   cluster on its own scale: such a group (:func:`separated_groups`) is kept, each
+   member joined to its :math:`g - 1` fellows only, and so becomes a component of
+   the graph. Each other node is joined to its ``n_neighbors`` nearest nodes
+   (Euclidean distance) and the graph made symmetric (an edge where either is among
+   the other's neighbours), of weight :math:`A_{ij} = \exp(-d_{ij}^2 / (s_i s_j))`,
+   :math:`s_i` the distance to the 7th neighbour (the :math:`(g-1)`-th in a group;
+   local scaling, Zelnik-Manor & Perona 2004). A
    graph that falls apart is taken as the limit of one whose components are joined,
    along their minimum spanning tree, by bridges of vanishing weight
    (:func:`walk_eigenvectors`): each component keeps its own structure, and groups of
@@ -66,6 +71,10 @@ References
 .. [5] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via Hartigan's
    Method", IEEE TPAMI 43(12), 2021 (kernel k-groups on a graph's kernel, section
    5.2).
+.. [6] E. Facco, M. d'Errico, A. Rodriguez, A. Laio, "Estimating the intrinsic
+   dimension of datasets by a minimal neighborhood information", Scientific Reports
+   7, 12140, 2017 (the ratio of the second to the first neighbour's distance is
+   Pareto distributed, :math:`P(\mu > t) = t^{-D}`).
 """
 
 from __future__ import annotations
@@ -136,7 +145,7 @@ def _index(U):
     return NearestNeighbors().fit(U)
 
 
-def knn_graph(U, n_neighbors, index=None):
+def knn_graph(U, n_neighbors, index=None, counts=None):
     r"""The symmetric adjacency of the ``n_neighbors``-nearest-neighbour graph of the
     (distinct) rows of ``U`` (CSR, no self-loops), and each row's local scale
     :math:`s_i`: an edge where either point is among
@@ -144,6 +153,11 @@ def knn_graph(U, n_neighbors, index=None):
     :math:`s_i` the distance from :math:`i` to its ``LOCAL_SCALE``-th nearest neighbour
     (Zelnik-Manor & Perona's local scaling: an edge is long or short for the density
     around its two ends, so clusters of unequal density are alike to the graph).
+
+    ``counts`` (int array of shape (n,), each 1 .. ``n_neighbors``; default all
+    ``n_neighbors``): how many neighbours row :math:`i` joins, and its local scale the
+    ``min(LOCAL_SCALE, counts[i])``-th (the members of a separated group join their
+    fellows only, on the group's own scale: :func:`neighbour_counts`).
 
     Examples
     --------
@@ -153,23 +167,66 @@ def knn_graph(U, n_neighbors, index=None):
     ([1.0, 1.0, 2.0, 4.0], [0.0, 0.368, 0.0, 0.0])
     >>> np.round(A.toarray(), 3).tolist()
     [[0.0, 0.368, 0.0, 0.0], [0.368, 0.0, 0.135, 0.0], [0.0, 0.135, 0.0, 0.135], [0.0, 0.0, 0.135, 0.0]]
+    >>> A, s = knn_graph(np.array([[0.0], [1.0], [2.0], [9.0], [9.5]]), 2,
+    ...                  counts=np.array([2, 2, 2, 1, 1]))
+    >>> s.tolist(), int(A[3, 4] > 0), int(A[2, 3] > 0)
+    ([2.0, 1.0, 2.0, 0.5, 0.5], 1, 0)
     """
     n = U.shape[0]
     index = _index(U) if index is None else index
     dist, nb = index.kneighbors(U, n_neighbors=n_neighbors + 1)
     dist, nb = dist[:, 1:], nb[:, 1:]  # a distinct point is its own nearest
-    s = dist[:, min(LOCAL_SCALE, n_neighbors) - 1]
+    counts = np.full(n, n_neighbors) if counts is None else np.asarray(counts)
+    s = dist[np.arange(n), np.minimum(LOCAL_SCALE, counts) - 1]
     val = np.exp(-dist ** 2 / (s[:, None] * s[nb]))
-    D = sp.csr_matrix((val.ravel(), (np.repeat(np.arange(n), n_neighbors), nb.ravel())),
-                      shape=(n, n))
+    joined = np.arange(n_neighbors)[None, :] < counts[:, None]
+    rows = np.broadcast_to(np.arange(n)[:, None], nb.shape)
+    D = sp.csr_matrix((val[joined], (rows[joined], nb[joined])), shape=(n, n))
     return D.maximum(D.T).tocsr(), s
 
 
+def join_near_components(U, A, s, counts, index=None):
+    r"""``A`` with the edges of :func:`component_bridges` that are no longer than
+    ``CORE_SPREAD`` times the distance from the sparser of their two ends to its
+    ``counts``-th neighbour, of weight :math:`\exp(-\ell^2 / (s_i s_j))` as any edge
+    (:func:`knn_graph`). A sampling gap inside a cluster (a stretch where every
+    point's neighbours lie on its own side) splits the neighbourhood graph although
+    the gap is no wider than a neighbourhood there, as the density test of
+    :func:`neighbour_counts` judges: such components are joined. Components farther
+    apart stay apart (the limit of vanishing bridges, :func:`walk_eigenvectors`).
+
+    Examples
+    --------
+    >>> U = np.array([[0.0], [1.0], [2.0], [3.5], [4.5], [5.5], [30.0], [31.0], [32.0]])
+    >>> A, s = knn_graph(U, 1)
+    >>> connected_components(A)[0]
+    3
+    >>> B = join_near_components(U, A, s, np.ones(9, dtype=np.int64))
+    >>> connected_components(B)[0], round(float(B[2, 3]), 3)
+    (2, 0.105)
+    """
+    n_comp, comp = connected_components(A, directed=False)
+    if n_comp == 1:
+        return A
+    index = _index(U) if index is None else index
+    bridges = np.array(component_bridges(U, comp, n_comp, index))
+    i, j, length = bridges[:, 0].astype(np.int64), bridges[:, 1].astype(np.int64), bridges[:, 2]
+    ends = np.unique(np.r_[i, j])
+    dist = index.kneighbors(U[ends], n_neighbors=int(counts.max()) + 1)[0]
+    r = np.zeros(U.shape[0])
+    r[ends] = dist[np.arange(ends.size), counts[ends]]
+    near = length <= CORE_SPREAD * np.maximum(r[i], r[j])
+    if not near.any():
+        return A
+    i, j, length = i[near], j[near], length[near]
+    val = np.exp(-length ** 2 / (s[i] * s[j]))
+    B = sp.csr_matrix((np.r_[val, val], (np.r_[i, j], np.r_[j, i])), shape=A.shape)
+    return (A + B).tocsr()
+
+
 def core_points(U, n_neighbors, index=None, minimum=0):
-    """Which rows of ``U`` are no sparser than their neighbourhood: the distance
-    ``r(i)`` to the ``n_neighbors``-th nearest other row is at most ``CORE_SPREAD``
-    times the median of ``r`` over those neighbours (every row when fewer than
-    ``n_neighbors + 2``, or than ``minimum``, would remain).
+    """Which rows of ``U`` are nodes of the graph (:func:`neighbour_counts` above 0):
+    those no sparser than their neighbourhood, and the members of separated groups.
 
     Examples
     --------
@@ -177,12 +234,88 @@ def core_points(U, n_neighbors, index=None, minimum=0):
     >>> core_points(U, 1).tolist()
     [True, True, True, True, True, False]
     """
+    return neighbour_counts(U, n_neighbors, index, minimum) > 0
+
+
+def neighbour_counts(U, n_neighbors, index=None, minimum=0):
+    """How many neighbours each row of ``U`` joins in the graph: ``n_neighbors`` for a
+    row no sparser than its neighbourhood (the distance ``r(i)`` to its
+    ``n_neighbors``-th nearest other row at most ``CORE_SPREAD`` times the median of
+    ``r`` over those neighbours), ``g - 1`` for a member of a separated group of ``g``
+    rows (:func:`separated_groups`), 0 for the others (not nodes). Every row joins
+    ``n_neighbors`` when fewer than ``n_neighbors + 2``, or than ``minimum``, would
+    pass the density test.
+
+    Examples
+    --------
+    >>> U = np.r_[np.arange(7.0), 40.0, 40.01, -30.0][:, None]
+    >>> neighbour_counts(U, 3).tolist()  # a far pair, a lone outlier
+    [3, 3, 3, 3, 3, 3, 3, 1, 1, 0]
+    """
     index = _index(U) if index is None else index
     dist, nb = index.kneighbors(U, n_neighbors=n_neighbors + 1)
     r = dist[:, -1]
     core = r <= CORE_SPREAD * np.median(r[nb[:, 1:]], axis=1)
-    enough = core.sum() >= max(n_neighbors + 2, minimum)
-    return core if enough else np.ones(U.shape[0], dtype=bool)
+    if core.sum() < max(n_neighbors + 2, minimum):
+        return np.full(U.shape[0], n_neighbors, dtype=np.int64)
+    group = separated_groups(dist, nb, core)
+    return np.where(core, n_neighbors, np.maximum(group - 1, 0)).astype(np.int64)
+
+
+def separated_groups(dist, nb, core):
+    r"""The size ``g`` of the separated group of each row (0 for none): a tight group of
+    2 to ``k`` rows far from everything, which the density test drops (its members'
+    ``k``-th neighbours lie outside it) but which is a cluster on its own scale.
+
+    ``dist``, ``nb`` (n x (k + 1)): each row's distances to, and indices of, its
+    ``k + 1`` nearest rows, itself first; ``core``: the rows that pass the density
+    test. Row :math:`i`, of distances :math:`d_1 \le \dots \le d_k` to its ``k``
+    nearest others, has its own scale where they jump most: :math:`g - 1 =
+    \arg\max_m d_{m+1} / d_m` and :math:`t = d_g / d_{g-1}`. The rows :math:`G` =
+    :math:`i` and its :math:`g - 1` nearest are a separated group when every member
+
+    1. is not core and picks the same :math:`G` (closed: its :math:`g - 1` nearest
+       others are the other members);
+    2. jumps beyond chance, :math:`t^{g-1} > M`, :math:`M` the number of rows not
+       core: around a point of a Poisson process in :math:`D` dimensions,
+       :math:`(d_{g-1} / d_g)^D` is the largest of :math:`g - 1` uniforms, so
+       :math:`P(d_g / d_{g-1} > t) = t^{-D(g-1)} \le t^{-(g-1)}` (Facco et al.
+       2017 for :math:`g = 2`), and chance gives fewer than one such row among the
+       :math:`M` (a pair in background noise seldom does; a far group easily);
+    3. lies outside the neighbourhood of every other row among its ``k`` nearest: more
+       than ``CORE_SPREAD`` times that row's own ``k``-th neighbour distance from it
+       (as seen from there, an outlier).
+
+    Examples
+    --------
+    >>> from sklearn.neighbors import NearestNeighbors
+    >>> U = np.r_[np.arange(7.0), 40.0, 40.01, 40.02][:, None]
+    >>> dist, nb = NearestNeighbors().fit(U).kneighbors(U, n_neighbors=4)
+    >>> separated_groups(dist, nb, np.arange(10) < 7).tolist()
+    [0, 0, 0, 0, 0, 0, 0, 3, 3, 3]
+    """
+    n, k = nb.shape[0], nb.shape[1] - 1
+    out = np.zeros(n, dtype=np.int64)
+    if k < 2 or core.all():
+        return out
+    d = dist[:, 1:]
+    jump = np.argmax(d[:, 1:] / d[:, :-1], axis=1)  # g - 2
+    g = jump + 2
+    t = d[np.arange(n), jump + 1] / d[np.arange(n), jump]
+    apart = (dist[:, 1:] > CORE_SPREAD * dist[nb[:, 1:], -1]) | \
+        (np.arange(1, k + 1)[None, :] < g[:, None])  # the members themselves
+    cand = ~core & ((g - 1) * np.log(t) > np.log((~core).sum())) & apart.all(axis=1)
+    rows = np.flatnonzero(cand)
+    # each candidate's group, as its members' sorted indices (n pads the columns
+    # past g); closed: every member is a candidate of the very same group
+    key = np.full((n, k + 1), -1, dtype=np.int64)
+    key[rows] = np.sort(np.where(np.arange(k + 1)[None, :] < g[rows, None], nb[rows], n),
+                        axis=1)
+    mates = key[rows]
+    same = (key[np.where(mates < n, mates, rows[:, None])] == mates[:, None, :]).all(axis=2)
+    closed = rows[same.all(axis=1)]
+    out[closed] = g[closed]
+    return out
 
 
 def component_bridges(U, comp, n_comp, index=None):
@@ -405,9 +538,11 @@ class NeighborGraphMap:
         keep = np.arange(U.shape[0])
         if keep.size > GRAPH_NODES:
             keep = np.sort(rng.choice(keep.size, GRAPH_NODES, replace=False))
-        keep = keep[core_points(U[keep], n_neighbors, minimum=n_clusters + 1)]
+        counts = neighbour_counts(U[keep], n_neighbors, minimum=n_clusters + 1)
+        keep, counts = keep[counts > 0], counts[counts > 0]
         index = _index(U[keep])
-        A, scale = knn_graph(U[keep], n_neighbors, index)
+        A, scale = knn_graph(U[keep], n_neighbors, index, counts)
+        A = join_near_components(U[keep], A, scale, counts, index)
         lap("graph")
         psi, lam, n_comp = walk_eigenvectors(U[keep], A, wn[keep], n_clusters, rng, index)
         lap("eigenvectors")
