@@ -14,8 +14,16 @@ scikit-learn's time where it finishes within ``--peer-timeout`` seconds
 (``SpectralClustering(k, affinity="nearest_neighbors", n_neighbors=10,
 assign_labels="kmeans")``; its default ARPACK eigensolver).
 
+With ``--auto``, the table is instead ``semimetric="auto"`` beside
+``"nearest_neighbors"`` (issue 47): ``make_moons(n, noise=0.05)`` at k = 2, where the
+graph wins, and ``make_blobs(n, centers=3)`` at k = 3, where the energy semimetric
+wins (its exact fit is quadratic: up to ``AUTO_ENERGY_MAX`` rows, each with
+``semimetric="energy"`` timed too); seconds of each, ``auto`` / ``nearest_neighbors``,
+``auto`` / the candidate it chose fitted alone, and ``auto``'s phases
+(``engine_stats_["auto seconds"]``).
+
 Usage: python benchmarks/bench_neighbors_scale.py [--sizes 10000 100000 1000000]
-       [--peer-timeout 600] [--out FILE.md]
+       [--peer-timeout 600] [--auto] [--out FILE.md]
 """
 
 from __future__ import annotations
@@ -33,6 +41,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _report import publish  # noqa: E402
 
 DATA = ("moons + 5% noise", "blobs 1:2:4")
+# --auto: the issue's moons (the graph wins) and touching blobs (the energy semimetric
+# wins), and the largest n at which the blobs are fitted (the exact energy fit that
+# "auto" keeps there is quadratic in n)
+AUTO_DATA = ("moons", "blobs 3")
+AUTO_ENERGY_MAX = 100_000
+SEMIMETRIC = {"kgroups": "nearest_neighbors", "auto": "auto", "energy": "energy"}
 
 
 def make(name, n, seed=0):
@@ -40,6 +54,12 @@ def make(name, n, seed=0):
     from sklearn.datasets import make_blobs, make_moons
 
     rng = np.random.default_rng(seed)
+    if name == AUTO_DATA[0]:
+        X, y = make_moons(n, noise=0.05, random_state=seed)
+        return X, y, 2
+    if name == AUTO_DATA[1]:
+        X, y = make_blobs(n, centers=3, random_state=seed)
+        return X, y, 3
     if name == DATA[0]:
         m = n - n // 20
         X, y = make_moons(m, noise=0.05, random_state=seed)
@@ -61,16 +81,19 @@ def child(method, name, n):
 
     X, y, k = make(name, n)
     Xw, _, _ = make(name, 2000, seed=1)
-    if method == "kgroups":
+    chose = None
+    if method in SEMIMETRIC:
         from kgroups import KernelKGroups
 
-        KernelKGroups(k, semimetric="nearest_neighbors", random_state=0).fit(Xw)
+        semimetric = SEMIMETRIC[method]
+        KernelKGroups(k, semimetric=semimetric, random_state=0).fit(Xw)
         t0 = time.perf_counter()
-        est = KernelKGroups(k, semimetric="nearest_neighbors", random_state=0).fit(X)
+        est = KernelKGroups(k, semimetric=semimetric, random_state=0).fit(X)
         seconds = time.perf_counter() - t0
-        labels = est.labels_
-        phases = {**est.engine_stats_["semimetric seconds"],
-                  **{p: est.engine_stats_["seconds"][p] for p in ("init", "start", "sweeps")}}
+        labels, chose = est.labels_, est.semimetric_
+        phases = (est.engine_stats_["auto seconds"] if method == "auto" else
+                  {**est.engine_stats_.get("semimetric seconds", {}),
+                   **{p: est.engine_stats_["seconds"][p] for p in ("init", "start", "sweeps")}})
     else:
         from sklearn.cluster import SpectralClustering
 
@@ -85,7 +108,7 @@ def child(method, name, n):
     mask = y >= 0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     print(json.dumps({"method": method, "data": name, "n": n, "seconds": seconds,
-                      "phases": phases, "peak_bytes": peak,
+                      "phases": phases, "peak_bytes": peak, "chose": chose,
                       "ari": float(adjusted_rand_score(y[mask], labels[mask]))}))
 
 
@@ -105,6 +128,8 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--sizes", nargs="+", type=int, default=[10_000, 100_000, 1_000_000])
     p.add_argument("--peer-timeout", type=float, default=600.0)
+    p.add_argument("--auto", action="store_true",
+                   help='semimetric="auto" beside "nearest_neighbors" instead (issue 47)')
     p.add_argument("--out")
     p.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -112,6 +137,8 @@ def main(argv=None):
         return child(args.child[0], args.child[1], int(args.child[2]))
     cmd = "python " + " ".join(shlex.quote(a) for a in ["benchmarks/bench_neighbors_scale.py"]
                                 + (argv if argv is not None else sys.argv[1:]))
+    if args.auto:
+        return publish(auto_table(args.sizes, cmd), args.out)
     lines = ["# semimetric=\"nearest_neighbors\" at scale\n", f"`{cmd}`\n",
              f"{platform.machine()}, {os.cpu_count()} cores; each row a fresh process.\n",
              "| data | n | kgroups (s) | graph | eigenvectors | placement | starts | "
@@ -142,6 +169,38 @@ def main(argv=None):
             print(lines[-1], flush=True)
     text = "\n".join(lines) + "\n"
     publish(text, args.out)
+
+
+def auto_table(sizes, cmd):
+    """The ``--auto`` report: per data set and n, ``"nearest_neighbors"``, ``"energy"``
+    (up to ``AUTO_ENERGY_MAX``) and ``"auto"``, each in a fresh process."""
+    nan = float("nan")
+    lines = ["# semimetric=\"auto\" beside \"nearest_neighbors\" at scale\n", f"`{cmd}`\n",
+             f"{platform.machine()}, {os.cpu_count()} cores; each row a fresh process.\n",
+             "| data | n | nearest_neighbors (s) | energy (s) | auto (s) | auto / "
+             "nearest_neighbors | auto chose | auto / its choice alone | auto's phases (s) "
+             "| ARI auto |", "|" + "---|" * 10]
+    for name in AUTO_DATA:
+        for n in sizes:
+            if name == AUTO_DATA[1] and n > AUTO_ENERGY_MAX:
+                continue
+            r = {m: run(m, name, n, 3600) for m in ("kgroups", "auto")}
+            if n <= AUTO_ENERGY_MAX:
+                r["energy"] = run("energy", name, n, 3600)
+            sec = {m: r[m].get("seconds", nan) for m in ("kgroups", "energy", "auto")
+                   if m in r}
+            alone = {"nearest_neighbors": "kgroups", "energy": "energy"}.get(
+                r["auto"].get("chose"))
+            phases = ", ".join(f"{p} {v:.2f}" for p, v in r["auto"].get("phases", {}).items())
+            cells = [name, f"{n:,}", f"{sec['kgroups']:.2f}",
+                     f"{sec['energy']:.2f}" if "energy" in sec else "not run",
+                     f"{sec['auto']:.2f}", f"{sec['auto'] / sec['kgroups']:.2f}",
+                     str(r["auto"].get("chose", r["auto"].get("error", "timeout"))),
+                     f"{sec['auto'] / sec[alone]:.2f}" if alone in sec else "",
+                     phases, f"{r['auto'].get('ari', nan):.3f}"]
+            lines.append("| " + " | ".join(cells) + " |")
+            print(lines[-1], flush=True)
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":

@@ -2,8 +2,9 @@ r"""``semimetric="auto"``: the energy semimetric or the neighbourhood graph's, c
 from the data alone.
 
 Both fits are made (the energy semimetric with the estimator's ``alpha``, and
-``"nearest_neighbors"`` with its ``n_neighbors``), and each partition is judged by
-the same yardstick, the **normalised cut** of the neighbourhood graph
+``"nearest_neighbors"`` with its ``n_neighbors``; past ``AUTO_SAMPLE_N`` rows the
+energy candidate is judged by its fit on a sample, :mod:`kgroups._auto_fit`), and
+each partition is judged by the same yardstick, the **normalised cut** of the neighbourhood graph
 (:mod:`kgroups._semimetrics.neighbors`; Shi & Malik 2000):
 
 .. math:: \mathrm{Ncut}(C_1, \dots, C_k) = \sum_{l=1}^k
@@ -94,19 +95,31 @@ def normalized_cut(A, w, labels, k):
     return float(np.sum((vol[have] - within[have]) / vol[have]))
 
 
-def choose(graph_map, labels, k):
+def partition_cut(graph_map, labels, k):
+    """The normalised cut on the neighbourhood graph ``graph_map`` (a fitted
+    :class:`~kgroups._semimetrics.neighbors.NeighborGraphMap`) of the partition
+    ``labels`` of its training rows into k clusters (each node takes the label of its
+    rows; rows that are not nodes of the graph do not count)."""
+    rows = np.flatnonzero(graph_map.node_of_row >= 0)
+    at_node = np.empty(graph_map.nodes.shape[0], dtype=np.int64)
+    at_node[graph_map.node_of_row[rows]] = labels[rows]
+    return normalized_cut(graph_map.graph, graph_map.weights, at_node, k)
+
+
+def choose(graph_map, labels, k, sample=None):
     """The choice of the module docstring from the neighbourhood graph ``graph_map``
     (a fitted :class:`~kgroups._semimetrics.neighbors.NeighborGraphMap`) and
-    ``labels``, ``{candidate: labels of its fit}`` on the map's training rows."""
+    ``labels``, ``{candidate: labels of its fit}`` on the map's training rows; or, with
+    ``sample = (m, n)`` (the energy candidate fitted on a uniform sample of ``m`` of the
+    ``n`` rows), on the graph's nodes, the adjusted Rand index then taken over the
+    nodes and the reasoning saying so."""
     from sklearn.metrics import adjusted_rand_score
 
-    rows = np.flatnonzero(graph_map.node_of_row >= 0)
-    node = graph_map.node_of_row[rows]
-    cut = {}
-    for name in CANDIDATES:
-        at_node = np.empty(graph_map.nodes.shape[0], dtype=np.int64)
-        at_node[node] = labels[name][rows]
-        cut[name] = normalized_cut(graph_map.graph, graph_map.weights, at_node, k)
+    if sample is None:
+        cut = {name: partition_cut(graph_map, labels[name], k) for name in CANDIDATES}
+    else:  # the labels are the nodes'
+        cut = {name: normalized_cut(graph_map.graph, graph_map.weights, labels[name], k)
+               for name in CANDIDATES}
     e, g = cut["energy"], cut["nearest_neighbors"]
     agree = float(adjusted_rand_score(labels["energy"], labels["nearest_neighbors"]))
     numbers = (f"normalised cut of the {graph_map.n_neighbors}-nearest-neighbour graph: "
@@ -114,7 +127,12 @@ def choose(graph_map, labels, k):
                f"partition (ratio {g / e:.3g})" if e > 0 else
                f"normalised cut of the {graph_map.n_neighbors}-nearest-neighbour graph: "
                f"{g:.4g} for the nearest_neighbors partition, 0 for the energy partition")
-    numbers += f"; the partitions agree with adjusted Rand index {agree:.3f}"
+    numbers += (f"; the partitions agree with adjusted Rand index {agree:.3f}"
+                + ("" if sample is None else " on the graph's nodes"))
+    if sample is not None:
+        numbers = (f"the energy candidate was judged on a uniform sample of {sample[0]} of "
+                   f"the {sample[1]} rows (fitted there, the graph's nodes labelled by "
+                   f"its predict); {numbers}")
     if g < CUT_RATIO * e:
         why = (f"{numbers}. The graph's partition cuts below {CUT_RATIO:g} of the energy "
                "partition's edges: the clusters follow the neighbourhood graph, not convex "
