@@ -19,7 +19,8 @@ def blobs(rng, centres, sd, n_per):
 
 
 THREE = ([0.0, 0.0], [8.0, 0.0], [0.0, 8.0])
-PARAMS = {"semimetric": "energy", "alpha": 1.0, "sigma": 1.0, "theta": 1.0, "engine": "auto"}
+PARAMS = {"semimetric": "energy", "alpha": 1.0, "sigma": 1.0, "theta": 1.0, "engine": "auto",
+          "estimator": KernelKGroups}
 
 
 # --------------------------------------------------------------------------- rules

@@ -70,3 +70,17 @@ def test_a_range_without_two_clusters():
         warnings.simplefilter("error")
         r = choose_k(X, [1], semimetric=NN, random_state=0)
     assert r.k == 1 and "k >= 2" in r.reasoning
+
+
+def test_components_do_not_outweigh_the_groups_within_them():
+    """Three blobs of which two touch: the graph has two components, and a ratio from
+    an exact zero would answer 2; a zero counts as a fifth of the next eigenvalue, so
+    the gap after the touching pair's own split wins: 3."""
+    from sklearn.datasets import make_blobs
+    from sklearn.metrics import adjusted_rand_score
+
+    X, y = make_blobs(600, 2, centers=3, cluster_std=1.0, random_state=1)
+    r = choose_k(X, semimetric="nearest_neighbors", random_state=0)
+    assert r.k == 3
+    assert "(2 component(s))" in r.reasoning
+    assert adjusted_rand_score(y, r.labels) > 0.95

@@ -25,7 +25,8 @@ from kgroups._semimetrics import pairwise
 from kgroups._validation import InvalidParameterError
 
 SG = "silhouette+gap"  # the default before "silhouette+split", a method of its own
-PARAMS = {"semimetric": "energy", "alpha": 1.0, "sigma": 1.0, "theta": 1.0, "engine": "auto"}
+PARAMS = {"semimetric": "energy", "alpha": 1.0, "sigma": 1.0, "theta": 1.0, "engine": "auto",
+          "estimator": KernelKGroups}
 KS = np.arange(1, 6)
 
 

@@ -46,7 +46,8 @@ def spy_fits(monkeypatch):
     return calls
 
 
-PARAMS = {"semimetric": "energy", "alpha": 1.0, "sigma": 1.0, "theta": 1.0, "engine": "auto"}
+PARAMS = {"semimetric": "energy", "alpha": 1.0, "sigma": 1.0, "theta": 1.0, "engine": "auto",
+          "estimator": KernelKGroups}
 
 
 # --------------------------------------------------------------------------- step 2

@@ -21,7 +21,8 @@ from kgroups._choose_k.structure import (
     rescaled,
 )
 
-PARAMS = {"semimetric": "energy", "alpha": 1.0, "sigma": 1.0, "theta": 1.0, "engine": "auto"}
+PARAMS = {"semimetric": "energy", "alpha": 1.0, "sigma": 1.0, "theta": 1.0, "engine": "auto",
+          "estimator": KernelKGroups}
 OPTS = {"n_init": 3, "n_refs": 5}
 
 

@@ -3,6 +3,7 @@
 Hostile inputs (bad options, files and values) are in ``tests/hostile/test_cli.py``.
 """
 
+import argparse
 import io
 import os
 import types
@@ -324,8 +325,8 @@ def test_every_cluster_default_and_choice_is_the_library_one():
     for option, attr, param in ESTIMATOR_OPTIONS:
         action = actions[attr]
         assert option.split("/") == action.option_strings
-        if param == "n_clusters":
-            assert action.required  # the one option the command asks for
+        if param in ("n_clusters", "semimetric"):  # their defaults follow each other
+            assert action.default is None and not action.required, option
             continue
         default = signature[param].default
         assert action.default == default and type(action.default) is type(default), option
@@ -388,7 +389,7 @@ def test_help_states_the_library_defaults_and_what_engine_auto_does(capsys):
     assert main(["cluster", "--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
     for fragment in ("(default: auto)", "(default: kernel-k-means++)", "(default: None",
-                     "(default: energy)", "(default: 256)", "dense below 2000 rows",
+                     "(default: energy; auto with --n-clusters auto)", "(default: 256)", "dense below 2000 rows",
                      "cost model", "laplacian and gaussian semimetrics"):
         assert fragment in text, fragment
     sigma = " ".join(_cluster_actions()["sigma"].help.split())
@@ -602,3 +603,29 @@ def test_calibrate_under_the_simulator_measures_no_gpu(tmp_path, capsys, monkeyp
     assert "simulator" in out and "gpu: none measured" in out
     cal = calibration.load(path)
     assert cal.device is None and cal.cpu_pairs_per_second > 0
+
+
+def test_without_n_clusters_the_choice_is_made_and_told_on_stderr(tmp_path, capsys):
+    """No --n-clusters: k and the semimetric are chosen (--semimetric auto by default)
+    and the choice with its reasoning goes to standard error; with -k the semimetric
+    stays the library's default, energy."""
+    import numpy as np
+    from sklearn.datasets import make_moons
+
+    from kgroups.cli import _defaults
+
+    X, y = make_moons(300, noise=0.05, random_state=0)
+    path = tmp_path / "moons.csv"
+    np.savetxt(path, np.column_stack([X, y]), delimiter=",", fmt="%.8g")
+    assert main(["cluster", str(path), "--label-column", "3", "--seed", "0"]) == 0
+    out, err = capsys.readouterr()
+    assert "n_clusters=auto -> 2 semimetric=auto -> nearest_neighbors" in out
+    assert "ARI: 1.0000" in out
+    assert err.startswith("n_clusters auto: k=2 with semimetric='nearest_neighbors'")
+    assert "normalised cut" in err
+    args = argparse.Namespace(n_clusters=None, semimetric=None)
+    _defaults(args)
+    assert (args.n_clusters, args.semimetric) == ("auto", "auto")
+    args = argparse.Namespace(n_clusters=3, semimetric=None)
+    _defaults(args)
+    assert (args.n_clusters, args.semimetric) == (3, "energy")

@@ -16,7 +16,8 @@ LAYERS = [
     ("applications", ["kgroups", "kgroups.cli", "kgroups.experiments*",
                       "kgroups._cli_options", "kgroups._cli_csv"]),
     ("estimators", [
-        "kgroups._base", "kgroups._kgroups", "kgroups._kernel_kmeans", "kgroups._init",
+        "kgroups._base", "kgroups._auto_fit", "kgroups._kgroups", "kgroups._kernel_kmeans",
+        "kgroups._init",
         "kgroups._spectral", "kgroups._onedim", "kgroups._hierarchical", "kgroups._choose_k*",
         "kgroups._input*",
         "kgroups.metrics", "kgroups.graph*", "kgroups.datasets*"]),

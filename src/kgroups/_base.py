@@ -19,6 +19,7 @@ from sklearn.base import (BaseEstimator, ClassNamePrefixFeaturesOutMixin, Cluste
                           TransformerMixin)
 from sklearn.utils.validation import check_is_fitted
 
+from ._auto_fit import fit_auto
 from ._engines import registry
 from ._engines.select import check_engine_input, choose_engine
 from ._memory import available_memory, check_fits
@@ -29,7 +30,6 @@ from ._input import input_kind, kept_starts, label_left_out, left_out_rows, posi
 from ._kernels.device import host_values
 from ._progress import FitProgress
 from ._semimetrics import rho_to_origin
-from ._semimetrics.auto import CANDIDATES as AUTO_CANDIDATES, choose as choose_semimetric
 from ._semimetrics.neighbors import DATA_BUILT, NeighborGraphMap
 from ._validation import (
     PARAMETER_CONSTRAINTS,
@@ -387,6 +387,11 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
         >>> est.labels_.tolist(), round(float(est.within_energy_), 4)
         ([0, 0, 0, 1, 1, 1], 2.2761)
         """
+        self._validate_params()  # before anything reads them
+        if isinstance(self.n_clusters, str) and self.n_clusters == "auto":
+            from ._choose_k.estimator import fit_choosing_k
+
+            return fit_choosing_k(self, X, sample_weight)
         n = n_rows(X)
         starts = 1 if n is None else resolve_n_init(self.n_init, self.init, n)
         with tiered(fit_work(n, self.n_clusters, starts)):  # tiny fits skip loading numba
@@ -394,7 +399,7 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
 
     def _fit(self, X, sample_weight):
         if self.semimetric == AUTO and not self._precomputed():
-            return self._fit_auto(X, sample_weight)
+            return fit_auto(self, X, sample_weight)  # kgroups._auto_fit
         self.semimetric_, self.semimetric_choice_ = self.semimetric, None
         seconds = {}
         with clocked(seconds, "prepare"):
@@ -423,33 +428,6 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
         self.engine_stats_ = {"seconds": seconds, **engine.counters()}
         if self._data_built():  # the phases of "prepare" that built the semimetric
             self.engine_stats_["semimetric seconds"] = dict(self._feature_map.seconds)
-        return self
-
-    def _fit_auto(self, X, sample_weight):
-        """``semimetric="auto"``: a fit with each candidate of
-        :mod:`kgroups._semimetrics.auto` (same parameters otherwise), the rule's choice
-        kept; ``semimetric_choice_`` says why, ``engine_stats_`` adds the seconds of
-        the other fits (``"other candidates"``)."""
-        from sklearn.base import clone
-
-        fits = {}
-        for name in reversed(AUTO_CANDIDATES):  # the graph first: it refuses what it cannot take
-            fits[name] = clone(self).set_params(semimetric=name).fit(
-                X, sample_weight=sample_weight)
-        graph = fits["nearest_neighbors"]
-        keep = graph._keep
-        labels = {name: f.labels_ if keep is None else f.labels_[keep]
-                  for name, f in fits.items()}
-        choice = choose_semimetric(graph._feature_map, labels, self.n_clusters)
-        params = self.get_params(deep=False)
-        for key, value in vars(fits[choice.semimetric]).items():
-            if key not in params:
-                setattr(self, key, value)
-        self.semimetric_choice_ = choice
-        other = sum(sum(f.engine_stats_["seconds"].values()) for name, f in fits.items()
-                    if name != choice.semimetric)
-        self.engine_stats_ = {**self.engine_stats_, "seconds": {
-            **self.engine_stats_["seconds"], "other candidates": other}}
         return self
 
     def _say_engine(self, progress, engine, X, n_init):
@@ -505,7 +483,7 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
         return "given labels" if np.ndim(self.init) == 1 else "given labels, one start per row"
 
     def _set_fitted(self, best, engine, X, w):
-        k = self.n_clusters
+        k = self.n_clusters_ = self.n_clusters
         self.labels_ = best.labels
         # W = sum_i w_i K_ii - Q for the semimetric the kernel induces (every kernel
         # of the family gives Q up to a constant); K = -rho/2 has a zero diagonal, so
@@ -723,7 +701,7 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
         fn = functools.partial(transform_rows, predictor=self._predictor,
                                s=self._s, q=self._q, unit=self._objective_unit())
         with tiered(self._new_work(X)):
-            return kind.map_rows(X, fn, self.n_clusters, np.float64, self._owner())
+            return kind.map_rows(X, fn, self.n_clusters_, np.float64, self._owner())
 
     def fit_transform(self, X, y=None, sample_weight=None):
         """Fit ``X`` and return :meth:`transform` of ``X``.
@@ -862,8 +840,8 @@ class BaseKernelClustering(ConstrainedParams, ClassNamePrefixFeaturesOutMixin, T
             labels = predict_rows(X, self._predictor, self._s, self._q, self._scores)
             # sum_{x, y in C_l} w_x w_y rho(x, y) of each cluster, then W (eq. 15)
             rows, semimetric, params = self._kernel_rows(X)
-            sums = kind.within_sums(rows, w, labels, self.n_clusters, semimetric, params)
-            s = np.bincount(labels, weights=w, minlength=self.n_clusters)
+            sums = kind.within_sums(rows, w, labels, self.n_clusters_, semimetric, params)
+            s = np.bincount(labels, weights=w, minlength=self.n_clusters_)
             total = float(np.sum(sums[s > 0] / (2.0 * s[s > 0])))
         return -total * self._objective_unit()
 

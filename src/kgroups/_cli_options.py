@@ -68,17 +68,21 @@ N_INIT_HELP = (
 # The options of ``kgroups cluster`` that are parameters of KernelKGroups:
 # (flags, attribute of the parsed arguments, parameter, value kind, metavar, help).
 # Defaults come from ESTIMATOR_DEFAULTS and choices from ESTIMATOR_CHOICES;
-# --n-clusters (short -k) is required. Kinds: "int", "float", "int_or_auto", "choice",
+# --n-clusters (short -k) defaults to auto, and --semimetric then to auto. Kinds: "int", "float", "int_or_auto", "choice",
 # "count".
 CLUSTER_OPTIONS = (
-    (("-k", "--n-clusters"), "n_clusters", "n_clusters", "int", "K",
-     "number of clusters, 1 <= K <= number of rows (required)"),
+    (("-k", "--n-clusters"), "n_clusters", "n_clusters", "int_or_auto", "K",
+     ("number of clusters, 1 <= K <= number of rows, or auto: chosen from the data with "
+      "the semimetric's own rule, and with --semimetric auto (then its default) the "
+      "semimetric too; the choice and why are printed to standard error "
+      "(default: auto)")),
     (("--semimetric",), "semimetric", "semimetric", "choice", None,
      ("semimetric rho of negative type: energy |x - y|^alpha; laplacian and gaussian "
       "(scale --sigma); localized; sinusoidal (scale --theta); nearest_neighbors: "
       "built from the graph of the --n-neighbors nearest neighbours, for clusters of "
       "any shape (rings, spirals, touching shapes); auto: energy or nearest_neighbors, "
-      "whichever the data's neighbourhood graph says (the summary prints why)")),
+      "whichever the data's neighbourhood graph says (the summary prints why) "
+      "(default: energy; auto with --n-clusters auto)")),
     (("--alpha",), "alpha", "alpha", "float", None,
      "exponent of the energy semimetric |x - y|^alpha, in (0, 2]"),
     (("--sigma",), "sigma", "sigma", "float", None,

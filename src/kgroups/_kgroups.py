@@ -38,8 +38,15 @@ class KernelKGroups(BaseKernelClustering):
 
     Parameters
     ----------
-    n_clusters : int, default=8
-        Number of clusters k.
+    n_clusters : int or "auto", default=8
+        Number of clusters k. ``"auto"``: chosen from the data by
+        :func:`~kgroups.choose_k` with this semimetric's own rule (the point rule
+        for the semimetrics of point data, the graph's eigengap for
+        ``"nearest_neighbors"``), and with ``semimetric="auto"`` together with the
+        semimetric (:doc:`/user_guide/nothing_given`); the fit then runs with the
+        chosen k and semimetric from the labels of the choice. ``n_clusters_`` and
+        ``n_clusters_choice_`` say what was chosen and why. Point data only (not
+        ``"precomputed"``, not given ``init`` labels, not Dask or device arrays).
     semimetric : {"energy", "laplacian", "gaussian", "localized", "sinusoidal", "nearest_neighbors", "auto", "precomputed"} or callable, default="energy"
         ``"energy"`` is :math:`\|x - y\|^\alpha`; see :data:`~kgroups.SEMIMETRICS`
         for the others (TPAMI equations 52-54). ``"nearest_neighbors"`` is built
@@ -209,6 +216,12 @@ class KernelKGroups(BaseKernelClustering):
         ``"graph"``, ``"eigenvectors"``, ``"placement"``) and, with
         ``engine="dask"``, the number of row blocks, round trips to them and bytes
         sent to and received from them.
+    n_clusters_ : int
+        The number of clusters of the fit: ``n_clusters``, or the one ``"auto"``
+        chose.
+    n_clusters_choice_ : ChooseKResult
+        With ``n_clusters="auto"`` only: the choice of k (and of the semimetric),
+        its ``reasoning``, curves and candidates (see :func:`~kgroups.choose_k`).
     semimetric_ : str or callable
         The semimetric of the fit: ``semimetric``, or the one ``"auto"`` chose.
     semimetric_choice_ : SemimetricChoice or None

@@ -240,7 +240,8 @@ _COMMUNITY = {
 # The table: public name -> {parameter: [constraints, any of which may hold]}.
 PARAMETER_CONSTRAINTS = {
     # estimators and their function forms
-    "KernelKGroups": _ESTIMATOR,
+    # n_clusters="auto": the fit chooses k (and with semimetric="auto" the semimetric)
+    "KernelKGroups": {**_ESTIMATOR, "n_clusters": _N_CLUSTERS + [Options(("auto",))]},
     "KernelKMeans": _ESTIMATOR,
     "kernel_kgroups": {"X": [ARRAY], "n_clusters": _N_CLUSTERS, "sample_weight": _WEIGHT,
                        **_ESTIMATOR},
@@ -264,7 +265,7 @@ PARAMETER_CONSTRAINTS = {
                  "rule": [NONE, Options(("firstSEmax", "Tibs2001SEmax", "globalSEmax",
                                          "firstmax", "globalmax"))],
                  "se_factor": [Real(0, None)], "cutoff": [Real(0, 1, "right")],
-                 "semimetric": [Options(SEMIMETRIC_NAMES + ("nearest_neighbors",)), CALLABLE],
+                 "semimetric": [Options(SEMIMETRIC_NAMES + DATA_SEMIMETRIC_NAMES), CALLABLE],
                  **{p: c for p, c in _SEMIMETRIC.items() if p != "semimetric"},
                  "n_neighbors": [Integer(1)],
                  "n_refs": [Integer(1)], "reference": [Options(("pca", "box", "moments"))],

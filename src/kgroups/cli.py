@@ -1,9 +1,11 @@
 """The ``kgroups`` command.
 
-``kgroups cluster FILE --n-clusters K`` (short ``-k K``)
+``kgroups cluster FILE [--n-clusters K]`` (short ``-k K``)
     Cluster the rows of a CSV file with kernel k-groups and print sizes, W, Q,
     sweeps and time (and accuracy, NMI, ARI when ``--label-column`` is given);
-    ``--standardize`` z-scores each column first.
+    ``--standardize`` z-scores each column first. Without ``--n-clusters`` (or with
+    ``auto``) the number of clusters and the semimetric are chosen from the data,
+    and the choice, with its reasoning, is printed to standard error.
 ``kgroups choose-k FILE``
     Choose the number of clusters of the rows of a CSV file with
     :func:`kgroups.choose_k` and say why (``--plot`` draws its curves).
@@ -214,12 +216,13 @@ def _cluster(args):
     with _without_pandas():
         from . import KernelKGroups
 
+    _defaults(args)
     for option, attr, param in ESTIMATOR_OPTIONS:
         check_option(option, getattr(args, attr), "KernelKGroups", param)
     if args.out:
         check_output_file(args.out, "--out", args.file)
     X, w, y = load_table(args.file, args.weights, args.label_column, args.delimiter, args.header)
-    if X.shape[0] < args.n_clusters:
+    if args.n_clusters != "auto" and X.shape[0] < args.n_clusters:
         raise UsageError(f"argument -k/--n-clusters: {args.n_clusters} clusters but "
                          f"{args.file} has only {X.shape[0]} data rows")
     if args.standardize:
@@ -231,6 +234,8 @@ def _cluster(args):
         est.labels_ = np.asarray(est.labels_.compute())
     seconds = time.perf_counter() - start
     to_stdout = args.out == "-"
+    if args.n_clusters == "auto":
+        _print_choice(args, est)
     _print_summary(args, est, X, y, seconds, sys.stderr if to_stdout else sys.stdout)
     if to_stdout:
         sys.stdout.write("label\n" + "".join(f"{label}\n" for label in est.labels_.tolist()))
@@ -243,16 +248,34 @@ def _cluster(args):
         print(f"labels written to {args.out}")
 
 
+def _defaults(args):
+    """``--n-clusters`` auto unless given, and ``--semimetric`` then auto unless given
+    (energy, the library's default, with a given number of clusters)."""
+    if args.n_clusters is None:
+        args.n_clusters = "auto"
+    if args.semimetric is None:
+        args.semimetric = "auto" if args.n_clusters == "auto" else "energy"
+
+
+def _print_choice(args, est):
+    """``--n-clusters auto``: the choice and its reasoning, on standard error."""
+    print(f"n_clusters auto: k={est.n_clusters_} with semimetric={est.semimetric_!r} "
+          f"(--semimetric {args.semimetric}): {est.n_clusters_choice_.reasoning}",
+          file=sys.stderr, flush=True)
+
+
 def _print_summary(args, est, X, y, seconds, file):
     import numpy as np
 
-    sizes = np.bincount(est.labels_, minlength=args.n_clusters)
+    sizes = np.bincount(est.labels_, minlength=est.n_clusters_)
     scaled = ", columns z-scored (--standardize)" if args.standardize else ""
     chosen = (f" -> {est.semimetric_}" if args.semimetric == "auto" else "")
-    lines = [(f"kernel k-groups: n={X.shape[0]} D={X.shape[1]} n_clusters={args.n_clusters} "
+    given = args.n_clusters != "auto"
+    k = est.n_clusters_ if given else f"auto -> {est.n_clusters_}"
+    lines = [(f"kernel k-groups: n={X.shape[0]} D={X.shape[1]} n_clusters={k} "
               f"semimetric={args.semimetric}{chosen} engine={est.engine_}{scaled}"),
              *([f"semimetric auto: {est.semimetric_choice_.reasoning}"]
-               if args.semimetric == "auto" else []),
+               if args.semimetric == "auto" and given else []),
              f"cluster sizes: {' '.join(map(str, sizes))}",
              f"W (within energy): {est.within_energy_:.6g}",
              f"Q (objective):     {est.objective_:.6g}",
@@ -479,9 +502,9 @@ def _add_estimator_option(group, flags, attr, param, kind, metavar, text):
     if kind == "count":
         group.add_argument(*flags, dest=attr, action="count",
                            default=ESTIMATOR_DEFAULTS[param], help=text)
-    elif param == "n_clusters":
-        group.add_argument(*flags, dest=attr, type=int, required=True, metavar=metavar,
-                           help=text)
+    elif param in ("n_clusters", "semimetric"):  # the defaults follow each other: _defaults
+        group.add_argument(*flags, dest=attr, type=_TYPES[kind], default=None,
+                           metavar=metavar, choices=ESTIMATOR_CHOICES.get(param), help=text)
     else:
         group.add_argument(*flags, dest=attr, type=_TYPES[kind], metavar=metavar,
                            default=ESTIMATOR_DEFAULTS[param],

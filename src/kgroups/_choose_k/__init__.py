@@ -116,8 +116,11 @@ gap's ``globalSEmax`` k when finer and keeping 0.8 of that silhouette; its
 documentation has the studies (``benchmarks/bench_choose_k.py``,
 ``benchmarks/bench_choose_k_real.py``, ``benchmarks/bench_choose_k_batteries.py``).
 
-The package, by role: :mod:`~kgroups._choose_k.api` (the public function and its
-checks), :mod:`~kgroups._choose_k.methods` (the criteria, computed from fits),
+The package, by role: :mod:`~kgroups._choose_k.api` (the public function),
+:mod:`~kgroups._choose_k.core` (its checks and the dispatch to each method, for any
+estimator class), :mod:`~kgroups._choose_k.estimator` (``KernelKGroups(n_clusters=
+"auto")``), :mod:`~kgroups._choose_k.joint` (``semimetric="auto"``: k and the
+semimetric together), :mod:`~kgroups._choose_k.methods` (the criteria, computed from fits),
 :mod:`~kgroups._choose_k.rules` (the decisions from the curves, and the method of
 each semimetric under ``method="auto"``), :mod:`~kgroups._choose_k.silsplit` and
 :mod:`~kgroups._choose_k.silgap` (the two default methods, which interleave fits

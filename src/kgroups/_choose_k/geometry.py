@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._kgroups import KernelKGroups
 from .._semimetrics import pairwise
-from .methods import _dense, _point_silhouettes_of, _rho_matrix, _semimetric_params
+from .methods import _dense, kgroups, _point_silhouettes_of, _rho_matrix, _semimetric_params
 
 # share of a cluster's points that its 2-cluster fit sees (the rest is tested)
 FIT_SHARE = 0.5
@@ -118,10 +117,10 @@ class Geometry:
 
     def _run(self, k, idx=None, **kw):
         if self.on_matrix:
-            est = KernelKGroups(int(k), semimetric="precomputed", **kw)
+            est = self.params["estimator"](int(k), semimetric="precomputed", **kw)
             data = self.D if idx is None else self.D[np.ix_(idx, idx)]
         else:
-            est = KernelKGroups(int(k), **self.params, **kw)
+            est = kgroups(self.params, k, **kw)
             data = self.Z if idx is None else self.Z[idx]
         return est.fit(data, sample_weight=self.w if idx is None else self.w[idx])
 

@@ -15,8 +15,25 @@ ratio: the chosen k has the largest
 .. math:: \log \mu_{k+1} - \log \mu_k, \qquad k \ge 2
 
 over the range (k = 1 has :math:`\mu_1 = 0` always: the rule answers k >= 2, as the
-silhouette does). Exact zeros (components) are floored at ``ZERO_FLOOR`` times the
-largest eigenvalue computed. The labels are those of a
+silhouette does).
+
+**Components.** A graph of c components has c exact zeros, whose ratio with the
+next eigenvalue is infinite, whatever structure lies within the components (three
+blobs of which two touch: two components; ten blobs of which one lies far away: two
+components). A zero (at most ``ZERO_TOL`` of the largest eigenvalue) therefore counts
+as ``COMPONENT_FLOOR`` = 0.2 times the smallest eigenvalue above zero: the gap after
+the last component is :math:`\log 5 \approx 1.61`, and a larger gap within the
+components wins over it. The constant is the smallest that keeps one curve per
+component: on a curve (a moon, a ring) the eigenvalues of the walk grow as the
+squares :math:`\mu_j \propto j^2` (Weyl's law in one dimension), so a component
+that is one curve has its next gap at :math:`\log 4 \approx 1.39`, below
+:math:`\log 5`; a smaller credit (0.3, :math:`\log 3.3`) splits moons and rings
+into pairs of arcs, a larger one (0.1 and below) answers the number of components
+where finer groups lie within them. The study of
+``benchmarks/bench_nothing_given.py`` measured 0.02, 0.05, 0.1, 0.2, 0.3 and the
+floor of a 1e-12 share of the largest eigenvalue (the Performance page).
+
+The labels are those of a
 ``KernelKGroups(k, semimetric="nearest_neighbors")`` fit with the same
 ``n_neighbors``. The graph is built once, with ``max(k_range) + 1`` eigenvectors:
 the cost of one fit of the largest k.
@@ -24,51 +41,57 @@ the cost of one fit of the largest k.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
-from .._kgroups import KernelKGroups
 from .._semimetrics.neighbors import NeighborGraphMap
-from .result import ChooseKResult, KRangeWarning
+from .result import ChooseKResult
 
 GRAPH_EIGENGAP = "graph eigengap"
-# Eigenvalues of the walk's Laplacian below this share of the largest computed are
-# taken as this share (components give exact zeros: their ratio is then large, not 0/0).
-ZERO_FLOOR = 1e-12
+# Eigenvalues of the walk's Laplacian at most this share of the largest computed are
+# zeros: the graph's components.
+ZERO_TOL = 1e-9
+# A zero counts as this share of the smallest eigenvalue above zero (module docstring):
+# the gap after the last component is log(1 / COMPONENT_FLOOR) = log 5, above the log 4
+# of a curve's own next gap, below the gaps of groups within the components.
+COMPONENT_FLOOR = 0.2
 
 
-def log_eigengaps(mu, ks):
+def log_eigengaps(mu, ks, floor_share=None):
     """``log mu_(k+1) - log mu_k`` for each k of ``ks`` (``mu`` ascending, from k = 1),
-    NaN at k = 1.
+    NaN at k = 1; zeros (at most ``ZERO_TOL`` of the largest) count as ``floor_share``
+    (default ``COMPONENT_FLOOR``) of the smallest eigenvalue above them.
 
     Examples
     --------
     >>> mu = np.array([0.0, 0.0, 0.001, 0.002, 0.5])
     >>> np.round(log_eigengaps(mu, np.arange(1, 5)), 2).tolist()
-    [nan, 21.42, 0.69, 5.52]
+    [nan, 1.61, 0.69, 5.52]
     """
-    floor = ZERO_FLOOR * max(float(np.max(mu)), 1e-300)
-    m = np.maximum(mu, floor)
+    zero = mu <= ZERO_TOL * max(float(np.max(mu)), 1e-300)
+    above = mu[~zero]
+    share = COMPONENT_FLOOR if floor_share is None else floor_share
+    floor = share * (float(above.min()) if above.size else 1.0)
+    m = np.where(zero, floor, mu)
     out = np.log(m[ks]) - np.log(m[ks - 1])
     return np.where(ks >= 2, out, np.nan)
 
 
 def choose_graph_eigengap(X, w, ks, params, opts, rng):
-    """``method="auto"`` with ``semimetric="nearest_neighbors"``: the module's rule, with a
-    :class:`KRangeWarning` when the answer is the largest k of the range."""
-    r = graph_groups(X, w, ks, params, opts, int(rng.integers(2**31 - 1)))
-    if r.at_top:
-        warnings.warn(f"choose_k: the answer k={r.k} is the largest of k_range; k may be "
-                      "larger than the range allows; widen k_range", KRangeWarning,
-                      stacklevel=4)
-    return r
+    """``method="auto"`` with ``semimetric="nearest_neighbors"``: the module's rule
+    (``at_top`` when the answer is the largest k of the range)."""
+    return graph_groups(X, w, ks, params, opts, int(rng.integers(2**31 - 1)))
 
 
 def graph_groups(X, w, ks, params, opts, seed):
     """The module's rule without warnings: a :class:`ChooseKResult` with the graph's k,
     its eigengaps, its reasoning and the labels of the graph semimetric's fit at k
     (``at_top`` when k is the largest of the range)."""
+    return graph_candidate(X, w, ks, params, opts, seed)[0]
+
+
+def graph_candidate(X, w, ks, params, opts, seed):
+    """:func:`graph_groups` and the neighbourhood graph it read:
+    ``(result, graph map)``."""
     top = int(ks[-1])
     fmap = NeighborGraphMap.fit(X, w, n_neighbors=params["n_neighbors"], n_clusters=top + 1,
                                 random_state=seed, owner="choose_k")
@@ -96,12 +119,12 @@ def graph_groups(X, w, ks, params, opts, seed):
         r.reasoning += (" This is the largest k of the range: k may be larger than the "
                         "range allows; widen k_range.")
     r.labels = graph_labels(X, w, r.k, params, opts, seed)
-    return r
+    return r, fmap
 
 
 def graph_labels(X, w, k, params, opts, seed):
     """The labels of ``KernelKGroups(k, semimetric="nearest_neighbors")`` fitted on X."""
-    est = KernelKGroups(int(k), semimetric="nearest_neighbors",
-                        n_neighbors=params["n_neighbors"], n_init=opts["n_init"],
-                        random_state=seed)
+    est = params["estimator"](int(k), semimetric="nearest_neighbors",
+                              n_neighbors=params["n_neighbors"], n_init=opts["n_init"],
+                              random_state=seed)
     return est.fit(X, sample_weight=w).labels_

@@ -11,7 +11,6 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse.linalg
 
-from .._kgroups import KernelKGroups
 from .._memory import available_memory, check_fits
 from .._semimetrics import pairwise
 from .._validation import InvalidParameterError, describe
@@ -153,6 +152,14 @@ def _semimetric_params(params):
     return {p: params[p] for p in ("semimetric", "alpha", "sigma", "theta")}
 
 
+def kgroups(params, k, **kw):
+    """A kernel k-groups estimator of k clusters, of the class the caller handed in
+    ``params["estimator"]`` (:class:`~kgroups.KernelKGroups`: the only way this package
+    clusters), with the fit parameters of ``params`` unless ``kw`` sets them."""
+    fit_params = {p: v for p, v in params.items() if p != "estimator"}
+    return params["estimator"](int(k), **{**fit_params, **kw})
+
+
 # --------------------------------------------------------------------------- fits
 class _Sample:
     """One sample (X or a reference) and the fits of every k on it.
@@ -167,11 +174,11 @@ class _Sample:
 
     def fit(self, k, n_init, seed):
         if self.D is not None:
-            est = KernelKGroups(int(k), semimetric="precomputed", n_init=1 if k == 1 else n_init,
-                                random_state=seed)
+            est = self.params["estimator"](int(k), semimetric="precomputed",
+                                           n_init=1 if k == 1 else n_init, random_state=seed)
             return est.fit(self.D, sample_weight=self.w)
-        return KernelKGroups(int(k), **self.params, n_init=1 if k == 1 else n_init,
-                             random_state=seed).fit(self.Z, sample_weight=self.w)
+        return kgroups(self.params, k, n_init=1 if k == 1 else n_init,
+                       random_state=seed).fit(self.Z, sample_weight=self.w)
 
     def within(self, ks, n_init, rng):
         r"""``W_k`` and labels of the fit of every k. With the matrix, k = 1 needs no
@@ -249,8 +256,8 @@ def standardize(X, w):
 # --------------------------------------------------------------------------- fits
 def _fit(X, w, k, params, n_init, seed):
     """One :class:`KernelKGroups` fit (the only way this module clusters)."""
-    return KernelKGroups(int(k), **params, n_init=1 if k == 1 else n_init,
-                         random_state=seed).fit(X, sample_weight=w)
+    return kgroups(params, k, n_init=1 if k == 1 else n_init,
+                   random_state=seed).fit(X, sample_weight=w)
 
 
 def _fits(X, w, ks, params, n_init, rng):

@@ -136,6 +136,21 @@ class ChooseKResult:
         The default, when those groups are such shapes: the adjusted Rand index of
         each k's energy partition with the graph's groups (NaN where not computed);
         the chosen k has the largest.
+    semimetric : str or callable
+        The semimetric of the fits whose labels are :attr:`labels`: the one asked
+        for, or with ``semimetric="auto"`` the one chosen (``"energy"`` or
+        ``"nearest_neighbors"``).
+    candidates : dict or None
+        ``semimetric="auto"``: each candidate semimetric's own result (its k,
+        curves, labels and reasoning), by name.
+    cuts : dict or None
+        ``semimetric="auto"``: the normalised cut on the neighbourhood graph of
+        the graph's groups and of the energy partition of as many clusters, by
+        candidate name.
+    sample : ndarray of int or None
+        The rows of X the choice was made on, when the default point rule or the
+        joint choice ran on a sample of large data
+        (``kgroups._choose_k.sample.SAMPLE_N`` rows); None otherwise.
 
     See Also
     --------
@@ -198,6 +213,10 @@ class ChooseKResult:
     at_top: bool = False
     graph_k: int | None = None
     graph_agreement: np.ndarray | None = None
+    semimetric: object = None
+    candidates: dict | None = None
+    cuts: dict | None = None
+    sample: np.ndarray | None = None
 
     @property
     def criteria(self):

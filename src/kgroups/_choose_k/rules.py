@@ -18,7 +18,7 @@ GAP_PS_SPHERED = "gap+ps+sphered"
 POINT_METHOD = "silhouette+split"
 # method="auto": the method for a semimetric whose clusters need a rule of their own
 # (semimetric name -> method); every other semimetric gets POINT_METHOD
-AUTO_METHODS = {"nearest_neighbors": "graph eigengap"}
+AUTO_METHODS = {"nearest_neighbors": "graph eigengap", "auto": "energy or graph"}
 # "silhouette+gap": a finer k of the gap replaces the silhouette's k when its silhouette
 # keeps this fraction
 SILHOUETTE_KEEP = 0.8

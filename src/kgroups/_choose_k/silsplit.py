@@ -113,12 +113,10 @@ References
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from .geometry import Geometry
-from .result import ChooseKResult, KRangeWarning
+from .result import ChooseKResult
 from .shapes import follow_shapes
 from .structure import STRUCTURE_ALPHA, STRUCTURE_KMAX, find_structure, rescaled
 
@@ -276,10 +274,10 @@ def _rescaled(X, w, ks, params, opts, seed, r):
     r.reasoning += " No structure: k=1."
 
 
-def choose_silhouette_split(X, w, ks, params, opts, rng):
-    """``method="silhouette+split"``: the module docstring's steps 1-3, with the result.
-    With ``opts["follow_shapes"]`` (``method="auto"`` with the energy semimetric), step
-    4 (:mod:`~kgroups._choose_k.shapes`) on an answer found in X's own geometry."""
+def point_rule(X, w, ks, params, opts, rng):
+    """Steps 1-3 (the module docstring): ``(r, g, found)``, the result, X's
+    :class:`~kgroups._choose_k.geometry.Geometry` (its fits kept) and whether the
+    answer was found in X's own geometry (else in a rescaled one, or k = 1)."""
     seed = int(rng.integers(2**63 - 1))
     g = Geometry(X, w, params, opts, seed)
     r, found = _decide(g, ks, opts, opts["reference"])
@@ -287,13 +285,23 @@ def choose_silhouette_split(X, w, ks, params, opts, rng):
     if not found:
         r.reasoning += "."
         _rescaled(X, w, ks, params, opts, seed, r)
-    elif opts.get("follow_shapes") and opts["n_distinct"] > params["n_neighbors"] + 1:
+    return r, g, found
+
+
+def choose_silhouette_split(X, w, ks, params, opts, rng):
+    """``method="silhouette+split"``: the module docstring's steps 1-3, with the result.
+    With ``opts["follow_shapes"]`` (``method="auto"`` with the energy semimetric), step
+    4 (:mod:`~kgroups._choose_k.shapes`) on an answer found in X's own geometry."""
+    r, g, found = point_rule(X, w, ks, params, opts, rng)
+    if found and opts.get("follow_shapes") and opts["n_distinct"] > params["n_neighbors"] + 1:
         graph_seed = int(g.rng(0, 9).integers(2**31 - 1))
         follow_shapes(g, X, w, ks, params, opts, graph_seed, r, SCAN_MIN, SCAN_FACTOR)
+    note_top(r)
+    return r
+
+
+def note_top(r):
+    """The reasoning of an answer at the top of the range says so (``choose_k`` warns)."""
     if r.at_top:
         r.reasoning += (f" k={r.k} is the largest k of k_range and the rule had not decided "
                         "there: k may be larger than the range allows; widen k_range.")
-        warnings.warn(f"choose_k: k={r.k} is the largest k of k_range and the rule had not "
-                      "decided there: k may be larger than the range allows; widen k_range",
-                      KRangeWarning, stacklevel=4)
-    return r
