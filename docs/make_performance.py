@@ -1075,6 +1075,34 @@ def shapes_choose_k():
                          _command(text, "python benchmarks/bench_choose_k_graph.py"))
 
 
+def nothing_given():
+    text = _load("nothing_given.md")
+    out = _heading("Nothing given: the number of clusters and the semimetric together")
+    if text is None:
+        return out + _missing("nothing_given.md")
+    out += [
+        "``KernelKGroups(n_clusters=\"auto\", semimetric=\"auto\")`` (the call of",
+        ":doc:`user_guide/nothing_given`; row *joint (library)*, ``choose_k(X,",
+        "semimetric=\"auto\")``) on every labelled battery of the project, with nothing",
+        "given (k in 1..15 where a range is needed), beside HDBSCAN with scikit-learn's",
+        "defaults, ``KMeans`` with the silhouette and ``GaussianMixture`` with BIC, each",
+        "candidate alone (the energy point rule, ``choose_k(X)`` as it was before, the",
+        "graph's eigengap with its old and new treatment of components, the graph",
+        "semimetric's fit of best silhouette in its spectral embedding), the variants of",
+        "the joint rule's constants, and the best kgroups candidate per set (*oracle*,",
+        "which uses the labels).",
+        "",
+    ]
+    head, _, every = text.partition("\n## Every set")
+    out += _markdown(head, skip=("# ", "`python"))
+    cells = _md_cells([ln for ln in every.splitlines() if ln.startswith("|")])
+    if cells:
+        out += [f"The ARI of every pipeline on every set: "
+                f"{_grid_csv('nothing_given.csv', cells[0], cells[1:])}.", ""]
+    return out + _source(["nothing_given.md"],
+                         _command(text, "python benchmarks/bench_nothing_given.py"))
+
+
 def shapes_scale():
     text = _load("neighbors_scale.md")
     if text is None:
@@ -1096,7 +1124,8 @@ def shapes_scale():
 
 
 SECTIONS = [intro, beside_r_20k, realistic, small_r, targets, scaling, auto_grid,
-            defaults, dask, graphs, shapes, choose_k, convergence, startup, gpu]
+            defaults, dask, graphs, shapes, choose_k, nothing_given, convergence, startup,
+            gpu]
 
 
 def render() -> str:
