@@ -45,12 +45,14 @@ draws change only choose_k's random state):
                       the default with one constant changed (the split walk's share
                       of the silhouette, the split test's level set to 0, the
                       reference test's threshold)
-``balance 0.1``, ``balance 0.5``, ``drawn 0.4``, ``drawn 0.6``, ``agree 0.05``, ``agree 0.2``, ``same 0.9``, ``no same test``
+``balance 0.1``, ``balance 0.5``, ``drawn 0.4``, ``drawn 0.6``, ``agree 0.05``, ``agree 0.2``, ``shapes cut 0.5``, ``no shapes cut test``
                       the default with one constant of step 4 changed (the share of
                       the weight each graph group needs, x 1/k_g; the agreement of
                       the energy fit at k_g that keeps the point rule; the least
-                      agreement of an answer; the agreement of the graph's fit at the
-                      point rule's k that keeps it, 0.9 or never)
+                      agreement of an answer; the share of the energy fit's
+                      normalised cut the graph's groups must cut below, 0.5 or none)
+``graph floor 0.1``   the graph's eigengap counting a component as 0.1 (not 0.2) of
+                      the smallest eigenvalue above zero
 ``silhouette argmax``, ``silhouette 1 s.e.``
                       step 2 answering the largest mean silhouette itself, or the
                       smallest k within 1 standard error of it (the default: 0.5)
@@ -315,10 +317,11 @@ VARIANTS = {"keep 0.75": {"silsplit.SILHOUETTE_KEEP": 0.75},
             "drawn 0.6": {"shapes.DRAWN": 0.6},
             "agree 0.05": {"shapes.AGREE_MIN": 0.05},
             "agree 0.2": {"shapes.AGREE_MIN": 0.2},
-            "same 0.9": {"shapes.SAME": 0.9},
-            "no same test": {"shapes.SAME": 2.0},
             "silhouette argmax": {"silsplit.SILHOUETTE_SE": 0.0},
-            "silhouette 1 s.e.": {"silsplit.SILHOUETTE_SE": 1.0}}
+            "silhouette 1 s.e.": {"silsplit.SILHOUETTE_SE": 1.0},
+            "shapes cut 0.5": {"shapes.CUT_SHARE": 0.5},
+            "no shapes cut test": {"shapes.CUT_SHARE": float("inf")},
+            "graph floor 0.1": {"graph.COMPONENT_FLOOR": 0.1}}
 # round 1's default (its code is gone): its picks and seconds, copied from that round's run
 ROUND1 = "round 1 default"
 ROUND1_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results",

@@ -45,9 +45,11 @@ clusters an energy fit can find.
                                 instead of 0.5
 ``agree 0.05``, ``0.2``         step 4's least agreement of an answer, 0.05 (0.2)
                                 instead of 0.1
-``same 0.9``, ``no same test``  step 4 keeping the point rule when the graph's fit at
-                                its k agrees with its partition at 0.9 instead of
-                                0.95, or never
+``shapes cut 0.5``,             step 4 only when the graph's groups cut the graph
+``no shapes cut test``          below 0.5 (instead of 1) times the energy fit of as
+                                many clusters, or whatever their cut
+``graph floor 0.1``             the graph's eigengap counting a component as 0.1 (not
+                                0.2) of the smallest eigenvalue above zero
 ``silhouette argmax``,          step 2 answering the largest mean silhouette itself,
 ``silhouette 1 s.e.``           or the smallest k within 1 standard error of it,
                                 instead of 0.5
@@ -196,7 +198,7 @@ def useful(k, curve, X, y):
     return a >= USEFUL_SHARE * best
 
 
-def study(only=None, slow=False):
+def study(only=None, slow=False, names=None):
     saved = {}
     for rule, path in SAVED.items():
         with open(path) as fh:
@@ -213,6 +215,8 @@ def study(only=None, slow=False):
             curve, fits = ari_curve(d.X, d.y)
             picks = {}
             for rule, pick in rules(slow).items():
+                if names and rule not in names:
+                    continue
                 if pick is None:
                     picks[rule] = saved[rule].get(d.name, [None, None, None])
                     continue
@@ -386,6 +390,7 @@ def report(res, big, command, seconds):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", nargs="*")
+    ap.add_argument("--rules", nargs="*", help="run only these rules (default: all)")
     ap.add_argument("--slow", action="store_true", help=f"add {', '.join(SLOW)}")
     ap.add_argument("--big", action="store_true", help="time the default on 5,000 points")
     ap.add_argument("--timing", action="store_true",
@@ -419,7 +424,7 @@ def main():
         publish(text, args.out, args.json, {"times": times, "big": big})
         return
     with threadpool_limits(1):
-        res = study(args.only, args.slow)
+        res = study(args.only, args.slow, args.rules)
         big = big_sets() if args.big else []
     command, seconds = "python " + shlex.join(sys.argv), time.perf_counter() - t0
     publish(report(res, big, command, seconds), args.out, args.json,
