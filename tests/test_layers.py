@@ -17,7 +17,7 @@ LAYERS = [
                       "kgroups._cli_options", "kgroups._cli_csv"]),
     ("estimators", [
         "kgroups._base", "kgroups._auto_fit", "kgroups._kgroups", "kgroups._kernel_kmeans",
-        "kgroups._init",
+        "kgroups._init", "kgroups._starts", "kgroups._predict",
         "kgroups._spectral", "kgroups._onedim", "kgroups._hierarchical", "kgroups._choose_k*",
         "kgroups._input*",
         "kgroups.metrics", "kgroups.graph*", "kgroups.datasets*"]),

@@ -128,9 +128,11 @@ def test_only_estimators_and_backends_reach_drivers_and_engines():
     # computes semimetric blocks with the kernels; _choose_k*.py only ask _memory
     # whether their n x n matrix fits; _cli_options.py reads the engines' names from
     # the registry; _driver.py is the one run loop over the engines; _input_device.py
-    # checks and views data on a CUDA device with the device kernels. Inside _engines/,
+    # checks and views data on a CUDA device with the device kernels; _predict.py
+    # places new rows with the fitted engine's predictor, under the kernels' size
+    # tiers (kgroups._kernels.jit.tiered). Inside _engines/,
     # _kernels/ and _stats/ the layers are tests/test_layers.py's to check.
-    allowed = {"_base.py", "_kgroups.py", "_kernel_kmeans.py", "_init.py",
+    allowed = {"_base.py", "_predict.py", "_kgroups.py", "_kernel_kmeans.py", "_init.py",
                "_progress.py", "_validation.py", "_hierarchical.py", "_input.py",
                "_input_device.py", "_driver.py", "_cli_options.py"}
     pattern = re.compile(r"\b(run_starts)\b|(from|import) [.\w]*\b_(engines|kernels|driver)\b")

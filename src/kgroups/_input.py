@@ -13,6 +13,9 @@ or from the engine asked for (``engine="dask"`` cuts in-memory data in row block
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import validate_data
@@ -22,8 +25,9 @@ from ._kernels.device import host_values
 from ._memory import check_fits
 from ._semimetrics import pairwise, robust_center
 from ._validation import (InvalidParameterError, check_finite, check_in_memory,
-                          check_init_starts, check_numeric_columns, check_sample_weight,
-                          describe, is_dask_collection, pow2_weight_scale)
+                          check_init_starts, check_n_clusters, check_numeric_columns,
+                          check_precomputed, check_sample_weight, describe,
+                          is_dask_collection, pow2_weight_scale)
 from ._validation import SAFE_MAGNITUDE
 
 # Weights whose squares and products with kernel entries stay normal in float32.
@@ -31,6 +35,20 @@ FLOAT32_SAFE = (1e-8, 1e8)
 # Widest ratio of the largest to the smallest positive weight: the products of two
 # weights, rescaled to lie between 1 / ratio and ratio, stay normal numbers.
 WEIGHT_SPREAD = {np.dtype(np.float64): 2.0 ** 1000, np.dtype(np.float32): 2.0 ** 100}
+
+
+def n_rows(X):
+    """The number of rows of ``X``, or None when it does not say so cheaply (a dask
+    collection of unknown chunks, an object without a length).
+
+    >>> n_rows([[1.0, 2.0], [3.0, 4.0]]), n_rows(object())
+    (2, None)
+    """
+    shape = getattr(X, "shape", None)
+    try:
+        return int(shape[0] if shape is not None else len(X))
+    except (TypeError, ValueError, IndexError):
+        return None
 
 
 def numbers_of(X, owner, name="X"):
@@ -398,3 +416,103 @@ def input_kind(X, sample_weight=None, engine_input="numpy"):
     if on_cuda_device(X):
         return DEVICE
     return IN_MEMORY
+
+
+@dataclass
+class FitData:
+    """The data of a fit past the front door.
+
+    Attributes
+    ----------
+    kind : InMemory, Dask or Device
+        The input's kind (:func:`input_kind`).
+    X : array-like of shape (n_kept, n_features) or (n_kept, n_kept)
+        The checked rows of positive weight (rows and columns of a precomputed matrix).
+    w : array-like of shape (n_kept,)
+        Their weights, divided by ``wscale``.
+    wscale : float
+        The power of two the weights were divided by.
+    keep : ndarray of bool of shape (n_samples,) or None
+        The rows of positive weight, None when every row is kept.
+    X_all : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
+        Every checked row (those :func:`left_out_rows` takes).
+    row_chunks : tuple of int or None
+        The row chunks of the caller's data (dask), those of the labels.
+    """
+
+    kind: Any
+    X: Any
+    w: Any
+    wscale: float
+    keep: Any
+    X_all: Any
+    row_chunks: Any
+
+
+def fit_data(est, X, sample_weight, *, kernel, semimetric, n_clusters, dtype, engine_input,
+             features, validate):
+    """The front door of a fit: ``X`` and ``sample_weight`` checked for their kind (and
+    ``est``'s ``n_features_in_`` and ``feature_names_in_`` set), the estimator's
+    parameters checked against them, the weights normalised and the rows of zero
+    weight set aside (:func:`positive_rows`).
+
+    Parameters
+    ----------
+    est : estimator
+        The estimator being fitted (named in errors; its input attributes are set).
+    X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
+        Data of any kind, or a precomputed matrix.
+    sample_weight : array-like of shape (n_samples,) or None
+        Weights >= 0, some > 0.
+    kernel : None or "precomputed"
+        ``"precomputed"``: X is a Gram matrix.
+    semimetric : str or callable
+        ``"precomputed"``: X is a semimetric matrix.
+    n_clusters : int
+        The number of clusters k (at most the number of rows).
+    dtype : str
+        The dtype of the engine's kernel (the weights' safe range depends on it).
+    engine_input : str
+        The kind of input the engine asked for takes (``"numpy"`` for ``"auto"``).
+    features : bool
+        Whether the semimetric is built from the data (in memory only).
+    validate : callable
+        ``validate()`` checks the estimator's parameters (after the data).
+
+    Returns
+    -------
+    data : FitData
+    """
+    owner = type(est).__name__
+    precomputed = kernel == "precomputed" or semimetric == "precomputed"
+    kind = input_kind(X, sample_weight, engine_input)
+    X, row_chunks = kind.check_fit(est, X, precomputed)
+    if precomputed:
+        X = check_precomputed(X, "gram" if kernel == "precomputed" else "semimetric", owner)
+    validate()
+    check_n_clusters(n_clusters, X.shape[0], owner)
+    if kernel == "precomputed" and semimetric == "precomputed":
+        raise InvalidParameterError(
+            f"{owner}: kernel='precomputed' and semimetric='precomputed' contradict each "
+            "other: X is either a Gram matrix (kernel='precomputed', semimetric ignored) "
+            "or a semimetric matrix (semimetric='precomputed', kernel=None)")
+    w = kind.weights(sample_weight, X, owner)
+    w, wscale = kind.normalized_weights(w, owner, dtype)
+    # zero-weight rows are left out of the fit and labelled by predict's rule after it
+    Xk, wk, keep = positive_rows(X, w, n_clusters, precomputed, owner)
+    if features:
+        check_graph_input(kind, semimetric, owner)
+    return FitData(kind, Xk, wk, wscale, keep, X, row_chunks)
+
+
+def check_graph_input(kind, semimetric, owner):
+    """Refuse data not in host memory for a semimetric built from the data: its
+    neighbourhood graph is built in memory (:mod:`kgroups._semimetrics.neighbors`)."""
+    if kind.name == "numpy":
+        return
+    what = {"dask": "a dask collection", "cuda": "an array on a CUDA device"}.get(
+        kind.name, f"{kind.name} data")
+    raise InvalidParameterError(
+        f"{owner}: semimetric={semimetric!r} builds the neighbourhood "
+        f"graph of X in memory, and X is {what}; pass a NumPy array (X.compute() "
+        "for dask, X.get() for CuPy), or use semimetric='energy', which takes it")

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._base import BaseKernelClustering, nearest_mean_scores
+from ._base import BaseKernelClustering
+from ._predict import nearest_mean_scores
 from ._reprs import n_clusters_of, short_repr
 from ._validation import validated
 

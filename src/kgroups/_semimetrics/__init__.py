@@ -2,7 +2,8 @@
 pairwise blocks, the kernel's scale and range checks) and the one built from the data
 (:mod:`.neighbors`: the neighbourhood graph of the points, its kernel as feature
 columns and the placement of new points), with the rule of ``semimetric="auto"``
-(:mod:`.auto`)."""
+(:mod:`.auto`) and what a fit prepares from its semimetric (:mod:`.prepare`: the
+data's scale, the parameters in its units, the spectral start's Gram matrix)."""
 
 from .closed_form import (  # noqa: F401  (the names the rest of the package imports)
     BLOCK_BYTES,

@@ -1,0 +1,386 @@
+"""What a fitted kernel clustering answers about new points: ``predict``,
+``transform``, ``score`` (and ``fit_transform``), from the fitted engine's predictor.
+
+New rows reach the clusters through one function, :func:`per_cluster`: the
+predictor (:meth:`kgroups._engines.engine.Engine.predictor`) gives, block by block,
+each row's ``m_l = sum_{y in C_l} w_y K(x, y)`` and ``K(x, x)``, and a score function
+turns them, with the clusters' weights ``s`` and self-sums ``q``, into one number per
+cluster: the insertion gain of kernel k-groups, the nearest weighted mean of kernel
+k-means, or the squared distance to each mean (``transform``).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+from sklearn.base import TransformerMixin
+from sklearn.utils.validation import check_is_fitted
+
+from ._input import input_kind, n_rows
+from ._kernels.device import host_values
+from ._kernels.jit import tiered
+from ._semimetrics.prepare import kernel_rows
+from ._validation import InvalidParameterError, check_in_memory, check_sample_weight
+
+
+def insertion_scores(m, kxx, s, q):
+    """Gain in Q of inserting each new point (weight 1) into each cluster:
+    ``(q_l + 2 m_l + K(x, x)) / (s_l + 1) - q_l / s_l``, ``-inf`` for an empty cluster."""
+    empty = s <= 0
+    mean_q = np.where(empty, 0.0, q / np.where(empty, 1.0, s))
+    kxx = np.reshape(kxx, (-1, 1))
+    gain = (q + 2.0 * m + kxx) / (s + 1.0) - mean_q
+    gain[:, empty] = -np.inf
+    return gain
+
+
+def nearest_mean_scores(m, kxx, s, q):
+    """Minus the squared feature distance to each weighted mean, up to ``K(x, x)``:
+    ``2 m_l / s_l - q_l / s_l^2``, ``-inf`` for an empty cluster (``K(x, x)`` unused)."""
+    empty = s <= 0
+    safe = np.where(empty, 1.0, s)
+    score = 2.0 * m / safe - q / (safe * safe)
+    score[:, empty] = -np.inf
+    return score
+
+
+def mean_distances(m, kxx, s, q):
+    """Squared kernel-space distance to each weighted cluster mean (engine units):
+    ``K(x, x) - 2 m_l / s_l + q_l / s_l^2``, negatives clipped at 0, ``inf`` for an
+    empty cluster (never after a fit: ``labels_`` has no empty cluster)."""
+    empty = s <= 0
+    safe = np.where(empty, 1.0, s)
+    d = np.reshape(kxx, (-1, 1)) - 2.0 * m / safe + q / (safe * safe)
+    np.maximum(d, 0.0, out=d)
+    d[:, empty] = np.inf
+    return d
+
+
+def per_cluster(X, predictor, s, q, scores):
+    """``scores(m, kxx, s, q)`` for every row of ``X`` and cluster, ``m`` and
+    ``kxx`` from the fitted engine's predictor, block by block (its ``block_rows``):
+    the one way from new rows to ``predict``'s and ``transform``'s numbers."""
+    out = np.empty((X.shape[0], s.shape[0]))
+    step = predictor.block_rows or max(X.shape[0], 1)
+    for start in range(0, X.shape[0], step):
+        m, kxx = predictor.cross_sums(X[start:start + step])
+        out[start:start + m.shape[0]] = scores(m, kxx, s, q)
+    return out
+
+
+def predict_rows(X, predictor, s, q, scores):
+    """The cluster of best score of every row of ``X`` (see :func:`per_cluster`)."""
+    return np.argmax(per_cluster(X, predictor, s, q, scores), axis=1).astype(np.int64)
+
+
+def transform_rows(X, predictor, s, q, unit):
+    """:func:`mean_distances` of every row of ``X``, in the data's units (``unit``)."""
+    return per_cluster(X, predictor, s, q, mean_distances) * unit
+
+
+class NewPointsMixin(TransformerMixin):
+    """``predict``, ``transform``, ``fit_transform``, ``score`` and ``set_output`` of
+    :class:`~kgroups._base.BaseKernelClustering`.
+
+    A scikit-learn ``TransformerMixin`` (its ``transform`` and ``fit_transform``
+    are wrapped for ``set_output`` here, where they are defined). It reads what the
+    estimator's fit keeps: ``_predictor``, ``_s``, ``_q`` (the engine's units of
+    weight), ``_scale`` and ``_keep``, the class's ``_scores`` and
+    ``_predict_needs_kxx``, and the estimator's ``_owner()``, ``_precomputed()``,
+    ``_objective_unit()`` and semimetric (``_semimetric_in_use()``, ``_params()``,
+    ``_data_built()``, ``_feature_map``).
+    """
+
+    def _needs_kxx(self, method):
+        """The error of a method that needs ``K(x, x)`` of new points."""
+        return ValueError(
+            f"{self._owner()}: {method} needs K(x, x) for new points, which a "
+            "precomputed Gram matrix does not give; fit on semimetric='precomputed' "
+            "distances or on raw data instead")
+
+    def _new_work(self, X):
+        """The work of scoring new rows ``X`` (:func:`~kgroups._kernels.jit.tiered`'s
+        count): their kernel block against the training rows."""
+        n, n_fit = n_rows(X), n_rows(self.labels_)
+        return float("inf") if n is None or n_fit is None else n * n_fit
+
+    def _validate_new(self, X):
+        """New data of any kind, checked against the fit and in the fit's (rescaled)
+        units, and its kind."""
+        check_is_fitted(self)
+        kind = input_kind(X)
+        if not (kind.host_rows or self._predictor.device_rows):
+            raise InvalidParameterError(
+                f"{self._owner()}: X is an array on a CUDA device, and this fit "
+                f"(engine={self.engine_!r}) predicts from host memory: pass host data "
+                "(e.g. X.get() for CuPy), or fit on the device (engine='gpu')")
+        X = kind.check_new(self, X, "csr" if self.kernel == "precomputed" else False)
+        keep = getattr(self, "_keep", None)
+        if keep is not None and self._precomputed():  # the columns of the kept rows
+            X = X[:, np.flatnonzero(keep)]
+        return (X if self._scale == 1.0 else X * self._scale), kind
+
+    def predict(self, X):
+        """Cluster of best score (see the class docstring) for each new point.
+
+        With ``engine="low-rank"`` the new points get features from the same
+        map as the training points (Nystrom landmarks or random Fourier
+        frequencies of the fit), so ``predict`` on the training data of a
+        converged fit returns ``labels_`` (up to floating-point ties), as it
+        does for the exact engines.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_new, n_features) or (n_new, n_train)
+            New points; with ``semimetric="precomputed"``, their semimetric values
+            to the training points. A dask array gives a dask array of labels,
+            computed block by block.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_new,)
+            Cluster of each new point.
+
+        See Also
+        --------
+        transform : The distances the prediction compares.
+        score : The objective of new points.
+
+        References
+        ----------
+        .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+           Hartigan's Method", IEEE TPAMI 43(12), 2021, equations 42 and 47-51.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kgroups import KernelKGroups
+        >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0],
+        ...               [8.0, 8.0], [8.0, 9.0], [9.0, 8.0]])
+        >>> est = KernelKGroups(n_clusters=2, random_state=0).fit(X)
+        >>> est.predict([[0.5, 0.5], [8.5, 8.5]]).tolist()
+        [0, 1]
+        """
+        if self._predict_needs_kxx and self.kernel == "precomputed":
+            raise self._needs_kxx("predict")
+        X, kind = self._validate_new(X)
+        fn = functools.partial(predict_rows, predictor=self._predictor,
+                               s=self._s, q=self._q, scores=self._scores)
+        with tiered(self._new_work(X)):
+            return kind.map_rows(X, fn, None, np.int64, self._owner())
+
+    def transform(self, X):
+        r"""Squared kernel-space distance of each point to each cluster's weighted mean.
+
+        The analogue of ``KMeans.transform`` (which gives distances, not squared,
+        in input space): with :math:`\varphi` the feature map of the kernel
+        :math:`K = -\rho/2` and :math:`\mu_l = \frac{1}{s_l}\sum_{y \in C_l}
+        w_y \varphi(y)`,
+
+        .. math:: d_l(x) = \|\varphi(x) - \mu_l\|^2 = K(x, x) - \frac{2 m_l}{s_l}
+                  + \frac{q_l}{s_l^2}, \quad m_l = \sum_{y \in C_l} w_y K(x, y),
+                  \quad q_l = \sum_{x, y \in C_l} w_x w_y K(x, y),
+
+        computed from the same quantities as :meth:`predict`, block by block.
+        For a semimetric :math:`\rho` this is :math:`\frac{1}{s_l}\sum_y w_y
+        \rho(x, y) - \frac{1}{2 s_l^2} \sum_{y, z} w_y w_z \rho(y, z)` (any base
+        point of the kernel gives the same values), in the data's units (for
+        ``semimetric="energy"``, units of :math:`\|x - y\|^\alpha`, also when the
+        data were rescaled internally). Negative values, from rounding or from a
+        kernel that is not positive semidefinite (``"localized"``,
+        ``"sinusoidal"``, an indefinite matrix), are set to 0. With
+        ``engine="low-rank"`` the distances are those of the approximate kernel
+        (the fit's features). A precomputed Gram matrix cannot be transformed
+        (:math:`K(x, x)` of new points is unknown).
+
+        :meth:`predict` of :class:`KernelKMeans` is the nearest mean, the column
+        of smallest ``transform`` (up to ties and clipping). That of
+        :class:`KernelKGroups` is the insertion gain of its fit, the column of
+        smallest :math:`s_l d_l(x) / (s_l + 1)`, not always the nearest mean; at
+        a converged fit (positive semidefinite kernel) each training point's
+        label is also its nearest mean.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_new, n_features) or (n_new, n_train)
+            New points; with ``semimetric="precomputed"``, their semimetric values
+            to the training points.
+
+        Returns
+        -------
+        distances : ndarray of shape (n_new, n_clusters)
+            Squared kernel-space distances, >= 0.
+
+        See Also
+        --------
+        fit_transform : Fit, then transform the same data.
+        predict : The nearest cluster.
+
+        References
+        ----------
+        .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+           Hartigan's Method", IEEE TPAMI 43(12), 2021, equations 39-40.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kgroups import KernelKMeans
+        >>> X = np.array([[0.0], [2.0], [10.0], [12.0]])
+        >>> km = KernelKMeans(2, init=np.array([0, 0, 1, 1])).fit(X)
+        >>> km.transform([[1.0]]).round(6).tolist()  # mean |x - y| - mean |y - z| / 2
+        [[0.5, 9.5]]
+        >>> km.get_feature_names_out().tolist()
+        ['kernelkmeans0', 'kernelkmeans1']
+        """
+        if self.kernel == "precomputed":
+            raise self._needs_kxx("transform")
+        X, kind = self._validate_new(X)
+        fn = functools.partial(transform_rows, predictor=self._predictor,
+                               s=self._s, q=self._q, unit=self._objective_unit())
+        with tiered(self._new_work(X)):
+            return kind.map_rows(X, fn, self.n_clusters_, np.float64, self._owner())
+
+    def fit_transform(self, X, y=None, sample_weight=None):
+        """Fit ``X`` and return :meth:`transform` of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
+            Data, or a semimetric matrix when ``semimetric="precomputed"`` (a
+            Gram matrix, ``kernel="precomputed"``, cannot be transformed).
+        y : None
+            Ignored; present for compatibility with scikit-learn.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights >= 0, some > 0; integer weights are equivalent to repeated rows,
+            and a zero weight to a removed row (its label is the one
+            :meth:`predict` gives it).
+
+        Returns
+        -------
+        distances : ndarray of shape (n_samples, n_clusters)
+            Squared kernel-space distance of each point to each cluster's
+            weighted mean, as ``fit(X).transform(X)``.
+
+        See Also
+        --------
+        transform : The same distances for new points.
+        predict : The nearest cluster of new points.
+
+        References
+        ----------
+        .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+           Hartigan's Method", IEEE TPAMI 43(12), 2021, equations 39-40 (the
+           distance to a cluster's mean in feature space).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kgroups import KernelKGroups
+        >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0],
+        ...               [8.0, 8.0], [8.0, 9.0], [9.0, 8.0]])
+        >>> D = KernelKGroups(n_clusters=2, random_state=0).fit_transform(X)
+        >>> D.shape, D.argmin(axis=1).tolist()
+        ((6, 2), [0, 0, 0, 1, 1, 1])
+        """
+        if self.kernel == "precomputed":
+            raise self._needs_kxx("fit_transform")
+        return self.fit(X, sample_weight=sample_weight).transform(X)
+
+    def set_output(self, *, transform=None):
+        """Choose the container that :meth:`transform` and :meth:`fit_transform` return.
+
+        scikit-learn's ``set_output`` (documented here for its references):
+        columns named by ``get_feature_names_out`` (scikit-learn's
+        :meth:`~sklearn.base.ClassNamePrefixFeaturesOutMixin.get_feature_names_out`),
+        rows indexed as the input
+        DataFrame's.
+
+        Parameters
+        ----------
+        transform : {"default", "pandas", "polars"} or None, default=None
+            ``"default"``: a NumPy array; ``"pandas"`` / ``"polars"``: a
+            DataFrame of that library (which must be installed); ``None``: no
+            change.
+
+        Returns
+        -------
+        self : object
+            The estimator.
+
+        See Also
+        --------
+        transform : The output this container holds.
+        sklearn.base.TransformerMixin.set_output : The scikit-learn method.
+
+        References
+        ----------
+        .. [1] F. Pedregosa et al., "Scikit-learn: Machine learning in Python", JMLR
+           12, 2825-2830, 2011.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kgroups import KernelKGroups
+        >>> X = np.array([[0.0], [0.1], [5.0], [5.2]])
+        >>> est = KernelKGroups(2, random_state=0).set_output(transform="default")
+        >>> est.fit_transform(X).shape
+        (4, 2)
+        """
+        return super().set_output(transform=transform)
+
+    def score(self, X, y=None, sample_weight=None):
+        """Objective Q (= -W) of ``X`` partitioned by :meth:`predict`; higher is better.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_new, n_features)
+            New points (raw data; a precomputed matrix cannot be scored).
+        y : None
+            Ignored; present for compatibility with scikit-learn.
+        sample_weight : array-like of shape (n_new,), default=None
+            Weights >= 0 of the new points (a zero-weight point adds nothing).
+
+        Returns
+        -------
+        score : float
+            Q of the partition of ``X`` given by :meth:`predict`, in the data's units.
+
+        See Also
+        --------
+        predict : The labels the score is computed with.
+        kgroups.within_energy : W of any partition.
+
+        References
+        ----------
+        .. [1] G. França, M. L. Rizzo, J. T. Vogelstein, "Kernel k-Groups via
+           Hartigan's Method", IEEE TPAMI 43(12), 2021, equation 15 (W) and
+           equation 41 (Q).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kgroups import KernelKGroups
+        >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0],
+        ...               [8.0, 8.0], [8.0, 9.0], [9.0, 8.0]])
+        >>> est = KernelKGroups(n_clusters=2, random_state=0).fit(X)
+        >>> round(float(est.score(X)), 4), round(float(est.within_energy_), 4)
+        (-2.2761, 2.2761)
+        """
+        if self._precomputed():
+            raise ValueError(f"{self._owner()}: score needs raw data, not a precomputed matrix")
+        check_in_memory(X, "X", self._owner(), device_ok=True)
+        X, kind = self._validate_new(X)
+        w = check_sample_weight(host_values(sample_weight), X.shape[0], self._owner(),
+                                allow_zero=True)
+        X, w = X[w > 0], w[w > 0]  # a zero-weight point adds nothing to W
+        with tiered(self._new_work(X) + X.shape[0] ** 2):  # the block, and the clusters' pairs
+            labels = predict_rows(X, self._predictor, self._s, self._q, self._scores)
+            # sum_{x, y in C_l} w_x w_y rho(x, y) of each cluster, then W (eq. 15)
+            fmap = self._feature_map if self._data_built() else None
+            rows, semimetric, params = kernel_rows(X, self._semimetric_in_use(),
+                                                   self._params(), fmap)
+            sums = kind.within_sums(rows, w, labels, self.n_clusters_, semimetric, params)
+            s = np.bincount(labels, weights=w, minlength=self.n_clusters_)
+            total = float(np.sum(sums[s > 0] / (2.0 * s[s > 0])))
+        return -total * self._objective_unit()
