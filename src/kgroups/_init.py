@@ -45,7 +45,6 @@ reaches the best-known partition of the bundled tables.
 from __future__ import annotations
 
 import numpy as np
-from sklearn.cluster import kmeans_plusplus
 
 from ._validation import InvalidParameterError
 
@@ -118,6 +117,8 @@ def initial_labels(init, engine, X, w, k, rng, *, gram=None, fit_sample=None, ta
             f"init={init!r} is not available with engine={engine.name!r}; use "
             f"{' or '.join(map(repr, SAMPLE_INITS))}, 'random' or an array of labels")
     if init == "k-means++" and X is not None:
+        from sklearn.cluster import kmeans_plusplus  # scikit-learn's clustering: this init only
+
         seed = int(rng.integers(np.iinfo(np.int32).max))
         centers, _ = kmeans_plusplus(X, k, sample_weight=w, random_state=seed)
         return np.argmin(_sq_dists(X, centers), axis=1).astype(np.int64)
