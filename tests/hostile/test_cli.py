@@ -93,8 +93,9 @@ def test_gpu_engine_without_a_device_names_the_option(good_csv, capsys):
                    "engine='gpu'", "(set by --engine)")
 
 
-def test_missing_k(good_csv, capsys):
-    _fails_cleanly(capsys, ["cluster", good_csv], "-k")
+def test_a_bad_k_names_the_option(good_csv, capsys):
+    """Without -k the command chooses k (tests/test_cli.py); a bad value fails cleanly."""
+    _fails_cleanly(capsys, ["cluster", good_csv, "-k", "two"], "-k")
 
 
 def test_no_command_and_unknown_options(good_csv, capsys):

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import InvalidParameterError, check_data, check_sample_weight
+from .._validation import (EngineNames, InvalidParameterError, check_data,
+                           check_sample_weight)
 from .core import _k_limits, choose
 from .rules import auto_method
 
@@ -28,8 +29,6 @@ from .rules import auto_method
 AUTO = "auto"
 #: The largest k compared (the rules decide before it on most data).
 K_MAX = 30
-#: The engines ``choose_k`` runs its fits with; any other leaves the choice to ``"auto"``.
-CHOICE_ENGINES = ("auto", "dense", "sparse", "matrix-free", "low-rank")
 
 
 def _refuse(est, X):
@@ -92,7 +91,8 @@ def _choice(est, X, w):
             f"{n} point(s) of positive weight, {n_distinct} distinct: {why}, so no number "
             "of clusters can be compared with another: one cluster."),
             labels=np.zeros(n, np.int64), semimetric=semimetric)
-    engine = est.engine if est.engine in CHOICE_ENGINES else "auto"
+    # the engines choose_k runs its fits with (in-memory arrays); any other: "auto"
+    engine = est.engine if EngineNames("numpy")(est.engine) else "auto"
     return choose(X, range(1, min(K_MAX, top) + 1), estimator=type(est), method="auto",
                   rule=None, se_factor=1.0, cutoff=0.8, n_refs=10, reference="pca",
                   n_splits=20, semimetric=est.semimetric, alpha=est.alpha, sigma=est.sigma,
