@@ -26,7 +26,8 @@ LAYERS = [
     ("semimetrics", ["kgroups._semimetrics*"]),
     ("kernels", ["kgroups._kernels*"]),
     ("input and settings", ["kgroups._dask_io", "kgroups._reprs", "kgroups._config",
-                            "kgroups._validation"]),
+                            "kgroups._validation", "kgroups._errors", "kgroups._arrays",
+                            "kgroups._random_state", "kgroups._scales"]),
     ("foundation", ["kgroups._progress", "kgroups._memory"]),
 ]
 # Side by side in one layer, these never import each other: the engines serve the

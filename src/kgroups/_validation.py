@@ -1,4 +1,4 @@
-"""The front door: one table of parameter constraints and one set of array checks.
+"""The front door: one table of parameter constraints, and the checks that share its rules.
 
 Every public callable of kgroups (estimators and functions) is described once in
 :data:`PARAMETER_CONSTRAINTS`, keyed by its public name, and checked by
@@ -7,16 +7,20 @@ Every public callable of kgroups (estimators and functions) is described once in
 what was expected, and is an :class:`InvalidParameterError` (both a
 ``ValueError`` and a ``TypeError``, so either ``except`` catches it).
 
-Arrays are checked by the helpers below, one rule each: data
-(:func:`check_data`), weights (:func:`check_sample_weight`), labels
-(:func:`encode_labels`, :func:`check_init_labels`), precomputed semimetric and
-Gram matrices (:func:`check_precomputed`), with one symmetry tolerance
-(:data:`SYMMETRY_RTOL`) and one integer rule (:class:`Integer`).
+Here are the rules the whole code base shares: the constraint classes (one
+integer rule, :class:`Integer`) and one symmetry tolerance (:data:`SYMMETRY_RTOL`)
+of precomputed semimetric and Gram matrices (:func:`check_precomputed`,
+:func:`check_semimetric_matrix`), with :func:`check_n_clusters`. The rest of the
+front door has a module per role, and the package imports all of it from here:
+the errors and their words (:mod:`kgroups._errors`), the array checks of data,
+weights and labels (:mod:`kgroups._arrays`: :func:`check_data`,
+:func:`check_sample_weight`, :func:`encode_labels`, :func:`check_init_labels`, ...),
+random states (:mod:`kgroups._random_state`) and exact rescaling by powers of two
+(:mod:`kgroups._scales`).
 """
 
 from __future__ import annotations
 
-import difflib
 import functools
 import inspect
 import numbers
@@ -25,34 +29,36 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from ._arrays import (  # noqa: F401  (the names the rest of the package imports)
+    check_data,
+    check_finite,
+    check_in_memory,
+    check_init_labels,
+    check_init_starts,
+    check_numeric_columns,
+    check_sample_weight,
+    encode_labels,
+    is_dask_collection,
+    is_device_array,
+    label_array,
+)
+from ._errors import (  # noqa: F401  (the names the rest of the package imports)
+    LIKELY_MEANT,
+    InvalidParameterError,
+    describe,
+    did_you_mean,
+    named_init,
+    signature_error,
+)
+from ._random_state import as_random_state, as_seed, uniform_sample  # noqa: F401
+from ._scales import SAFE_MAGNITUDE, pow2_scale, pow2_weight_scale  # noqa: F401
+
+# Users meet the error under this module's name (tracebacks, doctests, pickles), as
+# before it moved to kgroups._errors, below the array checks that raise it too.
+InvalidParameterError.__module__ = __name__
+
 # Relative tolerance of every symmetry (and zero-diagonal) check of a matrix.
 SYMMETRY_RTOL = 1e-10
-
-
-class InvalidParameterError(ValueError, TypeError):
-    """A parameter or input that breaks its constraint (a ValueError and a TypeError)."""
-
-
-def is_dask_collection(X):
-    """Whether ``X`` is a dask collection (array, DataFrame, ...), without importing dask."""
-    return hasattr(type(X), "__dask_graph__")
-
-
-def is_device_array(X):
-    """Whether ``X`` is an array on a CUDA device (CuPy, PyTorch: it has
-    ``__cuda_array_interface__``; numba's device arrays, also those of its CUDA
-    simulator: ``__cuda_ndarray__``), without importing any of them."""
-    return hasattr(X, "__cuda_array_interface__") or hasattr(X, "__cuda_ndarray__")
-
-
-def describe(value, width=60):
-    """Short text for a value in an error message (arrays by shape and dtype)."""
-    if sp.issparse(value):
-        return f"a scipy.sparse matrix of shape {value.shape}"
-    if isinstance(value, np.ndarray) and value.size > 8:
-        return f"an array of shape {value.shape} and dtype {value.dtype}"
-    text = repr(value)
-    return text if len(text) <= width else text[:width - 3] + "..."
 
 
 # --------------------------------------------------------------------------- constraints
@@ -377,55 +383,6 @@ class ConstrainedParams:
                         type(self)._parameter_constraints)
 
 
-# Parameter names users bring from other libraries -> ours (for "did you mean").
-LIKELY_MEANT = {"k": "n_clusters", "n_groups": "n_clusters", "clusters": "n_clusters",
-                "seed": "random_state", "metric": "semimetric", "gamma": "sigma",
-                "n_iter": "max_iter", "weights": "sample_weight"}
-
-
-def did_you_mean(name, known):
-    """`` (did you mean X?)`` for an unknown parameter ``name`` that is a likely slip for
-    one of ``known`` (a name of another library, or a close spelling), else ``""``."""
-    guess = LIKELY_MEANT.get(name)
-    if guess not in known:
-        close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.75)
-        guess = close[0] if close else None
-    return f" (did you mean {guess}?)" if guess else ""
-
-
-def signature_error(exc, sig, kwargs):
-    """Why a call does not fit ``sig`` (``exc``: ``sig.bind``'s), with hints."""
-    unknown = [k for k in kwargs if k not in sig.parameters]
-    if unknown and not any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values()):
-        return (f"got an unexpected keyword argument {unknown[0]!r}"
-                f"{did_you_mean(unknown[0], sig.parameters)}")
-    if "positional" in str(exc):
-        names = [p.name for p in sig.parameters.values() if p.name != "self"
-                 and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-        return f"{exc} (positional: {', '.join(names)}; pass the others by name)"
-    hints = [k + hint for k in unknown if (hint := did_you_mean(k, sig.parameters))]
-    return f"{exc}; got {', '.join(hints)}" if hints else str(exc)
-
-
-def named_init(cls, init):
-    """``init`` raising, for a call that does not fit it, an error that names ``cls``, not
-    the class defining it; ``inspect`` (and ``get_params``) still see its signature."""
-    sig = inspect.signature(init)
-
-    @functools.wraps(init)
-    def __init__(self, *args, **kwargs):
-        try:
-            sig.bind(self, *args, **kwargs)
-        except TypeError as exc:
-            raise InvalidParameterError(
-                f"{cls.__name__}.__init__() {signature_error(exc, sig, kwargs)}; expected "
-                f"parameters: {', '.join(p for p in sig.parameters if p != 'self')}") from None
-        init(self, *args, **kwargs)
-
-    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
-    return __init__
-
-
 def validated(func):
     """Decorator: check a public function's arguments against its row of the table.
 
@@ -469,71 +426,16 @@ def validated(func):
     return wrapper
 
 
-# --------------------------------------------------------------------------- arrays
-def check_data(X, name="X", owner="kgroups", *, allow_1d=False, min_samples=1):
-    """Dense float64 2-D array of finite numbers (1-D is one feature when ``allow_1d``).
-
-    A scipy.sparse matrix, a dask collection, strings, objects, ragged lists, NaN or
-    inf, and empty arrays get an error naming ``name``.
-    """
-    if sp.issparse(X):
+# ----------------------------------------- the two rules on arrays: integer, symmetric
+def check_n_clusters(n_clusters, n_samples, owner="KernelKGroups", name="n_clusters"):
+    """``1 <= n_clusters <= n_samples`` as an integer."""
+    if not Integer(1)(n_clusters):
         raise InvalidParameterError(
-            f"{owner}: {name} is a scipy.sparse matrix of shape {X.shape}; this function "
-            f"needs dense data: pass {name}.toarray()")
-    check_in_memory(X, name, owner)
-    check_numeric_columns(X, name, owner)
-    try:
-        arr = np.asarray(X)
-        if arr.dtype.kind not in "biufO":  # strings, bytes, dates, complex: refused
-            raise TypeError(arr.dtype)
-        arr = np.asarray(arr, dtype=np.float64)
-    except (TypeError, ValueError):
+            f"{owner}: {name}={describe(n_clusters)} should be an integer >= 1")
+    if n_samples < n_clusters:
         raise InvalidParameterError(
-            f"{owner}: {name}={describe(X)} should be an array of numbers") from None
-    if arr.ndim == 1 and allow_1d:
-        arr = arr[:, None]
-    if arr.ndim != 2:
-        want = "a 1-D or 2-D" if allow_1d else "a 2-D (n_samples, n_features)"
-        raise InvalidParameterError(f"{owner}: {name} should be {want} array, got shape {arr.shape}")
-    if arr.shape[0] < min_samples or arr.shape[1] == 0:
-        raise InvalidParameterError(
-            f"{owner}: {name} has shape {arr.shape}; expected at least {min_samples} row(s) "
-            "and 1 column")
-    check_finite(arr, name, owner)
-    return arr
-
-
-def check_in_memory(X, name, owner="kgroups", device_ok=False):
-    """Refuse a dask collection or a device array (unless ``device_ok``: the caller
-    takes device arrays as they are), naming what runs on them (nothing computes or
-    copies them silently)."""
-    if is_device_array(X) and not device_ok:
-        raise InvalidParameterError(
-            f"{owner}: {name} is an array on a CUDA device ({type(X).__name__}); {owner} "
-            f"needs host memory: copy it to the host (e.g. {name}.get() for CuPy). On the "
-            "device run KernelKGroups and KernelKMeans (engine='gpu' or 'auto'), "
-            "energy_distance, within_energy, between_energy, total_energy, energy_test and "
-            "disco")
-    if is_dask_collection(X):
-        raise InvalidParameterError(
-            f"{owner}: {name} is a dask {type(X).__name__}; {owner} needs in-memory data: pass "
-            f"{name}.compute() (or a sample of it). On Dask run KernelKGroups, "
-            "energy_distance, within_energy, between_energy, total_energy, energy_test "
-            "(n_permutations=0) and disco (n_permutations=0)")
-
-
-def check_numeric_columns(X, name, owner="kgroups"):
-    """Refuse a DataFrame with non-numeric columns, naming them (every entry point
-    says it the same way, before any conversion)."""
-    dtypes = getattr(X, "dtypes", None)
-    if dtypes is None or not hasattr(X, "columns") or not hasattr(dtypes, "items"):
-        return
-    bad = [str(c) for c, dt in dtypes.items()
-           if getattr(dt, "kind", "O") not in "biuf"]
-    if bad:
-        raise InvalidParameterError(
-            f"{owner}: {name} is a DataFrame with non-numeric columns {bad}; expected "
-            "numeric columns only (drop them or encode them as numbers)")
+            f"{owner}: n_samples={n_samples} should be >= {name}={n_clusters}")
+    return int(n_clusters)
 
 
 def check_semimetric_matrix(arr, what):
@@ -556,142 +458,6 @@ def check_semimetric_matrix(arr, what):
         raise InvalidParameterError(
             f"{what} gives rho(x_{i}, x_{i}) = {float(arr[i, i])!r}; a semimetric is 0 "
             "between a point and itself")
-
-
-def check_finite(arr, name, owner="kgroups"):
-    """Raise naming the first NaN or infinite entry of ``arr``."""
-    data = arr.data if sp.issparse(arr) else arr
-    if not np.all(np.isfinite(data)):
-        if sp.issparse(arr):
-            raise InvalidParameterError(f"{owner}: {name} contains NaN or infinity; "
-                                        "expected finite values")
-        bad = tuple(int(b) for b in np.argwhere(~np.isfinite(arr))[0])
-        raise InvalidParameterError(
-            f"{owner}: {name} contains NaN or infinity: {name}[{', '.join(map(str, bad))}]="
-            f"{float(arr[bad])!r}; expected finite values")
-
-
-def check_n_clusters(n_clusters, n_samples, owner="KernelKGroups", name="n_clusters"):
-    """``1 <= n_clusters <= n_samples`` as an integer."""
-    if not Integer(1)(n_clusters):
-        raise InvalidParameterError(
-            f"{owner}: {name}={describe(n_clusters)} should be an integer >= 1")
-    if n_samples < n_clusters:
-        raise InvalidParameterError(
-            f"{owner}: n_samples={n_samples} should be >= {name}={n_clusters}")
-    return int(n_clusters)
-
-
-def check_sample_weight(sample_weight, n_samples, owner="KernelKGroups", name="sample_weight",
-                        *, allow_zero=False):
-    """Float64 weights of shape (n_samples,), finite and > 0 (default: ones).
-
-    A scalar means that weight for every sample. ``allow_zero=True``: weights >= 0
-    (a zero-weight sample counts as removed), at least one of them > 0.
-    """
-    if sample_weight is None:
-        return np.ones(n_samples)
-    if sp.issparse(sample_weight):
-        raise InvalidParameterError(f"{owner}: {name} should be a dense 1-D array, got "
-                                    f"{describe(sample_weight)}")
-    try:
-        w = np.asarray(sample_weight, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise InvalidParameterError(
-            f"{owner}: {name}={describe(sample_weight)} should be an array of numbers") from None
-    if w.ndim == 0:
-        w = np.full(n_samples, float(w))
-    if w.ndim != 1 or w.shape[0] != n_samples:
-        raise InvalidParameterError(
-            f"{owner}: {name} has shape {w.shape}, expected ({n_samples},)")
-    bad = ~np.isfinite(w) | ((w < 0) if allow_zero else (w <= 0))
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        rule = ">= 0 (no negative" if allow_zero else "> 0 (no zero, negative"
-        raise InvalidParameterError(f"{owner}: {name}[{i}]={float(w[i])!r}; weights should be "
-                                    f"finite and {rule}, NaN or inf weight)")
-    if allow_zero and n_samples and not np.any(w > 0):
-        raise InvalidParameterError(f"{owner}: every {name} is zero; at least one sample "
-                                    "needs a positive weight")
-    return w
-
-
-def encode_labels(labels, n_samples, owner="kgroups", name="labels"):
-    """Codes ``0..k-1`` (in sorted order of the values) and the values, one per sample.
-
-    Any hashable, sortable values (integers, strings); NaN and None are refused.
-    """
-    try:
-        lab = np.asarray(labels)
-    except ValueError:  # ragged nested sequences
-        raise InvalidParameterError(
-            f"{owner}: {name}={describe(labels)} should be a 1-D array of labels") from None
-    if lab.ndim != 1 or lab.shape[0] != n_samples:
-        raise InvalidParameterError(
-            f"{owner}: {name} has shape {lab.shape}, expected ({n_samples},) "
-            "(one label per sample)")
-    if lab.dtype.kind == "f" and not np.all(np.isfinite(lab)):
-        raise InvalidParameterError(f"{owner}: {name} contains NaN or infinity")
-    if lab.dtype.kind == "O" and any(v is None or (isinstance(v, float) and v != v)
-                                     for v in lab):
-        raise InvalidParameterError(f"{owner}: {name} contains None or NaN")
-    try:
-        values, codes = np.unique(lab, return_inverse=True)
-    except TypeError:
-        raise InvalidParameterError(
-            f"{owner}: {name} mixes values that cannot be compared (e.g. numbers and "
-            "strings)") from None
-    return codes.reshape(-1).astype(np.int64), values
-
-
-def label_array(labels, owner, name):
-    """``np.asarray(labels)``, with a ragged sequence refused by name."""
-    try:
-        return np.asarray(labels)
-    except (ValueError, TypeError):
-        raise InvalidParameterError(
-            f"{owner}: {name} should be an array of integer labels, got a ragged "
-            f"sequence ({type(labels).__name__} whose items differ in length)") from None
-
-
-def check_init_labels(labels, n_samples, n_clusters, owner="KernelKGroups", name="init labels"):
-    """Given starting labels: integers in ``[0, n_clusters)``, one per sample."""
-    if sp.issparse(labels):
-        raise InvalidParameterError(f"{owner}: {name} should be a 1-D array, got "
-                                    f"{describe(labels)}")
-    lab = label_array(labels, owner, name)
-    if lab.ndim != 1 or lab.shape[0] != n_samples:
-        raise InvalidParameterError(
-            f"{owner}: {name} have shape {lab.shape}, expected ({n_samples},)")
-    if lab.dtype.kind not in "iuf" or (lab.dtype.kind == "f" and (
-            not np.all(np.isfinite(lab)) or np.any(lab != np.round(lab)))):
-        raise InvalidParameterError(
-            f"{owner}: {name} should be integers in [0, {n_clusters - 1}], got "
-            f"{describe(labels)}")
-    lab = lab.astype(np.int64)
-    if lab.min() < 0 or lab.max() >= n_clusters:
-        raise InvalidParameterError(
-            f"{owner}: {name} should lie in [0, {n_clusters - 1}], "
-            f"got min={lab.min()} max={lab.max()}")
-    return lab
-
-
-def check_init_starts(init, n_samples, n_clusters, owner="KernelKGroups"):
-    """Given starting labels, one start or one per row: a list of label arrays
-    (:func:`check_init_labels` each; rows named ``init[r]``)."""
-    if sp.issparse(init):
-        raise InvalidParameterError(f"{owner}: init labels should be an array of shape "
-                                    f"({n_samples},) or (n_starts, {n_samples}), got "
-                                    f"{describe(init)}")
-    lab = label_array(init, owner, "init labels")
-    if lab.ndim == 2 and lab.shape[1] == n_samples and lab.shape[0] >= 1:
-        return [check_init_labels(row, n_samples, n_clusters, owner, f"init[{r}]")
-                for r, row in enumerate(lab)]
-    if lab.ndim == 1:
-        return [check_init_labels(lab, n_samples, n_clusters, owner)]
-    raise InvalidParameterError(
-        f"{owner}: init labels have shape {lab.shape}, expected ({n_samples},) or "
-        f"(n_starts, {n_samples}) with n_starts >= 1 (one start per row)")
 
 
 # rows of a block of the symmetry check of a dense matrix (the block and the matching
@@ -766,74 +532,3 @@ def check_precomputed(A, kind, owner="KernelKGroups", name="X"):
                 f"(rho(x, x) = 0), got {name}[{i}, {i}]={float(diag[i])!r}; for a kernel "
                 "(Gram) matrix use kernel='precomputed'")
     return A
-
-
-# --- energy helpers
-def as_random_state(random_state):
-    """A numpy RandomState or Generator from a value that :data:`RANDOM_STATE` accepts.
-
-    None gives numpy's global RandomState and an integer a new ``RandomState(seed)``
-    (scikit-learn's ``check_random_state``, without importing scikit-learn); a
-    RandomState or Generator is returned as is.
-    """
-    if random_state is None:
-        return np.random.mtrand._rand
-    if isinstance(random_state, (np.random.RandomState, np.random.Generator)):
-        return random_state
-    return np.random.RandomState(random_state)
-
-
-def as_seed(random_state):
-    """An integer seed in ``[0, 2**31 - 1)`` drawn from :func:`as_random_state`'s state
-    (``randint`` of a RandomState, ``integers`` of a Generator): how the estimators
-    and engines turn ``random_state`` into a ``numpy.random.default_rng`` seed."""
-    rs = as_random_state(random_state)
-    top = np.iinfo(np.int32).max
-    return int(rs.integers(top) if isinstance(rs, np.random.Generator) else rs.randint(top))
-
-
-def uniform_sample(rs, shape):
-    """Uniform [0, 1) draws from a RandomState (``random_sample``) or Generator (``random``)."""
-    if isinstance(rs, np.random.Generator):
-        return rs.random(shape)
-    return rs.random_sample(shape)
-
-
-# Magnitudes of data and of weights left as they are: products of up to two weights
-# and a semimetric value (at most |x - y|^4, alpha <= 2), and sums of up to 1e16
-# such terms, stay normal float64 numbers; values outside are rescaled by a power
-# of two (exact) and the statistics multiplied back.
-SAFE_MAGNITUDE = (1e-30, 1e30)
-
-
-def pow2_scale(magnitude, safe=SAFE_MAGNITUDE):
-    """1.0, or the power of two at or below ``magnitude`` when it lies outside
-    ``safe`` (default :data:`SAFE_MAGNITUDE`, where squares, products and sums of
-    such values would overflow or underflow float64; float32 storage needs a
-    narrower range). Dividing by a power of two is exact, so rescaling with it
-    changes no result that did not overflow."""
-    lo, hi = safe
-    if magnitude == 0.0 or lo <= magnitude <= hi:
-        return 1.0
-    return float(np.ldexp(1.0, int(np.frexp(magnitude)[1]) - 1))  # 2**floor(log2 m)
-
-
-def pow2_weight_scale(w, safe=SAFE_MAGNITUDE):
-    """The power of two weights ``w`` (>= 0, some > 0) are divided by (exact, as
-    :func:`pow2_scale`): 1.0 when the positive ones lie in ``safe``; the largest's
-    :func:`pow2_scale` when that brings the smallest into ``safe``; else (weights
-    further apart than ``safe`` is wide) half-way between the binary exponents of the
-    largest and the smallest, so that products of two weights stay normal numbers.
-
-    >>> pow2_weight_scale(np.array([1.0, 1e-300])) == 2.0 ** -498
-    True
-    """
-    pos = w[w > 0]
-    if not pos.size:
-        return 1.0
-    big, small = float(pos.max()), float(pos.min())
-    c = pow2_scale(big, safe)
-    if small / c >= safe[0] and big / c <= safe[1]:
-        return c
-    middle = (int(np.frexp(big)[1]) + int(np.frexp(small)[1])) // 2
-    return float(np.ldexp(1.0, middle))

@@ -41,6 +41,11 @@ points' rows), and ``M`` back once at the end of a sweep that moved; a sweep
 allocates nothing. ``engine_stats_["device_calls"]`` counts them per
 phase (:class:`kgroups._kernels.device.DeviceTally`).
 
+Here: the tunables, the memory of a fit, the builds of ``M``, the runs and the
+device's side of the sweeps; the data on the device and the kernel computed there
+outside the sweeps are in :mod:`kgroups._engines.gpu_device`, the host's side of
+the sweeps (its decisions, the windows it takes in) in :mod:`kgroups._engines.gpu_host`.
+
 Needs numba-cuda and a CUDA device (``pip install 'kgroups[gpu]'``); under numba's
 CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``) it runs anywhere, slowly, which is how
 the tests check it without a GPU.
@@ -50,17 +55,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._kernels import pairs_on_the_fly as _mf
 from .._kernels.device import (DeviceTally, check_device_fits, cuda_kernels as _cuda,
                                cuda_usable, device_free_memory)
 from .._kernels.gain import class_signatures, cluster_stats, lloyd_assign
-from .._kernels.semimetric import NAMES, NEGATIVE_TYPE, float32_kernel_error, kernel_args
-from .._memory import check_fits
+from .._kernels.semimetric import NAMES, float32_kernel_error, kernel_args
 from .._semimetrics import check_semimetric_range, rho_max
 from .._validation import InvalidParameterError
 from . import calibration as _calibration
 from .engine import Capabilities
-from .matrix_free import MULTI_STARTS, NO_ERRORS, SIGNATURES_PER_CLUSTER, MatrixFreeEngine
+from .gpu_device import DeviceArrays
+from .gpu_host import HostSweeps, Sweep
+from .matrix_free import MULTI_STARTS, SIGNATURES_PER_CLUSTER, MatrixFreeEngine
 
 # Columns of M in a window the host decides from.
 WINDOW = 4096
@@ -92,7 +97,7 @@ def pending_budget(n_features):
     return max(256, int(ROUND_TRIP_SECONDS / per))
 
 
-class GpuEngine(MatrixFreeEngine):
+class GpuEngine(DeviceArrays, HostSweeps, MatrixFreeEngine):
     """Exact engine with its pair passes on a CUDA device (named semimetrics on raw data).
 
     Same decisions as :class:`~kgroups._engines.matrix_free.MatrixFreeEngine` from
@@ -179,33 +184,6 @@ class GpuEngine(MatrixFreeEngine):
         self._owner = None  # the RunState whose M the device holds
         self._buffers = None  # per k: batch and window buffers
 
-    def _load(self, X):
-        """The data on the device as the passes read them, transposed, float64 (D, n):
-        host data copied once; device data (:class:`~kgroups._input_device.DeviceRows`)
-        transposed there from the caller's array (its rows read, times its scale),
-        never through the host."""
-        n, d = X.shape
-        if isinstance(X, np.ndarray):
-            return self._put(np.ascontiguousarray(np.asarray(X, dtype=np.float64).T),
-                             "the data")
-        t, kk = self.tally, self._k
-        rows = self._put(np.ascontiguousarray(X.row_index(), dtype=np.int64), "the rows read")
-        dXT = t.alloc((d, n), what="the data")
-        t.launch(kk.take_rows_transposed, kk.blocks(n), kk.THREADS, X.array, rows, X.scale,
-                 dXT, 0)
-        t.sync()  # before the rows' device array is released
-        return dXT
-
-    def _ranges(self):
-        """``(lo, hi)``: each feature's smallest and largest value, from the device."""
-        t, kk, d = self.tally, self._k, self.n_features
-        host = np.array([[np.inf] * d, [-np.inf] * d])
-        dev = self._put(host, "the data's ranges")
-        t.launch(kk.column_ranges, 64, kk.THREADS, self.dXT, dev)
-        t.to_host(dev, host)
-        t.sync()
-        return host[0], host[1]
-
     def _float32_data(self, lo, hi):
         """The float32 mode: the data centred on their box's midpoint in float32 (and a
         sorted copy for the builds), the kernel's parameters in float32 and the bound
@@ -229,11 +207,6 @@ class GpuEngine(MatrixFreeEngine):
         code, alpha, sigma, theta = self._args
         self._args32 = (code, np.float32(alpha), np.float32(sigma), np.float32(theta))
         t.sync()
-
-    def _put(self, host, what):
-        dev = self.tally.alloc(host.shape, host.dtype, what=what)
-        self.tally.to_device(np.ascontiguousarray(host), dev)
-        return dev
 
     @staticmethod
     def device_bytes(n_samples, n_features, n_clusters, n_runs=1, sum_rows=None,
@@ -292,17 +265,6 @@ class GpuEngine(MatrixFreeEngine):
         return cls(X, w, semimetric, params, float32=float32)
 
     # -- buffers ----------------------------------------------------------------------
-    def _grow(self, attr, shape, what):
-        """The device array ``attr`` with at least ``shape[0]`` rows (reallocated only
-        when it has fewer); the view of ``shape[0]`` rows."""
-        cur = getattr(self, attr)
-        if cur is None or cur.shape[0] < shape[0] or cur.shape[1:] != tuple(shape[1:]):
-            if cur is not None:
-                setattr(self, attr, None)
-                del cur
-            setattr(self, attr, self.tally.alloc(tuple(shape), what=what))
-        return getattr(self, attr)[:shape[0]]
-
     def _batch_buffers(self, k, R=1):
         """Pinned host and device buffers of a batch of R runs' moves, of two windows
         per run (the one read and the next, prefetched) and of the window per run a
@@ -328,14 +290,6 @@ class GpuEngine(MatrixFreeEngine):
                 "moved": np.empty((R, BATCH, d)),
             }
         return b
-
-    def _hold_rows(self, r, lo, window):
-        """Run ``r`` holds the rows of points ``lo, lo + 1, ...`` from the data rows of
-        a window (D x b, transposed here)."""
-        b = self._buffers
-        width = window.shape[1]
-        b["rows"][r][:width] = window.T
-        b["first"][r] = lo
 
     # -- builds of M on the device -----------------------------------------------------
     def _sorted_sums(self, labels, rows, f32=False):
@@ -365,22 +319,6 @@ class GpuEngine(MatrixFreeEngine):
                      self.dXTs, self.dws, self.dlabs, dS, tile, *self._args,
                      shared=8 * tile * d)
         return dS
-
-    def _sort_points(self, labels, rows):
-        """The points sorted by label on the device (labels, order, data and weights in
-        ``dlabs``, ``dorder``, ``dXTs``, ``dws``) and zeroed sums for a build (rows x
-        n); ``(sorted labels on the host, sums)``."""
-        n, t, kk = self.n_samples, self.tally, self._k
-        labels = np.asarray(labels, dtype=np.int64)
-        order = np.argsort(labels, kind="stable")
-        labs = np.ascontiguousarray(labels[order])
-        t.to_device(labs, self.dlabs)
-        t.to_device(order, self.dorder)
-        t.launch(kk.take_columns, kk.blocks(n), kk.THREADS, self.dXT, self.dw, self.dorder,
-                 self.dXTs, self.dws)
-        dS = self._grow("_dS", (rows, n), "the sums of a build of M")
-        t.launch(kk.zero_rows, kk.blocks(n), kk.THREADS, dS, rows)
-        return labs, dS
 
     def _build_runs(self, labs, k, f32=False):
         """The runs' ``M`` (R x k x n) on the device, from one pass over the pairs.
@@ -428,12 +366,6 @@ class GpuEngine(MatrixFreeEngine):
                      dM[r0:r0 + per], tile, *self._args, shared=8 * tile * self.n_features)
             t.sync()
         return dM
-
-    def _upload_temp(self, host):
-        """A small array of a build (class labels, a few starts' labels) on the device."""
-        dev = self.tally.alloc(host.shape, host.dtype, what="the starts' labels")
-        self.tally.to_device(host, dev)
-        return dev
 
     def build_m(self, labels, k):
         """``M`` (k x n, host) from one device pass over the unordered pairs."""
@@ -545,7 +477,7 @@ class GpuEngine(MatrixFreeEngine):
         budget = pending_budget(self.n_features)
         for r in runs:
             self._refresh_bounds(state, r)
-        sw = _Sweep(R, runs, n)
+        sw = Sweep(R, runs, n)
         while runs and min(sw.pos.values()) < n:
             lead = min(runs, key=sw.pos.get)
             target = n
@@ -577,38 +509,6 @@ class GpuEngine(MatrixFreeEngine):
             self.tally.to_host(dM[:R], state.M)
             self.tally.sync()
         return sw.moves
-
-    def _decide_from(self, state, r, start, stop, n_pend, budget):
-        """Run ``r``'s decisions from ``start`` (:func:`~kgroups._kernels.
-        pairs_on_the_fly.decide_mf`), its first ``n_pend`` pending moves already in its
-        list (those in flight and those not yet sent); ``(next point, n_pend, moves,
-        uncertain)``."""
-        b, buf = state.bounds, self._buffers
-        pend, old, new = buf["pend"][r]
-        # the skip bounds hold for exact sums only: the float32 mode decides every point
-        return _mf.decide_mf(
-            buf["rows"][r], int(buf["first"][r]), self.w, state.labels[r], state.M[r],
-            state.s[r], state.q[r], state.cnt[r], start, stop, pend, old, new,
-            buf["moved"][r], int(n_pend), budget,
-            self.semimetric in NEGATIVE_TYPE and self._eps == 0.0, b.up[r], b.lo[r],
-            b.own[r], b.all[r], b.drift[r], self._eps,
-            self._qerr[r] if self._eps else NO_ERRORS, *self._args)
-
-    def _window(self, r, dM, M, lo, ahead):
-        """Columns ``lo:hi`` of the device's ``M`` into run ``r``'s host ``M`` and those
-        points' rows held (from the prefetch ``ahead`` when it holds them), and the
-        next window prefetched; ``(hi, ahead)``."""
-        n, t, buf = self.n_samples, self.tally, self._buffers
-        if ahead is None or ahead[0] != lo:
-            ahead = self._prefetch(r, dM, lo, 0)
-        t.sync()
-        t.count("windows")
-        _, hi, slot = ahead
-        k = M.shape[0]
-        M[:, lo:hi] = buf["hwin"][r, slot][:k, :hi - lo]
-        self._hold_rows(r, lo, buf["hwin"][r, slot][k:, :hi - lo])
-        nxt = self._prefetch(r, dM, hi, 1 - slot) if hi < n else None
-        return hi, nxt
 
     def _prefetch(self, r, dM, lo, slot):
         """Enqueue columns ``lo:lo + WINDOW`` of the device's ``M``, with those points'
@@ -656,41 +556,6 @@ class GpuEngine(MatrixFreeEngine):
         for r in sw.ahead:
             sw.ahead[r] = None
 
-    def _collect(self, sw, Ms):
-        """Wait for the batch in flight, if any: each run's window into its host ``M``
-        (columns ``lo:hi``, current with every sent move), its moves off the head of
-        its list, its columns (and their points' rows) held up to ``hi``."""
-        if not sw.flying.any():
-            return
-        t, buf = self.tally, self._buffers
-        t.sync()
-        t.count("batches")
-        lo, hi = sw.window
-        k = Ms.shape[1]
-        for r in sw.pos:
-            if hi[r] > lo[r]:
-                Ms[r][:, lo[r]:hi[r]] = buf["hruns"][r][:k, :hi[r] - lo[r]]
-                self._hold_rows(r, lo[r], buf["hruns"][r][k:, :hi[r] - lo[r]])
-            f, p = int(sw.flying[r]), int(sw.n_pend[r])
-            if f:
-                pend, moved = buf["pend"][r], buf["moved"][r]
-                pend[:, :p - f] = pend[:, f:p].copy()
-                moved[:p - f] = moved[f:p].copy()
-            sw.n_pend[r] = p - f
-            sw.fresh[r] = int(hi[r])
-        sw.flying[:] = 0
-
-    def _apply(self, dM, Ms, n_pend, pos):
-        """The runs' pending moves (``n_pend[r]`` of run ``r``, in the buffer ``pend``)
-        applied on the device and each run of ``pos`` (run -> first column) given its
-        next window; ``{run: end of its window}``."""
-        sw = _Sweep(Ms.shape[0], list(pos), self.n_samples)
-        sw.pos.update(pos)
-        sw.n_pend[:] = n_pend
-        self._send(dM, sw)
-        self._collect(sw, Ms)
-        return {r: sw.fresh[r] for r in pos}
-
     def _lloyd_run(self, state, r, dM):
         """One kernel k-means iteration of run ``r`` (paper Algorithm 1, batch form):
         the assignment on the host from ``M``, the changes applied on the device in
@@ -719,72 +584,6 @@ class GpuEngine(MatrixFreeEngine):
         state.s[r], state.q[r], state.cnt[r] = cluster_stats(M, labels, self.w)
         return changed
 
-    # -- the kernel's columns, for the starts and the refilling of empty clusters ----
-    def column(self, c):
-        """Column ``c`` of the unweighted kernel ``K = -rho/2`` (computed on the device,
-        n numbers back)."""
-        t, kk, n = self.tally, self._k, self.n_samples
-        if self._dcol is None:
-            self._dcol = t.alloc((n,), what="a column of the kernel")
-        t.launch(kk.rho_column, kk.blocks(n), kk.THREADS, self.dXT, int(c), self._dcol,
-                 *self._args)
-        out = np.empty(n)
-        t.to_host(self._dcol, out)
-        t.sync()
-        return -0.5 * out
-
-    def move_rows(self, points, old, new, M):
-        """Moves applied to the host's ``M`` (one run): ``M[old] -= B[p]``, ``M[new] +=
-        B[p]`` with each mover's row ``B[p, y] = w_p w_y K(x_p, x_y)`` from
-        :meth:`column` (few moves: an emptied cluster refilled)."""
-        for p, a, b in zip(np.asarray(points), np.asarray(old), np.asarray(new)):
-            row = self.w[p] * self.w * self.column(int(p))
-            M[a] -= row
-            M[b] += row
-
-    def gram(self):
-        """Dense ``K = -rho/2`` (the spectral start, small problems): computed on the
-        device, both copies checked against the free memory first."""
-        t, kk, n = self.tally, self._k, self.n_samples
-        what = f"the dense Gram matrix for n={n} (spectral init)"
-        check_fits(8 * n * n, what, "init='k-means++'")
-        D = t.alloc((n, n), what=what)
-        t.launch(kk.pooled_matrix, (kk.blocks(n, 32), kk.blocks(n, 8)), (32, 8), self.dXT, D,
-                 *self._args)
-        out = np.empty((n, n))
-        t.to_host(D, out)
-        t.sync()
-        return -0.5 * out
-
-    def predictor(self, X_fit, result):
-        """``predict``'s cross sums against the fit's points, on the device
-        (:class:`~kgroups._engines.gpu_predictor.DevicePredictor`)."""
-        from .gpu_predictor import DevicePredictor
-
-        return DevicePredictor(self.dXT, self.w, result.labels, result.s.shape[0],
-                               self.semimetric, self.params)
-
-    def _to_float64(self, state, sw):
-        """A decision the float32 bounds cannot certify: the batch in flight collected,
-        every run's ``M`` built again from its labels in float64 (its pending moves
-        are in them: the lists are emptied), ``s``, ``q``, ``cnt`` and the skip bounds
-        from those sums, and the group goes on with float64 passes; each run fetches
-        its next window from the new sums."""
-        self._collect(sw, state.M)
-        self._eps = 0.0
-        self.fallbacks += 1
-        R, k, _ = state.M.shape
-        dM = self._build_runs(state.labels, k)
-        self.tally.to_host(dM[:R], state.M)
-        self.tally.sync()
-        for r in range(R):
-            state.s[r], state.q[r], state.cnt[r] = cluster_stats(state.M[r], state.labels[r],
-                                                                 self.w)
-        sw.n_pend[:] = 0
-        for r in sw.pos:
-            self._refresh_bounds(state, r)
-            sw.fresh[r], sw.ahead[r] = sw.pos[r], None
-
     def final_sums(self, state, r):
         """``(s, q)`` of run ``r``: from ``M``, or, after float32 passes, ``q`` summed
         exactly in float64 within each cluster on the device (:meth:`_exact_q`)."""
@@ -794,62 +593,9 @@ class GpuEngine(MatrixFreeEngine):
         return (np.bincount(labels, weights=self.w, minlength=state.M.shape[1]),
                 self._exact_q(labels, state.M.shape[1]))
 
-    def _exact_q(self, labels, k):
-        """``q_l = sum_{i, y in C_l} B[i, y]`` in float64: the points sorted by label,
-        then one pass over each cluster's ordered pairs
-        (:func:`~kgroups._kernels.cuda.build_sorted`, the cluster as rows and columns),
-        ``sum_l n_l^2 D`` work in all."""
-        t, kk, n, d = self.tally, self._k, self.n_samples, self.n_features
-        labs, out = self._sort_points(labels, k)
-        tile = kk.tile_for(d)
-        bounds = np.searchsorted(labs, np.arange(k + 1))
-        for a, b in zip(bounds[:-1], bounds[1:]):
-            if b > a:
-                t.launch(kk.build_sorted, kk.blocks(b - a), kk.THREADS, self.dXTs[:, a:b],
-                         self.dws[a:b], self.dXTs[:, a:b], self.dws[a:b], self.dlabs[a:b],
-                         out[:, a:b], tile, *self._args, shared=8 * tile * d)
-        host = np.empty((k, n))
-        t.to_host(out, host)
-        t.sync()
-        return np.array([host[l, bounds[l]:bounds[l + 1]].sum() for l in range(k)])
-
     def finish(self, state):
         """The runs' results (from the host's ``M``, current after every sweep; ``q``
         exact after float32 passes, :meth:`final_sums`)."""
         self.tally.phase = "finish"
         return super().finish(state)
 
-    def counters(self):
-        """The device the engine ran on and what was asked of it per phase, for
-        ``engine_stats_`` (``"device_calls"``: :class:`~kgroups._kernels.device.DeviceTally`)."""
-        from numba import config
-
-        cuda = self._k.cuda
-        if config.ENABLE_CUDASIM:
-            name = "CUDA simulator"
-        else:
-            name = cuda.get_current_device().name
-            name = name.decode() if isinstance(name, bytes) else str(name)
-        out = {"device": name, "device_calls": self.tally.summary()}
-        if self.eps32:
-            out["float32"] = {"kernel_error_bound": self.eps32,
-                              "groups_gone_float64": self.fallbacks}
-        return out
-
-
-class _Sweep:
-    """The state of one Hartigan sweep of a group of runs on the device: each run's
-    position, the end of the columns (and points' rows) it holds and its prefetched
-    window (dicts by run), its pending moves (``n_pend``: those in flight first,
-    ``flying`` of them), the windows of the batch in flight and whether any batch
-    was sent."""
-
-    def __init__(self, R, runs, n):
-        self.pos = {r: 0 for r in runs}
-        self.fresh = {r: 0 for r in runs}  # no columns held: rows come with windows
-        self.ahead = {r: None for r in runs}
-        self.n_pend = np.zeros(R, dtype=np.int64)
-        self.flying = np.zeros(R, dtype=np.int64)
-        self.moves = np.zeros(R, dtype=np.int64)
-        self.window = None
-        self.sent = False

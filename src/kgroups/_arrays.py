@@ -1,0 +1,223 @@
+"""The array checks of the front door, one rule each.
+
+Data (:func:`check_data`: a dense 2-D array of finite numbers; :func:`check_finite`;
+:func:`check_numeric_columns`: a DataFrame's columns; :func:`check_in_memory`: not a
+dask collection and, unless the caller takes them, not an array on a CUDA device,
+which :func:`is_dask_collection` and :func:`is_device_array` recognise without
+importing dask or a CUDA library), weights (:func:`check_sample_weight`) and labels
+(:func:`encode_labels`, :func:`label_array`, :func:`check_init_labels`,
+:func:`check_init_starts`). An error is an :class:`~kgroups._errors.InvalidParameterError`
+naming the caller, the parameter and what was expected. :mod:`kgroups._validation`
+re-exports them, beside the checks that apply its integer and symmetry rules
+(``n_clusters``, precomputed matrices).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._errors import InvalidParameterError, describe
+
+
+def is_dask_collection(X):
+    """Whether ``X`` is a dask collection (array, DataFrame, ...), without importing dask."""
+    return hasattr(type(X), "__dask_graph__")
+
+
+def is_device_array(X):
+    """Whether ``X`` is an array on a CUDA device (CuPy, PyTorch: it has
+    ``__cuda_array_interface__``; numba's device arrays, also those of its CUDA
+    simulator: ``__cuda_ndarray__``), without importing any of them."""
+    return hasattr(X, "__cuda_array_interface__") or hasattr(X, "__cuda_ndarray__")
+
+
+def check_data(X, name="X", owner="kgroups", *, allow_1d=False, min_samples=1):
+    """Dense float64 2-D array of finite numbers (1-D is one feature when ``allow_1d``).
+
+    A scipy.sparse matrix, a dask collection, strings, objects, ragged lists, NaN or
+    inf, and empty arrays get an error naming ``name``.
+    """
+    if sp.issparse(X):
+        raise InvalidParameterError(
+            f"{owner}: {name} is a scipy.sparse matrix of shape {X.shape}; this function "
+            f"needs dense data: pass {name}.toarray()")
+    check_in_memory(X, name, owner)
+    check_numeric_columns(X, name, owner)
+    try:
+        arr = np.asarray(X)
+        if arr.dtype.kind not in "biufO":  # strings, bytes, dates, complex: refused
+            raise TypeError(arr.dtype)
+        arr = np.asarray(arr, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(
+            f"{owner}: {name}={describe(X)} should be an array of numbers") from None
+    if arr.ndim == 1 and allow_1d:
+        arr = arr[:, None]
+    if arr.ndim != 2:
+        want = "a 1-D or 2-D" if allow_1d else "a 2-D (n_samples, n_features)"
+        raise InvalidParameterError(f"{owner}: {name} should be {want} array, got shape {arr.shape}")
+    if arr.shape[0] < min_samples or arr.shape[1] == 0:
+        raise InvalidParameterError(
+            f"{owner}: {name} has shape {arr.shape}; expected at least {min_samples} row(s) "
+            "and 1 column")
+    check_finite(arr, name, owner)
+    return arr
+
+
+def check_in_memory(X, name, owner="kgroups", device_ok=False):
+    """Refuse a dask collection or a device array (unless ``device_ok``: the caller
+    takes device arrays as they are), naming what runs on them (nothing computes or
+    copies them silently)."""
+    if is_device_array(X) and not device_ok:
+        raise InvalidParameterError(
+            f"{owner}: {name} is an array on a CUDA device ({type(X).__name__}); {owner} "
+            f"needs host memory: copy it to the host (e.g. {name}.get() for CuPy). On the "
+            "device run KernelKGroups and KernelKMeans (engine='gpu' or 'auto'), "
+            "energy_distance, within_energy, between_energy, total_energy, energy_test and "
+            "disco")
+    if is_dask_collection(X):
+        raise InvalidParameterError(
+            f"{owner}: {name} is a dask {type(X).__name__}; {owner} needs in-memory data: pass "
+            f"{name}.compute() (or a sample of it). On Dask run KernelKGroups, "
+            "energy_distance, within_energy, between_energy, total_energy, energy_test "
+            "(n_permutations=0) and disco (n_permutations=0)")
+
+
+def check_numeric_columns(X, name, owner="kgroups"):
+    """Refuse a DataFrame with non-numeric columns, naming them (every entry point
+    says it the same way, before any conversion)."""
+    dtypes = getattr(X, "dtypes", None)
+    if dtypes is None or not hasattr(X, "columns") or not hasattr(dtypes, "items"):
+        return
+    bad = [str(c) for c, dt in dtypes.items()
+           if getattr(dt, "kind", "O") not in "biuf"]
+    if bad:
+        raise InvalidParameterError(
+            f"{owner}: {name} is a DataFrame with non-numeric columns {bad}; expected "
+            "numeric columns only (drop them or encode them as numbers)")
+
+
+def check_finite(arr, name, owner="kgroups"):
+    """Raise naming the first NaN or infinite entry of ``arr``."""
+    data = arr.data if sp.issparse(arr) else arr
+    if not np.all(np.isfinite(data)):
+        if sp.issparse(arr):
+            raise InvalidParameterError(f"{owner}: {name} contains NaN or infinity; "
+                                        "expected finite values")
+        bad = tuple(int(b) for b in np.argwhere(~np.isfinite(arr))[0])
+        raise InvalidParameterError(
+            f"{owner}: {name} contains NaN or infinity: {name}[{', '.join(map(str, bad))}]="
+            f"{float(arr[bad])!r}; expected finite values")
+
+
+def check_sample_weight(sample_weight, n_samples, owner="KernelKGroups", name="sample_weight",
+                        *, allow_zero=False):
+    """Float64 weights of shape (n_samples,), finite and > 0 (default: ones).
+
+    A scalar means that weight for every sample. ``allow_zero=True``: weights >= 0
+    (a zero-weight sample counts as removed), at least one of them > 0.
+    """
+    if sample_weight is None:
+        return np.ones(n_samples)
+    if sp.issparse(sample_weight):
+        raise InvalidParameterError(f"{owner}: {name} should be a dense 1-D array, got "
+                                    f"{describe(sample_weight)}")
+    try:
+        w = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(
+            f"{owner}: {name}={describe(sample_weight)} should be an array of numbers") from None
+    if w.ndim == 0:
+        w = np.full(n_samples, float(w))
+    if w.ndim != 1 or w.shape[0] != n_samples:
+        raise InvalidParameterError(
+            f"{owner}: {name} has shape {w.shape}, expected ({n_samples},)")
+    bad = ~np.isfinite(w) | ((w < 0) if allow_zero else (w <= 0))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        rule = ">= 0 (no negative" if allow_zero else "> 0 (no zero, negative"
+        raise InvalidParameterError(f"{owner}: {name}[{i}]={float(w[i])!r}; weights should be "
+                                    f"finite and {rule}, NaN or inf weight)")
+    if allow_zero and n_samples and not np.any(w > 0):
+        raise InvalidParameterError(f"{owner}: every {name} is zero; at least one sample "
+                                    "needs a positive weight")
+    return w
+
+
+def encode_labels(labels, n_samples, owner="kgroups", name="labels"):
+    """Codes ``0..k-1`` (in sorted order of the values) and the values, one per sample.
+
+    Any hashable, sortable values (integers, strings); NaN and None are refused.
+    """
+    try:
+        lab = np.asarray(labels)
+    except ValueError:  # ragged nested sequences
+        raise InvalidParameterError(
+            f"{owner}: {name}={describe(labels)} should be a 1-D array of labels") from None
+    if lab.ndim != 1 or lab.shape[0] != n_samples:
+        raise InvalidParameterError(
+            f"{owner}: {name} has shape {lab.shape}, expected ({n_samples},) "
+            "(one label per sample)")
+    if lab.dtype.kind == "f" and not np.all(np.isfinite(lab)):
+        raise InvalidParameterError(f"{owner}: {name} contains NaN or infinity")
+    if lab.dtype.kind == "O" and any(v is None or (isinstance(v, float) and v != v)
+                                     for v in lab):
+        raise InvalidParameterError(f"{owner}: {name} contains None or NaN")
+    try:
+        values, codes = np.unique(lab, return_inverse=True)
+    except TypeError:
+        raise InvalidParameterError(
+            f"{owner}: {name} mixes values that cannot be compared (e.g. numbers and "
+            "strings)") from None
+    return codes.reshape(-1).astype(np.int64), values
+
+
+def label_array(labels, owner, name):
+    """``np.asarray(labels)``, with a ragged sequence refused by name."""
+    try:
+        return np.asarray(labels)
+    except (ValueError, TypeError):
+        raise InvalidParameterError(
+            f"{owner}: {name} should be an array of integer labels, got a ragged "
+            f"sequence ({type(labels).__name__} whose items differ in length)") from None
+
+
+def check_init_labels(labels, n_samples, n_clusters, owner="KernelKGroups", name="init labels"):
+    """Given starting labels: integers in ``[0, n_clusters)``, one per sample."""
+    if sp.issparse(labels):
+        raise InvalidParameterError(f"{owner}: {name} should be a 1-D array, got "
+                                    f"{describe(labels)}")
+    lab = label_array(labels, owner, name)
+    if lab.ndim != 1 or lab.shape[0] != n_samples:
+        raise InvalidParameterError(
+            f"{owner}: {name} have shape {lab.shape}, expected ({n_samples},)")
+    if lab.dtype.kind not in "iuf" or (lab.dtype.kind == "f" and (
+            not np.all(np.isfinite(lab)) or np.any(lab != np.round(lab)))):
+        raise InvalidParameterError(
+            f"{owner}: {name} should be integers in [0, {n_clusters - 1}], got "
+            f"{describe(labels)}")
+    lab = lab.astype(np.int64)
+    if lab.min() < 0 or lab.max() >= n_clusters:
+        raise InvalidParameterError(
+            f"{owner}: {name} should lie in [0, {n_clusters - 1}], "
+            f"got min={lab.min()} max={lab.max()}")
+    return lab
+
+
+def check_init_starts(init, n_samples, n_clusters, owner="KernelKGroups"):
+    """Given starting labels, one start or one per row: a list of label arrays
+    (:func:`check_init_labels` each; rows named ``init[r]``)."""
+    if sp.issparse(init):
+        raise InvalidParameterError(f"{owner}: init labels should be an array of shape "
+                                    f"({n_samples},) or (n_starts, {n_samples}), got "
+                                    f"{describe(init)}")
+    lab = label_array(init, owner, "init labels")
+    if lab.ndim == 2 and lab.shape[1] == n_samples and lab.shape[0] >= 1:
+        return [check_init_labels(row, n_samples, n_clusters, owner, f"init[{r}]")
+                for r, row in enumerate(lab)]
+    if lab.ndim == 1:
+        return [check_init_labels(lab, n_samples, n_clusters, owner)]
+    raise InvalidParameterError(
+        f"{owner}: init labels have shape {lab.shape}, expected ({n_samples},) or "
+        f"(n_starts, {n_samples}) with n_starts >= 1 (one start per row)")
