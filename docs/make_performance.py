@@ -1099,8 +1099,24 @@ def nothing_given():
     if cells:
         out += [f"The ARI of every pipeline on every set: "
                 f"{_grid_csv('nothing_given.csv', cells[0], cells[1:])}.", ""]
-    return out + _source(["nothing_given.md"],
-                         _command(text, "python benchmarks/bench_nothing_given.py"))
+    out += _source(["nothing_given.md"],
+                   _command(text, "python benchmarks/bench_nothing_given.py"))
+    for name, title, what in (
+            ("nothing_given_time.md", "Its time on the batteries",
+             ["Seconds of the joint choice (``choose_k(X, semimetric=\"auto\")``), of",
+              "``choose_k(X)`` and of HDBSCAN on each set of the study, alone on the",
+              "machine.", ""]),
+            ("nothing_given_scale.md", "Its time at the sizes users bring",
+             ["``KernelKGroups(n_clusters=\"auto\", semimetric=\"auto\")`` on three",
+              "Gaussian blobs in 2-D beside HDBSCAN, and ``semimetric=\"auto\"`` at",
+              "k = 2 on two moons beside ``semimetric=\"nearest_neighbors\"`` alone, in",
+              "one process after a warm-up fit, alone on the machine.", ""])):
+        more = _load(name)
+        if more is None:
+            continue
+        out += _heading(title, "-") + what + _markdown(more, skip=("# ", "`python"))
+        out += _source([name], _command(more, "python benchmarks/bench_nothing_given.py"))
+    return out
 
 
 def shapes_scale():
