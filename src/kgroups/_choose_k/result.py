@@ -137,7 +137,7 @@ class ChooseKResult:
         each k's energy partition with the graph's groups (NaN where not computed);
         the chosen k has the largest.
     semimetric : str or callable
-        The semimetric of the fits whose labels are :attr:`labels`: the one asked
+        The semimetric of the fits whose labels are ``labels``: the one asked
         for, or with ``semimetric="auto"`` the one chosen (``"energy"`` or
         ``"nearest_neighbors"``).
     candidates : dict or None
