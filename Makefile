@@ -27,20 +27,26 @@ demo: $(VENV)/.installed
 # The numba kernels also run as plain Python (NUMBA_DISABLE_JIT=1) on a subset.
 # tests/test_packaging.py builds the sdist and wheel with the release tools, checks
 # them with twine and installs the wheel in a new venv.
-# The simulator's tests (test-gpu: plain Python, one core) run beside the main suite
-# (the other cores); their output follows the suite's, and either failing fails.
+# The simulator's tests (test-gpu, on two pytest-xdist workers) start first; beside
+# them run the plain-Python subset, then the main suite on two workers too
+# (tests/conftest.py keeps the tests that share a costly fixture on one worker). The
+# simulator's output follows the suite's, and either failing fails. Four workers share
+# the cores: each keeps one BLAS thread, and the OpenMP threads of numba's parallel
+# kernels sleep instead of spinning while they wait.
+test: export OPENBLAS_NUM_THREADS = 1
+test: export OMP_WAIT_POLICY = passive
 test: $(VENV)/.installed $(DIST_VENV)/.installed
-	$(MAKE) --no-print-directory test-python
 	@$(MAKE) --no-print-directory test-gpu > .test-gpu.log 2>&1 & sim=$$!; \
-	KGROUPS_DIST_PYTHON=$(DIST_PY) $(PY) -m pytest -q; main=$$?; \
+	$(MAKE) --no-print-directory test-python && \
+	KGROUPS_DIST_PYTHON=$(DIST_PY) $(PY) -m pytest -q -n 2; main=$$?; \
 	wait $$sim; gpu=$$?; echo "--- make test-gpu (beside the suite):"; cat .test-gpu.log; \
 	rm -f .test-gpu.log; test $$main -eq 0 && test $$gpu -eq 0
 
 # The GPU engine and the device pair sums under numba's CUDA simulator (no GPU needed;
-# on a machine with a device, `pytest tests/gpu` runs them on it).
+# on a machine with a device, `pytest tests/gpu` runs them on it), on two workers.
 .PHONY: test-gpu
 test-gpu: $(VENV)/.installed
-	NUMBA_ENABLE_CUDASIM=1 $(PY) -m pytest -q -p no:cacheprovider tests/gpu
+	NUMBA_ENABLE_CUDASIM=1 $(PY) -m pytest -q -n 2 -p no:cacheprovider tests/gpu
 	NUMBA_ENABLE_CUDASIM=1 $(PY) benchmarks/bench_gpu.py --smoke > /dev/null
 
 # On a machine with a CUDA device, numba-cuda, NumPy, SciPy and scikit-learn (no venv

@@ -5,12 +5,43 @@ and ``long`` for a deeper search on demand::
 
 and every test's engine calibration (``engine="auto"``'s GPU cost model) in a file of
 its own, so that a test run never reads or writes the user's.
+
+Under pytest-xdist (``pytest -n 2``, as ``make test`` runs the suite) each test goes to
+the next free worker, except the tests of each entry of ``ONE_WORKER``: they share a
+costly module or session fixture, and run together on one worker, which makes it once.
 """
 
 import os
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+
+# Paths (from the project's root) whose tests run together on one worker under xdist.
+ONE_WORKER = (
+    "tests/experiments/",       # one `kgroups reproduce all --quick` (its conftest.py)
+    "tests/test_dask.py",       # one LocalCluster of two worker processes
+    "tests/test_packaging.py",  # one build of the sdist and wheel, one venv
+)
+
+
+@pytest.hookimpl(optionalhook=True, tryfirst=True)
+def pytest_xdist_make_scheduler(config, log):
+    """xdist's ``--dist load`` (the default of ``-n``), with ``ONE_WORKER``'s groups.
+
+    (Its ``--dist loadgroup`` would do it with marks, but does not group under pytest 9:
+    the group is written into a node id attribute that pytest no longer reads.)
+    """
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SharedFixtureScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid):
+            path = nodeid.split("::", 1)[0]
+            return next((group for group in ONE_WORKER if path.startswith(group)), nodeid)
+
+    return SharedFixtureScheduling(config, log)
 
 
 @pytest.fixture(autouse=True)

@@ -1,5 +1,8 @@
 """The experiment registry (``kgroups.experiments``): every item is listed, the ICML and
 arXiv items run quickly and write their report and figures, plotting is optional.
+
+The quick runs are those of ``kgroups reproduce all --quick`` (the ``quick_reproduction``
+fixture of ``conftest.py``: one run for the test session).
 """
 
 import pytest
@@ -41,15 +44,12 @@ PAPER_ITEMS = {
 
 
 @pytest.mark.parametrize("name", sorted(PAPER_ITEMS))
-def test_quick_run_writes_markdown_and_pngs(name, tmp_path, monkeypatch):
-    monkeypatch.delenv("KGROUPS_SYNAPSE", raising=False)
+def test_quick_run_writes_markdown_and_pngs(name, quick_reproduction):
     module = registry()[name]
     assert module.TITLE and module.PAPER
-    text = module.run(str(tmp_path), trials=2, quick=True, seed=1)
-    md = tmp_path / f"{name}.md"
-    assert md.read_text().strip() == text.strip()
+    text = quick_reproduction.report(name)  # the file, and what run() returned (printed)
     for png in PAPER_ITEMS[name]:
-        data = (tmp_path / png).read_bytes()
+        data = (quick_reproduction.out / png).read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000
     assert "paper" in text.lower()
 

@@ -1,9 +1,10 @@
 """Smoke test of the whole harness: ``kgroups reproduce all --quick`` in a fresh process.
 
 It runs the command as a user would (``python -m kgroups.cli``), once, and then
-reads what it wrote. It checks that every experiment module imports, that the
-registry finds it, that every report and figure is written, and what the
-reports say:
+reads what it wrote (the run is the ``quick_reproduction`` fixture of
+``conftest.py``, which the tests of each item's quick report read too). It checks
+that every experiment module imports, that the registry finds it, that every report
+and figure is written, and what the reports say:
 
 * every number is finite (no ``nan``/``inf`` anywhere in a report);
 * every number in a table column of scores lies in its range: accuracy, NMI,
@@ -24,8 +25,6 @@ benchmarks, not tests, judge speed).
 
 import math
 import re
-import subprocess
-import sys
 
 import pytest
 
@@ -33,7 +32,6 @@ from kgroups.experiments import registry
 
 from tests._helpers import PNG_MAGIC
 
-HANG_GUARD_S = 1200  # not a speed check: only stops a hung run from eating the CI budget
 NUMBER = re.compile(r"(?<![\w.])[-+−]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w.])")
 NON_FINITE = re.compile(r"(?<![A-Za-z])(nan|inf|infinity)(?![A-Za-z])", re.IGNORECASE)
 
@@ -49,16 +47,6 @@ NOT_A_SCORE = re.compile(
 # Scores that can be negative: ARI, modularity, differences, and the overlap of
 # community detection, (accuracy - 1/k) / (1 - 1/k), below chance.
 SIGNED = re.compile(r"ARI|modularity|difference|−|paired|overlap|w = [1d]|Bethe")
-
-
-@pytest.fixture(scope="module")
-def _run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("reproduce")
-    proc = subprocess.run(
-        [sys.executable, "-m", "kgroups.cli", "reproduce", "all", "--quick",
-         "--out", str(out)],
-        capture_output=True, text=True, timeout=HANG_GUARD_S)
-    return out, proc
 
 
 def _numbers(text):
@@ -182,8 +170,8 @@ def _is_figure(name):
     return "fig" in name
 
 
-def test_reproduce_all_quick_writes_every_report_and_figure(_run):
-    out, proc = _run
+def test_reproduce_all_quick_writes_every_report_and_figure(quick_reproduction):
+    out, proc = quick_reproduction.out, quick_reproduction.proc
     assert proc.returncode == 0, proc.stderr[-3000:]
     names = list(registry())
     assert len(names) >= 14
@@ -200,8 +188,9 @@ def test_reproduce_all_quick_writes_every_report_and_figure(_run):
             assert data[:8] == PNG_MAGIC and len(data) > 5000, f"{name}: {png}"
 
 
-def test_reproduce_all_quick_reports_are_finite_in_range_and_beside_the_paper(_run):
-    out, proc = _run
+def test_reproduce_all_quick_reports_are_finite_in_range_and_beside_the_paper(
+        quick_reproduction):
+    out, proc = quick_reproduction.out, quick_reproduction.proc
     assert proc.returncode == 0, proc.stderr[-3000:]
     problems = {}
     for name, module in registry().items():

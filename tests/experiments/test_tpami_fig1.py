@@ -1,4 +1,5 @@
-"""TPAMI Fig. 1 (``tpami_fig1``): quick run, Bayes accuracy, kernel-space seeding."""
+"""TPAMI Fig. 1 (``tpami_fig1``): quick run (the session's quick reproduction,
+``conftest.py``), Bayes accuracy, kernel-space seeding."""
 
 import numpy as np
 
@@ -7,12 +8,11 @@ from kgroups.experiments import tpami_fig1
 from tests._helpers import assert_png
 
 
-def test_fig1_quick(tmp_path):
-    md = tpami_fig1.run(tmp_path, quick=True, trials=2)
-    assert (tmp_path / "tpami-fig1.md").read_text() == md
+def test_fig1_quick(quick_reproduction):
+    md = quick_reproduction.report("tpami-fig1")
     assert "| 800 |" in md and "GMM is the most accurate" in md
     assert "kernel k-means++" in md
-    assert_png(tmp_path / "fig1_onedim.png")
+    assert_png(quick_reproduction.out / "fig1_onedim.png")
     # 1/2 int max(f1, f2) by quadrature; the function under test is Monte Carlo.
     from scipy.stats import norm
 

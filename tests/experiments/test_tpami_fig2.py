@@ -1,12 +1,10 @@
-"""TPAMI Fig. 2 (``tpami_fig2``): quick run."""
-
-from kgroups.experiments import tpami_fig2
+"""TPAMI Fig. 2 (``tpami_fig2``): quick run (the session's quick reproduction,
+``conftest.py``)."""
 
 from tests._helpers import assert_png
 
 
-def test_fig2_quick(tmp_path):
-    md = tpami_fig2.run(tmp_path, quick=True, trials=2)
-    assert (tmp_path / "tpami-fig2.md").exists()
+def test_fig2_quick(quick_reproduction):
+    md = quick_reproduction.report("tpami-fig2")
     assert "0.851" in md and "0.870" in md  # the caption's values are printed
-    assert_png(tmp_path / "fig2_densities.png")
+    assert_png(quick_reproduction.out / "fig2_densities.png")

@@ -1,16 +1,16 @@
-"""TPAMI Fig. 4 (``tpami_fig4``): three graphs drawn."""
+"""TPAMI Fig. 4 (``tpami_fig4``): three graphs drawn (the session's quick reproduction,
+``conftest.py``)."""
 
 import pytest
 
 from kgroups.experiments import tpami_fig4
 
-from tests._helpers import assert_png, read_report
+from tests._helpers import assert_png
 
 
-def test_fig4_draws_three_graphs(tmp_path):
-    text = tpami_fig4.run(str(tmp_path), quick=True, seed=0)
-    md = read_report(tmp_path, "tpami-fig4", text)
-    assert_png(tmp_path / tpami_fig4.FILE)
+def test_fig4_draws_three_graphs(quick_reproduction):
+    md = quick_reproduction.report("tpami-fig4")
+    assert_png(quick_reproduction.out / tpami_fig4.FILE)
     rows = [line for line in md.splitlines() if line.startswith("| (")]
     assert len(rows) == 3
     overlap_35 = float(rows[2].split("|")[3])

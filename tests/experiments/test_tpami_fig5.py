@@ -1,4 +1,5 @@
-"""TPAMI Fig. 5 (``tpami_fig5``): quick run and the checks."""
+"""TPAMI Fig. 5 (``tpami_fig5``): quick run (the session's quick reproduction,
+``conftest.py``) and the checks."""
 
 import re
 
@@ -6,14 +7,13 @@ import numpy as np
 
 from kgroups.experiments import _graphs, tpami_fig5
 
-from tests._helpers import assert_png, read_report
+from tests._helpers import assert_png
 
 
-def test_fig5_quick_run_and_checks(tmp_path):
-    text = tpami_fig5.run(str(tmp_path), trials=2, quick=True, seed=0)
-    md = read_report(tmp_path, "tpami-fig5", text)
-    assert_png(tmp_path / "fig5_sbm_overlap.png")
-    assert_png(tmp_path / "fig5_sbm_overlap_k25.png")
+def test_fig5_quick_run_and_checks(quick_reproduction):
+    md = quick_reproduction.report("tpami-fig5")
+    assert_png(quick_reproduction.out / "fig5_sbm_overlap.png")
+    assert_png(quick_reproduction.out / "fig5_sbm_overlap_k25.png")
     rows = [line for line in md.splitlines() if re.match(r"\| \d+ \| \d\.\d \|", line)]
     assert len(rows) == len(tpami_fig5.KS) * len(tpami_fig5.QUICK_LAMBDAS)
     for row in rows:

@@ -1,10 +1,11 @@
-"""The Fig. 5 ablation (``tpami_fig5_ablation``): variants and the quick report."""
+"""The Fig. 5 ablation (``tpami_fig5_ablation``): variants and the quick report (the
+session's quick reproduction, ``conftest.py``)."""
 
 import numpy as np
 
 from kgroups.experiments import tpami_fig5_ablation
 
-from tests._helpers import assert_png, read_report
+from tests._helpers import assert_png
 
 
 def test_fig5_ablation_variants_coincide_on_a_connected_graph(monkeypatch):
@@ -19,8 +20,7 @@ def test_fig5_ablation_variants_coincide_on_a_connected_graph(monkeypatch):
     assert np.all(res["moved"] < 0.5) and np.all(res["bethe"] > 0.5)
 
 
-def test_fig5_ablation_quick_report(tmp_path):
-    text = tpami_fig5_ablation.run(str(tmp_path), quick=True, seed=0)
-    md = read_report(tmp_path, "tpami-fig5-ablation", text)
+def test_fig5_ablation_quick_report(quick_reproduction):
+    md = quick_reproduction.report("tpami-fig5-ablation")
     assert md.count("| 5 | 1.3 |") == 1 and "Read off the table" in md
-    assert_png(tmp_path / "fig5_ablation.png")
+    assert_png(quick_reproduction.out / "fig5_ablation.png")

@@ -1,4 +1,5 @@
-"""TPAMI Table I (``tpami_table1``): quick run and the checks."""
+"""TPAMI Table I (``tpami_table1``): quick run (the session's quick reproduction,
+``conftest.py``) and the checks."""
 
 import re
 
@@ -6,12 +7,9 @@ import numpy as np
 
 from kgroups.experiments import _graphs, tpami_table1
 
-from tests._helpers import read_report
 
-
-def test_table1_quick_run_and_checks(tmp_path):
-    text = tpami_table1.run(str(tmp_path), trials=6, quick=True, seed=1)
-    md = read_report(tmp_path, "tpami-table1", text)
+def test_table1_quick_run_and_checks(quick_reproduction):
+    md = quick_reproduction.report("tpami-table1")
     rows = [line for line in md.splitlines() if re.match(r"\| \d\.\d \|", line)]
     assert [float(r.split("|")[1]) for r in rows] == list(tpami_table1.QUICK_LAMBDAS)
     for row in rows:

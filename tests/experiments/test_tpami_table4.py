@@ -1,13 +1,11 @@
-"""TPAMI Table IV (``tpami_table4``): printed overlaps."""
+"""TPAMI Table IV (``tpami_table4``): printed overlaps (the session's quick reproduction,
+``conftest.py``)."""
 
 from kgroups.experiments import _graphs, tpami_table4
 
-from tests._helpers import read_report
 
-
-def test_table4_reproduces_printed_overlaps(tmp_path):
-    text = tpami_table4.run(str(tmp_path), trials=1, quick=True)
-    md = read_report(tmp_path, "tpami-table4", text)
+def test_table4_reproduces_printed_overlaps(quick_reproduction):
+    md = quick_reproduction.report("tpami-table4")
     rows = {r.split("|")[1].strip(): r.split("|") for r in md.splitlines()
             if r.split("|")[1:2] and r.split("|")[1].strip() in tpami_table4.PAPER}
     assert set(rows) == set(tpami_table4.PAPER)

@@ -1,15 +1,15 @@
-"""TPAMI Table V and Fig. 8a (``tpami_table5``): k estimated and cluster sizes."""
+"""TPAMI Table V and Fig. 8a (``tpami_table5``): k estimated and cluster sizes (the
+session's quick reproduction, ``conftest.py``)."""
 
-from kgroups.experiments import _graphs, tpami_table5
+from kgroups.experiments import _graphs
 
-from tests._helpers import assert_png, read_report
+from tests._helpers import assert_png
 
 
-def test_table5_k_estimated_sizes_and_fig8a(tmp_path):
-    text = tpami_table5.run(str(tmp_path), quick=True)
-    md = read_report(tmp_path, "tpami-table5", text)
+def test_table5_k_estimated_sizes_and_fig8a(quick_reproduction):
+    md = quick_reproduction.report("tpami-table5")
     for side in ("left", "right"):
-        assert_png(tmp_path / f"fig8a_drosophila_{side}.png")
+        assert_png(quick_reproduction.out / f"fig8a_drosophila_{side}.png")
     default = [r.split("|") for r in md.splitlines() if f"| {_graphs.DEFAULT} |" in r]
     assert len(default) == 2
     for cells, paper_sizes in zip(default, ([116, 93], [112, 101])):

@@ -112,16 +112,28 @@ def test_negative_left_sees_exactly_a_missing_negative_eigenvector():
 def test_short_count_falls_back_to_the_full_run(monkeypatch):
     # Force the sparse path and a short run too short to converge anything: the
     # check sees the negative eigenvalues it missed and the full run counts them.
+    # 800 nodes: the dense reference is cheap, and one restart still misses some.
     monkeypatch.setattr(_bethe, "DENSE_MAX_NODES", 10)
-    A, _ = stochastic_block_model(3000, 4, 10.0, 2.5, random_state=5)
+    A, _ = stochastic_block_model(800, 4, 10.0, 2.5, random_state=5)
     H = bethe_hessian(A)
     expect = _dense_negative(H)[0]
     assert expect.size == 4
+    check, missed = _bethe._negative_left, []
+
+    def spied_check(H, V, v0):
+        found = check(H, V, v0)
+        missed.append(found and V.shape[1] < 4)
+        return found
+
+    monkeypatch.setattr(_bethe, "_negative_left", spied_check)
     for quick in (1, 2, _bethe.ESTIMATE_QUICK_MAXITER):
         monkeypatch.setattr(_bethe, "ESTIMATE_QUICK_MAXITER", quick)
+        missed.clear()
         vals, vecs = _bethe.negative_eigenpairs(H, random_state=0)
         np.testing.assert_allclose(vals, expect, rtol=1e-6)
         np.testing.assert_allclose(vecs.T @ vecs, np.eye(4), atol=1e-8)
+        if quick == 1:
+            assert any(missed)   # the short run missed some, the check saw it: full run
 
 
 def test_kmeans_rows_on_a_sample_matches_all_rows(monkeypatch):

@@ -3,6 +3,7 @@ float32 error (``semimetric.float32_kernel_error``) holds for every pair of host
 data, and a decision that ``gain.certified`` accepts is the decision of every set of
 values within the bounds."""
 
+import functools
 import math
 import types
 
@@ -87,14 +88,16 @@ def a_values(col, s, q, w_i, j):
     return a
 
 
-@pytest.mark.parametrize("seed", range(60))
-def test_certified_decisions_hold_for_every_value_within_the_bounds(seed):
-    """A column and cluster sums at random, the stay and the best target (or the two
-    best targets) put at a gap of -2 to 2 times their error bounds: when
-    ``certified`` accepts best_move's answer, best_move gives it for every
-    perturbation of the column entries within ``w_i s_l eps`` and of ``q_l`` within
-    ``qerr_l`` (the perturbations include the corners, where the answer flips
-    first); and at least some answers are refused and some accepted."""
+CERTIFICATION_SEEDS = range(60)
+
+
+@functools.lru_cache(maxsize=None)
+def certification_case(seed):
+    """One case of the test below: ``(certified, the answer flips within the bounds)``.
+
+    Kept per seed, so that the test of the cases' coverage reads the cases this
+    process ran and runs the others (under pytest-xdist they are spread over
+    workers)."""
     rng = np.random.default_rng(seed)
     k = 4
     s = rng.uniform(1.0, 5.0, k)
@@ -125,15 +128,22 @@ def test_certified_decisions_hold_for_every_value_within_the_bounds(seed):
         seen.add(best_move(c2, j, s, q2, cnt, w_i, 0.0)[0])
     if ok:
         assert seen == {best}
-    RESULTS.append((ok, len(seen) > 1))
+    return ok, len(seen) > 1
 
 
-RESULTS = []
+@pytest.mark.parametrize("seed", CERTIFICATION_SEEDS)
+def test_certified_decisions_hold_for_every_value_within_the_bounds(seed):
+    """A column and cluster sums at random, the stay and the best target (or the two
+    best targets) put at a gap of -2 to 2 times their error bounds: when
+    ``certified`` accepts best_move's answer, best_move gives it for every
+    perturbation of the column entries within ``w_i s_l eps`` and of ``q_l`` within
+    ``qerr_l`` (the perturbations include the corners, where the answer flips
+    first); and at least some answers are refused and some accepted."""
+    certification_case(seed)
 
 
 def test_certification_cases_cover_both_answers():
-    """The cases above reach both answers and answers that truly flip (run after them)."""
-    if len(RESULTS) < 60:
-        pytest.skip("run with the certification cases")
-    assert any(ok for ok, _ in RESULTS) and any(not ok for ok, _ in RESULTS)
-    assert any(flips for _, flips in RESULTS)
+    """The cases above reach both answers and answers that truly flip."""
+    results = [certification_case(seed) for seed in CERTIFICATION_SEEDS]
+    assert any(ok for ok, _ in results) and any(not ok for ok, _ in results)
+    assert any(flips for _, flips in results)
