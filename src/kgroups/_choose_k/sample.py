@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .methods import kgroups
+
 #: The rows the point rule and the joint choice run on at most (a uniform sample past it).
 SAMPLE_N = 5000
 
@@ -47,19 +49,14 @@ def on_sample(driver, X, w, ks, params, opts, rng, refit):
         r.reasoning += "."
         return r
     seed = int(rng.integers(2**31 - 1))
-    fit = _estimator(params, r.k, semimetric, r.labels, seed).fit(Xs, sample_weight=ws)
+    start = {"semimetric": semimetric, "random_state": seed}
+    fit = kgroups(params, r.k, init=r.labels, **start).fit(Xs, sample_weight=ws)
     r.labels = fit.predict(X)
     if refit:
-        full = _estimator(params, r.k, semimetric, r.labels, seed).fit(X, sample_weight=w)
+        full = kgroups(params, r.k, init=r.labels, **start).fit(X, sample_weight=w)
         r.labels = full.labels_
         r.reasoning += ", and the labels are those of the fit of all rows started there."
     else:
         r.reasoning += "."
     return r
 
-
-def _estimator(params, k, semimetric, labels, seed):
-    """The estimator of k clusters with ``semimetric`` started from ``labels``."""
-    fit_params = {p: v for p, v in params.items() if p not in ("estimator", "semimetric")}
-    return params["estimator"](int(k), semimetric=semimetric, init=labels, random_state=seed,
-                               **fit_params)
