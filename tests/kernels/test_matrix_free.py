@@ -48,8 +48,8 @@ def test_parallel_and_serial_matrix_free_kernels_agree():
 
 @pytest.mark.parametrize("n", [1, 2, 3, 5, 9, 530])
 def test_symmetric_build_matches_pair_twin(n):
-    """Each pair once, rows in blocks of 4 (n % 4 != 0), tiles of 512, duplicates
-    (the cancellation guard), any number of workers: all give the brute-force M."""
+    """Each pair once, rows in blocks of 4 (n % 4 != 0), panels and tiles, duplicates,
+    any number of workers: all give the brute-force M."""
     from kgroups._kernels import pairs_on_the_fly as mfk
     from tests._twins import build_m_pairs_twin
     rng = np.random.default_rng(20)
@@ -94,8 +94,8 @@ def test_apply_moves_matches_pair_twin_with_duplicates():
 
 @pytest.mark.parametrize("batch", [1, 4])
 def test_tiny_matrix_free_kernels(monkeypatch, batch):
-    """Tiles (gram4, finish_row, wsum, scatter_rows), the symmetric build, decide and
-    apply (sweep with pending moves), and one kernel column."""
+    """Tiles (gram4, finish_row), the symmetric build's row side, decide and apply
+    (sweep with pending moves), and one kernel column."""
     from kgroups._kernels import pairs_on_the_fly as mfk
     monkeypatch.setattr(mf_backend, "BATCH", batch)
     X, w, labels = tiny_data()
@@ -117,12 +117,17 @@ def test_tiny_matrix_free_kernels(monkeypatch, batch):
     np.testing.assert_array_equal(got, want)
     np.testing.assert_allclose(M, build_m_twin(B, got, 3), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(eng.column(2), B[:, 2] / (w * w[2]), rtol=1e-10, atol=1e-12)
+    from kgroups._kernels import pairs_sym
     out = np.arange(4 * 9, dtype=np.float64).reshape(4, 9) / 8.0
     ws = np.linspace(0.5, 1.5, 12)
-    racc = np.zeros((4, 2))
-    mfk.wsum_rows(ws, out, 5, 12, 3, racc, 1)  # columns 5..11 of a tile starting at 3
-    np.testing.assert_allclose(racc[:, 1], out[:, 2:9] @ ws[5:12], rtol=1e-15)
-    assert not racc[:, 0].any()
+    buf = np.zeros((4, 16))
+    pairs_sym.row_side(buf, 3, 4, ws, 5, 12, out, 2)  # columns 5..11, rho from out[:, 2:]
+    np.testing.assert_allclose(buf[:3, 4:11], out[:3, 2:9] * ws[5:12], rtol=1e-15)
+    assert not buf[3].any() and not buf[:, :4].any() and not buf[:, 11:].any()
+    S = np.zeros((2, 20))
+    pairs_sym.flush_rows(buf, 3, 4, 11, S, 1, 10)  # rows 10..12 met all of cluster 1
+    np.testing.assert_allclose(S[1, 10:13], out[:3, 2:9] @ ws[5:12], rtol=1e-15)
+    assert not buf.any() and not S[0].any()
 
 
 @pytest.mark.parametrize("n", [1, 3, 5, 530])

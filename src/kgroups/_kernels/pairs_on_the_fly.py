@@ -6,11 +6,8 @@ the engine keeps only the data (n x D, twice: row-major and transposed) and
 ``M`` (k x n), memory O(n (k + D)).
 
 * :func:`build_m_sym` forms ``M[l, i] = sum_{y in C_l} B[i, y]`` in one
-  multi-threaded pass over the n (n - 1) / 2 unordered pairs, O(n^2 D): points
-  are sorted by label, squared distances of 4 rows against a tile of columns come
-  from ``|x|^2 + |y|^2 - 2 <x, y>`` (near-duplicates recomputed by direct
-  differences, :func:`kgroups._kernels.semimetric.guarded_sq`), each pair feeds both its
-  row's and its column's cluster sums; every worker owns a k x n accumulator.
+  multi-threaded pass over the n (n - 1) / 2 unordered pairs, O(n^2 D)
+  (:mod:`kgroups._kernels.pairs_sym`); every worker owns a k x n accumulator.
   :func:`build_m_multi` does the same for the R starting partitions of ``n_init``
   restarts in one pass (each pair's rho once, fed to R sets of sums).
 * :func:`decide_mf` runs the sequential Hartigan decisions (paper Algorithm 2,
@@ -32,6 +29,7 @@ import numpy as np
 from .jit import njit, prange
 from .bounds import add_drift, fresh_bounds, proven_still, smallest, upper
 from .gain import best_move, certified, update_stats
+from .pairs_sym import _build_m_sym, accumulators, finish_sums
 from .parallel import twins
 from .semimetric import (ENERGY, GAUSSIAN, LAPLACIAN, LOCALIZED, exact_sq, guarded_sq,
                          needs_exact, rho, rho_energy, rho_gaussian, rho_inplace,
@@ -39,35 +37,6 @@ from .semimetric import (ENERGY, GAUSSIAN, LAPLACIAN, LOCALIZED, exact_sq, guard
 
 # Columns per tile: D x TILE float64 stays in L1/L2.
 TILE = 512
-
-
-def accumulators(n_threads, rows, n):
-    """Zeroed sums for a pass over the pairs (:func:`build_m_sym`,
-    :func:`build_m_multi`): one ``rows x n`` per worker, the first becoming the
-    result.
-
-    Allocated here by numpy rather than inside the kernel: numpy advises the
-    operating system to back large arrays with huge pages, so that writing them
-    the first time takes one page fault per 2 MB instead of one per 4 kB, which
-    shortens the pass over the pairs (the user guide's engines page gives the
-    timing).
-    """
-    return np.zeros((n_threads, rows, n))
-
-
-@njit(cache=True)
-def finish_sums(acc, ws):
-    """``acc[0][j, c] = -w_c / 2 sum_t acc[t][j, c]``: the workers' sums of a pass over
-    the pairs added (in worker order) and turned into ``M`` (``B = -w w rho / 2``);
-    returns ``acc[0]``."""
-    own = acc[0]
-    for j in range(own.shape[0]):
-        for c in range(own.shape[1]):
-            t = own[j, c]
-            for th in range(1, acc.shape[0]):
-                t += acc[th, j, c]
-            own[j, c] = -0.5 * ws[c] * t
-    return own
 
 
 @njit(cache=True)
@@ -190,44 +159,6 @@ def move_row(o, m, f, wt, mo, mn, code, alpha, sigma, theta):
 
 
 @njit(cache=True)
-def wsum_rows(ws, out, lo, hi, c0, racc, l):
-    """``racc[r, l] += sum_{lo <= t < hi} ws[t] out[r, t - c0]`` for the 4 rows at once
-    (the row side of the symmetric build).
-
-    No ``fastmath``: these sums decide the sign of gains, so their rounding must
-    not depend on the compiler's choice of vector width. Each row's sum has a
-    fixed order (even and odd ``t`` apart, then added); the 4 rows share the
-    loads of ``ws`` and give 8 independent additions per step, so the loop is
-    not latency bound.
-    """
-    o0, o1, o2, o3 = out[0], out[1], out[2], out[3]
-    a0 = a1 = a2 = a3 = b0 = b1 = b2 = b3 = 0.0
-    m = hi - lo
-    for u in range(0, m - 1, 2):
-        t = lo - c0 + u
-        v, x = ws[lo + u], ws[lo + u + 1]
-        a0 += v * o0[t]
-        b0 += x * o0[t + 1]
-        a1 += v * o1[t]
-        b1 += x * o1[t + 1]
-        a2 += v * o2[t]
-        b2 += x * o2[t + 1]
-        a3 += v * o3[t]
-        b3 += x * o3[t + 1]
-    if m % 2:
-        t = hi - 1 - c0
-        v = ws[hi - 1]
-        a0 += v * o0[t]
-        a1 += v * o1[t]
-        a2 += v * o2[t]
-        a3 += v * o3[t]
-    racc[0, l] += a0 + b0
-    racc[1, l] += a1 + b1
-    racc[2, l] += a2 + b2
-    racc[3, l] += a3 + b3
-
-
-@njit(cache=True)
 def sq_norms(XT, c0, c1, out):
     """``out[t] = ||XT[:, c0 + t]||^2``."""
     m = c1 - c0
@@ -237,104 +168,6 @@ def sq_norms(XT, c0, c1, out):
         row = XT[d, c0:c1]
         for t in range(m):
             out[t] += row[t] * row[t]
-
-
-@njit(cache=True)
-def scatter_rows(S, out, labs, ws, a0, nr, c0, m):
-    """``S[labs[a0 + r], c0 + t] += ws[a0 + r] out[r, t]`` for ``r < nr`` (column side)."""
-    l0 = labs[a0]
-    if nr == 4 and labs[a0 + 3] == l0:  # sorted labels: the 4 rows share a cluster
-        w0, w1, w2, w3 = ws[a0], ws[a0 + 1], ws[a0 + 2], ws[a0 + 3]
-        o0, o1, o2, o3 = out[0], out[1], out[2], out[3]
-        dst = S[l0, c0:c0 + m]
-        for t in range(m):
-            dst[t] += (w0 * o0[t] + w1 * o1[t]) + (w2 * o2[t] + w3 * o3[t])
-        return
-    for r in range(nr):
-        wr = ws[a0 + r]
-        o = out[r]
-        dst = S[labs[a0 + r], c0:c0 + m]
-        for t in range(m):
-            dst[t] += wr * o[t]
-
-
-@njit(cache=True)
-def _sym_rows(XTs, ws, labs, bounds, nrm, a0, S, out, idx, nx, racc, code, alpha, sigma, theta):
-    """Pairs of rows ``a0 .. a0 + 3`` (sorted order) with every later column, each once."""
-    n = XTs.shape[1]
-    nr = min(4, n - a0)
-    for r in range(4):
-        idx[r] = a0 + min(r, nr - 1)
-        nx[r] = nrm[idx[r]]
-    # the columns after the rows hold clusters labs[a0] .. k - 1 only (sorted labels):
-    # the row side's sums of the other clusters stay 0 and are neither zeroed nor added
-    l0 = labs[a0]
-    for r in range(4):
-        for l in range(l0, racc.shape[1]):
-            racc[r, l] = 0.0
-    for c0 in range(a0, n, TILE):
-        c1 = min(n, c0 + TILE)
-        m = c1 - c0
-        nys = nrm[c0:c1]
-        gram4(XTs, idx, nx, c0, c1, nys, out)
-        for r in range(nr):
-            finish_row(out[r], m, XTs, idx[r], nx[r], c0, nys, code, alpha, sigma, theta)
-        if c0 == a0:  # the diagonal block: keep only columns after the row
-            for r in range(nr):
-                for t in range(min(m, r + 1)):
-                    out[r, t] = 0.0
-        s = c0
-        while s < c1:  # row side, one cluster segment at a time
-            l = labs[s]
-            e = min(c1, bounds[l + 1])
-            wsum_rows(ws, out, s, e, c0, racc, l)
-            s = e
-        scatter_rows(S, out, labs, ws, a0, nr, c0, m)
-    for r in range(nr):
-        for l in range(l0, racc.shape[1]):
-            S[l, a0 + r] += racc[r, l]
-
-
-def _build_m_sym(XTs, ws, labs, bounds, acc, code, alpha, sigma, theta):
-    """``Ms[l, a] = sum_{y in C_l} B[a, y]`` in the label-sorted order, each pair once.
-
-    The pair ``a < c`` gives ``w_c rho`` to ``S[lab(c), a]`` (row side, one
-    vectorised sum per cluster segment) and ``w_a rho`` to ``S[lab(a), c]``
-    (column side); then ``Ms = -w S / 2``. Blocks of 4 rows go round-robin to
-    the workers (balances the triangle), each adding into its own k x n ``S``,
-    ``acc[th]`` (zeroed by the caller, see :func:`accumulators`); the sums end in
-    ``acc[0]``, the result.
-
-    Parameters
-    ----------
-    XTs : float64[D, n]    centred data transposed, columns sorted by label.
-    ws : float64[n]        weights, sorted.
-    labs : int64[n]        labels, sorted (non-decreasing).
-    bounds : int64[k + 1]  cluster ``l`` is columns ``bounds[l]:bounds[l+1]``.
-    acc : float64[t, k, n] zeros, one k x n per worker (t = 1 for the serial twin).
-
-    Returns
-    -------
-    Ms : float64[k, n]     in the sorted order (``acc[0]``).
-    """
-    D, n = XTs.shape
-    k = bounds.shape[0] - 1
-    n_threads = acc.shape[0]
-    nrm = np.empty(n)
-    sq_norms(XTs, 0, n, nrm)
-    n_blocks = (n + 3) // 4
-    for th in prange(n_threads):
-        S = acc[th]
-        out = np.empty((4, TILE))
-        idx = np.empty(4, dtype=np.int64)
-        nx = np.empty(4)
-        # np.empty, not np.zeros (_sym_rows zeroes it): np.zeros here is a parfor
-        # nested in the prange, which makes numba run the whole build on one thread
-        racc = np.empty((4, k))
-        for b in range(th, n_blocks, n_threads):
-            _sym_rows(XTs, ws, labs, bounds, nrm, 4 * b, S, out, idx, nx, racc,
-                      code, alpha, sigma, theta)
-    return finish_sums(acc, ws)
 
 
 @njit(cache=True)
@@ -609,7 +442,7 @@ def _kernel_column_mf(X, XT, w, c, code, alpha, sigma, theta):
 
 
 # Each parallel kernel is compiled twice from one source (see kgroups._kernels.parallel).
-build_m_sym_serial, build_m_sym = twins(_build_m_sym)
+build_m_sym_serial, build_m_sym = twins(_build_m_sym)  # see kgroups._kernels.pairs_sym
 build_m_multi_serial, build_m_multi = twins(_build_m_multi)
 apply_moves_serial, apply_moves = twins(_apply_moves)
 kernel_column_mf_serial, kernel_column_mf = twins(_kernel_column_mf)
