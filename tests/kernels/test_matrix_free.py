@@ -15,7 +15,7 @@ from tests._helpers import brute_B, sweep_once, tiny_data
 
 def apply_one(fn, eng, w, pend, old, new, n_pend, M):
     """``fn`` (apply_moves or its serial twin) on one run's pending list and M."""
-    fn(eng.X, eng.XT, w, eng.nrm, pend[None], old[None], new[None],
+    fn(eng.XT, w, pend[None], old[None], new[None],
        np.array([n_pend], dtype=np.int64), M[None], *eng._args)
 
 
@@ -299,9 +299,9 @@ def test_tiny_refreshed_bounds_hold_and_are_tight(semimetric, params):
     ("laplacian", {"sigma": 1.5}), ("gaussian", {"sigma": 1.5}), ("localized", {}),
     ("sinusoidal", {"theta": 3.0})])
 def test_tiny_applied_moves_give_the_brute_force_m(semimetric, params):
-    """Every semimetric's loop of move_row (rho computed in the pass that moves the
-    entries), both compilations: M after a batch of moves is the brute-force M of
-    the new labels."""
+    """Every semimetric's path through apply_moves (the energy distance's square root
+    in the loop of the last dimensions, the others' rho after it), both
+    compilations: M after a batch of moves is the brute-force M of the new labels."""
     from kgroups._kernels import pairs_on_the_fly as mfk
     X, w, labels = tiny_data(n=40, k=3, seed=35)
     eng = MatrixFreeEngine.from_semimetric(X, w, semimetric, params, n_clusters=3)
@@ -322,8 +322,8 @@ def test_tiny_applied_moves_give_the_brute_force_m(semimetric, params):
 def test_tiny_batch_of_runs_applies_each_run_as_alone(semimetric, params):
     """apply_moves on runs in lockstep: points pending in one run, in several, in
     all, a run with none; each run's M equals, bit for bit, the M that apply_moves
-    makes from that run's list alone (rho fused with the additions there, formed
-    once for several runs here: same entries, same order of additions), and the
+    makes from that run's list alone (each entry formed in the loop that adds it
+    there, once for several runs here: same entries, same order of additions), and the
     brute-force M of its new labels; both compilations."""
     from kgroups._kernels import pairs_on_the_fly as mfk
     X, w, labels = tiny_data(n=40, k=3, seed=36)
@@ -339,7 +339,7 @@ def test_tiny_batch_of_runs_applies_each_run_as_alone(semimetric, params):
         new[r, :len(p)] = (starts[r][p] + 1 + r % 2) % 3
     for fn in (mfk.apply_moves_serial, mfk.apply_moves):
         Ms = np.stack([eng.build_m(st, 3) for st in starts])
-        fn(eng.X, eng.XT, w, eng.nrm, pend, old, new, n_pend, Ms, *eng._args)
+        fn(eng.XT, w, pend, old, new, n_pend, Ms, *eng._args)
         for r, st in enumerate(starts):
             M = eng.build_m(st, 3)
             apply_one(fn, eng, w, pend[r], old[r], new[r], n_pend[r], M)

@@ -110,8 +110,6 @@ class MatrixFreeEngine(Engine):
         self.X = np.ascontiguousarray(X - center)
         self.kernel_max = 0.5 * rho_max(semimetric, params, diameter_sq(self.X))
         self.XT = np.ascontiguousarray(self.X.T)
-        self.nrm = np.empty(n)
-        _mf.sq_norms(self.XT, 0, n, self.nrm)
         self.w = w
         self.diag = np.zeros(n)
         self.semimetric = semimetric
@@ -141,8 +139,8 @@ class MatrixFreeEngine(Engine):
         The centred data twice (row-major and transposed) and a label-sorted copy
         while ``M`` is built, the temporary of the centring; the build's k x n
         accumulator per worker (worker 0's is its sorted result) and ``M`` (k x n
-        each); weights, labels, the sort order and the best restart's labels, the
-        squared norms and the sweeps' four bounds (n each).
+        each); weights, labels, the sort order and the best restart's labels and
+        the sweeps' four bounds (n each).
         Restarts: r starts' k x n sums per worker and the r results (see
         :meth:`build_ms`, which sums classes of points instead only when those
         sums fit in the memory free at the time; :meth:`group_size` runs fewer
@@ -152,7 +150,7 @@ class MatrixFreeEngine(Engine):
         n, d, k = int(n_samples), int(n_features), int(n_clusters)
         t = num_threads()
         r = min(int(n_init), MULTI_STARTS) if n_init > 1 else 0
-        return 8 * n * (4 * d + 11 + (1 + t) * k + (1 + t) * r * k + 5 * r)
+        return 8 * n * (4 * d + 10 + (1 + t) * k + (1 + t) * r * k + 5 * r)
 
     def build_m(self, labels, k):
         """``M`` (k x n) in one pass over the n (n - 1) / 2 pairs: O(n^2 D) time, O(nk) memory."""
@@ -310,7 +308,7 @@ class MatrixFreeEngine(Engine):
         """Pending moves applied to ``Ms`` (R x k x n; R x cap lists, ``n_pend`` (R,))."""
         # work: the moves' kernel rows, n entries each
         fn = pick(_mf.apply_moves_serial, _mf.apply_moves, int(n_pend.sum()) * Ms.shape[2])
-        fn(self.X, self.XT, self.w, self.nrm, pend, old, new, n_pend, Ms, *self._args)
+        fn(self.XT, self.w, pend, old, new, n_pend, Ms, *self._args)
 
     def _apply_one(self, pend, old, new, n_pend, M):
         """Pending moves of one run applied to its ``M``."""

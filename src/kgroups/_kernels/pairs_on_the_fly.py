@@ -29,11 +29,9 @@ import numpy as np
 from .jit import njit, prange
 from .bounds import add_drift, fresh_bounds, proven_still, smallest, upper
 from .gain import best_move, certified, update_stats
-from .pairs_sym import _build_m_sym, accumulators, finish_sums
+from .pairs_sym import _build_m_sym, accumulators, finish_sums, rho_rows
 from .parallel import twins
-from .semimetric import (ENERGY, GAUSSIAN, LAPLACIAN, LOCALIZED, exact_sq, guarded_sq,
-                         needs_exact, rho, rho_energy, rho_gaussian, rho_inplace,
-                         rho_laplacian, rho_localized, rho_sinusoidal)
+from .semimetric import exact_sq, rho, rho_inplace
 
 # Columns per tile: D x TILE float64 stays in L1/L2.
 TILE = 512
@@ -59,119 +57,7 @@ def rho_tile(XT, x, lo, hi, code, alpha, sigma, theta, buf):
 
 
 @njit(cache=True)
-def gram4(XT, idx, nx, c0, c1, nys, out):
-    """``out[r, t] = nx[r] + nys[t] - 2 <x_idx[r], XT[:, c0 + t]>`` for 4 rows at once.
-
-    Squared distances by the norm expansion; four rows and two dimensions per
-    pass keep each loaded column in registers (about 4x fewer memory operations
-    per pair than one row at a time). :func:`finish_row` repairs cancellation.
-    """
-    m = c1 - c0
-    D = XT.shape[0]
-    i0, i1, i2, i3 = idx[0], idx[1], idx[2], idx[3]
-    o0, o1, o2, o3 = out[0], out[1], out[2], out[3]
-    n0, n1, n2, n3 = nx[0], nx[1], nx[2], nx[3]
-    for t in range(m):
-        v = nys[t]
-        o0[t] = n0 + v
-        o1[t] = n1 + v
-        o2[t] = n2 + v
-        o3[t] = n3 + v
-    for d in range(0, D - D % 2, 2):
-        r0, r1 = XT[d, c0:c1], XT[d + 1, c0:c1]
-        a0, a1 = -2.0 * XT[d, i0], -2.0 * XT[d + 1, i0]
-        b0, b1 = -2.0 * XT[d, i1], -2.0 * XT[d + 1, i1]
-        e0, e1 = -2.0 * XT[d, i2], -2.0 * XT[d + 1, i2]
-        f0, f1 = -2.0 * XT[d, i3], -2.0 * XT[d + 1, i3]
-        for t in range(m):
-            u0, u1 = r0[t], r1[t]
-            o0[t] += a0 * u0 + a1 * u1
-            o1[t] += b0 * u0 + b1 * u1
-            o2[t] += e0 * u0 + e1 * u1
-            o3[t] += f0 * u0 + f1 * u1
-    if D % 2:
-        d = D - 1
-        r0 = XT[d, c0:c1]
-        a0, b0, e0, f0 = -2.0 * XT[d, i0], -2.0 * XT[d, i1], -2.0 * XT[d, i2], -2.0 * XT[d, i3]
-        for t in range(m):
-            u0 = r0[t]
-            o0[t] += a0 * u0
-            o1[t] += b0 * u0
-            o2[t] += e0 * u0
-            o3[t] += f0 * u0
-
-
-@njit(cache=True)
-def repair_row(o, m, XT, i, nxi, c0, nys):
-    """The expanded squared distances ``o[t]`` of point ``i`` to the columns ``c0 + t``
-    that lost accuracy to cancellation
-    (:func:`~kgroups._kernels.semimetric.needs_exact`) recomputed by differences
-    (:func:`~kgroups._kernels.semimetric.guarded_sq`)."""
-    bad = 0
-    for t in range(m):
-        bad += needs_exact(o[t], nxi + nys[t])
-    if bad:
-        xi = XT[:, i]
-        for t in range(m):
-            o[t] = guarded_sq(o[t], nxi + nys[t], xi, XT[:, c0 + t])
-
-
-@njit(cache=True)
-def finish_row(o, m, XT, i, nxi, c0, nys, code, alpha, sigma, theta):
-    """``o[t] = rho(d2)`` from the expanded ``d2 = o[t]`` (:func:`repair_row`, then
-    :func:`~kgroups._kernels.semimetric.rho_inplace`)."""
-    repair_row(o, m, XT, i, nxi, c0, nys)
-    rho_inplace(o, m, code, alpha, sigma, theta)
-
-
-@njit(cache=True)
-def move_row(o, m, f, wt, mo, mn, code, alpha, sigma, theta):
-    """``b = f wt[y] rho(o[y])``, ``mo[y] -= b``, ``mn[y] += b`` for ``y < m`` (``o``
-    holds squared distances): one mover's entries taken from one cluster's sums and
-    added to another's, with ``rho`` computed in the same pass (one loop per
-    semimetric, as :func:`~kgroups._kernels.semimetric.rho_inplace`, so that each
-    vectorises)."""
-    if code == ENERGY:
-        for y in range(m):
-            b = f * wt[y] * rho_energy(o[y], alpha)
-            mo[y] -= b
-            mn[y] += b
-    elif code == LAPLACIAN:
-        for y in range(m):
-            b = f * wt[y] * rho_laplacian(o[y], sigma)
-            mo[y] -= b
-            mn[y] += b
-    elif code == GAUSSIAN:
-        for y in range(m):
-            b = f * wt[y] * rho_gaussian(o[y], sigma)
-            mo[y] -= b
-            mn[y] += b
-    elif code == LOCALIZED:
-        for y in range(m):
-            b = f * wt[y] * rho_localized(o[y])
-            mo[y] -= b
-            mn[y] += b
-    else:
-        for y in range(m):
-            b = f * wt[y] * rho_sinusoidal(o[y], theta)
-            mo[y] -= b
-            mn[y] += b
-
-
-@njit(cache=True)
-def sq_norms(XT, c0, c1, out):
-    """``out[t] = ||XT[:, c0 + t]||^2``."""
-    m = c1 - c0
-    for t in range(m):
-        out[t] = 0.0
-    for d in range(XT.shape[0]):
-        row = XT[d, c0:c1]
-        for t in range(m):
-            out[t] += row[t] * row[t]
-
-
-@njit(cache=True)
-def _multi_tile(XT, ws, labs, k, nrm, a0, c0, c1, S, out, idx, nx, code, alpha, sigma, theta):
+def _multi_tile(XT, ws, labs, k, a0, c0, c1, S, out, idx, code, alpha, sigma, theta):
     """Rows ``a0 .. a0 + 3`` against columns ``c0 .. c1 - 1``, feeding the cluster sums
     of ``R = labs.shape[0]`` labelings (labeling ``g``'s cluster ``l`` is row
     ``g k + l`` of ``S``): ``S[g k + lab_g(a), c] += w_a rho(a, c)``."""
@@ -181,16 +67,10 @@ def _multi_tile(XT, ws, labs, k, nrm, a0, c0, c1, S, out, idx, nx, code, alpha, 
     m = c1 - c0
     for r in range(4):
         idx[r] = a0 + min(r, nr - 1)
-        nx[r] = nrm[idx[r]]
-    nys = nrm[c0:c1]
-    gram4(XT, idx, nx, c0, c1, nys, out)
-    for r in range(nr):
-        finish_row(out[r], m, XT, idx[r], nx[r], c0, nys, code, alpha, sigma, theta)
-        if c0 <= a0 + r < c1:  # rho(x, x) = 0 exactly
-            out[r, a0 + r - c0] = 0.0
+    rho_rows(XT, idx, c0, c1, out, code, alpha, sigma, theta)
     for r in range(nr):
         wr = ws[a0 + r]
-        o = out[r]
+        o = out[r, :m]
         for g in range(R):
             dst = S[g * k + labs[g, a0 + r], c0:c1]
             for t in range(m):
@@ -216,21 +96,18 @@ def _build_m_multi(XT, ws, labs, k, acc, code, alpha, sigma, theta):
     column tile by column tile. The result ends in ``acc[0]``. Same sums as
     :func:`build_m_sym` up to the order of additions.
     """
-    D, n = XT.shape
+    n = XT.shape[1]
     n_threads = acc.shape[0]
-    nrm = np.empty(n)
-    sq_norms(XT, 0, n, nrm)
     n_blocks = (n + MULTI_ROWS - 1) // MULTI_ROWS
     for th in prange(n_threads):
         out = np.empty((4, TILE))
         idx = np.empty(4, dtype=np.int64)
-        nx = np.empty(4)
         for b in range(th, n_blocks, n_threads):
             r1 = min(n, (b + 1) * MULTI_ROWS)
             for c0 in range(0, n, TILE):
                 c1 = min(n, c0 + TILE)
                 for a0 in range(b * MULTI_ROWS, r1, 4):
-                    _multi_tile(XT, ws, labs, k, nrm, a0, c0, c1, acc[th], out, idx, nx,
+                    _multi_tile(XT, ws, labs, k, a0, c0, c1, acc[th], out, idx,
                                 code, alpha, sigma, theta)
     return finish_sums(acc, ws)
 
@@ -365,22 +242,20 @@ def union_movers(pend, n_pend):
     return pts[:u], ptr[:u + 1], who
 
 
-def _apply_moves(X, XT, w, nrm, pend, old, new, n_pend, Ms, code, alpha, sigma, theta):
+def _apply_moves(XT, w, pend, old, new, n_pend, Ms, code, alpha, sigma, theta):
     """``Ms[r, old[r, t], :] -= B[pend[r, t], :]`` and ``Ms[r, new[r, t], :] +=
     B[pend[r, t], :]`` for ``t < n_pend[r]``: the pending moves of R runs (R = 1 for
     a lone run; several for restarts in lockstep, see
-    :meth:`kgroups._engines.matrix_free.MatrixFreeEngine.sweep_batch`), each run's
-    list increasing.
+    :meth:`kgroups._engines.matrix_free.MatrixFreeEngine.sweep`), each run's list
+    increasing.
 
     Column tiles in parallel; within a tile the movers' kernel rows are computed
-    on the fly four at a time (:func:`gram4`, O(D) per entry, with the squared
-    norms ``nrm`` of the points, :func:`sq_norms`), so the cost is O(n D) per
-    move and nothing of size n x n exists. A point pending in one run has rho
-    computed in the loop that moves its entries (:func:`move_row`); a point
-    pending in several runs has its row's entries formed once and added to each
-    run's sums. Either way a run's sums receive the same values in the same order
-    (the merged list, :func:`union_movers`, keeps each run's order), so runs in
-    lockstep stay bit-identical to runs swept alone.
+    on the fly four at a time (:func:`~kgroups._kernels.pairs_sym.rho_rows`, O(D)
+    per entry), so the cost is O(n D) per move and nothing of size n x n exists.
+    A mover's entry ``b = -w_p w_y rho / 2`` is formed once however many runs it
+    moves in (:func:`union_movers`) and added to each: a run's sums receive the
+    same values in the same order (the merged list keeps each run's order), so
+    runs in lockstep stay bit-identical to runs swept alone.
     """
     n = XT.shape[1]
     cap = pend.shape[1]
@@ -393,28 +268,26 @@ def _apply_moves(X, XT, w, nrm, pend, old, new, n_pend, Ms, code, alpha, sigma, 
         m = c1 - c0
         out = np.empty((4, TILE))
         idx = np.empty(4, dtype=np.int64)
-        nx = np.empty(4)
-        nys = nrm[c0:c1]
         wt = w[c0:c1]
         for g in range(0, U, 4):
             nr = min(4, U - g)
             for r in range(4):
-                p = pts[g + min(r, nr - 1)]
-                idx[r] = p
-                nx[r] = nrm[p]
-            gram4(XT, idx, nx, c0, c1, nys, out)
+                idx[r] = pts[g + min(r, nr - 1)]
+            rho_rows(XT, idx, c0, c1, out, code, alpha, sigma, theta)
             for r in range(nr):
-                o = out[r]
+                o = out[r, :m]
                 f = -0.5 * w[idx[r]]
                 e0, e1 = ptr[g + r], ptr[g + r + 1]
-                if e1 - e0 == 1:  # one run: rho fused with the additions
+                if e1 - e0 == 1:  # one run: the entries formed in the loop that adds them
                     run, t = who[e0] // cap, who[e0] % cap
-                    repair_row(o, m, XT, idx[r], nx[r], c0, nys)
-                    move_row(o, m, f, wt, Ms[run, old[run, t], c0:c1],
-                             Ms[run, new[run, t], c0:c1], code, alpha, sigma, theta)
+                    mo = Ms[run, old[run, t], c0:c1]
+                    mn = Ms[run, new[run, t], c0:c1]
+                    for y in range(m):
+                        b = f * wt[y] * o[y]
+                        mo[y] -= b
+                        mn[y] += b
                     continue
-                finish_row(o, m, XT, idx[r], nx[r], c0, nys, code, alpha, sigma, theta)
-                for y in range(m):  # the entries of B, as move_row forms them
+                for y in range(m):
                     o[y] = f * wt[y] * o[y]
                 for e in range(e0, e1):
                     run, t = who[e] // cap, who[e] % cap

@@ -137,7 +137,8 @@ def diff_dims(XT, idx, c0, c1, d, nd, first, out):
 @njit(cache=True)
 def last_dims(XT, idx, c0, c1, D, first, out, code, alpha, sigma, theta):
     """The last dimensions (two, or the one of an odd ``D``) added to ``out`` (started
-    when ``first``), then ``out[r, t] = rho(out[r, t])``."""
+    when ``first``), then ``out[r, t] = rho(out[r, t])``; for the energy distance
+    (``alpha = 1``) the square root is taken in the loop of the last two."""
     m = c1 - c0
     o0, o1, o2, o3 = out[0, :m], out[1, :m], out[2, :m], out[3, :m]
     i0, i1, i2, i3 = idx[0], idx[1], idx[2], idx[3]
@@ -167,9 +168,34 @@ def last_dims(XT, idx, c0, c1, D, first, out, code, alpha, sigma, theta):
         for r in range(4):
             rho_inplace(out[r], m, code, alpha, sigma, theta)
         return
-    diff_dims(XT, idx, c0, c1, D - 2, 2, False, out)
-    for r in range(4):
-        rho_inplace(out[r], m, code, alpha, sigma, theta)
+    if code != ENERGY or alpha != 1.0:
+        diff_dims(XT, idx, c0, c1, D - 2, 2, False, out)
+        for r in range(4):
+            rho_inplace(out[r], m, code, alpha, sigma, theta)
+        return
+    d = D - 2  # the energy distance: the square root in the loop of the last dimensions
+    y0, y1 = XT[d, c0:c1], XT[d + 1, c0:c1]
+    a0, a1, b0, b1 = XT[d, i0], XT[d + 1, i0], XT[d, i1], XT[d + 1, i1]
+    e0, e1, f0, f1 = XT[d, i2], XT[d + 1, i2], XT[d, i3], XT[d + 1, i3]
+    for t in range(m):
+        u0, u1 = y0[t], y1[t]
+        p0, p1 = a0 - u0, a1 - u1
+        o0[t] = np.sqrt(o0[t] + (p0 * p0 + p1 * p1))
+        p0, p1 = b0 - u0, b1 - u1
+        o1[t] = np.sqrt(o1[t] + (p0 * p0 + p1 * p1))
+        p0, p1 = e0 - u0, e1 - u1
+        o2[t] = np.sqrt(o2[t] + (p0 * p0 + p1 * p1))
+        p0, p1 = f0 - u0, f1 - u1
+        o3[t] = np.sqrt(o3[t] + (p0 * p0 + p1 * p1))
+
+
+@njit(cache=True)
+def rho_rows(XT, idx, c0, c1, out, code, alpha, sigma, theta):
+    """``out[r, t] = rho(x_idx[r], XT[:, c0 + t])`` for the four rows ``idx`` and the
+    columns ``c0 .. c1 - 1``, squared distances by differences (exact: ``rho(x, x)
+    = 0``)."""
+    pre = leading_dims(XT, idx, c0, c1, out)
+    last_dims(XT, idx, c0, c1, XT.shape[0], pre == 0, out, code, alpha, sigma, theta)
 
 
 @njit(cache=True)
