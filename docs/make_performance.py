@@ -979,10 +979,26 @@ def startup():
          "``--version``, a tiny fit with its imports,",
          "``KernelKGroups(3).fit(np.random.rand(50, 2))``, beside scikit-learn's",
          "``KMeans(3).fit`` of the same kind of data, and ``kgroups cluster`` on a",
-         "200-row file beside the fit it reports, each in a fresh interpreter with",
-         "warm caches, the commands alternated round by round. The phases are timed by",
-         "the child (*exit* is the interpreter's teardown after its last line)."],
+         "2,000-row file of 8 columns beside the goal of a command line: twice",
+         "``python -c \"import numpy, numba\"`` (the floor of any command that runs",
+         "numba kernels) plus the same fit in a running Python. Each runs in a fresh",
+         "interpreter with warm caches, the commands alternated round by round. The",
+         "phases are timed by the child (*exit* is the interpreter's teardown after its",
+         "last line)."],
         "python benchmarks/bench_startup.py")
+
+
+def roofline():
+    return [".. _roofline:", ""] + _markdown_section(
+        "bench_roofline.md", "The exact engine against the machine's bound",
+        ["One fit of the exact matrix-free engine, phase by phase, beside what the machine",
+         "can do in the same process: the rate of square roots and of float64 additions",
+         "and multiplications of vectorised loops on the same threads. Each phase's work",
+         "is counted (pairs visited, kernel entries of the moves), and its time set",
+         "against the time of its square roots alone (*sqrt bound*) and of its arithmetic",
+         "alone (*flop bound*). The pass over the pairs needs one square root and",
+         "3 D + 4 operations per pair."],
+        "python benchmarks/bench_roofline.py")
 
 
 def gpu():
@@ -1139,7 +1155,7 @@ def shapes_scale():
                          _command(text, "python benchmarks/bench_neighbors_scale.py"))
 
 
-SECTIONS = [intro, beside_r_20k, realistic, small_r, targets, scaling, auto_grid,
+SECTIONS = [intro, beside_r_20k, realistic, small_r, targets, roofline, scaling, auto_grid,
             defaults, dask, graphs, shapes, choose_k, nothing_given, convergence, startup,
             gpu]
 

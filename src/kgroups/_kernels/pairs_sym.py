@@ -285,14 +285,31 @@ def row_side(buf, nr, q, ws, c0, c1, out, at):
 @njit(cache=True)
 def flush_rows(buf, nr, lo, hi, S, l, a0):
     """``S[l, a0 + r] += sum_{lo <= p < hi} buf[r, p]`` and those positions zeroed:
-    the rows have met every column of cluster ``l``."""
+    the rows have met every column of cluster ``l``.
+
+    Each row's positions are added in eight interleaved partial sums (position
+    ``lo + 8 u + j`` to sum ``j``), then ``((s0 + s1) + (s2 + s3)) + ((s4 + s5) +
+    (s6 + s7))``: a fixed order, and eight independent additions per step instead
+    of one chain (a cluster smaller than a tile is reduced over all its columns)."""
+    m = hi - lo
+    m8 = m - m % 8
     for r in range(nr):
-        b = buf[r]
-        total = 0.0
-        for p in range(lo, hi):
-            total += b[p]
-            b[p] = 0.0
-        S[l, a0 + r] += total
+        b = buf[r, lo:hi]
+        s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0
+        for u in range(0, m8, 8):
+            s0 += b[u]
+            s1 += b[u + 1]
+            s2 += b[u + 2]
+            s3 += b[u + 3]
+            s4 += b[u + 4]
+            s5 += b[u + 5]
+            s6 += b[u + 6]
+            s7 += b[u + 7]
+        for u in range(m8, m):
+            s0 += b[u]
+        for u in range(m):
+            b[u] = 0.0
+        S[l, a0 + r] += ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
 
 
 @njit(cache=True)
@@ -330,7 +347,7 @@ def panel_pass(XTs, ws, labs, bounds, p0, p1, S, out, idx, buf, lo, hi,
             for r in range(4):
                 idx[r] = a0 + min(r, nr - 1)
             pre = leading_dims(XTs, idx, s, c1, out)
-            # the energy distance with whole blocks: the rest in one loop per segment
+            # the energy distance, four rows of one cluster: the rest in one loop
             fused = (code == ENERGY and alpha == 1.0 and pre > 0 and D % 2 == 0
                      and nr == 4 and labs[a0 + 3] == labs[a0])
             if not fused:
