@@ -18,7 +18,7 @@ import sys
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -334,6 +334,8 @@ data_2d = hnp.arrays(np.float64, st.tuples(st.integers(1, 6), st.integers(1, 3))
 
 @SETTINGS
 @given(X=data_2d, shift=st.floats(-3, 3), alpha=st.floats(0.05, 2.0))
+# distances of 1e-302 beside coordinates of 2e6: the scale is the centred data's
+@example(X=np.array([[2097152.0, 0.0]]), shift=2.96e-302, alpha=1.0)
 def test_energy_distance_any_finite_data(X, shift, alpha):
     """Finite data of any magnitude: a finite E >= 0 (negative type) or a named error."""
     Y = X[::-1] + shift

@@ -304,7 +304,8 @@ class NumpyPairSums(PairSums):
         else:
             c, factor = data_scale(datas, spec)
         Z = datas[0] if len(datas) == 1 else np.vstack(datas)
-        Z = Z / c if c != 1.0 else Z
+        if c != 1.0:  # the energy distance's scale is that of the centred data
+            Z = (Z - robust_center(Z)) / c if not pre else Z / c
         codes, w, groups = pooled_groups(parts, codes, weights, k)
         return Prepared(self, owner, spec, Z.shape[0], k, *groups, np.array(scales), factor,
                         values, codes, (Z, w))
