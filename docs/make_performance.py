@@ -940,7 +940,7 @@ def _markdown_section(name, title, intro, default_command):
     text = _this_version_only(text)
     commands = [ln.strip()[len("command: "):] for ln in text.splitlines()
                 if ln.strip().startswith("command: ")]
-    out += _markdown(text, skip=("command: ", "kgroups "))
+    out += _markdown(text, skip=("command: ", "kgroups ", "load average"))
     return out + _source([name], "; ".join(commands) or default_command)
 
 
