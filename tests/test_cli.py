@@ -14,6 +14,7 @@ import pytest
 
 import kgroups
 import kgroups.experiments
+from kgroups._fitting import CommandLineKGroups
 from kgroups.cli import _fit_quietly, build_parser, load_table, main, prepare_output_dir
 from kgroups.datasets import DATA_DIR
 
@@ -223,13 +224,13 @@ def test_reproduce_list(capsys):
 def test_verbose_is_passed_to_the_estimator(blobs_csv, monkeypatch, capsys):
     seen = []
 
-    fit = kgroups.KernelKGroups.fit
+    fit = CommandLineKGroups.fit  # the command's estimator: KernelKGroups' fit
 
     def spy(self, X, y=None, sample_weight=None):
         seen.append(self.verbose)
         return fit(self, X, y, sample_weight)
 
-    monkeypatch.setattr(kgroups.KernelKGroups, "fit", spy)
+    monkeypatch.setattr(CommandLineKGroups, "fit", spy)
     for flags, level in (([], 0), (["-v"], 1), (["--verbose", "-v"], 2)):
         assert main(["cluster", str(blobs_csv), "-k", "3", "--label-column", "class",
                      "--n-init", "1", *flags]) == 0
@@ -259,7 +260,7 @@ def test_estimator_input_errors_are_one_line(blobs_csv, monkeypatch, capsys):
     def fit(self, X, y=None, sample_weight=None):
         raise kgroups._validation.InvalidParameterError("KernelKGroups: something=1 is bad")
 
-    monkeypatch.setattr(kgroups.KernelKGroups, "fit", fit)
+    monkeypatch.setattr(CommandLineKGroups, "fit", fit)
     assert main(["cluster", str(blobs_csv), "-k", "3", "--label-column", "class"]) == 2
     assert capsys.readouterr().err == \
         "kgroups cluster: error: KernelKGroups: something=1 is bad\n"
@@ -282,7 +283,7 @@ def test_estimator_errors_name_the_options_of_the_parameters(blobs_csv, monkeypa
     def fit(self, X, y=None, sample_weight=None):
         raise ValueError("KernelKGroups: n_components=9 should be <= 5 for engine='low-rank'")
 
-    monkeypatch.setattr(kgroups.KernelKGroups, "fit", fit)
+    monkeypatch.setattr(CommandLineKGroups, "fit", fit)
     assert main(["cluster", str(blobs_csv), "-k", "3", "--label-column", "class"]) == 2
     assert capsys.readouterr().err.splitlines() == [
         "kgroups cluster: error: KernelKGroups: n_components=9 should be <= 5 for "
@@ -293,7 +294,7 @@ def test_unexpected_internal_errors_keep_their_traceback(blobs_csv, monkeypatch)
     def fit(self, X, y=None, sample_weight=None):
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(kgroups.KernelKGroups, "fit", fit)
+    monkeypatch.setattr(CommandLineKGroups, "fit", fit)
     with pytest.raises(RuntimeError, match="a bug"):
         main(["cluster", str(blobs_csv), "-k", "3", "--label-column", "class"])
 
@@ -409,6 +410,26 @@ def test_help_and_version_import_no_scientific_package(argv):
                           timeout=60, check=False)
     assert done.stderr.strip().splitlines()[-1] == "[] 0", done.stderr
     assert done.stdout.startswith("usage: kgroups") or done.stdout.startswith("kgroups ")
+
+
+def test_cluster_with_a_given_k_imports_no_scikit_learn(tmp_path):
+    """``kgroups cluster -k`` fits with KernelKGroups' fit alone
+    (kgroups._fitting.CommandLineKGroups): scikit-learn and pandas stay unloaded."""
+    import subprocess
+    import sys
+
+    rng = np.random.default_rng(0)
+    X = np.array([[0, 0], [9, 0], [0, 9]])[np.repeat([0, 1, 2], 30)] + rng.normal(size=(90, 2))
+    path = tmp_path / "plain.csv"
+    np.savetxt(path, X, delimiter=",")
+    code = (f"import sys; from kgroups.cli import main; rc = main(['cluster', "
+            f"{str(path)!r}, '-k', '3']); "
+            "print([m for m in ('sklearn', 'pandas') if m in sys.modules], rc, "
+            "file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.stderr.strip().splitlines()[-1] == "[] 0", done.stderr
+    assert "cluster sizes: 30 30 30" in done.stdout
 
 
 # --------------------------------------------------------------------------- Unix behaviour
@@ -540,11 +561,13 @@ def test_summary_reports_the_fit_and_the_time_since_the_start(blobs_csv, capsys)
 
 
 def test_cluster_leaves_pandas_importable(blobs_csv, capsys, monkeypatch):
-    """The command imports scikit-learn with pandas hidden, and unhides it after."""
+    """A choice (here the semimetric's) imports scikit-learn with pandas hidden, and
+    unhides it after."""
     import sys
 
     monkeypatch.delitem(sys.modules, "pandas", raising=False)
-    assert main(["cluster", str(blobs_csv), "-k", "3", "--label-column", "class"]) == 0
+    assert main(["cluster", str(blobs_csv), "-k", "3", "--semimetric", "auto",
+                 "--label-column", "class"]) == 0
     capsys.readouterr()
     assert sys.modules.get("pandas", "absent") is not None
 

@@ -38,7 +38,6 @@ import time
 from contextlib import contextmanager
 
 import numpy as np
-from sklearn.base import clone
 
 from ._input import checked_rows
 from ._memory import check_fits
@@ -165,6 +164,8 @@ def _validated(est, graph, X, sample_weight):
     check_fits(copy + 16 * n + 8 * sample_size(k) * (d + 1) + 8 * PREDICT_ROWS * (d + k),
                f"semimetric='auto' on n={n} rows (the energy candidate's sample and the "
                "labels of every row)", "semimetric='nearest_neighbors' or 'energy'")
+    from sklearn.base import clone  # the estimator's machinery: its estimators only
+
     Xv = checked_rows(clone(est), X, reset=True)
     w = check_sample_weight(sample_weight, n, est._owner(), allow_zero=True)
     return Xv, w
@@ -220,6 +221,8 @@ def _predict_all(sample, Xv, progress, seconds):
 
 def _candidate(est, semimetric, **params):
     """An unfitted copy of ``est`` with the candidate's ``semimetric`` (and ``params``)."""
+    from sklearn.base import clone
+
     return clone(est).set_params(semimetric=semimetric, **params)
 
 

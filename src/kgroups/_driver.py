@@ -34,13 +34,20 @@ import warnings
 from contextlib import contextmanager
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 
 # Relative difference in Q below which two runs tie (the earlier start is kept).
 TIE_RTOL = 1e-12
 # Bound of the rounding left in M by a run's moves, relative to the entries of its
 # clusters, past which M is rebuilt (see the module docstring).
 DRIFT_RTOL = 1e-7
+
+
+def convergence_warning():
+    """scikit-learn's ``ConvergenceWarning``, the category of a run's warnings (imported
+    when a run warns: a fit that does not warn needs nothing of scikit-learn)."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    return ConvergenceWarning
 
 
 @contextmanager
@@ -122,7 +129,7 @@ def run_starts(engine, starts, n_clusters, *, rule="hartigan", max_iter=300, tol
         warnings.warn(f"{owner}: the best run stopped at max_iter={max_iter} before "
                       f"converging ({best.n_moves[-1]} points moved in its last sweep, so "
                       "single moves that lower W may remain); raise max_iter",
-                      ConvergenceWarning)
+                      convergence_warning())
     return best
 
 
@@ -184,7 +191,7 @@ def _after_sweep(engine, state, r, it, moves, least, seen, owner):
     if key in seen[r]:
         warnings.warn(f"{owner}: the assignments cycle after {it + 1} iterations (the "
                       "kernel is probably not positive semidefinite); stopping",
-                      ConvergenceWarning)
+                      convergence_warning())
         state.converged[r], state.active[r] = True, False  # stopped on purpose
         return
     seen[r].add(key)

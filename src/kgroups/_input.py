@@ -18,7 +18,6 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils.validation import validate_data
 
 from ._input_device import device_rows, like_input, on_cuda_device
 from ._kernels.device import host_values
@@ -98,13 +97,39 @@ def checked_rows(est, X, *, reset, accept_sparse=False, ensure_min_samples=1):
     or checks ``n_features_in_`` and the feature names), with kgroups' errors for
     what is not an array of finite numbers: the first NaN or infinite entry named as
     :func:`kgroups.energy_distance` names it."""
-    owner = type(est).__name__
+    owner = est._owner() if hasattr(est, "_owner") else type(est).__name__
     check_in_memory(X, "X", owner)
     check_numeric_columns(X, "X", owner)
-    X = validate_data(est, numbers_of(X, owner), reset=reset, dtype=np.float64,
-                      accept_sparse=accept_sparse, ensure_all_finite=False,
-                      ensure_min_samples=ensure_min_samples)
+    X = numbers_of(X, owner)
+    if getattr(est, "_sklearn_free", False) and isinstance(X, np.ndarray):
+        X = plain_rows(est, X, owner, reset, ensure_min_samples)
+    else:
+        from sklearn.utils.validation import validate_data  # the estimators' machinery
+
+        X = validate_data(est, X, reset=reset, dtype=np.float64, accept_sparse=accept_sparse,
+                          ensure_all_finite=False, ensure_min_samples=ensure_min_samples)
     check_finite(X, "X", owner)
+    return X
+
+
+def plain_rows(est, X, owner, reset, ensure_min_samples):
+    """A 2-D array of numbers as float64, with ``n_features_in_`` set (``reset``) or
+    checked, as ``validate_data`` does it, for an estimator without scikit-learn's
+    machinery (:class:`kgroups._fitting.CommandLineKGroups`)."""
+    X = np.asarray(X, dtype=np.float64)
+    n, d = X.shape
+    if n < ensure_min_samples or d < 1:
+        what, least = ("sample(s)", ensure_min_samples) if n < ensure_min_samples else (
+            "feature(s)", 1)
+        raise InvalidParameterError(
+            f"{owner}: Found array with {n if what == 'sample(s)' else d} {what} (shape="
+            f"{X.shape}) while a minimum of {least} is required.")
+    if reset:
+        est.n_features_in_ = d
+    elif d != est.n_features_in_:
+        raise InvalidParameterError(
+            f"{owner}: X has {d} features, but {owner} is expecting {est.n_features_in_} "
+            "features as input.")
     return X
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._base import BaseKernelClustering
-from ._predict import insertion_scores
+from ._placement import insertion_scores
 from ._reprs import n_clusters_of, short_repr
 from ._validation import InvalidParameterError, check_in_memory, check_init_labels, validated
 

@@ -1,12 +1,9 @@
 """What a fitted kernel clustering answers about new points: ``predict``,
 ``transform``, ``score`` (and ``fit_transform``), from the fitted engine's predictor.
 
-New rows reach the clusters through one function, :func:`per_cluster`: the
-predictor (:meth:`kgroups._engines.engine.Engine.predictor`) gives, block by block,
-each row's ``m_l = sum_{y in C_l} w_y K(x, y)`` and ``K(x, x)``, and a score function
-turns them, with the clusters' weights ``s`` and self-sums ``q``, into one number per
-cluster: the insertion gain of kernel k-groups, the nearest weighted mean of kernel
-k-means, or the squared distance to each mean (``transform``).
+New rows reach the clusters through one function,
+:func:`kgroups._placement.per_cluster`, with the score functions of
+:mod:`kgroups._placement`.
 """
 
 from __future__ import annotations
@@ -19,64 +16,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._input import input_kind, n_rows
 from ._kernels.device import host_values
+from ._placement import predict_rows, transform_rows
 from ._kernels.jit import tiered
 from ._semimetrics.prepare import kernel_rows
 from ._validation import InvalidParameterError, check_in_memory, check_sample_weight
-
-
-def insertion_scores(m, kxx, s, q):
-    """Gain in Q of inserting each new point (weight 1) into each cluster:
-    ``(q_l + 2 m_l + K(x, x)) / (s_l + 1) - q_l / s_l``, ``-inf`` for an empty cluster."""
-    empty = s <= 0
-    mean_q = np.where(empty, 0.0, q / np.where(empty, 1.0, s))
-    kxx = np.reshape(kxx, (-1, 1))
-    gain = (q + 2.0 * m + kxx) / (s + 1.0) - mean_q
-    gain[:, empty] = -np.inf
-    return gain
-
-
-def nearest_mean_scores(m, kxx, s, q):
-    """Minus the squared feature distance to each weighted mean, up to ``K(x, x)``:
-    ``2 m_l / s_l - q_l / s_l^2``, ``-inf`` for an empty cluster (``K(x, x)`` unused)."""
-    empty = s <= 0
-    safe = np.where(empty, 1.0, s)
-    score = 2.0 * m / safe - q / (safe * safe)
-    score[:, empty] = -np.inf
-    return score
-
-
-def mean_distances(m, kxx, s, q):
-    """Squared kernel-space distance to each weighted cluster mean (engine units):
-    ``K(x, x) - 2 m_l / s_l + q_l / s_l^2``, negatives clipped at 0, ``inf`` for an
-    empty cluster (never after a fit: ``labels_`` has no empty cluster)."""
-    empty = s <= 0
-    safe = np.where(empty, 1.0, s)
-    d = np.reshape(kxx, (-1, 1)) - 2.0 * m / safe + q / (safe * safe)
-    np.maximum(d, 0.0, out=d)
-    d[:, empty] = np.inf
-    return d
-
-
-def per_cluster(X, predictor, s, q, scores):
-    """``scores(m, kxx, s, q)`` for every row of ``X`` and cluster, ``m`` and
-    ``kxx`` from the fitted engine's predictor, block by block (its ``block_rows``):
-    the one way from new rows to ``predict``'s and ``transform``'s numbers."""
-    out = np.empty((X.shape[0], s.shape[0]))
-    step = predictor.block_rows or max(X.shape[0], 1)
-    for start in range(0, X.shape[0], step):
-        m, kxx = predictor.cross_sums(X[start:start + step])
-        out[start:start + m.shape[0]] = scores(m, kxx, s, q)
-    return out
-
-
-def predict_rows(X, predictor, s, q, scores):
-    """The cluster of best score of every row of ``X`` (see :func:`per_cluster`)."""
-    return np.argmax(per_cluster(X, predictor, s, q, scores), axis=1).astype(np.int64)
-
-
-def transform_rows(X, predictor, s, q, unit):
-    """:func:`mean_distances` of every row of ``X``, in the data's units (``unit``)."""
-    return per_cluster(X, predictor, s, q, mean_distances) * unit
 
 
 class NewPointsMixin(TransformerMixin):

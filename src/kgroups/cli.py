@@ -32,8 +32,12 @@ found from the first lines. A misspelt option is answered with the nearest one
 The parser is built from the tables of ``kgroups._cli_options``, whose
 defaults and choices are the library's, and NumPy, SciPy, scikit-learn and numba
 are imported only once a command runs, so ``--help`` and ``--version`` start at once.
-``kgroups cluster`` imports scikit-learn without pandas (scikit-learn imports pandas
-when it is installed; the command never uses it), which saves a third of its start-up.
+``kgroups cluster`` fits with :class:`kgroups._fitting.CommandLineKGroups`,
+:class:`KernelKGroups`' fit without scikit-learn's estimator machinery: with a given
+number of clusters and semimetric it does not import scikit-learn at all. Choosing
+them (``auto``) fits scikit-learn estimators; the command then imports scikit-learn
+without pandas (scikit-learn imports pandas when it is installed; the command never
+uses it).
 """
 
 from __future__ import annotations
@@ -213,8 +217,7 @@ def standardize(X, w=None):
 def _cluster(args):
     import numpy as np
 
-    with _without_pandas():
-        from . import KernelKGroups
+    from ._fitting import CommandLineKGroups  # KernelKGroups' fit, without scikit-learn
 
     _defaults(args)
     for option, attr, param in ESTIMATOR_OPTIONS:
@@ -227,7 +230,11 @@ def _cluster(args):
                          f"{args.file} has only {X.shape[0]} data rows")
     if args.standardize:
         X = standardize(X, w)
-    est = KernelKGroups(**{param: getattr(args, attr) for _, attr, param in ESTIMATOR_OPTIONS})
+    est = CommandLineKGroups(**{param: getattr(args, attr)
+                                for _, attr, param in ESTIMATOR_OPTIONS})
+    if "auto" in (args.n_clusters, args.semimetric):
+        with _without_pandas():  # the choices fit scikit-learn estimators
+            import sklearn.base  # noqa: F401
     start = time.perf_counter()
     _fit_quietly(est, X, w, "kgroups cluster")
     if hasattr(est.labels_, "compute"):  # --engine dask: labels held by Dask

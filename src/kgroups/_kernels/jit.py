@@ -42,7 +42,7 @@ from contextlib import contextmanager
 from .._config import kernels_setting
 
 # Largest work that tiered() runs as Python, in the caller's count (a fit counts
-# n^2 + n_init k n, kgroups._base.fit_work: a fit of about 100 points in 3 clusters
+# n^2 + n_init k n, kgroups._fitting.fit_work: a fit of about 100 points in 3 clusters
 # from 30 starts; a block of semimetric values its entries).
 PYTHON_MAX_WORK = 20_000
 # Seconds of calls run as Python, summed over the process, after which tiered() runs
