@@ -51,3 +51,7 @@ def test_parameters_and_errors_are_kernel_kgroups_ones():
         checked_rows(fitted, data()[:, :2], reset=False)
     with pytest.raises(InvalidParameterError, match="^KernelKGroups: Found array with 0"):
         CommandLineKGroups(3).fit(np.empty((0, 2)))
+    with pytest.raises(InvalidParameterError, match="^KernelKGroups: .*sample_weight"):
+        CommandLineKGroups(3).fit(data(), sample_weight=-np.ones(240))
+    with pytest.raises(InvalidParameterError, match="^KernelKGroups: X.*NaN"):
+        CommandLineKGroups(3).fit(np.full((5, 2), np.nan))

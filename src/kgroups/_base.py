@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, ClusterMixin
 
-from ._fitting import AUTO, KernelClusteringFit, fit_work  # noqa: F401
+from ._fitting import KernelClusteringFit
 from ._predict import NewPointsMixin
 
 

@@ -32,8 +32,7 @@ from ._semimetrics.neighbors import DATA_BUILT
 from ._semimetrics.prepare import objective_unit, origin_gram, scaled_params
 from ._starts import given_starts, init_name, named_starts
 from ._placement import insertion_scores
-from ._validation import (PARAMETER_CONSTRAINTS, ConstrainedParams, InvalidParameterError,
-                          validate_params)
+from ._validation import PARAMETER_CONSTRAINTS, ConstrainedParams, InvalidParameterError
 
 # The value of ``semimetric`` that chooses it from the data (kgroups._semimetrics.auto).
 AUTO = "auto"
@@ -95,9 +94,6 @@ class KernelClusteringFit(ConstrainedParams):
         self.verbose = verbose
 
     # -- the semimetric in use ----------------------------------------------
-    def _owner(self):
-        return type(self).__name__
-
     def _precomputed(self):
         return self.kernel == "precomputed" or self.semimetric == "precomputed"
 
@@ -352,9 +348,6 @@ class CommandLineKGroups(KernelClusteringFit):
     def _owner(self):
         return "KernelKGroups"
 
-    def _validate_params(self):
-        validate_params("KernelKGroups", self.get_params(), type(self)._parameter_constraints)
-
     def get_params(self, deep=True):
         """The parameters, as scikit-learn's ``get_params`` gives them."""
         names = inspect.signature(KernelClusteringFit.__init__).parameters
@@ -365,7 +358,7 @@ class CommandLineKGroups(KernelClusteringFit):
         for name, value in params.items():
             if name not in self.get_params():
                 raise InvalidParameterError(
-                    f"KernelKGroups: no parameter {name!r}; the parameters are "
+                    f"{self._owner()}: no parameter {name!r}; the parameters are "
                     f"{sorted(self.get_params())}")
             setattr(self, name, value)
         return self

@@ -97,7 +97,7 @@ def checked_rows(est, X, *, reset, accept_sparse=False, ensure_min_samples=1):
     or checks ``n_features_in_`` and the feature names), with kgroups' errors for
     what is not an array of finite numbers: the first NaN or infinite entry named as
     :func:`kgroups.energy_distance` names it."""
-    owner = est._owner() if hasattr(est, "_owner") else type(est).__name__
+    owner = est._owner()
     check_in_memory(X, "X", owner)
     check_numeric_columns(X, "X", owner)
     X = numbers_of(X, owner)
@@ -293,7 +293,7 @@ class Dask:
         ``validate_data`` sets them. Raw data only."""
         from ._dask_io import as_dask_rows
 
-        owner = type(est).__name__
+        owner = est._owner()
         if precomputed:
             raise InvalidParameterError(
                 f"{owner}: a dask X needs raw data, not a precomputed matrix (kernel="
@@ -341,7 +341,7 @@ class Dask:
         """New rows as a float64 dask array, with the fit's number of features."""
         from ._dask_io import as_dask_rows
 
-        owner = type(est).__name__
+        owner = est._owner()
         Xd, _ = as_dask_rows(X, owner)
         if Xd.shape[1] != est.n_features_in_:
             raise InvalidParameterError(
@@ -369,7 +369,7 @@ class Device:
     def check_fit(est, X, precomputed):
         """``(DeviceRows of X, None)``, checked on the device; ``n_features_in_`` set
         (a device array has no feature names)."""
-        owner = type(est).__name__
+        owner = est._owner()
         if precomputed:
             raise InvalidParameterError(
                 f"{owner}: an X on a CUDA device takes raw data, not a precomputed matrix "
@@ -407,7 +407,7 @@ class Device:
     @staticmethod
     def check_new(est, X, accept_sparse):
         """New rows on the device, finite, with the fit's number of features."""
-        owner = type(est).__name__
+        owner = est._owner()
         rows = device_rows(X, "X", owner, min_rows=0)
         if rows.shape[1] != est.n_features_in_:
             raise InvalidParameterError(
@@ -508,7 +508,7 @@ def fit_data(est, X, sample_weight, *, kernel, semimetric, n_clusters, dtype, en
     -------
     data : FitData
     """
-    owner = type(est).__name__
+    owner = est._owner()
     precomputed = kernel == "precomputed" or semimetric == "precomputed"
     kind = input_kind(X, sample_weight, engine_input)
     X, row_chunks = kind.check_fit(est, X, precomputed)

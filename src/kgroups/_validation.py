@@ -370,7 +370,7 @@ class ConstrainedParams:
     """Mixin of the estimators: their parameter constraints live on the class
     (``_parameter_constraints``, ``{parameter: [rules]}``, as scikit-learn's), so a
     subclass inherits them (and may extend them: ``{**Base._parameter_constraints,
-    "new": [...]}``); errors name the subclass."""
+    "new": [...]}``); errors name the subclass (:meth:`_owner`)."""
 
     _parameter_constraints: dict = {}
 
@@ -378,8 +378,12 @@ class ConstrainedParams:
         super().__init_subclass__(**kwargs)
         cls.__init__ = named_init(cls, getattr(cls.__init__, "__wrapped__", cls.__init__))
 
+    def _owner(self):
+        """The name errors give the estimator: its class's."""
+        return type(self).__name__
+
     def _validate_params(self):
-        validate_params(type(self).__name__, self.get_params(deep=False),
+        validate_params(self._owner(), self.get_params(deep=False),
                         type(self)._parameter_constraints)
 
 
