@@ -29,7 +29,8 @@ import numpy as np
 from .jit import njit, prange
 from .bounds import add_drift, fresh_bounds, proven_still, smallest, upper
 from .gain import best_move, certified, update_stats
-from .pairs_sym import _build_m_sym, accumulators, finish_sums, rho_rows
+from .pairs_sym import _build_m_sym, finish_sums, rho_rows
+from .pairs_sym import accumulators  # noqa: F401  (the engine's, with the passes here)
 from .parallel import twins
 from .semimetric import exact_sq, rho, rho_inplace
 

@@ -160,33 +160,26 @@ def last_dims(XT, idx, c0, c1, D, first, out, code, alpha, sigma, theta):
                 o1[t] += (b0 - u0) * (b0 - u0)
                 o2[t] += (e0 - u0) * (e0 - u0)
                 o3[t] += (f0 - u0) * (f0 - u0)
-        for r in range(4):
-            rho_inplace(out[r], m, code, alpha, sigma, theta)
+    elif first or code != ENERGY or alpha != 1.0:
+        diff_dims(XT, idx, c0, c1, D - 2, 2, first, out)
+    else:  # the energy distance: the square root in the loop of the last dimensions
+        d = D - 2
+        y0, y1 = XT[d, c0:c1], XT[d + 1, c0:c1]
+        a0, a1, b0, b1 = XT[d, i0], XT[d + 1, i0], XT[d, i1], XT[d + 1, i1]
+        e0, e1, f0, f1 = XT[d, i2], XT[d + 1, i2], XT[d, i3], XT[d + 1, i3]
+        for t in range(m):
+            u0, u1 = y0[t], y1[t]
+            p0, p1 = a0 - u0, a1 - u1
+            o0[t] = np.sqrt(o0[t] + (p0 * p0 + p1 * p1))
+            p0, p1 = b0 - u0, b1 - u1
+            o1[t] = np.sqrt(o1[t] + (p0 * p0 + p1 * p1))
+            p0, p1 = e0 - u0, e1 - u1
+            o2[t] = np.sqrt(o2[t] + (p0 * p0 + p1 * p1))
+            p0, p1 = f0 - u0, f1 - u1
+            o3[t] = np.sqrt(o3[t] + (p0 * p0 + p1 * p1))
         return
-    if first:
-        diff_dims(XT, idx, c0, c1, D - 2, 2, True, out)
-        for r in range(4):
-            rho_inplace(out[r], m, code, alpha, sigma, theta)
-        return
-    if code != ENERGY or alpha != 1.0:
-        diff_dims(XT, idx, c0, c1, D - 2, 2, False, out)
-        for r in range(4):
-            rho_inplace(out[r], m, code, alpha, sigma, theta)
-        return
-    d = D - 2  # the energy distance: the square root in the loop of the last dimensions
-    y0, y1 = XT[d, c0:c1], XT[d + 1, c0:c1]
-    a0, a1, b0, b1 = XT[d, i0], XT[d + 1, i0], XT[d, i1], XT[d + 1, i1]
-    e0, e1, f0, f1 = XT[d, i2], XT[d + 1, i2], XT[d, i3], XT[d + 1, i3]
-    for t in range(m):
-        u0, u1 = y0[t], y1[t]
-        p0, p1 = a0 - u0, a1 - u1
-        o0[t] = np.sqrt(o0[t] + (p0 * p0 + p1 * p1))
-        p0, p1 = b0 - u0, b1 - u1
-        o1[t] = np.sqrt(o1[t] + (p0 * p0 + p1 * p1))
-        p0, p1 = e0 - u0, e1 - u1
-        o2[t] = np.sqrt(o2[t] + (p0 * p0 + p1 * p1))
-        p0, p1 = f0 - u0, f1 - u1
-        o3[t] = np.sqrt(o3[t] + (p0 * p0 + p1 * p1))
+    for r in range(4):
+        rho_inplace(out[r], m, code, alpha, sigma, theta)
 
 
 @njit(cache=True)
