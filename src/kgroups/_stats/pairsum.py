@@ -87,8 +87,9 @@ def semimetric_spec(owner, semimetric, alpha, sigma, theta, precomputed=False):
     return {"semimetric": semimetric, "alpha": alpha, "sigma": sigma, "theta": theta}
 
 
-def data_scale(arrays, spec):
-    """Scale ``c`` of the data and the factor ``c**alpha`` of the statistics.
+def data_scale(Z, spec):
+    """``(c, factor, Z')``: the scale ``c`` of the data ``Z`` (all rows), the factor
+    ``c**alpha`` of the statistics, and the data to compute with.
 
     Only the ``"energy"`` semimetric is homogeneous, ``rho(c x, c y) = c**alpha
     rho(x, y)``, so only it is rescaled; values of the others are left as they are
@@ -96,11 +97,14 @@ def data_scale(arrays, spec):
     is that of the data after their robust centring
     (:func:`~kgroups._semimetrics.robust_center` of all rows, exact, as the semimetric
     values are computed): a constant column at 1e300 changes no distance and no scale.
+    Rescaled data are those centred data divided by ``c``, so that neither step
+    overflows.
     """
     if spec["semimetric"] != "energy":
-        return 1.0, 1.0
-    Z = arrays[0] if len(arrays) == 1 else np.vstack(arrays)
-    return magnitude_scale(float(np.max(np.abs(Z - robust_center(Z)), initial=0.0)), spec)
+        return 1.0, 1.0, Z
+    Zc = Z - robust_center(Z)
+    c, factor = magnitude_scale(float(np.max(np.abs(Zc), initial=0.0)), spec)
+    return c, factor, (Zc / c if c != 1.0 else Z)
 
 
 def magnitude_scale(big, spec):
@@ -298,14 +302,13 @@ class NumpyPairSums(PairSums):
             same_features([p.name for p in parts], [X.shape[1] for X in datas], owner)
         codes, values, k = part_codes(parts, datas, owner)
         weights, scales = part_weights(parts, datas, owner)
-        if pre:  # statistics are linear in the semimetric values
-            entries = datas[0].data if sp.issparse(datas[0]) else datas[0]
-            c = factor = pow2_scale(float(np.max(np.abs(entries), initial=0.0)))
-        else:
-            c, factor = data_scale(datas, spec)
         Z = datas[0] if len(datas) == 1 else np.vstack(datas)
-        if c != 1.0:  # the energy distance's scale is that of the centred data
-            Z = (Z - robust_center(Z)) / c if not pre else Z / c
+        if pre:  # statistics are linear in the semimetric values
+            entries = Z.data if sp.issparse(Z) else Z
+            factor = pow2_scale(float(np.max(np.abs(entries), initial=0.0)))
+            Z = Z / factor if factor != 1.0 else Z
+        else:
+            _, factor, Z = data_scale(Z, spec)
         codes, w, groups = pooled_groups(parts, codes, weights, k)
         return Prepared(self, owner, spec, Z.shape[0], k, *groups, np.array(scales), factor,
                         values, codes, (Z, w))
