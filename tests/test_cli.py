@@ -414,7 +414,9 @@ def test_help_and_version_import_no_scientific_package(argv):
 
 def test_cluster_with_a_given_k_imports_no_scikit_learn(tmp_path):
     """``kgroups cluster -k`` fits with KernelKGroups' fit alone
-    (kgroups._fitting.CommandLineKGroups): scikit-learn and pandas stay unloaded."""
+    (kgroups._fitting.CommandLineKGroups): scikit-learn and pandas stay unloaded, and so
+    do scipy.sparse (dense rows are known not to be sparse without it) and tqdm (off a
+    terminal no bar is drawn)."""
     import subprocess
     import sys
 
@@ -424,7 +426,8 @@ def test_cluster_with_a_given_k_imports_no_scikit_learn(tmp_path):
     np.savetxt(path, X, delimiter=",")
     code = (f"import sys; from kgroups.cli import main; rc = main(['cluster', "
             f"{str(path)!r}, '-k', '3']); "
-            "print([m for m in ('sklearn', 'pandas') if m in sys.modules], rc, "
+            "print([m for m in ('sklearn', 'pandas', 'scipy.sparse', 'tqdm') "
+            "if m in sys.modules], rc, "
             "file=sys.stderr)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120, check=False)

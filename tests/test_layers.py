@@ -29,7 +29,7 @@ LAYERS = [
     ("input and settings", ["kgroups._dask_io", "kgroups._reprs", "kgroups._config",
                             "kgroups._validation", "kgroups._errors", "kgroups._arrays",
                             "kgroups._random_state", "kgroups._scales"]),
-    ("foundation", ["kgroups._progress", "kgroups._memory"]),
+    ("foundation", ["kgroups._progress", "kgroups._memory", "kgroups._sparse"]),
 ]
 # Side by side in one layer, these never import each other: the engines serve the
 # driver, the statistics serve the energy functions.

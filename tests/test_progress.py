@@ -55,3 +55,38 @@ def test_restarts_in_lockstep_report_each_restart(capsys):
         assert sweeps[-1].split(": ")[2].startswith("0 moves")
         assert f"after {len(sweeps)} sweeps" in [line for line in out.splitlines()
                                                  if f"restart {r}/3: Q =" in line][0]
+
+
+class Terminal:
+    """A stderr that says it is a terminal and keeps what is written to it."""
+
+    def __init__(self):
+        self.text = []
+
+    def isatty(self):
+        return True
+
+    def write(self, text):
+        self.text.append(text)
+
+    def flush(self):
+        pass
+
+
+def test_a_bar_on_a_terminal_only(monkeypatch, capsys):
+    """On a terminal the fit keeps a tqdm bar (shown after its delay) and the verbose
+    lines still reach stdout; off a terminal there is no bar object at all."""
+    from kgroups._progress import FitProgress, draws_on
+
+    assert not draws_on(object()) and not draws_on(None)  # no isatty: no bar
+    assert FitProgress("KernelKGroups", 2, 10, verbose=0).bar is None
+    term = Terminal()
+    monkeypatch.setattr("sys.stderr", term)
+    progress = FitProgress("KernelKGroups", 2, 10, verbose=1)
+    assert progress.bar is not None and progress.bar.total == 20
+    progress.start(0)
+    progress(1, 5, -1.0)
+    progress.end(-1.0)
+    progress.close()
+    out = capsys.readouterr().out
+    assert "restart 1/2, sweep 1: 5 moves" in out and "restart 1/2: Q = -1 after 1" in out

@@ -15,8 +15,8 @@ re-exports them, beside the checks that apply its integer and symmetry rules
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
+from ._sparse import issparse
 from ._errors import InvalidParameterError, describe
 
 
@@ -38,7 +38,7 @@ def check_data(X, name="X", owner="kgroups", *, allow_1d=False, min_samples=1):
     A scipy.sparse matrix, a dask collection, strings, objects, ragged lists, NaN or
     inf, and empty arrays get an error naming ``name``.
     """
-    if sp.issparse(X):
+    if issparse(X):
         raise InvalidParameterError(
             f"{owner}: {name} is a scipy.sparse matrix of shape {X.shape}; this function "
             f"needs dense data: pass {name}.toarray()")
@@ -100,9 +100,9 @@ def check_numeric_columns(X, name, owner="kgroups"):
 
 def check_finite(arr, name, owner="kgroups"):
     """Raise naming the first NaN or infinite entry of ``arr``."""
-    data = arr.data if sp.issparse(arr) else arr
+    data = arr.data if issparse(arr) else arr
     if not np.all(np.isfinite(data)):
-        if sp.issparse(arr):
+        if issparse(arr):
             raise InvalidParameterError(f"{owner}: {name} contains NaN or infinity; "
                                         "expected finite values")
         bad = tuple(int(b) for b in np.argwhere(~np.isfinite(arr))[0])
@@ -120,7 +120,7 @@ def check_sample_weight(sample_weight, n_samples, owner="KernelKGroups", name="s
     """
     if sample_weight is None:
         return np.ones(n_samples)
-    if sp.issparse(sample_weight):
+    if issparse(sample_weight):
         raise InvalidParameterError(f"{owner}: {name} should be a dense 1-D array, got "
                                     f"{describe(sample_weight)}")
     try:
@@ -185,7 +185,7 @@ def label_array(labels, owner, name):
 
 def check_init_labels(labels, n_samples, n_clusters, owner="KernelKGroups", name="init labels"):
     """Given starting labels: integers in ``[0, n_clusters)``, one per sample."""
-    if sp.issparse(labels):
+    if issparse(labels):
         raise InvalidParameterError(f"{owner}: {name} should be a 1-D array, got "
                                     f"{describe(labels)}")
     lab = label_array(labels, owner, name)
@@ -208,7 +208,7 @@ def check_init_labels(labels, n_samples, n_clusters, owner="KernelKGroups", name
 def check_init_starts(init, n_samples, n_clusters, owner="KernelKGroups"):
     """Given starting labels, one start or one per row: a list of label arrays
     (:func:`check_init_labels` each; rows named ``init[r]``)."""
-    if sp.issparse(init):
+    if issparse(init):
         raise InvalidParameterError(f"{owner}: init labels should be an array of shape "
                                     f"({n_samples},) or (n_starts, {n_samples}), got "
                                     f"{describe(init)}")

@@ -16,7 +16,8 @@ import functools
 import inspect
 
 import numpy as np
-import scipy.sparse as sp
+
+from ._sparse import issparse
 
 
 class InvalidParameterError(ValueError, TypeError):
@@ -25,7 +26,7 @@ class InvalidParameterError(ValueError, TypeError):
 
 def describe(value, width=60):
     """Short text for a value in an error message (arrays by shape and dtype)."""
-    if sp.issparse(value):
+    if issparse(value):
         return f"a scipy.sparse matrix of shape {value.shape}"
     if isinstance(value, np.ndarray) and value.size > 8:
         return f"an array of shape {value.shape} and dtype {value.dtype}"

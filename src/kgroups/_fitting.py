@@ -28,7 +28,7 @@ from ._init import SAMPLE_N_INIT, resolve_n_init
 from ._input import fit_data, label_left_out, left_out_rows, n_rows
 from ._kernels.jit import tiered
 from ._progress import FitProgress
-from ._semimetrics.neighbors import DATA_BUILT
+from ._semimetrics import DATA_BUILT
 from ._semimetrics.prepare import objective_unit, origin_gram, scaled_params
 from ._starts import given_starts, init_name, named_starts
 from ._placement import insertion_scores

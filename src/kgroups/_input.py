@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from ._input_device import device_rows, like_input, on_cuda_device
 from ._kernels.device import host_values
 from ._memory import check_fits
 from ._semimetrics import pairwise, robust_center
+from ._sparse import issparse
 from ._validation import (InvalidParameterError, check_finite, check_in_memory,
                           check_init_starts, check_n_clusters, check_numeric_columns,
                           check_precomputed, check_sample_weight, describe,
@@ -56,7 +56,7 @@ def numbers_of(X, owner, name="X"):
     ``validate_data``), converted when it is an array of objects that are numbers;
     otherwise an error in kgroups' words: strings, objects, ragged rows, a 1-D array
     of objects whose items are rows, an array that is not 2-D."""
-    if sp.issparse(X) or hasattr(X, "columns"):
+    if issparse(X) or hasattr(X, "columns"):
         return X
     try:
         arr = np.asarray(X)

@@ -23,19 +23,35 @@ def progress_bar(iterable=None, **kwargs):
     return tqdm(iterable, **opts)
 
 
+def draws_on(file):
+    """Whether a bar with ``disable=None`` shows on ``file``: a terminal, or any file in
+    a Jupyter kernel (where tqdm draws a widget instead). A fit checks this first, so
+    that a fit off a terminal (a script's log, the command line's pipe) never imports
+    tqdm."""
+    if "ipykernel" in sys.modules:
+        return True
+    try:
+        return bool(file.isatty())
+    except (AttributeError, ValueError, OSError):  # no such method, or a closed file
+        return False
+
+
 class FitProgress:
     """Reporter handed to the single-run drivers as ``progress(sweep, moves, Q)``."""
 
     def __init__(self, owner, n_init, max_iter, verbose):
         self.owner, self.n_init, self.max_iter, self.verbose = owner, n_init, max_iter, verbose
         self.t0 = time.perf_counter()
-        self.bar = progress_bar(total=n_init * max_iter, desc=owner, unit="sweep", delay=1.0)
+        self.bar = (progress_bar(total=n_init * max_iter, desc=owner, unit="sweep", delay=1.0)
+                    if draws_on(sys.stderr) else None)
         self.restart, self.sweeps = 0, 0
 
     def say(self, text):
         """One line on stdout (only with ``verbose``), without breaking the bar."""
-        if self.verbose:
+        if self.verbose and self.bar is not None:
             self.bar.write(f"{self.owner}: {text}", file=sys.stdout)
+        elif self.verbose:
+            print(f"{self.owner}: {text}", file=sys.stdout)
 
     def start(self, restart):
         self.restart, self.sweeps = restart, 0
@@ -46,7 +62,7 @@ class FitProgress:
         # else (formatting the bar's postfix and the line costs as much as a sweep
         # of a small data set)
         self.sweeps = sweep
-        if not self.bar.disable:
+        if self.bar is not None and not self.bar.disable:
             self.bar.update(1)
             self.bar.set_postfix(restart=f"{self.restart + 1}/{self.n_init}", moves=moves,
                                  refresh=False)
@@ -55,7 +71,8 @@ class FitProgress:
                      f"moves, Q = {objective:.10g} ({self.elapsed():.2f} s)")
 
     def end(self, objective):
-        self.bar.update(self.max_iter - self.sweeps)
+        if self.bar is not None:
+            self.bar.update(self.max_iter - self.sweeps)
         self.say(f"restart {self.restart + 1}/{self.n_init}: Q = {objective:.10g} after "
                  f"{self.sweeps} sweeps ({self.elapsed():.2f} s)")
 
@@ -70,7 +87,8 @@ class FitProgress:
         self.end(objective)
 
     def close(self):
-        self.bar.close()
+        if self.bar is not None:
+            self.bar.close()
 
     def elapsed(self):
         return time.perf_counter() - self.t0

@@ -27,7 +27,6 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
 from ._arrays import (  # noqa: F401  (the names the rest of the package imports)
     check_data,
@@ -52,6 +51,7 @@ from ._errors import (  # noqa: F401  (the names the rest of the package imports
 )
 from ._random_state import as_random_state, as_seed, uniform_sample  # noqa: F401
 from ._scales import SAFE_MAGNITUDE, pow2_scale, pow2_weight_scale  # noqa: F401
+from ._sparse import issparse
 
 # Users meet the error under this module's name (tracebacks, doctests, pickles), as
 # before it moved to kgroups._errors, below the array checks that raise it too.
@@ -161,7 +161,7 @@ class _Kind:
 
 
 def _is_array_like(v):
-    return (sp.issparse(v) or isinstance(v, np.ndarray)
+    return (issparse(v) or isinstance(v, np.ndarray)
             or (hasattr(v, "__len__") and not isinstance(v, (str, bytes, dict)))
             or hasattr(v, "__array__"))
 
@@ -194,7 +194,7 @@ _N_CLUSTERS = [Integer(1)]
 # A graph: networkx graph, adjacency matrix, GraphData or path; its content is checked
 # by kgroups.graph.as_adjacency (square, finite, non-negative, readable file, ...).
 _GRAPH = [_Kind(lambda v: ((hasattr(v, "adj") and hasattr(v, "nodes")) or hasattr(v, "adjacency")
-                           or sp.issparse(v) or isinstance(v, (np.ndarray, str, bytes))
+                           or issparse(v) or isinstance(v, (np.ndarray, str, bytes))
                            or hasattr(v, "__fspath__")),
                 "a networkx graph, a scipy.sparse or NumPy adjacency matrix, a GraphData or "
                 "a path to an edge list / GML file (not a list: it could be a matrix or a "
@@ -473,7 +473,7 @@ def _max_asymmetry(A):
     """``(max |A[i, j] - A[j, i]|, i, j)`` of a square matrix, dense or sparse; the
     upper triangle of a dense one is compared with the lower, a block of rows at a
     time, without an n x n temporary."""
-    if sp.issparse(A):
+    if issparse(A):
         diff = abs(A - A.T).tocoo()
         if not diff.nnz:
             return 0.0, 0, 0
@@ -497,7 +497,12 @@ def check_precomputed(A, kind, owner="KernelKGroups", name="X"):
     """
     what = "Gram matrix" if kind == "gram" else "semimetric matrix"
     try:
-        A = sp.csr_matrix(A, dtype=np.float64) if sp.issparse(A) else np.asarray(A, np.float64)
+        if issparse(A):
+            import scipy.sparse as sp  # already loaded: A is one of its matrices
+
+            A = sp.csr_matrix(A, dtype=np.float64)
+        else:
+            A = np.asarray(A, np.float64)
     except (TypeError, ValueError):
         raise InvalidParameterError(
             f"{owner}: {name}={describe(A)} should be a numeric precomputed {what}") from None
@@ -505,7 +510,7 @@ def check_precomputed(A, kind, owner="KernelKGroups", name="X"):
         raise InvalidParameterError(
             f"{owner}: a precomputed {what} should be square (n_samples, n_samples), "
             f"got shape {A.shape}")
-    data = A.data if sp.issparse(A) else A
+    data = A.data if issparse(A) else A
     # the extremes in two passes, no copy; a NaN or infinity makes them not finite
     lo, hi = (float(data.min()), float(data.max())) if data.size else (0.0, 0.0)
     if not (np.isfinite(lo) and np.isfinite(hi)):
@@ -523,7 +528,7 @@ def check_precomputed(A, kind, owner="KernelKGroups", name="X"):
             f"{name}[{i}, {j}]={float(A[i, j])!r} != {name}[{j}, {i}]={float(A[j, i])!r}")
     if kind == "semimetric":
         if data.size and lo < -tol:
-            i, j = np.unravel_index(int(np.argmin(A.toarray() if sp.issparse(A) else A)),
+            i, j = np.unravel_index(int(np.argmin(A.toarray() if issparse(A) else A)),
                                     A.shape)
             raise InvalidParameterError(
                 f"{owner}: a precomputed semimetric matrix should be non-negative, got "

@@ -13,11 +13,10 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
-import scipy.sparse as sp
 
 from .._memory import available_memory
-from .._semimetrics.neighbors import NeighborGraphMap
 from .._semimetrics.prepare import data_scale, scaled_params
+from .._sparse import issparse
 from .._validation import as_seed
 from . import registry
 from .select import check_engine_input, choose_engine
@@ -151,7 +150,7 @@ def build_engine(X, w, kind, request, row_chunks=None):
     built : BuiltEngine
         The engine and the data, weights and scale it holds.
     """
-    k, n, d, sparse_input = request.n_clusters, X.shape[0], X.shape[1], sp.issparse(X)
+    k, n, d, sparse_input = request.n_clusters, X.shape[0], X.shape[1], issparse(X)
     cls, why = choose_engine(request.engine, n, request.precomputed, sparse_input,
                              np.dtype(request.dtype), semimetric=request.semimetric,
                              n_features=d, n_clusters=k, n_init=request.n_starts(n),
@@ -204,6 +203,9 @@ def _construct(cls, X, w, request, n_init, scale, options):
                                dtype=np.dtype(request.dtype), n_clusters=k,
                                n_init=n_init), None
     if request.features:
+        # the graph's feature map needs SciPy's sparse eigensolvers: imported when used
+        from .._semimetrics.neighbors import NeighborGraphMap
+
         fmap = NeighborGraphMap.fit(X, w, n_neighbors=request.n_neighbors, n_clusters=k,
                                     random_state=as_seed(request.random_state),
                                     owner=request.owner)
@@ -237,7 +239,7 @@ def engine_summary(engine, X, why, *, n_clusters, n_init, dtype, n_components):
     text : str
     """
     opts = {"n_components": n_components}
-    if sp.issparse(X):
+    if issparse(X):
         opts["nnz"] = X.nnz
     need = engine.memory_bytes(X.shape[0], X.shape[1], n_clusters=n_clusters, n_init=n_init,
                                dtype=np.dtype(dtype), options=opts)

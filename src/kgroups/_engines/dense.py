@@ -6,11 +6,11 @@ Memory n^2 (checked before allocation); a move costs O(n).
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
 from .._kernels import held_dense as _dense
 from .._kernels import seeding as _seeding
 from .._kernels.parallel import pick
+from .._sparse import issparse
 from .._semimetrics import (
     BLOCK_BYTES,
     centred_sq_norm_max,
@@ -103,10 +103,10 @@ class DenseEngine(HeldKernelEngine):
         """From a precomputed semimetric (``K = -A/2``) or Gram matrix (``K = A``)."""
         n = A.shape[0]
         cls.check_memory(n, n, n_clusters=n_clusters, n_init=n_init, dtype=dtype,
-                         options={"sparse_input": sp.issparse(A)},
+                         options={"sparse_input": issparse(A)},
                          alternative="a sparse precomputed Gram matrix with engine='sparse', "
                          "or dtype='float32'")
-        B = A.toarray().astype(dtype, copy=False) if sp.issparse(A) \
+        B = A.toarray().astype(dtype, copy=False) if issparse(A) \
             else np.array(A, dtype=dtype, copy=True)
         if not is_gram:
             B *= -0.5

@@ -38,7 +38,6 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
 from .._kernels import held_dense as _dense
 from .._kernels import seeding as _seeding
@@ -46,8 +45,8 @@ from .._kernels.gain import (class_signatures, cluster_stats, count_improving_mo
                              lloyd_assign, objective, sum_classes)
 from .._kernels.parallel import pick
 from .._kernels.semimetric import NAMES, NEGATIVE_TYPE
-from .._semimetrics import pairwise_unchecked, robust_center
-from .._semimetrics.neighbors import DATA_BUILT
+from .._semimetrics import DATA_BUILT, pairwise_unchecked, robust_center
+from .._sparse import issparse
 from .._validation import check_init_starts
 from .._memory import check_fits, fits
 
@@ -133,7 +132,7 @@ class RunResult:
 
 def abs_max(A):
     """``max |A_ij|`` of a dense or sparse matrix, without an array of ``|A|``."""
-    data = A.data if sp.issparse(A) else A
+    data = A.data if issparse(A) else A
     if data.size == 0:
         return 0.0
     return float(max(np.max(data), -np.min(data)))
@@ -585,7 +584,9 @@ class MatrixPredictor:
         self.block_rows = None  # all rows at once: the caller already holds them
 
     def cross_sums(self, Ab):
-        if sp.issparse(Ab):
+        if issparse(Ab):
+            import scipy.sparse as sp  # already loaded: Ab is one of its matrices
+
             Z = sp.csr_matrix((self.w, (np.arange(self.w.shape[0]), self.labels)),
                               shape=(self.w.shape[0], self.k))
             m = np.asarray((Ab @ Z).toarray(), dtype=np.float64)

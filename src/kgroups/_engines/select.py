@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 
 from .._memory import MEMORY_FRACTION, total_memory
-from .._semimetrics.neighbors import DATA_BUILT
+from .._semimetrics import DATA_BUILT
 from .._validation import EngineNames, InvalidParameterError
 from . import registry
 

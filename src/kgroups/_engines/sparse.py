@@ -7,9 +7,9 @@ costs O(nnz of row i) (O(degree) for a graph kernel such as ``-H_r``).
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
 from .._kernels import held_sparse as _sparse
+from .._sparse import issparse
 from .engine import Capabilities, HeldKernelEngine, abs_max
 from .._memory import check_fits
 
@@ -48,6 +48,8 @@ class SparseEngine(HeldKernelEngine):
     is_gram = True  # only Gram matrices (see above): predict takes K(new, train) blocks
 
     def __init__(self, B, w):
+        import scipy.sparse as sp  # imported here: the package's other engines do not need it
+
         B = sp.csr_matrix(B)
         B.sum_duplicates()
         B.sort_indices()
@@ -108,11 +110,13 @@ class SparseEngine(HeldKernelEngine):
                 "a sparse semimetric matrix gives a dense kernel (the missing entries "
                 "would mean rho = 0, and K = -rho/2 needs every pair): pass a sparse "
                 "Gram matrix with kernel='precomputed', or a dense semimetric matrix")
-        if not sp.issparse(A):
+        if not issparse(A):
             raise ValueError(f"engine='sparse' needs a scipy.sparse matrix, got {type(A).__name__}")
         cls.check_memory(A.shape[0], A.shape[1], n_clusters=n_clusters, n_init=n_init,
                          dtype=dtype, options={"nnz": A.nnz},
                          alternative="a sparser kernel (fewer stored entries) or fewer clusters")
+        import scipy.sparse as sp  # already loaded: A is one of its matrices
+
         w = np.asarray(w, dtype=np.float64)
         B = sp.csr_matrix(A, dtype=np.dtype(dtype), copy=True)
         kernel_max = abs_max(B)

@@ -18,3 +18,7 @@ from .closed_form import (  # noqa: F401  (the names the rest of the package imp
     rho_to_origin,
     robust_center,
 )
+
+#: The semimetrics built from the data (their values depend on every point): their
+#: module, :mod:`.neighbors`, needs SciPy's sparse solvers and is imported when one is used.
+DATA_BUILT = ("nearest_neighbors",)

@@ -29,7 +29,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
 
 #: The semimetrics ``"auto"`` chooses between, the first kept on a tie.
 CANDIDATES = ("energy", "nearest_neighbors")
@@ -82,11 +81,14 @@ def normalized_cut(A, w, labels, k):
 
     Examples
     --------
+    >>> import scipy.sparse as sp
     >>> A = sp.csr_matrix(np.array([[0, 1, 0, 0], [1, 0, 1, 0], [0, 1, 0, 1],
     ...                             [0, 0, 1, 0]], dtype=float))
     >>> round(normalized_cut(A, np.ones(4), np.array([0, 0, 1, 1]), 2), 4)  # 1/3 + 1/3
     0.6667
     """
+    import scipy.sparse as sp  # already loaded: A is one of its matrices
+
     n = labels.shape[0]
     H = sp.csr_matrix((w, (np.arange(n), labels)), shape=(n, k))
     within = np.asarray((H.T @ A @ H).diagonal()).ravel()

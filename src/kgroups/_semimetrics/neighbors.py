@@ -90,8 +90,6 @@ from scipy.sparse.csgraph import connected_components
 from .._memory import check_fits
 from .._validation import InvalidParameterError
 
-#: The semimetrics built from the data (their values depend on every point).
-DATA_BUILT = ("nearest_neighbors",)
 #: The neighbour whose distance is a point's local scale in the edges' weights
 #: (Zelnik-Manor & Perona's choice, the 7th; the n_neighbors-th when fewer).
 LOCAL_SCALE = 7
