@@ -13,7 +13,10 @@ In one process, on the threads numba runs on:
   of ``--repeat``, by phase: validation and the engine (*prepare*), the k-means++
   start, the pass over the pairs that builds ``M`` of the start, the sweeps (the
   decisions and the moves applied to ``M``);
-* **the pass alone**, ``M`` of the fit's start built again, best of three.
+* **the pass alone**, ``M`` of the fit's start built again, best of three;
+* **the pass's inner loop** on one thread, per 1,024 pairs, in its parts (the
+  leading dimensions' passes, the fused loop of the last two with the square root
+  and both sides) against the square roots of the same values alone.
 
 Each phase's work is counted, so that its time can be set against the bound: the
 pass visits the n (n - 1) / 2 unordered pairs once, each with one square root and
@@ -26,8 +29,9 @@ the whole fit against n (n - 1) square roots (every ordered pair once) at the
 measured rate.
 
 Run it with ``PYTHONPATH=<another tree>/src`` to measure another version of kgroups
-on the same machine (the benchmark uses only ``KernelKGroups`` and the matrix-free
-engine's ``build_m``).
+on the same machine (the benchmark uses ``KernelKGroups`` and the matrix-free
+engine's ``build_m``; the inner loop's parts only where ``kgroups._kernels.pairs_sym``
+exists).
 """
 
 from __future__ import annotations
@@ -100,6 +104,59 @@ def bound_rates():
         flops(reps)
         best_f = min(best_f, time.perf_counter() - t)
     return reps * 512 / best_s, reps * 512 * 16 / best_f, numba.get_num_threads()
+
+
+def inner_loop(D, reps=20_000):
+    """Nanoseconds per 1,024 pairs on one thread of the pass's inner loop, in parts:
+    ``(leading, fused, sqrt_alone)`` or None when this kgroups has no such kernels.
+
+    Four rows against one tile of columns in cache, as the pass meets them: the first
+    D - 2 dimensions' squared differences in passes of four
+    (``pairs_sym.leading_dims``), then the loop that adds the last two, takes the square
+    root and adds the weighted values to both sides (``pairs_sym.energy_segment``); and
+    the square roots of the same 4 x TILE values alone, in a vectorised loop. The best
+    of five runs each.
+    """
+    import numba
+
+    try:
+        from kgroups._kernels import pairs_sym
+    except ImportError:  # another version of kgroups
+        return None
+    leading = pairs_sym.leading_dims.dispatcher
+    fused = pairs_sym.energy_segment.dispatcher
+    m = pairs_sym.TILE
+
+    @numba.njit
+    def run(part, XT, idx, out, ws, buf, dst, reps):
+        for r in range(reps):
+            c0 = 4 + (r % 8) * m
+            if part == 0:
+                leading(XT, idx, c0, c0 + m, out)
+            elif part == 1:
+                fused(XT, idx, c0, c0 + m, out, 0, ws, buf, 0, dst)
+            else:
+                for q in range(4):
+                    o, b = out[q], buf[q]
+                    for t in range(m):
+                        b[t] = np.sqrt(o[t])
+        return buf[0, r % m]
+
+    rng = np.random.default_rng(0)
+    XT = np.ascontiguousarray(rng.normal(size=(D, 4 + 8 * m)))
+    idx = np.arange(4)
+    ws, dst = np.ones(XT.shape[1]), np.zeros(XT.shape[1])
+    out, buf = np.zeros((4, m)), np.zeros((4, m))
+    best = [math.inf] * 3
+    for part in range(3):
+        run(part, XT, idx, out, ws, buf, dst, 2)
+    for _ in range(5):
+        for part in range(3):
+            out[:] = 1.0 + rng.random(out.shape)
+            t = time.perf_counter()
+            run(part, XT, idx, out, ws, buf, dst, reps)
+            best[part] = min(best[part], time.perf_counter() - t)
+    return tuple(b / reps / (4 * m) * 1024 * 1e9 for b in best)
 
 
 def fit_phases(X, repeat):
@@ -206,6 +263,19 @@ def main(argv=None):
               f"n (n - 1) = {n * (n - 1):.3g} square roots at the measured rate "
               f"({fit_bound:.2f} s); the pass over the n (n - 1) / 2 pairs is "
               f"{ph.get('start', 0.0) / fit_bound:.2f}x of it."]
+    loop = inner_loop(D)
+    if loop is not None:
+        lead, fused, alone = loop
+        lines += ["",
+                  f"The pass's inner loop on one thread, per 1,024 pairs (four rows against "
+                  f"a tile of columns in cache, D = {D}): the first {D - 2} dimensions in "
+                  f"passes of four **{lead:.0f} ns**, the loop of the last two with the "
+                  f"square root and both sides **{fused:.0f} ns**, together "
+                  f"**{lead + fused:.0f} ns**; the square roots of the same values alone "
+                  f"**{alone:.0f} ns** ({(lead + fused) / alone:.2f}x). The arithmetic does "
+                  "not run in the square roots' shadow: the fused loop takes "
+                  f"{fused - alone:.0f} ns more than its square roots, and the passes "
+                  "before it their whole time."]
     text = "\n".join(lines)
     print(text)
     if args.out:

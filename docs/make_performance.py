@@ -997,7 +997,8 @@ def roofline():
          "is counted (pairs visited, kernel entries of the moves), and its time set",
          "against the time of its square roots alone (*sqrt bound*) and of its arithmetic",
          "alone (*flop bound*). The pass over the pairs needs one square root and",
-         "3 D + 4 operations per pair."],
+         "3 D + 4 operations per pair. The last paragraph takes the pass's inner loop",
+         "apart on one thread: where its time goes beside its square roots."],
         "python benchmarks/bench_roofline.py")
 
 

@@ -138,7 +138,8 @@ def test_only_estimators_and_backends_reach_drivers_and_engines():
                "_input_device.py", "_driver.py", "_cli_options.py"}
     pattern = re.compile(r"\b(run_starts)\b|(from|import) [.\w]*\b_(engines|kernels|driver)\b")
     # bench_gpu.py times the GPU engine's pair pass itself, below the public API, and
-    # bench_roofline.py the matrix-free engine's; the command line's calibrate measures
+    # bench_roofline.py the matrix-free engine's and its pass's inner loop (the kernels
+    # of _kernels/pairs_sym.py); the command line's calibrate measures
     # the engines' rates (_engines.calibration)
     allowed_benchmarks = {"bench_gpu.py", "bench_roofline.py"}
     allowed_lines = {"from ._engines import calibration, registry"}
