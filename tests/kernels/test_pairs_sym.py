@@ -31,7 +31,7 @@ def twin(eng, w, labels, k, name, params):
                               lambda r: np.array([rho_src(x * x, *args) for x in r]))
 
 
-@pytest.mark.parametrize("D", [1, 2, 3, 4, 5, 6, 7, 10, 12])
+@pytest.mark.parametrize("D", [1, 2, 3, 4, 5, 6, 7, 10, 12, 19])
 @pytest.mark.parametrize("name, params", [("energy", {}), ("energy", {"alpha": 0.5}),
                                           ("gaussian", {"sigma": 1.5})])
 def test_every_dimension_count_matches_pair_twin(D, name, params):
@@ -102,3 +102,19 @@ def test_compiled_and_python_give_the_same_bits(D, name, params):
     with config_context(kernels="python"):
         python = sorted_pass(eng, w, labels, k, mfk.build_m_sym_serial, 1)
     np.testing.assert_array_equal(python, compiled)
+
+
+@pytest.mark.parametrize("first", [True, False])
+def test_a_pass_of_eight_dimensions_is_two_passes_of_four_bit_for_bit(first):
+    """``diff_dims8`` adds the same terms in the same order as two ``diff_dims`` passes
+    of four: the squared distances, so ``M``, do not depend on how the dimensions are
+    cut into passes."""
+    rng = np.random.default_rng(8)
+    XT = np.ascontiguousarray(rng.normal(size=(11, 301)) * rng.uniform(1e-3, 1e3, (11, 1)))
+    idx = np.array([3, 0, 200, 7])
+    start = rng.random((4, 64)) * 10 if not first else np.zeros((4, 64))
+    eight, fours = start.copy(), start.copy()
+    pairs_sym.diff_dims8(XT, idx, 100, 164, 2, first, eight)
+    pairs_sym.diff_dims(XT, idx, 100, 164, 2, 4, first, fours)
+    pairs_sym.diff_dims(XT, idx, 100, 164, 6, 4, False, fours)
+    assert np.array_equal(eight, fours)

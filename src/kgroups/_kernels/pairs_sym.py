@@ -18,9 +18,10 @@ units rather than of its memory or of one scalar chain:
 * **Squared distances by differences.** ``d2 = sum_d (x_d - y_d)^2``, two
   dimensions at a time, is exact to rounding for every pair, near-duplicates
   included (no norm expansion, so no cancellation to guard against). The first
-  dimensions go through the tile in passes of four (:func:`diff_dims`); the last
-  two are fused with ``rho`` (:func:`last_dims`), so that the square roots run in
-  the loop that also does arithmetic.
+  dimensions go through the tile in passes of eight and four (:func:`diff_dims8`,
+  :func:`diff_dims`: each pass reads and writes the four rows' sums once); the
+  last two are fused with ``rho`` (:func:`last_dims`), so that the square roots run
+  in the loop that also does arithmetic.
 * **Both sides vectorised.** The column side is an elementwise update of one row
   of ``S`` (the four rows' weighted values added, :func:`column_side`). The row
   side, a sum over the columns of each cluster, would be a scalar chain (its order
@@ -135,6 +136,67 @@ def diff_dims(XT, idx, c0, c1, d, nd, first, out):
 
 
 @njit(cache=True)
+def diff_dims8(XT, idx, c0, c1, d, first, out):
+    """:func:`diff_dims` of eight dimensions ``d .. d + 7`` in one loop: the same sums
+    in the same order as two passes of four (``((p0^2 + p1^2) + (p2^2 + p3^2))``, then
+    ``(p4^2 + p5^2)`` and ``(p6^2 + p7^2)`` added in turn), with one read and one write
+    of ``out`` instead of two."""
+    m = c1 - c0
+    i0, i1, i2, i3 = idx[0], idx[1], idx[2], idx[3]
+    o0, o1, o2, o3 = out[0, :m], out[1, :m], out[2, :m], out[3, :m]
+    y0, y1, y2, y3 = XT[d, c0:c1], XT[d + 1, c0:c1], XT[d + 2, c0:c1], XT[d + 3, c0:c1]
+    y4, y5, y6, y7 = XT[d + 4, c0:c1], XT[d + 5, c0:c1], XT[d + 6, c0:c1], XT[d + 7, c0:c1]
+    a0, a1, a2, a3 = XT[d, i0], XT[d + 1, i0], XT[d + 2, i0], XT[d + 3, i0]
+    a4, a5, a6, a7 = XT[d + 4, i0], XT[d + 5, i0], XT[d + 6, i0], XT[d + 7, i0]
+    b0, b1, b2, b3 = XT[d, i1], XT[d + 1, i1], XT[d + 2, i1], XT[d + 3, i1]
+    b4, b5, b6, b7 = XT[d + 4, i1], XT[d + 5, i1], XT[d + 6, i1], XT[d + 7, i1]
+    e0, e1, e2, e3 = XT[d, i2], XT[d + 1, i2], XT[d + 2, i2], XT[d + 3, i2]
+    e4, e5, e6, e7 = XT[d + 4, i2], XT[d + 5, i2], XT[d + 6, i2], XT[d + 7, i2]
+    f0, f1, f2, f3 = XT[d, i3], XT[d + 1, i3], XT[d + 2, i3], XT[d + 3, i3]
+    f4, f5, f6, f7 = XT[d + 4, i3], XT[d + 5, i3], XT[d + 6, i3], XT[d + 7, i3]
+    if first:
+        for t in range(m):
+            u0, u1, u2, u3 = y0[t], y1[t], y2[t], y3[t]
+            u4, u5, u6, u7 = y4[t], y5[t], y6[t], y7[t]
+            p0, p1, p2, p3 = a0 - u0, a1 - u1, a2 - u2, a3 - u3
+            p4, p5, p6, p7 = a4 - u4, a5 - u5, a6 - u6, a7 - u7
+            o0[t] = ((((p0 * p0 + p1 * p1) + (p2 * p2 + p3 * p3)) + (p4 * p4 + p5 * p5))
+                     + (p6 * p6 + p7 * p7))
+            p0, p1, p2, p3 = b0 - u0, b1 - u1, b2 - u2, b3 - u3
+            p4, p5, p6, p7 = b4 - u4, b5 - u5, b6 - u6, b7 - u7
+            o1[t] = ((((p0 * p0 + p1 * p1) + (p2 * p2 + p3 * p3)) + (p4 * p4 + p5 * p5))
+                     + (p6 * p6 + p7 * p7))
+            p0, p1, p2, p3 = e0 - u0, e1 - u1, e2 - u2, e3 - u3
+            p4, p5, p6, p7 = e4 - u4, e5 - u5, e6 - u6, e7 - u7
+            o2[t] = ((((p0 * p0 + p1 * p1) + (p2 * p2 + p3 * p3)) + (p4 * p4 + p5 * p5))
+                     + (p6 * p6 + p7 * p7))
+            p0, p1, p2, p3 = f0 - u0, f1 - u1, f2 - u2, f3 - u3
+            p4, p5, p6, p7 = f4 - u4, f5 - u5, f6 - u6, f7 - u7
+            o3[t] = ((((p0 * p0 + p1 * p1) + (p2 * p2 + p3 * p3)) + (p4 * p4 + p5 * p5))
+                     + (p6 * p6 + p7 * p7))
+    else:
+        for t in range(m):
+            u0, u1, u2, u3 = y0[t], y1[t], y2[t], y3[t]
+            u4, u5, u6, u7 = y4[t], y5[t], y6[t], y7[t]
+            p0, p1, p2, p3 = a0 - u0, a1 - u1, a2 - u2, a3 - u3
+            p4, p5, p6, p7 = a4 - u4, a5 - u5, a6 - u6, a7 - u7
+            o0[t] = ((((o0[t] + (p0 * p0 + p1 * p1)) + (p2 * p2 + p3 * p3)) + (p4 * p4 + p5 * p5))
+                     + (p6 * p6 + p7 * p7))
+            p0, p1, p2, p3 = b0 - u0, b1 - u1, b2 - u2, b3 - u3
+            p4, p5, p6, p7 = b4 - u4, b5 - u5, b6 - u6, b7 - u7
+            o1[t] = ((((o1[t] + (p0 * p0 + p1 * p1)) + (p2 * p2 + p3 * p3)) + (p4 * p4 + p5 * p5))
+                     + (p6 * p6 + p7 * p7))
+            p0, p1, p2, p3 = e0 - u0, e1 - u1, e2 - u2, e3 - u3
+            p4, p5, p6, p7 = e4 - u4, e5 - u5, e6 - u6, e7 - u7
+            o2[t] = ((((o2[t] + (p0 * p0 + p1 * p1)) + (p2 * p2 + p3 * p3)) + (p4 * p4 + p5 * p5))
+                     + (p6 * p6 + p7 * p7))
+            p0, p1, p2, p3 = f0 - u0, f1 - u1, f2 - u2, f3 - u3
+            p4, p5, p6, p7 = f4 - u4, f5 - u5, f6 - u6, f7 - u7
+            o3[t] = ((((o3[t] + (p0 * p0 + p1 * p1)) + (p2 * p2 + p3 * p3)) + (p4 * p4 + p5 * p5))
+                     + (p6 * p6 + p7 * p7))
+
+
+@njit(cache=True)
 def last_dims(XT, idx, c0, c1, D, first, out, code, alpha, sigma, theta):
     """The last dimensions (two, or the one of an odd ``D``) added to ``out`` (started
     when ``first``), then ``out[r, t] = rho(out[r, t])``; for the energy distance
@@ -234,7 +296,10 @@ def leading_dims(XT, idx, c0, c1, out):
     D = XT.shape[0]
     pre = D - 2 + D % 2 if D >= 2 else 0
     d = 0
-    while d + 4 <= pre:
+    while d + 8 <= pre:
+        diff_dims8(XT, idx, c0, c1, d, d == 0, out)
+        d += 8
+    if d + 4 <= pre:
         diff_dims(XT, idx, c0, c1, d, 4, d == 0, out)
         d += 4
     if d < pre:
