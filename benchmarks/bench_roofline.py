@@ -111,7 +111,7 @@ def inner_loop(D, reps=20_000):
     ``(leading, fused, sqrt_alone)`` or None when this kgroups has no such kernels.
 
     Four rows against one tile of columns in cache, as the pass meets them: the first
-    D - 2 dimensions' squared differences in passes of four
+    D - 2 dimensions' squared differences in passes of eight, four or two
     (``pairs_sym.leading_dims``), then the loop that adds the last two, takes the square
     root and adds the weighted values to both sides (``pairs_sym.energy_segment``); and
     the square roots of the same 4 x TILE values alone, in a vectorised loop. The best
@@ -268,8 +268,8 @@ def main(argv=None):
         lead, fused, alone = loop
         lines += ["",
                   f"The pass's inner loop on one thread, per 1,024 pairs (four rows against "
-                  f"a tile of columns in cache, D = {D}): the first {D - 2} dimensions in "
-                  f"passes of four **{lead:.0f} ns**, the loop of the last two with the "
+                  f"a tile of columns in cache, D = {D}): the passes of the first {D - 2} "
+                  f"dimensions **{lead:.0f} ns**, the loop of the last two with the "
                   f"square root and both sides **{fused:.0f} ns**, together "
                   f"**{lead + fused:.0f} ns**; the square roots of the same values alone "
                   f"**{alone:.0f} ns** ({(lead + fused) / alone:.2f}x). The arithmetic does "
