@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._sparse import issparse
 from ._errors import InvalidParameterError, describe
+from ._sparse import issparse
 
 
 def is_dask_collection(X):

@@ -10,7 +10,6 @@ import numpy as np
 from .._kernels import held_dense as _dense
 from .._kernels import seeding as _seeding
 from .._kernels.parallel import pick
-from .._sparse import issparse
 from .._semimetrics import (
     BLOCK_BYTES,
     centred_sq_norm_max,
@@ -20,6 +19,7 @@ from .._semimetrics import (
     rho_max,
     robust_center,
 )
+from .._sparse import issparse
 from .engine import Capabilities, HeldKernelEngine, abs_max
 from .._memory import fits
 
