@@ -118,12 +118,11 @@ def plain_rows(est, X, owner, reset, ensure_min_samples):
     machinery (:class:`kgroups._fitting.CommandLineKGroups`)."""
     X = np.asarray(X, dtype=np.float64)
     n, d = X.shape
-    if n < ensure_min_samples or d < 1:
-        what, least = ("sample(s)", ensure_min_samples) if n < ensure_min_samples else (
-            "feature(s)", 1)
-        raise InvalidParameterError(
-            f"{owner}: Found array with {n if what == 'sample(s)' else d} {what} (shape="
-            f"{X.shape}) while a minimum of {least} is required.")
+    for count, what, least in ((n, "sample(s)", ensure_min_samples), (d, "feature(s)", 1)):
+        if count < least:
+            raise InvalidParameterError(
+                f"{owner}: Found array with {count} {what} (shape={X.shape}) while a "
+                f"minimum of {least} is required.")
     if reset:
         est.n_features_in_ = d
     elif d != est.n_features_in_:
