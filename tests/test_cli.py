@@ -655,3 +655,55 @@ def test_without_n_clusters_the_choice_is_made_and_told_on_stderr(tmp_path, caps
     args = argparse.Namespace(n_clusters=3, semimetric=None)
     _defaults(args)
     assert (args.n_clusters, args.semimetric) == (3, "energy")
+
+
+def _three_blobs_csv(path, n):
+    rng = np.random.default_rng(1)
+    centres = np.array([[0.0, 0.0], [4.0, 0.0], [0.0, 4.0]])
+    y = np.arange(n) % 3
+    X = centres[y] + rng.normal(scale=0.4, size=(n, 2))
+    np.savetxt(path, X, delimiter=",", header="a,b", comments="")
+    return y
+
+
+def test_cluster_without_k_past_the_choice_sample(tmp_path, capsys):
+    """Issue 54: past 5,000 rows the choice runs on a sample and labels every row by
+    the sample fit's predict, which the command's scikit-learn-free class lacked: the
+    command crashed on 5,001 rows (its default: k and the semimetric chosen)."""
+    from kgroups._choose_k.sample import SAMPLE_N
+    from kgroups.metrics import ari
+
+    path, out = tmp_path / "big.csv", tmp_path / "labels.csv"
+    y = _three_blobs_csv(path, SAMPLE_N + 1)
+    assert main(["cluster", str(path), "-o", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert f"uniform sample of {SAMPLE_N} of the {SAMPLE_N + 1} rows" in captured.err
+    labels = np.loadtxt(out, skiprows=1, dtype=int)
+    assert labels.shape == (SAMPLE_N + 1,) and ari(y, labels) > 0.99
+
+
+@pytest.mark.parametrize("flags", [["--semimetric", "energy"], ["--semimetric", "auto"],
+                                   ["--semimetric", "nearest_neighbors"],
+                                   ["-k", "3", "--semimetric", "auto"]],
+                         ids=["auto k, energy", "auto k, auto", "auto k, graph",
+                              "k=3, auto semimetric"])
+def test_every_choice_path_on_a_sample_through_the_command_line(flags, tmp_path, monkeypatch,
+                                                                 capsys):
+    """Every path that chooses on a sample and labels the rest (the choice of k past its
+    sample size, semimetric='auto' past its own), with the sizes lowered so the test is
+    quick, runs through the command line's estimator."""
+    from kgroups import _auto_fit
+    from kgroups._choose_k import sample
+    from kgroups.metrics import ari
+
+    monkeypatch.setattr(sample, "SAMPLE_N", 240)
+    monkeypatch.setattr(_auto_fit, "AUTO_SAMPLE_N", 240)
+    monkeypatch.setattr(_auto_fit, "AUTO_SAMPLE_ROWS", 150)
+    path, out = tmp_path / "blobs.csv", tmp_path / "labels.csv"
+    y = _three_blobs_csv(path, 300)
+    assert main(["cluster", str(path), *flags, "-o", str(out)]) == 0
+    text = capsys.readouterr()
+    if flags[-1] != "nearest_neighbors":  # the graph's eigengap samples the graph's nodes
+        assert "uniform sample of" in text.err + text.out
+    labels = np.loadtxt(out, skiprows=1, dtype=int)
+    assert labels.shape == (300,) and ari(y, labels) > 0.99

@@ -35,9 +35,9 @@ are imported only once a command runs, so ``--help`` and ``--version`` start at 
 ``kgroups cluster`` fits with :class:`kgroups._fitting.CommandLineKGroups`,
 :class:`KernelKGroups`' fit without scikit-learn's estimator machinery: with a given
 number of clusters and semimetric it does not import scikit-learn at all. Choosing
-them (``auto``) fits scikit-learn estimators; the command then imports scikit-learn
-without pandas (scikit-learn imports pandas when it is installed; the command never
-uses it).
+them (``auto``) fits, predicts and compares scikit-learn estimators, so the command
+then fits with :class:`KernelKGroups` itself, imported without pandas (scikit-learn
+imports pandas when it is installed; the command never uses it).
 """
 
 from __future__ import annotations
@@ -217,9 +217,8 @@ def standardize(X, w=None):
 def _cluster(args):
     import numpy as np
 
-    from ._fitting import CommandLineKGroups  # KernelKGroups' fit, without scikit-learn
-
     _defaults(args)
+    cls = _estimator_class(args)  # imports the engines, whose names the checks read
     for option, attr, param in ESTIMATOR_OPTIONS:
         check_option(option, getattr(args, attr), "KernelKGroups", param)
     if args.out:
@@ -230,11 +229,7 @@ def _cluster(args):
                          f"{args.file} has only {X.shape[0]} data rows")
     if args.standardize:
         X = standardize(X, w)
-    est = CommandLineKGroups(**{param: getattr(args, attr)
-                                for _, attr, param in ESTIMATOR_OPTIONS})
-    if "auto" in (args.n_clusters, args.semimetric):
-        with _without_pandas():  # the choices fit scikit-learn estimators
-            import sklearn.base  # noqa: F401
+    est = cls(**{param: getattr(args, attr) for _, attr, param in ESTIMATOR_OPTIONS})
     start = time.perf_counter()
     _fit_quietly(est, X, w, "kgroups cluster")
     if hasattr(est.labels_, "compute"):  # --engine dask: labels held by Dask
@@ -253,6 +248,20 @@ def _cluster(args):
         except OSError as err:
             raise UsageError(f"argument --out: cannot write {args.out}: {err.strerror}") from None
         print(f"labels written to {args.out}")
+
+
+def _estimator_class(args):
+    """The estimator of ``kgroups cluster``: :class:`KernelKGroups` itself when the number
+    of clusters or the semimetric is chosen (the choices fit, predict and compare
+    scikit-learn estimators), else its fit without scikit-learn's machinery
+    (:class:`kgroups._fitting.CommandLineKGroups`, the same code and results)."""
+    if "auto" in (args.n_clusters, args.semimetric):
+        with _without_pandas():  # scikit-learn imports pandas when it can
+            from ._kgroups import KernelKGroups
+        return KernelKGroups
+    from ._fitting import CommandLineKGroups
+
+    return CommandLineKGroups
 
 
 def _defaults(args):
