@@ -123,7 +123,28 @@ class Options:
         return isinstance(v, str) and v in self.values
 
     def __str__(self):
-        return f"one of {self.values}"
+        return quoted_choices(self.values)
+
+
+def quoted_choices(values):
+    """The words of a choice among strings: ``'auto'`` for one, ``one of 'a', 'b',
+    'c'`` for several.
+
+    >>> quoted_choices(("auto",)), quoted_choices(("a", "b"))
+    ("'auto'", "one of 'a', 'b'")
+    """
+    names = [repr(v) for v in values]
+    return names[0] if len(names) == 1 else "one of " + ", ".join(names)
+
+
+def expected(rules):
+    """What a parameter with constraints ``rules`` (any of which may hold) should be,
+    in words: the one text every error of a parameter's value gives.
+
+    >>> expected(PARAMETER_CONSTRAINTS["KernelKGroups"]["n_clusters"])
+    "'auto' or an integer >= 1"
+    """
+    return " or ".join(str(rule) for rule in rules)
 
 
 class EngineNames:
@@ -145,7 +166,7 @@ class EngineNames:
         return isinstance(v, str) and v in self.values
 
     def __str__(self):
-        return f"one of {self.values}"
+        return quoted_choices(self.values)
 
 
 @dataclass(frozen=True)
@@ -221,7 +242,7 @@ _ESTIMATOR = {
     "tol": [Real(0, 1, "left")],
     "engine": [EngineNames()],
     "dtype": [Options(("float64", "float32")),
-              _Kind(lambda v: v in (np.float64, np.float32), "numpy.float64 or numpy.float32")],
+              _Kind(lambda v: v in (np.float64, np.float32), "a numpy float64 or float32 type")],
     "n_components": [Integer(1)],
     "landmarks": [Options(("k-means++", "uniform", "fourier"))],
     "random_state": [RANDOM_STATE],
@@ -247,7 +268,7 @@ _COMMUNITY = {
 PARAMETER_CONSTRAINTS = {
     # estimators and their function forms
     # n_clusters="auto": the fit chooses k (and with semimetric="auto" the semimetric)
-    "KernelKGroups": {**_ESTIMATOR, "n_clusters": _N_CLUSTERS + [Options(("auto",))]},
+    "KernelKGroups": {**_ESTIMATOR, "n_clusters": [Options(("auto",))] + _N_CLUSTERS},
     "KernelKMeans": _ESTIMATOR,
     "kernel_kgroups": {"X": [ARRAY], "n_clusters": _N_CLUSTERS, "sample_weight": _WEIGHT,
                        **_ESTIMATOR},
@@ -362,8 +383,8 @@ def validate_params(owner, params, table=None):
     for name, value in params.items():
         rules = table[name]
         if not any(rule(value) for rule in rules):
-            expected = " or ".join(str(r) for r in rules)
-            raise InvalidParameterError(f"{owner}: {name}={describe(value)} should be {expected}")
+            raise InvalidParameterError(
+                f"{owner}: {name}={describe(value)} should be {expected(rules)}")
 
 
 class ConstrainedParams:

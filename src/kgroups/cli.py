@@ -82,14 +82,15 @@ def check_option(option, value, owner, param):
         PARAMETER_CONSTRAINTS,
         InvalidParameterError,
         describe,
+        expected,
         validate_params,
     )
 
     try:
         validate_params(owner, {param: value})
     except InvalidParameterError:
-        expected = " or ".join(str(rule) for rule in PARAMETER_CONSTRAINTS[owner][param])
-        raise UsageError(f"argument {option}: {describe(value)} should be {expected}") from None
+        raise UsageError(f"argument {option}: {describe(value)} should be "
+                         f"{expected(PARAMETER_CONSTRAINTS[owner][param])}") from None
 
 
 def _check_trials(value):

@@ -126,7 +126,20 @@ def test_k_and_n_clusters_are_one_option(good_csv, capsys):
                      "--label-column", "class"]) == 0
         assert "accuracy: 1.0000" in capsys.readouterr().out
     _fails_cleanly(capsys, ["cluster", good_csv, "--n-clusters", "0"],
-                   "argument -k/--n-clusters: 0 should be an integer >= 1")
+                   "argument -k/--n-clusters: 0 should be 'auto' or an integer >= 1")
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "bogus", "2.5"])
+def test_every_bad_k_reads_as_the_library_says_it(good_csv, capsys, value):
+    """Issue 54: ``-k 0`` said "should be an integer >= 1 or one of ('auto',)" where
+    ``-k bogus`` said "should be 'auto' or an integer >= 1": one text, the library's."""
+    from kgroups import KernelKGroups
+
+    with pytest.raises(ValueError) as library:
+        KernelKGroups(n_clusters=0).fit(np.zeros((4, 2)))
+    expected = str(library.value).split(" should be ")[1]
+    err = _fails_cleanly(capsys, ["cluster", good_csv, "-k", value], "argument -k/--n-clusters")
+    assert f" should be {expected}" in err and "(" not in expected
 
 
 @settings(max_examples=15, deadline=None,
