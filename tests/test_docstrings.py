@@ -42,7 +42,8 @@ import pytest
 validate = pytest.importorskip("numpydoc.validate").validate
 NumpyDocString = pytest.importorskip("numpydoc.docscrape").NumpyDocString
 
-PUBLIC_MODULES = ("kgroups", "kgroups.graph", "kgroups.datasets", "kgroups.metrics")
+PUBLIC_MODULES = ("kgroups", "kgroups.graph", "kgroups.datasets", "kgroups.metrics",
+                  "kgroups.exceptions")
 IGNORED = {"ES01", "RT02", "SS05"}
 IGNORED_FOR_METHODS = set()
 IGNORED_FOR_RESULTS = {"PR01"}

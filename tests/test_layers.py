@@ -29,7 +29,8 @@ LAYERS = [
     ("input and settings", ["kgroups._dask_io", "kgroups._reprs", "kgroups._config",
                             "kgroups._validation", "kgroups._errors", "kgroups._arrays",
                             "kgroups._random_state", "kgroups._scales"]),
-    ("foundation", ["kgroups._progress", "kgroups._memory", "kgroups._sparse"]),
+    ("foundation", ["kgroups._progress", "kgroups._memory", "kgroups._sparse",
+                    "kgroups.exceptions"]),
 ]
 # Side by side in one layer, these never import each other: the engines serve the
 # driver, the statistics serve the energy functions.
@@ -58,7 +59,7 @@ def docstrings(tree):
 
 
 # The public subpackages kgroups/__init__.py imports by their bare names.
-known_subpackages = ("datasets", "experiments", "graph", "metrics")
+known_subpackages = ("datasets", "exceptions", "experiments", "graph", "metrics")
 
 
 def string_imports(tree, package, known, bare=()):

@@ -49,6 +49,9 @@ _LAZY = {
     "kernel_kgroups": "_kgroups",
     "OneDimResult": "_onedim",
     "onedim_kgroups": "_onedim",
+    "DistinctRowsWarning": "exceptions",
+    "InvalidParameterError": "exceptions",
+    "KRangeWarning": "exceptions",
     "SEMIMETRICS": "_semimetrics",
     "pairwise": "_semimetrics",
     "rho_to_origin": "_semimetrics",
@@ -58,7 +61,7 @@ _LAZY = {
     "spectral_kgroups": "_spectral",
 }
 # public subpackages, imported on first attribute access (``kgroups.graph``)
-_SUBMODULES = ("datasets", "experiments", "graph", "metrics")
+_SUBMODULES = ("datasets", "exceptions", "experiments", "graph", "metrics")
 
 __all__ = sorted(_LAZY)
 

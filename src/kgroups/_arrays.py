@@ -99,16 +99,29 @@ def check_numeric_columns(X, name, owner="kgroups"):
 
 
 def check_finite(arr, name, owner="kgroups"):
-    """Raise naming the first NaN or infinite entry of ``arr``."""
+    """Raise naming the first NaN or infinite entry of ``arr``, and the way out."""
     data = arr.data if issparse(arr) else arr
     if not np.all(np.isfinite(data)):
         if issparse(arr):
+            value = float(data[np.argmax(~np.isfinite(data))])
             raise InvalidParameterError(f"{owner}: {name} contains NaN or infinity; "
-                                        "expected finite values")
+                                        f"expected finite values{non_finite_fix(name, value)}")
         bad = tuple(int(b) for b in np.argwhere(~np.isfinite(arr))[0])
+        value = float(arr[bad])
         raise InvalidParameterError(
             f"{owner}: {name} contains NaN or infinity: {name}[{', '.join(map(str, bad))}]="
-            f"{float(arr[bad])!r}; expected finite values")
+            f"{value!r}; expected finite values{non_finite_fix(name, value)}")
+
+
+def non_finite_fix(name, value):
+    """What to do about a non-finite ``value`` in the array ``name`` (nothing for
+    weights, whose constraint says what they should be)."""
+    if "weight" in name:
+        return ""
+    if np.isnan(value):
+        return ("; NaN marks a missing value: drop those rows or impute them first (for "
+                "example scikit-learn's SimpleImputer in a Pipeline before the estimator)")
+    return f"; drop those rows, or rescale {name} so that every value is finite"
 
 
 def check_sample_weight(sample_weight, n_samples, owner="KernelKGroups", name="sample_weight",

@@ -27,6 +27,15 @@ SNIFF_CHARS = 1 << 16  # the separator is sniffed from the lines in the first 64
 SEPARATOR_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "whitespace": "whitespace"}
 # Cells that stand for a missing value in common exports (compared in lower case).
 MISSING_CELLS = {"", "?", "na", "n/a", "null", "none", "-", "."}
+# Header names of columns that usually hold class labels (compared in lower case): an
+# integer column so named, with at most LABEL_LIKE_MAX distinct values, is pointed out
+# when it is clustered as a feature.
+LABEL_NAMES = {"class", "classes", "target", "label", "labels", "species", "y", "cluster",
+               "clusters", "category", "group"}
+LABEL_LIKE_MAX = 20
+# Columns whose standard deviations differ by more than this factor weigh in the energy
+# distance by their units: the command suggests --standardize.
+SPREAD_RATIO = 100.0
 
 
 def _read_bytes(path):
@@ -126,11 +135,23 @@ def _detect_delimiter(text, path="<text>"):
     return next((d for d in (",", ";") if d in first), "whitespace")
 
 
-def _has_header(rows):
-    """Auto-detection: the first row names columns whose next-row cell is a number."""
+def _has_header(rows, sep):
+    """Auto-detection: the first row names columns whose next-row cell is a number (a
+    number with a decimal comma too, which the reader then refuses at that cell, not at
+    the header)."""
+    def numeric(text):
+        return _is_number(text) or (sep != "," and _decimal_comma(text))
+
     if len(rows) == 1:
-        return not all(_is_number(f) for f in rows[0][1])
-    return any(not _is_number(a) and _is_number(b) for a, b in zip(rows[0][1], rows[1][1]))
+        return not all(numeric(f) for f in rows[0][1])
+    return any(not numeric(a) and numeric(b) for a, b in zip(rows[0][1], rows[1][1]))
+
+
+def _decimal_comma(text):
+    """Whether ``text`` is a number written with a decimal comma (``1,5``)."""
+    import re
+
+    return re.fullmatch(r"[+-]?\d*,\d+", text.strip()) is not None
 
 
 def _is_number(text):
@@ -168,7 +189,7 @@ def read_csv(path, delimiter="auto", header="auto"):
     if not rows:
         raise CSVError(f"{name}: the file is empty")
     names = None
-    if header == "yes" or (header == "auto" and _has_header(rows)):
+    if header == "yes" or (header == "auto" and _has_header(rows, sep)):
         names, rows = [f.strip() for f in rows[0][1]], rows[1:]
         if not rows:
             raise CSVError(f"{name}: the file has a header (line 1) but no data rows")
@@ -220,12 +241,10 @@ def _cell_hint(table, i, c, label_given, weights=False):
     column when ``weights``): the fix its look and its column point at (a missing
     value, decimal commas, another separator, a header not detected, a column of
     class labels)."""
-    import re
-
     cell, sep, rows = table.rows[i][c].strip(), table.delimiter, table.rows
     if cell.lower() in MISSING_CELLS:
         return "; a missing value? every feature cell needs a number: fill it in or drop the row"
-    if sep != "," and any(re.fullmatch(r"[+-]?\d*,\d+", row[c].strip()) for row in rows):
+    if sep != "," and any(_decimal_comma(row[c]) for row in rows):
         return "; decimal commas are not read: write 1.5, not 1,5"
     for other, name in SEPARATOR_NAMES.items():
         if other != sep and _splits_into_numbers(cell, other):
@@ -265,8 +284,11 @@ def _to_float(table, cols, path, label_given=True, weights=False):
     bad = np.argwhere(~np.isfinite(X))
     if bad.size:
         i, j = bad[0]
+        fix = ("--weights names a column of numbers > 0" if weights else
+               "a missing value? every feature cell needs a number: fill it in (impute it) "
+               "or drop the row" if np.isnan(X[i, j]) else "replace it or drop the row")
         raise CSVError(f"{path}, line {lines[i]}, {_column_name(cols[j], header)}: "
-                       f"{cells[i][j].strip()!r} is not a finite number")
+                       f"{cells[i][j].strip()!r} is not a finite number; {fix}")
     return X
 
 
@@ -288,12 +310,14 @@ def _weights(table, c, path):
         raise
 
 
-def load_table(path, weights=None, label_column=None, delimiter="auto", header="auto"):
+def load_table(path, weights=None, label_column=None, delimiter="auto", header="auto",
+               notes=None):
     """Features ``X``, weights (or None) and label codes (or None) from a CSV file.
 
     ``weights`` and ``label_column`` name a column by its header name or by its
     number counted from 1 (negative numbers count from the end: -1 is the last).
-    Every other column is a feature and must hold finite numbers.
+    Every other column is a feature and must hold finite numbers. ``notes``, a dict,
+    receives what a user may want to know about the features (:func:`feature_notes`).
     """
     from ._validation import encode_labels
 
@@ -315,7 +339,43 @@ def load_table(path, weights=None, label_column=None, delimiter="auto", header="
     w = y = None
     if "--weights" in special:
         w = _weights(table, special["--weights"], path)
+    if notes is not None:
+        notes.update(feature_notes(X, w, cols, names, "--label-column" in special))
     if "--label-column" in special:
         raw = [r[special["--label-column"]].strip() for r in rows]
         y = encode_labels(raw, len(rows), "kgroups cluster", "--label-column")[0]
     return X, w, y
+
+
+def feature_notes(X, w, cols, names, label_given):
+    """What the features may hide: ``{"label": text or None, "spread": text or None}``.
+
+    ``"label"``: a feature column named like class labels (:data:`LABEL_NAMES`) whose
+    values are integers, at most :data:`LABEL_LIKE_MAX` of them (only when no
+    ``--label-column`` was given). ``"spread"``: the columns' standard deviations
+    differ by more than :data:`SPREAD_RATIO` (the energy distance weighs each column by
+    its units, so the widest decides).
+    """
+    import numpy as np
+
+    label = None
+    for j, c in enumerate(cols):
+        name = names[c] if names is not None else None
+        if label_given or name is None or name.strip().lower() not in LABEL_NAMES:
+            continue
+        values = np.unique(X[:, j])
+        if values.size <= LABEL_LIKE_MAX and np.all(values == np.round(values)):
+            label = (f"{_column_name(c, names)} holds {values.size} distinct integers and is "
+                     "named like class labels, yet it is clustered as a feature; if it holds "
+                     f"labels, pass --label-column {name.strip()}")
+            break
+    spread = None
+    sd = np.sqrt(np.average((X - np.average(X, axis=0, weights=w)) ** 2, axis=0, weights=w))
+    if np.count_nonzero(sd > 0) >= 2:
+        hi, lo = int(np.argmax(sd)), int(np.argmin(np.where(sd > 0, sd, np.inf)))
+        if sd[hi] > SPREAD_RATIO * sd[lo]:
+            spread = (f"the columns' spreads differ by a factor of {sd[hi] / sd[lo]:,.0f} "
+                      f"(standard deviation {sd[hi]:.4g} in {_column_name(cols[hi], names)}, "
+                      f"{sd[lo]:.4g} in {_column_name(cols[lo], names)}): each column weighs "
+                      "by its units; if they are in different units, pass --standardize")
+    return {"label": label, "spread": spread}

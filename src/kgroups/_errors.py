@@ -14,14 +14,15 @@ from __future__ import annotations
 import difflib
 import functools
 import inspect
+import os
+import sys
 
 import numpy as np
 
 from ._sparse import issparse
+from .exceptions import DistinctRowsWarning, InvalidParameterError, KRangeWarning  # noqa: F401
 
 
-class InvalidParameterError(ValueError, TypeError):
-    """A parameter or input that breaks its constraint (a ValueError and a TypeError)."""
 
 
 def describe(value, width=60):
@@ -32,6 +33,18 @@ def describe(value, width=60):
         return f"an array of shape {value.shape} and dtype {value.dtype}"
     text = repr(value)
     return text if len(text) <= width else text[:width - 3] + "..."
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def user_stacklevel():
+    """The ``stacklevel`` that makes the warning of the function calling this one point
+    at the first line outside kgroups (the user's call, whatever path led to it)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 # Parameter names users bring from other libraries -> ours (for "did you mean").

@@ -199,6 +199,7 @@ class KernelClusteringFit(ConstrainedParams):
         finally:
             progress.close()
         self._set_fitted(best, engine, X, w)
+        self._warn_distinct_rows(X)
         self.labels_ = label_left_out(best.labels, self._keep, left_out, self._predictor,
                                       self._scores, self._s, self._q)
         self.n_init_ = n_init
@@ -277,6 +278,29 @@ class KernelClusteringFit(ConstrainedParams):
         self._n_features_out = k  # transform's columns (get_feature_names_out)
         # what predict needs from the engine that ran (any engine, one interface)
         self._predictor = engine.predictor(X, best)
+
+    def _warn_distinct_rows(self, X):
+        """A :class:`~kgroups.exceptions.DistinctRowsWarning` when the fit has W = 0
+        because the rows of positive weight (``X``, as the engine holds them: in-memory
+        rows or a precomputed matrix) have fewer distinct values than clusters, as
+        scikit-learn's ``KMeans`` warns. Counted only when W = 0 (the symptom), and not
+        for a semimetric built from the data (its rows are not the user's points)."""
+        k = self.n_clusters_
+        if k < 2 or self.within_energy_ != 0.0 or self._data_built() \
+                or not isinstance(X, np.ndarray):
+            return
+        distinct = np.unique(X, axis=0).shape[0]
+        if distinct < k:
+            import warnings
+
+            from ._errors import user_stacklevel
+            from .exceptions import DistinctRowsWarning
+
+            warnings.warn(
+                f"{self._owner()}: n_clusters={k} but X has {distinct} distinct row(s) of "
+                f"positive weight: {k - distinct} cluster(s) repeat the points of another "
+                f"and W = 0; use n_clusters <= {distinct}", DistinctRowsWarning,
+                stacklevel=user_stacklevel())
 
     def _set_objective(self, best, trace):
         """``objective_``, ``within_energy_``, ``n_iter_`` and ``n_moves_`` of the best

@@ -53,10 +53,6 @@ from ._random_state import as_random_state, as_seed, uniform_sample  # noqa: F40
 from ._scales import SAFE_MAGNITUDE, pow2_scale, pow2_weight_scale  # noqa: F401
 from ._sparse import issparse
 
-# Users meet the error under this module's name (tracebacks, doctests, pickles), as
-# before it moved to kgroups._errors, below the array checks that raise it too.
-InvalidParameterError.__module__ = __name__
-
 # Relative tolerance of every symmetry (and zero-diagonal) check of a matrix.
 SYMMETRY_RTOL = 1e-10
 
@@ -377,7 +373,7 @@ def validate_params(owner, params, table=None):
     >>> validate_params("KernelKGroups", {"max_iter": 0})
     Traceback (most recent call last):
     ...
-    kgroups._validation.InvalidParameterError: KernelKGroups: max_iter=0 should be an integer >= 1
+    kgroups.exceptions.InvalidParameterError: KernelKGroups: max_iter=0 should be an integer >= 1
     """
     table = PARAMETER_CONSTRAINTS[owner] if table is None else table
     for name, value in params.items():

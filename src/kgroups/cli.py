@@ -224,7 +224,10 @@ def _cluster(args):
         check_option(option, getattr(args, attr), "KernelKGroups", param)
     if args.out:
         check_output_file(args.out, "--out", args.file)
-    X, w, y = load_table(args.file, args.weights, args.label_column, args.delimiter, args.header)
+    notes = {}
+    X, w, y = load_table(args.file, args.weights, args.label_column, args.delimiter, args.header,
+                         notes=notes)
+    _say_notes("kgroups cluster", notes, args.standardize)
     if args.n_clusters != "auto" and X.shape[0] < args.n_clusters:
         raise UsageError(f"argument -k/--n-clusters: {args.n_clusters} clusters but "
                          f"{args.file} has only {X.shape[0]} data rows")
@@ -249,6 +252,14 @@ def _cluster(args):
         except OSError as err:
             raise UsageError(f"argument --out: cannot write {args.out}: {err.strerror}") from None
         print(f"labels written to {args.out}")
+
+
+def _say_notes(prog, notes, standardized):
+    """The notes of :func:`load_table` on stderr, one line each (the spread's only when
+    the columns are not standardized)."""
+    for kind in ("label", "spread"):
+        if notes.get(kind) and not (kind == "spread" and standardized):
+            print(f"{prog}: note: {notes[kind]}", file=sys.stderr, flush=True)
 
 
 def _estimator_class(args):
@@ -326,7 +337,12 @@ def _choose_k(args):
             raise UsageError("argument --plot: drawing needs matplotlib; install the plot "
                              "extra of kgroups, or leave --plot out")
         check_output_file(args.plot, "--plot", args.file)
-    X, w, y = load_table(args.file, args.weights, args.label_column, args.delimiter, args.header)
+    notes = {}
+    X, w, y = load_table(args.file, args.weights, args.label_column, args.delimiter, args.header,
+                         notes=notes)
+    _say_notes("kgroups choose-k", notes, args.standardize)
+    if args.standardize:
+        X = standardize(X, w)
     start = time.perf_counter()
     try:
         r = choose_k(X, range(args.k_min, args.k_max + 1), method=args.method,
@@ -583,6 +599,9 @@ def _choose_k_parser(sub):
                    help="field separator (see 'kgroups cluster --help')")
     c.add_argument("--header", default="auto", choices=HEADER_CHOICES,
                    help="whether the first row names the columns")
+    c.add_argument("--standardize", action="store_true",
+                   help="z-score each feature column (weighted mean 0, standard deviation "
+                        "1) before choosing, as kgroups cluster --standardize does")
     c.add_argument("--method", default=d["method"], choices=CHOOSE_K_METHODS,
                    help="auto: the rule of the semimetric. Point data (silhouette+split): "
                         "structure when a held-out half is multimodal (dip tests) or k = "

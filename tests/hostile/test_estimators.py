@@ -304,8 +304,11 @@ def test_non_finite_input_names_the_entry(name, bad, text):
     models)."""
     make, X = ESTIMATOR_DATA[name]
     fitted = make().fit(X)
+    fix = ("NaN marks a missing value: drop those rows or impute them first (for example "
+           "scikit-learn's SimpleImputer in a Pipeline before the estimator)" if text == "nan"
+           else "drop those rows, or rescale X so that every value is finite")
     expected = (f"{name}: X contains NaN or infinity: X[3, 1]={text}; "
-                "expected finite values")
+                f"expected finite values; {fix}")
     for method in METHODS:
         if not hasattr(fitted, method):
             continue

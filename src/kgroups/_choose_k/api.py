@@ -44,7 +44,7 @@ def choose_k(X, k_range=None, *, method=DEFAULT_METHOD, rule=None, se_factor=1.0
       sphered axes whose projection is multimodal (their dip tests are the
       evidence), then on X standardized; none: k = 1. The answer does not move
       when ``k_range`` grows past where the rule decided; when it is the largest k
-      of the range before the rule decided, a ``kgroups._choose_k.KRangeWarning``
+      of the range before the rule decided, a :class:`~kgroups.exceptions.KRangeWarning`
       (a ``UserWarning``) says to widen the range.
     - ``"silhouette+gap"`` (the default before): the k > 1 whose gain over one
       cluster is above 3 standard errors; among them the largest mean silhouette,
@@ -171,7 +171,7 @@ def choose_k(X, k_range=None, *, method=DEFAULT_METHOD, rule=None, se_factor=1.0
     -----
     KRangeWarning
         The default answered the largest k of ``k_range`` before its rule had
-        decided (``kgroups._choose_k.KRangeWarning``, a ``UserWarning``): k may
+        decided (:class:`~kgroups.exceptions.KRangeWarning`, a ``UserWarning``): k may
         be larger than the range allows; widen ``k_range``.
 
     See Also

@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 
+from .._errors import DistinctRowsWarning
 from .._validation import (
     Integer,
     InvalidParameterError,
@@ -184,6 +185,17 @@ def _choose_default(X, w, ks, rule, se_factor, cutoff, params, opts, rng):
 
 
 
+def _dispatch(X, w, ks, method, rule, se_factor, cutoff, params, opts, rng, refit):
+    """The result of ``method`` (sampled past ``SAMPLE_N`` rows where it is)."""
+    if method in SAMPLED and needs_sample(X.shape[0]):
+        return on_sample(DRIVERS[method], X, w, ks, params, opts, rng, refit)
+    if method in DRIVERS:
+        return DRIVERS[method](X, w, ks, params, opts, rng)
+    if method == GAP_PS_SPHERED:
+        return _choose_default(X, w, ks, rule, se_factor, cutoff, params, opts, rng)
+    return _choose(X, w, ks, method, rule, se_factor, cutoff, params, opts, rng)
+
+
 def choose(X, k_range, *, estimator, method, rule, se_factor, cutoff, n_refs, reference,
            n_splits, semimetric, alpha, sigma, theta, sample_weight, n_neighbors, n_init,
            engine, random_state, stacklevel=4, refit=True):
@@ -212,14 +224,9 @@ def choose(X, k_range, *, estimator, method, rule, se_factor, cutoff, n_refs, re
     opts = {"n_refs": n_refs, "reference": reference, "n_splits": n_splits, "n_init": n_init,
             "follow_shapes": auto and semimetric == "energy", "n_distinct": n_distinct}
     rng = np.random.default_rng(as_seed(random_state))
-    if method in SAMPLED and needs_sample(n):
-        r = on_sample(DRIVERS[method], X, w, ks, params, opts, rng, refit)
-    elif method in DRIVERS:
-        r = DRIVERS[method](X, w, ks, params, opts, rng)
-    elif method == GAP_PS_SPHERED:
-        r = _choose_default(X, w, ks, rule, se_factor, cutoff, params, opts, rng)
-    else:
-        r = _choose(X, w, ks, method, rule, se_factor, cutoff, params, opts, rng)
+    with warnings.catch_warnings():  # fits of more clusters than distinct rows are the
+        warnings.simplefilter("ignore", DistinctRowsWarning)  # criteria's business
+        r = _dispatch(X, w, ks, method, rule, se_factor, cutoff, params, opts, rng, refit)
     if r.semimetric is None:
         r.semimetric = semimetric
     if r.at_top:

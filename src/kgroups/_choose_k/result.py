@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._errors import KRangeWarning  # noqa: F401  (the package imports it from here)
 from .._validation import InvalidParameterError, describe
 
 # the methods whose result names the geometry where k was found
@@ -26,11 +27,6 @@ SPLIT_ALPHA = 0.01
 # the least agreement with the graph's groups of an answer of the default's fourth step
 # (kgroups._choose_k.shapes; drawn on its curve)
 AGREE_MIN = 0.1
-
-
-class KRangeWarning(UserWarning):
-    """:func:`~kgroups.choose_k` answered the largest k of ``k_range`` before its rule had
-    decided: k may be larger than the range allows; widen ``k_range``."""
 
 
 # --------------------------------------------------------------------------- result
@@ -126,7 +122,7 @@ class ChooseKResult:
         to its multimodal axes.
     at_top : bool
         The answer is the largest k of the range and the rule had not decided
-        there (a ``kgroups._choose_k.KRangeWarning`` was issued).
+        there (a :class:`~kgroups.exceptions.KRangeWarning` was issued).
     graph_k : int or None
         The default (``method="auto"`` with the energy semimetric), when it found
         structure in X's geometry: the number of groups of the neighbourhood graph

@@ -300,7 +300,7 @@ def require_edges(data, owner, name):
     ...     require_edges(graph_data(G, "f", "graph"), "f", "graph")
     Traceback (most recent call last):
     ...
-    kgroups._validation.InvalidParameterError: f: graph is a graph with 3 node(s) whose 2 \
+    kgroups.exceptions.InvalidParameterError: f: graph is a graph with 3 node(s) whose 2 \
 edge(s) all have weight 0 (attribute 'weight'); an edge of weight 0 is no edge, so no edge \
 is left; give the edges positive weights, or pass weight=None to count every edge as 1
     """

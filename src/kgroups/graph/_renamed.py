@@ -21,7 +21,7 @@ def renamed(**old_to_new):
     >>> f(k=3)
     Traceback (most recent call last):
     ...
-    kgroups._validation.InvalidParameterError: f: k=3 is spelled n_clusters=3 (the number \
+    kgroups.exceptions.InvalidParameterError: f: k=3 is spelled n_clusters=3 (the number \
 of clusters is n_clusters across kgroups)
     """
     def decorate(func):

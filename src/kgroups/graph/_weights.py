@@ -2,7 +2,7 @@
 
 An edge weight is a finite number >= 0; 0 means no edge. Every reader refuses
 anything else (NaN, infinity, a negative number, a value that is not a number)
-with an :class:`~kgroups._validation.InvalidParameterError` naming the edge: the
+with an :class:`~kgroups.exceptions.InvalidParameterError` naming the edge: the
 end points of a networkx edge, the line of an edge-list file, the entry of a
 matrix. The functions here check and merge; the caller warns about what it changed.
 """
@@ -119,7 +119,7 @@ def bad_matrix_entry(A, what):
     >>> bad_matrix_entry(sp.csr_matrix([[0.0, 1.0], [-2.0, 0.0]]), "as_adjacency: graph")
     Traceback (most recent call last):
     ...
-    kgroups._validation.InvalidParameterError: as_adjacency: graph: the adjacency matrix \
+    kgroups.exceptions.InvalidParameterError: as_adjacency: graph: the adjacency matrix \
 has entry (1, 0) = -2.0; expected a finite number >= 0 (an edge weight; 0 means no edge)
     """
     bad = _first_invalid(A.data) if A.nnz else None
