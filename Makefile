@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 DIST_VENV := $(VENV)/dist-tools
 DIST_PY   := $(DIST_VENV)/bin/python
 
-.PHONY: demo test bench docs dist clean
+.PHONY: demo test test-oldest bench docs dist clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -66,6 +66,23 @@ gpu-check:
 	    --out benchmarks/results/bench_gpu.md || status=$$?; \
 	exit $$status
 
+# The suite at the oldest versions pyproject.toml allows (.ci/oldest.txt: its minimum
+# pins as == constraints), in a venv of its own with numba's cache apart from the main
+# venv's (another numba version), so that the minimum pins stay true. The packaging
+# tests (they build with the release tools) run in `make test` only.
+OLD_VENV := .venv-oldest
+$(OLD_VENV)/.installed: pyproject.toml .ci/oldest.txt
+	$(PYTHON) -m venv $(OLD_VENV)
+	$(OLD_VENV)/bin/python -m pip install -q --upgrade pip
+	$(OLD_VENV)/bin/python -m pip install -q -c .ci/oldest.txt -e ".[test,plot,dask]"
+	touch $@
+
+test-oldest: export OPENBLAS_NUM_THREADS = 1
+test-oldest: export OMP_WAIT_POLICY = passive
+test-oldest: $(OLD_VENV)/.installed
+	NUMBA_CACHE_DIR=$(OLD_VENV)/numba-cache $(OLD_VENV)/bin/python -m pytest -q -n 2 \
+	    -p no:cacheprovider -m "not packaging" -W error::scipy.sparse.SparseEfficiencyWarning
+
 # Every numba kernel as plain Python: the twins, and a tiny case of each kernel
 # (dense, sparse, matrix-free tiles/build/decide/apply, low-rank, scatter, pairwise).
 .PHONY: test-python
@@ -101,5 +118,5 @@ bench-quick: $(VENV)/.installed
 	$(PY) benchmarks/run_all.py --quick
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info src/*.egg-info .pytest_cache
+	rm -rf $(VENV) $(OLD_VENV) build dist *.egg-info src/*.egg-info .pytest_cache
 	rm -rf docs/_build docs/api/generated docs/auto_examples docs/sg_execution_times.rst

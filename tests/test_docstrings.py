@@ -44,7 +44,9 @@ NumpyDocString = pytest.importorskip("numpydoc.docscrape").NumpyDocString
 
 PUBLIC_MODULES = ("kgroups", "kgroups.graph", "kgroups.datasets", "kgroups.metrics",
                   "kgroups.exceptions")
-IGNORED = {"ES01", "RT02", "SS05"}
+# GL01: the summary starts on the line of the opening quotes, the package's style
+# (numpydoc >= 1.9 accepts it; 1.8, the oldest the test extra allows, flags it).
+IGNORED = {"ES01", "GL01", "RT02", "SS05"}
 IGNORED_FOR_METHODS = set()
 IGNORED_FOR_RESULTS = {"PR01"}
 

@@ -100,7 +100,7 @@ def test_an_unregistered_engine_is_refused_by_name(brute_force):
     registry.unregister(BruteForceEngine.name)
     X, _ = blobs(30, 2, 2, seed=5)
     with pytest.raises(InvalidParameterError, match=r"engine='brute-force' should be one of "
-                       r"\('auto', 'dense'"):
+                       r"'auto', 'dense'"):
         KernelKGroups(2, engine="brute-force").fit(X)
 
 
