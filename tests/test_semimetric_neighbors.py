@@ -108,13 +108,26 @@ def test_fewer_components_than_clusters():
     assert not set(km.labels_[:80]) & set(km.labels_[80:])
 
 
-def test_n_neighbors_at_least_the_distinct_points_is_refused():
+def test_n_neighbors_at_least_the_distinct_points_links_all_of_them_with_a_warning():
+    """Issue 54: fewer distinct points than n_neighbors + 1 were refused (scikit-learn's
+    checks on a few distinct rows failed); the graph now links every point to all the
+    others and says so."""
+    from kgroups.exceptions import DistinctRowsWarning
+
     X = np.vstack([np.eye(3)] * 4)  # 12 rows, 3 distinct points
-    with pytest.raises(ValueError, match=r"n_neighbors=3 should be below the number of "
-                                         r"distinct points, 3 \(of 12 samples\)"):
-        KernelKGroups(2, semimetric=NN, n_neighbors=3).fit(X)
+    with pytest.warns(DistinctRowsWarning, match=r"n_neighbors=3 but X has 3 distinct "
+                      r"points of positive weight: the neighbourhood graph links each point "
+                      r"to the 2 others") as record:
+        est = KernelKGroups(3, semimetric=NN, n_neighbors=3, random_state=0).fit(X)
+    assert record[0].filename == __file__
+    assert np.unique(est.labels_).size == 3
+    assert all(np.unique(est.labels_[i::3]).size == 1 for i in range(3))
+    assert est._feature_map.n_neighbors == 2 and est.n_neighbors == 3
     with pytest.raises(ValueError, match=r"n_neighbors=0 .*int"):
         KernelKGroups(2, semimetric=NN, n_neighbors=0).fit(X)
+    with pytest.raises(ValueError, match=r"1 distinct point\(s\) of positive weight "
+                       r"\(n_samples=5\); semimetric='nearest_neighbors' needs at least 2"):
+        KernelKGroups(1, semimetric=NN).fit(np.ones((5, 2)))
 
 
 def test_integer_weights_are_repeated_rows():

@@ -42,8 +42,9 @@ import numpy as np
 from ._input import checked_rows
 from ._memory import check_fits
 from ._progress import FitProgress
-from ._semimetrics.auto import choose
-from ._validation import as_seed, check_sample_weight
+from ._semimetrics.auto import SemimetricChoice, choose
+from ._validation import (as_seed, check_sample_weight, is_dask_collection,
+                          is_device_array)
 
 #: Rows of positive weight up to which both candidates are fitted on all rows (the
 #: rule's constant was calibrated on such fits); beyond, the energy candidate is judged
@@ -94,6 +95,13 @@ def fit_auto(est, X, sample_weight):
     """
     progress = FitProgress(est._owner(), 1, 1, est.verbose)
     seconds = {}
+    few = too_few_for_graph(est, X, sample_weight)
+    if few is not None:  # no graph to judge with: the energy semimetric, and why
+        with _phase(progress, seconds, f"{ENERGY} fit", few):
+            energy = _candidate(est, ENERGY).fit(X, sample_weight=sample_weight)
+        progress.close()
+        _adopt(est, energy, SemimetricChoice(ENERGY, few), seconds)
+        return est
     try:
         with _phase(progress, seconds, f"{GRAPH} fit",
                     f"fitting semimetric={GRAPH!r} on every row"):
@@ -110,6 +118,29 @@ def fit_auto(est, X, sample_weight):
         progress.close()
     _adopt(est, chosen, choice, seconds)
     return est
+
+
+def too_few_for_graph(est, X, sample_weight):
+    """Why the neighbourhood graph cannot judge in-memory ``X`` (at most ``n_neighbors``
+    distinct rows of positive weight: no point has that many neighbours), or None. X is
+    checked at the estimator's front door first; other inputs are the graph's to judge
+    (it refuses those it cannot take, by name)."""
+    if is_dask_collection(X) or is_device_array(X):
+        return None
+    from sklearn.base import clone  # the estimator's machinery: its estimators only
+
+    Xv = checked_rows(clone(est), X, reset=True)
+    w = check_sample_weight(sample_weight, Xv.shape[0], est._owner(), allow_zero=True)
+    rows, need = Xv[w > 0], est.n_neighbors + 1
+    head = rows[:64 * need]  # enough distinct rows among the first: the common case
+    if np.unique(head, axis=0).shape[0] >= need:
+        return None
+    distinct = np.unique(rows, axis=0).shape[0]
+    if distinct >= need:
+        return None
+    return (f"X has {distinct} distinct row(s) of positive weight, not more than "
+            f"n_neighbors={est.n_neighbors}: the neighbourhood graph that judges the "
+            "candidates needs more, so the energy semimetric is kept: 'energy'")
 
 
 def _choose_exact(est, graph, X, sample_weight, progress, seconds):

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import (EngineNames, InvalidParameterError, check_data,
-                           check_sample_weight)
+from .._input import checked_rows
+from .._validation import EngineNames, InvalidParameterError, check_sample_weight
 from .core import _k_limits, choose
 from .rules import auto_method
 
@@ -53,7 +53,7 @@ def fit_choosing_k(est, X, sample_weight):
     _refuse(est, X)
     owner = est._owner()
     given = X  # the final fit takes X as given (its column names, its kind)
-    X = check_data(X, "X", owner, min_samples=1)
+    X = checked_rows(clone(est), X, reset=True)  # the fit's own front door
     w = check_sample_weight(sample_weight, X.shape[0], owner, allow_zero=True)
     keep = w > 0
     say = _Say(est)

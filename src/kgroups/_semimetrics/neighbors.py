@@ -532,6 +532,7 @@ class NeighborGraphMap:
             seconds[name] = clock[-1] - clock[-2]
 
         U, node, wn = distinct_rows(X, w)
+        n_neighbors = neighbors_for(U.shape[0], X.shape[0], n_neighbors, owner)
         check_graph_size(U.shape[0], X.shape[0], n_neighbors, n_clusters, owner)
         keep = np.arange(U.shape[0])
         if keep.size > GRAPH_NODES:
@@ -588,6 +589,29 @@ class NeighborGraphMap:
     def kdiag(self, X):
         """``K(x, x) = ||e(x)||^2 = 1`` for every row."""
         return np.ones(X.shape[0])
+
+
+def neighbors_for(n_distinct, n_samples, n_neighbors, owner):
+    """The neighbours the graph of ``n_distinct`` distinct points links each to:
+    ``n_neighbors``, or when that many are not there, all the others (one fewer than
+    the distinct points) with a :class:`~kgroups.exceptions.DistinctRowsWarning` saying
+    so; an error when there is no other point."""
+    if n_neighbors < n_distinct:
+        return n_neighbors
+    if n_distinct < 2:
+        raise InvalidParameterError(
+            f"{owner}: X has {n_distinct} distinct point(s) of positive weight "
+            f"(n_samples={n_samples}); semimetric='nearest_neighbors' needs at least 2 to "
+            "build a graph")
+    import warnings
+
+    from .._errors import user_stacklevel
+    from ..exceptions import DistinctRowsWarning
+
+    warnings.warn(f"{owner}: n_neighbors={n_neighbors} but X has {n_distinct} distinct points "
+                  f"of positive weight: the neighbourhood graph links each point to the "
+                  f"{n_distinct - 1} others", DistinctRowsWarning, stacklevel=user_stacklevel())
+    return n_distinct - 1
 
 
 def check_graph_size(n_distinct, n_samples, n_neighbors, n_clusters, owner):
