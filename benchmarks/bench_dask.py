@@ -10,6 +10,8 @@ workers: the data never exist in one process. The workers get a memory limit
     python benchmarks/bench_dask.py --n 1000000 --single  # and the in-memory low-rank engine
     python benchmarks/bench_dask.py --n 1000000 --workers 1
     python benchmarks/bench_dask.py --energy 200000       # exact energy distance, 1 and 2 workers
+    python benchmarks/bench_dask.py --auto --n 1000000 --k 5 --std 1.0
+                                   # n_clusters="auto": dask beside in memory
 
 Uses the public API only (``kgroups.KernelKGroups``, ``kgroups.energy_distance``).
 """
@@ -111,6 +113,42 @@ def run_single(args):
           f"peak RSS of this process {peak_rss() / 1e9:.2f} GB")
 
 
+def run_auto(args, client):
+    """``KernelKGroups(n_clusters="auto")`` on the dask blobs (k and the semimetric
+    chosen on a sample drawn from the partitions, then k fitted on every row by the
+    Dask engine), beside the same call on the data in memory."""
+    from sklearn.metrics import adjusted_rand_score
+
+    from kgroups import KernelKGroups
+
+    X, y, _ = dask_blobs(args.n, args.d, args.k, args.std, args.seed, args.chunk)
+    X = X.persist()
+    t0 = time.perf_counter()
+    est = KernelKGroups("auto", n_components=args.m, random_state=0,
+                        verbose=args.verbose).fit(X)
+    fit_s = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    labels = np.asarray(est.labels_.compute())
+    label_s = time.perf_counter() - t1
+    truth = y.compute()
+    print(f"n={args.n} D={args.d} k={args.k} cluster_std={args.std} workers={args.workers}")
+    print(f"dask, n_clusters='auto': k={est.n_clusters_} semimetric={est.semimetric_} "
+          f"engine={est.engine_}, {labels.size} labels, ARI "
+          f"{adjusted_rand_score(truth, labels):.4f}; {fit_s:.1f} s to fit (the choice on "
+          f"{est.n_clusters_choice_.sample.size} rows, then every row), {label_s:.1f} s to "
+          "gather the labels")
+    for phase, sec in est.engine_stats_["seconds"].items():
+        print(f"  {phase:>12}: {sec:.1f} s")
+    Xm = X.compute()
+    t0 = time.perf_counter()
+    mem = KernelKGroups("auto", random_state=0).fit(Xm)
+    mem_s = time.perf_counter() - t0
+    print(f"in memory, n_clusters='auto': k={mem.n_clusters_} semimetric={mem.semimetric_} "
+          f"engine={mem.engine_}, ARI {adjusted_rand_score(truth, mem.labels_):.4f}; "
+          f"{mem_s:.1f} s")
+    print(f"dask / in memory: {(fit_s + label_s) / mem_s:.2f}")
+
+
 def run_energy(args, cluster_kw):
     """Exact energy distance of two dask samples against the in-memory value, 1 and 2 workers."""
     from distributed import Client, LocalCluster
@@ -156,6 +194,8 @@ def main(argv=None):
     p.add_argument("--energy", type=int, default=0,
                    help="instead: exact energy distance of two samples of this size")
     p.add_argument("--energy-chunk", type=int, default=25_000)
+    p.add_argument("--auto", action="store_true",
+                   help="instead: n_clusters='auto' on the dask blobs and in memory")
     p.add_argument("--verbose", type=int, default=0)
     args = p.parse_args(argv)
 
@@ -172,6 +212,9 @@ def main(argv=None):
         return 0
     with LocalCluster(n_workers=args.workers, threads_per_worker=1, **cluster_kw) as cl, \
             Client(cl) as client:
+        if args.auto:
+            run_auto(args, client)
+            return 0
         run_fit(args, client)
     if args.single:
         run_single(args)

@@ -484,3 +484,33 @@ def test_energy_statistics_on_cluster(client):
                  between_energy(X, lab, sample_weight=w))
     assert close(disco(Xd, lab, n_permutations=0).statistic,
                  disco(X, lab, n_permutations=0).statistic)
+
+
+@pytest.mark.parametrize("semimetric, engine", [("energy", "dask"), ("auto", None)])
+def test_n_clusters_auto_chooses_on_a_sample_and_labels_every_row(semimetric, engine,
+                                                                   monkeypatch):
+    """Issue 54: n_clusters='auto' on a dask array was refused; k (and the semimetric)
+    are chosen on a uniform sample brought to memory, then k is fitted on every row by
+    the Dask engine (energy), or fitted on the sample and every row labelled by its
+    predict (the graph, which does not run on Dask)."""
+    from sklearn.datasets import make_blobs, make_moons
+    from sklearn.metrics import adjusted_rand_score
+
+    from kgroups._choose_k import sample
+
+    monkeypatch.setattr(sample, "SAMPLE_N", 300)
+    if semimetric == "energy":
+        X, y = make_blobs(900, 2, centers=[[0, 0], [8, 0], [0, 8]], random_state=0)
+    else:
+        X, y = make_moons(900, noise=0.05, random_state=0)
+    Xd = da.from_array(X, chunks=(200, 2))
+    est = KernelKGroups("auto", semimetric=semimetric, random_state=0).fit(Xd)
+    labels = np.asarray(est.labels_.compute())
+    assert labels.shape == (900,) and adjusted_rand_score(y, labels) > 0.99
+    r = est.n_clusters_choice_
+    assert est.n_clusters_ == (3 if semimetric == "energy" else 2)
+    assert r.sample.size == 300 and "uniform sample of 300 of the 900 rows" in r.reasoning
+    if engine is not None:
+        assert est.engine_ == engine
+    else:
+        assert est.semimetric_ == "nearest_neighbors" and "predict" in r.reasoning

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._input import checked_rows
-from .._validation import EngineNames, InvalidParameterError, check_sample_weight
+from .._input import DASK, checked_rows, input_kind
+from .._validation import EngineNames, InvalidParameterError, as_seed, check_sample_weight
 from .core import _k_limits, choose
 from .rules import auto_method
 
@@ -51,6 +51,9 @@ def fit_choosing_k(est, X, sample_weight):
     from sklearn.base import clone
 
     _refuse(est, X)
+    kind = input_kind(X, sample_weight)
+    if not kind.host_rows or kind is DASK:
+        return _fit_from_a_sample(est, X, sample_weight, kind)
     owner = est._owner()
     given = X  # the final fit takes X as given (its column names, its kind)
     X = checked_rows(clone(est), X, reset=True)  # the fit's own front door
@@ -72,6 +75,63 @@ def fit_choosing_k(est, X, sample_weight):
         if key not in params:
             setattr(est, key, value)
     est.n_clusters_, est.n_clusters_choice_ = int(r.k), r
+    if est.semimetric == "auto":
+        est.semimetric_choice_ = _semimetric_choice(r)
+    return est
+
+
+def _fit_from_a_sample(est, X, sample_weight, kind):
+    """``n_clusters="auto"`` on data out of host memory (a dask collection, an array on a
+    CUDA device): k and the semimetric chosen on a uniform sample of ``SAMPLE_N`` rows
+    brought to the host, as the in-memory choice does past that size; then the
+    chosen k fitted on all rows where the chosen semimetric runs on that kind of
+    data (the Dask and GPU engines take the named semimetrics), or, for the
+    neighbourhood graph, fitted on the sample and every row labelled by its
+    ``predict`` (lazily, block by block, for a dask collection)."""
+    from sklearn.base import clone
+
+    from .._semimetrics import DATA_BUILT
+    from .sample import SAMPLE_N
+
+    owner = est._owner()
+    rows, _ = kind.check_fit(clone(est), X, precomputed=False)
+    w = kind.weights(sample_weight, rows, owner)
+    n = int(rows.shape[0])
+    rng = np.random.default_rng(as_seed(est.random_state))
+    idx = np.sort(rng.choice(n, min(n, SAMPLE_N), replace=False))
+    Xs, ws = kind.take(rows, w, idx)
+    Xs = checked_rows(clone(est), Xs, reset=True)
+    ws = check_sample_weight(ws, Xs.shape[0], owner, allow_zero=True)
+    keep = ws > 0
+    if not keep.any():
+        raise InvalidParameterError(
+            f"{owner}: every row of the uniform sample of {idx.size} rows that "
+            "n_clusters='auto' chooses k on has sample_weight 0; give the rows of "
+            "positive weight only")
+    say = _Say(est)
+    say(f"n_clusters='auto': choosing k with semimetric={est.semimetric!r} on a uniform "
+        f"sample of {idx.size} of the {n} rows ({kind.name} input)")
+    r = _choice(est, Xs[keep], ws[keep])
+    r.sample = idx[keep]
+    r.reasoning += (f" The choice was made on a uniform sample of {idx.size} of the {n} "
+                    f"rows, drawn from the {kind.name} input to host memory")
+    fixed = {"n_clusters": int(r.k), "semimetric": r.semimetric}
+    if r.semimetric in DATA_BUILT:
+        final = clone(est).set_params(**fixed).fit(Xs, sample_weight=ws)
+        labels = final.predict(X)
+        r.reasoning += (f"; semimetric={r.semimetric!r} does not run on {kind.name} data, so "
+                        f"k={r.k} was fitted on the sample and every row is labelled by "
+                        "that fit's predict.")
+    else:
+        final = clone(est).set_params(**fixed).fit(X, sample_weight=sample_weight)
+        labels = final.labels_
+        r.reasoning += f"; k={r.k} was then fitted on every row ({final.engine_} engine)."
+    say(f"chose k={r.k} with semimetric={r.semimetric!r}: {r.reasoning}")
+    params = est.get_params(deep=False)
+    for key, value in vars(final).items():
+        if key not in params:
+            setattr(est, key, value)
+    est.labels_, est.n_clusters_, est.n_clusters_choice_ = labels, int(r.k), r
     if est.semimetric == "auto":
         est.semimetric_choice_ = _semimetric_choice(r)
     return est
