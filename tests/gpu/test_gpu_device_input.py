@@ -199,3 +199,20 @@ def test_the_watch_sees_every_host_read(monkeypatch):
             read()
     dev(np.ones(3)).copy_to_host()
     assert watch.copies == 1
+
+
+def test_n_clusters_auto_chooses_on_a_host_sample_and_fits_on_the_device(monkeypatch):
+    """Issue 54: n_clusters='auto' on a device array chooses k on a uniform sample
+    copied to the host, then fits that k on the device."""
+    from sklearn.metrics import adjusted_rand_score
+
+    from kgroups._choose_k import sample
+
+    monkeypatch.setattr(sample, "SAMPLE_N", 60)
+    X, y = blobs(90, 3, 2, seed=3)
+    est = quiet(KernelKGroups("auto", random_state=0).fit, dev(X))
+    assert est.n_clusters_ == 2 and est.engine_ == "gpu"
+    assert est.n_clusters_choice_.sample.size == 60
+    assert "uniform sample of 60 of the 90 rows, drawn from the cuda input" in \
+        est.n_clusters_choice_.reasoning
+    assert adjusted_rand_score(y, np.asarray(est.labels_)) > 0.99
