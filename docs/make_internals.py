@@ -3,6 +3,9 @@
 * ``docs/_generated/engines.inc``: the table of engines by what they take, read from
   the engine registry (:mod:`kgroups._engines.registry`) and each engine's declared
   capabilities, so the page cannot disagree with the code;
+* ``docs/_generated/choose_k_constants.inc``: the table of the constants of the choice
+  of k, read from ``kgroups._choose_k.constants`` (their values, sources and the half
+  of the batteries each was decided on), so the user guide cannot drift from the code;
 * ``docs/_generated/layers.png``: the package's layers, the folders and modules of
   each, with the imports between layers counted from the source (the same reading as
   ``tests/test_layers.py``, whose table of layers it draws).
@@ -49,6 +52,20 @@ def engine_table():
         lines.append(f"   * - {row[0]}")
         lines += [f"     - {cell}" for cell in row[1:]]
     return "\n".join(lines) + "\n"
+
+
+def constants_table():
+    """reST of a list-table of the choice of k's constants (name, value, what it does,
+    source, decided on)."""
+    from kgroups._choose_k.constants import CONSTANTS
+
+    rows = [".. list-table::", "   :header-rows: 1", "   :widths: 18 8 30 30 14", "",
+            "   * - constant", "     - value", "     - what it does", "     - source",
+            "     - decided on"]
+    for name, c in CONSTANTS.items():
+        rows += [f"   * - ``{name}``", f"     - {c.value:g}", f"     - {c.meaning}",
+                 f"     - {c.source}", f"     - {c.decided_on}"]
+    return "\n".join(rows) + "\n"
 
 
 def _layer_test():
@@ -109,6 +126,7 @@ def layers_figure(path):
 def main():
     OUT.mkdir(exist_ok=True)
     (OUT / "engines.inc").write_text(engine_table(), encoding="utf-8")
+    (OUT / "choose_k_constants.inc").write_text(constants_table(), encoding="utf-8")
     layers_figure(OUT / "layers.png")
 
 

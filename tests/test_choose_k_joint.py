@@ -1,5 +1,8 @@
-"""Nothing given: ``choose_k(X, semimetric="auto")`` and ``KernelKGroups(n_clusters="auto")``
-choose k (and the semimetric) from the data alone."""
+"""Nothing given: ``choose_k(X, semimetric="auto")`` and ``KernelKGroups(n_clusters="auto",
+semimetric="auto")`` choose k and the semimetric from the data alone (the energy rule,
+the graph's rule, and the arbiter of kgroups._choose_k.arbiter), and
+``KernelKGroups(n_clusters="auto")`` with a fixed semimetric (kgroups._choose_k.estimator).
+Each answer is checked through its trace."""
 
 import pickle
 
@@ -9,8 +12,13 @@ from sklearn.base import clone
 from sklearn.datasets import make_circles, make_moons
 from sklearn.metrics import adjusted_rand_score
 
+import kgroups._choose_k.core as core
 from kgroups import KernelKGroups, choose_k
-from kgroups._validation import InvalidParameterError
+from kgroups._choose_k.arbiter import BALANCE, CUT_RATIO, NO_STRUCTURE_RATIO
+from kgroups._choose_k.trace import render
+from kgroups.exceptions import DistinctRowsWarning, InvalidParameterError, KRangeWarning
+
+NN = "nearest_neighbors"
 
 
 def four_blobs(seed=0, n=100):
@@ -18,6 +26,15 @@ def four_blobs(seed=0, n=100):
     centres = np.array([[0, 0], [8, 0], [0, 8], [8, 8]])
     X = np.vstack([rng.normal(c, 1.0, (n, 2)) for c in centres])
     return X, np.repeat(np.arange(4), n)
+
+
+def names(r):
+    return [s.step for s in r.trace.steps]
+
+
+def arbiter_step(r):
+    [step] = [s for s in r.trace.steps if s.step == "arbiter"]
+    return step
 
 
 @pytest.fixture(scope="module")
@@ -32,25 +49,40 @@ def rings():
 
 def test_four_separated_blobs_give_four_energy():
     X, y = four_blobs()
+    r = choose_k(X, semimetric="auto")
+    assert r.k == 4 and r.semimetric == "energy" and r.method == "auto"
+    assert names(r) == ["structure", "silhouette", "split", "graph eigengap", "arbiter"]
+    assert [s.outcome for s in r.trace.steps][2:4] == ["k=4", "k=4"]
+    assert adjusted_rand_score(y, r.labels) == 1.0
+    assert set(r.candidates) == {"energy", NN} and r.candidates["energy"].k == 4
     est = KernelKGroups("auto", semimetric="auto", random_state=0).fit(X)
-    assert est.n_clusters_ == 4
-    assert est.semimetric_ == "energy"
-    assert adjusted_rand_score(y, est.labels_) > 0.95
+    assert (est.n_clusters_, est.semimetric_) == (4, "energy")
+    assert adjusted_rand_score(y, est.labels_) == 1.0
+    assert est.semimetric_choice_.semimetric == "energy"
 
 
 @pytest.mark.parametrize("data", ["moons", "rings"])
 def test_shapes_give_two_with_the_graph(data, request):
     X, y = request.getfixturevalue(data)
     r = choose_k(X, semimetric="auto", random_state=0)
-    assert r.k == 2
-    assert r.semimetric == "nearest_neighbors"
+    assert r.k == 2 and r.semimetric == NN
     assert adjusted_rand_score(y, r.labels) >= 0.95
-    assert set(r.candidates) == {"energy", "nearest_neighbors"}
-    assert "normalised cut" in r.reasoning
+    assert set(r.candidates) == {"energy", NN} and r.candidates[NN].k == 2
+    # the trace: the energy rule's steps, the graph's eigengap, then the arbiter's cut
+    assert names(r) == ["structure", "silhouette", "split", "graph eigengap", "arbiter"]
+    assert r.trace.steps[0].outcome == "modes: structure"
+    graph, arb = r.trace.steps[-2:]
+    assert graph.outcome == "k=2" and max(graph.value, key=graph.value.get) == 2
+    assert arb.threshold == CUT_RATIO and arb.outcome.startswith("the graph's groups cut")
+    cut_g, cut_e = arb.value.values()
+    assert (cut_g, cut_e) == (r.cuts[NN], r.cuts["energy"]) and cut_g < CUT_RATIO * cut_e
+    assert r.reasoning == render(r.trace.steps)
     est = KernelKGroups("auto", semimetric="auto", random_state=0).fit(X)
-    assert (est.n_clusters_, est.semimetric_) == (2, "nearest_neighbors")
+    assert (est.n_clusters_, est.semimetric_) == (2, NN)
     assert adjusted_rand_score(y, est.labels_) >= 0.95
-    assert est.semimetric_choice_.semimetric == "nearest_neighbors"
+    choice = est.semimetric_choice_
+    assert choice.semimetric == NN and choice.normalized_cut == r.cuts
+    assert choice.reasoning == est.n_clusters_choice_.reasoning
 
 
 @pytest.mark.parametrize("draw", ["gaussian", "uniform"])
@@ -58,18 +90,40 @@ def test_no_structure_gives_one_cluster(draw):
     rng = np.random.default_rng(1)
     X = rng.normal(size=(400, 2)) if draw == "gaussian" else rng.uniform(size=(400, 2))
     est = KernelKGroups("auto", semimetric="auto", random_state=0).fit(X)
-    assert est.n_clusters_ == 1
+    assert est.n_clusters_ == 1 and est.semimetric_ == "energy"
     assert np.all(est.labels_ == 0)
+    r = est.n_clusters_choice_
+    arb = arbiter_step(r)
+    assert arb.threshold == NO_STRUCTURE_RATIO and arb.outcome.startswith("no structure")
+    assert [s.outcome for s in r.trace.steps if s.step == "answer"] == ["k=1"]
 
 
-def test_weights_are_repeated_rows():
+def test_the_same_answer_for_every_random_state(moons):
+    for X in (four_blobs(n=40)[0], moons[0][::2]):
+        rs = [choose_k(X, semimetric="auto", random_state=s) for s in range(5)]
+        assert len({(r.k, r.semimetric) for r in rs}) == 1
+        for r in rs[1:]:
+            np.testing.assert_array_equal(r.labels, rs[0].labels)
+        est = {(e.n_clusters_, e.semimetric_) for e in (
+            KernelKGroups("auto", semimetric="auto", random_state=s).fit(X) for s in (0, 4))}
+        assert est == {(rs[0].k, rs[0].semimetric)}
+
+
+def test_weights_are_repeated_rows(moons):
     X, _ = four_blobs(n=30)
-    rng = np.random.default_rng(3)
-    w = rng.integers(1, 4, X.shape[0])
-    a = KernelKGroups("auto", random_state=0).fit(X, sample_weight=w)
-    b = KernelKGroups("auto", random_state=0).fit(np.repeat(X, w, axis=0))
-    assert a.n_clusters_ == b.n_clusters_ == 4
-    assert adjusted_rand_score(np.repeat(a.labels_, w), b.labels_) == 1.0
+    w = np.random.default_rng(3).integers(1, 4, X.shape[0])
+    for sem in ("energy", "auto"):
+        a = KernelKGroups("auto", semimetric=sem, random_state=0).fit(X, sample_weight=w)
+        b = KernelKGroups("auto", semimetric=sem, random_state=0).fit(np.repeat(X, w, axis=0))
+        assert a.n_clusters_ == b.n_clusters_ == 4 and a.semimetric_ == b.semimetric_
+        assert adjusted_rand_score(np.repeat(a.labels_, w), b.labels_) == 1.0
+    M, y = moons[0][::4], moons[1][::4]
+    w = np.random.default_rng(4).integers(1, 4, M.shape[0])
+    a = choose_k(M, semimetric="auto", sample_weight=w)
+    b = choose_k(np.repeat(M, w, axis=0), semimetric="auto")
+    assert (a.k, a.semimetric) == (b.k, b.semimetric) == (2, NN)
+    assert adjusted_rand_score(np.repeat(a.labels, w), b.labels) == 1.0
+    assert adjusted_rand_score(y, a.labels) >= 0.95
 
 
 def test_predict_of_the_fitted_points_gives_the_labels(moons):
@@ -80,16 +134,29 @@ def test_predict_of_the_fitted_points_gives_the_labels(moons):
         assert est.transform(Z[:5]).shape == (5, est.n_clusters_)
 
 
+def test_the_fit_is_an_ordinary_fit_of_the_chosen_k():
+    X, _ = four_blobs(n=40)
+    est = KernelKGroups("auto", random_state=0).fit(X)
+    plain = KernelKGroups(est.n_clusters_, init=est.labels_).fit(X)
+    np.testing.assert_array_equal(plain.labels_, est.labels_)
+    assert est.objective_ == pytest.approx(plain.objective_, rel=1e-12)
+    assert est.within_energy_ == pytest.approx(plain.within_energy_, rel=1e-12)
+
+
 def test_clone_and_pickle_keep_auto():
     X, _ = four_blobs(n=20)
     est = KernelKGroups("auto", random_state=0)
     assert clone(est).n_clusters == "auto"
     est.fit(X)
     again = pickle.loads(pickle.dumps(est))
-    assert again.n_clusters == "auto" and again.n_clusters_ == est.n_clusters_
+    assert again.n_clusters == "auto" and again.n_clusters_ == est.n_clusters_ == 4
     np.testing.assert_array_equal(again.predict(X), est.labels_)
     assert est.n_clusters_choice_.k == est.n_clusters_
-    assert est.n_clusters_choice_.reasoning
+    assert again.n_clusters_choice_.reasoning == est.n_clusters_choice_.reasoning
+    assert [s.step for s in again.n_clusters_choice_.trace.steps] == names(
+        est.n_clusters_choice_)
+    fitted = clone(KernelKGroups("auto", semimetric="auto")).fit(X)
+    assert pickle.loads(pickle.dumps(fitted)).semimetric_choice_.semimetric == "energy"
 
 
 @pytest.mark.parametrize("bad", ["Auto", "best", None, 0, -2, 2.5, [3]])
@@ -110,10 +177,14 @@ def test_auto_with_a_matrix_or_given_labels_is_refused():
 
 def test_a_fixed_semimetric_uses_its_own_rule(rings):
     X, y = rings
-    est = KernelKGroups("auto", semimetric="nearest_neighbors", random_state=0).fit(X)
-    assert est.n_clusters_choice_.method == "graph eigengap"
-    assert est.semimetric_ == "nearest_neighbors"
-    assert est.n_clusters_ == 2
+    est = KernelKGroups("auto", semimetric=NN, random_state=0).fit(X)
+    r = est.n_clusters_choice_
+    assert r.method == "auto" and names(r) == ["graph eigengap"]
+    assert est.semimetric_ == NN and est.n_clusters_ == 2
+    assert adjusted_rand_score(y, est.labels_) >= 0.95
+    est = KernelKGroups("auto", semimetric="gaussian", sigma=2.0, random_state=0).fit(
+        four_blobs(n=30)[0])
+    assert est.n_clusters_ == 4 and "arbiter" not in names(est.n_clusters_choice_)
 
 
 def test_choose_k_auto_refuses_another_method():
@@ -122,27 +193,50 @@ def test_choose_k_auto_refuses_another_method():
         choose_k(X, semimetric="auto", method="silhouette")
 
 
+def test_the_far_small_group_is_found():
+    """Three blobs and a far group of 12 points (2 % of the weight): the graph's
+    smallest group holds less than BALANCE / k_g of the weight, it only sets a small
+    part apart: energy's 4 clusters, the far group one of them."""
+    rng = np.random.default_rng(3)
+    X = np.vstack([rng.normal(c, 0.5, (200, 2)) for c in ([0, 0], [5, 0], [0, 5])]
+                  + [rng.normal([30, 30], 0.3, (12, 2))])
+    y = np.repeat([0, 1, 2, 3], [200, 200, 200, 12])
+    r = choose_k(X, range(1, 16), semimetric="auto")
+    assert (r.k, r.semimetric) == (4, "energy")
+    assert adjusted_rand_score(y, r.labels) == 1.0
+    arb = arbiter_step(r)
+    assert arb.threshold is None and f"below {BALANCE:g} / 4" in arb.outcome
+    est = KernelKGroups("auto", semimetric="auto", random_state=0).fit(X)
+    assert (est.n_clusters_, est.semimetric_) == (4, "energy")
+    assert adjusted_rand_score(y, est.labels_) == 1.0
+
+
 def test_large_data_is_chosen_on_a_sample(monkeypatch):
     """Past SAMPLE_N rows the choice runs on a uniform sample; every row gets a label
     (choose_k: the fit of all rows from the sample's; the estimator: its own fit)."""
-    from kgroups._choose_k import sample
-
-    monkeypatch.setattr(sample, "SAMPLE_N", 200)
+    monkeypatch.setattr(core, "SAMPLE_N", 200)
     X, y = four_blobs(n=150)
     r = choose_k(X, semimetric="auto", random_state=0)
     assert r.k == 4 and r.sample.shape == (200,) and r.labels.shape == (600,)
     assert np.unique(r.sample).size == 200
     assert adjusted_rand_score(y, r.labels) > 0.95
-    assert "uniform sample of 200 of the 600 rows" in r.reasoning
-    est = KernelKGroups("auto", random_state=0).fit(X)
+    last = r.trace.steps[-1]
+    assert (last.step, last.value) == ("sample", 200)
+    assert "a uniform sample of 200 of the 600 rows" in render([last])
+    est = KernelKGroups("auto", semimetric="auto", random_state=0).fit(X)
     assert est.n_clusters_ == 4 and adjusted_rand_score(y, est.labels_) > 0.95
+    assert est.n_clusters_choice_.sample.shape == (200,)
+    assert est.n_clusters_choice_.trace.steps[-1].step == "sample"
     exact = KernelKGroups(4, init=est.labels_).fit(X)     # a fixed point of the exact fit
     np.testing.assert_array_equal(exact.labels_, est.labels_)
+    M, ym = make_moons(600, noise=0.05, random_state=0)
+    est = KernelKGroups("auto", semimetric="auto", random_state=0).fit(M)
+    assert (est.n_clusters_, est.semimetric_) == (2, NN)
+    assert adjusted_rand_score(ym, est.labels_) >= 0.95
+    np.testing.assert_array_equal(est.predict(M), est.labels_)
 
 
 def test_the_top_of_the_range_warns_at_the_callers_line():
-    from kgroups._choose_k import KRangeWarning
-
     X, _ = four_blobs(n=30)
     with pytest.warns(KRangeWarning, match="widen k_range") as record:
         r = choose_k(X, range(1, 4), semimetric="auto", random_state=0)
@@ -154,13 +248,17 @@ def test_the_top_of_the_range_warns_at_the_callers_line():
                          ids=["two points", "one distinct row", "two distinct rows"])
 def test_too_few_distinct_rows_to_compare_give_one_cluster(X):
     est = KernelKGroups("auto", semimetric="auto", random_state=0).fit(X)
-    assert est.n_clusters_ == 1 and "one cluster" in est.n_clusters_choice_.reasoning
+    assert est.n_clusters_ == 1 and est.semimetric_ == "energy"
+    [step] = est.n_clusters_choice_.trace.steps
+    assert (step.step, step.outcome) == ("range", "one cluster")
+    assert step.value == {"points": len(X), "distinct": len(np.unique(X, axis=0))}
     assert np.all(est.labels_ == 0)
 
 
 def test_awkward_inputs_keep_the_fit_s_front_door():
     """Column names, zero weights and lists go through the choice as through any fit;
-    the graph semimetric on fewer distinct points than neighbours is refused by name."""
+    the graph semimetric on fewer distinct points than neighbours links each to all
+    the others, and says so at the caller's line."""
     pd = pytest.importorskip("pandas")
     X, _ = four_blobs(n=20)
     est = KernelKGroups("auto", random_state=0).fit(pd.DataFrame(X, columns=["a", "b"]))
@@ -170,5 +268,6 @@ def test_awkward_inputs_keep_the_fit_s_front_door():
     est = KernelKGroups("auto", random_state=0).fit(X, sample_weight=w)
     assert est.n_clusters_ == 3 and est.labels_.shape == (80,)
     assert KernelKGroups("auto", random_state=0).fit(X.tolist()).n_clusters_ == 4
-    with pytest.raises(InvalidParameterError, match="n_neighbors=10"):
-        KernelKGroups("auto", semimetric="nearest_neighbors").fit(X[:5])
+    with pytest.warns(DistinctRowsWarning, match="n_neighbors=10") as record:
+        est = KernelKGroups("auto", semimetric=NN).fit(X[:5])
+    assert record[0].filename == __file__ and est.labels_.shape == (5,)

@@ -541,7 +541,7 @@ def test_standardize_puts_the_wine_columns_on_one_scale(capsys):
 
 
 def test_standardize_z_scores_each_column_with_the_weights():
-    from kgroups.cli import standardize
+    from kgroups._rescale import standardize
 
     rng = np.random.default_rng(3)
     X = rng.normal([5.0, -300.0, 0.0], [2.0, 50.0, 1e-3], size=(40, 3))
@@ -554,6 +554,8 @@ def test_standardize_z_scores_each_column_with_the_weights():
                                standardize(np.repeat(X, w, axis=0)), rtol=1e-12, atol=1e-12)
     # a constant column becomes 0, not NaN
     assert standardize(np.array([[1.0, 7.0], [3.0, 7.0]])).tolist() == [[-1.0, 0.0], [1.0, 0.0]]
+    # or is left out (the choice of k's standardized geometry)
+    assert standardize(X[:, [0, 0]] * [1, 0], drop_constant=True).shape == (40, 1)
 
 
 def test_summary_reports_the_fit_and_the_time_since_the_start(blobs_csv, capsys):
@@ -647,8 +649,14 @@ def test_without_n_clusters_the_choice_is_made_and_told_on_stderr(tmp_path, caps
     out, err = capsys.readouterr()
     assert "n_clusters=auto -> 2 semimetric=auto -> nearest_neighbors" in out
     assert "ARI: 1.0000" in out
-    assert err.startswith("n_clusters auto: k=2 with semimetric='nearest_neighbors'")
-    assert "normalised cut" in err
+    # one line on stderr: k, the semimetric and the deciding numbers (the arbiter's cuts)
+    assert err.startswith("kgroups cluster: chose k=2 with semimetric='nearest_neighbors' (")
+    assert len(err.splitlines()) == 1 and "arbiter: {graph's groups: 0, energy partition" in err
+    # --verbose adds the whole reasoning
+    assert main(["cluster", str(path), "--label-column", "3", "--seed", "0", "--verbose"]) == 0
+    why = [line for line in capsys.readouterr().err.splitlines()
+           if line.startswith("kgroups cluster: why: ")]
+    assert len(why) == 1 and "normalised cut on the neighbourhood graph" in why[0]
     args = argparse.Namespace(n_clusters=None, semimetric=None)
     _defaults(args)
     assert (args.n_clusters, args.semimetric) == ("auto", "auto")
@@ -670,7 +678,7 @@ def test_cluster_without_k_past_the_choice_sample(tmp_path, capsys):
     """Issue 54: past 5,000 rows the choice runs on a sample and labels every row by
     the sample fit's predict, which the command's scikit-learn-free class lacked: the
     command crashed on 5,001 rows (its default: k and the semimetric chosen)."""
-    from kgroups._choose_k.sample import SAMPLE_N
+    from kgroups._choose_k.core import SAMPLE_N
     from kgroups.metrics import ari
 
     path, out = tmp_path / "big.csv", tmp_path / "labels.csv"
@@ -693,10 +701,10 @@ def test_every_choice_path_on_a_sample_through_the_command_line(flags, tmp_path,
     sample size, semimetric='auto' past its own), with the sizes lowered so the test is
     quick, runs through the command line's estimator."""
     from kgroups import _auto_fit
-    from kgroups._choose_k import sample
+    from kgroups._choose_k import core
     from kgroups.metrics import ari
 
-    monkeypatch.setattr(sample, "SAMPLE_N", 240)
+    monkeypatch.setattr(core, "SAMPLE_N", 240)
     monkeypatch.setattr(_auto_fit, "AUTO_SAMPLE_N", 240)
     monkeypatch.setattr(_auto_fit, "AUTO_SAMPLE_ROWS", 150)
     path, out = tmp_path / "blobs.csv", tmp_path / "labels.csv"

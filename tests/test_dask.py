@@ -496,9 +496,9 @@ def test_n_clusters_auto_chooses_on_a_sample_and_labels_every_row(semimetric, en
     from sklearn.datasets import make_blobs, make_moons
     from sklearn.metrics import adjusted_rand_score
 
-    from kgroups._choose_k import sample
+    from kgroups._choose_k import estimator
 
-    monkeypatch.setattr(sample, "SAMPLE_N", 300)
+    monkeypatch.setattr(estimator, "SAMPLE_N", 300)
     if semimetric == "energy":
         X, y = make_blobs(900, 2, centers=[[0, 0], [8, 0], [0, 8]], random_state=0)
     else:
@@ -509,7 +509,9 @@ def test_n_clusters_auto_chooses_on_a_sample_and_labels_every_row(semimetric, en
     assert labels.shape == (900,) and adjusted_rand_score(y, labels) > 0.99
     r = est.n_clusters_choice_
     assert est.n_clusters_ == (3 if semimetric == "energy" else 2)
-    assert r.sample.size == 300 and "uniform sample of 300 of the 900 rows" in r.reasoning
+    step = r.trace.steps[-1]
+    assert r.sample.size == 300 and (step.step, step.value) == ("sample", 300)
+    assert "of the 900 rows, drawn from the dask input" in step.outcome
     if engine is not None:
         assert est.engine_ == engine
     else:

@@ -108,3 +108,25 @@ def test_errors(func):
 def test_overlap_single_class():
     with pytest.raises(ValueError, match="k=1"):
         overlap([2, 2, 2], [0, 1, 0])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_weighted_ari_is_the_ari_of_the_repeated_rows(seed):
+    rng = np.random.default_rng(seed)
+    t, p = rng.integers(0, 3, 30), rng.integers(0, 4, 30)
+    w = rng.integers(1, 5, 30)
+    expected = adjusted_rand_score(np.repeat(t, w), np.repeat(p, w))
+    assert ari(t, p, sample_weight=w) == pytest.approx(expected, abs=1e-12)
+    assert ari(t, p, sample_weight=np.ones(30)) == pytest.approx(ari(t, p), abs=1e-12)
+    # a zero weight leaves the point out
+    w0 = np.where(np.arange(30) == 4, 0, w)
+    keep = np.arange(30) != 4
+    assert ari(t, p, sample_weight=w0) == pytest.approx(
+        adjusted_rand_score(np.repeat(t[keep], w[keep]), np.repeat(p[keep], w[keep])), abs=1e-12)
+
+
+def test_ari_refuses_bad_weights_by_name():
+    with pytest.raises(ValueError, match="ari: sample_weight"):
+        ari([0, 1, 1], [0, 1, 0], sample_weight=[1, -1, 1])
+    with pytest.raises(ValueError, match="ari: sample_weight"):
+        ari([0, 1, 1], [0, 1, 0], sample_weight=[1, 1])

@@ -121,13 +121,13 @@ REPRODUCE_DEFAULTS = {"trials": None, "quick": False, "seed": 0, "out": "reprodu
 
 # ``kgroups choose-k``: the methods and defaults of kgroups.choose_k (its signature and
 # PARAMETER_CONSTRAINTS["choose_k"]); k_min..k_max is its default k_range 1..10.
-CHOOSE_K_METHODS = ("auto", "silhouette+split", "silhouette+gap", "gap+ps+sphered", "gap+ps",
-                    "gap", "prediction_strength", "silhouette", "eigengap")
+CHOOSE_K_METHODS = ("auto", "gap", "prediction_strength", "silhouette", "eigengap")
 CHOOSE_K_DEFAULTS = {"method": "auto", "k_min": 1, "k_max": 10, "n_refs": 10,
                      "n_splits": 20, "n_init": 5, "semimetric": "energy", "alpha": 1.0,
                      "n_neighbors": 10}
-# kgroups choose-k's semimetrics: the closed-form ones and the graph's (with its own rule)
-CHOOSE_K_SEMIMETRICS = SEMIMETRIC_NAMES + ("nearest_neighbors",)
+# kgroups choose-k's semimetrics: the closed-form ones, the graph's (with its own rule)
+# and "auto" (both rules and the arbiter)
+CHOOSE_K_SEMIMETRICS = SEMIMETRIC_NAMES + ("nearest_neighbors", "auto")
 
 # ``--delimiter`` names -> the separator (auto: sniffed from the first lines).
 DELIMITERS = {"auto": None, "comma": ",", "semicolon": ";", "tab": "\t",

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+from typing import NamedTuple
 
 import numpy as np
 
@@ -45,6 +46,22 @@ def fit_work(n_samples, n_clusters, n_starts):
     if n_samples is None:
         return float("inf")
     return n_samples * n_samples + n_starts * n_clusters * n_samples
+
+
+class Plan(NamedTuple):
+    """What one fit runs: the number of clusters, the semimetric and the start, as the
+    parameters give them (:meth:`of`), or as a choice fixed them (``n_clusters="auto"``,
+    ``semimetric="auto"``: the chosen k and semimetric, from the choice's labels)."""
+
+    n_clusters: int
+    semimetric: object
+    init: object
+    n_init: object
+
+    @classmethod
+    def of(cls, est):
+        """The plan of ``est``'s own parameters."""
+        return cls(est.n_clusters, est.semimetric, est.init, est.n_init)
 
 
 class KernelClusteringFit(ConstrainedParams):
@@ -108,7 +125,8 @@ class KernelClusteringFit(ConstrainedParams):
 
     def _closed_form(self):
         """Whether the kernel is that of a named closed-form semimetric of raw data."""
-        return not (self._precomputed() or callable(self.semimetric) or self._data_built())
+        return not (self._precomputed() or callable(self._semimetric_in_use())
+                    or self._data_built())
 
     def _params(self):
         """Semimetric parameters in the units of the (possibly rescaled) data."""
@@ -167,33 +185,44 @@ class KernelClusteringFit(ConstrainedParams):
             from ._choose_k.estimator import fit_choosing_k
 
             return fit_choosing_k(self, X, sample_weight)
-        n = n_rows(X)
-        starts = 1 if n is None else resolve_n_init(self.n_init, self.init, n)
-        with tiered(fit_work(n, self.n_clusters, starts)):  # tiny fits skip loading numba
-            return self._fit(X, sample_weight)
+        return self._fit(X, sample_weight)
 
-    def _fit(self, X, sample_weight):
-        if self.semimetric == AUTO and not self._precomputed():
-            return fit_auto(self, X, sample_weight)  # kgroups._auto_fit
-        self.semimetric_, self.semimetric_choice_ = self.semimetric, None
+    def _fit(self, X, sample_weight, plan=None, **fixed):
+        """The fit of ``plan`` (default: the parameters) with the fields ``fixed`` that a
+        choice fixed (the chosen k, the chosen semimetric, the labels to start from), on
+        this estimator: the fitted attributes are those of an ordinary fit of the plan."""
+        plan = (Plan.of(self) if plan is None else plan)._replace(**fixed)
+        n = n_rows(X)
+        starts = 1 if n is None else resolve_n_init(plan.n_init, plan.init, n)
+        with tiered(fit_work(n, plan.n_clusters, starts)):  # tiny fits skip loading numba
+            if plan.semimetric == AUTO and not self._precomputed():
+                return fit_auto(self, X, sample_weight, plan)  # kgroups._auto_fit
+            self._plan = plan
+            try:
+                return self._fit_plan(X, sample_weight, plan)
+            finally:
+                del self._plan
+
+    def _fit_plan(self, X, sample_weight, plan):
+        self.semimetric_, self.semimetric_choice_ = plan.semimetric, None
         seconds = {}
         with clocked(seconds, "prepare"):
             X, w, engine, kind, left_out = self._prepare(X, sample_weight)
         # given labels (one start, or one per row) checked before anything uses them
-        given = given_starts(self.init, engine, self._keep, self.n_clusters, self._owner())
+        given = given_starts(plan.init, engine, self._keep, plan.n_clusters, self._owner())
         n_init = len(given) if given is not None else self._n_init
         progress = FitProgress(self._owner(), n_init, self.max_iter, self.verbose)
         if self.verbose:
-            about = engine_summary(engine, X, self._engine_why, n_clusters=self.n_clusters,
+            about = engine_summary(engine, X, self._engine_why, n_clusters=plan.n_clusters,
                                    n_init=n_init, dtype=self.dtype,
                                    n_components=self.n_components)
-            progress.say(f"{about}; n_init={n_init} (n_init={self.n_init!r}, "
-                         f"init={init_name(self.init)})")
+            progress.say(f"{about}; n_init={n_init} (n_init={plan.n_init!r}, "
+                         f"init={init_name(plan.init)})")
         try:
             with clocked(seconds, "init"):
                 starts = given if given is not None else self._starts(X, w, engine, kind,
                                                                       n_init, progress)
-            best = run_starts(engine, starts, self.n_clusters, rule=self._rule,
+            best = run_starts(engine, starts, plan.n_clusters, rule=self._rule,
                               max_iter=self.max_iter, tol=self.tol, progress=progress,
                               owner=self._owner(), seconds=seconds)
         finally:
@@ -208,13 +237,19 @@ class KernelClusteringFit(ConstrainedParams):
             self.engine_stats_["semimetric seconds"] = dict(self._feature_map.seconds)
         return self
 
+    def _plan_now(self):
+        """The plan of the fit in progress, else that of the parameters (the engine of
+        :func:`~kgroups.improving_moves` and of the doctests)."""
+        return self.__dict__.get("_plan") or Plan.of(self)
+
     def _prepare(self, X, sample_weight):
         """Validated data, weights and the engine: the one way from input to an engine,
         for every kind of input. Returns ``(X, w, engine, kind, left_out)``: the data
         and weights the engine holds, the input's kind and the zero-weight rows
         (:func:`~kgroups._input.left_out_rows`)."""
-        data = fit_data(self, X, sample_weight, kernel=self.kernel, semimetric=self.semimetric,
-                        n_clusters=self.n_clusters, dtype=self.dtype,
+        plan = self._plan_now()
+        data = fit_data(self, X, sample_weight, kernel=self.kernel, semimetric=plan.semimetric,
+                        n_clusters=plan.n_clusters, dtype=self.dtype,
                         engine_input=array_kind_of(self.engine), features=self._data_built(),
                         validate=self._validate_params)
         self._keep, self._wscale = data.keep, data.wscale
@@ -227,11 +262,13 @@ class KernelClusteringFit(ConstrainedParams):
 
     def _engine_request(self):
         """The parameters that build the engine, as plain values."""
-        names = ("engine", "semimetric", "kernel", "alpha", "sigma", "theta", "dtype",
-                 "n_clusters", "init", "n_components", "landmarks", "n_neighbors",
-                 "random_state")
+        plan = self._plan_now()
+        names = ("engine", "kernel", "alpha", "sigma", "theta", "dtype", "n_components",
+                 "landmarks", "n_neighbors", "random_state")
         return EngineRequest(**{name: getattr(self, name) for name in names},
-                             n_starts=functools.partial(resolve_n_init, self.n_init, self.init),
+                             semimetric=plan.semimetric, n_clusters=plan.n_clusters,
+                             init=plan.init,
+                             n_starts=functools.partial(resolve_n_init, plan.n_init, plan.init),
                              rule=self._rule, features=self._data_built(), owner=self._owner())
 
     def _starts(self, X, w, engine, kind, n_init, progress):
@@ -240,12 +277,13 @@ class KernelClusteringFit(ConstrainedParams):
         def fit_sample(Xs, ws, seed):
             return self._fit_sample(Xs, ws, seed, progress)
 
-        gram = origin_gram(X, engine.gram, self.semimetric if self._closed_form() else None,
+        plan = self._plan_now()
+        gram = origin_gram(X, engine.gram, plan.semimetric if self._closed_form() else None,
                            self._params())
-        return named_starts(self.init, engine, X, w, kind, n_clusters=self.n_clusters,
+        return named_starts(plan.init, engine, X, w, kind, n_clusters=plan.n_clusters,
                             n_init=n_init, random_state=self.random_state,
                             input_space=not (self._precomputed() or self._data_built()),
-                            gram=gram, fit_sample=fit_sample, semimetric=self.semimetric)
+                            gram=gram, fit_sample=fit_sample, semimetric=plan.semimetric)
 
     def _fit_sample(self, Xs, ws, seed, progress):
         """Labels of this estimator's fit on a sample (the sample start of
@@ -256,7 +294,9 @@ class KernelClusteringFit(ConstrainedParams):
         progress.say(f"start: exact fit of a {Xs.shape[0]}-point sample ({SAMPLE_N_INIT} "
                      f"starts), then every point to the nearest mean "
                      f"({progress.elapsed():.2f} s)")
-        est = clone(self).set_params(n_init=SAMPLE_N_INIT, engine="auto", random_state=seed,
+        plan = self._plan_now()
+        est = clone(self).set_params(n_clusters=plan.n_clusters, semimetric=plan.semimetric,
+                                     n_init=SAMPLE_N_INIT, engine="auto", random_state=seed,
                                      verbose=0)
         labels = est.fit(Xs, sample_weight=ws).labels_
         progress.say(f"start: sample fit done, W = {est.within_energy_:.6g} "
@@ -264,7 +304,7 @@ class KernelClusteringFit(ConstrainedParams):
         return labels
 
     def _set_fitted(self, best, engine, X, w):
-        k = self.n_clusters_ = self.n_clusters
+        k = self.n_clusters_ = self._plan_now().n_clusters
         self.labels_ = best.labels
         # W = sum_i w_i K_ii - Q for the semimetric the kernel induces (every kernel
         # of the family gives Q up to a constant); K = -rho/2 has a zero diagonal, so

@@ -282,9 +282,8 @@ PARAMETER_CONSTRAINTS = {
     "kernel_from_semimetric_x0": {"rho_matrix": [ARRAY], "rho_to_x0": [ARRAY]},
     "onedim_kgroups": {"x": [ARRAY], "sample_weight": _WEIGHT},
     "choose_k": {"X": [ARRAY], "k_range": [NONE, ARRAY],
-                 "method": [Options(("auto", "silhouette+split", "silhouette+gap",
-                                     "gap+ps+sphered", "gap+ps", "gap", "prediction_strength",
-                                     "silhouette", "eigengap"))],
+                 "method": [Options(("auto", "gap", "prediction_strength", "silhouette",
+                                     "eigengap"))],
                  "rule": [NONE, Options(("firstSEmax", "Tibs2001SEmax", "globalSEmax",
                                          "firstmax", "globalmax"))],
                  "se_factor": [Real(0, None)], "cutoff": [Real(0, 1, "right")],
@@ -355,7 +354,7 @@ PARAMETER_CONSTRAINTS = {
     "accuracy": {"labels_true": [ARRAY], "labels_pred": [ARRAY]},
     "overlap": {"labels_true": [ARRAY], "labels_pred": [ARRAY]},
     "nmi": {"labels_true": [ARRAY], "labels_pred": [ARRAY]},
-    "ari": {"labels_true": [ARRAY], "labels_pred": [ARRAY]},
+    "ari": {"labels_true": [ARRAY], "labels_pred": [ARRAY], "sample_weight": _WEIGHT},
 }
 
 

@@ -65,7 +65,7 @@ from ._cli_options import (
 )
 
 __all__ = ["CSVError", "Table", "UsageError", "build_parser", "console", "load_table", "main",
-           "read_csv", "standardize"]
+           "read_csv"]
 
 _STARTED = time.perf_counter()  # the summary reports the time since the command started
 
@@ -197,24 +197,6 @@ def _without_pandas():
             del sys.modules["pandas"]
 
 
-def standardize(X, w=None):
-    """``X`` with each column z-scored: mean 0 and standard deviation 1, weighted by
-    ``w`` (integer weights act as repeated rows); a constant column becomes 0.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> Z = standardize(np.array([[1.0, 5.0], [3.0, 5.0]]))
-    >>> Z.tolist()
-    [[-1.0, 0.0], [1.0, 0.0]]
-    """
-    import numpy as np
-
-    mean = np.average(X, axis=0, weights=w)
-    sd = np.sqrt(np.average((X - mean) ** 2, axis=0, weights=w))
-    return (X - mean) / np.where(sd > 0, sd, 1.0)
-
-
 def _cluster(args):
     import numpy as np
 
@@ -232,6 +214,8 @@ def _cluster(args):
         raise UsageError(f"argument -k/--n-clusters: {args.n_clusters} clusters but "
                          f"{args.file} has only {X.shape[0]} data rows")
     if args.standardize:
+        from ._rescale import standardize
+
         X = standardize(X, w)
     est = cls(**{param: getattr(args, attr) for _, attr, param in ESTIMATOR_OPTIONS})
     start = time.perf_counter()
@@ -286,10 +270,12 @@ def _defaults(args):
 
 
 def _print_choice(args, est):
-    """``--n-clusters auto``: the choice and its reasoning, on standard error."""
-    print(f"n_clusters auto: k={est.n_clusters_} with semimetric={est.semimetric_!r} "
-          f"(--semimetric {args.semimetric}): {est.n_clusters_choice_.reasoning}",
-          file=sys.stderr, flush=True)
+    """``--n-clusters auto``: the choice in one line on standard error, the whole
+    reasoning with ``--verbose``."""
+    r = est.n_clusters_choice_
+    print(f"kgroups cluster: chose {r.summary()}", file=sys.stderr, flush=True)
+    if args.verbose:
+        print(f"kgroups cluster: why: {r.reasoning}", file=sys.stderr, flush=True)
 
 
 def _print_summary(args, est, X, y, seconds, file):
@@ -342,6 +328,8 @@ def _choose_k(args):
                          notes=notes)
     _say_notes("kgroups choose-k", notes, args.standardize)
     if args.standardize:
+        from ._rescale import standardize
+
         X = standardize(X, w)
     start = time.perf_counter()
     try:
@@ -603,19 +591,21 @@ def _choose_k_parser(sub):
                    help="z-score each feature column (weighted mean 0, standard deviation "
                         "1) before choosing, as kgroups cluster --standardize does")
     c.add_argument("--method", default=d["method"], choices=CHOOSE_K_METHODS,
-                   help="auto: the rule of the semimetric. Point data (silhouette+split): "
+                   help="auto: the rule of the semimetric. Point data (the energy rule): "
                         "structure when a held-out half is multimodal (dip tests) or k = "
-                        "2..5 beat reference samples without structure by 3.5 standard "
-                        "errors of the gap statistic; the smallest k within half a standard "
-                        "error of the largest silhouette, the curve followed to twice its "
-                        "best k (at least 10); then one more cluster while a "
-                        "cluster's held-out half is multimodal, keeping 0.7 of the "
-                        "silhouette; when X shows none, the same on its multimodal sphered "
-                        "axes, then X standardized; else k = 1; with energy, when the "
-                        "neighbourhood graph's groups are shapes that the energy fit cuts "
-                        "across (rings, moons), the energy partition that agrees best with "
-                        "them. nearest_neighbors: the k >= 2 after which the neighbourhood "
-                        "graph's Laplacian eigenvalues rise most, as a ratio"),
+                        "2..5 beat uniform reference samples by 3.5 standard errors; the "
+                        "smallest k within half a standard error of the largest silhouette, "
+                        "the curve followed to twice its best k (at least 10); then one more "
+                        "cluster while a cluster's held-out half is multimodal, keeping 0.7 "
+                        "of the silhouette; when X shows none, the same on its multimodal "
+                        "sphered axes, then X standardized; else k = 1; with energy, when "
+                        "the neighbourhood graph's groups are shapes that the energy "
+                        "partitions cut across (rings, moons), the energy partition that "
+                        "follows them. nearest_neighbors: the k >= 2 after which the "
+                        "neighbourhood graph's Laplacian eigenvalues rise most, as a ratio. "
+                        "auto (--semimetric auto): both, judged by the normalised cut of "
+                        "the neighbourhood graph. The others: the gap statistic, prediction "
+                        "strength, the silhouette, the eigengap of the energy kernel")
     c.add_argument("--k-min", type=int, default=d["k_min"], metavar="K",
                    help="smallest k compared (1 lets the answer be 'no structure')")
     c.add_argument("--k-max", type=int, default=d["k_max"], metavar="K",
@@ -628,7 +618,7 @@ def _choose_k_parser(sub):
                    help="restarts of each kernel k-groups fit of the data, >= 1")
     c.add_argument("--semimetric", default=d["semimetric"], choices=CHOOSE_K_SEMIMETRICS,
                    help="semimetric of the fits (nearest_neighbors: clusters of any shape, "
-                        "with the graph's own rule)")
+                        "with the graph's own rule; auto: energy or the graph, chosen)")
     c.add_argument("--n-neighbors", type=int, default=d["n_neighbors"], metavar="N",
                    help="semimetric nearest_neighbors: neighbours of each point, >= 1")
     c.add_argument("--alpha", type=float, default=d["alpha"],

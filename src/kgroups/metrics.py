@@ -30,7 +30,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import InvalidParameterError, describe, encode_labels, validated
+from ._validation import (InvalidParameterError, check_sample_weight, describe, encode_labels,
+                          validated)
 
 __all__ = ["accuracy", "overlap", "nmi", "ari"]
 
@@ -53,11 +54,31 @@ def _check_label_pair(labels_true, labels_pred, owner):
     return t, p
 
 
-def _contingency(t, p):
-    """Contingency table ``C[a, b] = #{i : t_i = a, p_i = b}`` of two code vectors."""
-    table = np.zeros((t.max() + 1, p.max() + 1), dtype=np.int64)
-    np.add.at(table, (t, p), 1)
+def _contingency(t, p, w=None):
+    """Contingency table ``C[a, b] = #{i : t_i = a, p_i = b}`` of two code vectors, or
+    with weights ``w`` the sum of their weights."""
+    table = np.zeros((t.max() + 1, p.max() + 1), dtype=np.int64 if w is None else np.float64)
+    np.add.at(table, (t, p), 1 if w is None else w)
     return table
+
+
+def _pairs(x):
+    return float(np.sum(x * (x - 1.0))) / 2.0
+
+
+def weighted_ari(t, p, w):
+    """The adjusted Rand index of codes ``t`` and ``p`` of points with weights ``w``:
+    the pairs of Hubert & Arabie's index counted as among repeated rows (integer
+    weights give the index of the data with each row repeated ``w_i`` times).
+
+    >>> round(weighted_ari(np.array([0, 1, 1]), np.array([0, 0, 1]), np.array([2.0, 1, 1])), 3)
+    0.0
+    """
+    table = _contingency(t, p, w)
+    total, rows, cols = _pairs(w.sum()), _pairs(table.sum(1)), _pairs(table.sum(0))
+    expected = rows * cols / total if total > 0 else 0.0
+    top = 0.5 * (rows + cols)
+    return 1.0 if top == expected else (_pairs(table.ravel()) - expected) / (top - expected)
 
 
 @validated
@@ -215,16 +236,19 @@ def nmi(labels_true, labels_pred):
 
 
 @validated
-def ari(labels_true, labels_pred):
-    """Adjusted Rand index of two labelings (scikit-learn).
+def ari(labels_true, labels_pred, sample_weight=None):
+    """Adjusted Rand index of two labelings (scikit-learn's, and weighted).
 
     :func:`sklearn.metrics.adjusted_rand_score`, after the label checks of
-    :func:`accuracy`.
+    :func:`accuracy`; with ``sample_weight``, the index of the pairs of weighted points
+    (integer weights give the index of the data with repeated rows).
 
     Parameters
     ----------
     labels_true, labels_pred : array-like of shape (n_samples,)
         Class and cluster labels (any hashable, sortable values).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights of the points (None: all 1).
 
     Returns
     -------
@@ -252,4 +276,6 @@ def ari(labels_true, labels_pred):
     from sklearn.metrics import adjusted_rand_score
 
     t, p = _check_label_pair(labels_true, labels_pred, "ari")
-    return float(adjusted_rand_score(t, p))
+    if sample_weight is None:
+        return float(adjusted_rand_score(t, p))
+    return weighted_ari(t, p, check_sample_weight(sample_weight, t.size, "ari", allow_zero=True))

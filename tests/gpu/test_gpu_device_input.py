@@ -206,9 +206,9 @@ def test_n_clusters_auto_chooses_on_a_host_sample_and_fits_on_the_device(monkeyp
     copied to the host, then fits that k on the device."""
     from sklearn.metrics import adjusted_rand_score
 
-    from kgroups._choose_k import sample
+    from kgroups._choose_k import estimator
 
-    monkeypatch.setattr(sample, "SAMPLE_N", 60)
+    monkeypatch.setattr(estimator, "SAMPLE_N", 60)
     X, y = blobs(90, 3, 2, seed=3)
     est = quiet(KernelKGroups("auto", random_state=0).fit, dev(X))
     assert est.n_clusters_ == 2 and est.engine_ == "gpu"

@@ -1,37 +1,32 @@
 r"""``KernelKGroups(n_clusters="auto")``: the fit chooses k from the data.
 
-The number of clusters is chosen by :func:`~kgroups.choose_k` with the estimator's
-semimetric (and its ``alpha``, ``sigma``, ``theta``, ``n_neighbors``) over
-``k = 1..K_MAX`` (at most ``n_samples - 1``): the point rule for the semimetrics of
-point data, the graph's eigengap for ``"nearest_neighbors"``, and with
-``semimetric="auto"`` the choice of k and the semimetric together
-(:mod:`kgroups._choose_k.joint`). The rules stop where they have decided, so the
-range only bounds the answer. The estimator is then fitted with the chosen k and
-semimetric from the labels of the choice (one start: they are already the best of
-the choice's starts), so that its fitted attributes, :meth:`predict` and
-:meth:`transform` are those of an ordinary fit of that k.
-
-Fitted attributes added: ``n_clusters_`` (the k chosen), ``n_clusters_choice_``
-(the :class:`~kgroups._choose_k.result.ChooseKResult`, with its ``reasoning``) and,
-with ``semimetric="auto"``, ``semimetric_choice_`` saying which semimetric and why.
+X is checked at the estimator's own front door; k (and with ``semimetric="auto"``
+the semimetric) is chosen by the default of :func:`~kgroups.choose_k` over ``k =
+1..K_MAX`` with the estimator's parameters (``init``, ``n_init``, ``max_iter``,
+``tol``, an in-memory ``engine``); the estimator is then fitted with them from the
+choice's labels (one start), so its fitted attributes are those of an ordinary fit.
+Data out of host memory (dask, a CUDA device): k is chosen on a uniform sample of
+``SAMPLE_N`` rows (seeded by their number), then fitted on every row (or, for the
+neighbourhood graph, on the sample, every row labelled by its ``predict``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .._init import resolve_n_init
 from .._input import DASK, checked_rows, input_kind
-from .._validation import EngineNames, InvalidParameterError, as_seed, check_sample_weight
-from .core import _k_limits, choose
-from .rules import auto_method
+from .._validation import InvalidParameterError, check_sample_weight
+from .constants import value
+from .core import SAMPLE_N, k_limit, run_choice
+from .fits import Setting, engine_for
 
 #: The value of ``n_clusters`` that chooses k from the data.
 AUTO = "auto"
-#: The largest k compared (the rules decide before it on most data).
-K_MAX = 30
+K_MAX = value("K_MAX")
 
 
-def _refuse(est, X):
+def _refuse(est):
     owner = est._owner()
     if est._precomputed():
         raise InvalidParameterError(
@@ -46,140 +41,86 @@ def _refuse(est, X):
 
 
 def fit_choosing_k(est, X, sample_weight):
-    """Fit ``est`` (whose ``n_clusters`` is ``"auto"``) as the module docstring says;
-    returns ``est``."""
-    from sklearn.base import clone
-
-    _refuse(est, X)
+    """Fit ``est`` (whose ``n_clusters`` is ``"auto"``) as the module docstring says."""
+    _refuse(est)
     kind = input_kind(X, sample_weight)
     if not kind.host_rows or kind is DASK:
         return _fit_from_a_sample(est, X, sample_weight, kind)
-    owner = est._owner()
-    given = X  # the final fit takes X as given (its column names, its kind)
-    X = checked_rows(clone(est), X, reset=True)  # the fit's own front door
-    w = check_sample_weight(sample_weight, X.shape[0], owner, allow_zero=True)
+    Xv = checked_rows(est, X, reset=True)  # the fit's own front door
+    w = check_sample_weight(sample_weight, Xv.shape[0], est._owner(), allow_zero=True)
     keep = w > 0
-    say = _Say(est)
-    say(f"n_clusters='auto': choosing k with semimetric={est.semimetric!r} on "
-        f"{int(keep.sum())} points")
-    r = _choice(est, X[keep], w[keep])
-    say(f"chose k={r.k} with semimetric={r.semimetric!r}: {r.reasoning}")
-    labels = np.zeros(X.shape[0], dtype=np.int64)
-    labels[keep] = r.labels if r.labels is not None else 0
-    fixed = {"n_clusters": int(r.k), "semimetric": r.semimetric}
-    if np.unique(labels[keep]).size == r.k:
-        fixed["init"] = labels
-    final = clone(est).set_params(**fixed).fit(given, sample_weight=sample_weight)
-    params = est.get_params(deep=False)
-    for key, value in vars(final).items():
-        if key not in params:
-            setattr(est, key, value)
-    est.n_clusters_, est.n_clusters_choice_ = int(r.k), r
-    if est.semimetric == "auto":
-        est.semimetric_choice_ = _semimetric_choice(r)
-    return est
+    r = _choose(est, Xv[keep], w[keep], f"{int(keep.sum())} points")
+    labels = np.zeros(Xv.shape[0], dtype=np.int64)
+    labels[keep] = r.labels
+    init = labels if np.unique(labels[keep]).size == r.k else est.init
+    est._fit(X, sample_weight, n_clusters=int(r.k), semimetric=r.semimetric, init=init,
+             n_init=1 if init is labels else est.n_init)
+    return _record(est, r)
 
 
 def _fit_from_a_sample(est, X, sample_weight, kind):
-    """``n_clusters="auto"`` on data out of host memory (a dask collection, an array on a
-    CUDA device): k and the semimetric chosen on a uniform sample of ``SAMPLE_N`` rows
-    brought to the host, as the in-memory choice does past that size; then the
-    chosen k fitted on all rows where the chosen semimetric runs on that kind of
-    data (the Dask and GPU engines take the named semimetrics), or, for the
-    neighbourhood graph, fitted on the sample and every row labelled by its
-    ``predict`` (lazily, block by block, for a dask collection)."""
-    from sklearn.base import clone
-
+    """``n_clusters="auto"`` on data out of host memory (module docstring)."""
     from .._semimetrics import DATA_BUILT
-    from .sample import SAMPLE_N
 
-    owner = est._owner()
-    rows, _ = kind.check_fit(clone(est), X, precomputed=False)
-    w = kind.weights(sample_weight, rows, owner)
+    rows, _ = kind.check_fit(est, X, precomputed=False)
+    w = kind.weights(sample_weight, rows, est._owner())
     n = int(rows.shape[0])
-    rng = np.random.default_rng(as_seed(est.random_state))
-    idx = np.sort(rng.choice(n, min(n, SAMPLE_N), replace=False))
+    # seeded by the size alone: the choice does not move with random_state
+    idx = np.sort(np.random.default_rng([n, 11]).choice(n, min(n, SAMPLE_N), replace=False))
     Xs, ws = kind.take(rows, w, idx)
-    Xs = checked_rows(clone(est), Xs, reset=True)
-    ws = check_sample_weight(ws, Xs.shape[0], owner, allow_zero=True)
+    Xs = checked_rows(est, Xs, reset=True)
+    ws = check_sample_weight(ws, Xs.shape[0], est._owner(), allow_zero=True)
     keep = ws > 0
     if not keep.any():
         raise InvalidParameterError(
-            f"{owner}: every row of the uniform sample of {idx.size} rows that "
+            f"{est._owner()}: every row of the uniform sample of {idx.size} rows that "
             "n_clusters='auto' chooses k on has sample_weight 0; give the rows of "
             "positive weight only")
-    say = _Say(est)
-    say(f"n_clusters='auto': choosing k with semimetric={est.semimetric!r} on a uniform "
-        f"sample of {idx.size} of the {n} rows ({kind.name} input)")
-    r = _choice(est, Xs[keep], ws[keep])
+    r = _choose(est, Xs[keep], ws[keep],
+                f"a uniform sample of {idx.size} of the {n} rows ({kind.name} input)")
     r.sample = idx[keep]
-    r.reasoning += (f" The choice was made on a uniform sample of {idx.size} of the {n} "
-                    f"rows, drawn from the {kind.name} input to host memory")
-    fixed = {"n_clusters": int(r.k), "semimetric": r.semimetric}
-    if r.semimetric in DATA_BUILT:
-        final = clone(est).set_params(**fixed).fit(Xs, sample_weight=ws)
-        labels = final.predict(X)
-        r.reasoning += (f"; semimetric={r.semimetric!r} does not run on {kind.name} data, so "
-                        f"k={r.k} was fitted on the sample and every row is labelled by "
-                        "that fit's predict.")
+    plan = {"n_clusters": int(r.k), "semimetric": r.semimetric}
+    if r.semimetric in DATA_BUILT:  # runs on neither Dask nor a device: the sample's fit
+        est._fit(Xs, ws, **plan)
+        labels, how = est.predict(X), "fitted on the sample, every row labelled by predict"
     else:
-        final = clone(est).set_params(**fixed).fit(X, sample_weight=sample_weight)
-        labels = final.labels_
-        r.reasoning += f"; k={r.k} was then fitted on every row ({final.engine_} engine)."
-    say(f"chose k={r.k} with semimetric={r.semimetric!r}: {r.reasoning}")
-    params = est.get_params(deep=False)
-    for key, value in vars(final).items():
-        if key not in params:
-            setattr(est, key, value)
-    est.labels_, est.n_clusters_, est.n_clusters_choice_ = labels, int(r.k), r
-    if est.semimetric == "auto":
-        est.semimetric_choice_ = _semimetric_choice(r)
-    return est
+        est._fit(X, sample_weight, **plan)
+        labels, how = est.labels_, f"fitted on every row ({est.engine_} engine)"
+    est.labels_ = labels
+    r.trace.add("sample", "rows the choice ran on", int(idx.size), None,
+                f"a uniform sample of {idx.size} of the {n} rows, drawn from the {kind.name} "
+                f"input; k={r.k} {how}")
+    return _record(est, r)
 
 
-def _choice(est, X, w):
-    """The :class:`ChooseKResult` of ``est``'s parameters on the points of positive
-    weight, over k = 1..K_MAX cut to what X allows (k = 1 when that leaves no k >= 2 to
-    compare: too few points or distinct rows)."""
-    from .result import ChooseKResult
+def _choose(est, X, w, what):
+    """The :class:`ChooseKResult` of ``est``'s parameters on in-memory rows of positive
+    weight, over k = 1..K_MAX cut to what X allows (k = 1 when that leaves no k >= 2)."""
+    from .._progress import FitProgress
 
+    say = FitProgress(est._owner(), 1, est.max_iter, est.verbose).say
+    say(f"n_clusters='auto': choosing k with semimetric={est.semimetric!r} on {what}")
     n, n_distinct = X.shape[0], np.unique(X, axis=0).shape[0]
-    top, why = _k_limits(auto_method(est.semimetric), n, n_distinct)
-    if top < 2:
-        semimetric = "energy" if est.semimetric == "auto" else est.semimetric
-        return ChooseKResult(1, "auto", np.array([1]), reasoning=(
-            f"{n} point(s) of positive weight, {n_distinct} distinct: {why}, so no number "
-            "of clusters can be compared with another: one cluster."),
-            labels=np.zeros(n, np.int64), semimetric=semimetric)
-    # the engines choose_k runs its fits with (in-memory arrays); any other: "auto"
-    engine = est.engine if EngineNames("numpy")(est.engine) else "auto"
-    return choose(X, range(1, min(K_MAX, top) + 1), estimator=type(est), method="auto",
-                  rule=None, se_factor=1.0, cutoff=0.8, n_refs=10, reference="pca",
-                  n_splits=20, semimetric=est.semimetric, alpha=est.alpha, sigma=est.sigma,
-                  theta=est.theta, sample_weight=w, n_neighbors=est.n_neighbors, n_init=5,
-                  engine=engine, random_state=est.random_state, stacklevel=5, refit=False)
+    top = k_limit("auto", est.semimetric, n, n_distinct)[0]
+    engine = engine_for(est.engine, "energy" if est.semimetric == "auto" else est.semimetric)
+    setting = Setting(semimetric=est.semimetric, alpha=est.alpha, sigma=est.sigma,
+                      theta=est.theta, n_neighbors=est.n_neighbors, init=est.init,
+                      n_init=min(resolve_n_init(est.n_init, est.init, n), 5)
+                      if est.n_init == "auto" else est.n_init,
+                      max_iter=est.max_iter, tol=est.tol, engine=engine)
+    opts = {"n_refs": value("N_REFS"), "reference": "pca", "n_distinct": n_distinct}
+    r = run_choice(X, w, np.arange(1, max(1, min(K_MAX, top)) + 1), "auto", setting, opts,
+                   est.random_state, refit=False)
+    say(f"chose k={r.k} with semimetric={r.semimetric!r}: {r.reasoning}")
+    return r
 
 
-def _semimetric_choice(r):
-    """``semimetric_choice_`` of a joint choice (the result ``r``)."""
-    from sklearn.metrics import adjusted_rand_score
-
+def _record(est, r):
+    """The choice's attributes on the fitted estimator."""
     from .._semimetrics.auto import SemimetricChoice
 
-    cand = r.candidates or {}
-    agree = (float(adjusted_rand_score(cand["energy"].labels,
-                                       cand["nearest_neighbors"].labels))
-             if len(cand) == 2 else float("nan"))
-    return SemimetricChoice(r.semimetric, r.reasoning, dict(r.cuts or {}), agree)
-
-
-class _Say:
-    """``verbose`` lines of the choice, as the fit's own (:mod:`kgroups._progress`)."""
-
-    def __init__(self, est):
-        from .._progress import FitProgress
-
-        self.progress = FitProgress(est._owner(), 1, est.max_iter, est.verbose)
-
-    def __call__(self, text):
-        self.progress.say(text)
+    est.n_clusters_, est.n_clusters_choice_ = int(r.k), r
+    if est.semimetric == "auto":
+        est.semimetric_choice_ = SemimetricChoice(r.semimetric, r.reasoning,
+                                                  dict(r.cuts or {}))
+    return est

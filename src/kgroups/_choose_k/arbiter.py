@@ -1,0 +1,81 @@
+r"""Energy or the neighbourhood graph: the one rule of every path that chooses the
+semimetric (``choose_k(X, semimetric="auto")``, ``n_clusters="auto"`` and
+``semimetric="auto"`` at a given k), and of the energy rule's answer for shapes.
+
+The energy answer (:math:`k_e` clusters) and the graph's groups :math:`G` (:math:`k_g`)
+are compared by the **normalised cut** (Shi & Malik 2000) on the neighbourhood graph
+of :math:`G` and of the energy partition :math:`E_{k_g}` of as many clusters: (1)
+:math:`k_e = 1`: the graph when :math:`G` cuts below ``NO_STRUCTURE_RATIO`` times
+:math:`E_{k_g}`; (2) the energy clusters within the graph's groups (a share ``WITHIN``
+of the weight) and its smallest group below ``BALANCE`` / :math:`k_g` of the weight
+(the graph sets a far cluster apart): energy; (3) else the graph when :math:`G` cuts
+below ``CUT_RATIO`` times :math:`E_{k_g}` (rings, moons, spirals), else energy.
+
+``benchmarks/bench_choice.py`` found stability under resampling (Lange et al. 2004)
+and DBCV (Moulavi et al. 2014) worse yardsticks on the development half.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..metrics import _contingency, weighted_ari
+from .constants import value
+
+CUT_RATIO = value("CUT_RATIO")
+NO_STRUCTURE_RATIO = value("NO_STRUCTURE_RATIO")
+WITHIN = value("WITHIN")
+BALANCE = value("BALANCE")
+ENERGY, GRAPH = "energy", "nearest_neighbors"
+
+
+def within_share(P, G, w):
+    """The share of the weight of each cluster of ``P`` in its main group of ``G``.
+
+    >>> within_share(np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1]), np.ones(4))
+    0.5
+    """
+    return float(_contingency(P, G, w).max(axis=1).sum() / w.sum())
+
+
+def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace):
+    """The rule of the module docstring: ``"energy"`` or ``"nearest_neighbors"``, its
+    step in ``trace``.
+
+    >>> from kgroups._choose_k.trace import Trace
+    >>> t = Trace()
+    >>> decide(0.001, 0.2, 8, 2, 1.0, 0.5, t), t.steps[0].outcome
+    ('nearest_neighbors', "the graph's groups cut below 1 times the energy partition's")
+    """
+    ratio = cut_g / cut_e if cut_e > 0 else np.inf
+    value_ = {"graph's groups": cut_g, f"energy partition of {k_g}": cut_e}
+    if k_e == 1:
+        pick = GRAPH if cut_g < NO_STRUCTURE_RATIO * cut_e else ENERGY
+        why = (f"no structure for energy: the graph's groups must cut below "
+               f"{NO_STRUCTURE_RATIO:g} times the energy partition's")
+        threshold = NO_STRUCTURE_RATIO
+    elif within >= WITHIN and smallest < BALANCE / k_g:
+        pick, threshold = ENERGY, None
+        why = (f"the {k_e} energy clusters lie within the graph's groups ({within:.1%} of "
+               f"the weight) and its smallest group holds {smallest:.1%}, below "
+               f"{BALANCE:g} / {k_g}: the graph sets a small part apart")
+    else:
+        pick, threshold = (GRAPH if cut_g < CUT_RATIO * cut_e else ENERGY), CUT_RATIO
+        why = (f"the graph's groups {'cut' if pick == GRAPH else 'do not cut'} below "
+               f"{CUT_RATIO:g} times the energy partition's")
+    margin = ("a tie: both cuts are 0" if cut_g == cut_e == 0 else
+              "close: the ratio of the cuts is within a factor 1.25 of the threshold"
+              if threshold is not None and 0.8 <= ratio / threshold <= 1.25 else "")
+    trace.add("arbiter", "normalised cut on the neighbourhood graph", value_, threshold, why,
+              margin)
+    return pick
+
+
+def follow_graph(f, ks, G):
+    """The energy answer for shapes (the arbiter took the graph): the energy partition
+    that agrees best with the graph's groups ``G`` (the largest :func:`weighted_ari`),
+    over the k of ``ks`` up to ``max(SCAN_MIN, SCAN_FACTOR k_g)``: ``(k, agreement by k)``."""
+    top = max(value("SCAN_MIN"), value("SCAN_FACTOR") * (int(G.max()) + 1))
+    agree = {k: weighted_ari(G, f.grow(k)[0], f.w) for k in (int(k) for k in ks[(ks >= 2) &
+                                                                                  (ks <= top)])}
+    return max(agree, key=agree.get), agree

@@ -1,0 +1,192 @@
+r"""The named criteria of :func:`~kgroups.choose_k`, each computed from the kernel
+k-groups fits of :mod:`~kgroups._choose_k.fits` and decided by its paper's rule:
+the gap statistic, prediction strength, the silhouette and the eigengap of the energy
+kernel; and the reference samples the energy rule shares with the gap statistic. The formulas are on the user guide's page.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._memory import check_fits
+from .._rescale import principal_axes
+from .._semimetrics import pairwise
+from .._validation import InvalidParameterError, describe
+from .fits import Fits, cluster_sums, silhouettes_from_sums
+
+GAP_RULES = ("firstSEmax", "Tibs2001SEmax", "globalSEmax", "firstmax", "globalmax")
+
+
+# --------------------------------------------------------------------------- references
+def reference_sampler(Z, w, kind):
+    r"""A function of ``rng`` drawing reference samples of the shape of Z: ``"box"``
+    uniform over its box; ``"pca"`` uniform over the box of Z in its principal axes
+    (Tibshirani et al.'s (b)); ``"moments"`` uniform over the box in the principal axes
+    whose sides are :math:`\sqrt{12}` times the standard deviations (the sample has
+    Z's mean and covariance).
+
+    >>> X = np.random.default_rng(0).normal(size=(2000, 2)) * [3.0, 1.0]
+    >>> R = reference_sampler(X, np.ones(2000), "moments")(np.random.default_rng(1))
+    >>> np.round(np.sqrt(np.diag(np.cov(R.T))), 1)
+    array([3., 1.])
+    """
+    if kind == "box":
+        lo, hi = Z.min(axis=0), Z.max(axis=0)
+        return lambda rng: lo + rng.random(Z.shape) * (hi - lo)
+    mean, Vt, sd = principal_axes(Z, w)
+    if kind == "moments":
+        lo, hi = -np.sqrt(3.0) * sd, np.sqrt(3.0) * sd
+    else:
+        P = (Z - mean) @ Vt.T
+        lo, hi = P.min(axis=0), P.max(axis=0)
+    return lambda rng: (lo + rng.random((Z.shape[0], sd.size)) * (hi - lo)) @ Vt + mean
+
+
+# --------------------------------------------------------------------------- gap
+def gap_gain_se(ref_log_w):
+    r"""Standard error of :math:`\mathrm{Gap}(k) - \mathrm{Gap}(1)` for data without
+    structure: :math:`\mathrm{sd}_b(\log W^*_{kb} - \log W^*_{1b}) \sqrt{1 + 1/B}`."""
+    B = ref_log_w.shape[0]
+    return (ref_log_w - ref_log_w[:, :1]).std(axis=0) * np.sqrt(1.0 + 1.0 / B)
+
+
+def gap_curve(f, ks, n_refs, reference):
+    r"""``(Gap, s, log W*)`` over ``ks``: :math:`\mathrm{Gap}(k) = \overline{\log W^*_k}
+    - \log W_k` and :math:`s_k = \mathrm{sd}_k \sqrt{1 + 1/B}` (Tibshirani, Walther &
+    Hastie 2001, eqs. 3-5)."""
+    logw = np.array([f.log_within(k) for k in ks])
+    draw = reference_sampler(f.Z, f.w, reference)
+    ref = np.array([[r.log_within(k) for k in ks] for r in (
+        Fits(draw(f.rng(0, 6, b)), f.w, f.setting, f.seed + 101 + b) for b in range(n_refs))])
+    return ref.mean(axis=0) - logw, ref.std(axis=0) * np.sqrt(1.0 + 1.0 / n_refs), ref
+
+
+def _first_local_max(f):
+    down = f[:-1] >= f[1:]
+    return int(np.argmax(down)) if down.any() else f.size - 1
+
+
+def gap_rule(gap, se, rule="firstSEmax", se_factor=1.0):
+    """Index of the k that a rule of R's ``cluster::maxSE`` picks: ``"globalmax"`` the
+    largest Gap, ``"firstmax"`` the first local maximum, ``"Tibs2001SEmax"`` the smallest
+    k with ``Gap(k) >= Gap(k+1) - s(k+1)``, ``"firstSEmax"`` / ``"globalSEmax"`` the
+    smallest k within ``se_factor`` s of the first local / the global maximum.
+
+    >>> gap = np.array([0.185, 0.186, 0.30, 0.25])
+    >>> [gap_rule(gap, np.full(4, 0.02), r) for r in GAP_RULES]
+    [2, 0, 2, 2, 2]
+    """
+    gap = np.asarray(gap, dtype=np.float64)
+    s = se_factor * np.asarray(se, dtype=np.float64)
+    if rule == "globalmax":
+        return int(np.argmax(gap))
+    if rule == "firstmax":
+        return _first_local_max(gap)
+    if rule == "Tibs2001SEmax":
+        ok = gap[:-1] >= gap[1:] - s[1:]
+        return int(np.argmax(ok)) if ok.any() else gap.size - 1
+    if rule in ("firstSEmax", "globalSEmax"):
+        top = _first_local_max(gap) if rule == "firstSEmax" else int(np.argmax(gap))
+        return int(np.argmax(gap[:top + 1] >= gap[top] - s[top]))
+    raise InvalidParameterError(f"gap_rule: rule={describe(rule)} should be one of {GAP_RULES}")
+
+
+# --------------------------------------------------------------------------- ps
+def prediction_strength_score(test_labels, predicted, weights=None):
+    r"""Prediction strength of one split (Tibshirani & Walther 2005, eq. 2.1):
+    :math:`\min_j \sum_{i \ne i' \in A_j} w_i w_{i'} 1[\hat c_i = \hat c_{i'}] /
+    \sum_{i \ne i' \in A_j} w_i w_{i'}`, clusters of one point left out (0 when none
+    has a pair).
+
+    >>> prediction_strength_score(np.array([0, 0, 0, 1, 1]), np.array([1, 1, 0, 0, 0]))
+    0.3333333333333333
+    """
+    w = np.ones(len(test_labels)) if weights is None else np.asarray(weights, np.float64)
+    k, kp = int(np.max(test_labels)) + 1, int(np.max(predicted)) + 1
+    C, Q = np.zeros((k, kp)), np.zeros((k, kp))
+    np.add.at(C, (test_labels, predicted), w)
+    np.add.at(Q, (test_labels, predicted), w * w)
+    together = (C * C - Q).sum(axis=1)
+    pairs = C.sum(axis=1) ** 2 - Q.sum(axis=1)
+    has = pairs > 1e-12 * np.maximum(C.sum(axis=1) ** 2, 1e-300)
+    return float(np.min(together[has] / pairs[has])) if has.any() else 0.0
+
+
+def prediction_strength_curve(X, w, ks, setting, n_splits, seed):
+    """Prediction strength of every test half (rows) and k (columns): each half's fit
+    against the other half's predict (the insertion rule, TPAMI eqs. 47-51)."""
+    n, rng = X.shape[0], np.random.default_rng([seed, 7])
+    runs = np.ones((2 * n_splits, ks.size))
+    for s in range(n_splits):
+        perm = rng.permutation(n)
+        halves = (np.sort(perm[:n // 2]), np.sort(perm[n // 2:]))
+        fits = [Fits(X[h], w[h], setting, seed + 1000 * s + t) for t, h in enumerate(halves)]
+        for t in (0, 1):
+            test, train = halves[t], fits[1 - t]
+            for j, k in enumerate(int(k) for k in ks):
+                if k > 1:
+                    train.fit(k)
+                    runs[2 * s + t, j] = prediction_strength_score(
+                        fits[t].fit(k)[0], train.predict(k, X[test]), w[test])
+    return runs
+
+
+def ps_rule(ps, cutoff=0.8):
+    """Index of the largest k with prediction strength ``ps >= cutoff``; the first
+    index when none reaches it.
+
+    >>> ps_rule(np.array([1.0, 0.95, 0.7, 0.85, 0.5]))
+    3
+    """
+    ok = np.flatnonzero(np.asarray(ps) >= cutoff)
+    return int(ok[-1]) if ok.size else 0
+
+
+# --------------------------------------------------------------------------- silhouette
+def silhouette_curve(f, ks):
+    """Weighted mean silhouette of the fit of every k (NaN at k = 1), one pass over
+    the pairs for every k."""
+    out = np.full(ks.size, np.nan)
+    many = [int(k) for k in ks if k > 1]
+    if not many:
+        return out
+    labels = [f.fit(k)[0] for k in many]
+    sums, H, off = cluster_sums(f, labels, many)
+    for k, o, lab in zip(many, off, labels):
+        sil = silhouettes_from_sums(sums[:, o:o + k], H[:, o:o + k].sum(0), lab, f.w)
+        out[np.flatnonzero(ks == k)] = float(f.w @ sil / f.w.sum())
+    return out
+
+
+# --------------------------------------------------------------------------- eigengap
+def laplacian_eigenvalues(X, w, n_eigen, setting):
+    """The ``n_eigen`` smallest eigenvalues of ``L_rw = I - D^-1 G W``, ascending: G the
+    Gram matrix of the kernel with base point the weighted mean (ICML eqs. 8 and 12),
+    W the weights, D the degrees G w."""
+    import scipy.linalg
+    import scipy.sparse.linalg
+
+    n = X.shape[0]
+    check_fits(2 * 8 * n * n, f"choose_k(method='eigengap') for n_samples={n} (the n x n "
+               "kernel and its normalised copy)", "another method, or fewer samples")
+    r0 = pairwise(X, (w @ X / w.sum())[None, :], **setting.rho)[:, 0]
+    G = pairwise(X, **setting.rho)
+    G *= -0.5
+    G += 0.5 * r0[:, None]
+    G += 0.5 * r0[None, :]
+    d = G @ w
+    if not np.all(d > 0):
+        i = int(np.argmin(d))
+        raise InvalidParameterError(
+            f"choose_k: method='eigengap' needs positive degrees (row sums of the kernel "
+            f"matrix), but point {i} has degree {float(d[i])!r} with semimetric="
+            f"{describe(setting.semimetric)}; the energy semimetric with alpha <= 1 has a "
+            "non-negative kernel; or use another method")
+    s = np.sqrt(w / d)
+    G *= s[:, None]
+    G *= s[None, :]
+    if n <= 1500 or n_eigen >= n - 1:
+        mu = scipy.linalg.eigh(G, eigvals_only=True, subset_by_index=[n - n_eigen, n - 1])
+    else:
+        mu = scipy.sparse.linalg.eigsh(G, k=n_eigen, which="LA", return_eigenvectors=False)
+    return np.sort(1.0 - mu)

@@ -1,0 +1,268 @@
+r"""The fits the choice of k judges: :class:`Fits`, X in one geometry (X, a rescaled
+copy, a sample, a reference, half a cluster) and its kernel k-groups fit of every k.
+
+X is validated once, by the caller; the engine is built once per geometry (the
+estimator's :func:`~kgroups._engines.build.build_engine`) and every k runs through
+the one run loop (:func:`kgroups._driver.run_starts`, TPAMI Algorithm 2) with the
+user's ``init``, ``n_init``, ``max_iter`` and ``tol`` (:class:`Setting`); the fit of
+lowest within energy :math:`W_k` (TPAMI eq. 13) is kept. Silhouettes (Rousseeuw
+1987): :math:`s(i) = (b_i - a_i) / \max(a_i, b_i)` on :math:`\rho`. Split tests
+(:meth:`Fits.bisect`): the dip test of a held-out half of a cluster along the line
+of a 2-cluster fit of the other half.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from .._driver import run_starts
+from .._engines import registry
+from .._engines.build import EngineRequest, build_engine
+from .._engines.select import input_form
+from .._input import IN_MEMORY
+from .._memory import available_memory, check_fits
+from .._placement import insertion_scores, predict_rows
+from .._semimetrics import DATA_BUILT, pairwise_unchecked
+from .._semimetrics.prepare import objective_unit, origin_gram, scaled_params
+from .._starts import named_starts
+from .._validation import InvalidParameterError
+from .constants import value
+from .._stats.dip import dip_test
+
+SPLIT_MIN = value("SPLIT_MIN")
+SPLIT_N_INIT = 3             # starts of the 2-cluster fit of half a cluster
+BLOCK_BYTES = 32 * 2**20     # a block of rho rows of the silhouette without the matrix
+
+
+@dataclass(frozen=True)
+class Setting:
+    """The estimator's parameters the choice's fits run with (``n_init`` an integer)."""
+
+    semimetric: object = "energy"
+    alpha: float = 1.0
+    sigma: float = 1.0
+    theta: float = 1.0
+    n_neighbors: int = 10
+    init: str = "kernel-k-means++"
+    n_init: int = 5
+    max_iter: int = 300
+    tol: float = 0.0
+    engine: str = "auto"
+
+    @property
+    def rho(self):
+        """The keywords of :func:`~kgroups.pairwise` (``pairwise_unchecked``)."""
+        return {"semimetric": self.semimetric, "alpha": self.alpha, "sigma": self.sigma,
+                "theta": self.theta}
+
+    def but(self, **changes):
+        """A copy with ``changes``."""
+        return replace(self, **changes)
+
+
+def engine_for(name, semimetric):
+    """``name`` where that engine takes points in memory with ``semimetric``, else auto."""
+    if name == "auto":
+        return name
+    caps = registry.engine_class(name).capabilities
+    form = input_form(False, False, isinstance(semimetric, str) and semimetric in DATA_BUILT)
+    return name if caps.array_kind == "numpy" and caps.takes(form, semimetric) else "auto"
+
+
+def rho_matrix(Z, setting):
+    """The n x n matrix of :math:`\rho`, None where it does not fit in a quarter of the
+    available memory (or the semimetric is a callable: blocks of rows as needed)."""
+    n = Z.shape[0]
+    if callable(setting.semimetric) or 8 * n * n > 0.25 * available_memory():
+        return None
+    return pairwise_unchecked(Z, **setting.rho, owner="choose_k")
+
+
+class Fits:
+    """X in one geometry and its fit of every k, each made once. ``seed`` keys every
+    random stream (:meth:`rng`): a k's fit does not depend on which k came before."""
+
+    def __init__(self, Z, w, setting, seed, matrix=True):
+        self.Z, self.w, self.setting, self.seed = Z, w, setting, seed
+        self.D = rho_matrix(Z, setting) if matrix else None
+        self._built = {}
+        self.fits, self.runs, self.sil, self.grown = {}, {}, {}, set()
+
+    def rng(self, *key):
+        """A random stream of its own for each key (k, purpose)."""
+        return np.random.default_rng([self.seed, *key])
+
+    def built(self, k):
+        """The engine of this geometry, built once (once per k for the neighbourhood
+        graph's semimetric, whose embedding has k columns)."""
+        s = self.setting
+        features = isinstance(s.semimetric, str) and s.semimetric in DATA_BUILT
+        key = int(k) if features else 0
+        if key not in self._built:
+            request = EngineRequest(
+                engine=s.engine, semimetric=s.semimetric, kernel=None, alpha=s.alpha,
+                sigma=s.sigma, theta=s.theta, dtype="float64", n_clusters=max(key, 2),
+                n_starts=lambda n, max_auto=None: s.n_init, init=s.init, rule="hartigan",
+                n_components=256, landmarks="k-means++", n_neighbors=s.n_neighbors,
+                random_state=self.seed, features=features, owner="choose_k")
+            self._built[key] = build_engine(self.Z, self.w, IN_MEMORY, request)
+        return self._built[key]
+
+    def run(self, k, starts):
+        """The best run from ``starts``: ``(labels, W in the data's units, run)``."""
+        b, s = self.built(k), self.setting
+        best = run_starts(b.engine, starts, int(k), rule="hartigan", max_iter=s.max_iter,
+                          tol=s.tol, owner="choose_k")
+        unit = objective_unit(s.semimetric, s.alpha, b.scale)
+        return np.asarray(best.labels, dtype=np.int64), -float(best.objective) * unit, best
+
+    def predict(self, k, X_new):
+        """The estimator's ``predict`` of the kept fit of k: the cluster where each row
+        raises the within energy least (the insertion rule, TPAMI eqs. 47-51)."""
+        b, run = self.built(k), self.runs[k]
+        predictor = b.engine.predictor(b.X, run)
+        out = np.empty(X_new.shape[0], dtype=np.int64)
+        for a in range(0, X_new.shape[0], 1 << 16):
+            out[a:a + (1 << 16)] = predict_rows(X_new[a:a + (1 << 16)] * b.scale, predictor,
+                                                run.s, run.q, insertion_scores)
+        return out
+
+    def named(self, k, n_init, rng):
+        """``n_init`` starts of the setting's named ``init`` for k clusters."""
+        b, s = self.built(k), self.setting
+        gram = origin_gram(b.X, b.engine.gram, None if callable(s.semimetric) else
+                           s.semimetric, scaled_params(s.alpha, s.sigma, s.theta, b.scale))
+        return named_starts(s.init, b.engine, b.X, b.w, IN_MEMORY, n_clusters=int(k),
+                            n_init=n_init, random_state=rng, input_space=True, gram=gram,
+                            fit_sample=None, semimetric=s.semimetric)
+
+    def within_one(self):
+        r""":math:`W_1`: with the matrix :math:`w^\top D w / (2 s)` (TPAMI eq. 13)."""
+        if self.D is not None:
+            return float(self.w @ self.D @ self.w) / (2.0 * self.w.sum())
+        return self.run(1, [np.zeros(self.w.size, dtype=np.int64)])[1]
+
+    def log_within(self, k):
+        r""":math:`\log W_k`, refused where :math:`W_k = 0` (more clusters than points)."""
+        W = self.within_one() if k == 1 else self.fit(int(k))[1]
+        if not W > 0:
+            raise InvalidParameterError(
+                f"choose_k: the within energy of the fit with k={k} is {W!r}; log W_k "
+                "needs W_k > 0: use a smaller k_range")
+        return float(np.log(W))
+
+    def fit(self, k, start=None, n_init=None):
+        """``(labels, W)`` of k clusters: the named starts (none when k was fitted
+        before) and ``start`` when given; the lowest W found so far is kept."""
+        have = self.fits.get(k)
+        starts = [] if start is None or np.unique(start).size != k else [start]
+        if have is None:
+            n = self.setting.n_init if n_init is None else n_init
+            starts += self.named(k, n, self.rng(k, 0))
+        if starts:
+            labels, W, run = self.run(k, starts)
+            if have is None or W < have[1]:
+                have, self.runs[k] = (labels, W), run
+                self.sil.pop(k, None)
+        self.fits[k] = have
+        return have
+
+    def grow(self, k, n_init=None):
+        """The fit of k, with a start that splits the heaviest cluster of the fit of
+        k - 1 along its line (:meth:`bisect`) when k - 1 was fitted."""
+        if k in self.grown:
+            return self.fits[k]
+        prev, start = self.fits.get(k - 1), None
+        if prev is not None:
+            j = int(np.argmax(np.bincount(prev[0], weights=self.w)))
+            start = self.bisect(prev[0], j, self.rng(k, 2), test=False)[1]
+        self.grown.add(k)
+        return self.fit(k, start, n_init)
+
+    def point_silhouettes(self, k):
+        """The silhouette of every point in the kept fit of k."""
+        if k not in self.sil:
+            self.sil[k] = point_silhouettes(self, self.fits[k][0], k)
+        return self.sil[k]
+
+    def silhouette(self, k):
+        """Weighted mean silhouette of the kept fit of k."""
+        return float(self.w @ self.point_silhouettes(k) / self.w.sum())
+
+    def silhouette_se(self, k, best):
+        r"""Standard error of the mean silhouette of k minus ``best``'s, paired over the
+        points: :math:`\sqrt{\sum_i w_i (d_i - \bar d)^2 / (s (m - 1))}`, :math:`s =
+        \sum w_i`, :math:`m = \max(s, s^2 / \sum w_i^2)` (Kish)."""
+        d = self.point_silhouettes(k) - self.point_silhouettes(best)
+        w, s = self.w, float(self.w.sum())
+        m = max(s, s * s / float(self.w @ self.w))
+        if m <= 1.0:
+            return 0.0
+        dbar = float(w @ d) / s
+        return float(np.sqrt(w @ (d - dbar) ** 2 / (s * (m - 1.0))))
+
+    def bisect(self, labels, j, rng, test=True):
+        """Split cluster j: ``(p, start)``, the dip p-value of its held-out half along
+        its line (1.0 untested) and the labels with the cluster cut at the line's
+        midpoint; ``(1.0, None)`` for a cluster too small to test or a fit of one."""
+        idx = np.flatnonzero(labels == j)
+        if idx.size < SPLIT_MIN:
+            return 1.0, None
+        perm = rng.permutation(idx)
+        A, B = np.sort(perm[:idx.size // 2]), np.sort(perm[idx.size // 2:])
+        half = Fits(self.Z[A], self.w[A], self.setting.but(n_init=SPLIT_N_INIT),
+                    int(rng.integers(2**31 - 1)), matrix=False).fit(2)[0]
+        if np.unique(half).size < 2:
+            return 1.0, None
+        means = [np.average(self.Z[A][half == h], axis=0, weights=self.w[A][half == h])
+                 for h in (0, 1)]
+        v = means[1] - means[0]
+        if not np.any(v):
+            return 1.0, None
+        start = labels.copy()
+        start[idx[self.Z[idx] @ v > 0.5 * (means[0] + means[1]) @ v]] = labels.max() + 1
+        return (dip_test(self.Z[B] @ v)[1] if test else 1.0), start
+
+
+def cluster_sums(f, label_sets, ks):
+    """``(sums, H)``: the weighted one-hot labels ``H`` of every labelling side by side
+    and ``sums[i, c] = sum_{y in c} w_y rho(x_i, y)``, in one pass over the pairs."""
+    n = f.w.size
+    offsets = np.concatenate([[0], np.cumsum(ks)])
+    H = np.zeros((n, offsets[-1]))
+    for off, lab in zip(offsets, label_sets):
+        H[np.arange(n), off + lab] = f.w
+    if f.D is not None:
+        return f.D @ H, H, offsets
+    rows = max(1, min(n, BLOCK_BYTES // (8 * n)))
+    check_fits(8 * rows * (n + offsets[-1]), f"choose_k silhouette for n_samples={n} (blocks "
+               f"of {rows} rows of rho)", "fewer samples")
+    sums = np.empty_like(H)
+    for a in range(0, n, rows):
+        sums[a:a + rows] = pairwise_unchecked(f.Z[a:a + rows], f.Z, **f.setting.rho) @ H
+    return sums, H, offsets
+
+
+def point_silhouettes(f, labels, k):
+    """The silhouette of every point of ``labels`` (k clusters) on rho (zeros for k=1)."""
+    if k < 2:
+        return np.zeros(f.w.size)
+    sums, H, _ = cluster_sums(f, [labels], [k])
+    return silhouettes_from_sums(sums, H.sum(axis=0), labels, f.w)
+
+
+def silhouettes_from_sums(sums, s, lab, w):
+    """The silhouette ``(b - a) / max(a, b)`` of every point from the per-cluster sums of
+    rho (``sums[i, l]``; ``s`` the clusters' weights); 0 for a point alone in its cluster
+    or whose cluster holds only copies of it."""
+    idx = np.arange(lab.size)
+    others = s[lab] - w
+    alone = others <= 1e-12 * s[lab]
+    a = sums[idx, lab] / np.where(alone, 1.0, others)
+    means = sums / s
+    means[idx, lab] = np.inf
+    b = means.min(axis=1)
+    alone |= a <= 1e-12 * b
+    return np.where(alone, 0.0, (b - a) / np.maximum(np.maximum(a, b), 1e-300))

@@ -1,0 +1,133 @@
+r"""The energy rule: k of point data from the kernel k-groups fits of X for k = 1, 2,
+..., in three steps; the answer depends only on the fits up to where it decided.
+
+1. **Is there structure?** (1 in the range; :mod:`~kgroups._choose_k.structure`).
+2. **Which k separates best?** The mean silhouette (Rousseeuw 1987), followed until
+   k reaches ``max(SCAN_MIN, SCAN_FACTOR k_b)``, :math:`k_b` the best so far; the
+   answer :math:`k_s` is the smallest k within ``SILHOUETTE_SE`` standard errors
+   (paired over the points) of :math:`k_b`'s (the smallest k on a plateau).
+3. **Does a cluster split?** From :math:`k_s`, one more cluster while some cluster's
+   held-out half is multimodal along its 2-cluster line (the dip test at
+   ``SPLIT_ALPHA``, Bonferroni over the clusters; Kalogeratos & Likas 2012) and the
+   finer fit keeps ``SILHOUETTE_KEEP`` of :math:`k_s`'s silhouette (sub-modes of
+   overlapping classes keep less).
+
+Without structure in X's geometry, steps 2-3 run on the multimodal axes of X sphered,
+then steps 1-3 on X standardized; none: k = 1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .constants import value
+from .fits import Fits
+from .result import ChooseKResult, curve
+from .structure import RESCALED, STRUCTURE_ALPHA, find_structure, rescaled
+from .trace import Trace, close
+
+SCAN_MIN = value("SCAN_MIN")
+SCAN_FACTOR = value("SCAN_FACTOR")
+SPLIT_ALPHA = value("SPLIT_ALPHA")
+SILHOUETTE_KEEP = value("SILHOUETTE_KEEP")
+SILHOUETTE_SE = value("SILHOUETTE_SE")
+
+
+def scan(f, ks):
+    """Step 2: ``(k_s, k_b, last k fitted, decided)`` (False: the range ended first)."""
+    best, last, decided = None, None, False
+    for k in (int(k) for k in ks[ks >= 2]):
+        f.grow(k)
+        if best is None or f.silhouette(k) > f.silhouette(best):
+            best = k
+        last = k
+        if k >= max(SCAN_MIN, SCAN_FACTOR * best):
+            decided = True
+            break
+    top = f.silhouette(best)
+    near = next(k for k in (int(k) for k in ks[(ks >= 2) & (ks <= best)])
+                if f.silhouette(k) >= top - SILHOUETTE_SE * f.silhouette_se(k, best))
+    return near, best, last, decided
+
+
+def split_walk(f, ks, k):
+    """Step 3 from k: ``(k, trail, decided)``, ``trail`` the (k, Bonferroni p) of each
+    partition tested, then (k, NaN) of one below the silhouette's floor."""
+    trail, floor = [], SILHOUETTE_KEEP * f.silhouette(k)
+    while True:
+        labels = f.fits[k][0]
+        tests = [f.bisect(labels, j, f.rng(k, 3, j)) for j in range(k)]
+        j = int(np.argmin([p for p, _ in tests]))
+        p = min(1.0, tests[j][0] * k)
+        trail.append((k, p))
+        above = ks[ks > k]
+        if p >= SPLIT_ALPHA or not above.size:
+            return k, trail, p >= SPLIT_ALPHA
+        nxt = int(above[0])
+        f.fit(nxt, tests[j][1] if nxt == k + 1 else None)
+        if f.silhouette(nxt) < floor:
+            trail.append((nxt, np.nan))
+            return k, trail, True
+        k = nxt
+
+
+def decide(f, ks, n_refs, reference, declared=None):
+    """Steps 1-3 on geometry ``f``: ``(result, found structure)``; ``declared``: the
+    evidence found before (step 1 skipped)."""
+    r, t = ChooseKResult(1, "auto", ks), Trace()
+    if ks[0] == 1 and declared is None:
+        found, z = find_structure(f, ks, n_refs, reference, t)
+        if z is not None:
+            r.structure_z = curve(ks, z)
+        if not found:
+            r.trace, r.labels = t, np.zeros(f.w.size, dtype=np.int64)
+            return r, False
+    elif declared is not None:
+        t.add("structure", "multimodal axes of X sphered (dip test)", declared,
+              STRUCTURE_ALPHA, "structure")
+    start, best, last, scanned = scan(f, ks)
+    sil = {k: f.silhouette(k) for k in f.sil}
+    t.add("silhouette", f"mean silhouette by k (followed to k={last})", sil, None,
+          f"largest at k={best}" + (f"; within {SILHOUETTE_SE:g} s.e. of it from k={start}"
+                                    if start != best else ""),
+          "" if scanned else "the range ended before max(10, 2 x its best k)")
+    k, trail, done = split_walk(f, ks, start)
+    tested = {kk: p for kk, p in trail if not np.isnan(p)}
+    near = [kk for kk, p in tested.items() if close(min(p, SPLIT_ALPHA), max(p, SPLIT_ALPHA), 2)]
+    t.add("split", "smallest dip p-value of the clusters' held-out halves, x k, by k",
+          tested, SPLIT_ALPHA, f"k={k}", f"close at k={near}: within a factor 2" if near else "")
+    if len(trail) > len(tested):
+        kk = trail[-1][0]
+        t.add("split", f"mean silhouette of k={kk} over that of k={start}",
+              f.silhouette(kk) / max(f.silhouette(start), 1e-300), SILHOUETTE_KEEP,
+              f"below: k={k}")
+    ks2 = ks[ks >= 2]
+    r.at_top = bool(k == ks2[-1] and (not done or (k == best and not scanned)))
+    r.k, r.labels, r.trace = int(k), f.fits[k][0], t
+    r.within_energy = curve(ks, {kk: W for kk, (_, W) in f.fits.items()})
+    r.silhouette = curve(ks, sil)
+    r.split_p = curve(ks, tested)
+    return r, True
+
+
+def energy_rule(X, w, ks, setting, n_refs, reference, seed):
+    """The rule on X, then its rescaled geometries: ``(result, X's fits, found in X)``."""
+    f = Fits(X, w, setting, seed)
+    r, found = decide(f, ks, n_refs, reference)
+    if found or ks[0] != 1:
+        return r, f, True
+    for name in RESCALED:
+        Z, why = rescaled(name, X, w, setting)
+        if Z is None:
+            r.trace.add("geometry", name, "not tried", None, why)
+            continue
+        declared = {"axes": Z.shape[1]} if name == "multimodal axes" else None
+        s, found = decide(Fits(Z, w, setting, seed + 7), ks, n_refs, "moments", declared)
+        setattr(r, name.replace(" ", "_"), s)
+        r.trace.add("geometry", name, "tried", None, f"k={s.k}" if found else "no structure")
+        r.trace.extend(s.trace)
+        if found:
+            r.k, r.labels, r.geometry, r.at_top = s.k, s.labels, name, s.at_top
+            return r, f, False
+    r.trace.add("answer", "no geometry shows structure", 1, None, "k=1")
+    return r, f, False

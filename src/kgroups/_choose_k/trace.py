@@ -1,0 +1,84 @@
+"""The reasoning of a choice as a structured trace: each step's statistic, threshold
+and outcome (:class:`Step`), rendered to text in one place (:func:`render`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Step:
+    """One decision: the ``step``, the ``statistic`` and its ``value`` (or values by k),
+    the ``threshold`` (or None), the ``outcome``, and a ``margin`` note if it was close."""
+
+    step: str
+    statistic: str
+    value: object
+    threshold: float | None = None
+    outcome: str = ""
+    margin: str = ""
+
+
+def close(low, high, factor=1.5):
+    """The margin note of a comparison ``low < high`` decided within ``factor``."""
+    return f"close: within a factor {factor:g}" if 0 < low and 0 < high < factor * low else ""
+
+
+def _number(v):
+    if isinstance(v, str):
+        return v
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    return "nan" if np.isnan(v) else f"{float(v):.3g}"
+
+
+def _values(value):
+    if not isinstance(value, dict):
+        return _number(value)
+    keys = sorted(value) if all(isinstance(k, (int, np.integer)) for k in value) else value
+    return "{" + ", ".join(f"{k}: {_number(value[k])}" for k in keys) + "}"
+
+
+def few(value):
+    """``value`` in words where it is a few named numbers (not a curve by k), else None."""
+    if isinstance(value, dict) and (len(value) > 2 or any(
+            isinstance(k, (int, np.integer)) for k in value)):
+        return None
+    return None if isinstance(value, (int, np.integer)) else _values(value)
+
+
+def render(steps):
+    """The trace in words: one sentence per step.
+
+    >>> print(render([Step("structure", "dip p-value", 0.0002, 0.005, "structure"),
+    ...               Step("silhouette", "mean silhouette by k", {3: 0.71, 2: 0.67})]))
+    structure: dip p-value = 0.0002 (threshold 0.005): structure. silhouette: mean silhouette by k = {2: 0.67, 3: 0.71}.
+    """
+    out = []
+    for s in steps:
+        text = f"{s.step}: {s.statistic} = {_values(s.value)}"
+        text += f" (threshold {_number(s.threshold)})" if s.threshold is not None else ""
+        text += (f": {s.outcome}" if s.outcome else "") + (f" ({s.margin})" if s.margin else "")
+        out.append(text + ".")
+    return " ".join(out)
+
+
+@dataclass
+class Trace:
+    """The steps of one choice, in order."""
+
+    steps: list = field(default_factory=list)
+
+    def add(self, *args, **kwargs):
+        """Append a :class:`Step` made of the arguments; returns it."""
+        self.steps.append(Step(*args, **kwargs))
+        return self.steps[-1]
+
+    def extend(self, other):
+        """Append the steps of another trace."""
+        self.steps += other.steps
+
+    def __str__(self):
+        return render(self.steps)

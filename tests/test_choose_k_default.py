@@ -1,0 +1,976 @@
+"""choose_k's default, method="auto", with a semimetric of point data: the energy rule
+(kgroups._choose_k.point: the structure test, the silhouette scan, the split walk, the
+rescaled geometries), its structure test (kgroups._choose_k.structure: the dips, the
+references), its fits (kgroups._choose_k.fits), the shapes answer with "energy"
+(kgroups._choose_k.arbiter.follow_graph), its trace (kgroups._choose_k.trace), its
+constants (kgroups._choose_k.constants), the data's seed and large data
+(kgroups._choose_k.core). Each answer is checked through its trace: the steps that
+decided, their thresholds (the constants) and outcomes."""
+
+import inspect
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_blobs, make_circles, make_moons
+from sklearn.metrics import adjusted_rand_score as ari
+
+import kgroups._choose_k.core as core
+from kgroups import KernelKGroups, choose_k, datasets
+from kgroups._choose_k import arbiter, constants, estimator, fits, graph, point, structure
+from kgroups._choose_k.arbiter import (BALANCE, CUT_RATIO, NO_STRUCTURE_RATIO, WITHIN,
+                                       decide, follow_graph, weighted_ari, within_share)
+from kgroups._choose_k.constants import CONSTANTS
+from kgroups._choose_k.core import data_seed
+from kgroups._choose_k.fits import Fits, Setting
+from kgroups._choose_k.point import (SCAN_FACTOR, SCAN_MIN, SILHOUETTE_KEEP, SILHOUETTE_SE,
+                                     SPLIT_ALPHA, scan, split_walk)
+from kgroups._choose_k.result import ChooseKResult
+from kgroups._choose_k.structure import (STRUCTURE_ALPHA, STRUCTURE_KMAX, STRUCTURE_Z,
+                                         find_structure, modes, references, rescaled)
+from kgroups._choose_k.trace import Step, Trace, render
+from kgroups.exceptions import KRangeWarning
+
+SIX = ([0.0, 0.0], [10.0, 0.0], [20.0, 0.0], [0.0, 10.0], [10.0, 10.0], [20.0, 10.0])
+
+
+def blobs(rng, centres, sd, n_per):
+    return np.vstack([rng.normal(c, sd, (n_per, len(c))) for c in centres])
+
+
+def four_blobs(seed=0, n=60):
+    """Four blobs of sd 1 on the corners of a square of side 8."""
+    rng = np.random.default_rng(seed)
+    X = blobs(rng, ([0.0, 0.0], [8.0, 0.0], [0.0, 8.0], [8.0, 8.0]), 1.0, n)
+    return X, np.repeat(np.arange(4), n)
+
+
+def cigars(rng, m, n_per=100):
+    """m parallel elongated clusters (sd 6 along x, 0.5 along y), 4 apart in y."""
+    return np.vstack([rng.normal(size=(n_per, 2)) * [6.0, 0.5] + [0.0, 4.0 * j]
+                      for j in range(m)])
+
+
+def rings(rng, n_per=150, radii=(1.0, 3.0), noise=0.1):
+    """Concentric rings: every projection and every convex piece looks like one cloud."""
+    t = rng.uniform(0, 2 * np.pi, n_per * len(radii))
+    r = np.repeat(radii, n_per) + rng.normal(0, noise, t.size)
+    return np.c_[r * np.cos(t), r * np.sin(t)]
+
+
+def steps(r, name=None):
+    """The trace's steps (of that name)."""
+    return [s for s in r.trace.steps if name is None or s.step == name]
+
+
+def names(r):
+    return [s.step for s in r.trace.steps]
+
+
+def purity(labels, truth):
+    """Share of the points whose cluster's majority class is their own."""
+    return sum(np.bincount(truth[labels == c]).max() for c in np.unique(labels)) / len(labels)
+
+
+def same_partition(a, b):
+    return len(set(zip(a.tolist(), b.tolist()))) == len(set(a.tolist())) == len(set(b.tolist()))
+
+
+def fits_of(X, w, labels_by_k, matrix=True):
+    """A Fits of X whose fit of each k is the given labels (W unused)."""
+    f = Fits(X, w, Setting(n_init=3), 0, matrix=matrix)
+    f.fits.update({k: (np.asarray(lab), 1.0) for k, lab in labels_by_k.items()})
+    return f
+
+
+# =========================================================================== units
+# --------------------------------------------------------------------------- constants
+def test_every_constant_a_module_uses_is_its_record():
+    used = {
+        "STRUCTURE_ALPHA": structure.STRUCTURE_ALPHA, "STRUCTURE_Z": structure.STRUCTURE_Z,
+        "STRUCTURE_KMAX": structure.STRUCTURE_KMAX,
+        "STRUCTURE_MAX_N": structure.STRUCTURE_MAX_N,
+        "N_REFS": inspect.signature(choose_k).parameters["n_refs"].default,
+        "SCAN_MIN": point.SCAN_MIN, "SCAN_FACTOR": point.SCAN_FACTOR,
+        "SILHOUETTE_SE": point.SILHOUETTE_SE, "SPLIT_ALPHA": point.SPLIT_ALPHA,
+        "SILHOUETTE_KEEP": point.SILHOUETTE_KEEP, "SPLIT_MIN": fits.SPLIT_MIN,
+        "COMPONENT_FLOOR": graph.COMPONENT_FLOOR, "CUT_RATIO": arbiter.CUT_RATIO,
+        "NO_STRUCTURE_RATIO": arbiter.NO_STRUCTURE_RATIO,
+        "WITHIN": arbiter.WITHIN, "BALANCE": arbiter.BALANCE, "SAMPLE_N": core.SAMPLE_N,
+        "K_MAX": estimator.K_MAX}
+    assert set(used) == set(CONSTANTS)                    # every record is used
+    for name, v in used.items():
+        assert v == CONSTANTS[name].value == constants.value(name), name
+    for name, c in CONSTANTS.items():                     # each says where it comes from
+        assert c.meaning and c.source and c.decided_on, name
+    # the values the papers and the designs give
+    assert (STRUCTURE_ALPHA, STRUCTURE_Z, SPLIT_ALPHA, SILHOUETTE_KEEP) == (0.01, 3.5, 0.01, 0.7)
+
+
+def test_the_plot_draws_the_constants():
+    """The plot's reference lines are the thresholds the rule compared with."""
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    r = ChooseKResult(2, "auto", np.array([1, 2, 3]), structure_z=np.array([0.0, 5.0, np.nan]),
+                      split_p=np.array([np.nan, 0.5, np.nan]))
+    axes = r.plot()
+    assert f"threshold {STRUCTURE_Z:g}" in axes[0].get_legend_handles_labels()[1]
+    assert f"threshold {SPLIT_ALPHA:g}" in axes[1].get_legend_handles_labels()[1]
+    plt.close("all")
+
+
+# --------------------------------------------------------------------------- trace
+def test_render_by_hand():
+    got = render([
+        Step("structure", "dip p-values", {"split": 0.00012345, "radial": 1.0}, 0.005,
+             "modes: structure"),
+        Step("silhouette", "mean silhouette by k", {3: 0.7123, np.int64(2): 0.6, 10: np.nan}),
+        Step("split", "p by k", {4: 0.5}, 0.01, "k=4", "close: at k=[3]"),
+        Step("geometry", "standardized", "not tried", None, "why"),
+        Step("sample", "rows", np.int64(200), None, ""),
+    ])
+    assert got == ("structure: dip p-values = {split: 0.000123, radial: 1} (threshold 0.005): "
+                   "modes: structure. silhouette: mean silhouette by k = {2: 0.6, 3: 0.712, "
+                   "10: nan}. split: p by k = {4: 0.5} (threshold 0.01): k=4 (close: at "
+                   "k=[3]). geometry: standardized = not tried: why. sample: rows = 200.")
+    assert render([]) == ""
+
+
+def test_trace_and_reasoning():
+    t = Trace()
+    s = t.add("split", "p by k", {3: 0.4}, 0.01, "k=3")
+    assert s == Step("split", "p by k", {3: 0.4}, 0.01, "k=3", "") and t.steps == [s]
+    u = Trace()
+    u.add("answer", "no geometry shows structure", 1, None, "k=1")
+    t.extend(u)
+    assert [x.step for x in t.steps] == ["split", "answer"] and str(t) == render(t.steps)
+    r = ChooseKResult(3, "auto", np.arange(1, 4), trace=t, semimetric="energy")
+    assert r.reasoning == render(t.steps)
+    assert r.summary() == "k=3 with semimetric='energy' (split: k=3; answer: k=1)"
+    r.at_top = True
+    assert r.reasoning.startswith(render(t.steps) + " k=3 is the largest k of k_range")
+    assert r.reasoning.endswith("widen k_range.")
+    with pytest.raises(AttributeError):
+        r.reasoning = "set by hand"                      # read-only: the trace's words
+
+
+# --------------------------------------------------------------------------- data seed
+def test_data_seed_is_a_function_of_the_data_alone():
+    rng = np.random.default_rng(0)
+    X, w = rng.normal(size=(50, 3)), rng.uniform(0.5, 2.0, 50)
+    s = data_seed(X, w)
+    assert isinstance(s, int) and 0 <= s < 2**32
+    perm = rng.permutation(50)
+    assert data_seed(X[perm], w[perm]) == s == data_seed(X.copy(), w.copy())
+    Y = X.copy()
+    Y[7, 1] += 1e-3
+    assert data_seed(Y, w) != s                            # other data, another seed
+    assert data_seed(X, 2 * w) != s                        # the weights' total counts
+    assert data_seed(X[:-1], w[:-1]) != s
+
+
+# --------------------------------------------------------------------------- arbiter
+def _decide(*args):
+    t = Trace()
+    pick = decide(*args, t)
+    [step] = t.steps
+    assert step.step == "arbiter"
+    return pick, step
+
+
+def test_arbiter_without_structure_for_energy():
+    """k_e = 1: the graph's groups must cut below NO_STRUCTURE_RATIO times the energy
+    partition's."""
+    pick, step = _decide(0.04, 0.1, 1, 3, 0.0, 0.3)
+    assert pick == "nearest_neighbors" and step.threshold == NO_STRUCTURE_RATIO == 0.5
+    assert step.value == {"graph's groups": 0.04, "energy partition of 3": 0.1}
+    pick, step = _decide(0.06, 0.1, 1, 3, 0.0, 0.3)        # 0.6 of it: not enough
+    assert pick == "energy" and step.threshold == NO_STRUCTURE_RATIO
+    assert "no structure for energy" in step.outcome
+
+
+def test_arbiter_keeps_energy_where_the_graph_sets_a_small_part_apart():
+    """The energy clusters within the graph's groups (WITHIN of the weight) and the
+    graph's smallest group below BALANCE / k_g: energy, however low the graph's cut."""
+    pick, step = _decide(0.001, 0.5, 4, 4, 1.0, 0.02)
+    assert pick == "energy" and step.threshold is None
+    assert "sets a small part apart" in step.outcome
+    assert _decide(0.001, 0.5, 4, 4, WITHIN, BALANCE / 4 - 1e-9)[0] == "energy"
+    # either condition missing: the cuts decide (the graph, here)
+    assert _decide(0.001, 0.5, 4, 4, WITHIN - 0.01, 0.02)[0] == "nearest_neighbors"
+    assert _decide(0.001, 0.5, 4, 4, 1.0, BALANCE / 4)[0] == "nearest_neighbors"
+
+
+def test_arbiter_otherwise_compares_the_cuts():
+    pick, step = _decide(0.05, 0.2, 8, 2, 0.5, 0.5)
+    assert pick == "nearest_neighbors" and step.threshold == CUT_RATIO == 1.0
+    assert step.margin == ""
+    pick, step = _decide(0.2, 0.2, 8, 2, 0.5, 0.5)         # not below: energy
+    assert pick == "energy" and step.threshold == CUT_RATIO
+    assert step.margin.startswith("close")                  # ratio 1: within 1.25
+    pick, step = _decide(0.19, 0.2, 8, 2, 0.5, 0.5)
+    assert pick == "nearest_neighbors" and step.margin.startswith("close")
+    pick, step = _decide(0.0, 0.0, 6, 6, 1.0, 0.2)          # two clean cuts: energy
+    assert pick == "energy" and step.threshold == CUT_RATIO
+
+
+def test_within_share_by_hand():
+    P, G = np.array([0, 0, 1, 1, 2, 2]), np.array([0, 0, 0, 1, 1, 1])
+    # cluster 0 in group 0 (2 of 2), cluster 1 split 1/1, cluster 2 in group 1: 5 of 6
+    assert within_share(P, G, np.ones(6)) == pytest.approx(5 / 6)
+    w = np.array([1.0, 1.0, 3.0, 1.0, 1.0, 1.0])            # the heavier half of cluster 1
+    assert within_share(P, G, w) == pytest.approx(7 / 8)
+    rep = np.repeat(np.arange(6), w.astype(int))
+    assert within_share(P[rep], G[rep], np.ones(rep.size)) == pytest.approx(7 / 8)
+    assert within_share(G, G, np.ones(6)) == 1.0
+    assert within_share(np.zeros(6, np.int64), G, np.ones(6)) == 0.5
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_weighted_ari_is_the_ari_of_the_repeated_rows(seed):
+    rng = np.random.default_rng(seed)
+    a, b = rng.integers(0, 3, 40), rng.integers(0, 4, 40)
+    b[:20] = a[:20]                                       # some agreement
+    w = rng.integers(1, 5, 40)
+    expected = ari(np.repeat(a, w), np.repeat(b, w))
+    assert weighted_ari(a, b, w.astype(float)) == pytest.approx(expected, abs=1e-12)
+    assert weighted_ari(a, b, np.ones(40)) == pytest.approx(ari(a, b), abs=1e-12)
+    assert 0.0 < expected < 1.0                           # neither extreme
+
+
+def test_weighted_ari_of_equal_and_of_one_cluster_partitions():
+    a = np.array([0, 0, 1, 1, 2])
+    assert weighted_ari(a, (a + 1) % 3, np.arange(1.0, 6.0)) == pytest.approx(1.0)
+    one = np.zeros(5, dtype=np.int64)
+    assert weighted_ari(one, one, np.ones(5)) == 1.0
+
+
+class _Grown:
+    """A stand-in for a geometry's fits: given labels for each k."""
+
+    def __init__(self, labels, w):
+        self.labels, self.w, self.asked = labels, w, []
+
+    def grow(self, k):
+        self.asked.append(k)
+        return self.labels[k], 1.0
+
+
+def test_follow_graph_takes_the_energy_partition_that_agrees_best():
+    """The k whose partition has the largest ARI with the graph's groups (by brute
+    force: scikit-learn's ARI of the repeated rows), among k = 2..max(10, 2 k_g)."""
+    rng = np.random.default_rng(5)
+    G = np.repeat([0, 1], 30)                              # two groups
+    w = rng.integers(1, 4, 60)
+    labels = {k: rng.integers(0, k, 60) for k in range(2, 13)}
+    labels[4] = 2 * G + (np.arange(60) % 10 == 0)          # pieces within the groups
+    f = _Grown(labels, w.astype(float))
+    k, agree = follow_graph(f, np.arange(1, 13), G)
+    assert f.asked == list(range(2, 11))                   # up to max(10, 2 x 2)
+    want = {kk: ari(np.repeat(G, w), np.repeat(labels[kk], w)) for kk in range(2, 11)}
+    assert agree == pytest.approx(want, abs=1e-12)
+    assert k == max(want, key=want.get) == 4
+
+
+# --------------------------------------------------------------------------- step 2
+@pytest.mark.parametrize("matrix", [True, False])
+def test_silhouette_se_by_brute_force(matrix):
+    """The standard error of a difference of mean silhouettes, paired over the points:
+    the sample standard deviation of the points' differences over sqrt(n), with the
+    points' silhouettes of scikit-learn (rho of the energy semimetric is the
+    Euclidean distance)."""
+    from sklearn.metrics import silhouette_samples
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    labels = {k: rng.integers(0, k, 40) for k in (2, 3)}
+    f = fits_of(X, np.ones(40), labels, matrix)
+    d = silhouette_samples(X, labels[2]) - silhouette_samples(X, labels[3])
+    assert f.silhouette_se(2, 3) == pytest.approx(d.std(ddof=1) / np.sqrt(40), rel=1e-10)
+    assert f.silhouette(3) == pytest.approx(silhouette_samples(X, labels[3]).mean(),
+                                            rel=1e-10)
+    # integer weights count as repeated differences; weights that add up to less than
+    # the points, as Kish's effective number of them
+    w = rng.integers(1, 4, 40)
+    a = fits_of(X, w.astype(float), labels, matrix)
+    rep = np.repeat(a.point_silhouettes(2) - a.point_silhouettes(3), w)
+    assert a.silhouette_se(2, 3) == pytest.approx(rep.std(ddof=1) / np.sqrt(w.sum()),
+                                                  rel=1e-10)
+    c = fits_of(X, w / w.sum(), labels, matrix)
+    m = w.sum() ** 2 / (w @ w)
+    expected = np.sqrt(np.sum((rep - rep.mean()) ** 2) / w.sum() / (m - 1.0))
+    assert c.silhouette_se(2, 3) == pytest.approx(expected, rel=1e-10)
+    assert f.silhouette_se(3, 3) == 0.0
+
+
+class _Curve:
+    """A stand-in for the geometry of step 2: given mean silhouettes, one standard
+    error for every difference, and a record of the k fitted."""
+
+    def __init__(self, sil, se):
+        self.sil, self.se, self.grown = sil, se, []
+
+    def grow(self, k):
+        self.grown.append(k)
+
+    def silhouette(self, k):
+        return self.sil[k]
+
+    def silhouette_se(self, k, best):
+        return 0.0 if k == best else self.se
+
+
+def test_scan_answers_the_smallest_k_near_the_largest_silhouette():
+    """A plateau (0.395 at k = 3, 0.4 at k = 7, s.e. 0.02): step 2 answers 3, the
+    smallest k within SILHOUETTE_SE standard errors of the largest; the curve is
+    followed to max(SCAN_MIN, SCAN_FACTOR x 7) whatever the range past it."""
+    sil = {2: 0.30, 3: 0.395, 4: 0.38, 5: 0.39, 6: 0.39, 7: 0.40}
+    sil.update({k: 0.35 for k in range(8, 31)})
+    top = max(SCAN_MIN, SCAN_FACTOR * 7)
+    assert top == 14 and sil[2] < sil[7] - SILHOUETTE_SE * 0.02 <= sil[3]
+    for k_max in (top, 20, 30):
+        g = _Curve(sil, 0.02)
+        assert scan(g, np.arange(1, k_max + 1)) == (3, 7, top, True)
+        assert g.grown == list(range(2, top + 1))
+    # a clear peak: the peak itself (0.39 < 0.40 - 0.5 x 0.02 at k = 5 is not)
+    assert scan(_Curve({**sil, 3: 0.30}, 0.02), np.arange(1, 21))[:2] == (5, 7)
+    assert scan(_Curve({**sil, 3: 0.30, 5: 0.30, 6: 0.30}, 0.002),
+                np.arange(1, 21))[:2] == (7, 7)
+    # the range ends before the rule decided
+    assert scan(_Curve(sil, 0.02), np.arange(1, 9)) == (3, 7, 8, False)
+    # a peak at 2: followed to SCAN_MIN
+    g = _Curve({k: 0.9 if k == 2 else 0.5 for k in range(2, 31)}, 0.01)
+    assert scan(g, np.arange(2, 31)) == (2, 2, SCAN_MIN, True)
+
+
+class _Walk:
+    """A stand-in for the geometry of step 3: the dip p-value of each cluster of the
+    partition of k clusters, and the silhouette of each k."""
+
+    def __init__(self, p, sil):
+        self.p, self.sil, self.fitted = p, sil, []
+        self.fits = {k: (np.arange(k), 1.0) for k in sil}
+
+    def rng(self, *key):
+        return key
+
+    def bisect(self, labels, j, rng):
+        k = labels.size
+        assert rng == (k, 3, j)                 # each cluster's own stream
+        return self.p[k][j], f"split {j} of {k}"
+
+    def fit(self, k, start=None):
+        self.fitted.append((k, start))
+        return self.fits[k]
+
+    def silhouette(self, k):
+        return self.sil[k]
+
+
+def test_split_walk_by_hand():
+    ks = np.arange(1, 8)
+    # k=2: cluster 1 splits (0.001 x 2 = 0.002 < 0.01); k=3 keeps 0.75 / 0.8 of the
+    # silhouette; at k=3 the smallest p 0.004 x 3 = 0.012 (Bonferroni): no split
+    f = _Walk({2: [0.5, 0.001], 3: [0.2, 0.3, 0.004]}, {2: 0.8, 3: 0.75})
+    k, trail, done = split_walk(f, ks, 2)
+    assert (k, trail, done) == (3, [(2, 0.002), (3, pytest.approx(0.012))], True)
+    assert f.fitted == [(3, "split 1 of 2")]            # started from that split
+    # the next partition keeps less than SILHOUETTE_KEEP of the silhouette: stop
+    f = _Walk({2: [0.5, 0.001]}, {2: 0.8, 3: SILHOUETTE_KEEP * 0.8 - 1e-9})
+    k, trail, done = split_walk(f, ks, 2)
+    assert k == 2 and done and trail[0] == (2, 0.002)
+    assert trail[1][0] == 3 and np.isnan(trail[1][1])
+    # the top of the range: not decided
+    f = _Walk({2: [0.001, 0.5], 3: [0.001, 0.5, 0.5]}, {2: 0.8, 3: 0.8})
+    assert split_walk(f, np.arange(1, 4), 2) == (3, [(2, 0.002), (3, 0.003)], False)
+    # a range with a hole: the next k of the range, from its own starts
+    f = _Walk({2: [0.001, 0.5], 5: [0.5] * 5}, {2: 0.8, 5: 0.8})
+    assert split_walk(f, np.array([1, 2, 5]), 2)[0] == 5
+    assert f.fitted == [(5, None)]
+
+
+# --------------------------------------------------------------------------- fits
+def test_fit_keeps_the_lowest_energy_and_is_the_estimator_s():
+    X = np.random.default_rng(1).normal(size=(60, 2))
+    f = Fits(X, np.ones(60), Setting(n_init=3), 0)
+    labels, W = f.fit(3)
+    again, W_again = f.fit(3)
+    assert again is labels and W_again == W                          # kept
+    poor = np.repeat([0, 1, 2], 20)                                  # thirds of the rows
+    assert f.fit(3, poor)[1] == W                                    # not worse
+    est = KernelKGroups(3, init=labels).fit(X)
+    np.testing.assert_array_equal(est.labels_, labels)               # a converged fit
+    assert W == pytest.approx(est.within_energy_, rel=1e-10)
+    assert W <= KernelKGroups(3, init=poor).fit(X).within_energy_ + 1e-12
+    assert f.within_one() == pytest.approx(KernelKGroups(1).fit(X).within_energy_,
+                                           rel=1e-12)
+    g = Fits(X, np.ones(60), Setting(n_init=3), 0, matrix=False)
+    assert g.D is None and g.within_one() == pytest.approx(f.within_one(), rel=1e-10)
+    np.testing.assert_array_equal(g.fit(3)[0], labels)              # same streams
+
+
+def test_rho_matrix_is_the_semimetric():
+    X = np.random.default_rng(0).normal(size=(40, 3)) + 1e3
+    for alpha in (0.5, 1.0, 2.0):
+        brute = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1)) ** alpha
+        np.testing.assert_allclose(fits.rho_matrix(X, Setting(alpha=alpha)), brute,
+                                   rtol=1e-7, atol=1e-7)
+    D = fits.rho_matrix(X[:10] - 1e3, Setting(semimetric="gaussian", sigma=2.0))
+    d2 = ((X[:10, None] - X[None, :10]) ** 2).sum(-1)
+    np.testing.assert_allclose(D, 2 - 2 * np.exp(-d2 / 8.0), atol=1e-12)
+
+
+def test_bisect_cuts_the_cluster_along_its_two_halves():
+    rng = np.random.default_rng(2)
+    X = np.r_[rng.normal([0, 0], 0.3, (40, 2)), rng.normal([4, 0], 0.3, (40, 2))]
+    f = Fits(X, np.ones(80), Setting(n_init=3), 0)
+    p, start = f.bisect(np.zeros(80, dtype=np.int64), 0, np.random.default_rng(0))
+    assert p < 0.01 and sorted(np.bincount(start).tolist()) == [40, 40]
+    assert same_partition(start, np.repeat([0, 1], 40))
+    p, start = f.bisect(np.zeros(80, dtype=np.int64), 0, np.random.default_rng(0), test=False)
+    assert p == 1.0 and same_partition(start, np.repeat([0, 1], 40))
+    small = np.zeros(80, dtype=np.int64)
+    small[-(fits.SPLIT_MIN - 1):] = 1                                 # 19 points
+    assert f.bisect(small, 1, np.random.default_rng(0)) == (1.0, None)   # too small
+    one = Fits(rng.normal(size=(60, 2)), np.ones(60), Setting(n_init=3), 0)
+    assert one.bisect(np.zeros(60, np.int64), 0, np.random.default_rng(0))[0] > 0.05
+
+
+# --------------------------------------------------------------------------- structure
+def geometry(X, seed=0):
+    return Fits(X, np.ones(len(X)), Setting(n_init=3), seed)
+
+
+def test_radial_dip_finds_rings_that_the_split_dip_misses():
+    g = geometry(rings(np.random.default_rng(3)))
+    p = modes(g)
+    assert p["radial"] < STRUCTURE_ALPHA / 2 <= p["split"]
+    t = Trace()
+    found, z = find_structure(g, np.arange(1, 6), 5, "pca", t)
+    assert found and z is None
+    [s] = t.steps
+    assert (s.step, s.threshold, s.outcome) == ("structure", STRUCTURE_ALPHA / 2,
+                                                "modes: structure")
+    assert s.value == p
+
+
+def test_split_dip_finds_separated_blobs():
+    rng = np.random.default_rng(4)
+    X = np.r_[rng.normal([0, 0], 1.0, (60, 2)), rng.normal([8, 0], 1.0, (60, 2))]
+    assert modes(geometry(X))["split"] < STRUCTURE_ALPHA / 2
+
+
+def test_reference_test_is_the_gap_gain_in_standard_errors():
+    """Without modes the references run: z is the gain Gap(k) - Gap(1) over the
+    standard error sd_b(log W*_kb - log W*_1b) sqrt(1 + 1/B) (brute force from the
+    same log W), and a Gaussian stays below STRUCTURE_Z at every k."""
+    X = np.random.default_rng(5).normal(size=(150, 2)) * [3.0, 1.0]
+    g = geometry(X)
+    ks = np.arange(1, 6)
+    t = Trace()
+    found, zk = find_structure(g, ks, 5, "pca", t)
+    assert not found and [s.outcome for s in t.steps] == ["no modes", "no structure"]
+    assert t.steps[1].threshold == STRUCTURE_Z
+    z, ref = references(geometry(X), ks, 5, "pca")
+    assert ref.shape == (5, 5) and np.isfinite(ref).all()
+    log_w = np.log([g.within_one()] + [g.fit(k)[1] for k in range(2, 6)])
+    gain = (ref.mean(0) - log_w) - (ref.mean(0) - log_w)[0]
+    d = ref - ref[:, :1]
+    sd = np.sqrt(((d - d.mean(0)) ** 2).sum(0) / 5) * np.sqrt(1 + 1 / 5)
+    np.testing.assert_allclose(z[1:], gain[1:] / sd[1:], rtol=1e-10)
+    assert zk == pytest.approx(dict(zip(range(1, 6), z)), nan_ok=True)
+    assert np.all(z[1:] <= STRUCTURE_Z)
+    assert t.steps[1].value == pytest.approx(dict(zip(range(2, 6), z[1:])))
+
+
+def test_references_stop_at_the_first_k_that_shows_structure():
+    """Two blobs 4 standard deviations apart (no modes at this size): the references
+    are fitted at k = 2, whose gain passes STRUCTURE_Z, and no further."""
+    X = blobs(np.random.default_rng(1), [[0.0, 0.0], [4.0, 0.0]], 1.0, 50)
+    z, ref = references(geometry(X), np.arange(1, 6), 4, "pca")
+    assert z[1] > STRUCTURE_Z and np.isnan(z[2:]).all() and np.isnan(ref[:, 2:]).all()
+    X, _ = make_blobs(300, 2, centers=4, random_state=0)   # through choose_k: at k = 3
+    r = choose_k(X, range(1, 8))
+    s = steps(r, "structure")
+    assert [x.outcome for x in s] == ["no modes", "structure"]
+    assert list(s[1].value) == [2, 3] and s[1].value[2] <= STRUCTURE_Z < s[1].value[3]
+    assert s[1].value == pytest.approx({2: r.structure_z[1], 3: r.structure_z[2]})
+    assert np.isnan(r.structure_z[3:]).all()
+
+
+def test_references_are_the_same_whatever_the_range():
+    X = np.random.default_rng(6).normal(size=(80, 2))
+    za, a = references(geometry(X), np.arange(1, 4), 4, "pca")
+    zb, b = references(geometry(X), np.arange(1, 6), 4, "pca")
+    np.testing.assert_allclose(a, b[:, :3], rtol=1e-12)
+    np.testing.assert_allclose(za, zb[:3], rtol=1e-12)
+
+
+def test_references_run_on_a_sample_of_large_data(monkeypatch):
+    """Past STRUCTURE_MAX_N rows the reference test runs on a uniform sample of that
+    many: the log W of its references are those of the sample's."""
+    X = np.random.default_rng(8).normal(size=(120, 2))
+    monkeypatch.setattr(structure, "STRUCTURE_MAX_N", 50)
+    z, ref = references(geometry(X), np.arange(1, 4), 3, "pca")
+    sub = np.sort(np.random.default_rng([0, 0, 4]).choice(120, 50, replace=False))
+    monkeypatch.setattr(structure, "STRUCTURE_MAX_N", 1000)
+    z2, ref2 = references(Fits(X[sub], np.ones(50), Setting(n_init=3), 0), np.arange(1, 4),
+                          3, "pca")
+    np.testing.assert_allclose(ref, ref2, rtol=1e-12)
+    np.testing.assert_allclose(z, z2, rtol=1e-12)
+
+
+def test_rescaled_geometries():
+    rng = np.random.default_rng(7)
+    X = cigars(rng, 2)
+    energy = Setting()
+    Z, why = rescaled("multimodal axes", X, np.ones(200), energy)
+    assert why is None and Z.shape == (200, 1)              # the short axis only
+    assert np.corrcoef(Z[:, 0], X[:, 1])[0, 1] ** 2 > 0.99
+    gauss = rng.normal(size=(200, 2))
+    assert rescaled("multimodal axes", gauss, np.ones(200), energy) == (
+        None, "no axis of X sphered is multimodal (dip test)")
+    w = rng.uniform(0.5, 2.0, 200)
+    Z, why = rescaled("standardized", gauss * [100.0, 1.0], w, energy)
+    np.testing.assert_allclose(w @ Z / w.sum(), 0.0, atol=1e-12)
+    np.testing.assert_allclose(w @ Z ** 2 / w.sum(), 1.0, rtol=1e-12)
+    assert "equal variances" in rescaled("standardized", np.c_[gauss[:, 0], gauss[:, 0]],
+                                         w, energy)[1]
+    Z, why = rescaled("multimodal axes", rng.normal(size=(20, 30)), np.ones(20), energy)
+    assert Z is None and "19 axes of variance for 20 points" in why
+    for name in ("multimodal axes", "standardized"):
+        Z, why = rescaled(name, X, np.ones(200), Setting(semimetric="gaussian"))
+        assert Z is None and "semimetric='gaussian'" in why
+
+
+# =========================================================================== answers
+def test_blobs_are_four_and_the_trace_says_why():
+    X, y = four_blobs()
+    r = choose_k(X)
+    assert r.k == 4 and r.method == "auto" and r.semimetric == "energy"
+    assert r.geometry == "data" and ari(y, r.labels) == 1.0 and not r.at_top
+    assert names(r) == ["structure", "silhouette", "split", "arbiter"]
+    dips, sil, split, arb = r.trace.steps
+    assert dips.threshold == STRUCTURE_ALPHA / 2 and dips.outcome == "modes: structure"
+    assert min(dips.value.values()) < STRUCTURE_ALPHA / 2
+    assert sil.outcome == "largest at k=4" and max(sil.value, key=sil.value.get) == 4
+    assert sil.value == pytest.approx({k: r.silhouette[k - 1] for k in sil.value})
+    assert sorted(sil.value) == list(range(2, SCAN_MIN + 1))     # followed to SCAN_MIN
+    assert split.threshold == SPLIT_ALPHA and split.outcome == "k=4"
+    assert split.value == {4: pytest.approx(r.split_p[3])} and split.value[4] >= SPLIT_ALPHA
+    assert arb.threshold == CUT_RATIO and arb.outcome.startswith("the graph's groups do not")
+    assert list(arb.value.values()) == [0.0, 0.0]              # both cut no edge
+    assert r.reasoning == render(r.trace.steps)
+    X, y = make_blobs(300, 2, centers=4, random_state=0)
+    r = choose_k(X)
+    assert r.k == 4 and ari(y, r.labels) > 0.8     # two of its blobs touch
+
+
+def test_one_gaussian_blob_and_a_uniform_square_are_one():
+    rng = np.random.default_rng(2)
+    for X in (rng.normal(size=(300, 2)), rng.random((300, 2))):
+        r = choose_k(X)
+        assert r.k == 1 and np.all(r.labels == 0) and not r.at_top
+        assert names(r) == ["structure", "structure", "geometry", "geometry", "structure",
+                            "structure", "answer", "arbiter"]
+        dips, refs = steps(r, "structure")[:2]
+        assert dips.outcome == "no modes" and min(dips.value.values()) >= STRUCTURE_ALPHA / 2
+        assert refs.outcome == "no structure" and refs.threshold == STRUCTURE_Z
+        assert max(refs.value.values()) <= STRUCTURE_Z and len(refs.value) == STRUCTURE_KMAX - 1
+        axes, std = steps(r, "geometry")
+        assert (axes.value, axes.outcome) == ("not tried",
+                                              "no axis of X sphered is multimodal (dip test)")
+        assert (std.value, std.outcome) == ("tried", "no structure")
+        assert steps(r, "answer")[0].outcome == "k=1"
+        arb = steps(r, "arbiter")[0]
+        assert arb.threshold == NO_STRUCTURE_RATIO
+        assert np.all(r.structure_z[1:STRUCTURE_KMAX] <= STRUCTURE_Z)
+        assert np.isnan(r.structure_z[STRUCTURE_KMAX:]).all()
+
+
+@pytest.mark.parametrize("name, make", [
+    ("student t3", lambda rng: rng.standard_t(3, size=(200, 2))),
+    ("gaussian 6x1 rotated", lambda rng: rng.normal(size=(300, 2)) * [6.0, 1.0]
+     @ np.linalg.qr(rng.normal(size=(2, 2)))[0].T),
+    ("exponential", lambda rng: rng.exponential(size=(300, 2))),
+])
+def test_other_unimodal_data_are_one(name, make):
+    r = choose_k(make(np.random.default_rng(9)), range(1, 8), n_refs=5)
+    assert r.k == 1 and steps(r, "answer")[0].outcome == "k=1"
+
+
+def test_moons_and_rings_get_energy_pieces_that_follow_the_shapes():
+    """The graph's groups are the shapes, which every energy partition of two clusters
+    cuts across; the answer is the energy partition that agrees best with them
+    (follow_graph), whose pieces each lie within one shape."""
+    for X, y, least in (make_moons(400, noise=0.05, random_state=0) + (0.85,),
+                        make_circles(400, factor=0.5, noise=0.05, random_state=0) + (0.98,)):
+        r = choose_k(X)
+        assert names(r) == ["structure", "silhouette", "split", "arbiter", "shapes"]
+        arb, shapes = r.trace.steps[-2:]
+        assert arb.threshold == CUT_RATIO and arb.outcome.startswith("the graph's groups cut")
+        cut_g, cut_e = arb.value.values()
+        assert cut_g < CUT_RATIO * cut_e
+        assert r.graph_k == 2 and shapes.outcome == f"k={r.k}" and r.k >= 2
+        agree = shapes.value
+        assert max(agree, key=agree.get) == r.k
+        np.testing.assert_allclose(r.graph_agreement[1:len(agree) + 1], list(agree.values()))
+        assert purity(r.labels, y) >= least and not r.at_top
+
+
+def test_rings_answer_whatever_the_range():
+    X, y = make_circles(400, factor=0.5, noise=0.05, random_state=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", KRangeWarning)
+        answers = {choose_k(X, ks).k for ks in (range(1, 16), range(1, 31), range(2, 16))}
+    assert len(answers) == 1 and 2 <= answers.pop() <= 12
+
+
+def test_a_real_table_and_its_trace():
+    """The bundled wine (as the TPAMI paper preprocessed it): 3, the cultivars; the
+    raw table (proline in mg/l drowns the other columns): 3 with every column at unit
+    variance, found in the standardized geometry."""
+    from sklearn.datasets import load_wine
+
+    X, y = datasets.load_wine()
+    r = choose_k(X)
+    assert r.k == 3 and ari(y, r.labels) > 0.85
+    dips, refs = steps(r, "structure")
+    assert dips.outcome == "no modes" and refs.outcome == "structure"
+    assert refs.threshold == STRUCTURE_Z and max(refs.value.values()) > STRUCTURE_Z
+    [split] = steps(r, "split")
+    assert split.outcome == "k=3" and split.threshold == SPLIT_ALPHA
+    X, y = load_wine(return_X_y=True)
+    r = choose_k(X)
+    assert r.k == 3 and r.geometry == "standardized" and r.standardized.k == 3
+    assert r.multimodal_axes is None and ari(y, r.labels) > 0.8
+    assert [(s.value, s.outcome) for s in steps(r, "geometry")] == [
+        ("not tried", "no axis of X sphered is multimodal (dip test)"), ("tried", "k=3")]
+    own, std = steps(r, "structure")[1], steps(r, "structure")[3]
+    assert own.outcome == "no structure" and std.outcome == "structure"
+    assert np.all(r.structure_z[1:STRUCTURE_KMAX] <= STRUCTURE_Z)
+
+
+@pytest.mark.parametrize("name", ["iris", "wine", "seeds", "glass", "ionosphere"])
+def test_bundled_tables_one_k_whatever_the_range(name):
+    X, _ = getattr(datasets, f"load_{name}")()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", KRangeWarning)
+        ks = {choose_k(X, range(1, top)).k for top in (11, 16, 21)}
+    assert len(ks) == 1 and 2 <= ks.pop() < 10
+
+
+def test_blobs_one_k_whatever_the_range():
+    X = blobs(np.random.default_rng(0), SIX, 0.8, 20)
+    rs = [choose_k(X, range(1, top), n_refs=4) for top in (8, 13, 25)]
+    assert {r.k for r in rs} == {6}
+    for r in rs[1:]:                     # the same silhouettes wherever both computed
+        np.testing.assert_allclose(r.silhouette[1:7], rs[0].silhouette[1:7], rtol=1e-12)
+    assert np.isnan(rs[2].silhouette[2 * 6:]).all()       # nothing past max(10, 2 x 6)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: make_blobs(2000, 2, centers=5, cluster_std=1.0, random_state=0)[0],
+    lambda: make_moons(300, noise=0.05, random_state=0)[0],
+    lambda: datasets.load_glass()[0],
+], ids=["blobs 2000", "moons", "glass"])
+def test_the_same_answer_for_every_random_state(make):
+    X = make()
+    rs = [choose_k(X, random_state=s) for s in range(5)]
+    assert len({r.k for r in rs}) == 1
+    for r in rs[1:]:
+        np.testing.assert_array_equal(r.labels, rs[0].labels)
+        assert r.reasoning == rs[0].reasoning
+    est = [KernelKGroups("auto", random_state=s).fit(X).n_clusters_ for s in (0, 3)]
+    assert est == [rs[0].k] * 2
+
+
+def test_row_order_does_not_change_the_answer():
+    X, y = four_blobs(3)
+    perm = np.random.default_rng(0).permutation(len(X))
+    a, b = choose_k(X), choose_k(X[perm])
+    assert a.k == b.k == 4 and same_partition(a.labels[perm], b.labels)
+
+
+def test_integer_weights_are_repeated_rows():
+    X, _ = four_blobs(n=30)
+    w = np.random.default_rng(3).integers(1, 4, X.shape[0])
+    a = choose_k(X, sample_weight=w)
+    b = choose_k(np.repeat(X, w, axis=0))
+    assert a.k == b.k == 4 and ari(np.repeat(a.labels, w), b.labels) == 1.0
+    assert names(a) == names(b)
+    c = choose_k(X, sample_weight=w / 7.0)              # only relative weights matter
+    assert c.k == 4 and same_partition(c.labels, a.labels)
+
+
+def test_answer_at_the_top_of_the_range_warns_at_the_callers_line():
+    X = blobs(np.random.default_rng(1), SIX, 0.8, 20)
+    with pytest.warns(KRangeWarning, match="widen k_range") as record:
+        r = choose_k(X, range(1, 4), n_refs=4)
+    assert record[0].filename == __file__ and len(record) == 1
+    assert r.k == 3 and r.at_top and r.reasoning.endswith("widen k_range.")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", KRangeWarning)
+        r = choose_k(X, range(1, 9), n_refs=4)
+    assert r.k == 6 and not r.at_top
+    assert issubclass(KRangeWarning, UserWarning)
+
+
+def test_clusters_within_clusters_split():
+    """Two groups 40 apart of two blobs 5 apart: the silhouette prefers the 2 groups;
+    each group's held-out half projects to two modes, so the walk goes to 3, then 4,
+    where no cluster splits."""
+    rng = np.random.default_rng(3)
+    X = np.vstack([rng.normal([40.0 * g + 5.0 * (s - 0.5), 0.0], 0.7, (40, 2))
+                   for g in range(2) for s in range(2)])
+    r = choose_k(X, range(1, 8), n_refs=4)
+    assert r.k == 4 and np.nanargmax(r.silhouette) == 1          # the silhouette alone: 2
+    [sil] = steps(r, "silhouette")
+    [split] = steps(r, "split")
+    assert sil.outcome == "largest at k=2" and split.outcome == "k=4"
+    assert list(split.value) == [2, 3, 4]
+    assert split.value[2] < SPLIT_ALPHA and split.value[3] < SPLIT_ALPHA
+    assert split.value[4] >= SPLIT_ALPHA
+    assert r.silhouette[3] >= SILHOUETTE_KEEP * r.silhouette[1]
+
+
+def test_split_walk_stops_where_the_silhouette_falls():
+    """A pair of blobs 4 standard deviations apart and a small blob far away: the
+    pair's cluster splits at k = 2, but the 3-cluster fit keeps less than
+    SILHOUETTE_KEEP of the silhouette of k = 2, so the walk stops at 2 and says why."""
+    rng = np.random.default_rng(13)
+    X = np.vstack([rng.normal([0.0, 0.0], 0.5, (200, 2)), rng.normal([2.0, 0.0], 0.5, (200, 2)),
+                   rng.normal([20.0, 0.0], 0.5, (50, 2))])
+    r = choose_k(X, range(1, 8), n_refs=4)
+    tested, floor = steps(r, "split")
+    assert tested.outcome == "k=2" and tested.value[2] < SPLIT_ALPHA and list(tested.value) == [2]
+    assert floor.threshold == SILHOUETTE_KEEP and floor.outcome == "below: k=2"
+    assert floor.value == pytest.approx(r.silhouette[2] / r.silhouette[1])
+    assert floor.value < SILHOUETTE_KEEP and np.isnan(r.split_p[2])
+
+
+@pytest.mark.parametrize("m", [2, 3])
+def test_parallel_elongated_clusters(m):
+    """m clusters along x, 4 apart in y: X shows no structure (its energy partitions
+    cut across them); the short principal axis is multimodal, and there they
+    separate: the answer is m, and its labels are the m clusters."""
+    X = cigars(np.random.default_rng(4), m)
+    truth = np.repeat(np.arange(m), 100)
+    r = choose_k(X, range(1, 8), n_refs=4)
+    assert r.multimodal_axes is not None and r.multimodal_axes.k == m
+    assert same_partition(r.multimodal_axes.labels, truth)
+    assert steps(r, "geometry")[0].outcome == f"k={m}" and r.standardized is None
+    declared = [s for s in steps(r, "structure") if s.value == {"axes": 1}]
+    assert len(declared) == 1 and declared[0].outcome == "structure"
+    assert r.k == m and r.geometry == "multimodal axes"
+    assert same_partition(r.labels, truth)
+
+
+def test_without_k_one_no_structure_test():
+    X = blobs(np.random.default_rng(5), SIX[:3], 0.7, 20)
+    r = choose_k(X, range(2, 6))
+    assert r.k == 3 and r.structure_z is None and r.gap is None
+    assert names(r)[:2] == ["silhouette", "split"] and "structure" not in names(r)
+
+
+@pytest.mark.parametrize("engine", ["dense", "matrix-free"])
+def test_every_engine_of_the_energy_semimetric_gives_the_same_answer(engine):
+    """The fits of the energy rule run on the engine asked for; the neighbourhood
+    graph the arbiter builds is the graph's own business."""
+    X = blobs(np.random.default_rng(6), SIX[:3], 0.7, 12)
+    a = choose_k(X, range(1, 5), n_refs=2)
+    b = choose_k(X, range(1, 5), n_refs=2, engine=engine)
+    assert a.k == b.k == 3 and names(a) == names(b)
+    np.testing.assert_allclose(a.silhouette, b.silhouette, rtol=1e-6, equal_nan=True)
+    assert KernelKGroups("auto", engine=engine, random_state=0).fit(X).n_clusters_ == 3
+
+
+def test_only_the_energy_semimetric_looks_at_the_graph():
+    """Another semimetric of point data: the energy rule alone (no arbiter, no
+    rescaled geometry: its partitions depend on the units)."""
+    X, _ = four_blobs(n=30)
+    r = choose_k(X, semimetric="gaussian", sigma=2.0)
+    assert r.k == 4 and r.semimetric == "gaussian"
+    assert "arbiter" not in names(r) and r.graph_k is None
+    Z = np.random.default_rng(1).normal(size=(200, 2)) * [3.0, 1.0]
+    r = choose_k(Z, range(1, 5), semimetric="laplacian", sigma=3.0, n_refs=3)
+    assert r.k == 1 and r.standardized is None and r.multimodal_axes is None
+    assert all("semimetric='laplacian'" in s.outcome for s in steps(r, "geometry"))
+
+
+def test_the_far_small_group_is_found():
+    """Three blobs and a far group of 12 points (2 % of the weight): the graph's
+    smallest group holds less than BALANCE / k_g of the weight, it only sets a small
+    part apart: the energy rule's 4 stands."""
+    rng = np.random.default_rng(3)
+    X = np.vstack([blobs(rng, [[0, 0], [5, 0], [0, 5]], 0.5, 200),
+                   rng.normal([30, 30], 0.3, (12, 2))])
+    y = np.repeat([0, 1, 2, 3], [200, 200, 200, 12])
+    r = choose_k(X, range(1, 16))
+    assert r.k == 4 and ari(y, r.labels) == 1.0 and r.graph_agreement is None
+    [arb] = steps(r, "arbiter")
+    assert arb.threshold is None and f"below {BALANCE:g} / 4" in arb.outcome
+    assert "shapes" not in names(r)
+
+
+def test_too_few_distinct_rows_are_one_cluster():
+    X = np.repeat([[0.0, 0.0], [5.0, 5.0]], 30, axis=0)
+    r = choose_k(X)
+    assert r.k == 1 and np.all(r.labels == 0)
+    r = choose_k(np.ones((20, 3)))
+    assert r.k == 1 and np.all(r.labels == 0)
+
+
+def test_few_distinct_rows_skip_the_graph():
+    """No more distinct rows than n_neighbors + 1: no neighbourhood graph, energy."""
+    X = np.repeat([[0.0, 0.0], [5.0, 5.0], [9.0, 0.0]], 30, axis=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", KRangeWarning)
+        r = choose_k(X)
+    assert r.k == 2                                      # k < 3 distinct rows
+    arb = steps(r, "arbiter")[0]
+    assert arb.value == 3 and arb.threshold == 11 and "too few" in arb.outcome
+
+
+def test_large_data_are_chosen_on_a_sample(monkeypatch):
+    """Past SAMPLE_N rows the choice runs on a uniform sample (drawn from the data's
+    seed); every row is labelled by the fit of all rows started from the sample's."""
+    monkeypatch.setattr(core, "SAMPLE_N", 200)
+    X, y = four_blobs(n=150)
+    r = choose_k(X, random_state=0)
+    assert r.k == 4 and r.labels.shape == (600,) and ari(y, r.labels) == 1.0
+    assert r.sample.shape == (200,) and np.all(np.diff(r.sample) > 0)
+    last = r.trace.steps[-1]
+    assert last.step == "sample" and last.value == 200
+    assert "the fit of all rows" in last.outcome
+    exact = KernelKGroups(4, init=r.labels).fit(X)        # a fixed point of the exact fit
+    np.testing.assert_array_equal(exact.labels_, r.labels)
+    again = choose_k(X, random_state=1)
+    np.testing.assert_array_equal(again.sample, r.sample)
+    np.testing.assert_array_equal(again.labels, r.labels)
+
+
+def test_plot_draws_the_default_s_curves():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    X = cigars(np.random.default_rng(4), 2)
+    r = choose_k(X, range(1, 8), n_refs=4)
+    # X's own: the reference test (no structure); the multimodal axes': the rest
+    assert r.criteria == ["structure", "multimodal axes silhouette", "multimodal axes split"]
+    axes = r.plot()
+    assert [ax.get_title() for ax in axes] == [c.replace("_", " ") for c in r.criteria]
+    for ax in axes:
+        assert f"chosen k = {r.k}" in ax.get_legend_handles_labels()[1]
+    text = " ".join(t.get_text() for t in axes[0].figure.texts).replace("\n", " ")
+    assert text == r.reasoning
+    plt.close("all")
+
+
+def test_rings_answer_at_the_top_of_a_short_range_warns():
+    """The energy partition that agrees best with the rings lies past a short range:
+    the answer is the top of the range, which may move when the range grows: the
+    warning, at the caller's line."""
+    X, _ = make_circles(600, factor=0.5, noise=0.05, random_state=1)
+    with pytest.warns(KRangeWarning, match="widen k_range") as record:
+        r = choose_k(X, range(1, 8))
+    assert r.k == 7 and r.at_top and r.reasoning.endswith("widen k_range.")
+    assert record[0].filename == __file__
+
+
+def test_a_grid_and_touching_blobs_keep_the_energy_answer():
+    """Blobs that the energy fit finds: a 3 x 3 grid (9), a 4 x 2 grid of tight blobs
+    (8; issue 28), six blobs in two rows (6), four blobs of which two pairs touch (4)."""
+    rng = np.random.default_rng(2)
+    grid = blobs(rng, [[5.0 * i, 5.0 * j] for i in range(3) for j in range(3)], 0.6, 25)
+    r = choose_k(grid, range(1, 16))
+    assert r.k == 9 and r.graph_agreement is None and "shapes" not in names(r)
+    rng = np.random.default_rng(0)
+    grid = blobs(rng, [[4.0 * i, 4.0 * j] for i in range(4) for j in range(2)], 0.5, 40)
+    r = choose_k(grid)
+    assert r.k == 8 and same_partition(r.labels, np.repeat(np.arange(8), 40))
+    X = blobs(np.random.default_rng(3), [[0, 0], [5, 0], [0, 5], [5, 5], [10, 0], [10, 5]],
+              0.5, 60)
+    assert choose_k(X, range(1, 16)).k == 6
+    rng = np.random.default_rng(1017)         # a draw of the synthetic study: sd 1.5,
+    while True:                               # centres at least 8 apart in [-10, 10]^2
+        c = rng.uniform(-10, 10, (4, 2))
+        if np.linalg.norm(c[:, None] - c[None], axis=2)[np.triu_indices(4, 1)].min() >= 8:
+            break
+    X = np.vstack([rng.normal(c[j], 1.5, (50, 2)) for j in range(4)])
+    r = choose_k(X, range(1, 11))
+    assert r.k == 4 and ari(np.repeat(np.arange(4), 50), r.labels) > 0.9
+
+
+def test_digits_one_k_whatever_the_range():
+    """Digits (1797 x 64): one k in 8..12 with k_range 1..10 and 1..30, the same
+    silhouettes where both computed, no warning; with 1..30 nothing past
+    max(SCAN_MIN, SCAN_FACTOR x k) is fitted."""
+    from sklearn.datasets import load_digits
+
+    X = load_digits().data
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", KRangeWarning)
+        short, long = choose_k(X, range(1, 11)), choose_k(X, range(1, 31))
+    assert short.k == long.k and 8 <= long.k <= 12 and not long.at_top
+    np.testing.assert_allclose(long.silhouette[1:10], short.silhouette[1:10], rtol=1e-12)
+    top = max(SCAN_MIN, SCAN_FACTOR * long.k)
+    assert np.isfinite(long.silhouette[1:top]).all() and np.isnan(long.silhouette[top:]).all()
+    assert steps(long, "silhouette")[0].statistic.endswith(f"(followed to k={top})")
+
+
+def test_the_work_one_fit_per_k_and_no_references_where_dips_find_modes(monkeypatch):
+    """Six separated blobs of 10 points: the dips find modes, so no reference is
+    fitted; X is fitted once per k up to max(SCAN_MIN, SCAN_FACTOR x 6) = 12, each from
+    n_init named starts and, while the heaviest cluster of k - 1 has SPLIT_MIN points,
+    one from its split; the split tests fit halves of clusters with 2 clusters."""
+    X = blobs(np.random.default_rng(7), SIX, 0.8, 10)          # 60 points
+    calls, run = [], Fits.run
+
+    def spy(self, k, starts):
+        calls.append((self.setting.semimetric, self.Z.shape[0], int(k), len(starts)))
+        return run(self, k, starts)
+
+    def no_references(*args, **kwargs):
+        raise AssertionError("references fitted although the dips found modes")
+
+    monkeypatch.setattr(Fits, "run", spy)
+    monkeypatch.setattr(structure, "references", no_references)
+    r = choose_k(X, range(1, 16), n_init=4)
+    assert r.k == 6 and r.structure_z is None
+    whole = [(k, s) for sem, n, k, s in calls if sem == "energy" and n == 60]
+    assert [k for k, _ in whole] == list(range(2, 13))          # once each, in order
+    assert dict(whole) == {2: 4, **{k: 5 for k in range(3, 7)}, **{k: 4 for k in range(7, 13)}}
+    halves = {(n, k, s) for sem, n, k, s in calls if sem == "energy" and n != 60}
+    assert halves and all(k == 2 and s == fits.SPLIT_N_INIT and n <= 30 for n, k, s in halves)
+
+
+def test_command_line_prints_k_and_why(tmp_path, capsys):
+    from kgroups.cli import main
+
+    X = blobs(np.random.default_rng(11), SIX[:3], 0.7, 20)
+    path = tmp_path / "three.csv"
+    np.savetxt(path, np.column_stack([X, np.repeat([0, 1, 2], 20)]), delimiter=",")
+    assert main(["choose-k", str(path), "--k-max", "5", "--seed", "0", "--n-refs", "4",
+                 "--label-column", "-1"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("k = 3   (method auto, k in 1..5")
+    r = choose_k(X, range(1, 6), n_refs=4)
+    assert f"why: {r.reasoning}" in out and "ARI of its labels" in out
+    assert main(["choose-k", str(path), "--k-min", "4", "--k-max", "2"]) == 2
+    assert "1 <= k-min <= k-max" in capsys.readouterr().err
+
+
+def test_command_line_defaults_are_the_library_defaults():
+    from kgroups import _cli_options as table
+    from kgroups._validation import PARAMETER_CONSTRAINTS
+
+    sig = inspect.signature(choose_k).parameters
+    for name in ("method", "n_refs", "n_splits", "n_init", "semimetric", "alpha",
+                 "n_neighbors"):
+        assert table.CHOOSE_K_DEFAULTS[name] == sig[name].default
+    assert set(table.CHOOSE_K_METHODS) == set(
+        PARAMETER_CONSTRAINTS["choose_k"]["method"][0].values) == set(core.METHODS)

@@ -1,0 +1,55 @@
+"""The user guide's prose names the constants of the choice of k by their values
+(``choosing_k.rst``, ``nothing_given.rst``); the table of constants is rendered from
+``kgroups._choose_k.constants``, and this test holds the prose to the same record:
+change a constant and the sentence that states it fails here until it is rewritten."""
+
+import pathlib
+
+import pytest
+
+from kgroups._choose_k.constants import CONSTANTS, value
+
+GUIDE = pathlib.Path(__file__).resolve().parents[1] / "docs" / "user_guide"
+WORDS = {0.2: "a fifth", 0.5: "half", 2: "twice"}
+
+
+def _text(name):
+    return " ".join((GUIDE / name).read_text().split())
+
+
+# constant -> (page, the sentence's words as the value makes them)
+PROSE = {
+    "STRUCTURE_ALPHA": ("choosing_k.rst", lambda v: f"at level {v / 2:g} each"),
+    "STRUCTURE_Z": ("choosing_k.rst", lambda v: f"is above {v:g} standard errors"),
+    "STRUCTURE_KMAX": ("choosing_k.rst", lambda v: f"the fits of k = 2..{v:g}"),
+    "STRUCTURE_MAX_N": ("choosing_k.rst", lambda v: f"(at most {v:g} points of X)"),
+    "SCAN_MIN": ("choosing_k.rst", lambda v: f"and at least {v:g}."),
+    "SCAN_FACTOR": ("choosing_k.rst", lambda v: f"until k reaches {WORDS[v]} its best k"),
+    "SILHOUETTE_SE": ("choosing_k.rst", lambda v: f"within {WORDS[v]} a standard error"),
+    "SPLIT_ALPHA": ("choosing_k.rst", lambda v: f"(at level {v:g}, Bonferroni"),
+    "SILHOUETTE_KEEP": ("choosing_k.rst", lambda v: f"keeps {v:g} of the silhouette"),
+    "COMPONENT_FLOOR": ("choosing_k.rst", lambda v: f"a zero counts as {WORDS[v]} of"),
+    "NO_STRUCTURE_RATIO": ("nothing_given.rst",
+                           lambda v: f"must cut below {WORDS[v]} the normalised cut"),
+    "WITHIN": ("nothing_given.rst", lambda v: f"({100 * v:g}% of the weight)"),
+    "BALANCE": ("nothing_given.rst", lambda v: f"(:math:`{v:g} / k_g` of the weight)"),
+    "SAMPLE_N": ("nothing_given.rst", lambda v: f"uniform sample of {v:,} rows"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROSE))
+def test_the_guide_states_each_constant_as_the_code_has_it(name):
+    page, words = PROSE[name]
+    assert words(value(name)) in _text(page), (name, words(value(name)))
+
+
+def test_the_arbiter_s_cut_ratio_is_stated_as_the_code_has_it():
+    """CUT_RATIO = 1: "below the normalised cut" (a ratio other than 1 needs words)."""
+    assert value("CUT_RATIO") == 1.0
+    assert "the graph when its groups cut below the normalised cut of the energy " \
+        "partition" in _text("choosing_k.rst")
+
+
+def test_every_constant_has_its_source_and_half():
+    for name, c in CONSTANTS.items():
+        assert c.meaning and c.source and c.decided_on, name
