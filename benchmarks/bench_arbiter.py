@@ -149,7 +149,7 @@ def report(rows, out=None):
            for c in cols}
     head = ["pick"] + [f"{g}, {h} ({len(sel[(g, h)])})" for g, h in cols]
     lines = ["# Energy or the graph: the arbiter against other yardsticks", "",
-             "`python benchmarks/bench_arbiter.py` (after `bench_choice.py --library`).",
+             "`python benchmarks/bench_arbiter.py --out benchmarks/results/arbiter.md` (after `bench_choice.py --library`).",
              "", "Mean ARI of the candidate each yardstick picks, per battery group and "
              "half (the sets where both candidates answered):", "",
              "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]

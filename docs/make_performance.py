@@ -861,7 +861,16 @@ def choice():
         "",
     ]
     out += _markdown(text, skip=("# ", "`python"))
-    return out + _source(["choice.md"], _command(text, "python benchmarks/bench_choice.py"))
+    out += _source(["choice.md"], _command(text, "python benchmarks/bench_choice.py"))
+    arb = _load("arbiter.md")
+    if arb is None:
+        return out + _missing("arbiter.md")
+    out += ["Energy or the graph, the arbiter against other yardsticks on the same sets:",
+            "its rule with each constant moved, stability under resampling (Lange et al.",
+            "2004) and DBCV (Moulavi et al. 2014), each picking one of the two candidates.",
+            ""]
+    out += _markdown(arb, skip=("# ", "`python"))
+    return out + _source(["arbiter.md"], _command(arb, "python benchmarks/bench_arbiter.py"))
 
 
 def _markdown_section(name, title, intro, default_command):
