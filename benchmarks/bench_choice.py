@@ -263,7 +263,7 @@ GROUPS = {"real tables": lambda b: b in TABLES, "shapes and sets": lambda b: b n
 
 
 def useful(rec, k):
-    """The yardstick of bench_choose_k_batteries.py: the default fit at k reaches 0.75 of
+    """Usefulness: the default fit at k reaches 0.75 of
     the curve's best ARI (any k where no k reaches 0.10; k = 1 never otherwise)."""
     best = max(rec["curve"].values())
     if best < NO_SIGNAL_ARI:

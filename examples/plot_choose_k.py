@@ -2,9 +2,8 @@
 Choosing k: structure, separation, and a split test
 ===================================================
 
-:func:`kgroups.choose_k` by default (``method="auto"``, which is
-``"silhouette+split"`` for point data) asks three questions of kernel k-groups
-fits for k = 1, 2, ... Is there structure: is X multimodal by Hartigan's dip test
+:func:`kgroups.choose_k` by default (``method="auto"``, the energy rule for point
+data) asks three questions of kernel k-groups fits for k = 1, 2, ... Is there structure: is X multimodal by Hartigan's dip test
 (of a held-out half along the line of a 2-cluster fit of the other half, and of
 the distances from the mean), or does some fit with k = 2..5 lower the within
 energy W more than on reference samples without clusters (the gap statistic of
@@ -21,9 +20,10 @@ elongated cloud: no modes, and no k beats the references. Sphered, one principal
 axis is multimodal, and on that axis the silhouette is largest at k = 2 (the
 panels are those of the multimodal axes). Bottom: one elongated Gaussian with no
 clusters: no modes and no gain over the reference samples, in the data's geometry
-or with standardized columns, so the answer is 1. ``result.reasoning`` says the
-same in words, with every number it used; the answer does not change when
-``k_range`` is widened past the k where the rule decided.
+or with standardized columns (the panels of the gain in standard errors, against its
+threshold), so the answer is 1. ``result.trace`` holds every step with its numbers
+and ``result.reasoning`` says them in words; the answer does not change when
+``k_range`` is widened past the k where the rule decided, nor with ``random_state``.
 """
 
 
@@ -50,9 +50,10 @@ for row, (name, X) in enumerate([("8 blobs on a grid", grid),
     axes[row, 0].set_title(f"{name}: chosen k = {result.k}")
     axes[row, 0].set_aspect("equal", adjustable="datalim")
     # what chose k in the geometry that answered: the silhouette and the split
-    # test where there was structure, the structure test and the gap where not
+    # test where there was structure, the reference test of each geometry where not
     prefix = "" if result.geometry == "data" else result.geometry + " "
-    chose = ["silhouette", "split"] if result.k > 1 else ["structure", "gap"]
-    result.plot(ax=axes[row, 1:], criteria=[prefix + c for c in chose])
+    chose = ([prefix + "silhouette", prefix + "split"] if result.k > 1 else
+             [c for c in result.criteria if c.endswith("structure")][:2])
+    result.plot(ax=axes[row, 1:], criteria=chose)
 fig.tight_layout()
 plt.show()

@@ -88,13 +88,13 @@ def choose_k(X, k_range=None, *, method="auto", semimetric="energy", alpha=1.0, 
 
     Raises
     ------
-    InvalidParameterError
+    kgroups.exceptions.InvalidParameterError
         Bad parameters, a k_range the data cannot support, or an eigengap the kernel
         does not allow (a non-positive degree, an n x n matrix beyond memory).
 
     Warns
     -----
-    KRangeWarning
+    kgroups.exceptions.KRangeWarning
         The default answered the largest k of ``k_range`` before its rule had
         decided (:class:`~kgroups.exceptions.KRangeWarning`): widen ``k_range``.
 
