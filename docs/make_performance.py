@@ -703,8 +703,26 @@ def dask():
                 f"{float(energy.group(3)):.0f} s, measured while other jobs shared the "
                 f"cores.", ""]
     machine = MACHINE + "; the workers are processes on it"
-    return out + _source(["bench_dask.txt"], "; ".join(commands) or
-                         "python benchmarks/bench_dask.py", machine=machine)
+    out += _source(["bench_dask.txt"], "; ".join(commands) or
+                   "python benchmarks/bench_dask.py", machine=machine)
+    auto = _load("bench_dask_auto.txt")
+    got = auto and re.search(r"dask, n_clusters='auto': k=(\d+) semimetric=(\w+) .*?ARI "
+                             r"([\d.]+); ([\d.]+) s to fit .*?, ([\d.]+) s to gather", auto)
+    mem = auto and re.search(r"in memory, n_clusters='auto': k=(\d+) semimetric=(\w+) "
+                             r"engine=(\S+), ARI ([\d.]+); ([\d.]+) s", auto)
+    if not (got and mem):
+        return out + _missing("bench_dask_auto.txt")
+    out += [f"Nothing given on Dask: ``KernelKGroups(n_clusters=\"auto\")`` on 10\\ :sup:`6`",
+            "well-separated blobs (D = 10, k = 5) held by 2 workers chooses k and the",
+            "semimetric on a uniform sample of 5,000 rows brought to memory, then fits every",
+            f"row on the Dask engine: k = {got.group(1)} ({got.group(2)}), ARI "
+            f"{float(got.group(3)):.3f}, {got.group(4)} s to fit and {got.group(5)} s to "
+            f"gather the labels; the same call on the rows in memory (exact, "
+            f"``{mem.group(3)}``): k = {mem.group(1)}, ARI {float(mem.group(4)):.3f}, "
+            f"{mem.group(5)} s.", ""]
+    return out + _source(["bench_dask_auto.txt"],
+                         "python benchmarks/bench_dask.py --auto --n 1000000 --k 5 --std 1.0",
+                         machine=machine)
 
 
 def graphs():
