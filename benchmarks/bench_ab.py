@@ -3,10 +3,12 @@
     python benchmarks/bench_ab.py --old REV                  # bench_targets' rows
     python benchmarks/bench_ab.py --old REV --dask 10000000  # and bench_dask's fit
 
-``REV`` (a commit) is checked out in a temporary git worktree; each configuration
-runs in its own process with ``PYTHONPATH`` pointing at one tree's ``src`` and that
-tree's own benchmark script (``bench_targets.py --child``, ``bench_dask.py``), so each
-version is timed by the code that was written for it. The rounds alternate old and
+``REV`` (a commit) is extracted into a temporary directory (``git archive``: the
+repository's state is not touched); the new version is this working tree, or the
+tree at ``--new PATH``. Each configuration runs in its own process with
+``PYTHONPATH`` pointing at one tree's ``src`` and that tree's own benchmark script
+(``bench_targets.py --child``, ``bench_dask.py``), so each version is timed by the
+code that was written for it. The rounds alternate old and
 new (``--rounds``, default 2) and each version keeps its fastest round: other jobs
 on the machine slow one run, rarely both. Prints, per configuration, both times with
 their phases, new / old and the sweeps of each (W: the Dask row; the exact engines'
@@ -65,40 +67,44 @@ def main():
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--dask", type=int, default=0, help="also bench_dask.py at this n")
     parser.add_argument("--only", default=None, help="configurations whose label contains this")
+    parser.add_argument("--new", default=ROOT, help="the tree of the new version (default: "
+                        "this working tree, uncommitted changes included)")
     args = parser.parse_args()
+    new = os.path.abspath(args.new)
     head = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
                           capture_output=True, text=True, check=True).stdout.strip()
     dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "src"],
                            capture_output=True, text=True, check=True).stdout.strip()
     with tempfile.TemporaryDirectory() as tmp:
         old = os.path.join(tmp, "old")
-        subprocess.run(["git", "-C", ROOT, "worktree", "add", "--detach", "-q", old, args.old],
-                       check=True)
-        try:
-            print(f"old = {args.old}, new = {head}{' + uncommitted src' if dirty else ''}; "
-                  f"{args.rounds} rounds alternated, fastest kept", flush=True)
-            configs = [c for c in CONFIGS if args.only is None or args.only in c[0]]
-            for label, n, kw in configs:
-                runs = {"old": [], "new": []}
-                for rnd in range(args.rounds):
-                    order = ("old", "new") if rnd % 2 == 0 else ("new", "old")
-                    for which in order:
-                        runs[which].append(targets_child(old if which == "old" else ROOT, n, kw))
-                show(label, fastest(runs["old"]), fastest(runs["new"]))
-            if args.dask:
-                runs = {"old": [], "new": []}
-                for rnd in range(args.rounds):
-                    order = ("old", "new") if rnd % 2 == 0 else ("new", "old")
-                    for which in order:
-                        runs[which].append(dask_run(old if which == "old" else ROOT, args.dask))
-                a, b = fastest(runs["old"]), fastest(runs["new"])
-                print(f"{'dask ' + str(args.dask):<28} old {a['seconds']:7.1f} s  new "
-                      f"{b['seconds']:7.1f} s  new/old {b['seconds'] / a['seconds']:.2f}  "
-                      f"W {a['W']:.6g} / {b['W']:.6g}  ARI {a['ari']:.4f} / {b['ari']:.4f}; "
-                      f"every fit: old {[r['seconds'] for r in runs['old']]}, "
-                      f"new {[r['seconds'] for r in runs['new']]}", flush=True)
-        finally:
-            subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", old], check=True)
+        os.makedirs(old)
+        archive = subprocess.run(["git", "-C", ROOT, "archive", args.old], check=True,
+                                 capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", old], input=archive, check=True)
+        what = (f"{head}{' + uncommitted src' if dirty else ''}" if new == ROOT
+                else f"the tree at {new}")
+        print(f"old = {args.old}, new = {what}; {args.rounds} rounds alternated, fastest "
+              "kept", flush=True)
+        configs = [c for c in CONFIGS if args.only is None or args.only in c[0]]
+        for label, n, kw in configs:
+            runs = {"old": [], "new": []}
+            for rnd in range(args.rounds):
+                order = ("old", "new") if rnd % 2 == 0 else ("new", "old")
+                for which in order:
+                    runs[which].append(targets_child(old if which == "old" else new, n, kw))
+            show(label, fastest(runs["old"]), fastest(runs["new"]))
+        if args.dask:
+            runs = {"old": [], "new": []}
+            for rnd in range(args.rounds):
+                order = ("old", "new") if rnd % 2 == 0 else ("new", "old")
+                for which in order:
+                    runs[which].append(dask_run(old if which == "old" else new, args.dask))
+            a, b = fastest(runs["old"]), fastest(runs["new"])
+            print(f"{'dask ' + str(args.dask):<28} old {a['seconds']:7.1f} s  new "
+                  f"{b['seconds']:7.1f} s  new/old {b['seconds'] / a['seconds']:.2f}  "
+                  f"W {a['W']:.6g} / {b['W']:.6g}  ARI {a['ari']:.4f} / {b['ari']:.4f}; "
+                  f"every fit: old {[r['seconds'] for r in runs['old']]}, "
+                  f"new {[r['seconds'] for r in runs['new']]}", flush=True)
 
 
 def show(label, a, b):
@@ -106,7 +112,8 @@ def show(label, a, b):
           f"{a['starts_m']:.2f}, sweeps {a['sweep_s']:.2f})  new {b['seconds']:6.2f} s "
           f"(prepare {b['prepare']:.2f}, starts+M {b['starts_m']:.2f}, sweeps "
           f"{b['sweep_s']:.2f})  new/old {b['seconds'] / a['seconds']:.2f}  sweeps "
-          f"{a['sweeps']}/{b['sweeps']}", flush=True)
+          f"{a['sweeps']}/{b['sweeps']}" + (f"  new pass: {b['pass']}" if b.get("pass") else
+                                              ""), flush=True)
 
 
 if __name__ == "__main__":

@@ -51,7 +51,8 @@ def child(n, kw):
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
     out = {"seconds": total, "engine": est.engine_, "sweeps": est.n_iter_,
            "starts": est.n_init_, "peak_gb": rss, "prepare": phases["build"],
-           "sweep_s": phases["sweeps"], "starts_m": total - phases["build"] - phases["sweeps"]}
+           "sweep_s": phases["sweeps"], "starts_m": total - phases["build"] - phases["sweeps"],
+           "pass": est.engine_stats_.get("pass_dtype")}
     if est.engine_ == "low-rank":
         # the exact W of its labels on a 20k subsample against the exact engine's fit
         from kgroups import within_energy
@@ -76,7 +77,8 @@ def run(n, kw, threads=None):
 def show(label, r):
     print(f"{label:<38} {r['seconds']:6.2f} s (prepare {r['prepare']:.2f}, starts+M "
           f"{r['starts_m']:.2f}, sweeps {r['sweep_s']:.2f})  engine={r['engine']} "
-          f"sweeps={r['sweeps']} starts={r['starts']} peak={r['peak_gb']:.2f} GB", flush=True)
+          f"sweeps={r['sweeps']} starts={r['starts']} peak={r['peak_gb']:.2f} GB"
+          + (f" pass={r['pass']}" if r.get("pass") else ""), flush=True)
     return r["seconds"]
 
 

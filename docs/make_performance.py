@@ -957,14 +957,16 @@ def startup():
 def roofline():
     return [".. _roofline:", ""] + _markdown_section(
         "bench_roofline.md", "The exact engine against the machine's bound",
-        ["One fit of the exact matrix-free engine, phase by phase, beside what the machine",
-         "can do in the same process: the rate of square roots and of float64 additions",
-         "and multiplications of vectorised loops on the same threads. Each phase's work",
-         "is counted (pairs visited, kernel entries of the moves), and its time set",
-         "against the time of its square roots alone (*sqrt bound*) and of its arithmetic",
-         "alone (*flop bound*). The pass over the pairs needs one square root and",
-         "3 D + 4 operations per pair. The last paragraph takes the pass's inner loop",
-         "apart on one thread: where its time goes beside its square roots."],
+        ["One fit of the exact matrix-free engine with its default ``dtype`` (the",
+         "certified float32 pass where it pays), phase by phase, beside what the machine",
+         "can do in the same process: the rate of square roots and of additions and",
+         "multiplications of vectorised loops on the same threads, in float64 and in",
+         "float32. Each phase's work is counted (pairs visited, kernel entries of the",
+         "moves), and its time set against the time of its square roots alone (*sqrt64*,",
+         "*sqrt32*) and of its arithmetic alone (*flop64*, *flop32*). The pass over the",
+         "pairs needs one square root and 3 D + 4 operations per pair. The float64 pass",
+         "and the certified float32 pass are then timed alone, and the last paragraphs",
+         "take each pass's inner loop apart on one thread."],
         "python benchmarks/bench_roofline.py")
 
 

@@ -51,3 +51,23 @@ def test_same_results_as_before(group):
             for key in ("labels", "n_iter", "n_moves"):
                 np.testing.assert_array_equal(got[key], want[key], err_msg=f"{name}: {key}")
             assert got["W"] == pytest.approx(float(want["W"]), rel=1e-12), name
+
+
+MATRIX_FREE = sorted(n for n in CASES if n.startswith("kg/matrix-free/"))
+
+
+@pytest.mark.parametrize("semimetric", sorted({n.split("/")[2] for n in MATRIX_FREE}))
+def test_certified_float32_pass_gives_the_pinned_results(semimetric):
+    """dtype="float32" on the matrix-free engine (the certified float32 pass over the
+    pairs, decisions checked against its error bound and made again in float64 where
+    they cannot be): the pinned float64 labels, sweeps and moves, W to 1e-12."""
+    names = [n for n in MATRIX_FREE if n.split("/")[2] == semimetric]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name in names:
+            cls, X, w, params = CASES[name]
+            got = run_case(name, (cls, X, w, dict(params, dtype="float32")))
+            want = PINNED[name]
+            for key in ("labels", "n_iter", "n_moves"):
+                np.testing.assert_array_equal(got[key], want[key], err_msg=f"{name}: {key}")
+            assert got["W"] == pytest.approx(float(want["W"]), rel=1e-12), name

@@ -20,7 +20,7 @@ SEMIMETRIC_NAMES = ("energy", "laplacian", "gaussian", "localized", "sinusoidal"
 DATA_SEMIMETRIC_NAMES = ("nearest_neighbors", "auto")
 INIT_NAMES = ("k-means++", "kernel-k-means++", "random", "spectral")
 ENGINE_NAMES = (_registry.AUTO,) + _registry.names()
-DTYPE_NAMES = ("float64", "float32")
+DTYPE_NAMES = ("auto", "float64", "float32")
 LANDMARK_NAMES = ("k-means++", "uniform", "fourier")
 
 # engine="auto" on raw data (kgroups._engines.select): the GPU engine when a CUDA
@@ -40,7 +40,7 @@ AUTO_START_BUDGET = 40_000
 ESTIMATOR_DEFAULTS = {
     "n_clusters": 8, "semimetric": "energy", "alpha": 1.0, "sigma": 1.0, "theta": 1.0,
     "init": "kernel-k-means++", "n_init": "auto", "max_iter": 300, "tol": 0.0,
-    "engine": "auto", "dtype": "float64", "n_components": 256, "landmarks": "k-means++",
+    "engine": "auto", "dtype": "auto", "n_components": 256, "landmarks": "k-means++",
     "n_neighbors": 10, "random_state": None, "verbose": 0,
 }
 

@@ -85,7 +85,7 @@ class KernelClusteringFit(ConstrainedParams):
         max_iter=300,
         tol=0.0,
         engine="auto",
-        dtype="float64",
+        dtype="auto",
         n_components=256,
         landmarks="k-means++",
         n_neighbors=10,
@@ -225,6 +225,9 @@ class KernelClusteringFit(ConstrainedParams):
             best = run_starts(engine, starts, plan.n_clusters, rule=self._rule,
                               max_iter=self.max_iter, tol=self.tol, progress=progress,
                               owner=self._owner(), seconds=seconds)
+            report = engine.report()  # the certified float32 pass: its float64 fall-backs
+            if self.verbose and report:
+                progress.say(report)
         finally:
             progress.close()
         self._set_fitted(best, engine, X, w)

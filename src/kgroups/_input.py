@@ -212,7 +212,7 @@ class InMemory:
         partitions do not depend on a common factor of the weights), so that their
         sums and products stay finite and normal; weights further apart than
         :data:`WEIGHT_SPREAD` are refused, naming both ends."""
-        dtype = np.dtype(dtype)
+        dtype = np.dtype(np.float64 if isinstance(dtype, str) and dtype == "auto" else dtype)
         pos = w[w > 0]
         big, small = float(pos.max()), float(pos.min())
         with np.errstate(over="ignore"):

@@ -91,9 +91,11 @@ class KernelKMeans(BaseKernelClustering):
           of n, D, ``n_init`` and the semimetric, calibrated on kernel k-groups,
           that never depends on the memory free at call time; ``"low-rank"``
           only for a callable semimetric whose n x n kernel is too large).
-    dtype : {"float64", "float32"}, default="float64"
+    dtype : {"auto", "float64", "float32"}, default="auto"
         Storage of the dense (and sparse) kernel ``B``; sums in float64.
-        ``engine="gpu"`` runs kernel k-means in float64 whatever ``dtype``.
+        ``"auto"`` is float64 (the certified float32 pass of :class:`KernelKGroups`
+        decides Hartigan's moves). ``engine="gpu"`` runs kernel k-means in float64
+        whatever ``dtype``.
     n_components : int, default=256
         ``engine="low-rank"``: number of features m, at least 1 and capped at
         n_samples.

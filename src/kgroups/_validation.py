@@ -237,7 +237,7 @@ _ESTIMATOR = {
     "max_iter": [Integer(1)],
     "tol": [Real(0, 1, "left")],
     "engine": [EngineNames()],
-    "dtype": [Options(("float64", "float32")),
+    "dtype": [Options(("auto", "float64", "float32")),
               _Kind(lambda v: v in (np.float64, np.float32), "a numpy float64 or float32 type")],
     "n_components": [Integer(1)],
     "landmarks": [Options(("k-means++", "uniform", "fourier"))],

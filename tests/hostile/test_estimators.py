@@ -118,7 +118,7 @@ PARAM_CASES = [
     ({"tol": 1}, r"tol=1 should be a number in \[0, 1\)"),
     ({"tol": float("nan")}, r"tol=nan should be a number"),
     ({"engine": "tpu"}, r"engine='tpu' should be one of"),
-    ({"dtype": "bogus"}, r"dtype='bogus' should be one of 'float64', 'float32' or a numpy"),
+    ({"dtype": "bogus"}, r"dtype='bogus' should be one of 'auto', 'float64', 'float32' or a numpy"),
     ({"dtype": np.int64}, r"dtype=.* should be one of"),
     ({"landmarks": "x"}, r"landmarks='x' should be one of"),
     ({"n_components": 0}, r"n_components=0 should be an integer >= 1"),

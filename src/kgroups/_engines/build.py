@@ -19,6 +19,7 @@ from .._semimetrics.prepare import data_scale, scaled_params
 from .._sparse import issparse
 from .._validation import as_seed
 from . import registry
+from .engine import is_auto
 from .select import check_engine_input, choose_engine
 
 
@@ -37,7 +38,8 @@ class EngineRequest:
     alpha, sigma, theta : float
         The semimetric's parameters in the data's units.
     dtype : str
-        The dtype of the kernel the engine holds.
+        The estimator's ``dtype``: ``"float64"``, ``"float32"`` or ``"auto"`` (the
+        engine chooses, :meth:`~kgroups._engines.engine.Engine.resolve_dtype`).
     n_clusters : int
         The number of clusters k.
     n_starts : callable
@@ -77,6 +79,12 @@ class EngineRequest:
     random_state: Any
     features: bool
     owner: str
+
+    @property
+    def base_dtype(self):
+        """The dtype asked for, float64 for ``"auto"`` (how a held kernel is stored and
+        how the engines' memory is compared)."""
+        return np.dtype(np.float64 if is_auto(self.dtype) else self.dtype)
 
     @property
     def precomputed(self):
@@ -152,7 +160,7 @@ def build_engine(X, w, kind, request, row_chunks=None):
     """
     k, n, d, sparse_input = request.n_clusters, X.shape[0], X.shape[1], issparse(X)
     cls, why = choose_engine(request.engine, n, request.precomputed, sparse_input,
-                             np.dtype(request.dtype), semimetric=request.semimetric,
+                             request.base_dtype, semimetric=request.semimetric,
                              n_features=d, n_clusters=k, n_init=request.n_starts(n),
                              input_kind=kind.name, owner=request.owner,
                              options={"n_components": request.n_components},
@@ -200,7 +208,7 @@ def _construct(cls, X, w, request, n_init, scale, options):
     k = request.n_clusters
     if request.precomputed:
         return cls.from_matrix(X, w, is_gram=request.kernel == "precomputed",
-                               dtype=np.dtype(request.dtype), n_clusters=k,
+                               dtype=request.base_dtype, n_clusters=k,
                                n_init=n_init), None
     if request.features:
         # the graph's feature map needs SciPy's sparse eigensolvers: imported when used
@@ -211,7 +219,9 @@ def _construct(cls, X, w, request, n_init, scale, options):
                                     owner=request.owner)
         return cls.from_features(fmap.features, w, fmap, n_clusters=k, n_init=n_init), fmap
     params = scaled_params(request.alpha, request.sigma, request.theta, scale)
-    return cls.from_semimetric(X, w, request.semimetric, params, dtype=np.dtype(request.dtype),
+    dtype = cls.resolve_dtype(request.dtype, X.shape[0], X.shape[1], n_clusters=k,
+                              n_init=n_init, semimetric=request.semimetric, params=params)
+    return cls.from_semimetric(X, w, request.semimetric, params, dtype=dtype,
                                n_clusters=k, n_init=n_init, options=options), None
 
 
@@ -230,7 +240,7 @@ def engine_summary(engine, X, why, *, n_clusters, n_init, dtype, n_components):
     n_clusters, n_init : int
         The fit's k and number of starts.
     dtype : str
-        The kernel's dtype.
+        The estimator's ``dtype``.
     n_components : int
         The low-rank engine's number of features.
 
@@ -242,6 +252,9 @@ def engine_summary(engine, X, why, *, n_clusters, n_init, dtype, n_components):
     if issparse(X):
         opts["nnz"] = X.nnz
     need = engine.memory_bytes(X.shape[0], X.shape[1], n_clusters=n_clusters, n_init=n_init,
-                               dtype=np.dtype(dtype), options=opts)
+                               dtype=np.float64 if is_auto(dtype) else np.dtype(dtype),
+                               options=opts)
+    passes = engine.counters().get("pass_dtype")
+    how = f"; pass over the pairs in {passes}" if passes else ""
     return (f"engine={engine.name!r} ({why}) for n_samples={X.shape[0]}, "
-            f"n_clusters={n_clusters}; memory estimate {need / 2**20:.1f} MiB")
+            f"n_clusters={n_clusters}; memory estimate {need / 2**20:.1f} MiB{how}")

@@ -6,7 +6,8 @@ raw data with ``B`` computed on the fly, or features of a low-rank approximation
 declares what it can take in :class:`Capabilities` and offers
 
 * **construction**: ``from_semimetric(X, w, semimetric, params, *, dtype, n_clusters,
-  n_init, options)`` (raw data) and ``from_matrix(A, w, *, is_gram, dtype,
+  n_init, options)`` (raw data; ``dtype`` as ``resolve_dtype`` makes it of the
+  estimator's, ``"auto"`` included) and ``from_matrix(A, w, *, is_gram, dtype,
   n_clusters, n_init)`` (a precomputed semimetric, ``K = -A/2``, or Gram matrix,
   ``K = A``), after ``memory_bytes(...)`` was checked against the memory free;
 * **runs** (:mod:`kgroups._driver` drives them): ``group_size(starts, k)`` (how many
@@ -14,7 +15,8 @@ declares what it can take in :class:`Capabilities` and offers
   empty clusters filled, the cluster statistics), ``sweep(state)`` (one sweep of
   every active run, Hartigan's or Lloyd's rule, returning the moves of each run),
   ``finish(state) -> [RunResult]`` and ``fingerprint(state, r)`` (a key of run
-  ``r``'s partition: Lloyd's method detects cycles with it);
+  ``r``'s partition: Lloyd's method detects cycles with it); ``counters()`` and
+  ``report()``, what ``engine_stats_`` and ``verbose`` say of the engine;
 * **starts** (:mod:`kgroups._init` asks for them): ``random_start``,
   ``kmeanspp_start`` (kernel k-means++ on the engine's columns), ``given_starts``,
   ``column(c)``, ``gram()``, and for large data the sample start
@@ -128,6 +130,11 @@ class RunResult:
     converged: bool
     s: np.ndarray
     q: np.ndarray
+
+
+def is_auto(dtype):
+    """Whether ``dtype`` is the string ``"auto"`` (the engine chooses the precision)."""
+    return isinstance(dtype, str) and dtype == "auto"
 
 
 def abs_max(A):
@@ -297,6 +304,14 @@ class Engine(ABC):
                    f"n_features={n_features}, n_clusters={n_clusters}", alternative)
 
     @classmethod
+    def resolve_dtype(cls, dtype, n_samples, n_features, *, n_clusters, n_init, semimetric,
+                      params):
+        """What :meth:`from_semimetric` gets for the estimator's ``dtype``: the dtype
+        asked for, float64 for ``"auto"`` (an engine whose constructor chooses for
+        itself returns ``"auto"`` where it does)."""
+        return np.dtype(np.float64 if is_auto(dtype) else dtype)
+
+    @classmethod
     def layout(cls, X, w, *, n_clusters, options=None):
         """The data and weights laid out as the engine reads them (as given)."""
         return X, w
@@ -446,6 +461,10 @@ class Engine(ABC):
     def counters(self):
         """Engine-specific counts for ``engine_stats_`` (none by default)."""
         return {}
+
+    def report(self):
+        """What ``verbose`` says of the engine at the end of a fit (None: nothing)."""
+        return None
 
     # -- starts ---------------------------------------------------------------
     def given_starts(self, init, k, owner):

@@ -4,21 +4,33 @@ Holds the centred data and the weights; every kernel entry
 ``B[i, y] = -w_i w_y rho(x_i, x_y) / 2`` is computed when needed. Memory is
 O(n (k + D)); building ``M`` costs O(n^2 D) (blocked, multi-threaded) and a move
 O(n D), applied in batches of pending moves (see :mod:`kgroups._kernels.pairs_on_the_fly`).
+
+With ``dtype="float32"`` (or ``"auto"`` where it pays) Hartigan runs start from the
+certified float32 pass (:mod:`kgroups._kernels.pairs_mixed`): ``M~``, whose entries of
+a point's own start cluster are float64 sums and the others within a proven bound;
+every decision is certified against that bound and made again from exact float64
+values where it cannot be (:mod:`kgroups._kernels.certify`), so the runs make the
+float64 runs' moves, and their ``q`` (hence W) is made exact before it is reported.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
+from .._kernels import certify as _cert
+from .._kernels import pairs_mixed as _mixed
 from .._kernels import pairs_on_the_fly as _mf
-from .._kernels.bounds import refresh_bounds, refresh_bounds_serial
-from .._kernels.gain import class_signatures, sum_classes
+from .._kernels.bounds import (refresh_bounds, refresh_bounds_margin,
+                               refresh_bounds_margin_serial, refresh_bounds_serial)
+from .._kernels.gain import class_signatures, cluster_stats, sum_classes
 from .._kernels.jit import num_threads
 from .._kernels.parallel import pick
 from .._kernels.semimetric import NAMES, NEGATIVE_TYPE, kernel_args
 from .._semimetrics import (centred_sq_norm_max, check_semimetric_range, diameter_sq,
                             pairwise_unchecked, rho_max, robust_center)
-from .engine import Bounds, Capabilities, Engine
+from .engine import Bounds, Capabilities, Engine, RunState, is_auto
 from .._memory import check_fits, fits
 
 # Pending moves applied to M at once (each decision pays O(D) per pending move), at
@@ -33,6 +45,9 @@ FOLLOW_WORK = 4 * PENDING_WORK
 
 # decide_mf's bounds of the errors of q: none (the matrix-free engine's sums are exact)
 NO_ERRORS = np.zeros(0)
+# decide_certified's cache of exact columns, before any was computed
+NO_DELTA = np.zeros((1, 0))
+NO_KNOWN = np.zeros(0, dtype=bool)
 
 # Restarts run at once (their M built by one pass over the pairs, see build_ms), and
 # the classes of points with one label in each of them that the pass sums apart, per
@@ -41,13 +56,84 @@ NO_ERRORS = np.zeros(0)
 MULTI_STARTS = 10
 SIGNATURES_PER_CLUSTER = 64
 
+# The certified float32 pass (dtype="float32", or "auto" where it pays): the weights'
+# spread it takes (larger spreads run in float64), the classes of a group of starts it
+# sums at most (their G x G table of the pairs summed in float64), and what
+# dtype="auto" asks before taking it (benchmarks/bench_dtype.py): enough points and
+# features for the pass to be most of the fit (below, the sweeps are, and the
+# decisions made again cost more than the pass saves), one start (restarts summed as
+# classes compute in float64 the pairs that share a cluster in any start), and a
+# semimetric whose float32 evaluation is vectorised (the energy distance with alpha
+# 1, 1/2 or 2).
+FLOAT32_WEIGHT_SPREAD = 2.0 ** 40
+FLOAT32_MAX_CLASSES = 2048
+AUTO_FLOAT32_MIN_N = 40_000
+AUTO_FLOAT32_MIN_FEATURES = 4
+AUTO_FLOAT32_ALPHAS = (0.5, 1.0, 2.0)
+
+
+@dataclass
+class Certificate:
+    """What the decisions of R runs on the mixed pass's ``M~`` are certified with
+    (:mod:`kgroups._kernels.certify`): each run's start labels ``ls`` (R x n) and start
+    cluster weights ``T``, the weight that entered each cluster's sums ``mass`` and the
+    bounds ``qerr`` of the errors of ``q`` (R x k each); per run, once a point's exact
+    column has been computed, ``delta[r][:, i] = M~[:, i] - M[:, i]`` (k x n, made when
+    first needed), which no move changes, with ``known[r][i]``."""
+
+    ls: np.ndarray
+    T: np.ndarray
+    mass: np.ndarray
+    qerr: np.ndarray
+    delta: list = None
+    known: list = None
+
+    def __post_init__(self):
+        R = self.ls.shape[0]
+        self.delta = [None] * R if self.delta is None else self.delta
+        self.known = [None] * R if self.known is None else self.known
+
+    def cache(self, r, k):
+        """Run ``r``'s ``(delta, known)``, made at the first call."""
+        if self.delta[r] is None:
+            n = self.ls.shape[1]
+            self.delta[r] = np.zeros((k, n))
+            self.known[r] = np.zeros(n, dtype=bool)
+        return self.delta[r], self.known[r]
+
+
+@dataclass
+class MatrixFreeRunState(RunState):
+    """A run state with the certificate of the mixed pass (None: float64 sums)."""
+
+    cert: Certificate | None = None
+
+
+@dataclass
+class Pending:
+    """The pending moves of R runs in a sweep (R x BATCH lists, their rows, counts)."""
+
+    pend: np.ndarray
+    old: np.ndarray
+    new: np.ndarray
+    rows: np.ndarray
+    n_pend: np.ndarray
+
+    @classmethod
+    def empty(cls, R, d):
+        pend = np.empty((R, BATCH), dtype=np.int64)
+        return cls(pend, np.empty_like(pend), np.empty_like(pend), np.empty((R, BATCH, d)),
+                   np.zeros(R, dtype=np.int64))
+
 
 class MatrixFreeEngine(Engine):
     """Exact engine that never stores the kernel (named semimetrics on raw data).
 
     Same decisions as :class:`~kgroups._engines.dense.DenseEngine` from the same
     start (up to floating-point ties): ``M`` is exact and each decision sees the
-    column the move-at-a-time algorithm would see.
+    column the move-at-a-time algorithm would see. With ``float32`` (``True`` or
+    ``"auto"``) the Hartigan runs start from the certified float32 pass
+    (:meth:`start`): the same decisions, each certified or made again in float64.
 
     Parameters
     ----------
@@ -57,6 +143,9 @@ class MatrixFreeEngine(Engine):
         One of :data:`kgroups.SEMIMETRICS`.
     params : dict
         ``alpha``, ``sigma``, ``theta``.
+    float32 : bool or "auto", default=False
+        Use the certified float32 pass where the data allow it (float64 otherwise,
+        ``engine_stats_["pass_dtype"]`` says why).
 
     Examples
     --------
@@ -68,6 +157,12 @@ class MatrixFreeEngine(Engine):
     """
 
     name = "matrix-free"
+    state_class = MatrixFreeRunState
+    # The certified float32 pass (None: float64 sums only), see _float32_data; the
+    # counts of its fall-backs (engine_stats_).
+    _f32 = None
+    _f32_counts = None
+    _candidates = None  # the runs whose q finish makes exact (None: all)
     capabilities = Capabilities(
         exact=True, inputs=("raw data",), semimetrics="named",
         memory="the data and the cluster sums, O(n (k + D)); the kernel computed on the fly")
@@ -94,7 +189,7 @@ class MatrixFreeEngine(Engine):
         feats = cls.cost_features(n_samples, n_features, n_init)
         return float(sum(c * f for c, f in zip(cls.COST_CONSTANTS, feats)))
 
-    def __init__(self, X, w, semimetric, params):
+    def __init__(self, X, w, semimetric, params, float32=False):
         if semimetric not in NAMES:
             raise ValueError(
                 f"engine='matrix-free' needs a named semimetric (one of {NAMES}), "
@@ -115,16 +210,67 @@ class MatrixFreeEngine(Engine):
         self.semimetric = semimetric
         self.params = dict(params)
         self._args = kernel_args(semimetric, params)
+        if float32:
+            self._float32_data()
+
+    def _float32_data(self):
+        """The certified float32 pass: the data centred on their box's midpoint in
+        float32, the weights in float32 and the pass's error bounds
+        (:func:`~kgroups._kernels.certify.pass_errors`). Where the data's spread or the
+        weights' is beyond what it certifies, the fit runs in float64 (the same labels
+        and W) and ``engine_stats_["pass_dtype"]`` says why."""
+        XT32, half = _cert.float32_rows(self.X)
+        eps, eps64 = _cert.pass_errors(self.semimetric, self.params, half, self.kernel_max,
+                                       self.n_samples)
+        w = self.w
+        spread = float(np.max(w) / np.min(w)) if w.size else 1.0
+        why = None
+        if not np.isfinite(eps):
+            why = (f"the data's half-spread {float(np.sqrt(np.sum(half * half))):.3g} is "
+                   "outside what float32 passes evaluate with a certified error ([1e-15, "
+                   "1e15])")
+        elif not spread <= FLOAT32_WEIGHT_SPREAD or not 2.0 ** -60 < np.max(w) < 2.0 ** 60:
+            why = (f"sample_weight spans {spread:.3g} (float32 sums take at most "
+                   f"{FLOAT32_WEIGHT_SPREAD:.3g}, weights between 2**-60 and 2**60)")
+        if why is not None:
+            self._f32_counts = {"why": why}
+            return
+        self._f32 = {"XT32": XT32, "eps": eps, "eps64": eps64}
+        self._f32_counts = {"uncertain": 0, "exact_q": 0, "float64_groups": 0}
+
+    @classmethod
+    def resolve_dtype(cls, dtype, n_samples, n_features, *, n_clusters, n_init, semimetric,
+                      params):
+        """What this engine's constructor gets for ``dtype``: float64 or float32 as
+        asked; for ``"auto"``, ``"auto"`` (the certified float32 pass, float64 where
+        the data cannot be certified) when it pays: at least :data:`AUTO_FLOAT32_MIN_N`
+        points and :data:`AUTO_FLOAT32_MIN_FEATURES` features, one start, the energy
+        distance with ``alpha`` in :data:`AUTO_FLOAT32_ALPHAS` (other semimetrics
+        evaluate ``rho`` in float64); float64 otherwise (``benchmarks/bench_dtype.py``
+        has the study)."""
+        if not is_auto(dtype):
+            return np.dtype(dtype)
+        if cls.from_semimetric.__func__ is not MatrixFreeEngine.from_semimetric.__func__:
+            return np.dtype(np.float64)  # a subclass whose constructor has its own dtypes
+        alpha = float(params.get("alpha", 1.0))
+        if (n_samples >= AUTO_FLOAT32_MIN_N and n_features >= AUTO_FLOAT32_MIN_FEATURES
+                and n_init == 1 and semimetric == "energy" and alpha in AUTO_FLOAT32_ALPHAS):
+            return "auto"
+        return np.dtype(np.float64)
 
     @classmethod
     def from_semimetric(cls, X, w, semimetric, params, *, dtype=np.float64, n_clusters,
                         n_init=1, options=None):
-        """From raw data; ``dtype`` is ignored (everything is computed in float64)."""
+        """From raw data. ``dtype="float32"``: the certified float32 pass over the pairs
+        for kernel k-groups (:meth:`start`), an error where the data cannot be
+        certified; ``"auto"`` (from :meth:`resolve_dtype`): the same, in float64 where
+        they cannot; float64: every sum and value in float64."""
         n, d = X.shape
         cls.check_memory(n, d, n_clusters=n_clusters, n_init=n_init,
                          alternative="engine='low-rank' (approximate, O(n m) memory) or "
                          "fewer clusters")
-        return cls(X, w, semimetric, params)
+        return cls(X, w, semimetric, params,
+                   float32=is_auto(dtype) or np.dtype(dtype) == np.float32)
 
     @classmethod
     def from_matrix(cls, A, w, *, is_gram, dtype=np.float64, n_clusters, n_init=1):
@@ -145,12 +291,176 @@ class MatrixFreeEngine(Engine):
         :meth:`build_ms`, which sums classes of points instead only when those
         sums fit in the memory free at the time; :meth:`group_size` runs fewer
         starts at once when these do not), and, as the r runs sweep together
-        (:meth:`sweep`), their labels and four bounds (n each).
+        (:meth:`sweep`), their labels and four bounds (n each). The certified
+        float32 pass (``dtype`` float32 or ``"auto"``): the data in float32 twice (one
+        label-sorted copy), the runs' start labels and, once a decision is made again
+        from exact values, a k x n cache of exact columns per run.
         """
         n, d, k = int(n_samples), int(n_features), int(n_clusters)
         t = num_threads()
         r = min(int(n_init), MULTI_STARTS) if n_init > 1 else 0
-        return 8 * n * (4 * d + 10 + (1 + t) * k + (1 + t) * r * k + 5 * r)
+        # the certified float32 pass: the data in float32 twice (one sorted copy), the
+        # weights in float32 and the runs' start labels
+        f32 = (n * (d + 1 + max(r, 1) * (1 + k))
+               if is_auto(dtype) or np.dtype(dtype) != np.float64 else 0)
+        return 8 * n * (4 * d + 10 + (1 + t) * k + (1 + t) * r * k + 5 * r) + 8 * f32
+
+    # -- the certified float32 pass ------------------------------------------------------
+    def start(self, starts, k, rule):
+        """The runs from ``starts``; with the certified float32 pass (``dtype`` float32 or
+        ``"auto"``), Hartigan's rule and starts without an empty cluster, ``M~`` of
+        each start from the mixed pass (:meth:`_build_certified`) and the certificate
+        its decisions are checked against (:mod:`kgroups._kernels.certify`); else as
+        every engine (float64 sums)."""
+        labels = np.array(starts, dtype=np.int64)
+        R = labels.shape[0]
+        full = all(np.bincount(lab, minlength=k).min() > 0 for lab in labels)
+        built = (self._build_certified(labels, k)
+                 if self._f32 is not None and rule == "hartigan" and full else None)
+        if built is None:
+            if self._f32 is not None:
+                self._f32_counts["float64_groups"] += 1
+            return super().start(starts, k, rule)
+        s, q, cnt = np.empty((R, k)), np.empty((R, k)), np.empty((R, k), dtype=np.int64)
+        for r in range(R):
+            s[r], q[r], cnt[r] = cluster_stats(built[r], labels[r], self.w)
+        cert = Certificate(labels.copy(), s.copy(), s.copy(), self._f32["eps64"] * s * s)
+        state = self.state_class(labels, built, s, q, cnt, rule, cert=cert)
+        self.begin(state)
+        return state
+
+    def _build_certified(self, labels, k):
+        """``M~`` of the starts ``labels`` (R x k x n) from one mixed pass over the pairs
+        (:func:`~kgroups._kernels.pairs_mixed.build_m_mixed`): the pairs that share a
+        cluster in some start in float64, the others in float32. Several starts are
+        summed as classes of points (:meth:`build_ms`); None when they make more
+        classes than :data:`FLOAT32_MAX_CLASSES` or their sums do not fit (those
+        groups run in float64)."""
+        R, n = labels.shape
+        if R == 1:
+            sig, classes = labels[0], np.arange(k)[:, None]
+        else:
+            sig, classes = class_signatures(labels, k)
+        G = classes.shape[0]
+        n_threads = num_threads()
+        if G > min(FLOAT32_MAX_CLASSES, SIGNATURES_PER_CLUSTER * k) or not fits(
+                8 * n * (G * n_threads + (R + 1) * k) + G * G):
+            return None
+        share = (classes[:, None, :] == classes[None, :, :]).any(axis=2)
+        S, order = self._sorted_pass(sig, G, share, True)
+        Ms = np.empty((R, k, n))
+        for r in range(R):
+            Ms[r] = sum_classes(S, classes[:, r], k, order)
+        return Ms
+
+    def _sorted_pass(self, labels, G, share, cross):
+        """``(Ms, order)``: the mixed pass's sums of the classes ``labels`` (G of them)
+        with the columns sorted by class; ``cross`` False: only the pairs of classes
+        that ``share`` marks (float64)."""
+        order = np.argsort(labels, kind="stable")
+        labs = np.ascontiguousarray(labels[order], dtype=np.int64)
+        bounds = np.searchsorted(labs, np.arange(G + 1)).astype(np.int64)
+        XTs = np.ascontiguousarray(self.XT[:, order])
+        XTs32 = (np.ascontiguousarray(self._f32["XT32"][:, order]) if cross
+                 else np.empty((XTs.shape[0], 0), dtype=np.float32))
+        n = labels.shape[0]
+        fn = pick(_mixed.build_m_mixed_serial, _mixed.build_m_mixed, n * n // 2)
+        acc = _mf.accumulators(1 if fn is _mixed.build_m_mixed_serial else num_threads(),
+                               G, n)
+        w = self.w[order]
+        Ms = fn(XTs, XTs32, w, w.astype(np.float32), labs, bounds,
+                np.ascontiguousarray(share), acc, cross, *self._args)
+        return Ms, order
+
+    def _exact_q(self, state, r):
+        """Run ``r``'s ``q`` made exact (``M~`` in step with its labels: no move pending):
+        the own entries of ``M~`` (exact for the points still in their start cluster)
+        and, for the others, ``M~ - delta`` (the exact columns of those not known yet
+        computed, :func:`~kgroups._kernels.certify.exact_columns`); or, when those
+        columns would cost more than one pass over each cluster's own pairs, that pass
+        (float64)."""
+        labels, cert = state.labels[r], state.cert
+        k, n = state.M.shape[1], self.n_samples
+        movers = np.flatnonzero(labels != cert.ls[r])
+        delta, known = cert.cache(r, k)
+        new = movers[~known[movers]]
+        counts = np.bincount(labels, minlength=k).astype(np.float64)
+        M = state.M[r]
+        if new.size * float(n) <= 0.5 * float(np.dot(counts, counts)):
+            if new.size:
+                delta[:, new] = M[:, new] - self._exact_cols(labels, new, k)
+                known[new] = True
+            q = _cert.own_q(M, labels, self.w, movers, M[:, movers] - delta[:, movers])
+        else:
+            Ms, order = self._sorted_pass(labels, k, np.eye(k, dtype=bool), False)
+            q = np.zeros(k)
+            np.add.at(q, labels[order], Ms[labels[order], np.arange(n)])
+        self._f32_counts["exact_q"] += 1
+        state.q[r] = q
+        cert.qerr[r] = self._f32["eps64"] * state.s[r] * state.s[r]
+
+    def _exact_cols(self, labels, pts, k):
+        """The exact columns ``M[:, p]`` (k x len(pts)) of the points ``pts`` for
+        ``labels``, float64 kernel rows (:func:`~kgroups._kernels.certify.exact_columns`)."""
+        pts = np.ascontiguousarray(pts, dtype=np.int64)
+        n = self.n_samples
+        fn = pick(_cert.exact_columns_serial, _cert.exact_columns, n * max(1, pts.size))
+        acc = np.zeros((1 if fn is _cert.exact_columns_serial else num_threads(),
+                        pts.size, k))
+        return fn(self.X, self.XT, self.w, labels, pts, acc, *self._args)
+
+    def finish(self, state):
+        """The runs' results. After the mixed pass, ``q`` is made exact
+        (:meth:`_exact_q`) for the runs that could be the best: those whose objective
+        ``Q = sum_l q_l / s_l``, within its bound ``sum_l qerr_l / s_l``, could come
+        within twice the driver's tie tolerance of the best run's lowest; the others,
+        provably worse, report ``Q`` from their current sums (the driver never keeps
+        them)."""
+        cert = getattr(state, "cert", None)
+        if cert is None:
+            return super().finish(state)
+        s = np.where(state.s > 0, state.s, 1.0)
+        Q = np.sum(np.where(state.s > 0, state.q / s, 0.0), axis=1)
+        err = np.sum(cert.qerr / s, axis=1)
+        low = np.max(Q - err)
+        self._candidates = Q + err + 4e-12 * np.abs(Q) >= low - 4e-12 * abs(low)
+        try:
+            return super().finish(state)
+        finally:
+            self._candidates = None
+
+    def final_sums(self, state, r):
+        """``(s, q)`` of run ``r``: from ``M``, or, after the mixed pass, with ``q`` made
+        exact (:meth:`_exact_q`) where :meth:`finish` asks for it."""
+        if getattr(state, "cert", None) is None:
+            return super().final_sums(state, r)
+        if self._candidates is None or self._candidates[r]:
+            self._exact_q(state, r)
+        return state.s[r].copy(), state.q[r].copy()
+
+    def counters(self):
+        """With the certified float32 pass: the dtype of the pass and its fall-backs
+        (decisions made again from exact values, ``q`` made exact, groups of starts
+        run in float64), for ``engine_stats_``."""
+        c = self._f32_counts
+        if c is None:
+            return {}
+        if "why" in c:
+            return {"pass_dtype": f"float64 (float32 not certifiable: {c['why']})"}
+        return {"pass_dtype": "float32 (certified)", "float64_decisions": c["uncertain"],
+                "exact_q": c["exact_q"], "float64_groups": c["float64_groups"]}
+
+    def report(self):
+        """With the certified float32 pass, its fall-backs to float64 in words."""
+        c = self.counters()
+        if "pass_dtype" not in c:
+            return None
+        if "float64_decisions" not in c:
+            return f"pass over the pairs in {c['pass_dtype']}"
+        return (f"pass over the pairs in {c['pass_dtype']}: {c['float64_decisions']} "
+                f"decisions made again from exact float64 values, the cluster sums made "
+                f"exact {c['exact_q']} times, {c['float64_groups']} groups of starts in "
+                "float64")
 
     def build_m(self, labels, k):
         """``M`` (k x n) in one pass over the n (n - 1) / 2 pairs: O(n^2 D) time, O(nk) memory."""
@@ -245,7 +555,9 @@ class MatrixFreeEngine(Engine):
         moves, computing each mover's kernel row once however many runs moved it
         (from random starts most points move in the first sweeps of every run).
         Only when pending moves are applied differs between runs swept alone and
-        together, which no decision sees: the trajectories are the same.
+        together, which no decision sees: the trajectories are the same. On the
+        certified float32 pass every decision is certified, and one that is not is
+        made again from exact values (:meth:`_decide_run`).
         """
         if state.rule != "hartigan":
             return super().sweep(state)
@@ -253,11 +565,7 @@ class MatrixFreeEngine(Engine):
         R, n = state.n_runs, self.n_samples
         for r in runs:
             self._refresh_bounds(state, r)
-        pend = np.empty((R, BATCH), dtype=np.int64)
-        old = np.empty_like(pend)
-        new = np.empty_like(pend)
-        rows = np.empty((R, BATCH, self.X.shape[1]))  # the pending movers' rows
-        n_pend = np.zeros(R, dtype=np.int64)
+        P = Pending.empty(R, self.X.shape[1])
         pos = [0] * len(runs)
         total = np.zeros(R, dtype=np.int64)
         while min(pos) < n:
@@ -267,36 +575,91 @@ class MatrixFreeEngine(Engine):
                 if pos[u] >= target:
                     continue
                 r = runs[u]
-                pos[u], n_pend[r], moves, _ = self._decide(
-                    state, r, pos[u], target, pend[r], old[r], new[r], rows[r],
-                    PENDING_WORK if u == lead else FOLLOW_WORK)
+                pos[u], moves = self._decide_run(state, r, pos[u], target, P,
+                                                 PENDING_WORK if u == lead else FOLLOW_WORK)
                 total[r] += moves
                 if u == lead:
                     target = pos[u]
-            if n_pend.any():
-                self._apply(pend, old, new, n_pend, state.M)
-                n_pend[:] = 0
+            self._apply_pending(P, state.M)
         return total
 
+    def _apply_pending(self, P, Ms):
+        """Every run's pending moves applied to ``Ms``; the lists emptied."""
+        if P.n_pend.any():
+            self._apply(P.pend, P.old, P.new, P.n_pend, Ms)
+            P.n_pend[:] = 0
+
+    def _decide_run(self, state, r, start, stop, P, budget):
+        """Run ``r``'s decisions from ``start`` (:meth:`_decide`) until ``stop``, a full
+        list or the budget. On the certified float32 pass, a decision the certificate
+        cannot certify is made again: its point's exact column is computed (and its
+        ``delta`` kept), and if ``q`` is still too uncertain, ``q`` is made exact first
+        (every run's pending moves applied) and the point decided from exact values.
+        Returns ``(next point, moves)``."""
+        total, mode = 0, 0
+        ccol = np.empty(state.M.shape[1])
+        while True:
+            pos, P.n_pend[r], moves, status = self._decide(state, r, start, stop, P, budget,
+                                                           mode, ccol)
+            total += moves
+            if status == 0:
+                return pos, total
+            if status == 1:  # its exact column: from now on the point is known
+                self._f32_counts["uncertain"] += 1
+                k = state.M.shape[1]
+                delta, known = state.cert.cache(r, k)
+                delta[:, pos] = ccol - self._exact_cols(state.labels[r], [pos], k)[:, 0]
+                known[pos] = True
+                mode = 0
+            else:  # q too uncertain: made exact, with M in step with the labels
+                self._apply_pending(P, state.M)
+                self._exact_q(state, r)
+                mode = 2
+            start = pos
+
     def _refresh_bounds(self, state, r):
-        """Run ``r``'s bounds made exact from its ``M`` (no move is pending)."""
+        """Run ``r``'s bounds made exact from its ``M`` (no move is pending); on the
+        certified pass widened by the errors of ``M~`` and ``q`` (each cluster's, the
+        largest over the points)."""
         if self.semimetric not in NEGATIVE_TYPE:
             return
         # d_l^2 = K_ii + q_l / s_l^2 - 2 M[l, i] / (w_i s_l), K_ii = 0 (self.diag,
         # B_ii = w_i^2 K_ii, is all zeros: the base terms)
         s, q, b = state.s[r], state.q[r], state.bounds
-        e = q / np.where(s > 0, s, 1.0) ** 2
-        fn = pick(refresh_bounds_serial, refresh_bounds, self.n_samples * s.shape[0])
-        fn(state.M[r], state.labels[r], self.w, s, self.diag, self.diag, e, np.abs(e),
-           b.up[r], b.lo[r], b.own[r], b.all[r], b.drift[r])
+        sp = np.where(s > 0, s, 1.0)
+        e = q / sp ** 2
+        cert = getattr(state, "cert", None)
+        args = (state.M[r], state.labels[r], self.w, s, self.diag, self.diag, e, np.abs(e))
+        tail = (b.up[r], b.lo[r], b.own[r], b.all[r], b.drift[r])
+        if cert is None:
+            fn = pick(refresh_bounds_serial, refresh_bounds, self.n_samples * s.shape[0])
+            fn(*args, *tail)
+            return
+        f = self._f32
+        margin = (cert.qerr[r] / sp + 2.0 * (f["eps"] * cert.T[r] + f["eps64"] * cert.mass[r])
+                  ) / sp
+        fn = pick(refresh_bounds_margin_serial, refresh_bounds_margin,
+                  self.n_samples * s.shape[0])
+        fn(*args, margin, *tail)
 
-    def _decide(self, state, r, start, stop, pend, old, new, rows, budget):
+    def _decide(self, state, r, start, stop, P, budget, mode=0, ccol=None):
         b = state.bounds
-        return _mf.decide_mf(
-            self.X, 0, self.w, state.labels[r], state.M[r], state.s[r], state.q[r],
-            state.cnt[r], start, stop, pend, old, new, rows, 0, budget,
-            self.semimetric in NEGATIVE_TYPE, b.up[r], b.lo[r], b.own[r], b.all[r],
-            b.drift[r], 0.0, NO_ERRORS, *self._args)
+        common = (state.labels[r], state.M[r], state.s[r], state.q[r], state.cnt[r], start,
+                  stop, P.pend[r], P.old[r], P.new[r], P.rows[r])
+        bounded = self.semimetric in NEGATIVE_TYPE
+        tail = (b.up[r], b.lo[r], b.own[r], b.all[r], b.drift[r])
+        cert = getattr(state, "cert", None)
+        if cert is None:
+            return _mf.decide_mf(self.X, 0, self.w, *common, int(P.n_pend[r]), budget,
+                                 bounded, *tail, 0.0, NO_ERRORS, *self._args)
+        f = self._f32
+        delta, known = cert.delta[r], cert.known[r]
+        if delta is None:
+            delta, known = NO_DELTA, NO_KNOWN
+        return _cert.decide_certified(
+            self.X, self.w, *common, int(P.n_pend[r]), budget, bounded, *tail, cert.ls[r],
+            cert.T[r], cert.mass[r], cert.qerr[r], delta, known, f["eps"], f["eps64"], mode,
+            ccol, *self._args)
 
     def move_rows(self, points, old, new, M):
         """Apply a batch of moves to ``M`` (kernel k-means)."""

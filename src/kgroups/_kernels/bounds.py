@@ -14,7 +14,10 @@ time ``d_j <= up + (drift[j] - snap_own)`` and
 point is skipped. ``up = inf`` forces an evaluation. Bounds are widened by
 ``BOUND_SLACK`` (relative to the size of the terms the distances come from), far
 above rounding, so a skipped point provably has no improving move and a bounded
-sweep makes the moves of the plain one, in the same order.
+sweep makes the moves of the plain one, in the same order. Where ``M`` and the
+cluster sums are only known within a proven bound (the certified float32 pass,
+:mod:`kgroups._kernels.certify`), :func:`refresh_bounds_margin` widens each squared
+distance by its bound first.
 """
 
 import numpy as np
@@ -101,40 +104,63 @@ def _refresh_bounds(M, labels, w, s, base, base_abs, e, e_abs, up, lo, snap_own,
     size of their terms ``base_abs_i + e_abs_l + |2 M[l, i] / (w_i s_l)|``; snapshots
     of ``drift`` now. ``M`` must be up to date. O(n k): chunks of points in parallel,
     cluster by cluster (vectorised loops)."""
-    k, n = M.shape
+    n = M.shape[1]
     chunk = 512
     for c in prange((n + chunk - 1) // chunk):
-        c0 = c * chunk
-        m = min(n, c0 + chunk) - c0
-        own = np.full(m, np.inf)
-        far = np.full(m, np.inf)
-        big = np.zeros(m)
-        inv2w = np.empty(m)
-        lab = labels[c0:c0 + m]
+        bounds_chunk(M, labels, w, s, base, base_abs, e, e_abs, e_abs[:0], up, lo, snap_own,
+                     snap_all, drift, c * chunk, min(n, c * chunk + chunk) - c * chunk)
+
+
+def _refresh_bounds_margin(M, labels, w, s, base, base_abs, e, e_abs, margin, up, lo,
+                           snap_own, snap_all, drift):
+    """:func:`_refresh_bounds` from squared distances known within ``margin[l]`` (their
+    error bound for cluster ``l``, a certified float32 pass's): the own distance taken
+    ``margin`` higher, the others ``margin`` lower."""
+    n = M.shape[1]
+    chunk = 512
+    for c in prange((n + chunk - 1) // chunk):
+        bounds_chunk(M, labels, w, s, base, base_abs, e, e_abs, margin, up, lo, snap_own,
+                     snap_all, drift, c * chunk, min(n, c * chunk + chunk) - c * chunk)
+
+
+@njit(cache=True)
+def bounds_chunk(M, labels, w, s, base, base_abs, e, e_abs, margin, up, lo, snap_own,
+                 snap_all, drift, c0, m):
+    """The bounds of the points ``c0 .. c0 + m - 1`` (:func:`_refresh_bounds`; with a
+    ``margin`` per cluster when it is not empty)."""
+    k = M.shape[0]
+    widen = margin.shape[0] > 0
+    own = np.full(m, np.inf)
+    far = np.full(m, np.inf)
+    big = np.zeros(m)
+    inv2w = np.empty(m)
+    lab = labels[c0:c0 + m]
+    for u in range(m):
+        inv2w[u] = 2.0 / w[c0 + u]
+    for t in range(k):
+        if not s[t] > 0.0:
+            continue
+        b = 1.0 / s[t]
+        et, ea = e[t], e_abs[t]
+        row = M[t, c0:c0 + m]
+        mt = margin[t] if widen else 0.0
         for u in range(m):
-            inv2w[u] = 2.0 / w[c0 + u]
-        for t in range(k):
-            if not s[t] > 0.0:
-                continue
-            b = 1.0 / s[t]
-            et, ea = e[t], e_abs[t]
-            row = M[t, c0:c0 + m]
-            for u in range(m):
-                f = b * inv2w[u] * row[u]
-                d2 = base[c0 + u] + et - f
-                big[u] = max(big[u], ea + abs(f))
-                if lab[u] == t:
-                    own[u] = d2
-                else:
-                    far[u] = min(far[u], d2)
-        for u in range(m):
-            i = c0 + u
-            scale = base_abs[i] + big[u]
-            up[i] = upper(own[u], scale)
-            lo[i] = lower(far[u], scale)
-            snap_own[i] = drift[lab[u]]
-            snap_all[i] = drift[k]
+            f = b * inv2w[u] * row[u]
+            d2 = base[c0 + u] + et - f
+            big[u] = max(big[u], ea + abs(f))
+            if lab[u] == t:
+                own[u] = d2 + mt
+            else:
+                far[u] = min(far[u], d2 - mt)
+    for u in range(m):
+        i = c0 + u
+        scale = base_abs[i] + big[u]
+        up[i] = upper(own[u], scale)
+        lo[i] = lower(far[u], scale)
+        snap_own[i] = drift[lab[u]]
+        snap_all[i] = drift[k]
 
 
 # Compiled twice (serial and parallel) from one source, see kgroups._kernels.parallel.
 refresh_bounds_serial, refresh_bounds = twins(_refresh_bounds)
+refresh_bounds_margin_serial, refresh_bounds_margin = twins(_refresh_bounds_margin)

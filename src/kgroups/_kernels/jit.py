@@ -119,6 +119,26 @@ class Kernel:
         return self._dispatcher
 
 
+class Intrinsic(Kernel):
+    """A kernel whose compiled form is a numba function that ``build()`` makes (one that
+    emits an LLVM intrinsic, which numba cannot compile from Python source), and
+    whose Python form is ``py_func``, which computes the same IEEE result."""
+
+    def __init__(self, py_func, build):
+        super().__init__(py_func)
+        self._build = build
+
+    @property
+    def dispatcher(self):
+        if self._dispatcher is None:
+            with _LOCK:
+                _numba()
+                if self._dispatcher is None:
+                    self._dispatcher = self._build()
+                    _STATE["compiled"] = True
+        return self._dispatcher
+
+
 def njit(fn=None, **options):
     """``@njit`` or ``@njit(**options)``, as :func:`numba.njit`, returning a :class:`Kernel`."""
     if fn is None:

@@ -209,7 +209,10 @@ def float32_kernel_error(name, params, half_ranges):
       units of ``u`` times the largest value, or of the exponential's size where
       ``2 - 2 exp(z)`` takes a difference). The parameters ``sigma`` and ``theta``
       in float32 scale ``r`` by ``1 + u`` at most (counted in ``delta_r``), ``alpha``
-      in float32 moves ``d^alpha`` by about ``u alpha d^alpha |ln d|``.
+      in float32 moves ``d^alpha`` by about ``u alpha d^alpha |ln d|``;
+    * a square below float32's smallest normal number is rounded to a multiple of
+      ``2^-149``, which moves the squared distance by ``D 2^-150`` at most and the
+      distance by ``sqrt(D) 2^-75`` (counted in ``delta_r``).
 
     Returned doubled (``|K~ - K| = |rho~ - rho| / 2``, and a factor 2 of margin).
     ``inf`` when the data's spread is outside what float32 holds (``||h||`` beyond
@@ -225,6 +228,9 @@ def float32_kernel_error(name, params, half_ranges):
     r_max = 2.0 * h + e
     # the float32 sigma or theta scales r by 1 + u at most: as an error of r
     dr = e + r_max * (gam / 2.0 + u) * (1.0 + gam) + 2.0 * u * r_max
+    # squares below float32's smallest normal round to a multiple of 2^-149: at most D
+    # halves of that in the squared distance, their square root in the distance
+    dr += math.sqrt(D) * 2.0 ** -75
     R = r_max + dr
     alpha = float(params.get("alpha", 1.0))
     sigma = float(params.get("sigma", 1.0))

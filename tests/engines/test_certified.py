@@ -1,0 +1,220 @@
+"""The matrix-free engine's certified float32 pass: the same labels as the float64
+fit, bit for bit, and W within 1e-12, on ordinary and adversarial data (near-ties,
+near-duplicates far from the origin, 1e-150 next to 1e150, one to a thousand
+features, extreme weights, alpha near 0 and 2, restarts); its fall-backs to float64
+counted; and the same when every decision is forced to fall back."""
+
+import numpy as np
+import pytest
+
+from kgroups import KernelKGroups
+from kgroups._engines import matrix_free as mf_engine
+from kgroups._engines.matrix_free import MatrixFreeEngine
+
+
+def fit(X, k, dtype, w=None, **kw):
+    kw = {"n_init": 1, "init": "k-means++", "random_state": 0, **kw}
+    return KernelKGroups(k, engine="matrix-free", dtype=dtype, **kw).fit(X, sample_weight=w)
+
+
+def assert_same(X, k, w=None, certified=True, **kw):
+    a = fit(X, k, "float64", w, **kw)
+    b = fit(X, k, "float32", w, **kw)
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    assert b.within_energy_ == pytest.approx(a.within_energy_, rel=1e-12, abs=0)
+    assert a.n_iter_ == b.n_iter_
+    assert list(a.n_moves_) == list(b.n_moves_)
+    how = b.engine_stats_["pass_dtype"]
+    assert how.startswith("float32") == certified, how
+    return b
+
+
+def blobs(n, d, k, seed, spread=1.0):
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(0, 3, (k, d))
+    return centres[rng.integers(0, k, n)] + spread * rng.normal(size=(n, d))
+
+
+@pytest.mark.parametrize("D", [1, 2, 3, 8, 33])
+def test_blobs_every_dimension_count(D):
+    assert_same(blobs(900, D, 4, D, spread=2.0), 4)
+
+
+def test_thousand_features():
+    assert_same(blobs(300, 1000, 3, 1, spread=3.0), 3)
+
+
+def test_restarts_share_one_pass_and_random_starts():
+    X = blobs(800, 4, 5, 2, spread=1.5)
+    b = assert_same(X, 5, n_init=4)
+    assert b.engine_stats_["float64_groups"] == 0
+    # random labels: more classes than the pass sums apart, that group in float64
+    b = assert_same(X, 5, n_init=5, init="random")
+    assert b.engine_stats_["float64_groups"] >= 1
+
+
+@pytest.mark.parametrize("alpha", [0.02, 0.5, 1.0, 1.97, 2.0])
+def test_alpha_near_0_and_2(alpha):
+    assert_same(blobs(700, 3, 3, 3, spread=2.0), 3, alpha=alpha)
+
+
+@pytest.mark.parametrize("semimetric, params", [("gaussian", {"sigma": 2.0}),
+                                                ("laplacian", {"sigma": 1.0}),
+                                                ("localized", {}),
+                                                ("sinusoidal", {"theta": 3.0})])
+def test_other_semimetrics(semimetric, params):
+    assert_same(blobs(600, 3, 3, 4, spread=1.5), 3, semimetric=semimetric, **params)
+
+
+def test_near_ties():
+    """Points on a grid far from the origin, whole rows of them equidistant from two
+    clusters' means: gains of 0 and within rounding of it."""
+    g = np.arange(24, dtype=float)
+    X = np.array([[a, b] for a in g for b in g[:12]]) * 0.1 + 1e3
+    assert_same(X, 4)
+
+
+def test_near_duplicates_far_from_the_origin():
+    rng = np.random.default_rng(5)
+    base = rng.normal(size=(8, 3)) * 3 + 1e5
+    X = base[rng.integers(0, 8, 800)] + 1e-9 * rng.normal(size=(800, 3))
+    assert_same(X, 8)
+
+
+def test_tiny_next_to_huge():
+    """1e-150 next to 1e150 after centring (rescaled by a power of two, the tiny
+    points are below float32's resolution of the spread, all in one cluster)."""
+    rng = np.random.default_rng(6)
+    X = np.vstack([rng.normal(size=(300, 2)) * 1e-150, rng.normal(size=(300, 2)) * 1e150])
+    assert_same(X, 4)
+
+
+def test_spread_beyond_float32_falls_back_to_float64():
+    """A spread of 1e20 (not rescaled: float64 holds its squares): beyond what the
+    float32 pass certifies, the fit runs in float64 and says so."""
+    rng = np.random.default_rng(7)
+    X = np.vstack([rng.normal(size=(300, 2)), rng.normal(size=(300, 2)) + 1e20])
+    b = assert_same(X, 3, certified=False)
+    assert "not certifiable" in b.engine_stats_["pass_dtype"]
+
+
+def test_wide_range_within_float32_is_certified():
+    """Clusters 1e-6 across, 1e6 apart (after centring): certified, the small
+    clusters' own moves decided from exact values where the bound is too wide."""
+    rng = np.random.default_rng(7)
+    X = np.vstack([rng.normal(size=(400, 2)) * 1e-6, rng.normal(size=(400, 2)) * 1e-6 + 1e6])
+    b = assert_same(X, 4)
+    assert b.engine_stats_["float64_decisions"] > 0
+
+
+@pytest.mark.parametrize("spread, certified", [(1e4, True), (1e15, False)])
+def test_extreme_weights(spread, certified):
+    rng = np.random.default_rng(8)
+    X = blobs(700, 3, 4, 8, spread=2.0)
+    w = np.exp(rng.uniform(0.0, np.log(spread), X.shape[0]))
+    assert_same(X, 4, w=w, certified=certified)
+
+
+def test_every_decision_falls_back(monkeypatch):
+    """With a bound too wide to certify anything, every decision is made again from
+    exact values (its column, then q), and the fit is still the float64 fit."""
+    real = MatrixFreeEngine._float32_data
+
+    def wide(self):
+        real(self)
+        self._f32["eps"] = 1e6 * (self.kernel_max + 1.0)
+
+    monkeypatch.setattr(MatrixFreeEngine, "_float32_data", wide)
+    X = blobs(500, 3, 4, 9, spread=2.0)
+    b = assert_same(X, 4, n_init=2)
+    stats = b.engine_stats_
+    assert stats["float64_decisions"] > 100 and stats["exact_q"] >= 1
+
+
+def test_uncertain_sums_are_made_exact(monkeypatch):
+    """With the bound of every cluster's sum q too wide, each decision that its exact
+    column cannot settle makes q exact (by exact columns, or the pass over each
+    cluster's own pairs when that is cheaper) and is decided from exact values."""
+    real = MatrixFreeEngine.start
+
+    def wide_q(self, starts, k, rule):
+        state = real(self, starts, k, rule)
+        if state.cert is not None:
+            state.cert.qerr[:] = 1e6 * (self.kernel_max + 1.0) * state.s ** 2
+        return state
+
+    monkeypatch.setattr(MatrixFreeEngine, "start", wide_q)
+    for init in ("k-means++", "random"):
+        b = assert_same(blobs(500, 3, 4, 12, spread=2.0), 4, init=init)
+        assert b.engine_stats_["exact_q"] > 1
+
+
+def test_exact_q_by_the_pass_over_own_pairs(monkeypatch):
+    """Many points away from their start cluster: q made exact by the float64 pass
+    over each cluster's own pairs instead of their columns."""
+    monkeypatch.setattr(mf_engine, "FLOAT32_MAX_CLASSES", 10 ** 6)
+    X = blobs(600, 2, 3, 10, spread=3.0)
+    assert_same(X, 3, init="random")
+
+
+def test_auto_takes_float32_where_it_pays():
+    rd = MatrixFreeEngine.resolve_dtype
+    kw = {"n_clusters": 10, "n_init": 1, "semimetric": "energy", "params": {"alpha": 1.0}}
+    assert rd("auto", 100_000, 10, **kw) == "auto"
+    assert rd("auto", 20_000, 10, **kw) == np.float64
+    assert rd("auto", 100_000, 2, **kw) == np.float64
+    assert rd("auto", 100_000, 10, **{**kw, "n_init": 3}) == np.float64
+    assert rd("auto", 100_000, 10, **{**kw, "semimetric": "gaussian"}) == np.float64
+    assert rd("auto", 100_000, 10, **{**kw, "params": {"alpha": 0.7}}) == np.float64
+    assert rd("float64", 100_000, 10, **kw) == np.float64
+    assert rd("float32", 10, 10, **kw) == np.float32
+
+
+def test_report_counts_the_fall_backs(monkeypatch):
+    """What verbose says at the end of a fit: the pass and its fall-backs to float64."""
+    X = blobs(400, 3, 4, 14, spread=2.0)
+    b = fit(X, 4, "float32")
+    engine = MatrixFreeEngine(X, np.ones(len(X)), "energy", {}, float32=True)
+    assert engine.report().startswith("pass over the pairs in float32 (certified): 0 ")
+    assert MatrixFreeEngine(X, np.ones(len(X)), "energy", {}).report() is None
+    assert b.engine_stats_["float64_decisions"] >= 0
+
+
+def test_tiny_fit_as_python_equals_compiled():
+    """The whole certified fit run as Python (every kernel's twin) and compiled: the
+    same operations in the same order, so the same labels and the same W."""
+    from kgroups import config_context
+
+    X = blobs(120, 3, 3, 11, spread=2.0)
+    a = fit(X, 3, "float32")
+    with config_context(kernels="python"):
+        b = fit(X, 3, "float32")
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    assert a.within_energy_ == b.within_energy_
+    assert a.engine_stats_["pass_dtype"] == b.engine_stats_["pass_dtype"]
+
+
+def test_build_engine_auto_takes_the_certified_pass_where_it_pays():
+    """dtype="auto" through the one way from the parameters to an engine: the float32
+    pass at 40,000 points and more (the same run as float64's), float64 below."""
+    from kgroups._driver import run_starts
+    from kgroups._engines.build import EngineRequest, build_engine
+    from kgroups._input import IN_MEMORY
+
+    def built(X, dtype):
+        request = EngineRequest(
+            engine="matrix-free", semimetric="energy", kernel=None, alpha=1.0, sigma=1.0,
+            theta=1.0, dtype=dtype, n_clusters=6, n_starts=lambda n, max_auto=None: 1,
+            init="random", rule="hartigan", n_components=256, landmarks="k-means++",
+            n_neighbors=10, random_state=0, features=False, owner="test")
+        return build_engine(X, np.ones(X.shape[0]), IN_MEMORY, request).engine
+
+    X = blobs(40_000, 5, 6, 13, spread=2.0)
+    auto, f64 = built(X, "auto"), built(X, "float64")
+    assert auto._f32 is not None and f64._f32 is None
+    assert built(X[:3000], "auto")._f32 is None
+    centres = X[np.random.default_rng(0).choice(X.shape[0], 6, replace=False)]
+    start = np.argmin(((X[:, None] - centres[None]) ** 2).sum(-1), axis=1)
+    a, b = (run_starts(e, [start], 6) for e in (f64, auto))
+    np.testing.assert_array_equal(a.labels, b.labels)
+    assert b.objective == pytest.approx(a.objective, rel=1e-12, abs=0)

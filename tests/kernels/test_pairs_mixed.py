@@ -1,0 +1,187 @@
+"""The certified float32 pass (``kgroups._kernels.pairs_mixed``) and its bound
+(``kgroups._kernels.certify``): every entry of ``M~`` within the proven bound of the
+exact one, the own cluster's entries in float64, the Python twin equal to the compiled
+pass bit for bit, the pass over own pairs giving exact ``q``, the exact columns."""
+
+import numpy as np
+import pytest
+
+from kgroups._engines.matrix_free import MatrixFreeEngine
+from kgroups._kernels import certify, pairs_mixed
+from kgroups._kernels import pairs_on_the_fly as mfk
+from kgroups._kernels.jit import as_python
+from kgroups._kernels.semimetric import kernel_args, rho_src
+from tests._twins import build_m_pairs_twin
+
+
+def engine(X, w, name="energy", params=None):
+    return MatrixFreeEngine(X, w, name, params or {}, float32=True)
+
+
+def mixed(eng, labels, k, share, cross=True, fn=None, n_threads=1):
+    """The mixed pass of ``labels`` (classes ``k``), columns put back in order."""
+    order = np.argsort(labels, kind="stable")
+    labs = np.ascontiguousarray(labels[order])
+    bounds = np.searchsorted(labs, np.arange(k + 1)).astype(np.int64)
+    w = eng.w[order]
+    fn = fn or pairs_mixed.build_m_mixed_serial
+    Ms = fn(np.ascontiguousarray(eng.XT[:, order]),
+            np.ascontiguousarray(eng._f32["XT32"][:, order]), w, w.astype(np.float32), labs,
+            bounds, np.ascontiguousarray(share), mfk.accumulators(n_threads, k, len(labels)),
+            cross, *eng._args)
+    M = np.empty_like(Ms)
+    M[:, order] = Ms
+    return M
+
+
+def exact(eng, labels, k):
+    """``M`` one pair at a time in float64 (the twin of the float64 pass)."""
+    args = kernel_args(eng.semimetric, eng.params)
+    return build_m_pairs_twin(eng.X, eng.w, labels, k,
+                              lambda r: np.array([rho_src(x * x, *args) for x in r]))
+
+
+def bound(eng, labels, k):
+    """``w_i T_l eps`` for the other clusters' entries, the float64 part for the own."""
+    f = eng._f32
+    T = np.bincount(labels, weights=eng.w, minlength=k)
+    err = eng.w[None, :] * (f["eps"] * T[:, None] + f["eps64"] * T[:, None])
+    own = labels[None, :] == np.arange(k)[:, None]
+    err[own] = (eng.w[None, :] * f["eps64"] * T[:, None])[own]
+    return err
+
+
+def hostile(n, D, seed):
+    """Far from the origin, near-duplicates, one wide and one narrow feature."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, D)) * np.geomspace(1e-3, 50.0, D) + 1e4
+    X[5] = X[4] + 1e-7
+    X[6] = X[4]
+    return X
+
+
+@pytest.mark.parametrize("D", [1, 2, 3, 5, 10, 19])
+@pytest.mark.parametrize("name, params", [("energy", {}), ("energy", {"alpha": 0.5}),
+                                          ("energy", {"alpha": 2.0}),
+                                          ("energy", {"alpha": 0.3}),
+                                          ("gaussian", {"sigma": 40.0})])
+def test_every_entry_within_the_bound_own_entries_float64(D, name, params):
+    n, k = 2 * pairs_mixed.PANEL + 2 * pairs_mixed.TILE // 3 + 3, 4
+    X = hostile(n, D, D)
+    w = np.random.default_rng(1).uniform(0.5, 2.0, n)
+    labels = np.random.default_rng(2).integers(0, k, n)
+    eng = engine(X, w, name, params)
+    want = exact(eng, labels, k)
+    got = mixed(eng, labels, k, np.eye(k, dtype=bool))
+    err = np.abs(got - want)
+    assert (err <= bound(eng, labels, k)).all()
+    own = labels[None, :] == np.arange(k)[:, None]
+    scale = np.abs(want).max()
+    assert err[own].max() <= 1e-12 * scale
+    # the float32 pairs are float32: not all within float64's rounding
+    assert err[~own].max() > 1e-10 * scale or name == "gaussian"
+
+
+def test_all_float64_share_equals_the_float64_pass():
+    rng = np.random.default_rng(3)
+    n, k = 1500, 5
+    X = rng.normal(size=(n, 7))
+    w = rng.uniform(0.5, 2.0, n)
+    labels = rng.integers(0, k, n)
+    eng = engine(X, w)
+    got = mixed(eng, labels, k, np.ones((k, k), dtype=bool), fn=pairs_mixed.build_m_mixed,
+                n_threads=2)
+    np.testing.assert_allclose(got, exact(eng, labels, k), rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("D, name, params", [(6, "energy", {}), (5, "energy", {}),
+                                             (4, "energy", {"alpha": 0.5}),
+                                             (3, "gaussian", {"sigma": 1.0}),
+                                             (2, "energy", {"alpha": 1.3})])
+def test_python_twin_equals_compiled_bit_for_bit(D, name, params):
+    """Small classes (a tile holds several, blocks straddle two), so that every path
+    runs: float32 runs, float64 runs, the spill of the row side, mixed blocks."""
+    rng = np.random.default_rng(D)
+    n, k = 3 * pairs_mixed.PANEL + 5, 9
+    X = rng.normal(size=(n, D)) * 3.0
+    w = rng.uniform(0.5, 2.0, n)
+    labels = rng.integers(0, k, n)
+    share = rng.random((k, k)) < 0.3
+    share = share | share.T | np.eye(k, dtype=bool)
+    eng = engine(X, w, name, params)
+    compiled = mixed(eng, labels, k, share)
+    with as_python():
+        python = mixed(eng, labels, k, share)
+    np.testing.assert_array_equal(compiled, python)
+
+
+def test_spill_keeps_the_bound_over_many_tiles():
+    """One large cluster against another: the row side's float32 positions are
+    spilled every SPILL_TILES tiles; the sums stay within the bound."""
+    rng = np.random.default_rng(5)
+    n = 2 * pairs_mixed.PANEL + (pairs_mixed.SPILL_TILES + 3) * pairs_mixed.TILE
+    X = rng.normal(size=(n, 4)) + 1e3
+    labels = (np.arange(n) >= pairs_mixed.PANEL).astype(np.int64)
+    eng = engine(X, np.ones(n))
+    err = np.abs(mixed(eng, labels, 2, np.eye(2, dtype=bool), fn=pairs_mixed.build_m_mixed,
+                       n_threads=2) - exact(eng, labels, 2))
+    assert (err <= bound(eng, labels, 2)).all()
+
+
+def test_own_pairs_only_give_exact_q():
+    rng = np.random.default_rng(6)
+    n, k = 900, 6
+    X = rng.normal(size=(n, 5)) * 10.0
+    w = rng.uniform(0.5, 2.0, n)
+    labels = rng.integers(0, k, n)
+    eng = engine(X, w)
+    got = mixed(eng, labels, k, np.eye(k, dtype=bool), cross=False)
+    want = exact(eng, labels, k)
+    q_got = np.array([got[l, labels == l].sum() for l in range(k)])
+    q_want = np.array([want[l, labels == l].sum() for l in range(k)])
+    np.testing.assert_allclose(q_got, q_want, rtol=1e-13)
+
+
+@pytest.mark.parametrize("fn, n_threads", [(certify.exact_columns_serial, 1),
+                                           (certify.exact_columns, 2)])
+def test_exact_columns(fn, n_threads):
+    rng = np.random.default_rng(7)
+    n, k = 1300, 5
+    X = rng.normal(size=(n, 3)) + 100.0
+    w = rng.uniform(0.5, 2.0, n)
+    labels = rng.integers(0, k, n)
+    eng = engine(X, w)
+    pts = np.array([0, 17, 1299], dtype=np.int64)
+    got = fn(eng.X, eng.XT, w, labels, pts, np.zeros((n_threads, 3, k)), *eng._args)
+    np.testing.assert_allclose(got, exact(eng, labels, k)[:, pts], rtol=1e-13)
+
+
+def test_own_q_takes_the_exact_columns_of_the_points_given():
+    M = np.arange(12, dtype=float).reshape(3, 4)
+    labels = np.array([0, 1, 1, 2])
+    C = np.full((3, 1), 100.0)
+    q = certify.own_q(M, labels, np.ones(4), np.array([2]), C)
+    np.testing.assert_array_equal(q, [0.0, 5.0 + 100.0, 11.0])
+
+
+def test_pass_errors_refuse_what_float32_cannot_hold():
+    eps, eps64 = certify.pass_errors("energy", {}, [1.0, 2.0], 3.0, 1000)
+    assert 0 < eps64 < 1e-5 * eps < 1e-3
+    assert certify.pass_errors("energy", {}, [1e16], 1e16, 10)[0] == np.inf
+
+
+def test_tiny_mixed_pass_and_certified_decisions_as_python():
+    """A tiny case for ``make test-python`` (NUMBA_DISABLE_JIT=1): the mixed pass
+    within its bound, the own entries in float64, the exact columns."""
+    rng = np.random.default_rng(9)
+    n, k = 70, 3
+    X = rng.normal(size=(n, 3)) + 50.0
+    w = rng.uniform(0.5, 2.0, n)
+    labels = rng.integers(0, k, n)
+    eng = engine(X, w)
+    want = exact(eng, labels, k)
+    got = mixed(eng, labels, k, np.eye(k, dtype=bool))
+    assert (np.abs(got - want) <= bound(eng, labels, k)).all()
+    cols = certify.exact_columns_serial(eng.X, eng.XT, w, labels, np.arange(n),
+                                        np.zeros((1, n, k)), *eng._args)
+    np.testing.assert_allclose(cols, want, rtol=1e-13)
