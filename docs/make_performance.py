@@ -970,6 +970,17 @@ def roofline():
         "python benchmarks/bench_roofline.py")
 
 
+def dtype_study():
+    return [".. _dtype-study:", ""] + _markdown_section(
+        "bench_dtype.md", "The certified float32 pass: where it pays",
+        ["The matrix-free engine with ``dtype=\"float64\"`` and ``dtype=\"float32\"`` (the",
+         "certified pass, :ref:`certified-float32`) from the same start, alternated in one",
+         "process, over n, D, k, alpha, the semimetrics and the starts: the seconds, the",
+         "labels compared, W's relative difference, what the certification made again in",
+         "float64, and the precision ``dtype=\"auto\"`` takes for that configuration."],
+        "python benchmarks/bench_dtype.py")
+
+
 def gpu():
     out = _heading("On a GPU")
     files = sorted(RESULTS.glob("bench_gpu*.txt")) + sorted(RESULTS.glob("bench_gpu*.md"))
@@ -1080,7 +1091,8 @@ def shapes_scale():
                          _command(text, "python benchmarks/bench_neighbors_scale.py"))
 
 
-SECTIONS = [intro, beside_r_20k, realistic, small_r, targets, roofline, scaling, auto_grid,
+SECTIONS = [intro, beside_r_20k, realistic, small_r, targets, roofline, dtype_study, scaling,
+            auto_grid,
             defaults, dask, graphs, shapes, choose_k, convergence, startup, gpu]
 
 
