@@ -41,7 +41,7 @@ starts exact (a sum of own entries, within ``eps64 T_l^2``); a move that reads
 **The test.** ``A_l`` of paper eq. 50 is within ``t_l = (w_i qerr_l / s_l + 2
 err_l) / (s_l +- w_i)`` of its exact value, so a decision is certain when no
 value within those bounds could change it (:func:`certain`, as
-:func:`~kgroups._kernels.gain.certified`: a stay when no target's gain can be
+:func:`~kgroups._kernels.gain.certain`: a stay when no target's gain can be
 positive, a move when its gain exceeds ``RTOL`` at its lowest and its target stays
 the best); the float64 pass's own values are within the ``eps64`` part of those
 bounds of the exact ones, so a certain decision is also the float64 pass's. This is
@@ -65,7 +65,7 @@ import math
 import numpy as np
 
 from .bounds import add_drift, fresh_bounds, proven_still, smallest, upper
-from .gain import RTOL, best_move, update_stats
+from .gain import best_move, certain, update_stats
 from .jit import njit, prange
 from .pairs_mixed import SPILL_TILES
 from .pairs_on_the_fly import TILE, rho_tile
@@ -100,36 +100,6 @@ def float32_rows(X):
     lo, hi = X.min(axis=0), X.max(axis=0)
     centre, half = 0.5 * lo + 0.5 * hi, 0.5 * hi - 0.5 * lo
     return np.ascontiguousarray((X - centre).T, dtype=np.float32), half
-
-
-@njit(cache=True)
-def certain(col, err, j, s, q, cnt, w_i, best, qerr):
-    """Whether :func:`~kgroups._kernels.gain.best_move`'s answer ``best`` for a point of
-    cluster ``j`` is the answer of every ``M[:, i]`` within ``err`` of ``col`` and ``q``
-    within ``qerr`` (``B_ii = 0``): :func:`~kgroups._kernels.gain.certified` with an
-    error per cluster."""
-    if cnt[j] <= 1 or not s[j] - w_i > 0.0:
-        return True
-    t_j = (w_i * qerr[j] / s[j] + 2.0 * err[j]) / (s[j] - w_i)
-    a_j = (w_i * q[j] / s[j] - 2.0 * col[j]) / (s[j] - w_i)
-    a_b, t_b = 0.0, 0.0
-    if best >= 0:
-        a_b = (w_i * q[best] / s[best] - 2.0 * col[best]) / (s[best] + w_i)
-        t_b = (w_i * qerr[best] / s[best] + 2.0 * err[best]) / (s[best] + w_i)
-    low = np.inf
-    for l in range(s.shape[0]):
-        if l == j or l == best:
-            continue
-        if cnt[l] > 0:
-            a_l = (w_i * q[l] / s[l] - 2.0 * col[l]) / (s[l] + w_i)
-            t_l = (w_i * qerr[l] / s[l] + 2.0 * err[l]) / (s[l] + w_i)
-        else:
-            a_l, t_l = 0.0, 0.0
-        low = min(low, a_l - t_l)
-    if best < 0:
-        return a_j + t_j <= low
-    gain_low = (a_j - t_j) - (a_b + t_b)
-    return (gain_low > RTOL * (abs(a_j) + t_j + abs(a_b) + t_b)) and a_b + t_b < low
 
 
 @njit(cache=True)

@@ -70,35 +70,34 @@ def best_move(m_col, j, s, q, cnt, w_i, b_ii):
 
 
 @njit(cache=True)
-def certified(m_col, j, s, q, cnt, w_i, best, eps, qerr):
+def certain(m_col, err, j, s, q, cnt, w_i, best, qerr):
     """Whether :func:`best_move`'s answer ``best`` (a target, or -1 to stay) for a point
-    of cluster ``j`` is the answer of the exact values, when every kernel entry
-    behind ``M[:, i]`` is within ``eps`` of the exact one (so ``M[l, i]`` within
-    ``w_i s_l eps``) and ``q_l`` within ``qerr[l]`` (``B_ii = 0``).
+    of cluster ``j`` is the answer of the exact values, when ``M[l, i]`` is within
+    ``err[l]`` of ``m_col[l]`` and ``q_l`` within ``qerr[l]`` (``B_ii = 0``).
 
-    Then ``A_l`` (the module docstring) is within ``t_l = (w_i qerr_l / s_l + 2 w_i
-    s_l eps) / (s_l + w_i)`` of its exact value (``s_j - w_i`` below for ``A_j``),
-    and the answer is certain when: staying, no target's gain can be positive
-    (``A_j + t_j <= A_l - t_l`` for every ``l``); moving, its gain is above the noise
+    Then ``A_l`` (the module docstring) is within ``t_l = (w_i qerr_l / s_l + 2
+    err_l) / (s_l + w_i)`` of its exact value (``s_j - w_i`` below for ``A_j``), and
+    the answer is certain when: staying, no target's gain can be positive (``A_j +
+    t_j <= A_l - t_l`` for every ``l``); moving, its gain is above the noise
     threshold at its lowest and ``best`` stays the strict lowest ``A_l`` (``A_best +
     t_best < A_l - t_l`` for every other ``l``). Otherwise the decision must be made
     again from exact values.
     """
     if cnt[j] <= 1 or not s[j] - w_i > 0.0:
         return True  # the point may not move, whatever the values
-    t_j = (w_i * qerr[j] / s[j] + 2.0 * w_i * s[j] * eps) / (s[j] - w_i)
+    t_j = (w_i * qerr[j] / s[j] + 2.0 * err[j]) / (s[j] - w_i)
     a_j = (w_i * q[j] / s[j] - 2.0 * m_col[j]) / (s[j] - w_i)
     a_b, t_b = 0.0, 0.0
     if best >= 0:
         a_b = (w_i * q[best] / s[best] - 2.0 * m_col[best]) / (s[best] + w_i)
-        t_b = (w_i * qerr[best] / s[best] + 2.0 * w_i * s[best] * eps) / (s[best] + w_i)
+        t_b = (w_i * qerr[best] / s[best] + 2.0 * err[best]) / (s[best] + w_i)
     low = np.inf  # the lowest A_l - t_l over the targets other than best
     for l in range(s.shape[0]):
         if l == j or l == best:
             continue
         if cnt[l] > 0:
             a_l = (w_i * q[l] / s[l] - 2.0 * m_col[l]) / (s[l] + w_i)
-            t_l = (w_i * qerr[l] / s[l] + 2.0 * w_i * s[l] * eps) / (s[l] + w_i)
+            t_l = (w_i * qerr[l] / s[l] + 2.0 * err[l]) / (s[l] + w_i)
         else:
             a_l, t_l = 0.0, 0.0
         low = min(low, a_l - t_l)
@@ -106,6 +105,13 @@ def certified(m_col, j, s, q, cnt, w_i, best, eps, qerr):
         return a_j + t_j <= low
     gain_low = (a_j - t_j) - (a_b + t_b)
     return (gain_low > RTOL * (abs(a_j) + t_j + abs(a_b) + t_b)) and a_b + t_b < low
+
+
+@njit(cache=True)
+def certified(m_col, j, s, q, cnt, w_i, best, eps, qerr):
+    """:func:`certain` when every kernel entry behind ``M[:, i]`` is within ``eps`` of
+    the exact one, so ``M[l, i]`` within ``err_l = w_i s_l eps``."""
+    return certain(m_col, s * w_i * eps, j, s, q, cnt, w_i, best, qerr)
 
 
 @njit(cache=True)

@@ -28,7 +28,7 @@ import numpy as np
 
 from .jit import njit, prange
 from .bounds import add_drift, fresh_bounds, proven_still, smallest, upper
-from .gain import best_move, certified, update_stats
+from .gain import best_move, certain, update_stats
 from .pairs_sym import _build_m_sym, finish_sums, rho_rows
 from .pairs_sym import accumulators  # noqa: F401  (the engine's, with the passes here)
 from .parallel import twins
@@ -154,6 +154,7 @@ def decide_mf(X, x0, w, labels, M, s, q, cnt, start, stop, pend, old, new, PX, n
     k = M.shape[0]
     cap = pend.shape[0]
     col = np.empty(k)
+    err = np.empty(k)
     d2 = np.empty(k)
     moves = 0
     work = 0
@@ -177,7 +178,9 @@ def decide_mf(X, x0, w, labels, M, s, q, cnt, start, stop, pend, old, new, PX, n
         work += n_pend
         l, gain = best_move(col, j, s, q, cnt, w_i, 0.0)
         if eps > 0.0:
-            if not certified(col, j, s, q, cnt, w_i, l, eps, qerr):
+            for t in range(k):
+                err[t] = s[t] * w_i * eps  # M[t, i] within w_i s_t eps
+            if not certain(col, err, j, s, q, cnt, w_i, l, qerr):
                 return i, n_pend, moves, True
             if l >= 0:
                 qerr[j] += 2.0 * w_i * s[j] * eps
