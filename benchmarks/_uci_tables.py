@@ -273,11 +273,16 @@ def loaders():
     return out
 
 
-def main():
-    for name, source, get in loaders():
+def show(sets, width=30):
+    """Load every set of ``sets`` (a battery's ``loaders()``) and list it."""
+    for name, source, get in sets:
         X, y, how = get()
-        print(f"{name:30s} {len(X):5d} {X.shape[1]:4d} {int(y.max()) + 1:3d}  "
+        print(f"{name:{width}s} {len(X):5d} {X.shape[1]:4d} {int(y.max()) + 1:3d}  "
               f"{source}; {how}")
+
+
+def main():
+    show(loaders())
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from _uci_tables import _codes, _read, stratified_subsample
+from _uci_tables import _codes, _read, _scale, show, stratified_subsample
 
 # name -> (loader kind, source, label, rows after subsampling or None, expected (n, k))
 SETS = {
@@ -91,9 +91,8 @@ def load(name):
         idx = stratified_subsample(y, m, seed=0)
         X, y = X[idx], _codes(labels[idx])
         notes.append(f"stratified subsample of {m} (seed 0)")
-    X = X[:, X.std(axis=0) > 0]
-    X = (X - X.mean(axis=0)) / X.std(axis=0)
-    notes.append("z-scored")
+    X, how = _scale(X, "z")
+    notes.append(how)
     k = int(y.max()) + 1
     if (len(y), k) != (n_exp, k_exp):
         raise RuntimeError(f"{name}: {len(y)} rows and {k} classes, expected {n_exp} "
@@ -107,10 +106,7 @@ def loaders():
 
 
 def main():
-    for name, source, get in loaders():
-        X, y, how = get()
-        print(f"{name:36s} {len(X):5d} {X.shape[1]:4d} {int(y.max()) + 1:3d}  "
-              f"{source}; {how}")
+    show(loaders(), width=36)
 
 
 if __name__ == "__main__":
