@@ -87,9 +87,9 @@ def test_low_rank_starts_large_inputs_from_a_sample(monkeypatch, init):
     seen = []
     fit_sample = base_mod.BaseKernelClustering._fit_sample
 
-    def spy(self, Xs, ws, seed, progress):
+    def spy(self, Xs, *args):
         seen.append(Xs.shape[0])
-        return fit_sample(self, Xs, ws, seed, progress)
+        return fit_sample(self, Xs, *args)
 
     monkeypatch.setattr(base_mod.BaseKernelClustering, "_fit_sample", spy)
     est = KernelKGroups(4, init=init, n_init=2, engine="low-rank", n_components=40,

@@ -197,17 +197,13 @@ class KernelClusteringFit(ConstrainedParams):
         with tiered(fit_work(n, plan.n_clusters, starts)):  # tiny fits skip loading numba
             if plan.semimetric == AUTO and not self._precomputed():
                 return fit_auto(self, X, sample_weight, plan)  # kgroups._auto_fit
-            self._plan = plan
-            try:
-                return self._fit_plan(X, sample_weight, plan)
-            finally:
-                del self._plan
+            return self._fit_plan(X, sample_weight, plan)
 
     def _fit_plan(self, X, sample_weight, plan):
         self.semimetric_, self.semimetric_choice_ = plan.semimetric, None
         seconds = {}
         with clocked(seconds, "prepare"):
-            X, w, engine, kind, left_out = self._prepare(X, sample_weight)
+            X, w, engine, kind, left_out = self._prepare(X, sample_weight, plan)
         # given labels (one start, or one per row) checked before anything uses them
         given = given_starts(plan.init, engine, self._keep, plan.n_clusters, self._owner())
         n_init = len(given) if given is not None else self._n_init
@@ -221,7 +217,7 @@ class KernelClusteringFit(ConstrainedParams):
         try:
             with clocked(seconds, "init"):
                 starts = given if given is not None else self._starts(X, w, engine, kind,
-                                                                      n_init, progress)
+                                                                      n_init, progress, plan)
             best = run_starts(engine, starts, plan.n_clusters, rule=self._rule,
                               max_iter=self.max_iter, tol=self.tol, progress=progress,
                               owner=self._owner(), seconds=seconds)
@@ -230,7 +226,7 @@ class KernelClusteringFit(ConstrainedParams):
                 progress.say(report)
         finally:
             progress.close()
-        self._set_fitted(best, engine, X, w)
+        self._set_fitted(best, engine, X, w, plan)
         self._warn_distinct_rows(X)
         self.labels_ = label_left_out(best.labels, self._keep, left_out, self._predictor,
                                       self._scores, self._s, self._q)
@@ -240,32 +236,27 @@ class KernelClusteringFit(ConstrainedParams):
             self.engine_stats_["semimetric seconds"] = dict(self._feature_map.seconds)
         return self
 
-    def _plan_now(self):
-        """The plan of the fit in progress, else that of the parameters (the engine of
-        :func:`~kgroups.improving_moves` and of the doctests)."""
-        return self.__dict__.get("_plan") or Plan.of(self)
-
-    def _prepare(self, X, sample_weight):
-        """Validated data, weights and the engine: the one way from input to an engine,
-        for every kind of input. Returns ``(X, w, engine, kind, left_out)``: the data
-        and weights the engine holds, the input's kind and the zero-weight rows
-        (:func:`~kgroups._input.left_out_rows`)."""
-        plan = self._plan_now()
+    def _prepare(self, X, sample_weight, plan=None):
+        """Validated data, weights and the engine of ``plan`` (default: the parameters'):
+        the one way from input to an engine, for every kind of input. Returns ``(X, w,
+        engine, kind, left_out)``: the data and weights the engine holds, the input's
+        kind and the zero-weight rows (:func:`~kgroups._input.left_out_rows`)."""
+        plan = Plan.of(self) if plan is None else plan
         data = fit_data(self, X, sample_weight, kernel=self.kernel, semimetric=plan.semimetric,
                         n_clusters=plan.n_clusters, dtype=self.dtype,
                         engine_input=array_kind_of(self.engine), features=self._data_built(),
                         validate=self._validate_params)
         self._keep, self._wscale = data.keep, data.wscale
-        built = build_engine(data.X, data.w, data.kind, self._engine_request(), data.row_chunks)
+        built = build_engine(data.X, data.w, data.kind, self._engine_request(plan),
+                             data.row_chunks)
         self._scale, self._n_init, self._engine_why = built.scale, built.n_init, built.why
         if built.feature_map is not None:
             self._feature_map = built.feature_map
         return built.X, built.w, built.engine, data.kind, left_out_rows(
             data.X_all, data.keep, self._precomputed(), self.kernel == "precomputed", built.scale)
 
-    def _engine_request(self):
-        """The parameters that build the engine, as plain values."""
-        plan = self._plan_now()
+    def _engine_request(self, plan):
+        """The parameters that build the engine of ``plan``, as plain values."""
         names = ("engine", "kernel", "alpha", "sigma", "theta", "dtype", "n_components",
                  "landmarks", "n_neighbors", "random_state")
         return EngineRequest(**{name: getattr(self, name) for name in names},
@@ -274,13 +265,13 @@ class KernelClusteringFit(ConstrainedParams):
                              n_starts=functools.partial(resolve_n_init, plan.n_init, plan.init),
                              rule=self._rule, features=self._data_built(), owner=self._owner())
 
-    def _starts(self, X, w, engine, kind, n_init, progress):
-        """``n_init`` starts of the named ``init`` (:func:`~kgroups._starts.named_starts`);
-        the sample start is this estimator's fit of a sample (:meth:`_fit_sample`)."""
+    def _starts(self, X, w, engine, kind, n_init, progress, plan):
+        """``n_init`` starts of ``plan``'s named ``init``
+        (:func:`~kgroups._starts.named_starts`); the sample start is this estimator's
+        fit of a sample (:meth:`_fit_sample`)."""
         def fit_sample(Xs, ws, seed):
-            return self._fit_sample(Xs, ws, seed, progress)
+            return self._fit_sample(Xs, ws, seed, progress, plan)
 
-        plan = self._plan_now()
         gram = origin_gram(X, engine.gram, plan.semimetric if self._closed_form() else None,
                            self._params())
         return named_starts(plan.init, engine, X, w, kind, n_clusters=plan.n_clusters,
@@ -288,7 +279,7 @@ class KernelClusteringFit(ConstrainedParams):
                             input_space=not (self._precomputed() or self._data_built()),
                             gram=gram, fit_sample=fit_sample, semimetric=plan.semimetric)
 
-    def _fit_sample(self, Xs, ws, seed, progress):
+    def _fit_sample(self, Xs, ws, seed, progress, plan):
         """Labels of this estimator's fit on a sample (the sample start of
         :mod:`kgroups._init`): ``SAMPLE_N_INIT`` starts, the engine ``"auto"``
         picks for the sample; ``progress`` says when it starts and ends."""
@@ -297,7 +288,6 @@ class KernelClusteringFit(ConstrainedParams):
         progress.say(f"start: exact fit of a {Xs.shape[0]}-point sample ({SAMPLE_N_INIT} "
                      f"starts), then every point to the nearest mean "
                      f"({progress.elapsed():.2f} s)")
-        plan = self._plan_now()
         est = clone(self).set_params(n_clusters=plan.n_clusters, semimetric=plan.semimetric,
                                      n_init=SAMPLE_N_INIT, engine="auto", random_state=seed,
                                      verbose=0)
@@ -306,8 +296,8 @@ class KernelClusteringFit(ConstrainedParams):
                      f"({progress.elapsed():.2f} s)")
         return labels
 
-    def _set_fitted(self, best, engine, X, w):
-        k = self.n_clusters_ = self._plan_now().n_clusters
+    def _set_fitted(self, best, engine, X, w, plan):
+        k = self.n_clusters_ = plan.n_clusters
         self.labels_ = best.labels
         # W = sum_i w_i K_ii - Q for the semimetric the kernel induces (every kernel
         # of the family gives Q up to a constant); K = -rho/2 has a zero diagonal, so
