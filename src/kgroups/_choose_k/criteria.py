@@ -1,8 +1,7 @@
-r"""The named criteria of :func:`~kgroups.choose_k`, each computed from the kernel
-k-groups fits of :mod:`~kgroups._choose_k.fits` and decided by its paper's rule:
-the gap statistic, prediction strength, the silhouette and the eigengap of the energy
-kernel; and the reference samples the energy rule shares with the gap statistic. The formulas are on the user guide's page.
-"""
+r"""The named criteria of :func:`~kgroups.choose_k` (the gap statistic, prediction
+strength, the silhouette, the eigengap of the energy kernel), each from the fits of
+:mod:`~kgroups._choose_k.fits` and decided by its paper's rule, and the reference
+samples the energy rule shares with the gap statistic (formulas: the user guide)."""
 
 from __future__ import annotations
 
@@ -10,7 +9,7 @@ import numpy as np
 
 from .._memory import check_fits
 from .._rescale import principal_axes
-from .._semimetrics import pairwise
+from .._semimetrics import pairwise_unchecked
 from .._validation import InvalidParameterError, describe
 from .fits import Fits, cluster_sums, silhouettes_from_sums
 
@@ -169,8 +168,8 @@ def laplacian_eigenvalues(X, w, n_eigen, setting):
     n = X.shape[0]
     check_fits(2 * 8 * n * n, f"choose_k(method='eigengap') for n_samples={n} (the n x n "
                "kernel and its normalised copy)", "another method, or fewer samples")
-    r0 = pairwise(X, (w @ X / w.sum())[None, :], **setting.rho)[:, 0]
-    G = pairwise(X, **setting.rho)
+    r0 = pairwise_unchecked(X, (w @ X / w.sum())[None, :], **setting.rho, owner="choose_k")[:, 0]
+    G = pairwise_unchecked(X, **setting.rho, owner="choose_k")
     G *= -0.5
     G += 0.5 * r0[:, None]
     G += 0.5 * r0[None, :]
