@@ -69,7 +69,7 @@ CONSTANTS = {
                         "holds less than this over its number of groups",
                         "bench_choice.py, arbiter table: 0.25, 0.35, 0.5 tie", DEV),
     "SAMPLE_N": Constant(5000, "rows of the uniform sample the choice runs on past it",
-                         "bench_nothing_given.py --scale (issue 47): under 15 s per set",
+                         "bench_nothing_given.py --scale (issue 47): the time per set",
                          "design"),
     "K_MAX": Constant(30, "the largest k n_clusters='auto' compares", "design: the rules "
                       "decide before it on every set of the batteries", "design"),
