@@ -218,3 +218,64 @@ def test_build_engine_auto_takes_the_certified_pass_where_it_pays():
     a, b = (run_starts(e, [start], 6) for e in (f64, auto))
     np.testing.assert_array_equal(a.labels, b.labels)
     assert b.objective == pytest.approx(a.objective, rel=1e-12, abs=0)
+
+
+def leave_out_everything(monkeypatch):
+    """Every pair of two start clusters left out of the pass, its sums bounded from
+    the clusters' means: the widest use of those bounds."""
+    monkeypatch.setattr(mf_engine, "FALLBACK_COST", 0.0)
+
+
+@pytest.mark.parametrize("case", ["D1", "D2", "D8", "D33", "near ties", "near duplicates",
+                                  "tiny and huge", "weights", "random starts"])
+def test_pairs_left_out_give_the_float64_fit(monkeypatch, case):
+    """The pass leaves out the pairs of every two start clusters; the decisions,
+    certified against the bounds from the means or made again from exact columns,
+    are the float64 fit's, on the adversarial inputs above."""
+    leave_out_everything(monkeypatch)
+    rng = np.random.default_rng(21)
+    w, kw, k = None, {}, 4
+    if case.startswith("D"):
+        X = blobs(700, int(case[1:]), 4, 3, spread=2.0)
+    elif case == "near ties":
+        g = np.arange(24, dtype=float)
+        X = np.array([[a, b] for a in g for b in g[:12]]) * 0.1 + 1e3
+    elif case == "near duplicates":
+        base = rng.normal(size=(8, 3)) * 3 + 1e5
+        X = base[rng.integers(0, 8, 800)] + 1e-9 * rng.normal(size=(800, 3))
+    elif case == "tiny and huge":
+        X = np.vstack([rng.normal(size=(400, 2)) * 1e-6,
+                       rng.normal(size=(400, 2)) * 1e-6 + 1e6])
+    elif case == "weights":
+        X = blobs(700, 3, 4, 8, spread=2.0)
+        w = np.exp(rng.uniform(0.0, np.log(1e4), X.shape[0]))
+    else:
+        X, kw = blobs(600, 3, 4, 5, spread=2.5), {"init": "random"}
+    b = assert_same(X, k, w=w, **kw)
+    assert b.engine_stats_["pairs_left_out"] > 0.5
+
+
+@pytest.mark.parametrize("alpha", [1.0, 1.5, 2.0])
+def test_pairs_left_out_every_alpha_they_hold_for(monkeypatch, alpha):
+    leave_out_everything(monkeypatch)
+    b = assert_same(blobs(700, 3, 3, 3, spread=2.0), 3, alpha=alpha)
+    assert b.engine_stats_["pairs_left_out"] > 0.5
+
+
+@pytest.mark.parametrize("alpha, semimetric", [(0.5, "energy"), (1.0, "gaussian")])
+def test_no_pair_left_out_where_the_bounds_do_not_hold(monkeypatch, alpha, semimetric):
+    """The bounds need a convex rho of the difference (energy, alpha >= 1)."""
+    leave_out_everything(monkeypatch)
+    kw = {"alpha": alpha} if semimetric == "energy" else {"sigma": 2.0}
+    b = assert_same(blobs(600, 3, 3, 4, spread=1.5), 3, semimetric=semimetric, **kw)
+    assert b.engine_stats_["pairs_left_out"] == 0.0
+
+
+def test_separated_clusters_leave_their_pairs_out():
+    """With the default cost rule: well-separated clusters' pairs are left out, the
+    overlapping ones' computed, and the fit is the float64 fit."""
+    rng = np.random.default_rng(30)
+    centres = np.array([[0.0, 0.0], [40.0, 0.0], [0.0, 40.0], [1.5, 1.0]])
+    X = centres[rng.integers(0, 4, 4000)] + rng.normal(size=(4000, 2))
+    b = assert_same(X, 4)
+    assert 0.3 < b.engine_stats_["pairs_left_out"] < 0.75

@@ -18,7 +18,7 @@ def engine(X, w, name="energy", params=None):
     return MatrixFreeEngine(X, w, name, params or {}, float32=True)
 
 
-def mixed(eng, labels, k, share, cross=True, fn=None, n_threads=1):
+def mixed(eng, labels, k, share, cross=True, fn=None, n_threads=1, skip=None):
     """The mixed pass of ``labels`` (classes ``k``), columns put back in order."""
     order = np.argsort(labels, kind="stable")
     labs = np.ascontiguousarray(labels[order])
@@ -27,7 +27,9 @@ def mixed(eng, labels, k, share, cross=True, fn=None, n_threads=1):
     fn = fn or pairs_mixed.build_m_mixed_serial
     Ms = fn(np.ascontiguousarray(eng.XT[:, order]),
             np.ascontiguousarray(eng._f32["XT32"][:, order]), w, w.astype(np.float32), labs,
-            bounds, np.ascontiguousarray(share), mfk.accumulators(n_threads, k, len(labels)),
+            bounds, np.ascontiguousarray(share),
+            np.zeros((k, k), dtype=bool) if skip is None else np.ascontiguousarray(skip),
+            mfk.accumulators(n_threads, k, len(labels)),
             cross, *eng._args)
     M = np.empty_like(Ms)
     M[:, order] = Ms
@@ -185,3 +187,37 @@ def test_tiny_mixed_pass_and_certified_decisions_as_python():
     cols = certify.exact_columns_serial(eng.X, eng.XT, w, labels, np.arange(n),
                                         np.zeros((1, n, k)), *eng._args)
     np.testing.assert_allclose(cols, want, rtol=1e-13)
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_pairs_left_out_are_not_summed(n_threads):
+    """The pairs of the classes ``skip`` marks are left out of the sums; every other
+    entry is within the bound; and the twin equals the compiled pass."""
+    rng = np.random.default_rng(9)
+    n, k = 3 * pairs_mixed.PANEL + 2 * pairs_mixed.TILE + 7, 5
+    X = rng.normal(size=(n, 6)) * 3.0
+    labels = rng.integers(0, k, n)
+    skip = np.zeros((k, k), dtype=bool)
+    skip[0, 2] = skip[2, 0] = skip[1, 4] = skip[4, 1] = True
+    eng = engine(X, np.ones(n))
+    fn = pairs_mixed.build_m_mixed if n_threads > 1 else pairs_mixed.build_m_mixed_serial
+    got = mixed(eng, labels, k, np.eye(k, dtype=bool), fn=fn, n_threads=n_threads, skip=skip)
+    want = exact(eng, labels, k)
+    out = skip[labels].T
+    kept = ~out
+    assert (np.abs(got - want)[kept] <= bound(eng, labels, k)[kept]).all()
+    # every pair of a block of four rows (sorted by label) that straddles two classes
+    # is summed (the engine overwrites those entries): the other points' left-out sums
+    # hold at most their pairs with those few rows
+    order = np.argsort(labels, kind="stable")
+    straddle = np.zeros(n, dtype=bool)
+    for a0 in range(0, n, 4):
+        rows = order[a0:a0 + 4]
+        straddle[rows] = labels[rows].min() != labels[rows].max()
+    some = out & ~straddle[None, :]
+    assert some.sum() > 0.9 * out.sum()
+    assert (np.abs(got[some]) <= 0.05 * np.abs(want[some])).all()
+    with as_python():
+        python = mixed(eng, labels, k, np.eye(k, dtype=bool), skip=skip)
+    if n_threads == 1:
+        np.testing.assert_array_equal(got, python)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._kernels import centroid as _centroid
 from .._kernels import certify as _cert
 from .._kernels import pairs_mixed as _mixed
 from .._kernels import pairs_on_the_fly as _mf
@@ -48,6 +49,8 @@ NO_ERRORS = np.zeros(0)
 # decide_certified's cache of exact columns, before any was computed
 NO_DELTA = np.zeros((1, 0))
 NO_KNOWN = np.zeros(0, dtype=bool)
+# decide_certified's per-entry error bounds where none were made (eps T_l for all)
+NO_ENTRY_ERRORS = np.zeros((1, 0))
 
 # Restarts run at once (their M built by one pass over the pairs, see build_ms), and
 # the classes of points with one label in each of them that the pass sums apart, per
@@ -71,6 +74,15 @@ AUTO_FLOAT32_MIN_N = 40_000
 AUTO_FLOAT32_MIN_FEATURES = 4
 AUTO_FLOAT32_ALPHAS = (0.5, 1.0, 2.0)
 
+# The certified pass of one start leaves out the pairs of two start clusters whose sums
+# the clusters' means bound (kgroups._kernels.centroid; the energy distance with alpha
+# in [1, 2]) where that costs less than it saves: leaving out clusters a and b saves
+# their n_a n_b pairs, and each point whose decision the bounds may not certify costs
+# its exact column, n float64 entries, about FALLBACK_COST pairs of the pass each
+# (the float64 loop's time per entry over the float32 pass's per pair,
+# benchmarks/bench_roofline.py).
+FALLBACK_COST = 2.0
+
 
 @dataclass
 class Certificate:
@@ -87,6 +99,10 @@ class Certificate:
     qerr: np.ndarray
     delta: list = None
     known: list = None
+    # per run, where the pass left pairs out: E[r][l, i] bounds the start's error of
+    # M~[l, i] per unit of w_i (l != ls(i)), and emax[r][l] its largest over i
+    E: list = None
+    emax: list = None
 
     def __post_init__(self):
         R = self.ls.shape[0]
@@ -294,14 +310,15 @@ class MatrixFreeEngine(Engine):
         (:meth:`sweep`), their labels and four bounds (n each). The certified
         float32 pass (``dtype`` float32 or ``"auto"``): the data in float32 twice (one
         label-sorted copy), the runs' start labels and, once a decision is made again
-        from exact values, a k x n cache of exact columns per run.
+        from exact values, a k x n cache of exact columns per run; one start, the k x
+        n error bounds of the entries whose pairs the pass left out.
         """
         n, d, k = int(n_samples), int(n_features), int(n_clusters)
         t = num_threads()
         r = min(int(n_init), MULTI_STARTS) if n_init > 1 else 0
         # the certified float32 pass: the data in float32 twice (one sorted copy), the
         # weights in float32 and the runs' start labels
-        f32 = (n * (d + 1 + max(r, 1) * (1 + k))
+        f32 = (n * (d + 1 + max(r, 1) * (1 + k) + (k if r == 0 else 0))
                if is_auto(dtype) or np.dtype(dtype) != np.float64 else 0)
         return 8 * n * (4 * d + 10 + (1 + t) * k + (1 + t) * r * k + 5 * r) + 8 * f32
 
@@ -315,8 +332,8 @@ class MatrixFreeEngine(Engine):
         labels = np.array(starts, dtype=np.int64)
         R = labels.shape[0]
         full = all(np.bincount(lab, minlength=k).min() > 0 for lab in labels)
-        built = (self._build_certified(labels, k)
-                 if self._f32 is not None and rule == "hartigan" and full else None)
+        built, E = (self._build_certified(labels, k)
+                    if self._f32 is not None and rule == "hartigan" and full else (None, None))
         if built is None:
             if self._f32 is not None:
                 self._f32_counts["float64_groups"] += 1
@@ -325,17 +342,21 @@ class MatrixFreeEngine(Engine):
         for r in range(R):
             s[r], q[r], cnt[r] = cluster_stats(built[r], labels[r], self.w)
         cert = Certificate(labels.copy(), s.copy(), s.copy(), self._f32["eps64"] * s * s)
+        if E is not None:
+            cert.E, cert.emax = [E], [E.max(axis=1)]
         state = self.state_class(labels, built, s, q, cnt, rule, cert=cert)
         self.begin(state)
         return state
 
     def _build_certified(self, labels, k):
-        """``M~`` of the starts ``labels`` (R x k x n) from one mixed pass over the pairs
-        (:func:`~kgroups._kernels.pairs_mixed.build_m_mixed`): the pairs that share a
-        cluster in some start in float64, the others in float32. Several starts are
-        summed as classes of points (:meth:`build_ms`); None when they make more
-        classes than :data:`FLOAT32_MAX_CLASSES` or their sums do not fit (those
-        groups run in float64)."""
+        """``(M~, E)``: ``M~`` of the starts ``labels`` (R x k x n) from one mixed pass
+        over the pairs (:func:`~kgroups._kernels.pairs_mixed.build_m_mixed`): the pairs
+        that share a cluster in some start in float64, the others in float32. Several
+        starts are summed as classes of points (:meth:`build_ms`); ``M~`` None when
+        they make more classes than :data:`FLOAT32_MAX_CLASSES` or their sums do not
+        fit (those groups run in float64). One start may leave out the pairs of some
+        clusters (:meth:`_left_out`): their entries are the midpoints of the bounds
+        from the means, and ``E`` (k x n, else None) the entries' error bounds."""
         R, n = labels.shape
         if R == 1:
             sig, classes = labels[0], np.arange(k)[:, None]
@@ -345,18 +366,74 @@ class MatrixFreeEngine(Engine):
         n_threads = num_threads()
         if G > min(FLOAT32_MAX_CLASSES, SIGNATURES_PER_CLUSTER * k) or not fits(
                 8 * n * (G * n_threads + (R + 1) * k) + G * G):
-            return None
+            return None, None
         share = (classes[:, None, :] == classes[None, :, :]).any(axis=2)
-        S, order = self._sorted_pass(sig, G, share, True)
+        bounds = self._left_out(labels[0], k) if R == 1 else None
+        skip = bounds[0] if bounds is not None else np.zeros((G, G), dtype=bool)
+        S, order = self._sorted_pass(sig, G, share, True, skip)
         Ms = np.empty((R, k, n))
         for r in range(R):
             Ms[r] = sum_classes(S, classes[:, r], k, order)
-        return Ms
+        if bounds is None:
+            return Ms, None
+        return Ms, self._bounded_entries(Ms[0], labels[0], *bounds)
 
-    def _sorted_pass(self, labels, G, share, cross):
+    def _left_out(self, labels, k):
+        """The pairs of start clusters the pass leaves out and what bounds their sums:
+        ``(skip, low, high)`` (k x k; k x n each, :func:`~kgroups._kernels.centroid.
+        sum_bounds`), or None (none left out, or not this semimetric).
+
+        A point ``i`` of cluster ``a`` may need its exact column where the bounds of
+        its sum over ``b`` cannot tell ``b`` from ``a``: where ``b``'s lower bound,
+        less half ``b``'s mean within distance, is below ``a``'s upper bound less half
+        ``a``'s (paper eq. 50's ``A_l`` per unit of weight, each mean within distance
+        taken at its bound ``(2 S / W)^(alpha / 2)``). The pairs of ``a`` and ``b``
+        are left out where those points' columns cost less than the pairs
+        (:data:`FALLBACK_COST`)."""
+        alpha = float(self.params.get("alpha", 1.0))
+        n = self.n_samples
+        if (self.semimetric != "energy" or not 1.0 <= alpha <= 2.0 or k < 2
+                or not fits(8 * n * (6 * k + 2))):
+            return None
+        mu, W, S = _centroid.cluster_moments(self.X, self.w, labels, k)
+        fn = pick(_centroid.mean_distances_serial, _centroid.mean_distances, n * k)
+        d = fn(self.X, mu)
+        low, high = _centroid.sum_bounds(d, W, S, alpha, self.X)
+        Wp = np.where(W > 0, W, 1.0)
+        half_within = 0.5 * (2.0 * S / Wp) ** (0.5 * alpha)
+        own = high[labels, np.arange(n)] / Wp[labels] - half_within[labels]
+        unsure = low / Wp[:, None] - half_within[:, None] <= own[None, :]
+        counts = np.bincount(labels, minlength=k).astype(np.float64)
+        onehot = np.zeros((n, k))
+        onehot[np.arange(n), labels] = 1.0
+        U = unsure.astype(np.float64) @ onehot  # U[b, a]: points of a unsure about b
+        cost = FALLBACK_COST * float(n) * (U + U.T)
+        skip = cost < counts[:, None] * counts[None, :]
+        np.fill_diagonal(skip, False)
+        if not skip.any():
+            return None
+        return skip, low, high
+
+    def _bounded_entries(self, M, labels, skip, low, high):
+        """The entries of the pairs left out set to the midpoints of their bounds,
+        ``M[l, i] = -w_i (low + high) / 4``; returns their error bounds per unit of
+        ``w_i``, ``E`` (k x n): a quarter of the width and a rounding for those,
+        ``eps T_l`` (the float32 sums') for the others."""
+        k, n = M.shape
+        T = np.bincount(labels, weights=self.w, minlength=k)
+        E = np.broadcast_to(self._f32["eps"] * T[:, None], (k, n)).copy()
+        out = skip[labels].T  # out[l, i]: the pairs of (labels[i], l) were left out
+        M[out] = (-0.25 * self.w[None, :] * (low + high))[out]
+        E[out] = (0.25 * (high - low) + 4.0 * _centroid.U64 * high)[out]
+        self._f32_counts["left_out"] = float(
+            np.sum(np.outer(np.bincount(labels, minlength=k), np.bincount(
+                labels, minlength=k))[skip]) / (float(n) * n))
+        return E
+
+    def _sorted_pass(self, labels, G, share, cross, skip=None):
         """``(Ms, order)``: the mixed pass's sums of the classes ``labels`` (G of them)
         with the columns sorted by class; ``cross`` False: only the pairs of classes
-        that ``share`` marks (float64)."""
+        that ``share`` marks (float64); the pairs of classes ``skip`` marks left out."""
         order = np.argsort(labels, kind="stable")
         labs = np.ascontiguousarray(labels[order], dtype=np.int64)
         bounds = np.searchsorted(labs, np.arange(G + 1)).astype(np.int64)
@@ -368,8 +445,10 @@ class MatrixFreeEngine(Engine):
         acc = _mf.accumulators(1 if fn is _mixed.build_m_mixed_serial else num_threads(),
                                G, n)
         w = self.w[order]
+        skip = np.zeros((G, G), dtype=bool) if skip is None else skip
         Ms = fn(XTs, XTs32, w, w.astype(np.float32), labs, bounds,
-                np.ascontiguousarray(share), acc, cross, *self._args)
+                np.ascontiguousarray(share), np.ascontiguousarray(skip), acc, cross,
+                *self._args)
         return Ms, order
 
     def _exact_q(self, state, r):
@@ -448,7 +527,8 @@ class MatrixFreeEngine(Engine):
         if "why" in c:
             return {"pass_dtype": f"float64 (float32 not certifiable: {c['why']})"}
         return {"pass_dtype": "float32 (certified)", "float64_decisions": c["uncertain"],
-                "exact_q": c["exact_q"], "float64_groups": c["float64_groups"]}
+                "exact_q": c["exact_q"], "float64_groups": c["float64_groups"],
+                "pairs_left_out": c.get("left_out", 0.0)}
 
     def report(self):
         """With the certified float32 pass, its fall-backs to float64 in words."""
@@ -457,10 +537,12 @@ class MatrixFreeEngine(Engine):
             return None
         if "float64_decisions" not in c:
             return f"pass over the pairs in {c['pass_dtype']}"
+        out = (f", {100 * c['pairs_left_out']:.1f} % of the pairs left out (their sums "
+               "bounded from the clusters' means)" if c["pairs_left_out"] else "")
         return (f"pass over the pairs in {c['pass_dtype']}: {c['float64_decisions']} "
                 f"decisions made again from exact float64 values, the cluster sums made "
                 f"exact {c['exact_q']} times, {c['float64_groups']} groups of starts in "
-                "float64")
+                f"float64{out}")
 
     def build_m(self, labels, k):
         """``M`` (k x n) in one pass over the n (n - 1) / 2 pairs: O(n^2 D) time, O(nk) memory."""
@@ -636,8 +718,8 @@ class MatrixFreeEngine(Engine):
             fn(*args, *tail)
             return
         f = self._f32
-        margin = (cert.qerr[r] / sp + 2.0 * (f["eps"] * cert.T[r] + f["eps64"] * cert.mass[r])
-                  ) / sp
+        start = f["eps"] * cert.T[r] if cert.emax is None else cert.emax[r]
+        margin = (cert.qerr[r] / sp + 2.0 * (start + f["eps64"] * cert.mass[r])) / sp
         fn = pick(refresh_bounds_margin_serial, refresh_bounds_margin,
                   self.n_samples * s.shape[0])
         fn(*args, margin, *tail)
@@ -656,9 +738,10 @@ class MatrixFreeEngine(Engine):
         delta, known = cert.delta[r], cert.known[r]
         if delta is None:
             delta, known = NO_DELTA, NO_KNOWN
+        E = NO_ENTRY_ERRORS if cert.E is None else cert.E[r]
         return _cert.decide_certified(
             self.X, self.w, *common, int(P.n_pend[r]), budget, bounded, *tail, cert.ls[r],
-            cert.T[r], cert.mass[r], cert.qerr[r], delta, known, f["eps"], f["eps64"], mode,
+            cert.T[r], E, cert.mass[r], cert.qerr[r], delta, known, f["eps"], f["eps64"], mode,
             ccol, *self._args)
 
     def move_rows(self, points, old, new, M):

@@ -32,7 +32,11 @@ and start cluster weights ``T``, at any time of the run
 
 because the pass computes the pairs of one start cluster in float64 (their error is
 in ``eps64``), and a move adds its point's kernel row, computed in float64, so the
-float32 part of ``M~ - M``, ``delta``, never changes. ``mass_l`` is the weight that
+float32 part of ``M~ - M``, ``delta``, never changes. Where the pass leaves out the
+pairs of two start clusters (``skip``), ``M~[l, i]`` starts at the midpoint of the
+bounds of :mod:`kgroups._kernels.centroid`, and ``eps T_l`` is replaced by that
+entry's own bound ``E[l, i]`` (a quarter of the interval's width, as ``B = -w rho /
+2``, and one rounding); moves leave that error unchanged too. ``mass_l`` is the weight that
 ever entered cluster ``l``'s sums (``T_l`` plus the moved weights). Each ``q_l``
 starts exact (a sum of own entries, within ``eps64 T_l^2``); a move that reads
 ``M~[l, i]`` adds ``2 err_l(i)`` to its bound ``qerr_l``, unless the point's
@@ -122,13 +126,16 @@ def widen_bounds(col, err, j, s, q, w_i, qerr, dd):
 
 @njit(cache=True)
 def decide_certified(X, w, labels, M, s, q, cnt, start, stop, pend, old, new, PX, n_pend,
-                     budget, bounded, up, lo, snap_own, snap_all, drift, ls, T, mass, qerr,
+                     budget, bounded, up, lo, snap_own, snap_all, drift, ls, T, E, mass, qerr,
                      delta, known, eps, eps64, mode, ccol, code, alpha, sigma, theta):
     """:func:`~kgroups._kernels.pairs_on_the_fly.decide_mf` on the mixed pass's ``M~``:
     the sequential Hartigan decisions (paper Algorithm 2, steps 4-15) from ``start``,
     each certified (:func:`certain`, errors of the module docstring), the skip bounds
     widened by those errors.
 
+    ``E`` (k x n, or k x 0: ``eps T_l``) bounds the start's error of ``M~[l, i]`` per
+    unit of ``w_i`` for ``l != ls(i)`` (the float32 sums, or the bounds from the
+    means where the pass left the pairs out).
     ``delta[:, i]`` (where ``known[i]``; both may be empty) is ``M~[:, i] - M[:, i]``,
     which no move changes: a known point's column is corrected by it (float64 errors
     only), and its move updates ``q`` exactly. Other moves add their error bounds to
@@ -151,6 +158,7 @@ def decide_certified(X, w, labels, M, s, q, cnt, start, stop, pend, old, new, PX
     work = 0
     s_min = smallest(s)
     has = known.shape[0] > 0
+    per_entry = E.shape[1] > 0
     i = start
     while i < stop and n_pend < cap and work < budget:
         j = labels[i]
@@ -166,7 +174,7 @@ def decide_certified(X, w, labels, M, s, q, cnt, start, stop, pend, old, new, PX
             col[l] = M[l, i]
             err[l] = w_i * eps64 * mass[l]
             if not exact and l != ls[i]:
-                err[l] += w_i * eps * T[l]
+                err[l] += w_i * (E[l, i] if per_entry else eps * T[l])
         for t in range(n_pend):
             b = -0.5 * w_i * w[pend[t]] * rho(exact_sq(xi, PX[t]), code, alpha, sigma, theta)
             col[old[t]] -= b

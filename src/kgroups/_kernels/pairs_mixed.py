@@ -25,6 +25,8 @@ pair visited once), with a precision per run of columns:
 With ``cross`` False the float32 runs are skipped: only the pairs that share a class
 are summed (in float64), which gives every cluster's exact ``q`` in ``1/k`` of a pass
 (:func:`within_sums`).
+The pairs of the classes that ``skip`` marks are left out: the matrix-free engine
+bounds their sums from the clusters' means instead (:mod:`kgroups._kernels.centroid`).
 
 Every operation is a float32 or float64 IEEE operation in an order fixed by the
 loops (no fast-math; the fused multiply-adds are explicit, and their Python twin
@@ -253,12 +255,14 @@ def spill(buf32, buf, lo, hi):
 
 
 @njit(cache=True)
-def panel_mixed(XTs, XTs32, ws, ws32, labs, bounds, share, p0, p1, cross, S, out, out32,
-                idx, w4, buf, buf32, lo, hi, lo32, hi32, cnt32, code, alpha, sigma, theta):
+def panel_mixed(XTs, XTs32, ws, ws32, labs, bounds, share, skip, p0, p1, cross, S, out,
+                out32, idx, w4, buf, buf32, lo, hi, lo32, hi32, cnt32, code, alpha, sigma,
+                theta):
     """Every pair with its first point in the panel ``p0 .. p1 - 1`` (sorted order),
     added to ``S``: per block of four rows and tile of columns, runs of columns of one
-    precision (module docstring). ``lo, hi`` are each block's float64 buffer positions
-    in use, ``lo32, hi32`` its float32 ones and ``cnt32`` their tiles."""
+    precision (module docstring), those of the pairs of classes ``skip`` marks left
+    out. ``lo, hi`` are each block's float64 buffer positions in use, ``lo32, hi32``
+    its float32 ones and ``cnt32`` their tiles."""
     D, n = XTs.shape
     n_blocks = (p1 - p0 + 3) // 4
     end = n if cross else bounds[labs[p1 - 1] + 1]  # without cross: own classes only
@@ -282,17 +286,19 @@ def panel_mixed(XTs, XTs32, ws, ws32, labs, bounds, share, p0, p1, cross, S, out
             pure = nr == 4 and labs[a0 + 3] == l0
             x = s
             while x < c1:
-                if pure:  # a run of columns of one precision
+                if pure:  # a run of columns of one precision, or left out
                     f64 = share[l0, labs[x]]
+                    left = skip[l0, labs[x]]
                     e = x
-                    while e < c1 and share[l0, labs[e]] == f64:
+                    while (e < c1 and share[l0, labs[e]] == f64
+                           and skip[l0, labs[e]] == left):
                         e = min(c1, bounds[labs[e] + 1])
                 else:  # rows of two classes: every pair in float64
-                    f64 = True
+                    f64, left = True, False
                     e = c1 if cross else min(c1, max(x, bounds[labs[a0 + nr - 1] + 1]))
                     if e == x:
                         break
-                if not f64 and not cross:
+                if left or (not f64 and not cross):
                     x = e
                     continue
                 if f64:
@@ -341,7 +347,7 @@ def panel_mixed(XTs, XTs32, ws, ws32, labs, bounds, share, p0, p1, cross, S, out
                     lo32[b], hi32[b], cnt32[b] = TILE, 0, 0
 
 
-def _build_m_mixed(XTs, XTs32, ws, ws32, labs, bounds, share, acc, cross, code, alpha,
+def _build_m_mixed(XTs, XTs32, ws, ws32, labs, bounds, share, skip, acc, cross, code, alpha,
                    sigma, theta):
     """``Ms[l, a] = sum_{y in C_l} B[a, y]`` in the label-sorted order from the mixed
     pass (module docstring), each pair once; panels round-robin to the workers, each
@@ -354,6 +360,11 @@ def _build_m_mixed(XTs, XTs32, ws, ws32, labs, bounds, share, acc, cross, code, 
     ws : float64[n]         weights, sorted; ``ws32`` the same rounded to float32.
     labs : int64[n]         labels (classes), sorted; ``bounds`` (k + 1) their columns.
     share : bool[k, k]      the pairs of classes computed in float64.
+    skip : bool[k, k]       the pairs of classes left out (symmetric, False where
+                            ``share``): their sums are not computed, except those
+                            of the blocks of four rows of two classes (every pair
+                            of such a block is summed, in float64), which the
+                            caller overwrites.
     acc : float64[t, k, n]  zeros, one k x n per worker.
     cross : bool            False: the pairs of float64 classes only.
 
@@ -383,8 +394,8 @@ def _build_m_mixed(XTs, XTs32, ws, ws32, labs, bounds, share, acc, cross, code, 
         cnt32 = np.empty(PANEL // 4, dtype=np.int64)
         for p in range(th, n_panels, n_threads):
             p0 = p * PANEL
-            panel_mixed(XTs, XTs32, ws, ws32, labs, bounds, share, p0, min(n, p0 + PANEL),
-                        cross, acc[th], out, out32, idx, w4, buf, buf32, lo, hi, lo32, hi32,
+            panel_mixed(XTs, XTs32, ws, ws32, labs, bounds, share, skip, p0,
+                        min(n, p0 + PANEL), cross, acc[th], out, out32, idx, w4, buf, buf32, lo, hi, lo32, hi32,
                         cnt32, code, alpha, sigma, theta)
     return finish_sums(acc, ws)
 
