@@ -161,11 +161,13 @@ def test_auto_takes_float32_where_it_pays():
     rd = MatrixFreeEngine.resolve_dtype
     kw = {"n_clusters": 10, "n_init": 1, "semimetric": "energy", "params": {"alpha": 1.0}}
     assert rd("auto", 100_000, 10, **kw) == "auto"
-    assert rd("auto", 20_000, 10, **kw) == np.float64
+    assert rd("auto", 20_000, 10, **kw) == "auto"
+    assert rd("auto", 10_000, 10, **kw) == np.float64
     assert rd("auto", 100_000, 2, **kw) == np.float64
     assert rd("auto", 100_000, 10, **{**kw, "n_init": 3}) == np.float64
     assert rd("auto", 100_000, 10, **{**kw, "semimetric": "gaussian"}) == np.float64
-    assert rd("auto", 100_000, 10, **{**kw, "params": {"alpha": 0.7}}) == np.float64
+    assert rd("auto", 100_000, 10, **{**kw, "params": {"alpha": 1.5}}) == "auto"
+    assert rd("auto", 100_000, 10, **{**kw, "params": {"alpha": 0.5}}) == np.float64
     assert rd("float64", 100_000, 10, **kw) == np.float64
     assert rd("float32", 10, 10, **kw) == np.float32
 
@@ -279,3 +281,33 @@ def test_separated_clusters_leave_their_pairs_out():
     X = centres[rng.integers(0, 4, 4000)] + rng.normal(size=(4000, 2))
     b = assert_same(X, 4)
     assert 0.3 < b.engine_stats_["pairs_left_out"] < 0.75
+
+
+def test_auto_runs_float64_where_the_clusters_overlap():
+    """dtype="auto": the certified pass where the start's clusters are apart (most of
+    their pairs left out), the float64 pass where they overlap; the same fit."""
+    from kgroups import KernelKGroups
+
+    rng = np.random.default_rng(40)
+    centres = rng.normal(0, 20, (4, 4))
+    apart = centres[rng.integers(0, 4, 20_000)] + rng.normal(size=(20_000, 4))
+    mixed = rng.normal(size=(20_000, 4))
+    for X, certified in ((apart, True), (mixed, False)):
+        kw = {"n_init": 1, "init": "k-means++", "random_state": 0, "engine": "matrix-free"}
+        a = KernelKGroups(4, dtype="auto", **kw).fit(X)
+        b = KernelKGroups(4, dtype="float64", **kw).fit(X)
+        np.testing.assert_array_equal(a.labels_, b.labels_)
+        how = a.engine_stats_["pass_dtype"]
+        assert how.startswith("float32") == certified, how
+        if not certified:
+            assert "overlap" in how
+
+
+def test_separated_clusters_at_scale_give_the_float64_fit():
+    """Ten clusters over many tiles, a k-means++ start: most pairs left out, the same
+    labels and W as dtype="float64"."""
+    rng = np.random.default_rng(41)
+    centres = rng.uniform(-10, 10, (10, 10))
+    X = centres[rng.integers(0, 10, 6000)] + 2.5 * rng.normal(size=(6000, 10))
+    b = assert_same(X, 10)
+    assert b.engine_stats_["pairs_left_out"] > 0.5

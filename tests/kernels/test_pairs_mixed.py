@@ -221,3 +221,73 @@ def test_pairs_left_out_are_not_summed(n_threads):
         python = mixed(eng, labels, k, np.eye(k, dtype=bool), skip=skip)
     if n_threads == 1:
         np.testing.assert_array_equal(got, python)
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_moves_applied_with_exact_columns(parallel):
+    """``apply_moves_exact`` adds to ``M`` what ``apply_moves`` adds, bit for bit, and
+    gives the movers it is asked for their exact columns for the labels after the
+    moves (two runs, a point moved in both)."""
+    rng = np.random.default_rng(12)
+    n, k, R, cap = 1300, 4, 2, 8
+    X = rng.normal(size=(n, 5)) * 2.0
+    w = rng.uniform(0.5, 2.0, n)
+    eng = engine(X, w)
+    labels = rng.integers(0, k, (R, n))
+    pend = np.zeros((R, cap), dtype=np.int64)
+    old, new = np.zeros_like(pend), np.zeros_like(pend)
+    n_pend = np.array([5, 3])
+    for r, pts in enumerate(([3, 40, 41, 700, 1299], [40, 41, 900])):
+        pend[r, :len(pts)] = pts
+        for t, p in enumerate(pts):
+            old[r, t], new[r, t] = labels[r, p], (labels[r, p] + 1 + t % (k - 1)) % k
+    moved = labels.copy()
+    for r in range(R):
+        for t in range(n_pend[r]):
+            moved[r, pend[r, t]] = new[r, t]
+    need = np.zeros((R, cap), dtype=bool)
+    need[0, :5] = need[1, :2] = True
+    M0 = rng.normal(size=(R, k, n))
+    want, got = M0.copy(), M0.copy()
+    fn = mfk.apply_moves if parallel else mfk.apply_moves_serial
+    fn(eng.XT, w, pend, old, new, n_pend, want, *eng._args)
+    fx = certify.apply_moves_exact if parallel else certify.apply_moves_exact_serial
+    acc = np.zeros((2 if parallel else 1, R * cap, 4, k))
+    fx(eng.XT, w, moved, pend, old, new, n_pend, need, got, acc, *eng._args)
+    np.testing.assert_array_equal(got, want)
+    cols = acc.sum(axis=(0, 2))
+    for r in range(R):
+        ref = exact(eng, moved[r], k)
+        for t in range(n_pend[r]):
+            e, p = r * cap + t, pend[r, t]
+            if not need[r, t]:
+                assert not cols[e].any()
+                continue
+            scale = np.abs(ref[:, p]).max()
+            np.testing.assert_allclose(cols[e], ref[:, p], rtol=1e-12, atol=1e-12 * scale)
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_pairs_left_out_over_many_tiles(n_threads):
+    """Clusters of many tiles, some ending inside a tile that every row class of a
+    panel leaves out (so that tile is skipped), blocks of four rows straddling two
+    clusters: the own entries stay the float64 sums and the kept ones within the
+    bound, whatever panel a worker ran before."""
+    rng = np.random.default_rng(14)
+    k = 8
+    sizes = rng.integers(150, 900, k)
+    labels = np.repeat(np.arange(k), sizes)
+    labels = labels[rng.permutation(labels.size)]
+    n = labels.size
+    centres = rng.normal(0, 30, (k, 6))
+    X = centres[labels] + rng.normal(size=(n, 6))
+    skip = ~np.eye(k, dtype=bool)
+    skip[1, 5] = skip[5, 1] = skip[2, 3] = skip[3, 2] = False
+    eng = engine(X, np.ones(n))
+    fn = pairs_mixed.build_m_mixed if n_threads > 1 else pairs_mixed.build_m_mixed_serial
+    got = mixed(eng, labels, k, np.eye(k, dtype=bool), fn=fn, n_threads=n_threads, skip=skip)
+    want = exact(eng, labels, k)
+    own = labels[None, :] == np.arange(k)[:, None]
+    np.testing.assert_allclose(got[own], want[own], rtol=1e-12)
+    kept = ~skip[:, labels]
+    assert (np.abs(got - want)[kept] <= bound(eng, labels, k)[kept]).all()

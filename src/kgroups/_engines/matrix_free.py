@@ -70,9 +70,13 @@ SIGNATURES_PER_CLUSTER = 64
 # 1, 1/2 or 2).
 FLOAT32_WEIGHT_SPREAD = 2.0 ** 40
 FLOAT32_MAX_CLASSES = 2048
-AUTO_FLOAT32_MIN_N = 40_000
+AUTO_FLOAT32_MIN_N = 20_000
 AUTO_FLOAT32_MIN_FEATURES = 4
-AUTO_FLOAT32_ALPHAS = (0.5, 1.0, 2.0)
+# ... and, at the start, the clusters apart enough that the pass leaves out at least
+# this share of the pairs of two clusters (their sums bounded from the means, alpha in
+# [1, 2]): where they overlap more, many points move, and each move of the certified
+# runs costs more than a float64 run's (its point's exact column, the certificate).
+AUTO_MIN_LEFT_OUT = 0.5
 
 # The certified pass of one start leaves out the pairs of two start clusters whose sums
 # the clusters' means bound (kgroups._kernels.centroid; the energy distance with alpha
@@ -100,9 +104,8 @@ class Certificate:
     delta: list = None
     known: list = None
     # per run, where the pass left pairs out: E[r][l, i] bounds the start's error of
-    # M~[l, i] per unit of w_i (l != ls(i)), and emax[r][l] its largest over i
+    # M~[l, i] per unit of w_i (l != ls(i))
     E: list = None
-    emax: list = None
 
     def __post_init__(self):
         R = self.ls.shape[0]
@@ -226,6 +229,7 @@ class MatrixFreeEngine(Engine):
         self.semimetric = semimetric
         self.params = dict(params)
         self._args = kernel_args(semimetric, params)
+        self._auto32 = isinstance(float32, str)  # "auto": float64 where it would not pay
         if float32:
             self._float32_data()
 
@@ -249,7 +253,7 @@ class MatrixFreeEngine(Engine):
             why = (f"sample_weight spans {spread:.3g} (float32 sums take at most "
                    f"{FLOAT32_WEIGHT_SPREAD:.3g}, weights between 2**-60 and 2**60)")
         if why is not None:
-            self._f32_counts = {"why": why}
+            self._f32_counts = {"why": f"float32 not certifiable: {why}"}
             return
         self._f32 = {"XT32": XT32, "eps": eps, "eps64": eps64}
         self._f32_counts = {"uncertain": 0, "exact_q": 0, "float64_groups": 0}
@@ -258,19 +262,21 @@ class MatrixFreeEngine(Engine):
     def resolve_dtype(cls, dtype, n_samples, n_features, *, n_clusters, n_init, semimetric,
                       params):
         """What this engine's constructor gets for ``dtype``: float64 or float32 as
-        asked; for ``"auto"``, ``"auto"`` (the certified float32 pass, float64 where
-        the data cannot be certified) when it pays: at least :data:`AUTO_FLOAT32_MIN_N`
-        points and :data:`AUTO_FLOAT32_MIN_FEATURES` features, one start, the energy
-        distance with ``alpha`` in :data:`AUTO_FLOAT32_ALPHAS` (other semimetrics
-        evaluate ``rho`` in float64); float64 otherwise (``benchmarks/bench_dtype.py``
-        has the study)."""
+        asked; for ``"auto"``, ``"auto"`` where the certified pass may pay: at least
+        :data:`AUTO_FLOAT32_MIN_N` points and :data:`AUTO_FLOAT32_MIN_FEATURES`
+        features, one start, the energy distance with ``1 <= alpha <= 2`` (where the
+        pass can leave pairs out); float64 otherwise. With ``"auto"`` the start then
+        decides (:meth:`_build_certified`): the certified pass where it leaves out at
+        least :data:`AUTO_MIN_LEFT_OUT` of the pairs of two clusters, float64 where
+        the clusters overlap more, or where the data cannot be certified
+        (``benchmarks/bench_dtype.py`` has the study)."""
         if not is_auto(dtype):
             return np.dtype(dtype)
         if cls.from_semimetric.__func__ is not MatrixFreeEngine.from_semimetric.__func__:
             return np.dtype(np.float64)  # a subclass whose constructor has its own dtypes
         alpha = float(params.get("alpha", 1.0))
         if (n_samples >= AUTO_FLOAT32_MIN_N and n_features >= AUTO_FLOAT32_MIN_FEATURES
-                and n_init == 1 and semimetric == "energy" and alpha in AUTO_FLOAT32_ALPHAS):
+                and n_init == 1 and semimetric == "energy" and 1.0 <= alpha <= 2.0):
             return "auto"
         return np.dtype(np.float64)
 
@@ -286,7 +292,7 @@ class MatrixFreeEngine(Engine):
                          alternative="engine='low-rank' (approximate, O(n m) memory) or "
                          "fewer clusters")
         return cls(X, w, semimetric, params,
-                   float32=is_auto(dtype) or np.dtype(dtype) == np.float32)
+                   float32="auto" if is_auto(dtype) else np.dtype(dtype) == np.float32)
 
     @classmethod
     def from_matrix(cls, A, w, *, is_gram, dtype=np.float64, n_clusters, n_init=1):
@@ -332,8 +338,8 @@ class MatrixFreeEngine(Engine):
         labels = np.array(starts, dtype=np.int64)
         R = labels.shape[0]
         full = all(np.bincount(lab, minlength=k).min() > 0 for lab in labels)
-        built, E = (self._build_certified(labels, k)
-                    if self._f32 is not None and rule == "hartigan" and full else (None, None))
+        built, E, unsure = (self._build_certified(labels, k) if self._f32 is not None
+                            and rule == "hartigan" and full else (None, None, None))
         if built is None:
             if self._f32 is not None:
                 self._f32_counts["float64_groups"] += 1
@@ -342,21 +348,26 @@ class MatrixFreeEngine(Engine):
         for r in range(R):
             s[r], q[r], cnt[r] = cluster_stats(built[r], labels[r], self.w)
         cert = Certificate(labels.copy(), s.copy(), s.copy(), self._f32["eps64"] * s * s)
-        if E is not None:
-            cert.E, cert.emax = [E], [E.max(axis=1)]
+        if E is not None:  # pairs left out: the points they may not settle made known
+            cert.E = [E]
+            if unsure.size:
+                delta, known = cert.cache(0, k)
+                delta[:, unsure] = built[0][:, unsure] - self._exact_cols(labels[0], unsure, k)
+                known[unsure] = True
         state = self.state_class(labels, built, s, q, cnt, rule, cert=cert)
         self.begin(state)
         return state
 
     def _build_certified(self, labels, k):
-        """``(M~, E)``: ``M~`` of the starts ``labels`` (R x k x n) from one mixed pass
+        """``(M~, E, unsure)``: ``M~`` of the starts ``labels`` (R x k x n) from one mixed pass
         over the pairs (:func:`~kgroups._kernels.pairs_mixed.build_m_mixed`): the pairs
         that share a cluster in some start in float64, the others in float32. Several
         starts are summed as classes of points (:meth:`build_ms`); ``M~`` None when
         they make more classes than :data:`FLOAT32_MAX_CLASSES` or their sums do not
         fit (those groups run in float64). One start may leave out the pairs of some
         clusters (:meth:`_left_out`): their entries are the midpoints of the bounds
-        from the means, and ``E`` (k x n, else None) the entries' error bounds."""
+        from the means, ``E`` (k x n, else None) the entries' error bounds and
+        ``unsure`` the points whose decisions those bounds may not settle."""
         R, n = labels.shape
         if R == 1:
             sig, classes = labels[0], np.arange(k)[:, None]
@@ -366,22 +377,35 @@ class MatrixFreeEngine(Engine):
         n_threads = num_threads()
         if G > min(FLOAT32_MAX_CLASSES, SIGNATURES_PER_CLUSTER * k) or not fits(
                 8 * n * (G * n_threads + (R + 1) * k) + G * G):
-            return None, None
+            return None, None, None
         share = (classes[:, None, :] == classes[None, :, :]).any(axis=2)
         bounds = self._left_out(labels[0], k) if R == 1 else None
+        if self._auto32:
+            counts = np.bincount(labels[0], minlength=k).astype(np.float64)
+            left = 0.0 if bounds is None else float(
+                np.sum(np.outer(counts, counts)[bounds[0]]))
+            cross = float(n) * n - float(np.dot(counts, counts))
+            if R != 1 or not left >= AUTO_MIN_LEFT_OUT * cross:
+                self._f32_counts["why"] = (
+                    f"dtype='auto': the start's clusters overlap, the pass would leave out "
+                    f"{100 * left / max(cross, 1.0):.0f} % of their pairs, below "
+                    f"{100 * AUTO_MIN_LEFT_OUT:.0f} %")
+                self._f32 = None  # every later start of this engine in float64 too
+                return None, None, None
         skip = bounds[0] if bounds is not None else np.zeros((G, G), dtype=bool)
         S, order = self._sorted_pass(sig, G, share, True, skip)
         Ms = np.empty((R, k, n))
         for r in range(R):
             Ms[r] = sum_classes(S, classes[:, r], k, order)
         if bounds is None:
-            return Ms, None
-        return Ms, self._bounded_entries(Ms[0], labels[0], *bounds)
+            return Ms, None, None
+        return Ms, self._bounded_entries(Ms[0], labels[0], *bounds[:3]), bounds[3]
 
     def _left_out(self, labels, k):
-        """The pairs of start clusters the pass leaves out and what bounds their sums:
-        ``(skip, low, high)`` (k x k; k x n each, :func:`~kgroups._kernels.centroid.
-        sum_bounds`), or None (none left out, or not this semimetric).
+        """The pairs of start clusters the pass leaves out, what bounds their sums and
+        the points those bounds may not settle: ``(skip, low, high, unsure)`` (k x k;
+        k x n each, :func:`~kgroups._kernels.centroid.sum_bounds`; point indices), or
+        None (none left out, or not this semimetric).
 
         A point ``i`` of cluster ``a`` may need its exact column where the bounds of
         its sum over ``b`` cannot tell ``b`` from ``a``: where ``b``'s lower bound,
@@ -412,7 +436,8 @@ class MatrixFreeEngine(Engine):
         np.fill_diagonal(skip, False)
         if not skip.any():
             return None
-        return skip, low, high
+        unsure &= skip[:, labels]
+        return skip, low, high, np.flatnonzero(unsure.any(axis=0))
 
     def _bounded_entries(self, M, labels, skip, low, high):
         """The entries of the pairs left out set to the midpoints of their bounds,
@@ -421,10 +446,11 @@ class MatrixFreeEngine(Engine):
         ``eps T_l`` (the float32 sums') for the others."""
         k, n = M.shape
         T = np.bincount(labels, weights=self.w, minlength=k)
-        E = np.broadcast_to(self._f32["eps"] * T[:, None], (k, n)).copy()
-        out = skip[labels].T  # out[l, i]: the pairs of (labels[i], l) were left out
-        M[out] = (-0.25 * self.w[None, :] * (low + high))[out]
-        E[out] = (0.25 * (high - low) + 4.0 * _centroid.U64 * high)[out]
+        E = np.empty((k, n))
+        E[:] = self._f32["eps"] * T[:, None]
+        out = skip[:, labels]  # out[l, i]: the pairs of (labels[i], l) were left out
+        np.copyto(M, -0.25 * self.w[None, :] * (low + high), where=out)
+        np.copyto(E, 0.25 * (high - low) + 4.0 * _centroid.U64 * high, where=out)
         self._f32_counts["left_out"] = float(
             np.sum(np.outer(np.bincount(labels, minlength=k), np.bincount(
                 labels, minlength=k))[skip]) / (float(n) * n))
@@ -525,7 +551,7 @@ class MatrixFreeEngine(Engine):
         if c is None:
             return {}
         if "why" in c:
-            return {"pass_dtype": f"float64 (float32 not certifiable: {c['why']})"}
+            return {"pass_dtype": f"float64 ({c['why']})"}
         return {"pass_dtype": "float32 (certified)", "float64_decisions": c["uncertain"],
                 "exact_q": c["exact_q"], "float64_groups": c["float64_groups"],
                 "pairs_left_out": c.get("left_out", 0.0)}
@@ -662,14 +688,63 @@ class MatrixFreeEngine(Engine):
                 total[r] += moves
                 if u == lead:
                     target = pos[u]
-            self._apply_pending(P, state.M)
+            self._apply_pending(P, state)
         return total
 
-    def _apply_pending(self, P, Ms):
-        """Every run's pending moves applied to ``Ms``; the lists emptied."""
-        if P.n_pend.any():
-            self._apply(P.pend, P.old, P.new, P.n_pend, Ms)
-            P.n_pend[:] = 0
+    def _apply_pending(self, P, state):
+        """Every run's pending moves applied to its ``M``; the lists emptied. On the
+        certified pass the moves are also made exact (:meth:`_apply_exact`)."""
+        if not P.n_pend.any():
+            return
+        if getattr(state, "cert", None) is None:
+            self._apply(P.pend, P.old, P.new, P.n_pend, state.M)
+        else:
+            self._apply_exact(P, state)
+        P.n_pend[:] = 0
+
+    def _apply_exact(self, P, state):
+        """The pending moves applied, and each mover whose ``delta`` is not known made
+        known from the same kernel rows
+        (:func:`~kgroups._kernels.certify.apply_moves_exact`): ``delta = M~[:, p] -
+        M[:, p]`` (``M~`` now in step with the labels), so that its later decisions
+        and moves are exact, and the error its decision added to ``q`` is undone
+        (``q_j += 2 delta_j``, ``q_l -= 2 delta_l`` for its move ``j -> l``) and the
+        bound of that error leaves ``qerr`` (less a rounding margin). ``q`` so stays
+        within float64 rounding of exact however many points move."""
+        Ms, cert = state.M, state.cert
+        R, k, n = Ms.shape
+        cap = P.pend.shape[1]
+        need = np.zeros((R, cap), dtype=bool)
+        for r in range(R):
+            m = int(P.n_pend[r])
+            need[r, :m] = ~cert.cache(r, k)[1][P.pend[r, :m]]
+        fn = pick(_cert.apply_moves_exact_serial, _cert.apply_moves_exact,
+                  int(P.n_pend.sum()) * n)
+        acc = np.zeros((1 if fn is _cert.apply_moves_exact_serial else num_threads(),
+                        R * cap, 4, k))
+        fn(self.XT, self.w, state.labels, P.pend, P.old, P.new, P.n_pend, need, Ms, acc,
+           *self._args)
+        cols = acc.sum(axis=(0, 2))
+        f = self._f32
+        for r in range(R):
+            t = np.flatnonzero(need[r])
+            if not t.size:
+                continue
+            p, a, b = P.pend[r, t], P.old[r, t], P.new[r, t]
+            delta, known = cert.cache(r, k)
+            first = np.unique(p, return_index=True)[1]  # a point moved twice: once
+            delta[:, p[first]] = Ms[r][:, p[first]] - cols[r * cap + t[first]].T
+            known[p] = True
+            before = cert.qerr[r].copy()
+            np.add.at(state.q[r], a, 2.0 * delta[a, p])
+            np.add.at(state.q[r], b, -2.0 * delta[b, p])
+            w, ls = self.w[p], cert.ls[r][p]
+            E = cert.E[r] if cert.E is not None else None
+            for c in (a, b):  # the errors the decisions added, less rounding
+                start = E[c, p] if E is not None else f["eps"] * cert.T[r][c]
+                np.add.at(cert.qerr[r], c, np.where(c != ls, -2.0 * w * start, 0.0)
+                          + 2.0 * w * f["eps64"] * cert.mass[r][c])
+            cert.qerr[r] = np.maximum(cert.qerr[r], 0.0) + 4.0 * _centroid.U64 * before
 
     def _decide_run(self, state, r, start, stop, P, budget):
         """Run ``r``'s decisions from ``start`` (:meth:`_decide`) until ``stop``, a full
@@ -694,7 +769,7 @@ class MatrixFreeEngine(Engine):
                 known[pos] = True
                 mode = 0
             else:  # q too uncertain: made exact, with M in step with the labels
-                self._apply_pending(P, state.M)
+                self._apply_pending(P, state)
                 self._exact_q(state, r)
                 mode = 2
             start = pos
@@ -718,11 +793,14 @@ class MatrixFreeEngine(Engine):
             fn(*args, *tail)
             return
         f = self._f32
-        start = f["eps"] * cert.T[r] if cert.emax is None else cert.emax[r]
+        if cert.E is None:  # eps T_l per cluster
+            start, entry = f["eps"] * cert.T[r], NO_ENTRY_ERRORS
+        else:  # each entry's own bound
+            start, entry = 0.0, cert.E[r]
         margin = (cert.qerr[r] / sp + 2.0 * (start + f["eps64"] * cert.mass[r])) / sp
         fn = pick(refresh_bounds_margin_serial, refresh_bounds_margin,
                   self.n_samples * s.shape[0])
-        fn(*args, margin, *tail)
+        fn(*args, margin, entry, *tail)
 
     def _decide(self, state, r, start, stop, P, budget, mode=0, ccol=None):
         b = state.bounds

@@ -107,29 +107,31 @@ def _refresh_bounds(M, labels, w, s, base, base_abs, e, e_abs, up, lo, snap_own,
     n = M.shape[1]
     chunk = 512
     for c in prange((n + chunk - 1) // chunk):
-        bounds_chunk(M, labels, w, s, base, base_abs, e, e_abs, e_abs[:0], up, lo, snap_own,
-                     snap_all, drift, c * chunk, min(n, c * chunk + chunk) - c * chunk)
+        bounds_chunk(M, labels, w, s, base, base_abs, e, e_abs, e_abs[:0], M[:, :0], up, lo,
+                     snap_own, snap_all, drift, c * chunk, min(n, c * chunk + chunk) - c * chunk)
 
 
-def _refresh_bounds_margin(M, labels, w, s, base, base_abs, e, e_abs, margin, up, lo,
+def _refresh_bounds_margin(M, labels, w, s, base, base_abs, e, e_abs, margin, entry, up, lo,
                            snap_own, snap_all, drift):
-    """:func:`_refresh_bounds` from squared distances known within ``margin[l]`` (their
-    error bound for cluster ``l``, a certified float32 pass's): the own distance taken
-    ``margin`` higher, the others ``margin`` lower."""
+    """:func:`_refresh_bounds` from squared distances known within ``margin[l] + 2
+    entry[l, i] / s_l`` (their error bound for cluster ``l``, a certified pass's;
+    ``entry`` k x n, or k x 0 for none): the own distance taken that much higher, the
+    others that much lower."""
     n = M.shape[1]
     chunk = 512
     for c in prange((n + chunk - 1) // chunk):
-        bounds_chunk(M, labels, w, s, base, base_abs, e, e_abs, margin, up, lo, snap_own,
-                     snap_all, drift, c * chunk, min(n, c * chunk + chunk) - c * chunk)
+        bounds_chunk(M, labels, w, s, base, base_abs, e, e_abs, margin, entry, up, lo,
+                     snap_own, snap_all, drift, c * chunk, min(n, c * chunk + chunk) - c * chunk)
 
 
 @njit(cache=True)
-def bounds_chunk(M, labels, w, s, base, base_abs, e, e_abs, margin, up, lo, snap_own,
+def bounds_chunk(M, labels, w, s, base, base_abs, e, e_abs, margin, entry, up, lo, snap_own,
                  snap_all, drift, c0, m):
     """The bounds of the points ``c0 .. c0 + m - 1`` (:func:`_refresh_bounds`; with a
-    ``margin`` per cluster when it is not empty)."""
+    ``margin`` per cluster when it is not empty, and per entry when ``entry`` is not)."""
     k = M.shape[0]
     widen = margin.shape[0] > 0
+    per_entry = entry.shape[1] > 0
     own = np.full(m, np.inf)
     far = np.full(m, np.inf)
     big = np.zeros(m)
@@ -148,10 +150,11 @@ def bounds_chunk(M, labels, w, s, base, base_abs, e, e_abs, margin, up, lo, snap
             f = b * inv2w[u] * row[u]
             d2 = base[c0 + u] + et - f
             big[u] = max(big[u], ea + abs(f))
+            mu = mt + 2.0 * b * entry[t, c0 + u] if per_entry else mt
             if lab[u] == t:
-                own[u] = d2 + mt
+                own[u] = d2 + mu
             else:
-                far[u] = min(far[u], d2 - mt)
+                far[u] = min(far[u], d2 - mu)
     for u in range(m):
         i = c0 + u
         scale = base_abs[i] + big[u]

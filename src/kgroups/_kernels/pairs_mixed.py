@@ -255,6 +255,16 @@ def spill(buf32, buf, lo, hi):
 
 
 @njit(cache=True)
+def left_out(skip, ra, rb, ca, cb):
+    """Whether ``skip`` marks every pair of classes ``ra..rb`` and ``ca..cb``."""
+    for u in range(ra, rb + 1):
+        for v in range(ca, cb + 1):
+            if not skip[u, v]:
+                return False
+    return True
+
+
+@njit(cache=True)
 def panel_mixed(XTs, XTs32, ws, ws32, labs, bounds, share, skip, p0, p1, cross, S, out,
                 out32, idx, w4, buf, buf32, lo, hi, lo32, hi32, cnt32, code, alpha, sigma,
                 theta):
@@ -270,8 +280,11 @@ def panel_mixed(XTs, XTs32, ws, ws32, labs, bounds, share, skip, p0, p1, cross, 
         a0 = p0 + 4 * b
         diagonal_block(XTs, ws, labs, a0, min(4, p1 - a0), S, code, alpha, sigma, theta)
         lo[b], hi[b], lo32[b], hi32[b], cnt32[b] = TILE, 0, TILE, 0, 0
+    ra, rb = labs[p0], labs[p1 - 1]
     for c0 in range(p0 + 4, end, TILE):
         c1 = min(n, c0 + TILE)
+        if left_out(skip, ra, rb, labs[c0], labs[c1 - 1]):
+            continue  # every pair of the panel's rows with the tile's columns
         for b in range(n_blocks):
             a0 = p0 + 4 * b
             nr = min(4, p1 - a0)
@@ -293,9 +306,16 @@ def panel_mixed(XTs, XTs32, ws, ws32, labs, bounds, share, skip, p0, p1, cross, 
                     while (e < c1 and share[l0, labs[e]] == f64
                            and skip[l0, labs[e]] == left):
                         e = min(c1, bounds[labs[e] + 1])
-                else:  # rows of two classes: every pair in float64
-                    f64, left = True, False
-                    e = c1 if cross else min(c1, max(x, bounds[labs[a0 + nr - 1] + 1]))
+                else:  # rows of two classes: every pair in float64, or left out
+                    f64 = True  # where every row's class leaves out the column's
+                    la, lb = labs[a0], labs[a0 + nr - 1]
+                    left = left_out(skip, la, lb, labs[x], labs[x])
+                    if cross:
+                        e = x
+                        while e < c1 and left_out(skip, la, lb, labs[e], labs[e]) == left:
+                            e = min(c1, bounds[labs[e] + 1])
+                    else:
+                        e = min(c1, max(x, bounds[labs[a0 + nr - 1] + 1]))
                     if e == x:
                         break
                 if left or (not f64 and not cross):
@@ -361,10 +381,10 @@ def _build_m_mixed(XTs, XTs32, ws, ws32, labs, bounds, share, skip, acc, cross, 
     labs : int64[n]         labels (classes), sorted; ``bounds`` (k + 1) their columns.
     share : bool[k, k]      the pairs of classes computed in float64.
     skip : bool[k, k]       the pairs of classes left out (symmetric, False where
-                            ``share``): their sums are not computed, except those
-                            of the blocks of four rows of two classes (every pair
-                            of such a block is summed, in float64), which the
-                            caller overwrites.
+                            ``share``): their sums are not computed, except in the
+                            blocks of four rows of two classes (a column class left
+                            out by one row's class and not by another's is summed
+                            for all four, in float64), which the caller overwrites.
     acc : float64[t, k, n]  zeros, one k x n per worker.
     cross : bool            False: the pairs of float64 classes only.
 
