@@ -964,20 +964,24 @@ def roofline():
          "float32. Each phase's work is counted (pairs visited, kernel entries of the",
          "moves), and its time set against the time of its square roots alone (*sqrt64*,",
          "*sqrt32*) and of its arithmetic alone (*flop64*, *flop32*). The pass over the",
-         "pairs needs one square root and 3 D + 4 operations per pair. The float64 pass",
-         "and the certified float32 pass are then timed alone, and the last paragraphs",
-         "take each pass's inner loop apart on one thread."],
+         "pairs needs one square root and 3 D + 4 operations per pair it sums (the",
+         "certified pass leaves out the pairs of clusters whose sums the clusters' means",
+         "bound). The float64 pass and the certified float32 pass are then timed alone,",
+         "the fit is compared with the same fit in float64, and the last paragraphs take",
+         "each pass's inner loop apart on one thread."],
         "python benchmarks/bench_roofline.py")
 
 
 def dtype_study():
     return [".. _dtype-study:", ""] + _markdown_section(
         "bench_dtype.md", "The certified float32 pass: where it pays",
-        ["The matrix-free engine with ``dtype=\"float64\"`` and ``dtype=\"float32\"`` (the",
-         "certified pass, :ref:`certified-float32`) from the same start, alternated in one",
-         "process, over n, D, k, alpha, the semimetrics and the starts: the seconds, the",
-         "labels compared, W's relative difference, what the certification made again in",
-         "float64, and the precision ``dtype=\"auto\"`` takes for that configuration."],
+        ["The matrix-free engine with ``dtype=\"float64\"``, ``dtype=\"float32\"`` (the",
+         "certified pass, :ref:`certified-float32`) and the default ``dtype=\"auto\"`` from",
+         "the same start, alternated in one process, over n, D, k, alpha, the overlap of",
+         "the clusters, the semimetrics and the starts: the seconds, the labels compared,",
+         "W's relative difference, the share of the pairs the float32 pass left out, what",
+         "the certification made again in float64, and the pass ``dtype=\"auto\"`` took",
+         "with its time over float64's."],
         "python benchmarks/bench_dtype.py")
 
 

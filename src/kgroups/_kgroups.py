@@ -156,12 +156,14 @@ class KernelKGroups(BaseKernelClustering):
 
         - ``engine="matrix-free"``: ``"float32"`` runs the certified float32 pass
           over the pairs: the pairs of points in different clusters evaluated in
-          float32, every sum and the pairs within a cluster in float64, each move
-          checked against a proven bound of the float32 error and decided again
-          from exact float64 values where the bound cannot certify it. The labels,
-          sweeps and moves of ``"float64"``, and W to 1e-12; ``engine_stats_``
-          counts the decisions made again (:ref:`certified-float32`). Data or
-          weights beyond what float32 certifies run in float64.
+          float32, or left out where the clusters' means bound their sums (the
+          energy distance with 1 <= ``alpha`` <= 2), every sum and the pairs
+          within a cluster in float64, each move checked against a proven bound
+          of those errors and decided again from exact float64 values where the
+          bound cannot certify it. The labels, sweeps and moves of ``"float64"``,
+          and W to 1e-12; ``engine_stats_`` counts the decisions made again and
+          the share of pairs left out (:ref:`certified-float32`). Data or weights
+          beyond what float32 certifies run in float64.
         - ``engine="dense"`` (and ``"sparse"``): ``"float32"`` stores the kernel
           ``B`` in single precision, half the memory; gains and ``M`` are still
           accumulated in float64.
@@ -169,10 +171,12 @@ class KernelKGroups(BaseKernelClustering):
           over pairs in float32 (sums in float64) and certifies every move,
           deciding again in float64 where it cannot.
         - ``"auto"``: the certified float32 pass where it pays (the matrix-free
-          engine, Hartigan's rule, one start, the energy distance with ``alpha``
-          in {1/2, 1, 2}, from 40,000 points and 4 features on); float64
-          everywhere else (the other semimetrics and engines, smaller data,
-          restarts, kernel k-means).
+          engine, Hartigan's rule, one start, the energy distance with
+          1 <= ``alpha`` <= 2, from 40,000 points and 8 features on, and a start
+          whose clusters are apart enough that the pass leaves out at least half
+          the pairs of two clusters); float64 everywhere else (overlapping
+          clusters, the other semimetrics and engines, smaller data, restarts,
+          kernel k-means).
         - ``"float64"``: every pass in double precision. Ignored by the low-rank
           engine.
     n_components : int, default=256

@@ -161,9 +161,9 @@ def test_auto_takes_float32_where_it_pays():
     rd = MatrixFreeEngine.resolve_dtype
     kw = {"n_clusters": 10, "n_init": 1, "semimetric": "energy", "params": {"alpha": 1.0}}
     assert rd("auto", 100_000, 10, **kw) == "auto"
-    assert rd("auto", 20_000, 10, **kw) == "auto"
-    assert rd("auto", 10_000, 10, **kw) == np.float64
-    assert rd("auto", 100_000, 2, **kw) == np.float64
+    assert rd("auto", 40_000, 8, **kw) == "auto"
+    assert rd("auto", 20_000, 10, **kw) == np.float64
+    assert rd("auto", 100_000, 4, **kw) == np.float64
     assert rd("auto", 100_000, 10, **{**kw, "n_init": 3}) == np.float64
     assert rd("auto", 100_000, 10, **{**kw, "semimetric": "gaussian"}) == np.float64
     assert rd("auto", 100_000, 10, **{**kw, "params": {"alpha": 1.5}}) == "auto"
@@ -211,7 +211,7 @@ def test_build_engine_auto_takes_the_certified_pass_where_it_pays():
             n_neighbors=10, random_state=0, features=False, owner="test")
         return build_engine(X, np.ones(X.shape[0]), IN_MEMORY, request).engine
 
-    X = blobs(40_000, 5, 6, 13, spread=2.0)
+    X = blobs(40_000, 8, 6, 13, spread=2.0)
     auto, f64 = built(X, "auto"), built(X, "float64")
     assert auto._f32 is not None and f64._f32 is None
     assert built(X[:3000], "auto")._f32 is None
@@ -289,9 +289,9 @@ def test_auto_runs_float64_where_the_clusters_overlap():
     from kgroups import KernelKGroups
 
     rng = np.random.default_rng(40)
-    centres = rng.normal(0, 20, (4, 4))
-    apart = centres[rng.integers(0, 4, 20_000)] + rng.normal(size=(20_000, 4))
-    mixed = rng.normal(size=(20_000, 4))
+    centres = rng.normal(0, 20, (4, 8))
+    apart = centres[rng.integers(0, 4, 40_000)] + rng.normal(size=(40_000, 8))
+    mixed = rng.normal(size=(40_000, 8))
     for X, certified in ((apart, True), (mixed, False)):
         kw = {"n_init": 1, "init": "k-means++", "random_state": 0, "engine": "matrix-free"}
         a = KernelKGroups(4, dtype="auto", **kw).fit(X)

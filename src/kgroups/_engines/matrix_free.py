@@ -70,8 +70,8 @@ SIGNATURES_PER_CLUSTER = 64
 # 1, 1/2 or 2).
 FLOAT32_WEIGHT_SPREAD = 2.0 ** 40
 FLOAT32_MAX_CLASSES = 2048
-AUTO_FLOAT32_MIN_N = 20_000
-AUTO_FLOAT32_MIN_FEATURES = 4
+AUTO_FLOAT32_MIN_N = 40_000
+AUTO_FLOAT32_MIN_FEATURES = 8
 # ... and, at the start, the clusters apart enough that the pass leaves out at least
 # this share of the pairs of two clusters (their sums bounded from the means, alpha in
 # [1, 2]): where they overlap more, many points move, and each move of the certified
