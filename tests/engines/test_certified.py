@@ -182,18 +182,23 @@ def test_report_counts_the_fall_backs(monkeypatch):
     assert b.engine_stats_["float64_decisions"] >= 0
 
 
-def test_tiny_fit_as_python_equals_compiled():
+@pytest.mark.parametrize("left_out", [False, True])
+def test_tiny_fit_as_python_equals_compiled(monkeypatch, left_out):
     """The whole certified fit run as Python (every kernel's twin) and compiled: the
-    same operations in the same order, so the same labels and the same W."""
+    same operations in the same order, so the same labels and the same W; with the
+    pairs of every two clusters left out too."""
     from kgroups import config_context
 
+    if left_out:
+        leave_out_everything(monkeypatch)
     X = blobs(120, 3, 3, 11, spread=2.0)
     a = fit(X, 3, "float32")
     with config_context(kernels="python"):
         b = fit(X, 3, "float32")
     np.testing.assert_array_equal(a.labels_, b.labels_)
     assert a.within_energy_ == b.within_energy_
-    assert a.engine_stats_["pass_dtype"] == b.engine_stats_["pass_dtype"]
+    assert a.engine_stats_ == {**b.engine_stats_, "seconds": a.engine_stats_["seconds"]}
+    assert (a.engine_stats_["pairs_left_out"] > 0.5) == left_out
 
 
 def test_build_engine_auto_takes_the_certified_pass_where_it_pays():
