@@ -107,8 +107,9 @@ def _refresh_bounds(M, labels, w, s, base, base_abs, e, e_abs, up, lo, snap_own,
     n = M.shape[1]
     chunk = 512
     for c in prange((n + chunk - 1) // chunk):
+        c0 = c * chunk
         bounds_chunk(M, labels, w, s, base, base_abs, e, e_abs, e_abs[:0], M[:, :0], up, lo,
-                     snap_own, snap_all, drift, c * chunk, min(n, c * chunk + chunk) - c * chunk)
+                     snap_own, snap_all, drift, c0, min(n, c0 + chunk) - c0)
 
 
 def _refresh_bounds_margin(M, labels, w, s, base, base_abs, e, e_abs, margin, entry, up, lo,
@@ -120,8 +121,9 @@ def _refresh_bounds_margin(M, labels, w, s, base, base_abs, e, e_abs, margin, en
     n = M.shape[1]
     chunk = 512
     for c in prange((n + chunk - 1) // chunk):
+        c0 = c * chunk
         bounds_chunk(M, labels, w, s, base, base_abs, e, e_abs, margin, entry, up, lo,
-                     snap_own, snap_all, drift, c * chunk, min(n, c * chunk + chunk) - c * chunk)
+                     snap_own, snap_all, drift, c0, min(n, c0 + chunk) - c0)
 
 
 @njit(cache=True)

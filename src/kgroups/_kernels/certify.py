@@ -36,8 +36,8 @@ float32 part of ``M~ - M``, ``delta``, never changes. Where the pass leaves out 
 pairs of two start clusters (``skip``), ``M~[l, i]`` starts at the midpoint of the
 bounds of :mod:`kgroups._kernels.centroid`, and ``eps T_l`` is replaced by that
 entry's own bound ``E[l, i]`` (a quarter of the interval's width, as ``B = -w rho /
-2``, and one rounding); moves leave that error unchanged too. ``mass_l`` is the weight that
-ever entered cluster ``l``'s sums (``T_l`` plus the moved weights). Each ``q_l``
+2``, and one rounding); moves leave that error unchanged too. ``mass_l`` is the
+weight that ever entered cluster ``l``'s sums (``T_l`` plus the moved weights). Each ``q_l``
 starts exact (a sum of own entries, within ``eps64 T_l^2``); a move that reads
 ``M~[l, i]`` adds ``2 err_l(i)`` to its bound ``qerr_l``, unless the point's
 ``delta[:, i]`` is known, which corrects its column and makes its move exact.
@@ -52,6 +52,15 @@ bounds of the exact ones, so a certain decision is also the float64 pass's. This
 the per-distance reliability test with a float64 fall-back of Carson, Chen & Liu
 ("Computing k-means in mixed precision", 2024), applied to each Hartigan decision
 instead of each nearest-centre distance.
+
+**Moves made exact.** A move's kernel row, computed in float64 to update ``M~``
+(:func:`apply_moves_exact`), also sums to its point's exact column for the labels
+after the move: its ``delta`` is kept (its later decisions and moves are exact), and
+the error its decision added to ``q`` is taken out again, ``q_j += 2 delta_j`` and
+``q_l -= 2 delta_l`` for the move ``j -> l`` (``q_j`` took ``-2 M~[j, i]`` and
+``q_l`` took ``+2 M~[l, i]``, :func:`~kgroups._kernels.gain.update_stats`), with
+that error's bound out of ``qerr`` (less a rounding margin). So ``q`` stays within
+float64 rounding of its exact value however many points move.
 
 **The fall-back.** A decision the test cannot certify is made again from the exact
 column of its point (:func:`exact_columns`: its kernel row in float64, O(n D),

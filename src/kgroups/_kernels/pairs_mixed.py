@@ -415,8 +415,8 @@ def _build_m_mixed(XTs, XTs32, ws, ws32, labs, bounds, share, skip, acc, cross, 
         for p in range(th, n_panels, n_threads):
             p0 = p * PANEL
             panel_mixed(XTs, XTs32, ws, ws32, labs, bounds, share, skip, p0,
-                        min(n, p0 + PANEL), cross, acc[th], out, out32, idx, w4, buf, buf32, lo, hi, lo32, hi32,
-                        cnt32, code, alpha, sigma, theta)
+                        min(n, p0 + PANEL), cross, acc[th], out, out32, idx, w4, buf,
+                        buf32, lo, hi, lo32, hi32, cnt32, code, alpha, sigma, theta)
     return finish_sums(acc, ws)
 
 
