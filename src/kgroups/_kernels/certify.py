@@ -81,8 +81,7 @@ from .bounds import add_drift, fresh_bounds, proven_still, smallest, upper
 from .gain import best_move, certain, update_stats
 from .jit import njit, prange
 from .pairs_mixed import SPILL_TILES
-from .pairs_on_the_fly import TILE, rho_tile, union_movers
-from .pairs_sym import rho_rows
+from .pairs_on_the_fly import TILE, apply_tile, rho_tile, union_movers
 from .parallel import twins
 from .semimetric import U32, exact_sq, float32_kernel_error, rho
 
@@ -285,52 +284,19 @@ def _apply_moves_exact(XT, w, labels, pend, old, new, n_pend, need, Ms, acc, cod
     the pending moves): ``acc[th, e, :, l]`` sum to ``B[p, y]`` over ``y`` of cluster
     ``l`` in worker ``th``'s column tiles (four interleaved partial sums), ``e = r *
     cap + t`` the move's entry (``acc``: zeros, workers x R cap x 4 x k). Column
-    tiles go round-robin to the workers."""
+    tiles go round-robin to the workers (:func:`~kgroups._kernels.pairs_on_the_fly.
+    apply_tile`)."""
     n = XT.shape[1]
-    cap = pend.shape[1]
     pts, ptr, who = union_movers(pend, n_pend)
-    U = pts.shape[0]
     n_tiles = (n + TILE - 1) // TILE
     n_threads = acc.shape[0]
     for th in prange(n_threads):
         out = np.empty((4, TILE))
         idx = np.empty(4, dtype=np.int64)
         for tile in range(th, n_tiles, n_threads):
-            c0 = tile * TILE
-            c1 = min(n, c0 + TILE)
-            m = c1 - c0
-            wt = w[c0:c1]
-            for g in range(0, U, 4):
-                nr = min(4, U - g)
-                for r in range(4):
-                    idx[r] = pts[g + min(r, nr - 1)]
-                rho_rows(XT, idx, c0, c1, out, code, alpha, sigma, theta)
-                for r in range(nr):
-                    o = out[r, :m]
-                    f = -0.5 * w[idx[r]]
-                    for y in range(m):
-                        o[y] = f * wt[y] * o[y]
-                    for e in range(ptr[g + r], ptr[g + r + 1]):
-                        run, t = who[e] // cap, who[e] % cap
-                        mo = Ms[run, old[run, t], c0:c1]
-                        mn = Ms[run, new[run, t], c0:c1]
-                        for y in range(m):
-                            mo[y] -= o[y]
-                            mn[y] += o[y]
-                        if not need[run, t]:
-                            continue
-                        lab = labels[run, c0:c1]
-                        part = acc[th, who[e]]
-                        y = 0
-                        while y + 4 <= m:
-                            part[0, lab[y]] += o[y]
-                            part[1, lab[y + 1]] += o[y + 1]
-                            part[2, lab[y + 2]] += o[y + 2]
-                            part[3, lab[y + 3]] += o[y + 3]
-                            y += 4
-                        while y < m:
-                            part[0, lab[y]] += o[y]
-                            y += 1
+            apply_tile(XT, w, pts, ptr, who, pend.shape[1], old, new, Ms, tile * TILE,
+                       min(n, tile * TILE + TILE), out, idx, labels, need, acc[th], code,
+                       alpha, sigma, theta)
 
 
 apply_moves_exact_serial, apply_moves_exact = twins(_apply_moves_exact)

@@ -246,6 +246,60 @@ def union_movers(pend, n_pend):
     return pts[:u], ptr[:u + 1], who
 
 
+@njit(cache=True)
+def apply_tile(XT, w, pts, ptr, who, cap, old, new, Ms, c0, c1, out, idx, labels, need, part,
+               code, alpha, sigma, theta):
+    """The pending moves (merged by :func:`union_movers`) added to the columns ``c0 ..
+    c1 - 1`` of ``Ms`` (:func:`apply_moves`); where ``need`` (R x cap, or R x 0 for
+    none) marks a move, its point's exact column for its run's ``labels`` (R x n) is
+    added from the same entries into ``part[e]`` (four interleaved partial sums of k,
+    ``e = r * cap + t`` the move's entry)."""
+    m = c1 - c0
+    wt = w[c0:c1]
+    cols = need.shape[1] > 0
+    for g in range(0, pts.shape[0], 4):
+        nr = min(4, pts.shape[0] - g)
+        for r in range(4):
+            idx[r] = pts[g + min(r, nr - 1)]
+        rho_rows(XT, idx, c0, c1, out, code, alpha, sigma, theta)
+        for r in range(nr):
+            o = out[r, :m]
+            f = -0.5 * w[idx[r]]
+            e0, e1 = ptr[g + r], ptr[g + r + 1]
+            if e1 - e0 == 1 and not cols:  # one run: the entries formed where added
+                run, t = who[e0] // cap, who[e0] % cap
+                mo = Ms[run, old[run, t], c0:c1]
+                mn = Ms[run, new[run, t], c0:c1]
+                for y in range(m):
+                    b = f * wt[y] * o[y]
+                    mo[y] -= b
+                    mn[y] += b
+                continue
+            for y in range(m):
+                o[y] = f * wt[y] * o[y]
+            for e in range(e0, e1):
+                run, t = who[e] // cap, who[e] % cap
+                mo = Ms[run, old[run, t], c0:c1]
+                mn = Ms[run, new[run, t], c0:c1]
+                for y in range(m):
+                    mo[y] -= o[y]
+                    mn[y] += o[y]
+                if not cols or not need[run, t]:
+                    continue
+                lab = labels[run, c0:c1]
+                acc = part[who[e]]
+                y = 0
+                while y + 4 <= m:
+                    acc[0, lab[y]] += o[y]
+                    acc[1, lab[y + 1]] += o[y + 1]
+                    acc[2, lab[y + 2]] += o[y + 2]
+                    acc[3, lab[y + 3]] += o[y + 3]
+                    y += 4
+                while y < m:
+                    acc[0, lab[y]] += o[y]
+                    y += 1
+
+
 def _apply_moves(XT, w, pend, old, new, n_pend, Ms, code, alpha, sigma, theta):
     """``Ms[r, old[r, t], :] -= B[pend[r, t], :]`` and ``Ms[r, new[r, t], :] +=
     B[pend[r, t], :]`` for ``t < n_pend[r]``: the pending moves of R runs (R = 1 for
@@ -262,44 +316,17 @@ def _apply_moves(XT, w, pend, old, new, n_pend, Ms, code, alpha, sigma, theta):
     runs in lockstep stay bit-identical to runs swept alone.
     """
     n = XT.shape[1]
-    cap = pend.shape[1]
     pts, ptr, who = union_movers(pend, n_pend)
-    U = pts.shape[0]
     n_tiles = (n + TILE - 1) // TILE
+    labels = np.empty((1, 0), dtype=np.int64)  # no exact columns (apply_tile)
+    need = np.empty((1, 0), dtype=np.bool_)
+    parts = np.empty((0, 4, 1))
     for tile in prange(n_tiles):
-        c0 = tile * TILE
-        c1 = min(n, c0 + TILE)
-        m = c1 - c0
         out = np.empty((4, TILE))
         idx = np.empty(4, dtype=np.int64)
-        wt = w[c0:c1]
-        for g in range(0, U, 4):
-            nr = min(4, U - g)
-            for r in range(4):
-                idx[r] = pts[g + min(r, nr - 1)]
-            rho_rows(XT, idx, c0, c1, out, code, alpha, sigma, theta)
-            for r in range(nr):
-                o = out[r, :m]
-                f = -0.5 * w[idx[r]]
-                e0, e1 = ptr[g + r], ptr[g + r + 1]
-                if e1 - e0 == 1:  # one run: the entries formed in the loop that adds them
-                    run, t = who[e0] // cap, who[e0] % cap
-                    mo = Ms[run, old[run, t], c0:c1]
-                    mn = Ms[run, new[run, t], c0:c1]
-                    for y in range(m):
-                        b = f * wt[y] * o[y]
-                        mo[y] -= b
-                        mn[y] += b
-                    continue
-                for y in range(m):
-                    o[y] = f * wt[y] * o[y]
-                for e in range(e0, e1):
-                    run, t = who[e] // cap, who[e] % cap
-                    mo = Ms[run, old[run, t], c0:c1]
-                    mn = Ms[run, new[run, t], c0:c1]
-                    for y in range(m):
-                        mo[y] -= o[y]
-                        mn[y] += o[y]
+        apply_tile(XT, w, pts, ptr, who, pend.shape[1], old, new, Ms, tile * TILE,
+                   min(n, tile * TILE + TILE), out, idx, labels, need, parts, code, alpha,
+                   sigma, theta)
 
 
 def _kernel_column_mf(X, XT, w, c, code, alpha, sigma, theta):
