@@ -21,6 +21,7 @@ import numpy as np
 
 from .._kernels import centroid as _centroid
 from .._kernels import certify as _cert
+from .._kernels.certify import Certificate
 from .._kernels import pairs_mixed as _mixed
 from .._kernels import pairs_on_the_fly as _mf
 from .._kernels.bounds import (refresh_bounds, refresh_bounds_margin,
@@ -86,39 +87,6 @@ AUTO_MIN_LEFT_OUT = 0.5
 # (the float64 loop's time per entry over the float32 pass's per pair,
 # benchmarks/bench_roofline.py).
 FALLBACK_COST = 2.0
-
-
-@dataclass
-class Certificate:
-    """What the decisions of R runs on the mixed pass's ``M~`` are certified with
-    (:mod:`kgroups._kernels.certify`): each run's start labels ``ls`` (R x n) and start
-    cluster weights ``T``, the weight that entered each cluster's sums ``mass`` and the
-    bounds ``qerr`` of the errors of ``q`` (R x k each); per run, once a point's exact
-    column has been computed, ``delta[r][:, i] = M~[:, i] - M[:, i]`` (k x n, made when
-    first needed), which no move changes, with ``known[r][i]``."""
-
-    ls: np.ndarray
-    T: np.ndarray
-    mass: np.ndarray
-    qerr: np.ndarray
-    delta: list = None
-    known: list = None
-    # per run, where the pass left pairs out: E[r][l, i] bounds the start's error of
-    # M~[l, i] per unit of w_i (l != ls(i))
-    E: list = None
-
-    def __post_init__(self):
-        R = self.ls.shape[0]
-        self.delta = [None] * R if self.delta is None else self.delta
-        self.known = [None] * R if self.known is None else self.known
-
-    def cache(self, r, k):
-        """Run ``r``'s ``(delta, known)``, made at the first call."""
-        if self.delta[r] is None:
-            n = self.ls.shape[1]
-            self.delta[r] = np.zeros((k, n))
-            self.known[r] = np.zeros(n, dtype=bool)
-        return self.delta[r], self.known[r]
 
 
 @dataclass
@@ -402,59 +370,26 @@ class MatrixFreeEngine(Engine):
         return Ms, self._bounded_entries(Ms[0], labels[0], *bounds[:3]), bounds[3]
 
     def _left_out(self, labels, k):
-        """The pairs of start clusters the pass leaves out, what bounds their sums and
-        the points those bounds may not settle: ``(skip, low, high, unsure)`` (k x k;
-        k x n each, :func:`~kgroups._kernels.centroid.sum_bounds`; point indices), or
-        None (none left out, or not this semimetric).
-
-        A point ``i`` of cluster ``a`` may need its exact column where the bounds of
-        its sum over ``b`` cannot tell ``b`` from ``a``: where ``b``'s lower bound,
-        less half ``b``'s mean within distance, is below ``a``'s upper bound less half
-        ``a``'s (paper eq. 50's ``A_l`` per unit of weight, each mean within distance
-        taken at its bound ``(2 S / W)^(alpha / 2)``). The pairs of ``a`` and ``b``
-        are left out where those points' columns cost less than the pairs
-        (:data:`FALLBACK_COST`)."""
+        """:func:`~kgroups._kernels.centroid.left_out` for the start ``labels``, at
+        :data:`FALLBACK_COST`; None for another semimetric or where it does not fit."""
         alpha = float(self.params.get("alpha", 1.0))
         n = self.n_samples
         if (self.semimetric != "energy" or not 1.0 <= alpha <= 2.0 or k < 2
                 or not fits(8 * n * (6 * k + 2))):
             return None
-        mu, W, S = _centroid.cluster_moments(self.X, self.w, labels, k)
-        fn = pick(_centroid.mean_distances_serial, _centroid.mean_distances, n * k)
-        d = fn(self.X, mu)
-        low, high = _centroid.sum_bounds(d, W, S, alpha, self.X)
-        Wp = np.where(W > 0, W, 1.0)
-        half_within = 0.5 * (2.0 * S / Wp) ** (0.5 * alpha)
-        own = high[labels, np.arange(n)] / Wp[labels] - half_within[labels]
-        unsure = low / Wp[:, None] - half_within[:, None] <= own[None, :]
-        counts = np.bincount(labels, minlength=k).astype(np.float64)
-        onehot = np.zeros((n, k))
-        onehot[np.arange(n), labels] = 1.0
-        U = unsure.astype(np.float64) @ onehot  # U[b, a]: points of a unsure about b
-        cost = FALLBACK_COST * float(n) * (U + U.T)
-        skip = cost < counts[:, None] * counts[None, :]
-        np.fill_diagonal(skip, False)
-        if not skip.any():
-            return None
-        unsure &= skip[:, labels]
-        return skip, low, high, np.flatnonzero(unsure.any(axis=0))
+        return _centroid.left_out(self.X, self.w, labels, k, alpha, FALLBACK_COST)
 
     def _bounded_entries(self, M, labels, skip, low, high):
-        """The entries of the pairs left out set to the midpoints of their bounds,
-        ``M[l, i] = -w_i (low + high) / 4``; returns their error bounds per unit of
-        ``w_i``, ``E`` (k x n): a quarter of the width and a rounding for those,
-        ``eps T_l`` (the float32 sums') for the others."""
+        """The entries of the pairs left out set from their bounds
+        (:func:`~kgroups._kernels.centroid.bounded_entries`); returns every entry's
+        error bound per unit of ``w_i``, ``E`` (k x n)."""
         k, n = M.shape
         T = np.bincount(labels, weights=self.w, minlength=k)
-        E = np.empty((k, n))
-        E[:] = self._f32["eps"] * T[:, None]
-        out = skip[:, labels]  # out[l, i]: the pairs of (labels[i], l) were left out
-        np.copyto(M, -0.25 * self.w[None, :] * (low + high), where=out)
-        np.copyto(E, 0.25 * (high - low) + 4.0 * _centroid.U64 * high, where=out)
+        counts = np.bincount(labels, minlength=k).astype(np.float64)
         self._f32_counts["left_out"] = float(
-            np.sum(np.outer(np.bincount(labels, minlength=k), np.bincount(
-                labels, minlength=k))[skip]) / (float(n) * n))
-        return E
+            np.sum(np.outer(counts, counts)[skip]) / (float(n) * n))
+        return _centroid.bounded_entries(M, self.w, labels, skip, low, high,
+                                         self._f32["eps"] * T)
 
     def _sorted_pass(self, labels, G, share, cross, skip=None):
         """``(Ms, order)``: the mixed pass's sums of the classes ``labels`` (G of them)
@@ -730,21 +665,15 @@ class MatrixFreeEngine(Engine):
             t = np.flatnonzero(need[r])
             if not t.size:
                 continue
-            p, a, b = P.pend[r, t], P.old[r, t], P.new[r, t]
+            p = P.pend[r, t]
             delta, known = cert.cache(r, k)
             first = np.unique(p, return_index=True)[1]  # a point moved twice: once
             delta[:, p[first]] = Ms[r][:, p[first]] - cols[r * cap + t[first]].T
             known[p] = True
-            before = cert.qerr[r].copy()
-            np.add.at(state.q[r], a, 2.0 * delta[a, p])
-            np.add.at(state.q[r], b, -2.0 * delta[b, p])
-            w, ls = self.w[p], cert.ls[r][p]
-            E = cert.E[r] if cert.E is not None else None
-            for c in (a, b):  # the errors the decisions added, less rounding
-                start = E[c, p] if E is not None else f["eps"] * cert.T[r][c]
-                np.add.at(cert.qerr[r], c, np.where(c != ls, -2.0 * w * start, 0.0)
-                          + 2.0 * w * f["eps64"] * cert.mass[r][c])
-            cert.qerr[r] = np.maximum(cert.qerr[r], 0.0) + 4.0 * _centroid.U64 * before
+            start = (f["eps"] * cert.T[r][:, None] if cert.E is None else cert.E[r])
+            _cert.undo_move_errors(state.q[r], cert.qerr[r], delta, start, self.w, p,
+                                   P.old[r, t], P.new[r, t], cert.ls[r][p],
+                                   f["eps64"] * cert.mass[r])
 
     def _decide_run(self, state, r, start, stop, P, budget):
         """Run ``r``'s decisions from ``start`` (:meth:`_decide`) until ``stop``, a full

@@ -42,8 +42,9 @@ Hence the sum lies in :math:`[L, U]` with :math:`L = (1 - g) \hat W (1 - \gamma_
 \left((\hat d + \delta)^2 + \hat S / (\hat W (1 - \gamma_{n+D+3})^3)\right)^{\alpha/2}`,
 where :math:`g = 2 \gamma_{n+D+16} + 64 u` covers the roundings of these two
 expressions (a power rounds within a few units of the last place). :func:`sum_bounds`
-returns them; the engine stores the midpoint and bounds its error by half the width
-plus one rounding of the midpoint.
+returns them; :func:`bounded_entries` stores the midpoint and bounds its error by
+half the width plus one rounding of the midpoint; :func:`left_out` decides which pairs
+of clusters the pass leaves out.
 """
 
 import math
@@ -51,7 +52,7 @@ import math
 import numpy as np
 
 from .jit import njit, prange
-from .parallel import twins
+from .parallel import pick, twins
 
 U64 = 2.0 ** -53
 
@@ -123,3 +124,57 @@ def sum_bounds(d, W, S, alpha, X):
     low = (1.0 - g) * Wc * (1.0 - g_n) * np.maximum(d - delta, 0.0) ** alpha
     high = (1.0 + g) * Wc / (1.0 - g_n) * ((d + delta) ** 2 + spread) ** (0.5 * alpha)
     return low, high
+
+
+def left_out(X, w, labels, k, alpha, fallback_cost):
+    """The pairs of the clusters ``labels`` a pass may leave out, what bounds their
+    sums and the points those bounds may not settle: ``(skip, low, high, unsure)``
+    (k x k; k x n each, :func:`sum_bounds`; point indices), or None (none left out).
+
+    A point ``i`` of cluster ``a`` may need its exact column where the bounds of its
+    sum over ``b`` cannot tell ``b`` from ``a``: where ``b``'s lower bound, less half
+    ``b``'s mean within distance, is below ``a``'s upper bound less half ``a``'s
+    (paper eq. 50's ``A_l`` per unit of weight, each mean within distance taken at its
+    bound ``(2 S / W)^(alpha / 2)``). The pairs of ``a`` and ``b`` are left out where
+    those points' exact columns, ``n`` entries each at ``fallback_cost`` pairs per
+    entry, cost less than the ``n_a n_b`` pairs.
+
+    >>> X = np.r_[np.zeros((30, 2)), np.full((30, 2), 50.0)] + np.arange(60)[:, None] % 3
+    >>> skip, low, high, unsure = left_out(X, np.ones(60), np.repeat([0, 1], 30), 2,
+    ...                                    1.0, 2.0)
+    >>> skip.tolist(), unsure.size
+    ([[False, True], [True, False]], 0)
+    """
+    n = X.shape[0]
+    mu, W, S = cluster_moments(X, w, labels, k)
+    d = pick(mean_distances_serial, mean_distances, n * k)(X, mu)
+    low, high = sum_bounds(d, W, S, alpha, X)
+    Wp = np.where(W > 0, W, 1.0)
+    half_within = 0.5 * (2.0 * S / Wp) ** (0.5 * alpha)
+    own = high[labels, np.arange(n)] / Wp[labels] - half_within[labels]
+    unsure = low / Wp[:, None] - half_within[:, None] <= own[None, :]
+    counts = np.bincount(labels, minlength=k).astype(np.float64)
+    onehot = np.zeros((n, k))
+    onehot[np.arange(n), labels] = 1.0
+    U = unsure.astype(np.float64) @ onehot  # U[b, a]: points of a unsure about b
+    skip = fallback_cost * float(n) * (U + U.T) < counts[:, None] * counts[None, :]
+    np.fill_diagonal(skip, False)
+    if not skip.any():
+        return None
+    unsure &= skip[:, labels]
+    return skip, low, high, np.flatnonzero(unsure.any(axis=0))
+
+
+def bounded_entries(M, w, labels, skip, low, high, computed):
+    """The entries ``M[l, i] = sum_{y in C_l} B[i, y]`` (``B = -w w rho / 2``) of the
+    pairs of clusters ``skip`` leaves out set to the midpoints of their bounds,
+    ``-w_i (low + high) / 4``, in place; returns every entry's error bound per unit of
+    ``w_i``, ``E`` (k x n): a quarter of the width and a rounding for those, and
+    ``computed[l]`` (the bound of a computed sum) for the others."""
+    k, n = M.shape
+    E = np.empty((k, n))
+    E[:] = np.asarray(computed)[:, None]
+    out = skip[:, labels]  # out[l, i]: the pairs of (labels[i], l) were left out
+    np.copyto(M, -0.25 * w[None, :] * (low + high), where=out)
+    np.copyto(E, 0.25 * (high - low) + 4.0 * U64 * high, where=out)
+    return E

@@ -74,6 +74,7 @@ point is decided from exact values alone: the float64 decision.
 """
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -113,6 +114,40 @@ def float32_rows(X):
     lo, hi = X.min(axis=0), X.max(axis=0)
     centre, half = 0.5 * lo + 0.5 * hi, 0.5 * hi - 0.5 * lo
     return np.ascontiguousarray((X - centre).T, dtype=np.float32), half
+
+
+@dataclass
+class Certificate:
+    """What the decisions of R runs on the mixed pass's ``M~`` are certified with
+    (the module docstring): each run's start labels ``ls`` (R x n) and start
+    cluster weights ``T``, the weight that entered each cluster's sums ``mass`` and the
+    bounds ``qerr`` of the errors of ``q`` (R x k each); per run, once a point's exact
+    column has been computed, ``delta[r][:, i] = M~[:, i] - M[:, i]`` (k x n, made when
+    first needed), which no move changes, with ``known[r][i]``."""
+
+    ls: np.ndarray
+    T: np.ndarray
+    mass: np.ndarray
+    qerr: np.ndarray
+    delta: list = None
+    known: list = None
+    # per run, where the pass left pairs out: E[r][l, i] bounds the start's error of
+    # M~[l, i] per unit of w_i (l != ls(i)); None: eps T_l
+    E: list = None
+
+    def __post_init__(self):
+        R = self.ls.shape[0]
+        self.delta = [None] * R if self.delta is None else self.delta
+        self.known = [None] * R if self.known is None else self.known
+
+    def cache(self, r, k):
+        """Run ``r``'s ``(delta, known)``, made at the first call."""
+        if self.delta[r] is None:
+            n = self.ls.shape[1]
+            self.delta[r] = np.zeros((k, n))
+            self.known[r] = np.zeros(n, dtype=bool)
+        return self.delta[r], self.known[r]
+
 
 
 @njit(cache=True)
@@ -300,3 +335,22 @@ def _apply_moves_exact(XT, w, labels, pend, old, new, n_pend, need, Ms, acc, cod
 
 
 apply_moves_exact_serial, apply_moves_exact = twins(_apply_moves_exact)
+
+
+def undo_move_errors(q, qerr, delta, start, w, p, old, new, ls, base):
+    """The errors that moves of points not known at their decision put into ``q``,
+    taken out now that their ``delta`` is (:func:`apply_moves_exact`): for the move
+    of ``p`` from ``old`` to ``new``, ``q_old += 2 delta[old, p]`` and ``q_new -= 2
+    delta[new, p]`` (:func:`~kgroups._kernels.gain.update_stats` added ``-2 M~`` and
+    ``+2 M~``), and each bound the decision added to ``qerr``, ``2 w_p start[l, p]``
+    for a cluster other than the start's ``ls``, taken out less a rounding margin
+    (``2 w_p base[l]``, the float64 part, added back, and ``4 u`` of ``qerr``).
+    ``start`` is k x n (the entries' bounds) or k x 1 (one per cluster); in place."""
+    before = qerr.copy()
+    np.add.at(q, old, 2.0 * delta[old, p])
+    np.add.at(q, new, -2.0 * delta[new, p])
+    col = p if start.shape[1] > 1 else np.zeros_like(p)
+    for c in (old, new):
+        np.add.at(qerr, c, np.where(c != ls, -2.0 * w[p] * start[c, col], 0.0)
+                  + 2.0 * w[p] * base[c])
+    qerr[:] = np.maximum(qerr, 0.0) + 4.0 * U64 * before
