@@ -256,11 +256,15 @@ class MatrixFreeEngine(Engine):
         certified; ``"auto"`` (from :meth:`resolve_dtype`): the same, in float64 where
         they cannot; float64: every sum and value in float64."""
         n, d = X.shape
+        alternative = "engine='low-rank' (approximate, O(n m) memory) or fewer clusters"
+        float32 = "auto" if is_auto(dtype) else np.dtype(dtype) == np.float32
         cls.check_memory(n, d, n_clusters=n_clusters, n_init=n_init,
-                         alternative="engine='low-rank' (approximate, O(n m) memory) or "
-                         "fewer clusters")
-        return cls(X, w, semimetric, params,
-                   float32="auto" if is_auto(dtype) else np.dtype(dtype) == np.float32)
+                         dtype=np.float32 if float32 is True else np.float64,
+                         alternative=alternative)
+        if float32 == "auto" and not fits(cls.memory_bytes(
+                n, d, n_clusters=n_clusters, n_init=n_init, dtype="auto")):
+            float32 = False  # the certified pass's data do not fit: float64
+        return cls(X, w, semimetric, params, float32=float32)
 
     @classmethod
     def from_matrix(cls, A, w, *, is_gram, dtype=np.float64, n_clusters, n_init=1):
@@ -360,6 +364,7 @@ class MatrixFreeEngine(Engine):
                     f"{100 * AUTO_MIN_LEFT_OUT:.0f} %")
                 self._f32 = None  # every later start of this engine in float64 too
                 return None, None, None
+            self._auto32 = False  # decided: the certified pass
         skip = bounds[0] if bounds is not None else np.zeros((G, G), dtype=bool)
         S, order = self._sorted_pass(sig, G, share, True, skip)
         Ms = np.empty((R, k, n))
@@ -487,6 +492,9 @@ class MatrixFreeEngine(Engine):
             return {}
         if "why" in c:
             return {"pass_dtype": f"float64 ({c['why']})"}
+        if self._auto32:  # before the start decides
+            return {"pass_dtype": "float32 (certified) if the start's clusters are apart, "
+                    "else float64 (dtype='auto')"}
         return {"pass_dtype": "float32 (certified)", "float64_decisions": c["uncertain"],
                 "exact_q": c["exact_q"], "float64_groups": c["float64_groups"],
                 "pairs_left_out": c.get("left_out", 0.0)}
