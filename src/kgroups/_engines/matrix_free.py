@@ -313,7 +313,12 @@ class MatrixFreeEngine(Engine):
         built, E, unsure = (self._build_certified(labels, k) if self._f32 is not None
                             and rule == "hartigan" and full else (None, None, None))
         if built is None:
-            if self._f32 is not None:
+            if self._f32 is not None and self._auto32:  # auto: float64 from now on
+                self._f32_counts["why"] = ("dtype='auto': " + (
+                    "kernel k-means (Lloyd's rule)" if rule != "hartigan"
+                    else "a start with an empty cluster"))
+                self._f32 = None
+            elif self._f32 is not None:
                 self._f32_counts["float64_groups"] += 1
             return super().start(starts, k, rule)
         s, q, cnt = np.empty((R, k)), np.empty((R, k)), np.empty((R, k), dtype=np.int64)
