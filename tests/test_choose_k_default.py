@@ -16,7 +16,7 @@ from sklearn.datasets import make_blobs, make_circles, make_moons
 from sklearn.metrics import adjusted_rand_score as ari
 
 import kgroups._choose_k.core as core
-from kgroups import KernelKGroups, choose_k, datasets
+from kgroups import KernelKGroups, _auto_fit, choose_k, datasets
 from kgroups._choose_k import arbiter, constants, estimator, fits, graph, point, structure
 from kgroups._choose_k.arbiter import (BALANCE, CUT_RATIO, NO_STRUCTURE_RATIO, WITHIN,
                                        decide, follow_graph, weighted_ari, within_share)
@@ -97,7 +97,10 @@ def test_every_constant_a_module_uses_is_its_record():
         "COMPONENT_FLOOR": graph.COMPONENT_FLOOR, "CUT_RATIO": arbiter.CUT_RATIO,
         "NO_STRUCTURE_RATIO": arbiter.NO_STRUCTURE_RATIO,
         "WITHIN": arbiter.WITHIN, "BALANCE": arbiter.BALANCE, "SAMPLE_N": core.SAMPLE_N,
-        "K_MAX": estimator.K_MAX}
+        "K_MAX": estimator.K_MAX, "CHOICE_STARTS": estimator.CHOICE_STARTS,
+        "AUTO_SAMPLE_N": _auto_fit.AUTO_SAMPLE_N,
+        "AUTO_SAMPLE_ROWS": _auto_fit.AUTO_SAMPLE_ROWS,
+        "ROWS_PER_CLUSTER": _auto_fit.ROWS_PER_CLUSTER}
     assert set(used) == set(CONSTANTS)                    # every record is used
     for name, v in used.items():
         assert v == CONSTANTS[name].value == constants.value(name), name

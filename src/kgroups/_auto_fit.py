@@ -48,6 +48,8 @@ from ._semimetrics.auto import SemimetricChoice, normalized_cut, partition_cut
 from ._validation import (as_seed, check_sample_weight, is_dask_collection,
                           is_device_array)
 
+# The sample's sizes, as :mod:`kgroups._choose_k.constants` records them (written here:
+# importing the choice of k would load what a fit at a given k does not need).
 #: Rows of positive weight up to which the energy candidate is fitted on all rows.
 AUTO_SAMPLE_N = 20_000
 #: Rows of the sample the energy candidate is judged on past ``AUTO_SAMPLE_N``.

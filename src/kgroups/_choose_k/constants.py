@@ -68,9 +68,22 @@ CONSTANTS = {
     "BALANCE": Constant(0.25, "the graph sets a small part apart where its smallest group "
                         "holds less than this over its number of groups",
                         "bench_choice.py, arbiter table: 0.25, 0.35, 0.5 tie", DEV),
+    "CHOICE_STARTS": Constant(5, "starts per k of n_clusters='auto' when n_init='auto' "
+                              "(the fit of the chosen k runs the estimator's own)",
+                              "design: the choice fits every k of its range", "design"),
     "SAMPLE_N": Constant(5000, "rows of the uniform sample the choice runs on past it",
                          "bench_nothing_given.py --scale (issue 47): the time per set",
                          "design"),
+    "AUTO_SAMPLE_N": Constant(20_000, "semimetric='auto' at a given k: rows up to which the "
+                              "energy candidate is fitted on every row",
+                              "bench_neighbors_scale.py --auto: past it a sample keeps "
+                              "make_moons(10^6) near the graph candidate's time", "design"),
+    "AUTO_SAMPLE_ROWS": Constant(2000, "semimetric='auto' at a given k: rows of the energy "
+                                 "candidate's sample past AUTO_SAMPLE_N",
+                                 "bench_neighbors_scale.py --auto", "design"),
+    "ROWS_PER_CLUSTER": Constant(200, "semimetric='auto' at a given k: sample rows per "
+                                 "cluster when that is more", "bench_neighbors_scale.py "
+                                 "--auto", "design"),
     "K_MAX": Constant(30, "the largest k n_clusters='auto' compares", "design: the rules "
                       "decide before it on every set of the batteries", "design"),
 }

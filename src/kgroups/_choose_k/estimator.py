@@ -24,6 +24,7 @@ from .fits import Setting, engine_for
 #: The value of ``n_clusters`` that chooses k from the data.
 AUTO = "auto"
 K_MAX = value("K_MAX")
+CHOICE_STARTS = int(value("CHOICE_STARTS"))
 
 
 def _refuse(est):
@@ -105,7 +106,7 @@ def _choose(est, X, w, what):
     engine = engine_for(est.engine, "energy" if est.semimetric == "auto" else est.semimetric)
     setting = Setting(semimetric=est.semimetric, alpha=est.alpha, sigma=est.sigma,
                       theta=est.theta, n_neighbors=est.n_neighbors, init=est.init,
-                      n_init=min(resolve_n_init(est.n_init, est.init, n), 5)
+                      n_init=min(resolve_n_init(est.n_init, est.init, n), CHOICE_STARTS)
                       if est.n_init == "auto" else est.n_init,
                       max_iter=est.max_iter, tol=est.tol, engine=engine)
     opts = {"n_refs": value("N_REFS"), "reference": "pca", "n_distinct": n_distinct}
