@@ -7,10 +7,12 @@ O(n D), applied in batches of pending moves (see :mod:`kgroups._kernels.pairs_on
 
 With ``dtype="float32"`` (or ``"auto"`` where it pays) Hartigan runs start from the
 certified float32 pass (:mod:`kgroups._kernels.pairs_mixed`): ``M~``, whose entries of
-a point's own start cluster are float64 sums and the others within a proven bound;
-every decision is certified against that bound and made again from exact float64
-values where it cannot be (:mod:`kgroups._kernels.certify`), so the runs make the
-float64 runs' moves, and their ``q`` (hence W) is made exact before it is reported.
+a point's own start cluster are float64 sums and the others within a proven bound
+(float32 sums, or, for the pairs of two clusters the pass leaves out, bounds from the
+clusters' means, :mod:`kgroups._kernels.centroid`); every decision is certified
+against that bound and made again from exact float64 values where it cannot be
+(:mod:`kgroups._kernels.certify`), so the runs make the float64 runs' moves, and
+their ``q`` (hence W) is made exact before it is reported.
 """
 
 from __future__ import annotations
@@ -66,9 +68,8 @@ SIGNATURES_PER_CLUSTER = 64
 # dtype="auto" asks before taking it (benchmarks/bench_dtype.py): enough points and
 # features for the pass to be most of the fit (below, the sweeps are, and the
 # decisions made again cost more than the pass saves), one start (restarts summed as
-# classes compute in float64 the pairs that share a cluster in any start), and a
-# semimetric whose float32 evaluation is vectorised (the energy distance with alpha
-# 1, 1/2 or 2).
+# classes compute in float64 the pairs that share a cluster in any start), and the
+# energy distance with alpha in [1, 2] (where the pass can leave pairs out).
 FLOAT32_WEIGHT_SPREAD = 2.0 ** 40
 FLOAT32_MAX_CLASSES = 2048
 AUTO_FLOAT32_MIN_N = 40_000
