@@ -337,8 +337,8 @@ class MatrixFreeEngine(Engine):
         return state
 
     def _build_certified(self, labels, k):
-        """``(M~, E, unsure)``: ``M~`` of the starts ``labels`` (R x k x n) from one mixed pass
-        over the pairs (:func:`~kgroups._kernels.pairs_mixed.build_m_mixed`): the pairs
+        """``(M~, E, unsure)``: ``M~`` of the starts ``labels`` (R x k x n) from one mixed
+        pass over the pairs (:func:`~kgroups._kernels.pairs_mixed.build_m_mixed`): the pairs
         that share a cluster in some start in float64, the others in float32. Several
         starts are summed as classes of points (:meth:`build_ms`); ``M~`` None when
         they make more classes than :data:`FLOAT32_MAX_CLASSES` or their sums do not
@@ -358,10 +358,9 @@ class MatrixFreeEngine(Engine):
             return None, None, None
         share = (classes[:, None, :] == classes[None, :, :]).any(axis=2)
         bounds = self._left_out(labels[0], k) if R == 1 else None
+        counts = np.bincount(labels[0], minlength=k).astype(np.float64)
+        left = 0.0 if bounds is None else float(np.sum(np.outer(counts, counts)[bounds[0]]))
         if self._auto32:
-            counts = np.bincount(labels[0], minlength=k).astype(np.float64)
-            left = 0.0 if bounds is None else float(
-                np.sum(np.outer(counts, counts)[bounds[0]]))
             cross = float(n) * n - float(np.dot(counts, counts))
             if R != 1 or not left >= AUTO_MIN_LEFT_OUT * cross:
                 self._f32_counts["why"] = (
@@ -378,6 +377,7 @@ class MatrixFreeEngine(Engine):
             Ms[r] = sum_classes(S, classes[:, r], k, order)
         if bounds is None:
             return Ms, None, None
+        self._f32_counts["left_out"] = left / (float(n) * n)
         return Ms, self._bounded_entries(Ms[0], labels[0], *bounds[:3]), bounds[3]
 
     def _left_out(self, labels, k):
@@ -394,11 +394,7 @@ class MatrixFreeEngine(Engine):
         """The entries of the pairs left out set from their bounds
         (:func:`~kgroups._kernels.centroid.bounded_entries`); returns every entry's
         error bound per unit of ``w_i``, ``E`` (k x n)."""
-        k, n = M.shape
-        T = np.bincount(labels, weights=self.w, minlength=k)
-        counts = np.bincount(labels, minlength=k).astype(np.float64)
-        self._f32_counts["left_out"] = float(
-            np.sum(np.outer(counts, counts)[skip]) / (float(n) * n))
+        T = np.bincount(labels, weights=self.w, minlength=M.shape[0])
         return _centroid.bounded_entries(M, self.w, labels, skip, low, high,
                                          self._f32["eps"] * T)
 
