@@ -79,12 +79,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from .bounds import add_drift, fresh_bounds, proven_still, smallest, upper
-from .gain import best_move, certain, update_stats
+from .gain import best_move, certain
 from .jit import njit, prange
 from .pairs_mixed import SPILL_TILES
-from .pairs_on_the_fly import TILE, apply_tile, rho_tile, union_movers
+from .pairs_on_the_fly import (TILE, apply_tile, pending_column, record_move, rho_tile,
+                               union_movers)
 from .parallel import twins
-from .semimetric import U32, exact_sq, float32_kernel_error, rho
+from .semimetric import U32, float32_kernel_error
 
 # float32 roundings between a pair's rho~ and the float64 sums (see the module docstring)
 SUM_ROUNDINGS = SPILL_TILES + 3
@@ -215,14 +216,11 @@ def decide_certified(X, w, labels, M, s, q, cnt, start, stop, pend, old, new, PX
         xi = X[i]
         exact = has and known[i]
         for l in range(k):
-            col[l] = M[l, i]
             err[l] = w_i * eps64 * mass[l]
             if not exact and l != ls[i]:
                 err[l] += w_i * (E[l, i] if per_entry else eps * T[l])
-        for t in range(n_pend):
-            b = -0.5 * w_i * w[pend[t]] * rho(exact_sq(xi, PX[t]), code, alpha, sigma, theta)
-            col[old[t]] -= b
-            col[new[t]] += b
+        pending_column(M, i, xi, w_i, w, pend, old, new, PX, n_pend, col, code, alpha, sigma,
+                       theta)
         work += n_pend
         if exact:
             for l in range(k):
@@ -247,15 +245,9 @@ def decide_certified(X, w, labels, M, s, q, cnt, start, stop, pend, old, new, PX
             qerr[l] += 2.0 * err[l]
             mass[j] += w_i
             mass[l] += w_i
-            update_stats(j, l, col[j], col[l], w_i, 0.0, s, q, cnt)
+            n_pend = record_move(i, j, l, col, w_i, xi, s, q, cnt, labels, up, pend, old,
+                                 new, PX, n_pend)
             s_min = smallest(s)
-            labels[i] = l
-            up[i] = np.inf
-            pend[n_pend] = i
-            old[n_pend] = j
-            new[n_pend] = l
-            PX[n_pend, :] = xi
-            n_pend += 1
             moves += 1
         i += 1
     return i, n_pend, moves, 0

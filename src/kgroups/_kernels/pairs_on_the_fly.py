@@ -114,6 +114,34 @@ def _build_m_multi(XT, ws, labs, k, acc, code, alpha, sigma, theta):
 
 
 @njit(cache=True)
+def pending_column(M, i, xi, w_i, w, pend, old, new, PX, n_pend, col, code, alpha, sigma,
+                   theta):
+    """``col = M[:, i]`` corrected for the ``n_pend`` pending moves (their kernel
+    entries with point ``i`` at ``xi``, O(D) each): the column the move-at-a-time
+    algorithm would read."""
+    for l in range(M.shape[0]):
+        col[l] = M[l, i]
+    for t in range(n_pend):
+        b = -0.5 * w_i * w[pend[t]] * rho(exact_sq(xi, PX[t]), code, alpha, sigma, theta)
+        col[old[t]] -= b
+        col[new[t]] += b
+
+
+@njit(cache=True)
+def record_move(i, j, l, col, w_i, xi, s, q, cnt, labels, up, pend, old, new, PX, n_pend):
+    """Point ``i``'s move from ``j`` to ``l`` made in ``s, q, cnt`` and the labels, its
+    bound reset, and the move added to the pending lists; returns their new length."""
+    update_stats(j, l, col[j], col[l], w_i, 0.0, s, q, cnt)
+    labels[i] = l
+    up[i] = np.inf
+    pend[n_pend] = i
+    old[n_pend] = j
+    new[n_pend] = l
+    PX[n_pend, :] = xi
+    return n_pend + 1
+
+
+@njit(cache=True)
 def decide_mf(X, x0, w, labels, M, s, q, cnt, start, stop, pend, old, new, PX, n_pend,
               budget, bounded, up, lo, snap_own, snap_all, drift, eps, qerr, code, alpha,
               sigma, theta):
@@ -169,12 +197,8 @@ def decide_mf(X, x0, w, labels, M, s, q, cnt, start, stop, pend, old, new, PX, n
             i += 1
             continue
         xi = X[i - x0]
-        for l in range(k):
-            col[l] = M[l, i]
-        for t in range(n_pend):
-            b = -0.5 * w_i * w[pend[t]] * rho(exact_sq(xi, PX[t]), code, alpha, sigma, theta)
-            col[old[t]] -= b
-            col[new[t]] += b
+        pending_column(M, i, xi, w_i, w, pend, old, new, PX, n_pend, col, code, alpha, sigma,
+                       theta)
         work += n_pend
         l, gain = best_move(col, j, s, q, cnt, w_i, 0.0)
         if eps > 0.0:
@@ -200,15 +224,9 @@ def decide_mf(X, x0, w, labels, M, s, q, cnt, start, stop, pend, old, new, PX, n
                 add_drift(j, l, w_i * upper(d2[j], scale) / (s[j] - w_i),
                           w_i * upper(d2[l], scale) / (s[l] + w_i), drift)
         if l >= 0:
-            update_stats(j, l, col[j], col[l], w_i, 0.0, s, q, cnt)
+            n_pend = record_move(i, j, l, col, w_i, xi, s, q, cnt, labels, up, pend, old,
+                                 new, PX, n_pend)
             s_min = smallest(s)
-            labels[i] = l
-            up[i] = np.inf
-            pend[n_pend] = i
-            old[n_pend] = j
-            new[n_pend] = l
-            PX[n_pend, :] = xi
-            n_pend += 1
             moves += 1
         i += 1
     return i, n_pend, moves, False
