@@ -178,7 +178,8 @@ def onedim_kgroups(x, sample_weight=None):
     ------
     ValueError
         For fewer than 2 points, non-finite values, 2-D input with more than one
-        column, or invalid weights.
+        column, invalid weights, or data whose minimal within energy overflows
+        float64.
 
     See Also
     --------
@@ -221,4 +222,13 @@ def onedim_kgroups(x, sample_weight=None):
     m = int(np.argmin(energies)) + 1  # size of the left group
     labels[order[:m]] = 0
     threshold = float(0.5 * xs[m - 1] + 0.5 * xs[m])  # no overflow near 1e308
-    return OneDimResult(labels, threshold, float(energies[m - 1] * cx * cw))
+    with np.errstate(over="ignore"):  # an overflow is reported below, by name
+        within = float(energies[m - 1] * cx * cw)
+    if not np.isfinite(within):  # the minimum itself exceeds float64's range
+        what = "x" if cw == 1.0 else "x or sample_weight"  # W is linear in each
+        raise InvalidParameterError(
+            f"onedim_kgroups: x has values of magnitude {float(np.max(np.abs(xs))):.3g} "
+            f"and sample_weight up to {float(ws.max()):.3g}, whose minimal within energy "
+            f"({float(energies[m - 1]):.6g} * {cx * cw:.3g}) overflows float64; divide "
+            f"{what} by a constant")
+    return OneDimResult(labels, threshold, within)

@@ -374,13 +374,23 @@ def test_w_plus_s_equals_t_for_any_labels(X, labels, data):
 def test_onedim_any_finite_data(x):
     """Any finite values: both groups non-empty when two values differ, W finite and
     equal to the brute-force minimum over contiguous splits (computed on x scaled
-    by the largest magnitude, where W is homogeneous of degree 1)."""
-    res = onedim_kgroups(x)
+    by the largest magnitude, where W is homogeneous of degree 1), or, where that
+    minimum exceeds float64's range, an error saying so."""
+    c = float(np.max(np.abs(x)))
+    try:
+        res = onedim_kgroups(x)
+    except ValueError as exc:
+        assert "overflows float64; divide x by a constant" in str(exc)
+        xs = np.sort(x / c)
+        best = min(sum(abs(a - b) for a in xs[:m] for b in xs[:m]) / (2 * m)
+                   + sum(abs(a - b) for a in xs[m:] for b in xs[m:]) / (2 * (len(xs) - m))
+                   for m in range(1, len(xs)) if xs[m - 1] < xs[m])
+        assert best * c > 0.99 * np.finfo(np.float64).max
+        return
     assert np.isfinite(res.within_energy) and res.within_energy >= 0
     assert set(res.labels.tolist()) == {0, 1}
     if np.unique(x).size == 1:
         return
-    c = float(np.max(np.abs(x)))
     xs = np.sort(x / c)
     costs = []
     for m in range(1, len(xs)):
@@ -558,3 +568,16 @@ def test_all_zero_weights_of_a_sample_are_refused():
         within_energy(ZX, ZLAB, sample_weight=np.zeros(24))
     with raises_naming("within_energy", "sample_weight[3]=-1.0", ">= 0"):
         within_energy(ZX, ZLAB, sample_weight=np.r_[np.ones(3), -1.0, np.ones(20)])
+
+
+def test_onedim_within_energy_beyond_float64_is_an_error():
+    """Values near float64's largest whose minimal W exceeds it (found by the property
+    above): an error naming x, not an infinite W."""
+    big = np.finfo(np.float64).max
+    x = np.repeat([-big, 0.0, big], 4)  # two of the three blocks share a group: W = 2 big
+    with raises_naming("onedim_kgroups", "overflows float64; divide x by a constant"):
+        onedim_kgroups(x)
+    res = onedim_kgroups(x / 4)  # the same data scaled: W = big / 2
+    assert res.within_energy == pytest.approx(big / 2, rel=1e-12)
+    with raises_naming("onedim_kgroups", "divide x or sample_weight by a constant"):
+        onedim_kgroups(x / 4, sample_weight=np.full(12, 1e300))
