@@ -5,7 +5,8 @@
 :func:`describe` is how a message shows the value it received. A call that does not
 fit a signature is told why, with a hint for a likely slip of a parameter's name
 (:func:`did_you_mean`, :func:`signature_error`); :func:`named_init` makes an
-estimator's ``__init__`` say so in the name of its own class.
+estimator's ``__init__`` say so in the name of its own class. :func:`pyplot` says
+which extra a figure needs when matplotlib is missing.
 :mod:`kgroups._validation` re-exports all of them.
 """
 
@@ -94,3 +95,27 @@ def named_init(cls, init):
 
     __init__.__qualname__ = f"{cls.__qualname__}.__init__"
     return __init__
+
+
+def no_matplotlib(who):
+    """The ``ModuleNotFoundError`` of a figure without matplotlib: ``who`` needs it,
+    and the extra that installs it."""
+    return ModuleNotFoundError(f"{who} needs matplotlib, which is not installed; install the "
+                               "plot extra (pip install '.[plot]' from a checkout of kgroups)",
+                               name="matplotlib")
+
+
+def pyplot(who, backend=None):
+    """``matplotlib.pyplot`` (``backend`` chosen first when given), or
+    :func:`no_matplotlib` of ``who``."""
+    try:
+        import matplotlib
+    except ModuleNotFoundError as err:
+        if err.name != "matplotlib":
+            raise
+        raise no_matplotlib(who) from err
+    if backend is not None:
+        matplotlib.use(backend)
+    import matplotlib.pyplot as plt
+
+    return plt

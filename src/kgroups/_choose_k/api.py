@@ -10,7 +10,6 @@ from .core import check_k_range, run_choice, warn_top
 from .fits import Setting
 
 
-
 @validated
 def choose_k(X, k_range=None, *, method="auto", semimetric="energy", alpha=1.0, sigma=1.0,
              theta=1.0, sample_weight=None, n_neighbors=10, n_init=5, engine="auto",

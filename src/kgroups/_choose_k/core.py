@@ -17,7 +17,7 @@ import zlib
 
 import numpy as np
 
-from .._errors import DistinctRowsWarning, KRangeWarning
+from .._errors import DistinctRowsWarning, KRangeWarning, user_stacklevel
 from .._semimetrics.auto import partition_cut
 from .._validation import Integer, InvalidParameterError, as_seed, describe
 from .arbiter import ENERGY, GRAPH, decide, follow_graph, within_share
@@ -220,7 +220,5 @@ def _on_sample(X, w, ks, setting, opts, seed, refit):
 def warn_top(r):
     """The :class:`~kgroups.exceptions.KRangeWarning` of an answer at the top of the range
     before the rule decided, at the caller's line."""
-    from .._errors import user_stacklevel
-
     if r.at_top:
         warnings.warn(f"choose_k: {r.top_note}", KRangeWarning, stacklevel=user_stacklevel())

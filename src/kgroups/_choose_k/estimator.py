@@ -16,6 +16,9 @@ import numpy as np
 
 from .._init import resolve_n_init
 from .._input import DASK, checked_rows, input_kind
+from .._progress import FitProgress
+from .._semimetrics import DATA_BUILT
+from .._semimetrics.auto import SemimetricChoice
 from .._validation import InvalidParameterError, check_sample_weight
 from .constants import value
 from .core import SAMPLE_N, k_limit, run_choice
@@ -61,8 +64,6 @@ def fit_choosing_k(est, X, sample_weight):
 
 def _fit_from_a_sample(est, X, sample_weight, kind):
     """``n_clusters="auto"`` on data out of host memory (module docstring)."""
-    from .._semimetrics import DATA_BUILT
-
     rows, _ = kind.check_fit(est, X, precomputed=False)
     w = kind.weights(sample_weight, rows, est._owner())
     n = int(rows.shape[0])
@@ -97,8 +98,6 @@ def _fit_from_a_sample(est, X, sample_weight, kind):
 def _choose(est, X, w, what):
     """The :class:`ChooseKResult` of ``est``'s parameters on in-memory rows of positive
     weight, over k = 1..K_MAX cut to what X allows (k = 1 when that leaves no k >= 2)."""
-    from .._progress import FitProgress
-
     say = FitProgress(est._owner(), 1, est.max_iter, est.verbose).say
     say(f"n_clusters='auto': choosing k with semimetric={est.semimetric!r} on {what}")
     n, n_distinct = X.shape[0], np.unique(X, axis=0).shape[0]
@@ -118,8 +117,6 @@ def _choose(est, X, w, what):
 
 def _record(est, r):
     """The choice's attributes on the fitted estimator."""
-    from .._semimetrics.auto import SemimetricChoice
-
     est.n_clusters_, est.n_clusters_choice_ = int(r.k), r
     if est.semimetric == "auto":
         est.semimetric_choice_ = SemimetricChoice(r.semimetric, r.reasoning,

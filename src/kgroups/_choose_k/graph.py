@@ -25,9 +25,9 @@ ZERO_TOL = 1e-9
 COMPONENT_FLOOR = value("COMPONENT_FLOOR")
 
 
-def log_eigengaps(mu, ks, floor_share=None):
+def log_eigengaps(mu, ks, floor_share=COMPONENT_FLOOR):
     """``log mu_(k+1) - log mu_k`` for each k of ``ks`` (``mu`` ascending, from k = 1),
-    NaN at k = 1; zeros count as ``floor_share`` (default ``COMPONENT_FLOOR``) of the
+    NaN at k = 1; zeros count as ``floor_share`` (``COMPONENT_FLOOR``) of the
     smallest eigenvalue above them.
 
     >>> mu = np.array([0.0, 0.0, 0.001, 0.002, 0.5])
@@ -36,8 +36,7 @@ def log_eigengaps(mu, ks, floor_share=None):
     """
     zero = mu <= ZERO_TOL * max(float(np.max(mu)), 1e-300)
     above = mu[~zero]
-    share = COMPONENT_FLOOR if floor_share is None else floor_share
-    m = np.where(zero, share * (float(above.min()) if above.size else 1.0), mu)
+    m = np.where(zero, floor_share * (float(above.min()) if above.size else 1.0), mu)
     return np.where(ks >= 2, np.log(m[ks]) - np.log(m[ks - 1]), np.nan)
 
 

@@ -101,8 +101,7 @@ def decide(f, ks, n_refs, reference, declared=None):
         t.add("split", f"mean silhouette of k={kk} over that of k={start}",
               f.silhouette(kk) / max(f.silhouette(start), 1e-300), SILHOUETTE_KEEP,
               f"below: k={k}")
-    ks2 = ks[ks >= 2]
-    r.at_top = bool(k == ks2[-1] and (not done or (k == best and not scanned)))
+    r.at_top = bool(k == ks[-1] and (not done or (k == best and not scanned)))
     r.k, r.labels, r.trace = int(k), f.fits[k][0], t
     r.within_energy = curve(ks, {kk: W for kk, (_, W) in f.fits.items()})
     r.silhouette = curve(ks, sil)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._errors import KRangeWarning  # noqa: F401  (the package imports it from here)
+from .._errors import KRangeWarning, pyplot  # noqa: F401  (KRangeWarning: the package's)
 from .._validation import InvalidParameterError, describe
 from .constants import value
 from .trace import Trace, few, render
@@ -177,9 +177,8 @@ class ChooseKResult:
                            if c in _CURVES)
         extra = "".join(f", {a}={getattr(self, a)!r}" for a in ("rule", "cutoff")
                         if getattr(self, a) is not None)
-        extra += f", k_values={span}"
-        if self.method == "auto":
-            extra += f", geometry={self.geometry!r}"
+        extra += f", k_values={span}" + (f", geometry={self.geometry!r}"
+                                         if self.method == "auto" else "")
         return f"ChooseKResult(k={self.k}, method={self.method!r}{extra}, curves=[{curves}])"
 
     def plot(self, ax=None, criteria=None):
@@ -194,12 +193,7 @@ class ChooseKResult:
         >>> r.plot().get_xlabel()
         'k'
         """
-        try:
-            import matplotlib.pyplot as plt
-        except ModuleNotFoundError as exc:  # the `plot` extra
-            raise ModuleNotFoundError(
-                "ChooseKResult.plot needs matplotlib: install the plot extra (pip install "
-                "'.[plot]' from a checkout of kgroups)", name="matplotlib") from exc
+        plt = pyplot("ChooseKResult.plot")
         names = self.criteria if criteria is None else list(criteria)
         if not names or any(c not in self.criteria for c in names):
             raise InvalidParameterError(

@@ -50,8 +50,8 @@ def references(f, ks, n_refs, reference):
     draw = reference_sampler(f.Z, f.w, reference)
     ref_setting = f.setting.but(n_init=1)
     refs = [Fits(draw(f.rng(0, 1, b)), f.w, ref_setting, f.seed + b + 1) for b in range(n_refs)]
-    log_w, ref = np.full(ks.size, np.nan), np.full((n_refs, ks.size), np.nan)
-    z = np.full(ks.size, np.nan)
+    log_w, z = np.full(ks.size, np.nan), np.full(ks.size, np.nan)
+    ref = np.full((n_refs, ks.size), np.nan)
     bar = progress_bar(total=n_refs * (ks.size - 1), desc="choose_k: reference fits",
                        unit="fit", delay=2.0)
     for i, k in enumerate(int(k) for k in ks):

@@ -41,10 +41,11 @@ def require_plot():
     """
     import importlib.util
 
-    from ._methods import PLOT_EXTRA_HINT
+    from .._errors import no_matplotlib
+    from ._methods import HARNESS
 
     if importlib.util.find_spec("matplotlib") is None:
-        raise ModuleNotFoundError(PLOT_EXTRA_HINT, name="matplotlib")
+        raise no_matplotlib(HARNESS)
 
 
 def registry():

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import _errors
 from .._kernel_kmeans import KernelKMeans
 from .._kgroups import KernelKGroups
 from .._onedim import onedim_kgroups
@@ -535,8 +536,7 @@ def write_markdown(out, name, text):
 
 
 # -------------------------------------------------------------------- plots
-PLOT_EXTRA_HINT = ("the paper harness draws figures with matplotlib, which is not installed; "
-                   "install the plot extra (pip install '.[plot]' from a checkout of kgroups)")
+HARNESS = "the paper harness, which draws figures,"
 
 
 def pyplot():
@@ -548,17 +548,7 @@ def pyplot():
         If matplotlib is not installed; the message names the extra
         (``pip install 'kgroups[plot]'``).
     """
-    try:
-        import matplotlib
-    except ModuleNotFoundError as err:
-        if err.name != "matplotlib":
-            raise
-        raise ModuleNotFoundError(PLOT_EXTRA_HINT, name="matplotlib") from err
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+    return _errors.pyplot(HARNESS, backend="Agg")
 
 
 def plot_curves(ax, grid, curves, styles=None, hline=None, *, spread="sd", chance=None,
