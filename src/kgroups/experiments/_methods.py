@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import _errors
+from .._errors import pyplot as pyplot_for
 from .._kernel_kmeans import KernelKMeans
 from .._kgroups import KernelKGroups
 from .._onedim import onedim_kgroups
@@ -548,7 +548,7 @@ def pyplot():
         If matplotlib is not installed; the message names the extra
         (``pip install 'kgroups[plot]'``).
     """
-    return _errors.pyplot(HARNESS, backend="Agg")
+    return pyplot_for(HARNESS, backend="Agg")
 
 
 def plot_curves(ax, grid, curves, styles=None, hline=None, *, spread="sd", chance=None,
