@@ -13,7 +13,17 @@ and k, the graph's rule's labels and k) are judged by:
   more across halves;
 * **DBCV** (Moulavi, Jaskowiak, Campello, Zimek & Sander, SDM 2014): the candidate
   whose labels have the larger density-based validity index (:func:`dbcv`, on at most
-  1,500 points).
+  1,500 points);
+* **energy where it refines the graph**: the energy clusters nest in the graph's groups
+  (``within_share`` >= ``WITHIN``) and are more (k_e > k_g), else the arbiter; and the
+  same only where the refinement is **bimodal**: each energy cluster and its nearest
+  neighbour (by means) in the same group are bimodal along the line of their means
+  (the dip test, every pair p < 0.01), which real sub-clusters are and tiles of one
+  shape are not (:func:`pair_dips`);
+* the **geodesic silhouette**, a third representation: the mean silhouette of each
+  candidate on the shortest-path distances of the 10-nearest-neighbour graph (Isomap's
+  geodesics; points of different components at twice the largest finite one), on at
+  most 1,200 points (:func:`geodesic_silhouette`).
 
 It reports the mean ARI of each pick per battery group and half, with each candidate
 alone and the better of the two per set (which uses the labels).
@@ -30,9 +40,11 @@ import sys
 import warnings
 
 import numpy as np
-from scipy.sparse.csgraph import minimum_spanning_tree
+from scipy.sparse.csgraph import minimum_spanning_tree, shortest_path
 from scipy.spatial.distance import cdist
 from scipy.special import logsumexp
+from sklearn.metrics import silhouette_score
+from sklearn.neighbors import kneighbors_graph
 
 import _batteries
 from bench_choice import CACHE, GROUPS, N_NEIGHBORS, ari, stability
@@ -41,6 +53,7 @@ from kgroups._choose_k.constants import value
 from kgroups._choose_k.trace import Trace
 from kgroups._semimetrics.auto import partition_cut
 from kgroups._semimetrics.neighbors import NeighborGraphMap
+from kgroups._stats.dip import dip_test
 
 
 def dbcv(X, labels, max_n=1500, seed=0):
@@ -89,6 +102,36 @@ def dbcv(X, labels, max_n=1500, seed=0):
     return float(total)
 
 
+def pair_dips(X, E, G):
+    """The dip p-values of the energy clusters ``E`` paired with their nearest cluster
+    (by means) in the same group of ``G``, along the line of the two means."""
+    ke = int(E.max()) + 1
+    mu = np.array([X[E == c].mean(axis=0) for c in range(ke)])
+    home = np.array([np.bincount(G[E == c]).argmax() for c in range(ke)])
+    ps, seen = [], set()
+    for c in range(ke):
+        others = [d for d in range(ke) if d != c and home[d] == home[c]]
+        if not others:
+            continue
+        d = min(others, key=lambda d: float(np.sum((mu[c] - mu[d]) ** 2)))
+        if (min(c, d), max(c, d)) not in seen:
+            seen.add((min(c, d), max(c, d)))
+            both = (E == c) | (E == d)
+            ps.append(dip_test(X[both] @ (mu[d] - mu[c]))[1])
+    return np.array(ps)
+
+
+def geodesic_silhouette(X, label_sets, max_n=1200, seed=0):
+    """The silhouette of each labelling on the graph's shortest-path distances."""
+    idx = np.sort(np.random.default_rng(seed).choice(len(X), min(len(X), max_n),
+                                                     replace=False))
+    A = kneighbors_graph(X[idx], N_NEIGHBORS, mode="distance")
+    D = shortest_path(A.maximum(A.T), directed=False)
+    D[~np.isfinite(D)] = 2.0 * D[np.isfinite(D)].max()
+    return [silhouette_score(D, L[idx], metric="precomputed")
+            if np.unique(L[idx]).size > 1 else -1.0 for L in label_sets]
+
+
 def features(rec, X):
     """The arbiter's inputs for one set, each candidate's ARI, stability and DBCV."""
     new = rec["new"]
@@ -109,6 +152,9 @@ def features(rec, X):
         f["stab e"] = stability(X, ke, "energy", seed=ke) if ke > 1 else -np.inf
         f["stab g"] = stability(X, kg, "nearest_neighbors", seed=kg)
     f["dbcv e"], f["dbcv g"] = dbcv(X, E), dbcv(X, G)
+    f["geo e"], f["geo g"] = geodesic_silhouette(X, [E, G])
+    f["refines"] = ke > kg and f["within"] >= value("WITHIN")
+    f["pairs bimodal"] = f["refines"] and bool(np.all(pair_dips(X, E, G) < 0.01))
     return f
 
 
@@ -140,6 +186,11 @@ RULES = {
     f"arbiter, BALANCE 0.5 (not {value('BALANCE'):g})": arbiter(balance=0.5),
     "stability (Lange et al. 2004)": lambda f: f["stab e"] >= f["stab g"],
     "DBCV (Moulavi et al. 2014)": lambda f: f["dbcv e"] >= f["dbcv g"],
+    "geodesic silhouette (third representation)": lambda f: f["geo e"] >= f["geo g"],
+    "energy where it refines the graph, else the arbiter": lambda f: (
+        f["refines"] or arbiter()(f)),
+    "... where the refinement is bimodal, else the arbiter": lambda f: (
+        f["pairs bimodal"] or arbiter()(f)),
 }
 
 
