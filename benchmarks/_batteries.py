@@ -20,10 +20,11 @@ and ``"ztables"`` (all in :data:`ALL`):
               2005), from :mod:`_fcps` (``bash benchmarks/setup_fcps.sh`` fetches
               them); not in :data:`BATTERIES`, the four the semimetric study ran
               on, but in :data:`ALL`.
-``"uci"``     19 sets from :mod:`_uci_tables`: 18 labelled real tables of R packages
+``"uci"``     33 sets from :mod:`_uci_tables`: 32 labelled real tables of R packages
               that Debian ships (mlbench's UCI copies: Pima, Sonar, Vehicle, Vowel,
-              Zoo, Satellite, HouseVotes84, Shuttle, DNA; mclust, rrcov, MASS, HSAUR3
-              and factoextra tables; ``bash benchmarks/setup_uci_r.sh`` exports them)
+              Zoo, Satellite, HouseVotes84, Shuttle, DNA, LetterRecognition; mclust,
+              rrcov, MASS, HSAUR3, factoextra, carData, caret and boot tables;
+              ``bash benchmarks/setup_uci_r.sh`` exports them)
               and the synthetic control charts (our own generator, Alcock &
               Manolopoulos 1999); in :data:`ALL` only.
 ``"simple"``  9 labelled toy sets of pyclustering's "simple" suite, from

@@ -7,13 +7,14 @@
 # Run by benchmarks/setup_uci_r.sh:  Rscript benchmarks/export_r_tables.R OUTDIR
 # Packages: mlbench (Leisch & Dimitriadou), mclust (Scrucca et al.), rrcov (Todorov),
 # MASS (Venables & Ripley), HSAUR3 (Hothorn & Everitt), factoextra (Kassambara & Mundt),
-# kernlab (Karatzoglou et al.), gclus (Hurley).
+# kernlab (Karatzoglou et al.), gclus (Hurley), carData (Fox & Weisberg), caret (Kuhn),
+# boot (Canty & Ripley).
 
 args <- commandArgs(trailingOnly = TRUE)
 out <- if (length(args)) args[1] else file.path("benchmarks", ".data", "r")
 dir.create(out, recursive = TRUE, showWarnings = FALSE)
 
-# file name, package, data set, label column, feature columns dropped
+# file name, package, data set, label column, feature columns dropped (comma-separated)
 tables <- list(
   c("PimaIndiansDiabetes", "mlbench", "PimaIndiansDiabetes", "diabetes", ""),
   c("Sonar", "mlbench", "Sonar", "Class", ""),
@@ -37,7 +38,23 @@ tables <- list(
   c("spam", "kernlab", "spam", "type", ""),
   c("musk", "kernlab", "musk", "Class", ""),
   c("body", "gclus", "body", "Gender", ""),
-  c("BreastCancer", "mlbench", "BreastCancer", "Class", "Id")
+  c("BreastCancer", "mlbench", "BreastCancer", "Class", "Id"),
+  # widened for the choice of k (issue 55): real tables of the installed R packages
+  c("hemophilia", "rrcov", "hemophilia", "gr", ""),
+  c("fruit", "rrcov", "fruit", "cultivar", ""),
+  c("pottery_origin", "rrcov", "pottery", "origin", ""),
+  c("painters", "MASS", "painters", "School", ""),
+  c("Cars93", "MASS", "Cars93", "Type",
+    "Manufacturer,Model,AirBags,DriveTrain,Cylinders,Man.trans.avail,Origin,Make"),
+  c("Salaries", "carData", "Salaries", "rank", ""),
+  c("Prestige", "carData", "Prestige", "type", "census"),   # census: an occupation code
+  c("Davis", "carData", "Davis", "sex", ""),
+  c("dhfr", "caret", "dhfr", "Y", ""),
+  c("scat", "caret", "scat", "Species", "Month,Site,Location"),
+  c("GermanCredit", "caret", "GermanCredit", "Class", ""),
+  c("LetterRecognition", "mlbench", "LetterRecognition", "lettr", ""),
+  c("household", "HSAUR3", "household", "gender", ""),
+  c("urine", "boot", "urine", "r", "")
 )
 
 as_number <- function(v, name) {
@@ -58,7 +75,7 @@ for (t in tables) {
   env <- new.env()
   data(list = t[3], package = t[2], envir = env)
   df <- as.data.frame(get(t[3], envir = env))
-  drop <- c(t[4], if (nzchar(t[5])) t[5])
+  drop <- c(t[4], if (nzchar(t[5])) strsplit(t[5], ",")[[1]])
   feats <- setdiff(names(df), drop)
   X <- as.data.frame(lapply(feats, function(f) as_number(df[[f]], paste(t[1], f))))
   names(X) <- feats

@@ -3,7 +3,8 @@
 # (benchmarks/_uci_tables.py): installs R and the R packages that ship them from
 # Debian when they are missing (apt-get, as root: r-base-core, r-cran-mlbench,
 # r-cran-mclust, r-cran-factoextra, r-cran-rrcov, r-cran-hsaur3, r-cran-mass,
-# r-cran-kernlab, r-cran-gclus; the last two for the "ztables" battery), then
+# r-cran-kernlab, r-cran-gclus (the last two for the "ztables" battery), r-cran-cardata,
+# r-cran-caret, r-cran-boot), then
 # runs benchmarks/export_r_tables.R, which writes each table as a CSV file (features
 # and a column "label") into benchmarks/.data/r/. Exits early when the files are
 # there. [PYTHON] then loads them all once (python benchmarks/_uci_tables.py).
@@ -24,7 +25,8 @@ fi
 declare -A DEB=([mlbench]=r-cran-mlbench [mclust]=r-cran-mclust
                 [factoextra]=r-cran-factoextra [rrcov]=r-cran-rrcov
                 [HSAUR3]=r-cran-hsaur3 [MASS]=r-cran-mass [kernlab]=r-cran-kernlab
-                [gclus]=r-cran-gclus)
+                [gclus]=r-cran-gclus [carData]=r-cran-cardata [caret]=r-cran-caret
+                [boot]=r-cran-boot)
 missing=()
 if ! command -v Rscript >/dev/null 2>&1; then
     missing=(r-base-core "${DEB[@]}")

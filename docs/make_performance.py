@@ -866,7 +866,7 @@ def choice():
     out += [
         "Every labelled set of up to 5,000 points of the eight batteries of",
         "``benchmarks/_batteries.py`` (31 shape sets, 22 real tables, 14 Gaussian",
-        "settings, 22 hard sets, 9 FCPS sets, 19 UCI and R tables, 8 toy sets, and 10",
+        "settings, 22 hard sets, 9 FCPS sets, 33 UCI and R tables, 8 toy sets, and 10",
         "real tables of 7 to 166 columns, z-scored), split into a development half",
         "and an evaluation half by a fixed hash of each set's name. The rules and",
         "constants of :func:`kgroups.choose_k` and of the arbiter were decided on the",
@@ -885,7 +885,10 @@ def choice():
         return out + _missing("arbiter.md")
     out += ["Energy or the graph, the arbiter against other yardsticks on the same sets:",
             "its rule with each constant moved, stability under resampling (Lange et al.",
-            "2004) and DBCV (Moulavi et al. 2014), each picking one of the two candidates.",
+            "2004), DBCV (Moulavi et al. 2014), the silhouette on the graph's geodesic",
+            "distances, and energy where its clusters refine the graph's groups (always,",
+            "or only where each pair of neighbouring clusters is bimodal by the dip",
+            "test), each picking one of the two candidates.",
             ""]
     out += _markdown(arb, skip=("# ", "`python"))
     return out + _source(["arbiter.md"], _command(arb, "python benchmarks/bench_arbiter.py"))
