@@ -324,12 +324,15 @@ def report(done, out=None):
             "", "Mean ARI with the labels (scored points), sets of up to 5,000 points:", ""]
     text += lines
     text += ["", "A chosen k is **useful** when the default fit at that k reaches 0.75 of "
-             "the best ARI over k = 2..15; exact when it is the number of labels:", ""]
+             "the best ARI over k = 2..15; exact when it is the number of labels "
+             "(*energy rule*: choose_k(X) without its step for shapes, the energy "
+             "partition that follows the graph's groups where the arbiter takes them):",
+             ""]
     head = ["k of"] + [f"{g}, {h}" for g, h in cols]
     text += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     have = pipelines(next(iter(rows.values()))[0])
-    for p in ("choose_k(X)", "before: choose_k(X)", "nothing given", "KMeans + silhouette",
-              "GMM BIC"):
+    for p in ("choose_k(X)", "energy rule", "before: choose_k(X)", "nothing given",
+              "KMeans + silhouette", "GMM BIC"):
         if p not in have:
             continue
         cells = [p]
