@@ -736,3 +736,11 @@ def test_directed_weighted_graph_reads_as_the_sum_of_its_arcs():
     with pytest.warns(GraphInputWarning, match="self-loops were removed"):
         H_loop = bethe_hessian(Gl, weight="weight").toarray()
     np.testing.assert_array_equal(H_loop, bethe_hessian(G, weight="weight").toarray())
+
+
+def test_a_self_loop_of_the_largest_weight_is_removed_not_doubled():
+    """A self-loop weighing 2^1023 beside an arc (found by the property above): the loop
+    is removed before the arcs are symmetrised, so its weight never doubles to inf."""
+    A = np.array([[2.0 ** 1023, 1.0], [0.0, 0.0]])
+    g = quiet(as_adjacency, A)
+    assert g.n_edges == 1 and g.adjacency[0, 1] == g.adjacency[1, 0] == 1.0

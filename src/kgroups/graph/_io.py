@@ -463,13 +463,13 @@ def clean_adjacency(A, directed=None, owner="as_adjacency", name="graph", weight
     A.eliminate_zeros()
     if not weighted:
         A.data[:] = 1.0
-    A = _symmetrised(A, directed, weighted, what)
     loops = int(np.count_nonzero(A.diagonal()))
-    if loops:  # the off-diagonal entries kept (setdiag would change the sparsity
-        C = A.tocoo()  # structure in place, which some SciPy versions warn about)
-        off = C.row != C.col
+    if loops:  # removed before the symmetrisation, where a loop's weight would double;
+        C = A.tocoo()  # the off-diagonal entries kept (setdiag would change the sparsity
+        off = C.row != C.col  # structure in place, which some SciPy versions warn about)
         A = sp.csr_matrix((C.data[off], (C.row[off], C.col[off])), shape=A.shape)
         _warn(f"{loops} self-loops were removed (the Bethe Hessian is defined on simple graphs)")
+    A = _symmetrised(A, directed, weighted, what)
     A.sort_indices()
     return A
 
