@@ -13,9 +13,12 @@ set -euo pipefail
 PY="${1:-.venv/bin/python}"
 HERE="$(cd "$(dirname "$0")" && pwd)"
 DEST="$HERE/.data/r"
-complete() {
+complete() {  # every table export_r_tables.R lists (an older export lacks the new ones)
     [ -f "$DEST/index.txt" ] || return 1
     while read -r f; do [ -f "$DEST/$f" ] || return 1; done < "$DEST/index.txt"
+    for f in $(sed -n 's/^ *c("\([^"]*\)", "[^"]*", .*/\1/p' "$HERE/export_r_tables.R"); do
+        [ -f "$DEST/$f.csv" ] || return 1
+    done
 }
 if complete; then
     echo "setup_uci_r: $DEST already holds the $(wc -l < "$DEST/index.txt") R tables"
