@@ -150,7 +150,6 @@ class Certificate:
         return self.delta[r], self.known[r]
 
 
-
 @njit(cache=True)
 def widen_bounds(col, err, j, s, q, w_i, qerr, dd):
     """``dd[t]``: the point's squared distance to mean ``t``, ``(q_t / s_t - 2 M_ti /
