@@ -56,3 +56,21 @@ def test_allocation_checked_against_free_memory(monkeypatch):
     with pytest.raises(ValueError, match=r"the sums needs 1\.00 GiB of device memory but "
                        r"1\.00 GiB are free; use engine='matrix-free'"):
         device.check_device_fits(2**30, "the sums")
+
+
+@pytest.mark.parametrize("configuration", [(1, 128), ((2, 3), (32, 8), 0, 4096)])
+def test_simulated_launch_check_takes_plain_ints(configuration):
+    """The simulator's launches are checked as a device checks them (conftest.py):
+    Python ints pass."""
+    from tests.gpu.conftest import check_launch
+    check_launch(configuration)
+
+
+@pytest.mark.parametrize("configuration", [(np.int64(40), 128), ((np.int64(2), 1), 128),
+                                           (1, 128, 0, np.int64(64))])
+def test_simulated_launch_check_refuses_numpy_integers(configuration):
+    """...and NumPy integers in the grid, the block or the shared memory fail, as
+    numba-cuda's launch on a device refuses them."""
+    from tests.gpu.conftest import check_launch
+    with pytest.raises(ValueError, match="must be an int"):
+        check_launch(configuration)

@@ -103,3 +103,16 @@ def test_float32_refuses_a_spread_it_cannot_bound():
     with pytest.raises(ValueError, match="dtype='float32': the data's half-spread .* use "
                        "dtype='float64'"):
         fit(X * 1e17, n_clusters=2, engine="gpu", dtype="float32")
+
+
+def test_float32_fit_stopped_in_float32_sums_w_exactly():
+    """A float32 fit stopped after one sweep, still in float32: its W comes from the
+    float64 sums within each cluster on the device (one launch per cluster, of more
+    than one block: its grid from the cluster's bounds, NumPy integers made ``int``),
+    equal to the float64 fit's after the same sweep."""
+    X, _ = blobs(100, 3, 2, seed=97, spread=2.0)
+    start = np.random.default_rng(98).integers(0, 2, 100)
+    kw = dict(n_clusters=2, init=start, engine="gpu", max_iter=1)
+    f32 = fit(X, dtype="float32", **kw)
+    assert f32.engine_stats_["float32"]["groups_gone_float64"] == 0
+    same(f32, fit(X, **kw))

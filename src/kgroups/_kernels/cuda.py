@@ -130,7 +130,7 @@ def build_sorted(XR, wr, XTs, ws, labs, Ms, tile, code, alpha, sigma, theta):
 
 def tile_for(n_features, shared_bytes=48 * 1024):
     """Columns per shared-memory tile of :func:`build_sorted` (at most ``THREADS``)."""
-    return max(1, min(THREADS, shared_bytes // (8 * n_features)))
+    return int(max(1, min(THREADS, shared_bytes // (8 * n_features))))
 
 
 @cuda.jit
@@ -273,14 +273,14 @@ def sym_tile_for(n_features, shared_bytes=48 * 1024):
     """Points per tile of :func:`build_sym` (64, 32, 16 or 8: the largest whose shared
     memory fits ``shared_bytes``), or 0 when none fits (then :func:`build_sorted`)."""
     for tile in (64, 32, 16, 8):
-        if 8 * (2 * n_features * tile + tile * (tile + 1)) <= shared_bytes:
+        if 8 * (2 * int(n_features) * tile + tile * (tile + 1)) <= shared_bytes:
             return tile
     return 0
 
 
 def sym_blocks(n, tile):
     """Blocks of :func:`build_sym`: the pairs of tiles ``bi <= bj``."""
-    nb = (n + tile - 1) // tile
+    nb = int((n + tile - 1) // tile)
     return nb * (nb + 1) // 2
 
 
@@ -513,5 +513,6 @@ def relabelled_rows(D, codes, k, out):
 
 
 def blocks(n, threads=THREADS):
-    """Thread blocks for ``n`` threads."""
-    return max(1, (n + threads - 1) // threads)
+    """Thread blocks for ``n`` threads, a Python ``int`` (a launch refuses NumPy's
+    integers, which ``n`` may be: a difference of two of them, say)."""
+    return int(max(1, (n + threads - 1) // threads))
