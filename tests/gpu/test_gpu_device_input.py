@@ -26,16 +26,33 @@ def is_device(a):
     return hasattr(a, "__cuda_ndarray__")
 
 
+def span(a):
+    """The bytes ``[lo, hi)`` that a device array (or a view of one) covers: the
+    simulator's host memory behind it, or its memory on the device."""
+    ary = getattr(a, "_ary", None)  # the simulator's NumPy array behind a device array
+    iface = ary.__array_interface__ if ary is not None else a.__cuda_array_interface__
+    item = np.dtype(iface["typestr"]).itemsize
+    shape, strides = iface["shape"], iface.get("strides")
+    if strides is None:  # C-contiguous
+        strides = tuple(int(np.prod(shape[d + 1:])) * item for d in range(len(shape)))
+    if 0 in shape:
+        return 0, 0
+    far = [(s - 1) * st for s, st in zip(shape, strides)]
+    ptr = iface["data"][0]
+    return ptr + sum(f for f in far if f < 0), ptr + sum(f for f in far if f > 0) + item
+
+
 class Watch:
     """Fails the test when the host reads the memory of ``watched`` device arrays (a
-    copy to the host, or ``np.asarray``), counting every other copy."""
+    copy to the host, or ``np.asarray``, which copies through ``copy_to_host`` on a
+    device and through the simulator's ``__getattr__``), counting every other copy."""
 
     def __init__(self, monkeypatch, *watched):
         from numba import cuda
-        self.watched = [w._ary for w in watched]  # the simulator's memory of each
+        self.watched = [span(w) for w in watched]
         self.copies = 0
         cls = type(cuda.to_device(np.zeros(1)))
-        real_copy, real_getattr = cls.copy_to_host, cls.__getattr__
+        real_copy, real_getattr = cls.copy_to_host, cls.__dict__.get("__getattr__")
         watch = self
 
         def copy_to_host(self, *args, **kwargs):
@@ -49,11 +66,12 @@ class Watch:
             return real_getattr(self, name)
 
         monkeypatch.setattr(cls, "copy_to_host", copy_to_host)
-        monkeypatch.setattr(cls, "__getattr__", getattr_)
+        if real_getattr is not None:
+            monkeypatch.setattr(cls, "__getattr__", getattr_)
 
     def check(self, arr, how):
-        mem = getattr(arr, "_ary", None)
-        if mem is not None and any(np.shares_memory(mem, w) for w in self.watched):
+        lo, hi = span(arr)
+        if any(lo < w_hi and w_lo < hi for w_lo, w_hi in self.watched):
             raise AssertionError(f"the data were read on the host ({how})")
 
 
