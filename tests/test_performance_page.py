@@ -65,3 +65,23 @@ def test_figure_and_summary_regenerate_from_a_results_folder(tmp_path):
         "400 / 404", "0.900 / 0.850"]
     assert "not measured yet" in head   # the GPU row
     assert "is missing" in text         # the sections whose results this folder lacks
+
+
+def test_gpu_goals_missed_with_their_factors():
+    """The GPU section lists each goal its table marks missed with the factor it missed
+    by (goal over rate, seconds over goal, or goal over ratio), and no goal met."""
+    page = _load(ROOT / "docs" / "make_performance.py", "make_performance_gpu")
+    table = "\n".join([
+        "| target | size | goal | GPU | CPU (every core) | GPU / CPU | goal met |",
+        "|---|---|---|---|---|---|---|",
+        "| pass | n | ≥ 300 G pairs/s | 75.0 G pairs/s (1 s) | 2 G pairs/s | 37× | no |",
+        "| fit | n | ≤ 20 s, no improving move left | 12.3 s, 3 sweeps |  |  | yes |",
+        "| vs CPU | n | ≥ 20× the matrix-free engine, identical | 9 s | 18 s | 2.0× | no |",
+        "| ed | n | ≤ 5 s | 20.00 s (51 G pairs/s) | 6 s | 194× (pairs/s) | no |"])
+    lines = page.gpu_shortfalls(table)
+    assert lines[2:-1] == [
+        "* pass: 75.0 G pairs/s against ≥ 300 G pairs/s: **4.0×** short.",
+        "* vs CPU: 2.0× the matrix-free engine against ≥ 20× the matrix-free engine: "
+        "**10.0×** short.",
+        "* ed: 20.00 s against ≤ 5 s: **4.0×** short."]
+    assert page.gpu_shortfalls(table.replace("| no |", "| yes |")) == []
