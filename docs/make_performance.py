@@ -323,6 +323,26 @@ def _summary_graph():
              "–", f"overlap {qual.group(1)}"]]
 
 
+def _summary_gpu():
+    """The GPU fit beside the matrix-free engine on the device machine's cores
+    (``bench_gpu.md``'s row "fit, GPU vs matrix-free"), or a row saying no device has
+    run it."""
+    text = _load("bench_gpu.md") or ""
+    device = re.match(r"Device: ([^;]+);", text)
+    fit = re.search(r"\| fit, GPU vs matrix-free \| n = ([\d,]+), D = (\d+), k = (\d+) \| "
+                    r"[^|]*\| ([\d.]+) s [^|]*\| ([\d.]+) s [^|]*identical labels (\w+) "
+                    r"\| ([\d.]+)×", text)
+    threads = re.search(r"CPU: (\d+) numba threads", text)
+    if not (device and fit and threads and "not measured" not in device.group(1)):
+        return [["any of the above on a GPU (``engine=\"gpu\"``)", "not measured yet",
+                 "–", "–", "–", "–"]]
+    n, d, k, gpu, cpu, same, ratio = fit.groups()
+    return [[f"blobs {n} x {d}, k = {k}, one start, on an {device.group(1)}",
+             f"engine=\"gpu\": {_s(float(gpu))}",
+             f"matrix-free, {threads.group(1)} cores: {_s(float(cpu))}", f"{ratio}x",
+             "same labels" if same == "True" else "labels differ", "–"]]
+
+
 def summary():
     out = [".. _performance-summary:", ""] + _heading("Summary", "-")
     out += [
@@ -335,9 +355,7 @@ def summary():
         "",
     ]
     body = [r for r in (_summary_engines() + _summary_scaling() + _summary_realistic()
-                        + _summary_graph()) if r is not None]
-    body.append(["any of the above on a GPU (``engine=\"gpu\"``)", "not measured yet",
-                 "–", "–", "–", "–"])
+                        + _summary_graph() + _summary_gpu()) if r is not None]
     return out + _table(["workload", "kgroups", "best peer", "peer / kgroups",
                          "W: kgroups / peer", "ARI: kgroups / peer"], body,
                         widths=[30, 22, 22, 8, 18, 12])
