@@ -75,6 +75,41 @@ def test_group_sums_equal_double_loop(kw):
                                P - np.diag(np.diag(P)), rtol=1e-12)
 
 
+@pytest.mark.parametrize("kw", [{"semimetric": "energy", "alpha": 1.0},
+                                {"semimetric": "energy", "alpha": 0.6},
+                                {"semimetric": "gaussian", "sigma": 0.8},
+                                {"semimetric": "laplacian", "sigma": 1.5}])
+def test_pass_over_pairs_equals_double_loop(monkeypatch, kw):
+    """The sums from the matrix-free engine's pass over the unordered pairs (taken
+    from PARALLEL_MIN_WORK pairs on; here from any) equal the double loop, with two
+    points 1e-9 apart at 1e6 from the rest (their distance exact: no norm expansion)."""
+    monkeypatch.setattr(pairsum, "PARALLEL_MIN_WORK", 0)
+    X, Y, lab, wx, wy, codes = tiny(3)
+    X[1] = X[0] + 1e6
+    X[2] = X[1] + 1e-9
+    parts = [Part(X, "X", labels=lab, weights=wx), Part(Y, "Y", weights=wy)]
+    prep = dispatch.prepare(parts, spec(**kw), "test")
+    P = sums_bf(np.vstack([X, Y]), codes, np.concatenate([wx, wy]), 4, **kw)
+    np.testing.assert_allclose(prep.backend.group_sums(prep), P, rtol=1e-12, atol=0)
+    np.testing.assert_allclose(prep.backend.group_sums(prep, "within"), np.diag(np.diag(P)),
+                               rtol=1e-12, atol=0)
+
+
+def test_pass_over_pairs_equals_blocks_past_its_threshold(monkeypatch):
+    """Past PARALLEL_MIN_WORK pairs (every worker) the pass over the pairs and the
+    blocks of semimetric values give the same sums (all, and a group's own pairs)."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(2400, 4))
+    lab = rng.integers(0, 2, 2400)
+    w = rng.uniform(0.5, 2.0, 2400)
+    prep = dispatch.prepare([Part(X, labels=lab, weights=w)], spec(alpha=1.3), "test")
+    fast = {which: prep.backend.group_sums(prep, which) for which in ("all", "within")}
+    monkeypatch.setattr(pairsum, "PARALLEL_MIN_WORK", 2**62)
+    for which in ("all", "within"):
+        np.testing.assert_allclose(fast[which], prep.backend.group_sums(prep, which),
+                                   rtol=1e-12)
+
+
 def test_blocks_give_the_same_sums(monkeypatch):
     rng = np.random.default_rng(1)
     X = rng.normal(size=(120, 3))

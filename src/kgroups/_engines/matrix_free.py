@@ -525,17 +525,7 @@ class MatrixFreeEngine(Engine):
     def _build_sorted(self, labels, k):
         """``(Ms, order)``: :meth:`build_m`'s sums with the columns in the order
         ``order`` (the points sorted by label, as the pass computes them)."""
-        labels = np.asarray(labels, dtype=np.int64)
-        order = np.argsort(labels, kind="stable")
-        labs = np.ascontiguousarray(labels[order])
-        bounds = np.searchsorted(labs, np.arange(k + 1)).astype(np.int64)
-        XTs = np.ascontiguousarray(self.XT[:, order])
-        n = labels.shape[0]
-        # work: n^2 / 2 pairs
-        fn = pick(_mf.build_m_sym_serial, _mf.build_m_sym, n * n // 2)
-        n_threads = 1 if fn is _mf.build_m_sym_serial else num_threads()
-        acc = _mf.accumulators(n_threads, k, n)
-        return fn(XTs, self.w[order], labs, bounds, acc, *self._args), order
+        return _mf.sorted_class_sums(self.XT, self.w, labels, k, self._args)
 
     def group_size(self, starts, k):
         """Restarts run at once: up to :data:`MULTI_STARTS`, fewer when their sums

@@ -26,12 +26,12 @@ the engine keeps only the data (n x D, twice: row-major and transposed) and
 
 import numpy as np
 
-from .jit import njit, prange
+from .jit import njit, num_threads, prange
 from .bounds import add_drift, fresh_bounds, proven_still, smallest, upper
 from .gain import best_move, certain, update_stats
 from .pairs_sym import _build_m_sym, finish_sums, rho_rows
 from .pairs_sym import accumulators  # noqa: F401  (the engine's, with the passes here)
-from .parallel import twins
+from .parallel import pick, twins
 from .semimetric import exact_sq, rho, rho_inplace
 
 # Columns per tile: D x TILE float64 stays in L1/L2.
@@ -368,3 +368,26 @@ build_m_sym_serial, build_m_sym = twins(_build_m_sym)  # see kgroups._kernels.pa
 build_m_multi_serial, build_m_multi = twins(_build_m_multi)
 apply_moves_serial, apply_moves = twins(_apply_moves)
 kernel_column_mf_serial, kernel_column_mf = twins(_kernel_column_mf)
+
+
+def sorted_class_sums(XT, w, labels, k, args):
+    """``(Ms, order)``: ``Ms[l, c] = sum_{y in C_l} B[order[c], y]`` for the classes
+    ``labels`` (k of them) from one visit of each unordered pair (:func:`build_m_sym`,
+    on every worker from :data:`~kgroups._kernels.parallel.PARALLEL_MIN_WORK` pairs),
+    the columns in the order ``order`` that sorts the points by class; ``args`` the
+    semimetric's ``(code, alpha, sigma, theta)``. Its accumulators take
+    ``8 k n`` bytes per worker (:func:`sorted_sums_bytes`)."""
+    labels = np.asarray(labels, dtype=np.int64)
+    order = np.argsort(labels, kind="stable")
+    labs = np.ascontiguousarray(labels[order])
+    bounds = np.searchsorted(labs, np.arange(k + 1)).astype(np.int64)
+    XTs = np.ascontiguousarray(XT[:, order])
+    n = labels.shape[0]
+    fn = pick(build_m_sym_serial, build_m_sym, n * n // 2)
+    acc = accumulators(1 if fn is build_m_sym_serial else num_threads(), k, n)
+    return fn(XTs, np.ascontiguousarray(w[order]), labs, bounds, acc, *args), order
+
+
+def sorted_sums_bytes(n, k):
+    """Bytes of :func:`sorted_class_sums`'s accumulators: a k x n float64 per worker."""
+    return 8 * k * n * num_threads()

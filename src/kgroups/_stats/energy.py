@@ -185,8 +185,9 @@ def energy_distance(
     is also the statistic of ``energy::eqdist.etest`` for two samples
     (the tests check it against R's energy 1.7.11).
 
-    Time O((n_x + n_y)^2 n_features); memory O(block), never (n_x + n_y)^2.
-    Dask arrays or DataFrames (either sample, and dask weights) are computed
+    Time O((n_x + n_y)^2 n_features), each unordered pair visited once, on every
+    CPU core from about a thousand points; memory O(n_features + 2) per point and
+    core, never (n_x + n_y)^2. Dask arrays or DataFrames (either sample, and dask weights) are computed
     exactly on the Dask workers, by blocks of rows over all pairs.
 
     Parameters
@@ -417,7 +418,9 @@ def total_energy(
 ):
     """Total energy dispersion ``T = (s / 2) g(X, X)`` (TPAMI equation 18), ``T = W + S``.
 
-    Time O(n^2 n_features), memory O(block); on the Dask workers for a dask X.
+    Time O(n^2 n_features), each unordered pair visited once (every CPU core from
+    about a thousand points), memory O(n (n_features + 1)) per core; on the Dask
+    workers for a dask X.
     {params}
     Returns
     -------
@@ -566,7 +569,8 @@ def energy_test(
     With permutations, the pooled (n x n) semimetric matrix is built once (its
     size is checked) and each batch of permutations is one matrix product with
     one-hot labels: time O(n^2 (D + k n_permutations)). With
-    ``n_permutations=0`` the statistic is computed by blocks, memory O(block).
+    ``n_permutations=0`` the statistic comes from one visit of each unordered
+    pair, memory O(n (n_features + k)) per core.
     Samples that are dask arrays (or DataFrames) get the exact statistic from a
     blocked reduction over all pairs on the Dask workers, with
     ``n_permutations=0`` only: each permutation would be another pass over all

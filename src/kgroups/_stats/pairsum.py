@@ -45,7 +45,10 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._semimetrics import pairwise_unchecked, robust_center
+from .._kernels.pairs_on_the_fly import sorted_class_sums, sorted_sums_bytes
+from .._kernels.parallel import PARALLEL_MIN_WORK
+from .._kernels.semimetric import NAMES, kernel_args
+from .._semimetrics import check_semimetric_range, pairwise_unchecked, robust_center
 from .._validation import (
     InvalidParameterError,
     check_data,
@@ -326,8 +329,12 @@ class NumpyPairSums(PairSums):
         out = np.zeros((prep.k, prep.k))
         for i, j in pairs:
             ii, jj = members[i], members[j]
-            out[i, j] = out[j, i] = _weighted_block_sum(Z, ii, jj, w[ii], w[jj], prep.spec,
-                                                        prep.owner)
+            if i == j and _takes_pair_pass(Z, ii.size, prep.spec):  # a group's own pairs
+                out[i, i] = _pair_pass_sums(Z[ii], np.zeros(ii.size, dtype=np.int64), 1,
+                                            w[ii], prep.spec, prep.owner)[0, 0]
+            else:
+                out[i, j] = out[j, i] = _weighted_block_sum(Z, ii, jj, w[ii], w[jj],
+                                                            prep.spec, prep.owner)
         return out
 
     def pooled(self, prep):
@@ -440,6 +447,38 @@ def _row_chunks(n_rows, n_cols):
     return ((a, min(a + step, n_rows)) for a in range(0, n_rows, step))
 
 
+def _takes_pair_pass(X, n, spec):
+    """Whether sums over ``n`` rows of ``X`` come from the pass over the pairs: raw
+    data, a named semimetric, and ``PARALLEL_MIN_WORK`` pairs or more."""
+    return (spec["semimetric"] in NAMES and not sp.issparse(X)
+            and n * n // 2 >= PARALLEL_MIN_WORK)
+
+
+def _pair_pass_sums(X, codes, k, w, spec, owner):
+    """:func:`_cluster_sums` from one visit of each unordered pair on every worker
+    (:func:`~kgroups._kernels.pairs_on_the_fly.sorted_class_sums`: squared distances
+    from direct differences of the robustly centred data, so near-duplicates are
+    exact, and no block of semimetric values): with the points sorted by group,
+    ``Ms[h, c] = -w_c / 2 sum_{y in C_h} w_y rho(x_c, x_y)``, so ``Sums[h, g] = -2
+    sum_{c in C_g} Ms[h, c]``, made symmetric."""
+    X = X.reshape(len(X), -1)
+    n, d = X.shape
+    params = {p: spec[p] for p in ("alpha", "sigma", "theta")}
+    XT = np.ascontiguousarray((X - robust_center(X)).T)
+    big = float(np.max(np.einsum("ij,ij->j", XT, XT), initial=0.0))
+    check_semimetric_range(big if np.isfinite(big) else np.inf, spec["semimetric"], params,
+                           float(np.max(w, initial=0.0)) ** 2, owner)
+    check_fits(sorted_sums_bytes(n, k) + 16 * n * d,
+               f"{owner}: the sums of the pass over the pairs of {n} points",
+               "fewer rows (a subsample)")
+    Ms, order = sorted_class_sums(XT, w, codes, k,
+                                  kernel_args(spec["semimetric"], params))
+    bounds = np.searchsorted(np.asarray(codes)[order], np.arange(k + 1))
+    sums = np.stack([-2.0 * Ms[:, bounds[g]:bounds[g + 1]].sum(axis=1) for g in range(k)],
+                    axis=1)
+    return 0.5 * (sums + sums.T)
+
+
 def _weighted_block_sum(X, rows, cols, wr, wc, spec, owner):
     """``sum_{a, b} wr[a] wc[b] rho(X[rows[a]], X[cols[b]])`` by row blocks."""
     total = 0.0
@@ -453,10 +492,15 @@ def _weighted_block_sum(X, rows, cols, wr, wc, spec, owner):
 def _cluster_sums(X, codes, k, w, spec, owner):
     """k x k matrix ``Sums[i, j] = sum_{x in C_i, y in C_j} w_x w_y rho(x, y)``.
 
-    One pass over row blocks of the n x n semimetric matrix; each block is
+    Raw data with a named semimetric and at least ``PARALLEL_MIN_WORK`` pairs
+    (:func:`_takes_pair_pass`): the matrix-free engine's pass over the unordered pairs
+    (:func:`_pair_pass_sums`).
+    Otherwise one pass over row blocks of the n x n semimetric matrix; each block is
     reduced with two matrix products against the weighted one-hot labels.
     """
     n = len(codes)
+    if _takes_pair_pass(X, n, spec):
+        return _pair_pass_sums(X, codes, k, w, spec, owner)
     H = np.zeros((n, k))
     H[np.arange(n), codes] = w
     idx = np.arange(n)
