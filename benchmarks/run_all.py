@@ -46,6 +46,7 @@ def full(results):
             ["bench_scaling.py", "--cap", "60", "--results", results],
             ["bench_graph_scale.py"], ["bench_dask.py"], ["bench_targets.py"],
             ["bench_startup.py", "--out", os.path.join(results, "bench_startup.md")],
+            ["bench_stats.py", "--out", os.path.join(results, "bench_stats.md")],
             ["bench_neighbors_scale.py", "--out", os.path.join(results, "neighbors_scale.md")],
             ["bench_semimetric.py", "--out", os.path.join(results, "semimetric.md"), "--json",
              os.path.join(results, "semimetric.json"), "--figure",
