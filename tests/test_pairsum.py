@@ -95,29 +95,19 @@ def test_pass_over_pairs_equals_double_loop(monkeypatch, kw):
                                rtol=1e-12, atol=0)
 
 
-def test_pass_over_pairs_equals_blocks_past_its_threshold(monkeypatch):
-    """Past PARALLEL_MIN_WORK pairs (every worker) the pass over the pairs and the
-    blocks of semimetric values give the same sums (all, and a group's own pairs)."""
-    rng = np.random.default_rng(4)
-    X = rng.normal(size=(2400, 4))
-    lab = rng.integers(0, 2, 2400)
-    w = rng.uniform(0.5, 2.0, 2400)
-    prep = dispatch.prepare([Part(X, labels=lab, weights=w)], spec(alpha=1.3), "test")
-    fast = {which: prep.backend.group_sums(prep, which) for which in ("all", "within")}
-    monkeypatch.setattr(pairsum, "PARALLEL_MIN_WORK", 2**62)
-    for which in ("all", "within"):
-        np.testing.assert_allclose(fast[which], prep.backend.group_sums(prep, which),
-                                   rtol=1e-12)
-
-
-def test_blocks_give_the_same_sums(monkeypatch):
-    rng = np.random.default_rng(1)
-    X = rng.normal(size=(120, 3))
-    lab = rng.integers(0, 4, 120)
-    w = rng.uniform(0.5, 2.0, 120)
+@pytest.mark.parametrize("n, k, name, value", [(120, 4, "BLOCK_ELEMENTS", 50),
+                                              (2400, 2, "PARALLEL_MIN_WORK", 2**62)])
+def test_sums_do_not_depend_on_the_path(monkeypatch, n, k, name, value):
+    """Blocks of one or a few rows give the sums of the default blocks; past
+    PARALLEL_MIN_WORK pairs (every worker), the pass over the pairs gives the sums of
+    the blocks of semimetric values (all, and each group's own pairs)."""
+    rng = np.random.default_rng(n)
+    X = rng.normal(size=(n, 4))
+    lab = rng.integers(0, k, n)
+    w = rng.uniform(0.5, 2.0, n)
     prep = dispatch.prepare([Part(X, labels=lab, weights=w)], spec(alpha=1.3), "test")
     ref = {which: prep.backend.group_sums(prep, which) for which in ("all", "within")}
-    monkeypatch.setattr(pairsum, "BLOCK_ELEMENTS", 50)  # rows of 1 or a few columns
+    monkeypatch.setattr(pairsum, name, value)
     for which in ("all", "within"):
         np.testing.assert_allclose(prep.backend.group_sums(prep, which), ref[which],
                                    rtol=1e-12)
