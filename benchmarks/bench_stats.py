@@ -31,11 +31,11 @@ import sys
 import tempfile
 import time
 
+import numba
 import numpy as np
 
 import kgroups
 from kgroups import energy_distance, within_energy
-from kgroups._kernels.jit import num_threads
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -130,8 +130,8 @@ def main(argv=None):
                  [""] + (argv if argv is not None else sys.argv[1:])),
              "",
              f"Two samples of `make_blobs(n, 10, centers=10, cluster_std=2.5)`, unit "
-             f"weights, {num_threads()} numba threads; best of {args.repeat}. *Pairs/s*: "
-             "unordered pairs, (2n)^2 / 2, over the seconds.",
+             f"weights, {numba.get_num_threads()} numba threads; best of {args.repeat}. "
+             "*Pairs/s*: unordered pairs, (2n)^2 / 2, over the seconds.",
              "",
              "| samples | energy_distance | through the blocks (× its time) | "
              "within_energy of the two | R energy::edist (× kgroups) |",
