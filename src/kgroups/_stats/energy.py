@@ -186,9 +186,9 @@ def energy_distance(
     (the tests check it against R's energy 1.7.11).
 
     Time O((n_x + n_y)^2 n_features), each unordered pair visited once, on every
-    CPU core from about a thousand points; memory O(n_features + 2) per point and
-    core, never (n_x + n_y)^2. Dask arrays or DataFrames (either sample, and dask weights) are computed
-    exactly on the Dask workers, by blocks of rows over all pairs.
+    CPU core from about a thousand points; memory O(n (n_features + 2)) per core,
+    never (n_x + n_y)^2. Dask arrays or DataFrames (either sample, and dask weights)
+    are computed exactly on the Dask workers, by blocks of rows over all pairs.
 
     Parameters
     ----------
