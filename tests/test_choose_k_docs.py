@@ -53,3 +53,11 @@ def test_the_arbiter_s_cut_ratio_is_stated_as_the_code_has_it():
 def test_every_constant_has_its_source_and_half():
     for name, c in CONSTANTS.items():
         assert c.meaning and c.source and c.decided_on, name
+
+
+@pytest.mark.parametrize("name", ["AUTO_SAMPLE_N", "AUTO_SAMPLE_ROWS", "ROWS_PER_CLUSTER"])
+def test_the_record_holds_the_values_kept_with_semimetric_auto(name):
+    """semimetric="auto" at a given k keeps its sample's sizes in kgroups._auto_fit (a fit
+    at a given k does not load the choice of k): the record states the same values."""
+    import kgroups._auto_fit as auto_fit
+    assert value(name) == getattr(auto_fit, name)
