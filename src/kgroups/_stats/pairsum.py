@@ -48,7 +48,8 @@ import scipy.sparse as sp
 from .._kernels.pairs_on_the_fly import sorted_class_sums, sorted_sums_bytes
 from .._kernels.parallel import PARALLEL_MIN_WORK
 from .._kernels.semimetric import NAMES, kernel_args
-from .._semimetrics import check_semimetric_range, pairwise_unchecked, robust_center
+from .._semimetrics import (centred_sq_norm_max, check_semimetric_range, pairwise_unchecked,
+                             robust_center)
 from .._validation import (
     InvalidParameterError,
     check_data,
@@ -464,10 +465,11 @@ def _pair_pass_sums(X, codes, k, w, spec, owner):
     X = X.reshape(len(X), -1)
     n, d = X.shape
     params = {p: spec[p] for p in ("alpha", "sigma", "theta")}
-    XT = np.ascontiguousarray((X - robust_center(X)).T)
-    big = float(np.max(np.einsum("ij,ij->j", XT, XT), initial=0.0))
-    check_semimetric_range(big if np.isfinite(big) else np.inf, spec["semimetric"], params,
+    center = robust_center(X)
+    check_semimetric_range(centred_sq_norm_max(X, center), spec["semimetric"], params,
                            float(np.max(w, initial=0.0)) ** 2, owner)
+    with np.errstate(over="ignore", invalid="ignore"):  # the check above judged them
+        XT = np.ascontiguousarray((X - center).T)
     check_fits(sorted_sums_bytes(n, k) + 16 * n * d,
                f"{owner}: the sums of the pass over the pairs of {n} points",
                "fewer rows (a subsample)")
