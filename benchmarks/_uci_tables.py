@@ -3,10 +3,11 @@ charts: the "uci" battery of :mod:`_batteries`.
 
 ``bash benchmarks/setup_uci_r.sh`` installs R and the packages when they are missing
 (``apt-get install r-base-core r-cran-mlbench r-cran-mclust r-cran-factoextra
-r-cran-rrcov r-cran-hsaur3 r-cran-mass r-cran-cardata r-cran-caret r-cran-boot``) and runs ``benchmarks/export_r_tables.R``,
-which writes each table as CSV (features, then a column ``label``) into
-``benchmarks/.data/r/``. Most tables are copies of the UCI Machine Learning Repository
-(Dua & Graff 2019); the R package and the original source of each:
+r-cran-rrcov r-cran-hsaur3 r-cran-mass r-cran-cardata r-cran-caret r-cran-boot``) and
+runs ``benchmarks/export_r_tables.R``, which writes each table as CSV (features, then a
+column ``label``) into ``benchmarks/.data/r/``. Most tables are copies of the UCI
+Machine Learning Repository (Dua & Graff 2019); the R package and the original source
+of each:
 
 - mlbench (Leisch & Dimitriadou): ``PimaIndiansDiabetes`` (Smith et al. 1988),
   ``Sonar`` (Gorman & Sejnowski 1988), ``Vehicle`` (Siebert 1987, Statlog),

@@ -27,7 +27,6 @@ def check_launch(configuration):
 def _launches_as_on_a_device(monkeypatch):
     from numba import config
     if not config.ENABLE_CUDASIM:
-        yield
         return
     from numba.cuda.simulator import kernel
 
@@ -38,5 +37,3 @@ def _launches_as_on_a_device(monkeypatch):
         return real(self, configuration)
 
     monkeypatch.setattr(kernel.FakeCUDAKernel, "__getitem__", getitem)
-    yield
-
