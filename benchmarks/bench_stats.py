@@ -22,6 +22,7 @@ e-distance ``n n / (2 n) E``, converted back to E). Skips R when it is not insta
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import os
 import platform
@@ -58,23 +59,18 @@ def best(fn, repeat):
     return out, min(secs)
 
 
+@contextlib.contextmanager
 def blocks_only():
     """A context in which the statistics take the blocks of semimetric values at any
     size (the pass over the pairs' threshold raised)."""
-    import contextlib
-
     from kgroups._stats import pairsum
 
-    @contextlib.contextmanager
-    def ctx():
-        old = pairsum.PARALLEL_MIN_WORK
-        pairsum.PARALLEL_MIN_WORK = 2**62
-        try:
-            yield
-        finally:
-            pairsum.PARALLEL_MIN_WORK = old
-
-    return ctx()
+    old = pairsum.PARALLEL_MIN_WORK
+    pairsum.PARALLEL_MIN_WORK = 2**62
+    try:
+        yield
+    finally:
+        pairsum.PARALLEL_MIN_WORK = old
 
 
 def r_edist(X, Y, repeat):

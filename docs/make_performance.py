@@ -1031,15 +1031,15 @@ def gpu():
             "",
         ]
     for f in files:
+        text = f.read_text()
         if f.suffix == ".md":  # a Markdown table: its GPU cells say "not measured yet"
-            out += _markdown(f.read_text(), skip=("command: ", "kgroups "))
-            out += gpu_shortfalls(f.read_text())
+            out += _markdown(text, skip=("command: ", "kgroups ")) + gpu_shortfalls(text)
         else:
-            out += ["::", "", *("   " + ln for ln in f.read_text().splitlines()), ""]
+            out += ["::", "", *("   " + ln for ln in text.splitlines()), ""]
         out += _source([f.name], "python benchmarks/bench_gpu.py",
                        machine="the machine the file's header names")
-    if any(f.name == "bench_gpu.md" for f in files):
-        out += GPU_WHY
+        if f.name == "bench_gpu.md":
+            out += GPU_WHY
     return out
 
 
