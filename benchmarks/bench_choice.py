@@ -237,15 +237,18 @@ def collect(sets, cache):
     return done
 
 
-def relibrary(sets, cache):
+def relibrary(sets, cache, keep_previous=False):
     """``--library``: the library's answers again (the code as it is now), kept beside
-    the slow parts of each record."""
+    the slow parts of each record; with ``keep_previous`` the answers they replace are
+    kept as ``"previous"`` (the report's "previous" rows: an A/B of a change)."""
     with open(cache, "rb") as f:
         done = pickle.load(f)
     for d in sets:
         key = (d.battery, d.name)
         if key not in done:
             continue
+        if keep_previous and "new" in done[key]:
+            done[key]["previous"] = done[key]["new"]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             done[key]["new"] = library(d.X, d.y, d.k)
@@ -283,6 +286,10 @@ def pipelines(rec):
     if "default" in rec:  # the answers of the library before (commit b3fd664)
         out["before: choose_k(X)"] = rec["default"][::-1]
         out["before: nothing given"] = (rec["joint"][1], rec["joint"][0])
+    if "previous" in rec:  # the answers replaced by the last --library --keep-previous
+        out["previous: choose_k(X)"] = rec["previous"]["default"][::-1]
+        out["previous: nothing given"] = (rec["previous"]["joint"][1],
+                                          rec["previous"]["joint"][0])
     return out
 
 
@@ -331,13 +338,13 @@ def report(done, out=None):
     head = ["k of"] + [f"{g}, {h}" for g, h in cols]
     text += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     have = pipelines(next(iter(rows.values()))[0])
-    for p in ("choose_k(X)", "energy rule", "before: choose_k(X)", "nothing given",
-              "KMeans + silhouette", "GMM BIC"):
+    for p in ("choose_k(X)", "energy rule", "previous: choose_k(X)", "before: choose_k(X)",
+              "nothing given", "previous: nothing given", "KMeans + silhouette", "GMM BIC"):
         if p not in have:
             continue
         cells = [p]
         for c in cols:
-            recs = rows.get(c, [])
+            recs = [r for r in rows.get(c, []) if p in pipelines(r)]
             ks = [pipelines(r)[p][1] for r in recs]
             u = sum(useful(r, k) for r, k in zip(recs, ks))
             e = sum(k == r["k"] for r, k in zip(recs, ks))
@@ -369,6 +376,8 @@ def main():
     ap.add_argument("--only", nargs="*", default=None, help="set names to collect")
     ap.add_argument("--library", action="store_true",
                     help="the library's answers again, with the code as it is")
+    ap.add_argument("--keep-previous", action="store_true",
+                    help="with --library: keep the answers replaced, as 'previous'")
     ap.add_argument("--report", action="store_true")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
@@ -380,7 +389,7 @@ def main():
     if args.only:
         sets = [d for d in sets if d.name in args.only]
     if args.library:
-        relibrary(sets, args.cache)
+        relibrary(sets, args.cache, args.keep_previous)
         return 0
     collect(sets, args.cache)
     return 0
