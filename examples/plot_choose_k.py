@@ -4,13 +4,13 @@ Choosing k: structure, separation, and a split test
 
 :func:`kgroups.choose_k` by default (``method="auto"``, the energy rule for point
 data) asks three questions of kernel k-groups fits for k = 1, 2, ... Is there structure: is X multimodal by Hartigan's dip test
-(of a held-out half along the line of a 2-cluster fit of the other half, and of
+(of each half along the line of a 2-cluster fit of the other half, and of
 the distances from the mean), or does some fit with k = 2..5 lower the within
 energy W more than on reference samples without clusters (the gap statistic of
 Tibshirani, Walther & Hastie 2001)? Which k separates best: the smallest k whose
 mean silhouette (Rousseeuw 1987) is within half a standard error of the largest,
 the curve followed to twice its best k and at least to 10? Does a
-cluster still split: a dip test of a held-out half of each cluster, one more
+cluster still split: the same dip test of each cluster, one more
 cluster while some cluster splits and the silhouette keeps 0.7 of its best?
 
 Top: 8 blobs on a 4 x 2 grid: X is multimodal, the silhouette is largest at

@@ -441,6 +441,21 @@ def test_bisect_cuts_the_cluster_along_its_two_halves():
     assert one.bisect(np.zeros(60, np.int64), 0, np.random.default_rng(0))[0] > 0.05
 
 
+def test_bisect_reads_every_point_each_on_the_line_of_the_other_half(monkeypatch):
+    """The split test is cross-fitted: the dip test reads all the cluster's points,
+    each half projected on the line of the other half's 2-cluster fit and scaled so
+    that the line's two means sit at -1 and +1 (two blobs: values near -1 and +1)."""
+    rng = np.random.default_rng(2)
+    X = np.r_[rng.normal([0, 0], 0.3, (41, 2)), rng.normal([4, 0], 0.3, (40, 2))]
+    seen = []
+    monkeypatch.setattr(fits, "dip_test", lambda t: seen.append(np.asarray(t)) or (0.0, 0.5))
+    p, _ = Fits(X, np.ones(81), Setting(n_init=3), 0).bisect(
+        np.zeros(81, dtype=np.int64), 0, np.random.default_rng(0))
+    [t] = seen
+    assert p == 0.5 and t.size == 81
+    assert np.all(np.abs(np.abs(t) - 1) < 0.5)
+
+
 # --------------------------------------------------------------------------- structure
 def geometry(X, seed=0):
     return Fits(X, np.ones(len(X)), Setting(n_init=3), seed)
@@ -476,6 +491,8 @@ def test_reference_test_is_the_gap_gain_in_standard_errors():
     found, zk = find_structure(g, ks, 5, "pca", t)
     assert not found and [s.outcome for s in t.steps] == ["no modes", "no structure"]
     assert t.steps[1].threshold == STRUCTURE_Z
+    least = min(t.steps[0].value.values())          # "close" only within a factor 1.5
+    assert least >= 1.5 * STRUCTURE_ALPHA / 2 and t.steps[0].margin == ""
     z, ref = references(geometry(X), ks, 5, "pca")
     assert ref.shape == (5, 5) and np.isfinite(ref).all()
     log_w = np.log([g.within_one()] + [g.fit(k)[1] for k in range(2, 6)])
@@ -911,7 +928,8 @@ def test_a_grid_and_touching_blobs_keep_the_energy_answer():
 def test_digits_one_k_whatever_the_range():
     """Digits (1797 x 64): one k in 8..12 with k_range 1..10 and 1..30, the same
     silhouettes where both computed, no warning; with 1..30 nothing past
-    max(SCAN_MIN, SCAN_FACTOR x k) is fitted."""
+    max(SCAN_MIN, SCAN_FACTOR x k_b) is fitted, k_b the k of the largest silhouette
+    (the split walk may move the answer past it)."""
     from sklearn.datasets import load_digits
 
     X = load_digits().data
@@ -920,7 +938,9 @@ def test_digits_one_k_whatever_the_range():
         short, long = choose_k(X, range(1, 11)), choose_k(X, range(1, 31))
     assert short.k == long.k and 8 <= long.k <= 12 and not long.at_top
     np.testing.assert_allclose(long.silhouette[1:10], short.silhouette[1:10], rtol=1e-12)
-    top = max(SCAN_MIN, SCAN_FACTOR * long.k)
+    best = int(np.nanargmax(long.silhouette)) + 1
+    assert best <= long.k
+    top = max(SCAN_MIN, SCAN_FACTOR * best)
     assert np.isfinite(long.silhouette[1:top]).all() and np.isnan(long.silhouette[top:]).all()
     assert steps(long, "silhouette")[0].statistic.endswith(f"(followed to k={top})")
 

@@ -592,11 +592,11 @@ def _choose_k_parser(sub):
                         "1) before choosing, as kgroups cluster --standardize does")
     c.add_argument("--method", default=d["method"], choices=CHOOSE_K_METHODS,
                    help="auto: the rule of the semimetric. Point data (the energy rule): "
-                        "structure when a held-out half is multimodal (dip tests) or k = "
+                        "structure when X is multimodal (dip tests, cross-fitted) or k = "
                         "2..5 beat uniform reference samples by 3.5 standard errors; the "
                         "smallest k within half a standard error of the largest silhouette, "
                         "the curve followed to twice its best k (at least 10); then one more "
-                        "cluster while a cluster's held-out half is multimodal, keeping 0.7 "
+                        "cluster while a cluster is multimodal (dip test), keeping 0.7 "
                         "of the silhouette; when X shows none, the same on its multimodal "
                         "sphered axes, then X standardized; else k = 1; with energy, when "
                         "the neighbourhood graph's groups are shapes that the energy "

@@ -22,9 +22,9 @@ def choose_k(X, k_range=None, *, method="auto", semimetric="energy", alpha=1.0, 
     studies and where each method fails.
 
     - ``"auto"`` (default): the **energy rule** for point data: k = 1 only when X
-      shows no structure (dip tests of held-out data, gain over uniform references);
+      shows no structure (dip tests of cross-fitted halves, gain over uniform references);
       else the smallest k near the largest mean silhouette, then one more cluster
-      while a cluster's held-out half is multimodal (the dip test); where X's own
+      while a cluster is multimodal along its halves' lines (the dip test); where X's own
       geometry shows none, the same on its multimodal sphered axes, then
       standardized. With ``semimetric="nearest_neighbors"`` the eigengap of the
       neighbourhood graph's walk; with ``"auto"`` both, one kept by the **arbiter**
@@ -125,7 +125,7 @@ def choose_k(X, k_range=None, *, method="auto", semimetric="energy", alpha=1.0, 
     >>> X = np.vstack([rng.normal(c, 0.5, (40, 2)) for c in ([0, 0], [5, 0], [0, 5])])
     >>> r = choose_k(X, range(1, 7))
     >>> r.k, r.geometry, [s.step for s in r.trace.steps]
-    (3, 'data', ['structure', 'structure', 'silhouette', 'split', 'arbiter'])
+    (3, 'data', ['structure', 'silhouette', 'split', 'arbiter'])
     >>> choose_k(X, range(1, 7), method="gap", rule="Tibs2001SEmax", random_state=0).k
     3
     >>> cigars = np.vstack([rng.normal(size=(100, 2)) * [6, 0.5] + [0, 4 * j] for j in (0, 1)])

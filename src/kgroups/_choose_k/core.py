@@ -2,7 +2,7 @@ r"""The work of :func:`~kgroups.choose_k` and of ``n_clusters="auto"`` on valida
 data: the range of k, the data's seed, the default (the energy rule, the graph's rule,
 both with the arbiter), the named methods, and large data.
 
-Every draw of the default (starts, held-out halves, references, the sample of large
+Every draw of the default (starts, halves, references, the sample of large
 data) comes from one seed computed from the data (:func:`data_seed`), so its answer is
 a function of the data, not of ``random_state``. Past ``SAMPLE_N`` rows the default
 runs on a uniform sample of that many rows; every row is then labelled by the sample

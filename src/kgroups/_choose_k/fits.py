@@ -7,8 +7,8 @@ the one run loop (:func:`kgroups._driver.run_starts`, TPAMI Algorithm 2) with th
 user's ``init``, ``n_init``, ``max_iter`` and ``tol`` (:class:`Setting`); the fit of
 lowest within energy :math:`W_k` (TPAMI eq. 13) is kept. Silhouettes (Rousseeuw
 1987): :math:`s(i) = (b_i - a_i) / \max(a_i, b_i)` on :math:`\rho`. Split tests
-(:meth:`Fits.bisect`): the dip test of a held-out half of a cluster along the line
-of a 2-cluster fit of the other half.
+(:meth:`Fits.bisect`): the dip test of a cluster's points, each half projected on
+the line of a 2-cluster fit of the other half (cross-fitted).
 """
 
 from __future__ import annotations
@@ -204,26 +204,36 @@ class Fits:
         return float(np.sqrt(w @ (d - dbar) ** 2 / (s * (m - 1.0))))
 
     def bisect(self, labels, j, rng, test=True):
-        """Split cluster j: ``(p, start)``, the dip p-value of its held-out half along
-        its line (1.0 untested) and the labels with the cluster cut at the line's
-        midpoint; ``(1.0, None)`` for a cluster too small to test or a fit of one."""
+        """Split cluster j: ``(p, start)``, the dip p-value of its points each projected
+        on the line of a 2-cluster fit of the other half (cross-fitted: no point draws
+        its own line; each half scaled so that its line's two means sit at -1 and +1)
+        and the labels with the cluster cut at the midpoint of the first half's line;
+        ``(1.0, None)`` for a cluster too small to test or a fit of one."""
         idx = np.flatnonzero(labels == j)
         if idx.size < SPLIT_MIN:
             return 1.0, None
         perm = rng.permutation(idx)
         A, B = np.sort(perm[:idx.size // 2]), np.sort(perm[idx.size // 2:])
-        half = Fits(self.Z[A], self.w[A], self.setting.but(n_init=SPLIT_N_INIT),
-                    int(rng.integers(2**31 - 1)), matrix=False).fit(2)[0]
-        if np.unique(half).size < 2:
-            return 1.0, None
-        means = [np.average(self.Z[A][half == h], axis=0, weights=self.w[A][half == h])
-                 for h in (0, 1)]
-        v = means[1] - means[0]
-        if not np.any(v):
-            return 1.0, None
+        lines = []
+        for own in ((A, B) if test else (A,)):
+            half = Fits(self.Z[own], self.w[own], self.setting.but(n_init=SPLIT_N_INIT),
+                        int(rng.integers(2**31 - 1)), matrix=False).fit(2)[0]
+            if np.unique(half).size < 2:
+                return 1.0, None
+            means = [np.average(self.Z[own][half == h], axis=0, weights=self.w[own][half == h])
+                     for h in (0, 1)]
+            v = means[1] - means[0]
+            if not np.any(v):
+                return 1.0, None
+            lines.append((v, 0.5 * (means[0] + means[1]) @ v, 0.5 * (v @ v)))
+        v, mid, _ = lines[0]
         start = labels.copy()
-        start[idx[self.Z[idx] @ v > 0.5 * (means[0] + means[1]) @ v]] = labels.max() + 1
-        return (dip_test(self.Z[B] @ v)[1] if test else 1.0), start
+        start[idx[self.Z[idx] @ v > mid]] = labels.max() + 1
+        if not test:
+            return 1.0, start
+        t = np.concatenate([(self.Z[other] @ v - m) / s
+                            for (v, m, s), other in zip(lines, (B, A))])
+        return dip_test(t)[1], start
 
 
 def cluster_sums(f, label_sets, ks):

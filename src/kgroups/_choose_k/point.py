@@ -6,8 +6,8 @@ r"""The energy rule: k of point data from the kernel k-groups fits of X for k = 
    k reaches ``max(SCAN_MIN, SCAN_FACTOR k_b)``, :math:`k_b` the best so far; the
    answer :math:`k_s` is the smallest k within ``SILHOUETTE_SE`` standard errors
    (paired over the points) of :math:`k_b`'s (the smallest k on a plateau).
-3. **Does a cluster split?** From :math:`k_s`, one more cluster while some cluster's
-   held-out half is multimodal along its 2-cluster line (the dip test at
+3. **Does a cluster split?** From :math:`k_s`, one more cluster while some cluster
+   is multimodal, each half along the other half's 2-cluster line (the dip test at
    ``SPLIT_ALPHA``, Bonferroni over the clusters; Kalogeratos & Likas 2012) and the
    finer fit keeps ``SILHOUETTE_KEEP`` of :math:`k_s`'s silhouette (sub-modes of
    overlapping classes keep less).
@@ -94,7 +94,7 @@ def decide(f, ks, n_refs, reference, declared=None):
     k, trail, done = split_walk(f, ks, start)
     tested = {kk: p for kk, p in trail if not np.isnan(p)}
     near = [kk for kk, p in tested.items() if close(min(p, SPLIT_ALPHA), max(p, SPLIT_ALPHA), 2)]
-    t.add("split", "smallest dip p-value of the clusters' held-out halves, x k, by k",
+    t.add("split", "smallest dip p-value of the clusters (cross-fitted halves), x k, by k",
           tested, SPLIT_ALPHA, f"k={k}", f"close at k={near}: within a factor 2" if near else "")
     if len(trail) > len(tested):
         kk = trail[-1][0]

@@ -3,7 +3,7 @@ when its own does not.
 
 X shows structure when **any** yardstick finds it; k = 1 only when none does:
 **modes**, two dip tests (Hartigan & Hartigan 1985) at ``STRUCTURE_ALPHA`` / 2 each, of
-a held-out half of X along the line of a 2-cluster fit of the other half and of the
+X (each half along the line of a 2-cluster fit of the other half) and of the
 distances from the mean; else **references**, ``n_refs`` uniform samples over the box
 of X in its principal axes (Tibshirani, Walther & Hastie 2001, (b)), on at most
 ``STRUCTURE_MAX_N`` points: the gain :math:`\mathrm{Gap}(k) - \mathrm{Gap}(1)` above
@@ -71,10 +71,11 @@ def find_structure(f, ks, n_refs, reference, trace):
     """Step 1 on geometry ``f`` (k = 1 in ``ks``): whether it shows structure, with its
     steps in ``trace``; the reference curve ``z`` by k, or None when a dip decided."""
     p, level = modes(f), STRUCTURE_ALPHA / 2
-    found = min(p.values()) < level
-    trace.add("structure", "dip p-values (held-out half along its line; distances from the "
-              "mean)", p, level, "modes: structure" if found else "no modes",
-              close(min(p.values()), level))
+    least = min(p.values())
+    found = least < level
+    trace.add("structure", "dip p-values (each half along the other half's line; distances "
+              "from the mean)", p, level, "modes: structure" if found else "no modes",
+              close(least, level) if found else close(level, least))
     if found:
         return True, None
     sk = ks[ks <= STRUCTURE_KMAX]
