@@ -204,36 +204,27 @@ class Fits:
         return float(np.sqrt(w @ (d - dbar) ** 2 / (s * (m - 1.0))))
 
     def bisect(self, labels, j, rng, test=True):
-        """Split cluster j: ``(p, start)``, the dip p-value of its points each projected
-        on the line of a 2-cluster fit of the other half (cross-fitted: no point draws
-        its own line; each half scaled so that its line's two means sit at -1 and +1)
-        and the labels with the cluster cut at the midpoint of the first half's line;
-        ``(1.0, None)`` for a cluster too small to test or a fit of one."""
+        """Split cluster j: ``(p, start)``, the dip p-value of its points, each half
+        projected on the 2-cluster line of the other half (cross-fitted, its two means
+        at -1 and +1), and the labels cut at the first line's midpoint; ``(1.0, None)``
+        for a cluster too small to test or a fit of one."""
         idx = np.flatnonzero(labels == j)
         if idx.size < SPLIT_MIN:
             return 1.0, None
         perm = rng.permutation(idx)
-        A, B = np.sort(perm[:idx.size // 2]), np.sort(perm[idx.size // 2:])
-        lines = []
-        for own in ((A, B) if test else (A,)):
+        halves, lines = (np.sort(perm[:idx.size // 2]), np.sort(perm[idx.size // 2:])), []
+        for own in halves[:1 + bool(test)]:
             half = Fits(self.Z[own], self.w[own], self.setting.but(n_init=SPLIT_N_INIT),
                         int(rng.integers(2**31 - 1)), matrix=False).fit(2)[0]
-            if np.unique(half).size < 2:
+            m = [np.average(self.Z[own][half == h], axis=0, weights=self.w[own][half == h])
+                 for h in (0, 1) if np.any(half == h)]
+            if len(m) < 2 or not np.any(v := m[1] - m[0]):
                 return 1.0, None
-            means = [np.average(self.Z[own][half == h], axis=0, weights=self.w[own][half == h])
-                     for h in (0, 1)]
-            v = means[1] - means[0]
-            if not np.any(v):
-                return 1.0, None
-            lines.append((v, 0.5 * (means[0] + means[1]) @ v, 0.5 * (v @ v)))
-        v, mid, _ = lines[0]
-        start = labels.copy()
+            lines.append((v, 0.5 * (m[0] + m[1]) @ v, 0.5 * (v @ v)))
+        (v, mid, _), start = lines[0], labels.copy()
         start[idx[self.Z[idx] @ v > mid]] = labels.max() + 1
-        if not test:
-            return 1.0, start
-        t = np.concatenate([(self.Z[other] @ v - m) / s
-                            for (v, m, s), other in zip(lines, (B, A))])
-        return dip_test(t)[1], start
+        t = [(self.Z[other] @ v - m) / s for (v, m, s), other in zip(lines, halves[::-1])]
+        return (dip_test(np.concatenate(t))[1] if test else 1.0), start
 
 
 def cluster_sums(f, label_sets, ks):

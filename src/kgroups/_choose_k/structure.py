@@ -71,8 +71,7 @@ def find_structure(f, ks, n_refs, reference, trace):
     """Step 1 on geometry ``f`` (k = 1 in ``ks``): whether it shows structure, with its
     steps in ``trace``; the reference curve ``z`` by k, or None when a dip decided."""
     p, level = modes(f), STRUCTURE_ALPHA / 2
-    least = min(p.values())
-    found = least < level
+    found = (least := min(p.values())) < level
     trace.add("structure", "dip p-values (each half along the other half's line; distances "
               "from the mean)", p, level, "modes: structure" if found else "no modes",
               close(least, level) if found else close(level, least))
