@@ -28,7 +28,10 @@ and k, the graph's rule's labels and k) are judged by:
 It reports the mean ARI of each pick per battery group and half, with each candidate
 alone and the better of the two per set (which uses the labels).
 
-Usage: python benchmarks/bench_arbiter.py [--cache FILE] [--out FILE.md]
+Each set's features are kept in ``--rows`` (``.data/arbiter_rows.pkl``); ``--reuse``
+reports from them without fitting again.
+
+Usage: python benchmarks/bench_arbiter.py [--cache FILE] [--out FILE.md] [--reuse]
 """
 
 from __future__ import annotations
@@ -54,6 +57,8 @@ from kgroups._choose_k.trace import Trace
 from kgroups._semimetrics.auto import partition_cut
 from kgroups._semimetrics.neighbors import NeighborGraphMap
 from kgroups._stats.dip import dip_test
+
+ROWS = os.path.join(os.path.dirname(CACHE), "arbiter_rows.pkl")
 
 
 def dbcv(X, labels, max_n=1500, seed=0):
@@ -221,7 +226,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cache", default=CACHE)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--rows", default=ROWS, help="where each set's features are kept")
+    ap.add_argument("--reuse", action="store_true",
+                    help="report from the features kept by the last run (no fits)")
     args = ap.parse_args()
+    if args.reuse:
+        with open(args.rows, "rb") as fh:
+            report(pickle.load(fh), args.out)
+        return 0
     with open(args.cache, "rb") as fh:
         done = pickle.load(fh)
     rows, data = [], {}
@@ -235,6 +247,8 @@ def main():
             rows.append(f)
             print(f"{battery:8s} {name[:34]:34s} {f['half']:4s} energy {f['ae']:.2f} graph "
                   f"{f['ag']:.2f}", file=sys.stderr, flush=True)
+    with open(args.rows, "wb") as fh:
+        pickle.dump(rows, fh)
     report(rows, args.out)
     return 0
 
