@@ -652,6 +652,9 @@ def test_without_n_clusters_the_choice_is_made_and_told_on_stderr(tmp_path, caps
     # one line on stderr: k, the semimetric and the deciding numbers (the arbiter's cuts)
     assert err.startswith("kgroups cluster: chose k=2 with semimetric='nearest_neighbors' (")
     assert len(err.splitlines()) == 1 and "arbiter: {graph's groups: 0, energy partition" in err
+    # short: the last step of each kind, the arbiter's pick in words, not its sentence
+    assert err.count("structure:") == 1 and err.rstrip().endswith(": the graph's groups)")
+    assert "cut below" not in err
     # --verbose adds the whole reasoning
     assert main(["cluster", str(path), "--label-column", "3", "--seed", "0", "--verbose"]) == 0
     why = [line for line in capsys.readouterr().err.splitlines()

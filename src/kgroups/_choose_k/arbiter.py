@@ -67,7 +67,7 @@ def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace):
               "close: the ratio of the cuts is within a factor 1.25 of the threshold"
               if threshold is not None and 0.8 <= ratio / threshold <= 1.25 else "")
     trace.add("arbiter", "normalised cut on the neighbourhood graph", value_, threshold, why,
-              margin)
+              margin, "energy" if pick == ENERGY else "the graph's groups")
     return pick
 
 

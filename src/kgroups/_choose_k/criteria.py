@@ -45,8 +45,7 @@ def reference_sampler(Z, w, kind):
 def gap_gain_se(ref_log_w):
     r"""Standard error of :math:`\mathrm{Gap}(k) - \mathrm{Gap}(1)` for data without
     structure: :math:`\mathrm{sd}_b(\log W^*_{kb} - \log W^*_{1b}) \sqrt{1 + 1/B}`."""
-    B = ref_log_w.shape[0]
-    return (ref_log_w - ref_log_w[:, :1]).std(axis=0) * np.sqrt(1.0 + 1.0 / B)
+    return (ref_log_w - ref_log_w[:, :1]).std(axis=0) * np.sqrt(1.0 + 1.0 / len(ref_log_w))
 
 
 def gap_curve(f, ks, n_refs, reference):
@@ -61,8 +60,7 @@ def gap_curve(f, ks, n_refs, reference):
 
 
 def _first_local_max(f):
-    down = f[:-1] >= f[1:]
-    return int(np.argmax(down)) if down.any() else f.size - 1
+    return int(np.argmax(f[:-1] >= f[1:])) if np.any(f[:-1] >= f[1:]) else f.size - 1
 
 
 def gap_rule(gap, se, rule="firstSEmax", se_factor=1.0):

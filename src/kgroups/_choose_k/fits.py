@@ -87,8 +87,7 @@ class Fits:
     def __init__(self, Z, w, setting, seed, matrix=True):
         self.Z, self.w, self.setting, self.seed = Z, w, setting, seed
         self.D = rho_matrix(Z, setting) if matrix else None
-        self._built = {}
-        self.fits, self.runs, self.sil, self.grown = {}, {}, {}, set()
+        self._built, self.fits, self.runs, self.sil, self.grown = {}, {}, {}, {}, set()
 
     def rng(self, *key):
         """A random stream of its own for each key (k, purpose)."""

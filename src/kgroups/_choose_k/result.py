@@ -148,16 +148,20 @@ class ChooseKResult:
                 "there: k may be larger than the range allows; widen k_range")
 
     def summary(self):
-        """The choice in one line: k, the semimetric and each step's outcome, with its
-        numbers where they are few (not a curve by k).
+        """The choice in one line: k, the semimetric and the outcome of the last step
+        of each kind (in words where it has a short form), with its numbers where they
+        are few (not a curve by k).
 
         >>> r = ChooseKResult(2, "auto", np.arange(1, 4), semimetric="energy")
-        >>> _ = r.trace.add("arbiter", "cut", {"graph": 0.2, "energy": 0.1}, 1.0, "energy")
+        >>> for k in (3, 2):
+        ...     _ = r.trace.add("split", "p by k", {k: 0.3}, 0.01, f"k={k}")
+        >>> _ = r.trace.add("arbiter", "cut", {"graph": 0.2}, 1.0, "a rule", short="energy")
         >>> r.summary()
-        "k=2 with semimetric='energy' (arbiter: {graph: 0.2, energy: 0.1}: energy)"
+        "k=2 with semimetric='energy' (split: k=2; arbiter: {graph: 0.2}: energy)"
         """
+        last = {s.step: s for s in self.trace.steps if s.outcome}   # first place, last step
         steps = "; ".join(f"{s.step}: " + ("" if few(s.value) is None else few(s.value) + ": ")
-                          + s.outcome for s in self.trace.steps if s.outcome)
+                          + (s.short or s.outcome) for s in last.values())
         return f"k={self.k} with semimetric={self.semimetric!r}" + (steps and f" ({steps})")
 
     @property

@@ -10,8 +10,8 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Step:
-    """One decision: the ``step``, the ``statistic`` and its ``value`` (or values by k),
-    the ``threshold`` (or None), the ``outcome``, and a ``margin`` note if it was close."""
+    """One decision: ``step``, ``statistic`` and its ``value`` (or values by k), ``threshold``
+    (or None), ``outcome`` (``short``: in a word, for the summary), ``margin`` (if close)."""
 
     step: str
     statistic: str
@@ -19,6 +19,7 @@ class Step:
     threshold: float | None = None
     outcome: str = ""
     margin: str = ""
+    short: str = ""
 
 
 def close(low, high, factor=1.5):
@@ -27,10 +28,8 @@ def close(low, high, factor=1.5):
 
 
 def _number(v):
-    if isinstance(v, str):
-        return v
-    if isinstance(v, (int, np.integer)):
-        return str(int(v))
+    if isinstance(v, (str, int, np.integer)):
+        return str(v if isinstance(v, str) else int(v))
     return "nan" if np.isnan(v) else f"{float(v):.3g}"
 
 
