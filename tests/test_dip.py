@@ -93,3 +93,21 @@ def test_bimodal_samples_are_rejected():
     x = np.concatenate([rng.normal(size=60), rng.normal(size=30) + 5.0])
     assert dip_test(x)[1] < 0.001
     assert dip_test(rng.normal(size=90))[1] > 0.05
+
+
+def test_values_one_ulp_apart_are_one_tie():
+    """Runs of ties a few ulps apart (distances rounded two ways) spread into values
+    that coincided, and the dip divided by zero: they are one tie, and the dip is that
+    of the sample with each run at one value; an affine map does not change it."""
+    def ulps(a, k):
+        for _ in range(k):
+            a = np.nextafter(a, np.inf)
+        return a
+
+    a = -3.163567342850098
+    x = np.r_[np.repeat([ulps(a, j) for j in range(5)], [4, 7, 19, 2, 3]),
+              np.linspace(-3.0, 3.0, 60), np.repeat([ulps(3.1, j) for j in range(3)], [10, 12, 2])]
+    merged = np.r_[np.full(35, a), np.linspace(-3.0, 3.0, 60), np.full(24, 3.1)]
+    assert dip(x) == pytest.approx(dip(merged), abs=1e-12)
+    assert dip_test(x)[1] == dip_test(merged)[1] < 0.01
+    assert dip(1e6 + 3.0 * x) == pytest.approx(dip(x), abs=1e-9)
