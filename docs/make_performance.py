@@ -884,8 +884,8 @@ def choice():
     out += [
         "Every labelled set of up to 5,000 points of the nine batteries of",
         "``benchmarks/_batteries.py`` (31 shape sets, 22 real tables, 14 Gaussian",
-        "settings, 22 hard sets, 9 FCPS sets, 33 UCI and R tables, 8 toy sets, 10",
-        "real tables of 7 to 166 columns, z-scored, and 24 draws of scikit-learn's",
+        "settings, 22 hard sets, 9 FCPS sets, 33 UCI and R tables, 8 toy sets, 15",
+        "real tables of 4 to 166 columns, z-scored, and 24 draws of scikit-learn's",
         "``make_blobs`` at its defaults), split into a development half",
         "and an evaluation half by a fixed hash of each set's name. The rules and",
         "constants of :func:`kgroups.choose_k` and of the arbiter were decided on the",
