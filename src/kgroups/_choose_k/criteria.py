@@ -60,7 +60,8 @@ def gap_curve(f, ks, n_refs, reference):
 
 
 def _first_local_max(f):
-    return int(np.argmax(f[:-1] >= f[1:])) if np.any(f[:-1] >= f[1:]) else f.size - 1
+    down = f[:-1] >= f[1:]
+    return int(np.argmax(down)) if down.any() else f.size - 1
 
 
 def gap_rule(gap, se, rule="firstSEmax", se_factor=1.0):

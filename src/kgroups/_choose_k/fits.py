@@ -215,14 +215,15 @@ class Fits:
         for own in halves[:1 + bool(test)]:
             half = Fits(self.Z[own], self.w[own], self.setting.but(n_init=SPLIT_N_INIT),
                         int(rng.integers(2**31 - 1)), matrix=False).fit(2)[0]
-            m = [np.average(self.Z[own][half == h], axis=0, weights=self.w[own][half == h])
-                 for h in (0, 1) if np.any(half == h)]
-            if len(m) < 2 or not np.any(v := m[1] - m[0]):
+            means = [np.average(self.Z[own][half == h], axis=0, weights=self.w[own][half == h])
+                     for h in (0, 1) if np.any(half == h)]
+            if len(means) < 2 or not np.any(v := means[1] - means[0]):
                 return 1.0, None
-            lines.append((v, 0.5 * (m[0] + m[1]) @ v, 0.5 * (v @ v)))
+            lines.append((v, 0.5 * (means[0] + means[1]) @ v, 0.5 * (v @ v)))
         (v, mid, _), start = lines[0], labels.copy()
         start[idx[self.Z[idx] @ v > mid]] = labels.max() + 1
-        t = [(self.Z[other] @ v - m) / s for (v, m, s), other in zip(lines, halves[::-1])]
+        t = [(self.Z[other] @ line - at) / scale
+             for (line, at, scale), other in zip(lines, halves[::-1])]
         return (dip_test(np.concatenate(t))[1] if test else 1.0), start
 
 

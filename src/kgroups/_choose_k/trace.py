@@ -28,8 +28,10 @@ def close(low, high, factor=1.5):
 
 
 def _number(v):
-    if isinstance(v, (str, int, np.integer)):
-        return str(v if isinstance(v, str) else int(v))
+    if isinstance(v, str):
+        return v
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
     return "nan" if np.isnan(v) else f"{float(v):.3g}"
 
 
