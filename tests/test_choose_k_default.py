@@ -21,7 +21,7 @@ from kgroups._choose_k import arbiter, constants, estimator, fits, graph, point,
 from kgroups._choose_k.arbiter import (BALANCE, CUT_RATIO, NO_STRUCTURE_RATIO, WITHIN,
                                        decide, follow_graph, weighted_ari, within_share)
 from kgroups._choose_k.constants import CONSTANTS
-from kgroups._choose_k.core import data_seed
+from kgroups._choose_k.core import canonical
 from kgroups._choose_k.fits import Fits, Setting
 from kgroups._choose_k.point import (SCAN_FACTOR, SCAN_MIN, SILHOUETTE_KEEP, SILHOUETTE_SE,
                                      SPLIT_ALPHA, scan, split_walk)
@@ -90,6 +90,7 @@ def test_every_constant_a_module_uses_is_its_record():
         "STRUCTURE_ALPHA": structure.STRUCTURE_ALPHA, "STRUCTURE_Z": structure.STRUCTURE_Z,
         "STRUCTURE_KMAX": structure.STRUCTURE_KMAX,
         "STRUCTURE_MAX_N": structure.STRUCTURE_MAX_N,
+        "STRUCTURE_SAMPLES": structure.STRUCTURE_SAMPLES,
         "N_REFS": inspect.signature(choose_k).parameters["n_refs"].default,
         "SCAN_MIN": point.SCAN_MIN, "SCAN_FACTOR": point.SCAN_FACTOR,
         "SILHOUETTE_SE": point.SILHOUETTE_SE, "SPLIT_ALPHA": point.SPLIT_ALPHA,
@@ -160,18 +161,43 @@ def test_trace_and_reasoning():
 
 
 # --------------------------------------------------------------------------- data seed
-def test_data_seed_is_a_function_of_the_data_alone():
+def test_seed_and_order_are_functions_of_the_data_alone():
+    """The seed and the order of the rows do not change with the order the rows come in,
+    also for z-scored columns, whose means are rounding noise that any sum in another
+    order changes."""
     rng = np.random.default_rng(0)
     X, w = rng.normal(size=(50, 3)), rng.uniform(0.5, 2.0, 50)
-    s = data_seed(X, w)
-    assert isinstance(s, int) and 0 <= s < 2**32
+    Z = (X - X.mean(axis=0)) / X.std(axis=0)
     perm = rng.permutation(50)
-    assert data_seed(X[perm], w[perm]) == s == data_seed(X.copy(), w.copy())
+    for A in (X, Z):
+        s, order = canonical(A, w)
+        assert isinstance(s, int) and 0 <= s < 2**32
+        s2, order2 = canonical(A[perm], w[perm])
+        assert s2 == s == canonical(A.copy(), w.copy())[0]
+        np.testing.assert_array_equal(A[perm][order2], A[order])
     Y = X.copy()
     Y[7, 1] += 1e-3
-    assert data_seed(Y, w) != s                            # other data, another seed
-    assert data_seed(X, 2 * w) != s                        # the weights' total counts
-    assert data_seed(X[:-1], w[:-1]) != s
+    s = canonical(X, w)[0]
+    assert canonical(Y, w)[0] != s                         # other data, another seed
+    assert canonical(X, 2 * w)[0] != s                     # the weights count
+    assert canonical(X[:-1], w[:-1])[0] != s
+
+
+@pytest.mark.parametrize("semimetric", ["energy", "auto"])
+def test_the_answer_does_not_change_with_the_order_of_the_rows(semimetric):
+    """The same k and the same labels of every row, whatever order the rows come in,
+    on z-scored blobs with copies of rows (ties in the order)."""
+    X, _ = make_blobs(240, 3, centers=3, cluster_std=2.0, random_state=3)
+    X = np.vstack([X, X[:20]])
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    r = choose_k(X, range(1, 8), semimetric=semimetric)
+    for seed in (1, 2):
+        perm = np.random.default_rng(seed).permutation(len(X))
+        again = choose_k(X[perm], range(1, 8), semimetric=semimetric, random_state=seed)
+        assert (again.k, again.semimetric) == (r.k, r.semimetric)
+        np.testing.assert_array_equal(again.labels, r.labels[perm])
+        for name, c in (r.candidates or {}).items():
+            np.testing.assert_array_equal(again.candidates[name].labels, c.labels[perm])
 
 
 # --------------------------------------------------------------------------- arbiter
@@ -493,7 +519,7 @@ def test_reference_test_is_the_gap_gain_in_standard_errors():
     assert t.steps[1].threshold == STRUCTURE_Z
     least = min(t.steps[0].value.values())          # "close" only within a factor 1.5
     assert least >= 1.5 * STRUCTURE_ALPHA / 2 and t.steps[0].margin == ""
-    z, ref = references(geometry(X), ks, 5, "pca")
+    z, _, [ref] = references(geometry(X), ks, 5, "pca")
     assert ref.shape == (5, 5) and np.isfinite(ref).all()
     log_w = np.log([g.within_one()] + [g.fit(k)[1] for k in range(2, 6)])
     gain = (ref.mean(0) - log_w) - (ref.mean(0) - log_w)[0]
@@ -509,7 +535,7 @@ def test_references_stop_at_the_first_k_that_shows_structure():
     """Two blobs 4 standard deviations apart (no modes at this size): the references
     are fitted at k = 2, whose gain passes STRUCTURE_Z, and no further."""
     X = blobs(np.random.default_rng(1), [[0.0, 0.0], [4.0, 0.0]], 1.0, 50)
-    z, ref = references(geometry(X), np.arange(1, 6), 4, "pca")
+    z, _, [ref] = references(geometry(X), np.arange(1, 6), 4, "pca")
     assert z[1] > STRUCTURE_Z and np.isnan(z[2:]).all() and np.isnan(ref[:, 2:]).all()
     X, _ = make_blobs(300, 2, centers=4, random_state=0)   # through choose_k: at k = 3
     r = choose_k(X, range(1, 8))
@@ -522,24 +548,29 @@ def test_references_stop_at_the_first_k_that_shows_structure():
 
 def test_references_are_the_same_whatever_the_range():
     X = np.random.default_rng(6).normal(size=(80, 2))
-    za, a = references(geometry(X), np.arange(1, 4), 4, "pca")
-    zb, b = references(geometry(X), np.arange(1, 6), 4, "pca")
-    np.testing.assert_allclose(a, b[:, :3], rtol=1e-12)
+    za, _, a = references(geometry(X), np.arange(1, 4), 4, "pca")
+    zb, _, b = references(geometry(X), np.arange(1, 6), 4, "pca")
+    np.testing.assert_allclose(a, b[..., :3], rtol=1e-12)
     np.testing.assert_allclose(za, zb[:3], rtol=1e-12)
 
 
-def test_references_run_on_a_sample_of_large_data(monkeypatch):
-    """Past STRUCTURE_MAX_N rows the reference test runs on a uniform sample of that
-    many: the log W of its references are those of the sample's."""
-    X = np.random.default_rng(8).normal(size=(120, 2))
+def test_references_run_on_samples_of_large_data(monkeypatch):
+    """Past STRUCTURE_MAX_N rows the reference test runs on disjoint uniform samples of
+    that many (at most STRUCTURE_SAMPLES): each sample's z is that of the test on the
+    sample alone, and the test reads their median."""
+    X = np.random.default_rng(8).normal(size=(170, 2))
     monkeypatch.setattr(structure, "STRUCTURE_MAX_N", 50)
-    z, ref = references(geometry(X), np.arange(1, 4), 3, "pca")
-    sub = np.sort(np.random.default_rng([0, 0, 4]).choice(120, 50, replace=False))
+    monkeypatch.setattr(structure, "STRUCTURE_SAMPLES", 3)
+    z, zs, ref = references(geometry(X, seed=4), np.arange(1, 5), 3, "pca")
+    assert zs.shape == (3, 4) and ref.shape == (3, 3, 4)
+    perm = np.random.default_rng([4, 0, 4]).permutation(170)
     monkeypatch.setattr(structure, "STRUCTURE_MAX_N", 1000)
-    z2, ref2 = references(Fits(X[sub], np.ones(50), Setting(n_init=3), 0), np.arange(1, 4),
-                          3, "pca")
-    np.testing.assert_allclose(ref, ref2, rtol=1e-12)
-    np.testing.assert_allclose(z, z2, rtol=1e-12)
+    for i in range(3):
+        sub = np.sort(perm[50 * i:50 * (i + 1)])
+        zi, _, [ri] = references(geometry(X[sub], seed=4 + i), np.arange(1, 5), 3, "pca")
+        np.testing.assert_allclose(ref[i], ri, rtol=1e-12)
+        np.testing.assert_allclose(zs[i], zi, rtol=1e-12)
+    np.testing.assert_allclose(z, np.median(zs, axis=0), rtol=1e-12)
 
 
 def test_rescaled_geometries():
@@ -624,9 +655,11 @@ def test_other_unimodal_data_are_one(name, make):
 def test_moons_and_rings_get_energy_pieces_that_follow_the_shapes():
     """The graph's groups are the shapes, which every energy partition of two clusters
     cuts across; the answer is the energy partition that agrees best with them
-    (follow_graph), whose pieces each lie within one shape."""
-    for X, y, least in (make_moons(400, noise=0.05, random_state=0) + (0.85,),
-                        make_circles(400, factor=0.5, noise=0.05, random_state=0) + (0.98,)):
+    (follow_graph), whose pieces lie within one shape but for a few points where two
+    shapes come close (purity 0.94 to 0.99 on six draws of the moons, 0.89 to 1 of the
+    rings)."""
+    for X, y, least in (make_moons(400, noise=0.05, random_state=0) + (0.9,),
+                        make_circles(400, factor=0.5, noise=0.05, random_state=0) + (0.9,)):
         r = choose_k(X)
         assert names(r) == ["structure", "silhouette", "split", "arbiter", "shapes"]
         arb, shapes = r.trace.steps[-2:]
@@ -926,18 +959,22 @@ def test_a_grid_and_touching_blobs_keep_the_energy_answer():
 
 
 def test_digits_one_k_whatever_the_range():
-    """Digits (1797 x 64): one k in 8..12 with k_range 1..10 and 1..30, the same
+    """Digits (1797 x 64): one k in 8..12 with k_range 1..15 and 1..30, the same
     silhouettes where both computed, no warning; with 1..30 nothing past
     max(SCAN_MIN, SCAN_FACTOR x k_b) is fitted, k_b the k of the largest silhouette
-    (the split walk may move the answer past it)."""
+    (the split walk may move the answer past it; a range that ends before the walk
+    stops answers its top with a KRangeWarning)."""
     from sklearn.datasets import load_digits
 
     X = load_digits().data
     with warnings.catch_warnings():
         warnings.simplefilter("error", KRangeWarning)
-        short, long = choose_k(X, range(1, 11)), choose_k(X, range(1, 31))
+        short, long = choose_k(X, range(1, 16)), choose_k(X, range(1, 31))
     assert short.k == long.k and 8 <= long.k <= 12 and not long.at_top
-    np.testing.assert_allclose(long.silhouette[1:10], short.silhouette[1:10], rtol=1e-12)
+    np.testing.assert_allclose(long.silhouette[1:15], short.silhouette[1:15], rtol=1e-12)
+    if long.k > 10:
+        with pytest.warns(KRangeWarning, match="widen k_range"):
+            assert choose_k(X, range(1, 11)).k == 10
     best = int(np.nanargmax(long.silhouette)) + 1
     assert best <= long.k
     top = max(SCAN_MIN, SCAN_FACTOR * best)

@@ -10,7 +10,7 @@ import pytest
 from kgroups._choose_k.constants import CONSTANTS, value
 
 GUIDE = pathlib.Path(__file__).resolve().parents[1] / "docs" / "user_guide"
-WORDS = {0.2: "a fifth", 0.5: "half", 2: "twice"}
+WORDS = {0.2: "a fifth", 0.5: "half", 2: "twice", 3: "three"}
 
 
 def _text(name):
@@ -22,7 +22,8 @@ PROSE = {
     "STRUCTURE_ALPHA": ("choosing_k.rst", lambda v: f"at level {v / 2:g} each"),
     "STRUCTURE_Z": ("choosing_k.rst", lambda v: f"is above {v:g} standard errors"),
     "STRUCTURE_KMAX": ("choosing_k.rst", lambda v: f"the fits of k = 2..{v:g}"),
-    "STRUCTURE_MAX_N": ("choosing_k.rst", lambda v: f"(at most {v:g} points of X)"),
+    "STRUCTURE_MAX_N": ("choosing_k.rst", lambda v: f"or past {v:g} rows on up to"),
+    "STRUCTURE_SAMPLES": ("choosing_k.rst", lambda v: f"up to {WORDS[v]} disjoint samples"),
     "SCAN_MIN": ("choosing_k.rst", lambda v: f"and at least {v:g}."),
     "SCAN_FACTOR": ("choosing_k.rst", lambda v: f"until k reaches {WORDS[v]} its best k"),
     "SILHOUETTE_SE": ("choosing_k.rst", lambda v: f"within {WORDS[v]} a standard error"),

@@ -32,7 +32,8 @@ def choose_k(X, k_range=None, *, method="auto", semimetric="energy", alpha=1.0, 
       n_clusters="auto", semimetric="auto")`` does; with ``"energy"``, where the
       arbiter judges the graph's groups to be shapes, the energy partition that
       follows them. Its draws are seeded from the data: the answer does not change
-      with ``random_state``, and the trace says where a decision was close.
+      with ``random_state`` nor with the order of the rows, and the trace says where a
+      decision was close.
     - ``"gap"``: the gap statistic, :math:`\mathrm{Gap}(k) = \overline{\log W^*_k} -
       \log W_k`, with a rule of R's ``cluster::maxSE`` (default ``"firstSEmax"``).
     - ``"prediction_strength"``: the largest k with mean ps(k) >= ``cutoff``.

@@ -3,10 +3,12 @@ data: the range of k, the data's seed, the default (the energy rule, the graph's
 both with the arbiter), the named methods, and large data.
 
 Every draw of the default (starts, halves, references, the sample of large
-data) comes from one seed computed from the data (:func:`data_seed`), so its answer is
-a function of the data, not of ``random_state``. Past ``SAMPLE_N`` rows the default
-runs on a uniform sample of that many rows; every row is then labelled by the sample
-fit's ``predict`` and, with ``refit``, by the fit of all rows started from there.
+data) comes from one seed computed from the data, and the default runs on the rows in
+an order of their values (:func:`canonical`), so its answer is a
+function of the data: not of ``random_state``, nor of the order the rows come in. Past
+``SAMPLE_N`` rows the default runs on a uniform sample of that many rows; every row is
+then labelled by the sample fit's ``predict`` and, with ``refit``, by the fit of all
+rows started from there.
 """
 
 from __future__ import annotations
@@ -33,14 +35,25 @@ SAMPLE_N = value("SAMPLE_N")
 METHODS = ("auto", "gap", "prediction_strength", "silhouette", "eigengap")
 
 
-def data_seed(X, w):
-    """A seed computed from the data, the same for any order of the rows: the CRC-32 of
-    their count, weighted mean and weighted second moments, rounded to 10 digits."""
-    s = float(w.sum())
-    m = w @ X / s
-    v = w @ (X - m) ** 2 / s
-    digest = np.concatenate([[X.shape[0], s], m, v])
-    return zlib.crc32(np.array2string(digest, precision=10, floatmode="maxprec").encode())
+def canonical(X, w):
+    """``(seed, order)``, functions of the rows' values alone, not of their order: the
+    order of the rows by their projection on a direction drawn from the number of
+    columns, then by weight (rows that tie on both are the same row, up to a
+    projection's rounding), and the CRC-32 of the projections and weights in that
+    order."""
+    u = np.random.default_rng([X.shape[1], 19]).standard_normal(X.shape[1])
+    key = np.einsum("ij,j->i", X, u)  # each row's sum rounds the same wherever it sits
+    order = np.lexsort((w, key))
+    return zlib.crc32(np.concatenate([key[order], w[order]]).tobytes()), order
+
+
+def in_order(r, rows, own=True):
+    """Put the labels of ``r`` (with ``own``), of its candidates and of their rescaled
+    geometries, fitted on ``X[rows]``, in the order of the rows' indices."""
+    back, held = np.argsort(rows), [r, *(r.candidates or {}).values()]
+    held += [g for x in held for g in (x.multimodal_axes, x.standardized) if g is not None]
+    for x in {id(x): x for x in held[0 if own else 1:]}.values():
+        x.labels = x.labels[back]
 
 
 def k_limit(method, semimetric, n, n_distinct):
@@ -172,35 +185,39 @@ def named(X, w, ks, method, setting, opts, seed):
 # --------------------------------------------------------------------------- entry
 def run_choice(X, w, ks, method, setting, opts, random_state, refit):
     """The result of ``method`` on validated X (float64) and weights (all > 0); the
-    default on a sample past ``SAMPLE_N`` rows (module docstring)."""
+    default on the rows in :func:`canonical` order, on a sample past ``SAMPLE_N`` rows
+    (module docstring)."""
     with warnings.catch_warnings():  # fits of more clusters than distinct rows are the
         warnings.simplefilter("ignore", DistinctRowsWarning)  # criteria's business
         if method != "auto":
             return named(X, w, ks, method, setting, opts, as_seed(random_state))
-        seed = data_seed(X, w)
+        seed, order = canonical(X, w)
         if ks[-1] < 2 and setting.semimetric != GRAPH:
             r = ChooseKResult(1, "auto", ks, labels=np.zeros(w.size, np.int64),
                               semimetric=ENERGY if setting.semimetric == "auto" else None)
             r.trace.add("range", "points of positive weight (too few distinct for k >= 2)",
                         {"points": w.size, "distinct": opts["n_distinct"]}, None, "one cluster")
         elif X.shape[0] <= SAMPLE_N:
-            r = default(X, w, ks, setting, opts, seed)
+            r = default(X[order], w[order], ks, setting, opts, seed)
+            in_order(r, order)
         else:
-            r = _on_sample(X, w, ks, setting, opts, seed, refit)
+            r = _on_sample(X, w, order, ks, setting, opts, seed, refit)
     if r.semimetric is None:
         r.semimetric = setting.semimetric
     return r
 
 
-def _on_sample(X, w, ks, setting, opts, seed, refit):
-    """The default on a uniform sample of ``SAMPLE_N`` rows; every row labelled by the
-    sample fit's predict, and with ``refit`` by the fit of all rows from there."""
+def _on_sample(X, w, order, ks, setting, opts, seed, refit):
+    """The default on a uniform sample of ``SAMPLE_N`` rows (in ``order``); every row
+    labelled by the sample fit's predict, and with ``refit`` by the fit of all rows from
+    there."""
     n = X.shape[0]
-    idx = np.sort(np.random.default_rng([seed, 11]).choice(n, SAMPLE_N, replace=False))
-    Xs, ws = X[idx], w[idx]
+    rows = order[np.sort(np.random.default_rng([seed, 11]).choice(n, SAMPLE_N, replace=False))]
+    Xs, ws = X[rows], w[rows]
     sub = {**opts, "n_distinct": np.unique(Xs, axis=0).shape[0]}
     r = default(Xs, ws, ks, setting, sub, seed)
-    r.sample = idx
+    in_order(r, rows, own=False)  # r's own: the sample fit's, below
+    r.sample = np.sort(rows)
     if r.k == 1:
         r.labels = np.zeros(n, dtype=np.int64)
     else:

@@ -5,8 +5,9 @@ X shows structure when **any** yardstick finds it; k = 1 only when none does:
 **modes**, two dip tests (Hartigan & Hartigan 1985) at ``STRUCTURE_ALPHA`` / 2 each, of
 X (each half along the line of a 2-cluster fit of the other half) and of the
 distances from the mean; else **references**, ``n_refs`` uniform samples over the box
-of X in its principal axes (Tibshirani, Walther & Hastie 2001, (b)), on at most
-``STRUCTURE_MAX_N`` points: the gain :math:`\mathrm{Gap}(k) - \mathrm{Gap}(1)` above
+of X in its principal axes (Tibshirani, Walther & Hastie 2001, (b)), on X or on up
+to ``STRUCTURE_SAMPLES`` disjoint samples of ``STRUCTURE_MAX_N`` rows: the (median)
+gain :math:`\mathrm{Gap}(k) - \mathrm{Gap}(1)` above
 ``STRUCTURE_Z`` standard errors :math:`\sigma_k = \mathrm{sd}_b(\log W^*_{kb} - \log
 W^*_{1b}) \sqrt{1 + 1/B}` at some k of 2..``STRUCTURE_KMAX``.
 
@@ -30,6 +31,7 @@ STRUCTURE_ALPHA = value("STRUCTURE_ALPHA")
 STRUCTURE_Z = value("STRUCTURE_Z")
 STRUCTURE_KMAX = value("STRUCTURE_KMAX")
 STRUCTURE_MAX_N = value("STRUCTURE_MAX_N")
+STRUCTURE_SAMPLES = value("STRUCTURE_SAMPLES")
 RESCALED = ("multimodal axes", "standardized")
 
 
@@ -42,29 +44,41 @@ def modes(f):
 
 def references(f, ks, n_refs, reference):
     """The gain of each k of ``ks`` (1 first) over one cluster in standard errors of
-    the references' (NaN past the first above ``STRUCTURE_Z``): ``(z, log W*)``."""
+    the references', on X or, past ``STRUCTURE_MAX_N`` rows, the median over up to
+    ``STRUCTURE_SAMPLES`` disjoint samples of that many rows, so that no one sample
+    decides; NaN past the first k above ``STRUCTURE_Z``: ``(z, z of each sample, log W*
+    of each sample's references)``."""
     n = f.w.size
     if n > STRUCTURE_MAX_N:
-        sub = np.sort(f.rng(0, 4).choice(n, STRUCTURE_MAX_N, replace=False))
-        f = Fits(f.Z[sub], f.w[sub], f.setting, f.seed)
-    draw = reference_sampler(f.Z, f.w, reference)
+        perm = f.rng(0, 4).permutation(n)
+        parts = [np.sort(perm[i * STRUCTURE_MAX_N:(i + 1) * STRUCTURE_MAX_N])
+                 for i in range(min(STRUCTURE_SAMPLES, n // STRUCTURE_MAX_N))]
+        samples = [Fits(f.Z[p], f.w[p], f.setting, f.seed + i) for i, p in enumerate(parts)]
+    else:
+        samples = [f]
     ref_setting = f.setting.but(n_init=1)
-    refs = [Fits(draw(f.rng(0, 1, b)), f.w, ref_setting, f.seed + b + 1) for b in range(n_refs)]
-    log_w, z = np.full(ks.size, np.nan), np.full(ks.size, np.nan)
-    ref = np.full((n_refs, ks.size), np.nan)
-    bar = progress_bar(total=n_refs * (ks.size - 1), desc="choose_k: reference fits",
-                       unit="fit", delay=2.0)
+    refs = []
+    for s in samples:
+        draw = reference_sampler(s.Z, s.w, reference)
+        refs.append([Fits(draw(s.rng(0, 1, b)), s.w, ref_setting, s.seed + b + 1)
+                     for b in range(n_refs)])
+    log_w = np.full((len(samples), ks.size), np.nan)
+    ref = np.full((len(samples), n_refs, ks.size), np.nan)
+    z = np.full((len(samples), ks.size), np.nan)
+    bar = progress_bar(total=len(samples) * n_refs * (ks.size - 1), unit="fit", delay=2.0,
+                       desc="choose_k: reference fits")
     for i, k in enumerate(int(k) for k in ks):
-        log_w[i] = f.log_within(k)
-        for b, r in enumerate(refs):
-            ref[b, i] = r.log_within(k)
-            bar.update(int(k > 1))
-        gap = ref[:, :i + 1].mean(axis=0) - log_w[:i + 1]
-        z[:i + 1] = (gap - gap[0]) / np.maximum(gap_gain_se(ref[:, :i + 1]), 1e-300)
-        if z[i] > STRUCTURE_Z:
+        for j, s in enumerate(samples):
+            log_w[j, i] = s.log_within(k)
+            for b, r in enumerate(refs[j]):
+                ref[j, b, i] = r.log_within(k)
+                bar.update(int(k > 1))
+            gap = ref[j, :, :i + 1].mean(axis=0) - log_w[j, :i + 1]
+            z[j, :i + 1] = (gap - gap[0]) / np.maximum(gap_gain_se(ref[j, :, :i + 1]), 1e-300)
+        if np.median(z[:, i]) > STRUCTURE_Z:
             break
     bar.close()
-    return z, ref
+    return np.median(z, axis=0), z, ref
 
 
 def find_structure(f, ks, n_refs, reference, trace):
@@ -78,7 +92,7 @@ def find_structure(f, ks, n_refs, reference, trace):
     if found:
         return True, None
     sk = ks[ks <= STRUCTURE_KMAX]
-    z, _ = references(f, sk, n_refs, reference)
+    z = references(f, sk, n_refs, reference)[0]
     top = float(np.nanmax(z[1:], initial=-np.inf))
     found = top > STRUCTURE_Z
     trace.add("structure", f"gain over one cluster against {n_refs} uniform references, "
