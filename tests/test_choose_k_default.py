@@ -186,7 +186,8 @@ def test_seed_and_order_are_functions_of_the_data_alone():
 @pytest.mark.parametrize("semimetric", ["energy", "auto"])
 def test_the_answer_does_not_change_with_the_order_of_the_rows(semimetric):
     """The same k and the same labels of every row, whatever order the rows come in,
-    on z-scored blobs with copies of rows (ties in the order)."""
+    on z-scored blobs with copies of rows (ties in the order); the same k for
+    ``n_clusters="auto"``."""
     X, _ = make_blobs(240, 3, centers=3, cluster_std=2.0, random_state=3)
     X = np.vstack([X, X[:20]])
     X = (X - X.mean(axis=0)) / X.std(axis=0)
@@ -198,6 +199,8 @@ def test_the_answer_does_not_change_with_the_order_of_the_rows(semimetric):
         np.testing.assert_array_equal(again.labels, r.labels[perm])
         for name, c in (r.candidates or {}).items():
             np.testing.assert_array_equal(again.candidates[name].labels, c.labels[perm])
+        est = KernelKGroups("auto", semimetric=semimetric, random_state=seed).fit(X[perm])
+        assert est.n_clusters_ == r.k
 
 
 # --------------------------------------------------------------------------- arbiter
