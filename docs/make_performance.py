@@ -894,9 +894,10 @@ def choice():
         "with BIC, each candidate alone (the energy rule, the graph's rule), the better",
         "of the two per set (*better candidate*, which uses the labels), the best of",
         "every kernel k-groups fit of k = 2..15 (*oracle*), the library before this",
-        "design (*before*), the library before its last change (*previous*: the split",
-        "test reading one held-out half of each cluster instead of both halves",
-        "cross-fitted), and ``semimetric=\"auto\"`` at the true k.",
+        "design (*before*), the library before its last change (*previous*: the",
+        "default run on the rows in the order given, its seed from rounded moments,",
+        "and the reference test on one sample of 500 rows instead of the median of",
+        "up to three), and ``semimetric=\"auto\"`` at the true k.",
         "",
     ]
     out += _markdown(text, skip=("# ", "`python"))
