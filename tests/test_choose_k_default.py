@@ -183,6 +183,15 @@ def test_seed_and_order_are_functions_of_the_data_alone():
     assert canonical(X[:-1], w[:-1])[0] != s
 
 
+def test_the_copy_of_x_in_its_order_is_checked_against_memory(monkeypatch):
+    import kgroups._memory as memory
+
+    monkeypatch.setattr(memory, "available_memory", lambda: 1000)
+    with pytest.raises(ValueError, match=r"^choose_k's copy of X \(60 x 3\) in the order of "
+                       r"its rows needs .* GiB .*use fewer columns"):
+        choose_k(np.random.default_rng(0).normal(size=(60, 3)), range(1, 4))
+
+
 @pytest.mark.parametrize("semimetric", ["energy", "auto"])
 def test_the_answer_does_not_change_with_the_order_of_the_rows(semimetric):
     """The same k and the same labels of every row, whatever order the rows come in,

@@ -20,6 +20,7 @@ import zlib
 import numpy as np
 
 from .._errors import DistinctRowsWarning, KRangeWarning, user_stacklevel
+from .._memory import check_fits
 from .._semimetrics.auto import partition_cut
 from .._validation import Integer, InvalidParameterError, as_seed, describe
 from .arbiter import ENERGY, GRAPH, decide, follow_graph, within_share
@@ -198,6 +199,8 @@ def run_choice(X, w, ks, method, setting, opts, random_state, refit):
             r.trace.add("range", "points of positive weight (too few distinct for k >= 2)",
                         {"points": w.size, "distinct": opts["n_distinct"]}, None, "one cluster")
         elif X.shape[0] <= SAMPLE_N:
+            check_fits(X.nbytes, f"choose_k's copy of X ({X.shape[0]} x {X.shape[1]}) in "
+                       "the order of its rows", "fewer columns (a projection of X)")
             r = default(X[order], w[order], ks, setting, opts, seed)
             in_order(r, order)
         else:
