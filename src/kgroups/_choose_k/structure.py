@@ -92,11 +92,13 @@ def find_structure(f, ks, n_refs, reference, trace):
     if found:
         return True, None
     sk = ks[ks <= STRUCTURE_KMAX]
-    z = references(f, sk, n_refs, reference)[0]
+    z, each, _ = references(f, sk, n_refs, reference)
     top = float(np.nanmax(z[1:], initial=-np.inf))
     found = top > STRUCTURE_Z
+    on = (f" (the median of {len(each)} samples of {STRUCTURE_MAX_N} rows)"
+          if f.w.size > STRUCTURE_MAX_N else "")
     trace.add("structure", f"gain over one cluster against {n_refs} uniform references, "
-              "in standard errors, by k", {int(k): v for k, v in zip(sk[1:], z[1:])
+              f"in standard errors, by k{on}", {int(k): v for k, v in zip(sk[1:], z[1:])
                                             if not np.isnan(v)},
               STRUCTURE_Z, "structure" if found else "no structure",
               close(STRUCTURE_Z, top) if found else close(top, STRUCTURE_Z))
