@@ -895,9 +895,9 @@ def choice():
         "of the two per set (*better candidate*, which uses the labels), the best of",
         "every kernel k-groups fit of k = 2..15 (*oracle*), the library before this",
         "design (*before*), the library before its last change (*previous*: the",
-        "default run on the rows in the order given, its seed from rounded moments,",
-        "and the reference test on one sample of 500 rows instead of the median of",
-        "up to three), and ``semimetric=\"auto\"`` at the true k.",
+        "fits of the choice on the engine ``\"auto\"`` picks for one fit, the",
+        "matrix-free engine past 2,000 rows, instead of the dense engine wherever the",
+        "n x n matrix fits), and ``semimetric=\"auto\"`` at the true k.",
         "",
     ]
     out += _markdown(text, skip=("# ", "`python"))

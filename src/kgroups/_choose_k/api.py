@@ -63,7 +63,8 @@ def choose_k(X, k_range=None, *, method="auto", semimetric="energy", alpha=1.0, 
     n_init : int, default=5
         Kernel k-means++ starts of every fit.
     engine : {"auto", "dense", "matrix-free", "low-rank"}, default="auto"
-        The engine of every fit.
+        The engine of every fit; ``"auto"``: the dense engine where the n x n matrix
+        of rho fits in a quarter of the memory (its kernel serves every fit).
     rule : {"firstSEmax", "Tibs2001SEmax", "globalSEmax", "firstmax", "globalmax"}, default=None
         ``"gap"``: its decision rule (None: ``"firstSEmax"``, R's default).
     se_factor : float, default=1.0

@@ -146,39 +146,34 @@ def default(X, w, ks, setting, opts, seed):
 
 # --------------------------------------------------------------------------- named methods
 def named(X, w, ks, method, setting, opts, seed):
-    """The gap statistic, prediction strength, the silhouette or the eigengap."""
-    r = ChooseKResult(1, method, ks)
-    f = Fits(X, w, setting, seed)
+    """The gap statistic, prediction strength, the silhouette or the eigengap: its curve
+    over ``ks``, decided by its paper's rule, in one step of the trace."""
+    r, f, threshold, note = ChooseKResult(1, method, ks), Fits(X, w, setting, seed), None, ""
     if method == "gap":
         r.rule = opts["rule"] or "firstSEmax"
         r.within_energy = np.array([f.within_one() if k == 1 else f.fit(int(k))[1] for k in ks])
         r.gap, r.gap_se, r.ref_log_w = gap_curve(f, ks, opts["n_refs"], opts["reference"])
-        i = gap_rule(r.gap, r.gap_se, r.rule, opts["se_factor"])
-        r.trace.add("gap", f"Gap(k) by k (rule {r.rule!r}, {opts['se_factor']:g} s.e.)",
-                    dict(zip(ks.tolist(), r.gap)), None, f"k={int(ks[i])}")
+        i, values = gap_rule(r.gap, r.gap_se, r.rule, opts["se_factor"]), r.gap
+        what = f"Gap(k) by k (rule {r.rule!r}, {opts['se_factor']:g} s.e.)"
     elif method == "prediction_strength":
-        r.cutoff = opts["cutoff"]
+        threshold = r.cutoff = opts["cutoff"]
         runs = prediction_strength_curve(X, w, ks, setting, opts["n_splits"], seed)
         r.prediction_strength, r.prediction_strength_runs = runs.mean(axis=0), runs
         r.prediction_strength_se = runs.std(axis=0, ddof=1) / np.sqrt(runs.shape[0])
-        i = ps_rule(r.prediction_strength, r.cutoff)
-        r.trace.add("prediction strength", "mean ps(k) by k",
-                    dict(zip(ks.tolist(), r.prediction_strength)), r.cutoff,
-                    f"k={int(ks[i])}" + ("" if r.prediction_strength[i] >= r.cutoff else
-                                         " (none reaches the cutoff: the smallest k)"))
+        i, values = ps_rule(r.prediction_strength, r.cutoff), r.prediction_strength
+        what = "mean ps(k) by k"
+        note = "" if values[i] >= r.cutoff else " (none reaches the cutoff: the smallest k)"
     elif method == "silhouette":
-        r.silhouette = silhouette_curve(f, ks)
-        i = int(np.nanargmax(r.silhouette))
-        r.trace.add("silhouette", "mean silhouette by k", dict(zip(ks.tolist(), r.silhouette)),
-                    None, f"k={int(ks[i])}")
+        values = r.silhouette = silhouette_curve(f, ks)
+        i, what = int(np.nanargmax(values)), "mean silhouette by k"
     else:
         lam = laplacian_eigenvalues(X, w, int(ks[-1]) + 1, setting)
         r.eigenvalues, r.eigengap = lam, lam[ks] - lam[ks - 1]
-        i = int(np.argmax(r.eigengap))
-        r.trace.add("eigengap", "lambda_(k+1) - lambda_k of the energy kernel's random-walk "
-                    "Laplacian, by k", dict(zip(ks.tolist(), r.eigengap)), None,
-                    f"k={int(ks[i])}")
+        i, values = int(np.argmax(r.eigengap)), r.eigengap
+        what = "lambda_(k+1) - lambda_k of the energy kernel's random-walk Laplacian, by k"
     r.k = int(ks[i])
+    r.trace.add(method.replace("_", " "), what, dict(zip(ks.tolist(), values)), threshold,
+                f"k={r.k}{note}")
     r.labels = np.zeros(w.size, np.int64) if r.k == 1 else f.fit(r.k)[0]
     return r
 

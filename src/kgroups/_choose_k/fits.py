@@ -95,14 +95,18 @@ class Fits:
 
     def built(self, k):
         """The engine of this geometry, built once (once per k for the neighbourhood
-        graph's semimetric, whose embedding has k columns)."""
+        graph's semimetric, whose embedding has k columns). Where the n x n matrix of
+        rho fits (``self.D``), ``engine="auto"`` is the dense engine: its kernel, built
+        once, serves every start of every k, where ``"auto"`` weighs the cost of one fit."""
         s = self.setting
         features = isinstance(s.semimetric, str) and s.semimetric in DATA_BUILT
         key = int(k) if features else 0
         if key not in self._built:
+            dense = s.engine == "auto" and self.D is not None and not features
             request = EngineRequest(
-                engine=s.engine, semimetric=s.semimetric, kernel=None, alpha=s.alpha,
-                sigma=s.sigma, theta=s.theta, dtype="float64", n_clusters=max(key, 2),
+                engine="dense" if dense else s.engine, semimetric=s.semimetric, kernel=None,
+                alpha=s.alpha, sigma=s.sigma, theta=s.theta, dtype="float64",
+                n_clusters=max(key, 2),
                 n_starts=lambda n, max_auto=None: s.n_init, init=s.init, rule="hartigan",
                 n_components=256, landmarks="k-means++", n_neighbors=s.n_neighbors,
                 random_state=self.seed, features=features, owner="choose_k")
