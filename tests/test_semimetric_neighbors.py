@@ -335,3 +335,21 @@ def test_separated_groups_by_brute_force():
     got = nb.separated_groups(dist, idx, core)
     np.testing.assert_array_equal(got, _brute_separated_groups(U, k, core))
     assert got[60:65].tolist() == [2, 2, 3, 3, 3] and not got[65:].any()
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_nearest_rows_break_ties_by_row_whatever_the_threads(threads):
+    # rows of 0s and 1s: most distances tie; the neighbours are the exact k nearest,
+    # ties to the lower row, against a brute-force reference, with one or two threads
+    from threadpoolctl import threadpool_limits
+
+    rng = np.random.default_rng(5)
+    U = (rng.random((400, 12)) < 0.3).astype(float)
+    U = np.unique(U, axis=0)
+    Q = np.vstack([U[:50], (rng.random((20, 12)) < 0.5).astype(float)])
+    D = np.sqrt(((Q[:, None, :] - U[None, :, :]) ** 2).sum(-1))
+    ref = np.array([np.lexsort((np.arange(U.shape[0]), row))[:10] for row in D])
+    with threadpool_limits(threads):
+        dist, rows = nb.NearestRows(U).kneighbors(Q, 10)
+    np.testing.assert_array_equal(rows, ref)
+    np.testing.assert_array_equal(dist, np.take_along_axis(D, ref, axis=1))

@@ -18,7 +18,8 @@ Ng, Jordan & Weiss 2002; von Luxburg 2007), in four steps:
    cluster on its own scale: such a group (:func:`separated_groups`) is kept, each
    member joined to its :math:`g - 1` fellows only, and so becomes a component of
    the graph. Each other node is joined to its ``n_neighbors`` nearest nodes
-   (Euclidean distance) and the graph made symmetric (an edge where either is among
+   (Euclidean distance, ties to the earlier row: :class:`NearestRows`) and the graph
+   made symmetric (an edge where either is among
    the other's neighbours), of weight :math:`A_{ij} = \exp(-d_{ij}^2 / (s_i s_j))`,
    :math:`s_i` the distance to the 7th neighbour (the :math:`(g-1)`-th in a group;
    local scaling, Zelnik-Manor & Perona 2004). A
@@ -138,9 +139,62 @@ def distinct_rows(X, w):
 
 
 def _index(U):
-    from sklearn.neighbors import NearestNeighbors
+    return NearestRows(U)
 
-    return NearestNeighbors().fit(U)
+
+# Candidates beyond the neighbours asked for, among which ties are broken; the most
+# (query, candidate, column) differences held at once.
+TIE_EXTRA = 8
+DIFF_ITEMS = 1 << 22
+
+
+class NearestRows:
+    """The nearest rows of ``U`` to query rows, the same whatever the machine: a
+    scikit-learn index's ``n_neighbors + TIE_EXTRA`` candidates, their Euclidean
+    distances computed again from the differences (so that equal distances are
+    equal), in the order of distance, then row; a query whose ``n_neighbors``-th
+    distance ties up to its last candidate is asked again with twice as many. (The
+    index alone breaks ties, and rounds near-ties, by the order of its own
+    computation, which moves with the number of threads: on data of few distinct
+    values, the graph did.)
+
+    Examples
+    --------
+    >>> U = np.array([[0.0], [1.0], [-1.0], [2.0], [-2.0]])
+    >>> dist, nb = NearestRows(U).kneighbors(np.array([[0.0]]), 3)
+    >>> dist.tolist(), nb.tolist()
+    ([[0.0, 1.0, 1.0]], [[0, 1, 2]])
+    """
+
+    def __init__(self, U):
+        from sklearn.neighbors import NearestNeighbors
+
+        self.U, self.index = U, NearestNeighbors().fit(U)
+
+    def kneighbors(self, Q, n_neighbors):
+        """``(distances, rows)`` of the ``n_neighbors`` nearest rows to each row of Q."""
+        n, k = self.U.shape[0], n_neighbors
+        dist, nb = np.empty((Q.shape[0], k)), np.empty((Q.shape[0], k), dtype=np.int64)
+        todo, m = np.arange(Q.shape[0]), min(n, k + TIE_EXTRA)
+        while todo.size:
+            cand = self.index.kneighbors(Q[todo], n_neighbors=m, return_distance=False)
+            d = self._distances(Q[todo], cand)
+            o = np.lexsort((cand, d))
+            cand, d = np.take_along_axis(cand, o, axis=1), np.take_along_axis(d, o, axis=1)
+            # a tie at the k-th distance up to the last candidate may go on past them:
+            # those queries again with twice the candidates
+            wide = (d[:, k - 1] >= d[:, -1]) & (m < n)
+            nb[todo[~wide]], dist[todo[~wide]] = cand[~wide, :k], d[~wide, :k]
+            todo, m = todo[wide], min(n, 2 * m)
+        return dist, nb
+
+    def _distances(self, Q, nb):
+        out = np.empty(nb.shape)
+        step = max(1, DIFF_ITEMS // max(1, nb.shape[1] * self.U.shape[1]))
+        for a in range(0, Q.shape[0], step):
+            diff = self.U[nb[a:a + step]] - Q[a:a + step, None, :]
+            out[a:a + step] = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
+        return out
 
 
 def knn_graph(U, n_neighbors, index=None, counts=None):
