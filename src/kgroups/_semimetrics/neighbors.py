@@ -142,21 +142,23 @@ def _index(U):
     return NearestRows(U)
 
 
-# Candidates beyond the neighbours asked for, among which ties are broken; the most
+# Candidates beyond the neighbours asked for, among which ties are broken; distances of
+# the index within this relative distance are near-ties, computed again; the most
 # (query, candidate, column) differences held at once.
-TIE_EXTRA = 8
+TIE_EXTRA = 2
+TIE_RTOL = 1e-6
 DIFF_ITEMS = 1 << 22
 
 
 class NearestRows:
     """The nearest rows of ``U`` to query rows, the same whatever the machine: a
-    scikit-learn index's ``n_neighbors + TIE_EXTRA`` candidates, their Euclidean
-    distances computed again from the differences (so that equal distances are
-    equal), in the order of distance, then row; a query whose ``n_neighbors``-th
-    distance ties up to its last candidate is asked again with twice as many. (The
-    index alone breaks ties, and rounds near-ties, by the order of its own
-    computation, which moves with the number of threads: on data of few distinct
-    values, the graph did.)
+    scikit-learn index's ``n_neighbors + TIE_EXTRA`` candidates; where two of them
+    are within ``TIE_RTOL`` of each other, their Euclidean distances computed again
+    from the differences (so that equal distances are equal), in the order of
+    distance, then row; a query whose ``n_neighbors``-th distance ties up to its last
+    candidate is asked again with twice as many. (The index alone breaks ties, and
+    rounds near-ties, by the order of its own computation, which moves with the
+    number of threads: on data of few distinct values, the graph did.)
 
     Examples
     --------
@@ -177,10 +179,13 @@ class NearestRows:
         dist, nb = np.empty((Q.shape[0], k)), np.empty((Q.shape[0], k), dtype=np.int64)
         todo, m = np.arange(Q.shape[0]), min(n, k + TIE_EXTRA)
         while todo.size:
-            cand = self.index.kneighbors(Q[todo], n_neighbors=m, return_distance=False)
-            d = self._distances(Q[todo], cand)
-            o = np.lexsort((cand, d))
-            cand, d = np.take_along_axis(cand, o, axis=1), np.take_along_axis(d, o, axis=1)
+            d, cand = self.index.kneighbors(Q[todo], n_neighbors=m)
+            # rows with (near-)ties among their candidates: exact distances, then rows
+            tie = np.flatnonzero(np.any(d[:, 1:] <= (1.0 + TIE_RTOL) * d[:, :-1], axis=1))
+            if tie.size:
+                c, e = cand[tie], self._distances(Q[todo[tie]], cand[tie])
+                o = np.lexsort((c, e))
+                cand[tie], d[tie] = np.take_along_axis(c, o, 1), np.take_along_axis(e, o, 1)
             # a tie at the k-th distance up to the last candidate may go on past them:
             # those queries again with twice the candidates
             wide = (d[:, k - 1] >= d[:, -1]) & (m < n)
