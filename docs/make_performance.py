@@ -894,10 +894,12 @@ def choice():
         "with BIC, each candidate alone (the energy rule, the graph's rule), the better",
         "of the two per set (*better candidate*, which uses the labels), the best of",
         "every kernel k-groups fit of k = 2..15 (*oracle*), the library before this",
-        "design (*before*), the library before its last change (*previous*: the",
-        "fits of the choice on the engine ``\"auto\"`` picks for one fit, the",
+        "design (*before*), the library before its last two changes (*previous*:",
+        "the fits of the choice on the engine ``\"auto\"`` picks for one fit, the",
         "matrix-free engine past 2,000 rows, instead of the dense engine wherever the",
-        "n x n matrix fits), and ``semimetric=\"auto\"`` at the true k.",
+        "n x n matrix fits; the graph's neighbours with ties in the order of",
+        "scikit-learn's index instead of the earlier row), and",
+        "``semimetric=\"auto\"`` at the true k.",
         "",
     ]
     out += _markdown(text, skip=("# ", "`python"))
