@@ -106,10 +106,10 @@ class Fits:
             request = EngineRequest(
                 engine="dense" if dense else s.engine, semimetric=s.semimetric, kernel=None,
                 alpha=s.alpha, sigma=s.sigma, theta=s.theta, dtype="float64",
-                n_clusters=max(key, 2),
-                n_starts=lambda n, max_auto=None: s.n_init, init=s.init, rule="hartigan",
-                n_components=256, landmarks="k-means++", n_neighbors=s.n_neighbors,
-                random_state=self.seed, features=features, owner="choose_k")
+                n_clusters=max(key, 2), n_starts=lambda n, max_auto=None: s.n_init,
+                init=s.init, rule="hartigan", n_components=256, landmarks="k-means++",
+                n_neighbors=s.n_neighbors, random_state=self.seed, features=features,
+                owner="choose_k")
             self._built[key] = build_engine(self.Z, self.w, IN_MEMORY, request)
         return self._built[key]
 
