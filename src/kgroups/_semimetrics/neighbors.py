@@ -19,11 +19,10 @@ Ng, Jordan & Weiss 2002; von Luxburg 2007), in four steps:
    member joined to its :math:`g - 1` fellows only, and so becomes a component of
    the graph. Each other node is joined to its ``n_neighbors`` nearest nodes
    (Euclidean distance, ties to the earlier row: :class:`NearestRows`) and the graph
-   made symmetric (an edge where either is among
-   the other's neighbours), of weight :math:`A_{ij} = \exp(-d_{ij}^2 / (s_i s_j))`,
-   :math:`s_i` the distance to the 7th neighbour (the :math:`(g-1)`-th in a group;
-   local scaling, Zelnik-Manor & Perona 2004). A
-   graph that falls apart is taken as the limit of one whose components are joined,
+   made symmetric (an edge where either is among the other's neighbours), of weight
+   :math:`A_{ij} = \exp(-d_{ij}^2 / (s_i s_j))`, :math:`s_i` the distance to the 7th
+   neighbour (the :math:`(g-1)`-th in a group; local scaling, Zelnik-Manor & Perona
+   2004). A graph that falls apart is taken as the limit of one whose components are joined,
    along their minimum spanning tree, by bridges of vanishing weight
    (:func:`walk_eigenvectors`): each component keeps its own structure, and groups of
    components are judged by their distances, not taken at random.
@@ -144,7 +143,7 @@ def _index(U):
 
 # Candidates beyond the neighbours asked for, among which ties are broken; distances of
 # the index within this relative distance are near-ties, computed again; the most
-# (query, candidate, column) differences held at once.
+# (query, candidate) pairs, and (query, candidate, column) differences, held at once.
 TIE_EXTRA = 2
 TIE_RTOL = 1e-6
 DIFF_ITEMS = 1 << 22
@@ -174,24 +173,34 @@ class NearestRows:
         self.U, self.index = U, NearestNeighbors().fit(U)
 
     def kneighbors(self, Q, n_neighbors):
-        """``(distances, rows)`` of the ``n_neighbors`` nearest rows to each row of Q."""
+        """``(distances, rows)`` of the ``n_neighbors`` nearest rows to each row of Q,
+        in blocks of at most ``DIFF_ITEMS`` candidates."""
         n, k = self.U.shape[0], n_neighbors
         dist, nb = np.empty((Q.shape[0], k)), np.empty((Q.shape[0], k), dtype=np.int64)
         todo, m = np.arange(Q.shape[0]), min(n, k + TIE_EXTRA)
         while todo.size:
-            d, cand = self.index.kneighbors(Q[todo], n_neighbors=m)
-            # rows with (near-)ties among their candidates: exact distances, then rows
-            tie = np.flatnonzero(np.any(d[:, 1:] <= (1.0 + TIE_RTOL) * d[:, :-1], axis=1))
-            if tie.size:
-                c, e = cand[tie], self._distances(Q[todo[tie]], cand[tie])
-                o = np.lexsort((c, e))
-                cand[tie], d[tie] = np.take_along_axis(c, o, 1), np.take_along_axis(e, o, 1)
-            # a tie at the k-th distance up to the last candidate may go on past them:
-            # those queries again with twice the candidates
-            wide = (d[:, k - 1] >= d[:, -1]) & (m < n)
-            nb[todo[~wide]], dist[todo[~wide]] = cand[~wide, :k], d[~wide, :k]
-            todo, m = todo[wide], min(n, 2 * m)
+            wide, step = [], max(1, DIFF_ITEMS // m)
+            for a in range(0, todo.size, step):
+                rows = todo[a:a + step]
+                d, cand = self._candidates(Q[rows], m)
+                # a tie at the k-th distance up to the last candidate may go on past
+                # them: those queries again with twice the candidates
+                more = (d[:, k - 1] >= d[:, -1]) & (m < n)
+                nb[rows[~more]], dist[rows[~more]] = cand[~more, :k], d[~more, :k]
+                wide.append(rows[more])
+            todo, m = np.concatenate(wide), min(n, 2 * m)
         return dist, nb
+
+    def _candidates(self, Q, m):
+        """The index's ``m`` nearest rows to each row of Q, ordered by distance, then
+        row; rows with (near-)ties among them get their exact distances."""
+        d, cand = self.index.kneighbors(Q, n_neighbors=m)
+        tie = np.flatnonzero(np.any(d[:, 1:] <= (1.0 + TIE_RTOL) * d[:, :-1], axis=1))
+        if tie.size:
+            c, e = cand[tie], self._distances(Q[tie], cand[tie])
+            o = np.lexsort((c, e))
+            cand[tie], d[tie] = np.take_along_axis(c, o, 1), np.take_along_axis(e, o, 1)
+        return d, cand
 
     def _distances(self, Q, nb):
         out = np.empty(nb.shape)
