@@ -11,19 +11,22 @@ GPU engine, measured on the device and, in the same run, on the CPU:
 
 1. **exact pass** (the build of ``M``, the fit's ``"start"`` phase with one sweep
    after it): ordered pairs per second, n^2 / seconds, on the GPU at ``--n-pass``
-   and on the matrix-free engine at ``--n-pass-cpu``; W's relative error (from the
-   engine's ``M``) against the float64 W of the same labels summed pair by pair
-   (``within_energy`` of the device array);
+   and on the matrix-free engine at ``--n-pass-cpu``; the GPU's other build of
+   ``M`` beside it (over the unordered pairs, or over the ordered ones compiled for
+   D: ``SYMMETRIC_BUILD``); W's relative error (from the engine's ``M``) against
+   the float64 W of the same labels summed pair by pair (``within_energy`` of the
+   device array);
 2. **exact pass in float32** (``dtype="float32"``: each rho in float32, sums in
    float64, the decisions certified or made again in float64) at ``--n-pass``:
-   pairs per second beside the float64 pass's, the labels after one sweep against
-   the float64 fit's, and whether the group went on in float64;
+   pairs per second of both builds, beside the float64 pass's, the labels after
+   one sweep against the float64 fit's, and whether the group went on in float64;
 3. **whole exact fit** at ``--n-big`` on the GPU: seconds, sweeps, and the improving
    single moves left (0: a Hartigan optimum), counted on the device;
 4. **fit against the matrix-free engine** at ``--n-fit``, both engines from the same
    start: seconds, speed-up, identical labels; and the GPU fit from device arrays;
 5. **energy_distance** of two samples of ``--n-ed`` (device arrays) and, on the
-   host, of ``--n-ed-cpu``: pairs per second;
+   host, of ``--n-ed-cpu``: pairs per second; and two samples of ``--n-ed-ab`` on
+   the device by the pass compiled for D and by the generic one;
 6. **energy_test** of two samples of ``--n-et`` with 999 permutations on the device
    and ``--n-et-cpu`` on the host: seconds, and pair-permutations per second.
 
@@ -55,10 +58,10 @@ GOALS = {
     "et": "≤ 10 s",
 }
 FULL = {"n_pass": 1_000_000, "n_pass_cpu": 100_000, "n_big": 1_000_000, "n_fit": 400_000,
-        "n_ed": 500_000, "n_ed_cpu": 20_000, "n_et": 20_000, "n_et_cpu": 2_000,
-        "perms": 999}
+        "n_ed": 500_000, "n_ed_cpu": 20_000, "n_ed_ab": 100_000, "n_et": 20_000,
+        "n_et_cpu": 2_000, "perms": 999}
 SMOKE = {"n_pass": 80, "n_pass_cpu": 80, "n_big": 60, "n_fit": 60, "n_ed": 40,
-         "n_ed_cpu": 40, "n_et": 24, "n_et_cpu": 24, "perms": 9}
+         "n_ed_cpu": 40, "n_ed_ab": 40, "n_et": 24, "n_et_cpu": 24, "perms": 9}
 
 
 # The float64 pass's rate of this run, which the float32 row compares with.
@@ -134,13 +137,14 @@ def row_pass(a, k):
         out[engine] = (n * n / sec / 1e9, sec, n)
         if engine == "gpu":  # the float64 W of the labels, summed pair by pair
             err = abs(est.within_energy_ / within_energy(device(X), est.labels_) - 1)
-            ordered = ordered_pass(X, k, start)
+            other = other_pass(X, k, start)
             RATES["float64"], RATES["labels"] = n * n / sec / 1e9, est.labels_
     g, c = out["gpu"], out["matrix-free"]
     return {"row": "exact pass, float64", "size": f"n = {g[2]:,}, D = 10, k = {k}",
             "goal": GOALS["pass"],
-            "gpu": f"{g[0]:.1f} G pairs/s ({g[1]:.2f} s; the pass over ordered pairs: "
-                   f"{g[2] ** 2 / ordered / 1e9:.1f}); W rel. error {err:.0e}",
+            "gpu": f"{g[0]:.1f} G pairs/s ({g[1]:.2f} s; {BUILD_NAMES[SYMMETRIC()]}; "
+                   f"{BUILD_NAMES[not SYMMETRIC()]}: {g[2] ** 2 / other / 1e9:.1f}); "
+                   f"W rel. error {err:.0e}",
             "cpu": f"{c[0]:.2f} G pairs/s at n = {c[2]:,} ({c[1]:.2f} s)",
             "ratio": f"{g[0] / c[0]:.0f}×", "met": g[0] >= 300}
 
@@ -149,30 +153,46 @@ def row_pass32(a, k):
     """The float32 mode's pass (and one certified sweep) beside the float64 pass."""
     n = a["n_pass"]
     X = blobs(n)
-    est, _ = fit("gpu", X, k, kpp_start(X, k), max_iter=1, dtype="float32")
+    start = kpp_start(X, k)
+    est, _ = fit("gpu", X, k, start, max_iter=1, dtype="float32")
     sec = est.engine_stats_["seconds"]["start"]
+    other = other_pass(X, k, start, dtype="float32")
     rate, info = n * n / sec / 1e9, est.engine_stats_.get("float32", {})
     same = bool((est.labels_ == RATES.get("labels")).all()) if "labels" in RATES else None
     ratio = f"{rate / RATES['float64']:.2f}× the float64 pass" if "float64" in RATES else ""
     return {"row": "exact pass, float32", "size": f"n = {n:,}, D = 10, k = {k}",
             "goal": GOALS["pass32"],
-            "gpu": f"{rate:.1f} G pairs/s ({sec:.2f} s); labels after a sweep equal the "
+            "gpu": f"{rate:.1f} G pairs/s ({sec:.2f} s; {BUILD_NAMES[SYMMETRIC()]}; "
+                   f"{BUILD_NAMES[not SYMMETRIC()]}: {n * n / other / 1e9:.1f}); labels "
+                   "after a sweep equal the "
                    f"float64 fit's: {same}; kernel error bound "
                    f"{info.get('kernel_error_bound', 0):.1e}, "
                    f"went on in float64: {info.get('groups_gone_float64')}",
             "cpu": "", "ratio": ratio, "met": rate >= 500 and bool(same)}
 
 
-def ordered_pass(X, k, start):
-    """Seconds of the GPU's build of M from the ordered pairs (no atomic additions),
-    to compare with the symmetric build that the engine uses."""
+# The two builds of M the engine has, by the value of gpu.SYMMETRIC_BUILD.
+BUILD_NAMES = {True: "the pass over unordered pairs",
+               False: "the pass over ordered pairs compiled for D"}
+
+
+def SYMMETRIC():
     import kgroups._engines.gpu as gpu
 
-    gpu.SYMMETRIC_BUILD = False
+    return gpu.SYMMETRIC_BUILD
+
+
+def other_pass(X, k, start, **kw):
+    """Seconds of the GPU's build of M by the build the engine does not take by
+    default (the unordered pairs or the ordered ones), to compare in the same run."""
+    import kgroups._engines.gpu as gpu
+
+    default = gpu.SYMMETRIC_BUILD
+    gpu.SYMMETRIC_BUILD = not default
     try:
-        est, _ = fit("gpu", X, k, start, max_iter=1)
+        est, _ = fit("gpu", X, k, start, max_iter=1, **kw)
     finally:
-        gpu.SYMMETRIC_BUILD = True
+        gpu.SYMMETRIC_BUILD = default
     return est.engine_stats_["seconds"]["start"]
 
 
@@ -232,10 +252,38 @@ def row_ed(a):
         sec = time.perf_counter() - t0
         out[where] = (sec, (2 * n) ** 2 / sec / 1e9, n)
     g, c = out["gpu"], out["cpu"]
+    m = a["n_ed_ab"]  # the pass compiled for D against the generic one, in one run
+    dX, dY = device(blobs(m, 1)), device(blobs(m, 2))
+    ab = []
+    for generic in (False, True):
+        with generic_rows(generic):
+            energy_distance(dX[:50], dY[:50])  # compiled outside the timing
+            ab.append(time.perf_counter())
+            energy_distance(dX, dY)
+            ab[-1] = time.perf_counter() - ab[-1]
     return {"row": "energy_distance", "size": f"2 × {g[2]:,}, D = 10", "goal": GOALS["ed"],
-            "gpu": f"{g[0]:.2f} s ({g[1]:.1f} G pairs/s; device arrays)",
+            "gpu": f"{g[0]:.2f} s ({g[1]:.1f} G pairs/s; device arrays); at 2 × {m:,}: "
+                   f"{ab[0]:.3f} s, {ab[1] / ab[0]:.1f}× faster than the generic pass",
             "cpu": f"{c[0]:.2f} s at 2 × {c[2]:,} ({c[1]:.2f} G pairs/s)",
             "ratio": f"{g[1] / c[1]:.0f}× (pairs/s)", "met": g[0] <= 5}
+
+
+class generic_rows:
+    """With ``on``, the passes over ordered pairs take the generic kernel (the row
+    read from global memory), as before they were compiled for D."""
+
+    def __init__(self, on):
+        self.on = on
+
+    def __enter__(self):
+        from kgroups._kernels import cuda as kk
+
+        self.kk, self.limit = kk, kk.ROWS_MAX_FEATURES
+        if self.on:
+            kk.ROWS_MAX_FEATURES = 0
+
+    def __exit__(self, *exc):
+        self.kk.ROWS_MAX_FEATURES = self.limit
 
 
 def row_et(a):

@@ -35,24 +35,31 @@ def test_build_matches_brute_force(semimetric, params):
                                rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("sym_tile, split, tile", [(8, 1, None), (8, 3, None), (8, 4, None),
-                                                    (0, 4, 5)])
-def test_build_across_tiles(monkeypatch, sym_tile, split, tile):
+@pytest.mark.parametrize("sym_tile, split, ordered", [(8, 1, None), (8, 3, None),
+                                                       (8, 4, None), (0, 4, "build_rows2"),
+                                                       (0, 4, "build_sorted")])
+def test_build_across_tiles(monkeypatch, sym_tile, split, ordered):
     """Several tiles and label changes inside them: the symmetric pass (tiles of 8
     points, each unordered pair once, both orders from one rho; 1, 3 or 4 threads
-    per point, shares of unequal size included) and the pass over ordered pairs it
-    falls back to when a tile does not fit in shared memory."""
+    per point, shares of unequal size included) and the passes over ordered pairs
+    (compiled for the number of features, tiles of one column per thread; or the
+    generic one, tiles of 5 columns)."""
+    import kgroups._engines.gpu as gpu
     from kgroups._kernels import cuda as kernels
+    monkeypatch.setattr(gpu, "SYMMETRIC_BUILD", bool(sym_tile))
     monkeypatch.setattr(kernels, "sym_tile_for", lambda d: sym_tile)
     monkeypatch.setattr(kernels, "SYM_SPLIT", split)
-    if tile:
-        monkeypatch.setattr(kernels, "tile_for", lambda d: tile)
+    monkeypatch.setattr(kernels, "_ROWS", {})
+    monkeypatch.setattr(kernels, "ROWS_TILE_BYTES", 1)  # TILE = THREADS columns
+    if ordered == "build_sorted":
+        monkeypatch.setattr(kernels, "ROWS_MAX_FEATURES", 1)
+        monkeypatch.setattr(kernels, "tile_for", lambda d: 5)
     X, w, labels = tiny_data(n=37, d=2, k=3, seed=41)
     eng = GpuEngine(X, w, "energy", {"alpha": 1.0})
     B = brute_B(X, w, "energy", {"alpha": 1.0})
     np.testing.assert_allclose(eng.build_m(labels, 3), build_m_twin(B, labels, 3),
                                rtol=1e-12, atol=1e-12)
-    used = "build_sym" if sym_tile else "build_sorted"
+    used = "build_sym" if sym_tile else ordered
     assert eng.tally.by_kernel == {**eng.tally.by_kernel, used: 1}
 
 
@@ -105,7 +112,8 @@ def test_apply_batch_and_window_match_brute_force(monkeypatch, local):
     np.testing.assert_array_equal(buf["rows"][1][:19], X[11:30])
     assert buf["first"][1] == 11
     np.testing.assert_allclose(dM.copy_to_host(), M, rtol=1e-12, atol=1e-12)
-    assert eng.tally.by_kernel["apply_batch"] == 1
+    assert sum(v for name, v in eng.tally.by_kernel.items()
+               if name.startswith("apply_batch")) == 1
 
 
 def fit_both(cls, X, w=None, **kw):

@@ -32,7 +32,17 @@ def same(a, b):
     assert a.within_energy_ == pytest.approx(b.within_energy_, rel=1e-12)
 
 
-def test_float32_build_within_its_bound():
+@pytest.fixture(params=[True, False], ids=["unordered pairs", "ordered pairs"])
+def symmetric(request, monkeypatch):
+    """The float32 build over the unordered pairs (build_sym32) or the ordered ones
+    (the pass compiled for the number of features, float32 twin)."""
+    import kgroups._engines.gpu as gpu
+
+    monkeypatch.setattr(gpu, "SYMMETRIC_BUILD", request.param)
+    return request.param
+
+
+def test_float32_build_within_its_bound(symmetric):
     """Every entry of M from the float32 pass is within ``w_i s_l eps32`` of the exact
     one (and not equal to it: the pass is float32)."""
     X, _ = blobs(50, 3, 3, seed=90, spread=2.0)
@@ -47,7 +57,7 @@ def test_float32_build_within_its_bound():
 
 
 @pytest.mark.parametrize("semimetric, params", [SEMIS[0], SEMIS[4], SEMIS[6]])
-def test_float32_mode_labels_equal_float64(semimetric, params):
+def test_float32_mode_labels_equal_float64(semimetric, params, symmetric):
     """Weights and a given start: the float32 mode makes the float64 fit's moves and
     reports its W (energy, Laplacian, and the sinusoidal semimetric, not of negative
     type; the bound of every semimetric is checked in tests/kernels)."""

@@ -101,8 +101,8 @@ def test_restarts_built_in_one_pass(monkeypatch, classes):
     eng = GpuEngine(X, w, "laplacian", {"sigma": 1.5})
     Ms = eng.build_ms(starts, k)
     passes = {name: c for name, c in eng.tally.by_kernel.items()
-              if name in ("build_sym", "build_sorted", "build_multi")}
-    assert passes == ({"build_sym": 1} if classes else {"build_multi": 1})
+              if name.startswith("build_")}
+    assert passes == ({"build_rows3": 1} if classes else {"build_multi": 1})
     B = brute_B(X, w, "laplacian", {"sigma": 1.5})
     for r in range(3):
         np.testing.assert_allclose(Ms[r], build_m_twin(B, starts[r], k), rtol=1e-12,
@@ -210,7 +210,7 @@ def test_more_clusters_than_a_thread_holds_and_too_many_features(monkeypatch):
     starts = np.random.default_rng(64).integers(0, k, (2, n))
     eng = GpuEngine(X, np.ones(n), "energy", {"alpha": 1.0})
     Ms = eng.build_ms(starts, k)
-    assert "build_multi" not in eng.tally.by_kernel and eng.tally.by_kernel["build_sym"] == 2
+    assert "build_multi" not in eng.tally.by_kernel and eng.tally.by_kernel["build_rows2"] == 2
     B = brute_B(X, np.ones(n), "energy", {"alpha": 1.0})
     for r in range(2):
         np.testing.assert_allclose(Ms[r], build_m_twin(B, starts[r], k), rtol=1e-12,

@@ -84,10 +84,12 @@ CORRECTION_SECONDS_PER_FEATURE = 1.0e-9
 # that a block of the passes over the pairs gets without asking for more.
 MAX_FEATURES = 48 * 1024 // 8
 
-# Whether M is built from the unordered pairs (each rho once for both orders, atomic
-# additions: build_sym) or from the ordered pairs (twice the rho, no atomics:
-# build_sorted); benchmarks/bench_gpu.py times both.
-SYMMETRIC_BUILD = True
+# Whether M is built from the unordered pairs (each rho once for both orders, through
+# shared memory, atomic additions: build_sym) or from the ordered pairs (twice the
+# rho, the thread's row in registers, no atomics: the pass compiled for the number of
+# features, up to ROWS_MAX_FEATURES of them; past it, always build_sym where its tile
+# fits). benchmarks/bench_gpu.py times both in one run.
+SYMMETRIC_BUILD = False
 
 
 def pending_budget(n_features):
@@ -295,14 +297,17 @@ class GpuEngine(DeviceArrays, HostSweeps, MatrixFreeEngine):
     def _sorted_sums(self, labels, rows, f32=False):
         """The sums ``S[l, c] = sum_{y in C_l} B[order[c], y]`` (rows x n, on the device)
         with the columns sorted by label (``order`` left in ``self.dorder``): one pass
-        over the unordered pairs (:func:`~kgroups._kernels.cuda.build_sym`), or over
-        the ordered ones when a tile of the data does not fit in shared memory.
-        ``f32``: each ``rho`` of the unordered pairs in float32 (:data:`~kgroups.
-        _kernels.cuda.build_sym32`), the sums in float64."""
+        over the ordered pairs compiled for the number of features
+        (:func:`~kgroups._kernels.cuda.rows_pass`), or over the unordered pairs
+        (:func:`~kgroups._kernels.cuda.build_sym`; :data:`SYMMETRIC_BUILD`, and past
+        :data:`~kgroups._kernels.cuda.ROWS_MAX_FEATURES` features where its tile fits in
+        shared memory). ``f32``: each ``rho`` in float32 (the float32 twins), the sums
+        in float64."""
         n, d = self.n_samples, self.n_features
         t, kk = self.tally, self._k
         _, dS = self._sort_points(labels, rows)
-        tile = kk.sym_tile_for(d) if SYMMETRIC_BUILD else 0
+        symmetric = SYMMETRIC_BUILD or d > kk.ROWS_MAX_FEATURES
+        tile = kk.sym_tile_for(d) if symmetric else 0
         if tile and f32:
             t.launch(kk.take_columns, kk.blocks(n), kk.THREADS, self.dXT32, self.dw,
                      self.dorder, self.dXTs32, self.dws)
@@ -314,10 +319,15 @@ class GpuEngine(DeviceArrays, HostSweeps, MatrixFreeEngine):
                      self.dws, self.dlabs, dS, tile, *self._args,
                      shared=8 * (2 * d * tile + tile * (tile + 1)))
         else:
-            tile = kk.tile_for(d)
-            t.launch(kk.build_sorted, kk.blocks(n), kk.THREADS, self.dXTs, self.dws,
-                     self.dXTs, self.dws, self.dlabs, dS, tile, *self._args,
-                     shared=8 * tile * d)
+            f32 = f32 and d <= kk.ROWS_MAX_FEATURES
+            if f32:
+                t.launch(kk.take_columns, kk.blocks(n), kk.THREADS, self.dXT32, self.dw,
+                         self.dorder, self.dXTs32, self.dws)
+            XTs = self.dXTs32 if f32 else self.dXTs
+            kern, threads, tile, shared = kk.rows_pass(d, f32)
+            t.launch(kern, kk.blocks(n, threads), threads, XTs, self.dws, XTs, self.dws,
+                     self.dlabs, dS, tile, *(self._args32 if f32 else self._args),
+                     shared=shared)
         return dS
 
     def _build_runs(self, labs, k, f32=False):
@@ -542,12 +552,11 @@ class GpuEngine(DeviceArrays, HostSweeps, MatrixFreeEngine):
         hb[:R], hb[R:2 * R] = lo, hi
         hb[2 * R:2 * R + 4 * m].reshape(m, 4)[:] = ent.T
         t.to_device(hb[:2 * R + 4 * m], buf["dbatch"][:2 * R + 4 * m])
-        if self._eps:  # the moves' kernel rows as the float32 build evaluated them
-            t.launch(kk.apply_batch32, kk.blocks(n), kk.THREADS, self.dXT32, self.dXT,
-                     self.dw, buf["dbatch"], R, m, dM, buf["druns"], *self._args32)
-        else:
-            t.launch(kk.apply_batch, kk.blocks(n), kk.THREADS, self.dXT, self.dXT, self.dw,
-                     buf["dbatch"], R, m, dM, buf["druns"], *self._args)
+        # float32: the moves' kernel rows as the float32 build evaluated them
+        f32 = bool(self._eps)
+        t.launch(kk.apply_pass(self.n_features, f32), kk.blocks(n), kk.THREADS,
+                 self.dXT32 if f32 else self.dXT, self.dXT, self.dw, buf["dbatch"], R, m,
+                 dM, buf["druns"], *(self._args32 if f32 else self._args))
         if (hi > lo).any():
             t.to_host(buf["druns"], buf["hruns"])
         sw.flying[:] = sw.n_pend

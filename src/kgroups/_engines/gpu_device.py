@@ -144,13 +144,13 @@ class DeviceArrays:
         ``sum_l n_l^2 D`` work in all."""
         t, kk, n, d = self.tally, self._k, self.n_samples, self.n_features
         labs, out = self._sort_points(labels, k)
-        tile = kk.tile_for(d)
+        kern, threads, tile, shared = kk.rows_pass(d)
         bounds = np.searchsorted(labs, np.arange(k + 1))
         for a, b in zip(bounds[:-1], bounds[1:]):
             if b > a:
-                t.launch(kk.build_sorted, kk.blocks(b - a), kk.THREADS, self.dXTs[:, a:b],
+                t.launch(kern, kk.blocks(b - a, threads), threads, self.dXTs[:, a:b],
                          self.dws[a:b], self.dXTs[:, a:b], self.dws[a:b], self.dlabs[a:b],
-                         out[:, a:b], tile, *self._args, shared=8 * tile * d)
+                         out[:, a:b], tile, *self._args, shared=shared)
         host = np.empty((k, n))
         t.to_host(out, host)
         t.sync()

@@ -133,6 +133,92 @@ def tile_for(n_features, shared_bytes=48 * 1024):
     return int(max(1, min(THREADS, shared_bytes // (8 * n_features))))
 
 
+# The number of features up to which the pass over ordered pairs is compiled for it
+# (:func:`rows_pass`): a thread's row then sits in registers and the loops over the
+# features unroll; past it, :func:`build_sorted` reads the row from global memory.
+ROWS_MAX_FEATURES = 32
+# Bytes of coordinates in one shared-memory tile of build_rows: TILE columns of DIM
+# float64 each (at least a column per thread, at most 1,024 columns).
+ROWS_TILE_BYTES = 20 * 1024
+
+
+def build_rows_src(XR, wr, XTs, ws, labs, Ms, tile, code, alpha, sigma, theta):
+    """:func:`build_sorted` with the number of features ``DIM`` fixed when compiled:
+    ``Ms[l, i] = -wr_i / 2 sum_{y in C_l} w_y rho(r_i, x_y)``, one thread per row
+    ``r_i`` held in registers; the block loads ``TILE`` columns at a time, with their
+    weights and labels, into static shared memory (``tile`` is unused: the launch
+    signature of :func:`build_sorted`). A label changes at the same column for
+    every thread of the block, so the threads never diverge; rows past ``m`` compute
+    alongside and write nothing. The float32 twin (:data:`ROWS32`) takes float32
+    ``XR`` and ``XTs`` and evaluates each ``rho`` in float32, the sums in float64.
+    """
+    n = XTs.shape[1]
+    m = XR.shape[1]
+    tpb = cuda.blockDim.x
+    tx = cuda.threadIdx.x
+    i = cuda.blockIdx.x * tpb + tx
+    live = i < m
+    sx = cuda.shared.array((DIM, TILE), dtype=SHARED)
+    sw = cuda.shared.array(TILE, dtype=numba.float64)
+    sl = cuda.shared.array(TILE, dtype=numba.int64)
+    xi = cuda.local.array(DIM, dtype=SHARED)
+    for d in range(DIM):
+        xi[d] = XR[d, i] if live else F(0.0)
+    acc = 0.0
+    cur = labs[0]
+    for y0 in range(0, n, TILE):
+        mt = min(TILE, n - y0)
+        for t in range(tx, mt, tpb):
+            for d in range(DIM):
+                sx[d, t] = XTs[d, y0 + t]
+            sw[t] = ws[y0 + t]
+            sl[t] = labs[y0 + t]
+        cuda.syncthreads()
+        for t in range(mt):
+            lab = sl[t]
+            if lab != cur:
+                if live:
+                    Ms[cur, i] = -0.5 * wr[i] * acc
+                acc = 0.0
+                cur = lab
+            d2 = F(0.0)
+            for d in range(DIM):
+                u = xi[d] - sx[d, t]
+                d2 += u * u
+            acc += sw[t] * rho(d2, code, alpha, sigma, theta)
+        cuda.syncthreads()
+    if live:
+        Ms[cur, i] = -0.5 * wr[i] * acc
+
+
+_ROWS = {}
+
+
+def rows_pass(n_features, f32=False):
+    """The pass over ordered pairs for data of ``n_features`` features: ``(kernel,
+    threads, tile, shared bytes)``, launched ``kernel[blocks(m, threads), threads, 0,
+    shared](XR, wr, XTs, ws, labs, Ms, tile, *kernel_args)``.
+
+    Up to :data:`ROWS_MAX_FEATURES` features, :func:`build_rows_src` compiled for
+    ``n_features`` (once per process; ``f32``: its float32 twin); beyond, the float64
+    :func:`build_sorted` with ``tile`` columns in dynamic shared memory."""
+    d = int(n_features)
+    if d > ROWS_MAX_FEATURES:
+        if f32:
+            raise ValueError("the float32 pass over ordered pairs needs at most "
+                             f"{ROWS_MAX_FEATURES} features, got {d}")
+        tile = tile_for(d)
+        return build_sorted, THREADS, tile, 8 * tile * d
+    key = (d, bool(f32))
+    if key not in _ROWS:
+        glob = {"DIM": d, "TILE": max(THREADS, min(1024, ROWS_TILE_BYTES // (8 * d)))}
+        if f32:
+            glob.update(F=numba.float32, SHARED=numba.float32, rho=rho32)
+        _ROWS[key] = _twin(build_rows_src, f"build_rows{d}{'_32' if f32 else ''}",
+                           **glob)
+    return _ROWS[key], THREADS, 0, 0
+
+
 @cuda.jit
 def gather_window(M, XT, i0, out):
     """A window of columns ``i0, i0 + 1, ...`` for the host's decisions, contiguous:
@@ -367,13 +453,19 @@ def apply_batch_src(XT, XW, w, batch, R, n_pend, Ms, out, code, alpha, sigma, th
     batch. Then ``out[r, l, y - lo[r]] = Ms[r, l, y]`` and ``out[r, k + d, y - lo[r]]
     = XW[d, y]`` (the float64 data) for ``lo[r] <= y < hi[r]``: the columns run ``r``
     decides next and those points' rows of the data (:func:`gather_window`'s
-    layout), in the same launch.
+    layout), in the same launch. Compiled for a number of features ``DIM``
+    (:func:`apply_pass`), the column's point sits in registers; with ``DIM = 0`` it
+    is read from ``XT`` at each move.
     """
     D, n = XT.shape
     k = Ms.shape[1]
     y = cuda.grid(1)
     if y >= n:
         return
+    xy = cuda.local.array(LOCAL_DIM, dtype=SHARED)
+    if DIM:
+        for d in range(DIM):
+            xy[d] = XT[d, y]
     acc = cuda.local.array(APPLY_LOCAL, dtype=numba.float64)
     held = R * k <= APPLY_LOCAL
     if held:
@@ -388,8 +480,8 @@ def apply_batch_src(XT, XW, w, batch, R, n_pend, Ms, out, code, alpha, sigma, th
         p = batch[e + 1]
         if p != last:
             d2 = F(0.0)
-            for d in range(D):
-                u = XT[d, p] - XT[d, y]
+            for d in range(DIM if DIM else D):
+                u = XT[d, p] - (xy[d] if DIM else XT[d, y])
                 d2 += u * u
             b = -0.5 * w[p] * wy * rho(d2, code, alpha, sigma, theta)
             last = p
@@ -412,9 +504,26 @@ def apply_batch_src(XT, XW, w, batch, R, n_pend, Ms, out, code, alpha, sigma, th
                 out[r, k + d, y - batch[r]] = XW[d, y]
 
 
-apply_batch = _twin(apply_batch_src, "apply_batch")
-# float32 XT: each B[point, y] from a float32 rho (the float32 mode), sums in float64
-apply_batch32 = _twin(apply_batch_src, "apply_batch32", F=numba.float32, rho=rho32)
+apply_batch = _twin(apply_batch_src, "apply_batch", DIM=0, LOCAL_DIM=1)
+_APPLY = {}
+
+
+def apply_pass(n_features, f32=False):
+    """:func:`apply_batch_src` for data of ``n_features`` features: compiled for that
+    number up to :data:`ROWS_MAX_FEATURES` (once per process), else
+    :data:`apply_batch`. ``f32``: the float32 twin (float32 ``XT``: each ``B[point,
+    y]`` from a float32 ``rho``, the float32 mode; sums in float64)."""
+    d = int(n_features)
+    if d > ROWS_MAX_FEATURES and not f32:
+        return apply_batch
+    key = (d if d <= ROWS_MAX_FEATURES else 0, bool(f32))
+    if key not in _APPLY:
+        glob = {"DIM": key[0], "LOCAL_DIM": max(1, key[0])}
+        if f32:
+            glob.update(F=numba.float32, SHARED=numba.float32, rho=rho32)
+        _APPLY[key] = _twin(apply_batch_src, f"apply_batch{key[0]}{'_32' if f32 else ''}",
+                            **glob)
+    return _APPLY[key]
 
 
 @cuda.jit
