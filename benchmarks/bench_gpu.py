@@ -109,9 +109,10 @@ def warm_up(k, n=300, n_pass=50_000):
     h = n // 2
     dX, dY = device(X[:h]), device(X[h:])
     energy_distance(dX, dY)
-    energy_distance(X[:h], X[h:])
     energy_test(dX, dY, n_permutations=9, random_state=0)
-    energy_test(X[:h], X[h:], n_permutations=9, random_state=0)
+    X = blobs(8 * n)  # on the host, past the size where the pass over pairs takes over
+    energy_distance(X[:4 * n], X[4 * n:])
+    energy_test(X[:4 * n], X[4 * n:], n_permutations=9, random_state=0)
 
 
 def device(A):
@@ -138,12 +139,13 @@ def row_pass(a, k):
         if engine == "gpu":  # the float64 W of the labels, summed pair by pair
             err = abs(est.within_energy_ / within_energy(device(X), est.labels_) - 1)
             other = other_pass(X, k, start)
+            ab = rows_ab(X, k, start)
             RATES["float64"], RATES["labels"] = n * n / sec / 1e9, est.labels_
     g, c = out["gpu"], out["matrix-free"]
     return {"row": "exact pass, float64", "size": f"n = {g[2]:,}, D = 10, k = {k}",
             "goal": GOALS["pass"],
             "gpu": f"{g[0]:.1f} G pairs/s ({g[1]:.2f} s; {BUILD_NAMES[SYMMETRIC()]}; "
-                   f"{BUILD_NAMES[not SYMMETRIC()]}: {g[2] ** 2 / other / 1e9:.1f}); "
+                   f"{BUILD_NAMES[not SYMMETRIC()]}: {g[2] ** 2 / other / 1e9:.1f}{ab}); "
                    f"W rel. error {err:.0e}",
             "cpu": f"{c[0]:.2f} G pairs/s at n = {c[2]:,} ({c[1]:.2f} s)",
             "ratio": f"{g[0] / c[0]:.0f}×", "met": g[0] >= 300}
@@ -157,13 +159,14 @@ def row_pass32(a, k):
     est, _ = fit("gpu", X, k, start, max_iter=1, dtype="float32")
     sec = est.engine_stats_["seconds"]["start"]
     other = other_pass(X, k, start, dtype="float32")
+    ab = rows_ab(X, k, start, dtype="float32")
     rate, info = n * n / sec / 1e9, est.engine_stats_.get("float32", {})
     same = bool((est.labels_ == RATES.get("labels")).all()) if "labels" in RATES else None
     ratio = f"{rate / RATES['float64']:.2f}× the float64 pass" if "float64" in RATES else ""
     return {"row": "exact pass, float32", "size": f"n = {n:,}, D = 10, k = {k}",
             "goal": GOALS["pass32"],
             "gpu": f"{rate:.1f} G pairs/s ({sec:.2f} s; {BUILD_NAMES[SYMMETRIC()]}; "
-                   f"{BUILD_NAMES[not SYMMETRIC()]}: {n * n / other / 1e9:.1f}); labels "
+                   f"{BUILD_NAMES[not SYMMETRIC()]}: {n * n / other / 1e9:.1f}{ab}); labels "
                    "after a sweep equal the "
                    f"float64 fit's: {same}; kernel error bound "
                    f"{info.get('kernel_error_bound', 0):.1e}, "
@@ -182,18 +185,34 @@ def SYMMETRIC():
     return gpu.SYMMETRIC_BUILD
 
 
-def other_pass(X, k, start, **kw):
-    """Seconds of the GPU's build of M by the build the engine does not take by
-    default (the unordered pairs or the ordered ones), to compare in the same run."""
+def other_pass(X, k, start, symmetric=None, rows_per_thread=None, **kw):
+    """Seconds of the GPU's build of M with another build than the default: over the
+    unordered or the ordered pairs (``symmetric``; default: the one the engine does
+    not take), or another number of rows per thread of the ordered pass, to compare
+    in the same run."""
     import kgroups._engines.gpu as gpu
+    from kgroups._kernels import cuda as kk
 
-    default = gpu.SYMMETRIC_BUILD
-    gpu.SYMMETRIC_BUILD = not default
+    default = gpu.SYMMETRIC_BUILD, kk.ROWS_PER_THREAD
+    gpu.SYMMETRIC_BUILD = (not default[0]) if symmetric is None else symmetric
+    kk.ROWS_PER_THREAD = rows_per_thread or default[1]
     try:
         est, _ = fit("gpu", X, k, start, max_iter=1, **kw)
     finally:
-        gpu.SYMMETRIC_BUILD = default
+        gpu.SYMMETRIC_BUILD, kk.ROWS_PER_THREAD = default
     return est.engine_stats_["seconds"]["start"]
+
+
+def rows_ab(X, k, start, **kw):
+    """The ordered pass with one row a thread and with the default number, in one run:
+    the text of the pair rates."""
+    from kgroups._kernels import cuda as kk
+
+    n = X.shape[0]
+    rates = [n * n / other_pass(X, k, start, False, r, **kw) / 1e9
+             for r in sorted({1, kk.ROWS_PER_THREAD})]
+    return "; ordered pass with 1 and " + f"{kk.ROWS_PER_THREAD} rows a thread: " + \
+        ", ".join(f"{r:.1f}" for r in rates)
 
 
 def row_big(a, k):

@@ -324,8 +324,8 @@ class GpuEngine(DeviceArrays, HostSweeps, MatrixFreeEngine):
                 t.launch(kk.take_columns, kk.blocks(n), kk.THREADS, self.dXT32, self.dw,
                          self.dorder, self.dXTs32, self.dws)
             XTs = self.dXTs32 if f32 else self.dXTs
-            kern, threads, tile, shared = kk.rows_pass(d, f32)
-            t.launch(kern, kk.blocks(n, threads), threads, XTs, self.dws, XTs, self.dws,
+            kern, grid, threads, tile, shared = kk.rows_pass(d, n, f32)
+            t.launch(kern, grid, threads, XTs, self.dws, XTs, self.dws,
                      self.dlabs, dS, tile, *(self._args32 if f32 else self._args),
                      shared=shared)
         return dS

@@ -144,11 +144,11 @@ class DeviceArrays:
         ``sum_l n_l^2 D`` work in all."""
         t, kk, n, d = self.tally, self._k, self.n_samples, self.n_features
         labs, out = self._sort_points(labels, k)
-        kern, threads, tile, shared = kk.rows_pass(d)
         bounds = np.searchsorted(labs, np.arange(k + 1))
         for a, b in zip(bounds[:-1], bounds[1:]):
             if b > a:
-                t.launch(kern, kk.blocks(b - a, threads), threads, self.dXTs[:, a:b],
+                kern, grid, threads, tile, shared = kk.rows_pass(d, b - a)
+                t.launch(kern, grid, threads, self.dXTs[:, a:b],
                          self.dws[a:b], self.dXTs[:, a:b], self.dws[a:b], self.dlabs[a:b],
                          out[:, a:b], tile, *self._args, shared=shared)
         host = np.empty((k, n))

@@ -77,8 +77,8 @@ class DevicePredictor:
             return np.zeros((0, self.k)), 0.0
         XR = transposed_rows(Xb, "a block of new rows for predict")
         out = cuda.to_device(np.zeros((self.k, m)))
-        kern, threads, tile, shared = kk.rows_pass(self.n_features)
-        kern[kk.blocks(m, threads), threads, 0, shared](
+        kern, grid, threads, tile, shared = kk.rows_pass(self.n_features, m)
+        kern[grid, threads, 0, shared](
             XR, cuda.to_device(np.ones(m)), self.XTs, self.ws, self.labs, out, tile,
             *self._args)
         return np.ascontiguousarray(out.copy_to_host().T), 0.0

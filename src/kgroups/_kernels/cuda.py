@@ -144,31 +144,33 @@ ROWS_TILE_BYTES = 20 * 1024
 
 def build_rows_src(XR, wr, XTs, ws, labs, Ms, tile, code, alpha, sigma, theta):
     """:func:`build_sorted` with the number of features ``DIM`` fixed when compiled:
-    ``Ms[l, i] = -wr_i / 2 sum_{y in C_l} w_y rho(r_i, x_y)``, one thread per row
-    ``r_i`` held in registers; the block loads ``TILE`` columns at a time, with their
-    weights and labels, into static shared memory (``tile`` is unused: the launch
-    signature of :func:`build_sorted`). A label changes at the same column for
-    every thread of the block, so the threads never diverge; rows past ``m`` compute
-    alongside and write nothing. The float32 twin (:data:`ROWS32`) takes float32
+    ``Ms[l, i] = -wr_i / 2 sum_{y in C_l} w_y rho(r_i, x_y)``, ``RPT`` rows per
+    thread (``tpb`` rows apart) held in registers, so that each column coordinate
+    read from shared memory serves all of them; the block loads ``TILE`` columns at a
+    time, with their weights and labels, into static shared memory (``tile`` is
+    unused: the launch signature of :func:`build_sorted`). A label changes at the
+    same column for every thread of the block, so the threads never diverge; rows
+    past ``m`` compute alongside and write nothing. The float32 twin takes float32
     ``XR`` and ``XTs`` and evaluates each ``rho`` in float32, the sums in float64.
     """
     n = XTs.shape[1]
     m = XR.shape[1]
     tpb = cuda.blockDim.x
-    tx = cuda.threadIdx.x
-    i = cuda.blockIdx.x * tpb + tx
-    live = i < m
+    i0 = cuda.blockIdx.x * tpb * RPT + cuda.threadIdx.x
     sx = cuda.shared.array((DIM, TILE), dtype=SHARED)
     sw = cuda.shared.array(TILE, dtype=numba.float64)
     sl = cuda.shared.array(TILE, dtype=numba.int64)
-    xi = cuda.local.array(DIM, dtype=SHARED)
-    for d in range(DIM):
-        xi[d] = XR[d, i] if live else F(0.0)
-    acc = 0.0
+    xi = cuda.local.array((RPT, DIM), dtype=SHARED)
+    d2 = cuda.local.array(RPT, dtype=SHARED)
+    acc = cuda.local.array(RPT, dtype=numba.float64)
+    for r in range(RPT):
+        acc[r] = 0.0
+        for d in range(DIM):
+            xi[r, d] = XR[d, i0 + r * tpb] if i0 + r * tpb < m else F(0.0)
     cur = labs[0]
     for y0 in range(0, n, TILE):
         mt = min(TILE, n - y0)
-        for t in range(tx, mt, tpb):
+        for t in range(cuda.threadIdx.x, mt, tpb):
             for d in range(DIM):
                 sx[d, t] = XTs[d, y0 + t]
             sw[t] = ws[y0 + t]
@@ -177,46 +179,57 @@ def build_rows_src(XR, wr, XTs, ws, labs, Ms, tile, code, alpha, sigma, theta):
         for t in range(mt):
             lab = sl[t]
             if lab != cur:
-                if live:
-                    Ms[cur, i] = -0.5 * wr[i] * acc
-                acc = 0.0
+                for r in range(RPT):
+                    if i0 + r * tpb < m:
+                        Ms[cur, i0 + r * tpb] = -0.5 * wr[i0 + r * tpb] * acc[r]
+                    acc[r] = 0.0
                 cur = lab
-            d2 = F(0.0)
+            for r in range(RPT):
+                d2[r] = F(0.0)
             for d in range(DIM):
-                u = xi[d] - sx[d, t]
-                d2 += u * u
-            acc += sw[t] * rho(d2, code, alpha, sigma, theta)
+                c = sx[d, t]
+                for r in range(RPT):
+                    u = xi[r, d] - c
+                    d2[r] += u * u
+            for r in range(RPT):
+                acc[r] += sw[t] * rho(d2[r], code, alpha, sigma, theta)
         cuda.syncthreads()
-    if live:
-        Ms[cur, i] = -0.5 * wr[i] * acc
+    for r in range(RPT):
+        if i0 + r * tpb < m:
+            Ms[cur, i0 + r * tpb] = -0.5 * wr[i0 + r * tpb] * acc[r]
 
 
+# Rows a thread of build_rows holds (its column reads from shared memory serve them
+# all; more registers a thread).
+ROWS_PER_THREAD = 2
 _ROWS = {}
 
 
-def rows_pass(n_features, f32=False):
-    """The pass over ordered pairs for data of ``n_features`` features: ``(kernel,
-    threads, tile, shared bytes)``, launched ``kernel[blocks(m, threads), threads, 0,
+def rows_pass(n_features, m, f32=False):
+    """The pass over ordered pairs for ``m`` rows of ``n_features`` features: ``(kernel,
+    blocks, threads, tile, shared bytes)``, launched ``kernel[blocks, threads, 0,
     shared](XR, wr, XTs, ws, labs, Ms, tile, *kernel_args)``.
 
     Up to :data:`ROWS_MAX_FEATURES` features, :func:`build_rows_src` compiled for
-    ``n_features`` (once per process; ``f32``: its float32 twin); beyond, the float64
-    :func:`build_sorted` with ``tile`` columns in dynamic shared memory."""
+    ``n_features`` (once per process; ``f32``: its float32 twin), ``ROWS_PER_THREAD``
+    rows a thread; beyond, the float64 :func:`build_sorted` with ``tile`` columns in
+    dynamic shared memory."""
     d = int(n_features)
     if d > ROWS_MAX_FEATURES:
         if f32:
             raise ValueError("the float32 pass over ordered pairs needs at most "
                              f"{ROWS_MAX_FEATURES} features, got {d}")
         tile = tile_for(d)
-        return build_sorted, THREADS, tile, 8 * tile * d
-    key = (d, bool(f32))
+        return build_sorted, blocks(m), THREADS, tile, 8 * tile * d
+    key = (d, bool(f32), ROWS_PER_THREAD)
     if key not in _ROWS:
-        glob = {"DIM": d, "TILE": max(THREADS, min(1024, ROWS_TILE_BYTES // (8 * d)))}
+        glob = {"DIM": d, "TILE": max(THREADS, min(1024, ROWS_TILE_BYTES // (8 * d))),
+                "RPT": ROWS_PER_THREAD}
         if f32:
             glob.update(F=numba.float32, SHARED=numba.float32, rho=rho32)
         _ROWS[key] = _twin(build_rows_src, f"build_rows{d}{'_32' if f32 else ''}",
                            **glob)
-    return _ROWS[key], THREADS, 0, 0
+    return _ROWS[key], blocks(m, THREADS * ROWS_PER_THREAD), THREADS, 0, 0
 
 
 @cuda.jit

@@ -80,10 +80,10 @@ class CudaPairSums(PairSums):
         kernels.take_rows_transposed[kernels.blocks(n), kernels.THREADS](
             _transposed_view(ZT), cuda.to_device(order), 1.0, ZTs, 0)
         Ms = cuda.to_device(np.zeros((prep.k, n)))
-        kern, threads, tile, shared = kernels.rows_pass(dim)
+        kern, grid, threads, tile, shared = kernels.rows_pass(dim, n)
         args = kernel_args(prep.spec["semimetric"], prep.spec)
         ws = cuda.to_device(w[order])
-        kern[kernels.blocks(n, threads), threads, 0, shared](
+        kern[grid, threads, 0, shared](
             ZTs, ws, ZTs, ws, cuda.to_device(labs), Ms, tile, *args)
         starts = np.searchsorted(labs, np.arange(prep.k))
         P = -2.0 * np.add.reduceat(Ms.copy_to_host(), starts, axis=1).T
