@@ -63,6 +63,37 @@ def test_build_across_tiles(monkeypatch, sym_tile, split, ordered):
     assert eng.tally.by_kernel == {**eng.tally.by_kernel, used: 1}
 
 
+@pytest.mark.parametrize("rows_per_thread", [1, 2, 3])
+@pytest.mark.parametrize("d, m", [(1, 33), (3, 150), (5, 97)])
+def test_rows_pass_against_brute_force(monkeypatch, rows_per_thread, d, m):
+    """The pass over ordered pairs compiled for ``d`` features: new rows (weights
+    apart from the columns') against labelled points with an empty label, in blocks
+    whose last one is partly empty, for one, two and three rows a thread; float64
+    to rounding, and its float32 twin within float32 rounding."""
+    from kgroups._kernels import cuda as kernels
+    monkeypatch.setattr(kernels, "ROWS_PER_THREAD", rows_per_thread)
+    rng = np.random.default_rng(44 + d)
+    n = 90
+    XT, XR = rng.normal(size=(d, n)), rng.normal(size=(d, m))
+    w, wr = rng.uniform(0.5, 2.0, n), rng.uniform(0.5, 2.0, m)
+    labs = np.sort(rng.choice([0, 1, 3], n))  # label 2 empty
+    ref = np.zeros((4, m))
+    for lab in range(4):
+        dist = np.sqrt(((XR[:, :, None] - XT[:, None, labs == lab]) ** 2).sum(0))
+        ref[lab] = -0.5 * wr * (dist * w[labs == lab]).sum(1)
+    cuda = kernels.cuda
+    for f32, rtol in ((False, 1e-13), (True, 1e-6)):
+        kern, grid, threads, tile, shared = kernels.rows_pass(d, m, f32)
+        assert kern.__name__ == f"build_rows{d}" + ("_32" if f32 else "")
+        dt = np.float32 if f32 else np.float64
+        args = (0, *np.array([1.0, 1.0, 1.0], dtype=dt))
+        Ms = cuda.to_device(np.zeros((4, m)))
+        kern[grid, threads, 0, shared](cuda.to_device(XR.astype(dt)), cuda.to_device(wr),
+                                       cuda.to_device(XT.astype(dt)), cuda.to_device(w),
+                                       cuda.to_device(labs), Ms, tile, *args)
+        np.testing.assert_allclose(Ms.copy_to_host(), ref, rtol=rtol, atol=rtol)
+
+
 def test_tile_pairs_number_the_upper_triangle():
     """Block ``b`` of the symmetric build takes the tiles ``(bi, bj)`` with ``b = bj
     (bj + 1) / 2 + bi``, ``bi <= bj``: every pair once, also for ``bj`` near the
