@@ -199,8 +199,9 @@ def build_rows_src(XR, wr, XTs, ws, labs, Ms, tile, code, alpha, sigma, theta):
             Ms[cur, i0 + r * tpb] = -0.5 * wr[i0 + r * tpb] * acc[r]
 
 
-# Rows a thread of build_rows holds (its column reads from shared memory serve them
-# all; more registers a thread).
+# Rows a thread of build_rows holds: its column reads from shared memory serve them
+# all, at the cost of registers. Two: the fastest of one to four in float64 and in
+# float32 on the device measured (benchmarks/bench_gpu.py compares one and two).
 ROWS_PER_THREAD = 2
 _ROWS = {}
 
