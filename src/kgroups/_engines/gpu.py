@@ -2,7 +2,8 @@
 
 The matrix-free engine's algorithm (:mod:`kgroups._engines.matrix_free`), with its
 O(n^2 D) and O(n D)-per-move passes on the device (:mod:`kgroups._kernels.cuda`):
-building ``M`` (each unordered pair once, the points sorted by label) and applying
+building ``M`` (the points sorted by label; each pair's ``rho`` evaluated in both
+orders by a pass compiled for the number of features, or once past 32) and applying
 batches of moves to ``M`` (each mover's kernel row computed on the fly). The device
 holds the data, the weights and the runs' ``M``, O(n (k + D)) float64, never an
 n x n matrix; each device allocation is checked against the free memory first.
@@ -342,7 +343,7 @@ class GpuEngine(DeviceArrays, HostSweeps, MatrixFreeEngine):
         starts (:func:`~kgroups._kernels.cuda.build_multi`, up to
         ``RELABEL_LOCAL / k`` starts a pass; one pass per start beyond
         ``RELABEL_LOCAL`` clusters). Exact: only the order of the additions differs
-        from one build per start. ``f32``: the passes over unordered pairs in float32
+        from one build per start. ``f32``: the passes of one start in float32
         (:meth:`_sorted_sums`); the pass for several starts stays float64.
         """
         R, n = labs.shape
@@ -378,7 +379,7 @@ class GpuEngine(DeviceArrays, HostSweeps, MatrixFreeEngine):
         return dM
 
     def build_m(self, labels, k):
-        """``M`` (k x n, host) from one device pass over the unordered pairs."""
+        """``M`` (k x n, host) from one device pass over the pairs."""
         return self.build_ms(np.asarray(labels, dtype=np.int64)[None], k)[0]
 
     def build_ms(self, starts, k):

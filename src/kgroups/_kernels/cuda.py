@@ -10,16 +10,20 @@ differences of the coordinates (no norm expansion, so no cancellation), and
 (:mod:`kgroups._kernels.semimetric`). Everything is float64: these sums decide the
 sign of Hartigan gains (paper eq. 50).
 
-* :func:`build_sym`: ``Ms[l, i] = sum_{y in C_l} B[i, y]`` with the points sorted by
-  label, from each unordered pair once (a block per pair of tiles, the tile's
-  ``rho`` in shared memory summed by rows and by columns, one atomic addition per
-  run of a label); :func:`build_sorted`, one thread per row over the ordered pairs
-  (no atomics), when a tile does not fit in shared memory;
+* :func:`rows_pass`: ``Ms[l, i] = sum_{y in C_l} B[i, y]`` with the points sorted by
+  label, over the ordered pairs, compiled for the number of features (two rows a
+  thread in registers, a tile of columns in shared memory, no atomics:
+  :func:`build_rows_src`), or :func:`build_sorted` (one thread per row, read from
+  global memory) past :data:`ROWS_MAX_FEATURES`; :func:`build_sym`, the same sums
+  from each unordered pair once (a block per pair of tiles, the tile's ``rho`` in
+  shared memory summed by rows and by columns, one atomic addition per run of a
+  label);
 * :func:`unsort_columns` (the sorted sums back in the points' order),
   :func:`sum_classes` (a start's ``M`` from the sums of classes of points, restarts)
   and :func:`build_multi` (several starts' ``M`` from one pass, each ``rho`` added to
   every start's sums);
-* :func:`apply_batch`: one thread per column ``y``, the moves of R runs in order:
+* :func:`apply_pass` (:func:`apply_batch_src`): one thread per column ``y``, the
+  moves of R runs in order:
   ``M[old, y] -= B[p, y]``, ``M[new, y] += B[p, y]`` (a moved point's ``B[p, y]``
   computed once for all runs), then the window of columns each run decides next;
 * :func:`gather_columns` (a window of ``M``, contiguous) and :func:`zero_rows`;
