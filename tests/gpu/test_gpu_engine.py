@@ -63,12 +63,12 @@ def test_build_across_tiles(monkeypatch, sym_tile, split, ordered):
     assert eng.tally.by_kernel == {**eng.tally.by_kernel, used: 1}
 
 
-@pytest.mark.parametrize("rows_per_thread", [1, 2, 3])
-@pytest.mark.parametrize("d, m", [(1, 33), (3, 150), (5, 97)])
+@pytest.mark.parametrize("rows_per_thread", [1, 2])
+@pytest.mark.parametrize("d, m", [(1, 33), (3, 150)])
 def test_rows_pass_against_brute_force(monkeypatch, rows_per_thread, d, m):
     """The pass over ordered pairs compiled for ``d`` features: new rows (weights
     apart from the columns') against labelled points with an empty label, in blocks
-    whose last one is partly empty, for one, two and three rows a thread; float64
+    whose last one is partly empty, for one and two rows a thread; float64
     to rounding, and its float32 twin within float32 rounding."""
     from kgroups._kernels import cuda as kernels
     monkeypatch.setattr(kernels, "ROWS_PER_THREAD", rows_per_thread)

@@ -57,7 +57,7 @@ def test_float32_build_within_its_bound(symmetric):
 
 
 @pytest.mark.parametrize("semimetric, params", [SEMIS[0], SEMIS[4], SEMIS[6]])
-def test_float32_mode_labels_equal_float64(semimetric, params, symmetric):
+def test_float32_mode_labels_equal_float64(semimetric, params):
     """Weights and a given start: the float32 mode makes the float64 fit's moves and
     reports its W (energy, Laplacian, and the sinusoidal semimetric, not of negative
     type; the bound of every semimetric is checked in tests/kernels)."""
