@@ -13,7 +13,8 @@ GPU engine, measured on the device and, in the same run, on the CPU:
    after it): ordered pairs per second, n^2 / seconds, on the GPU at ``--n-pass``
    and on the matrix-free engine at ``--n-pass-cpu``; the GPU's other build of
    ``M`` beside it (over the unordered pairs, or over the ordered ones compiled for
-   D: ``SYMMETRIC_BUILD``); W's relative error (from the engine's ``M``) against
+   D: ``SYMMETRIC_BUILD``) and the ordered one with one row a thread; W's relative
+   error (from the engine's ``M``) against
    the float64 W of the same labels summed pair by pair (``within_energy`` of the
    device array);
 2. **exact pass in float32** (``dtype="float32"``: each rho in float32, sums in
@@ -96,7 +97,8 @@ def fit(engine, X, k, start, **kw):
 def warm_up(k, n=300, n_pass=50_000):
     """Compile the CPU and device code outside the timings: every call on ``n`` points,
     and one sweep of each engine on ``n_pass`` (past the sizes where ``dtype="auto"``
-    and the left-out pairs take kernels of their own)."""
+    and the left-out pairs take kernels of their own); the GPU's builds that only the
+    comparisons take (the other build, one row a thread: :func:`other_pass`) too."""
     from kgroups import energy_distance, energy_test
 
     for m, kw in ((n, {}), (n_pass, {"max_iter": 1})):
@@ -105,6 +107,9 @@ def warm_up(k, n=300, n_pass=50_000):
         for engine in ("gpu", "matrix-free"):
             fit(engine, X, k, start, **kw)
             fit(engine, X, k, start, dtype="float32", **kw)
+    for dtype in ("float64", "float32"):
+        other_pass(X, k, start, dtype=dtype)
+        other_pass(X, k, start, False, 1, dtype=dtype)
     X = blobs(n)
     h = n // 2
     dX, dY = device(X[:h]), device(X[h:])
@@ -144,8 +149,8 @@ def row_pass(a, k):
     g, c = out["gpu"], out["matrix-free"]
     return {"row": "exact pass, float64", "size": f"n = {g[2]:,}, D = 10, k = {k}",
             "goal": GOALS["pass"],
-            "gpu": f"{g[0]:.1f} G pairs/s ({g[1]:.2f} s; {BUILD_NAMES[SYMMETRIC()]}; "
-                   f"{BUILD_NAMES[not SYMMETRIC()]}: {g[2] ** 2 / other / 1e9:.1f}{ab}); "
+            "gpu": f"{g[0]:.1f} G pairs/s ({g[1]:.2f} s; {BUILD_NAMES[symmetric_default()]}; "
+                   f"{BUILD_NAMES[not symmetric_default()]}: {g[2] ** 2 / other / 1e9:.1f}{ab}); "
                    f"W rel. error {err:.0e}",
             "cpu": f"{c[0]:.2f} G pairs/s at n = {c[2]:,} ({c[1]:.2f} s)",
             "ratio": f"{g[0] / c[0]:.0f}×", "met": g[0] >= 300}
@@ -165,8 +170,8 @@ def row_pass32(a, k):
     ratio = f"{rate / RATES['float64']:.2f}× the float64 pass" if "float64" in RATES else ""
     return {"row": "exact pass, float32", "size": f"n = {n:,}, D = 10, k = {k}",
             "goal": GOALS["pass32"],
-            "gpu": f"{rate:.1f} G pairs/s ({sec:.2f} s; {BUILD_NAMES[SYMMETRIC()]}; "
-                   f"{BUILD_NAMES[not SYMMETRIC()]}: {n * n / other / 1e9:.1f}{ab}); labels "
+            "gpu": f"{rate:.1f} G pairs/s ({sec:.2f} s; {BUILD_NAMES[symmetric_default()]}; "
+                   f"{BUILD_NAMES[not symmetric_default()]}: {n * n / other / 1e9:.1f}{ab}); labels "
                    "after a sweep equal the "
                    f"float64 fit's: {same}; kernel error bound "
                    f"{info.get('kernel_error_bound', 0):.1e}, "
@@ -179,7 +184,8 @@ BUILD_NAMES = {True: "the pass over unordered pairs",
                False: "the pass over ordered pairs compiled for D"}
 
 
-def SYMMETRIC():
+def symmetric_default():
+    """Whether the engine builds M over the unordered pairs (``SYMMETRIC_BUILD``)."""
     import kgroups._engines.gpu as gpu
 
     return gpu.SYMMETRIC_BUILD
