@@ -309,26 +309,19 @@ class GpuEngine(DeviceArrays, HostSweeps, MatrixFreeEngine):
         _, dS = self._sort_points(labels, rows)
         symmetric = SYMMETRIC_BUILD or d > kk.ROWS_MAX_FEATURES
         tile = kk.sym_tile_for(d) if symmetric else 0
-        if tile and f32:
+        f32 = f32 and (tile > 0 or d <= kk.ROWS_MAX_FEATURES)  # build_sorted: float64
+        if f32:
             t.launch(kk.take_columns, kk.blocks(n), kk.THREADS, self.dXT32, self.dw,
                      self.dorder, self.dXTs32, self.dws)
-            t.launch(kk.build_sym32, kk.sym_blocks(n, tile), tile * kk.SYM_SPLIT,
-                     self.dXTs32, self.dws, self.dlabs, dS, tile, *self._args32,
-                     shared=4 * (2 * d * tile + tile * (tile + 1)))
-        elif tile:
-            t.launch(kk.build_sym, kk.sym_blocks(n, tile), tile * kk.SYM_SPLIT, self.dXTs,
-                     self.dws, self.dlabs, dS, tile, *self._args,
-                     shared=8 * (2 * d * tile + tile * (tile + 1)))
+        XTs, args = (self.dXTs32, self._args32) if f32 else (self.dXTs, self._args)
+        if tile:
+            t.launch(kk.build_sym32 if f32 else kk.build_sym, kk.sym_blocks(n, tile),
+                     tile * kk.SYM_SPLIT, XTs, self.dws, self.dlabs, dS, tile, *args,
+                     shared=(4 if f32 else 8) * (2 * d * tile + tile * (tile + 1)))
         else:
-            f32 = f32 and d <= kk.ROWS_MAX_FEATURES
-            if f32:
-                t.launch(kk.take_columns, kk.blocks(n), kk.THREADS, self.dXT32, self.dw,
-                         self.dorder, self.dXTs32, self.dws)
-            XTs = self.dXTs32 if f32 else self.dXTs
             kern, grid, threads, tile, shared = kk.rows_pass(d, n, f32)
-            t.launch(kern, grid, threads, XTs, self.dws, XTs, self.dws,
-                     self.dlabs, dS, tile, *(self._args32 if f32 else self._args),
-                     shared=shared)
+            t.launch(kern, grid, threads, XTs, self.dws, XTs, self.dws, self.dlabs, dS,
+                     tile, *args, shared=shared)
         return dS
 
     def _build_runs(self, labs, k, f32=False):

@@ -524,7 +524,7 @@ def apply_batch_src(XT, XW, w, batch, R, n_pend, Ms, out, code, alpha, sigma, th
 
 
 apply_batch = _twin(apply_batch_src, "apply_batch", DIM=0, LOCAL_DIM=1)
-_APPLY = {}
+_APPLY = {(0, False): apply_batch}  # (DIM, float32) -> kernel
 
 
 def apply_pass(n_features, f32=False):
@@ -533,8 +533,6 @@ def apply_pass(n_features, f32=False):
     :data:`apply_batch`. ``f32``: the float32 twin (float32 ``XT``: each ``B[point,
     y]`` from a float32 ``rho``, the float32 mode; sums in float64)."""
     d = int(n_features)
-    if d > ROWS_MAX_FEATURES and not f32:
-        return apply_batch
     key = (d if d <= ROWS_MAX_FEATURES else 0, bool(f32))
     if key not in _APPLY:
         glob = {"DIM": key[0], "LOCAL_DIM": max(1, key[0])}
