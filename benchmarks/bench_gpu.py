@@ -171,9 +171,8 @@ def row_pass32(a, k):
     return {"row": "exact pass, float32", "size": f"n = {n:,}, D = 10, k = {k}",
             "goal": GOALS["pass32"],
             "gpu": f"{rate:.1f} G pairs/s ({sec:.2f} s; {BUILD_NAMES[symmetric_default()]}; "
-                   f"{BUILD_NAMES[not symmetric_default()]}: {n * n / other / 1e9:.1f}{ab}); labels "
-                   "after a sweep equal the "
-                   f"float64 fit's: {same}; kernel error bound "
+                   f"{BUILD_NAMES[not symmetric_default()]}: {n * n / other / 1e9:.1f}{ab}); "
+                   f"labels after a sweep equal the float64 fit's: {same}; kernel error bound "
                    f"{info.get('kernel_error_bound', 0):.1e}, "
                    f"went on in float64: {info.get('groups_gone_float64')}",
             "cpu": "", "ratio": ratio, "met": rate >= 500 and bool(same)}
