@@ -157,7 +157,7 @@ class NearestRows:
     distance, then row; a query whose ``n_neighbors``-th distance ties up to its last
     candidate is asked again with twice as many. (The index alone breaks ties, and
     rounds near-ties, by the order of its own computation, which moves with the
-    number of threads: on data of few distinct values, the graph did.)
+    number of threads: on data of few distinct values the graph would move with it.)
 
     Examples
     --------
