@@ -63,6 +63,21 @@ def lloyd_assign_twin(B, w, labels, k):
     return np.argmin(d, axis=1)
 
 
+def rho_of_distances(name, params):
+    """``rho`` of an array of distances ``r``: the kernels' scalar definition of the
+    semimetric (``kgroups._kernels.semimetric``, in place over the squared distances),
+    one call per array."""
+    from kgroups._kernels.semimetric import kernel_args, rho_inplace
+
+    args = kernel_args(name, params)
+
+    def rho(r):
+        buf = np.ascontiguousarray(r * r)
+        rho_inplace(buf, buf.size, *args)
+        return buf
+    return rho
+
+
 def build_m_pairs_twin(X, w, labels, k, rho):
     """``M[l, i] = -w_i / 2 sum_{y in C_l} w_y rho(|x_i - y|)``, one point pair at a time.
 

@@ -201,9 +201,11 @@ def test_tiny_fit_as_python_equals_compiled(monkeypatch, left_out):
     assert (a.engine_stats_["pairs_left_out"] > 0.5) == left_out
 
 
-def test_build_engine_auto_takes_the_certified_pass_where_it_pays():
+def test_build_engine_auto_takes_the_certified_pass_where_it_pays(monkeypatch):
     """dtype="auto" through the one way from the parameters to an engine: the float32
-    pass at 40,000 points and more (the same run as float64's), float64 below."""
+    pass from ``AUTO_FLOAT32_MIN_N`` points (lowered here to 4,000; the same run as
+    float64's), float64 below."""
+    monkeypatch.setattr(mf_engine, "AUTO_FLOAT32_MIN_N", 4000)
     from kgroups._driver import run_starts
     from kgroups._engines.build import EngineRequest, build_engine
     from kgroups._input import IN_MEMORY
@@ -216,7 +218,7 @@ def test_build_engine_auto_takes_the_certified_pass_where_it_pays():
             n_neighbors=10, random_state=0, features=False, owner="test")
         return build_engine(X, np.ones(X.shape[0]), IN_MEMORY, request).engine
 
-    X = blobs(40_000, 8, 6, 13, spread=2.0)
+    X = blobs(4000, 8, 6, 13, spread=2.0)
     auto, f64 = built(X, "auto"), built(X, "float64")
     assert auto._f32 is not None and f64._f32 is None
     assert built(X[:3000], "auto")._f32 is None
@@ -288,15 +290,17 @@ def test_separated_clusters_leave_their_pairs_out():
     assert 0.3 < b.engine_stats_["pairs_left_out"] < 0.75
 
 
-def test_auto_runs_float64_where_the_clusters_overlap():
+def test_auto_runs_float64_where_the_clusters_overlap(monkeypatch):
     """dtype="auto": the certified pass where the start's clusters are apart (most of
-    their pairs left out), the float64 pass where they overlap; the same fit."""
+    their pairs left out), the float64 pass where they overlap; the same fit (from
+    ``AUTO_FLOAT32_MIN_N`` points, lowered here to 4,000)."""
     from kgroups import KernelKGroups
 
+    monkeypatch.setattr(mf_engine, "AUTO_FLOAT32_MIN_N", 4000)
     rng = np.random.default_rng(40)
     centres = rng.normal(0, 20, (4, 8))
-    apart = centres[rng.integers(0, 4, 40_000)] + rng.normal(size=(40_000, 8))
-    mixed = rng.normal(size=(40_000, 8))
+    apart = centres[rng.integers(0, 4, 4000)] + rng.normal(size=(4000, 8))
+    mixed = rng.normal(size=(4000, 8))
     for X, certified in ((apart, True), (mixed, False)):
         kw = {"n_init": 1, "init": "k-means++", "random_state": 0, "engine": "matrix-free"}
         a = KernelKGroups(4, dtype="auto", **kw).fit(X)

@@ -10,8 +10,7 @@ from kgroups._engines.matrix_free import MatrixFreeEngine
 from kgroups._kernels import certify, pairs_mixed
 from kgroups._kernels import pairs_on_the_fly as mfk
 from kgroups._kernels.jit import as_python
-from kgroups._kernels.semimetric import kernel_args, rho_src
-from tests._twins import build_m_pairs_twin
+from tests._twins import build_m_pairs_twin, rho_of_distances
 
 
 def engine(X, w, name="energy", params=None):
@@ -38,9 +37,8 @@ def mixed(eng, labels, k, share, cross=True, fn=None, n_threads=1, skip=None):
 
 def exact(eng, labels, k):
     """``M`` one pair at a time in float64 (the twin of the float64 pass)."""
-    args = kernel_args(eng.semimetric, eng.params)
     return build_m_pairs_twin(eng.X, eng.w, labels, k,
-                              lambda r: np.array([rho_src(x * x, *args) for x in r]))
+                              rho_of_distances(eng.semimetric, eng.params))
 
 
 def bound(eng, labels, k):

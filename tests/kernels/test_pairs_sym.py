@@ -10,8 +10,7 @@ import pytest
 from kgroups._engines.matrix_free import MatrixFreeEngine
 from kgroups._kernels import pairs_on_the_fly as mfk
 from kgroups._kernels import pairs_sym
-from kgroups._kernels.semimetric import kernel_args, rho_src
-from tests._twins import build_m_pairs_twin
+from tests._twins import build_m_pairs_twin, rho_of_distances
 
 
 def sorted_pass(eng, w, labels, k, fn, n_threads):
@@ -26,9 +25,7 @@ def sorted_pass(eng, w, labels, k, fn, n_threads):
 
 
 def twin(eng, w, labels, k, name, params):
-    args = kernel_args(name, params)
-    return build_m_pairs_twin(eng.X, w, labels, k,
-                              lambda r: np.array([rho_src(x * x, *args) for x in r]))
+    return build_m_pairs_twin(eng.X, w, labels, k, rho_of_distances(name, params))
 
 
 @pytest.mark.parametrize("D", [1, 2, 3, 4, 5, 6, 7, 10, 12, 19])
