@@ -205,10 +205,11 @@ def test_build_engine_auto_takes_the_certified_pass_where_it_pays(monkeypatch):
     """dtype="auto" through the one way from the parameters to an engine: the float32
     pass from ``AUTO_FLOAT32_MIN_N`` points (lowered here to 4,000; the same run as
     float64's), float64 below."""
-    monkeypatch.setattr(mf_engine, "AUTO_FLOAT32_MIN_N", 4000)
     from kgroups._driver import run_starts
     from kgroups._engines.build import EngineRequest, build_engine
     from kgroups._input import IN_MEMORY
+
+    monkeypatch.setattr(mf_engine, "AUTO_FLOAT32_MIN_N", 4000)
 
     def built(X, dtype):
         request = EngineRequest(
