@@ -332,8 +332,9 @@ def report(done, out=None):
     text += lines
     text += ["", "A chosen k is **useful** when the default fit at that k reaches 0.75 of "
              "the best ARI over k = 2..15; exact when it is the number of labels "
-             "(*energy rule*: choose_k(X) without its step for shapes, the energy "
-             "partition that follows the graph's groups where the arbiter takes them):",
+             "(*energy rule*: the joint choice's energy candidate, which is what "
+             "choose_k(X) answers; *previous*: the answers that the last `--library "
+             "--keep-previous` replaced):",
              ""]
     head = ["k of"] + [f"{g}, {h}" for g, h in cols]
     text += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]

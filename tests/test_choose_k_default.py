@@ -1,8 +1,7 @@
 """choose_k's default, method="auto", with a semimetric of point data: the energy rule
 (kgroups._choose_k.point: the structure test, the silhouette scan, the split walk, the
 rescaled geometries), its structure test (kgroups._choose_k.structure: the dips, the
-references), its fits (kgroups._choose_k.fits), the shapes answer with "energy"
-(kgroups._choose_k.arbiter.follow_graph), its trace (kgroups._choose_k.trace), its
+references), its fits (kgroups._choose_k.fits), its trace (kgroups._choose_k.trace), its
 constants (kgroups._choose_k.constants), the data's seed and large data
 (kgroups._choose_k.core). Each answer is checked through its trace: the steps that
 decided, their thresholds (the constants) and outcomes."""
@@ -19,8 +18,9 @@ import kgroups._choose_k.core as core
 from kgroups import KernelKGroups, _auto_fit, choose_k, datasets
 from kgroups._choose_k import arbiter, constants, estimator, fits, graph, point, structure
 from kgroups._choose_k.arbiter import (BALANCE, CUT_RATIO, NO_STRUCTURE_RATIO, WITHIN,
-                                       decide, follow_graph, weighted_ari, within_share)
+                                       decide, within_share)
 from kgroups._choose_k.constants import CONSTANTS
+from kgroups.metrics import weighted_ari
 from kgroups._choose_k.core import canonical
 from kgroups._choose_k.fits import Fits, Setting
 from kgroups._choose_k.point import (SCAN_FACTOR, SCAN_MIN, SILHOUETTE_KEEP, SILHOUETTE_SE,
@@ -286,33 +286,6 @@ def test_weighted_ari_of_equal_and_of_one_cluster_partitions():
     assert weighted_ari(a, (a + 1) % 3, np.arange(1.0, 6.0)) == pytest.approx(1.0)
     one = np.zeros(5, dtype=np.int64)
     assert weighted_ari(one, one, np.ones(5)) == 1.0
-
-
-class _Grown:
-    """A stand-in for a geometry's fits: given labels for each k."""
-
-    def __init__(self, labels, w):
-        self.labels, self.w, self.asked = labels, w, []
-
-    def grow(self, k):
-        self.asked.append(k)
-        return self.labels[k], 1.0
-
-
-def test_follow_graph_takes_the_energy_partition_that_agrees_best():
-    """The k whose partition has the largest ARI with the graph's groups (by brute
-    force: scikit-learn's ARI of the repeated rows), among k = 2..max(10, 2 k_g)."""
-    rng = np.random.default_rng(5)
-    G = np.repeat([0, 1], 30)                              # two groups
-    w = rng.integers(1, 4, 60)
-    labels = {k: rng.integers(0, k, 60) for k in range(2, 13)}
-    labels[4] = 2 * G + (np.arange(60) % 10 == 0)          # pieces within the groups
-    f = _Grown(labels, w.astype(float))
-    k, agree = follow_graph(f, np.arange(1, 13), G)
-    assert f.asked == list(range(2, 11))                   # up to max(10, 2 x 2)
-    want = {kk: ari(np.repeat(G, w), np.repeat(labels[kk], w)) for kk in range(2, 11)}
-    assert agree == pytest.approx(want, abs=1e-12)
-    assert k == max(want, key=want.get) == 4
 
 
 # --------------------------------------------------------------------------- step 2
@@ -614,8 +587,8 @@ def test_blobs_are_four_and_the_trace_says_why():
     r = choose_k(X)
     assert r.k == 4 and r.method == "auto" and r.semimetric == "energy"
     assert r.geometry == "data" and ari(y, r.labels) == 1.0 and not r.at_top
-    assert names(r) == ["structure", "silhouette", "split", "arbiter"]
-    dips, sil, split, arb = r.trace.steps
+    assert names(r) == ["structure", "silhouette", "split"]
+    dips, sil, split = r.trace.steps
     assert dips.threshold == STRUCTURE_ALPHA / 2 and dips.outcome == "modes: structure"
     assert min(dips.value.values()) < STRUCTURE_ALPHA / 2
     assert sil.outcome == "largest at k=4" and max(sil.value, key=sil.value.get) == 4
@@ -623,8 +596,6 @@ def test_blobs_are_four_and_the_trace_says_why():
     assert sorted(sil.value) == list(range(2, SCAN_MIN + 1))     # followed to SCAN_MIN
     assert split.threshold == SPLIT_ALPHA and split.outcome == "k=4"
     assert split.value == {4: pytest.approx(r.split_p[3])} and split.value[4] >= SPLIT_ALPHA
-    assert arb.threshold == CUT_RATIO and arb.outcome.startswith("the graph's groups do not")
-    assert list(arb.value.values()) == [0.0, 0.0]              # both cut no edge
     assert r.reasoning == render(r.trace.steps)
     X, y = make_blobs(300, 2, centers=4, random_state=0)
     r = choose_k(X)
@@ -637,7 +608,7 @@ def test_one_gaussian_blob_and_a_uniform_square_are_one():
         r = choose_k(X)
         assert r.k == 1 and np.all(r.labels == 0) and not r.at_top
         assert names(r) == ["structure", "structure", "geometry", "geometry", "structure",
-                            "structure", "answer", "arbiter"]
+                            "structure", "answer"]
         dips, refs = steps(r, "structure")[:2]
         assert dips.outcome == "no modes" and min(dips.value.values()) >= STRUCTURE_ALPHA / 2
         assert refs.outcome == "no structure" and refs.threshold == STRUCTURE_Z
@@ -647,8 +618,6 @@ def test_one_gaussian_blob_and_a_uniform_square_are_one():
                                               "no axis of X sphered is multimodal (dip test)")
         assert (std.value, std.outcome) == ("tried", "no structure")
         assert steps(r, "answer")[0].outcome == "k=1"
-        arb = steps(r, "arbiter")[0]
-        assert arb.threshold == NO_STRUCTURE_RATIO
         assert np.all(r.structure_z[1:STRUCTURE_KMAX] <= STRUCTURE_Z)
         assert np.isnan(r.structure_z[STRUCTURE_KMAX:]).all()
 
@@ -664,33 +633,30 @@ def test_other_unimodal_data_are_one(name, make):
     assert r.k == 1 and steps(r, "answer")[0].outcome == "k=1"
 
 
-def test_moons_and_rings_get_energy_pieces_that_follow_the_shapes():
-    """The graph's groups are the shapes, which every energy partition of two clusters
-    cuts across; the answer is the energy partition that agrees best with them
-    (follow_graph), whose pieces lie within one shape but for a few points where two
-    shapes come close (purity 0.94 to 0.99 on six draws of the moons, 0.89 to 1 of the
-    rings)."""
-    for X, y, least in (make_moons(400, noise=0.05, random_state=0) + (0.9,),
-                        make_circles(400, factor=0.5, noise=0.05, random_state=0) + (0.9,)):
-        r = choose_k(X)
-        assert names(r) == ["structure", "silhouette", "split", "arbiter", "shapes"]
-        arb, shapes = r.trace.steps[-2:]
-        assert arb.threshold == CUT_RATIO and arb.outcome.startswith("the graph's groups cut")
-        cut_g, cut_e = arb.value.values()
-        assert cut_g < CUT_RATIO * cut_e
-        assert r.graph_k == 2 and shapes.outcome == f"k={r.k}" and r.k >= 2
-        agree = shapes.value
-        assert max(agree, key=agree.get) == r.k
-        np.testing.assert_allclose(r.graph_agreement[1:len(agree) + 1], list(agree.values()))
-        assert purity(r.labels, y) >= least and not r.at_top
+def test_moons_and_rings_answer_energy_pieces_within_the_shapes():
+    """choose_k(X) answers the energy semimetric's k, with no step of the graph's: its
+    partitions cut moons and rings into pieces, each within one shape but for a few
+    points where two shapes come close; semimetric="auto" takes the graph's groups,
+    the shapes themselves."""
+    for X, y in (make_moons(400, noise=0.05, random_state=0),
+                 make_circles(400, factor=0.5, noise=0.05, random_state=0)):
+        r = choose_k(X, range(1, 31))
+        assert names(r) == ["structure", "silhouette", "split"] and r.candidates is None
+        assert r.k >= 2 and purity(r.labels, y) >= 0.9 and not r.at_top
+        j = choose_k(X, range(1, 31), semimetric="auto")
+        assert j.semimetric == "nearest_neighbors" and j.k == 2 and ari(y, j.labels) >= 0.95
+        assert j.candidates["energy"].k == r.k
 
 
-def test_rings_answer_whatever_the_range():
+def test_rings_with_auto_answer_two_whatever_the_range():
+    """The energy rule's pieces of rings do not settle (the silhouette grows with k);
+    semimetric="auto" answers the graph's two rings whatever the range."""
     X, y = make_circles(400, factor=0.5, noise=0.05, random_state=1)
     with warnings.catch_warnings():
         warnings.simplefilter("error", KRangeWarning)
-        answers = {choose_k(X, ks).k for ks in (range(1, 16), range(1, 31), range(2, 16))}
-    assert len(answers) == 1 and 2 <= answers.pop() <= 12
+        answers = {choose_k(X, ks, semimetric="auto").k
+                   for ks in (range(1, 16), range(1, 31), range(2, 16))}
+    assert answers == {2}
 
 
 def test_a_real_table_and_its_trace():
@@ -852,13 +818,13 @@ def test_every_engine_of_the_energy_semimetric_gives_the_same_answer(engine):
     assert KernelKGroups("auto", engine=engine, random_state=0).fit(X).n_clusters_ == 3
 
 
-def test_only_the_energy_semimetric_looks_at_the_graph():
-    """Another semimetric of point data: the energy rule alone (no arbiter, no
-    rescaled geometry: its partitions depend on the units)."""
+def test_another_semimetric_runs_the_energy_rule_alone():
+    """Another semimetric of point data: the energy rule (no graph, no rescaled
+    geometry: its partitions depend on the units)."""
     X, _ = four_blobs(n=30)
     r = choose_k(X, semimetric="gaussian", sigma=2.0)
     assert r.k == 4 and r.semimetric == "gaussian"
-    assert "arbiter" not in names(r) and r.graph_k is None
+    assert "arbiter" not in names(r) and r.candidates is None
     Z = np.random.default_rng(1).normal(size=(200, 2)) * [3.0, 1.0]
     r = choose_k(Z, range(1, 5), semimetric="laplacian", sigma=3.0, n_refs=3)
     assert r.k == 1 and r.standardized is None and r.multimodal_axes is None
@@ -866,18 +832,19 @@ def test_only_the_energy_semimetric_looks_at_the_graph():
 
 
 def test_the_far_small_group_is_found():
-    """Three blobs and a far group of 12 points (2 % of the weight): the graph's
-    smallest group holds less than BALANCE / k_g of the weight, it only sets a small
-    part apart: the energy rule's 4 stands."""
+    """Three blobs and a far group of 12 points (2 % of the weight): the energy rule's
+    4; with semimetric="auto" the graph's smallest group holds less than BALANCE / k_g
+    of the weight, it only sets a small part apart: the energy rule's 4 stands."""
     rng = np.random.default_rng(3)
     X = np.vstack([blobs(rng, [[0, 0], [5, 0], [0, 5]], 0.5, 200),
                    rng.normal([30, 30], 0.3, (12, 2))])
     y = np.repeat([0, 1, 2, 3], [200, 200, 200, 12])
     r = choose_k(X, range(1, 16))
-    assert r.k == 4 and ari(y, r.labels) == 1.0 and r.graph_agreement is None
+    assert r.k == 4 and ari(y, r.labels) == 1.0 and "arbiter" not in names(r)
+    r = choose_k(X, range(1, 16), semimetric="auto")
+    assert r.k == 4 and ari(y, r.labels) == 1.0 and r.semimetric == "energy"
     [arb] = steps(r, "arbiter")
     assert arb.threshold is None and f"below {BALANCE:g} / 4" in arb.outcome
-    assert "shapes" not in names(r)
 
 
 def test_too_few_distinct_rows_are_one_cluster():
@@ -893,8 +860,8 @@ def test_few_distinct_rows_skip_the_graph():
     X = np.repeat([[0.0, 0.0], [5.0, 5.0], [9.0, 0.0]], 30, axis=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", KRangeWarning)
-        r = choose_k(X)
-    assert r.k == 2                                      # k < 3 distinct rows
+        r = choose_k(X, semimetric="auto")
+    assert r.k == 2 and r.semimetric == "energy"         # k < 3 distinct rows
     arb = steps(r, "arbiter")[0]
     assert arb.value == 3 and arb.threshold == 11 and "too few" in arb.outcome
 
@@ -936,13 +903,13 @@ def test_plot_draws_the_default_s_curves():
 
 
 def test_rings_answer_at_the_top_of_a_short_range_warns():
-    """The energy partition that agrees best with the rings lies past a short range:
-    the answer is the top of the range, which may move when the range grows: the
-    warning, at the caller's line."""
+    """The energy rule's pieces of rings grow past a short range: the answer is the
+    top of the range, which may move when the range grows: the warning, at the
+    caller's line."""
     X, _ = make_circles(600, factor=0.5, noise=0.05, random_state=1)
     with pytest.warns(KRangeWarning, match="widen k_range") as record:
-        r = choose_k(X, range(1, 8))
-    assert r.k == 7 and r.at_top and r.reasoning.endswith("widen k_range.")
+        r = choose_k(X, range(1, 11))
+    assert r.k == 10 and r.at_top and r.reasoning.endswith("widen k_range.")
     assert record[0].filename == __file__
 
 
@@ -952,7 +919,7 @@ def test_a_grid_and_touching_blobs_keep_the_energy_answer():
     rng = np.random.default_rng(2)
     grid = blobs(rng, [[5.0 * i, 5.0 * j] for i in range(3) for j in range(3)], 0.6, 25)
     r = choose_k(grid, range(1, 16))
-    assert r.k == 9 and r.graph_agreement is None and "shapes" not in names(r)
+    assert r.k == 9
     rng = np.random.default_rng(0)
     grid = blobs(rng, [[4.0 * i, 4.0 * j] for i in range(4) for j in range(2)], 0.5, 40)
     r = choose_k(grid)

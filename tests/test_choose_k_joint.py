@@ -53,6 +53,9 @@ def test_four_separated_blobs_give_four_energy():
     assert r.k == 4 and r.semimetric == "energy" and r.method == "auto"
     assert names(r) == ["structure", "silhouette", "split", "graph eigengap", "arbiter"]
     assert [s.outcome for s in r.trace.steps][2:4] == ["k=4", "k=4"]
+    arb = r.trace.steps[-1]
+    assert arb.threshold == CUT_RATIO and arb.outcome.startswith("the graph's groups do not")
+    assert list(arb.value.values()) == [0.0, 0.0]              # both cut no edge
     assert adjusted_rand_score(y, r.labels) == 1.0
     assert set(r.candidates) == {"energy", NN} and r.candidates["energy"].k == 4
     est = KernelKGroups("auto", semimetric="auto", random_state=0).fit(X)

@@ -29,11 +29,9 @@ def choose_k(X, k_range=None, *, method="auto", semimetric="energy", alpha=1.0, 
       standardized. With ``semimetric="nearest_neighbors"`` the eigengap of the
       neighbourhood graph's walk; with ``"auto"`` both, one kept by the **arbiter**
       (the normalised cut of the neighbourhood graph), as ``KernelKGroups(
-      n_clusters="auto", semimetric="auto")`` does; with ``"energy"``, where the
-      arbiter judges the graph's groups to be shapes, the energy partition that
-      follows them. Its draws are seeded from the data: the answer does not change
-      with ``random_state`` nor with the order of the rows, and the trace says where a
-      decision was close.
+      n_clusters="auto", semimetric="auto")`` does. Its draws are seeded from the
+      data: the answer does not change with ``random_state`` nor with the order of the
+      rows, and the trace says where a decision was close.
     - ``"gap"``: the gap statistic, :math:`\mathrm{Gap}(k) = \overline{\log W^*_k} -
       \log W_k`, with a rule of R's ``cluster::maxSE`` (default ``"firstSEmax"``).
     - ``"prediction_strength"``: the largest k with mean ps(k) >= ``cutoff``.
@@ -127,7 +125,7 @@ def choose_k(X, k_range=None, *, method="auto", semimetric="energy", alpha=1.0, 
     >>> X = np.vstack([rng.normal(c, 0.5, (40, 2)) for c in ([0, 0], [5, 0], [0, 5])])
     >>> r = choose_k(X, range(1, 7))
     >>> r.k, r.geometry, [s.step for s in r.trace.steps]
-    (3, 'data', ['structure', 'silhouette', 'split', 'arbiter'])
+    (3, 'data', ['structure', 'silhouette', 'split'])
     >>> choose_k(X, range(1, 7), method="gap", rule="Tibs2001SEmax", random_state=0).k
     3
     >>> cigars = np.vstack([rng.normal(size=(100, 2)) * [6, 0.5] + [0, 4 * j] for j in (0, 1)])

@@ -1,6 +1,6 @@
 r"""Energy or the neighbourhood graph: the one rule of every path that chooses the
-semimetric (``choose_k(X, semimetric="auto")``, ``n_clusters="auto"`` and
-``semimetric="auto"`` at a given k), and of the energy rule's answer for shapes.
+semimetric: ``choose_k(X, semimetric="auto")``, ``n_clusters="auto"`` with it, and
+``semimetric="auto"`` at a given k.
 
 The energy answer (:math:`k_e` clusters) and the graph's groups :math:`G` (:math:`k_g`)
 are compared by the **normalised cut** (Shi & Malik 2000) on the neighbourhood graph
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..metrics import _contingency, weighted_ari
+from ..metrics import _contingency
 from .constants import value
 
 CUT_RATIO = value("CUT_RATIO")
@@ -70,12 +70,3 @@ def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace):
               margin, "energy" if pick == ENERGY else "the graph's groups")
     return pick
 
-
-def follow_graph(f, ks, G):
-    """The energy answer for shapes (the arbiter took the graph): the energy partition
-    that agrees best with the graph's groups ``G`` (the largest :func:`weighted_ari`),
-    over the k of ``ks`` up to ``max(SCAN_MIN, SCAN_FACTOR k_g)``: ``(k, agreement by k)``."""
-    top = max(value("SCAN_MIN"), value("SCAN_FACTOR") * (int(G.max()) + 1))
-    agree = {k: weighted_ari(G, f.grow(k)[0], f.w) for k in (int(k) for k in ks[(ks >= 2) &
-                                                                                  (ks <= top)])}
-    return max(agree, key=agree.get), agree

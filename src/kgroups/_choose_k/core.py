@@ -23,14 +23,14 @@ from .._errors import DistinctRowsWarning, KRangeWarning, user_stacklevel
 from .._memory import check_fits
 from .._semimetrics.auto import partition_cut
 from .._validation import Integer, InvalidParameterError, as_seed, describe
-from .arbiter import ENERGY, GRAPH, decide, follow_graph, within_share
+from .arbiter import ENERGY, GRAPH, decide, within_share
 from .constants import value
 from .criteria import (gap_curve, gap_rule, laplacian_eigenvalues,
                        prediction_strength_curve, ps_rule, silhouette_curve)
 from .fits import Fits
 from .graph import graph_rule
 from .point import SCAN_FACTOR, SCAN_MIN, energy_rule
-from .result import ChooseKResult, curve
+from .result import ChooseKResult
 
 SAMPLE_N = value("SAMPLE_N")
 METHODS = ("auto", "gap", "prediction_strength", "silhouette", "eigengap")
@@ -100,48 +100,38 @@ def check_k_range(k_range, method, semimetric, n, n_distinct):
 # --------------------------------------------------------------------------- the default
 def compare(X, w, ks, setting, opts, seed):
     """The energy rule and, where the graph can be built, the graph's rule and the
-    arbiter: ``(energy result, graph result or None, the pick, X's fits, cuts, whether
-    the energy rule found structure in X's own geometry)``."""
-    e, f, found = energy_rule(X, w, ks, setting.but(semimetric=ENERGY), opts["n_refs"],
-                              opts["reference"], seed)
+    arbiter: ``(energy result, graph result or None, the pick, cuts)``."""
+    e, f = energy_rule(X, w, ks, setting.but(semimetric=ENERGY), opts["n_refs"],
+                       opts["reference"], seed)
     e.semimetric = ENERGY
     gks = ks[(ks >= 2) & (ks <= max(SCAN_MIN, SCAN_FACTOR * e.k))]
     if opts["n_distinct"] <= setting.n_neighbors + 1 or gks.size < 2:
         e.trace.add("arbiter", "distinct rows of positive weight", opts["n_distinct"],
                     setting.n_neighbors + 1, "too few for the neighbourhood graph: energy")
-        return e, None, ENERGY, f, None, found
+        return e, None, ENERGY, None
     g, fmap = graph_rule(X, w, gks, setting.but(semimetric=GRAPH, engine="auto"), seed + 9)
     G, kg = g.labels, g.k
     cuts = {GRAPH: partition_cut(fmap, G, kg), ENERGY: partition_cut(fmap, f.grow(kg)[0], kg)}
     within = within_share(e.labels, G, w) if e.k > 1 else 0.0
     smallest = float(np.bincount(G, weights=w, minlength=kg).min() / w.sum())
-    pick = decide(cuts[GRAPH], cuts[ENERGY], e.k, kg, within, smallest, e.trace)
-    return e, g, pick, f, cuts, found
+    return e, g, decide(cuts[GRAPH], cuts[ENERGY], e.k, kg, within, smallest, e.trace), cuts
 
 
 def default(X, w, ks, setting, opts, seed):
     """``method="auto"``: the rule of the semimetric (module docstring of
-    :mod:`kgroups._choose_k`)."""
+    :mod:`kgroups._choose_k`): the graph's rule, the energy rule (energy and the
+    other semimetrics of point data), or with ``"auto"`` both and the arbiter."""
     if setting.semimetric == GRAPH:
         return graph_rule(X, w, ks, setting, seed)[0]
-    if setting.semimetric not in (ENERGY, "auto"):
+    if setting.semimetric != "auto":
         return energy_rule(X, w, ks, setting, opts["n_refs"], opts["reference"], seed)[0]
-    e, g, pick, f, cuts, found = compare(X, w, ks, setting, opts, seed)
-    if setting.semimetric == "auto":
-        r = copy.copy(g if pick == GRAPH else e)
-        r.candidates = {ENERGY: e, GRAPH: g} if g is not None else {ENERGY: e}
-        r.trace, r.cuts = copy.deepcopy(e.trace), cuts
-        if g is not None:
-            r.trace.steps[-1:-1] = g.trace.steps      # the graph's rule before the arbiter
-        return r
-    if pick == GRAPH and found:  # shapes: the energy partition that follows the graph
-        k, agree = follow_graph(f, ks, g.labels)
-        e.k, e.labels, e.graph_k = k, f.fits[k][0], g.k
-        e.graph_agreement = curve(ks, agree)
-        e.at_top = bool(k == ks[-1] and k < max(SCAN_MIN, SCAN_FACTOR * g.k))
-        e.trace.add("shapes", "adjusted Rand index of each energy partition with the "
-                    f"graph's {g.k} groups, by k", agree, None, f"k={k}")
-    return e
+    e, g, pick, cuts = compare(X, w, ks, setting, opts, seed)
+    r = copy.copy(g if pick == GRAPH else e)
+    r.candidates = {ENERGY: e, GRAPH: g} if g is not None else {ENERGY: e}
+    r.trace, r.cuts = copy.deepcopy(e.trace), cuts
+    if g is not None:
+        r.trace.steps[-1:-1] = g.trace.steps      # the graph's rule before the arbiter
+    return r
 
 
 # --------------------------------------------------------------------------- named methods

@@ -110,11 +110,11 @@ def decide(f, ks, n_refs, reference, declared=None):
 
 
 def energy_rule(X, w, ks, setting, n_refs, reference, seed):
-    """The rule on X, then its rescaled geometries: ``(result, X's fits, found in X)``."""
+    """The rule on X, then its rescaled geometries: ``(result, X's fits)``."""
     f = Fits(X, w, setting, seed)
     r, found = decide(f, ks, n_refs, reference)
     if found or ks[0] != 1:
-        return r, f, True
+        return r, f
     for name in RESCALED:
         Z, why = rescaled(name, X, w, setting)
         if Z is None:
@@ -127,6 +127,6 @@ def energy_rule(X, w, ks, setting, n_refs, reference, seed):
         r.trace.extend(s.trace)
         if found:
             r.k, r.labels, r.geometry, r.at_top = s.k, s.labels, name, s.at_top
-            return r, f, False
+            return r, f
     r.trace.add("answer", "no geometry shows structure", 1, None, "k=1")
-    return r, f, False
+    return r, f

@@ -20,7 +20,6 @@ _CURVES = {  # criterion -> (curve attribute, error-bar attribute, y label)
     "silhouette": ("silhouette", None, "mean silhouette"),
     "eigengap": ("eigengap", None, "eigengap"),
     "split": ("split_p", None, "split test: k x smallest dip p-value"),
-    "graph_agreement": ("graph_agreement", None, "ARI with the graph's groups"),
 }
 _GEOMETRIES = (("multimodal_axes", "multimodal axes "), ("standardized", "standardized "))
 
@@ -70,9 +69,6 @@ class ChooseKResult:
     structure_z, split_p : ndarray or None
         The default's reference test (gain over one cluster in standard errors) and
         split test (k x the smallest dip p-value).
-    graph_agreement, graph_k : ndarray, int or None
-        Where the arbiter judged the graph's groups to be shapes: each energy
-        partition's adjusted Rand index with them, and their number.
     multimodal_axes, standardized : ChooseKResult or None
         The default on the rescaled geometries, when X's own shows no structure.
     candidates, cuts : dict or None
@@ -103,7 +99,7 @@ class ChooseKResult:
     ChooseKResult(k=2, method='auto', k_values=1..6, geometry='data',
                   curves=[silhouette(6,), split(6,)])
     >>> [s.step for s in r.trace.steps], np.bincount(r.labels).tolist()
-    (['structure', 'silhouette', 'split', 'arbiter'], [30, 30])
+    (['structure', 'silhouette', 'split'], [30, 30])
     """
 
     k: int
@@ -127,8 +123,6 @@ class ChooseKResult:
     eigenvalues: np.ndarray | None = None
     structure_z: np.ndarray | None = None
     split_p: np.ndarray | None = None
-    graph_agreement: np.ndarray | None = None
-    graph_k: int | None = None
     multimodal_axes: ChooseKResult | None = None
     standardized: ChooseKResult | None = None
     candidates: dict | None = None
@@ -144,8 +138,11 @@ class ChooseKResult:
     @property
     def top_note(self):
         """What an answer at the top of the range before the rule decided means."""
+        shapes = self.semimetric == "energy" and self.candidates is None
         return (f"k={self.k} is the largest k of k_range and the rule had not decided "
-                "there: k may be larger than the range allows; widen k_range")
+                "there: k may be larger than the range allows" + (
+                    ", or the clusters are shapes that energy cuts into ever more pieces "
+                    "(semimetric='auto' finds shapes)" if shapes else "") + "; widen k_range")
 
     def summary(self):
         """The choice in one line: k, the semimetric and the outcome of the last step
