@@ -98,39 +98,34 @@ def check_k_range(k_range, method, semimetric, n, n_distinct):
 
 
 # --------------------------------------------------------------------------- the default
-def compare(X, w, ks, setting, opts, seed):
-    """The energy rule and, where the graph can be built, the graph's rule and the
-    arbiter: ``(energy result, graph result or None, the pick, cuts)``."""
-    e, f = energy_rule(X, w, ks, setting.but(semimetric=ENERGY), opts["n_refs"],
-                       opts["reference"], seed)
-    e.semimetric = ENERGY
-    gks = ks[(ks >= 2) & (ks <= max(SCAN_MIN, SCAN_FACTOR * e.k))]
-    if opts["n_distinct"] <= setting.n_neighbors + 1 or gks.size < 2:
-        e.trace.add("arbiter", "distinct rows of positive weight", opts["n_distinct"],
-                    setting.n_neighbors + 1, "too few for the neighbourhood graph: energy")
-        return e, None, ENERGY, None
-    g, fmap = graph_rule(X, w, gks, setting.but(semimetric=GRAPH, engine="auto"), seed + 9)
-    G, kg = g.labels, g.k
-    cuts = {GRAPH: partition_cut(fmap, G, kg), ENERGY: partition_cut(fmap, f.grow(kg)[0], kg)}
-    within = within_share(e.labels, G, w) if e.k > 1 else 0.0
-    smallest = float(np.bincount(G, weights=w, minlength=kg).min() / w.sum())
-    return e, g, decide(cuts[GRAPH], cuts[ENERGY], e.k, kg, within, smallest, e.trace), cuts
-
-
 def default(X, w, ks, setting, opts, seed):
     """``method="auto"``: the rule of the semimetric (module docstring of
-    :mod:`kgroups._choose_k`): the graph's rule, the energy rule (energy and the
-    other semimetrics of point data), or with ``"auto"`` both and the arbiter."""
+    :mod:`kgroups._choose_k`): the graph's rule, the energy rule (energy and the other
+    semimetrics of point data), or with ``"auto"`` both, one kept by the arbiter (the
+    graph's where there are too few distinct rows to build it: energy)."""
     if setting.semimetric == GRAPH:
         return graph_rule(X, w, ks, setting, seed)[0]
-    if setting.semimetric != "auto":
-        return energy_rule(X, w, ks, setting, opts["n_refs"], opts["reference"], seed)[0]
-    e, g, pick, cuts = compare(X, w, ks, setting, opts, seed)
+    auto = setting.semimetric == "auto"
+    e, f = energy_rule(X, w, ks, setting.but(semimetric=ENERGY) if auto else setting,
+                       opts["n_refs"], opts["reference"], seed)
+    if not auto:
+        return e
+    e.semimetric, trace, g, pick, cuts = ENERGY, copy.deepcopy(e.trace), None, ENERGY, None
+    gks = ks[(ks >= 2) & (ks <= max(SCAN_MIN, SCAN_FACTOR * e.k))]
+    if opts["n_distinct"] <= setting.n_neighbors + 1 or gks.size < 2:
+        trace.add("arbiter", "distinct rows of positive weight", opts["n_distinct"],
+                  setting.n_neighbors + 1, "too few for the neighbourhood graph: energy")
+    else:
+        g, fmap = graph_rule(X, w, gks, setting.but(semimetric=GRAPH, engine="auto"), seed + 9)
+        G, kg = g.labels, g.k
+        cuts = {GRAPH: partition_cut(fmap, G, kg), ENERGY: partition_cut(fmap, f.grow(kg)[0], kg)}
+        within = within_share(e.labels, G, w) if e.k > 1 else 0.0
+        smallest = float(np.bincount(G, weights=w, minlength=kg).min() / w.sum())
+        trace.extend(g.trace)                   # the graph's rule, then the arbiter
+        pick = decide(cuts[GRAPH], cuts[ENERGY], e.k, kg, within, smallest, trace)
     r = copy.copy(g if pick == GRAPH else e)
     r.candidates = {ENERGY: e, GRAPH: g} if g is not None else {ENERGY: e}
-    r.trace, r.cuts = copy.deepcopy(e.trace), cuts
-    if g is not None:
-        r.trace.steps[-1:-1] = g.trace.steps      # the graph's rule before the arbiter
+    r.trace, r.cuts = trace, cuts
     return r
 
 
