@@ -209,8 +209,10 @@ class Fits:
     def bisect(self, labels, j, rng, test=True):
         """Split cluster j: ``(p, start)``, the dip p-value of its points, each half
         projected on the 2-cluster line of the other half (cross-fitted, its two means
-        at -1 and +1), and the labels cut at the first line's midpoint; ``(1.0, None)``
-        for a cluster too small to test or a fit of one."""
+        at -1 and +1, both lines oriented alike: the fits' labels are arbitrary, and
+        mirrored projections of skewed data make two shoulders of one mode), and the
+        labels cut at the first line's midpoint; ``(1.0, None)`` for a cluster too
+        small to test or a fit of one."""
         idx = np.flatnonzero(labels == j)
         if idx.size < SPLIT_MIN:
             return 1.0, None
@@ -223,6 +225,7 @@ class Fits:
                      for h in (0, 1) if np.any(half == h)]
             if len(means) < 2 or not np.any(v := means[1] - means[0]):
                 return 1.0, None
+            v = -v if lines and v @ lines[0][0] < 0 else v     # one orientation for both
             lines.append((v, 0.5 * (means[0] + means[1]) @ v, 0.5 * (v @ v)))
         (v, mid, _), start = lines[0], labels.copy()
         start[idx[self.Z[idx] @ v > mid]] = labels.max() + 1
