@@ -74,8 +74,8 @@ CONSTANTS = {
                        "that nests them", "bench_choice.py, arbiter table: 0.9, 0.95", DEV),
     "BALANCE": Constant(0.35, "the graph sets a small part apart where its smallest group "
                         "holds less than this over its number of groups",
-                        "bench_arbiter.py, development tables: mean ARI 0.418 at 0.25, "
-                        "0.427 at 0.35 and 0.5, less from 0.6 (shapes: 0.902 up to 0.6); "
+                        "bench_arbiter.py, development tables: mean ARI 0.417 at 0.25, "
+                        "0.422 at 0.35 and 0.5, less from 0.6 (shapes: 0.902 up to 0.6); "
                         "the smaller of the tie", DEV),
     "CHOICE_STARTS": Constant(5, "starts per k of n_clusters='auto' when n_init='auto' "
                               "(the fit of the chosen k runs the estimator's own)",
