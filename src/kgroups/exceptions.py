@@ -64,7 +64,8 @@ class KRangeWarning(UserWarning):
     >>> import numpy as np
     >>> from kgroups import choose_k
     >>> rng = np.random.default_rng(0)
-    >>> X = np.vstack([rng.normal(c, 0.2, (30, 2)) for c in range(6)])   # six groups
+    >>> centres = [(2 * x, 2 * y) for x in range(3) for y in range(2)]    # six groups
+    >>> X = np.vstack([rng.normal(c, 0.4, (30, 2)) for c in centres])
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
     ...     r = choose_k(X, range(1, 4), random_state=0)

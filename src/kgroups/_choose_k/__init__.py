@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from .api import choose_k
 from .criteria import GAP_RULES, gap_rule, prediction_strength_score, ps_rule, reference_sampler
-from .result import ChooseKResult, KRangeWarning
+from .._errors import KRangeWarning
+from .result import ChooseKResult
 
 __all__ = ["GAP_RULES", "ChooseKResult", "KRangeWarning", "choose_k", "gap_rule",
            "prediction_strength_score", "ps_rule", "reference_sampler"]

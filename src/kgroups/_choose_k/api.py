@@ -3,10 +3,13 @@ r"""The public function :func:`~kgroups.choose_k` (its work is in
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
+from .._errors import KRangeWarning, user_stacklevel
 from .._validation import InvalidParameterError, check_data, check_sample_weight, validated
-from .core import check_k_range, run_choice, warn_top
+from .core import check_k_range, run_choice
 from .fits import Setting
 
 
@@ -151,5 +154,6 @@ def choose_k(X, k_range=None, *, method="auto", semimetric="energy", alpha=1.0, 
     opts = {"n_refs": n_refs, "reference": reference, "n_splits": n_splits, "rule": rule,
             "se_factor": se_factor, "cutoff": cutoff, "n_distinct": n_distinct}
     r = run_choice(X, w, ks, method, setting, opts, random_state, refit=True)
-    warn_top(r)
+    if r.at_top:  # the default answered the top of the range before its rule decided
+        warnings.warn(f"choose_k: {r.top_note}", KRangeWarning, stacklevel=user_stacklevel())
     return r

@@ -19,7 +19,7 @@ import zlib
 
 import numpy as np
 
-from .._errors import DistinctRowsWarning, KRangeWarning, user_stacklevel
+from .._errors import DistinctRowsWarning
 from .._memory import check_fits
 from .._semimetrics.auto import partition_cut
 from .._validation import Integer, InvalidParameterError, as_seed, describe
@@ -216,9 +216,3 @@ def _on_sample(X, w, order, ks, setting, opts, seed, refit):
                 f"a uniform sample of {SAMPLE_N} of the {n} rows; every row labelled by {how}")
     return r
 
-
-def warn_top(r):
-    """The :class:`~kgroups.exceptions.KRangeWarning` of an answer at the top of the range
-    before the rule decided, at the caller's line."""
-    if r.at_top:
-        warnings.warn(f"choose_k: {r.top_note}", KRangeWarning, stacklevel=user_stacklevel())

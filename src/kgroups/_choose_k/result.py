@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._errors import KRangeWarning, pyplot  # noqa: F401  (KRangeWarning: the package's)
+from .._errors import pyplot
 from .._validation import InvalidParameterError, describe
 from .constants import value
 from .trace import Trace, few, render
