@@ -323,7 +323,8 @@ def report(done, out=None):
         for c in cols:
             vals = [scores(r).get(p) for r in rows.get(c, [])]
             vals = [v for v in vals if v is not None]
-            cells.append(f"{np.mean(vals):.3f}" if vals else "-")
+            part = f" ({len(vals)} sets)" if 0 < len(vals) < len(rows.get(c, [])) else ""
+            cells.append(f"{np.mean(vals):.3f}{part}" if vals else "-")
         lines.append("| " + " | ".join(cells) + " |")
     text = ["# The choice of k and of the semimetric, development and evaluation halves", "",
             "`python benchmarks/bench_choice.py` (collect), `--library` (the library's "
