@@ -7,8 +7,9 @@ the one run loop (:func:`kgroups._driver.run_starts`, TPAMI Algorithm 2) with th
 user's ``init``, ``n_init``, ``max_iter`` and ``tol`` (:class:`Setting`); the fit of
 lowest within energy :math:`W_k` (TPAMI eq. 13) is kept. Silhouettes (Rousseeuw
 1987): :math:`s(i) = (b_i - a_i) / \max(a_i, b_i)` on :math:`\rho`. Split tests
-(:meth:`Fits.bisect`): the dip test of a cluster's points, each half projected on
-the line of a 2-cluster fit of the other half (cross-fitted).
+(:meth:`Fits.bisect`): the dip test of each half of a cluster's points projected on
+the line of a 2-cluster fit of the other half (cross-fitted), the two p-values
+combined by Fisher's method.
 """
 
 from __future__ import annotations
@@ -207,12 +208,14 @@ class Fits:
         return float(np.sqrt(w @ (d - dbar) ** 2 / (s * (m - 1.0))))
 
     def bisect(self, labels, j, rng, test=True):
-        """Split cluster j: ``(p, start)``, the dip p-value of its points, each half
-        projected on the 2-cluster line of the other half (cross-fitted, its two means
-        at -1 and +1, both lines oriented alike: the fits' labels are arbitrary, and
-        mirrored projections of skewed data make two shoulders of one mode), and the
-        labels cut at the first line's midpoint; ``(1.0, None)`` for a cluster too
-        small to test or a fit of one."""
+        r"""Split cluster j: ``(p, start)``, the dip p-value of its points, cross-fitted:
+        each half projected on the line through the means of a 2-cluster fit of the
+        other half, so that no line was chosen on the points it projects (any cut of a
+        set of points looks bimodal along itself), the two halves' p-values combined by
+        Fisher's method, :math:`q (1 - \ln q)` with :math:`q` their product (the
+        chi-squared law of 4 degrees of freedom of :math:`-2 \ln q`); and the labels
+        cut at the first line's midpoint. ``(1.0, None)`` for a cluster too small to
+        test or a fit of one."""
         idx = np.flatnonzero(labels == j)
         if idx.size < SPLIT_MIN:
             return 1.0, None
@@ -225,13 +228,14 @@ class Fits:
                      for h in (0, 1) if np.any(half == h)]
             if len(means) < 2 or not np.any(v := means[1] - means[0]):
                 return 1.0, None
-            v = -v if lines and v @ lines[0][0] < 0 else v     # one orientation for both
-            lines.append((v, 0.5 * (means[0] + means[1]) @ v, 0.5 * (v @ v)))
-        (v, mid, _), start = lines[0], labels.copy()
+            lines.append((v, 0.5 * (means[0] + means[1]) @ v))
+        (v, mid), start = lines[0], labels.copy()
         start[idx[self.Z[idx] @ v > mid]] = labels.max() + 1
-        t = [(self.Z[other] @ line - at) / scale
-             for (line, at, scale), other in zip(lines, halves[::-1])]
-        return (dip_test(np.concatenate(t))[1] if test else 1.0), start
+        if not test:
+            return 1.0, start
+        q = float(np.prod([dip_test(self.Z[other] @ line)[1]
+                           for (line, _), other in zip(lines, halves[::-1])]))
+        return q * (1.0 - np.log(q)) if q > 0 else 0.0, start
 
 
 def cluster_sums(f, label_sets, ks):
