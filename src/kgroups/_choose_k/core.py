@@ -101,8 +101,8 @@ def check_k_range(k_range, method, semimetric, n, n_distinct):
 def default(X, w, ks, setting, opts, seed):
     """``method="auto"``: the rule of the semimetric (module docstring of
     :mod:`kgroups._choose_k`): the graph's rule, the energy rule (energy and the other
-    semimetrics of point data), or with ``"auto"`` both, one kept by the arbiter (the
-    graph's where there are too few distinct rows to build it: energy)."""
+    semimetrics of point data), or with ``"auto"`` both, one kept by the arbiter
+    (energy where too few distinct rows leave no neighbourhood graph)."""
     if setting.semimetric == GRAPH:
         return graph_rule(X, w, ks, setting, seed)[0]
     auto = setting.semimetric == "auto"
