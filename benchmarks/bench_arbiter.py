@@ -5,9 +5,10 @@ For every set of the ``bench_choice.py`` cache that has the library's answers
 and k, the graph's rule's labels and k) are judged by:
 
 * the **arbiter** of :mod:`kgroups._choose_k.arbiter` with its constants, and with
-  each constant moved (``CUT_RATIO``, ``WITHIN``, ``BALANCE``), from the normalised
-  cuts on the 10-nearest-neighbour graph of the graph's groups and of the energy
-  partition of as many clusters (the cached energy fits of k = 2..15);
+  each constant moved (``CUT_RATIO``, ``WITHIN``, ``BALANCE``, ``AGREE``), from the
+  normalised cuts on the 10-nearest-neighbour graph of the graph's groups and of the
+  energy partition of as many clusters (the cached energy fits of k = 2..15) and the
+  adjusted Rand index of the two;
 * **stability** under resampling (Lange, Roth, Braun & Buhmann 2004; ``stability`` of
   ``bench_choice.py``): the candidate whose semimetric's partitions of its k agree
   more across halves;
@@ -150,7 +151,7 @@ def features(rec, X):
     f = {"half": rec["half"], "battery": rec["battery"], "ke": ke, "kg": kg,
          "ae": ari(rec["y"], E), "ag": ari(rec["y"], G),
          "cg": partition_cut(fmap, G, kg), "ce": partition_cut(fmap, Ekg, kg),
-         "within": within_share(E, G, w) if ke > 1 else 0.0,
+         "within": within_share(E, G, w) if ke > 1 else 0.0, "agree": ari(G, Ekg),
          "small": float(np.bincount(G).min() / len(G))}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -163,20 +164,21 @@ def features(rec, X):
     return f
 
 
-def arbiter(cut_ratio=None, within=None, balance=None):
+def arbiter(cut_ratio=None, within=None, balance=None, agree=None):
     """The library's rule with some constants moved (None: the library's)."""
     import kgroups._choose_k.arbiter as a
 
     def pick(f):
-        saved = a.CUT_RATIO, a.WITHIN, a.BALANCE
+        saved = a.CUT_RATIO, a.WITHIN, a.BALANCE, a.AGREE
         a.CUT_RATIO = saved[0] if cut_ratio is None else cut_ratio
         a.WITHIN = saved[1] if within is None else within
         a.BALANCE = saved[2] if balance is None else balance
+        a.AGREE = saved[3] if agree is None else agree
         try:
             return decide(f["cg"], f["ce"], f["ke"], f["kg"], f["within"], f["small"],
-                          Trace()) == "energy"
+                          Trace(), f["agree"]) == "energy"
         finally:
-            a.CUT_RATIO, a.WITHIN, a.BALANCE = saved
+            a.CUT_RATIO, a.WITHIN, a.BALANCE, a.AGREE = saved
     return pick
 
 
@@ -190,6 +192,9 @@ RULES = {
     f"arbiter, WITHIN 0.9 (not {value('WITHIN'):g})": arbiter(within=0.9),
     f"arbiter, BALANCE 0.25 (not {value('BALANCE'):g})": arbiter(balance=0.25),
     "arbiter, BALANCE 0.5": arbiter(balance=0.5),
+    f"arbiter, AGREE 0.9 (not {value('AGREE'):g})": arbiter(agree=0.9),
+    "arbiter, AGREE 0.99": arbiter(agree=0.99),
+    "arbiter without AGREE (BALANCE alone in rule 2)": arbiter(agree=np.inf),
     "stability (Lange et al. 2004)": lambda f: f["stab e"] >= f["stab g"],
     "DBCV (Moulavi et al. 2014)": lambda f: f["dbcv e"] >= f["dbcv g"],
     "geodesic silhouette (third representation)": lambda f: f["geo e"] >= f["geo g"],

@@ -97,7 +97,8 @@ def test_every_constant_a_module_uses_is_its_record():
         "SILHOUETTE_KEEP": point.SILHOUETTE_KEEP, "SPLIT_MIN": fits.SPLIT_MIN,
         "COMPONENT_FLOOR": graph.COMPONENT_FLOOR, "CUT_RATIO": arbiter.CUT_RATIO,
         "NO_STRUCTURE_RATIO": arbiter.NO_STRUCTURE_RATIO,
-        "WITHIN": arbiter.WITHIN, "BALANCE": arbiter.BALANCE, "SAMPLE_N": core.SAMPLE_N,
+        "WITHIN": arbiter.WITHIN, "BALANCE": arbiter.BALANCE, "AGREE": arbiter.AGREE,
+        "SAMPLE_N": core.SAMPLE_N,
         "K_MAX": estimator.K_MAX, "CHOICE_STARTS": estimator.CHOICE_STARTS,
         "AUTO_SAMPLE_N": _auto_fit.AUTO_SAMPLE_N,
         "AUTO_SAMPLE_ROWS": _auto_fit.AUTO_SAMPLE_ROWS,
@@ -881,6 +882,18 @@ def test_too_few_distinct_rows_are_one_cluster():
     assert r.k == 1 and np.all(r.labels == 0)
     r = choose_k(np.ones((20, 3)))
     assert r.k == 1 and np.all(r.labels == 0)
+
+
+def test_arbiter_keeps_energy_where_its_partition_of_k_g_is_the_graph_s_groups():
+    """Rule 2: the energy clusters nest in the graph's groups and the energy partition
+    of as many clusters is those groups (ARI >= AGREE): energy, however the cuts
+    compare; below AGREE, or not nested, the cut decides."""
+    t = Trace()
+    assert arbiter.decide(0.001, 0.5, 6, 2, WITHIN, 0.5, t, arbiter.AGREE) == "energy"
+    assert t.steps[0].threshold is None and "adjusted Rand index" in t.steps[0].outcome
+    for within, agree in ((WITHIN, arbiter.AGREE - 1e-9), (WITHIN - 0.01, 1.0)):
+        assert arbiter.decide(0.001, 0.5, 6, 2, within, 0.5, Trace(), agree) == \
+            "nearest_neighbors"
 
 
 def test_few_distinct_rows_skip_the_graph():

@@ -34,6 +34,7 @@ PROSE = {
                            lambda v: f"must cut below {WORDS[v]} the normalised cut"),
     "WITHIN": ("nothing_given.rst", lambda v: f"({100 * v:g}% of the weight)"),
     "BALANCE": ("nothing_given.rst", lambda v: f"(:math:`{v:g} / k_g` of the weight)"),
+    "AGREE": ("nothing_given.rst", lambda v: f"(adjusted Rand index at least {v:g})"),
     "SAMPLE_N": ("nothing_given.rst", lambda v: f"uniform sample of {v:,} rows"),
 }
 

@@ -14,7 +14,7 @@ from sklearn.metrics import adjusted_rand_score
 
 import kgroups._choose_k.core as core
 from kgroups import KernelKGroups, choose_k
-from kgroups._choose_k.arbiter import BALANCE, CUT_RATIO, NO_STRUCTURE_RATIO
+from kgroups._choose_k.arbiter import AGREE, BALANCE, CUT_RATIO, NO_STRUCTURE_RATIO
 from kgroups._choose_k.trace import render
 from kgroups.exceptions import DistinctRowsWarning, InvalidParameterError, KRangeWarning
 
@@ -53,8 +53,8 @@ def test_four_separated_blobs_give_four_energy():
     assert r.k == 4 and r.semimetric == "energy" and r.method == "auto"
     assert names(r) == ["structure", "silhouette", "split", "graph eigengap", "arbiter"]
     assert [s.outcome for s in r.trace.steps][2:4] == ["k=4", "k=4"]
-    arb = r.trace.steps[-1]
-    assert arb.threshold == CUT_RATIO and arb.outcome.startswith("the graph's groups do not")
+    arb = r.trace.steps[-1]                    # the energy partition of 4 is the graph's
+    assert arb.threshold is None and f"index 1.000, at least {AGREE:g})" in arb.outcome
     assert list(arb.value.values()) == [0.0, 0.0]              # both cut no edge
     assert adjusted_rand_score(y, r.labels) == 1.0
     assert set(r.candidates) == {"energy", NN} and r.candidates["energy"].k == 4

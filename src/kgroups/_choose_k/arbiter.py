@@ -7,8 +7,10 @@ are compared by the **normalised cut** (Shi & Malik 2000) on the neighbourhood g
 of :math:`G` and of the energy partition :math:`E_{k_g}` of as many clusters: (1)
 :math:`k_e = 1`: the graph when :math:`G` cuts below ``NO_STRUCTURE_RATIO`` times
 :math:`E_{k_g}`; (2) the energy clusters within the graph's groups (a share ``WITHIN``
-of the weight) and its smallest group below ``BALANCE`` / :math:`k_g` of the weight
-(the graph sets a far cluster apart): energy; (3) else the graph when :math:`G` cuts
+of the weight) and either its smallest group below ``BALANCE`` / :math:`k_g` of the
+weight (the graph sets a far cluster apart) or :math:`E_{k_g}` the graph's groups
+themselves (adjusted Rand index at least ``AGREE``: both see the coarse level, and
+energy finds clusters within it): energy; (3) else the graph when :math:`G` cuts
 below ``CUT_RATIO`` times :math:`E_{k_g}` (rings, moons, spirals), else energy.
 
 ``benchmarks/bench_choice.py`` found stability under resampling (Lange et al. 2004)
@@ -26,6 +28,7 @@ CUT_RATIO = value("CUT_RATIO")
 NO_STRUCTURE_RATIO = value("NO_STRUCTURE_RATIO")
 WITHIN = value("WITHIN")
 BALANCE = value("BALANCE")
+AGREE = value("AGREE")
 ENERGY, GRAPH = "energy", "nearest_neighbors"
 
 
@@ -38,9 +41,10 @@ def within_share(P, G, w):
     return float(_contingency(P, G, w).max(axis=1).sum() / w.sum())
 
 
-def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace):
-    """The rule of the module docstring: ``"energy"`` or ``"nearest_neighbors"``, its
-    step in ``trace``.
+def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0):
+    r"""The rule of the module docstring: ``"energy"`` or ``"nearest_neighbors"``, its
+    step in ``trace``; ``agree``: the adjusted Rand index of :math:`E_{k_g}` with the
+    graph's groups (0: not compared, as at a given k).
 
     >>> from kgroups._choose_k.trace import Trace
     >>> t = Trace()
@@ -54,11 +58,15 @@ def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace):
         why = (f"no structure for energy: the graph's groups must cut below "
                f"{NO_STRUCTURE_RATIO:g} times the energy partition's")
         threshold = NO_STRUCTURE_RATIO
-    elif within >= WITHIN and smallest < BALANCE / k_g:
+    elif within >= WITHIN and (smallest < BALANCE / k_g or agree >= AGREE):
         pick, threshold = ENERGY, None
         why = (f"the {k_e} energy clusters lie within the graph's groups ({within:.1%} of "
-               f"the weight) and its smallest group holds {smallest:.1%}, below "
-               f"{BALANCE:g} / {k_g}: the graph sets a small part apart")
+               "the weight) and " + (
+                   f"its smallest group holds {smallest:.1%}, below {BALANCE:g} / {k_g}: "
+                   "the graph sets a small part apart" if smallest < BALANCE / k_g else
+                   f"the energy partition of {k_g} clusters is those groups (adjusted Rand "
+                   f"index {agree:.3f}, at least {AGREE:g}): the graph adds nothing that "
+                   "energy does not see"))
     else:
         pick, threshold = (GRAPH if cut_g < CUT_RATIO * cut_e else ENERGY), CUT_RATIO
         why = (f"the graph's groups {'cut' if pick == GRAPH else 'do not cut'} below "

@@ -21,6 +21,7 @@ import numpy as np
 
 from .._errors import DistinctRowsWarning
 from .._memory import check_fits
+from ..metrics import weighted_ari
 from .._semimetrics.auto import partition_cut
 from .._validation import Integer, InvalidParameterError, as_seed, describe
 from .arbiter import ENERGY, GRAPH, decide, within_share
@@ -118,11 +119,13 @@ def default(X, w, ks, setting, opts, seed):
     else:
         g, fmap = graph_rule(X, w, gks, setting.but(semimetric=GRAPH, engine="auto"), seed + 9)
         G, kg = g.labels, g.k
-        cuts = {GRAPH: partition_cut(fmap, G, kg), ENERGY: partition_cut(fmap, f.grow(kg)[0], kg)}
+        E = f.grow(kg)[0]                       # the energy partition of k_g clusters
+        cuts = {GRAPH: partition_cut(fmap, G, kg), ENERGY: partition_cut(fmap, E, kg)}
         within = within_share(e.labels, G, w) if e.k > 1 else 0.0
         smallest = float(np.bincount(G, weights=w, minlength=kg).min() / w.sum())
         trace.extend(g.trace)                   # the graph's rule, then the arbiter
-        pick = decide(cuts[GRAPH], cuts[ENERGY], e.k, kg, within, smallest, trace)
+        pick = decide(cuts[GRAPH], cuts[ENERGY], e.k, kg, within, smallest, trace,
+                      weighted_ari(G, E, w))
     r = copy.copy(g if pick == GRAPH else e)
     r.candidates = {ENERGY: e, GRAPH: g} if g is not None else {ENERGY: e}
     r.trace, r.cuts = trace, cuts
