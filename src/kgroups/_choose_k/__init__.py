@@ -14,9 +14,9 @@ prediction strength, the silhouette, the eigengap. Every fit runs through
 
 from __future__ import annotations
 
+from .._errors import KRangeWarning
 from .api import choose_k
 from .criteria import GAP_RULES, gap_rule, prediction_strength_score, ps_rule, reference_sampler
-from .._errors import KRangeWarning
 from .result import ChooseKResult
 
 __all__ = ["GAP_RULES", "ChooseKResult", "KRangeWarning", "choose_k", "gap_rule",

@@ -58,12 +58,12 @@ def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0):
         why = (f"no structure for energy: the graph's groups must cut below "
                f"{NO_STRUCTURE_RATIO:g} times the energy partition's")
         threshold = NO_STRUCTURE_RATIO
-    elif within >= WITHIN and (smallest < BALANCE / k_g or agree >= AGREE):
+    elif within >= WITHIN and ((small := smallest < BALANCE / k_g) or agree >= AGREE):
         pick, threshold = ENERGY, None
         why = (f"the {k_e} energy clusters lie within the graph's groups ({within:.1%} of "
                "the weight) and " + (
                    f"its smallest group holds {smallest:.1%}, below {BALANCE:g} / {k_g}: "
-                   "the graph sets a small part apart" if smallest < BALANCE / k_g else
+                   "the graph sets a small part apart" if small else
                    f"the energy partition of {k_g} clusters is those groups (adjusted Rand "
                    f"index {agree:.3f}, at least {AGREE:g}): the graph adds nothing that "
                    "energy does not see"))

@@ -74,9 +74,11 @@ CONSTANTS = {
                        "that nests them", "bench_choice.py, arbiter table: 0.9, 0.95", DEV),
     "BALANCE": Constant(0.35, "the graph sets a small part apart where its smallest group "
                         "holds less than this over its number of groups",
-                        "bench_arbiter.py, development tables: mean ARI 0.417 at 0.25, "
-                        "0.422 at 0.35 and 0.5, less from 0.6 (shapes: 0.902 up to 0.6); "
-                        "the smaller of the tie", DEV),
+                        "bench_arbiter.py with 48 draws, development tables: mean ARI "
+                        "0.417 at 0.25, 0.422 at 0.35 and 0.5 (shapes and sets 0.902 up to "
+                        "0.6); the smaller of the tie. With 72 draws the development shapes "
+                        "and sets score 0.864 at 0.35, 0.878 at 0.45 and 0.5, 0.884 at 0.6 "
+                        "(tables 0.422, 0.422, 0.421): not decided again yet", DEV),
     "AGREE": Constant(0.95, "the energy partition of the graph's number of groups is those "
                       "groups where their adjusted Rand index reaches this",
                       "bench_arbiter.py, development half (72 draws): shapes and sets "

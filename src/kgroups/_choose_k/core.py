@@ -21,9 +21,9 @@ import numpy as np
 
 from .._errors import DistinctRowsWarning
 from .._memory import check_fits
-from ..metrics import weighted_ari
 from .._semimetrics.auto import partition_cut
 from .._validation import Integer, InvalidParameterError, as_seed, describe
+from ..metrics import weighted_ari
 from .arbiter import ENERGY, GRAPH, decide, within_share
 from .constants import value
 from .criteria import (gap_curve, gap_rule, laplacian_eigenvalues,

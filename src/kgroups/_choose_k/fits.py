@@ -235,7 +235,7 @@ class Fits:
             return 1.0, start
         q = float(np.prod([dip_test(self.Z[other] @ line)[1]
                            for (line, _), other in zip(lines, halves[::-1])]))
-        return q * (1.0 - np.log(q)) if q > 0 else 0.0, start
+        return q * (1.0 - np.log(q)), start      # dip p-values are > 0: so is q
 
 
 def cluster_sums(f, label_sets, ks):
