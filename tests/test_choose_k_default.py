@@ -17,7 +17,7 @@ from sklearn.metrics import adjusted_rand_score as ari
 import kgroups._choose_k.core as core
 from kgroups import KernelKGroups, _auto_fit, choose_k, datasets
 from kgroups._choose_k import arbiter, constants, estimator, fits, graph, point, structure
-from kgroups._choose_k.arbiter import (BALANCE, CUT_RATIO, NO_STRUCTURE_RATIO, WITHIN,
+from kgroups._choose_k.arbiter import (AGREE, BALANCE, CUT_RATIO, NO_STRUCTURE_RATIO, WITHIN,
                                        decide, within_share)
 from kgroups._choose_k.constants import CONSTANTS
 from kgroups.metrics import weighted_ari
@@ -889,11 +889,10 @@ def test_arbiter_keeps_energy_where_its_partition_of_k_g_is_the_graph_s_groups()
     of as many clusters is those groups (ARI >= AGREE): energy, however the cuts
     compare; below AGREE, or not nested, the cut decides."""
     t = Trace()
-    assert arbiter.decide(0.001, 0.5, 6, 2, WITHIN, 0.5, t, arbiter.AGREE) == "energy"
+    assert decide(0.001, 0.5, 6, 2, WITHIN, 0.5, t, AGREE) == "energy"
     assert t.steps[0].threshold is None and "adjusted Rand index" in t.steps[0].outcome
-    for within, agree in ((WITHIN, arbiter.AGREE - 1e-9), (WITHIN - 0.01, 1.0)):
-        assert arbiter.decide(0.001, 0.5, 6, 2, within, 0.5, Trace(), agree) == \
-            "nearest_neighbors"
+    for within, agree in ((WITHIN, AGREE - 1e-9), (WITHIN - 0.01, 1.0)):
+        assert decide(0.001, 0.5, 6, 2, within, 0.5, Trace(), agree) == "nearest_neighbors"
 
 
 def test_few_distinct_rows_skip_the_graph():
