@@ -5,22 +5,21 @@ For every set of the ``bench_choice.py`` cache that has the library's answers
 and k, the graph's rule's labels and k) are judged by:
 
 * the **arbiter** of :mod:`kgroups._choose_k.arbiter` with its constants, and with
-  each constant moved (``CUT_RATIO``, ``WITHIN``, ``BALANCE``, ``AGREE``), from the
-  normalised cuts on the 10-nearest-neighbour graph of the graph's groups and of the
-  energy partition of as many clusters (the cached energy fits of k = 2..15) and the
-  adjusted Rand index of the two;
+  each constant moved (``CUT_RATIO``, ``WITHIN``, ``BALANCE``, ``AGREE``, the level
+  ``SPLIT_ALPHA`` of its test of clusters within groups, or without that test), from
+  the normalised cuts on the 10-nearest-neighbour graph of the graph's groups and of
+  the energy partition of as many clusters (the cached energy fits of k = 2..15), the
+  adjusted Rand index of the two and the dip test of energy clusters within the
+  graph's groups (:func:`~kgroups._choose_k.arbiter.pair_dips`);
 * **stability** under resampling (Lange, Roth, Braun & Buhmann 2004; ``stability`` of
   ``bench_choice.py``): the candidate whose semimetric's partitions of its k agree
   more across halves;
 * **DBCV** (Moulavi, Jaskowiak, Campello, Zimek & Sander, SDM 2014): the candidate
   whose labels have the larger density-based validity index (:func:`dbcv`, on at most
   1,500 points);
-* **energy where it refines the graph**: the energy clusters nest in the graph's groups
-  (``within_share`` >= ``WITHIN``) and are more (k_e > k_g), else the arbiter; and the
-  same only where the refinement is **bimodal**: each energy cluster and its nearest
-  neighbour (by means) in the same group are bimodal along the line of their means
-  (the dip test, every pair p < 0.01), which real sub-clusters are and tiles of one
-  shape are not (:func:`pair_dips`);
+* **energy wherever it refines the graph**: the energy clusters nest in the graph's
+  groups (``within_share`` >= ``WITHIN``) and are more (k_e > k_g), without the dip
+  test, else the arbiter;
 * the **geodesic silhouette**, a third representation: the mean silhouette of each
   candidate on the shortest-path distances of the 10-nearest-neighbour graph (Isomap's
   geodesics; points of different components at twice the largest finite one), on at
@@ -52,7 +51,7 @@ from sklearn.neighbors import kneighbors_graph
 
 import _batteries
 from bench_choice import CACHE, GROUPS, N_NEIGHBORS, ari, stability
-from kgroups._choose_k.arbiter import decide, within_share
+from kgroups._choose_k.arbiter import decide, pair_dips, within_share
 from kgroups._choose_k.constants import value
 from kgroups._choose_k.trace import Trace
 from kgroups._semimetrics.auto import partition_cut
@@ -108,25 +107,6 @@ def dbcv(X, labels, max_n=1500, seed=0):
     return float(total)
 
 
-def pair_dips(X, E, G):
-    """The dip p-values of the energy clusters ``E`` paired with their nearest cluster
-    (by means) in the same group of ``G``, along the line of the two means."""
-    ke = int(E.max()) + 1
-    mu = np.array([X[E == c].mean(axis=0) for c in range(ke)])
-    home = np.array([np.bincount(G[E == c]).argmax() for c in range(ke)])
-    ps, seen = [], set()
-    for c in range(ke):
-        others = [d for d in range(ke) if d != c and home[d] == home[c]]
-        if not others:
-            continue
-        d = min(others, key=lambda d: float(np.sum((mu[c] - mu[d]) ** 2)))
-        if (min(c, d), max(c, d)) not in seen:
-            seen.add((min(c, d), max(c, d)))
-            both = (E == c) | (E == d)
-            ps.append(dip_test(X[both] @ (mu[d] - mu[c]))[1])
-    return np.array(ps)
-
-
 def geodesic_silhouette(X, label_sets, max_n=1200, seed=0):
     """The silhouette of each labelling on the graph's shortest-path distances."""
     idx = np.sort(np.random.default_rng(seed).choice(len(X), min(len(X), max_n),
@@ -160,25 +140,26 @@ def features(rec, X):
     f["dbcv e"], f["dbcv g"] = dbcv(X, E), dbcv(X, G)
     f["geo e"], f["geo g"] = geodesic_silhouette(X, [E, G])
     f["refines"] = ke > kg and f["within"] >= value("WITHIN")
-    f["pairs bimodal"] = f["refines"] and bool(np.all(pair_dips(X, E, G) < 0.01))
+    f["pair p"] = pair_dips(X, w, E, G) if f["refines"] else 1.0
     return f
 
 
-def arbiter(cut_ratio=None, within=None, balance=None, agree=None):
+def arbiter(cut_ratio=None, within=None, balance=None, agree=None, split_alpha=None):
     """The library's rule with some constants moved (None: the library's)."""
     import kgroups._choose_k.arbiter as a
+    names = ("CUT_RATIO", "WITHIN", "BALANCE", "AGREE", "SPLIT_ALPHA")
+    moved = (cut_ratio, within, balance, agree, split_alpha)
 
     def pick(f):
-        saved = a.CUT_RATIO, a.WITHIN, a.BALANCE, a.AGREE
-        a.CUT_RATIO = saved[0] if cut_ratio is None else cut_ratio
-        a.WITHIN = saved[1] if within is None else within
-        a.BALANCE = saved[2] if balance is None else balance
-        a.AGREE = saved[3] if agree is None else agree
+        saved = [getattr(a, n) for n in names]
+        for n, v, old in zip(names, moved, saved):
+            setattr(a, n, old if v is None else v)
         try:
             return decide(f["cg"], f["ce"], f["ke"], f["kg"], f["within"], f["small"],
-                          Trace(), f["agree"]) == "energy"
+                          Trace(), f["agree"], f["pair p"]) == "energy"
         finally:
-            a.CUT_RATIO, a.WITHIN, a.BALANCE, a.AGREE = saved
+            for n, old in zip(names, saved):
+                setattr(a, n, old)
     return pick
 
 
@@ -198,10 +179,11 @@ RULES = {
     "stability (Lange et al. 2004)": lambda f: f["stab e"] >= f["stab g"],
     "DBCV (Moulavi et al. 2014)": lambda f: f["dbcv e"] >= f["dbcv g"],
     "geodesic silhouette (third representation)": lambda f: f["geo e"] >= f["geo g"],
-    "energy where it refines the graph, else the arbiter": lambda f: (
+    "arbiter without the test of clusters within groups": arbiter(split_alpha=0.0),
+    f"arbiter, that test at p < 0.05 (not {value('SPLIT_ALPHA'):g})": arbiter(split_alpha=0.05),
+    "arbiter, that test at p < 0.001": arbiter(split_alpha=0.001),
+    "arbiter, and energy wherever its clusters nest in more than k_g (no test)": lambda f: (
         f["refines"] or arbiter()(f)),
-    "... where the refinement is bimodal, else the arbiter": lambda f: (
-        f["pairs bimodal"] or arbiter()(f)),
 }
 
 

@@ -106,6 +106,7 @@ def test_every_constant_a_module_uses_is_its_record():
     assert set(used) == set(CONSTANTS)                    # every record is used
     for name, v in used.items():
         assert v == CONSTANTS[name].value == constants.value(name), name
+    assert arbiter.SPLIT_ALPHA == point.SPLIT_ALPHA      # one level for every dip split
     for name, c in CONSTANTS.items():                     # each says where it comes from
         assert c.meaning and c.source and c.decided_on, name
     # the values the papers and the designs give
@@ -893,6 +894,32 @@ def test_arbiter_keeps_energy_where_its_partition_of_k_g_is_the_graph_s_groups()
     assert t.steps[0].threshold is None and "adjusted Rand index" in t.steps[0].outcome
     for within, agree in ((WITHIN, AGREE - 1e-9), (WITHIN - 0.01, 1.0)):
         assert decide(0.001, 0.5, 6, 2, within, 0.5, Trace(), agree) == "nearest_neighbors"
+
+
+def test_arbiter_keeps_energy_where_its_clusters_within_a_group_are_bimodal():
+    """Rule 2: more energy clusters than groups, nested, each bimodal with its nearest
+    neighbour in its group (pair_dips below SPLIT_ALPHA): energy; at k_e = k_g, or
+    unimodal pairs, the cut decides."""
+    t = Trace()
+    assert decide(0.001, 0.5, 6, 2, WITHIN, 0.5, t, 0.0, SPLIT_ALPHA / 2) == "energy"
+    assert "bimodal" in t.steps[0].outcome and t.steps[0].threshold is None
+    for k_e, pair_p in ((6, SPLIT_ALPHA), (2, 0.0)):
+        assert decide(0.001, 0.5, k_e, 2, WITHIN, 0.5, Trace(), 0.0, pair_p) == \
+            "nearest_neighbors"
+
+
+def test_pair_dips_tell_blobs_within_a_group_from_the_arcs_of_a_ring():
+    """Two blobs 5 sd apart in one group are bimodal along the line of their means;
+    adjacent arcs of a ring (energy's pieces of it) are not; no group of two: 1."""
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(0, 1, (150, 2)), rng.normal(0, 1, (150, 2)) + [5, 0]])
+    one, w = np.zeros(300, dtype=np.int64), np.ones(300)
+    assert arbiter.pair_dips(X, w, np.repeat([0, 1], 150), one) < SPLIT_ALPHA
+    assert arbiter.pair_dips(X, w, np.repeat([0, 1], 150), np.repeat([0, 1], 150)) == 1.0
+    R, ring = make_circles(600, factor=0.5, noise=0.05, random_state=0)
+    arc = np.floor((np.arctan2(R[:, 1], R[:, 0]) + np.pi) / (np.pi / 4)).astype(int) % 8
+    E = np.unique(2 * arc + ring, return_inverse=True)[1]
+    assert arbiter.pair_dips(R, np.ones(600), E, ring) >= SPLIT_ALPHA
 
 
 def test_few_distinct_rows_skip_the_graph():

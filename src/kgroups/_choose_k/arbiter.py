@@ -7,11 +7,14 @@ are compared by the **normalised cut** (Shi & Malik 2000) on the neighbourhood g
 of :math:`G` and of the energy partition :math:`E_{k_g}` of as many clusters: (1)
 :math:`k_e = 1`: the graph when :math:`G` cuts below ``NO_STRUCTURE_RATIO`` times
 :math:`E_{k_g}`; (2) the energy clusters within the graph's groups (a share ``WITHIN``
-of the weight) and either its smallest group below ``BALANCE`` / :math:`k_g` of the
-weight (the graph sets a far cluster apart) or :math:`E_{k_g}` the graph's groups
+of the weight) and one of: the graph's smallest group below ``BALANCE`` / :math:`k_g`
+of the weight (the graph sets a far cluster apart); :math:`E_{k_g}` the graph's groups
 themselves (adjusted Rand index at least ``AGREE``: both see the coarse level, and
-energy finds clusters within it): energy; (3) else the graph when :math:`G` cuts
-below ``CUT_RATIO`` times :math:`E_{k_g}` (rings, moons, spirals), else energy.
+energy finds clusters within it); or :math:`k_e > k_g` with every energy cluster
+bimodal with its nearest neighbour in its group (:func:`pair_dips` below
+``SPLIT_ALPHA``: sub-clusters, where the tiles of one long shape are not): energy; (3)
+else the graph when :math:`G` cuts below ``CUT_RATIO`` times :math:`E_{k_g}` (rings,
+moons, spirals), else energy.
 
 ``benchmarks/bench_choice.py`` found stability under resampling (Lange et al. 2004)
 and DBCV (Moulavi et al. 2014) worse yardsticks on the development half.
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._stats.dip import dip_test
 from ..metrics import _contingency
 from .constants import value
 
@@ -29,6 +33,7 @@ NO_STRUCTURE_RATIO = value("NO_STRUCTURE_RATIO")
 WITHIN = value("WITHIN")
 BALANCE = value("BALANCE")
 AGREE = value("AGREE")
+SPLIT_ALPHA = value("SPLIT_ALPHA")
 ENERGY, GRAPH = "energy", "nearest_neighbors"
 
 
@@ -41,10 +46,27 @@ def within_share(P, G, w):
     return float(_contingency(P, G, w).max(axis=1).sum() / w.sum())
 
 
-def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0):
+def pair_dips(X, w, E, G):
+    """The largest dip p-value of the energy clusters ``E`` each with its nearest cluster
+    (by weighted means) in the same group of ``G``, along the line of the two means (1.0
+    where no group holds two); the dip counts each row once, as the split test does."""
+    ke = int(E.max()) + 1
+    mu = np.array([np.average(X[E == c], axis=0, weights=w[E == c]) for c in range(ke)])
+    home = _contingency(E, G, w).argmax(axis=1)
+    p = 0.0
+    for c in range(ke):
+        if (others := np.flatnonzero((home == home[c]) & (np.arange(ke) != c))).size:
+            d = others[np.argmin(np.sum((mu[others] - mu[c]) ** 2, axis=1))]
+            both = (E == c) | (E == d)
+            p = max(p, dip_test(X[both] @ (mu[d] - mu[c]))[1])
+    return p if p > 0.0 else 1.0
+
+
+def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0, pair_p=1.0):
     r"""The rule of the module docstring: ``"energy"`` or ``"nearest_neighbors"``, its
     step in ``trace``; ``agree``: the adjusted Rand index of :math:`E_{k_g}` with the
-    graph's groups (0: not compared, as at a given k).
+    graph's groups, ``pair_p``: :func:`pair_dips` (0 and 1: not compared, as at a
+    given k).
 
     >>> from kgroups._choose_k.trace import Trace
     >>> t = Trace()
@@ -58,7 +80,8 @@ def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0):
         why = (f"no structure for energy: the graph's groups must cut below "
                f"{NO_STRUCTURE_RATIO:g} times the energy partition's")
         threshold = NO_STRUCTURE_RATIO
-    elif within >= WITHIN and ((small := smallest < BALANCE / k_g) or agree >= AGREE):
+    elif within >= WITHIN and ((small := smallest < BALANCE / k_g) or agree >= AGREE
+                               or (k_e > k_g and pair_p < SPLIT_ALPHA)):
         pick, threshold = ENERGY, None
         why = (f"the {k_e} energy clusters lie within the graph's groups ({within:.1%} of "
                "the weight) and " + (
@@ -66,7 +89,9 @@ def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0):
                    "the graph sets a small part apart" if small else
                    f"the energy partition of {k_g} clusters is those groups (adjusted Rand "
                    f"index {agree:.3f}, at least {AGREE:g}): the graph adds nothing that "
-                   "energy does not see"))
+                   "energy does not see" if agree >= AGREE else
+                   f"each is bimodal with its nearest neighbour in its group (dip p-values "
+                   f"at most {pair_p:.2g}, below {SPLIT_ALPHA:g}): clusters within groups"))
     else:
         pick, threshold = (GRAPH if cut_g < CUT_RATIO * cut_e else ENERGY), CUT_RATIO
         why = (f"the graph's groups {'cut' if pick == GRAPH else 'do not cut'} below "

@@ -50,8 +50,11 @@ CONSTANTS = {
                               "bench_choose_k_batteries.py (issue 42); bench_choice.py: it "
                               "decides none of the answers of 2 where the truth has more",
                               ALL),
-    "SPLIT_ALPHA": Constant(0.01, "family-wise level of the split tests of a partition",
-                            "bench_choose_k_batteries.py (issue 42)", ALL),
+    "SPLIT_ALPHA": Constant(0.01, "family-wise level of the split tests of a partition; "
+                            "the arbiter's level for clusters within the graph's groups",
+                            "bench_choose_k_batteries.py (issue 42); bench_arbiter.py, "
+                            "development shapes and sets: 0.882 at 0.05, 0.01 and 0.001 "
+                            "(0.864 without the test)", ALL),
     "SILHOUETTE_KEEP": Constant(0.7, "the split walk goes on while the partitions keep this "
                                 "share of the silhouette", "bench_choose_k_batteries.py "
                                 "(issue 42): finer levels keep 0.72-0.9, sub-modes of real "
@@ -74,11 +77,9 @@ CONSTANTS = {
                        "that nests them", "bench_choice.py, arbiter table: 0.9, 0.95", DEV),
     "BALANCE": Constant(0.35, "the graph sets a small part apart where its smallest group "
                         "holds less than this over its number of groups",
-                        "bench_arbiter.py with 48 draws, development tables: mean ARI "
-                        "0.417 at 0.25, 0.422 at 0.35 and 0.5 (shapes and sets 0.902 up to "
-                        "0.6); the smaller of the tie. With 72 draws the development shapes "
-                        "and sets score 0.864 at 0.35, 0.878 at 0.45 and 0.5, 0.884 at 0.6 "
-                        "(tables 0.422, 0.422, 0.421): not decided again yet", DEV),
+                        "bench_arbiter.py, development half: tables 0.422 at 0.35 and 0.5, "
+                        "0.418 at 0.25; shapes and sets 0.882 at 0.35 and 0.5 with the "
+                        "test of clusters within groups; the smaller of the tie", DEV),
     "AGREE": Constant(0.95, "the energy partition of the graph's number of groups is those "
                       "groups where their adjusted Rand index reaches this",
                       "bench_arbiter.py, development half (72 draws): shapes and sets "

@@ -24,7 +24,7 @@ from .._memory import check_fits
 from .._semimetrics.auto import partition_cut
 from .._validation import Integer, InvalidParameterError, as_seed, describe
 from ..metrics import weighted_ari
-from .arbiter import ENERGY, GRAPH, decide, within_share
+from .arbiter import ENERGY, GRAPH, WITHIN, decide, pair_dips, within_share
 from .constants import value
 from .criteria import (gap_curve, gap_rule, laplacian_eigenvalues,
                        prediction_strength_curve, ps_rule, silhouette_curve)
@@ -124,8 +124,9 @@ def default(X, w, ks, setting, opts, seed):
         within = within_share(e.labels, G, w) if e.k > 1 else 0.0
         smallest = float(np.bincount(G, weights=w, minlength=kg).min() / w.sum())
         trace.extend(g.trace)                   # the graph's rule, then the arbiter
+        pair_p = pair_dips(X, w, e.labels, G) if e.k > kg and within >= WITHIN else 1.0
         pick = decide(cuts[GRAPH], cuts[ENERGY], e.k, kg, within, smallest, trace,
-                      weighted_ari(G, E, w))
+                      weighted_ari(G, E, w), pair_p)
     r = copy.copy(g if pick == GRAPH else e)
     r.candidates = {ENERGY: e, GRAPH: g} if g is not None else {ENERGY: e}
     r.trace, r.cuts = trace, cuts
