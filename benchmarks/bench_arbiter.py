@@ -180,8 +180,9 @@ RULES = {
     "DBCV (Moulavi et al. 2014)": lambda f: f["dbcv e"] >= f["dbcv g"],
     "geodesic silhouette (third representation)": lambda f: f["geo e"] >= f["geo g"],
     "arbiter without the test of clusters within groups": arbiter(split_alpha=0.0),
-    f"arbiter, that test at p < 0.05 (not {value('SPLIT_ALPHA'):g})": arbiter(split_alpha=0.05),
+    f"arbiter, that test at p < 0.01 (not {value('SPLIT_ALPHA'):g})": arbiter(split_alpha=0.01),
     "arbiter, that test at p < 0.001": arbiter(split_alpha=0.001),
+    "arbiter, that test at p < 0.1": arbiter(split_alpha=0.1),
     "arbiter, and energy wherever its clusters nest in more than k_g (no test)": lambda f: (
         f["refines"] or arbiter()(f)),
 }

@@ -884,8 +884,8 @@ def choice():
     out += [
         "Every labelled set of up to 5,000 points of the nine batteries of",
         "``benchmarks/_batteries.py`` (31 shape sets, 22 real tables, 14 Gaussian",
-        "settings, 22 hard sets, 9 FCPS sets, 33 UCI and R tables, 8 toy sets, 15",
-        "real tables of 4 to 166 columns, z-scored, and 24 draws of scikit-learn's",
+        "settings, 22 hard sets, 9 FCPS sets, 33 UCI and R tables, 8 toy sets, 22",
+        "real tables of 4 to 751 columns, z-scored, and 72 draws of scikit-learn's",
         "``make_blobs`` at its defaults), split into a development half",
         "and an evaluation half by a fixed hash of each set's name. The rules and",
         "constants of :func:`kgroups.choose_k` and of the arbiter were decided on the",
@@ -894,12 +894,8 @@ def choice():
         "with BIC, each candidate alone (the energy rule, the graph's rule), the better",
         "of the two per set (*better candidate*, which uses the labels), the best of",
         "every kernel k-groups fit of k = 2..15 (*oracle*), the library before this",
-        "design (*before*), the library before its last two changes (*previous*:",
-        "the fits of the choice on the engine ``\"auto\"`` picks for one fit, the",
-        "matrix-free engine past 2,000 rows, instead of the dense engine wherever the",
-        "n x n matrix fits; the graph's neighbours with ties in the order of",
-        "scikit-learn's index instead of the earlier row), and",
-        "``semimetric=\"auto\"`` at the true k.",
+        "design (*before*), the library with the split test at level 0.01 instead",
+        "of 0.05 (*previous*), and ``semimetric=\"auto\"`` at the true k.",
         "",
     ]
     out += _markdown(text, skip=("# ", "`python"))
@@ -910,12 +906,20 @@ def choice():
     out += ["Energy or the graph, the arbiter against other yardsticks on the same sets:",
             "its rule with each constant moved, stability under resampling (Lange et al.",
             "2004), DBCV (Moulavi et al. 2014), the silhouette on the graph's geodesic",
-            "distances, and energy where its clusters refine the graph's groups (always,",
-            "or only where each pair of neighbouring clusters is bimodal by the dip",
-            "test), each picking one of the two candidates.",
+            "distances, and energy wherever its clusters refine the graph's groups (no",
+            "dip test), each picking one of the two candidates.",
             ""]
     out += _markdown(arb, skip=("# ", "`python"))
-    return out + _source(["arbiter.md"], _command(arb, "python benchmarks/bench_arbiter.py"))
+    out += _source(["arbiter.md"], _command(arb, "python benchmarks/bench_arbiter.py"))
+    split = _load("split_level.md")
+    if split is None:
+        return out + _missing("split_level.md")
+    out += ["The split test's level: the share of single clusters it cuts (no",
+            "sub-clusters) and of two touching Gaussians it finds, at three levels.",
+            ""]
+    out += _markdown(split, skip=("# ", "`python"))
+    return out + _source(["split_level.md"],
+                         _command(split, "python benchmarks/bench_split_level.py"))
 
 
 def _markdown_section(name, title, intro, default_command):

@@ -110,7 +110,7 @@ def test_every_constant_a_module_uses_is_its_record():
     for name, c in CONSTANTS.items():                     # each says where it comes from
         assert c.meaning and c.source and c.decided_on, name
     # the values the papers and the designs give
-    assert (STRUCTURE_ALPHA, STRUCTURE_Z, SPLIT_ALPHA, SILHOUETTE_KEEP) == (0.01, 3.5, 0.01, 0.7)
+    assert (STRUCTURE_ALPHA, STRUCTURE_Z, SPLIT_ALPHA, SILHOUETTE_KEEP) == (0.01, 3.5, 0.05, 0.7)
 
 
 def test_the_plot_draws_the_constants():
@@ -386,23 +386,25 @@ class _Walk:
 
 
 def test_split_walk_by_hand():
-    ks = np.arange(1, 8)
-    # k=2: cluster 1 splits (0.001 x 2 = 0.002 < 0.01); k=3 keeps 0.75 / 0.8 of the
-    # silhouette; at k=3 the smallest p 0.004 x 3 = 0.012 (Bonferroni): no split
-    f = _Walk({2: [0.5, 0.001], 3: [0.2, 0.3, 0.004]}, {2: 0.8, 3: 0.75})
+    ks, a = np.arange(1, 8), SPLIT_ALPHA
+    # k=2: cluster 1 splits (a / 10 x 2 < a); k=3 keeps 0.75 / 0.8 of the silhouette;
+    # at k=3 the smallest p 0.4 a x 3 = 1.2 a (Bonferroni): no split
+    f = _Walk({2: [0.5, a / 10], 3: [0.2, 0.3, 0.4 * a]}, {2: 0.8, 3: 0.75})
     k, trail, done = split_walk(f, ks, 2)
-    assert (k, trail, done) == (3, [(2, 0.002), (3, pytest.approx(0.012))], True)
+    assert (k, trail, done) == (3, [(2, pytest.approx(a / 5)),
+                                    (3, pytest.approx(1.2 * a))], True)
     assert f.fitted == [(3, "split 1 of 2")]            # started from that split
     # the next partition keeps less than SILHOUETTE_KEEP of the silhouette: stop
-    f = _Walk({2: [0.5, 0.001]}, {2: 0.8, 3: SILHOUETTE_KEEP * 0.8 - 1e-9})
+    f = _Walk({2: [0.5, a / 10]}, {2: 0.8, 3: SILHOUETTE_KEEP * 0.8 - 1e-9})
     k, trail, done = split_walk(f, ks, 2)
-    assert k == 2 and done and trail[0] == (2, 0.002)
+    assert k == 2 and done and trail[0] == (2, pytest.approx(a / 5))
     assert trail[1][0] == 3 and np.isnan(trail[1][1])
     # the top of the range: not decided
-    f = _Walk({2: [0.001, 0.5], 3: [0.001, 0.5, 0.5]}, {2: 0.8, 3: 0.8})
-    assert split_walk(f, np.arange(1, 4), 2) == (3, [(2, 0.002), (3, 0.003)], False)
+    f = _Walk({2: [a / 10, 0.5], 3: [a / 10, 0.5, 0.5]}, {2: 0.8, 3: 0.8})
+    assert split_walk(f, np.arange(1, 4), 2) == (
+        3, [(2, pytest.approx(a / 5)), (3, pytest.approx(0.3 * a))], False)
     # a range with a hole: the next k of the range, from its own starts
-    f = _Walk({2: [0.001, 0.5], 5: [0.5] * 5}, {2: 0.8, 5: 0.8})
+    f = _Walk({2: [a / 10, 0.5], 5: [0.5] * 5}, {2: 0.8, 5: 0.8})
     assert split_walk(f, np.array([1, 2, 5]), 2)[0] == 5
     assert f.fitted == [(5, None)]
 
