@@ -114,7 +114,7 @@ CONSTANTS = {
 def value(name):
     """The value of constant ``name``.
 
-    >>> value("SPLIT_ALPHA")
+    >>> value("STRUCTURE_ALPHA")
     0.01
     """
     return CONSTANTS[name].value
