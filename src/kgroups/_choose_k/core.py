@@ -98,7 +98,6 @@ def check_k_range(k_range, method, semimetric, n, n_distinct):
     return ks
 
 
-# --------------------------------------------------------------------------- the default
 def default(X, w, ks, setting, opts, seed):
     """``method="auto"``: the rule of the semimetric (module docstring of
     :mod:`kgroups._choose_k`): the graph's rule, the energy rule (energy and the other
@@ -133,7 +132,6 @@ def default(X, w, ks, setting, opts, seed):
     return r
 
 
-# --------------------------------------------------------------------------- named methods
 def named(X, w, ks, method, setting, opts, seed):
     """The gap statistic, prediction strength, the silhouette or the eigengap: its curve
     over ``ks``, decided by its paper's rule, in one step of the trace."""
@@ -167,7 +165,6 @@ def named(X, w, ks, method, setting, opts, seed):
     return r
 
 
-# --------------------------------------------------------------------------- entry
 def run_choice(X, w, ks, method, setting, opts, random_state, refit):
     """The result of ``method`` on validated X (float64) and weights (all > 0); the
     default on the rows in :func:`canonical` order, on a sample past ``SAMPLE_N`` rows

@@ -16,7 +16,6 @@ from .fits import Fits, cluster_sums, silhouettes_from_sums
 GAP_RULES = ("firstSEmax", "Tibs2001SEmax", "globalSEmax", "firstmax", "globalmax")
 
 
-# --------------------------------------------------------------------------- references
 def reference_sampler(Z, w, kind):
     r"""A function of ``rng`` drawing reference samples of the shape of Z: ``"box"``
     uniform over its box; ``"pca"`` uniform over the box of Z in its principal axes
@@ -41,7 +40,6 @@ def reference_sampler(Z, w, kind):
     return lambda rng: (lo + rng.random((Z.shape[0], sd.size)) * (hi - lo)) @ Vt + mean
 
 
-# --------------------------------------------------------------------------- gap
 def gap_gain_se(ref_log_w):
     r"""Standard error of :math:`\mathrm{Gap}(k) - \mathrm{Gap}(1)` for data without
     structure: :math:`\mathrm{sd}_b(\log W^*_{kb} - \log W^*_{1b}) \sqrt{1 + 1/B}`."""
@@ -89,7 +87,6 @@ def gap_rule(gap, se, rule="firstSEmax", se_factor=1.0):
     raise InvalidParameterError(f"gap_rule: rule={describe(rule)} should be one of {GAP_RULES}")
 
 
-# --------------------------------------------------------------------------- ps
 def prediction_strength_score(test_labels, predicted, weights=None):
     r"""Prediction strength of one split (Tibshirani & Walther 2005, eq. 2.1):
     :math:`\min_j \sum_{i \ne i' \in A_j} w_i w_{i'} 1[\hat c_i = \hat c_{i'}] /
@@ -140,7 +137,6 @@ def ps_rule(ps, cutoff=0.8):
     return int(ok[-1]) if ok.size else 0
 
 
-# --------------------------------------------------------------------------- silhouette
 def silhouette_curve(f, ks):
     """Weighted mean silhouette of the fit of every k (NaN at k = 1), one pass over
     the pairs for every k."""
@@ -156,7 +152,6 @@ def silhouette_curve(f, ks):
     return out
 
 
-# --------------------------------------------------------------------------- eigengap
 def laplacian_eigenvalues(X, w, n_eigen, setting):
     """The ``n_eigen`` smallest eigenvalues of ``L_rw = I - D^-1 G W``, ascending: G the
     Gram matrix of the kernel with base point the weighted mean (ICML eqs. 8 and 12),
