@@ -910,6 +910,18 @@ def test_arbiter_keeps_energy_where_its_clusters_within_a_group_are_bimodal():
             "nearest_neighbors"
 
 
+def test_three_parallel_cigars_the_graph_joins_two_of_are_energy_s_three():
+    """Three parallel cigars: the graph's eigengap answers 2 groups (two of the cigars
+    in one), energy 3 clusters within them; the pair in one group is bimodal across
+    the cigars: rule 2 keeps energy's 3, not the cut."""
+    X = cigars(np.random.default_rng(17), 3)
+    r = choose_k(X, semimetric="auto")
+    arb = steps(r, "arbiter")[0]
+    assert r.candidates["nearest_neighbors"].k == 2 and "bimodal" in arb.outcome
+    assert (r.k, r.semimetric) == (3, "energy")
+    assert ari(np.repeat([0, 1, 2], 100), r.labels) == 1.0
+
+
 def test_pair_dips_tell_blobs_within_a_group_from_the_arcs_of_a_ring():
     """Two blobs 5 sd apart in one group are bimodal along the line of their means;
     adjacent arcs of a ring (energy's pieces of it) are not; no group of two: 1."""

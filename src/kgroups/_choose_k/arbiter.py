@@ -49,7 +49,8 @@ def within_share(P, G, w):
 def pair_dips(X, w, E, G):
     """The largest dip p-value of the energy clusters ``E`` each with its nearest cluster
     (by weighted means) in the same group of ``G``, along the line of the two means (1.0
-    where no group holds two); the dip counts each row once, as the split test does."""
+    where no group holds two); weights enter the means, and the dip counts each row
+    once, as the split test's does."""
     ke = int(E.max()) + 1
     mu = np.array([np.average(X[E == c], axis=0, weights=w[E == c]) for c in range(ke)])
     home = _contingency(E, G, w).argmax(axis=1)
@@ -65,8 +66,8 @@ def pair_dips(X, w, E, G):
 def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0, pair_p=1.0):
     r"""The rule of the module docstring: ``"energy"`` or ``"nearest_neighbors"``, its
     step in ``trace``; ``agree``: the adjusted Rand index of :math:`E_{k_g}` with the
-    graph's groups, ``pair_p``: :func:`pair_dips` (0 and 1: not compared, as at a
-    given k).
+    graph's groups, ``pair_p``: :func:`pair_dips` (``agree=0`` and ``pair_p=1``: not
+    compared, as at a given k).
 
     >>> from kgroups._choose_k.trace import Trace
     >>> t = Trace()

@@ -69,8 +69,8 @@ CONSTANTS = {
         "shapes and sets 0.35 = 0.5 with the test of clusters within groups; the smaller of the "
         "tie", DEV),
     "AGREE": C(0.95, "the energy partition of the graph's number of groups is those groups where "
-        "their adjusted Rand index reaches this", "bench_arbiter.py: shapes and sets gain from "
-        "0.9 to 0.99, tables lose at 0.9", DEV),
+        "their adjusted Rand index reaches this", "bench_arbiter.py: shapes and sets alike from "
+        "0.9 to 0.99 and lower without it, tables lower at 0.9", DEV),
     "CHOICE_STARTS": C(5, "starts per k of n_clusters='auto' when n_init='auto' (the fit of the "
         "chosen k runs the estimator's own)", "design: the choice fits every k of its range",
         "design"),
