@@ -898,28 +898,25 @@ def choice():
         "of 0.05 (*previous*), and ``semimetric=\"auto\"`` at the true k.",
         "",
     ]
-    out += _markdown(text, skip=("# ", "`python"))
-    out += _source(["choice.md"], _command(text, "python benchmarks/bench_choice.py"))
-    arb = _load("arbiter.md")
-    if arb is None:
-        return out + _missing("arbiter.md")
-    out += ["Energy or the graph, the arbiter against other yardsticks on the same sets:",
-            "its rule with each constant moved, stability under resampling (Lange et al.",
-            "2004), DBCV (Moulavi et al. 2014), the silhouette on the graph's geodesic",
-            "distances, and energy wherever its clusters refine the graph's groups (no",
-            "dip test), each picking one of the two candidates.",
-            ""]
-    out += _markdown(arb, skip=("# ", "`python"))
-    out += _source(["arbiter.md"], _command(arb, "python benchmarks/bench_arbiter.py"))
-    split = _load("split_level.md")
-    if split is None:
-        return out + _missing("split_level.md")
-    out += ["The split test's level: the share of single clusters it cuts (no",
-            "sub-clusters) and of two touching Gaussians it finds, at three levels.",
-            ""]
-    out += _markdown(split, skip=("# ", "`python"))
-    return out + _source(["split_level.md"],
-                         _command(split, "python benchmarks/bench_split_level.py"))
+    parts = [("choice.md", [], "bench_choice.py"),
+             ("arbiter.md", [
+                 "Energy or the graph, the arbiter against other yardsticks on the same",
+                 "sets: its rule with each constant moved, stability under resampling",
+                 "(Lange et al. 2004), DBCV (Moulavi et al. 2014), the silhouette on the",
+                 "graph's geodesic distances, and energy wherever its clusters refine the",
+                 "graph's groups (no dip test), each picking one of the two candidates.",
+                 ""], "bench_arbiter.py"),
+             ("split_level.md", [
+                 "The split test's level: the share of single clusters it cuts (no",
+                 "sub-clusters) and of two touching Gaussians it finds, at three levels.",
+                 ""], "bench_split_level.py")]
+    for name, intro, script in parts:
+        part = text if name == "choice.md" else _load(name)
+        if part is None:
+            return out + _missing(name)
+        out += intro + _markdown(part, skip=("# ", "`python"))
+        out += _source([name], _command(part, f"python benchmarks/{script}"))
+    return out
 
 
 def _markdown_section(name, title, intro, default_command):
