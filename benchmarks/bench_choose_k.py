@@ -13,9 +13,7 @@ draws change only choose_k's random state):
 ``eigengap``          the eigengap of the energy kernel's random-walk Laplacian (k >= 2)
 ``auto (default)``    ``choose_k(X, range(1, 11))``: the energy rule (is there
                       structure, the silhouette, the split test; the rescaled
-                      geometries when X's own shows none) and, where the arbiter takes
-                      the neighbourhood graph's groups for shapes, the energy partition
-                      that follows them
+                      geometries when X's own shows none)
 ``KMeans + silhouette``
                       scikit-learn ``KMeans(n_init=10)``, the k of largest silhouette
                       over 2..10 (the recipe a scikit-learn user tries first)
