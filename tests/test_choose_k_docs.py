@@ -45,6 +45,13 @@ def test_the_guide_states_each_constant_as_the_code_has_it(name):
     assert words(value(name)) in _text(page), (name, words(value(name)))
 
 
+def test_the_arbiter_s_dip_level_is_the_split_test_s_as_the_code_has_it():
+    """Rule 2's test of clusters within groups is stated at SPLIT_ALPHA on both pages."""
+    v = value("SPLIT_ALPHA")
+    assert f"the split test's level {v:g}:" in _text("choosing_k.rst")
+    assert f"(p below {v:g})" in _text("nothing_given.rst")
+
+
 def test_the_arbiter_s_cut_ratio_is_stated_as_the_code_has_it():
     """CUT_RATIO = 1: "below the normalised cut" (a ratio other than 1 needs words)."""
     assert value("CUT_RATIO") == 1.0
