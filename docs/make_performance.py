@@ -876,29 +876,25 @@ def choose_k():
 def choice():
     """The study of the choice of k and of the semimetric on every battery, split into
     a development and an evaluation half (``choice.md``, bench_choice.py)."""
-    text = _load("choice.md")
     out = _heading("Choosing k and the semimetric on every battery: development and "
                    "evaluation halves")
-    if text is None:
-        return out + _missing("choice.md")
-    out += [
-        "Every labelled set of up to 5,000 points of the nine batteries of",
-        "``benchmarks/_batteries.py`` (31 shape sets, 22 real tables, 14 Gaussian",
-        "settings, 22 hard sets, 9 FCPS sets, 33 UCI and R tables, 8 toy sets, 22",
-        "real tables of 4 to 751 columns, z-scored, and 72 draws of scikit-learn's",
-        "``make_blobs`` at its defaults), split into a development half",
-        "and an evaluation half by a fixed hash of each set's name. The rules and",
-        "constants of :func:`kgroups.choose_k` and of the arbiter were decided on the",
-        "development half; the evaluation half only reports. Beside them: HDBSCAN with",
-        "scikit-learn's defaults, ``KMeans`` with the silhouette, ``GaussianMixture``",
-        "with BIC, each candidate alone (the energy rule, the graph's rule), the better",
-        "of the two per set (*better candidate*, which uses the labels), the best of",
-        "every kernel k-groups fit of k = 2..15 (*oracle*), the library before this",
-        "design (*before*), the library with the split test at level 0.01 instead",
-        "of 0.05 (*previous*), and ``semimetric=\"auto\"`` at the true k.",
-        "",
-    ]
-    parts = [("choice.md", [], "bench_choice.py"),
+    parts = [("choice.md", [
+                 "Every labelled set of up to 5,000 points of the nine batteries of",
+                 "``benchmarks/_batteries.py`` (31 shape sets, 22 real tables, 14 Gaussian",
+                 "settings, 22 hard sets, 9 FCPS sets, 33 UCI and R tables, 8 toy sets, 22",
+                 "real tables of 4 to 751 columns, z-scored, and 72 draws of scikit-learn's",
+                 "``make_blobs`` at its defaults), split into a development half",
+                 "and an evaluation half by a fixed hash of each set's name. The rules and",
+                 "constants of :func:`kgroups.choose_k` and of the arbiter were decided on",
+                 "the development half; the evaluation half only reports. Beside them:",
+                 "HDBSCAN with scikit-learn's defaults, ``KMeans`` with the silhouette,",
+                 "``GaussianMixture`` with BIC, each candidate alone (the energy rule, the",
+                 "graph's rule), the better of the two per set (*better candidate*, which",
+                 "uses the labels), the best of every kernel k-groups fit of k = 2..15",
+                 "(*oracle*), the library before this design (*before*), the library with",
+                 "the split test at level 0.01 instead of 0.05 (*previous*), and",
+                 "``semimetric=\"auto\"`` at the true k.",
+                 ""], "bench_choice.py"),
              ("arbiter.md", [
                  "Energy or the graph, the arbiter against other yardsticks on the same",
                  "sets: its rule with each constant moved, stability under resampling",
@@ -911,7 +907,7 @@ def choice():
                  "sub-clusters) and of two touching Gaussians it finds, at three levels.",
                  ""], "bench_split_level.py")]
     for name, intro, script in parts:
-        part = text if name == "choice.md" else _load(name)
+        part = _load(name)
         if part is None:
             return out + _missing(name)
         out += intro + _markdown(part, skip=("# ", "`python"))
