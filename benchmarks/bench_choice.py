@@ -261,7 +261,7 @@ def relibrary(sets, cache, keep_previous=False):
 
 
 # --------------------------------------------------------------------------- report
-TABLES = ("tables", "uci", "ztables")
+TABLES = ("tables", "uci", "ztables", "keel")
 GROUPS = {"real tables": lambda b: b in TABLES, "shapes and sets": lambda b: b not in TABLES}
 
 
