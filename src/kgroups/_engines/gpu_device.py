@@ -50,7 +50,9 @@ class DeviceArrays:
         t, kk, d = self.tally, self._k, self.n_features
         host = np.array([[np.inf] * d, [-np.inf] * d])
         dev = self._put(host, "the data's ranges")
-        t.launch(kk.column_ranges, 64, kk.THREADS, self.dXT, dev)
+        # a grid-stride scan: at most 64 blocks, and no more than the points fill
+        t.launch(kk.column_ranges, min(64, kk.blocks(self.dXT.shape[1])), kk.THREADS,
+                 self.dXT, dev)
         t.to_host(dev, host)
         t.sync()
         return host[0], host[1]
