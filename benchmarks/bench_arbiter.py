@@ -10,7 +10,8 @@ and k, the graph's rule's labels and k) are judged by:
   the normalised cuts on the 10-nearest-neighbour graph of the graph's groups and of
   the energy partition of as many clusters (the cached energy fits of k = 2..15), the
   adjusted Rand index of the two and the dip test of energy clusters within the
-  graph's groups (:func:`~kgroups._choose_k.arbiter.pair_dips`);
+  graph's groups (:func:`~kgroups._choose_k.arbiter.pair_dips`); and without its clause
+  of groups not cleanly cut (``CLEAN_CUT``);
 * **stability** under resampling (Lange, Roth, Braun & Buhmann 2004; ``stability`` of
   ``bench_choice.py``): the candidate whose semimetric's partitions of its k agree
   more across halves;
@@ -144,11 +145,12 @@ def features(rec, X):
     return f
 
 
-def arbiter(cut_ratio=None, within=None, balance=None, agree=None, split_alpha=None):
+def arbiter(cut_ratio=None, within=None, balance=None, agree=None, split_alpha=None,
+            clean_cut=None):
     """The library's rule with some constants moved (None: the library's)."""
     import kgroups._choose_k.arbiter as a
-    names = ("CUT_RATIO", "WITHIN", "BALANCE", "AGREE", "SPLIT_ALPHA")
-    moved = (cut_ratio, within, balance, agree, split_alpha)
+    names = ("CUT_RATIO", "WITHIN", "BALANCE", "AGREE", "SPLIT_ALPHA", "CLEAN_CUT")
+    moved = (cut_ratio, within, balance, agree, split_alpha, clean_cut)
 
     def pick(f):
         saved = [getattr(a, n) for n in names]
@@ -185,6 +187,10 @@ RULES = {
     "arbiter, that test at p < 0.1": arbiter(split_alpha=0.1),
     "arbiter, and energy wherever its clusters nest in more than k_g (no test)": lambda f: (
         f["refines"] or arbiter()(f)),
+    "arbiter without the clause of groups not cleanly cut": arbiter(clean_cut=np.inf),
+    f"arbiter, CLEAN_CUT 0.005 (not {value('CLEAN_CUT'):g})": arbiter(clean_cut=0.005),
+    "arbiter, CLEAN_CUT 0.01": arbiter(clean_cut=0.01),
+    "arbiter, CLEAN_CUT 0.05": arbiter(clean_cut=0.05),
 }
 
 

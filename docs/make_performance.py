@@ -892,8 +892,8 @@ def choice():
                  "``GaussianMixture`` with BIC, each candidate alone (the energy rule, the",
                  "graph's rule), the better of the two per set (*better candidate*, which",
                  "uses the labels), the best of every kernel k-groups fit of k = 2..15",
-                 "(*oracle*), the library before this design (*before*), the library with",
-                 "the split test at level 0.01 instead of 0.05 (*previous*), and",
+                 "(*oracle*), the library before this design (*before*), the library",
+                 "without the arbiter's clause of groups not cleanly cut (*previous*), and",
                  "``semimetric=\"auto\"`` at the true k.",
                  ""], "bench_choice.py"),
              ("arbiter.md", [

@@ -17,8 +17,8 @@ from sklearn.metrics import adjusted_rand_score as ari
 import kgroups._choose_k.core as core
 from kgroups import KernelKGroups, _auto_fit, choose_k, datasets
 from kgroups._choose_k import arbiter, constants, estimator, fits, graph, point, structure
-from kgroups._choose_k.arbiter import (AGREE, BALANCE, CUT_RATIO, NO_STRUCTURE_RATIO, WITHIN,
-                                       decide, within_share)
+from kgroups._choose_k.arbiter import (AGREE, BALANCE, CLEAN_CUT, CUT_RATIO,
+                                       NO_STRUCTURE_RATIO, WITHIN, decide, within_share)
 from kgroups._choose_k.constants import CONSTANTS
 from kgroups.metrics import weighted_ari
 from kgroups._choose_k.core import canonical
@@ -98,6 +98,7 @@ def test_every_constant_a_module_uses_is_its_record():
         "COMPONENT_FLOOR": graph.COMPONENT_FLOOR, "CUT_RATIO": arbiter.CUT_RATIO,
         "NO_STRUCTURE_RATIO": arbiter.NO_STRUCTURE_RATIO,
         "WITHIN": arbiter.WITHIN, "BALANCE": arbiter.BALANCE, "AGREE": arbiter.AGREE,
+        "CLEAN_CUT": arbiter.CLEAN_CUT,
         "SAMPLE_N": core.SAMPLE_N,
         "K_MAX": estimator.K_MAX, "CHOICE_STARTS": estimator.CHOICE_STARTS,
         "AUTO_SAMPLE_N": _auto_fit.AUTO_SAMPLE_N,
@@ -244,6 +245,20 @@ def test_arbiter_keeps_energy_where_the_graph_sets_a_small_part_apart():
     # either condition missing: the cuts decide (the graph, here)
     assert _decide(0.001, 0.5, 4, 4, WITHIN - 0.01, 0.02)[0] == "nearest_neighbors"
     assert _decide(0.001, 0.5, 4, 4, 1.0, BALANCE / 4)[0] == "nearest_neighbors"
+
+
+def test_arbiter_keeps_energy_within_groups_the_graph_does_not_cut_cleanly():
+    """More energy clusters than groups, nested in them (WITHIN), none bimodal with its
+    neighbour (pair p = 1), the graph's own cut at least CLEAN_CUT: energy; a cleaner
+    cut, fewer energy clusters or clusters across groups: the cuts decide."""
+    args = (0.5, 8, 2, 1.0, 0.5, Trace(), 0.0, 1.0)
+    assert decide(CLEAN_CUT, *args) == "energy"
+    assert decide(CLEAN_CUT - 1e-9, *args) == "nearest_neighbors"
+    pick, step = _decide(0.1, 0.5, 8, 2, WITHIN, 0.5)
+    assert pick == "energy" and step.threshold is None
+    assert "not cleanly cut (normalised cut 0.1, at least 0.02)" in step.outcome
+    assert _decide(0.1, 0.5, 8, 2, WITHIN - 0.01, 0.5)[0] == "nearest_neighbors"
+    assert _decide(0.1, 0.5, 2, 2, 1.0, 0.5)[0] == "nearest_neighbors"
 
 
 def test_arbiter_otherwise_compares_the_cuts():

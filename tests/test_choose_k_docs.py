@@ -52,6 +52,13 @@ def test_the_arbiter_s_dip_level_is_the_split_test_s_as_the_code_has_it():
     assert f"(p below {v:g})" in _text("nothing_given.rst")
 
 
+def test_the_arbiter_s_clean_cut_is_stated_on_both_pages():
+    """Rule 2's groups not cleanly cut: CLEAN_CUT in the prose of both pages."""
+    v = value("CLEAN_CUT")
+    assert f"normalised cut at least {v:g}:" in _text("choosing_k.rst")
+    assert f"a normalised cut of {v:g} or more" in _text("nothing_given.rst")
+
+
 def test_the_arbiter_s_cut_ratio_is_stated_as_the_code_has_it():
     """CUT_RATIO = 1: "below the normalised cut" (a ratio other than 1 needs words)."""
     assert value("CUT_RATIO") == 1.0

@@ -12,7 +12,9 @@ of the weight (the graph sets a far cluster apart); :math:`E_{k_g}` the graph's 
 themselves (adjusted Rand index at least ``AGREE``: both see the coarse level, and
 energy finds clusters within it); or :math:`k_e > k_g` with every energy cluster
 bimodal with its nearest neighbour in its group (:func:`pair_dips` below
-``SPLIT_ALPHA``: sub-clusters, where the tiles of one long shape are not): energy; (3)
+``SPLIT_ALPHA``: sub-clusters, where the tiles of one long shape are not), or with
+groups that are not cleanly cut themselves (:math:`G`'s cut at least ``CLEAN_CUT``:
+the separation that is the graph's case does not hold): energy; (3)
 else the graph when :math:`G` cuts below ``CUT_RATIO`` times :math:`E_{k_g}` (rings,
 moons, spirals), else energy.
 
@@ -34,6 +36,7 @@ WITHIN = value("WITHIN")
 BALANCE = value("BALANCE")
 AGREE = value("AGREE")
 SPLIT_ALPHA = value("SPLIT_ALPHA")
+CLEAN_CUT = value("CLEAN_CUT")
 ENERGY, GRAPH = "energy", "nearest_neighbors"
 
 
@@ -82,7 +85,8 @@ def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0, pair_p=1.
                f"{NO_STRUCTURE_RATIO:g} times the energy partition's")
         threshold = NO_STRUCTURE_RATIO
     elif within >= WITHIN and ((small := smallest < BALANCE / k_g) or agree >= AGREE
-                               or (k_e > k_g and pair_p < SPLIT_ALPHA)):
+                               or (k_e > k_g and (pair_p < SPLIT_ALPHA
+                                                  or cut_g >= CLEAN_CUT))):
         pick, threshold = ENERGY, None
         why = (f"the {k_e} energy clusters lie within the graph's groups ({within:.1%} of "
                "the weight) and " + (
@@ -92,7 +96,10 @@ def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0, pair_p=1.
                    f"index {agree:.3f}, at least {AGREE:g}): the graph adds nothing that "
                    "energy does not see" if agree >= AGREE else
                    f"each is bimodal with its nearest neighbour in its group (dip p-values "
-                   f"at most {pair_p:.2g}, below {SPLIT_ALPHA:g}): clusters within groups"))
+                   f"at most {pair_p:.2g}, below {SPLIT_ALPHA:g}): clusters within groups"
+                   if pair_p < SPLIT_ALPHA else
+                   f"the graph's groups are not cleanly cut (normalised cut {cut_g:.3g}, "
+                   f"at least {CLEAN_CUT:g}): clusters within groups"))
     else:
         pick, threshold = (GRAPH if cut_g < CUT_RATIO * cut_e else ENERGY), CUT_RATIO
         why = (f"the graph's groups {'cut' if pick == GRAPH else 'do not cut'} below "
