@@ -35,7 +35,7 @@ import os
 
 import numpy as np
 
-from _uci_tables import _codes, _scale, show, stratified_subsample
+from _uci_tables import show, z_scored
 
 ROWS = 2000
 # name -> (KEEL file, what it is, expected (n, k) after subsampling)
@@ -80,20 +80,9 @@ def _read(stem):
 
 def load(name):
     """``(X, y, note)`` of one set of :data:`SETS`."""
-    stem, _, (n_exp, k_exp) = SETS[name]
+    stem, _, expected = SETS[name]
     X, labels = _read(stem)
-    y, notes = _codes(labels), [f"KEEL {stem}"]
-    if len(y) > ROWS:
-        idx = stratified_subsample(y, ROWS, seed=0)
-        X, y = X[idx], _codes(labels[idx])
-        notes.append(f"stratified subsample of {ROWS} (seed 0)")
-    X, how = _scale(X, "z")
-    notes.append(how)
-    k = int(y.max()) + 1
-    if (len(y), k) != (n_exp, k_exp):
-        raise RuntimeError(f"{name}: {len(y)} rows and {k} classes, expected {n_exp} "
-                           f"rows and {k_exp} classes")
-    return X, y, "; ".join(notes)
+    return z_scored(name, X, labels, ROWS, expected, [f"KEEL {stem}"])
 
 
 def loaders():

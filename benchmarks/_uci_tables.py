@@ -275,6 +275,24 @@ def _scale(X, how):
     return (X - X.mean(axis=0)) / X.std(axis=0), "z-scored"
 
 
+def z_scored(name, X, labels, m, expected, notes):
+    """``(X, y, note)`` of a z-scored battery's table: the labels coded 0..k-1, a
+    stratified subsample of ``m`` rows (seed 0) where the table has more, every column
+    z-scored, and the rows and classes checked against ``expected``."""
+    y = _codes(labels)
+    if m is not None and m < len(y):
+        idx = stratified_subsample(y, m, seed=0)
+        X, y = X[idx], _codes(labels[idx])
+        notes.append(f"stratified subsample of {m} (seed 0)")
+    X, how = _scale(X, "z")
+    notes.append(how)
+    k = int(y.max()) + 1
+    if (len(y), k) != expected:
+        raise RuntimeError(f"{name}: {len(y)} rows and {k} classes, expected {expected[0]} "
+                           f"rows and {expected[1]} classes")
+    return X, y, "; ".join(notes)
+
+
 def load(name):
     """``(X, y, note)`` of one set of :data:`SETS` or the synthetic control charts."""
     if name == SYNTHETIC:

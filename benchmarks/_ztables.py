@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from _uci_tables import _codes, _read, _scale, show, stratified_subsample
+from _uci_tables import _read, show, z_scored
 
 # name -> (loader kind, source, label, rows after subsampling or None, expected (n, k))
 SETS = {
@@ -144,25 +144,14 @@ def _load_raw(kind, label):
 
 def load(name):
     """``(X, y, note)`` of one set of :data:`SETS`."""
-    kind, _, label, m, (n_exp, k_exp) = SETS[name]
+    kind, _, label, m, expected = SETS[name]
     X, labels = _load_raw(kind, label)
     ok = ~np.isnan(X).any(axis=1) & (labels != "NA")
     X, labels, notes = X[ok], labels[ok], [f"label {label}"]
     if not ok.all():
         gone = int((~ok).sum())
         notes.append(f"{gone} row{'s' * (gone > 1)} with missing values dropped")
-    y = _codes(labels)
-    if m is not None and m < len(y):
-        idx = stratified_subsample(y, m, seed=0)
-        X, y = X[idx], _codes(labels[idx])
-        notes.append(f"stratified subsample of {m} (seed 0)")
-    X, how = _scale(X, "z")
-    notes.append(how)
-    k = int(y.max()) + 1
-    if (len(y), k) != (n_exp, k_exp):
-        raise RuntimeError(f"{name}: {len(y)} rows and {k} classes, expected {n_exp} "
-                           f"rows and {k_exp} classes")
-    return X, y, "; ".join(notes)
+    return z_scored(name, X, labels, m, expected, notes)
 
 
 def loaders():
