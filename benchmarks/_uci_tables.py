@@ -325,9 +325,15 @@ def load(name):
     return X, y, "; ".join(notes)
 
 
+def table_loaders(sets, load):
+    """``[(name, note, load() -> (X, y, how))]`` of the tables of ``sets`` (name -> a
+    tuple whose second item is the note), nothing loaded yet."""
+    return [(name, sets[name][1], lambda name=name: load(name)) for name in sets]
+
+
 def loaders():
     """``[(name, note, load() -> (X, y, how))]`` of the battery."""
-    out = [(name, SETS[name][1], lambda name=name: load(name)) for name in SETS]
+    out = table_loaders(SETS, load)
     out.append((SYNTHETIC, "own generator after Alcock & Manolopoulos 1999 (UCI)",
                 lambda: load(SYNTHETIC)))
     return out

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from _uci_tables import _read, show, z_scored
+from _uci_tables import _read, show, table_loaders, z_scored
 
 # name -> (loader kind, source, label, rows after subsampling or None, expected (n, k))
 SETS = {
@@ -156,7 +156,7 @@ def load(name):
 
 def loaders():
     """``[(name, note, load() -> (X, y, how))]`` of the battery."""
-    return [(name, SETS[name][1], lambda name=name: load(name)) for name in SETS]
+    return table_loaders(SETS, load)
 
 
 def main():

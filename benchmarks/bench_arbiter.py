@@ -57,7 +57,6 @@ from kgroups._choose_k.constants import value
 from kgroups._choose_k.trace import Trace
 from kgroups._semimetrics.auto import partition_cut
 from kgroups._semimetrics.neighbors import NeighborGraphMap
-from kgroups._stats.dip import dip_test
 
 ROWS = os.path.join(os.path.dirname(CACHE), "arbiter_rows.pkl")
 
