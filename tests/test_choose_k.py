@@ -14,7 +14,7 @@ from kgroups._choose_k.core import check_k_range
 from kgroups._choose_k.criteria import (GAP_RULES, gap_rule, prediction_strength_curve,
                                         prediction_strength_score, ps_rule,
                                         reference_sampler, silhouette_curve)
-from kgroups._choose_k.fits import Fits, Setting, point_silhouettes
+from kgroups._choose_k.fits import Fits, Setting
 from kgroups._rescale import sphere
 from kgroups.exceptions import InvalidParameterError
 
@@ -271,7 +271,7 @@ def test_weighted_silhouette_by_hand():
         f = fits_of(X, w, {3: lab}, matrix)
         assert silhouette_curve(f, np.array([3]))[0] == pytest.approx(want, abs=1e-12)
         assert f.silhouette(3) == pytest.approx(want, abs=1e-12)
-        np.testing.assert_allclose(point_silhouettes(f, lab, 3), s, atol=1e-12)
+        np.testing.assert_allclose(f.point_silhouettes(3), s, atol=1e-12)
 
 
 def test_silhouette_of_a_cluster_of_copies_is_zero():

@@ -11,13 +11,3 @@ prediction strength, the silhouette, the eigengap. Every fit runs through
 :mod:`~kgroups._choose_k.fits`, every constant is recorded in
 :mod:`~kgroups._choose_k.constants`, every decision in a :mod:`~kgroups._choose_k.trace`.
 """
-
-from __future__ import annotations
-
-from .._errors import KRangeWarning
-from .api import choose_k
-from .criteria import GAP_RULES, gap_rule, prediction_strength_score, ps_rule, reference_sampler
-from .result import ChooseKResult
-
-__all__ = ["GAP_RULES", "ChooseKResult", "KRangeWarning", "choose_k", "gap_rule",
-           "prediction_strength_score", "ps_rule", "reference_sampler"]

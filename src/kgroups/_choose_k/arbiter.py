@@ -69,8 +69,8 @@ def pair_dips(X, w, E, G):
 def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0, pair_p=1.0):
     r"""The rule of the module docstring: ``"energy"`` or ``"nearest_neighbors"``, its
     step in ``trace``; ``agree``: the adjusted Rand index of :math:`E_{k_g}` with the
-    graph's groups, ``pair_p``: :func:`pair_dips` (``agree=0`` and ``pair_p=1``: not
-    compared, as at a given k).
+    graph's groups, ``pair_p``: :func:`pair_dips`, or a function giving it, called only
+    where rule 2 reads it (``agree=0`` and ``pair_p=1``: not compared, as at a given k).
 
     >>> from kgroups._choose_k.trace import Trace
     >>> t = Trace()
@@ -84,9 +84,9 @@ def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0, pair_p=1.
         why = (f"no structure for energy: the graph's groups must cut below "
                f"{NO_STRUCTURE_RATIO:g} times the energy partition's")
         threshold = NO_STRUCTURE_RATIO
-    elif within >= WITHIN and ((small := smallest < BALANCE / k_g) or agree >= AGREE
-                               or (k_e > k_g and (pair_p < SPLIT_ALPHA
-                                                  or cut_g >= CLEAN_CUT))):
+    elif within >= WITHIN and ((small := smallest < BALANCE / k_g) or agree >= AGREE or (
+            k_e > k_g and (cut_g >= CLEAN_CUT or (
+                pair_p := pair_p() if callable(pair_p) else pair_p) < SPLIT_ALPHA))):
         pick, threshold = ENERGY, None
         why = (f"the {k_e} energy clusters lie within the graph's groups ({within:.1%} of "
                "the weight) and " + (
@@ -95,11 +95,11 @@ def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0, pair_p=1.
                    f"the energy partition of {k_g} clusters is those groups (adjusted Rand "
                    f"index {agree:.3f}, at least {AGREE:g}): the graph adds nothing that "
                    "energy does not see" if agree >= AGREE else
-                   f"each is bimodal with its nearest neighbour in its group (dip p-values "
-                   f"at most {pair_p:.2g}, below {SPLIT_ALPHA:g}): clusters within groups"
-                   if pair_p < SPLIT_ALPHA else
                    f"the graph's groups are not cleanly cut (normalised cut {cut_g:.3g}, "
-                   f"at least {CLEAN_CUT:g}): clusters within groups"))
+                   f"at least {CLEAN_CUT:g}): clusters within groups" if cut_g >= CLEAN_CUT
+                   else f"each is bimodal with its nearest neighbour in its group (dip "
+                   f"p-values at most {pair_p:.2g}, below {SPLIT_ALPHA:g}): clusters within "
+                   "groups"))
     else:
         pick, threshold = (GRAPH if cut_g < CUT_RATIO * cut_e else ENERGY), CUT_RATIO
         why = (f"the graph's groups {'cut' if pick == GRAPH else 'do not cut'} below "

@@ -53,6 +53,8 @@ CONSTANTS = {
         "silhouette", "bench_choose_k_batteries.py (issue 42): finer levels keep 0.72-0.9, "
         "sub-modes of real classes 0.4-0.6; bench_choice.py, development half: 0.65 gains a "
         "table and loses shapes (nothing given 0.885 -> 0.875)", ALL),
+    "SPLIT_N_INIT": C(3, "starts of the 2-cluster fit of half a cluster that draws the other "
+        "half's line", "design: the line, not the fit, is tested", "design"),
     "SPLIT_MIN": C(20, "clusters of fewer points are not split-tested", "design: each half holds "
         "10", "design"),
     "COMPONENT_FLOOR": C(0.2, "a zero eigenvalue (a component) counts as this share of the "
@@ -94,9 +96,5 @@ CONSTANTS = {
 
 
 def value(name):
-    """The value of constant ``name``.
-
-    >>> value("STRUCTURE_ALPHA")
-    0.01
-    """
+    """The value of constant ``name`` (``value("STRUCTURE_ALPHA")``: 0.01)."""
     return CONSTANTS[name].value

@@ -1,14 +1,8 @@
 r"""The work of :func:`~kgroups.choose_k` and of ``n_clusters="auto"`` on validated
-data: the range of k, the data's seed, the default (the energy rule, the graph's rule,
-both with the arbiter), the named methods, and large data.
-
-Every draw of the default (starts, halves, references, the sample of large
-data) comes from one seed computed from the data, and the default runs on the rows in
-an order of their values (:func:`canonical`), so its answer is a
-function of the data: not of ``random_state``, nor of the order the rows come in. Past
-``SAMPLE_N`` rows the default runs on a uniform sample of that many rows; every row is
-then labelled by the sample fit's ``predict`` and, with ``refit``, by the fit of all
-rows started from there.
+data: the range of k, the data's seed (:func:`canonical`: the default's answer is a
+function of the data, not of ``random_state`` nor of the rows' order), the default (the
+energy rule, the graph's rule, both with the arbiter), the named methods, and large
+data (:func:`_on_sample`).
 """
 
 from __future__ import annotations
@@ -24,7 +18,7 @@ from .._memory import check_fits
 from .._semimetrics.auto import partition_cut
 from .._validation import Integer, InvalidParameterError, as_seed, describe
 from ..metrics import weighted_ari
-from .arbiter import ENERGY, GRAPH, WITHIN, decide, pair_dips, within_share
+from .arbiter import ENERGY, GRAPH, decide, pair_dips, within_share
 from .constants import value
 from .criteria import (gap_curve, gap_rule, laplacian_eigenvalues,
                        prediction_strength_curve, ps_rule, silhouette_curve)
@@ -34,7 +28,6 @@ from .point import SCAN_FACTOR, SCAN_MIN, energy_rule
 from .result import ChooseKResult
 
 SAMPLE_N = value("SAMPLE_N")
-METHODS = ("auto", "gap", "prediction_strength", "silhouette", "eigengap")
 
 
 def canonical(X, w):
@@ -123,9 +116,8 @@ def default(X, w, ks, setting, opts, seed):
         within = within_share(e.labels, G, w) if e.k > 1 else 0.0
         smallest = float(np.bincount(G, weights=w, minlength=kg).min() / w.sum())
         trace.extend(g.trace)                   # the graph's rule, then the arbiter
-        pair_p = pair_dips(X, w, e.labels, G) if e.k > kg and within >= WITHIN else 1.0
         pick = decide(cuts[GRAPH], cuts[ENERGY], e.k, kg, within, smallest, trace,
-                      weighted_ari(G, E, w), pair_p)
+                      weighted_ari(G, E, w), lambda: pair_dips(X, w, e.labels, G))
     r = copy.copy(g if pick == GRAPH else e)
     r.candidates = {ENERGY: e, GRAPH: g} if g is not None else {ENERGY: e}
     r.trace, r.cuts = trace, cuts
@@ -138,8 +130,8 @@ def named(X, w, ks, method, setting, opts, seed):
     r, f, threshold, note = ChooseKResult(1, method, ks), Fits(X, w, setting, seed), None, ""
     if method == "gap":
         r.rule = opts["rule"] or "firstSEmax"
-        r.within_energy = np.array([f.within_one() if k == 1 else f.fit(int(k))[1] for k in ks])
-        r.gap, r.gap_se, r.ref_log_w = gap_curve(f, ks, opts["n_refs"], opts["reference"])
+        r.within_energy, r.gap, r.gap_se, r.ref_log_w = gap_curve(f, ks, opts["n_refs"],
+                                                                  opts["reference"])
         i, values = gap_rule(r.gap, r.gap_se, r.rule, opts["se_factor"]), r.gap
         what = f"Gap(k) by k (rule {r.rule!r}, {opts['se_factor']:g} s.e.)"
     elif method == "prediction_strength":

@@ -11,6 +11,7 @@ from .._memory import check_fits
 from .._rescale import principal_axes
 from .._semimetrics import pairwise_unchecked
 from .._validation import InvalidParameterError, describe
+from ..metrics import _contingency
 from .fits import Fits, cluster_sums, silhouettes_from_sums
 
 GAP_RULES = ("firstSEmax", "Tibs2001SEmax", "globalSEmax", "firstmax", "globalmax")
@@ -40,21 +41,26 @@ def reference_sampler(Z, w, kind):
     return lambda rng: (lo + rng.random((Z.shape[0], sd.size)) * (hi - lo)) @ Vt + mean
 
 
-def gap_gain_se(ref_log_w):
-    r"""Standard error of :math:`\mathrm{Gap}(k) - \mathrm{Gap}(1)` for data without
-    structure: :math:`\mathrm{sd}_b(\log W^*_{kb} - \log W^*_{1b}) \sqrt{1 + 1/B}`."""
-    return (ref_log_w - ref_log_w[:, :1]).std(axis=0) * np.sqrt(1.0 + 1.0 / len(ref_log_w))
+def gap_gain_z(ref_log_w, log_w):
+    r""":math:`\mathrm{Gap}(k) - \mathrm{Gap}(1)` in standard errors of its value for data
+    without structure, :math:`\mathrm{sd}_b(\log W^*_{kb} - \log W^*_{1b}) \sqrt{1 +
+    1/B}`, by k (the last axis; ``ref_log_w`` holds the B references on the axis before
+    it, ``log_w`` one row there)."""
+    d = ref_log_w - ref_log_w[..., :1]
+    gain = (d.mean(axis=-2, keepdims=True) - (log_w - log_w[..., :1]))[..., 0, :]
+    se = d.std(axis=-2) * np.sqrt(1.0 + 1.0 / ref_log_w.shape[-2])
+    return gain / np.maximum(se, 1e-300)
 
 
 def gap_curve(f, ks, n_refs, reference):
-    r"""``(Gap, s, log W*)`` over ``ks``: :math:`\mathrm{Gap}(k) = \overline{\log W^*_k}
+    r"""``(W, Gap, s, log W*)`` over ``ks``: :math:`\mathrm{Gap}(k) = \overline{\log W^*_k}
     - \log W_k` and :math:`s_k = \mathrm{sd}_k \sqrt{1 + 1/B}` (Tibshirani, Walther &
     Hastie 2001, eqs. 3-5)."""
     logw = np.array([f.log_within(k) for k in ks])
     draw = reference_sampler(f.Z, f.w, reference)
     ref = np.array([[r.log_within(k) for k in ks] for r in (
         Fits(draw(f.rng(0, 6, b)), f.w, f.setting, f.seed + 101 + b) for b in range(n_refs))])
-    return ref.mean(axis=0) - logw, ref.std(axis=0) * np.sqrt(1.0 + 1.0 / n_refs), ref
+    return np.exp(logw), ref.mean(axis=0) - logw, ref.std(axis=0) * np.sqrt(1.0 + 1.0 / n_refs), ref
 
 
 def _first_local_max(f):
@@ -97,10 +103,7 @@ def prediction_strength_score(test_labels, predicted, weights=None):
     0.3333333333333333
     """
     w = np.ones(len(test_labels)) if weights is None else np.asarray(weights, np.float64)
-    k, kp = int(np.max(test_labels)) + 1, int(np.max(predicted)) + 1
-    C, Q = np.zeros((k, kp)), np.zeros((k, kp))
-    np.add.at(C, (test_labels, predicted), w)
-    np.add.at(Q, (test_labels, predicted), w * w)
+    C, Q = (_contingency(test_labels, predicted, v) for v in (w, w * w))
     together = (C * C - Q).sum(axis=1)
     pairs = C.sum(axis=1) ** 2 - Q.sum(axis=1)
     has = pairs > 1e-12 * np.maximum(C.sum(axis=1) ** 2, 1e-300)

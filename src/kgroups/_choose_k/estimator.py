@@ -24,8 +24,6 @@ from .constants import value
 from .core import SAMPLE_N, k_limit, run_choice
 from .fits import Setting, engine_for
 
-#: The value of ``n_clusters`` that chooses k from the data.
-AUTO = "auto"
 K_MAX = value("K_MAX")
 CHOICE_STARTS = int(value("CHOICE_STARTS"))
 
@@ -50,11 +48,8 @@ def fit_choosing_k(est, X, sample_weight):
     kind = input_kind(X, sample_weight)
     if not kind.host_rows or kind is DASK:
         return _fit_from_a_sample(est, X, sample_weight, kind)
-    Xv = checked_rows(est, X, reset=True)  # the fit's own front door
-    w = check_sample_weight(sample_weight, Xv.shape[0], est._owner(), allow_zero=True)
-    keep = w > 0
-    r = _choose(est, Xv[keep], w[keep], f"{int(keep.sum())} points")
-    labels = np.zeros(Xv.shape[0], dtype=np.int64)
+    r, _, _, keep = _choose(est, X, sample_weight)
+    labels = np.zeros(keep.size, dtype=np.int64)
     labels[keep] = r.labels
     init = labels if np.unique(labels[keep]).size == r.k else est.init
     est._fit(X, sample_weight, n_clusters=int(r.k), semimetric=r.semimetric, init=init,
@@ -69,17 +64,8 @@ def _fit_from_a_sample(est, X, sample_weight, kind):
     n = int(rows.shape[0])
     # seeded by the size alone: the choice does not move with random_state
     idx = np.sort(np.random.default_rng([n, 11]).choice(n, min(n, SAMPLE_N), replace=False))
-    Xs, ws = kind.take(rows, w, idx)
-    Xs = checked_rows(est, Xs, reset=True)
-    ws = check_sample_weight(ws, Xs.shape[0], est._owner(), allow_zero=True)
-    keep = ws > 0
-    if not keep.any():
-        raise InvalidParameterError(
-            f"{est._owner()}: every row of the uniform sample of {idx.size} rows that "
-            "n_clusters='auto' chooses k on has sample_weight 0; give the rows of "
-            "positive weight only")
-    r = _choose(est, Xs[keep], ws[keep],
-                f"a uniform sample of {idx.size} of the {n} rows ({kind.name} input)")
+    r, Xs, ws, keep = _choose(est, *kind.take(rows, w, idx), f"a uniform sample of "
+                              f"{idx.size} of the {n} rows ({kind.name} input)")
     r.sample = idx[keep]
     plan = {"n_clusters": int(r.k), "semimetric": r.semimetric}
     if r.semimetric in DATA_BUILT:  # runs on neither Dask nor a device: the sample's fit
@@ -95,12 +81,22 @@ def _fit_from_a_sample(est, X, sample_weight, kind):
     return _record(est, r)
 
 
-def _choose(est, X, w, what):
-    """The :class:`ChooseKResult` of ``est``'s parameters on in-memory rows of positive
-    weight, over k = 1..K_MAX cut to what X allows (k = 1 when that leaves no k >= 2)."""
+def _choose(est, X, sample_weight, what=None):
+    """``(result, X, weights, rows of positive weight)``: X and its weights checked at
+    the fit's front door, and the :class:`ChooseKResult` of ``est``'s parameters on the
+    rows of positive weight, over k = 1..K_MAX cut to what X allows (k = 1 when that leaves no
+    k >= 2); ``what``: the rows, in words."""
+    X = checked_rows(est, X, reset=True)
+    w = check_sample_weight(sample_weight, X.shape[0], est._owner(), allow_zero=True)
+    if not (keep := w > 0).any():  # a sample of rows whose whole has a positive weight
+        raise InvalidParameterError(
+            f"{est._owner()}: every row of {what} that n_clusters='auto' chooses k on has "
+            "sample_weight 0; give the rows of positive weight only")
     say = FitProgress(est._owner(), 1, est.max_iter, est.verbose).say
-    say(f"n_clusters='auto': choosing k with semimetric={est.semimetric!r} on {what}")
-    n, n_distinct = X.shape[0], np.unique(X, axis=0).shape[0]
+    say(f"n_clusters='auto': choosing k with semimetric={est.semimetric!r} on "
+        f"{what or f'{int(keep.sum())} points'}")
+    Xk, wk = X[keep], w[keep]
+    n, n_distinct = Xk.shape[0], np.unique(Xk, axis=0).shape[0]
     top = k_limit("auto", est.semimetric, n, n_distinct)[0]
     engine = engine_for(est.engine, "energy" if est.semimetric == "auto" else est.semimetric)
     setting = Setting(semimetric=est.semimetric, alpha=est.alpha, sigma=est.sigma,
@@ -109,10 +105,10 @@ def _choose(est, X, w, what):
                       if est.n_init == "auto" else est.n_init,
                       max_iter=est.max_iter, tol=est.tol, engine=engine)
     opts = {"n_refs": value("N_REFS"), "reference": "pca", "n_distinct": n_distinct}
-    r = run_choice(X, w, np.arange(1, max(1, min(K_MAX, top)) + 1), "auto", setting, opts,
+    r = run_choice(Xk, wk, np.arange(1, max(1, min(K_MAX, top)) + 1), "auto", setting, opts,
                    est.random_state, refit=False)
     say(f"chose k={r.k} with semimetric={r.semimetric!r}: {r.reasoning}")
-    return r
+    return r, X, w, keep
 
 
 def _record(est, r):

@@ -25,7 +25,7 @@ from .._engines.select import input_form
 from .._input import IN_MEMORY
 from .._memory import available_memory, check_fits
 from .._placement import insertion_scores, predict_rows
-from .._semimetrics import DATA_BUILT, pairwise_unchecked
+from .._semimetrics import BLOCK_BYTES, DATA_BUILT, pairwise_unchecked
 from .._semimetrics.prepare import objective_unit, origin_gram, scaled_params
 from .._starts import named_starts
 from .._validation import InvalidParameterError
@@ -33,8 +33,7 @@ from .constants import value
 from .._stats.dip import dip_test
 
 SPLIT_MIN = value("SPLIT_MIN")
-SPLIT_N_INIT = 3             # starts of the 2-cluster fit of half a cluster
-BLOCK_BYTES = 32 * 2**20     # a block of rho rows of the silhouette without the matrix
+SPLIT_N_INIT = value("SPLIT_N_INIT")
 
 
 @dataclass(frozen=True)
@@ -133,14 +132,14 @@ class Fits:
                                                 run.s, run.q, insertion_scores)
         return out
 
-    def named(self, k, n_init, rng):
-        """``n_init`` starts of the setting's named ``init`` for k clusters."""
+    def named(self, k):
+        """The setting's ``n_init`` starts of its named ``init`` for k clusters."""
         b, s = self.built(k), self.setting
         gram = origin_gram(b.X, b.engine.gram, None if callable(s.semimetric) else
                            s.semimetric, scaled_params(s.alpha, s.sigma, s.theta, b.scale))
         return named_starts(s.init, b.engine, b.X, b.w, IN_MEMORY, n_clusters=int(k),
-                            n_init=n_init, random_state=rng, input_space=True, gram=gram,
-                            fit_sample=None, semimetric=s.semimetric)
+                            n_init=s.n_init, random_state=self.rng(k, 0), input_space=True,
+                            gram=gram, fit_sample=None, semimetric=s.semimetric)
 
     def within_one(self):
         r""":math:`W_1`: with the matrix :math:`w^\top D w / (2 s)` (TPAMI eq. 13)."""
@@ -157,14 +156,13 @@ class Fits:
                 "needs W_k > 0: use a smaller k_range")
         return float(np.log(W))
 
-    def fit(self, k, start=None, n_init=None):
+    def fit(self, k, start=None):
         """``(labels, W)`` of k clusters: the named starts (none when k was fitted
         before) and ``start`` when given; the lowest W found so far is kept."""
         have = self.fits.get(k)
         starts = [] if start is None or np.unique(start).size != k else [start]
         if have is None:
-            n = self.setting.n_init if n_init is None else n_init
-            starts += self.named(k, n, self.rng(k, 0))
+            starts += self.named(k)
         if starts:
             labels, W, run = self.run(k, starts)
             if have is None or W < have[1]:
@@ -173,7 +171,7 @@ class Fits:
         self.fits[k] = have
         return have
 
-    def grow(self, k, n_init=None):
+    def grow(self, k):
         """The fit of k, with a start that splits the heaviest cluster of the fit of
         k - 1 along its line (:meth:`bisect`) when k - 1 was fitted."""
         if k in self.grown:
@@ -183,12 +181,13 @@ class Fits:
             j = int(np.argmax(np.bincount(prev[0], weights=self.w)))
             start = self.bisect(prev[0], j, self.rng(k, 2), test=False)[1]
         self.grown.add(k)
-        return self.fit(k, start, n_init)
+        return self.fit(k, start)
 
     def point_silhouettes(self, k):
-        """The silhouette of every point in the kept fit of k."""
+        """The silhouette of every point in the kept fit of k (k >= 2)."""
         if k not in self.sil:
-            self.sil[k] = point_silhouettes(self, self.fits[k][0], k)
+            sums, H, _ = cluster_sums(self, [self.fits[k][0]], [k])
+            self.sil[k] = silhouettes_from_sums(sums, H.sum(axis=0), self.fits[k][0], self.w)
         return self.sil[k]
 
     def silhouette(self, k):
@@ -255,14 +254,6 @@ def cluster_sums(f, label_sets, ks):
     for a in range(0, n, rows):
         sums[a:a + rows] = pairwise_unchecked(f.Z[a:a + rows], f.Z, **f.setting.rho) @ H
     return sums, H, offsets
-
-
-def point_silhouettes(f, labels, k):
-    """The silhouette of every point of ``labels`` (k clusters) on rho (zeros for k=1)."""
-    if k < 2:
-        return np.zeros(f.w.size)
-    sums, H, _ = cluster_sums(f, [labels], [k])
-    return silhouettes_from_sums(sums, H.sum(axis=0), labels, f.w)
 
 
 def silhouettes_from_sums(sums, s, lab, w):

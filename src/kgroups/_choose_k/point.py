@@ -35,19 +35,17 @@ SILHOUETTE_SE = value("SILHOUETTE_SE")
 
 def scan(f, ks):
     """Step 2: ``(k_s, k_b, last k fitted, decided)`` (False: the range ended first)."""
-    best, last, decided = None, None, False
+    best = None
     for k in (int(k) for k in ks[ks >= 2]):
         f.grow(k)
         if best is None or f.silhouette(k) > f.silhouette(best):
             best = k
-        last = k
-        if k >= max(SCAN_MIN, SCAN_FACTOR * best):
-            decided = True
+        if decided := k >= max(SCAN_MIN, SCAN_FACTOR * best):
             break
     top = f.silhouette(best)
     near = next(k for k in (int(k) for k in ks[(ks >= 2) & (ks <= best)])
                 if f.silhouette(k) >= top - SILHOUETTE_SE * f.silhouette_se(k, best))
-    return near, best, last, decided
+    return near, best, k, decided
 
 
 def split_walk(f, ks, k):
@@ -77,8 +75,7 @@ def decide(f, ks, n_refs, reference, declared=None):
     r, t = ChooseKResult(1, "auto", ks), Trace()
     if ks[0] == 1 and declared is None:
         found, z = find_structure(f, ks, n_refs, reference, t)
-        if z is not None:
-            r.structure_z = curve(ks, z)
+        r.structure_z = None if z is None else curve(ks, z)
         if not found:
             r.trace, r.labels = t, np.zeros(f.w.size, dtype=np.int64)
             return r, False

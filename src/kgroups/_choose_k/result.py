@@ -26,10 +26,7 @@ _GEOMETRIES = (("multimodal_axes", "multimodal axes "), ("standardized", "standa
 
 def curve(ks, values):
     """An array over ``ks`` with ``values`` (a dict k -> value) and NaN elsewhere."""
-    out = np.full(ks.size, np.nan)
-    for k, v in values.items():
-        out[np.flatnonzero(ks == k)] = v
-    return out
+    return np.array([values.get(int(k), np.nan) for k in ks], dtype=np.float64)
 
 
 @dataclass(repr=False)
@@ -167,8 +164,7 @@ class ChooseKResult:
         the rescaled geometries after, prefixed with their name)."""
         own = [name for name, (attr, _, _) in _CURVES.items() if getattr(self, attr) is not None]
         for attr, prefix in _GEOMETRIES:
-            other = getattr(self, attr)
-            own += [prefix + c for c in other.criteria] if other is not None else []
+            own += [prefix + c for c in getattr(getattr(self, attr), "criteria", ())]
         return own
 
     def __repr__(self):
@@ -203,22 +199,17 @@ class ChooseKResult:
         fig, cols = None, min(len(names), 4)
         if ax is None:
             text = textwrap.fill(self.reasoning, width=50 * cols)
-            lines, rows = text.count("\n") + 1, -(-len(names) // cols)
-            height = 3.4 * rows + 0.17 * lines
-            fig = plt.figure(figsize=(4.2 * cols, height))
+            rows, foot = -(-len(names) // cols), 0.17 * (text.count("\n") + 1)
+            fig = plt.figure(figsize=(4.2 * cols, 3.4 * rows + foot))
             axes = [fig.add_subplot(rows, cols, i + 1) for i in range(len(names))]
             fig.text(0.01, 0.005, text, fontsize="small", va="bottom", ha="left")
-        else:
-            axes = list(np.ravel(np.asarray(ax, dtype=object)))
-            if len(axes) != len(names):
-                raise InvalidParameterError(
-                    f"ChooseKResult.plot: got {len(axes)} Axes for {len(names)} criteria "
-                    f"{names}; pass one Axes per criterion, or criteria=[...]")
+        elif len(axes := list(np.ravel(np.asarray(ax, dtype=object)))) != len(names):
+            raise InvalidParameterError(
+                f"ChooseKResult.plot: got {len(axes)} Axes for {len(names)} criteria "
+                f"{names}; pass one Axes per criterion, or criteria=[...]")
         for a, name in zip(axes, names):
-            owner, short = self, name
-            for attr, prefix in _GEOMETRIES:
-                if name.startswith(prefix):
-                    owner, short = getattr(self, attr), name[len(prefix):]
+            attr, prefix = next((g for g in _GEOMETRIES if name.startswith(g[1])), (None, ""))
+            owner, short = getattr(self, attr) if attr else self, name[len(prefix):]
             attr, err, label = _CURVES[short]
             a.errorbar(owner.k_values, getattr(owner, attr), fmt="o-",
                        yerr=getattr(owner, err) if err else None)
@@ -232,5 +223,5 @@ class ChooseKResult:
                 f" ({owner.rule})" if short == "gap" and owner.rule else ""))
             a.legend(fontsize="small")
         if fig is not None:
-            fig.tight_layout(rect=(0, 0.17 * lines / height, 1, 1))
+            fig.tight_layout(rect=(0, foot / (3.4 * rows + foot), 1, 1))
         return axes[0] if len(axes) == 1 else np.array(axes, dtype=object)

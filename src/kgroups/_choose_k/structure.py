@@ -22,7 +22,7 @@ import numpy as np
 from .._progress import progress_bar
 from .constants import value
 from .._rescale import sphere, standardize
-from .criteria import gap_gain_se, reference_sampler
+from .criteria import gap_gain_z, reference_sampler
 from .._stats.dip import dip_test
 from .fits import Fits
 from .trace import close
@@ -48,33 +48,26 @@ def references(f, ks, n_refs, reference):
     ``STRUCTURE_SAMPLES`` disjoint samples of that many rows, so that no one sample
     decides; NaN past the first k above ``STRUCTURE_Z``: ``(z, z of each sample, log W*
     of each sample's references)``."""
-    n = f.w.size
-    if n > STRUCTURE_MAX_N:
-        perm = f.rng(0, 4).permutation(n)
-        parts = [np.sort(perm[i * STRUCTURE_MAX_N:(i + 1) * STRUCTURE_MAX_N])
-                 for i in range(min(STRUCTURE_SAMPLES, n // STRUCTURE_MAX_N))]
-        samples = [Fits(f.Z[p], f.w[p], f.setting, f.seed + i) for i, p in enumerate(parts)]
-    else:
-        samples = [f]
-    ref_setting = f.setting.but(n_init=1)
+    n, m = f.w.size, min(STRUCTURE_SAMPLES, f.w.size // STRUCTURE_MAX_N)
+    samples = [f] if n <= STRUCTURE_MAX_N else [
+        Fits(f.Z[p], f.w[p], f.setting, f.seed + i) for i, p in enumerate(
+            np.sort(np.split(f.rng(0, 4).permutation(n)[:m * STRUCTURE_MAX_N], m), axis=1))]
     refs = []
     for s in samples:
         draw = reference_sampler(s.Z, s.w, reference)
-        refs.append([Fits(draw(s.rng(0, 1, b)), s.w, ref_setting, s.seed + b + 1)
+        refs.append([Fits(draw(s.rng(0, 1, b)), s.w, f.setting.but(n_init=1), s.seed + b + 1)
                      for b in range(n_refs)])
-    log_w = np.full((len(samples), ks.size), np.nan)
+    log_w = np.full((len(samples), 1, ks.size), np.nan)
     ref = np.full((len(samples), n_refs, ks.size), np.nan)
-    z = np.full((len(samples), ks.size), np.nan)
     bar = progress_bar(total=len(samples) * n_refs * (ks.size - 1), unit="fit", delay=2.0,
                        desc="choose_k: reference fits")
     for i, k in enumerate(int(k) for k in ks):
         for j, s in enumerate(samples):
-            log_w[j, i] = s.log_within(k)
+            log_w[j, 0, i] = s.log_within(k)
             for b, r in enumerate(refs[j]):
                 ref[j, b, i] = r.log_within(k)
                 bar.update(int(k > 1))
-            gap = ref[j, :, :i + 1].mean(axis=0) - log_w[j, :i + 1]
-            z[j, :i + 1] = (gap - gap[0]) / np.maximum(gap_gain_se(ref[j, :, :i + 1]), 1e-300)
+        z = gap_gain_z(ref, log_w)
         if np.median(z[:, i]) > STRUCTURE_Z:
             break
     bar.close()
@@ -105,13 +98,6 @@ def find_structure(f, ks, n_refs, reference, trace):
     return found, dict(zip(sk.tolist(), z.tolist()))
 
 
-def multimodal_axes(Z, alpha):
-    """The columns of sphered Z whose values the dip test finds multimodal at ``alpha``
-    / (number of columns)."""
-    p = np.array([dip_test(Z[:, a])[1] for a in range(Z.shape[1])])
-    return np.flatnonzero(p < alpha / Z.shape[1])
-
-
 def rescaled(name, X, w, setting):
     """X in geometry ``name`` (``"multimodal axes"`` or ``"standardized"``), or why it
     is not tried: ``(Z, None)`` or ``(None, why)``."""
@@ -127,7 +113,7 @@ def rescaled(name, X, w, setting):
     if Z.shape[1] >= X.shape[0] - 1:
         return None, (f"X has {Z.shape[1]} axes of variance for {X.shape[0]} points, so "
                       "sphered every two points are the same distance apart")
-    keep = multimodal_axes(Z, STRUCTURE_ALPHA)
+    keep = np.flatnonzero([dip_test(c)[1] < STRUCTURE_ALPHA / Z.shape[1] for c in Z.T])
     if not keep.size:
         return None, "no axis of X sphered is multimodal (dip test)"
     return Z[:, keep], None

@@ -28,11 +28,8 @@ def close(low, high, factor=1.5):
 
 
 def _number(v):
-    if isinstance(v, str):
-        return v
-    if isinstance(v, (int, np.integer)):
-        return str(int(v))
-    return "nan" if np.isnan(v) else f"{float(v):.3g}"
+    return v if isinstance(v, str) else (
+        str(int(v)) if isinstance(v, (int, np.integer)) else f"{float(v):.3g}")
 
 
 def _values(value):
