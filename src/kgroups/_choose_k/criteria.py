@@ -42,10 +42,9 @@ def reference_sampler(Z, w, kind):
 
 
 def gap_gain_z(ref_log_w, log_w):
-    r""":math:`\mathrm{Gap}(k) - \mathrm{Gap}(1)` in standard errors of its value for data
-    without structure, :math:`\mathrm{sd}_b(\log W^*_{kb} - \log W^*_{1b}) \sqrt{1 +
-    1/B}`, by k (the last axis; ``ref_log_w`` holds the B references on the axis before
-    it, ``log_w`` one row there)."""
+    r""":math:`\mathrm{Gap}(k) - \mathrm{Gap}(1)` in standard errors of data without
+    structure, :math:`\mathrm{sd}_b(\log W^*_{kb} - \log W^*_{1b}) \sqrt{1 + 1/B}`, by k
+    (the last axis; the B references of ``ref_log_w`` on the axis before, ``log_w`` one)."""
     d = ref_log_w - ref_log_w[..., :1]
     gain = (d.mean(axis=-2, keepdims=True) - (log_w - log_w[..., :1]))[..., 0, :]
     se = d.std(axis=-2) * np.sqrt(1.0 + 1.0 / ref_log_w.shape[-2])

@@ -87,11 +87,12 @@ def _choose(est, X, sample_weight, what=None):
     rows of positive weight, over k = 1..K_MAX cut to what X allows (k = 1 when that leaves no
     k >= 2); ``what``: the rows, in words."""
     X = checked_rows(est, X, reset=True)
-    w = check_sample_weight(sample_weight, X.shape[0], est._owner(), allow_zero=True)
-    if not (keep := w > 0).any():  # a sample of rows whose whole has a positive weight
-        raise InvalidParameterError(
+    if what and sample_weight is not None and not np.any(np.asarray(sample_weight) != 0):
+        raise InvalidParameterError(  # a sample of rows whose whole has a positive weight
             f"{est._owner()}: every row of {what} that n_clusters='auto' chooses k on has "
             "sample_weight 0; give the rows of positive weight only")
+    w = check_sample_weight(sample_weight, X.shape[0], est._owner(), allow_zero=True)
+    keep = w > 0
     say = FitProgress(est._owner(), 1, est.max_iter, est.verbose).say
     say(f"n_clusters='auto': choosing k with semimetric={est.semimetric!r} on "
         f"{what or f'{int(keep.sum())} points'}")
