@@ -893,8 +893,11 @@ def choice():
                  "graph's rule), the better of the two per set (*better candidate*, which",
                  "uses the labels), the best of every kernel k-groups fit of k = 2..15",
                  "(*oracle*), the library before this design (*before*), the library",
-                 "without the arbiter's clause of groups not cleanly cut (*previous*), and",
-                 "``semimetric=\"auto\"`` at the true k.",
+                 "without the arbiter's clause of groups not cleanly cut (*previous*),",
+                 "``semimetric=\"auto\"`` at the true k, and what a user gets from",
+                 "``KernelKGroups(n_clusters=\"auto\", semimetric=\"auto\")``: the fit of X",
+                 "from the choice's labels (*n_clusters='auto' fit*; where k was found in",
+                 "a rescaled geometry, the fit in X's own units).",
                  ""], "bench_choice.py"),
              ("arbiter.md", [
                  "Energy or the graph, the arbiter against other yardsticks on the same",
