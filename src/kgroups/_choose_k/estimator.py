@@ -84,8 +84,8 @@ def _fit_from_a_sample(est, X, sample_weight, kind):
 def _choose(est, X, sample_weight, what=None):
     """``(result, X, weights, rows of positive weight)``: X and its weights checked at
     the fit's front door, and the :class:`ChooseKResult` of ``est``'s parameters on the
-    rows of positive weight, over k = 1..K_MAX cut to what X allows (k = 1 when that leaves no
-    k >= 2); ``what``: the rows, in words."""
+    rows of positive weight, over k = 1..K_MAX cut to what X allows (k = 1 when that
+    leaves no k >= 2); ``what``: the rows, in words."""
     X = checked_rows(est, X, reset=True)
     if what and sample_weight is not None and not np.any(np.asarray(sample_weight) != 0):
         raise InvalidParameterError(  # a sample of rows whose whole has a positive weight

@@ -208,8 +208,8 @@ class ChooseKResult:
                 f"ChooseKResult.plot: got {len(axes)} Axes for {len(names)} criteria "
                 f"{names}; pass one Axes per criterion, or criteria=[...]")
         for a, name in zip(axes, names):
-            attr, prefix = next((g for g in _GEOMETRIES if name.startswith(g[1])), (None, ""))
-            owner, short = getattr(self, attr) if attr else self, name[len(prefix):]
+            geo, prefix = next((g for g in _GEOMETRIES if name.startswith(g[1])), (None, ""))
+            owner, short = getattr(self, geo) if geo else self, name[len(prefix):]
             attr, err, label = _CURVES[short]
             a.errorbar(owner.k_values, getattr(owner, attr), fmt="o-",
                        yerr=getattr(owner, err) if err else None)
