@@ -83,11 +83,13 @@ def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0, pair_p=1.
         pick = GRAPH if cut_g < NO_STRUCTURE_RATIO * cut_e else ENERGY
         why = (f"no structure for energy: the graph's groups must cut below "
                f"{NO_STRUCTURE_RATIO:g} times the energy partition's")
-        threshold = NO_STRUCTURE_RATIO
+        rule, threshold = "no structure", NO_STRUCTURE_RATIO
     elif within >= WITHIN and ((small := smallest < BALANCE / k_g) or agree >= AGREE or (
             k_e > k_g and (cut_g >= CLEAN_CUT or (
                 pair_p := pair_p() if callable(pair_p) else pair_p) < SPLIT_ALPHA))):
         pick, threshold = ENERGY, None
+        rule = ("a small part apart" if small else "the same groups" if agree >= AGREE else
+                "not cleanly cut" if cut_g >= CLEAN_CUT else "bimodal pairs")
         why = (f"the {k_e} energy clusters lie within the graph's groups ({within:.1%} of "
                "the weight) and " + (
                    f"its smallest group holds {smallest:.1%}, below {BALANCE:g} / {k_g}: "
@@ -102,12 +104,13 @@ def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0, pair_p=1.
                    "groups"))
     else:
         pick, threshold = (GRAPH if cut_g < CUT_RATIO * cut_e else ENERGY), CUT_RATIO
+        rule = "the cuts"
         why = (f"the graph's groups {'cut' if pick == GRAPH else 'do not cut'} below "
                f"{CUT_RATIO:g} times the energy partition's")
     margin = ("a tie: both cuts are 0" if cut_g == cut_e == 0 else
               "close: the ratio of the cuts is within a factor 1.25 of the threshold"
               if threshold is not None and 0.8 <= ratio / threshold <= 1.25 else "")
     trace.add("arbiter", "normalised cut on the neighbourhood graph", value_, threshold, why,
-              margin, "energy" if pick == ENERGY else "the graph's groups")
+              margin, "energy" if pick == ENERGY else "the graph's groups", rule)
     return pick
 

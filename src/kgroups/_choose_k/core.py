@@ -115,7 +115,7 @@ def default(X, w, ks, setting, opts, seed):
         cuts = {GRAPH: partition_cut(fmap, G, kg), ENERGY: partition_cut(fmap, E, kg)}
         within = within_share(e.labels, G, w) if e.k > 1 else 0.0
         smallest = float(np.bincount(G, weights=w, minlength=kg).min() / w.sum())
-        trace.extend(g.trace)                   # the graph's rule, then the arbiter
+        trace.steps += g.trace.steps            # the graph's rule, then the arbiter
         pick = decide(cuts[GRAPH], cuts[ENERGY], e.k, kg, within, smallest, trace,
                       weighted_ari(G, E, w), lambda: pair_dips(X, w, e.labels, G))
     r = copy.copy(g if pick == GRAPH else e)

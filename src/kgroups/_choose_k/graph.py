@@ -21,7 +21,6 @@ from .fits import Fits
 from .result import ChooseKResult
 from .trace import Trace
 
-ZERO_TOL = 1e-9
 COMPONENT_FLOOR = value("COMPONENT_FLOOR")
 
 
@@ -34,7 +33,7 @@ def log_eigengaps(mu, ks, floor_share=COMPONENT_FLOOR):
     >>> np.round(log_eigengaps(mu, np.arange(1, 5)), 2).tolist()
     [nan, 1.61, 0.69, 5.52]
     """
-    zero = mu <= ZERO_TOL * max(float(np.max(mu)), 1e-300)
+    zero = mu <= 1e-9 * max(float(np.max(mu)), 1e-300)  # zero to rounding
     above = mu[~zero]
     m = np.where(zero, floor_share * (float(above.min()) if above.size else 1.0), mu)
     return np.where(ks >= 2, np.log(m[ks]) - np.log(m[ks - 1]), np.nan)

@@ -121,7 +121,7 @@ def energy_rule(X, w, ks, setting, n_refs, reference, seed):
         s, found = decide(Fits(Z, w, setting, seed + 7), ks, n_refs, "moments", declared)
         setattr(r, name.replace(" ", "_"), s)
         r.trace.add("geometry", name, "tried", None, f"k={s.k}" if found else "no structure")
-        r.trace.extend(s.trace)
+        r.trace.steps += s.trace.steps
         if found:
             r.k, r.labels, r.geometry, r.at_top = s.k, s.labels, name, s.at_top
             return r, f

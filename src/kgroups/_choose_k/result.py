@@ -46,8 +46,8 @@ class ChooseKResult:
         The k of the range, ascending; every curve below is an array over them.
     trace : Trace
         The decisions in order (``trace.steps``), each a ``Step``: its name, the
-        statistic and its value (or values by k), the threshold, the outcome, and a
-        note where the comparison was close.
+        statistic and its value (or values by k), the threshold, the outcome, a note
+        where the comparison was close, and the clause of the arbiter that decided.
     labels : ndarray of shape (n_samples,)
         Labels of the fit of the chosen k (of the rescaled data if ``geometry`` says so).
     semimetric : str or callable

@@ -11,7 +11,8 @@ import numpy as np
 @dataclass(frozen=True)
 class Step:
     """One decision: ``step``, ``statistic`` and its ``value`` (or values by k), ``threshold``
-    (or None), ``outcome`` (``short``: in a word, for the summary), ``margin`` (if close)."""
+    (or None), ``outcome`` (``short``: in a word, for the summary), ``margin`` (if close),
+    ``rule``: the clause of the step's rule that decided (where it has several)."""
 
     step: str
     statistic: str
@@ -20,6 +21,7 @@ class Step:
     outcome: str = ""
     margin: str = ""
     short: str = ""
+    rule: str = ""
 
 
 def close(low, high, factor=1.5):
@@ -73,10 +75,6 @@ class Trace:
         """Append a :class:`Step` made of the arguments; returns it."""
         self.steps.append(Step(*args, **kwargs))
         return self.steps[-1]
-
-    def extend(self, other):
-        """Append the steps of another trace."""
-        self.steps += other.steps
 
     def __str__(self):
         return render(self.steps)
