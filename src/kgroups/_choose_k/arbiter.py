@@ -93,15 +93,15 @@ def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0, pair_p=1.
         why = (f"the {k_e} energy clusters lie within the graph's groups ({within:.1%} of "
                "the weight) and " + (
                    f"its smallest group holds {smallest:.1%}, below {BALANCE:g} / {k_g}: "
-                   "the graph sets a small part apart" if small else
+                   "the graph sets a small part apart" if rule == "a small part apart" else
                    f"the energy partition of {k_g} clusters is those groups (adjusted Rand "
                    f"index {agree:.3f}, at least {AGREE:g}): the graph adds nothing that "
-                   "energy does not see" if agree >= AGREE else
+                   "energy does not see" if rule == "the same groups" else
                    f"the graph's groups are not cleanly cut (normalised cut {cut_g:.3g}, "
-                   f"at least {CLEAN_CUT:g}): clusters within groups" if cut_g >= CLEAN_CUT
-                   else f"each is bimodal with its nearest neighbour in its group (dip "
-                   f"p-values at most {pair_p:.2g}, below {SPLIT_ALPHA:g}): clusters within "
-                   "groups"))
+                   f"at least {CLEAN_CUT:g}): clusters within groups"
+                   if rule == "not cleanly cut" else f"each is bimodal with its nearest "
+                   f"neighbour in its group (dip p-values at most {pair_p:.2g}, below "
+                   f"{SPLIT_ALPHA:g}): clusters within groups"))
     else:
         pick, threshold = (GRAPH if cut_g < CUT_RATIO * cut_e else ENERGY), CUT_RATIO
         rule = "the cuts"
