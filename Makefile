@@ -72,8 +72,10 @@ gpu-check:
 
 # The suite at the oldest versions pyproject.toml allows (.ci/oldest.txt: its minimum
 # pins as == constraints), in a venv of its own with numba's cache apart from the main
-# venv's (another numba version), so that the minimum pins stay true. The packaging
-# tests (they build with the release tools) run in `make test` only.
+# venv's (another numba version), so that the minimum pins stay true. Two groups run
+# in `make test` only: the packaging tests (they build with the release tools) and the
+# tests that read the one quick reproduction of the papers (`kgroups reproduce all
+# --quick`, a minute here; the experiments' other tests run at these versions).
 OLD_VENV := .venv-oldest
 $(OLD_VENV)/.installed: pyproject.toml .ci/oldest.txt
 	$(PYTHON) -m venv $(OLD_VENV)
@@ -85,7 +87,7 @@ test-oldest: export OPENBLAS_NUM_THREADS = 1
 test-oldest: export OMP_WAIT_POLICY = passive
 test-oldest: $(OLD_VENV)/.installed
 	NUMBA_CACHE_DIR=$(OLD_VENV)/numba-cache $(OLD_VENV)/bin/python -m pytest -q -n 2 \
-	    -p no:cacheprovider -m "not packaging" -W error::scipy.sparse.SparseEfficiencyWarning
+	    -p no:cacheprovider -m "not packaging and not reproduction" -W error::scipy.sparse.SparseEfficiencyWarning
 
 # Every numba kernel as plain Python: the twins, and a tiny case of each kernel
 # (dense, sparse, matrix-free tiles/build/decide/apply, low-rank, scatter, pairwise).

@@ -44,6 +44,14 @@ def pytest_xdist_make_scheduler(config, log):
     return SharedFixtureScheduling(config, log)
 
 
+def pytest_collection_modifyitems(items):
+    """Marks ``reproduction`` the tests that read the quick reproduction of the papers
+    (``tests/experiments/conftest.py``), so that a run can leave them out as a group."""
+    for item in items:
+        if "quick_reproduction" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.reproduction)
+
+
 @pytest.fixture(autouse=True)
 def _own_calibration_file(tmp_path_factory, monkeypatch):
     path = tmp_path_factory.getbasetemp() / "kgroups-calibration.json"
