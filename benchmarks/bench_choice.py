@@ -299,6 +299,8 @@ def pipelines(rec):
         out["previous: choose_k(X)"] = rec["previous"]["default"][::-1]
         out["previous: nothing given"] = (rec["previous"]["joint"][1],
                                           rec["previous"]["joint"][0])
+        if "estimator" in rec["previous"]:
+            out["previous: n_clusters='auto' fit"] = rec["previous"]["estimator"][::-1]
     return out
 
 
@@ -341,9 +343,8 @@ def report(done, out=None):
             "", "Mean ARI with the labels (scored points), sets of up to 5,000 points "
             "(*nothing given*: the labels of `choose_k(X, range(1, 16), "
             "semimetric=\"auto\")`; *n_clusters='auto' fit*: `KernelKGroups(n_clusters="
-            "\"auto\", semimetric=\"auto\")`, k = 1..30, its `labels_` the fit of X from "
-            "the choice's labels, in X's own units where the choice was made in a rescaled "
-            "geometry):", ""]
+            "\"auto\", semimetric=\"auto\")`, k = 1..30, its `labels_` the fit from the "
+            "choice's labels in the geometry where k was found):", ""]
     text += lines
     text += ["", "A chosen k is **useful** when the default fit at that k reaches 0.75 of "
              "the best ARI over k = 2..15; exact when it is the number of labels "
@@ -355,8 +356,8 @@ def report(done, out=None):
     text += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     have = pipelines(next(iter(rows.values()))[0])
     for p in ("choose_k(X)", "energy rule", "previous: choose_k(X)", "before: choose_k(X)",
-              "nothing given", "n_clusters='auto' fit", "previous: nothing given",
-              "KMeans + silhouette", "GMM BIC"):
+              "nothing given", "n_clusters='auto' fit", "previous: n_clusters='auto' fit",
+              "previous: nothing given", "KMeans + silhouette", "GMM BIC"):
         if p not in have:
             continue
         cells = [p]

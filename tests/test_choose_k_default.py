@@ -605,14 +605,17 @@ def test_rescaled_geometries():
     rng = np.random.default_rng(7)
     X = cigars(rng, 2)
     energy = Setting()
-    Z, why = rescaled("multimodal axes", X, np.ones(200), energy)
+    m, why = rescaled("multimodal axes", X, np.ones(200), energy)
+    Z = m(X)
     assert why is None and Z.shape == (200, 1)              # the short axis only
     assert np.corrcoef(Z[:, 0], X[:, 1])[0, 1] ** 2 > 0.99
+    np.testing.assert_array_equal(m(X[::-1]), Z[::-1])      # a map of rows, row by row
     gauss = rng.normal(size=(200, 2))
     assert rescaled("multimodal axes", gauss, np.ones(200), energy) == (
         None, "no axis of X sphered is multimodal (dip test)")
     w = rng.uniform(0.5, 2.0, 200)
-    Z, why = rescaled("standardized", gauss * [100.0, 1.0], w, energy)
+    m, why = rescaled("standardized", gauss * [100.0, 1.0], w, energy)
+    Z = m(gauss * [100.0, 1.0])
     np.testing.assert_allclose(w @ Z / w.sum(), 0.0, atol=1e-12)
     np.testing.assert_allclose(w @ Z ** 2 / w.sum(), 1.0, rtol=1e-12)
     assert "equal variances" in rescaled("standardized", np.c_[gauss[:, 0], gauss[:, 0]],
@@ -979,6 +982,19 @@ def test_large_data_are_chosen_on_a_sample(monkeypatch):
     again = choose_k(X, random_state=1)
     np.testing.assert_array_equal(again.sample, r.sample)
     np.testing.assert_array_equal(again.labels, r.labels)
+
+
+def test_a_sample_s_rescaled_geometry_labels_every_row_there(monkeypatch):
+    """Two parallel cigars past SAMPLE_N rows: k is found on the sample's multimodal
+    axes, and every row is labelled, and the fit of all rows run, in that geometry (in
+    X's own units the fit from those labels would cut the cigars across)."""
+    monkeypatch.setattr(core, "SAMPLE_N", 200)
+    X = cigars(np.random.default_rng(7), 2, n_per=200)
+    r = choose_k(X, range(1, 7), n_refs=4, random_state=0)
+    assert r.k == 2 and r.geometry == "multimodal axes" and r.rescaling is not None
+    assert ari(np.repeat([0, 1], 200), r.labels) == 1.0
+    exact = KernelKGroups(2, init=r.labels).fit(r.rescaling(X))  # a fixed point there
+    np.testing.assert_array_equal(exact.labels_, r.labels)
 
 
 def test_plot_draws_the_default_s_curves():

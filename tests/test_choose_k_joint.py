@@ -146,6 +146,34 @@ def test_the_fit_is_an_ordinary_fit_of_the_chosen_k():
     assert est.within_energy_ == pytest.approx(plain.within_energy_, rel=1e-12)
 
 
+def test_a_choice_in_a_rescaled_geometry_is_fitted_there():
+    """Raw wine (proline in mg/l drowns the other columns): k is found with every
+    column at unit variance; the fit runs there too, so its labels are the choice's
+    (in X's own units, Hartigan's moves from them drift to proline's split), and new
+    rows, given in X's columns, are mapped the same way."""
+    pd = pytest.importorskip("pandas")
+    from sklearn.datasets import load_wine
+
+    X, y = load_wine(return_X_y=True)
+    r = choose_k(X, range(1, 31), semimetric="auto", random_state=0)
+    assert r.geometry == "standardized" and r.k == 3
+    df = pd.DataFrame(X, columns=[f"c{j}" for j in range(13)])
+    est = KernelKGroups("auto", semimetric="auto", random_state=0).fit(df)
+    assert est.n_clusters_ == 3 and adjusted_rand_score(r.labels, est.labels_) == 1.0
+    assert adjusted_rand_score(y, est.labels_) > 0.85
+    assert est.n_features_in_ == 13 and list(est.feature_names_in_) == list(df.columns)
+    np.testing.assert_array_equal(est.predict(df), est.labels_)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(est)).predict(df.iloc[::7]),
+                                  est.labels_[::7])
+    T = est.transform(df)
+    np.testing.assert_array_equal(T.argmin(axis=1), est.labels_)
+    raw = KernelKGroups(3, init=est.labels_).fit(X)  # the same start in X's units
+    assert adjusted_rand_score(y, raw.labels_) < 0.5
+    est.set_params(n_clusters=3).fit(X)  # an ordinary fit forgets the map
+    assert est._rescaling is None
+    np.testing.assert_array_equal(est.predict(X), est.labels_)
+
+
 def test_clone_and_pickle_keep_auto():
     X, _ = four_blobs(n=20)
     est = KernelKGroups("auto", random_state=0)

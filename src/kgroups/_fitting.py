@@ -187,10 +187,20 @@ class KernelClusteringFit(ConstrainedParams):
             return fit_choosing_k(self, X, sample_weight)
         return self._fit(X, sample_weight)
 
-    def _fit(self, X, sample_weight, plan=None, **fixed):
+    def _fit(self, X, sample_weight, plan=None, rescaling=None, **fixed):
         """The fit of ``plan`` (default: the parameters) with the fields ``fixed`` that a
         choice fixed (the chosen k, the chosen semimetric, the labels to start from), on
-        this estimator: the fitted attributes are those of an ordinary fit of the plan."""
+        this estimator: the fitted attributes are those of an ordinary fit of the plan.
+        With ``rescaling`` (a :class:`~kgroups._rescale.Rescaling`, where the choice
+        found k), the fit of X's image under it: X's columns stay those the estimator
+        takes, and :meth:`predict`, :meth:`transform` and :meth:`score` map new rows."""
+        if rescaling is not None:
+            seen = {a: getattr(self, a) for a in ("n_features_in_", "feature_names_in_")
+                    if hasattr(self, a)}
+            self._fit(rescaling(X), sample_weight, plan, **fixed)
+            for name, v in {**seen, "_rescaling": rescaling}.items():
+                setattr(self, name, v)
+            return self
         plan = (Plan.of(self) if plan is None else plan)._replace(**fixed)
         n = n_rows(X)
         starts = 1 if n is None else resolve_n_init(plan.n_init, plan.init, n)
@@ -201,6 +211,7 @@ class KernelClusteringFit(ConstrainedParams):
 
     def _fit_plan(self, X, sample_weight, plan):
         self.semimetric_, self.semimetric_choice_ = plan.semimetric, None
+        self._rescaling = None  # new rows are taken as they come (see _fit)
         seconds = {}
         with clocked(seconds, "prepare"):
             X, w, engine, kind, left_out = self._prepare(X, sample_weight, plan)

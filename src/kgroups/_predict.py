@@ -29,7 +29,8 @@ class NewPointsMixin(TransformerMixin):
     A scikit-learn ``TransformerMixin`` (its ``transform`` and ``fit_transform``
     are wrapped for ``set_output`` here, where they are defined). It reads what the
     estimator's fit keeps: ``_predictor``, ``_s``, ``_q`` (the engine's units of
-    weight), ``_scale`` and ``_keep``, the class's ``_scores`` and
+    weight), ``_scale``, ``_keep`` and ``_rescaling`` (``n_clusters="auto"``'s map of
+    new rows, or None), the class's ``_scores`` and
     ``_predict_needs_kxx``, and the estimator's ``_owner()``, ``_precomputed()``,
     ``_objective_unit()`` and semimetric (``_semimetric_in_use()``, ``_params()``,
     ``_data_built()``, ``_feature_map``).
@@ -62,6 +63,8 @@ class NewPointsMixin(TransformerMixin):
         keep = getattr(self, "_keep", None)
         if keep is not None and self._precomputed():  # the columns of the kept rows
             X = X[:, np.flatnonzero(keep)]
+        geo = getattr(self, "_rescaling", None)  # a fit of X's image (_fitting._fit)
+        X = X if geo is None else geo(X)
         return (X if self._scale == 1.0 else X * self._scale), kind
 
     def predict(self, X):

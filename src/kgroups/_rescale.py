@@ -1,10 +1,47 @@
 r"""Rescaled copies of point data: columns z-scored (:func:`standardize`) and the data
 in its principal axes (:func:`principal_axes`, :func:`sphere`), weighted, integer
-weights acting as repeated rows."""
+weights acting as repeated rows; the maps that make them (:class:`Rescaling`), which
+carry new points into the same geometry."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
+
+
+@dataclass(frozen=True)
+class Rescaling:
+    r"""The affine map :math:`z = (x - \mu) P / s` (column by column division) from the
+    columns of X to a rescaled geometry of them (:func:`standardizing`,
+    :func:`sphering`); called on rows (a NumPy or Dask array), it returns their
+    images."""
+
+    mean: np.ndarray   # (d,)
+    axes: np.ndarray   # (d, r): P
+    scale: np.ndarray  # (r,): s
+
+    def __call__(self, X):
+        return (X - self.mean) @ self.axes / self.scale
+
+    def columns(self, keep):
+        """The map to the columns ``keep`` of this one's images only."""
+        return Rescaling(self.mean, self.axes[:, keep], self.scale[keep])
+
+
+def standardizing(X, w=None):
+    """The map that z-scores each column of ``X`` (weighted by ``w``), the constant
+    columns left out.
+
+    >>> m = standardizing(np.array([[1.0, 5.0], [3.0, 5.0]]))
+    >>> m(np.array([[1.0, 5.0], [2.0, 7.0]])).tolist()
+    [[-1.0], [0.0]]
+    """
+    X = np.asarray(X, dtype=np.float64)
+    mean = np.average(X, axis=0, weights=w)
+    sd = np.sqrt(np.average((X - mean) ** 2, axis=0, weights=w))
+    keep = sd > 1e-12 * max(float(sd.max(initial=0.0)), 1e-300)
+    return Rescaling(mean, np.eye(X.shape[1])[:, keep], sd[keep])
 
 
 def standardize(X, w=None, drop_constant=False):
@@ -19,12 +56,13 @@ def standardize(X, w=None, drop_constant=False):
     [[-1.0], [1.0]]
     """
     X = np.asarray(X, dtype=np.float64)
-    mean = np.average(X, axis=0, weights=w)
-    sd = np.sqrt(np.average((X - mean) ** 2, axis=0, weights=w))
-    keep = sd > 1e-12 * max(float(sd.max(initial=0.0)), 1e-300)
+    m = standardizing(X, w)
     if drop_constant:
-        return (X[:, keep] - mean[keep]) / sd[keep]
-    return (X - mean) / np.where(keep, sd, 1.0) * keep
+        return m(X)
+    keep = m.axes.any(axis=1)
+    sd = np.ones(X.shape[1])
+    sd[keep] = m.scale
+    return (X - m.mean) / sd * keep
 
 
 def principal_axes(X, w):
@@ -36,11 +74,20 @@ def principal_axes(X, w):
     return mean, Vt, sd
 
 
+def sphering(X, sample_weight=None):
+    r"""The map of X to its principal axes, each scaled to unit variance: :math:`(X -
+    \bar x) V_r \Lambda_r^{-1/2}` for the weighted covariance :math:`V \Lambda
+    V^\top`, the axes of variance below ``1e-10`` of the largest left out (Euclidean
+    distances are then Mahalanobis distances of X's covariance)."""
+    X = np.asarray(X, dtype=np.float64)
+    w = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, float)
+    mean, Vt, sd = principal_axes(X, w)
+    keep = sd > 1e-10 * sd[0] if sd.size and sd[0] > 0 else np.zeros(sd.size, bool)
+    return Rescaling(mean, Vt[keep].T, sd[keep])
+
+
 def sphere(X, sample_weight=None):
-    r"""X in its principal axes, each scaled to unit variance: :math:`(X - \bar x) V_r
-    \Lambda_r^{-1/2}` for the weighted covariance :math:`V \Lambda V^\top`, the axes
-    of variance below ``1e-10`` of the largest left out (Euclidean distances are then
-    Mahalanobis distances of X's covariance).
+    r"""X in its principal axes, each scaled to unit variance (:func:`sphering`).
 
     Examples
     --------
@@ -50,7 +97,4 @@ def sphere(X, sample_weight=None):
     ((500, 2), True)
     """
     X = np.asarray(X, dtype=np.float64)
-    w = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, float)
-    mean, Vt, sd = principal_axes(X, w)
-    keep = sd > 1e-10 * sd[0] if sd.size and sd[0] > 0 else np.zeros(sd.size, bool)
-    return (X - mean) @ Vt[keep].T / sd[keep]
+    return sphering(X, sample_weight)(X)

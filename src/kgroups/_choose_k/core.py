@@ -194,16 +194,17 @@ def _on_sample(X, w, order, ks, setting, opts, seed, refit):
     r = default(Xs, ws, ks, setting, sub, seed)
     in_order(r, rows, own=False)  # r's own: the sample fit's, below
     r.sample = np.sort(rows)
+    geo = r.rescaling or (lambda A: A)  # the rows in the geometry of the labels
     if r.k == 1:
         r.labels = np.zeros(n, dtype=np.int64)
     else:
         chosen = setting.but(semimetric=r.semimetric or setting.semimetric)
-        f = Fits(Xs, ws, chosen, seed + 13, matrix=False)
+        f = Fits(geo(Xs), ws, chosen, seed + 13, matrix=False)
         f.runs[r.k] = f.run(r.k, [r.labels])[2]
-        r.labels = f.predict(r.k, X)
+        r.labels = f.predict(r.k, geo(X))
     how = "the sample fit's predict"
     if refit and r.k > 1:
-        r.labels = Fits(X, w, chosen, seed + 17, matrix=False).run(r.k, [r.labels])[0]
+        r.labels = Fits(geo(X), w, chosen, seed + 17, matrix=False).run(r.k, [r.labels])[0]
         how = "the fit of all rows started from the sample's"
     r.trace.add("sample", "rows the choice ran on", SAMPLE_N, None,
                 f"a uniform sample of {SAMPLE_N} of the {n} rows; every row labelled by {how}")

@@ -4,10 +4,11 @@ X is checked at the estimator's own front door; k (and with ``semimetric="auto"`
 the semimetric) is chosen by the default of :func:`~kgroups.choose_k` over ``k =
 1..K_MAX`` with the estimator's parameters (``init``, ``n_init``, ``max_iter``,
 ``tol``, an in-memory ``engine``); the estimator is then fitted with them from the
-choice's labels (one start), so its fitted attributes are those of an ordinary fit.
+choice's labels (one start) in the geometry where k was found (``rescaling``), so
+its fitted attributes are those of an ordinary fit there.
 Data out of host memory (dask, a CUDA device): k is chosen on a uniform sample of
-``SAMPLE_N`` rows (seeded by their number), then fitted on every row (or, for the
-neighbourhood graph, on the sample, every row labelled by its ``predict``).
+``SAMPLE_N`` rows (seeded by their number), then fitted on every row in X's units (or,
+for the neighbourhood graph, on the sample, every row labelled by its ``predict``).
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ def fit_choosing_k(est, X, sample_weight):
     labels[keep] = r.labels
     init = labels if np.unique(labels[keep]).size == r.k else est.init
     est._fit(X, sample_weight, n_clusters=int(r.k), semimetric=r.semimetric, init=init,
-             n_init=1 if init is labels else est.n_init)
+             n_init=1 if init is labels else est.n_init, rescaling=r.rescaling)
     return _record(est, r)
 
 
@@ -116,6 +117,5 @@ def _record(est, r):
     """The choice's attributes on the fitted estimator."""
     est.n_clusters_, est.n_clusters_choice_ = int(r.k), r
     if est.semimetric == "auto":
-        est.semimetric_choice_ = SemimetricChoice(r.semimetric, r.reasoning,
-                                                  dict(r.cuts or {}))
+        est.semimetric_choice_ = SemimetricChoice(r.semimetric, r.reasoning, dict(r.cuts or {}))
     return est

@@ -96,8 +96,7 @@ def decide(f, ks, n_refs, reference, declared=None):
     if len(trail) > len(tested):
         kk = trail[-1][0]
         t.add("split", f"mean silhouette of k={kk} over that of k={start}",
-              f.silhouette(kk) / max(f.silhouette(start), 1e-300), SILHOUETTE_KEEP,
-              f"below: k={k}")
+              f.silhouette(kk) / max(f.silhouette(start), 1e-300), SILHOUETTE_KEEP, f"below: k={k}")
     r.at_top = bool(k == ks[-1] and (not done or (k == best and not scanned)))
     r.k, r.labels, r.trace = int(k), f.fits[k][0], t
     r.within_energy = curve(ks, {kk: W for kk, (_, W) in f.fits.items()})
@@ -113,17 +112,17 @@ def energy_rule(X, w, ks, setting, n_refs, reference, seed):
     if found or ks[0] != 1:
         return r, f
     for name in RESCALED:
-        Z, why = rescaled(name, X, w, setting)
-        if Z is None:
+        m, why = rescaled(name, X, w, setting)
+        if m is None:
             r.trace.add("geometry", name, "not tried", None, why)
             continue
-        declared = {"axes": Z.shape[1]} if name == "multimodal axes" else None
-        s, found = decide(Fits(Z, w, setting, seed + 7), ks, n_refs, "moments", declared)
+        declared = {"axes": m.scale.size} if name == "multimodal axes" else None
+        s, found = decide(Fits(m(X), w, setting, seed + 7), ks, n_refs, "moments", declared)
         setattr(r, name.replace(" ", "_"), s)
         r.trace.add("geometry", name, "tried", None, f"k={s.k}" if found else "no structure")
         r.trace.steps += s.trace.steps
         if found:
-            r.k, r.labels, r.geometry, r.at_top = s.k, s.labels, name, s.at_top
+            r.k, r.labels, r.geometry, r.rescaling, r.at_top = s.k, s.labels, name, m, s.at_top
             return r, f
     r.trace.add("answer", "no geometry shows structure", 1, None, "k=1")
     return r, f

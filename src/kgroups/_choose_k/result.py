@@ -54,6 +54,8 @@ class ChooseKResult:
         The semimetric of those labels (with ``semimetric="auto"``, the one chosen).
     geometry : {"data", "multimodal axes", "standardized"}
         Where the default found the chosen k.
+    rescaling : callable or None
+        The map of X's rows into ``geometry`` (None for X's own): ``labels`` cluster it.
     rule, gap, gap_se, ref_log_w, within_energy : str, ndarray or None
         The gap statistic's rule, ``Gap(k)``, ``s_k``, ``log W*_kb`` of each reference;
         ``W_k``.
@@ -106,6 +108,7 @@ class ChooseKResult:
     labels: np.ndarray | None = None
     semimetric: object = None
     geometry: str = "data"
+    rescaling: object = None
     rule: str | None = None
     cutoff: float | None = None
     gap: np.ndarray | None = None

@@ -21,7 +21,7 @@ import numpy as np
 
 from .._progress import progress_bar
 from .constants import value
-from .._rescale import sphere, standardize
+from .._rescale import sphering, standardizing
 from .criteria import gap_gain_z, reference_sampler
 from .._stats.dip import dip_test
 from .fits import Fits
@@ -99,21 +99,18 @@ def find_structure(f, ks, n_refs, reference, trace):
 
 
 def rescaled(name, X, w, setting):
-    """X in geometry ``name`` (``"multimodal axes"`` or ``"standardized"``), or why it
-    is not tried: ``(Z, None)`` or ``(None, why)``."""
+    """X's map to geometry ``name`` (``"multimodal axes"`` or ``"standardized"``), or
+    why it is not tried: ``(Rescaling, None)`` or ``(None, why)``."""
     if setting.semimetric != "energy":
         return None, f"semimetric={setting.semimetric!r} depends on the units"
+    m = standardizing(X, w) if name == "standardized" else sphering(X, w)
     if name == "standardized":
-        sd = X.std(axis=0)
-        sd = sd[sd > 0]
-        if sd.size and sd.max() <= (1 + 1e-9) * sd.min():
-            return None, "its columns already have equal variances"
-        return standardize(X, w, drop_constant=True), None
-    Z = sphere(X, w)
-    if Z.shape[1] >= X.shape[0] - 1:
-        return None, (f"X has {Z.shape[1]} axes of variance for {X.shape[0]} points, so "
-                      "sphered every two points are the same distance apart")
-    keep = np.flatnonzero([dip_test(c)[1] < STRUCTURE_ALPHA / Z.shape[1] for c in Z.T])
+        equal = m.scale.size and m.scale.max() <= (1 + 1e-9) * m.scale.min()
+        return (None, "its columns already have equal variances") if equal else (m, None)
+    if (r := m.scale.size) >= X.shape[0] - 1:
+        return None, (f"X has {r} axes of variance for {X.shape[0]} points, so sphered "
+                      "every two points are the same distance apart")
+    keep = np.flatnonzero([dip_test(c)[1] < STRUCTURE_ALPHA / r for c in m(X).T])
     if not keep.size:
         return None, "no axis of X sphered is multimodal (dip test)"
-    return Z[:, keep], None
+    return m.columns(keep), None
