@@ -14,8 +14,7 @@ import numpy as np
 class Rescaling:
     r"""The affine map :math:`z = (x - \mu) P / s` (column by column division) from the
     columns of X to a rescaled geometry of them (:func:`standardizing`,
-    :func:`sphering`); called on rows (a NumPy or Dask array), it returns their
-    images."""
+    :func:`sphering`); called on rows of X's columns, it returns their images."""
 
     mean: np.ndarray   # (d,)
     axes: np.ndarray   # (d, r): P
