@@ -36,11 +36,16 @@ def standardizing(X, w=None):
     >>> m(np.array([[1.0, 5.0], [2.0, 7.0]])).tolist()
     [[-1.0], [0.0]]
     """
+    mean, sd, keep = _moments(X, w)
+    return Rescaling(mean, np.eye(mean.size)[:, keep], sd[keep])
+
+
+def _moments(X, w):
+    """Each column's weighted mean and standard deviation, and which are not constant."""
     X = np.asarray(X, dtype=np.float64)
     mean = np.average(X, axis=0, weights=w)
     sd = np.sqrt(np.average((X - mean) ** 2, axis=0, weights=w))
-    keep = sd > 1e-12 * max(float(sd.max(initial=0.0)), 1e-300)
-    return Rescaling(mean, np.eye(X.shape[1])[:, keep], sd[keep])
+    return mean, sd, sd > 1e-12 * max(float(sd.max(initial=0.0)), 1e-300)
 
 
 def standardize(X, w=None, drop_constant=False):
@@ -55,13 +60,10 @@ def standardize(X, w=None, drop_constant=False):
     [[-1.0], [1.0]]
     """
     X = np.asarray(X, dtype=np.float64)
-    m = standardizing(X, w)
     if drop_constant:
-        return m(X)
-    keep = m.axes.any(axis=1)
-    sd = np.ones(X.shape[1])
-    sd[keep] = m.scale
-    return (X - m.mean) / sd * keep
+        return standardizing(X, w)(X)
+    mean, sd, keep = _moments(X, w)
+    return (X - mean) / np.where(keep, sd, 1.0) * keep
 
 
 def principal_axes(X, w):

@@ -55,11 +55,11 @@ def gap_curve(f, ks, n_refs, reference):
     r"""``(W, Gap, s, log W*)`` over ``ks``: :math:`\mathrm{Gap}(k) = \overline{\log W^*_k}
     - \log W_k` and :math:`s_k = \mathrm{sd}_k \sqrt{1 + 1/B}` (Tibshirani, Walther &
     Hastie 2001, eqs. 3-5)."""
-    logw = np.array([f.log_within(k) for k in ks])
+    W = np.array([f.within(k) for k in ks])
     draw = reference_sampler(f.Z, f.w, reference)
-    ref = np.array([[r.log_within(k) for k in ks] for r in (
+    ref = np.log([[r.within(k) for k in ks] for r in (
         Fits(draw(f.rng(0, 6, b)), f.w, f.setting, f.seed + 101 + b) for b in range(n_refs))])
-    return np.exp(logw), ref.mean(axis=0) - logw, ref.std(axis=0) * np.sqrt(1.0 + 1.0 / n_refs), ref
+    return W, ref.mean(axis=0) - np.log(W), ref.std(axis=0) * np.sqrt(1.0 + 1.0 / n_refs), ref
 
 
 def _first_local_max(f):

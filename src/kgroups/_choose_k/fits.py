@@ -147,14 +147,14 @@ class Fits:
             return float(self.w @ self.D @ self.w) / (2.0 * self.w.sum())
         return self.run(1, [np.zeros(self.w.size, dtype=np.int64)])[1]
 
-    def log_within(self, k):
-        r""":math:`\log W_k`, refused where :math:`W_k = 0` (more clusters than points)."""
+    def within(self, k):
+        r""":math:`W_k`, refused where it is 0 (more clusters than points: no log W_k)."""
         W = self.within_one() if k == 1 else self.fit(int(k))[1]
         if not W > 0:
             raise InvalidParameterError(
                 f"choose_k: the within energy of the fit with k={k} is {W!r}; log W_k "
                 "needs W_k > 0: use a smaller k_range")
-        return float(np.log(W))
+        return float(W)
 
     def fit(self, k, start=None):
         """``(labels, W)`` of k clusters: the named starts (none when k was fitted

@@ -63,9 +63,9 @@ def references(f, ks, n_refs, reference):
                        desc="choose_k: reference fits")
     for i, k in enumerate(int(k) for k in ks):
         for j, s in enumerate(samples):
-            log_w[j, 0, i] = s.log_within(k)
+            log_w[j, 0, i] = np.log(s.within(k))
             for b, r in enumerate(refs[j]):
-                ref[j, b, i] = r.log_within(k)
+                ref[j, b, i] = np.log(r.within(k))
                 bar.update(int(k > 1))
         z = gap_gain_z(ref, log_w)
         if np.median(z[:, i]) > STRUCTURE_Z:
