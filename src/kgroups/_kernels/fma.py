@@ -45,8 +45,9 @@ def fma_src(a, b, c):
 
 
 def _build():
-    """The compiled ``fma``: a numba function that emits ``llvm.fma``, inlined (the Python
-    twin under ``NUMBA_DISABLE_JIT=1``)."""
+    """The compiled ``fma``: a numba intrinsic that emits ``llvm.fma`` where it is called
+    (no function of its own to compile, inline or call), or the Python twin under
+    ``NUMBA_DISABLE_JIT=1``. It is called from compiled kernels only."""
     import numba
     from llvmlite import ir
     from numba.core.extending import intrinsic
@@ -66,10 +67,7 @@ def _build():
             return builder.call(fn, args)
         return a(a, b, c), codegen
 
-    def fma_compiled(a, b, c):
-        return llvm_fma(a, b, c)
-
-    return numba.njit(inline="always")(fma_compiled)
+    return llvm_fma
 
 
 fma = Intrinsic(fma_src, _build)
