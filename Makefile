@@ -76,17 +76,30 @@ gpu-check:
 # in `make test` only: the packaging tests (they build with the release tools) and the
 # tests that read the one quick reproduction of the papers (`kgroups reproduce all
 # --quick`, a minute here; the experiments' other tests run at these versions).
+# The kernels compile at LLVM's -O1 here (NUMBA_OPT=1): most of this suite's time is
+# numba compiling them cold, and without fast-math the level changes no result, which
+# the suite's pinned bits check.
+# The venv is made in two steps. First the requirements of kgroups[test,plot,dask]
+# (read from pyproject.toml by .ci/requirements.py), which can download beside the
+# main venv's install (make -j2); then kgroups itself, editable and without its
+# dependencies, after the main venv's: each editable install writes
+# src/kgroups.egg-info, so two must not run at once.
 OLD_VENV := .venv-oldest
-$(OLD_VENV)/.installed: pyproject.toml .ci/oldest.txt
+$(OLD_VENV)/.requirements: pyproject.toml .ci/oldest.txt .ci/requirements.py
 	$(PYTHON) -m venv $(OLD_VENV)
 	$(OLD_VENV)/bin/python -m pip install -q --upgrade pip
-	$(OLD_VENV)/bin/python -m pip install -q -c .ci/oldest.txt -e ".[test,plot,dask]"
+	$(PYTHON) .ci/requirements.py test plot dask > $(OLD_VENV)/requirements.txt
+	$(OLD_VENV)/bin/python -m pip install -q -c .ci/oldest.txt -r $(OLD_VENV)/requirements.txt
+	touch $@
+
+$(OLD_VENV)/.installed: $(OLD_VENV)/.requirements | $(VENV)/.installed
+	$(OLD_VENV)/bin/python -m pip install -q --no-deps -e .
 	touch $@
 
 test-oldest: export OPENBLAS_NUM_THREADS = 1
 test-oldest: export OMP_WAIT_POLICY = passive
 test-oldest: $(OLD_VENV)/.installed
-	NUMBA_CACHE_DIR=$(OLD_VENV)/numba-cache $(OLD_VENV)/bin/python -m pytest -q -n 2 \
+	NUMBA_OPT=1 NUMBA_CACHE_DIR=$(OLD_VENV)/numba-cache $(OLD_VENV)/bin/python -m pytest -q -n 2 \
 	    -p no:cacheprovider -m "not packaging and not reproduction" -W error::scipy.sparse.SparseEfficiencyWarning
 
 # Every numba kernel as plain Python: the twins, and a tiny case of each kernel
