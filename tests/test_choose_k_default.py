@@ -136,13 +136,13 @@ def test_render_by_hand():
              "modes: structure"),
         Step("silhouette", "mean silhouette by k", {3: 0.7123, np.int64(2): 0.6, 10: np.nan}),
         Step("split", "p by k", {4: 0.5}, 0.01, "k=4", "close: at k=[3]"),
-        Step("geometry", "standardized", "not tried", None, "why"),
+        Step("geometry", "rescaled", "standardized", None, "not tried: why"),
         Step("sample", "rows", np.int64(200), None, ""),
     ])
     assert got == ("structure: dip p-values = {split: 0.000123, radial: 1} (threshold 0.005): "
                    "modes: structure. silhouette: mean silhouette by k = {2: 0.6, 3: 0.712, "
                    "10: nan}. split: p by k = {4: 0.5} (threshold 0.01): k=4 (close: at "
-                   "k=[3]). geometry: standardized = not tried: why. sample: rows = 200.")
+                   "k=[3]). geometry: rescaled = standardized: not tried: why. sample: rows = 200.")
     assert render([]) == ""
 
 
@@ -660,9 +660,9 @@ def test_one_gaussian_blob_and_a_uniform_square_are_one():
         assert refs.outcome == "no structure" and refs.threshold == STRUCTURE_Z
         assert max(refs.value.values()) <= STRUCTURE_Z and len(refs.value) == STRUCTURE_KMAX - 1
         axes, std = steps(r, "geometry")
-        assert (axes.value, axes.outcome) == ("not tried",
-                                              "no axis of X sphered is multimodal (dip test)")
-        assert (std.value, std.outcome) == ("tried", "no structure")
+        assert (axes.value, axes.outcome) == (
+            "multimodal axes", "not tried: no axis of X sphered is multimodal (dip test)")
+        assert (std.value, std.outcome) == ("standardized", "no structure")
         assert steps(r, "answer")[0].outcome == "k=1"
         assert np.all(r.structure_z[1:STRUCTURE_KMAX] <= STRUCTURE_Z)
         assert np.isnan(r.structure_z[STRUCTURE_KMAX:]).all()
@@ -729,7 +729,9 @@ def test_a_real_table_and_its_trace():
     assert r.k == 3 and r.geometry == "standardized" and r.standardized.k == 3
     assert r.multimodal_axes is None and ari(y, r.labels) > 0.8
     assert [(s.value, s.outcome) for s in steps(r, "geometry")] == [
-        ("not tried", "no axis of X sphered is multimodal (dip test)"), ("tried", "k=3")]
+        ("multimodal axes", "not tried: no axis of X sphered is multimodal (dip test)"),
+        ("standardized", "k=3")]
+    assert "geometry: standardized: k=3" in r.summary()
     own, std = steps(r, "structure")[1], steps(r, "structure")[3]
     assert own.outcome == "no structure" and std.outcome == "structure"
     assert np.all(r.structure_z[1:STRUCTURE_KMAX] <= STRUCTURE_Z)

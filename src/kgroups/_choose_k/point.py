@@ -114,12 +114,12 @@ def energy_rule(X, w, ks, setting, n_refs, reference, seed):
     for name in RESCALED:
         m, why = rescaled(name, X, w, setting)
         if m is None:
-            r.trace.add("geometry", name, "not tried", None, why)
+            r.trace.add("geometry", "rescaled", name, None, f"not tried: {why}")
             continue
         declared = {"axes": m.scale.size} if name == "multimodal axes" else None
         s, found = decide(Fits(m(X), w, setting, seed + 7), ks, n_refs, "moments", declared)
         setattr(r, name.replace(" ", "_"), s)
-        r.trace.add("geometry", name, "tried", None, f"k={s.k}" if found else "no structure")
+        r.trace.add("geometry", "rescaled", name, None, f"k={s.k}" if found else "no structure")
         r.trace.steps += s.trace.steps
         if found:
             r.k, r.labels, r.geometry, r.rescaling, r.at_top = s.k, s.labels, name, m, s.at_top
