@@ -519,6 +519,29 @@ def test_n_clusters_auto_chooses_on_a_sample_and_labels_every_row(semimetric, en
         assert est.semimetric_ == "nearest_neighbors" and "predict" in r.reasoning
 
 
+def test_n_clusters_auto_fits_every_row_in_the_geometry_where_k_was_found():
+    """Raw wine's columns hide its cultivars; k is found on the columns standardized.
+    As in memory, the Dask fit of every row runs there (its rows mapped lazily), and
+    predict maps new rows the same way; a dask DataFrame keeps its column names. In X's
+    own units the same k falls below 0.5."""
+    dd = pytest.importorskip("dask.dataframe")
+    from sklearn.datasets import load_wine
+    from sklearn.metrics import adjusted_rand_score
+
+    frame, y = load_wine(return_X_y=True, as_frame=True)
+    for Xd in (da.from_array(frame.to_numpy(), chunks=(60, 13)),
+               dd.from_pandas(frame, npartitions=3)):
+        est = KernelKGroups("auto", random_state=0).fit(Xd)
+        labels = np.asarray(est.labels_.compute())
+        assert est.engine_ == "dask" and est.n_clusters_ == 3
+        assert est.n_clusters_choice_.geometry == "standardized"
+        assert adjusted_rand_score(y, labels) > 0.85 and est.n_features_in_ == 13
+        np.testing.assert_array_equal(np.asarray(est.predict(Xd).compute()), labels)
+    assert list(est.feature_names_in_) == list(frame.columns)
+    raw = KernelKGroups(3, engine="dask", random_state=0).fit(Xd)
+    assert adjusted_rand_score(y, np.asarray(raw.labels_.compute())) < 0.5
+
+
 def test_n_clusters_auto_refuses_a_sample_of_zero_weights_by_name(monkeypatch):
     """Every row of the sample that n_clusters='auto' draws has sample_weight 0 (the
     rows of positive weight all fell outside it): a clear error, not a crash."""

@@ -26,7 +26,7 @@ from ._auto_fit import fit_auto
 from ._driver import clocked, run_starts
 from ._engines.build import EngineRequest, array_kind_of, build_engine, engine_summary
 from ._init import SAMPLE_N_INIT, resolve_n_init
-from ._input import fit_data, label_left_out, left_out_rows, n_rows
+from ._input import fit_data, input_kind, label_left_out, left_out_rows, n_rows
 from ._kernels.jit import tiered
 from ._progress import FitProgress
 from ._semimetrics import DATA_BUILT
@@ -194,10 +194,11 @@ class KernelClusteringFit(ConstrainedParams):
         With ``rescaling`` (a :class:`~kgroups._rescale.Rescaling`, where the choice
         found k), the fit of X's image under it: X's columns stay those the estimator
         takes, and :meth:`predict`, :meth:`transform` and :meth:`score` map new rows."""
-        if rescaling is not None:
+        if rescaling is not None:  # X (in memory or dask) checked, its names kept
+            rows, _ = input_kind(X, sample_weight).check_fit(self, X, precomputed=False)
             seen = {a: getattr(self, a) for a in ("n_features_in_", "feature_names_in_")
                     if hasattr(self, a)}
-            self._fit(rescaling(X), sample_weight, plan, **fixed)
+            self._fit(rescaling(rows), sample_weight, plan, **fixed)
             for name, v in {**seen, "_rescaling": rescaling}.items():
                 setattr(self, name, v)
             return self

@@ -6,9 +6,9 @@ the semimetric) is chosen by the default of :func:`~kgroups.choose_k` over ``k =
 ``tol``, an in-memory ``engine``); the estimator is then fitted with them from the
 choice's labels (one start) in the geometry where k was found (``rescaling``), so
 its fitted attributes are those of an ordinary fit there.
-Data out of host memory (dask, a CUDA device): k is chosen on a uniform sample of
-``SAMPLE_N`` rows (seeded by their number), then fitted on every row in X's units (or,
-for the neighbourhood graph, on the sample, every row labelled by its ``predict``).
+Data out of host memory: k is chosen on a uniform sample of ``SAMPLE_N`` rows (seeded
+by their number), then fitted on every row, a dask array's in that geometry, a device
+array's in X's units (the graph: on the sample, every row labelled by ``predict``).
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def _fit_from_a_sample(est, X, sample_weight, kind):
         est._fit(Xs, ws, **plan)
         labels, how = est.predict(X), "fitted on the sample, every row labelled by predict"
     else:
-        est._fit(X, sample_weight, **plan)
+        est._fit(X, sample_weight, **plan, rescaling=r.rescaling if kind is DASK else None)
         labels, how = est.labels_, f"fitted on every row ({est.engine_} engine)"
     est.labels_ = labels
     r.trace.add("sample", "rows the choice ran on", int(idx.size), None,
