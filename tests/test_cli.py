@@ -756,6 +756,30 @@ def test_columns_in_different_units_get_the_hint_to_standardize(tmp_path, capsys
         assert "note" not in capsys.readouterr().err
 
 
+def test_the_spread_note_waits_for_the_choice_of_k(tmp_path, capsys):
+    """Without -k the choice of k tries the columns standardized when X shows no structure
+    as it is: on raw wine it finds k there, and the hint to standardize is not said. On
+    blobs beside a column of tiny spread, k is found in X's units: the hint is said."""
+    from sklearn.datasets import load_wine, make_blobs
+
+    X, y = load_wine(return_X_y=True)
+    wine = tmp_path / "wine.csv"
+    np.savetxt(wine, np.c_[X, y], delimiter=",", fmt="%.6g")
+    for command in (["cluster", str(wine)], ["choose-k", str(wine)]):
+        assert main([*command, "--label-column", "14"]) == 0
+        out, err = capsys.readouterr()
+        assert "note" not in err and "standardized: k=3" in err + out
+    B, _ = make_blobs(300, 2, centers=3, random_state=0)
+    tiny = np.random.default_rng(0).normal(scale=1e-3, size=300)
+    blobs = tmp_path / "blobs.csv"
+    np.savetxt(blobs, np.c_[B, tiny], delimiter=",", fmt="%.6g")
+    for command in (["cluster", str(blobs)], ["choose-k", str(blobs)]):
+        assert main(command) == 0
+        out, err = capsys.readouterr()
+        assert err.startswith("kgroups %s: note: the columns' spreads differ" % command[0])
+        assert "k = 3" in out or "chose k=3" in err
+
+
 @pytest.mark.parametrize("cell, fix", [
     ("NaN", "a missing value? every feature cell needs a number: fill it in (impute it) or "
             "drop the row"),

@@ -209,8 +209,9 @@ def _cluster(args):
     notes = {}
     X, w, y = load_table(args.file, args.weights, args.label_column, args.delimiter, args.header,
                          notes=notes)
-    _say_notes("kgroups cluster", notes, args.standardize)
-    if args.n_clusters != "auto" and X.shape[0] < args.n_clusters:
+    auto = args.n_clusters == "auto"  # the spread's note waits for the choice of k
+    _say_notes("kgroups cluster", {**notes, "spread": None} if auto else notes, args.standardize)
+    if not auto and X.shape[0] < args.n_clusters:
         raise UsageError(f"argument -k/--n-clusters: {args.n_clusters} clusters but "
                          f"{args.file} has only {X.shape[0]} data rows")
     if args.standardize:
@@ -224,7 +225,9 @@ def _cluster(args):
         est.labels_ = np.asarray(est.labels_.compute())
     seconds = time.perf_counter() - start
     to_stdout = args.out == "-"
-    if args.n_clusters == "auto":
+    if auto:
+        _say_notes("kgroups cluster", {"spread": notes.get("spread")},
+                   args.standardize or est.n_clusters_choice_.geometry == "standardized")
         _print_choice(args, est)
     _print_summary(args, est, X, y, seconds, sys.stderr if to_stdout else sys.stdout)
     if to_stdout:
@@ -240,7 +243,8 @@ def _cluster(args):
 
 def _say_notes(prog, notes, standardized):
     """The notes of :func:`load_table` on stderr, one line each (the spread's only when
-    the columns are not standardized)."""
+    the columns are not standardized, by --standardize or by a choice of k that found
+    its k on them standardized, after which the note is said)."""
     for kind in ("label", "spread"):
         if notes.get(kind) and not (kind == "spread" and standardized):
             print(f"{prog}: note: {notes[kind]}", file=sys.stderr, flush=True)
@@ -326,7 +330,7 @@ def _choose_k(args):
     notes = {}
     X, w, y = load_table(args.file, args.weights, args.label_column, args.delimiter, args.header,
                          notes=notes)
-    _say_notes("kgroups choose-k", notes, args.standardize)
+    _say_notes("kgroups choose-k", {**notes, "spread": None}, args.standardize)
     if args.standardize:
         from ._rescale import standardize
 
@@ -341,6 +345,8 @@ def _choose_k(args):
     except ValueError as err:  # InvalidParameterError: a k range the data cannot support
         raise UsageError(str(err)) from None
     seconds = time.perf_counter() - start
+    _say_notes("kgroups choose-k", {"spread": notes.get("spread")},
+               args.standardize or r.geometry == "standardized")
     print(f"k = {r.k}   (method {r.method}, k in {args.k_min}..{args.k_max}, "
           f"n={X.shape[0]} D={X.shape[1]}, {seconds:.2f} s)")
     print(f"why: {r.reasoning}")
