@@ -15,7 +15,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q -e ".[test,plot,dask]"
 	touch $@
 
-$(DIST_VENV)/.installed: pyproject.toml $(VENV)/.installed
+$(DIST_VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(DIST_VENV)
 	$(DIST_PY) -m pip install -q --upgrade pip
 	$(DIST_PY) -m pip install -q --group dist
@@ -27,27 +27,33 @@ demo: $(VENV)/.installed
 # The numba kernels also run as plain Python (NUMBA_DISABLE_JIT=1) on a subset.
 # tests/test_packaging.py builds the sdist and wheel with the release tools, checks
 # them with twine and installs the wheel in a new venv.
-# The simulator's tests (test-gpu, on two pytest-xdist workers) start first; beside
-# them run the plain-Python subset, then the main suite on two workers too
-# (tests/conftest.py keeps the tests that share a costly fixture on one worker). The
-# simulator's output follows the suite's, and either failing fails. Four workers share
-# the cores: each keeps one BLAS thread, and the OpenMP threads of numba's parallel
-# kernels sleep instead of spinning while they wait.
+# The two venvs install side by side. The simulator's tests (test-gpu's, on two
+# pytest-xdist workers) start first; beside them run the plain-Python subset, then the
+# main suite on two workers too (tests/conftest.py keeps the tests that share a costly
+# fixture on one worker). The simulator's output follows the suite's, and either
+# failing fails. Four workers share the cores: each keeps one BLAS thread, and the
+# OpenMP threads of numba's parallel kernels sleep instead of spinning while they wait.
+# (The smoke run of benchmarks/bench_gpu.py is bench-quick's.)
 test: export OPENBLAS_NUM_THREADS = 1
 test: export OMP_WAIT_POLICY = passive
-test: $(VENV)/.installed $(DIST_VENV)/.installed
-	@$(MAKE) --no-print-directory test-gpu > .test-gpu.log 2>&1 & sim=$$!; \
+test:
+	@$(MAKE) --no-print-directory -j2 $(VENV)/.installed $(DIST_VENV)/.installed
+	@$(GPU_SIM) > .test-gpu.log 2>&1 & sim=$$!; \
 	$(MAKE) --no-print-directory test-python && \
 	KGROUPS_DIST_PYTHON=$(DIST_PY) $(PY) -m pytest -q -n 2; main=$$?; \
-	wait $$sim; gpu=$$?; echo "--- make test-gpu (beside the suite):"; cat .test-gpu.log; \
-	rm -f .test-gpu.log; test $$main -eq 0 && test $$gpu -eq 0
+	wait $$sim; gpu=$$?; echo "--- the GPU tests under the simulator (beside the suite):"; \
+	cat .test-gpu.log; rm -f .test-gpu.log; test $$main -eq 0 && test $$gpu -eq 0
 
 # The GPU engine and the device pair sums under numba's CUDA simulator (no GPU needed;
 # on a machine with a device, `pytest tests/gpu` runs them on it), on two workers.
+# Then the smoke run of benchmarks/bench_gpu.py, which checks the script's rows and
+# table (its numbers mean nothing under the simulator).
+GPU_SIM := NUMBA_ENABLE_CUDASIM=1 $(PY) -m pytest -q -n 2 -p no:cacheprovider tests/gpu
+GPU_SMOKE := NUMBA_ENABLE_CUDASIM=1 $(PY) benchmarks/bench_gpu.py --smoke > /dev/null
 .PHONY: test-gpu
 test-gpu: $(VENV)/.installed
-	NUMBA_ENABLE_CUDASIM=1 $(PY) -m pytest -q -n 2 -p no:cacheprovider tests/gpu
-	NUMBA_ENABLE_CUDASIM=1 $(PY) benchmarks/bench_gpu.py --smoke > /dev/null
+	$(GPU_SIM)
+	$(GPU_SMOKE)
 
 # On a machine with a CUDA device, numba-cuda, NumPy, SciPy and scikit-learn (no venv
 # and no network needed: the source tree on PYTHONPATH), in under 10 minutes: the GPU
@@ -131,10 +137,12 @@ bench: $(VENV)/.installed
 	$(PY) benchmarks/run_all.py
 
 # A small run of the Performance page's figure and summary table, written to a
-# temporary folder (the committed results are left alone): CI runs it.
+# temporary folder (the committed results are left alone), and the GPU benchmark's
+# smoke run under the simulator: CI runs it.
 .PHONY: bench-quick
 bench-quick: $(VENV)/.installed
 	$(PY) benchmarks/run_all.py --quick
+	$(GPU_SMOKE)
 
 clean:
 	rm -rf $(VENV) $(OLD_VENV) build dist *.egg-info src/*.egg-info .pytest_cache
