@@ -201,10 +201,10 @@ def _on_sample(X, w, order, ks, setting, opts, seed, refit):
         chosen = setting.but(semimetric=r.semimetric or setting.semimetric)
         f = Fits(geo(Xs), ws, chosen, seed + 13, matrix=False)
         f.runs[r.k] = f.run(r.k, [r.labels])[2]
-        r.labels = f.predict(r.k, geo(X))
+        r.labels = f.predict(r.k, Z := geo(X))  # Z: every row there, once
     how = "the sample fit's predict"
     if refit and r.k > 1:
-        r.labels = Fits(geo(X), w, chosen, seed + 17, matrix=False).run(r.k, [r.labels])[0]
+        r.labels = Fits(Z, w, chosen, seed + 17, matrix=False).run(r.k, [r.labels])[0]
         how = "the fit of all rows started from the sample's"
     r.trace.add("sample", "rows the choice ran on", SAMPLE_N, None,
                 f"a uniform sample of {SAMPLE_N} of the {n} rows; every row labelled by {how}")
