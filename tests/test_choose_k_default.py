@@ -908,8 +908,19 @@ def test_too_few_distinct_rows_are_one_cluster():
     assert r.k == 1 and np.all(r.labels == 0)
 
 
+def test_arbiter_takes_finer_groups_that_the_energy_partition_of_k_g_is():
+    """Rule 2: energy answers fewer clusters than the graph has groups, and the energy
+    partition of k_g clusters is those groups (ARI >= AGREE): the graph, however the
+    cuts compare and whatever the nesting; below AGREE the cut decides."""
+    t = Trace()
+    assert decide(0.5, 0.001, 2, 4, 0.0, 0.5, t, AGREE) == "nearest_neighbors"
+    assert t.steps[0].threshold is None and t.steps[0].rule == "finer groups"
+    assert decide(0.5, 0.001, 2, 4, 0.0, 0.5, Trace(), AGREE - 1e-9) == "energy"
+    assert decide(0.5, 0.001, 1, 4, 0.0, 0.5, Trace(), 1.0) == "energy"   # rule 1 first
+
+
 def test_arbiter_keeps_energy_where_its_partition_of_k_g_is_the_graph_s_groups():
-    """Rule 2: the energy clusters nest in the graph's groups and the energy partition
+    """Rule 3: the energy clusters nest in the graph's groups and the energy partition
     of as many clusters is those groups (ARI >= AGREE): energy, however the cuts
     compare; below AGREE, or not nested, the cut decides."""
     t = Trace()
@@ -920,7 +931,7 @@ def test_arbiter_keeps_energy_where_its_partition_of_k_g_is_the_graph_s_groups()
 
 
 def test_arbiter_keeps_energy_where_its_clusters_within_a_group_are_bimodal():
-    """Rule 2: more energy clusters than groups, nested, each bimodal with its nearest
+    """Rule 3: more energy clusters than groups, nested, each bimodal with its nearest
     neighbour in its group (pair_dips below SPLIT_ALPHA): energy; at k_e = k_g, or
     unimodal pairs, the cut decides."""
     t = Trace()
@@ -934,7 +945,7 @@ def test_arbiter_keeps_energy_where_its_clusters_within_a_group_are_bimodal():
 def test_three_parallel_cigars_the_graph_joins_two_of_are_energy_s_three():
     """Three parallel cigars: the graph's eigengap answers 2 groups (two of the cigars
     in one), energy 3 clusters within them; the pair in one group is bimodal across
-    the cigars: rule 2 keeps energy's 3, not the cut."""
+    the cigars: rule 3 keeps energy's 3, not the cut."""
     X = cigars(np.random.default_rng(17), 3)
     r = choose_k(X, semimetric="auto")
     arb = steps(r, "arbiter")[0]

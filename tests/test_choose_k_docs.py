@@ -46,14 +46,14 @@ def test_the_guide_states_each_constant_as_the_code_has_it(name):
 
 
 def test_the_arbiter_s_dip_level_is_the_split_test_s_as_the_code_has_it():
-    """Rule 2's test of clusters within groups is stated at SPLIT_ALPHA on both pages."""
+    """Rule 3's test of clusters within groups is stated at SPLIT_ALPHA on both pages."""
     v = value("SPLIT_ALPHA")
     assert f"the split test's level {v:g}:" in _text("choosing_k.rst")
     assert f"(p below {v:g})" in _text("nothing_given.rst")
 
 
 def test_the_arbiter_s_clean_cut_is_stated_on_both_pages():
-    """Rule 2's groups not cleanly cut: CLEAN_CUT in the prose of both pages."""
+    """Rule 3's groups not cleanly cut: CLEAN_CUT in the prose of both pages."""
     v = value("CLEAN_CUT")
     assert f"normalised cut at least {v:g}:" in _text("choosing_k.rst")
     assert f"a normalised cut of {v:g} or more" in _text("nothing_given.rst")

@@ -6,17 +6,19 @@ The energy answer (:math:`k_e` clusters) and the graph's groups :math:`G` (:math
 are compared by the **normalised cut** (Shi & Malik 2000) on the neighbourhood graph
 of :math:`G` and of the energy partition :math:`E_{k_g}` of as many clusters: (1)
 :math:`k_e = 1`: the graph when :math:`G` cuts below ``NO_STRUCTURE_RATIO`` times
-:math:`E_{k_g}`; (2) the energy clusters within the graph's groups (a share ``WITHIN``
-of the weight) and one of: the graph's smallest group below ``BALANCE`` / :math:`k_g`
-of the weight (the graph sets a far cluster apart); :math:`E_{k_g}` the graph's groups
-themselves (adjusted Rand index at least ``AGREE``: both see the coarse level, and
-energy finds clusters within it); or :math:`k_e > k_g` with every energy cluster
-bimodal with its nearest neighbour in its group (:func:`pair_dips` below
+:math:`E_{k_g}`; (2) :math:`E_{k_g}` the graph's groups themselves (adjusted Rand
+index at least ``AGREE``) and :math:`k_e < k_g`: both semimetrics see the graph's
+groups, finer than energy's answer: the graph; (3) the energy clusters within the
+graph's groups (a share ``WITHIN`` of the weight) and one of: the graph's smallest
+group below ``BALANCE`` / :math:`k_g` of the weight (the graph sets a far cluster
+apart); :math:`E_{k_g}` the graph's groups themselves (``AGREE``: both see the coarse
+level, and energy finds clusters within it); or :math:`k_e > k_g` with every energy
+cluster bimodal with its nearest neighbour in its group (:func:`pair_dips` below
 ``SPLIT_ALPHA``: sub-clusters, where the tiles of one long shape are not), or with
 groups that are not cleanly cut themselves (:math:`G`'s cut at least ``CLEAN_CUT``:
-the separation that is the graph's case does not hold): energy; (3)
-else the graph when :math:`G` cuts below ``CUT_RATIO`` times :math:`E_{k_g}` (rings,
-moons, spirals), else energy.
+the separation that is the graph's case does not hold): energy; (4) else the graph
+when :math:`G` cuts below ``CUT_RATIO`` times :math:`E_{k_g}` (rings, moons,
+spirals), else energy.
 
 ``benchmarks/bench_choice.py`` found stability under resampling (Lange et al. 2004)
 and DBCV (Moulavi et al. 2014) worse yardsticks on the development half.
@@ -70,7 +72,7 @@ def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0, pair_p=1.
     r"""The rule of the module docstring: ``"energy"`` or ``"nearest_neighbors"``, its
     step in ``trace``; ``agree``: the adjusted Rand index of :math:`E_{k_g}` with the
     graph's groups, ``pair_p``: :func:`pair_dips`, or a function giving it, called only
-    where rule 2 reads it (``agree=0`` and ``pair_p=1``: not compared, as at a given k).
+    where rule 3 reads it (``agree=0`` and ``pair_p=1``: not compared, as at a given k).
 
     >>> from kgroups._choose_k.trace import Trace
     >>> t = Trace()
@@ -84,6 +86,11 @@ def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0, pair_p=1.
         why = (f"no structure for energy: the graph's groups must cut below "
                f"{NO_STRUCTURE_RATIO:g} times the energy partition's")
         rule, threshold = "no structure", NO_STRUCTURE_RATIO
+    elif k_e < k_g and agree >= AGREE:
+        pick, threshold, rule = GRAPH, None, "finer groups"
+        why = (f"the energy partition of {k_g} clusters is the graph's groups (adjusted Rand "
+               f"index {agree:.3f}, at least {AGREE:g}): both see {k_g} groups, finer than "
+               f"energy's {k_e} clusters")
     elif within >= WITHIN and ((small := smallest < BALANCE / k_g) or agree >= AGREE or (
             k_e > k_g and (cut_g >= CLEAN_CUT or (
                 pair_p := pair_p() if callable(pair_p) else pair_p) < SPLIT_ALPHA))):
