@@ -3,22 +3,19 @@ semimetric: ``choose_k(X, semimetric="auto")``, ``n_clusters="auto"`` with it, a
 ``semimetric="auto"`` at a given k.
 
 The energy answer (:math:`k_e` clusters) and the graph's groups :math:`G` (:math:`k_g`)
-are compared by the **normalised cut** (Shi & Malik 2000) on the neighbourhood graph
-of :math:`G` and of the energy partition :math:`E_{k_g}` of as many clusters: (1)
+are compared by the **normalised cut** (Shi & Malik 2000) on the neighbourhood graph of
+:math:`G` and of the energy partition :math:`E_{k_g}` of as many clusters: (1)
 :math:`k_e = 1`: the graph when :math:`G` cuts below ``NO_STRUCTURE_RATIO`` times
-:math:`E_{k_g}`; (2) :math:`E_{k_g}` the graph's groups themselves (adjusted Rand
-index at least ``AGREE``) and :math:`k_e < k_g`: both semimetrics see the graph's
-groups, finer than energy's answer: the graph; (3) the energy clusters within the
-graph's groups (a share ``WITHIN`` of the weight) and one of: the graph's smallest
-group below ``BALANCE`` / :math:`k_g` of the weight (the graph sets a far cluster
-apart); :math:`E_{k_g}` the graph's groups themselves (``AGREE``: both see the coarse
-level, and energy finds clusters within it); or :math:`k_e > k_g` with every energy
-cluster bimodal with its nearest neighbour in its group (:func:`pair_dips` below
-``SPLIT_ALPHA``: sub-clusters, where the tiles of one long shape are not), or with
-groups that are not cleanly cut themselves (:math:`G`'s cut at least ``CLEAN_CUT``:
-the separation that is the graph's case does not hold): energy; (4) else the graph
-when :math:`G` cuts below ``CUT_RATIO`` times :math:`E_{k_g}` (rings, moons,
-spirals), else energy.
+:math:`E_{k_g}`; (2) :math:`E_{k_g}` the graph's groups themselves (adjusted Rand index
+at least ``AGREE``) and :math:`k_e < k_g`: the graph, finer; (3) the energy clusters
+within the graph's groups (a share ``WITHIN`` of the weight) and one of: the graph's
+smallest group below ``BALANCE`` / :math:`k_g` of the weight (a far cluster set apart);
+:math:`E_{k_g}` the graph's groups (``AGREE``: energy finds clusters within them); or
+:math:`k_e > k_g` with every energy cluster bimodal with its nearest neighbour in its
+group (:func:`pair_dips` below ``SPLIT_ALPHA``: sub-clusters, where the tiles of one
+long shape are not), or with groups not cleanly cut themselves (:math:`G`'s cut at least
+``CLEAN_CUT``): energy; (4) else the graph when :math:`G` cuts below ``CUT_RATIO`` times
+:math:`E_{k_g}` (rings, moons, spirals), else energy.
 
 ``benchmarks/bench_choice.py`` found stability under resampling (Lange et al. 2004)
 and DBCV (Moulavi et al. 2014) worse yardsticks on the development half.
@@ -81,6 +78,8 @@ def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0, pair_p=1.
     """
     ratio = cut_g / cut_e if cut_e > 0 else np.inf
     value_ = {"graph's groups": cut_g, f"energy partition of {k_g}": cut_e}
+    same = (f"the energy partition of {k_g} clusters is the graph's groups (adjusted Rand "
+            f"index {agree:.3f}, at least {AGREE:g})")
     if k_e == 1:
         pick = GRAPH if cut_g < NO_STRUCTURE_RATIO * cut_e else ENERGY
         why = (f"no structure for energy: the graph's groups must cut below "
@@ -88,9 +87,7 @@ def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0, pair_p=1.
         rule, threshold = "no structure", NO_STRUCTURE_RATIO
     elif k_e < k_g and agree >= AGREE:
         pick, threshold, rule = GRAPH, None, "finer groups"
-        why = (f"the energy partition of {k_g} clusters is the graph's groups (adjusted Rand "
-               f"index {agree:.3f}, at least {AGREE:g}): both see {k_g} groups, finer than "
-               f"energy's {k_e} clusters")
+        why = f"{same}: both see {k_g} groups, finer than energy's {k_e} clusters"
     elif within >= WITHIN and ((small := smallest < BALANCE / k_g) or agree >= AGREE or (
             k_e > k_g and (cut_g >= CLEAN_CUT or (
                 pair_p := pair_p() if callable(pair_p) else pair_p) < SPLIT_ALPHA))):
@@ -101,17 +98,16 @@ def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0, pair_p=1.
                "the weight) and " + (
                    f"its smallest group holds {smallest:.1%}, below {BALANCE:g} / {k_g}: "
                    "the graph sets a small part apart" if rule == "a small part apart" else
-                   f"the energy partition of {k_g} clusters is those groups (adjusted Rand "
-                   f"index {agree:.3f}, at least {AGREE:g}): the graph adds nothing that "
-                   "energy does not see" if rule == "the same groups" else
+                   f"{same}: the graph adds nothing that energy does not see"
+                   if rule == "the same groups" else
                    f"the graph's groups are not cleanly cut (normalised cut {cut_g:.3g}, "
                    f"at least {CLEAN_CUT:g}): clusters within groups"
                    if rule == "not cleanly cut" else f"each is bimodal with its nearest "
                    f"neighbour in its group (dip p-values at most {pair_p:.2g}, below "
                    f"{SPLIT_ALPHA:g}): clusters within groups"))
     else:
-        pick, threshold = (GRAPH if cut_g < CUT_RATIO * cut_e else ENERGY), CUT_RATIO
-        rule = "the cuts"
+        pick = GRAPH if cut_g < CUT_RATIO * cut_e else ENERGY
+        threshold, rule = CUT_RATIO, "the cuts"
         why = (f"the graph's groups {'cut' if pick == GRAPH else 'do not cut'} below "
                f"{CUT_RATIO:g} times the energy partition's")
     margin = ("a tie: both cuts are 0" if cut_g == cut_e == 0 else

@@ -178,8 +178,7 @@ def run_choice(X, w, ks, method, setting, opts, random_state, refit):
             in_order(r, order)
         else:
             r = _on_sample(X, w, order, ks, setting, opts, seed, refit)
-    if r.semimetric is None:
-        r.semimetric = setting.semimetric
+    r.semimetric = setting.semimetric if r.semimetric is None else r.semimetric
     return r
 
 

@@ -59,8 +59,7 @@ def graph_rule(X, w, ks, setting, seed):
               else "")
     else:
         t.add("graph eigengap", "k >= 2 in k_range", 0, None, "k=1")
-    r.at_top = bool(r.k == top and len(ks) > 1)
-    r.trace, r.semimetric = t, "nearest_neighbors"
+    r.at_top, r.trace, r.semimetric = bool(r.k == top and len(ks) > 1), t, "nearest_neighbors"
     r.labels = (np.zeros(w.size, dtype=np.int64) if r.k == 1 else
                 Fits(X, w, setting.but(semimetric="nearest_neighbors"), seed,
                      matrix=False).fit(r.k)[0])

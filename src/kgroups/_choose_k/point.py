@@ -100,8 +100,7 @@ def decide(f, ks, n_refs, reference, declared=None):
     r.at_top = bool(k == ks[-1] and (not done or (k == best and not scanned)))
     r.k, r.labels, r.trace = int(k), f.fits[k][0], t
     r.within_energy = curve(ks, {kk: W for kk, (_, W) in f.fits.items()})
-    r.silhouette = curve(ks, sil)
-    r.split_p = curve(ks, tested)
+    r.silhouette, r.split_p = curve(ks, sil), curve(ks, tested)
     return r, True
 
 
