@@ -9,7 +9,7 @@ import pickle
 import numpy as np
 import pytest
 from sklearn.base import clone
-from sklearn.datasets import make_circles, make_moons
+from sklearn.datasets import make_blobs, make_circles, make_moons
 from sklearn.metrics import adjusted_rand_score
 
 import kgroups._choose_k.core as core
@@ -62,6 +62,23 @@ def test_four_separated_blobs_give_four_energy():
     assert (est.n_clusters_, est.semimetric_) == (4, "energy")
     assert adjusted_rand_score(y, est.labels_) == 1.0
     assert est.semimetric_choice_.semimetric == "energy"
+
+
+def test_blobs_touching_in_pairs_give_the_graph_s_finer_groups():
+    """Four blobs that touch in pairs: the energy rule stops at the two pairs (its
+    silhouette is largest at 2, and no pair is bimodal to the split test), the graph's
+    eigengap answers 4, and the energy partition of 4 is those groups: rule 2 takes
+    them, whatever the cuts (here equal to 0.1 %)."""
+    X, y = make_blobs(300, 2, centers=4, random_state=1)
+    r = choose_k(X, semimetric="auto")
+    assert r.candidates["energy"].k == choose_k(X).k == 2
+    assert (r.k, r.semimetric) == (4, NN) and adjusted_rand_score(y, r.labels) > 0.9
+    arb = arbiter_step(r)
+    assert arb.rule == "finer groups" and arb.threshold is None
+    cut_g, cut_e = arb.value.values()
+    assert cut_g >= cut_e                      # the cut alone would have kept energy's 2
+    est = KernelKGroups("auto", semimetric="auto", random_state=0).fit(X)
+    assert (est.n_clusters_, est.semimetric_) == (4, NN)
 
 
 @pytest.mark.parametrize("data", ["moons", "rings"])
