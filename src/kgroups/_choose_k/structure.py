@@ -103,11 +103,11 @@ def rescaled(name, X, w, setting):
     why it is not tried: ``(Rescaling, None)`` or ``(None, why)``."""
     if setting.semimetric != "energy":
         return None, f"semimetric={setting.semimetric!r} depends on the units"
-    m = standardizing(X, w) if name == "standardized" else sphering(X, w)
     if name == "standardized":
+        m = standardizing(X, w)
         equal = m.scale.size and m.scale.max() <= (1 + 1e-9) * m.scale.min()
         return (None, "its columns already have equal variances") if equal else (m, None)
-    if (r := m.scale.size) >= X.shape[0] - 1:
+    if (r := (m := sphering(X, w)).scale.size) >= X.shape[0] - 1:
         return None, (f"X has {r} axes of variance for {X.shape[0]} points, so sphered "
                       "every two points are the same distance apart")
     keep = np.flatnonzero([dip_test(c)[1] < STRUCTURE_ALPHA / r for c in m(X).T])
