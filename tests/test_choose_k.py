@@ -15,7 +15,7 @@ from kgroups._choose_k.criteria import (GAP_RULES, gap_rule, prediction_strength
                                         prediction_strength_score, ps_rule,
                                         reference_sampler, silhouette_curve)
 from kgroups._choose_k.fits import Fits, Setting
-from kgroups._rescale import sphere
+from kgroups._rescale import sphering
 from kgroups.exceptions import InvalidParameterError
 
 
@@ -397,12 +397,12 @@ def test_moments_reference_has_the_data_covariance():
     assert np.all(np.abs(Z).max(0) > 0.99 * np.sqrt(3.0) * sd)     # fills the box
 
 
-def test_sphere_whitens_and_drops_null_axes():
+def test_sphering_whitens_and_drops_null_axes():
     rng = np.random.default_rng(41)
     A = np.array([[3.0, 1.0, 0.0], [0.0, 0.5, 0.0], [1.0, 0.0, 0.0]])   # rank 2
     X = rng.normal(size=(400, 3)) @ A + 7.0
     w = rng.uniform(0.5, 2.0, 400)
-    Z = sphere(X, w)
+    Z = sphering(X, w)(X)
     assert Z.shape == (400, 2)
     np.testing.assert_allclose(w @ Z / w.sum(), 0.0, atol=1e-12)
     np.testing.assert_allclose((Z * (w / w.sum())[:, None]).T @ Z, np.eye(2), atol=1e-10)

@@ -1,7 +1,8 @@
-r"""Rescaled copies of point data: columns z-scored (:func:`standardize`) and the data
-in its principal axes (:func:`principal_axes`, :func:`sphere`), weighted, integer
-weights acting as repeated rows; the maps that make them (:class:`Rescaling`), which
-carry new points into the same geometry."""
+r"""Rescaled point data, weighted, integer weights acting as repeated rows: columns
+z-scored (:func:`standardize`), and the maps (:class:`Rescaling`) to the columns
+z-scored with the constant ones left out (:func:`standardizing`) and to the principal
+axes scaled to unit variance (:func:`principal_axes`, :func:`sphering`), which carry
+new points into the same geometry."""
 
 from __future__ import annotations
 
@@ -48,20 +49,16 @@ def _moments(X, w):
     return mean, sd, sd > 1e-12 * max(float(sd.max(initial=0.0)), 1e-300)
 
 
-def standardize(X, w=None, drop_constant=False):
+def standardize(X, w=None):
     """``X`` with each column z-scored: mean 0 and standard deviation 1, weighted by
-    ``w``; a constant column becomes 0 (left out with ``drop_constant``).
+    ``w``; a constant column becomes 0 (:func:`standardizing` leaves it out).
 
     Examples
     --------
     >>> standardize(np.array([[1.0, 5.0], [3.0, 5.0]])).tolist()
     [[-1.0, 0.0], [1.0, 0.0]]
-    >>> standardize(np.array([[1.0, 5.0], [3.0, 5.0]]), drop_constant=True).tolist()
-    [[-1.0], [1.0]]
     """
     X = np.asarray(X, dtype=np.float64)
-    if drop_constant:
-        return standardizing(X, w)(X)
     mean, sd, keep = _moments(X, w)
     return (X - mean) / np.where(keep, sd, 1.0) * keep
 
@@ -79,23 +76,15 @@ def sphering(X, sample_weight=None):
     r"""The map of X to its principal axes, each scaled to unit variance: :math:`(X -
     \bar x) V_r \Lambda_r^{-1/2}` for the weighted covariance :math:`V \Lambda
     V^\top`, the axes of variance below ``1e-10`` of the largest left out (Euclidean
-    distances are then Mahalanobis distances of X's covariance)."""
+    distances are then Mahalanobis distances of X's covariance).
+
+    >>> X = np.random.default_rng(0).normal(size=(500, 3)) @ [[3, 1, 0], [0, 1, 0], [0, 0, 0]]
+    >>> Z = sphering(X)(X)
+    >>> Z.shape, np.allclose(Z.T @ Z / 500, np.eye(2))
+    ((500, 2), True)
+    """
     X = np.asarray(X, dtype=np.float64)
     w = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, float)
     mean, Vt, sd = principal_axes(X, w)
     keep = sd > 1e-10 * sd[0] if sd.size and sd[0] > 0 else np.zeros(sd.size, bool)
     return Rescaling(mean, Vt[keep].T, sd[keep])
-
-
-def sphere(X, sample_weight=None):
-    r"""X in its principal axes, each scaled to unit variance (:func:`sphering`).
-
-    Examples
-    --------
-    >>> X = np.random.default_rng(0).normal(size=(500, 3)) @ [[3, 1, 0], [0, 1, 0], [0, 0, 0]]
-    >>> Z = sphere(X)
-    >>> Z.shape, np.allclose(Z.T @ Z / 500, np.eye(2))
-    ((500, 2), True)
-    """
-    X = np.asarray(X, dtype=np.float64)
-    return sphering(X, sample_weight)(X)
