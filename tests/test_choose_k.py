@@ -9,13 +9,14 @@ import numpy as np
 import pytest
 
 from kgroups import ChooseKResult, KernelKGroups, choose_k
-from kgroups._choose_k import criteria, fits
+from kgroups._choose_k import criteria
 from kgroups._choose_k.core import check_k_range
 from kgroups._choose_k.criteria import (GAP_RULES, gap_rule, prediction_strength_curve,
                                         prediction_strength_score, ps_rule,
                                         reference_sampler, silhouette_curve)
 from kgroups._choose_k.fits import Fits, Setting
 from kgroups._rescale import sphering
+from kgroups._stats import silhouette
 from kgroups.exceptions import InvalidParameterError
 
 
@@ -227,7 +228,7 @@ def test_silhouette_matches_scikit_learn_and_blocks(monkeypatch):
         assert mine[k - 1] == pytest.approx(
             silhouette_score(D, f.fit(k)[0], metric="precomputed"), abs=1e-12)
         assert f.silhouette(k) == pytest.approx(mine[k - 1], abs=1e-12)
-    monkeypatch.setattr(fits, "BLOCK_BYTES", 8 * 45 * 7)           # blocks of 7 rows
+    monkeypatch.setattr(silhouette, "BLOCK_BYTES", 8 * 45 * 7)      # blocks of 7 rows
     g = Fits(X, np.ones(45), Setting(), 0, matrix=False)
     assert g.D is None
     g.fits.update(f.fits)

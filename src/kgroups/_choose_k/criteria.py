@@ -12,7 +12,8 @@ from .._rescale import principal_axes
 from .._semimetrics import pairwise_unchecked
 from .._validation import InvalidParameterError, describe
 from ..metrics import _contingency
-from .fits import Fits, cluster_sums, silhouettes_from_sums
+from .._stats.silhouette import cluster_sums, silhouettes_from_sums
+from .fits import Fits
 
 GAP_RULES = ("firstSEmax", "Tibs2001SEmax", "globalSEmax", "firstmax", "globalmax")
 
@@ -147,7 +148,7 @@ def silhouette_curve(f, ks):
     if not many:
         return out
     labels = [f.fit(k)[0] for k in many]
-    sums, H, off = cluster_sums(f, labels, many)
+    sums, H, off = cluster_sums(f.Z, f.w, f.D, f.setting.rho, labels, many)
     for k, o, lab in zip(many, off, labels):
         sil = silhouettes_from_sums(sums[:, o:o + k], H[:, o:o + k].sum(0), lab, f.w)
         out[np.flatnonzero(ks == k)] = float(f.w @ sil / f.w.sum())

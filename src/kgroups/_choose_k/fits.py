@@ -23,14 +23,15 @@ from .._engines import registry
 from .._engines.build import EngineRequest, build_engine
 from .._engines.select import input_form
 from .._input import IN_MEMORY
-from .._memory import available_memory, check_fits
+from .._memory import available_memory
 from .._placement import insertion_scores, predict_rows
-from .._semimetrics import BLOCK_BYTES, DATA_BUILT, pairwise_unchecked
+from .._semimetrics import DATA_BUILT, pairwise_unchecked
 from .._semimetrics.prepare import objective_unit, origin_gram, scaled_params
 from .._starts import named_starts
 from .._validation import InvalidParameterError
 from .constants import value
 from .._stats.dip import dip_test
+from .._stats.silhouette import cluster_sums, silhouettes_from_sums
 
 SPLIT_MIN = value("SPLIT_MIN")
 SPLIT_N_INIT = value("SPLIT_N_INIT")
@@ -186,7 +187,8 @@ class Fits:
     def point_silhouettes(self, k):
         """The silhouette of every point in the kept fit of k (k >= 2)."""
         if k not in self.sil:
-            sums, H, _ = cluster_sums(self, [self.fits[k][0]], [k])
+            sums, H, _ = cluster_sums(self.Z, self.w, self.D, self.setting.rho,
+                                      [self.fits[k][0]], [k])
             self.sil[k] = silhouettes_from_sums(sums, H.sum(axis=0), self.fits[k][0], self.w)
         return self.sil[k]
 
@@ -200,11 +202,8 @@ class Fits:
         \sum w_i`, :math:`m = \max(s, s^2 / \sum w_i^2)` (Kish)."""
         d = self.point_silhouettes(k) - self.point_silhouettes(best)
         w, s = self.w, float(self.w.sum())
-        m = max(s, s * s / float(self.w @ self.w))
-        if m <= 1.0:
-            return 0.0
-        dbar = float(w @ d) / s
-        return float(np.sqrt(w @ (d - dbar) ** 2 / (s * (m - 1.0))))
+        m = max(s, s * s / float(w @ w))
+        return 0.0 if m <= 1.0 else float(np.sqrt(w @ (d - w @ d / s) ** 2 / (s * (m - 1.0))))
 
     def bisect(self, labels, j, rng, test=True):
         r"""Split cluster j: ``(p, start)``, the dip p-value of its points, cross-fitted:
@@ -235,37 +234,3 @@ class Fits:
         q = float(np.prod([dip_test(self.Z[other] @ line)[1]
                            for (line, _), other in zip(lines, halves[::-1])]))
         return q * (1.0 - np.log(q)), start      # dip p-values are > 0: so is q
-
-
-def cluster_sums(f, label_sets, ks):
-    """``(sums, H)``: the weighted one-hot labels ``H`` of every labelling side by side
-    and ``sums[i, c] = sum_{y in c} w_y rho(x_i, y)``, in one pass over the pairs."""
-    n = f.w.size
-    offsets = np.concatenate([[0], np.cumsum(ks)])
-    H = np.zeros((n, offsets[-1]))
-    for off, lab in zip(offsets, label_sets):
-        H[np.arange(n), off + lab] = f.w
-    if f.D is not None:
-        return f.D @ H, H, offsets
-    rows = max(1, min(n, BLOCK_BYTES // (8 * n)))
-    check_fits(8 * rows * (n + offsets[-1]), f"choose_k silhouette for n_samples={n} (blocks "
-               f"of {rows} rows of rho)", "fewer samples")
-    sums = np.empty_like(H)
-    for a in range(0, n, rows):
-        sums[a:a + rows] = pairwise_unchecked(f.Z[a:a + rows], f.Z, **f.setting.rho) @ H
-    return sums, H, offsets
-
-
-def silhouettes_from_sums(sums, s, lab, w):
-    """The silhouette ``(b - a) / max(a, b)`` of every point from the per-cluster sums of
-    rho (``sums[i, l]``; ``s`` the clusters' weights); 0 for a point alone in its cluster
-    or whose cluster holds only copies of it."""
-    idx = np.arange(lab.size)
-    others = s[lab] - w
-    alone = others <= 1e-12 * s[lab]
-    a = sums[idx, lab] / np.where(alone, 1.0, others)
-    means = sums / s
-    means[idx, lab] = np.inf
-    b = means.min(axis=1)
-    alone |= a <= 1e-12 * b
-    return np.where(alone, 0.0, (b - a) / np.maximum(np.maximum(a, b), 1e-300))
