@@ -28,6 +28,11 @@ class Rescaling:
         """The map to the columns ``keep`` of this one's images only."""
         return Rescaling(self.mean, self.axes[:, keep], self.scale[keep])
 
+    def of_scaled(self, c):
+        """The map that takes X where this one takes ``c X`` (``c`` a power of two: the
+        images are the same numbers)."""
+        return Rescaling(self.mean / c, self.axes, self.scale / c)
+
 
 def standardizing(X, w=None):
     """The map that z-scores each column of ``X`` (weighted by ``w``), the constant

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from kgroups import KernelKGroups, KernelKMeans, improving_moves, kernel_kgroups
 from kgroups._validation import InvalidParameterError
+from kgroups.metrics import ari
 
 ESTIMATORS = [KernelKGroups, KernelKMeans]
 RNG = np.random.default_rng(0)
@@ -73,6 +74,20 @@ def test_extreme_scales_give_the_same_partition_and_scaled_w(Est, factor):
     np.testing.assert_array_equal(est.labels_, ref.labels_)
     assert est.within_energy_ == pytest.approx(ref.within_energy_ * factor, rel=1e-12)
     np.testing.assert_array_equal(est.predict(X * factor), ref.predict(X))
+
+
+@pytest.mark.parametrize("factor", [2.0 ** -1000, 1e300])
+def test_n_clusters_auto_at_extreme_scales_finds_the_same_k_in_the_same_geometry(factor):
+    # two parallel cigars: k = 2 found on the multimodal axes of X sphered; the map
+    # there, made on X times a power of two, takes the caller's X
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(size=(100, 2)) * [6, 0.5] + [0, 4 * j] for j in (0, 1)])
+    ref = KernelKGroups("auto", random_state=0).fit(X)
+    est = KernelKGroups("auto", random_state=0).fit(X * factor)
+    assert (est.n_clusters_, est.n_clusters_choice_.geometry) == (2, "multimodal axes")
+    assert ari(est.labels_, ref.labels_) == 1.0
+    assert ari(est.predict(X * factor), ref.predict(X)) == 1.0
+    assert est.within_energy_ == pytest.approx(ref.within_energy_, rel=1e-9)  # unit-free
 
 
 def test_gaussian_scales_with_sigma():

@@ -25,6 +25,7 @@ from hypothesis.extra import numpy as hnp
 import kgroups
 from kgroups import (
     between_energy,
+    choose_k,
     energy_distance,
     energy_test,
     kernel_from_semimetric_x0,
@@ -269,6 +270,27 @@ def test_huge_and_tiny_data_rescaled_exactly():
     ref = energy_test(X, Y, n_permutations=19, random_state=0)
     assert res.statistic == pytest.approx(1e200 * ref.statistic, rel=1e-12)
     assert res.pvalue == ref.pvalue
+
+
+def test_choose_k_is_free_of_the_scale_of_x():
+    """choose_k on X of magnitude 1e-300 or 1e300 runs on X times a power of two (its
+    fits', exact) and answers as on X: the same k and partition, W (of k = 2, 3) and the
+    references' log W* in X's units; a semimetric that is not scale-free gets a clear
+    error."""
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(c, 0.5, (40, 2)) for c in ([0, 0], [5, 0], [0, 5])])
+    ref = choose_k(X, range(1, 7), semimetric="auto")
+    gap = choose_k(X, range(1, 5), method="gap", n_refs=5, random_state=0)
+    for c in (1e-300, 1e300):
+        r = choose_k(X * c, range(1, 7), semimetric="auto")
+        assert (r.k, r.semimetric, ari(r.labels, ref.labels)) == (3, "energy", 1.0)
+        np.testing.assert_allclose(r.within_energy[1:3], ref.within_energy[1:3] * c,
+                                   rtol=1e-9)  # past k = 3, other starts' local optima
+        g = choose_k(X * c, range(1, 5), method="gap", n_refs=5, random_state=0)
+        np.testing.assert_allclose(g.gap, gap.gap, atol=1e-9)
+        np.testing.assert_allclose(g.ref_log_w, gap.ref_log_w + math.log(c), atol=1e-9)
+    with raises_naming("choose_k", "semimetric='localized' is not scale-free"):
+        choose_k(X * 1e200, semimetric="localized")
 
 
 def test_overflowing_statistic_is_an_error_not_inf():

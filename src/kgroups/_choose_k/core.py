@@ -14,8 +14,10 @@ import zlib
 import numpy as np
 
 from .._errors import DistinctRowsWarning
+from .._input import IN_MEMORY
 from .._memory import check_fits
 from .._semimetrics.auto import partition_cut
+from .._semimetrics.prepare import data_scale, objective_unit
 from .._validation import Integer, InvalidParameterError, as_seed, describe
 from ..metrics import weighted_ari
 from .arbiter import ENERGY, GRAPH, decide, pair_dips, within_share
@@ -160,13 +162,17 @@ def named(X, w, ks, method, setting, opts, seed):
 def run_choice(X, w, ks, method, setting, opts, random_state, refit):
     """The result of ``method`` on validated X (float64) and weights (all > 0); the
     default on the rows in :func:`canonical` order, on a sample past ``SAMPLE_N`` rows
-    (module docstring)."""
+    (module docstring); X of extreme magnitude on ``c X``, ``c`` the fits' power of two
+    (``data_scale``): the rules read statistics free of the scale; W is in X's units."""
+    sem = ENERGY if setting.semimetric in (GRAPH, "auto") else setting.semimetric
+    c = 1.0 if callable(sem) else data_scale(IN_MEMORY.summary(X, w, "")[0], sem, "choose_k")
+    X, setting = X * c if c != 1.0 else X, setting.but(sigma=setting.sigma * c)
     with warnings.catch_warnings():  # fits of more clusters than distinct rows are the
         warnings.simplefilter("ignore", DistinctRowsWarning)  # criteria's business
-        if method != "auto":
-            return named(X, w, ks, method, setting, opts, as_seed(random_state))
         seed, order = canonical(X, w)
-        if ks[-1] < 2 and setting.semimetric != GRAPH:
+        if method != "auto":
+            r = named(X, w, ks, method, setting, opts, as_seed(random_state))
+        elif ks[-1] < 2 and setting.semimetric != GRAPH:
             r = ChooseKResult(1, "auto", ks, labels=np.zeros(w.size, np.int64),
                               semimetric=ENERGY if setting.semimetric == "auto" else None)
             r.trace.add("range", "points of positive weight (too few distinct for k >= 2)",
@@ -179,6 +185,11 @@ def run_choice(X, w, ks, method, setting, opts, random_state, refit):
         else:
             r = _on_sample(X, w, order, ks, setting, opts, seed, refit)
     r.semimetric = setting.semimetric if r.semimetric is None else r.semimetric
+    for x in {id(x): x for x in [r, *(r.candidates or {}).values()]}.values():
+        u = objective_unit(x.semimetric, setting.alpha, c)  # W: of degree alpha in X
+        x.within_energy = None if x.within_energy is None else x.within_energy * u
+        x.ref_log_w = None if x.ref_log_w is None else x.ref_log_w + np.log(u)
+        x.rescaling = x.rescaling and x.rescaling.of_scaled(c)
     return r
 
 
