@@ -915,7 +915,10 @@ def test_arbiter_takes_finer_groups_that_the_energy_partition_of_k_g_is():
     t = Trace()
     assert decide(0.5, 0.001, 2, 4, 0.0, 0.5, t, AGREE) == "nearest_neighbors"
     assert t.steps[0].threshold is None and t.steps[0].rule == "finer groups"
-    assert decide(0.5, 0.001, 2, 4, 0.0, 0.5, Trace(), AGREE - 1e-9) == "energy"
+    # the one-line summary names the clause and its number, not the cuts it overrode
+    assert t.steps[0].short == f"the graph's groups, finer than energy's (ARI {AGREE:.2f})"
+    assert decide(0.5, 0.001, 2, 4, 0.0, 0.5, t2 := Trace(), AGREE - 1e-9) == "energy"
+    assert (t2.steps[0].rule, t2.steps[0].short) == ("the cuts", "energy")
     assert decide(0.5, 0.001, 1, 4, 0.0, 0.5, Trace(), 1.0) == "energy"   # rule 1 first
 
 
@@ -926,6 +929,7 @@ def test_arbiter_keeps_energy_where_its_partition_of_k_g_is_the_graph_s_groups()
     t = Trace()
     assert decide(0.001, 0.5, 6, 2, WITHIN, 0.5, t, AGREE) == "energy"
     assert t.steps[0].threshold is None and t.steps[0].rule == "the same groups"
+    assert t.steps[0].short == f"energy, the same groups (ARI {AGREE:.2f})"
     for within, agree in ((WITHIN, AGREE - 1e-9), (WITHIN - 0.01, 1.0)):
         assert decide(0.001, 0.5, 6, 2, within, 0.5, Trace(), agree) == "nearest_neighbors"
 

@@ -113,7 +113,11 @@ def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0, pair_p=1.
     margin = ("a tie: both cuts are 0" if cut_g == cut_e == 0 else
               "close: the ratio of the cuts is within a factor 1.25 of the threshold"
               if threshold is not None and 0.8 <= ratio / threshold <= 1.25 else "")
+    short = {"finer groups": f", finer than energy's (ARI {agree:.2f})", "the same groups":
+             f", the same groups (ARI {agree:.2f})", "a small part apart": f", the graph sets "
+             f"{smallest:.1%} apart", "not cleanly cut": ", the groups not cleanly cut",
+             "bimodal pairs": ", bimodal pairs within groups"}.get(rule, "")  # else the cuts
     trace.add("arbiter", "normalised cut on the neighbourhood graph", value_, threshold, why,
-              margin, "energy" if pick == ENERGY else "the graph's groups", rule)
+              margin, ("energy" if pick == ENERGY else "the graph's groups") + short, rule)
     return pick
 
