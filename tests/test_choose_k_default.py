@@ -187,6 +187,23 @@ def test_seed_and_order_are_functions_of_the_data_alone():
     assert canonical(X[:-1], w[:-1])[0] != s
 
 
+def test_seed_and_answer_do_not_change_with_the_memory_layout_of_x():
+    """X in column-major order, or a view of every other column of a wider array, is
+    the same data: the same seed (each row's projection is summed over a contiguous
+    copy of it) and the same answer, labels included."""
+    rng = np.random.default_rng(0)
+    X, w = rng.normal(size=(300, 14)), np.ones(300)
+    X[:150, :3] += 2.5
+    wide = np.repeat(X, 2, axis=1)[:, ::2]                      # strided, not contiguous
+    s = canonical(X, w)[0]
+    assert canonical(np.asfortranarray(X), w)[0] == s == canonical(wide, w)[0]
+    r = choose_k(X, range(1, 6))
+    for A in (np.asfortranarray(X), wide):
+        a = choose_k(A, range(1, 6))
+        assert a.k == r.k and a.reasoning == r.reasoning
+        np.testing.assert_array_equal(a.labels, r.labels)
+
+
 def test_the_copy_of_x_in_its_order_is_checked_against_memory(monkeypatch):
     import kgroups._memory as memory
 

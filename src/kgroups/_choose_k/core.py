@@ -37,9 +37,11 @@ def canonical(X, w):
     order of the rows by their projection on a direction drawn from the number of
     columns, then by weight (rows that tie on both are the same row, up to a
     projection's rounding), and the CRC-32 of the projections and weights in that
-    order."""
-    u = np.random.default_rng([X.shape[1], 19]).standard_normal(X.shape[1])
-    key = np.einsum("ij,j->i", X, u)  # each row's sum rounds the same wherever it sits
+    order. Each row's sum is taken over its own contiguous copy (blocks of rows), so it
+    rounds the same wherever the row sits and whatever X's memory layout."""
+    u, step = np.random.default_rng([X.shape[1], 19]).standard_normal(X.shape[1]), 4096
+    key = np.concatenate([np.einsum("ij,j->i", np.ascontiguousarray(X[a:a + step]), u)
+                          for a in range(0, X.shape[0], step)])
     order = np.lexsort((w, key))
     return zlib.crc32(np.concatenate([key[order], w[order]]).tobytes()), order
 
