@@ -618,6 +618,19 @@ def test_references_run_on_samples_of_large_data(monkeypatch):
     np.testing.assert_allclose(z, np.median(zs, axis=0), rtol=1e-12)
 
 
+def test_the_trace_says_what_the_reference_test_ran_on(monkeypatch):
+    """All the rows, one sample of STRUCTURE_MAX_N, or the median of several."""
+    monkeypatch.setattr(structure, "STRUCTURE_MAX_N", 50)
+    said = {}
+    for n in (40, 70, 170):
+        t = Trace()
+        X = np.random.default_rng(8).normal(size=(n, 2))
+        find_structure(geometry(X, seed=4), np.arange(1, 4), 3, "pca", t)
+        said[n] = t.steps[-1].statistic.split("by k")[1]
+    assert said == {40: "", 70: " (on a sample of 50 rows)",
+                    170: " (the median of 3 samples of 50 rows)"}
+
+
 def test_rescaled_geometries():
     rng = np.random.default_rng(7)
     X = cigars(rng, 2)
