@@ -188,8 +188,9 @@ def run_choice(X, w, ks, method, setting, opts, random_state, refit):
         else:
             r = _on_sample(X, w, order, ks, setting, opts, seed, refit)
     r.semimetric = setting.semimetric if r.semimetric is None else r.semimetric
-    for x in {id(x): x for x in [r, *(r.candidates or {}).values()]}.values():
-        u = objective_unit(x.semimetric, setting.alpha, c)  # W: of degree alpha in X
+    held = [r, *(r.candidates or {}).values()] if c != 1.0 else []
+    for x in {id(x): x for x in held}.values():  # back to X's units (W: degree alpha)
+        u = objective_unit(x.semimetric, setting.alpha, c)
         x.within_energy = None if x.within_energy is None else x.within_energy * u
         x.ref_log_w = None if x.ref_log_w is None else x.ref_log_w + np.log(u)
         x.rescaling = x.rescaling and x.rescaling.of_scaled(c)

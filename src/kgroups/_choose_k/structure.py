@@ -88,8 +88,9 @@ def find_structure(f, ks, n_refs, reference, trace):
     z, each, _ = references(f, sk, n_refs, reference)
     top = float(np.nanmax(z[1:], initial=-np.inf))
     found = top > STRUCTURE_Z
-    on = "" if f.w.size <= STRUCTURE_MAX_N else f" (on a sample of {STRUCTURE_MAX_N} rows)" \
-        if len(each) == 1 else f" (the median of {len(each)} samples of {STRUCTURE_MAX_N} rows)"
+    on = "" if f.w.size <= STRUCTURE_MAX_N else (
+        f" (on a sample of {STRUCTURE_MAX_N} rows)" if len(each) == 1 else
+        f" (the median of {len(each)} samples of {STRUCTURE_MAX_N} rows)")
     trace.add("structure", f"gain over one cluster against {n_refs} uniform references, "
               f"in standard errors, by k{on}", {int(k): v for k, v in zip(sk[1:], z[1:])
                                             if not np.isnan(v)},
