@@ -9,7 +9,8 @@ the distances from the mean), or does some fit with k = 2..5 lower the within
 energy W more than on reference samples without clusters (the gap statistic of
 Tibshirani, Walther & Hastie 2001)? Which k separates best: the smallest k whose
 mean silhouette (Rousseeuw 1987) is within half a standard error of the largest,
-the curve followed to twice its best k and at least to 10? Does a
+the curve followed to twice its best k and at least to 10, and read from the first
+k that beat the references where they decided? Does a
 cluster still split: the same dip test of each cluster, one more
 cluster while some cluster splits and the silhouette keeps 0.7 of its best?
 

@@ -591,6 +591,27 @@ def test_references_stop_at_the_first_k_that_shows_structure():
     assert np.isnan(r.structure_z[3:]).all()
 
 
+def test_the_silhouette_is_read_from_the_first_k_that_beats_the_references():
+    """Three Gaussians in a row, 3.5 standard deviations apart: no modes, and the
+    best 2-cluster fit lowers W no more than it does on the references (its gain is
+    below STRUCTURE_Z) while that of 3 lowers it more. The silhouette alone is
+    highest at 2 (the outer blob against the other two); read from k = 3 it finds
+    the three blobs. The bundled glass with columns at unit variance, alike."""
+    y = np.repeat(np.arange(3), 150)
+    X = np.array([[0.0, 0.0], [3.5, 0.0], [7.0, 0.0]])[y] + \
+        np.random.default_rng(2).standard_normal((450, 2))
+    r = choose_k(X)
+    assert r.structure_z[1] <= STRUCTURE_Z < r.structure_z[2]
+    [sil] = steps(r, "silhouette")
+    assert min(sil.value) == 3 and "from k=3, the first gain" in sil.statistic
+    assert r.k == 3 and ari(y, r.labels) > 0.8
+    assert choose_k(X, method="silhouette").k == choose_k(X, range(2, 11)).k == 2
+    X, _ = datasets.load_glass(standardize=True)
+    r = choose_k(X)
+    assert r.structure_z[1] <= STRUCTURE_Z < r.structure_z[2]
+    assert min(steps(r, "silhouette")[0].value) == 3 and r.k >= 3
+
+
 def test_references_are_the_same_whatever_the_range():
     X = np.random.default_rng(6).normal(size=(80, 2))
     za, _, a = references(geometry(X), np.arange(1, 4), 4, "pca")

@@ -2,10 +2,13 @@ r"""The energy rule: k of point data from the kernel k-groups fits of X for k = 
 ..., in three steps; the answer depends only on the fits up to where it decided.
 
 1. **Is there structure?** (1 in the range; :mod:`~kgroups._choose_k.structure`).
-2. **Which k separates best?** The mean silhouette (Rousseeuw 1987), followed until
-   k reaches ``max(SCAN_MIN, SCAN_FACTOR k_b)``, :math:`k_b` the best so far; the
-   answer :math:`k_s` is the smallest k within ``SILHOUETTE_SE`` standard errors
-   (paired over the points) of :math:`k_b`'s (the smallest k on a plateau).
+2. **Which k separates best?** The mean silhouette (Rousseeuw 1987), from the first
+   k whose gain over one cluster passed step 1's references where they decided
+   (fewer clusters lower W no more than a partition of data without structure does),
+   followed until k reaches ``max(SCAN_MIN, SCAN_FACTOR k_b)``, :math:`k_b` the best
+   so far; the answer :math:`k_s` is the smallest k within ``SILHOUETTE_SE``
+   standard errors (paired over the points) of :math:`k_b`'s (the smallest k on a
+   plateau).
 3. **Does a cluster split?** From :math:`k_s`, one more cluster while some cluster
    is multimodal, each half along the other half's 2-cluster line (the dip test at
    ``SPLIT_ALPHA``, Bonferroni over the clusters; Kalogeratos & Likas 2012) and the
@@ -23,7 +26,7 @@ import numpy as np
 from .constants import value
 from .fits import Fits
 from .result import ChooseKResult, curve
-from .structure import RESCALED, STRUCTURE_ALPHA, find_structure, rescaled
+from .structure import RESCALED, STRUCTURE_ALPHA, STRUCTURE_Z, find_structure, rescaled
 from .trace import Trace, close
 
 SCAN_MIN = value("SCAN_MIN")
@@ -72,19 +75,21 @@ def split_walk(f, ks, k):
 def decide(f, ks, n_refs, reference, declared=None):
     """Steps 1-3 on geometry ``f``: ``(result, found structure)``; ``declared``: the
     evidence found before (step 1 skipped)."""
-    r, t = ChooseKResult(1, "auto", ks), Trace()
+    r, t, lo = ChooseKResult(1, "auto", ks), Trace(), 2
     if ks[0] == 1 and declared is None:
         found, z = find_structure(f, ks, n_refs, reference, t)
         r.structure_z = None if z is None else curve(ks, z)
         if not found:
             r.trace, r.labels = t, np.zeros(f.w.size, dtype=np.int64)
             return r, False
+        lo = 2 if z is None else min(k for k, v in z.items() if v > STRUCTURE_Z)
     elif declared is not None:
         t.add("structure", "multimodal axes of X sphered (dip test)", declared,
               STRUCTURE_ALPHA, "structure")
-    start, best, last, scanned = scan(f, ks)
+    start, best, last, scanned = scan(f, ks[ks >= lo])
     sil = {k: f.silhouette(k) for k in f.sil}
-    t.add("silhouette", f"mean silhouette by k (followed to k={last})", sil, None,
+    since = f"from k={lo}, the first gain above the references, " if lo > 2 else ""
+    t.add("silhouette", f"mean silhouette by k ({since}followed to k={last})", sil, None,
           f"largest at k={best}" + (f"; within {SILHOUETTE_SE:g} s.e. of it from k={start}"
                                     if start != best else ""),
           "" if scanned else "the range ended before max(10, 2 x its best k)")
