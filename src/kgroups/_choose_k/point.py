@@ -87,7 +87,7 @@ def decide(f, ks, n_refs, reference, declared=None):
         t.add("structure", "multimodal axes of X sphered (dip test)", declared,
               STRUCTURE_ALPHA, "structure")
     start, best, last, scanned = scan(f, ks[ks >= lo])
-    sil = {k: f.silhouette(k) for k in f.sil}
+    sil = {k: f.silhouette(k) for k in sorted(f.sil)}
     since = f"from k={lo}, the first gain above the references, " if lo > 2 else ""
     t.add("silhouette", f"mean silhouette by k ({since}followed to k={last})", sil, None,
           f"largest at k={best}" + (f"; within {SILHOUETTE_SE:g} s.e. of it from k={start}"
