@@ -77,47 +77,56 @@ def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0, pair_p=1.
     ('nearest_neighbors', "the graph's groups cut below 1 times the energy partition's")
     """
     ratio = cut_g / cut_e if cut_e > 0 else np.inf
-    value_ = {"graph's groups": cut_g, f"energy partition of {k_g}": cut_e}
-    same = (f"the energy partition of {k_g} clusters is the graph's groups (adjusted Rand "
-            f"index {agree:.3f}, at least {AGREE:g})")
+    threshold = None
     if k_e == 1:
         pick = GRAPH if cut_g < NO_STRUCTURE_RATIO * cut_e else ENERGY
-        why = (f"no structure for energy: the graph's groups must cut below "
-               f"{NO_STRUCTURE_RATIO:g} times the energy partition's")
         rule, threshold = "no structure", NO_STRUCTURE_RATIO
     elif k_e < k_g and agree >= AGREE:
-        pick, threshold, rule = GRAPH, None, "finer groups"
-        why = f"{same}: both see {k_g} groups, finer than energy's {k_e} clusters"
+        pick, rule = GRAPH, "finer groups"
     elif within >= WITHIN and ((small := smallest < BALANCE / k_g) or agree >= AGREE or (
             k_e > k_g and (cut_g >= CLEAN_CUT or (
                 pair_p := pair_p() if callable(pair_p) else pair_p) < SPLIT_ALPHA))):
-        pick, threshold = ENERGY, None
+        pick = ENERGY
         rule = ("a small part apart" if small else "the same groups" if agree >= AGREE else
                 "not cleanly cut" if cut_g >= CLEAN_CUT else "bimodal pairs")
-        why = (f"the {k_e} energy clusters lie within the graph's groups ({within:.1%} of "
-               "the weight) and " + (
-                   f"its smallest group holds {smallest:.1%}, below {BALANCE:g} / {k_g}: "
-                   "the graph sets a small part apart" if rule == "a small part apart" else
-                   f"{same}: the graph adds nothing that energy does not see"
-                   if rule == "the same groups" else
-                   f"the graph's groups are not cleanly cut (normalised cut {cut_g:.3g}, "
-                   f"at least {CLEAN_CUT:g}): clusters within groups"
-                   if rule == "not cleanly cut" else f"each is bimodal with its nearest "
-                   f"neighbour in its group (dip p-values at most {pair_p:.2g}, below "
-                   f"{SPLIT_ALPHA:g}): clusters within groups"))
     else:
         pick = GRAPH if cut_g < CUT_RATIO * cut_e else ENERGY
-        threshold, rule = CUT_RATIO, "the cuts"
-        why = (f"the graph's groups {'cut' if pick == GRAPH else 'do not cut'} below "
-               f"{CUT_RATIO:g} times the energy partition's")
+        rule, threshold = "the cuts", CUT_RATIO
+    why, short = _texts(rule, pick, k_e, k_g, within, smallest, agree, cut_g, pair_p)
     margin = ("a tie: both cuts are 0" if cut_g == cut_e == 0 else
               "close: the ratio of the cuts is within a factor 1.25 of the threshold"
               if threshold is not None and 0.8 <= ratio / threshold <= 1.25 else "")
-    short = {"finer groups": f", finer than energy's (ARI {agree:.2f})", "the same groups":
-             f", the same groups (ARI {agree:.2f})", "a small part apart": f", the graph sets "
-             f"{smallest:.1%} apart", "not cleanly cut": ", the groups not cleanly cut",
-             "bimodal pairs": ", bimodal pairs within groups"}.get(rule, "")  # else the cuts
-    trace.add("arbiter", "normalised cut on the neighbourhood graph", value_, threshold, why,
+    trace.add("arbiter", "normalised cut on the neighbourhood graph",
+              {"graph's groups": cut_g, f"energy partition of {k_g}": cut_e}, threshold, why,
               margin, ("energy" if pick == ENERGY else "the graph's groups") + short, rule)
     return pick
 
+
+def _texts(rule, pick, k_e, k_g, within, smallest, agree, cut_g, pair_p):
+    """The arbiter's step in words, ``(why, short)``: the whole sentence, and the clause
+    of the one-line summary (none where the summary's numbers are the cuts)."""
+    same = (f"the energy partition of {k_g} clusters is the graph's groups (adjusted Rand "
+            f"index {agree:.3f}, at least {AGREE:g})")
+    nest = (f"the {k_e} energy clusters lie within the graph's groups ({within:.1%} of the "
+            "weight) and ")
+    if rule == "no structure":
+        return (f"no structure for energy: the graph's groups must cut below "
+                f"{NO_STRUCTURE_RATIO:g} times the energy partition's", "")
+    if rule == "finer groups":
+        return (f"{same}: both see {k_g} groups, finer than energy's {k_e} clusters",
+                f", finer than energy's (ARI {agree:.2f})")
+    if rule == "a small part apart":
+        return (nest + f"its smallest group holds {smallest:.1%}, below {BALANCE:g} / {k_g}: "
+                "the graph sets a small part apart", f", the graph sets {smallest:.1%} apart")
+    if rule == "the same groups":
+        return (nest + f"{same}: the graph adds nothing that energy does not see",
+                f", the same groups (ARI {agree:.2f})")
+    if rule == "not cleanly cut":
+        return (nest + f"the graph's groups are not cleanly cut (normalised cut {cut_g:.3g}, "
+                f"at least {CLEAN_CUT:g}): clusters within groups", ", the groups not cleanly cut")
+    if rule == "bimodal pairs":
+        return (nest + f"each is bimodal with its nearest neighbour in its group (dip p-values "
+                f"at most {pair_p:.2g}, below {SPLIT_ALPHA:g}): clusters within groups",
+                ", bimodal pairs within groups")
+    return (f"the graph's groups {'cut' if pick == GRAPH else 'do not cut'} below "
+            f"{CUT_RATIO:g} times the energy partition's", "")          # the cuts
