@@ -166,8 +166,8 @@ def run_choice(X, w, ks, method, setting, opts, random_state, refit):
     default on the rows in :func:`canonical` order, on a sample past ``SAMPLE_N`` rows
     (module docstring); X of extreme magnitude on ``c X``, ``c`` the fits' power of two
     (``data_scale``): the rules read statistics free of the scale; W is in X's units."""
-    sem, big = ENERGY if setting.semimetric in (GRAPH, "auto") else setting.semimetric, \
-        IN_MEMORY.summary(X, w, "choose_k")[0]   # the largest |x - c|, c X's robust centre
+    sem = ENERGY if setting.semimetric in (GRAPH, "auto") else setting.semimetric
+    big = IN_MEMORY.summary(X, w, "choose_k")[0]    # the largest |x - c|, c X's robust centre
     c = 1.0 if callable(sem) else data_scale(big, sem, "choose_k")
     X, setting = X * c if c != 1.0 else X, setting.but(sigma=setting.sigma * c)
     with warnings.catch_warnings():  # fits of more clusters than distinct rows are the
