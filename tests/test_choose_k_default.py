@@ -148,8 +148,8 @@ def test_render_by_hand():
 
 def test_trace_and_reasoning():
     t = Trace()
-    s = t.add("split", "p by k", {3: 0.4}, 0.01, "k=3")
-    assert s == Step("split", "p by k", {3: 0.4}, 0.01, "k=3", "") and t.steps == [s]
+    t.add("split", "p by k", {3: 0.4}, 0.01, "k=3")
+    assert t.steps == [Step("split", "p by k", {3: 0.4}, 0.01, "k=3", "")]
     u = Trace()
     u.add("answer", "no geometry shows structure", 1, None, "k=1")
     t.steps += u.steps
@@ -157,9 +157,12 @@ def test_trace_and_reasoning():
     r = ChooseKResult(3, "auto", np.arange(1, 4), trace=t, semimetric="energy")
     assert r.reasoning == render(t.steps)
     assert r.summary() == "k=3 with semimetric='energy' (split: k=3; answer: k=1)"
+    # explain: the same sentences, a line each
+    assert r.explain().splitlines() == [render([x]) for x in t.steps]
     r.at_top = True
     assert r.reasoning.startswith(render(t.steps) + " k=3 is the largest k of k_range")
-    assert r.reasoning.endswith("widen k_range.")
+    assert r.reasoning.endswith("widen k_range.") and r.explain(" ") == r.reasoning
+    assert r.explain().splitlines()[-1] == r.top_note + "."
     with pytest.raises(AttributeError):
         r.reasoning = "set by hand"                      # read-only: the trace's words
 
@@ -1179,7 +1182,9 @@ def test_command_line_prints_k_and_why(tmp_path, capsys):
     out = capsys.readouterr().out
     assert out.startswith("k = 3   (method auto, k in 1..5")
     r = choose_k(X, range(1, 6), n_refs=4)
-    assert f"why: {r.reasoning}" in out and "ARI of its labels" in out
+    # why: one line per step of the trace
+    assert "\nwhy:\n  " + r.explain("\n  ") + "\n" in out and "ARI of its labels" in out
+    assert len(r.trace.steps) == 3 and r.explain().count("\n") == 2
     assert main(["choose-k", str(path), "--k-min", "4", "--k-max", "2"]) == 2
     assert "1 <= k-min <= k-max" in capsys.readouterr().err
 

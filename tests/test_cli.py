@@ -656,11 +656,17 @@ def test_without_n_clusters_the_choice_is_made_and_told_on_stderr(tmp_path, caps
     # short: the last step of each kind, the arbiter's pick in words, not its sentence
     assert err.count("structure:") == 1 and err.rstrip().endswith(": the graph's groups)")
     assert "cut below" not in err
-    # --verbose adds the whole reasoning
+    # --verbose adds the whole reasoning, a line per step, once (the estimator's own
+    # progress, on standard output, says the choice in the one line)
     assert main(["cluster", str(path), "--label-column", "3", "--seed", "0", "--verbose"]) == 0
-    why = [line for line in capsys.readouterr().err.splitlines()
-           if line.startswith("kgroups cluster: why: ")]
-    assert len(why) == 1 and "normalised cut on the neighbourhood graph" in why[0]
+    out, err = capsys.readouterr()
+    lines = err.splitlines()
+    steps = lines[lines.index("kgroups cluster: why:") + 1:]
+    assert steps and all(s.startswith("  ") and s.endswith(".") for s in steps)
+    assert steps[0].startswith("  structure: ") and steps[-1].startswith("  arbiter: ")
+    assert "normalised cut on the neighbourhood graph" in steps[-1]
+    assert "KernelKGroups: chose k=2 with semimetric='nearest_neighbors' (" in out
+    assert "normalised cut" not in out
     args = argparse.Namespace(n_clusters=None, semimetric=None)
     _defaults(args)
     assert (args.n_clusters, args.semimetric) == ("auto", "auto")

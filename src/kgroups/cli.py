@@ -278,8 +278,8 @@ def _print_choice(args, est):
     reasoning with ``--verbose``."""
     r = est.n_clusters_choice_
     print(f"kgroups cluster: chose {r.summary()}", file=sys.stderr, flush=True)
-    if args.verbose:
-        print(f"kgroups cluster: why: {r.reasoning}", file=sys.stderr, flush=True)
+    if args.verbose:  # one line per step
+        print("kgroups cluster: why:", r.explain("\n  "), sep="\n  ", file=sys.stderr, flush=True)
 
 
 def _print_summary(args, est, X, y, seconds, file):
@@ -349,7 +349,7 @@ def _choose_k(args):
                args.standardize or r.geometry == "standardized")
     print(f"k = {r.k}   (method {r.method}, k in {args.k_min}..{args.k_max}, "
           f"n={X.shape[0]} D={X.shape[1]}, {seconds:.2f} s)")
-    print(f"why: {r.reasoning}")
+    print("why:", r.explain("\n  "), sep="\n  ")
     if y is not None:
         from .metrics import ari
 

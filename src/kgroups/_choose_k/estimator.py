@@ -109,7 +109,7 @@ def _choose(est, X, sample_weight, what=None):
     opts = {"n_refs": value("N_REFS"), "reference": "pca", "n_distinct": n_distinct}
     r = run_choice(Xk, wk, np.arange(1, max(1, min(K_MAX, top)) + 1), "auto", setting, opts,
                    est.random_state, refit=False)
-    say(f"chose k={r.k} with semimetric={r.semimetric!r}: {r.reasoning}")
+    say(f"chose {r.summary()}")        # the why: n_clusters_choice_.reasoning
     return r, X, w, keep
 
 

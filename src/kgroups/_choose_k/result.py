@@ -130,10 +130,12 @@ class ChooseKResult:
     at_top: bool = False
     sample: np.ndarray | None = None
 
-    @property
-    def reasoning(self):
-        """The trace in words: which steps decided, on what numbers."""
-        return render(self.trace.steps) + (f" {self.top_note}." if self.at_top else "")
+    def explain(self, sep="\n"):
+        """The reasoning, one sentence per step joined by ``sep`` (a line each)."""
+        return render(self.trace.steps, sep) + (f"{sep}{self.top_note}." if self.at_top else "")
+
+    reasoning = property(lambda self: self.explain(" "), doc="The trace in words: which "
+                         "steps decided, on what numbers (:meth:`explain`: a line each).")
 
     @property
     def top_note(self):
@@ -151,8 +153,8 @@ class ChooseKResult:
 
         >>> r = ChooseKResult(2, "auto", np.arange(1, 4), semimetric="energy")
         >>> for k in (3, 2):
-        ...     _ = r.trace.add("split", "p by k", {k: 0.3}, 0.01, f"k={k}")
-        >>> _ = r.trace.add("arbiter", "cut", {"graph": 0.2}, 1.0, "a rule", short="energy")
+        ...     r.trace.add("split", "p by k", {k: 0.3}, 0.01, f"k={k}")
+        >>> r.trace.add("arbiter", "cut", {"graph": 0.2}, 1.0, "a rule", short="energy")
         >>> r.summary()
         "k=2 with semimetric='energy' (split: k=2; arbiter: {graph: 0.2}: energy)"
         """

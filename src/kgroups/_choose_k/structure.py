@@ -91,11 +91,10 @@ def find_structure(f, ks, n_refs, reference, trace):
     on = "" if f.w.size <= STRUCTURE_MAX_N else (
         f" (on a sample of {STRUCTURE_MAX_N} rows)" if len(each) == 1 else
         f" (the median of {len(each)} samples of {STRUCTURE_MAX_N} rows)")
-    trace.add("structure", f"gain over one cluster against {n_refs} uniform references, "
-              f"in standard errors, by k{on}", {int(k): v for k, v in zip(sk[1:], z[1:])
-                                            if not np.isnan(v)},
-              STRUCTURE_Z, "structure" if found else "no structure",
-              close(STRUCTURE_Z, top) if found else close(top, STRUCTURE_Z))
+    gains = {int(k): v for k, v in zip(sk[1:], z[1:]) if not np.isnan(v)}
+    trace.add("structure", f"gain over one cluster against {n_refs} uniform references, in "
+              f"standard errors, by k{on}", gains, STRUCTURE_Z, "structure" if found else
+              "no structure", close(STRUCTURE_Z, top) if found else close(top, STRUCTURE_Z))
     return found, dict(zip(sk.tolist(), z.tolist()))
 
 

@@ -49,8 +49,8 @@ def few(value):
     return None if isinstance(value, (int, np.integer)) else _values(value)
 
 
-def render(steps):
-    """The trace in words: one sentence per step.
+def render(steps, sep=" "):
+    """The trace in words: one sentence per step, joined by ``sep``.
 
     >>> print(render([Step("structure", "dip p-value", 0.0002, 0.005, "structure"),
     ...               Step("silhouette", "mean silhouette by k", {3: 0.71, 2: 0.67})]))
@@ -62,7 +62,7 @@ def render(steps):
         text += f" (threshold {_number(s.threshold)})" if s.threshold is not None else ""
         text += (f": {s.outcome}" if s.outcome else "") + (f" ({s.margin})" if s.margin else "")
         out.append(text + ".")
-    return " ".join(out)
+    return sep.join(out)
 
 
 @dataclass
@@ -72,9 +72,8 @@ class Trace:
     steps: list = field(default_factory=list)
 
     def add(self, *args, **kwargs):
-        """Append a :class:`Step` made of the arguments; returns it."""
+        """Append a :class:`Step` made of the arguments."""
         self.steps.append(Step(*args, **kwargs))
-        return self.steps[-1]
 
     def __str__(self):
         return render(self.steps)
