@@ -237,9 +237,9 @@ def test_the_answer_does_not_change_with_the_order_of_the_rows(semimetric):
 
 
 # --------------------------------------------------------------------------- arbiter
-def _decide(*args):
+def _decide(*args, **kwargs):
     t = Trace()
-    pick = decide(*args, t)
+    pick = decide(*args, t, **kwargs)
     [step] = t.steps
     assert step.step == "arbiter"
     return pick, step
@@ -247,13 +247,57 @@ def _decide(*args):
 
 def test_arbiter_without_structure_for_energy():
     """k_e = 1: the graph's groups must cut below NO_STRUCTURE_RATIO times the energy
-    partition's."""
-    pick, step = _decide(0.04, 0.1, 1, 3, 0.0, 0.3)
+    partition's, and each be bimodal with its nearest group (dip p below SPLIT_ALPHA),
+    the dips read only where the cuts allow the graph."""
+    pick, step = _decide(0.04, 0.1, 1, 3, 0.0, 0.3, pair_p=0.01)
     assert pick == "nearest_neighbors" and step.threshold == NO_STRUCTURE_RATIO == 0.5
     assert step.value == {"graph's groups": 0.04, "energy partition of 3": 0.1}
-    pick, step = _decide(0.06, 0.1, 1, 3, 0.0, 0.3)        # 0.6 of it: not enough
-    assert pick == "energy" and step.threshold == NO_STRUCTURE_RATIO
-    assert step.rule == "no structure"
+    assert ("each be bimodal with its nearest group (dip p-values at most 0.01, below 0.05)"
+            in step.outcome)
+    pick, step = _decide(0.04, 0.1, 1, 3, 0.0, 0.3, pair_p=0.3)   # groups of one cloud
+    assert pick == "energy" and step.rule == "no structure" and "at most 0.3" in step.outcome
+    called = []
+    pick, step = _decide(0.06, 0.1, 1, 3, 0.0, 0.3,             # 0.6 of it: not enough
+                         pair_p=lambda: called.append(1) or 0.01)
+    assert pick == "energy" and step.threshold == NO_STRUCTURE_RATIO and not called
+    assert step.rule == "no structure" and "bimodal" not in step.outcome
+
+
+def test_without_structure_for_energy_the_graph_s_groups_must_be_bimodal():
+    """A skewed cloud (lognormal, 2-D): energy finds no structure; the graph's groups cut
+    below half the energy partition's (a tail cut off), but a group and its nearest
+    are unimodal together along their means' line, so the answer stays 1 (it was 2 and
+    3 on these two draws before the dips were read)."""
+    for seed in (0, 9):
+        r = choose_k(np.random.default_rng(seed).lognormal(size=(300, 2)), semimetric="auto")
+        step = r.trace.steps[-1]
+        assert r.k == 1 and r.candidates["energy"].k == 1 and step.rule == "no structure"
+        cuts = step.value
+        assert cuts["graph's groups"] < NO_STRUCTURE_RATIO * min(
+            v for c, v in cuts.items() if c.startswith("energy"))
+        assert "and each be bimodal with its nearest group (dip p-values at most" in step.outcome
+
+
+def test_one_column_keeps_energy_on_every_path():
+    """On a line every group is an interval, and the 10-neighbour graph falls apart
+    wherever a gap is wider than the nearest points on both sides (inside one Gaussian:
+    its groups cut below energy's and were kept on 13 of these 30 draws, 2 or 3 groups
+    of a unimodal sample on 12, 3 of two Gaussians on 1): choose_k, n_clusters="auto"
+    and semimetric="auto" at a given k keep energy, and say why."""
+    ks = []
+    for seed in range(10):
+        rng = np.random.default_rng(seed)
+        for X, k in ((rng.normal(size=(300, 1)), 1), (rng.exponential(size=(300, 1)), 1),
+                     (np.concatenate([rng.normal(8.0 * j, 1.0, 100) for j in range(2)]), 2)):
+            r = choose_k(X, semimetric="auto")
+            assert r.semimetric == "energy" and "one column: on a line" in r.reasoning
+            ks.append(r.k == k)
+    assert all(ks)
+    km = KernelKGroups(2, semimetric="auto", random_state=0).fit(X.reshape(-1, 1))
+    assert km.semimetric_ == "energy" and "one column" in km.semimetric_choice_.reasoning
+    km = KernelKGroups("auto", semimetric="auto").fit(X.reshape(-1, 1))
+    assert km.n_clusters_ == 2 and km.semimetric_ == "energy"
+
 
 
 def test_arbiter_keeps_energy_where_the_graph_sets_a_small_part_apart():

@@ -46,10 +46,13 @@ def test_the_guide_states_each_constant_as_the_code_has_it(name):
 
 
 def test_the_arbiter_s_dip_level_is_the_split_test_s_as_the_code_has_it():
-    """Rule 3's test of clusters within groups is stated at SPLIT_ALPHA on both pages."""
+    """Rules 1 and 3's dip tests of groups and of clusters within groups are stated at
+    SPLIT_ALPHA on both pages."""
     v = value("SPLIT_ALPHA")
     assert f"the split test's level {v:g}:" in _text("choosing_k.rst")
     assert f"(p below {v:g})" in _text("nothing_given.rst")
+    assert f"(the dip test at the split test's level {v:g})" in _text("choosing_k.rst")
+    assert f"(the dip test at level {v:g})" in _text("nothing_given.rst")
 
 
 def test_the_arbiter_s_clean_cut_is_stated_on_both_pages():

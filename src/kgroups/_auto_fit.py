@@ -19,8 +19,9 @@ When the graph wins, the estimator keeps its fit. When energy wins, the estimato
 fitted with the energy semimetric from the candidate's labels (every row labelled by
 the sample fit's ``predict`` past ``AUTO_SAMPLE_N``; the given labels when ``init`` is
 an array): the result is an exact fit of the energy semimetric. Where X has no more
-distinct rows than ``n_neighbors``, there is no graph to judge with: energy, and
-``semimetric_choice_`` says so.
+distinct rows than ``n_neighbors``, there is no graph to judge with, and where X has one
+column the graph has nothing to add (on a line every group is an interval) and falls
+apart at wide gaps: energy, and ``semimetric_choice_`` says so.
 
 With ``verbose``, each phase is said as it starts and ends; ``engine_stats_["auto
 seconds"]`` keeps each phase's seconds and ``engine_stats_["seconds"]["other
@@ -44,7 +45,7 @@ import numpy as np
 from ._init import resolve_n_init
 from ._input import checked_rows
 from ._progress import FitProgress
-from ._semimetrics.auto import SemimetricChoice, normalized_cut, partition_cut
+from ._semimetrics.auto import ONE_COLUMN, SemimetricChoice, normalized_cut, partition_cut
 from ._validation import (as_seed, check_sample_weight, is_dask_collection,
                           is_device_array)
 
@@ -142,8 +143,11 @@ def _validated(est, X, sample_weight):
 
 
 def _too_few(est, Xv, w):
-    """Why the neighbourhood graph cannot judge (at most ``n_neighbors`` distinct rows of
-    positive weight: no point has that many neighbours), or None."""
+    """Why the neighbourhood graph cannot judge (one column, ``ONE_COLUMN``; at most
+    ``n_neighbors`` distinct rows of positive weight: no point has that many
+    neighbours), or None."""
+    if Xv.shape[1] == 1:
+        return f"X has {ONE_COLUMN}, so the energy semimetric is kept: 'energy'"
     rows, need = Xv[w > 0], est.n_neighbors + 1
     if np.unique(rows[:64 * need], axis=0).shape[0] >= need:
         return None  # enough distinct rows among the first: the common case

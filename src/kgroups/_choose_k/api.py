@@ -24,17 +24,15 @@ def choose_k(X, k_range=None, *, method="auto", semimetric="energy", alpha=1.0, 
     each k of ``k_range``; :doc:`/user_guide/choosing_k` has the formulas, the
     studies and where each method fails.
 
-    - ``"auto"`` (default): the **energy rule** for point data: k = 1 only when X
-      shows no structure (dip tests of cross-fitted halves, gain over uniform references);
-      else the smallest k near the largest mean silhouette, then one more cluster
-      while a cluster is multimodal along its halves' lines (the dip test); where X's own
-      geometry shows none, the same on its multimodal sphered axes, then
-      standardized. With ``semimetric="nearest_neighbors"`` the eigengap of the
-      neighbourhood graph's walk; with ``"auto"`` both, one kept by the **arbiter**
-      (the normalised cut of the neighbourhood graph), as ``KernelKGroups(
-      n_clusters="auto", semimetric="auto")`` does. Its draws are seeded from the
-      data: the answer does not change with ``random_state`` nor with the order of the
-      rows, and the trace says where a decision was close.
+    - ``"auto"`` (default): the **energy rule** for point data: k = 1 only when X shows no structure
+      (dip tests of cross-fitted halves, gain over uniform references); else the smallest k near the
+      largest mean silhouette, then one more cluster while a cluster is multimodal along its halves'
+      lines (the dip test); where X's own geometry shows none, the same on its multimodal sphered
+      axes, then standardized. With ``semimetric="nearest_neighbors"`` the eigengap of the
+      neighbourhood graph's walk; with ``"auto"`` both, one kept by the **arbiter** (the normalised
+      cut of the neighbourhood graph), as ``KernelKGroups(n_clusters="auto", semimetric="auto")``
+      does. Its draws are seeded from the data: the answer does not change with ``random_state`` nor
+      with the order of the rows, and the trace says where a decision was close.
     - ``"gap"``: the gap statistic, :math:`\mathrm{Gap}(k) = \overline{\log W^*_k} -
       \log W_k`, with a rule of R's ``cluster::maxSE`` (default ``"firstSEmax"``).
     - ``"prediction_strength"``: the largest k with mean ps(k) >= ``cutoff``.
@@ -107,15 +105,14 @@ def choose_k(X, k_range=None, *, method="auto", semimetric="energy", alpha=1.0, 
 
     References
     ----------
-    .. [1] R. Tibshirani, G. Walther and T. Hastie, "Estimating the number of
-       clusters in a data set via the gap statistic", J. R. Statist. Soc. B 63(2),
-       411-423, 2001.
+    .. [1] R. Tibshirani, G. Walther and T. Hastie, "Estimating the number of clusters in a
+       data set via the gap statistic", J. R. Statist. Soc. B 63(2), 411-423, 2001.
     .. [2] R. Tibshirani and G. Walther, "Cluster validation by prediction
        strength", J. Comput. Graph. Statist. 14(3), 511-528, 2005.
     .. [3] P. J. Rousseeuw, "Silhouettes: a graphical aid to the interpretation and
        validation of cluster analysis", J. Comput. Appl. Math. 20, 53-65, 1987.
-    .. [4] J. A. Hartigan and P. M. Hartigan, "The dip test of unimodality", Ann.
-       Statist. 13(1), 70-84, 1985.
+    .. [4] J. A. Hartigan and P. M. Hartigan, "The dip test of unimodality", Ann. Statist.
+       13(1), 70-84, 1985.
 
     Examples
     --------
@@ -144,9 +141,8 @@ def choose_k(X, k_range=None, *, method="auto", semimetric="energy", alpha=1.0, 
         raise InvalidParameterError(f"choose_k: semimetric={semimetric!r} has a rule of its "
                                     f"own (method='auto'); got method={method!r}")
     if rule is not None and method != "gap":
-        raise InvalidParameterError(
-            f"choose_k: rule={rule!r} applies to method='gap' only; got method={method!r} "
-            "(leave rule=None)")
+        raise InvalidParameterError(f"choose_k: rule={rule!r} applies to method='gap' only; "
+                                    f"got method={method!r} (leave rule=None)")
     n_distinct = np.unique(X, axis=0).shape[0]
     ks = check_k_range(k_range, method, semimetric, X.shape[0], n_distinct)
     setting = Setting(semimetric=semimetric, alpha=alpha, sigma=sigma, theta=theta,

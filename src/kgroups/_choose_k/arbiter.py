@@ -6,16 +6,17 @@ The energy answer (:math:`k_e` clusters) and the graph's groups :math:`G` (:math
 are compared by the **normalised cut** (Shi & Malik 2000) on the neighbourhood graph of
 :math:`G` and of the energy partition :math:`E_{k_g}` of as many clusters: (1)
 :math:`k_e = 1`: the graph when :math:`G` cuts below ``NO_STRUCTURE_RATIO`` times
-:math:`E_{k_g}`; (2) :math:`E_{k_g}` the graph's groups themselves (adjusted Rand index
-at least ``AGREE``) and :math:`k_e < k_g`: the graph, finer; (3) the energy clusters
-within the graph's groups (a share ``WITHIN`` of the weight) and one of: the graph's
-smallest group below ``BALANCE`` / :math:`k_g` of the weight (a far cluster set apart);
-:math:`E_{k_g}` the graph's groups (``AGREE``: energy finds clusters within them); or
-:math:`k_e > k_g` with every energy cluster bimodal with its nearest neighbour in its
-group (:func:`pair_dips` below ``SPLIT_ALPHA``: sub-clusters, where the tiles of one
-long shape are not), or with groups not cleanly cut themselves (:math:`G`'s cut at least
-``CLEAN_CUT``): energy; (4) else the graph when :math:`G` cuts below ``CUT_RATIO`` times
-:math:`E_{k_g}` (rings, moons, spirals), else energy.
+:math:`E_{k_g}` and each group is bimodal with its nearest (:func:`pair_dips` below
+``SPLIT_ALPHA``; two parts of one cloud, a tail cut off, are not); (2) :math:`E_{k_g}`
+the graph's groups (adjusted Rand index at least ``AGREE``) and :math:`k_e < k_g`: the
+graph, finer; (3) the energy clusters within the graph's groups (a share ``WITHIN`` of
+the weight) and one of: the graph's smallest group below ``BALANCE`` / :math:`k_g` of
+the weight (a far cluster set apart); :math:`E_{k_g}` the graph's groups (``AGREE``:
+energy finds clusters within them); or :math:`k_e > k_g` with every energy cluster
+bimodal with its nearest in its group (:func:`pair_dips`: sub-clusters, where the tiles
+of one long shape are not), or with groups not cleanly cut themselves (:math:`G`'s cut at
+least ``CLEAN_CUT``): energy; (4) else the graph when :math:`G` cuts below ``CUT_RATIO``
+times :math:`E_{k_g}` (rings, moons, spirals), else energy.
 
 ``benchmarks/bench_choice.py`` found stability under resampling (Lange et al. 2004)
 and DBCV (Moulavi et al. 2014) worse yardsticks on the development half.
@@ -49,10 +50,11 @@ def within_share(P, G, w):
 
 
 def pair_dips(X, w, E, G):
-    """The largest dip p-value of the energy clusters ``E`` each with its nearest cluster
-    (by weighted means) in the same group of ``G``, along the line of the two means (1.0
-    where no group holds two); weights enter the means, and the dip counts each row
-    once, as the split test's does."""
+    """The largest dip p-value of the energy clusters ``E`` (``E`` one cluster: the groups
+    of ``G``) each with its nearest cluster (by weighted means) in the same group of ``G``,
+    along the line of the two means (1.0 where no group holds two); weights enter the
+    means, and the dip counts each row once, as the split test's does."""
+    E, G = (G, E) if E.max() == 0 else (E, G)
     ke = int(E.max()) + 1
     mu = np.array([np.average(X[E == c], axis=0, weights=w[E == c]) for c in range(ke)])
     home = _contingency(E, G, w).argmax(axis=1)
@@ -69,7 +71,7 @@ def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0, pair_p=1.
     r"""The rule of the module docstring: ``"energy"`` or ``"nearest_neighbors"``, its
     step in ``trace``; ``agree``: the adjusted Rand index of :math:`E_{k_g}` with the
     graph's groups, ``pair_p``: :func:`pair_dips`, or a function giving it, called only
-    where rule 3 reads it (``agree=0`` and ``pair_p=1``: not compared, as at a given k).
+    where rule 1 or 3 reads it (``agree=0`` and ``pair_p=1``: not compared, as at a given k).
 
     >>> from kgroups._choose_k.trace import Trace
     >>> t = Trace()
@@ -79,7 +81,8 @@ def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0, pair_p=1.
     ratio = cut_g / cut_e if cut_e > 0 else np.inf
     threshold = None
     if k_e == 1:
-        pick = GRAPH if cut_g < NO_STRUCTURE_RATIO * cut_e else ENERGY
+        pick = GRAPH if cut_g < NO_STRUCTURE_RATIO * cut_e and (
+            pair_p := pair_p() if callable(pair_p) else pair_p) < SPLIT_ALPHA else ENERGY
         rule, threshold = "no structure", NO_STRUCTURE_RATIO
     elif k_e < k_g and agree >= AGREE:
         pick, rule = GRAPH, "finer groups"
@@ -111,7 +114,9 @@ def _texts(rule, pick, k_e, k_g, within, smallest, agree, cut_g, pair_p):
             "weight) and ")
     if rule == "no structure":
         return (f"no structure for energy: the graph's groups must cut below "
-                f"{NO_STRUCTURE_RATIO:g} times the energy partition's", "")
+                f"{NO_STRUCTURE_RATIO:g} times the energy partition's" + ("" if callable(pair_p)
+                else f", and each be bimodal with its nearest group (dip p-values at most "
+                f"{pair_p:.2g}, below {SPLIT_ALPHA:g})"), "")
     if rule == "finer groups":
         return (f"{same}: both see {k_g} groups, finer than energy's {k_e} clusters",
                 f", finer than energy's (ARI {agree:.2f})")

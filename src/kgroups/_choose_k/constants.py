@@ -45,10 +45,10 @@ CONSTANTS = {
         "it decides none of the answers of 2 where the truth has more; at 0 (the largest "
         "silhouette) the development half loses one useful set, no mean ARI moves", ALL),
     "SPLIT_ALPHA": C(0.05, "family-wise level of the split tests of a partition; the arbiter's "
-        "level for clusters within the graph's groups", "bench_choice.py --library at 0.01, 0.05, "
-        "0.1: the tables prefer 0.05, the shapes 0.1 by as much; bench_split_level.py: no false "
-        "split below 0.05 on 8 unimodal clouds; bench_arbiter.py: its test alike from 0.001 to "
-        "0.05", DEV),
+        "for clusters within the graph's groups and for its groups where energy finds no "
+        "structure", "bench_choice.py --library at 0.01, 0.05, 0.1: the tables prefer 0.05, the "
+        "shapes 0.1 by as much; bench_split_level.py: no false split below 0.05 on 8 unimodal "
+        "clouds; bench_arbiter.py: its test alike from 0.001 to 0.05", DEV),
     "SILHOUETTE_KEEP": C(0.7, "the split walk goes on while the partitions keep this share of the "
         "silhouette", "bench_choose_k_batteries.py (issue 42): finer levels keep 0.72-0.9, "
         "sub-modes of real classes 0.4-0.6; bench_choice.py, development half: 0.65 gains a "

@@ -16,7 +16,7 @@ import numpy as np
 from .._errors import DistinctRowsWarning
 from .._input import IN_MEMORY
 from .._memory import check_fits
-from .._semimetrics.auto import partition_cut
+from .._semimetrics.auto import ONE_COLUMN, partition_cut
 from .._semimetrics.prepare import data_scale, objective_unit
 from .._validation import Integer, InvalidParameterError, as_seed, describe
 from ..metrics import weighted_ari
@@ -99,7 +99,7 @@ def default(X, w, ks, setting, opts, seed):
     """``method="auto"``: the rule of the semimetric (module docstring of
     :mod:`kgroups._choose_k`): the graph's rule, the energy rule (energy and the other
     semimetrics of point data), or with ``"auto"`` both, one kept by the arbiter
-    (energy where too few distinct rows leave no neighbourhood graph)."""
+    (energy where X has one column, or too few distinct rows for a neighbourhood graph)."""
     if setting.semimetric == GRAPH:
         return graph_rule(X, w, ks, setting, seed)[0]
     auto = setting.semimetric == "auto"
@@ -109,9 +109,10 @@ def default(X, w, ks, setting, opts, seed):
         return e
     e.semimetric, trace, g, pick, cuts = ENERGY, copy.deepcopy(e.trace), None, ENERGY, None
     gks = ks[(ks >= 2) & (ks <= max(SCAN_MIN, SCAN_FACTOR * e.k))]
-    if opts["n_distinct"] <= setting.n_neighbors + 1 or gks.size < 2:
-        trace.add("arbiter", "distinct rows of positive weight", opts["n_distinct"],
-                  setting.n_neighbors + 1, "too few for the neighbourhood graph: energy")
+    if (one := X.shape[1] == 1) or opts["n_distinct"] <= setting.n_neighbors + 1 or gks.size < 2:
+        trace.add("arbiter", "columns" if one else "distinct rows of positive weight",
+                  1 if one else opts["n_distinct"], None if one else setting.n_neighbors + 1,
+                  f"{ONE_COLUMN}: energy" if one else "too few for the neighbourhood graph: energy")
     else:
         g, fmap = graph_rule(X, w, gks, setting.but(semimetric=GRAPH, engine="auto"), seed + 9)
         G, kg = g.labels, g.k

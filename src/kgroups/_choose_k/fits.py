@@ -152,9 +152,8 @@ class Fits:
         r""":math:`W_k`, refused where it is 0 (more clusters than points: no log W_k)."""
         W = self.within_one() if k == 1 else self.fit(int(k))[1]
         if not W > 0:
-            raise InvalidParameterError(
-                f"choose_k: the within energy of the fit with k={k} is {W!r}; log W_k "
-                "needs W_k > 0: use a smaller k_range")
+            raise InvalidParameterError(f"choose_k: the within energy of the fit with k={k} is "
+                                        f"{W!r}; log W_k needs W_k > 0: use a smaller k_range")
         return float(W)
 
     def fit(self, k, start=None):

@@ -178,9 +178,8 @@ class ChooseKResult:
         curves = ", ".join(f"{c}{getattr(self, _CURVES[c][0]).shape}" for c in self.criteria
                            if c in _CURVES)
         extra = "".join(f", {a}={getattr(self, a)!r}" for a in ("rule", "cutoff")
-                        if getattr(self, a) is not None)
-        extra += f", k_values={span}" + (f", geometry={self.geometry!r}"
-                                         if self.method == "auto" else "")
+                        if getattr(self, a) is not None) + f", k_values={span}"
+        extra += f", geometry={self.geometry!r}" if self.method == "auto" else ""
         return f"ChooseKResult(k={self.k}, method={self.method!r}{extra}, curves=[{curves}])"
 
     def plot(self, ax=None, criteria=None):

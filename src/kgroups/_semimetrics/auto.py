@@ -23,6 +23,10 @@ import numpy as np
 
 #: The semimetrics ``"auto"`` chooses between.
 CANDIDATES = ("energy", "nearest_neighbors")
+#: Why X of one column keeps energy: the graph has nothing to add there, and fails.
+ONE_COLUMN = ("one column: on a line every group is an interval, which energy finds, and "
+              "the neighbourhood graph falls apart wherever a gap is wider than the nearest "
+              "neighbours on both sides")
 
 
 @dataclass
