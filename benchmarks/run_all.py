@@ -51,7 +51,8 @@ def full(results):
             ["bench_semimetric.py", "--out", os.path.join(results, "semimetric.md"), "--json",
              os.path.join(results, "semimetric.json"), "--figure",
              os.path.join(results, "semimetric.png")],
-            ["bench_choose_k_graph.py", "--out", os.path.join(results, "choose_k_graph.md")]]
+            ["bench_choose_k_graph.py", "--out", os.path.join(results, "choose_k_graph.md")],
+            ["bench_null.py", "--out", os.path.join(results, "null.md")]]
 
 
 def quick(results):

@@ -909,7 +909,14 @@ def choice():
              ("split_level.md", [
                  "The split test's level: the share of single clusters it cuts (no",
                  "sub-clusters) and of two touching Gaussians it finds, at three levels.",
-                 ""], "bench_split_level.py")]
+                 ""], "bench_split_level.py"),
+             ("null.md", [
+                 "Data without clusters, which the labelled batteries cannot score: the",
+                 "answers of ``choose_k(X)`` and of the joint choice (*nothing given*) on",
+                 "the eight clouds of the synthetic study and on samples on a line, where",
+                 "the neighbourhood graph falls apart at wide gaps; two settings on a line",
+                 "with clusters; ``GaussianMixture`` with BIC and HDBSCAN beside them.",
+                 ""], "bench_null.py")]
     for name, intro, script in parts:
         part = _load(name)
         if part is None:
