@@ -1127,6 +1127,10 @@ def test_plot_draws_the_default_s_curves():
         assert f"chosen k = {r.k}" in ax.get_legend_handles_labels()[1]
     text = " ".join(t.get_text() for t in axes[0].figure.texts).replace("\n", " ")
     assert text == r.reasoning
+    # under the panels, each step of the reasoning starts a line
+    lines = axes[0].figure.texts[0].get_text().split("\n")
+    steps = [f"{s.step}: {s.statistic}" for s in r.trace.steps]
+    assert len(steps) > 3 and sum(ln.startswith(tuple(steps)) for ln in lines) == len(steps)
     plt.close("all")
 
 

@@ -202,7 +202,7 @@ class ChooseKResult:
                 f"list of the computed criteria {self.criteria}")
         fig, cols = None, min(len(names), 4)
         if ax is None:
-            text = textwrap.fill(self.reasoning, width=50 * cols)
+            text = "\n".join(textwrap.fill(s, 50 * cols) for s in self.explain().split("\n"))
             rows, foot = -(-len(names) // cols), 0.17 * (text.count("\n") + 1)
             fig = plt.figure(figsize=(4.2 * cols, 3.4 * rows + foot))
             axes = [fig.add_subplot(rows, cols, i + 1) for i in range(len(names))]
