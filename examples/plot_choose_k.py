@@ -23,8 +23,9 @@ panels are those of the multimodal axes). Bottom: one elongated Gaussian with no
 clusters: no modes and no gain over the reference samples, in the data's geometry
 or with standardized columns (the panels of the gain in standard errors, against its
 threshold), so the answer is 1. ``result.trace`` holds every step with its numbers
-and ``result.reasoning`` says them in words; the answer does not change when
-``k_range`` is widened past the k where the rule decided, nor with ``random_state``.
+and ``result.explain()`` says them in words, a line per step; the answer does not
+change when ``k_range`` is widened past the k where the rule decided, nor with
+``random_state``.
 """
 
 
@@ -46,7 +47,7 @@ for row, (name, X) in enumerate([("8 blobs on a grid", grid),
                                  ("one elongated Gaussian", cloud)]):
     result = choose_k(X, range(1, 11), random_state=0)
     print(f"{name}: k = {result.k} (found in the {result.geometry} geometry)")
-    print("  " + result.reasoning)
+    print("  " + result.explain("\n  "))
     axes[row, 0].scatter(X[:, 0], X[:, 1], c=result.labels, s=6, cmap="tab10")
     axes[row, 0].set_title(f"{name}: chosen k = {result.k}")
     axes[row, 0].set_aspect("equal", adjustable="datalim")
