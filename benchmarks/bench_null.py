@@ -44,7 +44,7 @@ from kgroups import choose_k
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _report import publish  # noqa: E402
-from bench_choose_k import SETTINGS  # noqa: E402
+from bench_choose_k import SETTINGS, _cell  # noqa: E402
 
 K_RANGE = range(1, 16)
 
@@ -89,13 +89,6 @@ def columns():
             "GMM BIC": gmm, "HDBSCAN": hdbscan}
 
 
-def cell(picks, k):
-    counts = {}
-    for p in picks:
-        counts[p] = counts.get(p, 0) + 1
-    return " ".join(f"{p}{'*' if p == k else ''}x{c}" for p, c in sorted(counts.items()))
-
-
 def study(draws):
     cols = columns()
     settings = [s for s in SETTINGS if s[1] == 1] + LINE
@@ -115,7 +108,7 @@ def study(draws):
             at = 0 if k == 1 else 2
             right[c][at] += hit
             right[c][at + 1] += draws
-        rows.append([name, str(k)] + [cell(picks[c], k) for c in cols])
+        rows.append([name, str(k)] + [_cell(picks[c], k) for c in cols])
         print(f"# {name}: " + "  ".join(f"{c}={picks[c]}" for c in cols), file=sys.stderr,
               flush=True)
     return rows, right, seconds

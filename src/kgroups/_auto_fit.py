@@ -89,11 +89,11 @@ def fit_auto(est, X, sample_weight, plan):
     seconds, k = {}, plan.n_clusters
     try:
         checked = _validated(est, X, sample_weight)
-        few = None if checked is None else _too_few(est, *checked)
-        if few is not None:
-            with _phase(progress, seconds, f"{ENERGY} fit", few):
+        why = None if checked is None else _no_graph(est, *checked)
+        if why is not None:
+            with _phase(progress, seconds, f"{ENERGY} fit", why):
                 est._fit(X, sample_weight, plan._replace(semimetric=ENERGY))
-            return _done(est, SemimetricChoice(ENERGY, few), seconds)
+            return _done(est, SemimetricChoice(ENERGY, why), seconds)
         with _phase(progress, seconds, f"{GRAPH} fit", f"fitting semimetric={GRAPH!r}"):
             est._fit(X, sample_weight, plan._replace(semimetric=GRAPH))
         Xv, w = checked
@@ -142,7 +142,7 @@ def _validated(est, X, sample_weight):
     return Xv, check_sample_weight(sample_weight, Xv.shape[0], est._owner(), allow_zero=True)
 
 
-def _too_few(est, Xv, w):
+def _no_graph(est, Xv, w):
     """Why the neighbourhood graph cannot judge (one column, ``ONE_COLUMN``; at most
     ``n_neighbors`` distinct rows of positive weight: no point has that many
     neighbours), or None."""
