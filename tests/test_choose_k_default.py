@@ -11,6 +11,7 @@ import warnings
 
 import numpy as np
 import pytest
+from scipy.spatial.distance import cdist
 from sklearn.datasets import make_blobs, make_circles, make_moons
 from sklearn.metrics import adjusted_rand_score as ari
 
@@ -1068,6 +1069,35 @@ def test_pair_dips_tell_blobs_within_a_group_from_the_arcs_of_a_ring():
     arc = np.floor((np.arctan2(R[:, 1], R[:, 0]) + np.pi) / (np.pi / 4)).astype(int) % 8
     E = np.unique(2 * arc + ring, return_inverse=True)[1]
     assert arbiter.pair_dips(R, np.ones(600), E, ring) >= SPLIT_ALPHA
+
+
+def test_pair_dips_cross_parallel_stripes_along_their_discriminant():
+    """Two long stripes side by side whose means' line is slanted (one shifted along
+    its length): the line of the means blurs the gap with the stripes' length, their
+    discriminant crosses them at right angles and sees it."""
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.uniform((0, 0), (8, 0.3), (200, 2)),
+                   rng.uniform((0.2, 0.45), (8.2, 0.75), (200, 2))])
+    E = np.repeat([0, 1], 200)
+    assert arbiter.pair_dips(X, np.ones(400), E, np.zeros(400, dtype=np.int64)) < SPLIT_ALPHA
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_tight_parallel_stripes_the_graph_joins_are_energy_s(seed):
+    """Four stripes 8 x 0.3 with gaps of 1.5, 4 and 8 times the nearest-neighbour
+    distance: the graph's eigengap joins the three close ones into one group, energy
+    (on the multimodal axis) finds the four; each stripe is bimodal with its
+    neighbour across the stripes, so rule 3 keeps energy's four, not the cut."""
+    rng = np.random.default_rng(seed)
+    S = [rng.uniform((0, 0), (8, 0.3), (200, 2)) for _ in range(4)]
+    s = np.mean([np.sort(cdist(P, P), axis=1)[:, 1].mean() for P in S])
+    y0 = np.r_[0.0, np.cumsum(0.3 + s * np.array([1.5, 4.0, 8.0]))]
+    X = np.vstack([P + (0, y0[j]) for j, P in enumerate(S)])
+    r = choose_k(X, semimetric="auto")
+    assert r.candidates["nearest_neighbors"].k == 2 and steps(r, "arbiter")[0].rule == \
+        "bimodal pairs"
+    assert (r.k, r.semimetric) == (4, "energy")
+    assert ari(np.repeat(np.arange(4), 200), r.labels) >= 0.95
 
 
 def test_few_distinct_rows_skip_the_graph():

@@ -25,6 +25,7 @@ and DBCV (Moulavi et al. 2014) worse yardsticks on the development half.
 from __future__ import annotations
 
 import numpy as np
+from sklearn.covariance import ledoit_wolf
 
 from .._stats.dip import dip_test
 from ..metrics import _contingency
@@ -50,10 +51,12 @@ def within_share(P, G, w):
 
 
 def pair_dips(X, w, E, G):
-    """The largest dip p-value of the energy clusters ``E`` (``E`` one cluster: the groups
+    r"""The largest dip p-value of the energy clusters ``E`` (``E`` one cluster: the groups
     of ``G``) each with its nearest cluster (by weighted means) in the same group of ``G``,
-    along the line of the two means (1.0 where no group holds two); weights enter the
-    means, and the dip counts each row once, as the split test's does."""
+    along their discriminant :math:`\hat\Sigma^{-1} (\mu_d - \mu_c)` (Fisher 1936; the
+    pooled covariance shrunk as Ledoit & Wolf 2004), which crosses long clusters side by
+    side where the means' line is slanted (1.0 where no group holds two); weights enter
+    the means, and the dip counts each row once, as the split test's does."""
     E, G = (G, E) if E.max() == 0 else (E, G)
     ke = int(E.max()) + 1
     mu = np.array([np.average(X[E == c], axis=0, weights=w[E == c]) for c in range(ke)])
@@ -63,7 +66,8 @@ def pair_dips(X, w, E, G):
         if (others := np.flatnonzero((home == home[c]) & (np.arange(ke) != c))).size:
             d = others[np.argmin(np.sum((mu[others] - mu[c]) ** 2, axis=1))]
             both = (E == c) | (E == d)
-            p = max(p, dip_test(X[both] @ (mu[d] - mu[c]))[1])
+            S = ledoit_wolf(X[both] - mu[np.where(E[both] == c, c, d)], assume_centered=True)[0]
+            p = max(p, dip_test(X[both] @ np.linalg.lstsq(S, mu[d] - mu[c])[0])[1])
     return p if p > 0.0 else 1.0
 
 
@@ -78,8 +82,7 @@ def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0, pair_p=1.
     >>> decide(0.001, 0.2, 8, 2, 1.0, 0.5, t), t.steps[0].outcome
     ('nearest_neighbors', "the graph's groups cut below 1 times the energy partition's")
     """
-    ratio = cut_g / cut_e if cut_e > 0 else np.inf
-    threshold = None
+    ratio, threshold = (cut_g / cut_e if cut_e > 0 else np.inf), None
     if k_e == 1:
         pick = GRAPH if cut_g < NO_STRUCTURE_RATIO * cut_e and (
             pair_p := pair_p() if callable(pair_p) else pair_p) < SPLIT_ALPHA else ENERGY

@@ -49,8 +49,7 @@ def graph_rule(X, w, ks, setting, seed):
     gaps = log_eigengaps(mu, ks)
     r, t = ChooseKResult(1, "auto", ks, eigenvalues=mu, eigengap=gaps), Trace()
     if np.isfinite(gaps).any():
-        i = int(np.nanargmax(gaps))
-        r.k = int(ks[i])
+        r.k = int(ks[int(np.nanargmax(gaps))])
         rest = -np.sort(-gaps[np.isfinite(gaps)])
         t.add("graph eigengap", f"log(mu_(k+1) / mu_k) of the {fmap.n_neighbors}-nearest-"
               f"neighbour graph's walk ({fmap.n_components} component(s)), by k",
@@ -60,7 +59,6 @@ def graph_rule(X, w, ks, setting, seed):
     else:
         t.add("graph eigengap", "k >= 2 in k_range", 0, None, "k=1")
     r.at_top, r.trace, r.semimetric = bool(r.k == top and len(ks) > 1), t, "nearest_neighbors"
-    r.labels = (np.zeros(w.size, dtype=np.int64) if r.k == 1 else
-                Fits(X, w, setting.but(semimetric="nearest_neighbors"), seed,
-                     matrix=False).fit(r.k)[0])
+    r.labels = np.zeros(w.size, dtype=np.int64) if r.k == 1 else Fits(
+        X, w, setting.but(semimetric="nearest_neighbors"), seed, matrix=False).fit(r.k)[0]
     return r, fmap

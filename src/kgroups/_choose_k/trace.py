@@ -43,10 +43,9 @@ def _values(value):
 
 def few(value):
     """``value`` in words where it is a few named numbers (not a curve by k), else None."""
-    if isinstance(value, dict) and (len(value) > 2 or any(
-            isinstance(k, (int, np.integer)) for k in value)):
-        return None
-    return None if isinstance(value, (int, np.integer)) else _values(value)
+    by_k = isinstance(value, dict) and (len(value) > 2 or any(
+        isinstance(k, (int, np.integer)) for k in value))
+    return None if by_k or isinstance(value, (int, np.integer)) else _values(value)
 
 
 def render(steps, sep=" "):
