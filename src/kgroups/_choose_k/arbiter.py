@@ -56,7 +56,7 @@ def pair_dips(X, w, E, G):
     along their discriminant :math:`\hat\Sigma^{-1} (\mu_d - \mu_c)` (Fisher 1936; the
     pooled covariance shrunk as Ledoit & Wolf 2004), which crosses long clusters side by
     side where the means' line is slanted (1.0 where no group holds two); weights enter
-    the means, and the dip counts each row once, as the split test's does."""
+    the means; the covariance and the dip count each row once, as the split test does."""
     E, G = (G, E) if E.max() == 0 else (E, G)
     ke = int(E.max()) + 1
     mu = np.array([np.average(X[E == c], axis=0, weights=w[E == c]) for c in range(ke)])
