@@ -67,7 +67,7 @@ def pair_dips(X, w, E, G):
             d = others[np.argmin(np.sum((mu[others] - mu[c]) ** 2, axis=1))]
             both = (E == c) | (E == d)
             S = ledoit_wolf(X[both] - mu[np.where(E[both] == c, c, d)], assume_centered=True)[0]
-            p = max(p, dip_test(X[both] @ np.linalg.lstsq(S, mu[d] - mu[c])[0])[1])
+            p = max(p, dip_test(X[both] @ np.linalg.lstsq(S, mu[d] - mu[c], rcond=None)[0])[1])
     return p if p > 0.0 else 1.0
 
 
