@@ -7,8 +7,11 @@ and 10 dimensions, round and elongated; uniform squares and rectangles; a Studen
 with 3 degrees of freedom), and samples on a line, where the neighbourhood graph of
 10 neighbours falls apart wherever a gap is wider than the 10 nearest points on both
 sides (a Gaussian of 100, 300 and 1,000 points, an exponential, a Student t3, a
-uniform). Two settings on a line with clusters (two and three Gaussians, 8 standard
-deviations apart) check that the answer there is not 1.
+uniform), and rounded data, whose repeated values make a comb of every projection (a
+Gaussian in 2-D rounded to half and a quarter of its standard deviation, counts,
+integer codes). Three settings with clusters (two and three Gaussians on a line, 8
+standard deviations apart; three 2-D Gaussians rounded to half their standard
+deviation) check that the answer there is not 1.
 
 Columns, each with k in 1..15:
 
@@ -73,6 +76,26 @@ LINE = [
 ]
 
 
+def rounded(make, step):
+    """The rows of ``make(rng)`` rounded to multiples of ``step``."""
+    return lambda rng: np.round(make(rng) / step) * step
+
+
+ROUNDED = [
+    ("no structure: 2-D Gaussian rounded to 1/2 sd, n=1000", 1,
+     rounded(lambda g: g.normal(size=(1000, 2)), 0.5)),
+    ("no structure: 2-D Gaussian rounded to 1/4 sd, n=2000", 1,
+     rounded(lambda g: g.normal(size=(2000, 2)), 0.25)),
+    ("no structure: counts, 4 Poisson(3) columns, n=1000", 1,
+     lambda g: g.poisson(3.0, size=(1000, 4)).astype(float)),
+    ("no structure: codes 0..4, 3 uniform columns, n=1000", 1,
+     lambda g: g.integers(0, 5, size=(1000, 3)).astype(float)),
+    ("3 2-D Gaussians 6 sd apart, rounded to 1/2 sd", 3, rounded(
+        lambda g: np.vstack([g.normal(c, 1.0, (300, 2)) for c in ((0, 0), (6, 0), (0, 6))]),
+        0.5)),
+]
+
+
 def columns():
     """Column name -> a function of X giving its k."""
     def gmm(X):
@@ -91,7 +114,7 @@ def columns():
 
 def study(draws):
     cols = columns()
-    settings = [s for s in SETTINGS if s[1] == 1] + LINE
+    settings = [s for s in SETTINGS if s[1] == 1] + LINE + ROUNDED
     rows, right, seconds = [], {c: [0, 0, 0, 0] for c in cols}, {c: 0.0 for c in cols}
     for name, k, make in settings:
         picks = {c: [] for c in cols}
@@ -131,7 +154,7 @@ def main():
     lines += ["", "| | " + " | ".join(cols) + " |", "|---|" + "---|" * len(cols),
               "| without clusters: answered 1 | " + " | ".join(
                   f"{right[c][0]} / {right[c][1]}" for c in cols) + " |",
-              "| on a line with clusters: right | " + " | ".join(
+              "| with clusters: right | " + " | ".join(
                   f"{right[c][2]} / {right[c][3]}" for c in cols) + " |",
               "| seconds per draw | " + " | ".join(
                   f"{seconds[c] / (len(rows) * args.draws):.2f}" for c in cols) + " |"]

@@ -914,8 +914,9 @@ def choice():
                  "Data without clusters, which the labelled batteries cannot score: the",
                  "answers of ``choose_k(X)`` and of the joint choice (*nothing given*) on",
                  "the eight clouds of the synthetic study and on samples on a line, where",
-                 "the neighbourhood graph falls apart at wide gaps; two settings on a line",
-                 "with clusters; ``GaussianMixture`` with BIC and HDBSCAN beside them.",
+                 "the neighbourhood graph falls apart at wide gaps, and on rounded data;",
+                 "three settings with clusters; ``GaussianMixture`` with BIC and HDBSCAN",
+                 "beside them.",
                  ""], "bench_null.py")]
     for name, intro, script in parts:
         part = _load(name)

@@ -96,7 +96,7 @@ def test_every_constant_a_module_uses_is_its_record():
         "SCAN_MIN": point.SCAN_MIN, "SCAN_FACTOR": point.SCAN_FACTOR,
         "SILHOUETTE_SE": point.SILHOUETTE_SE, "SPLIT_ALPHA": point.SPLIT_ALPHA,
         "SILHOUETTE_KEEP": point.SILHOUETTE_KEEP, "SPLIT_MIN": fits.SPLIT_MIN,
-        "SPLIT_N_INIT": fits.SPLIT_N_INIT,
+        "SPLIT_N_INIT": fits.SPLIT_N_INIT, "PRECISION_STEP": point.PRECISION_STEP,
         "COMPONENT_FLOOR": graph.COMPONENT_FLOOR, "CUT_RATIO": arbiter.CUT_RATIO,
         "NO_STRUCTURE_RATIO": arbiter.NO_STRUCTURE_RATIO,
         "WITHIN": arbiter.WITHIN, "BALANCE": arbiter.BALANCE, "AGREE": arbiter.AGREE,
@@ -154,7 +154,7 @@ def test_trace_and_reasoning():
     u = Trace()
     u.add("answer", "no geometry shows structure", 1, None, "k=1")
     t.steps += u.steps
-    assert [x.step for x in t.steps] == ["split", "answer"] and str(t) == render(t.steps)
+    assert [x.step for x in t.steps] == ["split", "answer"]
     r = ChooseKResult(3, "auto", np.arange(1, 4), trace=t, semimetric="energy")
     assert r.reasoning == render(t.steps)
     assert r.summary() == "k=3 with semimetric='energy' (split: k=3; answer: k=1)"
@@ -208,12 +208,13 @@ def test_seed_and_answer_do_not_change_with_the_memory_layout_of_x():
         np.testing.assert_array_equal(a.labels, r.labels)
 
 
-def test_the_copy_of_x_in_its_order_is_checked_against_memory(monkeypatch):
+def test_the_copies_of_x_are_checked_against_memory(monkeypatch):
+    """X in the order of its rows, and read to its precision for the dip tests."""
     import kgroups._memory as memory
 
     monkeypatch.setattr(memory, "available_memory", lambda: 1000)
-    with pytest.raises(ValueError, match=r"^choose_k's copy of X \(60 x 3\) in the order of "
-                       r"its rows needs .* GiB .*use fewer columns"):
+    with pytest.raises(ValueError, match=r"^choose_k's two copies of X \(60 x 3\) needs "
+                       r".*\(2880 bytes\).*use fewer columns"):   # 2 x 60 x 3 x 8 bytes
         choose_k(np.random.default_rng(0).normal(size=(60, 3)), range(1, 4))
 
 
@@ -704,25 +705,25 @@ def test_rescaled_geometries():
     rng = np.random.default_rng(7)
     X = cigars(rng, 2)
     energy = Setting()
-    m, why = rescaled("multimodal axes", X, np.ones(200), energy)
+    m, why = rescaled("multimodal axes", X, np.ones(200), energy, X)
     Z = m(X)
     assert why is None and Z.shape == (200, 1)              # the short axis only
     assert np.corrcoef(Z[:, 0], X[:, 1])[0, 1] ** 2 > 0.99
     np.testing.assert_array_equal(m(X[::-1]), Z[::-1])      # a map of rows, row by row
     gauss = rng.normal(size=(200, 2))
-    assert rescaled("multimodal axes", gauss, np.ones(200), energy) == (
+    assert rescaled("multimodal axes", gauss, np.ones(200), energy, gauss) == (
         None, "no axis of X sphered is multimodal (dip test)")
     w = rng.uniform(0.5, 2.0, 200)
-    m, why = rescaled("standardized", gauss * [100.0, 1.0], w, energy)
+    m, why = rescaled("standardized", gauss * [100.0, 1.0], w, energy, None)
     Z = m(gauss * [100.0, 1.0])
     np.testing.assert_allclose(w @ Z / w.sum(), 0.0, atol=1e-12)
     np.testing.assert_allclose(w @ Z ** 2 / w.sum(), 1.0, rtol=1e-12)
     assert "equal variances" in rescaled("standardized", np.c_[gauss[:, 0], gauss[:, 0]],
-                                         w, energy)[1]
-    Z, why = rescaled("multimodal axes", rng.normal(size=(20, 30)), np.ones(20), energy)
+                                         w, energy, None)[1]
+    Z, why = rescaled("multimodal axes", rng.normal(size=(20, 30)), np.ones(20), energy, None)
     assert Z is None and "19 axes of variance for 20 points" in why
     for name in ("multimodal axes", "standardized"):
-        Z, why = rescaled(name, X, np.ones(200), Setting(semimetric="gaussian"))
+        Z, why = rescaled(name, X, np.ones(200), Setting(semimetric="gaussian"), X)
         assert Z is None and "semimetric='gaussian'" in why
 
 
@@ -981,6 +982,23 @@ def test_another_semimetric_runs_the_energy_rule_alone():
     r = choose_k(Z, range(1, 5), semimetric="laplacian", sigma=3.0, n_refs=3)
     assert r.k == 1 and r.standardized is None and r.multimodal_axes is None
     assert all("semimetric='laplacian'" in s.outcome for s in steps(r, "geometry"))
+
+
+def test_rounded_data_are_read_to_their_precision():
+    """A Gaussian in the plane rounded to half its standard deviation and counts (four
+    Poisson columns) have no clusters, and three Gaussians rounded alike have three.
+    Read as they are, their repeated values make combs that the dips read as modes;
+    the dips read X to its precision, the fits X itself."""
+    rng = np.random.default_rng(11)
+    y = np.repeat([0, 1, 2], 300)
+    for X, k in ((np.round(rng.normal(size=(1000, 2)) / 0.5) * 0.5, 1),
+                 (rng.poisson(3.0, size=(1000, 4)).astype(float), 1),
+                 (np.round(blobs(rng, [[0, 0], [6, 0], [0, 6]], 1.0, 300) / 0.5) * 0.5, 3)):
+        r = choose_k(X, range(1, 11))
+        assert r.k == k and r.trace.steps[0].outcome == ("no modes" if k == 1 else
+                                                         "modes: structure")
+        assert k == 1 or ari(y, r.labels) > 0.98
+        assert choose_k(X, range(1, 11), semimetric="auto").k == k
 
 
 def test_the_far_small_group_is_found():

@@ -12,6 +12,7 @@ from kgroups._stats.dip import (
     dip,
     dip_pvalue,
     dip_test,
+    read_to_precision,
     spread_ties,
 )
 
@@ -59,6 +60,38 @@ def test_ties_are_spread_not_read_as_modes():
     assert dip_test(scores)[1] > 0.05
     assert spread_ties([3.0, 1.0, 2.0]).tolist() == [1.0, 2.0, 3.0]    # no ties: sorted
     assert dip([1.0, 1.0, 1.0, 1.0]) == 0.0 and dip([0.0, 1.0, 2.0]) == 0.0
+
+
+def test_rounded_columns_are_read_to_their_precision_and_codes_kept():
+    """Each column of repeated values on steps of at most ``max_step`` standard deviations
+    is spread over its rounding cells (a cell's points cover it evenly); binary codes, a
+    column of wider steps and a continuous column stay as they are."""
+    rng = np.random.default_rng(4)
+    n = 4000
+    X = np.c_[np.round(rng.normal(size=n) * 4) / 2,            # steps of 1/2: sd 2
+              rng.integers(0, 2, n),                            # binary
+              3.0 * rng.integers(0, 3, n),                      # 3 levels, steps 3 > sd
+              rng.normal(size=n)]                               # continuous, no ties
+    T = read_to_precision(X, seed=7)
+    assert np.array_equal(T[:, 1:], X[:, 1:])
+    d = T[:, 0] - X[:, 0]
+    assert np.abs(d).max() <= 0.25 and np.unique(T[:, 0]).size == n
+    cell = X[:, 0] == 0.0                                       # the modal cell: ~400 points
+    assert np.histogram(d[cell], bins=4, range=(-0.25, 0.25))[0].min() > 0.15 * cell.sum()
+    assert np.array_equal(read_to_precision(X, seed=7), T)      # seeded: the same draws
+    # steps above max_step standard deviations: kept
+    assert np.array_equal(read_to_precision(X, seed=7, max_step=0.2)[:, 0], X[:, 0])
+
+
+def test_rounded_unimodal_data_are_unimodal_read_to_their_precision():
+    """A 2-D Gaussian rounded to half its standard deviation: the distances from its
+    mean are a comb the dip rejects; read to the precision, they are one mode."""
+    X = np.round(np.random.default_rng(5).normal(size=(2000, 2)) / 0.5) * 0.5
+
+    def radial(A):
+        return dip_test(np.linalg.norm(A - A.mean(axis=0), axis=1))[1]
+
+    assert radial(X) < 0.001 and radial(read_to_precision(X, seed=0)) > 0.05
 
 
 def test_quantile_table_is_ordered():

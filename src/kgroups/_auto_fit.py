@@ -83,7 +83,7 @@ def fit_auto(est, X, sample_weight, plan):
     'nearest_neighbors'
     """
     from ._choose_k.arbiter import decide, within_share
-    from ._choose_k.trace import Trace
+    from ._choose_k.trace import Trace, render
 
     progress = FitProgress(est._owner(), 1, 1, est.verbose)
     seconds, k = {}, plan.n_clusters
@@ -120,7 +120,7 @@ def fit_auto(est, X, sample_weight, plan):
             within = within_share(E_nodes, G, w[pos])
         smallest = float(np.bincount(G, weights=w[pos], minlength=k).min() / w[pos].sum())
         pick = decide(cut_g, cut_e, k, k, within, smallest, trace)
-        choice = SemimetricChoice(pick, str(trace), {GRAPH: cut_g, ENERGY: cut_e})
+        choice = SemimetricChoice(pick, render(trace.steps), {GRAPH: cut_g, ENERGY: cut_e})
         if pick == ENERGY:
             start = plan.init if not isinstance(plan.init, str) else _labels(cand, k, Xv, pos,
                                                                              sampled)

@@ -95,8 +95,7 @@ def choose_k(X, k_range=None, *, method="auto", semimetric="energy", alpha=1.0, 
     Warns
     -----
     kgroups.exceptions.KRangeWarning
-        The default answered the largest k of ``k_range`` before its rule had
-        decided (:class:`~kgroups.exceptions.KRangeWarning`): widen ``k_range``.
+        The default answered the largest k of ``k_range`` before its rule decided.
 
     See Also
     --------

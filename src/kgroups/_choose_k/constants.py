@@ -31,46 +31,49 @@ CONSTANTS = {
     "STRUCTURE_MAX_N": C(500, "rows of X the reference test uses at most",
         "bench_choose_k_batteries.py --timing (issue 42)", ALL),
     "STRUCTURE_SAMPLES": C(3, "disjoint samples of STRUCTURE_MAX_N rows whose median gain the "
-        "reference test reads, where X has the rows", "bench_choice.py: one sample's gain moved "
-        "by up to 20 standard errors on tables of 2,000 to 4,600 rows; the median of three keeps "
-        "the level on draws without structure", DEV),
-    "N_REFS": C(10, "reference samples of the structure test", "Tibshirani, Walther & Hastie "
-        "2001, section 4", "the literature"),
+        "reference test reads, where X has the rows", "bench_choice.py: one sample's gain moved by "
+        "up to 20 standard errors on tables of 2,000 to 4,600 rows; the median of three keeps the "
+        "level on draws without structure", DEV),
+    "N_REFS": C(10, "reference samples of the structure test", "Tibshirani, Walther & Hastie 2001, "
+        "section 4", "the literature"),
     "SCAN_MIN": C(10, "the silhouette is followed at least to this k", "bench_choose_k.py: the "
         "default range of the methods before", ALL),
     "SCAN_FACTOR": C(2, "and to this many times its best k so far", "design: past it a partition "
         "splits every cluster", "design"),
-    "SILHOUETTE_SE": C(0.5, "step 2 answers the smallest k within this many standard errors of "
-        "the largest mean silhouette", "bench_choose_k_batteries.py (issue 42); bench_choice.py: "
-        "it decides none of the answers of 2 where the truth has more; at 0 (the largest "
-        "silhouette) the development half loses one useful set, no mean ARI moves", ALL),
-    "SPLIT_ALPHA": C(0.05, "family-wise level of the split tests of a partition; the arbiter's "
-        "for clusters within the graph's groups and for its groups where energy finds no "
-        "structure", "bench_choice.py --library at 0.01, 0.05, 0.1: the tables prefer 0.05, the "
-        "shapes 0.1 by as much; bench_split_level.py: no false split below 0.05 on 8 unimodal "
-        "clouds; bench_arbiter.py: its test alike from 0.001 to 0.05", DEV),
+    "SILHOUETTE_SE": C(0.5, "step 2 answers the smallest k within this many standard errors of the "
+        "largest mean silhouette", "bench_choose_k_batteries.py (issue 42); bench_choice.py: it "
+        "decides none of the answers of 2 where the truth has more; at 0 (the largest silhouette) "
+        "the development half loses one useful set, no mean ARI moves", ALL),
+    "SPLIT_ALPHA": C(0.05, "family-wise level of the split tests of a partition; the arbiter's for "
+        "clusters within the graph's groups and for its groups where energy finds no structure",
+        "bench_choice.py --library at 0.01, 0.05, 0.1: the tables prefer 0.05, the shapes 0.1 by "
+        "as much; bench_split_level.py: no false split below 0.05 on 8 unimodal clouds; "
+        "bench_arbiter.py: its test alike from 0.001 to 0.05", DEV),
     "SILHOUETTE_KEEP": C(0.7, "the split walk goes on while the partitions keep this share of the "
         "silhouette", "bench_choose_k_batteries.py (issue 42): finer levels keep 0.72-0.9, "
-        "sub-modes of real classes 0.4-0.6; bench_choice.py, development half: 0.65 gains a "
-        "table and loses shapes (nothing given 0.885 -> 0.875)", ALL),
+        "sub-modes of real classes 0.4-0.6; bench_choice.py, development half: 0.65 gains a table "
+        "and loses shapes (nothing given 0.885 -> 0.875)", ALL),
     "SPLIT_N_INIT": C(3, "starts of the 2-cluster fit of half a cluster that draws the other "
         "half's line", "design: the line, not the fit, is tested", "design"),
     "SPLIT_MIN": C(20, "clusters of fewer points are not split-tested", "design: each half holds "
         "10", "design"),
+    "PRECISION_STEP": C(1.0, "the dips read a column with repeated values spread over its "
+        "rounding cells where its median step is at most this many standard deviations", "design: "
+        "codes of a few levels (binary: 2 sd or more) keep their atoms; bench_null.py, rounded "
+        "data", "design"),
     "COMPONENT_FLOOR": C(0.2, "a zero eigenvalue (a component) counts as this share of the "
         "smallest above zero", "bench_nothing_given.py (issue 47): 0.02-0.3; the least that keeps "
         "a curve whole", ALL),
-    "CUT_RATIO": C(1.0, "the graph wins where its groups cut below this times the energy "
-        "partition of as many clusters", "bench_choice.py, arbiter table: 0.3 to 1.5; at the true "
-        "k 0.7 and 1.0 tie", DEV),
+    "CUT_RATIO": C(1.0, "the graph wins where its groups cut below this times the energy partition "
+        "of as many clusters", "bench_choice.py, arbiter table: 0.3 to 1.5; at the true k 0.7 and "
+        "1.0 tie", DEV),
     "NO_STRUCTURE_RATIO": C(0.5, "without structure for energy, the graph must cut below this "
         "times energy's", "bench_semimetric.py (issue 40)", ALL),
     "WITHIN": C(0.95, "share of the energy clusters' weight within the graph's groups that nests "
         "them", "bench_choice.py, arbiter table: 0.9, 0.95", DEV),
-    "BALANCE": C(0.35, "the graph sets a small part apart where its smallest group holds less "
-        "than this over its number of groups", "bench_arbiter.py: tables 0.25 < 0.35 = 0.5, "
-        "shapes and sets 0.35 = 0.5 with the test of clusters within groups; the smaller of the "
-        "tie", DEV),
+    "BALANCE": C(0.35, "the graph sets a small part apart where its smallest group holds less than "
+        "this over its number of groups", "bench_arbiter.py: tables 0.25 < 0.35 = 0.5, shapes and "
+        "sets 0.35 = 0.5 with the test of clusters within groups; the smaller of the tie", DEV),
     "AGREE": C(0.95, "the energy partition of the graph's number of groups is those groups where "
         "their adjusted Rand index reaches this", "bench_arbiter.py: shapes and sets alike from "
         "0.9 to 0.99 and lower without it, tables lower at 0.9", DEV),
@@ -90,8 +93,8 @@ CONSTANTS = {
         "sample past AUTO_SAMPLE_N", "bench_neighbors_scale.py --auto", "design"),
     "ROWS_PER_CLUSTER": C(200, "semimetric='auto' at a given k: sample rows per cluster when that "
         "is more", "bench_neighbors_scale.py --auto", "design"),
-    "K_MAX": C(30, "the largest k n_clusters='auto' compares", "design: the rules decide before "
-        "it on every set of the batteries", "design"),
+    "K_MAX": C(30, "the largest k n_clusters='auto' compares", "design: the rules decide before it "
+        "on every set of the batteries", "design"),
 }
 
 

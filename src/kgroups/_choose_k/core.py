@@ -122,10 +122,9 @@ def default(X, w, ks, setting, opts, seed):
         smallest = float(np.bincount(G, weights=w, minlength=kg).min() / w.sum())
         trace.steps += g.trace.steps            # the graph's rule, then the arbiter
         pick = decide(cuts[GRAPH], cuts[ENERGY], e.k, kg, within, smallest, trace,
-                      weighted_ari(G, E, w), lambda: pair_dips(X, w, e.labels, G))
+                      weighted_ari(G, E, w), lambda: pair_dips(f.T, w, e.labels, G))
     r = copy.copy(g if pick == GRAPH else e)
-    r.candidates = {ENERGY: e, GRAPH: g} if g is not None else {ENERGY: e}
-    r.trace, r.cuts = trace, cuts
+    r.candidates, r.trace, r.cuts = {ENERGY: e} | ({GRAPH: g} if g is not None else {}), trace, cuts
     return r
 
 
@@ -182,8 +181,8 @@ def run_choice(X, w, ks, method, setting, opts, random_state, refit):
             r.trace.add("range", "points of positive weight (too few distinct for k >= 2)",
                         {"points": w.size, "distinct": opts["n_distinct"]}, None, "one cluster")
         elif X.shape[0] <= SAMPLE_N:
-            check_fits(X.nbytes, f"choose_k's copy of X ({X.shape[0]} x {X.shape[1]}) in "
-                       "the order of its rows", "fewer columns (a projection of X)")
+            check_fits(2 * X.nbytes, f"choose_k's two copies of X ({X.shape[0]} x "
+                       f"{X.shape[1]})", "fewer columns (a projection of X)")
             r = default(X[order], w[order], ks, setting, opts, seed)
             in_order(r, order)
         else:

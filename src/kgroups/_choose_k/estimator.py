@@ -32,15 +32,13 @@ CHOICE_STARTS = int(value("CHOICE_STARTS"))
 def _refuse(est):
     owner = est._owner()
     if est._precomputed():
-        raise InvalidParameterError(
-            f"{owner}: n_clusters='auto' chooses k from point data; with "
-            f"semimetric={est.semimetric!r}, kernel={est.kernel!r} X is a matrix: give "
-            "n_clusters as an integer")
+        raise InvalidParameterError(f"{owner}: n_clusters='auto' chooses k from point data; with "
+                                    f"semimetric={est.semimetric!r}, kernel={est.kernel!r} X is "
+                                    "a matrix: give n_clusters as an integer")
     if not isinstance(est.init, str):
-        raise InvalidParameterError(
-            f"{owner}: init given as labels fixes the number of clusters, while "
-            "n_clusters='auto' chooses it: give n_clusters as an integer, or init as a "
-            "name ('k-means++', ...)")
+        raise InvalidParameterError(f"{owner}: init given as labels fixes the number of clusters, "
+                                    "while n_clusters='auto' chooses it: give n_clusters as an "
+                                    "integer, or init as a name ('k-means++', ...)")
 
 
 def fit_choosing_k(est, X, sample_weight):

@@ -82,11 +82,11 @@ def rho_matrix(Z, setting):
 
 
 class Fits:
-    """X in one geometry and its fit of every k, each made once. ``seed`` keys every
-    random stream (:meth:`rng`): a k's fit does not depend on which k came before."""
+    """X in one geometry, its fit of every k made once, its dips on ``T`` (Z where None).
+    ``seed`` keys each random stream (:meth:`rng`): a k's fit does not depend on the k before."""
 
-    def __init__(self, Z, w, setting, seed, matrix=True):
-        self.Z, self.w, self.setting, self.seed = Z, w, setting, seed
+    def __init__(self, Z, w, setting, seed, matrix=True, T=None):
+        self.Z, self.w, self.setting, self.seed, self.T = Z, w, setting, seed, Z if T is None else T
         self.D = rho_matrix(Z, setting) if matrix else None
         self._built, self.fits, self.runs, self.sil, self.grown = {}, {}, {}, {}, set()
 
@@ -230,6 +230,6 @@ class Fits:
         start[idx[self.Z[idx] @ v > mid]] = labels.max() + 1
         if not test:
             return 1.0, start
-        q = float(np.prod([dip_test(self.Z[other] @ line)[1]
+        q = float(np.prod([dip_test(self.T[other] @ line)[1]
                            for (line, _), other in zip(lines, halves[::-1])]))
         return q * (1.0 - np.log(q)), start      # dip p-values are > 0: so is q

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._stats.dip import read_to_precision
 from .constants import value
 from .fits import Fits
 from .result import ChooseKResult, curve
@@ -34,6 +35,7 @@ SCAN_FACTOR = value("SCAN_FACTOR")
 SPLIT_ALPHA = value("SPLIT_ALPHA")
 SILHOUETTE_KEEP = value("SILHOUETTE_KEEP")
 SILHOUETTE_SE = value("SILHOUETTE_SE")
+PRECISION_STEP = value("PRECISION_STEP")
 
 
 def scan(f, ks):
@@ -110,18 +112,19 @@ def decide(f, ks, n_refs, reference, declared=None):
 
 
 def energy_rule(X, w, ks, setting, n_refs, reference, seed):
-    """The rule on X, then its rescaled geometries: ``(result, X's fits)``."""
-    f = Fits(X, w, setting, seed)
+    """The rule on X (its dips on X read to its precision), then its rescaled geometries."""
+    f = Fits(X, w, setting, seed, T=read_to_precision(X, seed, PRECISION_STEP))
     r, found = decide(f, ks, n_refs, reference)
     if found or ks[0] != 1:
         return r, f
     for name in RESCALED:
-        m, why = rescaled(name, X, w, setting)
+        m, why = rescaled(name, X, w, setting, f.T)
         if m is None:
             r.trace.add("geometry", "rescaled", name, None, f"not tried: {why}")
             continue
         declared = {"axes": m.scale.size} if name == "multimodal axes" else None
-        s, found = decide(Fits(m(X), w, setting, seed + 7), ks, n_refs, "moments", declared)
+        s, found = decide(Fits(m(X), w, setting, seed + 7, T=m(f.T)), ks, n_refs, "moments",
+                          declared)
         setattr(r, name.replace(" ", "_"), s)
         r.trace.add("geometry", "rescaled", name, None, f"k={s.k}" if found else "no structure")
         r.trace.steps += s.trace.steps

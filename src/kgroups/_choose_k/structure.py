@@ -38,7 +38,7 @@ RESCALED = ("multimodal axes", "standardized")
 def modes(f):
     """The p-values of the two dip tests of geometry ``f`` (split and radial)."""
     split = f.bisect(np.zeros(f.w.size, dtype=np.int64), 0, f.rng(0, 5))[0]
-    radial = dip_test(np.linalg.norm(f.Z - f.w @ f.Z / f.w.sum(), axis=1))[1]
+    radial = dip_test(np.linalg.norm(f.T - f.w @ f.T / f.w.sum(), axis=1))[1]
     return {"split": float(split), "radial": float(radial)}
 
 
@@ -98,9 +98,9 @@ def find_structure(f, ks, n_refs, reference, trace):
     return found, dict(zip(sk.tolist(), z.tolist()))
 
 
-def rescaled(name, X, w, setting):
+def rescaled(name, X, w, setting, T):
     """X's map to geometry ``name`` (``"multimodal axes"`` or ``"standardized"``), or
-    why it is not tried: ``(Rescaling, None)`` or ``(None, why)``."""
+    why it is not tried: ``(Rescaling, None)`` or ``(None, why)``; the dips read ``T``."""
     if setting.semimetric != "energy":
         return None, f"semimetric={setting.semimetric!r} depends on the units"
     if name == "standardized":
@@ -110,7 +110,7 @@ def rescaled(name, X, w, setting):
     if (r := (m := sphering(X, w)).scale.size) >= X.shape[0] - 1:
         return None, (f"X has {r} axes of variance for {X.shape[0]} points, so sphered "
                       "every two points are the same distance apart")
-    keep = np.flatnonzero([dip_test(c)[1] < STRUCTURE_ALPHA / r for c in m(X).T])
+    keep = np.flatnonzero([dip_test(c)[1] < STRUCTURE_ALPHA / r for c in m(T).T])
     if not keep.size:
         return None, "no axis of X sphered is multimodal (dip test)"
     return m.columns(keep), None

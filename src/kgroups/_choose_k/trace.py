@@ -73,6 +73,3 @@ class Trace:
     def add(self, *args, **kwargs):
         """Append a :class:`Step` made of the arguments."""
         self.steps.append(Step(*args, **kwargs))
-
-    def __str__(self):
-        return render(self.steps)
