@@ -79,6 +79,8 @@ def test_rounded_columns_are_read_to_their_precision_and_codes_kept():
     cell = X[:, 0] == 0.0                                       # the modal cell: ~400 points
     assert np.histogram(d[cell], bins=4, range=(-0.25, 0.25))[0].min() > 0.15 * cell.sum()
     assert np.array_equal(read_to_precision(X, seed=7), T)      # seeded: the same draws
+    assert read_to_precision(X[:, 3:], seed=7) is not X and np.shares_memory(
+        read_to_precision(X[:, 3:], seed=7), X)                 # nothing spread: no copy
     # steps above max_step standard deviations: kept
     assert np.array_equal(read_to_precision(X, seed=7, max_step=0.2)[:, 0], X[:, 0])
 

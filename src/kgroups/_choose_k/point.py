@@ -123,8 +123,9 @@ def energy_rule(X, w, ks, setting, n_refs, reference, seed):
             r.trace.add("geometry", "rescaled", name, None, f"not tried: {why}")
             continue
         declared = {"axes": m.scale.size} if name == "multimodal axes" else None
-        s, found = decide(Fits(m(X), w, setting, seed + 7, T=m(f.T)), ks, n_refs, "moments",
-                          declared)
+        Z = m(X)                                    # and T there, where X is read otherwise
+        s, found = decide(Fits(Z, w, setting, seed + 7, T=Z if f.T is X else m(f.T)), ks,
+                          n_refs, "moments", declared)
         setattr(r, name.replace(" ", "_"), s)
         r.trace.add("geometry", "rescaled", name, None, f"k={s.k}" if found else "no structure")
         r.trace.steps += s.trace.steps

@@ -175,7 +175,7 @@ def read_to_precision(X, seed, max_step=1.0):
     column with repeated values whose median step between consecutive distinct values,
     ``h``, is at most ``max_step`` standard deviations gets every value spread
     uniformly over its rounding cell (``h`` wide; the draws seeded by ``seed``); the
-    other columns stay as they are.
+    other columns stay as they are (X itself, not a copy, where none is spread).
 
     The dip test assumes a continuous law. Rounded columns are not continuous:
     projected together, their repeated values fall in a comb of uneven gaps, which the
@@ -193,12 +193,14 @@ def read_to_precision(X, seed, max_step=1.0):
     >>> bool(np.abs(T[:, 0] - X[:, 0]).max() <= 0.5), bool(np.all(T[:, 1] == X[:, 1]))
     (True, True)
     """
-    T, rng = np.array(X, dtype=np.float64), np.random.default_rng([seed, 29])
-    for j in range(T.shape[1]):
-        values = np.unique(T[:, j])
-        if 2 < values.size < T.shape[0] and (
-                h := np.median(np.diff(values))) <= max_step * T[:, j].std():
-            T[:, j] += h * (rng.random(T.shape[0]) - 0.5)
+    X = T = np.asarray(X, dtype=np.float64)
+    rng = np.random.default_rng([seed, 29])
+    for j in range(X.shape[1]):
+        values = np.unique(X[:, j])
+        if 2 < values.size < X.shape[0] and (
+                h := np.median(np.diff(values))) <= max_step * X[:, j].std():
+            T = X.copy() if T is X else T
+            T[:, j] += h * (rng.random(X.shape[0]) - 0.5)
     return T
 
 
