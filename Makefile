@@ -79,9 +79,9 @@ gpu-check:
 # The suite at the oldest versions pyproject.toml allows (.ci/oldest.txt: its minimum
 # pins as == constraints), in a venv of its own with numba's cache apart from the main
 # venv's (another numba version), so that the minimum pins stay true. Two groups run
-# in `make test` only: the packaging tests (they build with the release tools) and the
-# tests that read the one quick reproduction of the papers (`kgroups reproduce all
-# --quick`, a minute here; the experiments' other tests run at these versions).
+# in `make test` only, even with OLDEST_TESTS empty: the packaging tests (they build
+# with the release tools) and the tests that read the one quick reproduction of the
+# papers (`kgroups reproduce all --quick`).
 # The kernels compile at LLVM's -O1 here (NUMBA_OPT=1): most of this suite's time is
 # numba compiling them cold, and without fast-math the level changes no result, which
 # the suite's pinned bits check.
@@ -102,11 +102,24 @@ $(OLD_VENV)/.installed: $(OLD_VENV)/.requirements | $(VENV)/.installed
 	$(OLD_VENV)/bin/python -m pip install -q --no-deps -e .
 	touch $@
 
+# CI runs the tests that call the dependencies' APIs (OLDEST_TESTS): scikit-learn's
+# estimator checks, the pinned bits of every engine (each kernel compiled by the oldest
+# numba), the statistics, the graphs, Dask, the progress bars, the figures, the hostile
+# inputs and the choice of k. The tests of the kernels and engines against their own
+# twins, of the papers' items and of the project's files run at the main venv's versions
+# only. `make test-oldest OLDEST_TESTS=` runs the whole suite there.
+OLDEST_TESTS ?= tests/test_base.py tests/test_pinned_runs.py tests/graph tests/hostile \
+    tests/test_energy.py tests/test_disco.py tests/test_dip.py tests/test_pairsum.py \
+    tests/test_dask.py tests/test_progress.py tests/test_performance_page.py \
+    tests/test_hierarchical.py tests/test_spectral.py tests/test_onedim.py \
+    tests/test_semimetrics.py tests/test_semimetric_neighbors.py tests/test_metrics.py \
+    tests/test_validation.py tests/test_choose_k_default.py tests/datasets tests/test_pins.py
 test-oldest: export OPENBLAS_NUM_THREADS = 1
 test-oldest: export OMP_WAIT_POLICY = passive
 test-oldest: $(OLD_VENV)/.installed
 	NUMBA_OPT=1 NUMBA_CACHE_DIR=$(OLD_VENV)/numba-cache $(OLD_VENV)/bin/python -m pytest -q -n 2 \
-	    -p no:cacheprovider -m "not packaging and not reproduction" -W error::scipy.sparse.SparseEfficiencyWarning
+	    -p no:cacheprovider -m "not packaging and not reproduction" \
+	    -W error::scipy.sparse.SparseEfficiencyWarning $(OLDEST_TESTS)
 
 # Every numba kernel as plain Python: the twins, and a tiny case of each kernel
 # (dense, sparse, matrix-free tiles/build/decide/apply, low-rank, scatter, pairwise).
