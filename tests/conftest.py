@@ -8,7 +8,8 @@ its own, so that a test run never reads or writes the user's.
 
 Under pytest-xdist (``pytest -n 2``, as ``make test`` runs the suite) each test goes to
 the next free worker, except the tests of each entry of ``ONE_WORKER``: they share a
-costly module or session fixture, and run together on one worker, which makes it once.
+costly module or session fixture (or, in a cold numba cache, the compilation of the same
+kernels), and run together on one worker, which makes it once.
 """
 
 import os
@@ -22,6 +23,7 @@ ONE_WORKER = (
     "tests/experiments/",       # one `kgroups reproduce all --quick` (its conftest.py)
     "tests/test_dask.py",       # one LocalCluster of two worker processes
     "tests/test_packaging.py",  # one build of the sdist and wheel, one venv
+    "tests/test_pinned_runs.py",  # the kernels of every engine, compiled once in a cold cache
 )
 
 
