@@ -185,7 +185,7 @@ def run(out, trials=None, quick=False, seed=0, panels="abcdef"):
     for i, panel in enumerate(panels):
         title, xlabel, grid, qgrid, configs, paper_trials, bayes, _ = PANELS[panel]
         grids[panel] = qgrid if quick else grid
-        n_trials = trial_count(trials, quick, paper_trials, min(5, paper_trials // 4))
+        n_trials = trial_count(trials, quick, paper_trials, 3)
         results[panel] = monte_carlo(lambda rng: _trial(rng, panel, grids[panel]), n_trials,
                                      seed=seed + i, desc=f"fig3{panel}")
         means = {label: mean_sd(v)[0] for label, v in results[panel].items()}
