@@ -62,7 +62,7 @@ GOALS = {
 FULL = {"n_pass": 1_000_000, "n_pass_cpu": 100_000, "n_big": 1_000_000, "n_fit": 400_000,
         "n_ed": 500_000, "n_ed_cpu": 20_000, "n_ed_ab": 100_000, "n_et": 20_000,
         "n_et_cpu": 2_000, "perms": 999}
-SMOKE = {"n_pass": 80, "n_pass_cpu": 80, "n_big": 60, "n_fit": 60, "n_ed": 40,
+SMOKE = {"n_pass": 40, "n_pass_cpu": 40, "n_big": 40, "n_fit": 40, "n_ed": 40,
          "n_ed_cpu": 40, "n_ed_ab": 40, "n_et": 24, "n_et_cpu": 24, "perms": 9}
 
 
