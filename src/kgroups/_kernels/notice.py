@@ -1,7 +1,8 @@
 """One line when numba compiles kernels for a while: the first use after an install.
 
 The kernels are compiled for the machine the first time they run and cached on disk
-(``cache=True``), so a first fit can take seconds that later fits do not. Once the
+(``cache=True``), so a first fit can take up to a minute that later fits do not
+(each engine's kernels, with their serial and parallel forms, compile apart). Once the
 compilations of this process have taken ``NOTICE_AFTER`` seconds in all, a warning
 of the ``"kgroups"`` logger says what is happening, once per process; Python prints
 it on standard error when logging is not configured. Loads from the cache are not
@@ -19,8 +20,9 @@ from numba.core import event
 # Seconds of compilation, summed over the process, after which the note is said.
 NOTICE_AFTER = 1.0
 
-MESSAGE = ("kgroups: compiling its numerical kernels for this machine (first use after an "
-           "install, a few seconds; they are cached on disk, so later runs start at once)")
+MESSAGE = ("kgroups: compiling its numerical kernels for this machine (first use of an "
+           "engine after an install: up to a minute on a small machine; they are cached on "
+           "disk, so later runs start at once)")
 
 
 class CompileNotice(event.Listener):
