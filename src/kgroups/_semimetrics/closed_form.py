@@ -365,7 +365,10 @@ def pairwise_unchecked(X, Y=None, semimetric="energy", *, alpha=1.0, sigma=1.0, 
     named semimetric's range.
     """
     same = Y is None
-    Y = X if same else Y
+    # The rows in C order whatever the caller's layout (a slice, a Fortran-ordered
+    # array): the finishing kernel is compiled for one layout, not one per layout.
+    X = np.ascontiguousarray(X)
+    Y = X if same else np.ascontiguousarray(Y)
     nx_, ny_ = X.shape[0], Y.shape[0]
     wx = np.ones(nx_) if wx is None else np.asarray(wx, dtype=np.float64)
     wy = (wx if same else np.ones(ny_)) if wy is None else np.asarray(wy, dtype=np.float64)
