@@ -123,9 +123,9 @@ def energy_rule(X, w, ks, setting, n_refs, reference, seed):
             r.trace.add("geometry", "rescaled", name, None, f"not tried: {why}")
             continue
         declared = {"axes": m.scale.size} if name == "multimodal axes" else None
-        Z = m(X)                                    # its dips: Z itself where T is X
-        s, found = decide(Fits(Z, w, setting, seed + 7, T=Z if f.T is X else m(f.T)), ks,
-                          n_refs, "moments", declared)
+        T = None if f.T is X else m(f.T)            # None: its dips read m(X) itself
+        s, found = decide(Fits(m(X), w, setting, seed + 7, T=T), ks, n_refs, "moments",
+                          declared)
         setattr(r, name.replace(" ", "_"), s)
         r.trace.add("geometry", "rescaled", name, None, f"k={s.k}" if found else "no structure")
         r.trace.steps += s.trace.steps
