@@ -1,8 +1,8 @@
 """One line when numba compiles kernels for a while: the first use after an install.
 
 The kernels are compiled for the machine the first time they run and cached on disk
-(``cache=True``), so a first fit can take up to a minute that later fits do not
-(each engine's kernels, with their serial and parallel forms, compile apart). Once the
+(``cache=True``), so the first fit of each engine waits for its kernels (their serial
+and parallel forms compile apart) where later fits and processes do not. Once the
 compilations of this process have taken ``NOTICE_AFTER`` seconds in all, a warning
 of the ``"kgroups"`` logger says what is happening, once per process; Python prints
 it on standard error when logging is not configured. Loads from the cache are not
