@@ -71,7 +71,7 @@ def test_objective_rises_every_sweep_any_symmetric_kernel(psd):
             break
         assert q > previous
         previous, labels = q, run.labels
-    M = build_m_dense(B, labels, k)
+    M = build_m_dense(B, labels, k, 1)
     s, qq, cnt = cluster_stats(M, labels, w)
     assert count_improving_moves(M, labels, w, np.diag(B).copy(), s, qq, cnt) == 0
     assert np.bincount(labels, minlength=k).min() >= 1  # Hartigan never empties

@@ -18,7 +18,7 @@ def test_numba_sweep_matches_twin(psd):
     n, k = 30, 4
     B, w = random_B(n, rng, psd)
     labels = rng.integers(0, k, n).astype(np.int64)
-    M = build_m_dense(B, labels, k)
+    M = build_m_dense(B, labels, k, 1)
     np.testing.assert_allclose(M, _twins.build_m_twin(B, labels, k), atol=1e-12)
     s, q, cnt = cluster_stats(M, labels, w)
     twin_labels, twin_moves = _twins.sweep_twin(B, w, labels, k)
@@ -36,8 +36,9 @@ def test_tiny_dense_kernels():
     X, w, labels = tiny_data()
     B = brute_B(X, w, "energy", {})
     eng = DenseEngine.from_semimetric(X, w, "energy", {}, n_clusters=3)
-    for fn in (dk.build_m_dense, dk.build_m_dense_serial):
-        np.testing.assert_allclose(fn(eng.B, labels, 3), build_m_twin(B, labels, 3), atol=1e-12)
+    for n_workers in (1, 2, 3):
+        np.testing.assert_allclose(dk.build_m_dense(eng.B, labels, 3, n_workers),
+                                   build_m_twin(B, labels, 3), atol=1e-12)
     want, want_moves = sweep_twin(B, w, labels, 3)
     state, moves = sweep_once(eng, labels, 3)
     got, M = state.labels[0], state.M[0]
@@ -53,5 +54,5 @@ def test_tiny_dense_kernels():
     lloyd_assign(M, s, q, w, out)
     np.testing.assert_array_equal(out, lloyd_assign_twin(B, w, got, 3))
     K = B / np.outer(w, w)
-    sums = dk.cluster_sums_rows_serial(K[:5], w, got, 3)
+    sums = dk.cluster_sums_rows(K[:5], w, got, 3, 2)
     np.testing.assert_allclose(sums, K[:5] @ (np.eye(3)[got] * w[:, None]), atol=1e-12)

@@ -15,7 +15,7 @@ def test_lloyd_assign_matches_twin():
     w = rng.uniform(0.5, 2, 40)
     B = (A @ A.T / 40) * np.outer(w, w)
     labels = rng.integers(0, 4, 40).astype(np.int64)
-    M = build_m_dense(B, labels, 4)
+    M = build_m_dense(B, labels, 4, 1)
     s, q, _ = cluster_stats(M, labels, w)
     out = labels.copy()
     lloyd_assign(M, s, q, w, out)

@@ -113,17 +113,19 @@ def jit_disabled():
 
 
 def test_a_kernel_runs_as_python_without_numba():
-    kernel = _jit.Kernel(dense._build_m_dense, tag="probe", cache=False)
+    kernel = _jit.Kernel(dense.m_dense_rows.py_func, tag="probe", cache=False)
     B, labels = np.arange(16.0).reshape(4, 4), np.array([0, 1, 0, 1])
+    M, M2 = np.zeros((2, 4)), np.zeros((2, 4))
     with _jit.as_python():
-        M = kernel(B, labels, 2)
+        kernel(B, labels, M, 0, 4)
     assert kernel._dispatcher is None  # nothing compiled
     np.testing.assert_array_equal(M, [[B[i, [0, 2]].sum() for i in range(4)],
                                       [B[i, [1, 3]].sum() for i in range(4)]])
-    assert_identical(kernel(B, labels, 2), M, "compiled")
+    kernel(B, labels, M2, 0, 4)
+    assert_identical(M2, M, "compiled")
     assert kernel._dispatcher is not None
     if not jit_disabled():  # NUMBA_DISABLE_JIT=1: numba.njit gives the function back
-        assert kernel.dispatcher.py_func.__qualname__ == "_build_m_dense__probe"
+        assert kernel.dispatcher.py_func.__qualname__ == "m_dense_rows__probe"
 
 
 def test_compiled_kernels_call_the_compiled_kernels_they_name():
@@ -135,7 +137,8 @@ def test_compiled_kernels_call_the_compiled_kernels_they_name():
     glob = disp.py_func.__globals__
     assert glob["best_move"] is _gain.best_move.dispatcher
     assert glob is not vars(dense)  # the module keeps its kernels
-    assert dense.build_m_dense.dispatcher.py_func.__globals__["prange"] is not _jit.prange
+    # a part of a parallel kernel lets the other workers run while it does
+    assert dense.m_dense_rows.dispatcher.targetoptions.get("nogil")
 
 
 @pytest.fixture
@@ -174,7 +177,7 @@ def test_tiered_runs_tiny_work_as_python_until_its_budget_is_spent(fresh_tier, m
 
 
 def test_making_a_dispatcher_ends_the_python_tier(fresh_tier):
-    kernel = _jit.Kernel(dense._build_m_dense, tag="probe2", cache=False)
+    kernel = _jit.Kernel(dense.m_dense_rows.py_func, tag="probe2", cache=False)
     assert _jit.python_pays(1)
     kernel.dispatcher
     assert fresh_tier["compiled"] and not _jit.python_pays(1)
@@ -232,10 +235,10 @@ def test_the_setting_decides_every_call_and_tiered_follows_it(monkeypatch):
     made); "compiled": a tiny call compiles; set_config reaches another thread."""
     import threading
 
-    kernel = _jit.Kernel(dense._build_m_dense, tag="setting", cache=False)
+    kernel = _jit.Kernel(dense.m_dense_rows.py_func, tag="setting", cache=False)
     B, labels = np.arange(16.0).reshape(4, 4), np.array([0, 1, 0, 1])
     with config_context(kernels="python"):
-        kernel(B, labels, 2)
+        kernel(B, labels, np.zeros((2, 4)), 0, 4)
         with _jit.tiered(10**12):
             assert _jit._PYTHON.get() is True
     assert kernel._dispatcher is None

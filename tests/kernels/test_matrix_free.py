@@ -7,16 +7,17 @@ import pytest
 
 import kgroups._engines.matrix_free as mf_backend
 from kgroups._engines.matrix_free import MatrixFreeEngine
+from kgroups._kernels import pairs_on_the_fly as mfk
 from kgroups._kernels.gain import cluster_stats
 from tests._twins import build_m_twin, sweep_twin
 
 from tests._helpers import brute_B, sweep_once, tiny_data
 
 
-def apply_one(fn, eng, w, pend, old, new, n_pend, M):
-    """``fn`` (apply_moves or its serial twin) on one run's pending list and M."""
-    fn(eng.XT, w, pend[None], old[None], new[None],
-       np.array([n_pend], dtype=np.int64), M[None], *eng._args)
+def apply_one(n_workers, eng, w, pend, old, new, n_pend, M):
+    """``apply_moves`` on ``n_workers`` workers, on one run's pending list and M."""
+    mfk.apply_moves(eng.XT, w, pend[None], old[None], new[None],
+                    np.array([n_pend], dtype=np.int64), M[None], *eng._args, n_workers)
 
 
 def test_parallel_and_serial_matrix_free_kernels_agree():
@@ -32,15 +33,15 @@ def test_parallel_and_serial_matrix_free_kernels_agree():
     XTs = np.ascontiguousarray(eng.XT[:, order])
     Ms1 = mfk.build_m_sym(XTs, w[order], labs, bounds, mfk.accumulators(2, 4, 1200),
                           *eng._args)
-    Ms2 = mfk.build_m_sym_serial(XTs, w[order], labs, bounds,
-                                 mfk.accumulators(1, 4, 1200), *eng._args)
+    Ms2 = mfk.build_m_sym(XTs, w[order], labs, bounds, mfk.accumulators(1, 4, 1200),
+                          *eng._args)
     np.testing.assert_allclose(Ms1, Ms2, rtol=1e-12, atol=1e-12)
     M1, M2 = np.empty_like(Ms1), np.empty_like(Ms2)
     M1[:, order], M2[:, order] = Ms1, Ms2
     pend = rng.choice(1200, 50, replace=False).astype(np.int64)
     old, new = labels[pend], (labels[pend] + 1) % 4
-    apply_one(mfk.apply_moves, eng, w, pend, old, new, 50, M1)
-    apply_one(mfk.apply_moves_serial, eng, w, pend, old, new, 50, M2)
+    apply_one(2, eng, w, pend, old, new, 50, M1)
+    apply_one(1, eng, w, pend, old, new, 50, M2)
     np.testing.assert_allclose(M1, M2, rtol=1e-12, atol=1e-12)
     labels[pend] = new
     np.testing.assert_allclose(M1, eng.build_m(labels, 4), rtol=1e-10, atol=1e-10)
@@ -66,7 +67,7 @@ def test_symmetric_build_matches_pair_twin(n):
     labs = np.ascontiguousarray(labels[order])
     bounds = np.searchsorted(labs, np.arange(4)).astype(np.int64)
     XTs = np.ascontiguousarray(eng.XT[:, order])
-    for fn, n_threads in ((mfk.build_m_sym_serial, 3), (mfk.build_m_sym, 2)):
+    for fn, n_threads in ((mfk.build_m_sym, 3), (mfk.build_m_sym, 2)):
         Ms = fn(XTs, w[order], labs, bounds, mfk.accumulators(n_threads, 3, len(labels)),
                 *eng._args)
         np.testing.assert_allclose(Ms, want[:, order], rtol=1e-11, atol=1e-12)
@@ -86,7 +87,7 @@ def test_apply_moves_matches_pair_twin_with_duplicates():
     M = eng.build_m(labels, 3)
     pend = np.array([5, 100, 0, 599, 300, 301, 7], dtype=np.int64)
     old, new = labels[pend], (labels[pend] + 2) % 3
-    apply_one(mfk.apply_moves_serial, eng, w, pend, old, new, 7, M)
+    apply_one(1, eng, w, pend, old, new, 7, M)
     labels[pend] = new
     np.testing.assert_allclose(M, build_m_pairs_twin(eng.X, w, labels, 3, rho),
                                rtol=1e-11, atol=1e-12)
@@ -143,10 +144,10 @@ def test_multi_start_build_matches_pair_twin(n):
     labs = np.ascontiguousarray(rng.integers(0, 3, size=(4, n)))
     eng = MatrixFreeEngine(X, w, "energy", {"alpha": 0.5})
     want = np.vstack([build_m_pairs_twin(eng.X, w, lab, 3, lambda r: r ** 0.5) for lab in labs])
-    for fn, n_threads in ((mfk.build_m_multi_serial, 3), (mfk.build_m_multi, 2)):
-        np.testing.assert_allclose(fn(eng.XT, w, labs, 3, mfk.accumulators(n_threads, 12, n),
-                                      *eng._args), want,
-                                   rtol=1e-11, atol=1e-12)
+    for n_threads in (3, 2, 1):
+        got = mfk.build_m_multi(eng.XT, w, labs, 3, mfk.accumulators(n_threads, 12, n),
+                                *eng._args)
+        np.testing.assert_allclose(got, want, rtol=1e-11, atol=1e-12)
 
 
 def test_tiny_build_m_multi():
@@ -160,8 +161,8 @@ def test_tiny_build_m_multi():
     for r in range(2):
         Z = np.eye(2)[labs[r]]
         want = -0.5 * (Z.T @ (w[:, None] * D * w[None, :]))  # M[l, i] by hand
-        got = mfk.build_m_multi_serial(eng.XT, w, labs, 2, mfk.accumulators(1, 4, 5),
-                                       *eng._args)[2 * r:2 * r + 2]
+        got = mfk.build_m_multi(eng.XT, w, labs, 2, mfk.accumulators(1, 4, 5),
+                                *eng._args)[2 * r:2 * r + 2]
         np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-13)
 
 
@@ -260,12 +261,12 @@ def test_restarts_that_share_labels_are_summed_by_class(monkeypatch):
 @pytest.mark.parametrize("semimetric, params", [("energy", {"alpha": 1.0}),
                                                 ("gaussian", {"sigma": 1.5})])
 def test_tiny_refreshed_bounds_hold_and_are_tight(semimetric, params):
-    """The bounds each sweep starts from (refresh_bounds, both compilations, with the
-    matrix-free engine's terms):
+    """The bounds each sweep starts from (refresh_bounds, on one and two workers, with
+    the matrix-free engine's terms):
     ``up`` is at least the distance to the own cluster's mean and ``lo`` at most
     the distance to the nearest other mean, each within the bounds' slack of it;
     the distances come from the brute-force B (feature-space means, weights)."""
-    from kgroups._kernels.bounds import refresh_bounds, refresh_bounds_serial
+    from kgroups._kernels.bounds import refresh_bounds
     X, w, labels = tiny_data(n=60, k=4, seed=33)
     B = brute_B(X, w, semimetric, params)  # B[i, y] = -w_i w_y rho / 2
     Kw = B / w[:, None]  # w_y K(x_i, x_y)
@@ -283,10 +284,10 @@ def test_tiny_refreshed_bounds_hold_and_are_tight(semimetric, params):
     s, q, cnt = cluster_stats(M, labels, w)
     drift = np.arange(k + 1, dtype=np.float64)
     zero = np.zeros(X.shape[0])
-    for fn in (refresh_bounds_serial, refresh_bounds):
+    for n_workers in (1, 2):
         up, lo, snap_own, snap_all = (np.full(X.shape[0], np.nan) for _ in range(4))
-        fn(M, labels, w, s, zero, zero, q / s ** 2, abs(q) / s ** 2, up, lo, snap_own,
-           snap_all, drift)
+        refresh_bounds(M, labels, w, s, zero, zero, q / s ** 2, abs(q) / s ** 2, up, lo,
+                       snap_own, snap_all, drift, n_workers)
         assert np.all(up >= own) and np.all(lo <= other)
         np.testing.assert_allclose(up, own, rtol=1e-7)
         np.testing.assert_allclose(lo, other, rtol=1e-7)
@@ -310,9 +311,9 @@ def test_tiny_applied_moves_give_the_brute_force_m(semimetric, params):
     moved = labels.copy()
     moved[pend] = new
     want = build_m_twin(brute_B(X, w, semimetric, params), moved, 3)
-    for fn in (mfk.apply_moves_serial, mfk.apply_moves):
+    for n_workers in (1, 2):
         M = eng.build_m(labels, 3)
-        apply_one(fn, eng, w, pend, old, new, pend.size, M)
+        apply_one(n_workers, eng, w, pend, old, new, pend.size, M)
         np.testing.assert_allclose(M, want, rtol=1e-10, atol=1e-10)
 
 
@@ -337,12 +338,12 @@ def test_tiny_batch_of_runs_applies_each_run_as_alone(semimetric, params):
         pend[r, :len(p)] = p
         old[r, :len(p)] = starts[r][p]
         new[r, :len(p)] = (starts[r][p] + 1 + r % 2) % 3
-    for fn in (mfk.apply_moves_serial, mfk.apply_moves):
+    for n_workers in (1, 2):
         Ms = np.stack([eng.build_m(st, 3) for st in starts])
-        fn(eng.XT, w, pend, old, new, n_pend, Ms, *eng._args)
+        mfk.apply_moves(eng.XT, w, pend, old, new, n_pend, Ms, *eng._args, n_workers)
         for r, st in enumerate(starts):
             M = eng.build_m(st, 3)
-            apply_one(fn, eng, w, pend[r], old[r], new[r], n_pend[r], M)
+            apply_one(n_workers, eng, w, pend[r], old[r], new[r], n_pend[r], M)
             np.testing.assert_array_equal(Ms[r], M)
             moved = st.copy()
             moved[pend[r, :n_pend[r]]] = new[r, :n_pend[r]]

@@ -17,19 +17,18 @@ def engine(X, w, name="energy", params=None):
     return MatrixFreeEngine(X, w, name, params or {}, float32=True)
 
 
-def mixed(eng, labels, k, share, cross=True, fn=None, n_threads=1, skip=None):
+def mixed(eng, labels, k, share, cross=True, n_threads=1, skip=None):
     """The mixed pass of ``labels`` (classes ``k``), columns put back in order."""
     order = np.argsort(labels, kind="stable")
     labs = np.ascontiguousarray(labels[order])
     bounds = np.searchsorted(labs, np.arange(k + 1)).astype(np.int64)
     w = eng.w[order]
-    fn = fn or pairs_mixed.build_m_mixed_serial
-    Ms = fn(np.ascontiguousarray(eng.XT[:, order]),
-            np.ascontiguousarray(eng._f32["XT32"][:, order]), w, w.astype(np.float32), labs,
-            bounds, np.ascontiguousarray(share),
-            np.zeros((k, k), dtype=bool) if skip is None else np.ascontiguousarray(skip),
-            mfk.accumulators(n_threads, k, len(labels)),
-            cross, *eng._args)
+    Ms = pairs_mixed.build_m_mixed(
+        np.ascontiguousarray(eng.XT[:, order]),
+        np.ascontiguousarray(eng._f32["XT32"][:, order]), w, w.astype(np.float32), labs,
+        bounds, np.ascontiguousarray(share),
+        np.zeros((k, k), dtype=bool) if skip is None else np.ascontiguousarray(skip),
+        mfk.accumulators(n_threads, k, len(labels)), cross, *eng._args)
     M = np.empty_like(Ms)
     M[:, order] = Ms
     return M
@@ -89,8 +88,7 @@ def test_all_float64_share_equals_the_float64_pass():
     w = rng.uniform(0.5, 2.0, n)
     labels = rng.integers(0, k, n)
     eng = engine(X, w)
-    got = mixed(eng, labels, k, np.ones((k, k), dtype=bool), fn=pairs_mixed.build_m_mixed,
-                n_threads=2)
+    got = mixed(eng, labels, k, np.ones((k, k), dtype=bool), n_threads=2)
     np.testing.assert_allclose(got, exact(eng, labels, k), rtol=1e-12, atol=0)
 
 
@@ -123,8 +121,8 @@ def test_spill_keeps_the_bound_over_many_tiles():
     X = rng.normal(size=(n, 4)) + 1e3
     labels = (np.arange(n) >= pairs_mixed.PANEL).astype(np.int64)
     eng = engine(X, np.ones(n))
-    err = np.abs(mixed(eng, labels, 2, np.eye(2, dtype=bool), fn=pairs_mixed.build_m_mixed,
-                       n_threads=2) - exact(eng, labels, 2))
+    err = np.abs(mixed(eng, labels, 2, np.eye(2, dtype=bool), n_threads=2)
+                 - exact(eng, labels, 2))
     assert (err <= bound(eng, labels, 2)).all()
 
 
@@ -142,9 +140,8 @@ def test_own_pairs_only_give_exact_q():
     np.testing.assert_allclose(q_got, q_want, rtol=1e-13)
 
 
-@pytest.mark.parametrize("fn, n_threads", [(certify.exact_columns_serial, 1),
-                                           (certify.exact_columns, 2)])
-def test_exact_columns(fn, n_threads):
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_exact_columns(n_threads):
     rng = np.random.default_rng(7)
     n, k = 1300, 5
     X = rng.normal(size=(n, 3)) + 100.0
@@ -152,7 +149,8 @@ def test_exact_columns(fn, n_threads):
     labels = rng.integers(0, k, n)
     eng = engine(X, w)
     pts = np.array([0, 17, 1299], dtype=np.int64)
-    got = fn(eng.X, eng.XT, w, labels, pts, np.zeros((n_threads, 3, k)), *eng._args)
+    got = certify.exact_columns(eng.X, eng.XT, w, labels, pts, np.zeros((n_threads, 3, k)),
+                                *eng._args)
     np.testing.assert_allclose(got, exact(eng, labels, k)[:, pts], rtol=1e-13)
 
 
@@ -182,8 +180,8 @@ def test_tiny_mixed_pass_and_certified_decisions_as_python():
     want = exact(eng, labels, k)
     got = mixed(eng, labels, k, np.eye(k, dtype=bool))
     assert (np.abs(got - want) <= bound(eng, labels, k)).all()
-    cols = certify.exact_columns_serial(eng.X, eng.XT, w, labels, np.arange(n),
-                                        np.zeros((1, n, k)), *eng._args)
+    cols = certify.exact_columns(eng.X, eng.XT, w, labels, np.arange(n), np.zeros((1, n, k)),
+                                 *eng._args)
     np.testing.assert_allclose(cols, want, rtol=1e-13)
 
 
@@ -198,8 +196,7 @@ def test_pairs_left_out_are_not_summed(n_threads):
     skip = np.zeros((k, k), dtype=bool)
     skip[0, 2] = skip[2, 0] = skip[1, 4] = skip[4, 1] = True
     eng = engine(X, np.ones(n))
-    fn = pairs_mixed.build_m_mixed if n_threads > 1 else pairs_mixed.build_m_mixed_serial
-    got = mixed(eng, labels, k, np.eye(k, dtype=bool), fn=fn, n_threads=n_threads, skip=skip)
+    got = mixed(eng, labels, k, np.eye(k, dtype=bool), n_threads=n_threads, skip=skip)
     want = exact(eng, labels, k)
     out = skip[labels].T
     kept = ~out
@@ -247,11 +244,10 @@ def test_moves_applied_with_exact_columns(parallel):
     need[0, :5] = need[1, :2] = True
     M0 = rng.normal(size=(R, k, n))
     want, got = M0.copy(), M0.copy()
-    fn = mfk.apply_moves if parallel else mfk.apply_moves_serial
-    fn(eng.XT, w, pend, old, new, n_pend, want, *eng._args)
-    fx = certify.apply_moves_exact if parallel else certify.apply_moves_exact_serial
+    mfk.apply_moves(eng.XT, w, pend, old, new, n_pend, want, *eng._args, 2 if parallel else 1)
     acc = np.zeros((2 if parallel else 1, R * cap, 4, k))
-    fx(eng.XT, w, moved, pend, old, new, n_pend, need, got, acc, *eng._args)
+    certify.apply_moves_exact(eng.XT, w, moved, pend, old, new, n_pend, need, got, acc,
+                              *eng._args)
     np.testing.assert_array_equal(got, want)
     cols = acc.sum(axis=(0, 2))
     for r in range(R):
@@ -282,8 +278,7 @@ def test_pairs_left_out_over_many_tiles(n_threads):
     skip = ~np.eye(k, dtype=bool)
     skip[1, 5] = skip[5, 1] = skip[2, 3] = skip[3, 2] = False
     eng = engine(X, np.ones(n))
-    fn = pairs_mixed.build_m_mixed if n_threads > 1 else pairs_mixed.build_m_mixed_serial
-    got = mixed(eng, labels, k, np.eye(k, dtype=bool), fn=fn, n_threads=n_threads, skip=skip)
+    got = mixed(eng, labels, k, np.eye(k, dtype=bool), n_threads=n_threads, skip=skip)
     want = exact(eng, labels, k)
     own = labels[None, :] == np.arange(k)[:, None]
     np.testing.assert_allclose(got[own], want[own], rtol=1e-12)

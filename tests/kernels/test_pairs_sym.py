@@ -40,8 +40,8 @@ def test_every_dimension_count_matches_pair_twin(D, name, params):
     eng = MatrixFreeEngine(X, w, name, params)
     want = twin(eng, w, labels, k, name, params)
     scale = np.abs(want).max()
-    for fn, n_threads in ((mfk.build_m_sym_serial, 1), (mfk.build_m_sym, 2),
-                          (mfk.build_m_sym_serial, 3)):
+    for fn, n_threads in ((mfk.build_m_sym, 1), (mfk.build_m_sym, 2),
+                          (mfk.build_m_sym, 3)):
         got = sorted_pass(eng, w, labels, k, fn, n_threads)
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-13 * scale)
 
@@ -71,13 +71,13 @@ def test_near_duplicates_far_from_the_origin_are_exact():
     w = np.ones(len(X))
     labels = rng.integers(0, 2, len(X))
     eng = MatrixFreeEngine(X, w, "energy", {"alpha": 1.0})
-    got = sorted_pass(eng, w, labels, 2, mfk.build_m_sym_serial, 1)
+    got = sorted_pass(eng, w, labels, 2, mfk.build_m_sym, 1)
     want = twin(eng, w, labels, 2, "energy", {})
     np.testing.assert_allclose(got, want, rtol=1e-13)
     # the part of M from the near-duplicate partner alone is recovered to 1e-6 relative
     one = np.zeros(len(X), dtype=np.int64)
     one[40] = 1  # cluster 1 is the partner of point 0
-    M1 = sorted_pass(eng, w, one, 2, mfk.build_m_sym_serial, 1)
+    M1 = sorted_pass(eng, w, one, 2, mfk.build_m_sym, 1)
     d = np.sqrt(((eng.X[0] - eng.X[40]) ** 2).sum())
     assert d < 1e-6
     assert M1[1, 0] == pytest.approx(-0.5 * d, rel=1e-6)
@@ -95,9 +95,9 @@ def test_compiled_and_python_give_the_same_bits(D, name, params):
     w = rng.uniform(0.5, 2.0, n)
     labels = rng.integers(0, k, n)
     eng = MatrixFreeEngine(X, w, name, params)
-    compiled = sorted_pass(eng, w, labels, k, mfk.build_m_sym_serial, 1)
+    compiled = sorted_pass(eng, w, labels, k, mfk.build_m_sym, 1)
     with config_context(kernels="python"):
-        python = sorted_pass(eng, w, labels, k, mfk.build_m_sym_serial, 1)
+        python = sorted_pass(eng, w, labels, k, mfk.build_m_sym, 1)
     np.testing.assert_array_equal(python, compiled)
 
 

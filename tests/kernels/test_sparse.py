@@ -41,9 +41,9 @@ def test_build_m_matches_twin_and_dense(seed):
     rng = np.random.default_rng(seed)
     B, _ = random_sparse_B(60, 0.1, rng)
     labels = rng.integers(0, 4, 60)
-    M = build_m_sparse(B.indptr, B.indices, B.data, labels, 4)
+    M = build_m_sparse(B.indptr, B.indices, B.data, labels, 4, 2)
     np.testing.assert_allclose(M, build_m_sparse_twin(B, labels, 4), rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(M, build_m_dense(B.toarray(), labels, 4), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(M, build_m_dense(B.toarray(), labels, 4, 1), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(M, _twins.build_m_twin(B.toarray(), labels, 4), atol=1e-12)
 
 
@@ -56,14 +56,14 @@ def test_sweep_matches_twin_and_dense(seed):
     lab0 = rng.integers(0, k, 40)
     # numba sparse sweep
     lab_s = lab0.copy()
-    M_s = build_m_sparse(B.indptr, B.indices, B.data, lab_s, k)
+    M_s = build_m_sparse(B.indptr, B.indices, B.data, lab_s, k, 1)
     s, q, cnt = cluster_stats(M_s, lab_s, w)
     q_before = objective(s, q)
     moves_s = sweep_sparse(B.indptr, B.indices, B.data, w, B.diagonal(), lab_s, M_s, s, q, cnt)
     # dense engine from the same start
     Bd = B.toarray()
     lab_d = lab0.copy()
-    M_d = build_m_dense(Bd, lab_d, k)
+    M_d = build_m_dense(Bd, lab_d, k, 1)
     sd, qd, cd = cluster_stats(M_d, lab_d, w)
     moves_d = sweep_dense(Bd, w, np.ascontiguousarray(np.diagonal(Bd)), lab_d, M_d, sd, qd, cd)
     # plain twin (recomputes Q for every candidate move)
@@ -81,7 +81,7 @@ def test_move_rows_matches_twin():
     rng = np.random.default_rng(7)
     B, _ = random_sparse_B(30, 0.2, rng)
     labels = rng.integers(0, 3, 30)
-    M = build_m_sparse(B.indptr, B.indices, B.data, labels, 3)
+    M = build_m_sparse(B.indptr, B.indices, B.data, labels, 3, 1)
     pts = np.array([2, 5, 11])
     old = labels[pts]
     new = (old + 1) % 3
@@ -97,7 +97,7 @@ def test_tiny_sparse_kernels():
     rng = np.random.default_rng(40)
     B, w = random_sparse_B(12, 0.3, rng, w=rng.uniform(0.5, 2.0, 12))
     labels = rng.integers(0, 3, 12)
-    M = build_m_sparse(B.indptr, B.indices, B.data, labels, 3)
+    M = build_m_sparse(B.indptr, B.indices, B.data, labels, 3, 1)
     np.testing.assert_allclose(M, build_m_sparse_twin(B, labels, 3), atol=1e-12)
     want, want_moves = sweep_sparse_twin(B, w, labels, 3)
     got = labels.copy()

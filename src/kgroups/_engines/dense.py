@@ -9,7 +9,7 @@ import numpy as np
 
 from .._kernels import held_dense as _dense
 from .._kernels import seeding as _seeding
-from .._kernels.parallel import pick
+from .._kernels.parallel import workers
 from .._semimetrics import (
     BLOCK_BYTES,
     centred_sq_norm_max,
@@ -118,7 +118,7 @@ class DenseEngine(HeldKernelEngine):
 
     def build_m(self, labels, k):
         n = self.B.shape[0]
-        return pick(_dense.build_m_dense_serial, _dense.build_m_dense, n * n)(self.B, labels, k)
+        return _dense.build_m_dense(self.B, labels, k, workers(n * n))
 
     def sweep_run(self, state, r):
         """One Hartigan sweep of run ``r``: O(n k) gains, O(n) per move."""

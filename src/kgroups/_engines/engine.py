@@ -45,7 +45,7 @@ from .._kernels import held_dense as _dense
 from .._kernels import seeding as _seeding
 from .._kernels.gain import (class_signatures, cluster_stats, count_improving_moves,
                              lloyd_assign, objective, sum_classes)
-from .._kernels.parallel import pick
+from .._kernels.parallel import workers
 from .._kernels.semimetric import NAMES, NEGATIVE_TYPE
 from .._semimetrics import DATA_BUILT, pairwise_unchecked, robust_center
 from .._sparse import issparse
@@ -147,8 +147,8 @@ def abs_max(A):
 
 def cluster_sums_rows(K, w, labels, k):
     """``m[i, l] = sum_{y in C_l} w_y K[i, y]`` for a float64 block ``K`` (b x n)."""
-    fn = pick(_dense.cluster_sums_rows_serial, _dense.cluster_sums_rows, K.size)
-    return fn(np.ascontiguousarray(K, dtype=np.float64), w, labels, k)
+    return _dense.cluster_sums_rows(np.ascontiguousarray(K, dtype=np.float64), w, labels, k,
+                                    workers(K.size))
 
 
 def signatures(starts, k):

@@ -31,8 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._kernels import feature_space as _lr
-from .._kernels.bounds import refresh_bounds, refresh_bounds_serial
-from .._kernels.parallel import pick
+from .._kernels.bounds import refresh_bounds
+from .._kernels.parallel import workers
 from .._semimetrics import pairwise_unchecked as pairwise, robust_center
 from .._validation import Integer, InvalidParameterError, as_seed
 from .engine import PREDICT_BLOCK_BYTES, Bounds, Capabilities, Engine, RunState
@@ -488,9 +488,9 @@ class LowRankEngine(Engine):
         pos = np.where(s > 0, s, 1.0)
         mu2, ma = state.sn2[r] / pos ** 2, 2.0 * state.A[r] / pos
         n, k = self.F.shape[0], s.shape[0]
-        fn = pick(refresh_bounds_serial, refresh_bounds, n * k)
-        fn(state.M[r], state.labels[r], self.w, s, self._base, self._base_abs, mu2 - ma,
-           mu2 + np.abs(ma), b.up[r], b.lo[r], b.own[r], b.all[r], b.drift[r])
+        refresh_bounds(state.M[r], state.labels[r], self.w, s, self._base, self._base_abs,
+                       mu2 - ma, mu2 + np.abs(ma), b.up[r], b.lo[r], b.own[r], b.all[r],
+                       b.drift[r], workers(n * k))
 
     def sync(self, state):
         """Bring each run's ``M`` up to date with its sweeps' moves (O(n k m) a run)."""

@@ -26,11 +26,10 @@ from .._kernels import certify as _cert
 from .._kernels.certify import Certificate
 from .._kernels import pairs_mixed as _mixed
 from .._kernels import pairs_on_the_fly as _mf
-from .._kernels.bounds import (refresh_bounds, refresh_bounds_margin,
-                               refresh_bounds_margin_serial, refresh_bounds_serial)
+from .._kernels.bounds import refresh_bounds, refresh_bounds_margin
 from .._kernels.gain import class_signatures, cluster_stats, sum_classes
 from .._kernels.jit import num_threads
-from .._kernels.parallel import pick
+from .._kernels.parallel import workers
 from .._kernels.semimetric import NAMES, NEGATIVE_TYPE, kernel_args
 from .._semimetrics import (centred_sq_norm_max, check_semimetric_range, diameter_sq,
                             pairwise_unchecked, rho_max, robust_center)
@@ -409,14 +408,12 @@ class MatrixFreeEngine(Engine):
         XTs32 = (np.ascontiguousarray(self._f32["XT32"][:, order]) if cross
                  else np.empty((XTs.shape[0], 0), dtype=np.float32))
         n = labels.shape[0]
-        fn = pick(_mixed.build_m_mixed_serial, _mixed.build_m_mixed, n * n // 2)
-        acc = _mf.accumulators(1 if fn is _mixed.build_m_mixed_serial else num_threads(),
-                               G, n)
+        acc = _mf.accumulators(workers(n * n // 2), G, n)
         w = self.w[order]
         skip = np.zeros((G, G), dtype=bool) if skip is None else skip
-        Ms = fn(XTs, XTs32, w, w.astype(np.float32), labs, bounds,
-                np.ascontiguousarray(share), np.ascontiguousarray(skip), acc, cross,
-                *self._args)
+        Ms = _mixed.build_m_mixed(XTs, XTs32, w, w.astype(np.float32), labs, bounds,
+                                  np.ascontiguousarray(share), np.ascontiguousarray(skip),
+                                  acc, cross, *self._args)
         return Ms, order
 
     def _exact_q(self, state, r):
@@ -451,10 +448,8 @@ class MatrixFreeEngine(Engine):
         ``labels``, float64 kernel rows (:func:`~kgroups._kernels.certify.exact_columns`)."""
         pts = np.ascontiguousarray(pts, dtype=np.int64)
         n = self.n_samples
-        fn = pick(_cert.exact_columns_serial, _cert.exact_columns, n * max(1, pts.size))
-        acc = np.zeros((1 if fn is _cert.exact_columns_serial else num_threads(),
-                        pts.size, k))
-        return fn(self.X, self.XT, self.w, labels, pts, acc, *self._args)
+        acc = np.zeros((workers(n * max(1, pts.size)), pts.size, k))
+        return _cert.exact_columns(self.X, self.XT, self.w, labels, pts, acc, *self._args)
 
     def finish(self, state):
         """The runs' results. After the mixed pass, ``q`` is made exact
@@ -571,10 +566,8 @@ class MatrixFreeEngine(Engine):
         """``M`` of the R starts ``labs`` (R x n) from one pass over the pairs that
         feeds each start's sums (:func:`~kgroups._kernels.pairs_on_the_fly.build_m_multi`)."""
         R, n = labs.shape
-        fn = pick(_mf.build_m_multi_serial, _mf.build_m_multi, n * n)
-        acc = _mf.accumulators(1 if fn is _mf.build_m_multi_serial else num_threads(),
-                               R * k, n)
-        return fn(self.XT, self.w, labs, k, acc, *self._args).reshape(R, k, n)
+        acc = _mf.accumulators(workers(n * n), R * k, n)
+        return _mf.build_m_multi(self.XT, self.w, labs, k, acc, *self._args).reshape(R, k, n)
 
     def begin(self, state):
         """Hartigan runs get skip bounds (used for a semimetric of negative type)."""
@@ -653,12 +646,9 @@ class MatrixFreeEngine(Engine):
         for r in range(R):
             m = int(P.n_pend[r])
             need[r, :m] = ~cert.cache(r, k)[1][P.pend[r, :m]]
-        fn = pick(_cert.apply_moves_exact_serial, _cert.apply_moves_exact,
-                  int(P.n_pend.sum()) * n)
-        acc = np.zeros((1 if fn is _cert.apply_moves_exact_serial else num_threads(),
-                        R * cap, 4, k))
-        fn(self.XT, self.w, state.labels, P.pend, P.old, P.new, P.n_pend, need, Ms, acc,
-           *self._args)
+        acc = np.zeros((workers(int(P.n_pend.sum()) * n), R * cap, 4, k))
+        _cert.apply_moves_exact(self.XT, self.w, state.labels, P.pend, P.old, P.new, P.n_pend,
+                                need, Ms, acc, *self._args)
         cols = acc.sum(axis=(0, 2))
         f = self._f32
         for r in range(R):
@@ -718,8 +708,7 @@ class MatrixFreeEngine(Engine):
         args = (state.M[r], state.labels[r], self.w, s, self.diag, self.diag, e, np.abs(e))
         tail = (b.up[r], b.lo[r], b.own[r], b.all[r], b.drift[r])
         if cert is None:
-            fn = pick(refresh_bounds_serial, refresh_bounds, self.n_samples * s.shape[0])
-            fn(*args, *tail)
+            refresh_bounds(*args, *tail, workers(self.n_samples * s.shape[0]))
             return
         f = self._f32
         if cert.E is None:  # eps T_l per cluster
@@ -727,9 +716,8 @@ class MatrixFreeEngine(Engine):
         else:  # each entry's own bound
             start, entry = 0.0, cert.E[r]
         margin = (cert.qerr[r] / sp + 2.0 * (start + f["eps64"] * cert.mass[r])) / sp
-        fn = pick(refresh_bounds_margin_serial, refresh_bounds_margin,
-                  self.n_samples * s.shape[0])
-        fn(*args, margin, entry, *tail)
+        refresh_bounds_margin(*args, margin, entry, *tail,
+                              workers(self.n_samples * s.shape[0]))
 
     def _decide(self, state, r, start, stop, P, budget, mode=0, ccol=None):
         b = state.bounds
@@ -760,8 +748,8 @@ class MatrixFreeEngine(Engine):
     def _apply(self, pend, old, new, n_pend, Ms):
         """Pending moves applied to ``Ms`` (R x k x n; R x cap lists, ``n_pend`` (R,))."""
         # work: the moves' kernel rows, n entries each
-        fn = pick(_mf.apply_moves_serial, _mf.apply_moves, int(n_pend.sum()) * Ms.shape[2])
-        fn(self.XT, self.w, pend, old, new, n_pend, Ms, *self._args)
+        _mf.apply_moves(self.XT, self.w, pend, old, new, n_pend, Ms, *self._args,
+                        workers(int(n_pend.sum()) * Ms.shape[2]))
 
     def _apply_one(self, pend, old, new, n_pend, M):
         """Pending moves of one run applied to its ``M``."""
@@ -770,8 +758,8 @@ class MatrixFreeEngine(Engine):
 
     def column(self, c):
         """Column ``c`` of the unweighted kernel ``K = -rho/2``."""
-        fn = pick(_mf.kernel_column_mf_serial, _mf.kernel_column_mf, self.X.shape[0])
-        return fn(self.X, self.XT, self.w, int(c), *self._args)
+        return _mf.kernel_column_mf(self.X, self.XT, self.w, int(c), *self._args,
+                                    workers(self.X.shape[0]))
 
     def gram(self):
         """Dense ``K = -rho/2`` (small problems only; checked against free memory)."""

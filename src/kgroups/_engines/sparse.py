@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._kernels import held_sparse as _sparse
+from .._kernels.parallel import workers
 from .._sparse import issparse
 from .engine import Capabilities, HeldKernelEngine, abs_max
 from .._memory import check_fits
@@ -129,7 +130,8 @@ class SparseEngine(HeldKernelEngine):
     def build_m(self, labels, k):
         B = self.B
         return _sparse.build_m_sparse(B.indptr, B.indices, B.data,
-                                      np.ascontiguousarray(labels, dtype=np.int64), k)
+                                      np.ascontiguousarray(labels, dtype=np.int64), k,
+                                      workers(B.nnz))
 
     def sweep_run(self, state, r):
         """One Hartigan sweep of run ``r``: O(n k) gains, O(nnz of the row) per move."""

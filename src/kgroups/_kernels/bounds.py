@@ -22,8 +22,8 @@ distance by its bound first.
 
 import numpy as np
 
-from .jit import njit, prange
-from .parallel import twins
+from .jit import njit
+from .parallel import spread
 
 # Relative slack of the bounds: far above the rounding error of the distances
 # they come from, so that a skipped point provably has no improving move.
@@ -96,40 +96,52 @@ def add_drift(j, l, dj, dl, drift):
     drift[drift.shape[0] - 1] += max(dj, dl)
 
 
-def _refresh_bounds(M, labels, w, s, base, base_abs, e, e_abs, up, lo, snap_own, snap_all,
-                    drift):
+# Points per chunk of a refresh: a chunk's k x CHUNK loops are vectorised.
+CHUNK = 512
+# No margin (``refresh_bounds``): of the types a certified pass's margins have.
+_NO_MARGIN = np.zeros(0)
+_NO_ENTRY = np.zeros((1, 0))
+
+
+def refresh_bounds(M, labels, w, s, base, base_abs, e, e_abs, up, lo, snap_own, snap_all,
+                   drift, n_workers):
     """Every point's bounds from its exact squared distances to the means,
     ``d_l^2 = base_i + e_l - 2 M[l, i] / (w_i s_l)`` (``M[l, i] = w_i phi_i . (sum of
     cluster l) + shifts`` that ``base`` and ``e`` undo; an engine's formula), the
     size of their terms ``base_abs_i + e_abs_l + |2 M[l, i] / (w_i s_l)|``; snapshots
-    of ``drift`` now. ``M`` must be up to date. O(n k): chunks of points in parallel,
-    cluster by cluster (vectorised loops)."""
-    n = M.shape[1]
-    chunk = 512
-    for c in prange((n + chunk - 1) // chunk):
-        c0 = c * chunk
-        bounds_chunk(M, labels, w, s, base, base_abs, e, e_abs, e_abs[:0], M[:, :0], up, lo,
-                     snap_own, snap_all, drift, c0, min(n, c0 + chunk) - c0)
+    of ``drift`` now. ``M`` must be up to date. O(n k): chunks of ``CHUNK`` points in
+    ``n_workers`` ranges at once (:func:`~kgroups._kernels.parallel.spread`), cluster
+    by cluster (vectorised loops)."""
+    refresh_bounds_margin(M, labels, w, s, base, base_abs, e, e_abs, _NO_MARGIN, _NO_ENTRY,
+                          up, lo, snap_own, snap_all, drift, n_workers)
 
 
-def _refresh_bounds_margin(M, labels, w, s, base, base_abs, e, e_abs, margin, entry, up, lo,
-                           snap_own, snap_all, drift):
-    """:func:`_refresh_bounds` from squared distances known within ``margin[l] + 2
+def refresh_bounds_margin(M, labels, w, s, base, base_abs, e, e_abs, margin, entry, up, lo,
+                          snap_own, snap_all, drift, n_workers):
+    """:func:`refresh_bounds` from squared distances known within ``margin[l] + 2
     entry[l, i] / s_l`` (their error bound for cluster ``l``, a certified pass's;
-    ``entry`` k x n, or k x 0 for none): the own distance taken that much higher, the
-    others that much lower."""
+    ``entry`` k x n, or with no columns for none): the own distance taken that much
+    higher, the others that much lower (no ``margin``, size 0: exact distances)."""
     n = M.shape[1]
-    chunk = 512
-    for c in prange((n + chunk - 1) // chunk):
-        c0 = c * chunk
+    spread(bounds_chunks, (n + CHUNK - 1) // CHUNK, n_workers, M, labels, w, s, base,
+           base_abs, e, e_abs, margin, entry, up, lo, snap_own, snap_all, drift)
+
+
+@njit(cache=True, nogil=True)
+def bounds_chunks(M, labels, w, s, base, base_abs, e, e_abs, margin, entry, up, lo, snap_own,
+                  snap_all, drift, c_lo, c_hi):
+    """:func:`bounds_chunk` of the chunks ``c_lo .. c_hi - 1``."""
+    n = M.shape[1]
+    for c in range(c_lo, c_hi):
+        c0 = c * CHUNK
         bounds_chunk(M, labels, w, s, base, base_abs, e, e_abs, margin, entry, up, lo,
-                     snap_own, snap_all, drift, c0, min(n, c0 + chunk) - c0)
+                     snap_own, snap_all, drift, c0, min(n, c0 + CHUNK) - c0)
 
 
 @njit(cache=True)
 def bounds_chunk(M, labels, w, s, base, base_abs, e, e_abs, margin, entry, up, lo, snap_own,
                  snap_all, drift, c0, m):
-    """The bounds of the points ``c0 .. c0 + m - 1`` (:func:`_refresh_bounds`; with a
+    """The bounds of the points ``c0 .. c0 + m - 1`` (:func:`refresh_bounds`; with a
     ``margin`` per cluster when it is not empty, and per entry when ``entry`` is not)."""
     k = M.shape[0]
     widen = margin.shape[0] > 0
@@ -164,8 +176,3 @@ def bounds_chunk(M, labels, w, s, base, base_abs, e, e_abs, margin, entry, up, l
         lo[i] = lower(far[u], scale)
         snap_own[i] = drift[lab[u]]
         snap_all[i] = drift[k]
-
-
-# Compiled twice (serial and parallel) from one source, see kgroups._kernels.parallel.
-refresh_bounds_serial, refresh_bounds = twins(_refresh_bounds)
-refresh_bounds_margin_serial, refresh_bounds_margin = twins(_refresh_bounds_margin)

@@ -24,7 +24,7 @@ about :math:`W \alpha d^{\alpha - 2} S / (2 W)`, and for :math:`\alpha = 2` it i
 :math:`S`, the right side being the exact sum.
 
 **Rounding.** The engine computes :math:`\hat\mu`, :math:`\hat W`, :math:`\hat S`
-and :math:`\hat d` in float64 (:func:`cluster_moments`, :func:`_mean_distances`),
+and :math:`\hat d` in float64 (:func:`cluster_moments`, :func:`mean_distances`),
 with ``u = 2^-53`` and Higham's :math:`\gamma_m = m u / (1 - m u)`
 (*Accuracy and Stability of Numerical Algorithms*, 2nd ed., 2002, §3.1):
 
@@ -51,8 +51,8 @@ import math
 
 import numpy as np
 
-from .jit import njit, prange
-from .parallel import pick, twins
+from .jit import njit
+from .parallel import spread, workers
 
 U64 = 2.0 ** -53
 
@@ -89,23 +89,26 @@ def cluster_moments(X, w, labels, k):
     return mu, W, S
 
 
-def _mean_distances(X, mu):
-    """``d[l, i] = |x_i - mu_l|`` (k x n) by direct differences."""
-    n, D = X.shape
+def mean_distances(X, mu, n_workers):
+    """``d[l, i] = |x_i - mu_l|`` (k x n) by direct differences, the points in
+    ``n_workers`` ranges at once (:func:`~kgroups._kernels.parallel.spread`)."""
+    d = np.empty((mu.shape[0], X.shape[0]))
+    spread(mean_distance_rows, X.shape[0], n_workers, X, mu, d)
+    return d
+
+
+@njit(cache=True, nogil=True)
+def mean_distance_rows(X, mu, d, lo, hi):
+    """:func:`mean_distances` of the points ``lo .. hi - 1``, into ``d``."""
+    D = X.shape[1]
     k = mu.shape[0]
-    d = np.empty((k, n))
-    for i in prange(n):
+    for i in range(lo, hi):
         for l in range(k):
             t = 0.0
             for e in range(D):
                 v = X[i, e] - mu[l, e]
                 t += v * v
             d[l, i] = math.sqrt(t)
-    return d
-
-
-# Compiled twice (serial and parallel) from one source, see kgroups._kernels.parallel.
-mean_distances_serial, mean_distances = twins(_mean_distances)
 
 
 def sum_bounds(d, W, S, alpha, X):
@@ -147,7 +150,7 @@ def left_out(X, w, labels, k, alpha, fallback_cost):
     """
     n = X.shape[0]
     mu, W, S = cluster_moments(X, w, labels, k)
-    d = pick(mean_distances_serial, mean_distances, n * k)(X, mu)
+    d = mean_distances(X, mu, workers(n * k))
     low, high = sum_bounds(d, W, S, alpha, X)
     Wp = np.where(W > 0, W, 1.0)
     half_within = 0.5 * (2.0 * S / Wp) ** (0.5 * alpha)

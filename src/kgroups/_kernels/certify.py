@@ -69,7 +69,7 @@ the corrected ``M~`` column is the point's ``delta``, kept for the rest of the r
 If ``q`` is still too uncertain, ``q`` is made exact first (the engine's
 ``_exact_q``: own entries of ``M~`` and ``M~ - delta`` for the points that left their
 start cluster, or the float64 pass over each cluster's own pairs,
-:func:`~kgroups._kernels.pairs_mixed._build_m_mixed` with ``cross`` False), and the
+:func:`~kgroups._kernels.pairs_mixed.build_m_mixed` with ``cross`` False), and the
 point is decided from exact values alone: the float64 decision.
 """
 
@@ -80,11 +80,11 @@ import numpy as np
 
 from .bounds import add_drift, fresh_bounds, proven_still, smallest, upper
 from .gain import best_move, certain
-from .jit import njit, prange
+from .jit import njit
 from .pairs_mixed import SPILL_TILES
 from .pairs_on_the_fly import (TILE, apply_tile, pending_column, record_move, rho_tile,
                                union_movers)
-from .parallel import twins
+from .parallel import spread
 from .semimetric import U32, float32_kernel_error
 
 # float32 roundings between a pair's rho~ and the float64 sums (see the module docstring)
@@ -252,17 +252,28 @@ def decide_certified(X, w, labels, M, s, q, cnt, start, stop, pend, old, new, PX
     return i, n_pend, moves, 0
 
 
-def _exact_columns(X, XT, w, labels, pts, acc, code, alpha, sigma, theta):
+def exact_columns(X, XT, w, labels, pts, acc, code, alpha, sigma, theta):
     """``out[l, p] = sum_{y in C_l} B[pts[p], y]`` (k x m) in float64 for the current
     ``labels``: each point's kernel row by direct differences (O(n D)), summed by
-    label. Column tiles go round-robin to the workers, each with its own ``acc[th]``
-    (m x k zeros), added in worker order at the end."""
+    label. Column tiles go round-robin to the workers, all at once
+    (:func:`~kgroups._kernels.parallel.spread`), each with its own ``acc[th]`` (m x k
+    zeros), added in worker order at the end."""
+    spread(exact_columns_workers, acc.shape[0], acc.shape[0], X, XT, w, labels, pts, acc,
+           code, alpha, sigma, theta)
+    return columns_of(acc, w, pts)
+
+
+@njit(cache=True, nogil=True)
+def exact_columns_workers(X, XT, w, labels, pts, acc, code, alpha, sigma, theta, th_lo,
+                          th_hi):
+    """:func:`exact_columns`' workers ``th_lo .. th_hi - 1``: worker ``th`` takes the
+    column tiles ``th, th + t, th + 2 t, ...`` into ``acc[th]``."""
     n = XT.shape[1]
     m = pts.shape[0]
-    n_threads, k = acc.shape[0], acc.shape[2]
+    n_threads = acc.shape[0]
     n_tiles = (n + TILE - 1) // TILE
-    for th in prange(n_threads):
-        buf = np.empty(TILE)
+    buf = np.empty(TILE)
+    for th in range(th_lo, th_hi):
         for tile in range(th, n_tiles, n_threads):
             c0 = tile * TILE
             c1 = min(n, c0 + TILE)
@@ -273,6 +284,12 @@ def _exact_columns(X, XT, w, labels, pts, acc, code, alpha, sigma, theta):
                 a = acc[th, p]
                 for t in range(c1 - c0):
                     a[lab[t]] += wt[t] * buf[t]
+
+
+@njit(cache=True)
+def columns_of(acc, w, pts):
+    """:func:`exact_columns`' result from its workers' sums, added in worker order."""
+    n_threads, m, k = acc.shape
     out = np.empty((k, m))
     for p in range(m):
         for l in range(k):
@@ -299,33 +316,36 @@ def own_q(M, labels, w, pts, C):
     return q
 
 
-exact_columns_serial, exact_columns = twins(_exact_columns)
-
-
-def _apply_moves_exact(XT, w, labels, pend, old, new, n_pend, need, Ms, acc, code, alpha,
-                       sigma, theta):
+def apply_moves_exact(XT, w, labels, pend, old, new, n_pend, need, Ms, acc, code, alpha,
+                      sigma, theta):
     """:func:`~kgroups._kernels.pairs_on_the_fly.apply_moves` (the same entries added in
     the same order), and from the same kernel rows the exact column of each mover
     that ``need`` marks (R x cap) for its run's ``labels`` (R x n, the labels after
     the pending moves): ``acc[th, e, :, l]`` sum to ``B[p, y]`` over ``y`` of cluster
     ``l`` in worker ``th``'s column tiles (four interleaved partial sums), ``e = r *
     cap + t`` the move's entry (``acc``: zeros, workers x R cap x 4 x k). Column
-    tiles go round-robin to the workers (:func:`~kgroups._kernels.pairs_on_the_fly.
-    apply_tile`)."""
-    n = XT.shape[1]
+    tiles go round-robin to the workers, all at once (:func:`~kgroups._kernels.
+    parallel.spread`, :func:`~kgroups._kernels.pairs_on_the_fly.apply_tile`)."""
     pts, ptr, who = union_movers(pend, n_pend)
+    spread(apply_exact_workers, acc.shape[0], acc.shape[0], XT, w, labels, pts, ptr, who,
+           pend, old, new, need, Ms, acc, code, alpha, sigma, theta)
+
+
+@njit(cache=True, nogil=True)
+def apply_exact_workers(XT, w, labels, pts, ptr, who, pend, old, new, need, Ms, acc, code,
+                        alpha, sigma, theta, th_lo, th_hi):
+    """:func:`apply_moves_exact`'s workers ``th_lo .. th_hi - 1``: worker ``th`` takes
+    the column tiles ``th, th + t, th + 2 t, ...``, its columns into ``acc[th]``."""
+    n = XT.shape[1]
     n_tiles = (n + TILE - 1) // TILE
     n_threads = acc.shape[0]
-    for th in prange(n_threads):
-        out = np.empty((4, TILE))
-        idx = np.empty(4, dtype=np.int64)
+    out = np.empty((4, TILE))
+    idx = np.empty(4, dtype=np.int64)
+    for th in range(th_lo, th_hi):
         for tile in range(th, n_tiles, n_threads):
             apply_tile(XT, w, pts, ptr, who, pend.shape[1], old, new, Ms, tile * TILE,
                        min(n, tile * TILE + TILE), out, idx, labels, need, acc[th], code,
                        alpha, sigma, theta)
-
-
-apply_moves_exact_serial, apply_moves_exact = twins(_apply_moves_exact)
 
 
 def undo_move_errors(q, qerr, delta, start, w, p, old, new, ls, base):

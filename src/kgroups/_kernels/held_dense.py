@@ -8,23 +8,27 @@ update the two rows of ``M`` the move changes.
 
 import numpy as np
 
-from .jit import njit, prange
+from .jit import njit
 from .gain import best_move, update_stats
-from .parallel import twins
+from .parallel import spread
 
 
-def _build_m_dense(B, labels, k):
-    """``M[l, i] = sum_{y in C_l} B[i, y]``, shape (k, n). One pass over B."""
-    n = B.shape[0]
-    M = np.zeros((k, n))
-    for i in prange(n):
-        row = B[i]
-        for y in range(n):
-            M[labels[y], i] += row[y]
+def build_m_dense(B, labels, k, n_workers):
+    """``M[l, i] = sum_{y in C_l} B[i, y]``, shape (k, n). One pass over B, its rows in
+    ``n_workers`` ranges at once (:func:`~kgroups._kernels.parallel.spread`)."""
+    M = np.zeros((k, B.shape[0]))
+    spread(m_dense_rows, B.shape[0], n_workers, B, labels, M)
     return M
 
 
-build_m_dense_serial, build_m_dense = twins(_build_m_dense)
+@njit(cache=True, nogil=True)
+def m_dense_rows(B, labels, M, lo, hi):
+    """:func:`build_m_dense`'s columns ``lo .. hi - 1`` of ``M``."""
+    n = B.shape[0]
+    for i in range(lo, hi):
+        row = B[i]
+        for y in range(n):
+            M[labels[y], i] += row[y]
 
 
 @njit(cache=True)
@@ -67,17 +71,21 @@ def move_rows_dense(B, points, old, new, M):
             mn[y] += row[y]
 
 
-def _cluster_sums_rows(K, w, labels, k):
+def cluster_sums_rows(K, w, labels, k, n_workers):
     """``out[i, l] = sum_{y in C_l} w_y K[i, y]``, shape (b, k), for a block of rows
-    ``K`` (b x n) against the n clustered points (``predict``). One pass over K."""
-    b, n = K.shape
-    out = np.zeros((b, k))
-    for i in prange(b):
+    ``K`` (b x n) against the n clustered points (``predict``). One pass over K, its
+    rows in ``n_workers`` ranges at once."""
+    out = np.zeros((K.shape[0], k))
+    spread(sums_rows, K.shape[0], n_workers, K, w, labels, out)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def sums_rows(K, w, labels, out, lo, hi):
+    """:func:`cluster_sums_rows`'s rows ``lo .. hi - 1`` of ``out``."""
+    n = K.shape[1]
+    for i in range(lo, hi):
         row = K[i]
         o = out[i]
         for y in range(n):
             o[labels[y]] += w[y] * row[y]
-    return out
-
-
-cluster_sums_rows_serial, cluster_sums_rows = twins(_cluster_sums_rows)

@@ -11,13 +11,14 @@ Hessian) a move therefore costs O(degree).
 
 import numpy as np
 
-from .jit import njit, prange
+from .jit import njit
 from .gain import best_move, update_stats
+from .parallel import spread
 
 
-@njit(cache=True, parallel=True)
-def build_m_sparse(indptr, indices, data, labels, k):
-    """``M[l, i] = sum_{y in C_l} B[i, y]``, shape (k, n). One pass over the nnz.
+def build_m_sparse(indptr, indices, data, labels, k, n_workers):
+    """``M[l, i] = sum_{y in C_l} B[i, y]``, shape (k, n). One pass over the nnz, the
+    rows in ``n_workers`` ranges at once (:func:`~kgroups._kernels.parallel.spread`).
 
     Parameters
     ----------
@@ -25,6 +26,7 @@ def build_m_sparse(indptr, indices, data, labels, k):
         CSR arrays of the symmetric ``B``.
     labels : int64[n]
     k : int
+    n_workers : int
 
     Returns
     -------
@@ -32,10 +34,16 @@ def build_m_sparse(indptr, indices, data, labels, k):
     """
     n = indptr.shape[0] - 1
     M = np.zeros((k, n))
-    for i in prange(n):
+    spread(m_sparse_rows, n, n_workers, indptr, indices, data, labels, M)
+    return M
+
+
+@njit(cache=True, nogil=True)
+def m_sparse_rows(indptr, indices, data, labels, M, lo, hi):
+    """:func:`build_m_sparse`'s columns ``lo .. hi - 1`` of ``M``."""
+    for i in range(lo, hi):
         for p in range(indptr[i], indptr[i + 1]):
             M[labels[indices[p]], i] += data[p]
-    return M
 
 
 @njit(cache=True)

@@ -9,11 +9,11 @@ of two ways:
 
 * **compiled** (the default). numba is imported, and the kernel's dispatcher made, at
   its first compiled call (:attr:`Kernel.dispatcher`). The dispatcher compiles a copy
-  of the source whose globals bind the kernels it calls, and :func:`prange`, to their
-  numba counterparts, so numba sees exactly what ``numba.njit`` on the module would
-  have given it (and caches it on disk under the same name).
-* **as Python**, inside :func:`as_python`: the kernel's own function runs, the kernels
-  it calls run as Python too, and :func:`prange` is ``range``. The kernels add and
+  of the source whose globals bind the kernels it calls to their dispatchers, so
+  numba sees exactly what ``numba.njit`` on the module would have given it (and
+  caches it on disk under the same name).
+* **as Python**, inside :func:`as_python`: the kernel's own function runs, and the
+  kernels it calls run as Python too. The kernels add and
   multiply scalars in loops (no reduction whose order numpy would choose, and numba
   compiles them without ``fastmath``), so both ways perform the same IEEE operations
   in the same order: the same values and the same decisions, only slower.
@@ -56,11 +56,6 @@ _REBOUND = {}  # id(module globals) -> those globals with kernels bound to dispa
 _STATE = {"compiled": False, "python_seconds": 0.0}
 
 
-def prange(*args):
-    """``range`` when a kernel runs as Python; :func:`numba.prange` when compiled."""
-    return range(*args)
-
-
 def with_globals(fn, glob, qualname=None):
     """``fn``'s code with the globals ``glob`` (a compiled twin of a function calls
     the compiled twins of its callees); ``qualname`` names it for numba's cache."""
@@ -77,14 +72,14 @@ class Kernel:
     Parameters
     ----------
     py_func : function
-        The kernel's Python source (it calls other kernels and :func:`prange` by
-        their global names).
+        The kernel's Python source (it calls other kernels by their global names).
     tag : str or None
         Appended to the qualified name the compiled copy is cached under, so that
-        two kernels of one source (:func:`kgroups._kernels.parallel.twins`) have
-        their own entries in numba's disk cache.
+        two kernels of one source compiled with different options have their own
+        entries in numba's disk cache (which names an entry by module, qualified
+        name and first line, not by the options).
     **options
-        For :func:`numba.njit` (``cache``, ``parallel``, ``inline``).
+        For :func:`numba.njit` (``cache``, ``nogil``, ``inline``).
     """
 
     def __init__(self, py_func, *, tag=None, **options):
@@ -100,10 +95,15 @@ class Kernel:
         return f"<kernel {self.__module__}.{self.__qualname__}>"
 
     def __call__(self, *args):
+        return self.target()(*args)
+
+    def target(self):
+        """What a call runs now: :attr:`py_func` when the kernels run as Python (see
+        the module docstring), else the compiled :attr:`dispatcher`."""
         python = _PYTHON.get()
         if python or (python is None and kernels_setting() == "python"):
-            return self.py_func(*args)
-        return (self._dispatcher or self.dispatcher)(*args)
+            return self.py_func
+        return self._dispatcher or self.dispatcher
 
     @property
     def dispatcher(self):
@@ -156,17 +156,14 @@ def _numba():
 
 
 def _rebound(glob):
-    """A copy of a module's globals with its kernels bound to their dispatchers and
-    ``prange`` to numba's; one per module, made at the module's first compilation."""
+    """A copy of a module's globals with its kernels bound to their dispatchers; one per
+    module, made at the module's first compilation."""
     out = _REBOUND.get(id(glob))
     if out is None:
-        numba = _numba()
         out = _REBOUND[id(glob)] = dict(glob)  # registered first: kernels of this module recurse
         for name, value in glob.items():
             if isinstance(value, Kernel):
                 out[name] = value.dispatcher
-            elif value is prange:
-                out[name] = numba.prange
     return out
 
 

@@ -38,8 +38,8 @@ twins give the same bits. The error of the float32 runs is bounded in
 import numpy as np
 
 from .fma import fma
-from .jit import njit, prange
-from .parallel import twins
+from .jit import njit
+from .parallel import spread
 from .pairs_sym import (column_side, diagonal_block, energy_segment, finish_sums,
                         flush_rows, last_dims, leading_dims, row_side)
 from .semimetric import ENERGY, rho
@@ -367,11 +367,12 @@ def panel_mixed(XTs, XTs32, ws, ws32, labs, bounds, share, skip, p0, p1, cross, 
                     lo32[b], hi32[b], cnt32[b] = TILE, 0, 0
 
 
-def _build_m_mixed(XTs, XTs32, ws, ws32, labs, bounds, share, skip, acc, cross, code, alpha,
-                   sigma, theta):
+def build_m_mixed(XTs, XTs32, ws, ws32, labs, bounds, share, skip, acc, cross, code, alpha,
+                  sigma, theta):
     """``Ms[l, a] = sum_{y in C_l} B[a, y]`` in the label-sorted order from the mixed
-    pass (module docstring), each pair once; panels round-robin to the workers, each
-    adding into its own ``acc[th]`` (zeros), the sums ending in ``acc[0]``.
+    pass (module docstring), each pair once; panels round-robin to the workers, one
+    per k x n of ``acc``, all at once (:func:`~kgroups._kernels.parallel.spread`),
+    each adding into its own ``acc[th]`` (zeros), the sums ending in ``acc[0]``.
 
     Parameters
     ----------
@@ -392,33 +393,33 @@ def _build_m_mixed(XTs, XTs32, ws, ws32, labs, bounds, share, skip, acc, cross, 
     -------
     Ms : float64[k, n]      in the sorted order (``acc[0]``).
     """
+    spread(m_mixed_workers, acc.shape[0], acc.shape[0], XTs, XTs32, ws, ws32, labs, bounds,
+           share, skip, acc, cross, code, alpha, sigma, theta)
+    return finish_sums(acc, ws)
+
+
+@njit(cache=True, nogil=True)
+def m_mixed_workers(XTs, XTs32, ws, ws32, labs, bounds, share, skip, acc, cross, code, alpha,
+                    sigma, theta, th_lo, th_hi):
+    """:func:`build_m_mixed`'s workers ``th_lo .. th_hi - 1``: worker ``th`` takes the
+    panels ``th, th + t, th + 2 t, ...`` into ``acc[th]``."""
     n = XTs.shape[1]
     n_threads = acc.shape[0]
     n_panels = (n + PANEL - 1) // PANEL
-    for th in prange(n_threads):
-        out = np.empty((4, TILE))
-        out32 = np.empty((4, TILE), dtype=np.float32)
-        idx = np.empty(4, dtype=np.int64)
-        w4 = np.empty(4, dtype=np.float32)
-        buf = np.empty((PANEL, TILE))
-        buf32 = np.empty((PANEL, TILE), dtype=np.float32)
-        # np.empty and loops: np.zeros here is a parfor nested in the prange
-        for i in range(PANEL):
-            for t in range(TILE):
-                buf[i, t] = 0.0
-                buf32[i, t] = 0
-        lo = np.empty(PANEL // 4, dtype=np.int64)
-        hi = np.empty(PANEL // 4, dtype=np.int64)
-        lo32 = np.empty(PANEL // 4, dtype=np.int64)
-        hi32 = np.empty(PANEL // 4, dtype=np.int64)
-        cnt32 = np.empty(PANEL // 4, dtype=np.int64)
+    out = np.empty((4, TILE))
+    out32 = np.empty((4, TILE), dtype=np.float32)
+    idx = np.empty(4, dtype=np.int64)
+    w4 = np.empty(4, dtype=np.float32)
+    buf = np.zeros((PANEL, TILE))
+    buf32 = np.zeros((PANEL, TILE), dtype=np.float32)
+    lo = np.empty(PANEL // 4, dtype=np.int64)
+    hi = np.empty(PANEL // 4, dtype=np.int64)
+    lo32 = np.empty(PANEL // 4, dtype=np.int64)
+    hi32 = np.empty(PANEL // 4, dtype=np.int64)
+    cnt32 = np.empty(PANEL // 4, dtype=np.int64)
+    for th in range(th_lo, th_hi):
         for p in range(th, n_panels, n_threads):
             p0 = p * PANEL
             panel_mixed(XTs, XTs32, ws, ws32, labs, bounds, share, skip, p0,
                         min(n, p0 + PANEL), cross, acc[th], out, out32, idx, w4, buf,
                         buf32, lo, hi, lo32, hi32, cnt32, code, alpha, sigma, theta)
-    return finish_sums(acc, ws)
-
-
-# Compiled twice (serial and parallel) from one source, see kgroups._kernels.parallel.
-build_m_mixed_serial, build_m_mixed = twins(_build_m_mixed)

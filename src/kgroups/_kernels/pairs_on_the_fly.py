@@ -26,12 +26,12 @@ the engine keeps only the data (n x D, twice: row-major and transposed) and
 
 import numpy as np
 
-from .jit import njit, num_threads, prange
+from .jit import njit, num_threads
 from .bounds import add_drift, fresh_bounds, proven_still, smallest, upper
 from .gain import best_move, certain, update_stats
-from .pairs_sym import _build_m_sym, finish_sums, rho_rows
+from .pairs_sym import build_m_sym, finish_sums, rho_rows
 from .pairs_sym import accumulators  # noqa: F401  (the engine's, with the passes here)
-from .parallel import pick, twins
+from .parallel import spread, workers
 from .semimetric import exact_sq, rho, rho_inplace
 
 # Columns per tile: D x TILE float64 stays in L1/L2.
@@ -83,7 +83,7 @@ def _multi_tile(XT, ws, labs, k, a0, c0, c1, S, out, idx, code, alpha, sigma, th
 MULTI_ROWS = 256
 
 
-def _build_m_multi(XT, ws, labs, k, acc, code, alpha, sigma, theta):
+def build_m_multi(XT, ws, labs, k, acc, code, alpha, sigma, theta):
     """``M`` of ``R`` starting partitions from one pass over the pairs (shared restarts).
 
     ``Ms[g k + l, c] = -w_c / 2 sum_{a in C^g_l} w_a rho(a, c)`` for every labeling
@@ -92,17 +92,27 @@ def _build_m_multi(XT, ws, labs, k, acc, code, alpha, sigma, theta):
     update, with no scattered row-side sums) and added to the R partitions' sums
     (O(R)): for R starts this costs one pass of distances plus R cheap
     accumulations, instead of R full builds. Blocks of ``MULTI_ROWS`` rows go
-    round-robin to the workers, each with its own R k x n accumulator
-    ``acc[th]`` (zeroed by the caller, see :func:`accumulators`); within a block,
-    column tile by column tile. The result ends in ``acc[0]``. Same sums as
-    :func:`build_m_sym` up to the order of additions.
+    round-robin to the workers, all at once (:func:`~kgroups._kernels.parallel.
+    spread`), each with its own R k x n accumulator ``acc[th]`` (zeroed by the
+    caller, see :func:`accumulators`); within a block, column tile by column tile.
+    The result ends in ``acc[0]``. Same sums as :func:`build_m_sym` up to the order
+    of additions.
     """
+    spread(m_multi_workers, acc.shape[0], acc.shape[0], XT, ws, labs, k, acc, code, alpha,
+           sigma, theta)
+    return finish_sums(acc, ws)
+
+
+@njit(cache=True, nogil=True)
+def m_multi_workers(XT, ws, labs, k, acc, code, alpha, sigma, theta, th_lo, th_hi):
+    """:func:`build_m_multi`'s workers ``th_lo .. th_hi - 1``: worker ``th`` takes the
+    blocks ``th, th + t, th + 2 t, ...`` into ``acc[th]``."""
     n = XT.shape[1]
     n_threads = acc.shape[0]
     n_blocks = (n + MULTI_ROWS - 1) // MULTI_ROWS
-    for th in prange(n_threads):
-        out = np.empty((4, TILE))
-        idx = np.empty(4, dtype=np.int64)
+    out = np.empty((4, TILE))
+    idx = np.empty(4, dtype=np.int64)
+    for th in range(th_lo, th_hi):
         for b in range(th, n_blocks, n_threads):
             r1 = min(n, (b + 1) * MULTI_ROWS)
             for c0 in range(0, n, TILE):
@@ -110,7 +120,6 @@ def _build_m_multi(XT, ws, labs, k, acc, code, alpha, sigma, theta):
                 for a0 in range(b * MULTI_ROWS, r1, 4):
                     _multi_tile(XT, ws, labs, k, a0, c0, c1, acc[th], out, idx,
                                 code, alpha, sigma, theta)
-    return finish_sums(acc, ws)
 
 
 @njit(cache=True)
@@ -318,56 +327,66 @@ def apply_tile(XT, w, pts, ptr, who, cap, old, new, Ms, c0, c1, out, idx, labels
                     y += 1
 
 
-def _apply_moves(XT, w, pend, old, new, n_pend, Ms, code, alpha, sigma, theta):
+def apply_moves(XT, w, pend, old, new, n_pend, Ms, code, alpha, sigma, theta, n_workers):
     """``Ms[r, old[r, t], :] -= B[pend[r, t], :]`` and ``Ms[r, new[r, t], :] +=
     B[pend[r, t], :]`` for ``t < n_pend[r]``: the pending moves of R runs (R = 1 for
     a lone run; several for restarts in lockstep, see
     :meth:`kgroups._engines.matrix_free.MatrixFreeEngine.sweep`), each run's list
     increasing.
 
-    Column tiles in parallel; within a tile the movers' kernel rows are computed
-    on the fly four at a time (:func:`~kgroups._kernels.pairs_sym.rho_rows`, O(D)
-    per entry), so the cost is O(n D) per move and nothing of size n x n exists.
-    A mover's entry ``b = -w_p w_y rho / 2`` is formed once however many runs it
-    moves in (:func:`union_movers`) and added to each: a run's sums receive the
-    same values in the same order (the merged list keeps each run's order), so
-    runs in lockstep stay bit-identical to runs swept alone.
+    Column tiles in ``n_workers`` ranges at once (:func:`~kgroups._kernels.parallel.
+    spread`); within a tile the movers' kernel rows are computed on the fly four at
+    a time (:func:`~kgroups._kernels.pairs_sym.rho_rows`, O(D) per entry), so the
+    cost is O(n D) per move and nothing of size n x n exists. A mover's entry ``b =
+    -w_p w_y rho / 2`` is formed once however many runs it moves in
+    (:func:`union_movers`) and added to each: a run's sums receive the same values
+    in the same order (the merged list keeps each run's order), so runs in lockstep
+    stay bit-identical to runs swept alone.
     """
     n = XT.shape[1]
     pts, ptr, who = union_movers(pend, n_pend)
-    n_tiles = (n + TILE - 1) // TILE
+    spread(apply_tiles, (n + TILE - 1) // TILE, n_workers, XT, w, pts, ptr, who, pend, old,
+           new, Ms, code, alpha, sigma, theta)
+
+
+@njit(cache=True, nogil=True)
+def apply_tiles(XT, w, pts, ptr, who, pend, old, new, Ms, code, alpha, sigma, theta,
+                t_lo, t_hi):
+    """:func:`apply_moves` in the column tiles ``t_lo .. t_hi - 1``."""
+    n = XT.shape[1]
     labels = np.empty((1, 0), dtype=np.int64)  # no exact columns (apply_tile)
     need = np.empty((1, 0), dtype=np.bool_)
     parts = np.empty((0, 4, 1))
-    for tile in prange(n_tiles):
-        out = np.empty((4, TILE))
-        idx = np.empty(4, dtype=np.int64)
+    out = np.empty((4, TILE))
+    idx = np.empty(4, dtype=np.int64)
+    for tile in range(t_lo, t_hi):
         apply_tile(XT, w, pts, ptr, who, pend.shape[1], old, new, Ms, tile * TILE,
                    min(n, tile * TILE + TILE), out, idx, labels, need, parts, code, alpha,
                    sigma, theta)
 
 
-def _kernel_column_mf(X, XT, w, c, code, alpha, sigma, theta):
-    """Column ``c`` of the unweighted kernel, ``-rho(x_y, x_c) / 2`` for all y."""
+def kernel_column_mf(X, XT, w, c, code, alpha, sigma, theta, n_workers):
+    """Column ``c`` of the unweighted kernel, ``-rho(x_y, x_c) / 2`` for all y, its
+    column tiles in ``n_workers`` ranges at once."""
     n = XT.shape[1]
     out = np.empty(n)
-    n_tiles = (n + TILE - 1) // TILE
-    for tile in prange(n_tiles):
+    spread(column_tiles, (n + TILE - 1) // TILE, n_workers, X, XT, c, code, alpha, sigma,
+           theta, out)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def column_tiles(X, XT, c, code, alpha, sigma, theta, out, t_lo, t_hi):
+    """:func:`kernel_column_mf` in the column tiles ``t_lo .. t_hi - 1``, into ``out``."""
+    n = XT.shape[1]
+    buf = np.empty(TILE)
+    for tile in range(t_lo, t_hi):
         c0 = tile * TILE
         c1 = min(n, c0 + TILE)
-        buf = np.empty(TILE)
         rho_tile(XT, X[c], c0, c1, code, alpha, sigma, theta, buf)
         seg = out[c0:c1]
         for y in range(c1 - c0):
             seg[y] = -0.5 * buf[y]
-    return out
-
-
-# Each parallel kernel is compiled twice from one source (see kgroups._kernels.parallel).
-build_m_sym_serial, build_m_sym = twins(_build_m_sym)  # see kgroups._kernels.pairs_sym
-build_m_multi_serial, build_m_multi = twins(_build_m_multi)
-apply_moves_serial, apply_moves = twins(_apply_moves)
-kernel_column_mf_serial, kernel_column_mf = twins(_kernel_column_mf)
 
 
 def sorted_class_sums(XT, w, labels, k, args):
@@ -383,9 +402,8 @@ def sorted_class_sums(XT, w, labels, k, args):
     bounds = np.searchsorted(labs, np.arange(k + 1)).astype(np.int64)
     XTs = np.ascontiguousarray(XT[:, order])
     n = labels.shape[0]
-    fn = pick(build_m_sym_serial, build_m_sym, n * n // 2)
-    acc = accumulators(1 if fn is build_m_sym_serial else num_threads(), k, n)
-    return fn(XTs, np.ascontiguousarray(w[order]), labs, bounds, acc, *args), order
+    acc = accumulators(workers(n * n // 2), k, n)
+    return build_m_sym(XTs, np.ascontiguousarray(w[order]), labs, bounds, acc, *args), order
 
 
 def sorted_sums_bytes(n, k):

@@ -35,7 +35,8 @@ units rather than of its memory or of one scalar chain:
 
 import numpy as np
 
-from .jit import njit, prange
+from .jit import njit
+from .parallel import spread
 from .semimetric import ENERGY, exact_sq, rho, rho_inplace
 
 # Columns per tile and rows per panel: the tile's coordinates, the four rows'
@@ -428,12 +429,13 @@ def panel_pass(XTs, ws, labs, bounds, p0, p1, S, out, idx, buf, lo, hi,
                 s = e
 
 
-def _build_m_sym(XTs, ws, labs, bounds, acc, code, alpha, sigma, theta):
+def build_m_sym(XTs, ws, labs, bounds, acc, code, alpha, sigma, theta):
     """``Ms[l, a] = sum_{y in C_l} B[a, y]`` in the label-sorted order, each pair once.
 
-    Panels of :data:`PANEL` rows go round-robin to the workers, each adding into
-    its own k x n ``S``, ``acc[th]`` (zeroed by the caller, see
-    :func:`accumulators`); the sums end in ``acc[0]``, the result.
+    Panels of :data:`PANEL` rows go round-robin to the workers, one per k x n ``S``
+    of ``acc``, all at once (:func:`~kgroups._kernels.parallel.spread`), each adding
+    into its own ``acc[th]`` (zeroed by the caller, see :func:`accumulators`); the
+    sums end in ``acc[0]``, the result (:func:`finish_sums`).
 
     Parameters
     ----------
@@ -441,28 +443,31 @@ def _build_m_sym(XTs, ws, labs, bounds, acc, code, alpha, sigma, theta):
     ws : float64[n]        weights, sorted.
     labs : int64[n]        labels, sorted (non-decreasing).
     bounds : int64[k + 1]  cluster ``l`` is columns ``bounds[l]:bounds[l+1]``.
-    acc : float64[t, k, n] zeros, one k x n per worker (t = 1 for the serial twin).
+    acc : float64[t, k, n] zeros, one k x n per worker (t = 1: one worker).
 
     Returns
     -------
     Ms : float64[k, n]     in the sorted order (``acc[0]``).
     """
+    spread(m_sym_workers, acc.shape[0], acc.shape[0], XTs, ws, labs, bounds, acc, code,
+           alpha, sigma, theta)
+    return finish_sums(acc, ws)
+
+
+@njit(cache=True, nogil=True)
+def m_sym_workers(XTs, ws, labs, bounds, acc, code, alpha, sigma, theta, th_lo, th_hi):
+    """:func:`build_m_sym`'s workers ``th_lo .. th_hi - 1``: worker ``th`` takes the
+    panels ``th, th + t, th + 2 t, ...`` into ``acc[th]``."""
     n = XTs.shape[1]
     n_threads = acc.shape[0]
     n_panels = (n + PANEL - 1) // PANEL
-    for th in prange(n_threads):
-        out = np.empty((4, TILE))
-        idx = np.empty(4, dtype=np.int64)
-        buf = np.empty((PANEL, TILE))
-        # np.empty and loops, not np.zeros: np.zeros here is a parfor nested in the
-        # prange, which makes numba run the whole pass on one thread
-        for i in range(PANEL):
-            for t in range(TILE):
-                buf[i, t] = 0.0
-        lo = np.empty(PANEL // 4, dtype=np.int64)
-        hi = np.empty(PANEL // 4, dtype=np.int64)
+    out = np.empty((4, TILE))
+    idx = np.empty(4, dtype=np.int64)
+    buf = np.zeros((PANEL, TILE))
+    lo = np.empty(PANEL // 4, dtype=np.int64)
+    hi = np.empty(PANEL // 4, dtype=np.int64)
+    for th in range(th_lo, th_hi):
         for p in range(th, n_panels, n_threads):
             p0 = p * PANEL
             panel_pass(XTs, ws, labs, bounds, p0, min(n, p0 + PANEL), acc[th], out, idx,
                        buf, lo, hi, code, alpha, sigma, theta)
-    return finish_sums(acc, ws)

@@ -6,13 +6,13 @@ squared distances guarded against cancellation and ``rho`` taken from
 :mod:`kgroups._kernels.semimetric` (the one definition every engine uses).
 """
 
-from .jit import prange
-
-from .parallel import twins
+from .jit import njit
+from .parallel import spread
 from .semimetric import guarded_sq, rho_inplace
 
 
-def _finish_block(out, X, Y, nx, ny, code, alpha, sigma, theta, scale, wx, wy, diag_offset):
+def finish_block(out, X, Y, nx, ny, code, alpha, sigma, theta, scale, wx, wy, diag_offset,
+                 n_workers):
     """In place: ``out[i, j] = scale wx_i wy_j rho(nx_i + ny_j - 2 out[i, j])``.
 
     ``nx`` and ``ny`` are the squared norms of the centred rows the product was
@@ -22,9 +22,18 @@ def _finish_block(out, X, Y, nx, ny, code, alpha, sigma, theta, scale, wx, wy, d
 
     ``diag_offset >= 0`` marks a block of X against itself starting at that
     row offset: entries with ``j == i + diag_offset`` are set to exactly 0.
+    Rows in ``n_workers`` ranges at once (:func:`~kgroups._kernels.parallel.spread`).
     """
-    n, m = out.shape
-    for i in prange(n):
+    spread(finish_rows, out.shape[0], n_workers, out, X, Y, nx, ny, code, alpha, sigma,
+           theta, scale, wx, wy, diag_offset)
+
+
+@njit(cache=True, nogil=True)
+def finish_rows(out, X, Y, nx, ny, code, alpha, sigma, theta, scale, wx, wy, diag_offset,
+                lo, hi):
+    """:func:`finish_block` of the rows ``lo .. hi - 1``."""
+    m = out.shape[1]
+    for i in range(lo, hi):
         row = out[i]
         xi = X[i]
         for j in range(m):
@@ -36,6 +45,3 @@ def _finish_block(out, X, Y, nx, ny, code, alpha, sigma, theta, scale, wx, wy, d
             row[j] = f * wy[j] * row[j]
         if diag_offset >= 0 and 0 <= i + diag_offset < m:
             row[i + diag_offset] = 0.0
-
-
-finish_block_serial, finish_block = twins(_finish_block)

@@ -45,9 +45,9 @@ from typing import Callable
 import numpy as np
 
 from .._kernels.jit import tiered
-from .._kernels.parallel import pick
+from .._kernels.parallel import workers
 from .._memory import check_fits
-from .._kernels.pairwise import finish_block, finish_block_serial
+from .._kernels.pairwise import finish_block
 from .._kernels.semimetric import NAMES, kernel_args, rho_src
 from .._validation import (
     InvalidParameterError,
@@ -395,14 +395,14 @@ def pairwise_unchecked(X, Y=None, semimetric="energy", *, alpha=1.0, sigma=1.0, 
     args = kernel_args(semimetric, params)
     step = max(1, BLOCK_BYTES // (8 * max(ny_, 1)))
     direct = out.dtype == np.float64 and out.flags.c_contiguous
-    finish = pick(finish_block_serial, finish_block, nx_ * ny_)
+    n_workers = workers(nx_ * ny_)
     with tiered(nx_ * ny_):  # a small block in a fresh process: no numba to load
         for a in range(0, nx_, step):
             b = min(nx_, a + step)
             blk = out[a:b] if direct else np.empty((b - a, ny_))
             np.matmul(Xc[a:b], Yc.T, out=blk)
-            finish(blk, X[a:b], Y, nx[a:b], ny, *args, float(scale), wx[a:b], wy,
-                   a if same else -1)
+            finish_block(blk, X[a:b], Y, nx[a:b], ny, *args, float(scale), wx[a:b], wy,
+                         a if same else -1, n_workers)
             if not direct:
                 out[a:b] = blk
     return out
