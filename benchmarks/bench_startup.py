@@ -24,7 +24,11 @@ share the machine's state (file cache, other load):
   the child process; exit: from the child's last line to its end, the
   interpreter's teardown);
 * what the imports cost: ``python -X importtime`` of both tiny fits, summed by
-  top-level package, and the packages only kgroups' fit imports.
+  top-level package, and the packages only kgroups' fit imports;
+* the first use after an install: the same ``kgroups cluster`` with numba's cache of
+  compiled kernels empty (``NUMBA_CACHE_DIR`` a new folder), so that every kernel
+  the fit runs is compiled for this machine, as on a user's first fit
+  (``--first-uses`` runs, default 1: each takes tens of seconds).
 
 Prints, in Markdown, the machine's load average before and after, the median and the
 fastest wall time of each command, the ratios to the goals, the ratio of the medians
@@ -34,7 +38,7 @@ The children run as after an install: with ``PYTHONDONTWRITEBYTECODE`` removed f
 their environment, so Python's bytecode cache and numba's cache of compiled kernels
 are written in the first round, which warms them and is left out of the statistics.
 
-Usage: python benchmarks/bench_startup.py [--rounds 5] [--out FILE]
+Usage: python benchmarks/bench_startup.py [--rounds 5] [--first-uses 1] [--out FILE]
 """
 
 from __future__ import annotations
@@ -161,6 +165,28 @@ def run_once(argv, env):
     return wall, phases
 
 
+def first_uses(runs, csv_path):
+    """Wall seconds of ``runs`` runs of ``kgroups cluster``, each with numba's cache
+    empty (a new ``NUMBA_CACHE_DIR``)."""
+    argv = commands(csv_path)[CLI][0]
+    walls = []
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory() as cache:
+            walls.append(run_once(argv, {**ENV, "NUMBA_CACHE_DIR": cache})[0])
+    return walls
+
+
+def report_first_uses(first, walls, say):
+    if not first:
+        return
+    cached = statistics.median(walls[CLI])
+    say(f"First use after an install: `{CLI}` with numba's cache empty (every kernel of "
+        f"the fit compiled for this machine): median **{statistics.median(first):.1f} s** "
+        f"({', '.join(f'{w:.1f}' for w in first)} s), against {cached:.3f} s once the "
+        "kernels are cached.")
+    say("")
+
+
 def measure(rounds, csv_path):
     """name -> (wall seconds per round, phases per round); round 0 is a warm-up."""
     cmds = commands(csv_path)
@@ -276,6 +302,8 @@ def load_average():
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--first-uses", type=int, default=1,
+                        help="runs with numba's cache empty (0: none)")
     parser.add_argument("--out", default=None, help="also write the report here")
     args = parser.parse_args()
     import kgroups
@@ -296,8 +324,11 @@ def main():
         "phases are the medians of the times the child took for each.")
     say("")
     with tempfile.TemporaryDirectory() as tmp:
-        walls, phases = measure(args.rounds, write_csv(tmp))
+        csv_path = write_csv(tmp)
+        walls, phases = measure(args.rounds, csv_path)
+        first = first_uses(args.first_uses, csv_path)
     report(walls, phases, say)
+    report_first_uses(first, walls, say)
     report_imports(say)
     report_help_imports(say)
     say("")

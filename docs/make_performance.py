@@ -986,7 +986,9 @@ def startup():
          "imports SciPy's linear algebra). Each runs in a fresh",
          "interpreter with warm caches, the commands alternated round by round. The",
          "phases are timed by the child (*exit* is the interpreter's teardown after its",
-         "last line)."],
+         "last line). Last, the first use after an install: the same ``kgroups cluster``",
+         "with numba's cache empty, so that every kernel of the fit is compiled for the",
+         "machine first."],
         "python benchmarks/bench_startup.py")
 
 
