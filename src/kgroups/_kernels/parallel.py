@@ -11,9 +11,10 @@ are cut, and the same as one call over them all. A kernel that keeps an
 accumulator per worker adds them in worker order afterwards (``finish_sums``), so
 its result depends on the number of workers only, never on which thread ran what.
 
-Compiled once instead of twice (a serial copy and one with numba's
-``parallel=True``, whose compilation takes several times longer), a parallel kernel
-costs a new process a serial kernel's compilation.
+One serial loop, compiled once, serves one worker and many: numba's own parallel
+loops (``parallel=True``) would need a second compilation of each such kernel,
+several times slower than the serial one, paid by every new process on its first
+fit.
 
 Starting workers costs some microseconds when the cores are free, but when another
 process keeps a core busy a worker waits for a time slice, which can stall the call
