@@ -73,3 +73,16 @@ def test_callable_semimetric_is_used_as_given():
 def test_check_semimetric_errors(args, match):
     with pytest.raises(ValueError, match=match):
         check_semimetric(*args)
+
+
+def test_pairwise_refuses_rows_it_cannot_copy_before_copying(monkeypatch):
+    """The rows are copied in C order and centred before the block is computed: the
+    copies are checked against memory first, even with ``out`` given."""
+    from kgroups import _memory
+    from kgroups._semimetrics.closed_form import pairwise_unchecked
+
+    X = np.asfortranarray(np.random.default_rng(0).normal(size=(50, 3)))
+    monkeypatch.setattr(_memory, "available_memory", lambda: 1000)
+    with pytest.raises(ValueError, match=r"^pairwise: the copies of the 50 rows \(in C order, "
+                       r"centred\) needs 0\.00 GiB \(2400 bytes\).*use fewer rows"):
+        pairwise_unchecked(X, out=np.empty((50, 50)))

@@ -365,17 +365,23 @@ def pairwise_unchecked(X, Y=None, semimetric="energy", *, alpha=1.0, sigma=1.0, 
     named semimetric's range.
     """
     same = Y is None
-    # The rows in C order whatever the caller's layout (a slice, a Fortran-ordered
-    # array): the finishing kernel is compiled for one layout, not one per layout.
-    X = np.ascontiguousarray(X)
-    Y = X if same else np.ascontiguousarray(Y)
-    nx_, ny_ = X.shape[0], Y.shape[0]
-    wx = np.ones(nx_) if wx is None else np.asarray(wx, dtype=np.float64)
-    wy = (wx if same else np.ones(ny_)) if wy is None else np.asarray(wy, dtype=np.float64)
+    nx_ = np.shape(X)[0]
+    ny_ = nx_ if same else np.shape(Y)[0]
     if out is None:
         check_fits(8 * nx_ * ny_, f"{owner}: the {nx_} x {ny_} matrix of semimetric values",
                    "fewer rows (a subsample), or the energy statistics and engines, which "
                    "sum the values by blocks without the matrix")
+    # the rows are copied at most twice below: in C order, then centred
+    rows = nx_ + (0 if same else ny_)
+    check_fits(16 * rows * np.shape(X)[1], f"{owner}: the copies of the {rows} rows "
+               "(in C order, centred)", "fewer rows (a subsample)")
+    # The rows in C order whatever the caller's layout (a slice, a Fortran-ordered
+    # array): the finishing kernel is compiled for one layout, not one per layout.
+    X = np.ascontiguousarray(X)
+    Y = X if same else np.ascontiguousarray(Y)
+    wx = np.ones(nx_) if wx is None else np.asarray(wx, dtype=np.float64)
+    wy = (wx if same else np.ones(ny_)) if wy is None else np.asarray(wy, dtype=np.float64)
+    if out is None:
         out = np.empty((nx_, ny_), dtype=np.float64)
     if callable(semimetric):
         res = _callable_block(semimetric, X, Y, owner, square=same)
