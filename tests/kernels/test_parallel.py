@@ -108,3 +108,12 @@ def test_a_forked_child_starts_its_own_workers():
     os.close(w)
     _, status = os.waitpid(pid, 0)
     assert os.read(r, 1) == b"1" and status == 0
+
+
+def test_a_pool_replaced_by_a_larger_one_still_takes_work(monkeypatch):
+    """A call on another thread may hold the smaller pool while a call asking for more
+    workers makes a larger one: the smaller pool must still run what it is given."""
+    monkeypatch.setattr(_parallel, "_POOL", {"executor": None, "size": 0})
+    small = _parallel._pool(1)
+    assert _parallel._pool(3) is not small
+    assert small.submit(lambda: 7).result(timeout=10) == 7

@@ -69,14 +69,13 @@ def spread(part, n_items, n_workers, *args):
 
 
 def _pool(size):
-    """The process's worker threads, at least ``size`` of them."""
+    """The process's worker threads, at least ``size`` of them. A larger pool replaces
+    a smaller one without shutting it down: a call on another thread may still be
+    submitting to it; its threads end once no call holds it."""
     with _POOL_LOCK:
         if _POOL["size"] < size:
-            old = _POOL["executor"]
             _POOL["executor"] = ThreadPoolExecutor(size, thread_name_prefix="kgroups-kernel")
             _POOL["size"] = size
-            if old is not None:
-                old.shutdown(wait=False)
         return _POOL["executor"]
 
 
