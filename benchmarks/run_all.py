@@ -6,8 +6,8 @@ R tables of the batteries from ``benchmarks/setup_semimetric.sh`` (PyPI); when t
 cannot be installed (no root, no network) the benchmarks still run and skip them.
 Each benchmark's output is echoed and kept in ``<results>/<name>.txt``.
 
-``--quick`` (a smoke run for CI, about a minute): the scaling curves at n = 500,
-1,000 and 2,000 only, into a temporary folder (or ``--results DIR``), and the page
+``--quick`` (a smoke run for CI, about half a minute): the scaling curves at n = 500
+and 2,000 only, into a temporary folder (or ``--results DIR``), and the page
 rendered from that folder beside it (``performance.rst``), so the figure at the top
 of the page and its summary table are regenerated without touching the committed
 results. Sections whose results the quick run does not make say they are missing.
