@@ -7,18 +7,24 @@ PY     := $(VENV)/bin/python
 DIST_VENV := $(VENV)/dist-tools
 DIST_PY   := $(DIST_VENV)/bin/python
 
+# pip installs without byte-compiling every module of every dependency (most are never
+# imported here): Python compiles a module the first time a run imports it and keeps
+# the bytecode, which these targets let it write even where PYTHONDONTWRITEBYTECODE is set.
+PIP := -m pip install -q --no-compile
+unexport PYTHONDONTWRITEBYTECODE
+
 .PHONY: demo test test-oldest bench docs dist clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e ".[test,plot,dask]"
+	$(PY) $(PIP) --upgrade pip
+	$(PY) $(PIP) -e ".[test,plot,dask]"
 	touch $@
 
 $(DIST_VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(DIST_VENV)
-	$(DIST_PY) -m pip install -q --upgrade pip
-	$(DIST_PY) -m pip install -q --group dist
+	$(DIST_PY) $(PIP) --upgrade pip
+	$(DIST_PY) $(PIP) --group dist
 	touch $@
 
 demo: $(VENV)/.installed
@@ -93,13 +99,13 @@ gpu-check:
 OLD_VENV := .venv-oldest
 $(OLD_VENV)/.requirements: pyproject.toml .ci/oldest.txt .ci/requirements.py
 	$(PYTHON) -m venv $(OLD_VENV)
-	$(OLD_VENV)/bin/python -m pip install -q --upgrade pip
+	$(OLD_VENV)/bin/python $(PIP) --upgrade pip
 	$(PYTHON) .ci/requirements.py test plot dask > $(OLD_VENV)/requirements.txt
-	$(OLD_VENV)/bin/python -m pip install -q -c .ci/oldest.txt -r $(OLD_VENV)/requirements.txt
+	$(OLD_VENV)/bin/python $(PIP) -c .ci/oldest.txt -r $(OLD_VENV)/requirements.txt
 	touch $@
 
 $(OLD_VENV)/.installed: $(OLD_VENV)/.requirements | $(VENV)/.installed
-	$(OLD_VENV)/bin/python -m pip install -q --no-deps -e .
+	$(OLD_VENV)/bin/python $(PIP) --no-deps -e .
 	touch $@
 
 # CI runs the tests that call the dependencies' APIs (OLDEST_TESTS): scikit-learn's
@@ -133,7 +139,7 @@ test-python: $(VENV)/.installed
 # examples) into docs/_build/html; warnings are errors. Then the code of the
 # getting-started and user-guide pages runs as doctests.
 $(VENV)/.docs-installed: pyproject.toml $(VENV)/.installed
-	$(PY) -m pip install -q -e ".[docs]"
+	$(PY) $(PIP) -e ".[docs]"
 	touch $@
 
 docs: $(VENV)/.docs-installed
@@ -152,10 +158,13 @@ bench: $(VENV)/.installed
 
 # A small run of the Performance page's figure and summary table, written to a
 # temporary folder (the committed results are left alone), and the GPU benchmark's
-# smoke run under the simulator: CI runs it.
-.PHONY: bench-quick
-bench-quick: $(VENV)/.installed
+# smoke run under the simulator: CI runs them, two recipes that make -j2 can run beside
+# each other or beside the documentation's build.
+.PHONY: bench-quick bench-scaling-quick gpu-smoke
+bench-quick: bench-scaling-quick gpu-smoke
+bench-scaling-quick: $(VENV)/.installed
 	$(PY) benchmarks/run_all.py --quick
+gpu-smoke: $(VENV)/.installed
 	$(GPU_SMOKE)
 
 clean:
