@@ -39,7 +39,7 @@ EXTRA_K = 25
 KS = (2, 5, 15, 25)
 LAMBDAS = tuple(float(round(x, 1)) for x in np.arange(0.5, 1.71, 0.1))
 QUICK_LAMBDAS = (0.7, 1.2, 1.7)
-TRIALS, QUICK_TRIALS = 100, 4
+TRIALS, QUICK_TRIALS = 100, 2
 Z = 2.0  # standard errors allowed below zero for "k-groups >= Bethe"
 PAPER = {
     "a": "k = 2: both methods perform closely, with a minor improvement of kernel k-groups.",
