@@ -33,32 +33,31 @@ demo: $(VENV)/.installed
 # The numba kernels also run as plain Python (NUMBA_DISABLE_JIT=1) on a subset.
 # tests/test_packaging.py builds the sdist and wheel with the release tools, checks
 # them with twine and installs the wheel in a new venv.
-# The two venvs install side by side. The simulator's tests (test-gpu's, on two
-# pytest-xdist workers) start first; beside them run the plain-Python subset, then the
-# main suite on two workers too (tests/conftest.py keeps the tests that share a costly
-# fixture on one worker). The simulator's output follows the suite's, and either
-# failing fails. Four workers share the cores: each keeps one BLAS thread, and the
-# OpenMP threads of numba's parallel kernels sleep instead of spinning while they wait.
-# (The smoke run of benchmarks/bench_gpu.py is bench-quick's.)
+# The two venvs install side by side. The plain-Python subset runs first, then the main
+# suite on two pytest-xdist workers (tests/conftest.py keeps the tests that share a
+# costly fixture on one worker); each worker keeps one BLAS thread, and the threads of a
+# BLAS built with OpenMP sleep instead of spinning while they wait. The GPU engine's
+# tests under the simulator are test-gpu's (CI runs them beside the documentation's
+# build).
 test: export OPENBLAS_NUM_THREADS = 1
 test: export OMP_WAIT_POLICY = passive
 test:
 	@$(MAKE) --no-print-directory -j2 $(VENV)/.installed $(DIST_VENV)/.installed
-	@$(GPU_SIM) > .test-gpu.log 2>&1 & sim=$$!; \
-	$(MAKE) --no-print-directory test-python && \
-	KGROUPS_DIST_PYTHON=$(DIST_PY) $(PY) -m pytest -q -n 2; main=$$?; \
-	wait $$sim; gpu=$$?; echo "--- the GPU tests under the simulator (beside the suite):"; \
-	cat .test-gpu.log; rm -f .test-gpu.log; test $$main -eq 0 && test $$gpu -eq 0
+	@$(MAKE) --no-print-directory test-python
+	KGROUPS_DIST_PYTHON=$(DIST_PY) $(PY) -m pytest -q -n 2
 
 # The GPU engine and the device pair sums under numba's CUDA simulator (no GPU needed;
-# on a machine with a device, `pytest tests/gpu` runs them on it), on two workers.
-# Then the smoke run of benchmarks/bench_gpu.py, which checks the script's rows and
-# table (its numbers mean nothing under the simulator).
+# on a machine with a device, `pytest tests/gpu` runs them on it), on two workers
+# (gpu-sim). Then the smoke run of benchmarks/bench_gpu.py, which checks the script's
+# rows and table (its numbers mean nothing under the simulator; gpu-smoke).
 GPU_SIM := NUMBA_ENABLE_CUDASIM=1 $(PY) -m pytest -q -n 2 -p no:cacheprovider tests/gpu
 GPU_SMOKE := NUMBA_ENABLE_CUDASIM=1 $(PY) benchmarks/bench_gpu.py --smoke > /dev/null
-.PHONY: test-gpu
-test-gpu: $(VENV)/.installed
+.PHONY: test-gpu gpu-sim gpu-smoke
+test-gpu: gpu-sim gpu-smoke
+gpu-sim: export OPENBLAS_NUM_THREADS = 1
+gpu-sim: $(VENV)/.installed
 	$(GPU_SIM)
+gpu-smoke: $(VENV)/.installed
 	$(GPU_SMOKE)
 
 # On a machine with a CUDA device, numba-cuda, NumPy, SciPy and scikit-learn (no venv
@@ -160,12 +159,10 @@ bench: $(VENV)/.installed
 # temporary folder (the committed results are left alone), and the GPU benchmark's
 # smoke run under the simulator: CI runs them, two recipes that make -j2 can run beside
 # each other or beside the documentation's build.
-.PHONY: bench-quick bench-scaling-quick gpu-smoke
+.PHONY: bench-quick bench-scaling-quick
 bench-quick: bench-scaling-quick gpu-smoke
 bench-scaling-quick: $(VENV)/.installed
 	$(PY) benchmarks/run_all.py --quick
-gpu-smoke: $(VENV)/.installed
-	$(GPU_SMOKE)
 
 clean:
 	rm -rf $(VENV) $(OLD_VENV) build dist *.egg-info src/*.egg-info .pytest_cache
