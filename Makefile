@@ -33,18 +33,20 @@ demo: $(VENV)/.installed
 # The numba kernels also run as plain Python (NUMBA_DISABLE_JIT=1) on a subset.
 # tests/test_packaging.py builds the sdist and wheel with the release tools, checks
 # them with twine and installs the wheel in a new venv.
-# The two venvs install side by side. The plain-Python subset runs first, then the main
-# suite on two pytest-xdist workers (tests/conftest.py keeps the tests that share a
-# costly fixture on one worker); each worker keeps one BLAS thread, and the threads of a
-# BLAS built with OpenMP sleep instead of spinning while they wait. The GPU engine's
-# tests under the simulator are test-gpu's (CI runs them beside the documentation's
-# build).
+# The two venvs install side by side. The main suite runs on two pytest-xdist workers
+# (tests/conftest.py keeps the tests that share a costly fixture on one worker), the
+# plain-Python subset beside it; its output follows the suite's, and either failing
+# fails. Each process keeps one BLAS thread, and the threads of a BLAS built with
+# OpenMP sleep instead of spinning while they wait. The GPU engine's tests under the
+# simulator are test-gpu's (CI runs them beside the documentation's build).
 test: export OPENBLAS_NUM_THREADS = 1
 test: export OMP_WAIT_POLICY = passive
 test:
 	@$(MAKE) --no-print-directory -j2 $(VENV)/.installed $(DIST_VENV)/.installed
-	@$(MAKE) --no-print-directory test-python
-	KGROUPS_DIST_PYTHON=$(DIST_PY) $(PY) -m pytest -q -n 2
+	@$(MAKE) --no-print-directory test-python > .test-python.log 2>&1 & plain=$$!; \
+	KGROUPS_DIST_PYTHON=$(DIST_PY) $(PY) -m pytest -q -n 2; main=$$?; \
+	wait $$plain; python=$$?; echo "--- every numba kernel as plain Python (beside the suite):"; \
+	cat .test-python.log; rm -f .test-python.log; test $$main -eq 0 && test $$python -eq 0
 
 # The GPU engine and the device pair sums under numba's CUDA simulator (no GPU needed;
 # on a machine with a device, `pytest tests/gpu` runs them on it), on two workers
