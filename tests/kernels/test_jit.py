@@ -141,6 +141,65 @@ def test_compiled_kernels_call_the_compiled_kernels_they_name():
     assert dense.m_dense_rows.dispatcher.targetoptions.get("nogil")
 
 
+def read_only(a):
+    a = np.array(a)
+    a.setflags(write=False)
+    return a
+
+
+def compiled_signatures():
+    """Every kgroups kernel made compiled so far, with the argument types it holds
+    compiled code for (compiled here or loaded from numba's disk cache)."""
+    return {(kern.__module__, kern.__qualname__): set(kern._dispatcher.signatures)
+            for name, module in list(sys.modules.items()) if name.startswith("kgroups.")
+            for kern in vars(module).values()
+            if isinstance(kern, _jit.Kernel) and not isinstance(kern, _jit.Intrinsic)
+            and kern._dispatcher is not None}
+
+
+def new_signatures(run):
+    """The (kernel, argument types) that ``run()`` adds to :func:`compiled_signatures`."""
+    before = compiled_signatures()
+    run()
+    return sorted((key[1], str(sig)) for key, sigs in compiled_signatures().items()
+                  for sig in sigs - before.get(key, set()))
+
+
+def test_inputs_of_any_layout_run_the_kernels_compiled_for_c_arrays(tmp_path):
+    """numba compiles a kernel once per type of its arguments, and an array's type
+    holds its layout and whether it is read-only. A Fortran-ordered, strided or
+    read-only input (data, a precomputed matrix, a model loaded as a memory map) runs
+    the kernels compiled for C-ordered writable ones, without compiling its own."""
+    import joblib
+
+    if jit_disabled():
+        pytest.skip("no compilation without the JIT")
+    X, _ = blobs(60, 3, 3, seed=7)
+    A = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
+    strided = np.repeat(X, 2, axis=1)[:, ::2]  # X's values, every other column
+
+    def fits(X, A, frozen):
+        for engine in ("dense", "matrix-free", "low-rank"):
+            for n_init in (1, 3):  # one start, and starts sharing their pass
+                est = KernelKGroups(3, engine=engine, n_init=n_init, random_state=0).fit(X)
+                if frozen:  # every array of the model read-only
+                    joblib.dump(est, tmp_path / "model")
+                    est = joblib.load(tmp_path / "model", mmap_mode="r")
+                est.predict(X[:5])
+        KernelKGroups(3, semimetric="precomputed", n_init=2, random_state=0).fit(A)
+
+    with config_context(kernels="compiled"):
+        fits(X, A, frozen=False)
+        # a kernel called with a new type of array is seen (int16: no fit makes one)
+        probe = new_signatures(lambda: dense.move_rows_dense(
+            np.zeros((2, 2), np.int16), *[np.zeros(0, np.int64)] * 3, np.zeros((1, 2))))
+        assert [(name, "int16" in sig) for name, sig in probe] == [("move_rows_dense", True)]
+        other = new_signatures(lambda: (
+            fits(np.asfortranarray(X), np.asfortranarray(A), frozen=True),
+            fits(read_only(X), read_only(A), frozen=True), fits(strided, A.T, frozen=False)))
+    assert other == []
+
+
 @pytest.fixture
 def fresh_tier(monkeypatch):
     """The tiering state of a process that has run no kernel yet."""

@@ -47,6 +47,7 @@ import numpy as np
 from .._kernels import feature_space as _lr
 from .._config import carried
 from .._kernels.bounds import fresh_bounds_rows
+from .._kernels.jit import kernel_array
 from .._validation import InvalidParameterError, as_seed, label_array
 from .engine import Capabilities, Engine, RunResult, RunState
 from .._memory import check_fits
@@ -91,7 +92,7 @@ def block_sums(block, state, fmap, k):
 
 def _partial_sums(block, R, labels, k):
     """:func:`block_sums` from the block's raw features ``R`` already computed."""
-    SR, A = _lr.cluster_sums_lr(R, block.a, block.w, labels, k)
+    SR, A = _lr.cluster_sums_lr(R, block.a, kernel_array(block.w, np.float64), labels, k)
     return (SR, A, np.bincount(labels, weights=block.w, minlength=k),
             np.bincount(labels, minlength=k))
 

@@ -9,6 +9,7 @@ import numpy as np
 
 from .._kernels import held_dense as _dense
 from .._kernels import seeding as _seeding
+from .._kernels.jit import kernel_array
 from .._kernels.parallel import workers
 from .._semimetrics import (
     BLOCK_BYTES,
@@ -59,7 +60,7 @@ class DenseEngine(HeldKernelEngine):
         self.B = B
         self.build_entries = B.size
         self.w = w
-        self.diag = np.ascontiguousarray(np.diagonal(B), dtype=np.float64)
+        self.diag = kernel_array(np.diagonal(B), np.float64)
         self.semimetric, self.params, self.is_gram = semimetric, params, is_gram
 
     @classmethod
@@ -106,8 +107,9 @@ class DenseEngine(HeldKernelEngine):
                          options={"sparse_input": issparse(A)},
                          alternative="a sparse precomputed Gram matrix with engine='sparse', "
                          "or dtype='float32'")
+        # in C order whatever the caller's layout: the kernels are compiled for one
         B = A.toarray().astype(dtype, copy=False) if issparse(A) \
-            else np.array(A, dtype=dtype, copy=True)
+            else np.array(A, dtype=dtype, order="C", copy=True)
         if not is_gram:
             B *= -0.5
         kernel_max = abs_max(B)

@@ -45,6 +45,7 @@ from .._kernels import held_dense as _dense
 from .._kernels import seeding as _seeding
 from .._kernels.gain import (class_signatures, cluster_stats, count_improving_moves,
                              lloyd_assign, objective, sum_classes)
+from .._kernels.jit import kernel_array
 from .._kernels.parallel import workers
 from .._kernels.semimetric import NAMES, NEGATIVE_TYPE
 from .._semimetrics import DATA_BUILT, pairwise_unchecked, robust_center
@@ -146,9 +147,10 @@ def abs_max(A):
 
 
 def cluster_sums_rows(K, w, labels, k):
-    """``m[i, l] = sum_{y in C_l} w_y K[i, y]`` for a float64 block ``K`` (b x n)."""
-    return _dense.cluster_sums_rows(np.ascontiguousarray(K, dtype=np.float64), w, labels, k,
-                                    workers(K.size))
+    """``m[i, l] = sum_{y in C_l} w_y K[i, y]`` for a float64 block ``K`` (b x n); ``w`` and
+    ``labels`` may be a fitted model's, read-only where it was unpickled from a memory map."""
+    return _dense.cluster_sums_rows(kernel_array(K, np.float64), kernel_array(w, np.float64),
+                                    kernel_array(labels, np.int64), k, workers(K.size))
 
 
 def signatures(starts, k):
@@ -565,7 +567,7 @@ class HeldKernelEngine(Engine):
         S, order = self.build_m(sig, classes.shape[0]), np.arange(n)
         Ms = np.empty((len(starts), k, n))
         for r in range(len(starts)):
-            Ms[r] = sum_classes(S, classes[:, r], k, order)
+            Ms[r] = sum_classes(S, kernel_array(classes[:, r]), k, order)
         return Ms
 
 

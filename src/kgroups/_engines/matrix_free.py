@@ -28,7 +28,7 @@ from .._kernels import pairs_mixed as _mixed
 from .._kernels import pairs_on_the_fly as _mf
 from .._kernels.bounds import refresh_bounds, refresh_bounds_margin
 from .._kernels.gain import class_signatures, cluster_stats, sum_classes
-from .._kernels.jit import num_threads
+from .._kernels.jit import kernel_array, num_threads
 from .._kernels.parallel import workers
 from .._kernels.semimetric import NAMES, NEGATIVE_TYPE, kernel_args
 from .._semimetrics import (centred_sq_norm_max, check_semimetric_range, diameter_sq,
@@ -373,7 +373,7 @@ class MatrixFreeEngine(Engine):
         S, order = self._sorted_pass(sig, G, share, True, skip)
         Ms = np.empty((R, k, n))
         for r in range(R):
-            Ms[r] = sum_classes(S, classes[:, r], k, order)
+            Ms[r] = sum_classes(S, kernel_array(classes[:, r]), k, order)
         if bounds is None:
             return Ms, None, None
         self._f32_counts["left_out"] = left / (float(n) * n)
@@ -434,7 +434,8 @@ class MatrixFreeEngine(Engine):
             if new.size:
                 delta[:, new] = M[:, new] - self._exact_cols(labels, new, k)
                 known[new] = True
-            q = _cert.own_q(M, labels, self.w, movers, M[:, movers] - delta[:, movers])
+            q = _cert.own_q(M, labels, self.w, movers,
+                             kernel_array(M[:, movers] - delta[:, movers]))
         else:
             Ms, order = self._sorted_pass(labels, k, np.eye(k, dtype=bool), False)
             q = np.zeros(k)
@@ -558,7 +559,7 @@ class MatrixFreeEngine(Engine):
             S, order = self._build_sorted(sig, G)
             Ms = np.empty((R, k, n))
             for r in range(R):
-                Ms[r] = sum_classes(S, classes[:, r], k, order)
+                Ms[r] = sum_classes(S, kernel_array(classes[:, r]), k, order)
             return Ms
         return self._build_multi(labs, k)
 

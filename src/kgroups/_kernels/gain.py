@@ -25,6 +25,10 @@ from .jit import njit
 # it is the difference of: a gain below that is floating-point noise, and
 # taking it could make two points swap back and forth forever.
 RTOL = 1e-12
+# The target of a point that stays. A NumPy integer, not the literal -1: numba types a
+# literal argument as its own type, so a kernel passed ``l`` that may be the literal
+# would be compiled twice, once for the literal and once for int64.
+STAY = np.int64(-1)
 
 
 # Inlined into each sweep: called as best_move(M[:, i], ...), the strided view and
@@ -49,9 +53,9 @@ def best_move(m_col, j, s, q, cnt, w_i, b_ii):
     move beats the noise threshold.
     """
     if cnt[j] <= 1 or not s[j] - w_i > 0.0:
-        return -1, 0.0
+        return STAY, 0.0
     a_j = (w_i * q[j] / s[j] - 2.0 * m_col[j] + b_ii) / (s[j] - w_i)
-    best_l = -1
+    best_l = STAY
     best_a = np.inf
     for l in range(s.shape[0]):
         if l == j:
@@ -65,7 +69,7 @@ def best_move(m_col, j, s, q, cnt, w_i, b_ii):
             best_l = l
     gain = a_j - best_a
     if best_l < 0 or not gain > RTOL * (abs(a_j) + abs(best_a)):
-        return -1, gain
+        return STAY, gain
     return best_l, gain
 
 

@@ -39,6 +39,8 @@ import time
 import types
 from contextlib import contextmanager
 
+import numpy as np
+
 from .._config import kernels_setting
 
 # Largest work that tiered() runs as Python, in the caller's count (a fit counts
@@ -144,6 +146,16 @@ def njit(fn=None, **options):
     if fn is None:
         return lambda f: Kernel(f, **options)
     return Kernel(fn, **options)
+
+
+def kernel_array(a, dtype=None):
+    """``a`` as a kernel takes it: C-contiguous and writable, copied only where it is not.
+
+    numba compiles a kernel once for each type of its arguments, and an array's type
+    includes its layout and whether it is read-only: a Fortran-ordered, strided or
+    read-only input (a column of a matrix, a memory map, an unpickled estimator's
+    attributes) would cost a compilation of its own, seconds on first use."""
+    return np.require(a, dtype, ["C", "W"])
 
 
 def _numba():

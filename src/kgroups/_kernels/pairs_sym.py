@@ -296,7 +296,7 @@ def leading_dims(XT, idx, c0, c1, out):
     one (odd ``D``) or two; returns how many dimensions that is."""
     D = XT.shape[0]
     pre = D - 2 + D % 2 if D >= 2 else 0
-    d = 0
+    d = np.int64(0)  # not the literal 0: one compiled diff_dims8 for every offset
     while d + 8 <= pre:
         diff_dims8(XT, idx, c0, c1, d, d == 0, out)
         d += 8

@@ -44,7 +44,7 @@ from typing import Callable
 
 import numpy as np
 
-from .._kernels.jit import tiered
+from .._kernels.jit import kernel_array, tiered
 from .._kernels.parallel import workers
 from .._memory import check_fits
 from .._kernels.pairwise import finish_block
@@ -375,10 +375,10 @@ def pairwise_unchecked(X, Y=None, semimetric="energy", *, alpha=1.0, sigma=1.0, 
     rows = nx_ + (0 if same else ny_)
     check_fits(16 * rows * np.shape(X)[1], f"{owner}: the copies of the {rows} rows "
                "(in C order, centred)", "fewer rows (a subsample)")
-    # The rows in C order whatever the caller's layout (a slice, a Fortran-ordered
-    # array): the finishing kernel is compiled for one layout, not one per layout.
-    X = np.ascontiguousarray(X)
-    Y = X if same else np.ascontiguousarray(Y)
+    # The rows in C order and writable whatever the caller's (a slice, a Fortran-ordered
+    # array, a read-only memory map): the finishing kernel is compiled for one layout.
+    X = kernel_array(X)
+    Y = X if same else kernel_array(Y)
     wx = np.ones(nx_) if wx is None else np.asarray(wx, dtype=np.float64)
     wy = (wx if same else np.ones(ny_)) if wy is None else np.asarray(wy, dtype=np.float64)
     if out is None:
