@@ -118,7 +118,15 @@ def layer_of(name):
 
 
 MODULES = modules()
-GRAPH = {name: imports(name, path, MODULES) for name, path in MODULES.items()}
+_GRAPH = {}
+
+
+def graph():
+    """Each module -> the package's modules it imports; parsed at the first test that
+    reads it, not when the tests are collected (every worker collects them)."""
+    if not _GRAPH:
+        _GRAPH.update({name: imports(name, path, MODULES) for name, path in MODULES.items()})
+    return _GRAPH
 
 
 def test_every_module_has_a_layer():
@@ -128,7 +136,7 @@ def test_every_module_has_a_layer():
 
 @pytest.mark.parametrize("name", sorted(MODULES))
 def test_imports_only_go_down(name):
-    up = [f"{dep} ({LAYERS[layer_of(dep)][0]})" for dep in sorted(GRAPH[name])
+    up = [f"{dep} ({LAYERS[layer_of(dep)][0]})" for dep in sorted(graph()[name])
           if layer_of(dep) < layer_of(name)]
     assert not up, f"{name} ({LAYERS[layer_of(name)][0]}) imports a higher layer: {up}"
 
@@ -139,30 +147,26 @@ def test_no_import_cycle():
 
     def visit(node, path):
         state[node] = "open"
-        for dep in sorted(GRAPH[node]):
+        for dep in sorted(graph()[node]):
             if state.get(dep) == "open":
                 raise AssertionError(" -> ".join(path[path.index(dep):] + [dep]))
             if dep not in state:
                 visit(dep, path + [dep])
         state[node] = "done"
 
-    for node in sorted(GRAPH):
+    for node in sorted(graph()):
         if node not in state:
             visit(node, [node])
 
 
-def test_the_check_finds_a_cycle_and_an_upward_import():
+def test_the_check_finds_a_cycle_and_an_upward_import(monkeypatch):
     """The checks above can fail: a cycle and an import from below are found."""
-    global GRAPH
-    saved = GRAPH
-    try:
-        GRAPH = {**saved, "kgroups._driver": saved["kgroups._driver"] | {"kgroups._fitting"}}
-        with pytest.raises(AssertionError, match="kgroups._driver -> kgroups._fitting"):
-            test_no_import_cycle()
-        with pytest.raises(AssertionError, match="imports a higher layer"):
-            test_imports_only_go_down("kgroups._driver")
-    finally:
-        GRAPH = saved
+    monkeypatch.setitem(graph(), "kgroups._driver",
+                        graph()["kgroups._driver"] | {"kgroups._fitting"})
+    with pytest.raises(AssertionError, match="kgroups._driver -> kgroups._fitting"):
+        test_no_import_cycle()
+    with pytest.raises(AssertionError, match="imports a higher layer"):
+        test_imports_only_go_down("kgroups._driver")
 
 
 def within(name, package):
@@ -172,7 +176,7 @@ def within(name, package):
 @pytest.mark.parametrize("pair", APART, ids="-".join)
 def test_engines_and_statistics_stay_apart(pair):
     for a, b in (pair, pair[::-1]):
-        bad = sorted(f"{m} -> {d}" for m, deps in GRAPH.items() if within(m, a)
+        bad = sorted(f"{m} -> {d}" for m, deps in graph().items() if within(m, a)
                      for d in deps if within(d, b))
         assert not bad, f"{a} and {b} must not import each other: {bad}"
 
@@ -180,9 +184,9 @@ def test_engines_and_statistics_stay_apart(pair):
 def test_string_imports_count():
     """The lazy public names and the pair-sum implementations are imports by string:
     the graph sees them (so an upward or cyclic import by string fails above)."""
-    assert "kgroups._stats.energy" in GRAPH["kgroups"]
-    assert "kgroups._stats.pairsum_dask" in GRAPH["kgroups._stats.dispatch"]
-    assert "kgroups._stats.pairsum_cuda" in GRAPH["kgroups._stats.dispatch"]
+    assert "kgroups._stats.energy" in graph()["kgroups"]
+    assert "kgroups._stats.pairsum_dask" in graph()["kgroups._stats.dispatch"]
+    assert "kgroups._stats.pairsum_cuda" in graph()["kgroups._stats.dispatch"]
     tree = ast.parse('"""kgroups._driver, a docstring"""\nX = "kgroups._driver"\n')
     assert string_imports(tree, "kgroups", MODULES) == {"kgroups._driver"}
     tree = ast.parse('"""kgroups._driver, a docstring"""\n')
