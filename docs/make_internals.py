@@ -97,7 +97,7 @@ def layers_figure(path):
             else:
                 out.append(p.replace("kgroups.", ""))
     edges = {}
-    for name, deps in lt.GRAPH.items():
+    for name, deps in lt.graph().items():
         for dep in deps:
             a, b = ranks[name], ranks[dep]
             if a != b:
