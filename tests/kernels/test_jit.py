@@ -178,15 +178,21 @@ def test_inputs_of_any_layout_run_the_kernels_compiled_for_c_arrays(tmp_path):
     A = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
     strided = np.repeat(X, 2, axis=1)[:, ::2]  # X's values, every other column
 
-    def fits(X, A, frozen):
+    w = np.random.default_rng(8).uniform(0.5, 2.0, 60)
+    w_strided = np.repeat(w, 2)[::2]  # w's values, every other entry of a longer array
+
+    def fits(X, A, frozen, w=w):
         for engine in ("dense", "matrix-free", "low-rank"):
             for n_init in (1, 3):  # one start, and starts sharing their pass
-                est = KernelKGroups(3, engine=engine, n_init=n_init, random_state=0).fit(X)
+                est = KernelKGroups(3, engine=engine, n_init=n_init, random_state=0)
+                est.fit(X, sample_weight=w)
                 if frozen:  # every array of the model read-only
                     joblib.dump(est, tmp_path / "model")
                     est = joblib.load(tmp_path / "model", mmap_mode="r")
                 est.predict(X[:5])
-        KernelKGroups(3, semimetric="precomputed", n_init=2, random_state=0).fit(A)
+        KernelKGroups(3, semimetric="precomputed", n_init=2, random_state=0).fit(A, sample_weight=w)
+        KernelKGroups(3, kernel="precomputed", engine="sparse", n_init=2,
+                      random_state=0).fit(sp.csr_matrix(np.exp(-A * A)), sample_weight=w)
 
     with config_context(kernels="compiled"):
         fits(X, A, frozen=False)
@@ -196,7 +202,8 @@ def test_inputs_of_any_layout_run_the_kernels_compiled_for_c_arrays(tmp_path):
         assert [(name, "int16" in sig) for name, sig in probe] == [("move_rows_dense", True)]
         other = new_signatures(lambda: (
             fits(np.asfortranarray(X), np.asfortranarray(A), frozen=True),
-            fits(read_only(X), read_only(A), frozen=True), fits(strided, A.T, frozen=False)))
+            fits(read_only(X), read_only(A), frozen=True, w=read_only(w)),
+            fits(strided, A.T, frozen=False, w=w_strided)))
     assert other == []
 
 

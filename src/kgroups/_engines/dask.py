@@ -627,7 +627,8 @@ class DaskEngine(Engine):
         """A :class:`NearestMeans` start: every point joins the nearest of the means
         in feature space of the clusters ``labels`` of the sample rows ``Xs``."""
         F = self.fmap(Xs)
-        S, _ = _lr.cluster_sums_lr(F, np.zeros(Xs.shape[0]), ws, labels, k)
+        S, _ = _lr.cluster_sums_lr(F, np.zeros(Xs.shape[0]), kernel_array(ws, np.float64),
+                                   labels, k)
         s = np.bincount(labels, weights=ws, minlength=k)
         means = S / s[:, None]
         return NearestMeans(self.fmap.dual(means), np.einsum("ij,ij->i", means, means), means)

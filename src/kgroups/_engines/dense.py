@@ -59,7 +59,7 @@ class DenseEngine(HeldKernelEngine):
     def __init__(self, B, w, *, semimetric=None, params=None, is_gram=None):
         self.B = B
         self.build_entries = B.size
-        self.w = w
+        self.w = kernel_array(w, np.float64)
         self.diag = kernel_array(np.diagonal(B), np.float64)
         self.semimetric, self.params, self.is_gram = semimetric, params, is_gram
 

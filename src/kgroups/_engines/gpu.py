@@ -59,6 +59,7 @@ import numpy as np
 from .._kernels.device import (DeviceTally, check_device_fits, cuda_kernels as _cuda,
                                cuda_usable, device_free_memory)
 from .._kernels.gain import class_signatures, cluster_stats, lloyd_assign
+from .._kernels.jit import kernel_array
 from .._kernels.semimetric import NAMES, float32_kernel_error, kernel_args
 from .._semimetrics import check_semimetric_range, rho_max
 from .._validation import InvalidParameterError
@@ -148,7 +149,7 @@ class GpuEngine(DeviceArrays, HostSweeps, MatrixFreeEngine):
         self._k = _cuda()
         cuda = self._k.cuda
         self.tally = DeviceTally(cuda, cuda.stream())
-        self.w = np.asarray(w, dtype=np.float64)
+        self.w = kernel_array(w, np.float64)
         n, d = X.shape
         self.n_features = int(d)
         self.semimetric, self.params = semimetric, dict(params)

@@ -32,6 +32,7 @@ import numpy as np
 
 from .._kernels import feature_space as _lr
 from .._kernels.bounds import refresh_bounds
+from .._kernels.jit import kernel_array
 from .._kernels.parallel import workers
 from .._semimetrics import pairwise_unchecked as pairwise, robust_center
 from .._validation import Integer, InvalidParameterError, as_seed
@@ -329,7 +330,7 @@ class LowRankEngine(Engine):
 
     def __init__(self, F, w, kdiag=None):
         self.F = np.ascontiguousarray(F, dtype=np.float64)
-        self.w = np.asarray(w, dtype=np.float64)
+        self.w = kernel_array(w, np.float64)
         sq = np.einsum("ij,ij->i", self.F, self.F)
         self.a = 0.5 * (sq if kdiag is None else np.asarray(kdiag, dtype=np.float64))
         self.diag = self.w * self.w * (sq - 2.0 * self.a)

@@ -183,7 +183,7 @@ class MatrixFreeEngine(Engine):
                 f"got semimetric={semimetric!r}; use engine='dense' or engine='low-rank'")
         X = np.asarray(X, dtype=np.float64)
         n = X.shape[0]
-        w = np.asarray(w, dtype=np.float64)
+        w = kernel_array(w, np.float64)
         # the entries of B, and the sums of up to n^2 of them in M and q, stay finite
         center = robust_center(X)
         check_semimetric_range(centred_sq_norm_max(X, center), semimetric, params,

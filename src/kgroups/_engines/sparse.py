@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._kernels import held_sparse as _sparse
+from .._kernels.jit import kernel_array
 from .._kernels.parallel import workers
 from .._sparse import issparse
 from .engine import Capabilities, HeldKernelEngine, abs_max
@@ -56,7 +57,7 @@ class SparseEngine(HeldKernelEngine):
         B.sort_indices()
         self.B = B
         self.build_entries = B.nnz
-        self.w = np.ascontiguousarray(w, dtype=np.float64)
+        self.w = kernel_array(w, np.float64)
         self.diag = np.ascontiguousarray(B.diagonal(), dtype=np.float64)
 
     @classmethod

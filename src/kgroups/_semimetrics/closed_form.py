@@ -379,8 +379,8 @@ def pairwise_unchecked(X, Y=None, semimetric="energy", *, alpha=1.0, sigma=1.0, 
     # array, a read-only memory map): the finishing kernel is compiled for one layout.
     X = kernel_array(X)
     Y = X if same else kernel_array(Y)
-    wx = np.ones(nx_) if wx is None else np.asarray(wx, dtype=np.float64)
-    wy = (wx if same else np.ones(ny_)) if wy is None else np.asarray(wy, dtype=np.float64)
+    wx = np.ones(nx_) if wx is None else kernel_array(wx, np.float64)
+    wy = (wx if same else np.ones(ny_)) if wy is None else kernel_array(wy, np.float64)
     if out is None:
         out = np.empty((nx_, ny_), dtype=np.float64)
     if callable(semimetric):
