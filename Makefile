@@ -129,12 +129,15 @@ test-oldest: $(OLD_VENV)/.installed
 	    -p no:cacheprovider -m "not packaging and not reproduction" \
 	    -W error::scipy.sparse.SparseEfficiencyWarning $(OLDEST_TESTS)
 
-# Every numba kernel as plain Python: the twins, and a tiny case of each kernel
-# (dense, sparse, matrix-free tiles/build/decide/apply, low-rank, scatter, pairwise).
+# Every numba kernel as plain Python, in one run: the twins of the sweeps, and a tiny
+# case of each kernel (dense, sparse, matrix-free tiles/build/decide/apply, low-rank,
+# scatter, pairwise).
+PYTHON_TESTS := tests/test_kgroups.py tests/kernels tests/hostile/test_engines.py
+PYTHON_SELECT := (test_kgroups or test_dense) and (twin or rises or brute) \
+    or tiny and not test_kgroups
 .PHONY: test-python
 test-python: $(VENV)/.installed
-	NUMBA_DISABLE_JIT=1 $(PY) -m pytest -q -p no:cacheprovider tests/test_kgroups.py tests/kernels/test_dense.py -k "twin or rises or brute"
-	NUMBA_DISABLE_JIT=1 $(PY) -m pytest -q -p no:cacheprovider tests/kernels tests/hostile/test_engines.py -k tiny
+	NUMBA_DISABLE_JIT=1 $(PY) -m pytest -q -p no:cacheprovider $(PYTHON_TESTS) -k "$(PYTHON_SELECT)"
 
 # The documentation site: API reference, user guide, example gallery (runs the
 # examples) into docs/_build/html; warnings are errors. Then the code of the

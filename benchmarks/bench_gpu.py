@@ -98,11 +98,12 @@ def fit(engine, X, k, start, **kw):
 def warm_up(k, n=300, n_pass=50_000):
     """Compile the CPU and device code outside the timings: every call on ``n`` points,
     and one sweep of each engine on ``n_pass`` (past the sizes where ``dtype="auto"``
-    and the left-out pairs take kernels of their own); the GPU's builds that only the
+    and the left-out pairs take kernels of their own; None: no such sweep, as in the
+    smoke run, whose sizes cross no threshold); the GPU's builds that only the
     comparisons take (the other build, one row a thread: :func:`other_pass`) too."""
     from kgroups import energy_distance, energy_test
 
-    for m, kw in ((n, {}), (n_pass, {"max_iter": 1})):
+    for m, kw in ((n, {}), (n_pass, {"max_iter": 1}))[:2 if n_pass else 1]:
         X = blobs(m)
         start = kpp_start(X, k)
         for engine in ("gpu", "matrix-free"):
@@ -351,7 +352,7 @@ def main(argv=None):
     if args.smoke:
         a.update(SMOKE)
     t0 = time.perf_counter()
-    warm_up(args.k, *((30, 60) if args.smoke else (300, 50_000)))
+    warm_up(args.k, *((30, None) if args.smoke else (300, 50_000)))
     steps = [("exact pass", lambda: row_pass(a, args.k)),
              ("float32 pass", lambda: row_pass32(a, args.k)),
              ("whole fit", lambda: row_big(a, args.k)),
