@@ -43,7 +43,7 @@ test: export OPENBLAS_NUM_THREADS = 1
 test: export OMP_WAIT_POLICY = passive
 test:
 	@$(MAKE) --no-print-directory -j2 $(VENV)/.installed $(DIST_VENV)/.installed
-	@$(MAKE) --no-print-directory test-python > .test-python.log 2>&1 & plain=$$!; \
+	@$(TEST_PYTHON) > .test-python.log 2>&1 & plain=$$!; \
 	KGROUPS_DIST_PYTHON=$(DIST_PY) $(PY) -m pytest -q -n 2; main=$$?; \
 	wait $$plain; python=$$?; echo "--- every numba kernel as plain Python (beside the suite):"; \
 	cat .test-python.log; rm -f .test-python.log; test $$main -eq 0 && test $$python -eq 0
@@ -131,13 +131,16 @@ test-oldest: $(OLD_VENV)/.installed
 
 # Every numba kernel as plain Python, in one run: the twins of the sweeps, and a tiny
 # case of each kernel (dense, sparse, matrix-free tiles/build/decide/apply, low-rank,
-# scatter, pairwise).
+# scatter, pairwise). `make test` runs the command itself, not through $(MAKE), so that
+# `make -n test` only prints it.
 PYTHON_TESTS := tests/test_kgroups.py tests/kernels tests/hostile/test_engines.py
 PYTHON_SELECT := (test_kgroups or test_dense) and (twin or rises or brute) \
     or tiny and not test_kgroups
+TEST_PYTHON := NUMBA_DISABLE_JIT=1 $(PY) -m pytest -q -p no:cacheprovider $(PYTHON_TESTS) \
+    -k "$(PYTHON_SELECT)"
 .PHONY: test-python
 test-python: $(VENV)/.installed
-	NUMBA_DISABLE_JIT=1 $(PY) -m pytest -q -p no:cacheprovider $(PYTHON_TESTS) -k "$(PYTHON_SELECT)"
+	$(TEST_PYTHON)
 
 # The documentation site: API reference, user guide, example gallery (runs the
 # examples) into docs/_build/html; warnings are errors. Then the code of the
