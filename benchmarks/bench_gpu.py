@@ -103,7 +103,8 @@ def warm_up(k, n=300, n_pass=50_000):
     comparisons take (the other build, one row a thread: :func:`other_pass`) too."""
     from kgroups import energy_distance, energy_test
 
-    for m, kw in ((n, {}), (n_pass, {"max_iter": 1}))[:2 if n_pass else 1]:
+    sizes = [(n, {})] + ([(n_pass, {"max_iter": 1})] if n_pass else [])
+    for m, kw in sizes:
         X = blobs(m)
         start = kpp_start(X, k)
         for engine in ("gpu", "matrix-free"):

@@ -185,17 +185,23 @@ def test_tiny_mixed_pass_and_certified_decisions_as_python():
     np.testing.assert_allclose(cols, want, rtol=1e-13)
 
 
-@pytest.mark.parametrize("n_threads", [1, 2])
-def test_pairs_left_out_are_not_summed(n_threads):
-    """The pairs of the classes ``skip`` marks are left out of the sums, and every other
-    entry is within the bound."""
-    rng = np.random.default_rng(9)
-    n, k = 3 * pairs_mixed.PANEL + 2 * pairs_mixed.TILE + 7, 5
+def left_out_case(n, seed, k=5):
+    """``n`` points in ``k`` classes, the engine, and the class pairs (0, 2) and (1, 4)
+    marked to be left out of the sums."""
+    rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, 6)) * 3.0
     labels = rng.integers(0, k, n)
     skip = np.zeros((k, k), dtype=bool)
     skip[0, 2] = skip[2, 0] = skip[1, 4] = skip[4, 1] = True
-    eng = engine(X, np.ones(n))
+    return engine(X, np.ones(n)), labels, skip
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_pairs_left_out_are_not_summed(n_threads):
+    """The pairs of the classes ``skip`` marks are left out of the sums, and every other
+    entry is within the bound."""
+    n, k = 3 * pairs_mixed.PANEL + 2 * pairs_mixed.TILE + 7, 5
+    eng, labels, skip = left_out_case(n, 9, k)
     got = mixed(eng, labels, k, np.eye(k, dtype=bool), n_threads=n_threads, skip=skip)
     want = exact(eng, labels, k)
     out = skip[labels].T
@@ -218,13 +224,8 @@ def test_pairs_left_out_as_python_are_the_compiled_sums():
     """The twin leaves out the same pairs: as Python, one call covers every panel, as
     one worker does, and gives the compiled pass's sums bit for bit (the panels of a
     tile and the next tile's first)."""
-    rng = np.random.default_rng(10)
-    n, k = pairs_mixed.TILE + pairs_mixed.PANEL + 7, 5
-    X = rng.normal(size=(n, 6)) * 3.0
-    labels = rng.integers(0, k, n)
-    skip = np.zeros((k, k), dtype=bool)
-    skip[0, 2] = skip[2, 0] = skip[1, 4] = skip[4, 1] = True
-    eng = engine(X, np.ones(n))
+    k = 5
+    eng, labels, skip = left_out_case(pairs_mixed.TILE + pairs_mixed.PANEL + 7, 10, k)
     got = mixed(eng, labels, k, np.eye(k, dtype=bool), skip=skip)
     with as_python():
         python = mixed(eng, labels, k, np.eye(k, dtype=bool), skip=skip)
