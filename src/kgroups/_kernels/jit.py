@@ -154,7 +154,7 @@ def kernel_array(a, dtype=None):
     numba compiles a kernel once for each type of its arguments, and an array's type
     includes its layout and whether it is read-only: a Fortran-ordered, strided or
     read-only input (a column of a matrix, a memory map, an unpickled estimator's
-    attributes) would cost a compilation of its own, seconds on first use."""
+    attributes) would cost a compilation of its own at its first use."""
     return np.require(a, dtype, ["C", "W"])
 
 
