@@ -19,6 +19,9 @@ resampling (:func:`stability`), and the library's own answers (``choose_k(X)``, 
 point rule, ``choose_k(X, semimetric="auto")``) with their seconds.
 
 **Library** (``--library``): the library's answers again, with the code as it is.
+**Seeds** (``--seeds``): the k of ``choose_k(X)`` and of ``KernelKGroups(n_clusters="auto",
+semimetric="auto")`` for every ``random_state`` of :data:`SEEDS` (cached apart, in
+``--seeds-cache``): whether the answer hangs on the seed.
 **Report** (``--report``), per battery group and half: the mean ARI of every pipeline,
 the better-candidate bound and the oracle (the best of every kgroups fit per set),
 and the k chosen, useful / exact; "before" columns where the cache holds the answers
@@ -26,6 +29,7 @@ of the library at commit b3fd664. ``bench_arbiter.py`` compares the arbiter with
 other yardsticks on the same cache.
 
 Usage: python bench_choice.py [--max-n 5000] [--battery NAME ...] [--cache FILE]
+       [--library [--keep-previous]] [--seeds [--seeds-cache FILE]]
        [--report] [--out FILE.md]
 """
 
@@ -49,6 +53,8 @@ from kgroups import KernelKGroups, choose_k
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CACHE = os.path.join(HERE, ".data", "choice.pkl")
+SEEDS_CACHE = os.path.join(HERE, ".data", "choice_seeds.pkl")
+SEEDS = (0, 1, 2, 3, 4)
 KS = np.arange(2, 16)
 USEFUL_SHARE = 0.75
 NO_SIGNAL_ARI = 0.10
@@ -218,10 +224,7 @@ def collect_one(d):
 
 
 def collect(sets, cache):
-    done = {}
-    if os.path.exists(cache):
-        with open(cache, "rb") as f:
-            done = pickle.load(f)
+    done = _load(cache)
     for d in sets:
         key = (d.battery, d.name)
         if key in done:
@@ -235,10 +238,7 @@ def collect(sets, cache):
               f"{rec['new']['joint'][0]:2d} {rec['new']['joint'][2][:6]} "
               f"({rec['t collect']:.1f} s)",
               flush=True)
-        os.makedirs(os.path.dirname(cache), exist_ok=True)
-        with open(cache + ".tmp", "wb") as f:
-            pickle.dump(done, f)
-        os.replace(cache + ".tmp", cache)
+        _dump(cache, done)
     return done
 
 
@@ -260,9 +260,75 @@ def relibrary(sets, cache, keep_previous=False):
         new = done[key]["new"]
         print(f"{d.battery:8s} {d.name[:34]:34s} default {new['default'][0]:2d} joint "
               f"{new['joint'][0]:2d} {new['joint'][2][:6]} ({new['t joint']:.1f} s)", flush=True)
-        with open(cache + ".tmp", "wb") as f:
-            pickle.dump(done, f)
-        os.replace(cache + ".tmp", cache)
+        _dump(cache, done)
+
+
+def _load(path):
+    """The pickled dict at ``path``; empty where there is none yet."""
+    if not os.path.exists(path):
+        return {}
+    with open(path, "rb") as f:
+        return pickle.load(f)
+
+
+def _dump(path, done):
+    """Pickle ``done`` to ``path`` whole or not at all (a run cut off keeps the last)."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path + ".tmp", "wb") as f:
+        pickle.dump(done, f)
+    os.replace(path + ".tmp", path)
+
+
+def _store(path, key, value):
+    """``path[key] = value`` in a pickled dict, under a lock (runs over several
+    batteries may share the file)."""
+    import fcntl
+
+    with open(path + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = _load(path)
+        done[key] = value
+        _dump(path, done)
+
+
+def seeds(sets, path):
+    """``--seeds``: per set, ``{seed: (k of choose_k(X), k of n_clusters="auto")}`` for
+    every seed of :data:`SEEDS`, with the code as it is (resumable)."""
+    for d in sets:
+        key = (d.battery, d.name)
+        if key in _load(path):          # done, here or by a run beside this one
+            continue
+        t, ks = time.perf_counter(), {}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for s in SEEDS:
+                ks[s] = (choose_k(d.X, range(1, 16), random_state=s).k, KernelKGroups(
+                    "auto", semimetric="auto", random_state=s).fit(d.X).n_clusters_)
+        _store(path, key, ks)
+        print(f"{d.battery:8s} {d.name[:34]:34s} choose_k {[k for k, _ in ks.values()]} "
+              f"auto {[k for _, k in ks.values()]} ({time.perf_counter() - t:.1f} s)",
+              flush=True)
+
+
+def seeds_report(done, per_seed, cols):
+    """The table of :func:`seeds`: per pipeline, group and half, the sets whose k is one
+    for every seed; then the sets where it is not, with their k by seed."""
+    text = ["", f"The same k for every `random_state` in {list(SEEDS)} (`--seeds`):", "",
+            "| pipeline | " + " | ".join(f"{g}, {h}" for g, h in cols) + " |",
+            "|" + "---|" * (len(cols) + 1)]
+    varied = []
+    for i, p in enumerate(("choose_k(X)", "n_clusters='auto'")):
+        cells = [p]
+        for g, h in cols:
+            keys = [key for key, rec in done.items() if key in per_seed and rec["half"] == h
+                    and GROUPS[g](rec["battery"])]
+            same = [len({ks[i] for ks in per_seed[key].values()}) == 1 for key in keys]
+            cells.append(f"{sum(same)} / {len(keys)}")
+            varied += [f"{p} on {key[0]} / {key[1]} ({h}, {done[key]['k']} labels): k = "
+                       f"{[ks[i] for ks in per_seed[key].values()]}"
+                       for key, s in zip(keys, same) if not s]
+        text.append("| " + " | ".join(cells) + " |")
+    return text + ([""] + [f"- {v}" for v in varied] if varied else [])
 
 
 # --------------------------------------------------------------------------- report
@@ -317,7 +383,7 @@ def scores(rec):
     return out
 
 
-def report(done, out=None):
+def report(done, out=None, seeds_cache=SEEDS_CACHE):
     rows = {}
     for rec in done.values():
         if "new" not in rec:
@@ -376,6 +442,8 @@ def report(done, out=None):
                                            f"median {np.median(fit):.1f}, largest "
                                            f"{max(fit):.1f}" if fit else "")
              + " (n up to 5,000, this machine)."]
+    if os.path.exists(seeds_cache):
+        text += seeds_report(done, _load(seeds_cache), cols)
     text = "\n".join(text) + "\n"
     print(text)
     if out:
@@ -401,18 +469,23 @@ def main():
                     help="the library's answers again, with the code as it is")
     ap.add_argument("--keep-previous", action="store_true",
                     help="with --library: keep the answers replaced, as 'previous'")
+    ap.add_argument("--seeds", action="store_true",
+                    help="the k of every random_state of SEEDS, into --seeds-cache")
+    ap.add_argument("--seeds-cache", default=SEEDS_CACHE)
     ap.add_argument("--report", action="store_true")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
     if args.report:
-        with open(args.cache, "rb") as f:
-            report(pickle.load(f), args.out)
+        report(_load(args.cache), args.out, args.seeds_cache)
         return 0
     sets = sets_of(args.battery, args.max_n)
     if args.only:
         sets = [d for d in sets if d.name in args.only]
     if args.library:
         relibrary(sets, args.cache, args.keep_previous)
+        return 0
+    if args.seeds:
+        seeds(sets, args.seeds_cache)
         return 0
     collect(sets, args.cache)
     return 0

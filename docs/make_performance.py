@@ -897,7 +897,9 @@ def choice():
                  "in a rescaled geometry (*previous*), ``semimetric=\"auto\"`` at the true k,",
                  "and what a user gets from ``KernelKGroups(n_clusters=\"auto\",",
                  "semimetric=\"auto\")``: the fit from the choice's labels in the geometry",
-                 "where k was found (*n_clusters='auto' fit*).",
+                 "where k was found (*n_clusters='auto' fit*). The last table says on",
+                 "how many sets ``choose_k(X)`` and ``n_clusters=\"auto\"`` answer one k",
+                 "for each of five values of ``random_state``.",
                  ""], "bench_choice.py"),
              ("arbiter.md", [
                  "Energy or the graph, the arbiter against other yardsticks on the same",
