@@ -139,9 +139,10 @@ def test_only_estimators_and_backends_reach_drivers_and_engines():
     pattern = re.compile(r"\b(run_starts)\b|(from|import) [.\w]*\b_(engines|kernels|driver)\b")
     # bench_gpu.py times the GPU engine's pair pass itself, below the public API, and
     # bench_roofline.py the matrix-free engine's and its pass's inner loop (the kernels
-    # of _kernels/pairs_sym.py); the command line's calibrate measures
+    # of _kernels/pairs_sym.py), bench_launch.py the start of the kernels' ranges on
+    # the worker threads (_kernels/parallel.py); the command line's calibrate measures
     # the engines' rates (_engines.calibration)
-    allowed_benchmarks = {"bench_gpu.py", "bench_roofline.py"}
+    allowed_benchmarks = {"bench_gpu.py", "bench_roofline.py", "bench_launch.py"}
     allowed_lines = {"from ._engines import calibration, registry"}
     # the choice of k's fits run through the estimator's engine and run loop (one
     # private path for every k, X validated once)
