@@ -38,19 +38,20 @@ _POOL = {"executor": None, "size": 0}
 
 
 def spread_pool(part, n_items, n_workers, *args):
-    """``spread`` with a future per range on a ThreadPoolExecutor (the peer)."""
-    run = part.target()
-    n_workers = max(1, min(int(n_workers), int(n_items)))
-    if n_workers == 1 or run is part.py_func:
-        run(*args, 0, n_items)
-        return
-    cuts = [n_items * t // n_workers for t in range(n_workers + 1)]
+    """``spread`` with a future per range on a ThreadPoolExecutor (the peer). A call of
+    one range starts no thread: it goes to kgroups' own ``spread``, which makes it."""
+    from kgroups._kernels import parallel
+
+    run, n_workers = part.target(), min(int(n_workers), int(n_items))
+    if n_workers < 2 or run is part.py_func:
+        return parallel.spread(part, n_items, n_workers, *args)
+    bounds = [(n_items * t // n_workers, n_items * (t + 1) // n_workers)
+              for t in range(n_workers)]
     if _POOL["size"] < n_workers - 1:
         _POOL["executor"], _POOL["size"] = ThreadPoolExecutor(n_workers - 1), n_workers - 1
-    futures = [_POOL["executor"].submit(run, *args, cuts[t], cuts[t + 1])
-               for t in range(1, n_workers)]
+    futures = [_POOL["executor"].submit(run, *args, lo, hi) for lo, hi in bounds[1:]]
     try:
-        run(*args, cuts[0], cuts[1])
+        run(*args, *bounds[0])
     finally:
         wait(futures)
     for f in futures:
