@@ -137,7 +137,8 @@ def test_calls_from_several_threads_at_once_each_get_their_own_result(monkeypatc
 
 
 def test_the_workers_run_again_after_an_error(monkeypatch):
-    """A range that raised leaves its worker waiting for the next call."""
+    """A range that raised leaves its worker waiting for the next call, and the call
+    keeps none of the errors it raised."""
     monkeypatch.setattr(_parallel, "_TEAM", _parallel._Team())
 
     def part(out, lo, hi):
@@ -150,6 +151,7 @@ def test_the_workers_run_again_after_an_error(monkeypatch):
     monkeypatch.setattr(fake, "target", lambda: compiled)
     with pytest.raises(ValueError, match="bad range"):
         _parallel.spread(fake, 6, 3, None)
+    assert _parallel._TEAM.job == [None, None]  # the errors are not kept past the call
     out = np.zeros(6)
     _parallel.spread(fake, 6, 3, out)
     assert out.tolist() == [1.0] * 6

@@ -104,10 +104,10 @@ class _Team:
             while self.handed:  # no range still writing when the call returns
                 self.done[self.handed[-1]].acquire()
                 self.handed.pop()
-        for i in range(others):
-            error, self.job[i] = self.job[i], None
-            if error is not None:
-                raise error
+            errors = [error for error in self.job[:others] if error is not None]
+            self.job[:others] = [None] * others
+        if errors:
+            raise errors[0]
 
     def _grow(self, size):
         while len(self.go) < size:
