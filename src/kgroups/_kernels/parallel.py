@@ -63,13 +63,12 @@ def spread(part, n_items, n_workers, *args):
     while True:
         team = _TEAM
         with team.busy:
-            if team.left:  # another call left it while it waited for the team
+            if team is not _TEAM:  # another call left it while it waited for the team
                 continue
             try:
                 team.run(run, args, cuts)
             except BaseException:
                 if team.handed:  # interrupted while ranges still run: leave them to it
-                    team.left = True
                     _new_team()
                 raise
             return
@@ -81,13 +80,12 @@ class _Team:
     and the worker releases ``done[i]`` when its range ends. One call at a time holds
     the team (``busy``); a call from another thread waits for it. A call interrupted
     (``KeyboardInterrupt``) while ranges it handed out still run leaves the team to
-    them (``left``), and later calls take a new one."""
+    them, and later calls take a new one."""
 
     def __init__(self):
         self.busy = threading.Lock()
         self.go, self.done, self.job = [], [], []
         self.handed = []  # the workers given a range whose end is not yet waited for
-        self.left = False
 
     def run(self, run, args, cuts):
         """Ranges ``1 ..`` to the workers, range 0 on the calling thread; returns when
