@@ -180,14 +180,13 @@ def report(cache_dir, out=None):
             "`python benchmarks/bench_choice_rules.py` (collect), `--report`.", "",
             f"The replay of steps 2 and 3 at the library's constants gives `choose_k(X)`'s "
             f"k on {same} of {len(recs)} sets. Each cell: sets where the k is useful / "
-            "exact / mean ARI of the default fit at that k (0 for k = 1); the library's "
-            "values in bold.", "",
+            "exact / mean ARI of the default fit at that k (0 for k = 1).", "",
             "| constant | value " + head, "|---|---|" + "---|" * len(cols)]
     rows = [("choose_k(X)", "", lambda r: r["library"]),
             ("KMeans + silhouette", "", lambda r: r["KMeans + silhouette"])]
     for name, grid in GRID.items():
         for v in grid:
-            mark = f"**{v:g}**" if v == CURRENT[name] else f"{v:g}"
+            mark = f"{v:g} (library)" if v == CURRENT[name] else f"{v:g}"
             rows.append((name, mark, lambda r, name=name, v=v:
                          replay(r, **{**CURRENT, name: v})))
     rows.append(("steps 2-3 where step 1 found none", "(not a rule)",

@@ -901,6 +901,12 @@ def choice():
                  "how many sets ``choose_k(X)`` and ``n_clusters=\"auto\"`` answer one k",
                  "for each of five values of ``random_state``.",
                  ""], "bench_choice.py"),
+             ("choice_rules.md", [
+                 "The energy rule's steps 2 and 3 (the silhouette, then the split walk)",
+                 "replayed on the rule's own fits of every set above with each of their",
+                 "constants moved alone, on both halves, and its answers that are not",
+                 "useful by kind, beside KMeans with the silhouette.",
+                 ""], "bench_choice_rules.py"),
              ("arbiter.md", [
                  "Energy or the graph, the arbiter against other yardsticks on the same",
                  "sets: its rule with each constant moved, stability under resampling",

@@ -36,23 +36,21 @@ CONSTANTS = {
         "level on draws without structure", DEV),
     "N_REFS": C(10, "reference samples of the structure test", "Tibshirani, Walther & Hastie 2001, "
         "section 4", "the literature"),
-    "SCAN_MIN": C(10, "the silhouette is followed at least to this k", "bench_choose_k.py: the "
-        "default range of the methods before", ALL),
+    "SCAN_MIN": C(10, "the silhouette is followed at least to this k", "bench_choice_rules.py: "
+        "the development half's best, with 12; 6 and 8 lose tables", DEV),
     "SCAN_FACTOR": C(2, "and to this many times its best k so far", "design: past it a partition "
         "splits every cluster", "design"),
     "SILHOUETTE_SE": C(0.5, "step 2 answers the smallest k within this many standard errors of the "
-        "largest mean silhouette", "bench_choose_k_batteries.py (issue 42); bench_choice.py: it "
-        "decides none of the answers of 2 where the truth has more; at 0 (the largest silhouette) "
-        "the development half loses one useful set, no mean ARI moves", ALL),
+        "largest mean silhouette", "bench_choice_rules.py: the development half alike from 0.25 "
+        "to 1; 0 loses a shape, 2 the tables' mean ARI; the middle of that range", DEV),
     "SPLIT_ALPHA": C(0.05, "family-wise level of the split tests of a partition; the arbiter's for "
         "clusters within the graph's groups and for its groups where energy finds no structure",
-        "bench_choice.py --library at 0.01, 0.05, 0.1: the tables prefer 0.05, the shapes 0.1 by "
-        "as much; bench_split_level.py: no false split below 0.05 on 8 unimodal clouds; "
-        "bench_arbiter.py: its test alike from 0.001 to 0.05", DEV),
+        "bench_choice_rules.py, 0.001 to 0.2: the development half's tables prefer 0.05, its "
+        "shapes 0.05 and 0.1 alike; bench_split_level.py: no false split below 0.05 on 8 "
+        "unimodal clouds; bench_arbiter.py: its test alike from 0.001 to 0.05", DEV),
     "SILHOUETTE_KEEP": C(0.7, "the split walk goes on while the partitions keep this share of the "
-        "silhouette", "bench_choose_k_batteries.py (issue 42): finer levels keep 0.72-0.9, "
-        "sub-modes of real classes 0.4-0.6; bench_choice.py, development half: 0.65 gains a table "
-        "and loses shapes (nothing given 0.885 -> 0.875)", ALL),
+        "silhouette", "bench_choice_rules.py: the development half's best of 0.5 to 0.9 on "
+        "tables and shapes (the evaluation half's tables prefer 0.8, its shapes 0.7)", DEV),
     "SPLIT_N_INIT": C(3, "starts of the 2-cluster fit of half a cluster that draws the other "
         "half's line", "design: the line, not the fit, is tested", "design"),
     "SPLIT_MIN": C(20, "clusters of fewer points are not split-tested", "design: each half holds "
