@@ -40,6 +40,7 @@ from sklearn.cluster import KMeans
 from sklearn.metrics import silhouette_score
 
 import _batteries
+from _report import publish
 from bench_choice import (CACHE, GROUPS, KS, _dump, _load, ari, half, sets_of, useful)
 from kgroups import KernelKGroups, choose_k
 from kgroups._choose_k import point
@@ -202,11 +203,7 @@ def report(cache_dir, out=None):
         for p in ("library", "KMeans + silhouette"):
             text.append(f"| {kind} | {'choose_k(X)' if p == 'library' else p} | " + " | ".join(
                 str(sum(_kind(r, r[p]) == kind for r in by[c])) for c in cols) + " |")
-    text = "\n".join(text) + "\n"
-    print(text)
-    if out:
-        with open(out, "w") as f:
-            f.write(text)
+    publish("\n".join(text) + "\n", out)
 
 
 def main():
