@@ -9,8 +9,9 @@ runs on different batteries may go side by side): per labelled set of up to 5,00
 points (:func:`bench_choice.sets_of`), the yardstick curve of ``bench_choice.py`` (the
 ARI of ``KernelKGroups(k, random_state=0)`` for k = 2..15; taken from its cache where
 that holds the set), KMeans + silhouette's k, ``choose_k(X)``'s answer, and the
-energy rule's own fits of k = 2..15 in the geometry where it decided: each k's point
-silhouettes and the Bonferroni split p-value (the smallest dip p-value of its
+energy rule's own fits of k = 2..15 in the geometry where it decided: each k's mean
+silhouette, the paired standard error of its difference from every larger k's
+(:meth:`Fits.silhouette_se`) and the Bonferroni split p-value (the smallest dip p-value of its
 clusters times k, :meth:`Fits.bisect` as step 3 draws it). The fits are the rule's:
 the collect watches ``kgroups._choose_k.point.decide`` and keeps the geometry it
 answered in, then grows that geometry's fits to k = 15.
@@ -80,9 +81,10 @@ def rule_fits(X):
         if k >= np.unique(f.Z, axis=0).shape[0]:
             break
         labels = f.grow(k)[0]
-        rec["sil"][k] = f.point_silhouettes(k).astype(np.float32)
+        rec["sil"][k] = f.silhouette(k)
         rec["p"][k] = min(1.0, k * min(f.bisect(labels, j, f.rng(k, 3, j))[0]
                                        for j in range(k)))
+    rec["se"] = {(k, b): f.silhouette_se(k, b) for k in rec["sil"] for b in rec["sil"] if b > k}
     return rec
 
 
@@ -119,13 +121,6 @@ def collect(batteries, max_n, cache_dir):
 
 
 # --------------------------------------------------------------------------- replay
-def _se(rec, k, best):
-    """``Fits.silhouette_se`` of unit weights: the paired standard error of the mean
-    silhouette of k less that of ``best``."""
-    d = rec["sil"][k].astype(np.float64) - rec["sil"][best]
-    return float(np.sqrt(((d - d.mean()) ** 2).sum() / (d.size * (d.size - 1.0))))
-
-
 def replay(rec, SILHOUETTE_SE, SILHOUETTE_KEEP, SPLIT_ALPHA, SCAN_MIN):
     """Steps 2 and 3 of the energy rule on the collected fits (k = 1 where step 1
     found no structure): the silhouette followed from the first k of step 1's gain to
@@ -135,10 +130,8 @@ def replay(rec, SILHOUETTE_SE, SILHOUETTE_KEEP, SPLIT_ALPHA, SCAN_MIN):
     silhouette."""
     if not rec["found"]:
         return 1
-    sil = {k: float(v.mean()) for k, v in rec["sil"].items()}
+    sil, se = rec["sil"], rec["se"]
     ks = [k for k in sorted(sil) if k >= rec["lo"]]
-    if not ks:
-        return rec["library"]
     best = None
     for k in ks:
         if best is None or sil[k] > sil[best]:
@@ -146,7 +139,7 @@ def replay(rec, SILHOUETTE_SE, SILHOUETTE_KEEP, SPLIT_ALPHA, SCAN_MIN):
         if k >= max(SCAN_MIN, 2 * best):
             break
     k = next(k for k in ks if k <= best and
-             sil[k] >= sil[best] - SILHOUETTE_SE * _se(rec, k, best))
+             sil[k] >= sil[best] - SILHOUETTE_SE * se.get((k, best), 0.0))
     floor = SILHOUETTE_KEEP * sil[k]
     while rec["p"].get(k, 1.0) < SPLIT_ALPHA and k + 1 in sil and sil[k + 1] >= floor:
         k += 1
