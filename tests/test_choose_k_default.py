@@ -645,7 +645,8 @@ def test_the_silhouette_is_read_from_the_first_k_that_beats_the_references():
     best 2-cluster fit lowers W no more than it does on the references (its gain is
     below STRUCTURE_Z) while that of 3 lowers it more. The silhouette alone is
     highest at 2 (the outer blob against the other two); read from k = 3 it finds
-    the three blobs. The bundled glass with columns at unit variance, alike."""
+    the three blobs, with 1 in the range or not (the structure test still runs). The
+    bundled glass with columns at unit variance, alike."""
     y = np.repeat(np.arange(3), 150)
     X = np.array([[0.0, 0.0], [3.5, 0.0], [7.0, 0.0]])[y] + \
         np.random.default_rng(2).standard_normal((450, 2))
@@ -654,7 +655,7 @@ def test_the_silhouette_is_read_from_the_first_k_that_beats_the_references():
     [sil] = steps(r, "silhouette")
     assert min(sil.value) == 3 and "from k=3, the first gain" in sil.statistic
     assert r.k == 3 and ari(y, r.labels) > 0.8
-    assert choose_k(X, method="silhouette").k == choose_k(X, range(2, 11)).k == 2
+    assert choose_k(X, method="silhouette").k == 2 and choose_k(X, range(2, 11)).k == 3
     X, _ = datasets.load_glass(standardize=True)
     r = choose_k(X)
     assert r.structure_z[1] <= STRUCTURE_Z < r.structure_z[2]
@@ -952,11 +953,27 @@ def test_parallel_elongated_clusters(m):
     assert same_partition(r.labels, truth)
 
 
-def test_without_k_one_no_structure_test():
+def test_without_k_one_the_same_rule_never_answering_one():
+    """Without 1 in the range the structure test still chooses the geometry (and where
+    the silhouette starts), so the answer is that of the whole range wherever X shows
+    structure; where no geometry does, steps 2-3 run on X itself, and the trace says so."""
     X = blobs(np.random.default_rng(5), SIX[:3], 0.7, 20)
     r = choose_k(X, range(2, 6))
-    assert r.k == 3 and r.structure_z is None and r.gap is None
-    assert names(r)[:2] == ["silhouette", "split"] and "structure" not in names(r)
+    assert r.k == 3 and r.k_values.tolist() == [2, 3, 4, 5] and r.gap is None
+    assert names(r)[:3] == ["structure", "silhouette", "split"]
+    raw_wine = datasets.load_wine(standardize=False)[0]
+    full, two = choose_k(raw_wine), choose_k(raw_wine, range(2, 11))
+    assert (two.k, two.geometry) == (full.k, full.geometry) == (3, "standardized")
+    assert same_partition(two.labels, full.labels)
+    cloud = np.random.default_rng(0).normal(size=(300, 2)) * [3.0, 1.0]
+    assert choose_k(cloud, range(1, 11)).k == 1
+    r = choose_k(cloud, range(2, 11))
+    assert r.k >= 2 and r.geometry == "data" and r.structure_z.shape == (9,)
+    [fallback] = [s for s in r.trace.steps if s.statistic == "the least k of k_range"]
+    assert fallback.value == 2 and "1 is not in the range" in fallback.outcome
+    assert r.trace.steps.index(fallback) > max(
+        i for i, s in enumerate(r.trace.steps) if s.step == "geometry")
+    assert np.isfinite(r.silhouette[0]) and r.labels.max() + 1 == r.k
 
 
 @pytest.mark.parametrize("engine", ["dense", "matrix-free"])

@@ -37,8 +37,7 @@ def reference_sampler(Z, w, kind):
     if kind == "moments":
         lo, hi = -np.sqrt(3.0) * sd, np.sqrt(3.0) * sd
     else:
-        P = (Z - mean) @ Vt.T
-        lo, hi = P.min(axis=0), P.max(axis=0)
+        lo, hi = (P := (Z - mean) @ Vt.T).min(axis=0), P.max(axis=0)
     return lambda rng: (lo + rng.random((Z.shape[0], sd.size)) * (hi - lo)) @ Vt + mean
 
 

@@ -75,8 +75,7 @@ def engine_for(name, semimetric):
 def rho_matrix(Z, setting):
     """The n x n matrix of :math:`\rho`, None where it does not fit in a quarter of the
     available memory (or the semimetric is a callable: blocks of rows as needed)."""
-    n = Z.shape[0]
-    if callable(setting.semimetric) or 8 * n * n > 0.25 * available_memory():
+    if callable(setting.semimetric) or 8 * Z.shape[0] ** 2 > 0.25 * available_memory():
         return None
     return pairwise_unchecked(Z, **setting.rho, owner="choose_k")
 

@@ -1,22 +1,22 @@
 r"""The energy rule: k of point data from the kernel k-groups fits of X for k = 1, 2,
 ..., in three steps; the answer depends only on the fits up to where it decided.
 
-1. **Is there structure?** (1 in the range; :mod:`~kgroups._choose_k.structure`).
-2. **Which k separates best?** The mean silhouette (Rousseeuw 1987), from the first
-   k whose gain over one cluster passed step 1's references where they decided
-   (fewer clusters lower W no more than a partition of data without structure does),
-   followed until k reaches ``max(SCAN_MIN, SCAN_FACTOR k_b)``, :math:`k_b` the best
-   so far; the answer :math:`k_s` is the smallest k within ``SILHOUETTE_SE``
-   standard errors (paired over the points) of :math:`k_b`'s (the smallest k on a
-   plateau).
-3. **Does a cluster split?** From :math:`k_s`, one more cluster while some cluster
-   is multimodal, each half along the other half's 2-cluster line (the dip test at
-   ``SPLIT_ALPHA``, Bonferroni over the clusters; Kalogeratos & Likas 2012) and the
-   finer fit keeps ``SILHOUETTE_KEEP`` of :math:`k_s`'s silhouette (sub-modes of
-   overlapping classes keep less).
+1. **Is there structure?** (:mod:`~kgroups._choose_k.structure`).
+2. **Which k separates best?** The mean silhouette (Rousseeuw 1987), from the first k
+   whose gain over one cluster passed step 1's references where they decided (fewer
+   clusters lower W no more than a partition of data without structure does), followed
+   until k reaches ``max(SCAN_MIN, SCAN_FACTOR k_b)``, :math:`k_b` the best so far; the
+   answer :math:`k_s` is the smallest k within ``SILHOUETTE_SE`` standard errors (paired
+   over the points) of :math:`k_b`'s (the smallest k on a plateau).
+3. **Does a cluster split?** From :math:`k_s`, one more cluster while some cluster is
+   multimodal, each half along the other half's 2-cluster line (the dip test at
+   ``SPLIT_ALPHA``, Bonferroni over the clusters; Kalogeratos & Likas 2012) and the finer
+   fit keeps ``SILHOUETTE_KEEP`` of :math:`k_s`'s silhouette (sub-modes of overlapping
+   classes keep less).
 
 Without structure in X's geometry, steps 2-3 run on the multimodal axes of X sphered,
-then steps 1-3 on X standardized; none: k = 1.
+then steps 1-3 on X standardized; none: k = 1, or without 1 in the range steps 2-3 on X
+(the structure test still chooses the geometry and where step 2 starts).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from .constants import value
 from .fits import Fits
 from .result import ChooseKResult, curve
 from .structure import RESCALED, STRUCTURE_ALPHA, STRUCTURE_Z, find_structure, rescaled
-from .trace import Trace, close
+from .trace import Step, Trace, close
 
 SCAN_MIN = value("SCAN_MIN")
 SCAN_FACTOR = value("SCAN_FACTOR")
@@ -76,18 +76,17 @@ def split_walk(f, ks, k):
 
 def decide(f, ks, n_refs, reference, declared=None):
     """Steps 1-3 on geometry ``f``: ``(result, found structure)``; ``declared``: the
-    evidence found before (step 1 skipped)."""
+    step of the trace that stands for step 1 (skipped)."""
     r, t, lo = ChooseKResult(1, "auto", ks), Trace(), 2
-    if ks[0] == 1 and declared is None:
-        found, z = find_structure(f, ks, n_refs, reference, t)
+    if declared is None:
+        found, z = find_structure(f, np.union1d(1, ks), n_refs, reference, t)
         r.structure_z = None if z is None else curve(ks, z)
         if not found:
             r.trace, r.labels = t, np.zeros(f.w.size, dtype=np.int64)
             return r, False
         lo = 2 if z is None else min(k for k, v in z.items() if v > STRUCTURE_Z)
-    elif declared is not None:
-        t.add("structure", "multimodal axes of X sphered (dip test)", declared,
-              STRUCTURE_ALPHA, "structure")
+    else:
+        t.steps.append(declared)
     start, best, last, scanned = scan(f, ks[ks >= lo])
     sil = {k: f.silhouette(k) for k in sorted(f.sil)}
     since = f"from k={lo}, the first gain above the references, " if lo > 2 else ""
@@ -101,8 +100,7 @@ def decide(f, ks, n_refs, reference, declared=None):
     t.add("split", "smallest dip p-value of the clusters (cross-fitted halves), x k, by k",
           tested, SPLIT_ALPHA, f"k={k}", f"close at k={near}: within a factor 2" if near else "")
     if len(trail) > len(tested):
-        kk = trail[-1][0]
-        t.add("split", f"mean silhouette of k={kk} over that of k={start}",
+        t.add("split", f"mean silhouette of k={(kk := trail[-1][0])} over that of k={start}",
               f.silhouette(kk) / max(f.silhouette(start), 1e-300), SILHOUETTE_KEEP, f"below: k={k}")
     r.at_top = bool(k == ks[-1] and (not done or (k == best and not scanned)))
     r.k, r.labels, r.trace = int(k), f.fits[k][0], t
@@ -112,25 +110,32 @@ def decide(f, ks, n_refs, reference, declared=None):
 
 
 def energy_rule(X, w, ks, setting, n_refs, reference, seed):
-    """The rule on X (its dips on X read to its precision), then its rescaled geometries."""
+    """The rule on X (its dips on X read to its precision), then its rescaled geometries;
+    where none shows structure, k = 1, or without 1 in ``ks`` steps 2-3 on X."""
     f = Fits(X, w, setting, seed, T=read_to_precision(X, seed, PRECISION_STEP))
     r, found = decide(f, ks, n_refs, reference)
-    if found or ks[0] != 1:
+    if found:
         return r, f
     for name in RESCALED:
         m, why = rescaled(name, X, w, setting, f.T)
         if m is None:
             r.trace.add("geometry", "rescaled", name, None, f"not tried: {why}")
             continue
-        declared = {"axes": m.scale.size} if name == "multimodal axes" else None
+        declared = Step("structure", "multimodal axes of X sphered (dip test)", {
+            "axes": m.scale.size}, STRUCTURE_ALPHA, "structure") if name[0] == "m" else None
         T = None if f.T is X else m(f.T)            # None: its dips read m(X) itself
-        s, found = decide(Fits(m(X), w, setting, seed + 7, T=T), ks, n_refs, "moments",
-                          declared)
+        s, found = decide(Fits(m(X), w, setting, seed + 7, T=T), ks, n_refs, "moments", declared)
         setattr(r, name.replace(" ", "_"), s)
         r.trace.add("geometry", "rescaled", name, None, f"k={s.k}" if found else "no structure")
         r.trace.steps += s.trace.steps
         if found:
             r.k, r.labels, r.geometry, r.rescaling, r.at_top = s.k, s.labels, name, m, s.at_top
             return r, f
+    if ks[0] != 1:                                  # steps 2-3 on X after all
+        s = decide(f, ks, n_refs, reference, Step("structure", "the least k of k_range", int(
+            ks[0]), None, "no structure, and 1 is not in the range: steps 2-3 on X"))[0]
+        s.trace.steps[:0], s.structure_z = r.trace.steps, r.structure_z
+        s.multimodal_axes, s.standardized = r.multimodal_axes, r.standardized
+        return s, f
     r.trace.add("answer", "no geometry shows structure", 1, None, "k=1")
     return r, f

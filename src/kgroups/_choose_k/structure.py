@@ -86,8 +86,7 @@ def find_structure(f, ks, n_refs, reference, trace):
         return True, None
     sk = ks[ks <= STRUCTURE_KMAX]
     z, each, _ = references(f, sk, n_refs, reference)
-    top = float(np.nanmax(z[1:], initial=-np.inf))
-    found = top > STRUCTURE_Z
+    found = (top := float(np.nanmax(z[1:], initial=-np.inf))) > STRUCTURE_Z
     on = "" if f.w.size <= STRUCTURE_MAX_N else (
         f" (on a sample of {STRUCTURE_MAX_N} rows)" if len(each) == 1 else
         f" (the median of {len(each)} samples of {STRUCTURE_MAX_N} rows)")
