@@ -121,8 +121,8 @@ def energy_rule(X, w, ks, setting, n_refs, reference, seed):
         if m is None:
             r.trace.add("geometry", "rescaled", name, None, f"not tried: {why}")
             continue
-        declared = Step("structure", "multimodal axes of X sphered (dip test)", {
-            "axes": m.scale.size}, STRUCTURE_ALPHA, "structure") if name[0] == "m" else None
+        declared = None if name == "standardized" else Step("structure", "multimodal axes of "
+            "X sphered (dip test)", {"axes": m.scale.size}, STRUCTURE_ALPHA, "structure")
         T = None if f.T is X else m(f.T)            # None: its dips read m(X) itself
         s, found = decide(Fits(m(X), w, setting, seed + 7, T=T), ks, n_refs, "moments", declared)
         setattr(r, name.replace(" ", "_"), s)
