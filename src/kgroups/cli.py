@@ -611,7 +611,8 @@ def _choose_k_parser(sub):
                         "the neighbourhood graph. The others: the gap statistic, prediction "
                         "strength, the silhouette, the eigengap of the energy kernel")
     c.add_argument("--k-min", type=int, default=d["k_min"], metavar="K",
-                   help="smallest k compared (1 lets the answer be 'no structure')")
+                   help="smallest k compared (1 lets the answer be 'no structure'; 2 for "
+                        "data known to hold clusters: the same rule, never answering 1)")
     c.add_argument("--k-max", type=int, default=d["k_max"], metavar="K",
                    help="largest k compared")
     c.add_argument("--n-refs", type=int, default=d["n_refs"], metavar="B",
