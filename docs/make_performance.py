@@ -905,7 +905,8 @@ def choice():
                  "The energy rule's steps 2 and 3 (the silhouette, then the split walk)",
                  "replayed on the rule's own fits of every set above with each of their",
                  "constants moved alone, on both halves, and its answers that are not",
-                 "useful by kind, beside KMeans with the silhouette.",
+                 "useful by kind, beside ``choose_k(X, range(2, 16))`` (for data known to",
+                 "hold clusters: never 1) and KMeans with the silhouette.",
                  ""], "bench_choice_rules.py"),
              ("arbiter.md", [
                  "Energy or the graph, the arbiter against other yardsticks on the same",
