@@ -9,8 +9,8 @@ runs on different batteries may go side by side): per labelled set of up to 5,00
 points (:func:`bench_choice.sets_of`), the yardstick curve of ``bench_choice.py`` (the
 ARI of ``KernelKGroups(k, random_state=0)`` for k = 2..15; taken from its cache where
 that holds the set), KMeans + silhouette's k, ``choose_k(X)``'s answer, that of
-``choose_k(X, range(2, 16))`` (no step 1: the rule for data known to hold clusters,
-which KMeans + silhouette is too; a cache without it gains it on the next collect),
+``choose_k(X, range(2, 16))`` (the rule with the answer 1 taken out, for data known to
+hold clusters, as KMeans + silhouette is; a cache without it gains it on the next collect),
 and the energy rule's own fits of k = 2..15 in the geometry where it decided: each k's mean
 silhouette, the paired standard error of its difference from every larger k's
 (:meth:`Fits.silhouette_se`) and the Bonferroni split p-value (the smallest dip p-value of its
@@ -108,7 +108,7 @@ def collect_one(d, curves):
 
 
 def with_from_two(d, rec):
-    """``rec`` with ``choose_k(X, range(2, 16))``'s k, the rule without step 1 (what a
+    """``rec`` with ``choose_k(X, range(2, 16))``'s k, the rule never answering 1 (what a
     user who knows X has clusters asks for)."""
     if FROM_TWO not in rec:
         with warnings.catch_warnings():
