@@ -974,6 +974,8 @@ def test_without_k_one_the_same_rule_never_answering_one():
     assert r.trace.steps.index(fallback) > max(
         i for i, s in enumerate(r.trace.steps) if s.step == "geometry")
     assert np.isfinite(r.silhouette[0]) and r.labels.max() + 1 == r.k
+    r = choose_k(cloud, [6, 7, 8])          # the references at k = 2..5 all the same
+    assert list(steps(r, "structure")[1].value) == [2, 3, 4, 5] and r.k in (6, 7, 8)
 
 
 @pytest.mark.parametrize("engine", ["dense", "matrix-free"])

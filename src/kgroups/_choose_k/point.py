@@ -79,7 +79,7 @@ def decide(f, ks, n_refs, reference, declared=None):
     step of the trace that stands for step 1 (skipped)."""
     r, t, lo = ChooseKResult(1, "auto", ks), Trace(), 2
     if declared is None:
-        found, z = find_structure(f, np.union1d(1, ks), n_refs, reference, t)
+        found, z = find_structure(f, ks, n_refs, reference, t)
         r.structure_z = None if z is None else curve(ks, z)
         if not found:
             r.trace, r.labels = t, np.zeros(f.w.size, dtype=np.int64)

@@ -75,8 +75,8 @@ def references(f, ks, n_refs, reference):
 
 
 def find_structure(f, ks, n_refs, reference, trace):
-    """Step 1 on geometry ``f`` (k = 1 in ``ks``): whether it shows structure, with its
-    steps in ``trace``; the reference curve ``z`` by k, or None when a dip decided."""
+    """Step 1 on geometry ``f`` (references at k = 1..STRUCTURE_KMAX up to the top of ``ks``,
+    whatever else it holds): structure or not, steps in ``trace``, ``z`` by k (None: a dip)."""
     p, level = modes(f), STRUCTURE_ALPHA / 2
     found = (least := min(p.values())) < level
     trace.add("structure", "dip p-values (each half along the other half's line; distances "
@@ -84,7 +84,7 @@ def find_structure(f, ks, n_refs, reference, trace):
               close(least, level) if found else close(level, least))
     if found:
         return True, None
-    sk = ks[ks <= STRUCTURE_KMAX]
+    sk = np.arange(1, min(STRUCTURE_KMAX, int(ks[-1])) + 1)
     z, each, _ = references(f, sk, n_refs, reference)
     found = (top := float(np.nanmax(z[1:], initial=-np.inf))) > STRUCTURE_Z
     on = "" if f.w.size <= STRUCTURE_MAX_N else (
