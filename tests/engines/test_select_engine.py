@@ -3,13 +3,16 @@ the ``"auto"`` rule, and the ``engine_`` an estimator reports.
 """
 
 import numpy as np
+import pytest
 import scipy.sparse as sp
 
 import kgroups._engines.select as backends
 import kgroups._memory as memory
 from kgroups import KernelKGroups, KernelKMeans
 from kgroups._engines import registry
+from kgroups._engines import matrix_free
 from kgroups._engines.dense import DenseEngine
+from kgroups._engines.gpu import GpuEngine
 from kgroups._engines.lowrank import LowRankEngine
 from kgroups._engines.matrix_free import MULTI_STARTS, MatrixFreeEngine
 from kgroups._engines.select import choose_engine, select_engine
@@ -21,6 +24,13 @@ from tests._helpers import CALLABLE, blobs, sparse_psd_gram
 sel = select_engine
 ENGINES = registry.engines()
 MATRIX_FREE_MIN_N = MatrixFreeEngine.MIN_N_MODELLED
+
+
+@pytest.fixture(autouse=True)
+def no_device(monkeypatch):
+    """The CPU engines' rule: no usable CUDA device. Where one is, "auto" takes the GPU
+    engine wherever its calibration predicts it faster (tests/engines/test_calibration.py)."""
+    monkeypatch.setattr(GpuEngine, "available", classmethod(lambda cls: False))
 
 
 def test_select_engine_auto(monkeypatch):
@@ -116,7 +126,10 @@ def test_engine_attribute_names_the_engine_auto_chose(monkeypatch):
     assert KernelKGroups(3, random_state=0).fit(X).engine_ == "dense"
     K = sparse_psd_gram(60, 2, seed=2)
     assert KernelKMeans(2, kernel="precomputed", random_state=0).fit(K).engine_ == "sparse"
-    monkeypatch.setattr(backends, "total_memory", lambda: 2**20)  # 1 MiB: no n x n kernel
+    # 1 MiB: no n x n kernel, but the matrix-free engine's buffers of two threads (each
+    # thread's grow with the number of threads: on 16 neither engine would fit)
+    monkeypatch.setattr(matrix_free, "num_threads", lambda: 2)
+    monkeypatch.setattr(backends, "total_memory", lambda: 2**20)
     assert KernelKGroups(3, random_state=0).fit(X).engine_ == "matrix-free"
     lr = KernelKGroups(3, semimetric=CALLABLE, n_components=20, random_state=0).fit(X)
     assert lr.engine_ == "low-rank"
