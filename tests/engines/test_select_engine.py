@@ -9,8 +9,7 @@ import scipy.sparse as sp
 import kgroups._engines.select as backends
 import kgroups._memory as memory
 from kgroups import KernelKGroups, KernelKMeans
-from kgroups._engines import registry
-from kgroups._engines import matrix_free
+from kgroups._engines import matrix_free, registry
 from kgroups._engines.dense import DenseEngine
 from kgroups._engines.gpu import GpuEngine
 from kgroups._engines.lowrank import LowRankEngine
@@ -126,8 +125,8 @@ def test_engine_attribute_names_the_engine_auto_chose(monkeypatch):
     assert KernelKGroups(3, random_state=0).fit(X).engine_ == "dense"
     K = sparse_psd_gram(60, 2, seed=2)
     assert KernelKMeans(2, kernel="precomputed", random_state=0).fit(K).engine_ == "sparse"
-    # 1 MiB: no n x n kernel, but the matrix-free engine's buffers of two threads (each
-    # thread's grow with the number of threads: on 16 neither engine would fit)
+    # 1 MiB holds no n x n kernel but does hold the matrix-free engine's buffers on two
+    # threads (it keeps buffers per thread: on 16 threads neither engine would fit)
     monkeypatch.setattr(matrix_free, "num_threads", lambda: 2)
     monkeypatch.setattr(backends, "total_memory", lambda: 2**20)
     assert KernelKGroups(3, random_state=0).fit(X).engine_ == "matrix-free"
