@@ -974,10 +974,17 @@ def test_columns_that_look_like_or_act_like_labels_are_pointed_out(tmp_path):
         "(column 4 ('code'), 3 distinct integers: ARI 1.000); if it holds class labels, they "
         "decided the clusters: pass --label-column code to score the clusters against it, "
         "or --drop-columns code to leave it out"]
-    from kgroups._cli_csv import LABEL_NAMES
+    from kgroups._cli_csv import LABEL_LIKE_MAX, LABEL_NAMES, REPRODUCED_ARI
 
     assert {"truth", "ground_truth", "labels", "category", "group", "groups", "class_label",
             "true_label"} <= LABEL_NAMES
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "user_guide" / "cli.rst").read_text()
+    page = " ".join(page.split())  # the CLI page states the constants as the code has them
+    assert f"an integer column of at most {LABEL_LIKE_MAX} distinct values named like" in page
+    assert f"a feature column of 2 to {LABEL_LIKE_MAX} distinct integers" in page
+    assert f"(adjusted Rand index at least {REPRODUCED_ARI:g})" in page
 
 
 def test_cluster_help_states_each_default_as_it_is(tmp_path):
