@@ -234,7 +234,7 @@ def read_csv(path, delimiter="auto", header="auto", decimal="auto"):
             raise CSVError(f"{name}, line {ln}: {len(fields)} fields, expected {width} "
                            f"(as on line {max(first, 1)}){how}")
     data = [f for _, f in rows]
-    mark = DECIMALS[decimal] or _detect_decimal(data, sep)
+    mark = DECIMALS[decimal] or (_detect_decimal(data, sep) if "," in text else ".")
     return Table(names, data, [ln for ln, _ in rows], sep, mark)
 
 
