@@ -541,13 +541,16 @@ def _cluster_parser(sub):
     c.set_defaults(func=_cluster)
 
 
+CHOOSE_K_DESCRIPTION = """\
+Choose the number of clusters k of the rows of a CSV file with kgroups.choose_k,
+and print the reasoning. The options are its parameters, and each states its
+default here; k runs from --k-min to --k-max (choose_k's k_range)."""
+
+
 def _choose_k_parser(sub):
     d = CHOOSE_K_DEFAULTS
     c = sub.add_parser("choose-k", help="choose the number of clusters of a CSV file",
-                       description="Choose the number of clusters k of the rows of a CSV file "
-                                   "with kgroups.choose_k, and print the reasoning. The "
-                                   "options are its parameters, with its defaults (k in "
-                                   "--k-min..--k-max: its default k_range, 1..10).",
+                       description=CHOOSE_K_DESCRIPTION,
                        formatter_class=Formatter)
     c.add_argument("file", help="CSV file of numbers, one row per point, plain or gzip "
                                 "('-': standard input)")
