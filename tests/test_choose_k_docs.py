@@ -81,3 +81,35 @@ def test_the_record_holds_the_values_kept_with_semimetric_auto(name):
     at a given k does not load the choice of k): the record states the same values."""
     import kgroups._auto_fit as auto_fit
     assert value(name) == getattr(auto_fit, name)
+
+
+# The widest line a code block of the documentation's theme shows without a scroll bar,
+# in characters (its article column at the default font size holds about 80).
+CODE_WIDTH = 72
+
+
+def test_the_first_code_block_fits_the_page_width():
+    """Issue 93 (7): the comments of the page's first code block ran past the page's
+    width (up to 78 characters) and were clipped."""
+    text = (GUIDE / "choosing_k.rst").read_text()
+    block = text.split("::\n\n", 1)[1].split("\n\n``", 1)[0]
+    lines = [line[4:] for line in block.splitlines() if line.strip()]
+    assert lines[0] == "from kgroups import choose_k" and "r.plot()" in block
+    assert max(len(line) for line in lines) <= CODE_WIDTH, max(lines, key=len)
+
+
+def test_the_curves_of_the_choice_have_whole_numbers_on_the_k_axis():
+    """Issue 93 (7): the page's figure (ChooseKResult.plot, also kgroups choose-k --plot)
+    marked k = 1.5, 2.5, ... on a range of a few k."""
+    import matplotlib
+    import numpy as np
+
+    matplotlib.use("Agg")
+    from kgroups._choose_k.result import ChooseKResult
+
+    for ks in ([1, 2, 3], [2, 3, 4, 5, 6, 7]):
+        r = ChooseKResult(2, "silhouette", np.array(ks), silhouette=np.linspace(0.1, 0.6, len(ks)))
+        ax = r.plot()
+        ticks = [t for t in ax.get_xticks() if ks[0] <= t <= ks[-1]]
+        assert ticks and all(t == round(t) for t in ticks), ticks
+        ax.figure.clf()

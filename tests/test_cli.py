@@ -127,7 +127,7 @@ def _subparsers():
     return action.choices
 
 
-@pytest.mark.parametrize("command", ["cluster", "demo", "reproduce"])
+@pytest.mark.parametrize("command", ["cluster", "demo", "reproduce", "datasets"])
 def test_every_option_has_help_with_default_and_choices(command, capsys):
     assert main([command, "--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
@@ -389,8 +389,10 @@ def test_demo_and_reproduce_defaults_are_those_of_the_experiments():
 def test_help_states_the_library_defaults_and_what_engine_auto_does(capsys):
     assert main(["cluster", "--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
-    for fragment in ("(default: auto)", "(default: kernel-k-means++)", "(default: None",
-                     "(default: energy; auto with --n-clusters auto)", "(default: 256)", "dense below 2000 rows",
+    for fragment in ("(default: auto; kgroups.KernelKGroups' default is 8)",
+                     "(default: kernel-k-means++)", "(default: None",
+                     "(default: energy, as in kgroups.KernelKGroups; auto with --n-clusters "
+                     "auto)", "(default: 256)", "dense below 2000 rows",
                      "cost model", "laplacian and gaussian semimetrics"):
         assert fragment in text, fragment
     sigma = " ".join(_cluster_actions()["sigma"].help.split())
@@ -398,7 +400,8 @@ def test_help_states_the_library_defaults_and_what_engine_auto_does(capsys):
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["--version"], ["cluster", "--help"],
-                                  ["demo", "--help"], ["reproduce", "--help"]])
+                                  ["demo", "--help"], ["reproduce", "--help"],
+                                  ["datasets", "--help"]])
 def test_help_and_version_import_no_scientific_package(argv):
     import subprocess
     import sys
@@ -480,6 +483,10 @@ def test_gzip_input_by_content_from_a_file_and_from_stdin(blobs_csv, tmp_path, m
     ('"a,b"\t"c"\n1\t2\n', "\t"),
     ("1,2\n3,4\n5\n", ","),  # one short row: the separator of the others
     ("1\n2\n", "whitespace"),  # one column
+    # decimal commas: split at commas these rows are as wide, but '5;2' is no number
+    ("1,5;2,5\n3,5;4,5\n", ";"),
+    ("1,5\t2,5\n3,5\t4,5\n", "\t"),
+    ("1,5 2,5\n3,5 4,5\n", "whitespace"),
 ])
 def test_the_separator_is_sniffed_from_the_first_lines(text, separator):
     from kgroups._cli_csv import _detect_delimiter
@@ -499,11 +506,15 @@ def test_a_tsv_whose_header_has_spaces(tmp_path):
 HINTS = [
     ("x,y\n1,2\n3,?\n", [], "a missing value", "--label-column"),
     ("x,y\n1,2\n3,NA\n", [], "a missing value", "--label-column"),
-    ("x;y\n1,5;2,5\n3,1;4\n", [], "decimal commas", "--label-column"),
+    ("x;y\n1,5;2,5\n3,1;4\n", ["--decimal", "point"], "read with --decimal comma",
+     "--label-column"),
+    ("x;y\n1,5;2.5\n3,1;4\n", [], "also writes decimal points", "--label-column"),
     ("1;2\n3;4\n", ["--delimiter", "comma"], "--delimiter semicolon", "--label-column"),
     ("1 2\n3 4\n", ["--delimiter", "tab"], "--delimiter whitespace", "--label-column"),
     ("x,y\n1,2\n3,4\n", ["--header", "no"], "--header yes", "--label-column"),
     ("1,2,a\n3,4,b\n", [], "--label-column 3", "--header"),
+    ("1,2,a\n3,4,b\n", [], "--drop-columns 3", "--header"),
+    ("id,name,x\n1,ann,2\n2,bob,3\n3,cy,4\n", [], "--drop-columns 2", "--label-column"),
     ("1,a,x\n2,b,y\n", ["--label-column", "3"], "column 2 is text", "pass --label-column"),
     ("x,y\n1,2\n3,4\n5,4..2\n", [], "fix or drop the row", "--label-column"),
     ("x,w\n1,2\n3,heavy\n", ["--weights", "w"], "--weights names a column of numbers",
@@ -656,8 +667,9 @@ def test_without_n_clusters_the_choice_is_made_and_told_on_stderr(tmp_path, caps
     # short: the last step of each kind, the arbiter's pick in words, not its sentence
     assert err.count("structure:") == 1 and err.rstrip().endswith(": the graph's groups)")
     assert "cut below" not in err
-    # --verbose adds the whole reasoning, a line per step, once (the estimator's own
-    # progress, on standard output, says the choice in the one line)
+    # --verbose adds the whole reasoning, a line per step, once; the estimator's own
+    # progress says the choice in the one line, on standard error too (issue 93: it
+    # was said on both streams)
     assert main(["cluster", str(path), "--label-column", "3", "--seed", "0", "--verbose"]) == 0
     out, err = capsys.readouterr()
     lines = err.splitlines()
@@ -665,7 +677,8 @@ def test_without_n_clusters_the_choice_is_made_and_told_on_stderr(tmp_path, caps
     assert steps and all(s.startswith("  ") and s.endswith(".") for s in steps)
     assert steps[0].startswith("  structure: ") and steps[-1].startswith("  arbiter: ")
     assert "normalised cut on the neighbourhood graph" in steps[-1]
-    assert "KernelKGroups: chose k=2 with semimetric='nearest_neighbors' (" in out
+    assert "KernelKGroups: chose k=2 with semimetric='nearest_neighbors' (" in err
+    assert err.count("chose k=") == 1 and "KernelKGroups:" not in out
     assert "normalised cut" not in out
     args = argparse.Namespace(n_clusters=None, semimetric=None)
     _defaults(args)
@@ -740,7 +753,8 @@ def test_a_column_named_like_labels_is_pointed_out(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err == ("kgroups cluster: note: column 3 ('class') holds 3 distinct integers and is "
                    "named like class labels, yet it is clustered as a feature; if it holds "
-                   "labels, pass --label-column class\n")
+                   "labels, pass --label-column class (to score the clusters against it) or "
+                   "--drop-columns class\n")
     assert main(["cluster", str(path), "-k", "3", "--label-column", "class"]) == 0
     assert capsys.readouterr().err == ""
 
@@ -802,10 +816,237 @@ def test_a_non_finite_cell_says_what_to_do(tmp_path, capsys, cell, fix):
 
 def test_a_decimal_comma_file_points_at_the_first_data_cell(tmp_path, capsys):
     """Issue 54: the header of 'a;b / 1,5;2,5' was read as data and the error pointed at
-    'a'; the header is recognised and the error names the first decimal comma."""
+    'a'; the header is recognised, and read with the decimal point the error names the
+    first decimal comma (issue 93: the comma is read by default, found in the data)."""
     path = tmp_path / "comma.csv"
     path.write_text("a;b\n1,5;2,5\n3,5;4\n")
-    assert main(["cluster", str(path), "-k", "2"]) == 2
+    assert main(["cluster", str(path), "-k", "2", "--decimal", "point"]) == 2
     assert capsys.readouterr().err == (
         f"kgroups cluster: error: {path}, line 2, column 1 ('a'): '1,5' is not a number; "
-        "decimal commas are not read: write 1.5, not 1,5\n")
+        "decimal commas (1,5) are read with --decimal comma\n")
+    X, _, _ = load_table(str(path))
+    assert X.tolist() == [[1.5, 2.5], [3.5, 4.0]]
+
+
+# --------------------------------------------------------------------------- the installed command
+# Issue 93: the command as a shell runs it, in a process of its own (the script that
+# installing kgroups writes beside this interpreter; ``python -m kgroups.cli`` where
+# there is none).
+def _kgroups(*args, stdin=None, cwd=None):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(sys.executable).with_name("kgroups")
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "kgroups.cli"]
+    return subprocess.run([*command, *map(str, args)], input=stdin, capture_output=True,
+                          text=True, timeout=300, cwd=cwd, check=False)
+
+
+def _blobs_table(n_per=10, seed=0):
+    """Three far-apart blobs of ``n_per`` points each, and their classes 0, 1, 2."""
+    rng = np.random.default_rng(seed)
+    y = np.repeat([0, 1, 2], n_per)
+    return np.array([[0.0, 0.0], [8.0, 0.0], [0.0, 8.0]])[y] + rng.normal(size=(3 * n_per, 2)), y
+
+
+def test_with_dash_out_stdout_holds_the_labels_alone_even_verbose(tmp_path):
+    """Issue 93 (1): with -v and -o -, the engine line and each restart's lines came
+    before the 'label' header on standard output, and the choice of k was said on both
+    streams. Standard output holds the CSV of labels only; everything else goes to
+    standard error, the choice of k once."""
+    import csv
+
+    X, y = _blobs_table()
+    path = tmp_path / "blobs.csv"
+    np.savetxt(path, X, delimiter=",", header="a,b", comments="", fmt="%.4f")
+    for extra in (["-k", "3", "--n-init", "3"], []):  # a given k; k chosen
+        done = _kgroups("cluster", path, "-v", "--seed", "0", "-o", "-", *extra)
+        assert done.returncode == 0, done.stderr
+        rows = list(csv.reader(io.StringIO(done.stdout)))
+        assert rows[0] == ["label"] and len(rows) == 31, done.stdout[:300]
+        labels = np.array([int(r[0]) for r in rows[1:]])
+        assert len(set(zip(labels, y))) == 3  # the three blobs
+        assert "KernelKGroups: engine='dense'" in done.stderr
+        assert "KernelKGroups: restart 1/" in done.stderr and "cluster sizes: " in done.stderr
+        assert done.stderr.count("chose k=") == (1 if not extra else 0), done.stderr
+    assert "kgroups cluster: why:" in done.stderr  # the choice's reasoning, under -v
+
+
+def _people_csv(tmp_path):
+    """An id column, a column of names, two coordinates of three blobs and the class."""
+    X, y = _blobs_table()
+    path = tmp_path / "people.csv"
+    with open(path, "w") as fh:
+        fh.write("id,name,x,y,class\n")
+        for i, ((a, b), c) in enumerate(zip(X, y)):
+            fh.write(f"{i + 1},person {i},{a:.4f},{b:.4f},c{c}\n")
+    return path
+
+
+def test_feature_columns_are_chosen_by_name_number_or_range(tmp_path, capsys):
+    """Issue 93 (2): a column of names could not be left out, and the message for it
+    offered --label-column, which scored the fit against the names. --drop-columns and
+    --columns choose the features (names, numbers, ranges, as cut -f); the message for
+    a text column offers --drop-columns."""
+    path = _people_csv(tmp_path)
+    done = _kgroups("cluster", path, "-k", "3")
+    assert done.returncode == 2
+    assert done.stderr == (f"kgroups cluster: error: {path}, line 2, column 2 ('name'): "
+                           "'person 0' is not a number; column 2 is text (names or ids?): "
+                           "--drop-columns 2 leaves it out of the features\n")
+    for choice in (["--drop-columns", "id,name"], ["--columns", "3-4"]):
+        done = _kgroups("cluster", path, "-k", "3", "--label-column", "class", "--n-init", "2",
+                        "--seed", "0", *choice)
+        assert done.returncode == 0, (choice, done.stderr)
+        assert "n=30 D=2 " in done.stdout and "accuracy: 1.0000" in done.stdout, choice
+    # the same lists in process: every form, and the errors naming option and value
+    for spec, drop in (("x,y", None), ("y,x", "1"), ("3-", "class"), ("-2,3", None),
+                       (None, "1-2,-1")):
+        X, _, _ = load_table(str(path), columns=spec, drop_columns=drop)
+        assert X.shape == (30, 2), (spec, drop)
+    from kgroups.cli import _load  # choose-k reads the file as cluster does
+
+    args = build_parser().parse_args(["choose-k", str(path), "--drop-columns", "1-2",
+                                      "--label-column", "-1", "--decimal", "."])
+    X, _, y = _load(args, {})
+    assert X.shape == (30, 2) and args.decimal == "point" and np.bincount(y).tolist() == [10] * 3
+    for choice, message in (
+            (["--columns", "2-9"], "argument --columns: the range 2-9 should lie within 1-5"),
+            (["--columns", "3-5", "--label-column", "class"],
+             "argument --columns: '3-5' lists column 5 ('class'), the --label-column column"),
+            (["--drop-columns", "id,nom"], "argument --drop-columns: no column named 'nom'"),
+            (["--columns", "1,,2"], "argument --columns: '1,,2' holds an empty item"),
+            (["--columns", "1", "--drop-columns", "1"], "no feature columns left")):
+        assert main(["cluster", str(path), "-k", "3", *choice]) == 2
+        assert message in capsys.readouterr().err, choice
+
+
+def test_decimal_commas_are_read_when_unambiguous_or_asked(tmp_path):
+    """Issue 93 (3): a ';'-separated file with decimal commas was refused. The decimal
+    comma is found where it is unambiguous (fields not separated by commas that hold
+    1,5 and no 1.5), and --decimal names it; the numbers read are the file's."""
+    from kgroups import within_energy
+
+    X, _ = _blobs_table()
+    rows = [";".join(f"{v:.3f}".replace(".", ",") for v in row) for row in X]
+    path = tmp_path / "mesures.csv"
+    path.write_text("a;b\n" + "\n".join(rows) + "\n")
+    done = _kgroups("cluster", path, "-k", "3", "--n-init", "2", "--seed", "0", "-o", "-")
+    assert done.returncode == 0, done.stderr
+    labels = np.array(done.stdout.split()[1:], dtype=int)
+    W = float(done.stderr.split("W (within energy): ")[1].split()[0])
+    assert W == pytest.approx(within_energy(np.round(X, 3), labels), rel=1e-5)
+    tsv = "\n".join(row.replace(";", "\t") for row in rows) + "\n"  # no header, from stdin
+    done = _kgroups("cluster", "-", "-k", "3", "--n-init", "2", "--seed", "0", stdin=tsv)
+    assert done.returncode == 0 and f"W (within energy): {W:.6g}" in done.stdout, done.stderr
+    done = _kgroups("cluster", path, "-k", "3", "--decimal", ".")
+    assert done.returncode == 2 and done.stderr == (
+        f"kgroups cluster: error: {path}, line 2, column 1 ('a'): {rows[0].split(';')[0]!r} "
+        "is not a number; decimal commas (1,5) are read with --decimal comma\n")
+    mixed = tmp_path / "mixed.csv"  # a point beside commas: not guessed, and said why
+    mixed.write_text("a;b\n1,5;2.5\n3,5;4\n")
+    done = _kgroups("cluster", mixed, "-k", "2")
+    assert done.returncode == 2 and "the file also writes decimal points ('2.5')" in done.stderr
+    done = _kgroups("cluster", mixed, "-k", "2", "--decimal", "comma")
+    assert done.returncode == 2 and "'2.5' is not a number; --decimal comma reads 1,5" \
+        in done.stderr
+
+
+def test_columns_that_look_like_or_act_like_labels_are_pointed_out(tmp_path):
+    """Issue 93 (4): a column named 'truth' was clustered as a feature without a word.
+    Label-like names are widened (spaces and case aside: 'Ground Truth'), and after the
+    fit a feature column of few distinct integers that the clusters reproduce is named
+    whatever its name; a column of integers the clusters do not follow is not."""
+    X, y = _blobs_table()
+    counts = np.random.default_rng(1).integers(0, 4, size=y.size)
+    path = tmp_path / "t.csv"
+    np.savetxt(path, np.c_[X, y, y + 1, counts], delimiter=",", comments="",
+               header="x,y,Ground Truth,code,count", fmt=["%.4f", "%.4f", "%d", "%d", "%d"])
+    done = _kgroups("cluster", path, "-k", "3", "--n-init", "2", "--seed", "0")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [
+        "kgroups cluster: note: column 3 ('Ground Truth') holds 3 distinct integers and is "
+        "named like class labels, yet it is clustered as a feature; if it holds labels, pass "
+        "--label-column 'Ground Truth' (to score the clusters against it) or --drop-columns "
+        "'Ground Truth'",
+        "kgroups cluster: note: the clusters reproduce a feature column almost exactly "
+        "(column 4 ('code'), 3 distinct integers: ARI 1.000); if it holds class labels, they "
+        "decided the clusters: pass --label-column code to score the clusters against it, "
+        "or --drop-columns code to leave it out"]
+    from kgroups._cli_csv import LABEL_LIKE_MAX, LABEL_NAMES, REPRODUCED_ARI
+
+    assert {"truth", "ground_truth", "labels", "category", "group", "groups", "class_label",
+            "true_label"} <= LABEL_NAMES
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "user_guide" / "cli.rst").read_text()
+    page = " ".join(page.split())  # the CLI page states the constants as the code has them
+    assert f"an integer column of at most {LABEL_LIKE_MAX} distinct values named like" in page
+    assert f"a feature column of 2 to {LABEL_LIKE_MAX} distinct integers" in page
+    assert f"(adjusted Rand index at least {REPRODUCED_ARI:g})" in page
+
+
+def test_cluster_help_states_each_default_as_it_is(tmp_path):
+    """Issue 93 (5): the help said the options had 'the same defaults' as
+    KernelKGroups, but -k defaults to auto on the command line and to 8 in Python."""
+    import inspect
+    import re
+
+    done = _kgroups("cluster", "--help")
+    text = " ".join(done.stdout.split())
+    k = inspect.signature(kgroups.KernelKGroups).parameters["n_clusters"].default
+    assert done.returncode == 0 and "same defaults" not in text
+    assert f"(default: auto; kgroups.KernelKGroups' default is {k})" in text
+    assert f"-k/--n-clusters is auto (KernelKGroups: n_clusters={k})" in text
+    blocks = [" ".join(b.split()) for b in re.split(r"\n(?=  -)", done.stdout)]  # an option each
+    for option in ("--columns COLUMNS", "--drop-columns COLUMNS", "--decimal {auto,point,comma}"):
+        block = next(b for b in blocks if b.startswith(option))
+        assert "(default: " in block, block
+
+
+def test_datasets_writes_the_bundled_tables(tmp_path):
+    """Issue 93 (7): the CLI page clustered 'the bundled wine table' without saying where
+    it is; 'kgroups datasets NAME' writes it (the loader's raw values and labels)."""
+    from kgroups.datasets import load_wine
+
+    done = _kgroups("datasets")
+    names = [line.split()[0] for line in done.stdout.splitlines()]
+    assert done.returncode == 0 and names == ["dermatology", "glass", "ionosphere", "iris",
+                                              "seeds", "wine"]
+    assert "wine          178 rows, 13 features, 3 classes" in done.stdout
+    done = _kgroups("datasets", "wine")
+    header, *rows = done.stdout.splitlines()
+    assert header == ",".join([f"x{j}" for j in range(1, 14)] + ["class"])
+    table = np.array([row.split(",") for row in rows], dtype=float)
+    X, y = load_wine(standardize=False)
+    assert np.array_equal(table[:, :13], X) and np.array_equal(table[:, 13], y)
+    done = _kgroups("datasets", "wines")
+    assert done.returncode == 2 and "invalid choice: 'wines'" in done.stderr
+
+
+def test_the_cli_page_s_wine_example_runs_as_written_and_prints_its_aris(tmp_path):
+    """Issue 93 (7): the page's wine example runs in an empty folder (it makes its file
+    with 'kgroups datasets'), and prints the ARIs the prose states, raw and standardized."""
+    import os
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parents[1] / "docs" / "user_guide" / "cli.rst"
+    text = page.read_text(encoding="utf-8")
+    raw, standardized = re.search(r"the cultivars come out with an ARI of ([\d.]+)\s+raw and "
+                                  r"([\d.]+) standardized", text).groups()
+    block = re.search(r"\n   (kgroups datasets wine > wine\.csv\n   kgroups cluster .*)\n",
+                      text).group(1)
+    commands = [line.strip() for line in block.splitlines()]
+    assert commands[1].endswith(" --standardize --seed 0"), commands
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    outputs = []
+    for command in [*commands, commands[1].replace(" --standardize", "")]:
+        done = subprocess.run(["/bin/sh", "-c", command], cwd=tmp_path, env=env, timeout=300,
+                              capture_output=True, text=True, check=False)
+        assert done.returncode == 0, (command, done.stderr)
+        outputs.append(done.stdout)
+    assert f"{_ari(outputs[1]):.2f}" == standardized and f"{_ari(outputs[2]):.2f}" == raw

@@ -14,7 +14,8 @@ SRC = pathlib.Path(__file__).resolve().parents[1] / "src"
 # Highest layer first. A module may import modules of its own layer or below.
 LAYERS = [
     ("applications", ["kgroups", "kgroups.cli", "kgroups.experiments*",
-                      "kgroups._cli_options", "kgroups._cli_csv"]),
+                      "kgroups._cli_options", "kgroups._cli_csv", "kgroups._cli_parser",
+                      "kgroups._cli_datasets"]),
     ("estimators", [
         "kgroups._base", "kgroups._fitting", "kgroups._auto_fit", "kgroups._kgroups",
         "kgroups._kernel_kmeans", "kgroups._init", "kgroups._starts", "kgroups._predict",

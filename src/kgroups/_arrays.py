@@ -46,12 +46,14 @@ def check_data(X, name="X", owner="kgroups", *, allow_1d=False, min_samples=1):
     check_numeric_columns(X, name, owner)
     try:
         arr = np.asarray(X)
-        if arr.dtype.kind not in "biufO":  # strings, bytes, dates, complex: refused
-            raise TypeError(arr.dtype)
-        arr = np.asarray(arr, dtype=np.float64)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError):  # ragged nested sequences
         raise InvalidParameterError(
             f"{owner}: {name}={describe(X)} should be an array of numbers") from None
+    if arr.dtype.kind not in "biufOUS":  # dates, complex numbers: refused
+        raise InvalidParameterError(
+            f"{owner}: {name} should be an array of numbers, got dtype {arr.dtype} "
+            f"(shape {arr.shape})")
+    arr = text_as_numbers(arr, name, owner)
     if arr.ndim == 1 and allow_1d:
         arr = arr[:, None]
     if arr.ndim != 2:
@@ -63,6 +65,33 @@ def check_data(X, name="X", owner="kgroups", *, allow_1d=False, min_samples=1):
             "and 1 column")
     check_finite(arr, name, owner)
     return arr
+
+
+def text_as_numbers(arr, name, owner="kgroups"):
+    """``arr`` as float64, numbers written as text (``'1.5'``, ``b'2'``) included, as
+    scikit-learn's ``KMeans`` reads them. An entry that is not a number is an error
+    naming it, its column and the fix, without printing the array (which may be
+    large)."""
+    try:
+        return np.asarray(arr, dtype=np.float64)
+    except (TypeError, ValueError):
+        pass
+    for index in np.ndindex(arr.shape):  # the first entry float() refuses
+        try:
+            float(arr[index])
+        except (TypeError, ValueError):
+            break
+    else:  # every entry reads alone: the array as a whole does not (ragged objects)
+        raise InvalidParameterError(f"{owner}: {name} should be an array of numbers, got "
+                                    f"dtype {arr.dtype} (shape {arr.shape})")
+    at = f"{name}[{', '.join(map(str, index))}]"
+    value = arr[index]
+    value = value.item() if isinstance(value, np.generic) else value  # 'abc', not np.str_
+    what = (f": column {index[1]} of {name} holds text; drop that column or encode it as "
+            "numbers (for example one-hot)" if len(index) == 2 else "")
+    raise InvalidParameterError(
+        f"{owner}: {name} should be an array of numbers, but {at}={describe(value, 40)} is "
+        f"not one{what}. Numbers written as text, such as '1.5', are read as numbers")
 
 
 def check_in_memory(X, name, owner="kgroups", device_ok=False):

@@ -8,10 +8,11 @@ lines are counted from 1 in messages.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from typing import NamedTuple
 
-from ._cli_options import DELIMITERS
+from ._cli_options import DECIMALS, DELIMITERS
 
 
 class UsageError(ValueError):
@@ -27,12 +28,19 @@ SNIFF_CHARS = 1 << 16  # the separator is sniffed from the lines in the first 64
 SEPARATOR_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "whitespace": "whitespace"}
 # Cells that stand for a missing value in common exports (compared in lower case).
 MISSING_CELLS = {"", "?", "na", "n/a", "null", "none", "-", "."}
-# Header names of columns that usually hold class labels (compared in lower case): an
-# integer column so named, with at most LABEL_LIKE_MAX distinct values, is pointed out
-# when it is clustered as a feature.
-LABEL_NAMES = {"class", "classes", "target", "label", "labels", "species", "y", "cluster",
-               "clusters", "category", "group"}
+# Header names of columns that usually hold class labels (compared in lower case, spaces
+# and hyphens read as underscores): an integer column so named, with at most
+# LABEL_LIKE_MAX distinct values, is pointed out when it is clustered as a feature.
+LABEL_NAMES = {"class", "classes", "class_label", "class_labels", "true_class", "target",
+               "targets", "label", "labels", "true_label", "true_labels", "truth",
+               "ground_truth", "groundtruth", "gt", "y", "y_true", "species", "cluster",
+               "clusters", "category", "categories", "group", "groups"}
 LABEL_LIKE_MAX = 20
+# A feature column of 2..LABEL_LIKE_MAX distinct integers whose partition of the rows
+# the fitted clusters reproduce with an adjusted Rand index at least this high is
+# pointed out after the fit, whatever its name: class labels clustered as a feature
+# decide the clusters.
+REPRODUCED_ARI = 0.95
 # Columns whose standard deviations differ by more than this factor weigh in the energy
 # distance by their units: the command suggests --standardize.
 SPREAD_RATIO = 100.0
@@ -103,13 +111,18 @@ def _split_rows(text, delimiter, path):
 
 def _sniff_score(rows):
     """How well a separator splits the sample rows: (every row as wide as the first,
-    no empty field, share of rows as wide as the first); zeros for one column."""
+    no empty field, share of rows as wide as the first, share of fields that are
+    numbers); zeros for one column. The share of numbers (decimal commas counted)
+    decides between separators that split alike: ``1,5;2,5`` split at commas gives
+    the field ``5;2``, no number."""
     widths = [len(fields) for _, fields in rows]
     if not widths or widths[0] < 2:
-        return (False, False, 0.0)
+        return (False, False, 0.0, 0.0)
     same = sum(w == widths[0] for w in widths) / len(widths)
-    full = all(cell.strip() for _, fields in rows for cell in fields)
-    return (same == 1.0, full, same)
+    cells = [cell for _, fields in rows for cell in fields]
+    full = all(cell.strip() for cell in cells)
+    numbers = sum(_is_number(cell) or _decimal_comma(cell) for cell in cells) / len(cells)
+    return (same == 1.0, full, same, numbers)
 
 
 def _detect_delimiter(text, path="<text>"):
@@ -137,8 +150,8 @@ def _detect_delimiter(text, path="<text>"):
 
 def _has_header(rows, sep):
     """Auto-detection: the first row names columns whose next-row cell is a number (a
-    number with a decimal comma too, which the reader then refuses at that cell, not at
-    the header)."""
+    number with a decimal comma too: read with the decimal comma, or refused at that
+    cell, not at the header)."""
     def numeric(text):
         return _is_number(text) or (sep != "," and _decimal_comma(text))
 
@@ -147,11 +160,28 @@ def _has_header(rows, sep):
     return any(not numeric(a) and numeric(b) for a, b in zip(rows[0][1], rows[1][1]))
 
 
-def _decimal_comma(text):
-    """Whether ``text`` is a number written with a decimal comma (``1,5``)."""
-    import re
+_DECIMAL_COMMA = re.compile(r"[+-]?\d*,\d+(?:[eE][+-]?\d+)?")
 
-    return re.fullmatch(r"[+-]?\d*,\d+", text.strip()) is not None
+
+def _decimal_comma(text):
+    """Whether ``text`` is a number written with a decimal comma (``1,5``, ``-,5e3``)."""
+    return "," in text and _DECIMAL_COMMA.fullmatch(text.strip()) is not None
+
+
+def _detect_decimal(rows, sep):
+    """The decimal mark of the data rows: ``","`` when the fields are not separated by
+    commas, some hold a number with a decimal comma (``1,5``) and none a number with a
+    decimal point (``1.5``); else ``"."``. Either mark read both ways is refused: a
+    file that mixes them is left to ``--decimal``."""
+    if sep == ",":
+        return "."
+    comma = False
+    for fields in rows:
+        for cell in fields:
+            if "." in cell and _is_number(cell):
+                return "."
+            comma = comma or _decimal_comma(cell)
+    return "," if comma else "."
 
 
 def _is_number(text):
@@ -164,23 +194,25 @@ def _is_number(text):
 
 class Table(NamedTuple):
     """A parsed file: the header (None when absent), the data rows (lists of fields),
-    the line of each row (counted from 1) and the separator."""
+    the line of each row (counted from 1), the separator and the decimal mark."""
 
     header: list | None
     rows: list
     lines: list
     delimiter: str
+    decimal: str = "."
 
 
-def read_csv(path, delimiter="auto", header="auto"):
+def read_csv(path, delimiter="auto", header="auto", decimal="auto"):
     """The :class:`Table` of a CSV file (``-``: standard input; gzip or plain UTF-8 text).
 
     ``delimiter``: ``"auto"`` (sniffed from the first lines: comma, tab,
     semicolon or runs of whitespace, see :func:`_detect_delimiter`), ``"comma"``,
     ``"semicolon"``, ``"tab"`` or ``"whitespace"`` (runs of tabs and spaces).
     ``header``: ``"auto"`` (the first row is a header when it has a non-number
-    above a number), ``"yes"`` or ``"no"``. Blank lines are skipped; every row
-    must have as many fields as the first.
+    above a number), ``"yes"`` or ``"no"``. ``decimal``: ``"auto"`` (see
+    :func:`_detect_decimal`), ``"point"`` (``1.5``) or ``"comma"`` (``1,5``).
+    Blank lines are skipped; every row must have as many fields as the first.
     """
     text = _read_text(path)
     name = "<stdin>" if path == "-" else path
@@ -201,7 +233,9 @@ def read_csv(path, delimiter="auto", header="auto"):
                    "(--delimiter sets another)") if DELIMITERS[delimiter] is None else ""
             raise CSVError(f"{name}, line {ln}: {len(fields)} fields, expected {width} "
                            f"(as on line {max(first, 1)}){how}")
-    return Table(names, [f for _, f in rows], [ln for ln, _ in rows], sep)
+    data = [f for _, f in rows]
+    mark = DECIMALS[decimal] or (_detect_decimal(data, sep) if "," in text else ".")
+    return Table(names, data, [ln for ln, _ in rows], sep, mark)
 
 
 def _column_index(spec, header, width, path, option):
@@ -227,6 +261,27 @@ def _column_index(spec, header, width, path, option):
                      f"columns (counted from 1; -1 is the last)")
 
 
+def _column_list(spec, header, width, path, option):
+    """0-based indices, in file order, of a comma-separated list of columns: header
+    names, numbers counted from 1 (-1: the last) and ranges ``N-M`` and ``N-`` (to the
+    last), as ``cut -f`` takes them; a token that is a header name is that column."""
+    found = []
+    for token in (t.strip() for t in spec.split(",")):
+        bounds = re.fullmatch(r"(\d+)-(\d*)", token)
+        if not token:
+            raise UsageError(f"argument {option}: {spec!r} holds an empty item; expected "
+                             "names or numbers separated by commas (such as 1,3-5,name)")
+        if bounds is None or (header is not None and token in header):
+            found.append(_column_index(token, header, width, path, option))
+            continue
+        first, last = int(bounds[1]), int(bounds[2] or width)
+        if not 1 <= first <= last <= width:
+            raise UsageError(f"argument {option}: the range {token} should lie within "
+                             f"1-{width}, the columns of {path} (counted from 1)")
+        found.extend(range(first - 1, last))
+    return sorted(set(found))
+
+
 def _column_name(c, header):
     return f"column {c + 1}" + (f" ({header[c]!r})" if header is not None else "")
 
@@ -239,13 +294,20 @@ def _splits_into_numbers(cell, sep):
 def _cell_hint(table, i, c, label_given, weights=False):
     """What to do about the non-number in row ``i``, column ``c`` (the ``--weights``
     column when ``weights``): the fix its look and its column point at (a missing
-    value, decimal commas, another separator, a header not detected, a column of
-    class labels)."""
+    value, the other decimal mark, another separator, a header not detected, a column
+    of class labels or of names to leave out)."""
     cell, sep, rows = table.rows[i][c].strip(), table.delimiter, table.rows
     if cell.lower() in MISSING_CELLS:
         return "; a missing value? every feature cell needs a number: fill it in or drop the row"
-    if sep != "," and any(_decimal_comma(row[c]) for row in rows):
-        return "; decimal commas are not read: write 1.5, not 1,5"
+    if table.decimal == "," and _is_number(cell):
+        return ("; --decimal comma reads 1,5 as one and a half, and this number has a decimal "
+                "point (a thousands separator? remove it; or pass --decimal point)")
+    if table.decimal == "." and any(_decimal_comma(row[c]) for row in rows):
+        point = next((f.strip() for row in rows for f in row if "." in f and _is_number(f)),
+                     None)
+        mixed = (f"; the file also writes decimal points ({point!r}): write one mark "
+                 "throughout") if point else ""
+        return f"; decimal commas (1,5) are read with --decimal comma{mixed}"
     for other, name in SEPARATOR_NAMES.items():
         if other != sep and _splits_into_numbers(cell, other):
             return f"; the fields look separated by {name}: pass --delimiter {name}"
@@ -256,31 +318,43 @@ def _cell_hint(table, i, c, label_given, weights=False):
         return f"; if line {table.lines[0]} names the columns, pass --header yes"
     if 2 * sum(not _is_number(row[c]) for row in rows) < len(rows):
         return "; every feature cell needs a number: fix or drop the row"
-    if label_given:
-        return (f"; column {c + 1} is text: every column besides --label-column and --weights "
-                "is a feature, so remove it from the file")
-    return f"; if column {c + 1} holds class labels, pass --label-column {c + 1}"
+    drop = f"--drop-columns {c + 1} leaves it out of the features"
+    distinct = len({row[c].strip() for row in rows})  # a value per row: names or ids
+    if label_given or distinct > LABEL_LIKE_MAX or distinct == len(rows) > 2:
+        return f"; column {c + 1} is text (names or ids?): {drop}"
+    return (f"; column {c + 1} is text: {drop}, or if it holds class labels, pass "
+            f"--label-column {c + 1} to score the clusters against them")
+
+
+def _as_numbers(cells, decimal):
+    """The cells as text that ``float`` reads: with the decimal comma, ``1,5`` becomes
+    ``1.5`` and a cell with a point becomes unreadable (one mark only)."""
+    if decimal == ".":
+        return cells
+    return [["" if "." in cell else cell.replace(",", ".") for cell in row] for row in cells]
 
 
 def _to_float(table, cols, path, label_given=True, weights=False):
-    """The cells of columns ``cols`` as floats; a non-number or a non-finite number is
-    a CSVError naming the line and column, with a hint at the fix."""
+    """The cells of columns ``cols`` as floats (read with the table's decimal mark); a
+    non-number or a non-finite number is a CSVError naming the line and column, with a
+    hint at the fix."""
     import numpy as np
 
     rows, lines, header = table.rows, table.lines, table.header
     cells = [[r[c] for c in cols] for r in rows]
+    texts = _as_numbers(cells, table.decimal)
     try:
-        X = np.array(cells, dtype=np.float64).reshape(len(rows), len(cols))
+        X = np.array(texts, dtype=np.float64).reshape(len(rows), len(cols))
     except ValueError:
         X = np.empty((len(rows), len(cols)))
-        for i, row in enumerate(cells):
+        for i, row in enumerate(texts):
             for j, cell in enumerate(row):
                 try:
                     X[i, j] = float(cell)
                 except ValueError:
                     tip = _cell_hint(table, i, cols[j], label_given, weights)
                     raise CSVError(f"{path}, line {lines[i]}, {_column_name(cols[j], header)}: "
-                                   f"{cell.strip()!r} is not a number{tip}") from None
+                                   f"{cells[i][j].strip()!r} is not a number{tip}") from None
     bad = np.argwhere(~np.isfinite(X))
     if bad.size:
         i, j = bad[0]
@@ -310,18 +384,45 @@ def _weights(table, c, path):
         raise
 
 
+def _feature_columns(table, path, special, columns, drop_columns):
+    """The feature columns: ``columns`` (every column when None) less ``drop_columns``
+    and the ``special`` ones (``--weights``, ``--label-column``), which ``columns``
+    must not list."""
+    names, width = table.header, len(table.rows[0])
+    cols = range(width) if columns is None else \
+        _column_list(columns, names, width, path, "--columns")
+    for option, c in special.items():
+        if columns is not None and c in cols:
+            raise UsageError(f"argument --columns: {columns!r} lists {_column_name(c, names)}, "
+                             f"the {option} column; a column is a feature or the {option}, "
+                             "not both")
+    gone = set(special.values())
+    if drop_columns is not None:
+        gone.update(_column_list(drop_columns, names, width, path, "--drop-columns"))
+    cols = [c for c in cols if c not in gone]
+    if not cols:
+        raise UsageError(f"{path}: no feature columns left (of {width}) besides --weights, "
+                         "--label-column and --drop-columns; --columns lists the features")
+    return cols
+
+
 def load_table(path, weights=None, label_column=None, delimiter="auto", header="auto",
-               notes=None):
+               notes=None, columns=None, drop_columns=None, decimal="auto"):
     """Features ``X``, weights (or None) and label codes (or None) from a CSV file.
 
     ``weights`` and ``label_column`` name a column by its header name or by its
     number counted from 1 (negative numbers count from the end: -1 is the last).
-    Every other column is a feature and must hold finite numbers. ``notes``, a dict,
-    receives what a user may want to know about the features (:func:`feature_notes`).
+    The features are the columns of ``columns`` (a comma-separated list of names,
+    numbers and ranges such as ``2-5``, see :func:`_column_list`; None: every column)
+    but those of ``drop_columns``, the weights and the labels; they must hold finite
+    numbers, read with the decimal mark ``decimal`` (``"auto"``, ``"point"``,
+    ``"comma"``). ``notes``, a dict, receives what a user may want to know about
+    the features (:func:`feature_notes`) and, under ``"features"``, the feature
+    columns and header for :func:`reproduced_note`.
     """
     from ._validation import encode_labels
 
-    table = read_csv(path, delimiter, header)
+    table = read_csv(path, delimiter, header, decimal)
     names, rows = table.header, table.rows
     path = "<stdin>" if path == "-" else path
     width = len(rows[0])
@@ -332,19 +433,39 @@ def load_table(path, weights=None, label_column=None, delimiter="auto", header="
     if len(special) == 2 and len(set(special.values())) == 1:
         raise UsageError(f"--weights and --label-column both name "
                          f"{_column_name(special['--weights'], names)} of {path}")
-    cols = [c for c in range(width) if c not in special.values()]
-    if not cols:
-        raise CSVError(f"{path}: no feature columns left besides --weights / --label-column")
+    cols = _feature_columns(table, path, special, columns, drop_columns)
     X = _to_float(table, cols, path, label_given="--label-column" in special)
     w = y = None
     if "--weights" in special:
         w = _weights(table, special["--weights"], path)
     if notes is not None:
         notes.update(feature_notes(X, w, cols, names, "--label-column" in special))
+        notes["features"] = (cols, names)
     if "--label-column" in special:
         raw = [r[special["--label-column"]].strip() for r in rows]
         y = encode_labels(raw, len(rows), "kgroups cluster", "--label-column")[0]
     return X, w, y
+
+
+def _column_spec(c, names):
+    """How an option names column ``c`` on a shell's command line: its header name when
+    that is unique and has no comma (quoted when the shell needs it), else its number
+    counted from 1."""
+    import shlex
+
+    name = names[c].strip() if names is not None else ""
+    usable = name and "," not in name and names.count(names[c]) == 1 and not name.startswith("-")
+    return shlex.quote(name) if usable else str(c + 1)
+
+
+def _integer_codes(values):
+    """``(codes, count)`` of a column of 2..LABEL_LIKE_MAX distinct integers, else None."""
+    import numpy as np
+
+    distinct, codes = np.unique(values, return_inverse=True)
+    if 2 <= distinct.size <= LABEL_LIKE_MAX and np.all(distinct == np.round(distinct)):
+        return codes, distinct.size
+    return None
 
 
 def feature_notes(X, w, cols, names, label_given):
@@ -352,22 +473,25 @@ def feature_notes(X, w, cols, names, label_given):
 
     ``"label"``: a feature column named like class labels (:data:`LABEL_NAMES`) whose
     values are integers, at most :data:`LABEL_LIKE_MAX` of them (only when no
-    ``--label-column`` was given). ``"spread"``: the columns' standard deviations
-    differ by more than :data:`SPREAD_RATIO` (the energy distance weighs each column by
-    its units, so the widest decides).
+    ``--label-column`` was given); ``"label_at"`` is its index. ``"spread"``: the
+    columns' standard deviations differ by more than :data:`SPREAD_RATIO` (the energy
+    distance weighs each column by its units, so the widest decides).
     """
     import numpy as np
 
-    label = None
+    label = at = None
     for j, c in enumerate(cols):
         name = names[c] if names is not None else None
-        if label_given or name is None or name.strip().lower() not in LABEL_NAMES:
+        key = "" if name is None else "_".join(name.strip().lower().replace("-", " ").split())
+        if label_given or key not in LABEL_NAMES:
             continue
         values = np.unique(X[:, j])
         if values.size <= LABEL_LIKE_MAX and np.all(values == np.round(values)):
-            label = (f"{_column_name(c, names)} holds {values.size} distinct integers and is "
-                     "named like class labels, yet it is clustered as a feature; if it holds "
-                     f"labels, pass --label-column {name.strip()}")
+            spec = _column_spec(c, names)
+            label, at = (f"{_column_name(c, names)} holds {values.size} distinct integers and "
+                         "is named like class labels, yet it is clustered as a feature; if it "
+                         f"holds labels, pass --label-column {spec} (to score the clusters "
+                         f"against it) or --drop-columns {spec}"), c
             break
     spread = None
     sd = np.sqrt(np.average((X - np.average(X, axis=0, weights=w)) ** 2, axis=0, weights=w))
@@ -378,4 +502,37 @@ def feature_notes(X, w, cols, names, label_given):
                       f"(standard deviation {sd[hi]:.4g} in {_column_name(cols[hi], names)}, "
                       f"{sd[lo]:.4g} in {_column_name(cols[lo], names)}): each column weighs "
                       "by its units; if they are in different units, pass --standardize")
-    return {"label": label, "spread": spread}
+    return {"label": label, "label_at": at, "spread": spread}
+
+
+def reproduced_note(X, labels, notes):
+    """After a fit: the feature columns of 2..:data:`LABEL_LIKE_MAX` distinct integers
+    whose partition of the rows the clusters ``labels`` reproduce (adjusted Rand index
+    at least :data:`REPRODUCED_ARI`), in words (None when there is none). Class labels
+    left among the features do that: they decide the clusters. The column the note on
+    label-like names already named (``notes["label_at"]``) is not named again."""
+    import numpy as np
+
+    from .metrics import weighted_ari  # the index without scikit-learn
+
+    cols, names = notes["features"]
+    _, p = np.unique(labels, return_inverse=True)
+    if p.max(initial=0) < 1:
+        return None
+    found = []
+    for j, c in enumerate(cols):
+        coded = None if c == notes.get("label_at") else _integer_codes(X[:, j])
+        if coded is not None:
+            index = weighted_ari(coded[0], p, np.ones(p.size))
+            if index >= REPRODUCED_ARI:
+                found.append((c, coded[1], index))
+    if not found:
+        return None
+    which = "; ".join(f"{_column_name(c, names)}, {count} distinct integers: ARI {index:.3f}"
+                      for c, count, index in found)
+    specs = ",".join(_column_spec(c, names) for c, _, _ in found)
+    label = (f"pass --label-column {specs} to score the clusters against it, or "
+             if len(found) == 1 else "")
+    return (f"the clusters reproduce a feature column almost exactly ({which}); if it holds "
+            f"class labels, they decided the clusters: {label}--drop-columns {specs} to "
+            "leave it out")

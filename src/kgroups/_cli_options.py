@@ -75,14 +75,14 @@ CLUSTER_OPTIONS = (
      ("number of clusters, 1 <= K <= number of rows, or auto: chosen from the data with "
       "the semimetric's own rule, and with --semimetric auto (then its default) the "
       "semimetric too; the choice and why are printed to standard error "
-      "(default: auto)")),
+      f"(default: auto; kgroups.KernelKGroups' default is {ESTIMATOR_DEFAULTS['n_clusters']})")),
     (("--semimetric",), "semimetric", "semimetric", "choice", None,
      ("semimetric rho of negative type: energy |x - y|^alpha; laplacian and gaussian "
       "(scale --sigma); localized; sinusoidal (scale --theta); nearest_neighbors: "
       "built from the graph of the --n-neighbors nearest neighbours, for clusters of "
       "any shape (rings, spirals, touching shapes); auto: energy or nearest_neighbors, "
       "whichever the data's neighbourhood graph says (the summary prints why) "
-      "(default: energy; auto with --n-clusters auto)")),
+      "(default: energy, as in kgroups.KernelKGroups; auto with --n-clusters auto)")),
     (("--alpha",), "alpha", "alpha", "float", None,
      "exponent of the energy semimetric |x - y|^alpha, in (0, 2]"),
     (("--sigma",), "sigma", "sigma", "float", None,
@@ -133,3 +133,5 @@ CHOOSE_K_SEMIMETRICS = SEMIMETRIC_NAMES + ("nearest_neighbors", "auto")
 DELIMITERS = {"auto": None, "comma": ",", "semicolon": ";", "tab": "\t",
               "whitespace": "whitespace"}
 HEADER_CHOICES = ("auto", "yes", "no")
+# ``--decimal`` names -> the decimal mark (auto: found from the data rows).
+DECIMALS = {"auto": None, "point": ".", "comma": ","}

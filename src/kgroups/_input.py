@@ -26,7 +26,7 @@ from ._sparse import issparse
 from ._validation import (InvalidParameterError, check_finite, check_in_memory,
                           check_init_starts, check_n_clusters, check_numeric_columns,
                           check_precomputed, check_sample_weight, describe,
-                          is_dask_collection, pow2_weight_scale)
+                          is_dask_collection, pow2_weight_scale, text_as_numbers)
 from ._validation import SAFE_MAGNITUDE
 
 # Weights whose squares and products with kernel entries stay normal in float32.
@@ -53,9 +53,10 @@ def n_rows(X):
 def numbers_of(X, owner, name="X"):
     """``X`` unchanged when it holds numbers (a DataFrame's columns are checked by
     :func:`~kgroups._validation.check_numeric_columns`, a sparse matrix by
-    ``validate_data``), converted when it is an array of objects that are numbers;
-    otherwise an error in kgroups' words: strings, objects, ragged rows, a 1-D array
-    of objects whose items are rows, an array that is not 2-D."""
+    ``validate_data``), converted to float64 when it is an array of objects or strings
+    that are numbers (``'1.5'``, as scikit-learn's ``KMeans`` reads them); otherwise an
+    error in kgroups' words: text (naming its entry and column), ragged rows, a 1-D
+    array of objects whose items are rows, an array that is not 2-D."""
     if issparse(X) or hasattr(X, "columns"):
         return X
     try:
@@ -73,23 +74,19 @@ def numbers_of(X, owner, name="X"):
         raise InvalidParameterError(
             f"{owner}: {name} holds complex numbers (dtype {arr.dtype}): Complex data not "
             "supported; pass the real and imaginary parts as two columns")
-    if arr.dtype.kind not in "biufO":
+    if arr.dtype.kind not in "biufOUS":  # dates, timedeltas, records: refused
         raise InvalidParameterError(
-            f"{owner}: {name}={describe(X)} should be an array of numbers, got dtype "
-            f"{arr.dtype} (could not convert it to float)")
+            f"{owner}: {name} should be an array of numbers, got dtype {arr.dtype} "
+            f"(shape {arr.shape})")
     if arr.ndim != 2:
         hint = ("; Reshape your data: X.reshape(-1, 1) for one feature, X.reshape(1, -1) "
                 "for one sample") if arr.ndim == 1 else ""
         raise InvalidParameterError(
             f"{owner}: {name} should be a 2-D array (n_samples, n_features), got an array "
             f"with dim {arr.ndim} (shape {arr.shape}){hint}")
-    if arr.dtype.kind != "O":
+    if arr.dtype.kind not in "OUS":
         return X
-    try:
-        return arr.astype(np.float64)
-    except (TypeError, ValueError) as exc:
-        raise InvalidParameterError(
-            f"{owner}: {name}={describe(X)} should be an array of numbers ({exc})") from None
+    return text_as_numbers(arr, name, owner)
 
 
 def checked_rows(est, X, *, reset, accept_sparse=False, ensure_min_samples=1):

@@ -40,6 +40,7 @@ from ._arrays import (  # noqa: F401  (the names the rest of the package imports
     is_dask_collection,
     is_device_array,
     label_array,
+    text_as_numbers,
 )
 from ._errors import (  # noqa: F401  (the names the rest of the package imports)
     LIKELY_MEANT,

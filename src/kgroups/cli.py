@@ -18,18 +18,23 @@
     Measure this machine's pass rates (CPU, and GPU when a CUDA device is usable)
     for ``engine="auto"`` and cache them (:mod:`kgroups._engines.calibration`);
     ``--show`` prints the cached ones.
+``kgroups datasets [NAME]``
+    Write a bundled UCI table as CSV to standard output (without a name: list them).
 
 Like a Unix tool: options are checked (values through the estimator's
 constraint table, output paths for writability) before any work starts; a bad
 option, file or value prints one line ``kgroups CMD: error: ...`` on stderr and
 exits with status 2 (as argparse does); columns and lines are counted from 1 in
 options and in messages. ``-`` as the input reads standard input and ``-o -``
-writes the labels to standard output (the summary then goes to standard error);
-gzip-compressed input is recognised by its first bytes; the field separator is
-found from the first lines. A misspelt option is answered with the nearest one
-(``--n_init`` -> ``--n-init``). Unexpected internal errors keep their traceback.
+writes the labels, and nothing else, to standard output (the summary, the notes and
+the estimator's ``-v`` progress go to standard error); gzip-compressed input is
+recognised by its first bytes; the field separator is found from the first lines
+and the decimal mark from the data; ``--columns`` and ``--drop-columns`` choose the
+feature columns. A misspelt option is answered with the nearest one (``--n_init``
+-> ``--n-init``). Unexpected internal errors keep their traceback.
 
-The parser is built from the tables of ``kgroups._cli_options``, whose
+The parser is built (:mod:`kgroups._cli_parser`) from the tables of
+``kgroups._cli_options``, whose
 defaults and choices are the library's, and NumPy, SciPy, scikit-learn and numba
 are imported only once a command runs, so ``--help`` and ``--version`` start at once.
 ``kgroups cluster`` fits with :class:`kgroups._fitting.CommandLineKGroups`,
@@ -42,15 +47,14 @@ imports pandas when it is installed; the command never uses it).
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stdout
 from pathlib import Path
 
 from . import __version__
-from ._cli_csv import CSVError, Table, UsageError, load_table, read_csv
+from ._cli_csv import CSVError, Table, UsageError, load_table, read_csv, reproduced_note
 from ._cli_options import (
     CHOOSE_K_DEFAULTS,
     CHOOSE_K_METHODS,
@@ -58,10 +62,16 @@ from ._cli_options import (
     CLUSTER_OPTIONS,
     DELIMITERS,
     DEMO_DEFAULTS,
-    ESTIMATOR_CHOICES,
     ESTIMATOR_DEFAULTS,
     HEADER_CHOICES,
     REPRODUCE_DEFAULTS,
+)
+from ._cli_parser import (
+    COLUMN_HELP,
+    Formatter,
+    Parser,
+    add_estimator_option,
+    add_table_options,
 )
 
 __all__ = ["CSVError", "Table", "UsageError", "build_parser", "console", "load_table", "main",
@@ -165,10 +175,15 @@ def _options_named_in(message):
 
 
 def _fit_quietly(est, X, w, prog):
-    """Fit; kgroups' input errors become one line, each distinct warning one line on stderr."""
+    """Fit; kgroups' input errors become one line, each distinct warning one line on stderr.
+
+    What the estimator prints while it fits (``verbose``: the engine, each restart and
+    sweep, the choice of k) goes to stderr too: standard output holds only the labels
+    of ``-o -``, so that a pipe reads them alone.
+    """
     import warnings
 
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True) as caught, redirect_stdout(sys.stderr):
         warnings.simplefilter("always")
         try:
             est.fit(X, sample_weight=w)
@@ -207,13 +222,13 @@ def _cluster(args):
     if args.out:
         check_output_file(args.out, "--out", args.file)
     notes = {}
-    X, w, y = load_table(args.file, args.weights, args.label_column, args.delimiter, args.header,
-                         notes=notes)
+    X, w, y = _load(args, notes)
     auto = args.n_clusters == "auto"  # the spread's note waits for the choice of k
     _say_notes("kgroups cluster", {**notes, "spread": None} if auto else notes, args.standardize)
     if not auto and X.shape[0] < args.n_clusters:
         raise UsageError(f"argument -k/--n-clusters: {args.n_clusters} clusters but "
                          f"{args.file} has only {X.shape[0]} data rows")
+    read = X  # the columns as read: the note on a column the clusters reproduce
     if args.standardize:
         from ._rescale import standardize
 
@@ -229,6 +244,7 @@ def _cluster(args):
         _say_notes("kgroups cluster", {"spread": notes.get("spread")},
                    args.standardize or est.n_clusters_choice_.geometry == "standardized")
         _print_choice(args, est)
+    _say_reproduced("kgroups cluster", read, est.labels_, notes)
     _print_summary(args, est, X, y, seconds, sys.stderr if to_stdout else sys.stdout)
     if to_stdout:
         sys.stdout.write("label\n" + "".join(f"{label}\n" for label in est.labels_.tolist()))
@@ -239,6 +255,20 @@ def _cluster(args):
         except OSError as err:
             raise UsageError(f"argument --out: cannot write {args.out}: {err.strerror}") from None
         print(f"labels written to {args.out}")
+
+
+def _load(args, notes):
+    """``(X, weights, labels)`` of the file of ``args`` (:func:`load_table`)."""
+    return load_table(args.file, args.weights, args.label_column, args.delimiter, args.header,
+                      notes=notes, columns=args.columns, drop_columns=args.drop_columns,
+                      decimal=args.decimal)
+
+
+def _say_reproduced(prog, X, labels, notes):
+    """The note of :func:`reproduced_note` on stderr, when there is one."""
+    note = reproduced_note(X, labels, notes)
+    if note:
+        print(f"{prog}: note: {note}", file=sys.stderr, flush=True)
 
 
 def _say_notes(prog, notes, standardized):
@@ -274,11 +304,13 @@ def _defaults(args):
 
 
 def _print_choice(args, est):
-    """``--n-clusters auto``: the choice in one line on standard error, the whole
-    reasoning with ``--verbose``."""
+    """``--n-clusters auto``: the choice in one line on standard error; with
+    ``--verbose`` the estimator's progress has said that line (on standard error too,
+    :func:`_fit_quietly`), and the whole reasoning follows it, a line per step."""
     r = est.n_clusters_choice_
-    print(f"kgroups cluster: chose {r.summary()}", file=sys.stderr, flush=True)
-    if args.verbose:  # one line per step
+    if not args.verbose:
+        print(f"kgroups cluster: chose {r.summary()}", file=sys.stderr, flush=True)
+    else:
         print("kgroups cluster: why:", r.explain("\n  "), sep="\n  ", file=sys.stderr, flush=True)
 
 
@@ -328,9 +360,9 @@ def _choose_k(args):
                              "extra of kgroups, or leave --plot out")
         check_output_file(args.plot, "--plot", args.file)
     notes = {}
-    X, w, y = load_table(args.file, args.weights, args.label_column, args.delimiter, args.header,
-                         notes=notes)
+    X, w, y = _load(args, notes)
     _say_notes("kgroups choose-k", {**notes, "spread": None}, args.standardize)
+    read = X
     if args.standardize:
         from ._rescale import standardize
 
@@ -347,6 +379,7 @@ def _choose_k(args):
     seconds = time.perf_counter() - start
     _say_notes("kgroups choose-k", {"spread": notes.get("spread")},
                args.standardize or r.geometry == "standardized")
+    _say_reproduced("kgroups choose-k", read, r.labels, notes)
     print(f"k = {r.k}   (method {r.method}, k in {args.k_min}..{args.k_max}, "
           f"n={X.shape[0]} D={X.shape[1]}, {seconds:.2f} s)")
     print("why:", r.explain("\n  "), sep="\n  ")
@@ -437,113 +470,45 @@ def _calibrate(args):
     return 0
 
 
+def _datasets(args):
+    from ._cli_datasets import table_csv, table_list
+
+    sys.stdout.write(table_list() if args.name is None else table_csv(args.name))
+    sys.stdout.flush()
+
+
 # --------------------------------------------------------------------------- parser
-class _Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
-    """Defaults appended to every option's help unless the help already states one."""
-
-    def _get_help_string(self, action):
-        if "(default" in (action.help or "") or action.required:
-            return action.help
-        return super()._get_help_string(action)
-
-    def _split_lines(self, text, width):
-        """Wrap at spaces only: option values such as matrix-free stay whole."""
-        import textwrap
-
-        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line (raised, so ``main`` can return 2), and
-    an unknown option is reported by its command with the nearest known one."""
-
-    commands = {}  # command name -> its parser (set on the top-level parser)
-
-    def error(self, message):
-        err = UsageError(f"{message} (see '{self.prog} --help')")
-        err.prog = self.prog
-        raise err
-
-    def parse_args(self, args=None, namespace=None):
-        parsed, extras = self.parse_known_args(args, namespace)
-        if extras:
-            owner = self.commands.get(getattr(parsed, "command", None), self)
-            owner.error(f"unrecognized arguments: {' '.join(extras)}"
-                        f"{_nearest_options(extras, owner)}")
-        return parsed
-
-
-def _nearest_options(extras, parser):
-    """``; did you mean --n-init?`` for the unknown options among ``extras``."""
-    import difflib
-
-    known = [o for action in parser._actions for o in action.option_strings
-             if o.startswith("--")]
-    tips = []
-    for token in extras:
-        name = token.split("=", 1)[0]
-        if not name.startswith("--") or name in known:
-            continue
-        dashed = name.replace("_", "-")
-        match = [dashed] if dashed in known else difflib.get_close_matches(name, known, 1, 0.6)
-        tips += [(name, match[0])] if match else []
-    if len(tips) == 1:
-        return f"; did you mean {tips[0][1]}?"
-    return f"; did you mean {', '.join(f'{m} for {n}' for n, m in tips)}?" if tips else ""
-
-
-def _int_or_auto(text):
-    """``--n-init``: ``auto`` or an integer (its range is checked with the others)."""
-    if text == "auto":
-        return text
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} should be 'auto' or an integer >= 1") \
-            from None
-
-
-_TYPES = {"int": int, "float": float, "int_or_auto": _int_or_auto, "choice": None}
-
-COLUMN_HELP = "(a header name, or a number counted from 1; -1 is the last column)"
-
 CLUSTER_EPILOG = """\
 The file: numbers separated by commas, semicolons, tabs or runs of spaces
-(found from the first lines; --delimiter sets it), one row per point, UTF-8,
-plain or gzip-compressed, with an optional header row. '-' reads standard input;
--o - writes the labels to standard output and the summary to standard error.
-Columns are counted from 1, in options and in error messages; lines too.
+(found from the first lines; --delimiter sets it), with a decimal point or a
+decimal comma (--decimal), one row per point, UTF-8, plain or gzip-compressed,
+with an optional header row. '-' reads standard input; -o - writes the labels
+to standard output and everything else (summary, notes, -v progress) to
+standard error. Columns are counted from 1, in options and in error messages;
+lines too. 'kgroups datasets' writes the bundled tables as CSV.
 
 examples:
   kgroups cluster data.csv -k 3
-  kgroups cluster wine.csv --n-clusters 3 --standardize --label-column 1
+  kgroups datasets wine > wine.csv
+  kgroups cluster wine.csv --n-clusters 3 --standardize --label-column class
   kgroups cluster data.csv.gz -k 3 --alpha 0.5 --label-column class --weights w -o labels.csv
-  kgroups cluster iris.data -k 3 --label-column 5 --verbose
-  kgroups cluster data.tsv.gz -k 3 -o - 2>/dev/null | tail -n +2 | sort -n | uniq -c
+  kgroups cluster people.csv -k 4 --drop-columns id,name
+  kgroups cluster mesures.csv -k 3 --columns 2-5 --decimal comma
+  kgroups cluster data.tsv.gz -k 3 -v -o - 2>/dev/null | tail -n +2 | sort -n | uniq -c
 """
-
-
-def _add_estimator_option(group, flags, attr, param, kind, metavar, text):
-    """One option of CLUSTER_OPTIONS: default and choices from the library's tables."""
-    text = text.replace("%", "%%")  # argparse %-formats help strings
-    if kind == "count":
-        group.add_argument(*flags, dest=attr, action="count",
-                           default=ESTIMATOR_DEFAULTS[param], help=text)
-    elif param in ("n_clusters", "semimetric"):  # the defaults follow each other: _defaults
-        group.add_argument(*flags, dest=attr, type=_TYPES[kind], default=None,
-                           metavar=metavar, choices=ESTIMATOR_CHOICES.get(param), help=text)
-    else:
-        group.add_argument(*flags, dest=attr, type=_TYPES[kind], metavar=metavar,
-                           default=ESTIMATOR_DEFAULTS[param],
-                           choices=ESTIMATOR_CHOICES.get(param), help=text)
 
 
 def _cluster_parser(sub):
     c = sub.add_parser("cluster", help="cluster the rows of a CSV file", epilog=CLUSTER_EPILOG,
                        description="Cluster the rows of a CSV file with kernel k-groups.\n"
-                                   "The options are those of kgroups.KernelKGroups, with "
-                                   "the same defaults.",
-                       formatter_class=_Formatter)
+                                   "The kernel k-groups options are the parameters of "
+                                   "kgroups.KernelKGroups;\neach states its default here. "
+                                   "Two defaults differ from the library's:\n"
+                                   "-k/--n-clusters is auto (KernelKGroups: n_clusters="
+                                   f"{ESTIMATOR_DEFAULTS['n_clusters']}),\nand --semimetric "
+                                   "is then auto too (KernelKGroups: semimetric="
+                                   f"{ESTIMATOR_DEFAULTS['semimetric']!r}).",
+                       formatter_class=Formatter)
     c.add_argument("file", help="CSV file of numbers, one row per point, plain or gzip "
                                 "('-': standard input)")
     io = c.add_argument_group("input and output")
@@ -560,6 +525,7 @@ def _cluster_parser(sub):
     io.add_argument("--header", default="auto", choices=HEADER_CHOICES,
                     help="whether the first row names the columns; auto: yes when it has a "
                          "non-number above a number")
+    add_table_options(io)
     io.add_argument("--standardize", action="store_true",
                     help="z-score each feature column (subtract its mean, divide by its "
                          "standard deviation, weighted by --weights) before clustering, so "
@@ -571,17 +537,21 @@ def _cluster_parser(sub):
                          "clustering (default: not written)")
     est = c.add_argument_group("kernel k-groups (kgroups.KernelKGroups)")
     for option in CLUSTER_OPTIONS:
-        _add_estimator_option(est, *option)
+        add_estimator_option(est, *option)
     c.set_defaults(func=_cluster)
+
+
+CHOOSE_K_DESCRIPTION = """\
+Choose the number of clusters k of the rows of a CSV file with kgroups.choose_k,
+and print the reasoning. The options are its parameters, and each states its
+default here; k runs from --k-min to --k-max (choose_k's k_range)."""
 
 
 def _choose_k_parser(sub):
     d = CHOOSE_K_DEFAULTS
     c = sub.add_parser("choose-k", help="choose the number of clusters of a CSV file",
-                       description="Choose the number of clusters k of the rows of a CSV file "
-                                   "with kgroups.choose_k, with the same defaults, and print "
-                                   "the reasoning.",
-                       formatter_class=_Formatter)
+                       description=CHOOSE_K_DESCRIPTION,
+                       formatter_class=Formatter)
     c.add_argument("file", help="CSV file of numbers, one row per point, plain or gzip "
                                 "('-': standard input)")
     c.add_argument("--weights", metavar="COLUMN",
@@ -593,6 +563,7 @@ def _choose_k_parser(sub):
                    help="field separator (see 'kgroups cluster --help')")
     c.add_argument("--header", default="auto", choices=HEADER_CHOICES,
                    help="whether the first row names the columns")
+    add_table_options(c)
     c.add_argument("--standardize", action="store_true",
                    help="z-score each feature column (weighted mean 0, standard deviation "
                         "1) before choosing, as kgroups cluster --standardize does")
@@ -640,7 +611,7 @@ def _choose_k_parser(sub):
 def _demo_parser(sub):
     d = sub.add_parser("demo", help="dermatology: kernel k-groups beside the baselines",
                        description="TPAMI Table II and Fig. 6 on the bundled dermatology data.",
-                       formatter_class=_Formatter)
+                       formatter_class=Formatter)
     d.add_argument("--out", default=DEMO_DEFAULTS["out"], metavar="DIR",
                    help="folder for the table and PNG (created; checked before running)")
     d.add_argument("--n-init", type=int, default=DEMO_DEFAULTS["n_init"], metavar="N",
@@ -654,7 +625,7 @@ def _reproduce_parser(sub):
     r = sub.add_parser("reproduce", help="regenerate a table or figure of the papers",
                        description="Regenerate a table or figure of the papers; "
                                    "'kgroups reproduce list' names them.",
-                       formatter_class=_Formatter)
+                       formatter_class=Formatter)
     r.add_argument("name", help="an experiment name (see 'list'), 'all', or 'list'")
     r.add_argument("--trials", type=int, default=REPRODUCE_DEFAULTS["trials"], metavar="N",
                    help="Monte Carlo trials, >= 1 (default: the paper's count)")
@@ -674,7 +645,7 @@ def _calibrate_parser(sub):
                                    "CUDA device is usable, on the device (engine gpu, with "
                                    "the fixed cost of a fit), and cache them: engine=auto "
                                    "takes the GPU where its cost model predicts it faster.",
-                       formatter_class=_Formatter)
+                       formatter_class=Formatter)
     c.add_argument("--show", action="store_true",
                    help="print the cached calibration instead of measuring")
     c.add_argument("--file", metavar="PATH",
@@ -683,21 +654,39 @@ def _calibrate_parser(sub):
     c.set_defaults(func=_calibrate)
 
 
+def _datasets_parser(sub):
+    from ._cli_datasets import TABLES  # names only: the tables are read when written
+
+    d = sub.add_parser("datasets", help="write a bundled table as CSV to standard output",
+                       description="Write a bundled UCI table (kgroups.datasets) as CSV to "
+                                   "standard output:\na header x1,...,xD,class, then one row "
+                                   "per sample, the raw values and the class\nas 0..k-1. "
+                                   "Without a name, list the tables.",
+                       epilog="example:\n  kgroups datasets wine > wine.csv\n"
+                              "  kgroups cluster wine.csv -k 3 --label-column class "
+                              "--standardize",
+                       formatter_class=Formatter)
+    d.add_argument("name", nargs="?", choices=tuple(TABLES), metavar="NAME",
+                   help=f"the table: {', '.join(TABLES)} (default: list them)")
+    d.set_defaults(func=_datasets)
+
+
 def build_parser():
     """The argument parser of the ``kgroups`` command (subcommands cluster, choose-k, demo,
-    reproduce, calibrate)."""
-    parser = _Parser(prog="kgroups", description="Kernel k-groups clustering from energy "
+    reproduce, calibrate, datasets)."""
+    parser = Parser(prog="kgroups", description="Kernel k-groups clustering from energy "
                      "statistics\n(Franca, Rizzo & Vogelstein, IEEE TPAMI 2021).",
                      epilog="'kgroups COMMAND --help' describes each command.",
-                     formatter_class=_Formatter)
+                     formatter_class=Formatter)
     parser.add_argument("--version", action="version", version=f"kgroups {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
-                                parser_class=_Parser)
+                                parser_class=Parser)
     _cluster_parser(sub)
     _choose_k_parser(sub)
     _demo_parser(sub)
     _reproduce_parser(sub)
     _calibrate_parser(sub)
+    _datasets_parser(sub)
     parser.commands = dict(sub.choices)
     return parser
 

@@ -37,7 +37,8 @@ def test_bad_parameters(params, match):
     (np.array([[1.0, 2.0]]), {}, r"1 sample"),
     (X, {"sample_weight": -np.ones(10)}, r"sample_weight\[0\]=-1.0"),
     (X, {"sample_weight": np.ones(9)}, r"sample_weight has shape \(9,\), expected \(10,\)"),
-    (np.array([["a", "b"], ["c", "d"]]), {}, r"[Ss]tring|could not convert"),
+    (np.array([["a", "b"], ["c", "d"]]), {},
+     r"X\[0, 0\]='a' is not one: column 0 of X holds text"),
 ])
 def test_bad_data(data, kw, match):
     with pytest.raises(ValueError, match=match):

@@ -184,6 +184,38 @@ def test_object_arrays_to_new_data(Est, method):
             getattr(est, method)(X)
 
 
+@pytest.mark.parametrize("Est", [KernelKGroups, KernelKMeans, EnergyHierarchical])
+def test_numbers_written_as_text_are_read_as_numbers(Est):
+    """Issue 93: an array of numeric strings (str or bytes, as a CSV read without
+    conversion gives) fits as its numbers do, as scikit-learn's KMeans reads it; the
+    three-row example of the issue first."""
+    kw = {} if Est is EnergyHierarchical else {"random_state": 0}
+    small = np.array([["1.5", "2"], ["3", "4"], ["5", "6"]])
+    ref = Est(2, **kw).fit(small.astype(float)).labels_
+    np.testing.assert_array_equal(Est(2, **kw).fit(small).labels_, ref)
+    text = np.array([[repr(v) for v in row] for row in BLOBS.tolist()])
+    for X in (text, text.astype(bytes), text.astype(object)):
+        np.testing.assert_array_equal(Est(2, **kw).fit(X).labels_,
+                                      Est(2, **kw).fit(BLOBS).labels_)
+    if Est is not EnergyHierarchical:
+        est = Est(2, random_state=0).fit(BLOBS)
+        np.testing.assert_array_equal(est.predict(text[:5]), est.predict(BLOBS[:5]))
+
+
+def test_text_names_its_entry_and_column_not_the_array():
+    """Issue 93: a column of words is named with its first word and the fix; the array
+    is not printed (not even a small one)."""
+    X = np.array([["1.5", "2", "red"], ["3", "4", "blue"], ["5", "6", "red"]])
+    for fit in (KernelKGroups(2).fit, KernelKMeans(2).fit, EnergyHierarchical(2).fit,
+                lambda X: energy_distance(X, X)):
+        with pytest.raises(InvalidParameterError) as info:
+            fit(X)
+        msg = str(info.value)
+        assert "X[0, 2]='red' is not one: column 2 of X holds text; drop that column or " \
+               "encode it as numbers" in msg, msg
+        assert "[[" not in msg and "array(" not in msg and "blue" not in msg, msg
+
+
 def test_object_array_of_numbers_still_works():
     est = KernelKGroups(2, random_state=0).fit(BLOBS.astype(object))
     ref = KernelKGroups(2, random_state=0).fit(BLOBS)

@@ -191,10 +191,12 @@ class ChooseKResult:
         >>> matplotlib.use("Agg")
         >>> r = ChooseKResult(2, "gap", np.array([1, 2, 3]), gap=np.array([0.1, 0.9, 0.8]),
         ...                   gap_se=np.array([0.05, 0.05, 0.05]))
-        >>> r.plot().get_xlabel()
-        'k'
+        >>> ax = r.plot()
+        >>> ax.get_xlabel(), [float(t) for t in ax.get_xticks() if 1 <= t <= 3]
+        ('k', [1.0, 2.0, 3.0])
         """
         plt = pyplot("ChooseKResult.plot")
+        from matplotlib.ticker import MaxNLocator
         names = self.criteria if criteria is None else list(criteria)
         if not names or any(c not in self.criteria for c in names):
             raise InvalidParameterError(
@@ -225,6 +227,7 @@ class ChooseKResult:
             a.axvline(self.k, color="C3", linestyle="--", label=f"chosen k = {self.k}")
             a.set(xlabel="k", ylabel=label, title=name.replace("_", " ") + (
                 f" ({owner.rule})" if short == "gap" and owner.rule else ""))
+            a.xaxis.set_major_locator(MaxNLocator(integer=True))  # k is a whole number
             a.legend(fontsize="small")
         if fig is not None:
             fig.tight_layout(rect=(0, foot / (3.4 * rows + foot), 1, 1))
