@@ -1,8 +1,8 @@
 """Labelled batteries of data sets for studies that must be judged on many kinds of
 data at once (the choice of a semimetric, the choice of k).
 
-Ten batteries: the four of :data:`BATTERIES` and ``"fcps"``, ``"uci"``, ``"simple"``,
-``"ztables"``, ``"keel"`` and ``"draws"`` (all in :data:`ALL`):
+Eleven batteries: the four of :data:`BATTERIES` and ``"fcps"``, ``"uci"``, ``"simple"``,
+``"ztables"``, ``"keel"``, ``"draws"`` and ``"outside"`` (all in :data:`ALL`):
 
 ``"shapes"``  31 sets of clusters that are not convex blobs (rings, spirals, stripes,
               touching shapes, 3-D shells, tori and helices), 2-D and 3-D, from
@@ -44,6 +44,9 @@ Ten batteries: the four of :data:`BATTERIES` and ``"fcps"``, ``"uci"``, ``"simpl
               k = 5..10, d = 2, 3, n = 2,000 and 5,000
               (:data:`DRAWS`); centres that fall close nest clusters within
               clusters, as a new user's first data often do; in :data:`ALL` only.
+``"outside"`` the 24 sets of the development half of Gagolewski's benchmark suite
+              (:mod:`_external`, read from ``../shared/external-dev``; noise -1);
+              in :data:`ALL` only.
 
 Label -1 (in ``"hard"`` and in the multishapes set of ``"uci"``) marks noise: those
 points are clustered with the rest but left out of every score
@@ -68,6 +71,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+import _external
 import _fcps
 import _keel
 import _real_tables
@@ -79,7 +83,7 @@ import _ztables
 BATTERIES = ("shapes", "tables", "blobs", "hard")
 # every battery: those above, the FCPS and pyclustering simple sets (their data fetched
 # by setup_fcps.sh) and the R tables (setup_uci_r.sh) with the synthetic control charts
-ALL = BATTERIES + ("fcps", "uci", "simple", "ztables", "keel", "draws")
+ALL = BATTERIES + ("fcps", "uci", "simple", "ztables", "keel", "draws", "outside")
 
 
 @dataclass(frozen=True)
@@ -274,6 +278,8 @@ def loaders(name, seed=0):
         return _keel.loaders()
     if name == "draws":
         return _draw_loaders()
+    if name == "outside":
+        return _external.loaders()
     return [(n, note, lambda f=f: _load_table(f)) for n, note, f in _table_loaders()]
 
 
