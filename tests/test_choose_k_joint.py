@@ -319,3 +319,75 @@ def test_awkward_inputs_keep_the_fit_s_front_door():
     with pytest.warns(DistinctRowsWarning, match="n_neighbors=10") as record:
         est = KernelKGroups("auto", semimetric=NN).fit(X[:5])
     assert record[0].filename == __file__ and est.labels_.shape == (5,)
+
+
+def test_a_far_tight_group_is_a_cluster_where_energy_sees_no_structure():
+    """A 1,000-point blob and 5 tight points 40 standard deviations away: energy's
+    structure test sees one cloud, the neighbourhood graph two components (a cut of 0,
+    which 5 points can never show as bimodality): the graph's two groups."""
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(0, 1, (1000, 2)), rng.normal(40, 0.1, (5, 2))])
+    y = np.repeat([0, 1], [1000, 5])
+    est = KernelKGroups("auto", semimetric="auto", random_state=0).fit(X)
+    assert (est.n_clusters_, est.semimetric_) == (2, NN)
+    assert adjusted_rand_score(y, est.labels_) == 1.0
+    r = est.n_clusters_choice_
+    assert r.candidates["energy"].k == 1
+    arb = arbiter_step(r)
+    assert arb.rule == "components" and arb.value["graph's groups"] == 0.0
+    assert "components of the graph" in arb.outcome
+
+
+def test_tight_far_groups_beside_rings_are_clusters():
+    """Two rings and three far groups of 4 points: the graph's five groups, components of
+    the graph. Groups of at most n_neighbors + 1 rows are the graph's separated groups, not
+    a small part it set apart (BALANCE reads the groups larger than that), so energy's
+    tiles of the rings are not kept."""
+    X, y = make_circles(600, factor=0.5, noise=0.03, random_state=0)
+    rng = np.random.default_rng(1)
+    far = np.vstack([rng.normal(c, 0.01, (4, 2)) for c in ([2.5, 2.5], [-2.5, 2.5],
+                                                          [2.5, -2.5])])
+    X, y = np.vstack([X, far]), np.r_[y, np.repeat([2, 3, 4], 4)]
+    est = KernelKGroups("auto", semimetric="auto", random_state=0).fit(X)
+    assert (est.n_clusters_, est.semimetric_) == (5, NN)
+    assert adjusted_rand_score(y, est.labels_) == 1.0
+    assert arbiter_step(est.n_clusters_choice_).rule != "a small part apart"
+
+
+@pytest.mark.parametrize("engine", ["dense", "matrix-free"])
+def test_auto_runs_the_graph_candidate_on_the_engine_that_holds_it(moons, engine):
+    """engine='dense' or 'matrix-free' with semimetric='auto': the graph's candidate,
+    whose kernel is feature columns, runs on the engine that holds them, and the choice
+    says so; energy's candidate keeps the engine asked for."""
+    X, y = moons
+    for k in (2, "auto"):
+        est = KernelKGroups(k, semimetric="auto", engine=engine, random_state=0).fit(X)
+        assert est.semimetric_ == NN and est.engine_ == "low-rank"
+        assert adjusted_rand_score(y, est.labels_) >= 0.95
+        assert f"engine={engine!r} does not hold" in est.semimetric_choice_.reasoning
+    est = KernelKGroups(3, semimetric="auto", engine=engine, random_state=0).fit(four_blobs()[0])
+    assert est.semimetric_ == "energy" and est.engine_ == engine
+
+
+def test_auto_with_an_engine_that_runs_neither_candidate_is_refused(moons):
+    for k in (2, "auto"):
+        with pytest.raises(InvalidParameterError, match="semimetric='auto' chooses between "
+                           "'energy' and 'nearest_neighbors'.*engine='sparse' runs neither"):
+            KernelKGroups(k, semimetric="auto", engine="sparse").fit(moons[0])
+
+
+def test_numpy_and_dask_arrays_of_the_same_data_get_the_same_choice(monkeypatch):
+    """Past SAMPLE_N rows the choice runs on a sample drawn from the data's own seed, the
+    same rows whatever the container and its chunks: the same k, semimetric and reasons."""
+    da = pytest.importorskip("dask.array")
+    monkeypatch.setattr(core, "SAMPLE_N", 300)
+    monkeypatch.setattr("kgroups._choose_k.estimator.SAMPLE_N", 300)
+    X = make_moons(1200, noise=0.06, random_state=0)[0]
+    ref = KernelKGroups("auto", semimetric="auto", random_state=0).fit(X)
+    for chunks in (250, 700):
+        est = KernelKGroups("auto", semimetric="auto", random_state=0).fit(
+            da.from_array(X, chunks=(chunks, 2)))
+        assert (est.n_clusters_, est.semimetric_) == (ref.n_clusters_, ref.semimetric_)
+        ours = [s for s in est.n_clusters_choice_.trace.steps if s.step != "sample"]
+        theirs = [s for s in ref.n_clusters_choice_.trace.steps if s.step != "sample"]
+        assert render(ours) == render(theirs)

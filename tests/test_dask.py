@@ -540,19 +540,3 @@ def test_n_clusters_auto_fits_every_row_in_the_geometry_where_k_was_found():
     assert list(est.feature_names_in_) == list(frame.columns)
     raw = KernelKGroups(3, engine="dask", random_state=0).fit(Xd)
     assert adjusted_rand_score(y, np.asarray(raw.labels_.compute())) < 0.5
-
-
-def test_n_clusters_auto_refuses_a_sample_of_zero_weights_by_name(monkeypatch):
-    """Every row of the sample that n_clusters='auto' draws has sample_weight 0 (the
-    rows of positive weight all fell outside it): a clear error, not a crash."""
-    from kgroups._choose_k import estimator
-
-    monkeypatch.setattr(estimator, "SAMPLE_N", 300)
-    sample = np.random.default_rng([900, 11]).choice(900, 300, replace=False)
-    w = np.zeros(900)
-    w[np.setdiff1d(np.arange(900), sample)[:50]] = 1.0
-    X = np.random.default_rng(0).normal(size=(900, 2))
-    with pytest.raises(InvalidParameterError, match=r"every row of a uniform sample of 300 of "
-                       r"the 900 rows \(dask input\).*sample_weight 0"):
-        KernelKGroups("auto").fit(da.from_array(X, chunks=(200, 2)),
-                                  sample_weight=da.from_array(w, chunks=200))

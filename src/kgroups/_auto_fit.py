@@ -82,11 +82,13 @@ def fit_auto(est, X, sample_weight, plan):
     >>> KernelKGroups(2, semimetric="auto", random_state=0).fit(X).semimetric_
     'nearest_neighbors'
     """
-    from ._choose_k.arbiter import decide, within_share
+    from ._choose_k.arbiter import decide, smallest_group, within_share
+    from ._choose_k.fits import candidate_engines
     from ._choose_k.trace import Trace, render
 
     progress = FitProgress(est._owner(), 1, 1, est.verbose)
     seconds, k = {}, plan.n_clusters
+    engines = candidate_engines(plan.engine, est._owner())
     try:
         checked = _validated(est, X, sample_weight)
         why = None if checked is None else _no_graph(est, *checked)
@@ -95,7 +97,7 @@ def fit_auto(est, X, sample_weight, plan):
                 est._fit(X, sample_weight, plan._replace(semimetric=ENERGY))
             return _done(est, SemimetricChoice(ENERGY, why), seconds)
         with _phase(progress, seconds, f"{GRAPH} fit", f"fitting semimetric={GRAPH!r}"):
-            est._fit(X, sample_weight, plan._replace(semimetric=GRAPH))
+            est._fit(X, sample_weight, plan._replace(semimetric=GRAPH, engine=engines[GRAPH]))
         Xv, w = checked
         pos = w > 0
         G, fmap = est.labels_[pos], est._feature_map
@@ -104,6 +106,10 @@ def fit_auto(est, X, sample_weight, plan):
                     f"fitting semimetric={ENERGY!r}" + (" on a sample" if sampled else "")):
             cand = _energy(est, plan, Xv, w, pos, sampled)
         trace = Trace()
+        if engines[GRAPH] != plan.engine:
+            trace.add("engine", "engine of the graph's candidate", est.engine_, None,
+                      f"engine={plan.engine!r} does not hold the graph's feature columns: "
+                      f"its candidate ran on engine={est.engine_!r}")
         if sampled:
             m = cand.w.size
             trace.add("sample", "rows the energy candidate was fitted on", m, None,
@@ -118,7 +124,7 @@ def fit_auto(est, X, sample_weight, plan):
             E_nodes = cand.fits[k][0]
             cut_g, cut_e = partition_cut(fmap, G, k), partition_cut(fmap, E_nodes, k)
             within = within_share(E_nodes, G, w[pos])
-        smallest = float(np.bincount(G, weights=w[pos], minlength=k).min() / w[pos].sum())
+        smallest = smallest_group(G, w[pos], k, est.n_neighbors)
         pick = decide(cut_g, cut_e, k, k, within, smallest, trace)
         choice = SemimetricChoice(pick, render(trace.steps), {GRAPH: cut_g, ENERGY: cut_e})
         if pick == ENERGY:

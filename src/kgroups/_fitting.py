@@ -49,19 +49,21 @@ def fit_work(n_samples, n_clusters, n_starts):
 
 
 class Plan(NamedTuple):
-    """What one fit runs: the number of clusters, the semimetric and the start, as the
-    parameters give them (:meth:`of`), or as a choice fixed them (``n_clusters="auto"``,
-    ``semimetric="auto"``: the chosen k and semimetric, from the choice's labels)."""
+    """What one fit runs: the number of clusters, the semimetric, the start and the
+    engine, as the parameters give them (:meth:`of`), or as a choice fixed them
+    (``n_clusters="auto"``, ``semimetric="auto"``: the chosen k and semimetric, from the
+    choice's labels, on the engine asked for where it runs that semimetric)."""
 
     n_clusters: int
     semimetric: object
     init: object
     n_init: object
+    engine: str
 
     @classmethod
     def of(cls, est):
         """The plan of ``est``'s own parameters."""
-        return cls(est.n_clusters, est.semimetric, est.init, est.n_init)
+        return cls(est.n_clusters, est.semimetric, est.init, est.n_init, est.engine)
 
 
 class KernelClusteringFit(ConstrainedParams):
@@ -256,7 +258,7 @@ class KernelClusteringFit(ConstrainedParams):
         plan = Plan.of(self) if plan is None else plan
         data = fit_data(self, X, sample_weight, kernel=self.kernel, semimetric=plan.semimetric,
                         n_clusters=plan.n_clusters, dtype=self.dtype,
-                        engine_input=array_kind_of(self.engine), features=self._data_built(),
+                        engine_input=array_kind_of(plan.engine), features=self._data_built(),
                         validate=self._validate_params)
         self._keep, self._wscale = data.keep, data.wscale
         built = build_engine(data.X, data.w, data.kind, self._engine_request(plan),
@@ -269,10 +271,11 @@ class KernelClusteringFit(ConstrainedParams):
 
     def _engine_request(self, plan):
         """The parameters that build the engine of ``plan``, as plain values."""
-        names = ("engine", "kernel", "alpha", "sigma", "theta", "dtype", "n_components",
-                 "landmarks", "n_neighbors", "random_state")
+        names = ("kernel", "alpha", "sigma", "theta", "dtype", "n_components", "landmarks",
+                 "n_neighbors", "random_state")
         return EngineRequest(**{name: getattr(self, name) for name in names},
-                             semimetric=plan.semimetric, n_clusters=plan.n_clusters,
+                             engine=plan.engine, semimetric=plan.semimetric,
+                             n_clusters=plan.n_clusters,
                              init=plan.init,
                              n_starts=functools.partial(resolve_n_init, plan.n_init, plan.init),
                              rule=self._rule, features=self._data_built(), owner=self._owner())

@@ -5,18 +5,23 @@ semimetric: ``choose_k(X, semimetric="auto")``, ``n_clusters="auto"`` with it, a
 The energy answer (:math:`k_e` clusters) and the graph's groups :math:`G` (:math:`k_g`)
 are compared by the **normalised cut** (Shi & Malik 2000) on the neighbourhood graph of
 :math:`G` and of the energy partition :math:`E_{k_g}` of as many clusters: (1)
-:math:`k_e = 1`: the graph when :math:`G` cuts below ``NO_STRUCTURE_RATIO`` times
-:math:`E_{k_g}` and each group is bimodal with its nearest (:func:`pair_dips` below
-``SPLIT_ALPHA``; two parts of one cloud, a tail cut off, are not); (2) :math:`E_{k_g}`
-the graph's groups (adjusted Rand index at least ``AGREE``) and :math:`k_e < k_g`: the
-graph, finer; (3) the energy clusters within the graph's groups (a share ``WITHIN`` of
-the weight) and one of: the graph's smallest group below ``BALANCE`` / :math:`k_g` of
-the weight (a far cluster set apart); :math:`E_{k_g}` the graph's groups (``AGREE``:
-energy finds clusters within them); or :math:`k_e > k_g` with every energy cluster
-bimodal with its nearest in its group (:func:`pair_dips`: sub-clusters, where the tiles
-of one long shape are not), or with groups not cleanly cut themselves (:math:`G`'s cut at
-least ``CLEAN_CUT``): energy; (4) else the graph when :math:`G` cuts below ``CUT_RATIO``
-times :math:`E_{k_g}` (rings, moons, spirals), else energy.
+:math:`k_e = 1` (energy sees no structure): the graph when its groups are components of
+the graph (a cut of 0: they are apart, the strongest evidence a graph gives; a tight far
+group is one), or when they cut below ``NO_STRUCTURE_RATIO`` times :math:`E_{k_g}` and each
+is bimodal with its nearest (:func:`pair_dips` below ``SPLIT_ALPHA``; two parts of one
+cloud, a tail cut off, are not), else one cluster; (2)
+:math:`E_{k_g}` the graph's groups (adjusted Rand index at least ``AGREE``) and
+:math:`k_e < k_g`: the graph, finer; (3) the energy clusters within the graph's groups (a
+share ``WITHIN`` of the weight) and one of: the graph's smallest group below ``BALANCE`` /
+:math:`k_g` of the weight (a part set apart, past which the graph's rule stopped; a group of
+at most ``n_neighbors + 1`` rows is not such a part: the graph sees a group that small only
+where it is apart on its own scale, a tight far group, which is a cluster); :math:`E_{k_g}`
+the graph's groups (``AGREE``: energy finds clusters within them); or :math:`k_e > k_g`
+with every energy cluster bimodal with its nearest in its group (:func:`pair_dips`:
+sub-clusters, where the tiles of one long shape are not), or with groups not cleanly cut
+themselves (:math:`G`'s cut at least ``CLEAN_CUT``): energy; (4) else the graph when
+:math:`G` cuts below ``CUT_RATIO`` times :math:`E_{k_g}` (rings, moons, spirals), else
+energy.
 
 ``benchmarks/bench_choice.py`` found stability under resampling (Lange et al. 2004)
 and DBCV (Moulavi et al. 2014) worse yardsticks on the development half.
@@ -50,6 +55,18 @@ def within_share(P, G, w):
     return float(_contingency(P, G, w).max(axis=1).sum() / w.sum())
 
 
+def smallest_group(G, w, k, n_neighbors):
+    """The weight share of the lightest group of ``G`` (k groups) of more than
+    ``n_neighbors + 1`` rows (1.0 where none is): the part the graph may have set apart.
+
+    >>> smallest_group(np.array([0] * 30 + [1] * 20 + [2] * 3), np.ones(53), 3, 10)
+    0.37735849056603776
+    """
+    rows, weight = np.bincount(G, minlength=k), np.bincount(G, weights=w, minlength=k)
+    big = weight[rows > n_neighbors + 1]
+    return float(big.min() / w.sum()) if big.size else 1.0
+
+
 def pair_dips(X, w, E, G):
     r"""The largest dip p-value of the energy clusters ``E`` (``E`` one cluster: the groups
     of ``G``) each with its nearest cluster (by weighted means) in the same group of ``G``,
@@ -75,7 +92,8 @@ def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0, pair_p=1.
     r"""The rule of the module docstring: ``"energy"`` or ``"nearest_neighbors"``, its
     step in ``trace``; ``agree``: the adjusted Rand index of :math:`E_{k_g}` with the
     graph's groups, ``pair_p``: :func:`pair_dips`, or a function giving it, called only
-    where rule 1 or 3 reads it (``agree=0`` and ``pair_p=1``: not compared, as at a given k).
+    where rule 1 or 3 reads it (``agree=0`` and ``pair_p=1``: not compared, as at a given
+    k); ``smallest``: :func:`smallest_group`.
 
     >>> from kgroups._choose_k.trace import Trace
     >>> t = Trace()
@@ -84,9 +102,10 @@ def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0, pair_p=1.
     """
     ratio, threshold = (cut_g / cut_e if cut_e > 0 else np.inf), None
     if k_e == 1:
-        pick = GRAPH if cut_g < NO_STRUCTURE_RATIO * cut_e and (
+        apart = cut_g == 0 < cut_e
+        pick = GRAPH if apart or cut_g < NO_STRUCTURE_RATIO * cut_e and (
             pair_p := pair_p() if callable(pair_p) else pair_p) < SPLIT_ALPHA else ENERGY
-        rule, threshold = "no structure", NO_STRUCTURE_RATIO
+        rule, threshold = ("components", None) if apart else ("no structure", NO_STRUCTURE_RATIO)
     elif k_e < k_g and agree >= AGREE:
         pick, rule = GRAPH, "finer groups"
     elif within >= WITHIN and ((small := smallest < BALANCE / k_g) or agree >= AGREE or (
@@ -115,6 +134,9 @@ def _texts(rule, pick, k_e, k_g, within, smallest, agree, cut_g, pair_p):
             f"index {agree:.3f}, at least {AGREE:g})")
     nest = (f"the {k_e} energy clusters lie within the graph's groups ({within:.1%} of the "
             "weight) and ")
+    if rule == "components":
+        return (f"no structure for energy, but the graph's {k_g} groups are components of the "
+                "graph (a normalised cut of 0): they are apart", ", components of the graph")
     if rule == "no structure":
         return (f"no structure for energy: the graph's groups must cut below "
                 f"{NO_STRUCTURE_RATIO:g} times the energy partition's" + ("" if callable(pair_p)

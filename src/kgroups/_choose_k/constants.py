@@ -65,13 +65,15 @@ CONSTANTS = {
     "CUT_RATIO": C(1.0, "the graph wins where its groups cut below this times the energy partition "
         "of as many clusters", "bench_choice.py, arbiter table: 0.3 to 1.5; at the true k 0.7 and "
         "1.0 tie", DEV),
-    "NO_STRUCTURE_RATIO": C(0.5, "without structure for energy, the graph must cut below this "
-        "times energy's", "bench_semimetric.py (issue 40)", ALL),
+    "NO_STRUCTURE_RATIO": C(0.5, "without structure for energy, the graph's groups that are not "
+        "components of the graph must cut below this times energy's", "bench_semimetric.py "
+        "(issue 40)", ALL),
     "WITHIN": C(0.95, "share of the energy clusters' weight within the graph's groups that nests "
         "them", "bench_choice.py, arbiter table: 0.9, 0.95", DEV),
-    "BALANCE": C(0.35, "the graph sets a small part apart where its smallest group holds less than "
-        "this over its number of groups", "bench_arbiter.py: tables 0.25 < 0.35 = 0.5, shapes and "
-        "sets 0.35 = 0.5 with the test of clusters within groups; the smaller of the tie", DEV),
+    "BALANCE": C(0.35, "the graph sets a small part apart where its smallest group of more than "
+        "n_neighbors + 1 rows holds less than this over its number of groups", "bench_arbiter.py: "
+        "tables 0.25 < 0.35 = 0.5, shapes and sets 0.35 = 0.5 with the test of clusters within "
+        "groups; the smaller of the tie", DEV),
     "AGREE": C(0.95, "the energy partition of the graph's number of groups is those groups where "
         "their adjusted Rand index reaches this", "bench_arbiter.py: shapes and sets alike from "
         "0.9 to 0.99 and lower without it, tables lower at 0.9", DEV),

@@ -20,7 +20,7 @@ from .._semimetrics.auto import ONE_COLUMN, partition_cut
 from .._semimetrics.prepare import data_scale, objective_unit
 from .._validation import Integer, InvalidParameterError, as_seed, describe
 from ..metrics import weighted_ari
-from .arbiter import ENERGY, GRAPH, decide, pair_dips, within_share
+from .arbiter import ENERGY, GRAPH, decide, pair_dips, smallest_group, within_share
 from .constants import value
 from .criteria import (gap_curve, gap_rule, laplacian_eigenvalues,
                        prediction_strength_curve, ps_rule, silhouette_curve)
@@ -32,18 +32,30 @@ from .result import ChooseKResult
 SAMPLE_N = value("SAMPLE_N")
 
 
-def canonical(X, w):
-    """``(seed, order)``, functions of the rows' values alone, not of their order: the
-    order of the rows by their projection on a direction drawn from the number of
-    columns, then by weight (rows that tie on both are the same row, up to a
-    projection's rounding), and the CRC-32 of the projections and weights in that
-    order. Each row's sum is taken over its own contiguous copy (blocks of rows), so it
-    rounds the same wherever the row sits and whatever X's memory layout."""
+def projection_key(X):
+    """Each row's projection on a direction drawn from the number of columns, summed over
+    its own contiguous copy (blocks of rows), so that it rounds the same wherever the row
+    sits, whatever X's memory layout or chunks: the key of :func:`canonical`."""
     u, step = np.random.default_rng([X.shape[1], 19]).standard_normal(X.shape[1]), 4096
-    key = np.concatenate([np.einsum("ij,j->i", np.ascontiguousarray(X[a:a + step]), u)
-                          for a in range(0, X.shape[0], step)])
+    X = np.asarray(X, dtype=np.float64)
+    return np.concatenate([np.einsum("ij,j->i", np.ascontiguousarray(X[a:a + step]), u)
+                           for a in range(0, X.shape[0], step)] or [np.empty(0)])
+
+
+def canonical(key, w):
+    """``(seed, order)``, functions of the rows' values alone, not of their order: the
+    order of the rows by their :func:`projection_key` ``key``, then by weight (rows that
+    tie on both are the same row, up to a projection's rounding), and the CRC-32 of the
+    keys and weights in that order."""
     order = np.lexsort((w, key))
     return zlib.crc32(np.concatenate([key[order], w[order]]).tobytes()), order
+
+
+def sample_rows(seed, order, m):
+    """The one sample of every path that chooses on a sample: ``m`` of the rows, uniform,
+    drawn from the data's ``seed`` and listed in the ``order`` of :func:`canonical`."""
+    n = order.size
+    return order[np.sort(np.random.default_rng([seed, 11]).choice(n, min(m, n), replace=False))]
 
 
 def in_order(r, rows, own=True):
@@ -119,7 +131,7 @@ def default(X, w, ks, setting, opts, seed):
         E = f.grow(kg)[0]                       # the energy partition of k_g clusters
         cuts = {GRAPH: partition_cut(fmap, G, kg), ENERGY: partition_cut(fmap, E, kg)}
         within = within_share(e.labels, G, w) if e.k > 1 else 0.0
-        smallest = float(np.bincount(G, weights=w, minlength=kg).min() / w.sum())
+        smallest = smallest_group(G, w, kg, setting.n_neighbors)
         trace.steps += g.trace.steps            # the graph's rule, then the arbiter
         pick = decide(cuts[GRAPH], cuts[ENERGY], e.k, kg, within, smallest, trace,
                       weighted_ari(G, E, w), lambda: pair_dips(f.T, w, e.labels, G))
@@ -161,18 +173,22 @@ def named(X, w, ks, method, setting, opts, seed):
     return r
 
 
-def run_choice(X, w, ks, method, setting, opts, random_state, refit):
+def run_choice(X, w, ks, method, setting, opts, random_state, refit, seed=None):
     """The result of ``method`` on validated X (float64) and weights (all > 0); the
     default on the rows in :func:`canonical` order, on a sample past ``SAMPLE_N`` rows
     (module docstring); X of extreme magnitude on ``c X``, ``c`` the fits' power of two
-    (``data_scale``): the rules read statistics free of the scale; W is in X's units."""
+    (``data_scale``): the rules read statistics free of the scale; W is in X's units.
+    ``seed``: the seed of the data X was sampled from (:func:`sample_rows`), in place
+    of X's own."""
     sem = ENERGY if setting.semimetric in (GRAPH, "auto") else setting.semimetric
     big = IN_MEMORY.summary(X, w, "choose_k")[0]    # the largest |x - c|, c X's robust centre
     c = 1.0 if callable(sem) else data_scale(big, sem, "choose_k")
+    key = projection_key(X)                          # of X in its units, whatever c
     X, setting = X * c if c != 1.0 else X, setting.but(sigma=setting.sigma * c)
     with warnings.catch_warnings():  # fits of more clusters than distinct rows are the
         warnings.simplefilter("ignore", DistinctRowsWarning)  # criteria's business
-        seed, order = canonical(X, w)
+        own, order = canonical(key, w)
+        seed = own if seed is None else seed
         if method != "auto":
             r = named(X, w, ks, method, setting, opts, as_seed(random_state))
         elif ks[-1] < 2 and setting.semimetric != GRAPH:
@@ -202,7 +218,7 @@ def _on_sample(X, w, order, ks, setting, opts, seed, refit):
     labelled by the sample fit's predict, and with ``refit`` by the fit of all rows from
     there."""
     n = X.shape[0]
-    rows = order[np.sort(np.random.default_rng([seed, 11]).choice(n, SAMPLE_N, replace=False))]
+    rows = sample_rows(seed, order, SAMPLE_N)
     Xs, ws = X[rows], w[rows]
     sub = {**opts, "n_distinct": np.unique(Xs, axis=0).shape[0]}
     r = default(Xs, ws, ks, setting, sub, seed)

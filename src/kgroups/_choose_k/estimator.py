@@ -22,8 +22,8 @@ from .._semimetrics import DATA_BUILT
 from .._semimetrics.auto import SemimetricChoice
 from .._validation import InvalidParameterError, check_sample_weight
 from .constants import value
-from .core import SAMPLE_N, k_limit, run_choice
-from .fits import Setting, engine_for
+from .core import SAMPLE_N, canonical, k_limit, projection_key, run_choice, sample_rows
+from .fits import Setting, candidate_engines, engine_for
 
 K_MAX = value("K_MAX")
 CHOICE_STARTS = int(value("CHOICE_STARTS"))
@@ -35,6 +35,8 @@ def _refuse(est):
         raise InvalidParameterError(f"{owner}: n_clusters='auto' chooses k from point data; with "
                                     f"semimetric={est.semimetric!r}, kernel={est.kernel!r} X is "
                                     "a matrix: give n_clusters as an integer")
+    if est.semimetric == "auto":
+        candidate_engines(est.engine, owner)  # refuses an engine that runs neither candidate
     if not isinstance(est.init, str):
         raise InvalidParameterError(f"{owner}: init given as labels fixes the number of clusters, "
                                     "while n_clusters='auto' chooses it: give n_clusters as an "
@@ -52,21 +54,27 @@ def fit_choosing_k(est, X, sample_weight):
     labels[keep] = r.labels
     init = labels if np.unique(labels[keep]).size == r.k else est.init
     est._fit(X, sample_weight, n_clusters=int(r.k), semimetric=r.semimetric, init=init,
-             n_init=1 if init is labels else est.n_init, rescaling=r.rescaling)
+             n_init=1 if init is labels else est.n_init, rescaling=r.rescaling,
+             engine=_engine(est, r))
     return _record(est, r)
 
 
 def _fit_from_a_sample(est, X, sample_weight, kind):
-    """``n_clusters="auto"`` on data out of host memory (module docstring)."""
+    """``n_clusters="auto"`` on data out of host memory (module docstring): the choice
+    runs on the sample that in-memory data of the same rows would be chosen on (drawn
+    by :func:`~kgroups._choose_k.core.sample_rows` from the data's seed)."""
     rows, _ = kind.check_fit(est, X, precomputed=False)
     w = kind.weights(sample_weight, rows, est._owner())
     n = int(rows.shape[0])
-    # seeded by the size alone: the choice does not move with random_state
-    idx = np.sort(np.random.default_rng([n, 11]).choice(n, min(n, SAMPLE_N), replace=False))
-    r, Xs, ws, keep = _choose(est, *kind.take(rows, w, idx), f"a uniform sample of "
-                              f"{idx.size} of the {n} rows ({kind.name} input)")
-    r.sample = idx[keep]
-    plan = {"n_clusters": int(r.k), "semimetric": r.semimetric}
+    key = np.asarray(kind.map_rows(rows, projection_key, None, np.float64, est._owner()))
+    wh = np.asarray(w, dtype=np.float64)
+    pos = np.flatnonzero(wh > 0)
+    seed, order = canonical(key[pos], wh[pos])
+    idx = pos[sample_rows(seed, order, SAMPLE_N)]
+    r, Xs, ws, _ = _choose(est, *kind.take(rows, w, idx), f"a uniform sample of "
+                           f"{idx.size} of the {n} rows ({kind.name} input)", seed)
+    r.sample = np.sort(idx)
+    plan = {"n_clusters": int(r.k), "semimetric": r.semimetric, "engine": _engine(est, r)}
     if r.semimetric in DATA_BUILT:  # runs on neither Dask nor a device: the sample's fit
         est._fit(Xs, ws, **plan)
         labels, how = est.predict(X), "fitted on the sample, every row labelled by predict"
@@ -80,16 +88,26 @@ def _fit_from_a_sample(est, X, sample_weight, kind):
     return _record(est, r)
 
 
-def _choose(est, X, sample_weight, what=None):
+def _engine(est, r):
+    """The engine of the fit of the chosen semimetric: the one asked for, or with
+    ``semimetric="auto"`` the one that holds the chosen candidate (said in the trace)."""
+    if est.semimetric != "auto":
+        return est.engine
+    engine = candidate_engines(est.engine, est._owner())[r.semimetric]
+    if engine != est.engine:
+        r.trace.add("engine", "engine of the chosen semimetric", engine, None,
+                    f"engine={est.engine!r} does not hold {r.semimetric!r}: the fit runs on "
+                    "the engine that does")
+    return engine
+
+
+def _choose(est, X, sample_weight, what=None, seed=None):
     """``(result, X, weights, rows of positive weight)``: X and its weights checked at
     the fit's front door, and the :class:`ChooseKResult` of ``est``'s parameters on the
     rows of positive weight, over k = 1..K_MAX cut to what X allows (k = 1 when that
-    leaves no k >= 2); ``what``: the rows, in words."""
+    leaves no k >= 2); ``what``: the rows, in words; ``seed``: that of the data they
+    were sampled from."""
     X = checked_rows(est, X, reset=True)
-    if what and sample_weight is not None and not np.any(np.asarray(sample_weight) != 0):
-        raise InvalidParameterError(  # a sample of rows whose whole has a positive weight
-            f"{est._owner()}: every row of {what} that n_clusters='auto' chooses k on has "
-            "sample_weight 0; give the rows of positive weight only")
     w = check_sample_weight(sample_weight, X.shape[0], est._owner(), allow_zero=True)
     keep = w > 0
     say = FitProgress(est._owner(), 1, est.max_iter, est.verbose).say
@@ -101,12 +119,13 @@ def _choose(est, X, sample_weight, what=None):
     engine = engine_for(est.engine, "energy" if est.semimetric == "auto" else est.semimetric)
     setting = Setting(semimetric=est.semimetric, alpha=est.alpha, sigma=est.sigma,
                       theta=est.theta, n_neighbors=est.n_neighbors, init=est.init,
-                      n_init=min(resolve_n_init(est.n_init, est.init, n), CHOICE_STARTS)
+                      n_init=min(resolve_n_init(est.n_init, est.init, min(n, SAMPLE_N)),
+                                 CHOICE_STARTS)
                       if est.n_init == "auto" else est.n_init,
                       max_iter=est.max_iter, tol=est.tol, engine=engine)
     opts = {"n_refs": value("N_REFS"), "reference": "pca", "n_distinct": n_distinct}
     r = run_choice(Xk, wk, np.arange(1, max(1, min(K_MAX, top)) + 1), "auto", setting, opts,
-                   est.random_state, refit=False)
+                   est.random_state, refit=False, seed=seed)
     say(f"chose {r.summary()}")        # the why: n_clusters_choice_.reasoning
     return r, X, w, keep
 

@@ -72,6 +72,20 @@ def engine_for(name, semimetric):
     return name if caps.array_kind == "numpy" and caps.takes(form, semimetric) else "auto"
 
 
+def candidate_engines(name, owner):
+    """``{semimetric: engine}`` of the candidates of ``semimetric="auto"``
+    (``"energy"``, ``"nearest_neighbors"``) when ``engine=name`` is asked for: ``name``
+    for each candidate it runs, ``"auto"`` (the engine that holds it) for the other;
+    refused by name where it runs neither."""
+    out = {s: engine_for(name, s) for s in ("energy", "nearest_neighbors")}
+    if name != "auto" and name not in out.values():
+        raise InvalidParameterError(
+            f"{owner}: semimetric='auto' chooses between 'energy' and 'nearest_neighbors' on "
+            f"point data, and engine={name!r} runs neither; use engine='auto', or name the "
+            "semimetric")
+    return out
+
+
 def rho_matrix(Z, setting):
     """The n x n matrix of :math:`\rho`, None where it does not fit in a quarter of the
     available memory (or the semimetric is a callable: blocks of rows as needed)."""
