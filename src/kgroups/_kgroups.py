@@ -495,14 +495,19 @@ def improving_moves(X, labels, *, sample_weight=None, **params):
     converged :class:`KernelKGroups` fit has on the exact engines; use it to
     check partitions found by other software. ``labels`` are integers in
     ``[0, k)`` with ``k = labels.max() + 1``; the kernel is that of
-    ``KernelKGroups(**params)`` (same semimetric, engine, weights).
+    ``KernelKGroups(**params)`` (same semimetric, engine, weights). With
+    ``noise=s`` (a share) the labels may be -1 (set aside) and the moves are
+    those of trimmed kernel k-groups (a move between clusters, a swap of a kept
+    and a set-aside point, a point set aside within the budget, or brought
+    back): zero where a converged fit with that ``noise`` stops.
 
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
         Data, or a precomputed semimetric or Gram matrix (see :class:`KernelKGroups`).
     labels : array-like of int of shape (n_samples,)
-        The partition to check, integers in ``[0, k)``, every cluster non-empty.
+        The partition to check, integers in ``[0, k)``, every cluster non-empty
+        (-1 too with ``noise``: a point set aside).
     sample_weight : array-like of shape (n_samples,), default=None
         Weights ``w_i >= 0``, some > 0 (None: all ones); a zero weight leaves the
         sample out of the fit.
@@ -515,7 +520,7 @@ def improving_moves(X, labels, *, sample_weight=None, **params):
     -------
     n_moves : int
         Number of points with a move of positive gain (eq. 50); 0 at a Hartigan
-        optimum.
+        optimum. With ``noise``, a swap counts once, for the kept point.
 
     See Also
     --------
@@ -533,6 +538,11 @@ def improving_moves(X, labels, *, sample_weight=None, **params):
     >>> X = np.array([[0.0], [0.1], [5.0], [5.2]])
     >>> improving_moves(X, [0, 0, 1, 1]), improving_moves(X, [0, 1, 1, 1])
     (0, 1)
+    >>> Xn = np.array([[0.0], [0.1], [5.0], [5.2], [50.0]])
+    >>> improving_moves(Xn, [0, 0, 1, 1, -1], noise=0.2)
+    0
+    >>> improving_moves(Xn, [0, -1, 1, 1, 1], noise=0.2)  # 2, 3, 4 (e.g. swap 4 and 1)
+    3
     """
     params.pop("init", None)
     if params.get("semimetric") == "auto":
@@ -542,9 +552,19 @@ def improving_moves(X, labels, *, sample_weight=None, **params):
     check_in_memory(X, "X", "improving_moves")
     lab = np.asarray(labels)
     k = int(lab.max()) + 1 if lab.size and lab.dtype.kind in "iu" else 1
-    est = KernelKGroups(k, init=lab, **params)
+    noise = params.get("noise")
+    if noise == "auto":
+        raise InvalidParameterError(
+            "improving_moves: noise='auto' decides the share of a fit; pass the share the "
+            "fit set aside (its noise_share_)")
+    est = KernelKGroups(k, init=np.maximum(lab, 0) if noise is not None else lab, **params)
     X, w, engine, _, _ = est._prepare(X, sample_weight)
     keep = est._keep  # zero-weight samples: left out (their moves change nothing)
     n = X.shape[0] if keep is None else keep.shape[0]
-    lab = check_init_labels(labels, n, k, "improving_moves", "labels")
-    return engine.count_improving_moves(lab if keep is None else lab[keep], k)
+    lab = check_init_labels(labels, n, k, "improving_moves", "labels", noise is not None)
+    lab = lab if keep is None else lab[keep]
+    if noise is None:
+        return engine.count_improving_moves(lab, k)
+    from ._engines.trimmed import TrimmedRuns, budget_of
+
+    return TrimmedRuns(engine, budget_of(noise, engine.w)).count_improving_moves(lab, k)
