@@ -32,7 +32,9 @@ own ``build_ms`` and ``move_rows`` serve unchanged. Each run is
    (:func:`kgroups._kernels.trimmed.next_move` finds each, :func:`~kgroups._kernels.
    trimmed.best_swap` settles a swap from the column of the point set aside), each
    applied here from the engine's kernel columns. ``F`` rises at every move, so the
-   search ends.
+   search ends. A point alone in its cluster, which no move can set aside, is then
+   tried set aside with its cluster re-seeded (:meth:`TrimmedRuns._reseed`); the
+   end the sweeps reach from there is kept only when ``F`` is higher.
 
 Rule ``"concentration"`` (kernel k-means with ``noise``) stops after step 1.
 
@@ -74,11 +76,15 @@ class TrimmedRunState(RunState):
     """Runs with points set aside: ``labels`` in ``[0, k]`` (``k``: set aside), ``M``
     (R x (k + 1) x n); ``s``, ``q``, ``cnt`` are the kept clusters' columns of
     ``full`` (R x (k + 1) each, the last the set-aside points'); ``concentrating[r]``:
-    run ``r`` still takes concentration steps; ``trace`` (n,): ``B_ii / w_i``."""
+    run ``r`` still takes concentration steps; ``trace`` (n,): ``B_ii / w_i``;
+    ``saved[r]``: the end of run ``r`` before a trial of :meth:`TrimmedRuns._reseed`
+    (``F``, labels, ``M``, ``s``, ``q``, ``cnt``), ``tried[r]``: the points tried so."""
 
     full: tuple = None
     concentrating: np.ndarray = None
     trace: np.ndarray = None
+    saved: list = None
+    tried: list = None
 
     def objective(self, r):
         """``F = -W`` of run ``r``'s kept points now."""
@@ -159,26 +165,28 @@ class TrimmedRuns:
             s[r], q[r], cnt[r] = cluster_stats(M[r], labels[r], self.engine.w)
         return TrimmedRunState(labels, M, s[:, :k], q[:, :k], cnt[:, :k], rule,
                                full=(s, q, cnt), concentrating=np.ones(R, dtype=bool),
-                               trace=self._trace)
+                               trace=self._trace, saved=[None] * R,
+                               tried=[set() for _ in range(R)])
+
+    def _donor(self, labels, M, s, q, cnt, k):
+        """The kept point (of a cluster of two or more) whose setting aside gains most,
+        ``A_j(i) + B_ii / w_i`` (the weighted farthest from its mean), or None."""
+        w, b = self.engine.w, self.engine.diag
+        idx = np.flatnonzero((labels < k) & (cnt[np.minimum(labels, k)] >= 2))
+        if not idx.size:
+            return None
+        jj, wd, bd = labels[idx], w[idx], b[idx]
+        gain = (wd * q[jj] / s[jj] - 2.0 * M[jj, idx] + bd) / (s[jj] - wd) + bd / wd
+        return int(idx[np.argmax(gain)])
 
     def _refill(self, labels, M, k):
         """Give every empty kept cluster a point, as the engines' ``fill_empty``: the
-        kept point (of a cluster of two or more) whose setting aside gains most
-        (``A_j(i) + B_ii / w_i``, the weighted farthest from its mean), else the first
-        set-aside point."""
-        w, b = self.engine.w, self.engine.diag
+        :meth:`_donor`, else the first set-aside point."""
+        w = self.engine.w
         s, q, cnt = cluster_stats(M, labels, w)
         for l in np.flatnonzero(cnt[:k] == 0):
-            j = labels
-            donor = (j < k) & (cnt[np.minimum(j, k)] >= 2)
-            if donor.any():
-                idx = np.flatnonzero(donor)
-                jj, wd, bd = j[idx], w[idx], b[idx]
-                gain = (wd * q[jj] / s[jj] - 2.0 * M[jj, idx] + bd) \
-                    / np.maximum(s[jj] - wd, 1e-300) + bd / wd
-                i = int(idx[np.argmax(gain)])
-            else:
-                i = int(np.flatnonzero(j == k)[0])
+            i = self._donor(labels, M, s, q, cnt, k)
+            i = int(np.flatnonzero(labels == k)[0]) if i is None else i
             self.engine.move_rows(np.array([i]), np.array([labels[i]]), np.array([l]), M)
             labels[i] = l
             s, q, cnt = cluster_stats(M, labels, w)
@@ -197,7 +205,7 @@ class TrimmedRuns:
                 state.concentrating[r] = False
                 if state.rule != "trimmed":
                     continue
-            moves[r] = self._hartigan(state, r)
+            moves[r] = self._hartigan(state, r) or self._reseed(state, r)
         return moves
 
     def _concentrate(self, state, r):
@@ -256,6 +264,64 @@ class TrimmedRuns:
             moves += 1
             summary.refresh(self, M, labels, s, q, k, (j, l) if kind == _tk.MOVE else None)
 
+    def _reseed(self, state, r):
+        """At the end of run ``r``'s sweeps, a point alone in its cluster (a far stray
+        that a start took for a seed, which no single move can set aside: Hartigan's
+        moves never empty a cluster) is tried set aside: its cluster re-seeded with the
+        :meth:`_donor`, the cheapest set-aside points brought back while the budget is
+        exceeded, and the sweeps go on from there; the end they reach is kept when its
+        W is lower, else the run goes back to the end before (:meth:`_settle`). Each
+        such point is tried once per end kept. Returns the trial's moves (0: none
+        left to try)."""
+        self._settle(state, r)
+        k, labels = state.s.shape[1], state.labels[r]
+        s, q, cnt = (a[r] for a in state.full)
+        w = self.engine.w
+        for j in np.flatnonzero(cnt[:k] == 1):
+            i = int(np.flatnonzero(labels == j)[0])
+            if i in state.tried[r] or w[i] > self.budget or not (cnt[:k] >= 2).any():
+                continue
+            state.tried[r].add(i)
+            state.saved[r] = (state.objective(r), labels.copy(), state.M[r].copy(), s.copy(),
+                              q.copy(), cnt.copy())
+            self._apply(state, r, i, k, self._column(i))
+            p = self._donor(labels, state.M[r], s, q, cnt, k)
+            self._apply(state, r, p, j, self._column(p))
+            moves = 2
+            while s[k] > self.budget:
+                t, l = self._cheapest(state, r, exclude=i)
+                self._apply(state, r, t, l, self._column(t))
+                moves += 1
+            return moves
+        return 0
+
+    def _cheapest(self, state, r, exclude):
+        """``(t, l)``: the set-aside point (not ``exclude``) and kept cluster where
+        bringing it back costs least, ``C_l(t)``."""
+        k, labels, M = state.s.shape[1], state.labels[r], state.M[r]
+        s, q = state.full[0][r][:k], state.full[1][r][:k]
+        t = np.flatnonzero(labels == k)
+        t = t[t != exclude]
+        w, b = self.engine.w[t][:, None], self.engine.diag[t][:, None]
+        cost = (w * q / s - 2.0 * M[:k, t].T - b) / (s + w) + b / w
+        a, l = np.unravel_index(int(np.argmin(cost)), cost.shape)
+        return int(t[a]), int(l)
+
+    def _settle(self, state, r):
+        """Judge run ``r``'s pending trial (:meth:`_reseed`): its end kept when ``F`` is
+        higher by more than rounding (the points tried forgotten), else the end before
+        it restored."""
+        saved = state.saved[r]
+        if saved is None:
+            return
+        state.saved[r] = None
+        f0, f1 = saved[0], state.objective(r)
+        if f1 - f0 > RTOL * (abs(f0) + abs(f1)):
+            state.tried[r] = set()
+            return
+        for a, v in zip((state.labels[r], state.M[r], *(x[r] for x in state.full)), saved[1:]):
+            a[...] = v
+
     def _column(self, c):
         """``B[:, c] = w K[:, c] w_c`` from the engine's unweighted column."""
         w = self.engine.w
@@ -287,6 +353,7 @@ class TrimmedRuns:
         per_weight = state.rule == "trimmed"
         out = []
         for r in range(state.n_runs):
+            self._settle(state, r)  # a trial cut short by max_iter: the better end
             labels, M = state.labels[r], state.M[r]
             s, q, _ = cluster_stats(M, labels, eng.w)
             noise = np.flatnonzero(labels == k)
