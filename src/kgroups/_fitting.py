@@ -420,7 +420,8 @@ class KernelClusteringFit(ConstrainedParams):
         Returns
         -------
         labels : ndarray of shape (n_samples,)
-            Cluster of each point, in ``[0, n_clusters)``.
+            Cluster of each point, in ``[0, n_clusters)``, or -1 for a point set
+            aside (``noise``).
 
         See Also
         --------

@@ -239,7 +239,8 @@ class KMeansResult:
     Attributes
     ----------
     labels : ndarray of shape (n_samples,)
-        Cluster of each point, in ``0..k-1``.
+        Cluster of each point, in ``0..k-1``, or -1 for a point set aside
+        (``noise``).
     objective : float
         Q of the best start (``-within_energy`` for a semimetric).
     within_energy : float
@@ -302,10 +303,10 @@ def kernel_kmeans(X, n_clusters, *, sample_weight=None, **params):
     Returns
     -------
     result : KMeansResult
-        ``labels`` (shape (n_samples,), in ``0..k-1``), ``objective`` (Q of the best
-        start), ``within_energy`` (W) and ``n_iter`` (iterations of the best start):
-        the fitted estimator's ``labels_``, ``objective_``, ``within_energy_`` and
-        ``n_iter_``.
+        ``labels`` (shape (n_samples,), in ``0..k-1``, -1 set aside), ``objective``
+        (Q of the best start), ``within_energy`` (W) and ``n_iter`` (iterations of
+        the best start): the fitted estimator's ``labels_``, ``objective_``,
+        ``within_energy_`` and ``n_iter_``.
 
     See Also
     --------

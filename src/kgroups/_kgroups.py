@@ -395,7 +395,8 @@ class KGroupsResult:
     Attributes
     ----------
     labels : ndarray of shape (n_samples,)
-        Cluster of each point, in ``0..k-1``.
+        Cluster of each point, in ``0..k-1``, or -1 for a point set aside
+        (``noise``).
     objective : float
         Q of the best start (TPAMI equation 41; ``-within_energy`` for a
         semimetric).
@@ -459,10 +460,10 @@ def kernel_kgroups(X, n_clusters, *, sample_weight=None, **params):
     Returns
     -------
     result : KGroupsResult
-        ``labels`` (shape (n_samples,), in ``0..k-1``), ``objective`` (Q of the best
-        start), ``within_energy`` (W) and ``n_iter`` (sweeps of the best start): the
-        fitted estimator's ``labels_``, ``objective_``, ``within_energy_`` and
-        ``n_iter_``.
+        ``labels`` (shape (n_samples,), in ``0..k-1``, -1 set aside), ``objective``
+        (Q of the best start), ``within_energy`` (W) and ``n_iter`` (sweeps of the
+        best start): the fitted estimator's ``labels_``, ``objective_``,
+        ``within_energy_`` and ``n_iter_``.
 
     See Also
     --------

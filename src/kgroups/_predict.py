@@ -86,7 +86,9 @@ class NewPointsMixin(TransformerMixin):
         Returns
         -------
         labels : ndarray of shape (n_new,)
-            Cluster of each new point.
+            Cluster of each new point; after a fit with ``noise`` that set points
+            aside, -1 for a point whose cost of insertion is at least
+            ``noise_threshold_`` (see the class's Notes).
 
         See Also
         --------
