@@ -325,3 +325,19 @@ def test_the_statistics_and_metrics_leave_label_minus_one_out():
     assert accuracy(truth, np.r_[lab[:80], 0, 0, 0, 0]) < 1.0  # -1 in labels_true: a class
     with pytest.raises(ValueError, match="every label is -1"):
         within_energy(X, -np.ones(len(X), dtype=int))
+
+
+def test_max_iter_warns_and_a_rebuilt_m_gives_the_same_end(monkeypatch):
+    """The driver's safety cap warns as for any run; a run whose M the driver rebuilds
+    from its labels (-1 included) goes on to the same end."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    import kgroups._driver as driver
+    X = blobs_and_strays()
+    with pytest.warns(ConvergenceWarning, match="max_iter=1"):
+        KernelKGroups(2, noise=0.05, max_iter=1, n_init=1, random_state=0).fit(X)
+    a = KernelKGroups(2, noise=0.05, n_init=1, random_state=0).fit(X)
+    monkeypatch.setattr(driver, "DRIFT_RTOL", -1.0)  # every converged run rebuilt
+    b = KernelKGroups(2, noise=0.05, n_init=1, random_state=0).fit(X)
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    assert b.within_energy_ == pytest.approx(a.within_energy_, rel=1e-12)

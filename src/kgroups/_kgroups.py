@@ -555,10 +555,9 @@ def improving_moves(X, labels, *, sample_weight=None, **params):
     k = int(lab.max()) + 1 if lab.size and lab.dtype.kind in "iu" else 1
     noise = params.get("noise")
     if noise == "auto":
-        raise InvalidParameterError(
-            "improving_moves: noise='auto' decides the share of a fit; pass the share the "
-            "fit set aside (its noise_share_)")
-    est = KernelKGroups(k, init=np.maximum(lab, 0) if noise is not None else lab, **params)
+        raise InvalidParameterError("improving_moves: noise='auto' decides the share of a "
+                                    "fit; pass the fit's noise_share_")
+    est = KernelKGroups(k, init=lab, **params)
     X, w, engine, _, _ = est._prepare(X, sample_weight)
     keep = est._keep  # zero-weight samples: left out (their moves change nothing)
     n = X.shape[0] if keep is None else keep.shape[0]
@@ -566,6 +565,6 @@ def improving_moves(X, labels, *, sample_weight=None, **params):
     lab = lab if keep is None else lab[keep]
     if noise is None:
         return engine.count_improving_moves(lab, k)
-    from ._engines.trimmed import TrimmedRuns, budget_of
+    from ._engines.trimmed import TrimmedRuns, budget_of  # only with noise
 
     return TrimmedRuns(engine, budget_of(noise, engine.w)).count_improving_moves(lab, k)

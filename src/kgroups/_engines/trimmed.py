@@ -54,6 +54,9 @@ from .._kernels import trimmed as _tk
 from .._kernels.gain import RTOL, cluster_stats
 from .._memory import check_fits
 from .engine import TRIMMED_RULES, RunResult, RunState  # noqa: F401  (TRIMMED_RULES: here too)
+# The counts of the matrix-free engine's certified float32 pass, which the trimmed runs
+# do not take (kgroups._engines.matrix_free.MatrixFreeEngine.counters).
+F32_COUNTS = ("pass_dtype", "float64_decisions", "exact_q", "float64_groups", "pairs_left_out")
 # The weight a budget may be exceeded by, relative to it: ``s * sum(w)`` computed in
 # floating point may fall just below the whole number it stands for (0.29 * 100).
 BUDGET_RTOL = 1e-9
@@ -139,7 +142,22 @@ class TrimmedRuns:
         self._trace = engine.diag / engine.w
 
     def __getattr__(self, name):
+        if name == "engine":  # not set yet (a copy being made): no recursion
+            raise AttributeError(name)
         return getattr(self.engine, name)
+
+    def counters(self):
+        """The engine's counts, less those of the certified float32 pass (the matrix-free
+        engine's): the trimmed runs read float64 sums and columns only."""
+        out = dict(self.engine.counters())
+        if "pass_dtype" in out:
+            out = {k: v for k, v in out.items() if k not in F32_COUNTS}
+            out["pass_dtype"] = "float64 (the trimmed search, noise)"
+        return out
+
+    def report(self):
+        """The engine's words at the end of a fit, none of the float32 pass's."""
+        return None if "pass_dtype" in self.engine.counters() else self.engine.report()
 
     def group_size(self, starts, k):
         """The engine's group of restarts for ``k + 1`` rows of ``M``."""
@@ -155,8 +173,9 @@ class TrimmedRuns:
         labels = np.array(starts, dtype=np.int64)
         labels[labels < 0] = k
         R, n = labels.shape
-        check_fits(8 * (k + 1) * n, f"the trimmed runs' copy of M (n={n}, k={k})",
-                   "fewer clusters or a smaller sample")
+        # a copy of M per run: a concentration step's, or the end a trial may go back to
+        check_fits(8 * (k + 1) * n * R, f"the trimmed runs' copies of M (n={n}, k={k}, "
+                   f"{R} runs)", "fewer clusters or a smaller sample")
         M = self.engine.build_ms(labels, k + 1)
         s, q = np.empty((R, k + 1)), np.empty((R, k + 1))
         cnt = np.empty((R, k + 1), dtype=np.int64)
