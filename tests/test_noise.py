@@ -341,3 +341,18 @@ def test_max_iter_warns_and_a_rebuilt_m_gives_the_same_end(monkeypatch):
     b = KernelKGroups(2, noise=0.05, n_init=1, random_state=0).fit(X)
     np.testing.assert_array_equal(a.labels_, b.labels_)
     assert b.within_energy_ == pytest.approx(a.within_energy_, rel=1e-12)
+
+
+def test_the_dask_statistics_leave_label_minus_one_out():
+    da = pytest.importorskip("dask.array")
+    X = blobs_and_strays()
+    lab = np.r_[np.zeros(40, int), np.ones(40, int), -np.ones(4, int)]
+    w = np.random.default_rng(1).uniform(0.5, 2.0, len(X))
+    kept = lab >= 0
+    Xd, labd, wd = (da.from_array(a, chunks=30) for a in (X, lab, w))
+    assert within_energy(Xd, labd, sample_weight=wd) == pytest.approx(
+        within_energy(X[kept], lab[kept], sample_weight=w[kept]), rel=1e-12)
+    assert between_energy(Xd, lab) == pytest.approx(between_energy(X[kept], lab[kept]),
+                                                    rel=1e-12)
+    assert disco(Xd, labd, n_permutations=0).statistic == pytest.approx(
+        disco(X[kept], lab[kept], n_permutations=0).statistic, rel=1e-12)
