@@ -328,7 +328,10 @@ class KernelKGroups(BaseKernelClustering):
     cost taken without :math:`i` when :math:`l` is its own cluster), and
     setting aside one more point while the budget has room. W falls at every
     move, so the search ends; a point alone in its cluster stays, as in
-    Hartigan's method. ``predict`` sets a new point (weight 1) aside when its
+    Hartigan's method, but at the end such a point (a far stray a start took
+    for a seed) is tried set aside, its cluster re-seeded with the farthest
+    kept point, and the end the sweeps reach from there is kept only when its W
+    is lower. ``predict`` sets a new point (weight 1) aside when its
     smallest cost of insertion :math:`s_l d_l(x) / (s_l + 1)` is at least
     ``noise_threshold_``; at the end no swap lowers W, so that threshold bounds
     the kept points' removal gains. ``transform`` is unchanged (the kept

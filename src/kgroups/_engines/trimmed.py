@@ -164,6 +164,7 @@ class TrimmedRuns:
         return self.engine.group_size(starts, k + 1)
 
     def fingerprint(self, state, r):
+        """A key of run ``r``'s labels, the set-aside points' included."""
         return state.labels[r].tobytes()
 
     # -- start -------------------------------------------------------------------------
