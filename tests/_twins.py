@@ -124,3 +124,93 @@ def energy_hclust_twin(rho, w):
         children.append((u, v))
         heights.append(e)
     return np.array(children), np.array(heights)
+
+
+# -- trimmed kernel k-groups (points set aside: label -1) ------------------------------
+def trimmed_W(K, w, labels, k):
+    """Within energy of the kept points, ``W = sum_l [sum_{i in C_l} w_i K_ii - w_l^T K
+    w_l / s_l]`` (``inf`` when a cluster is empty), from the unweighted kernel ``K``."""
+    total = 0.0
+    for l in range(k):
+        idx = np.flatnonzero(labels == l)
+        if not idx.size:
+            return np.inf
+        wl = w[idx]
+        total += wl @ np.diag(K)[idx] - wl @ K[np.ix_(idx, idx)] @ wl / wl.sum()
+    return total
+
+
+def trimmed_W_all(K, w, k, budget):
+    """``(W, labels)`` of every labelling in ``{-1, 0..k-1}^n`` whose set-aside weight
+    is within ``budget`` and whose clusters are non-empty: the brute force."""
+    n = w.shape[0]
+    grid = np.array(np.meshgrid(*[np.arange(-1, k)] * n, indexing="ij")).reshape(n, -1).T
+    grid = grid[(w[None, :] * (grid == -1)).sum(1) <= budget]
+    A = (grid[:, None, :] == np.arange(k)[None, :, None]) * w[None, None, :]  # N x k x n
+    s = A.sum(-1)
+    grid, A, s = grid[(s > 0).all(1)], A[(s > 0).all(1)], s[(s > 0).all(1)]
+    q = np.einsum("Nli,ij,Nlj->Nl", A, K, A)
+    W = (A.sum(1) * np.diag(K)[None, :]).sum(1) - (q / s).sum(1)
+    return W, grid
+
+
+def trimmed_neighbours(labels, w, k, budget):
+    """Every single move of the trimmed search from ``labels``: ``(kind, point, new
+    labels)``, the point being the one moved, set aside, or (swap) the kept point set
+    aside; a point alone in its cluster never leaves it."""
+    cnt = np.bincount(labels[labels >= 0], minlength=k)
+    out = []
+    for i in range(labels.shape[0]):
+        if labels[i] >= 0 and cnt[labels[i]] >= 2:
+            for l in range(k):
+                if l != labels[i]:
+                    m = labels.copy()
+                    m[i] = l
+                    out.append(("move", i, m))
+            m = labels.copy()
+            m[i] = -1
+            if w[m == -1].sum() <= budget:
+                out.append(("aside", i, m))
+            for t in np.flatnonzero(labels == -1):
+                for l in range(k):
+                    m = labels.copy()
+                    m[i], m[t] = -1, l
+                    if w[m == -1].sum() <= budget:
+                        out.append(("swap", i, m))
+        elif labels[i] == -1:
+            for l in range(k):
+                m = labels.copy()
+                m[i] = l
+                out.append(("bring", i, m))
+    return out
+
+
+def trimmed_improving(K, w, labels, k, budget, rtol=1e-9):
+    """The points with a single move of the trimmed search that lowers W (by more than
+    ``rtol`` relative), by recomputing W for every move."""
+    base = trimmed_W(K, w, labels, k)
+    return sorted({i for _, i, m in trimmed_neighbours(labels, w, k, budget)
+                   if trimmed_W(K, w, m, k) < base - rtol * (1.0 + abs(base))})
+
+
+def concentrate_twin(K, w, labels, k, budget):
+    """One concentration step by explicit distances to the kept clusters' weighted means:
+    nearest mean, then the farthest points set aside (-1), largest first, while their
+    weight fits (a stable order)."""
+    n = w.shape[0]
+    d = np.full((n, k), np.inf)
+    for l in range(k):
+        idx = np.flatnonzero(labels == l)
+        if idx.size:
+            wl = w[idx]
+            d[:, l] = (np.diag(K) - 2.0 * K[:, idx] @ wl / wl.sum()
+                       + wl @ K[np.ix_(idx, idx)] @ wl / wl.sum() ** 2)
+    out = np.argmin(d, axis=1)
+    order = np.argsort(d.min(axis=1), kind="stable")
+    taken = 0.0
+    for i in order[::-1]:
+        if taken + w[i] > budget:
+            break
+        taken += w[i]
+        out[i] = -1
+    return out

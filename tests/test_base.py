@@ -14,8 +14,11 @@ from tests import _twins
 from tests._helpers import CALLABLE, blobs, sparse_psd_gram
 
 
+# With noise=0.1 the fits set points aside (label -1, which the checks allow for noise).
 ESTIMATORS = [KernelKGroups(n_clusters=3, random_state=0),
-              KernelKMeans(n_clusters=3, random_state=0)]
+              KernelKMeans(n_clusters=3, random_state=0),
+              KernelKGroups(n_clusters=3, random_state=0, noise=0.1),
+              KernelKMeans(n_clusters=3, random_state=0, noise=0.1)]
 
 
 # Zero weights act as removed rows and integer weights as repeated ones (tests below),

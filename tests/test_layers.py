@@ -19,7 +19,7 @@ LAYERS = [
     ("estimators", [
         "kgroups._base", "kgroups._fitting", "kgroups._auto_fit", "kgroups._kgroups",
         "kgroups._kernel_kmeans", "kgroups._init", "kgroups._starts", "kgroups._predict",
-        "kgroups._placement",
+        "kgroups._placement", "kgroups._noise*",
         "kgroups._spectral", "kgroups._onedim", "kgroups._hierarchical", "kgroups._choose_k*",
         "kgroups._input*",
         "kgroups.metrics", "kgroups.graph*", "kgroups.datasets*"]),

@@ -20,6 +20,7 @@ SETTINGS = [
     KernelKGroups(n_clusters=3, semimetric="gaussian", random_state=0),
     KernelKGroups(n_clusters=3, engine="matrix-free", random_state=0),
     KernelKGroups(n_clusters=3, engine="low-rank", random_state=0),
+    KernelKGroups(n_clusters=3, engine="matrix-free", noise=0.1, random_state=0),
 ]
 
 

@@ -131,11 +131,12 @@ def test_only_estimators_and_backends_reach_drivers_and_engines():
     # checks and views data on a CUDA device with the device kernels; _predict.py
     # places new rows with the fitted engine's predictor, under the kernels' size
     # tiers (kgroups._kernels.jit.tiered); _fitting.py is the estimators' fit, which
-    # _base.py dresses in scikit-learn's machinery. Inside _engines/,
+    # _base.py dresses in scikit-learn's machinery, and _noise.py its runs with points
+    # set aside (the trimmed runs of the engine, through the driver). Inside _engines/,
     # _kernels/ and _stats/ the layers are tests/test_layers.py's to check.
     allowed = {"_base.py", "_fitting.py", "_predict.py", "_kgroups.py", "_kernel_kmeans.py", "_init.py",
                "_progress.py", "_validation.py", "_hierarchical.py", "_input.py",
-               "_input_device.py", "_driver.py", "_cli_options.py"}
+               "_input_device.py", "_driver.py", "_cli_options.py", "_noise.py"}
     pattern = re.compile(r"\b(run_starts)\b|(from|import) [.\w]*\b_(engines|kernels|driver)\b")
     # bench_gpu.py times the GPU engine's pair pass itself, below the public API, and
     # bench_roofline.py the matrix-free engine's and its pass's inner loop (the kernels

@@ -225,8 +225,10 @@ def label_array(labels, owner, name):
             f"sequence ({type(labels).__name__} whose items differ in length)") from None
 
 
-def check_init_labels(labels, n_samples, n_clusters, owner="KernelKGroups", name="init labels"):
-    """Given starting labels: integers in ``[0, n_clusters)``, one per sample."""
+def check_init_labels(labels, n_samples, n_clusters, owner="KernelKGroups", name="init labels",
+                      noise=False):
+    """Given starting labels: integers in ``[0, n_clusters)``, one per sample; with
+    ``noise``, -1 too (a point set aside)."""
     if issparse(labels):
         raise InvalidParameterError(f"{owner}: {name} should be a 1-D array, got "
                                     f"{describe(labels)}")
@@ -234,32 +236,33 @@ def check_init_labels(labels, n_samples, n_clusters, owner="KernelKGroups", name
     if lab.ndim != 1 or lab.shape[0] != n_samples:
         raise InvalidParameterError(
             f"{owner}: {name} have shape {lab.shape}, expected ({n_samples},)")
+    low, aside = (-1, " (-1: set aside)") if noise else (0, "")
     if lab.dtype.kind not in "iuf" or (lab.dtype.kind == "f" and (
             not np.all(np.isfinite(lab)) or np.any(lab != np.round(lab)))):
         raise InvalidParameterError(
-            f"{owner}: {name} should be integers in [0, {n_clusters - 1}], got "
+            f"{owner}: {name} should be integers in [{low}, {n_clusters - 1}]{aside}, got "
             f"{describe(labels)}")
     lab = lab.astype(np.int64)
-    if lab.min() < 0 or lab.max() >= n_clusters:
+    if lab.min() < low or lab.max() >= n_clusters:
         raise InvalidParameterError(
-            f"{owner}: {name} should lie in [0, {n_clusters - 1}], "
+            f"{owner}: {name} should lie in [{low}, {n_clusters - 1}]{aside}, "
             f"got min={lab.min()} max={lab.max()}")
     return lab
 
 
-def check_init_starts(init, n_samples, n_clusters, owner="KernelKGroups"):
+def check_init_starts(init, n_samples, n_clusters, owner="KernelKGroups", noise=False):
     """Given starting labels, one start or one per row: a list of label arrays
-    (:func:`check_init_labels` each; rows named ``init[r]``)."""
+    (:func:`check_init_labels` each, -1 allowed with ``noise``; rows named ``init[r]``)."""
     if issparse(init):
         raise InvalidParameterError(f"{owner}: init labels should be an array of shape "
                                     f"({n_samples},) or (n_starts, {n_samples}), got "
                                     f"{describe(init)}")
     lab = label_array(init, owner, "init labels")
     if lab.ndim == 2 and lab.shape[1] == n_samples and lab.shape[0] >= 1:
-        return [check_init_labels(row, n_samples, n_clusters, owner, f"init[{r}]")
+        return [check_init_labels(row, n_samples, n_clusters, owner, f"init[{r}]", noise)
                 for r, row in enumerate(lab)]
     if lab.ndim == 1:
-        return [check_init_labels(lab, n_samples, n_clusters, owner)]
+        return [check_init_labels(lab, n_samples, n_clusters, owner, noise=noise)]
     raise InvalidParameterError(
         f"{owner}: init labels have shape {lab.shape}, expected ({n_samples},) or "
         f"(n_starts, {n_samples}) with n_starts >= 1 (one start per row)")

@@ -25,6 +25,7 @@ import numpy as np
 from ._auto_fit import fit_auto
 from ._driver import clocked, run_starts
 from ._engines.build import EngineRequest, array_kind_of, build_engine, engine_summary
+from ._engines.engine import TRIMMED_RULES
 from ._init import SAMPLE_N_INIT, resolve_n_init
 from ._input import fit_data, input_kind, label_left_out, left_out_rows, n_rows
 from ._kernels.jit import tiered
@@ -32,11 +33,14 @@ from ._progress import FitProgress
 from ._semimetrics import DATA_BUILT
 from ._semimetrics.prepare import objective_unit, origin_gram, scaled_params
 from ._starts import given_starts, init_name, named_starts
-from ._placement import insertion_scores
+from ._placement import insertion_costs, insertion_scores
 from ._validation import PARAMETER_CONSTRAINTS, ConstrainedParams, InvalidParameterError
 
 # The value of ``semimetric`` that chooses it from the data (kgroups._semimetrics.auto).
 AUTO = "auto"
+# The fitted attributes of a fit with ``noise`` (kgroups._noise), removed by a refit
+# without it.
+NOISE_ATTRIBUTES = ("n_noise_", "noise_weight_", "noise_threshold_", "noise_share_")
 
 
 def fit_work(n_samples, n_clusters, n_starts):
@@ -91,6 +95,7 @@ class KernelClusteringFit(ConstrainedParams):
         n_components=256,
         landmarks="k-means++",
         n_neighbors=10,
+        noise=None,
         random_state=None,
         verbose=0,
     ):
@@ -109,6 +114,7 @@ class KernelClusteringFit(ConstrainedParams):
         self.n_components = n_components  # engine="low-rank": number of features m
         self.landmarks = landmarks  # engine="low-rank": "k-means++", "uniform" or "fourier"
         self.n_neighbors = n_neighbors  # semimetric="nearest_neighbors" (and "auto")
+        self.noise = noise  # the share of the weight that may be set aside (label -1)
         self.random_state = random_state
         self.verbose = verbose
 
@@ -219,7 +225,8 @@ class KernelClusteringFit(ConstrainedParams):
         with clocked(seconds, "prepare"):
             X, w, engine, kind, left_out = self._prepare(X, sample_weight, plan)
         # given labels (one start, or one per row) checked before anything uses them
-        given = given_starts(plan.init, engine, self._keep, plan.n_clusters, self._owner())
+        given = given_starts(plan.init, engine, self._keep, plan.n_clusters, self._owner(),
+                             noise=self.noise is not None)
         n_init = len(given) if given is not None else self._n_init
         progress = FitProgress(self._owner(), n_init, self.max_iter, self.verbose)
         if self.verbose:
@@ -232,9 +239,7 @@ class KernelClusteringFit(ConstrainedParams):
             with clocked(seconds, "init"):
                 starts = given if given is not None else self._starts(X, w, engine, kind,
                                                                       n_init, progress, plan)
-            best = run_starts(engine, starts, plan.n_clusters, rule=self._rule,
-                              max_iter=self.max_iter, tol=self.tol, progress=progress,
-                              owner=self._owner(), seconds=seconds)
+            best, engine, share = self._run(engine, starts, plan.n_clusters, progress, seconds)
             report = engine.report()  # the certified float32 pass: its float64 fall-backs
             if self.verbose and report:
                 progress.say(report)
@@ -243,12 +248,38 @@ class KernelClusteringFit(ConstrainedParams):
         self._set_fitted(best, engine, X, w, plan)
         self._warn_distinct_rows(X)
         self.labels_ = label_left_out(best.labels, self._keep, left_out, self._predictor,
-                                      self._scores, self._s, self._q)
+                                      self._scores, self._s, self._q, self._noise_rule())
+        if share is not None:
+            from ._noise import set_noise_attributes
+
+            set_noise_attributes(self, best, share)
         self.n_init_ = n_init
         self.engine_stats_ = {"seconds": seconds, **engine.counters()}
         if self._data_built():  # the phases of "prepare" that built the semimetric
             self.engine_stats_["semimetric seconds"] = dict(self._feature_map.seconds)
         return self
+
+    def _run(self, engine, starts, n_clusters, progress, seconds):
+        """``(best, runs, share)``: the best run of ``starts`` by the one driver with this
+        estimator's move rule, the run interface that ran it and, with ``noise``, the
+        share set aside (:func:`kgroups._noise.run_fit`, imported only then; None
+        without)."""
+        driver = {"max_iter": self.max_iter, "tol": self.tol, "progress": progress,
+                  "owner": self._owner(), "seconds": seconds}
+        if self.noise is None:
+            return run_starts(engine, starts, n_clusters, rule=self._rule, **driver), engine, None
+        from ._noise import run_fit
+
+        return run_fit(self, engine, starts, n_clusters, **driver)
+
+    def _noise_rule(self):
+        """``(costs, threshold)`` by which ``predict`` sets a new point aside (-1) after
+        a fit with ``noise`` that set points aside (:func:`kgroups._placement.place`),
+        else None."""
+        threshold = self.__dict__.get("_noise_threshold")
+        if threshold is None or not np.isfinite(threshold):
+            return None
+        return type(self)._noise_cost, threshold
 
     def _prepare(self, X, sample_weight, plan=None):
         """Validated data, weights and the engine of ``plan`` (default: the parameters'):
@@ -273,12 +304,14 @@ class KernelClusteringFit(ConstrainedParams):
         """The parameters that build the engine of ``plan``, as plain values."""
         names = ("kernel", "alpha", "sigma", "theta", "dtype", "n_components", "landmarks",
                  "n_neighbors", "random_state")
+        # with noise the trimmed form of the rule (engines that cannot run it refuse)
+        rule = self._rule if self.noise is None else TRIMMED_RULES[self._rule]
         return EngineRequest(**{name: getattr(self, name) for name in names},
                              engine=plan.engine, semimetric=plan.semimetric,
                              n_clusters=plan.n_clusters,
                              init=plan.init,
                              n_starts=functools.partial(resolve_n_init, plan.n_init, plan.init),
-                             rule=self._rule, features=self._data_built(), owner=self._owner())
+                             rule=rule, features=self._data_built(), owner=self._owner())
 
     def _starts(self, X, w, engine, kind, n_init, progress, plan):
         """``n_init`` starts of ``plan``'s named ``init``
@@ -316,8 +349,9 @@ class KernelClusteringFit(ConstrainedParams):
         self.labels_ = best.labels
         # W = sum_i w_i K_ii - Q for the semimetric the kernel induces (every kernel
         # of the family gives Q up to a constant); K = -rho/2 has a zero diagonal, so
-        # there W = -Q.
-        trace = float((engine.diag / w).sum()) if self.kernel == "precomputed" else 0.0
+        # there W = -Q. A trimmed run's objective is -W of its kept points already.
+        trace = float((engine.diag / w).sum()) \
+            if self.kernel == "precomputed" and not best.trimmed else 0.0
         self._set_objective(best, trace)
         self.cluster_weights_ = best.s * self._wscale
         self._s = best.s  # in the engine's units of weight, as _q, for predict
@@ -326,6 +360,12 @@ class KernelClusteringFit(ConstrainedParams):
         self._n_features_out = k  # transform's columns (get_feature_names_out)
         # what predict needs from the engine that ran (any engine, one interface)
         self._predictor = engine.predictor(X, best)
+        # with noise: the threshold by which predict sets new points aside
+        self.__dict__.pop("_noise_threshold", None)
+        for name in NOISE_ATTRIBUTES:
+            self.__dict__.pop(name, None)
+        if self.noise is not None:
+            self._noise_threshold = float(getattr(best, "threshold", np.inf))
 
     def _warn_distinct_rows(self, X):
         """A :class:`~kgroups.exceptions.DistinctRowsWarning` when the fit has W = 0
@@ -383,7 +423,8 @@ class KernelClusteringFit(ConstrainedParams):
         Returns
         -------
         labels : ndarray of shape (n_samples,)
-            Cluster of each point, in ``[0, n_clusters)``.
+            Cluster of each point, in ``[0, n_clusters)``, or -1 for a point set
+            aside (``noise``).
 
         See Also
         --------
@@ -415,6 +456,7 @@ class CommandLineKGroups(KernelClusteringFit):
 
     _rule = "hartigan"  # paper Algorithm 2 (kgroups._driver)
     _scores = staticmethod(insertion_scores)  # the zero-weight rows' labels
+    _noise_cost = staticmethod(insertion_costs)  # with noise: their cost of insertion
     _sklearn_free = True  # kgroups._input checks its rows without scikit-learn
 
     def _owner(self):

@@ -21,6 +21,7 @@ import numpy as np
 from ._input_device import device_rows, like_input, on_cuda_device
 from ._kernels.device import host_values
 from ._memory import check_fits
+from ._placement import place
 from ._semimetrics import pairwise, robust_center
 from ._sparse import issparse
 from ._validation import (InvalidParameterError, check_finite, check_in_memory,
@@ -158,9 +159,10 @@ def left_out_rows(X_all, keep, precomputed, gram, scale):
     return (X_all[out] if scale == 1.0 else X_all[out] * scale), None
 
 
-def label_left_out(kept_labels, keep, left_out, predictor, scores, s, q):
+def label_left_out(kept_labels, keep, left_out, predictor, scores, s, q, noise=None):
     """The labels of every sample: ``kept_labels`` on the kept rows, the best of
-    ``scores`` (``predict``'s rule) on the rows of :func:`left_out_rows`, by the
+    ``scores`` (``predict``'s rule, -1 where ``noise`` sets a row aside:
+    :func:`kgroups._placement.place`) on the rows of :func:`left_out_rows`, by the
     predictor's blocks of rows."""
     if left_out is None:
         return kept_labels
@@ -170,18 +172,21 @@ def label_left_out(kept_labels, keep, left_out, predictor, scores, s, q):
     for a in range(0, rows.shape[0], step):
         m, kxx_new = predictor.cross_sums(rows[a:a + step])
         kx = kxx_new if kxx is None else kxx[a:a + step]
-        out[a:a + m.shape[0]] = np.argmax(scores(m, kx, s, q), axis=1)
+        out[a:a + m.shape[0]] = place(m, kx, s, q, scores, noise)
     labels = np.empty(keep.shape[0], dtype=np.int64)
     labels[keep], labels[~keep] = kept_labels, out
     return labels
 
 
-def kept_starts(init, keep, n_clusters, owner):
-    """Given starting labels (one start or one per row), on the kept rows only."""
-    if keep is None:
+def kept_starts(init, keep, n_clusters, owner, noise=False, n_rows=None):
+    """Given starting labels (one start or one per row), on the kept rows only; with
+    ``noise`` (-1 allowed: a point set aside) checked here against ``n_rows`` rows
+    (those of ``keep`` when given)."""
+    if keep is None and not noise:
         return init
-    starts = check_init_starts(init, keep.shape[0], n_clusters, owner)
-    return np.stack([start[keep] for start in starts])
+    n = keep.shape[0] if keep is not None else n_rows
+    starts = check_init_starts(init, n, n_clusters, owner, noise)
+    return np.stack([start if keep is None else start[keep] for start in starts])
 
 
 class InMemory:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._base import BaseKernelClustering
-from ._placement import nearest_mean_scores
+from ._placement import mean_distances, nearest_mean_scores
 from ._reprs import n_clusters_of, short_repr
 from ._validation import validated
 
@@ -109,6 +109,22 @@ class KernelKMeans(BaseKernelClustering):
         (scikit-learn's ``SpectralClustering`` spells it so). Sample weights are the
         nodes' masses in the graph's random walk; repeated rows are one node whose
         weight is their sum.
+    noise : None, float in [0, 0.5) or "auto", default=None
+        Points that belong to no cluster. ``None``: every point gets a cluster.
+        A share ``s``: trimmed kernel k-means, the kernel form of trimmed
+        k-means (Cuesta-Albertos, Gordaliza & Matrán 1997): whole points of total
+        weight at most ``s`` times the total weight are set aside (label -1; with
+        unit weights ``floor(s n)`` points, as R's ``trimcluster::trimkmeans``),
+        by concentration steps: every point to its nearest kept mean, the points
+        farthest from their mean set aside within the budget, while a step lowers
+        the within energy of the points kept. With ``alpha=2`` from the same
+        first step these are the steps of ``trimkmeans``. ``predict`` sets a new
+        point aside when its squared distance to the nearest mean is at least
+        the nearest set-aside point's (``noise_threshold_``), and then needs
+        :math:`K(x, x)` (not a precomputed Gram matrix). ``"auto"``: the share
+        is decided from the data (not available yet: it raises
+        ``NotImplementedError``). See :class:`KernelKGroups` for the search that
+        goes on from these steps with Hartigan's moves and swaps.
     random_state : int, RandomState instance or None, default=None
         Seeds the initialisation and the low-rank landmarks or frequencies.
     verbose : int, default=0
@@ -118,11 +134,13 @@ class KernelKMeans(BaseKernelClustering):
     ----------
     labels_ : ndarray of shape (n_samples,)
         Cluster of each training point, in [0, n_clusters); no cluster is empty
-        (an emptied cluster is re-seeded, see above).
+        (an emptied cluster is re-seeded, see above); -1 for a point set aside
+        (``noise``).
     objective_ : float
-        Q of the best run.
+        Q of the best run (``-within_energy_`` with ``noise``).
     within_energy_ : float
-        W of the best run (``-objective_`` for a semimetric).
+        W of the best run (``-objective_`` for a semimetric); with ``noise``, of
+        the points kept.
     n_iter_ : int
         Iterations of the best run.
     n_init_ : int
@@ -130,7 +148,17 @@ class KernelKMeans(BaseKernelClustering):
     n_moves_ : list of int
         Labels changed in each iteration of the best run.
     cluster_weights_ : ndarray of shape (n_clusters,)
-        :math:`s_j`, the total weight of each cluster.
+        :math:`s_j`, the total weight of each cluster (of the points kept).
+    n_noise_ : int
+        With ``noise``: the number of training points labelled -1.
+    noise_weight_ : float
+        With ``noise``: the weight set aside, in the units of ``sample_weight``.
+    noise_threshold_ : float
+        With ``noise``: the smallest squared kernel-space distance of a set-aside
+        point to its nearest kept mean, in the semimetric's units (``inf`` when
+        nothing was set aside).
+    noise_share_ : float
+        With ``noise``: the share of the total weight that could be set aside.
     engine_ : str
         The engine that ran (what ``engine="auto"`` chose).
     semimetric_ : str or callable
@@ -197,6 +225,10 @@ class KernelKMeans(BaseKernelClustering):
     # training data of a converged fit returns labels_; K(x, x) is not needed, so a
     # precomputed Gram matrix K(new, train) can be predicted
     _scores = staticmethod(nearest_mean_scores)
+    # with noise: a new point is set aside when its squared distance to the nearest
+    # mean is at least the nearest set-aside point's (noise_threshold_), the
+    # concentration step's order
+    _noise_cost = staticmethod(mean_distances)
     _predict_needs_kxx = False
 
 
@@ -207,7 +239,8 @@ class KMeansResult:
     Attributes
     ----------
     labels : ndarray of shape (n_samples,)
-        Cluster of each point, in ``0..k-1``.
+        Cluster of each point, in ``0..k-1``, or -1 for a point set aside
+        (``noise``).
     objective : float
         Q of the best start (``-within_energy`` for a semimetric).
     within_energy : float
@@ -270,10 +303,10 @@ def kernel_kmeans(X, n_clusters, *, sample_weight=None, **params):
     Returns
     -------
     result : KMeansResult
-        ``labels`` (shape (n_samples,), in ``0..k-1``), ``objective`` (Q of the best
-        start), ``within_energy`` (W) and ``n_iter`` (iterations of the best start):
-        the fitted estimator's ``labels_``, ``objective_``, ``within_energy_`` and
-        ``n_iter_``.
+        ``labels`` (shape (n_samples,), in ``0..k-1``, -1 set aside), ``objective``
+        (Q of the best start), ``within_energy`` (W) and ``n_iter`` (iterations of
+        the best start): the fitted estimator's ``labels_``, ``objective_``,
+        ``within_energy_`` and ``n_iter_``.
 
     See Also
     --------

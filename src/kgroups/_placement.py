@@ -7,6 +7,10 @@ turns them, with the clusters' weights ``s`` and self-sums ``q``, into one numbe
 cluster: the insertion gain of kernel k-groups, the nearest weighted mean of kernel
 k-means, or the squared distance to each mean (``transform``). A fit uses them too,
 to label the rows of zero weight it left out.
+
+A fit that set points aside (``noise``) gives its rows a cost per cluster and a
+threshold: a row whose smallest cost is at least the threshold is set aside too
+(label -1, :func:`place`).
 """
 
 from __future__ import annotations
@@ -47,6 +51,24 @@ def mean_distances(m, kxx, s, q):
     return d
 
 
+def insertion_costs(m, kxx, s, q):
+    """What inserting each new point (weight 1) into each cluster costs ``-W``:
+    ``s_l d_l / (s_l + 1)``, with ``d_l`` its squared kernel-space distance to the
+    cluster's weighted mean (:func:`mean_distances`); the trimmed search's cost of
+    bringing back a point set aside (:mod:`kgroups._kernels.trimmed`)."""
+    return mean_distances(m, kxx, s, q) * (s / (s + 1.0))
+
+
+def place(m, kxx, s, q, scores, noise=None):
+    """The cluster of best score of each row; with ``noise = (costs, threshold)``, -1
+    for a row whose smallest ``costs`` over the clusters is at least ``threshold``."""
+    labels = np.argmax(scores(m, kxx, s, q), axis=1).astype(np.int64)
+    if noise is not None:
+        costs, threshold = noise
+        labels[np.min(costs(m, kxx, s, q), axis=1) >= threshold] = -1
+    return labels
+
+
 def per_cluster(X, predictor, s, q, scores):
     """``scores(m, kxx, s, q)`` for every row of ``X`` and cluster, ``m`` and
     ``kxx`` from the fitted engine's predictor, block by block (its ``block_rows``):
@@ -59,9 +81,15 @@ def per_cluster(X, predictor, s, q, scores):
     return out
 
 
-def predict_rows(X, predictor, s, q, scores):
-    """The cluster of best score of every row of ``X`` (see :func:`per_cluster`)."""
-    return np.argmax(per_cluster(X, predictor, s, q, scores), axis=1).astype(np.int64)
+def predict_rows(X, predictor, s, q, scores, noise=None):
+    """The cluster of best score of every row of ``X`` (see :func:`per_cluster`), or -1
+    where ``noise`` sets it aside (:func:`place`)."""
+    out = np.empty(X.shape[0], dtype=np.int64)
+    step = predictor.block_rows or max(X.shape[0], 1)
+    for start in range(0, X.shape[0], step):
+        m, kxx = predictor.cross_sums(X[start:start + step])
+        out[start:start + m.shape[0]] = place(m, kxx, s, q, scores, noise)
+    return out
 
 
 def transform_rows(X, predictor, s, q, unit):

@@ -86,7 +86,9 @@ class NewPointsMixin(TransformerMixin):
         Returns
         -------
         labels : ndarray of shape (n_new,)
-            Cluster of each new point.
+            Cluster of each new point; after a fit with ``noise`` that set points
+            aside, -1 for a point whose cost of insertion is at least
+            ``noise_threshold_`` (see the class's Notes).
 
         See Also
         --------
@@ -108,11 +110,13 @@ class NewPointsMixin(TransformerMixin):
         >>> est.predict([[0.5, 0.5], [8.5, 8.5]]).tolist()
         [0, 1]
         """
-        if self._predict_needs_kxx and self.kernel == "precomputed":
-            raise self._needs_kxx("predict")
+        noise = self._noise_rule()
+        if (self._predict_needs_kxx or noise is not None) and self.kernel == "precomputed":
+            raise self._needs_kxx("predict" if noise is None else "predict after a fit with "
+                                  "noise")
         X, kind = self._validate_new(X)
         fn = functools.partial(predict_rows, predictor=self._predictor,
-                               s=self._s, q=self._q, scores=self._scores)
+                               s=self._s, q=self._q, scores=self._scores, noise=noise)
         with tiered(self._new_work(X)):
             return kind.map_rows(X, fn, None, np.int64, self._owner())
 
@@ -321,7 +325,9 @@ class NewPointsMixin(TransformerMixin):
                                 allow_zero=True)
         X, w = X[w > 0], w[w > 0]  # a zero-weight point adds nothing to W
         with tiered(self._new_work(X) + X.shape[0] ** 2):  # the block, and the clusters' pairs
-            labels = predict_rows(X, self._predictor, self._s, self._q, self._scores)
+            labels = predict_rows(X, self._predictor, self._s, self._q, self._scores,
+                                  self._noise_rule())
+            X, w, labels = X[labels >= 0], w[labels >= 0], labels[labels >= 0]  # set aside
             # sum_{x, y in C_l} w_x w_y rho(x, y) of each cluster, then W (eq. 15)
             fmap = self._feature_map if self._data_built() else None
             rows, semimetric, params = kernel_rows(X, self._semimetric_in_use(),

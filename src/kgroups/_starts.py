@@ -12,10 +12,12 @@ from ._input import kept_starts
 from ._validation import as_seed
 
 
-def given_starts(init, engine, keep, n_clusters, owner):
+def given_starts(init, engine, keep, n_clusters, owner, noise=False):
     """The given labels of ``init`` as the engine's starts (one, or one per row of a
     2-D ``init``), on the kept rows ``keep`` (None: every row); None for a named
-    ``init``.
+    ``init``. With ``noise`` (points may be set aside) a label may be -1, a point set
+    aside, which the starts carry as label ``n_clusters`` (as the trimmed runs do,
+    :mod:`kgroups._engines.trimmed`).
 
     Parameters
     ----------
@@ -29,6 +31,8 @@ def given_starts(init, engine, keep, n_clusters, owner):
         The number of clusters k.
     owner : str
         The name errors start with.
+    noise : bool, default=False
+        Whether -1 (set aside) is a label.
 
     Returns
     -------
@@ -46,7 +50,11 @@ def given_starts(init, engine, keep, n_clusters, owner):
     """
     if isinstance(init, str):
         return None
-    return engine.given_starts(kept_starts(init, keep, n_clusters, owner), n_clusters, owner)
+    if not noise:
+        return engine.given_starts(kept_starts(init, keep, n_clusters, owner), n_clusters,
+                                   owner)
+    starts = kept_starts(init, keep, n_clusters, owner, noise=True, n_rows=engine.n_samples)
+    return engine.given_starts(np.where(starts < 0, n_clusters, starts), n_clusters + 1, owner)
 
 
 def named_starts(init, engine, X, w, kind, *, n_clusters, n_init, random_state, input_space,

@@ -244,6 +244,8 @@ _ESTIMATOR = {
     "landmarks": [Options(("k-means++", "uniform", "fourier"))],
     "random_state": [RANDOM_STATE],
     "verbose": [Integer(0), BOOLEAN],
+    # the share of the total weight that may be set aside (label -1), "auto", or None
+    "noise": [NONE, Options(("auto",)), Real(0, 0.5, "left")],
 }
 
 _COMMUNITY = {

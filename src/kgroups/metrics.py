@@ -24,6 +24,11 @@ of true classes (used for community detection).
 :func:`~sklearn.metrics.normalized_mutual_info_score` (arithmetic mean) and
 :func:`~sklearn.metrics.adjusted_rand_score`, behind the same label checks as
 ``accuracy`` (one name per function: use ``nmi`` and ``ari``).
+
+Every metric leaves out the points whose predicted label is -1, those a fit with
+``noise`` set aside: it compares the partition of the points the fit kept (a -1 in
+``labels_true`` is a class like any other, so that planted noise a fit kept counts
+against it).
 """
 
 from __future__ import annotations
@@ -36,22 +41,34 @@ from ._validation import (InvalidParameterError, check_sample_weight, describe, 
 __all__ = ["accuracy", "overlap", "nmi", "ari"]
 
 
-def _check_label_pair(labels_true, labels_pred, owner):
-    """Codes of the two label vectors: 1-D, equal non-zero length, no NaN/None."""
+def _check_label_pair(labels_true, labels_pred, owner, sample_weight=None):
+    """Codes of the two label vectors (1-D, equal non-zero length, no NaN/None) on the
+    points whose predicted label is not -1 (set aside by a fit with ``noise``), and
+    ``sample_weight`` on those points (None stays None)."""
     try:
         shape = np.shape(labels_true)
         if len(shape) != 1 or shape[0] == 0:
             raise InvalidParameterError(
                 f"{owner}: labels_true should be a non-empty 1-D array, got shape {shape}")
         t, _ = encode_labels(labels_true, shape[0], owner, "labels_true")
-        p, _ = encode_labels(labels_pred, shape[0], owner, "labels_pred")
+        p, values = encode_labels(labels_pred, shape[0], owner, "labels_pred")
     except InvalidParameterError:
         raise
     except ValueError:  # numpy: ragged nested sequences
         raise InvalidParameterError(
             f"{owner}: labels_true={describe(labels_true)} and labels_pred="
             f"{describe(labels_pred)} should be 1-D arrays of labels") from None
-    return t, p
+    if sample_weight is not None:
+        sample_weight = check_sample_weight(sample_weight, t.size, owner, allow_zero=True)
+    aside = np.flatnonzero(values == -1) if values.dtype.kind in "iuf" else ()
+    if len(aside):
+        kept = p != aside[0]
+        if not kept.any():
+            raise InvalidParameterError(
+                f"{owner}: every labels_pred is -1 (set aside): no point is left to compare")
+        t, p = (np.unique(c[kept], return_inverse=True)[1].astype(np.int64) for c in (t, p))
+        sample_weight = None if sample_weight is None else sample_weight[kept]
+    return t, p, sample_weight
 
 
 def _contingency(t, p, w=None):
@@ -95,7 +112,8 @@ def accuracy(labels_true, labels_pred):
     labels_true : array-like of shape (n_samples,)
         Ground-truth class labels (any hashable, sortable values).
     labels_pred : array-like of shape (n_samples,)
-        Predicted cluster labels.
+        Predicted cluster labels; the points labelled -1 (set aside by a fit with
+        ``noise``) are left out.
 
     Returns
     -------
@@ -127,8 +145,10 @@ def accuracy(labels_true, labels_pred):
     0.8333
     >>> print(accuracy(["a", "a", "b"], [5, 5, 7]))
     1.0
+    >>> print(accuracy([0, 0, 1, 1], [1, 1, 0, -1]))  # the last point set aside
+    1.0
     """
-    t, p = _check_label_pair(labels_true, labels_pred, "accuracy")
+    t, p, _ = _check_label_pair(labels_true, labels_pred, "accuracy")
     return _accuracy_codes(t, p)
 
 
@@ -154,7 +174,8 @@ def overlap(labels_true, labels_pred):
     labels_true : array-like of shape (n_samples,)
         Ground-truth class labels; at least two distinct classes.
     labels_pred : array-like of shape (n_samples,)
-        Predicted cluster labels.
+        Predicted cluster labels; the points labelled -1 (set aside by a fit with
+        ``noise``) are left out.
 
     Returns
     -------
@@ -186,7 +207,7 @@ def overlap(labels_true, labels_pred):
     >>> print(round(overlap([0, 0, 1, 1, 2, 2], [1, 1, 0, 0, 0, 2]), 4))
     0.75
     """
-    t, p = _check_label_pair(labels_true, labels_pred, "overlap")
+    t, p, _ = _check_label_pair(labels_true, labels_pred, "overlap")
     k = int(t.max()) + 1
     if k < 2:
         raise InvalidParameterError(
@@ -204,7 +225,8 @@ def nmi(labels_true, labels_pred):
     Parameters
     ----------
     labels_true, labels_pred : array-like of shape (n_samples,)
-        Class and cluster labels (any hashable, sortable values).
+        Class and cluster labels (any hashable, sortable values); the points whose
+        ``labels_pred`` is -1 (set aside by a fit with ``noise``) are left out.
 
     Returns
     -------
@@ -231,7 +253,7 @@ def nmi(labels_true, labels_pred):
     """
     from sklearn.metrics import normalized_mutual_info_score
 
-    t, p = _check_label_pair(labels_true, labels_pred, "nmi")
+    t, p, _ = _check_label_pair(labels_true, labels_pred, "nmi")
     return float(normalized_mutual_info_score(t, p))
 
 
@@ -246,9 +268,11 @@ def ari(labels_true, labels_pred, sample_weight=None):
     Parameters
     ----------
     labels_true, labels_pred : array-like of shape (n_samples,)
-        Class and cluster labels (any hashable, sortable values).
+        Class and cluster labels (any hashable, sortable values); the points whose
+        ``labels_pred`` is -1 (set aside by a fit with ``noise``) are left out.
     sample_weight : array-like of shape (n_samples,), default=None
-        Non-negative weights of the points (None: all 1).
+        Non-negative weights of the points (None: all 1), one per point (those left
+        out included).
 
     Returns
     -------
@@ -275,7 +299,7 @@ def ari(labels_true, labels_pred, sample_weight=None):
     """
     from sklearn.metrics import adjusted_rand_score
 
-    t, p = _check_label_pair(labels_true, labels_pred, "ari")
-    if sample_weight is None:
+    t, p, w = _check_label_pair(labels_true, labels_pred, "ari", sample_weight)
+    if w is None:
         return float(adjusted_rand_score(t, p))
-    return weighted_ari(t, p, check_sample_weight(sample_weight, t.size, "ari", allow_zero=True))
+    return weighted_ari(t, p, w)

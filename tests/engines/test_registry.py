@@ -122,7 +122,8 @@ def test_every_engine_declares_its_capabilities():
         assert caps is not Engine.capabilities, name  # its own, not the base's
         assert set(caps.inputs) <= set(INPUTS) and caps.inputs, name
         assert caps.semimetrics in SEMIMETRIC_KINDS and caps.memory and caps.device, name
-        assert set(caps.rules) <= {"hartigan", "lloyd"} and caps.rules, name
+        assert set(caps.rules) <= {"hartigan", "lloyd", "trimmed", "concentration"} \
+            and caps.rules, name
         assert cls.state_class is RunState or issubclass(cls.state_class, RunState)
 
 

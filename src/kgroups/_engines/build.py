@@ -49,7 +49,8 @@ class EngineRequest:
     init : str or array-like
         The named start or the given labels.
     rule : str
-        The estimator's move rule (``"hartigan"`` or ``"lloyd"``).
+        The estimator's move rule (``"hartigan"`` or ``"lloyd"``; ``"trimmed"`` or
+        ``"concentration"`` with points set aside).
     n_components, landmarks : int, str
         The low-rank engine's options.
     n_neighbors : int

@@ -57,8 +57,13 @@ from .._memory import check_fits, fits
 PREDICT_BLOCK_BYTES = 64 * 2**20
 # The move rules a run may follow: Hartigan's (kernel k-groups, one point at a time,
 # paper Algorithm 2) and Lloyd's (kernel k-means, all points against fixed means,
-# Algorithm 1).
-RULES = ("hartigan", "lloyd")
+# Algorithm 1), and their trimmed forms with points set aside (``noise``,
+# kgroups._engines.trimmed): concentration steps then trimmed Hartigan sweeps, or the
+# concentration steps alone.
+RULES = ("hartigan", "lloyd", "trimmed", "concentration")
+# The trimmed form of each rule: Hartigan's searches on after the concentration steps,
+# Lloyd's is the concentration steps alone.
+TRIMMED_RULES = {"hartigan": "trimmed", "lloyd": "concentration"}
 
 
 @dataclass
@@ -132,6 +137,10 @@ class RunResult:
     s: np.ndarray
     q: np.ndarray
 
+    # Whether ``objective`` is already ``-W`` of the points kept (a trimmed run,
+    # kgroups._engines.trimmed), with no diagonal term left to subtract.
+    trimmed = False
+
 
 def is_auto(dtype):
     """Whether ``dtype`` is the string ``"auto"`` (the engine chooses the precision)."""
@@ -186,7 +195,9 @@ class Capabilities:
     on a CUDA device), the first the one it makes of in-memory data; ``device``: where
     the pair passes run; ``memory``: what it holds, in words; ``rules``: the move
     rules it runs (``"hartigan"`` for kernel k-groups, ``"lloyd"`` for kernel
-    k-means).
+    k-means, ``"trimmed"`` and ``"concentration"`` for them with points set aside,
+    :mod:`kgroups._engines.trimmed`, which runs on ``build_ms``, ``move_rows``,
+    ``column``, ``diag`` and ``predictor``).
     """
 
     exact: bool
@@ -195,7 +206,7 @@ class Capabilities:
     memory: str
     device: str = "CPU"
     array_kinds: tuple = ("numpy",)
-    rules: tuple = ("hartigan", "lloyd")
+    rules: tuple = RULES
     exact_on: tuple = ()
 
     def exact_for(self, matrix):
@@ -322,6 +333,13 @@ class Engine(ABC):
     def n_samples(self):
         """The number of points."""
         return self.w.shape[0]
+
+    @property
+    def negative_type(self):
+        """Whether the kernel is that of a semimetric of negative type (an inner product
+        of feature vectors up to shifts, so that kernel-space distances obey the
+        triangle inequality): a named semimetric of negative type on raw data."""
+        return isinstance(self.semimetric, str) and self.semimetric in NEGATIVE_TYPE
 
     # -- the kernel, as the runs and the starts read it -----------------------
     def build_m(self, labels, k):

@@ -319,6 +319,8 @@ class LowRankEngine(Engine):
         exact=False, inputs=("raw data", "feature columns"), semimetrics="negative type",
         memory="n_components features per point, O(n m)", exact_on=("feature columns",))
     state_class = FeatureRunState
+    # The engine kernel is the Gram matrix of the features up to shifts.
+    negative_type = True
 
     @classmethod
     def check_input(cls, *, semimetric, kernel, sparse_input, landmarks, what, owner):

@@ -116,6 +116,12 @@ def _quoted(names):
     return " or ".join(f"engine={n!r}" for n in names)
 
 
+def _trimming():
+    """The in-memory engines that run the trimmed rules (``noise``)."""
+    return [n for n, cls in registry.engines().items()
+            if cls.capabilities.array_kind == "numpy" and "trimmed" in cls.capabilities.rules]
+
+
 def _takers(form, semimetric, *, exact=None):
     """The engines that take ``form`` with ``semimetric`` (in-memory arrays)."""
     return [n for n, cls in registry.engines().items()
@@ -130,9 +136,15 @@ def check_engine_input(name, n_samples, *, kernel, semimetric, sparse_input, n_c
     cannot hold this input or run this fit (called once ``"auto"`` is resolved, before
     any work). ``kernel`` is ``None`` or ``"precomputed"``; ``semimetric`` may be
     ``"precomputed"`` (X is an n x n semimetric matrix); ``init`` is the named start or
-    labels, ``rule`` the move rule of the estimator."""
+    labels, ``rule`` the move rule of the estimator (``"trimmed"`` or
+    ``"concentration"`` with ``noise``)."""
     cls = registry.engine_class(name)
     caps = cls.capabilities
+    if rule not in caps.rules and rule in ("trimmed", "concentration"):
+        raise InvalidParameterError(
+            f"{owner}: engine={name!r} does not set points aside (noise): the trimmed "
+            f"search needs an engine that gives kernel columns; use noise=None, or an "
+            f"in-memory engine ({_quoted(_trimming())}) on X.compute() or a sample")
     if rule not in caps.rules:
         raise InvalidParameterError(
             f"{owner}: engine={name!r} is supported by KernelKGroups only (Hartigan's "

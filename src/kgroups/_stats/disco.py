@@ -33,6 +33,7 @@ import numpy as np
 
 from . import dispatch, pairsum
 from .pairsum import Part, finite, semimetric_spec
+from .set_aside import without_set_aside
 from .._reprs import short_repr
 from .._validation import InvalidParameterError, as_random_state, validated
 
@@ -183,7 +184,8 @@ def disco(
         ``semimetric="precomputed"``.
     labels : array-like of shape (n_samples,)
         Group of each sample (any hashable values), at least 2 groups and
-        ``n_samples > k``.
+        ``n_samples > k``. The points labelled -1, those a fit with ``noise``
+        set aside, are left out (``N`` and ``k`` count the others).
     alpha : float, default=1.0
         Exponent of the ``"energy"`` semimetric, in (0, 2] (R's ``index``).
     n_permutations : int, default=999
@@ -224,6 +226,9 @@ def disco(
     """
     owner = "disco"
     spec = semimetric_spec(owner, semimetric, alpha, sigma, theta)
+    # the points a fit with noise set aside (label -1) are left out: N and k count the rest
+    X, labels, _ = without_set_aside(X, labels, None, owner,
+                                     spec["semimetric"] == "precomputed", weights=False)
     prep = dispatch.prepare([Part(X, "X", labels=labels)], spec, owner,
                            n_permutations=n_permutations)
     _check_groups(prep, owner)

@@ -45,6 +45,7 @@ import scipy.sparse as sp
 
 from . import dispatch, pairsum
 from .pairsum import Part, finite, semimetric_spec
+from .set_aside import without_set_aside
 from .._reprs import short_repr
 from .._validation import (
     InvalidParameterError,
@@ -281,12 +282,17 @@ def _dispersion(owner, X, labels, semimetric, alpha, sigma, theta, sample_weight
     magnitude by a power of two and the statistic is multiplied back.
     """
     spec = semimetric_spec(owner, semimetric, alpha, sigma, theta, precomputed)
+    # the points a fit with noise set aside (label -1) are left out
+    X, labels, sample_weight = without_set_aside(X, labels, sample_weight, owner,
+                                                 spec["semimetric"] == "precomputed")
     prep = dispatch.prepare([Part(X, "X", labels=labels, weights=sample_weight)], spec, owner)
     return prep, prep.factor * prep.weight_scales[0]
 
 
 _LABELS_DOC = """labels : array-like of shape (n_samples,)
         Cluster of each sample (any hashable values; k = number of distinct ones).
+        The points labelled -1, those a fit with ``noise`` set aside, are left
+        out, as in the fit's ``within_energy_``.
     """
 
 
@@ -580,6 +586,9 @@ def energy_test(
     ----------
     *samples : array-like of shape (n_i, n_features) or (n_i,)
         Two or more samples with the same number of features (1-D: one feature).
+        The test takes samples, not labels: to test the clusters of a fit with
+        ``noise``, pass ``X[labels == l]`` for each cluster ``l >= 0``, which
+        leaves out the points set aside (label -1).
     n_permutations : int, default=999
         Number of random relabellings (0 gives ``pvalue=nan``).
     alpha : float, default=1.0

@@ -90,7 +90,9 @@ def modularity(graph, labels, resolution=1.0, *, weight="weight"):
     graph : networkx graph, sparse/dense adjacency, GraphData or path
         Made simple and undirected by :func:`kgroups.graph.as_adjacency`.
     labels : array-like of shape (n_nodes,)
-        Community of each node (in the node order of the adjacency matrix).
+        Community of each node (in the node order of the adjacency matrix); every
+        value is a community, -1 too (community detection sets no node aside, and
+        a node left out would change the graph the quality is measured on).
     resolution : float, default=1.0
         The resolution :math:`\\gamma` weighing the expected edges (1: Newman's
         modularity; larger values favour smaller communities).
@@ -142,7 +144,8 @@ def coverage(graph, labels):
         one edge.
     labels : array-like of shape (n_nodes,)
         Community of each node (in the node order of the adjacency matrix); any
-        values, NaN refused.
+        values, NaN refused; every value is a community, -1 too (see
+        :func:`modularity`).
 
     Returns
     -------
@@ -180,7 +183,8 @@ def performance(graph, labels):
         one edge and two nodes.
     labels : array-like of shape (n_nodes,)
         Community of each node (in the node order of the adjacency matrix); any
-        values, NaN refused.
+        values, NaN refused; every value is a community, -1 too (see
+        :func:`modularity`).
 
     Returns
     -------
@@ -218,7 +222,8 @@ def partition_quality(graph, labels):
         one edge and two nodes.
     labels : array-like of shape (n_nodes,)
         Community of each node (in the node order of the adjacency matrix); any
-        values, NaN refused.
+        values, NaN refused; every value is a community, -1 too (see
+        :func:`modularity`).
 
     Returns
     -------

@@ -1,0 +1,63 @@
+r"""Points set aside (``noise``): how a fit with ``noise`` runs and what it keeps.
+
+``noise=s`` lets a fit set aside whole points of total weight at most ``s`` times the
+total (label -1) and minimise the within energy of the points it keeps (trimmed
+kernel k-groups; Cuesta-Albertos, Gordaliza & Matrán 1997, García-Escudero et al.
+2008): :func:`run_fit` hands the starts to the one driver with the engine's runs
+under the trimmed rule (:class:`kgroups._engines.trimmed.TrimmedRuns`), and
+:func:`set_noise_attributes` records what was set aside and the threshold that
+``predict`` sets new points aside by. Imported only by fits with ``noise``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._driver import run_starts
+from ._engines.trimmed import TRIMMED_RULES, TrimmedRuns, budget_of
+from ._noise_auto import resolve_noise_share
+from ._validation import InvalidParameterError
+
+
+def run_fit(est, engine, starts, n_clusters, **driver):
+    """``(best, runs, share)``: the best run of ``starts`` with points set aside within
+    ``est.noise``'s share of the weight, the run interface that ran it (the trimmed
+    runs of ``engine``, or ``engine`` itself where the budget is below the lightest
+    point: nothing can be set aside) and the share (``"auto"`` resolved by
+    :func:`~kgroups._noise_auto.resolve_noise_share` from the untrimmed runs of the
+    same starts). ``driver``: :func:`~kgroups._driver.run_starts`'s options."""
+    share, owner = est.noise, est._owner()
+    aside = [np.count_nonzero(start == n_clusters) for start in starts]
+    if share == "auto":
+        if any(aside):
+            raise InvalidParameterError(
+                f"{owner}: init labels with -1 (points set aside) need noise given as a "
+                "share, not noise='auto'")
+        untrimmed = run_starts(engine, starts, n_clusters, rule=est._rule, **driver)
+        share = float(resolve_noise_share(untrimmed, engine, n_clusters, owner))
+    w = engine.w
+    budget = budget_of(share, w)
+    for r, start in enumerate(starts):
+        weight = float(np.sum(w[start == n_clusters]))
+        if aside[r] and weight > budget:
+            raise InvalidParameterError(
+                f"{owner}: init labels set aside {aside[r]} point(s) of weight "
+                f"{weight:.6g}, more than noise={share!r} allows ({budget:.6g} of the total "
+                f"{float(np.sum(w)):.6g})")
+    if not budget >= np.min(w):  # nothing can be set aside: the untrimmed search
+        return run_starts(engine, starts, n_clusters, rule=est._rule, **driver), engine, share
+    runs = TrimmedRuns(engine, budget)
+    best = run_starts(runs, starts, n_clusters, rule=TRIMMED_RULES[est._rule], **driver)
+    return best, runs, share
+
+
+def set_noise_attributes(est, best, share):
+    """The fitted attributes of a fit with ``noise``: ``noise_share_``, ``n_noise_``
+    (rows labelled -1), ``noise_weight_`` (the weight set aside, in the data's units of
+    weight) and ``noise_threshold_`` (the smallest cost of bringing back a set-aside
+    point, per unit of its weight, in the semimetric's units; ``inf`` when nothing was
+    set aside)."""
+    est.noise_share_ = float(share)
+    est.n_noise_ = int(np.count_nonzero(np.asarray(est.labels_) == -1))
+    est.noise_weight_ = float(getattr(best, "noise_weight", 0.0)) * est._wscale
+    est.noise_threshold_ = float(est._noise_threshold) * est._objective_unit()
