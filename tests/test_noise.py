@@ -258,19 +258,18 @@ def test_bad_values_of_noise_are_refused_by_name(Est, bad):
 
 def test_auto_goes_through_the_one_function(monkeypatch):
     X = blobs_and_strays()
-    with pytest.raises(NotImplementedError, match="noise='auto'"):
-        KernelKGroups(2, noise="auto", random_state=0).fit(X)
     import kgroups._noise as noise
     seen = {}
 
     def share(run, engine, n_clusters, owner):
         seen.update(labels=np.asarray(run.labels), k=n_clusters, n=engine.n_samples)
-        return 0.05
+        return 0.05, "because"
     monkeypatch.setattr(noise, "resolve_noise_share", share)
     a = KernelKGroups(2, noise="auto", random_state=0).fit(X)
     b = KernelKGroups(2, noise=0.05, random_state=0).fit(X)
     np.testing.assert_array_equal(a.labels_, b.labels_)
     assert a.noise_share_ == 0.05 and seen["k"] == 2 and seen["n"] == len(X)
+    assert a.noise_reasoning_ == "because" and "noise=0.05" in b.noise_reasoning_
     assert (seen["labels"] >= 0).all()
 
 

@@ -79,7 +79,8 @@ def text_as_numbers(arr, name, owner="kgroups"):
     for index in np.ndindex(arr.shape):  # the first entry float() refuses
         try:
             float(arr[index])
-        except (TypeError, ValueError):
+        except (TypeError, ValueError) as exc:
+            why = str(exc)
             break
     else:  # every entry reads alone: the array as a whole does not (ragged objects)
         raise InvalidParameterError(f"{owner}: {name} should be an array of numbers, got "
@@ -87,8 +88,9 @@ def text_as_numbers(arr, name, owner="kgroups"):
     at = f"{name}[{', '.join(map(str, index))}]"
     value = arr[index]
     value = value.item() if isinstance(value, np.generic) else value  # 'abc', not np.str_
+    text = isinstance(value, (str, bytes))
     what = (f": column {index[1]} of {name} holds text; drop that column or encode it as "
-            "numbers (for example one-hot)" if len(index) == 2 else "")
+            "numbers (for example one-hot)" if text and len(index) == 2 else f" ({why})")
     raise InvalidParameterError(
         f"{owner}: {name} should be an array of numbers, but {at}={describe(value, 40)} is "
         f"not one{what}. Numbers written as text, such as '1.5', are read as numbers")

@@ -40,7 +40,8 @@ from ._validation import PARAMETER_CONSTRAINTS, ConstrainedParams, InvalidParame
 AUTO = "auto"
 # The fitted attributes of a fit with ``noise`` (kgroups._noise), removed by a refit
 # without it.
-NOISE_ATTRIBUTES = ("n_noise_", "noise_weight_", "noise_threshold_", "noise_share_")
+NOISE_ATTRIBUTES = ("n_noise_", "noise_weight_", "noise_threshold_", "noise_share_",
+                    "noise_reasoning_")
 
 
 def fit_work(n_samples, n_clusters, n_starts):
@@ -292,6 +293,10 @@ class KernelClusteringFit(ConstrainedParams):
                         engine_input=array_kind_of(plan.engine), features=self._data_built(),
                         validate=self._validate_params)
         self._keep, self._wscale = data.keep, data.wscale
+        # noise="auto" judges a semimetric built from the data in the input space
+        # (kgroups._noise.run_fit): its rows, kept for the fit only
+        self._input_rows = (data.X, data.w) if self.noise == "auto" and self._data_built() \
+            else None
         built = build_engine(data.X, data.w, data.kind, self._engine_request(plan),
                              data.row_chunks)
         self._scale, self._n_init, self._engine_why = built.scale, built.n_init, built.why

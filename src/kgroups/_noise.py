@@ -34,7 +34,13 @@ def run_fit(est, engine, starts, n_clusters, **driver):
                 f"{owner}: init labels with -1 (points set aside) need noise given as a "
                 "share, not noise='auto'")
         untrimmed = run_starts(engine, starts, n_clusters, rule=est._rule, **driver)
-        share = float(resolve_noise_share(untrimmed, engine, n_clusters, owner))
+        rows = est.__dict__.pop("_input_rows", None)
+        if rows is not None:  # a semimetric built from the data: judged in the input space
+            return _aside_in_input_space(est, engine, untrimmed, n_clusters, rows)
+        share, est._noise_reason = resolve_noise_share(untrimmed, engine, n_clusters, owner)
+    else:
+        est._noise_reason = (f"noise={share!r}: whole points of weight at most {share:g} of "
+                             "the total set aside where that lowers W most")
     w = engine.w
     budget = budget_of(share, w)
     for r, start in enumerate(starts):
@@ -51,13 +57,39 @@ def run_fit(est, engine, starts, n_clusters, **driver):
     return best, runs, share
 
 
+def _aside_in_input_space(est, engine, untrimmed, k, rows):
+    """``noise="auto"`` with a semimetric built from the data (the neighbourhood graph's):
+    its embedding places an outlier among its neighbours, where it costs little, so the
+    points set aside are those beyond their cluster's far-out fence of the energy
+    semimetric's costs of belonging in the input space, for the partition the fit found;
+    the kept points keep that partition (the trimmed run's sums and objective of it, no
+    move). ``predict`` sets no new point aside there (its threshold would be read in the
+    embedding). ``(best, runs, share)`` as :func:`run_fit`."""
+    from ._choose_k.fits import Fits, Setting
+
+    X, w = rows
+    judge = Fits(np.asarray(X, dtype=np.float64), w, Setting(alpha=est.alpha), 0,
+                 matrix=False).built(k).engine
+    share, reason, flags = resolve_noise_share(untrimmed, judge, k, est._owner(), flags=True)
+    est._noise_reason = reason + " (in the input space: the graph's embedding places an " \
+        "outlier among its neighbours)"
+    runs = TrimmedRuns(engine, budget_of(share, engine.w))
+    state = runs.start([np.where(flags, -1, untrimmed.labels)], k, TRIMMED_RULES[est._rule])
+    state.converged[:] = True
+    state.n_moves = [list(untrimmed.n_moves)]
+    best = runs.finish(state)[0]
+    best.threshold = np.inf
+    return best, runs, share
+
+
 def set_noise_attributes(est, best, share):
     """The fitted attributes of a fit with ``noise``: ``noise_share_``, ``n_noise_``
     (rows labelled -1), ``noise_weight_`` (the weight set aside, in the data's units of
-    weight) and ``noise_threshold_`` (the smallest cost of bringing back a set-aside
+    weight), ``noise_threshold_`` (the smallest cost of bringing back a set-aside
     point, per unit of its weight, in the semimetric's units; ``inf`` when nothing was
-    set aside)."""
+    set aside) and ``noise_reasoning_`` (how many and why, in words)."""
     est.noise_share_ = float(share)
+    est.noise_reasoning_ = est.__dict__.pop("_noise_reason", "")
     est.n_noise_ = int(np.count_nonzero(np.asarray(est.labels_) == -1))
     est.noise_weight_ = float(getattr(best, "noise_weight", 0.0)) * est._wscale
     est.noise_threshold_ = float(est._noise_threshold) * est._objective_unit()

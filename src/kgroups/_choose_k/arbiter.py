@@ -102,7 +102,7 @@ def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0, pair_p=1.
     """
     ratio, threshold = (cut_g / cut_e if cut_e > 0 else np.inf), None
     if k_e == 1:
-        apart = cut_g == 0 < cut_e
+        apart = cut_g == 0
         pick = GRAPH if apart or cut_g < NO_STRUCTURE_RATIO * cut_e and (
             pair_p := pair_p() if callable(pair_p) else pair_p) < SPLIT_ALPHA else ENERGY
         rule, threshold = ("components", None) if apart else ("no structure", NO_STRUCTURE_RATIO)

@@ -24,6 +24,7 @@ from .._validation import InvalidParameterError, check_sample_weight
 from .constants import value
 from .core import SAMPLE_N, canonical, k_limit, projection_key, run_choice, sample_rows
 from .fits import Setting, candidate_engines, engine_for
+from .trace import Step
 
 K_MAX = value("K_MAX")
 CHOICE_STARTS = int(value("CHOICE_STARTS"))
@@ -113,6 +114,10 @@ def _choose(est, X, sample_weight, what=None, seed=None):
     say = FitProgress(est._owner(), 1, est.max_iter, est.verbose).say
     say(f"n_clusters='auto': choosing k with semimetric={est.semimetric!r} on "
         f"{what or f'{int(keep.sum())} points'}")
+    far = 0
+    if est.noise is not None:
+        out = _far_out(est, X[keep], w[keep])
+        keep[keep], far = ~out, int(out.sum())
     Xk, wk = X[keep], w[keep]
     n, n_distinct = Xk.shape[0], np.unique(Xk, axis=0).shape[0]
     top = k_limit("auto", est.semimetric, n, n_distinct)[0]
@@ -126,8 +131,40 @@ def _choose(est, X, sample_weight, what=None, seed=None):
     opts = {"n_refs": value("N_REFS"), "reference": "pca", "n_distinct": n_distinct}
     r = run_choice(Xk, wk, np.arange(1, max(1, min(K_MAX, top)) + 1), "auto", setting, opts,
                    est.random_state, refit=False, seed=seed)
+    if est.noise is not None:
+        r.trace.steps.insert(0, Step("noise", "rows far out of one cluster (beyond Tukey's "
+                                     "far-out fence of their costs of belonging)", far, None,
+                                     f"{far} left out of the choice of k"))
     say(f"chose {r.summary()}")        # the why: n_clusters_choice_.reasoning
     return r, X, w, keep
+
+
+def _far_out(est, X, w):
+    """With ``noise``, the rows the choice of k leaves out, so that strays and a thin
+    background add no clusters: those ``noise="auto"`` sets aside from one cluster of the
+    energy semimetric (beyond Tukey's far-out fence of the costs of belonging,
+    :mod:`kgroups._noise_auto`), judged on the rows the choice runs on (its sample past
+    ``SAMPLE_N`` rows), less the members of groups apart but tight (the neighbourhood
+    graph's separated groups, :func:`~kgroups._semimetrics.neighbors.neighbour_counts`):
+    such a group is a cluster for the choice to find. The fit at the chosen k then sets
+    aside its own share."""
+    from .._semimetrics.neighbors import neighbour_counts
+
+    rows = np.arange(X.shape[0])
+    if rows.size > SAMPLE_N:
+        rows = sample_rows(*canonical(projection_key(X), w), SAMPLE_N)
+    params = {**est.get_params(), "n_clusters": 1, "noise": "auto", "n_init": 1,
+              "engine": "auto", "verbose": 0, "init": "k-means++"}
+    if not isinstance(est.semimetric, str) or est.semimetric in ("auto", *DATA_BUILT):
+        params["semimetric"] = "energy" if not callable(est.semimetric) else est.semimetric
+    one = type(est)(**params)
+    one._fit(X[rows], w[rows])
+    out = np.zeros(X.shape[0], dtype=bool)
+    out[rows] = np.asarray(one.labels_) == -1
+    if out.any() and rows.size > est.n_neighbors + 1:
+        counts = neighbour_counts(X[rows], est.n_neighbors)
+        out[rows[(counts > 0) & (counts < est.n_neighbors)]] = False
+    return out
 
 
 def _record(est, r):
