@@ -1,4 +1,4 @@
-"""``semimetric="auto"`` at a given k (``kgroups._auto_fit``): both candidates fitted,
+"""``semimetric="auto"`` at a given k (``kgroups._choose_k.at_k``): both candidates fitted,
 the arbiter of kgroups._choose_k.arbiter keeps one; past ``AUTO_SAMPLE_N`` rows the
 energy candidate judged on a sample, the graph's fit kept where it wins, the exact
 energy fit from the candidate's labels where it loses.
@@ -11,7 +11,7 @@ import scipy.sparse as sp
 from sklearn.datasets import make_blobs, make_moons
 from sklearn.metrics import adjusted_rand_score as ari
 
-import kgroups._auto_fit as af
+import kgroups._choose_k.at_k as af
 from kgroups import KernelKGroups
 from kgroups._choose_k.arbiter import BALANCE, CUT_RATIO
 from kgroups._choose_k.trace import Step, render
@@ -36,8 +36,9 @@ def spy(monkeypatch):
     energy, labels = af._energy, af._labels
 
     def recording_energy(est, plan, Xv, w, pos, sampled):
-        seen["candidate"], seen["sampled"] = energy(est, plan, Xv, w, pos, sampled), sampled
-        return seen["candidate"]
+        out = energy(est, plan, Xv, w, pos, sampled)
+        seen["candidate"], seen["sampled"] = out[0], sampled
+        return out
 
     def recording_labels(cand, k, Xv, pos, sampled):
         seen["start"] = labels(cand, k, Xv, pos, sampled)

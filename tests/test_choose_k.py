@@ -14,7 +14,7 @@ from kgroups._choose_k.core import check_k_range
 from kgroups._choose_k.criteria import (GAP_RULES, gap_rule, prediction_strength_curve,
                                         prediction_strength_score, ps_rule,
                                         reference_sampler, silhouette_curve)
-from kgroups._choose_k.fits import Fits, Setting
+from kgroups._choose_k.fits import Fits, Setting, stream
 from kgroups._rescale import sphering
 from kgroups._stats import silhouette
 from kgroups.exceptions import InvalidParameterError
@@ -175,7 +175,7 @@ def test_prediction_strength_curve_against_brute_force():
     for s in range(2):
         perm = perm_rng.permutation(18)
         halves = (np.sort(perm[:9]), np.sort(perm[9:]))
-        half_fits = [Fits(X[h], w[h], setting, seed + 1000 * s + t)
+        half_fits = [Fits(X[h], w[h], setting, stream(seed, "prediction strength", 2 * s + t))
                      for t, h in enumerate(halves)]
         for t in (0, 1):
             test, train = halves[t], halves[1 - t]

@@ -16,8 +16,8 @@ from sklearn.datasets import make_blobs, make_circles, make_moons
 from sklearn.metrics import adjusted_rand_score as ari
 
 import kgroups._choose_k.core as core
-from kgroups import KernelKGroups, _auto_fit, choose_k, datasets
-from kgroups._choose_k import arbiter, constants, estimator, fits, graph, point, structure
+from kgroups import KernelKGroups, choose_k, datasets
+from kgroups._choose_k import arbiter, at_k, constants, estimator, fits, graph, point, structure
 from kgroups._choose_k.arbiter import (AGREE, BALANCE, CLEAN_CUT, CUT_RATIO,
                                        NO_STRUCTURE_RATIO, WITHIN, decide, within_share)
 from kgroups._choose_k.constants import CONSTANTS
@@ -103,9 +103,9 @@ def test_every_constant_a_module_uses_is_its_record():
         "CLEAN_CUT": arbiter.CLEAN_CUT,
         "SAMPLE_N": core.SAMPLE_N,
         "K_MAX": estimator.K_MAX, "CHOICE_STARTS": estimator.CHOICE_STARTS,
-        "AUTO_SAMPLE_N": _auto_fit.AUTO_SAMPLE_N,
-        "AUTO_SAMPLE_ROWS": _auto_fit.AUTO_SAMPLE_ROWS,
-        "ROWS_PER_CLUSTER": _auto_fit.ROWS_PER_CLUSTER}
+        "AUTO_SAMPLE_N": at_k.AUTO_SAMPLE_N,
+        "AUTO_SAMPLE_ROWS": at_k.AUTO_SAMPLE_ROWS,
+        "ROWS_PER_CLUSTER": at_k.ROWS_PER_CLUSTER}
     assert set(used) == set(CONSTANTS)                    # every record is used
     for name, v in used.items():
         assert v == CONSTANTS[name].value == constants.value(name), name
@@ -687,7 +687,8 @@ def test_references_run_on_samples_of_large_data(monkeypatch):
     monkeypatch.setattr(structure, "STRUCTURE_MAX_N", 1000)
     for i in range(3):
         sub = np.sort(perm[50 * i:50 * (i + 1)])
-        zi, _, [ri] = references(geometry(X[sub], seed=4 + i), np.arange(1, 5), 3, "pca")
+        zi, _, [ri] = references(geometry(X[sub], seed=fits.stream(4, "structure sample", i)),
+                                 np.arange(1, 5), 3, "pca")
         np.testing.assert_allclose(ref[i], ri, rtol=1e-12)
         np.testing.assert_allclose(zs[i], zi, rtol=1e-12)
     np.testing.assert_allclose(z, np.median(zs, axis=0), rtol=1e-12)

@@ -77,9 +77,9 @@ def test_every_constant_has_its_source_and_half():
 
 @pytest.mark.parametrize("name", ["AUTO_SAMPLE_N", "AUTO_SAMPLE_ROWS", "ROWS_PER_CLUSTER"])
 def test_the_record_holds_the_values_kept_with_semimetric_auto(name):
-    """semimetric="auto" at a given k keeps its sample's sizes in kgroups._auto_fit (a fit
-    at a given k does not load the choice of k): the record states the same values."""
-    import kgroups._auto_fit as auto_fit
+    """semimetric="auto" at a given k (kgroups._choose_k.at_k) reads its sample's sizes
+    from the record."""
+    import kgroups._choose_k.at_k as auto_fit
     assert value(name) == getattr(auto_fit, name)
 
 

@@ -725,7 +725,7 @@ def test_every_choice_path_on_a_sample_through_the_command_line(flags, tmp_path,
     """Every path that chooses on a sample and labels the rest (the choice of k past its
     sample size, semimetric='auto' past its own), with the sizes lowered so the test is
     quick, runs through the command line's estimator."""
-    from kgroups import _auto_fit
+    from kgroups._choose_k import at_k as _auto_fit
     from kgroups._choose_k import core
     from kgroups.metrics import ari
 

@@ -17,7 +17,7 @@ LAYERS = [
                       "kgroups._cli_options", "kgroups._cli_csv", "kgroups._cli_parser",
                       "kgroups._cli_datasets"]),
     ("estimators", [
-        "kgroups._base", "kgroups._fitting", "kgroups._auto_fit", "kgroups._kgroups",
+        "kgroups._base", "kgroups._fitting", "kgroups._kgroups",
         "kgroups._kernel_kmeans", "kgroups._init", "kgroups._starts", "kgroups._predict",
         "kgroups._placement", "kgroups._noise*",
         "kgroups._spectral", "kgroups._onedim", "kgroups._hierarchical", "kgroups._choose_k*",

@@ -22,7 +22,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._auto_fit import fit_auto
 from ._driver import clocked, run_starts
 from ._engines.build import EngineRequest, array_kind_of, build_engine, engine_summary
 from ._engines.engine import TRIMMED_RULES
@@ -216,7 +215,9 @@ class KernelClusteringFit(ConstrainedParams):
         starts = 1 if n is None else resolve_n_init(plan.n_init, plan.init, n)
         with tiered(fit_work(n, plan.n_clusters, starts)):  # tiny fits skip loading numba
             if plan.semimetric == AUTO and not self._precomputed():
-                return fit_auto(self, X, sample_weight, plan)  # kgroups._auto_fit
+                from ._choose_k.at_k import fit_auto
+
+                return fit_auto(self, X, sample_weight, plan)
             return self._fit_plan(X, sample_weight, plan)
 
     def _fit_plan(self, X, sample_weight, plan):

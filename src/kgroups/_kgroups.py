@@ -41,12 +41,15 @@ class KernelKGroups(BaseKernelClustering):
     ----------
     n_clusters : int or "auto", default=8
         Number of clusters k. ``"auto"``: chosen from the data by
-        :func:`~kgroups.choose_k` with this semimetric's own rule (the point rule
-        for the semimetrics of point data, the graph's eigengap for
-        ``"nearest_neighbors"``), and with ``semimetric="auto"`` together with the
-        semimetric (:doc:`/user_guide/nothing_given`); the fit then runs with the
-        chosen k and semimetric from the labels of the choice. ``n_clusters_`` and
-        ``n_clusters_choice_`` say what was chosen and why. Point data only (not
+        :func:`~kgroups.choose_k` over its default range (k = 1..10) with this
+        semimetric's own rule (the point rule for the semimetrics of point data, the
+        graph's eigengap for ``"nearest_neighbors"``), and with ``semimetric="auto"``
+        together with the semimetric (:doc:`/user_guide/nothing_given`); the fit then
+        runs with the chosen k and semimetric from the labels of the choice, in the
+        geometry where the choice found structure (``n_clusters_choice_.geometry``:
+        X itself, or X ``"standardized"``, whose W and Q are then in its units).
+        ``n_clusters_`` and ``n_clusters_choice_`` say what was chosen and why; with
+        ``noise``, the rows far out of one cluster are left out of the choice. Point data only (not
         ``"precomputed"``, not given ``init`` labels, not Dask or device arrays).
     semimetric : {"energy", "laplacian", "gaussian", "localized", "sinusoidal", "nearest_neighbors", "auto", "precomputed"} or callable, default="energy"
         ``"energy"`` is :math:`\|x - y\|^\alpha`; see :data:`~kgroups.SEMIMETRICS`

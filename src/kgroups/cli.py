@@ -319,6 +319,12 @@ def _print_summary(args, est, X, y, seconds, file):
 
     sizes = np.bincount(est.labels_, minlength=est.n_clusters_)
     scaled = ", columns z-scored (--standardize)" if args.standardize else ""
+    geometry = getattr(getattr(est, "n_clusters_choice_", None), "geometry", "data")
+    if geometry != "data":  # the choice found k in a rescaled geometry, and fitted there
+        scaled += (f", fitted on X {geometry} (where the choice of k found structure; W and "
+                   "Q in its units)" if geometry == "standardized" else
+                   f", fitted on the {geometry} of X sphered (where the choice of k found "
+                   "structure; W and Q in its units)")
     chosen = (f" -> {est.semimetric_}" if args.semimetric == "auto" else "")
     given = args.n_clusters != "auto"
     k = est.n_clusters_ if given else f"auto -> {est.n_clusters_}"

@@ -32,6 +32,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.covariance import ledoit_wolf
 
+from .._semimetrics.auto import ONE_COLUMN
 from .._stats.dip import dip_test
 from ..metrics import _contingency
 from .constants import value
@@ -53,6 +54,29 @@ def within_share(P, G, w):
     0.5
     """
     return float(_contingency(P, G, w).max(axis=1).sum() / w.sum())
+
+
+def no_graph(X, n_distinct, n_neighbors):
+    """Why the neighbourhood graph cannot judge the candidates, or None: X of one column
+    (on a line every group is an interval, and the graph falls apart at wide gaps), or
+    at most ``n_neighbors`` distinct rows of positive weight (no point has that many
+    neighbours): ``(statistic, value, threshold, outcome)`` of the trace's step."""
+    if X.shape[1] == 1:
+        return "columns", 1, None, f"{ONE_COLUMN}: energy"
+    if n_distinct <= n_neighbors:
+        return ("distinct rows of positive weight", n_distinct, n_neighbors + 1,
+                f"{n_distinct} distinct row(s), not more than n_neighbors={n_neighbors}: too "
+                "few for the neighbourhood graph: energy")
+    return None
+
+
+def inputs(cut, G, E, k_g, w, n_neighbors, own):
+    """What :func:`decide` compares, on the rows (or nodes) of weights ``w``: the cuts of
+    the graph's groups ``G`` and of the energy partition ``E`` of as many clusters
+    (``cut(labels)``), the share of the energy answer ``own``'s weight within the groups
+    (0 for None: one cluster) and :func:`smallest_group`."""
+    return (cut(G), cut(E), 0.0 if own is None else within_share(own, G, w),
+            smallest_group(G, w, k_g, n_neighbors))
 
 
 def smallest_group(G, w, k, n_neighbors):

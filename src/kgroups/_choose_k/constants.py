@@ -93,8 +93,10 @@ CONSTANTS = {
         "sample past AUTO_SAMPLE_N", "bench_neighbors_scale.py --auto", "design"),
     "ROWS_PER_CLUSTER": C(200, "semimetric='auto' at a given k: sample rows per cluster when that "
         "is more", "bench_neighbors_scale.py --auto", "design"),
-    "K_MAX": C(30, "the largest k n_clusters='auto' compares", "design: the rules decide before it "
-        "on every set of the batteries", "design"),
+    "K_MAX": C(10, "the largest k of the default range of choose_k and of n_clusters='auto' "
+        "(one range for both)", "bench_outside.py: the energy rule's answers at the top of a "
+        "range of 15 on shapes (square, stripes, mk4, labirynth) are no more useful than at 10, "
+        "and choose_k's studies ran at 10", DEV),
 }
 
 

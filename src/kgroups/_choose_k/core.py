@@ -16,20 +16,21 @@ import numpy as np
 from .._errors import DistinctRowsWarning
 from .._input import IN_MEMORY
 from .._memory import check_fits
-from .._semimetrics.auto import ONE_COLUMN, partition_cut
+from .._semimetrics.auto import partition_cut
 from .._semimetrics.prepare import data_scale, objective_unit
 from .._validation import Integer, InvalidParameterError, as_seed, describe
 from ..metrics import weighted_ari
-from .arbiter import ENERGY, GRAPH, decide, pair_dips, smallest_group, within_share
+from .arbiter import ENERGY, GRAPH, decide, inputs, no_graph, pair_dips
 from .constants import value
 from .criteria import (gap_curve, gap_rule, laplacian_eigenvalues,
                        prediction_strength_curve, ps_rule, silhouette_curve)
-from .fits import Fits
+from .fits import Fits, stream
 from .graph import graph_rule
 from .point import SCAN_FACTOR, SCAN_MIN, energy_rule
 from .result import ChooseKResult
 
 SAMPLE_N = value("SAMPLE_N")
+K_MAX = value("K_MAX")
 
 
 def projection_key(X):
@@ -85,7 +86,7 @@ def check_k_range(k_range, method, semimetric, n, n_distinct):
     top, why = k_limit(method, semimetric, n, n_distinct)
     least = 2 if method in ("silhouette", "eigengap") else 1
     if k_range is None:  # the default answers 1 where X allows no k >= 2
-        k_range = range(least, max(min(10, top), 1 if method == "auto" else least) + 1)
+        k_range = range(least, max(min(K_MAX, top), 1 if method == "auto" else least) + 1)
     values = list(k_range) if isinstance(k_range, range) else list(
         np.ravel(np.asarray(k_range, dtype=object)))
     bad = [v for v in values if not Integer(1)(v)]
@@ -121,20 +122,23 @@ def default(X, w, ks, setting, opts, seed):
         return e
     e.semimetric, trace, g, pick, cuts = ENERGY, copy.deepcopy(e.trace), None, ENERGY, None
     gks = ks[(ks >= 2) & (ks <= max(SCAN_MIN, SCAN_FACTOR * e.k))]
-    if (one := X.shape[1] == 1) or opts["n_distinct"] <= setting.n_neighbors + 1 or gks.size < 2:
-        trace.add("arbiter", "columns" if one else "distinct rows of positive weight",
-                  1 if one else opts["n_distinct"], None if one else setting.n_neighbors + 1,
-                  f"{ONE_COLUMN}: energy" if one else "too few for the neighbourhood graph: energy")
+    why = no_graph(X, opts["n_distinct"], setting.n_neighbors) or (gks.size < 2 and (
+        "k >= 2 in k_range, up to max(SCAN_MIN, SCAN_FACTOR k_e)", int(gks.size), 2,
+        "the graph's eigengap compares two k at least: energy"))
+    if why:
+        trace.add("arbiter", *why)
     else:
-        g, fmap = graph_rule(X, w, gks, setting.but(semimetric=GRAPH, engine="auto"), seed + 9)
+        g, fmap = graph_rule(X, w, gks, setting.but(semimetric=GRAPH, engine="auto"),
+                             stream(seed, "graph"))
         G, kg = g.labels, g.k
         E = f.grow(kg)[0]                       # the energy partition of k_g clusters
-        cuts = {GRAPH: partition_cut(fmap, G, kg), ENERGY: partition_cut(fmap, E, kg)}
-        within = within_share(e.labels, G, w) if e.k > 1 else 0.0
-        smallest = smallest_group(G, w, kg, setting.n_neighbors)
+        cut_g, cut_e, within, smallest = inputs(lambda P: partition_cut(fmap, P, kg), G, E,
+                                                kg, w, setting.n_neighbors,
+                                                e.labels if e.k > 1 else None)
+        cuts = {GRAPH: cut_g, ENERGY: cut_e}
         trace.steps += g.trace.steps            # the graph's rule, then the arbiter
-        pick = decide(cuts[GRAPH], cuts[ENERGY], e.k, kg, within, smallest, trace,
-                      weighted_ari(G, E, w), lambda: pair_dips(f.T, w, e.labels, G))
+        pick = decide(cut_g, cut_e, e.k, kg, within, smallest, trace, weighted_ari(G, E, w),
+                      lambda: pair_dips(f.T, w, e.labels, G))
     r = copy.copy(g if pick == GRAPH else e)
     r.candidates, r.trace, r.cuts = {ENERGY: e} | ({GRAPH: g} if g is not None else {}), trace, cuts
     return r
@@ -229,12 +233,13 @@ def _on_sample(X, w, order, ks, setting, opts, seed, refit):
         r.labels = np.zeros(n, dtype=np.int64)
     else:
         chosen = setting.but(semimetric=r.semimetric or setting.semimetric)
-        f = Fits(geo(Xs), ws, chosen, seed + 13, matrix=False)
+        f = Fits(geo(Xs), ws, chosen, stream(seed, "sample fit"), matrix=False)
         f.runs[r.k] = f.run(r.k, [r.labels])[2]
         r.labels = f.predict(r.k, Z := geo(X))  # Z: every row there, once
     how = "the sample fit's predict"
     if refit and r.k > 1:
-        r.labels = Fits(Z, w, chosen, seed + 17, matrix=False).run(r.k, [r.labels])[0]
+        r.labels = Fits(Z, w, chosen, stream(seed, "all rows"), matrix=False).run(
+            r.k, [r.labels])[0]
         how = "the fit of all rows started from the sample's"
     r.trace.add("sample", "rows the choice ran on", SAMPLE_N, None,
                 f"a uniform sample of {SAMPLE_N} of the {n} rows; every row labelled by {how}")

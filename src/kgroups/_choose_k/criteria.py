@@ -13,7 +13,7 @@ from .._semimetrics import pairwise_unchecked
 from .._validation import InvalidParameterError, describe
 from ..metrics import _contingency
 from .._stats.silhouette import cluster_sums, silhouettes_from_sums
-from .fits import Fits
+from .fits import Fits, stream
 
 GAP_RULES = ("firstSEmax", "Tibs2001SEmax", "globalSEmax", "firstmax", "globalmax")
 
@@ -58,7 +58,8 @@ def gap_curve(f, ks, n_refs, reference):
     W = np.array([f.within(k) for k in ks])
     draw = reference_sampler(f.Z, f.w, reference)
     ref = np.log([[r.within(k) for k in ks] for r in (
-        Fits(draw(f.rng(0, 6, b)), f.w, f.setting, f.seed + 101 + b) for b in range(n_refs))])
+        Fits(draw(f.rng(0, 6, b)), f.w, f.setting, stream(f.seed, "gap reference", b))
+        for b in range(n_refs))])
     return W, ref.mean(axis=0) - np.log(W), ref.std(axis=0) * np.sqrt(1.0 + 1.0 / n_refs), ref
 
 
@@ -117,7 +118,8 @@ def prediction_strength_curve(X, w, ks, setting, n_splits, seed):
     for s in range(n_splits):
         perm = rng.permutation(n)
         halves = (np.sort(perm[:n // 2]), np.sort(perm[n // 2:]))
-        fits = [Fits(X[h], w[h], setting, seed + 1000 * s + t) for t, h in enumerate(halves)]
+        fits = [Fits(X[h], w[h], setting, stream(seed, "prediction strength", 2 * s + t))
+                for t, h in enumerate(halves)]
         for t in (0, 1):
             test, train = halves[t], fits[1 - t]
             for j, k in enumerate(int(k) for k in ks):

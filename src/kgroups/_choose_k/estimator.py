@@ -22,11 +22,10 @@ from .._semimetrics import DATA_BUILT
 from .._semimetrics.auto import SemimetricChoice
 from .._validation import InvalidParameterError, check_sample_weight
 from .constants import value
-from .core import SAMPLE_N, canonical, k_limit, projection_key, run_choice, sample_rows
+from .core import K_MAX, SAMPLE_N, canonical, k_limit, projection_key, run_choice, sample_rows
 from .fits import Setting, candidate_engines, engine_for
 from .trace import Step
 
-K_MAX = value("K_MAX")
 CHOICE_STARTS = int(value("CHOICE_STARTS"))
 
 

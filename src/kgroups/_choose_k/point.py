@@ -25,7 +25,7 @@ import numpy as np
 
 from .._stats.dip import read_to_precision
 from .constants import value
-from .fits import Fits
+from .fits import Fits, stream
 from .result import ChooseKResult, curve
 from .structure import RESCALED, STRUCTURE_ALPHA, STRUCTURE_Z, find_structure, rescaled
 from .trace import Step, Trace, close
@@ -124,7 +124,8 @@ def energy_rule(X, w, ks, setting, n_refs, reference, seed):
         declared = None if name == "standardized" else Step("structure", "multimodal axes of "
             "X sphered (dip test)", {"axes": m.scale.size}, STRUCTURE_ALPHA, "structure")
         T = None if f.T is X else m(f.T)            # None: its dips read m(X) itself
-        s, found = decide(Fits(m(X), w, setting, seed + 7, T=T), ks, n_refs, "moments", declared)
+        s, found = decide(Fits(m(X), w, setting, stream(seed, name), T=T), ks, n_refs, "moments",
+                          declared)
         setattr(r, name.replace(" ", "_"), s)
         r.trace.add("geometry", "rescaled", name, None, f"k={s.k}" if found else "no structure")
         r.trace.steps += s.trace.steps

@@ -24,7 +24,7 @@ from .constants import value
 from .._rescale import sphering, standardizing
 from .criteria import gap_gain_z, reference_sampler
 from .._stats.dip import dip_test
-from .fits import Fits
+from .fits import Fits, stream
 from .trace import close
 
 STRUCTURE_ALPHA = value("STRUCTURE_ALPHA")
@@ -50,12 +50,13 @@ def references(f, ks, n_refs, reference):
     of each sample's references)``."""
     n, m = f.w.size, min(STRUCTURE_SAMPLES, f.w.size // STRUCTURE_MAX_N)
     samples = [f] if n <= STRUCTURE_MAX_N else [
-        Fits(f.Z[p], f.w[p], f.setting, f.seed + i) for i, p in enumerate(
+        Fits(f.Z[p], f.w[p], f.setting, stream(f.seed, "structure sample", i)) for i, p in enumerate(
             np.sort(np.split(f.rng(0, 4).permutation(n)[:m * STRUCTURE_MAX_N], m), axis=1))]
     refs = []
     for s in samples:
         draw = reference_sampler(s.Z, s.w, reference)
-        refs.append([Fits(draw(s.rng(0, 1, b)), s.w, f.setting.but(n_init=1), s.seed + b + 1)
+        refs.append([Fits(draw(s.rng(0, 1, b)), s.w, f.setting.but(n_init=1),
+                          stream(s.seed, "reference", b))
                      for b in range(n_refs)])
     log_w = np.full((len(samples), 1, ks.size), np.nan)
     ref = np.full((len(samples), n_refs, ks.size), np.nan)

@@ -11,7 +11,7 @@ The **normalised cut** of a partition of the neighbourhood graph
 
 is the share of the random walk's steps that leave the cluster they start in. The
 rule that compares the candidates' cuts is :mod:`kgroups._choose_k.arbiter`, the same
-for ``semimetric="auto"`` at a given k (:mod:`kgroups._auto_fit`) and for
+for ``semimetric="auto"`` at a given k (:mod:`kgroups._choose_k.at_k`) and for
 ``n_clusters="auto"``.
 """
 

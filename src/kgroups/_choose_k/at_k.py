@@ -1,0 +1,207 @@
+"""``semimetric="auto"`` at a given k: both candidates fitted, the arbiter of
+:mod:`kgroups._choose_k.arbiter` keeps one (the same rule and inputs as
+``n_clusters="auto"``), at a cost near that of the candidates' fits.
+
+The graph candidate (``"nearest_neighbors"``) is fitted on the estimator itself, on all
+rows (on the engine that holds its feature columns: :func:`~kgroups._choose_k.fits.
+candidate_engines`): it refuses the inputs it cannot take (a dask collection, data on a
+device), and its neighbourhood graph is the yardstick of both partitions (their
+normalised cuts, Shi & Malik 2000). The energy candidate is fitted through the choice's
+:class:`~kgroups._choose_k.fits.Fits` (X validated once):
+
+* up to ``AUTO_SAMPLE_N`` rows of positive weight, on all rows, both cuts on the rows;
+* beyond, on the uniform sample of the choice (:func:`~kgroups._choose_k.core.
+  sample_rows`, drawn from the data's seed) of m rows (``AUTO_SAMPLE_ROWS``, or
+  ``ROWS_PER_CLUSTER`` per cluster when that is more, at most ``AUTO_SAMPLE_N``), each
+  node of the graph labelled by that fit's ``predict`` (the insertion rule, TPAMI eqs.
+  47-51), both cuts on the nodes.
+
+When the graph wins, the estimator keeps its fit. When energy wins, the estimator is
+fitted with the energy semimetric from the candidate's labels (the given labels when
+``init`` is an array): an exact fit of the energy semimetric. Where the graph cannot
+judge (:func:`~kgroups._choose_k.arbiter.no_graph`), energy, and ``semimetric_choice_``
+says why. With ``verbose``, each phase is said as it starts and ends;
+``engine_stats_["auto seconds"]`` keeps each phase's seconds and
+``engine_stats_["seconds"]["other candidates"]`` the seconds of all but the kept fit.
+"""
+
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+
+import numpy as np
+
+from .._init import resolve_n_init
+from .._input import checked_rows
+from .._progress import FitProgress
+from .._semimetrics.auto import SemimetricChoice, normalized_cut, partition_cut
+from .._validation import check_sample_weight, is_dask_collection, is_device_array
+from .arbiter import ENERGY, GRAPH, decide, inputs, no_graph
+from .constants import value
+from .core import canonical, projection_key, sample_rows
+from .fits import Fits, Setting, candidate_engines, engine_for, stream
+from .trace import Trace, render
+
+AUTO_SAMPLE_N = value("AUTO_SAMPLE_N")
+AUTO_SAMPLE_ROWS = value("AUTO_SAMPLE_ROWS")
+ROWS_PER_CLUSTER = value("ROWS_PER_CLUSTER")
+
+
+def sample_size(n_clusters):
+    """Rows of the energy candidate's sample.
+
+    >>> sample_size(2), sample_size(30), sample_size(1000) == AUTO_SAMPLE_N
+    (2000, 6000, True)
+    """
+    return min(AUTO_SAMPLE_N, max(AUTO_SAMPLE_ROWS, ROWS_PER_CLUSTER * n_clusters))
+
+
+def fit_auto(est, X, sample_weight, plan):
+    """Fit ``est`` with ``plan`` (whose semimetric is ``"auto"``) as the module
+    docstring says; ``semimetric_choice_`` says which candidate and why.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_moons
+    >>> from kgroups import KernelKGroups
+    >>> X, _ = make_moons(300, noise=0.05, random_state=0)
+    >>> KernelKGroups(2, semimetric="auto", random_state=0).fit(X).semimetric_
+    'nearest_neighbors'
+    """
+    progress = FitProgress(est._owner(), 1, 1, est.verbose)
+    seconds, k, trace = {}, plan.n_clusters, Trace()
+    engines = candidate_engines(plan.engine, est._owner())
+    try:
+        checked = _validated(est, X, sample_weight)
+        why = None if checked is None else no_graph(
+            checked[0], _distinct(checked[0][checked[1] > 0], est.n_neighbors), est.n_neighbors)
+        if why is not None:
+            trace.add("arbiter", *why)
+            with _phase(progress, seconds, f"{ENERGY} fit", why[-1]):
+                est._fit(X, sample_weight, plan._replace(semimetric=ENERGY))
+            return _done(est, SemimetricChoice(ENERGY, render(trace.steps)), seconds)
+        with _phase(progress, seconds, f"{GRAPH} fit", f"fitting semimetric={GRAPH!r}"):
+            est._fit(X, sample_weight, plan._replace(semimetric=GRAPH, engine=engines[GRAPH]))
+        if engines[GRAPH] != plan.engine:
+            trace.add("engine", "engine of the graph's candidate", est.engine_, None,
+                      f"engine={plan.engine!r} does not hold the graph's feature columns: "
+                      f"its candidate ran on engine={est.engine_!r}")
+        pick, cuts, start = _compare(est, plan, *checked, trace, progress, seconds)
+        if pick == ENERGY:
+            start = start()
+            with _phase(progress, seconds, f"{ENERGY} fit", "the exact energy fit of every "
+                        "row, from the candidate's labels"):
+                est._fit(X, sample_weight, plan._replace(semimetric=ENERGY, init=start))
+        progress.say(f"auto: kept semimetric={pick!r} ({progress.elapsed():.2f} s)")
+    finally:
+        progress.close()
+    return _done(est, SemimetricChoice(pick, render(trace.steps), cuts), seconds)
+
+
+def _compare(est, plan, Xv, w, trace, progress, seconds):
+    """The energy candidate beside the graph's fit held by ``est``, judged by the arbiter:
+    ``(pick, cuts, a function giving the labels of every row to start the energy fit
+    from)``."""
+    k, pos = plan.n_clusters, np.flatnonzero(w > 0)
+    G, fmap = est.labels_[pos], est._feature_map
+    sampled = pos.size > AUTO_SAMPLE_N
+    with _phase(progress, seconds, f"{ENERGY} candidate",
+                f"fitting semimetric={ENERGY!r}" + (" on a sample" if sampled else "")):
+        cand, idx = _energy(est, plan, Xv, w, pos, sampled)
+    if sampled:
+        trace.add("sample", "rows the energy candidate was fitted on", idx.size, None,
+                  f"a uniform sample of {idx.size} of the {pos.size} rows; the graph's nodes "
+                  "labelled by its predict")
+        rows = _node_rows(fmap, pos)
+        G, E, weights = est.labels_[rows], cand.predict(k, Xv[rows]), fmap.weights
+
+        def cut(labels):
+            return normalized_cut(fmap.graph, weights, labels, k)
+    else:
+        E, weights = cand.fits[k][0], w[pos]
+
+        def cut(labels):
+            return partition_cut(fmap, labels, k)
+    cut_g, cut_e, within, smallest = inputs(cut, G, E, k, weights, est.n_neighbors, E)
+    pick = decide(cut_g, cut_e, k, k, within, smallest, trace)
+    return pick, {GRAPH: cut_g, ENERGY: cut_e}, lambda: (
+        _labels(cand, k, Xv, pos, sampled) if isinstance(plan.init, str) else plan.init)
+
+
+def _labels(cand, k, Xv, pos, sampled):
+    """Labels of every row from the energy candidate (the rows of zero weight get 0:
+    the fit labels them by ``predict`` after)."""
+    out = np.zeros(Xv.shape[0], dtype=np.int64)
+    out[pos] = cand.predict(k, Xv[pos]) if sampled else cand.fits[k][0]
+    return out
+
+
+def _validated(est, X, sample_weight):
+    """``(X as float64, weights)`` through the fit's front door, or None for data the
+    graph refuses by name (dask, device arrays)."""
+    if is_dask_collection(X) or is_device_array(X):
+        return None
+    Xv = checked_rows(est, X, reset=True)
+    return Xv, check_sample_weight(sample_weight, Xv.shape[0], est._owner(), allow_zero=True)
+
+
+def _distinct(rows, n_neighbors):
+    """The number of distinct ``rows``, or more than ``n_neighbors`` where the first rows
+    already hold that many (the common case, without sorting every row)."""
+    head = np.unique(rows[:64 * (n_neighbors + 1)], axis=0).shape[0]
+    return head if head > n_neighbors else np.unique(rows, axis=0).shape[0]
+
+
+def _energy(est, plan, Xv, w, pos, sampled):
+    """The energy candidate's fits (:class:`~kgroups._choose_k.fits.Fits`) on the rows of
+    positive weight or on the choice's sample of them, and those rows; its fit of k in
+    ``fits[k]``."""
+    idx = pos
+    if sampled:
+        seed, order = canonical(projection_key(Xv[pos]), w[pos])
+        idx = pos[np.sort(sample_rows(seed, order, sample_size(plan.n_clusters)))]
+    seed = canonical(projection_key(Xv[idx]), w[idx])[0]
+    setting = Setting(alpha=est.alpha, n_neighbors=est.n_neighbors,
+                      init=plan.init if isinstance(plan.init, str) else "kernel-k-means++",
+                      n_init=resolve_n_init(plan.n_init, plan.init, idx.size),
+                      max_iter=est.max_iter, tol=est.tol, engine=engine_for(est.engine, ENERGY))
+    f = Fits(Xv[idx], w[idx], setting, stream(seed, "candidate"), matrix=False)
+    if isinstance(plan.init, str):
+        f.fit(plan.n_clusters)
+    else:  # the given labels (one start, or one per row of a 2-D init)
+        starts = [np.asarray(s)[idx] for s in np.atleast_2d(plan.init)]
+        labels, W, run = f.run(plan.n_clusters, starts)
+        f.fits[plan.n_clusters], f.runs[plan.n_clusters] = (labels, W), run
+    return f, idx
+
+
+def _node_rows(fmap, kept):
+    """One row of ``X`` per node of the graph, in the nodes' order (``kept``: the rows of
+    positive weight, which the map was fitted on)."""
+    at = np.flatnonzero(fmap.node_of_row >= 0)
+    _, first = np.unique(fmap.node_of_row[at], return_index=True)
+    return kept[at[first]]
+
+
+@contextmanager
+def _phase(progress, seconds, name, text):
+    """Say ``text`` as the phase ``name`` starts and its seconds as it ends (with
+    ``verbose``); add them to ``seconds[name]``."""
+    progress.say(f"auto: {text} ({progress.elapsed():.2f} s)")
+    t0 = time.perf_counter()
+    yield
+    seconds[name] = seconds.get(name, 0.0) + time.perf_counter() - t0
+    progress.say(f"auto: {name} done in {seconds[name]:.2f} s ({progress.elapsed():.2f} s)")
+
+
+def _done(est, choice, seconds):
+    """``semimetric_choice_`` and the seconds of the candidates on ``est`` (which holds
+    the kept fit)."""
+    est.semimetric_choice_ = choice
+    kept = seconds.get(f"{choice.semimetric} fit", 0.0)
+    est.engine_stats_ = {**est.engine_stats_,
+                         "seconds": {**est.engine_stats_["seconds"],
+                                     "other candidates": sum(seconds.values()) - kept},
+                         "auto seconds": dict(seconds)}
+    return est
