@@ -18,11 +18,13 @@ Per set, the pipelines (each with ``random_state=0``):
 
 Scores: the adjusted Rand index on the points whose reference label is not noise.
 The peers and the curve of fixed-k fits are cached (``--cache``); the library's
-pipelines run every time (``--pipelines`` chooses some). ``--report`` prints the mean
+pipelines run every time (``--pipelines`` chooses some), their answers kept in
+``--answers`` so that ``--report`` writes the tables again without running them. ``--report`` prints the mean
 ARI per battery and half and the answers per set; ``--out`` writes them.
 
 Usage: python bench_outside.py [--battery outside ...] [--half dev|eval|all]
        [--pipelines NAME ...] [--only NAME ...] [--out FILE.md] [--cache FILE]
+       [--answers FILE [--report]]
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from __future__ import annotations
 import argparse
 import os
 import pickle
+import platform
+import shlex
 import sys
 import time
 import warnings
@@ -38,6 +42,7 @@ import numpy as np
 from sklearn.metrics import adjusted_rand_score
 
 import _batteries
+from _report import publish
 from bench_choice import half
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -107,7 +112,13 @@ def useful(curve, k):
     return k != 1 and curve.get(k, -1.0) >= USEFUL_SHARE * best
 
 
-def collect(sets, pipelines, cache_path):
+def collect(sets, pipelines, cache_path, answers=None, again=True):
+    """Every set's row: the cached peers and curve, and each pipeline's answer (run
+    again unless ``again`` is False and ``answers`` holds it)."""
+    kept = {}
+    if answers and os.path.exists(answers):
+        with open(answers, "rb") as f:
+            kept = pickle.load(f)
     cache = {}
     if os.path.exists(cache_path):
         with open(cache_path, "rb") as f:
@@ -124,11 +135,18 @@ def collect(sets, pipelines, cache_path):
                "k": d.k, "n": d.X.shape[0],
                "d": d, **cache[key]}
         for p in pipelines:
+            if not again and (key, p) in kept:
+                row[p] = kept[key, p]
+                continue
             t = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 row[p] = _library(d, p)
             row[p]["seconds"] = time.perf_counter() - t
+            kept[key, p] = row[p]
+        if answers:
+            with open(answers, "wb") as f:
+                pickle.dump(kept, f)
         rows.append(row)
         said = "  ".join(f"{p}: k={row[p]['k']} {ari(d, row[p]['labels']):.2f}"
                          f"{' ' + row[p]['semimetric'][:5] if 'semimetric' in row[p] else ''}"
@@ -137,29 +155,50 @@ def collect(sets, pipelines, cache_path):
     return rows
 
 
+def _group(r):
+    """``(battery group, half)``: the outside battery apart; the project's own batteries
+    as real tables or shapes and sets, as bench_choice.py groups them."""
+    from bench_choice import GROUPS
+
+    if r["d"].battery == "outside":
+        return "outside (Gagolewski's suite)", "dev"
+    own = next(g for g, test in GROUPS.items() if test(r["d"].battery))
+    return f"own: {own}", r["half"]
+
+
 def report(rows, pipelines):
+    """The mean ARI per battery group and half of every pipeline and peer, the better of
+    the two candidates per set (which needs the labels), the number of useful
+    ``choose_k(X)`` answers beside KMeans + silhouette's, the slowest set of nothing
+    given; then every set's answers."""
     peers = [p for p in ("HDBSCAN", "Genie at the true k", "KMeans + silhouette")
              if all(p in r for r in rows)]
-    lines = []
     groups = {}
     for r in rows:
-        groups.setdefault((r["set"].split("/")[0] if r["d"].battery != "outside" else
-                           "outside", r["half"]), []).append(r)
-    head = "| battery | half | sets | " + " | ".join(list(pipelines) + peers) + \
-        " | better of graph and energy | choose_k(X) useful |"
-    lines += [head, "|" + "---|" * (head.count("|") - 1)]
+        groups.setdefault(_group(r), []).append(r)
+    head = ("| battery | half | sets | " + " | ".join(list(pipelines) + peers) +
+            " | better of graph and energy | choose_k(X) useful | KMeans + silhouette useful "
+            "| slowest nothing given (s) |")
+    lines = [head, "|" + "---|" * (head.count("|") - 1)]
+    km_k = {id(r): n_found(r["KMeans + silhouette"]) for r in rows}
     for (b, h), rs in sorted(groups.items()):
         cells = []
         for p in list(pipelines) + peers:
             lab = (lambda r: r[p]["labels"]) if p in pipelines else (lambda r: r[p])
             cells.append(f"{np.mean([ari(r['d'], lab(r)) for r in rs]):.3f}")
-        both = ("graph alone" in pipelines and "energy alone" in pipelines)
+        both = "graph alone" in pipelines and "energy alone" in pipelines
         better = (f"{np.mean([max(ari(r['d'], r['graph alone']['labels']), ari(r['d'], r['energy alone']['labels'])) for r in rs]):.3f}"
                   if both else "")
         use = (f"{sum(useful(r['curve'], r['choose_k(X)']['k']) for r in rs)} / {len(rs)}"
                if "choose_k(X)" in pipelines else "")
-        lines.append(f"| {b} | {h} | {len(rs)} | " + " | ".join(cells) + f" | {better} | {use} |")
-    lines += ["", "| set | half | k | " + " | ".join(pipelines) + " | HDBSCAN |",
+        km = f"{sum(useful(r['curve'], km_k[id(r)]) for r in rs)} / {len(rs)}"
+        slow = (f"{max(r['nothing given']['seconds'] for r in rs):.1f}"
+                if "nothing given" in pipelines else "")
+        lines.append(f"| {b} | {h} | {len(rs)} | " + " | ".join(cells) +
+                     f" | {better} | {use} | {km} | {slow} |")
+    lines += ["", "Every set: k found and ARI (*U*: a useful `choose_k(X)`; the "
+              "semimetric of the pipelines that choose it).", "",
+              "| set | half | k | " + " | ".join(pipelines) + " | HDBSCAN |",
               "|" + "---|" * (4 + len(pipelines))]
     for r in rows:
         cells = [f"{r[p]['k']} {ari(r['d'], r[p]['labels']):.2f}"
@@ -180,16 +219,25 @@ def main(argv=None):
     ap.add_argument("--max-n", type=int, default=5000)
     ap.add_argument("--cache", default=CACHE)
     ap.add_argument("--out")
+    ap.add_argument("--answers", help="pickle of the library's answers (kept and read)")
+    ap.add_argument("--report", action="store_true",
+                    help="the answers in --answers, without running the library again")
     a = ap.parse_args(argv)
     sets = [d for b in a.battery for d in _batteries.battery(b)
             if d.X.shape[0] <= a.max_n and (a.only is None or d.name in a.only)
             and (a.half == "all" or b == "outside" or half(d.battery, d.name) == a.half)]
-    rows = collect(sets, a.pipelines, a.cache)
-    text = report(rows, a.pipelines)
-    print(text)
-    if a.out:
-        with open(a.out, "w") as f:
-            f.write(text + "\n")
+    rows = collect(sets, a.pipelines, a.cache, a.answers, again=not a.report)
+    import kgroups
+
+    machine = platform.processor() or platform.machine()
+    command = "python benchmarks/bench_outside.py " + shlex.join(sys.argv[1:] if argv is None
+                                                                  else argv)
+    text = (f"kgroups {kgroups.__version__} from {os.path.dirname(kgroups.__file__)}\n"
+            f"{machine}, {os.cpu_count()} cores, python {platform.python_version()}, "
+            f"{time.strftime('%Y-%m-%d')}\ncommand: {command}\n\n"
+            f"{len(rows)} sets of up to {a.max_n} points. Mean adjusted Rand index on the "
+            "points that are not noise.\n\n" + report(rows, a.pipelines) + "\n")
+    publish(text, a.out)
 
 
 if __name__ == "__main__":

@@ -936,6 +936,24 @@ def choice():
     return out
 
 
+def outside():
+    """Nothing given on the development half of Gagolewski's benchmark suite and on the
+    project's own batteries, beside each candidate alone and the peers (outside.md,
+    bench_outside.py)."""
+    return _markdown_section("outside.md", "Nothing given, judged on an outside battery", [
+        "The 24 sets of the development half of M. Gagolewski's *Benchmark Suite for",
+        "Clustering Algorithms* (k <= 10, n <= 5,000; prepared as the suite's published",
+        "results were; the other half is kept apart and judges), and every labelled set of",
+        "the project's batteries, in their development and evaluation halves. Each pipeline",
+        "with ``random_state=0``: *nothing given* is ``KernelKGroups(\"auto\",",
+        "semimetric=\"auto\")``; *graph alone* and *energy alone* fix the semimetric and",
+        "choose k by its own rule; *choose_k(X)* is useful where the energy fit at its k",
+        "reaches 0.75 of the best over k = 2..15; *auto at the true k* is",
+        "``semimetric=\"auto\"`` given k. Peers: HDBSCAN with scikit-learn's defaults,",
+        "Genie given the true k (``genieclust``), KMeans with the silhouette."],
+        "python benchmarks/bench_outside.py")
+
+
 def _markdown_section(name, title, intro, default_command):
     """A section from a results file a benchmark wrote in Markdown (a header of
     ``kgroups ...``, machine and ``command: ...`` lines, then tables and paragraphs):
@@ -1230,7 +1248,8 @@ def shapes_scale():
 SECTIONS = [intro, beside_r_20k, realistic, small_r, targets, roofline, stats_cpu,
             dtype_study, scaling,
             auto_grid,
-            defaults, dask, graphs, shapes, choose_k, convergence, startup, launch, gpu]
+            defaults, dask, graphs, shapes, choose_k, outside, convergence, startup, launch,
+            gpu]
 
 
 def render() -> str:
