@@ -110,7 +110,7 @@ def m_multi_workers(XT, ws, labs, k, acc, code, alpha, sigma, theta, th_lo, th_h
     n = XT.shape[1]
     n_threads = acc.shape[0]
     n_blocks = (n + MULTI_ROWS - 1) // MULTI_ROWS
-    out = np.empty((4, TILE))
+    out = np.empty((4, TILE), np.float64)
     idx = np.empty(4, dtype=np.int64)
     for th in range(th_lo, th_hi):
         for b in range(th, n_blocks, n_threads):
@@ -146,7 +146,8 @@ def record_move(i, j, l, col, w_i, xi, s, q, cnt, labels, up, pend, old, new, PX
     pend[n_pend] = i
     old[n_pend] = j
     new[n_pend] = l
-    PX[n_pend, :] = xi
+    for d in range(xi.shape[0]):  # not PX[n_pend, :] = xi: its shape check compiles a message
+        PX[n_pend, d] = xi[d]
     return n_pend + 1
 
 
@@ -190,9 +191,9 @@ def decide_mf(X, x0, w, labels, M, s, q, cnt, start, stop, pend, old, new, PX, n
     """
     k = M.shape[0]
     cap = pend.shape[0]
-    col = np.empty(k)
-    err = np.empty(k)
-    d2 = np.empty(k)
+    col = np.empty(k, np.float64)
+    err = np.empty(k, np.float64)
+    d2 = np.empty(k, np.float64)
     moves = 0
     work = 0
     s_min = smallest(s)
@@ -356,8 +357,8 @@ def apply_tiles(XT, w, pts, ptr, who, pend, old, new, Ms, code, alpha, sigma, th
     n = XT.shape[1]
     labels = np.empty((1, 0), dtype=np.int64)  # no exact columns (apply_tile)
     need = np.empty((1, 0), dtype=np.bool_)
-    parts = np.empty((0, 4, 1))
-    out = np.empty((4, TILE))
+    parts = np.empty((0, 4, 1), np.float64)
+    out = np.empty((4, TILE), np.float64)
     idx = np.empty(4, dtype=np.int64)
     for tile in range(t_lo, t_hi):
         apply_tile(XT, w, pts, ptr, who, pend.shape[1], old, new, Ms, tile * TILE,
@@ -369,7 +370,7 @@ def kernel_column_mf(X, XT, w, c, code, alpha, sigma, theta, n_workers):
     """Column ``c`` of the unweighted kernel, ``-rho(x_y, x_c) / 2`` for all y, its
     column tiles in ``n_workers`` ranges at once."""
     n = XT.shape[1]
-    out = np.empty(n)
+    out = np.empty(n, np.float64)
     spread(column_tiles, (n + TILE - 1) // TILE, n_workers, X, XT, c, code, alpha, sigma,
            theta, out)
     return out
@@ -379,7 +380,7 @@ def kernel_column_mf(X, XT, w, c, code, alpha, sigma, theta, n_workers):
 def column_tiles(X, XT, c, code, alpha, sigma, theta, out, t_lo, t_hi):
     """:func:`kernel_column_mf` in the column tiles ``t_lo .. t_hi - 1``, into ``out``."""
     n = XT.shape[1]
-    buf = np.empty(TILE)
+    buf = np.empty(TILE, np.float64)
     for tile in range(t_lo, t_hi):
         c0 = tile * TILE
         c1 = min(n, c0 + TILE)
