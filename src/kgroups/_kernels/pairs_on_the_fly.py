@@ -29,7 +29,7 @@ import numpy as np
 from .jit import njit, num_threads
 from .bounds import add_drift, fresh_bounds, proven_still, smallest, upper
 from .gain import best_move, certain, update_stats
-from .pairs_sym import build_m_sym, finish_sums, rho_rows
+from .pairs_sym import build_m_sym, finish_sums, last_dims, leading_dims
 from .pairs_sym import accumulators  # noqa: F401  (the engine's, with the passes here)
 from .parallel import spread, workers
 from .semimetric import exact_sq, rho, rho_inplace
@@ -68,7 +68,8 @@ def _multi_tile(XT, ws, labs, k, a0, c0, c1, S, out, idx, code, alpha, sigma, th
     m = c1 - c0
     for r in range(4):
         idx[r] = a0 + min(r, nr - 1)
-    rho_rows(XT, idx, c0, c1, out, code, alpha, sigma, theta)
+    pre = leading_dims(XT, idx, c0, c1, out)  # rho of the four rows
+    last_dims(XT, idx, c0, c1, XT.shape[0], pre == 0, out, code, alpha, sigma, theta)
     for r in range(nr):
         wr = ws[a0 + r]
         o = out[r, :m]
@@ -289,7 +290,8 @@ def apply_tile(XT, w, pts, ptr, who, cap, old, new, Ms, c0, c1, out, idx, labels
         nr = min(4, pts.shape[0] - g)
         for r in range(4):
             idx[r] = pts[g + min(r, nr - 1)]
-        rho_rows(XT, idx, c0, c1, out, code, alpha, sigma, theta)
+        pre = leading_dims(XT, idx, c0, c1, out)
+        last_dims(XT, idx, c0, c1, XT.shape[0], pre == 0, out, code, alpha, sigma, theta)
         for r in range(nr):
             o = out[r, :m]
             f = -0.5 * w[idx[r]]
@@ -337,7 +339,8 @@ def apply_moves(XT, w, pend, old, new, n_pend, Ms, code, alpha, sigma, theta, n_
 
     Column tiles in ``n_workers`` ranges at once (:func:`~kgroups._kernels.parallel.
     spread`); within a tile the movers' kernel rows are computed on the fly four at
-    a time (:func:`~kgroups._kernels.pairs_sym.rho_rows`, O(D) per entry), so the
+    a time (:func:`~kgroups._kernels.pairs_sym.leading_dims`, then ``last_dims``,
+    O(D) per entry), so the
     cost is O(n D) per move and nothing of size n x n exists. A mover's entry ``b =
     -w_p w_y rho / 2`` is formed once however many runs it moves in
     (:func:`union_movers`) and added to each: a run's sums receive the same values

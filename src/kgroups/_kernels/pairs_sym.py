@@ -246,15 +246,6 @@ def last_dims(XT, idx, c0, c1, D, first, out, code, alpha, sigma, theta):
 
 
 @njit(cache=True)
-def rho_rows(XT, idx, c0, c1, out, code, alpha, sigma, theta):
-    """``out[r, t] = rho(x_idx[r], XT[:, c0 + t])`` for the four rows ``idx`` and the
-    columns ``c0 .. c1 - 1``, squared distances by differences (exact: ``rho(x, x)
-    = 0``)."""
-    pre = leading_dims(XT, idx, c0, c1, out)
-    last_dims(XT, idx, c0, c1, XT.shape[0], pre == 0, out, code, alpha, sigma, theta)
-
-
-@njit(cache=True)
 def energy_segment(XT, idx, c0, c1, out, at, ws, buf, q, dst):
     """The energy distance (``alpha = 1``) of four rows sharing a cluster and the
     columns ``c0 .. c1 - 1`` of one cluster, in one loop: the last two dimensions
