@@ -51,7 +51,8 @@ their environment, so Python's bytecode cache and numba's cache of compiled kern
 are written in the first round, which warms them and is left out of the statistics.
 
 Usage: python benchmarks/bench_startup.py [--rounds 5] [--first-uses 1] [--first-fits 1]
-       [--peers-python PY] [--out FILE]     (--rounds 0 --first-uses 0: the first fits only)
+       [--peers-python PY] [--before-src OLD/src] [--out FILE]
+       (--rounds 0 --first-uses 0: the first fits only)
 """
 
 from __future__ import annotations
@@ -197,43 +198,53 @@ FIRST_GOALS = {"kgroups default": 5.0, "kgroups nothing given": 8.0}  # fit seco
 KGROUPS_FITS = tuple(FIRST_GOALS)
 
 
-def first_fit_children(peers_python):
-    """what -> the Python that runs ``_first_fit.py WHAT`` (the peers' venv for UMAP and
-    pynndescent where it imports them), and the peers left out with the reason."""
-    out = {w: sys.executable for w in (*KGROUPS_FITS, "sklearn KMeans", "sklearn HDBSCAN")}
+BEFORE = " (before)"
+
+
+def first_fit_children(peers_python, before_src=None):
+    """row -> (the Python that runs ``_first_fit.py WHAT``, WHAT, its environment): the
+    peers' venv for UMAP and pynndescent where it imports them, and kgroups' fits again
+    from ``before_src`` (another version's ``src`` on ``PYTHONPATH``, rows marked
+    :data:`BEFORE`); and the peers left out with the reason."""
+    out = {w: (sys.executable, w, ENV) for w in KGROUPS_FITS}
+    if before_src:
+        env = {**ENV, "PYTHONPATH": os.path.abspath(before_src)}
+        out.update({w + BEFORE: (sys.executable, w, env) for w in KGROUPS_FITS})
+    out.update({w: (sys.executable, w, ENV) for w in ("sklearn KMeans", "sklearn HDBSCAN")})
     missing = []
     for what, module in (("UMAP", "umap"), ("pynndescent", "pynndescent")):
         ok = peers_python and os.path.exists(peers_python) and subprocess.run(
             [peers_python, "-c", f"import {module}"], capture_output=True, env=ENV).returncode == 0
         if ok:
-            out[what] = peers_python
+            out[what] = (peers_python, what, ENV)
         else:
             missing.append(f"{what} (not importable by {peers_python or 'no --peers-python'}: "
                            "run benchmarks/setup_startup_peers.sh)")
     return out, missing
 
 
-def first_fits(runs, csv_path, peers_python):
-    """what -> the runs of its first fit, each in a fresh process with numba's cache in a
-    new folder: the child's JSON with the process's wall and CPU seconds added."""
-    children, missing = first_fit_children(peers_python)
-    for what, python in children.items():  # Python's bytecode written, as after an install
-        subprocess.run([python, "-c", _first_fit_import(what)], capture_output=True, env=ENV)
-    results = {what: [] for what in children}
+def first_fits(runs, csv_path, peers_python, before_src=None):
+    """row -> the runs of its first fit, each in a fresh process with numba's cache in a
+    new folder, the rows alternated round by round: the child's JSON with the
+    process's wall and CPU seconds added."""
+    children, missing = first_fit_children(peers_python, before_src)
+    for python, what, env in children.values():  # Python's bytecode written, as installed
+        subprocess.run([python, "-c", _first_fit_import(what)], capture_output=True, env=env)
+    results = {row: [] for row in children}
     for _ in range(runs):
-        for what, python in children.items():
+        for row, (python, what, env) in children.items():
             with tempfile.TemporaryDirectory() as cache:
                 before = resource.getrusage(resource.RUSAGE_CHILDREN)
                 t0 = time.perf_counter()
                 done = subprocess.run([python, FIRST_FIT, what, csv_path], capture_output=True,
                                       text=True, check=True,
-                                      env={**ENV, "NUMBA_CACHE_DIR": cache})
+                                      env={**env, "NUMBA_CACHE_DIR": cache})
                 wall = time.perf_counter() - t0
                 after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            row = json.loads(done.stdout.strip().splitlines()[-1])
-            row["wall"] = wall
-            row["cpu"] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-            results[what].append(row)
+            out = json.loads(done.stdout.strip().splitlines()[-1])
+            out["wall"] = wall
+            out["cpu"] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+            results[row].append(out)
     return results, missing
 
 
@@ -269,10 +280,12 @@ def report_first_fits(results, missing, say):
             f"{med(r['cpu'] for r in rows):.2f} |")
     say("")
     for what, goal in FIRST_GOALS.items():
-        fits = [r["fit"] for r in results.get(what, [])]
-        if fits:
-            say(f"Goal: the first `{what}` fit within {goal:g} s: {med(fits):.2f} s "
-                f"({', '.join(f'{f:.2f}' for f in fits)}) = **{med(fits) / goal:.2f}x** of the goal.")
+        for row in (what, what + BEFORE):
+            fits = [r["fit"] for r in results.get(row, [])]
+            if fits:
+                say(f"Goal: the first `{row}` fit within {goal:g} s: {med(fits):.2f} s "
+                    f"({', '.join(f'{f:.2f}' for f in fits)}) = **{med(fits) / goal:.2f}x** of "
+                    "the goal.")
     if missing:
         say("")
         say("Left out: " + "; ".join(missing) + ".")
@@ -282,7 +295,8 @@ def report_first_fits(results, missing, say):
 
 def report_compile_table(results, say):
     """Each function numba compiled for kgroups' two first fits (their first round)."""
-    runs = {what: results[what][0]["kernels"] for what in KGROUPS_FITS if results.get(what)}
+    runs = {row: results[row][0]["kernels"] for what in KGROUPS_FITS
+            for row in (what, what + BEFORE) if results.get(row)}
     if not runs:
         return
     names = sorted(set().union(*runs.values()),
@@ -438,6 +452,9 @@ def main():
     parser.add_argument("--peers-python", default=PEERS_PYTHON,
                         help="the Python of the venv with umap-learn and pynndescent "
                              "(benchmarks/setup_startup_peers.sh)")
+    parser.add_argument("--before-src", default=None,
+                        help="another version's src folder: its first fits too, alternated "
+                             "with this one's (rows marked 'before')")
     parser.add_argument("--out", default=None, help="also write the report here")
     args = parser.parse_args()
     import kgroups
@@ -458,8 +475,8 @@ def main():
         csv_path = write_csv(tmp)
         walls, phases = measure(args.rounds, csv_path) if args.rounds else ({}, {})
         first = first_uses(args.first_uses, csv_path) if args.rounds else []
-        fits, missing = (first_fits(args.first_fits, csv_path, args.peers_python)
-                         if args.first_fits else ({}, []))
+        fits, missing = (first_fits(args.first_fits, csv_path, args.peers_python,
+                                    args.before_src) if args.first_fits else ({}, []))
     if args.rounds:
         say(f"{args.rounds} rounds after one warm-up round, the commands alternated; the "
             "phases are the medians of the times the child took for each.")
