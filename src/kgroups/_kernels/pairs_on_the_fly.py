@@ -275,59 +275,74 @@ def union_movers(pend, n_pend):
     return pts[:u], ptr[:u + 1], who
 
 
-@njit(cache=True)
-def apply_tile(XT, w, pts, ptr, who, cap, old, new, Ms, c0, c1, out, idx, labels, need, part,
-               code, alpha, sigma, theta):
-    """The pending moves (merged by :func:`union_movers`) added to the columns ``c0 ..
-    c1 - 1`` of ``Ms`` (:func:`apply_moves`); where ``need`` (R x cap, or R x 0 for
-    none) marks a move, its point's exact column for its run's ``labels`` (R x n) is
-    added from the same entries into ``part[e]`` (four interleaved partial sums of k,
-    ``e = r * cap + t`` the move's entry)."""
-    m = c1 - c0
-    wt = w[c0:c1]
+@njit(cache=True, nogil=True)
+def apply_tiles(XT, w, pts, ptr, who, cap, old, new, Ms, labels, need, part, code, alpha,
+                sigma, theta, step, t_lo, t_hi):
+    """The pending moves (merged by :func:`union_movers`) added to the column tiles
+    ``t_lo, t_lo + step, ...`` before ``t_hi`` of ``Ms`` (:func:`apply_moves`); where
+    ``need`` (R x cap, or R x 0 for none) marks a move, its point's exact column for its
+    run's ``labels`` (R x n) is added from the same entries into ``part[e]`` (four
+    interleaved partial sums of k, ``e = r * cap + t`` the move's entry)."""
+    n = XT.shape[1]
+    out = np.empty((4, TILE), np.float64)
+    idx = np.empty(4, dtype=np.int64)
     cols = need.shape[1] > 0
-    for g in range(0, pts.shape[0], 4):
-        nr = min(4, pts.shape[0] - g)
-        for r in range(4):
-            idx[r] = pts[g + min(r, nr - 1)]
-        pre = leading_dims(XT, idx, c0, c1, out)
-        last_dims(XT, idx, c0, c1, XT.shape[0], pre == 0, out, code, alpha, sigma, theta)
-        for r in range(nr):
-            o = out[r, :m]
-            f = -0.5 * w[idx[r]]
-            e0, e1 = ptr[g + r], ptr[g + r + 1]
-            if e1 - e0 == 1 and not cols:  # one run: the entries formed where added
-                run, t = who[e0] // cap, who[e0] % cap
-                mo = Ms[run, old[run, t], c0:c1]
-                mn = Ms[run, new[run, t], c0:c1]
-                for y in range(m):
-                    b = f * wt[y] * o[y]
-                    mo[y] -= b
-                    mn[y] += b
-                continue
-            for y in range(m):
-                o[y] = f * wt[y] * o[y]
-            for e in range(e0, e1):
-                run, t = who[e] // cap, who[e] % cap
-                mo = Ms[run, old[run, t], c0:c1]
-                mn = Ms[run, new[run, t], c0:c1]
-                for y in range(m):
-                    mo[y] -= o[y]
-                    mn[y] += o[y]
-                if not cols or not need[run, t]:
+    for tile in range(t_lo, t_hi, step):
+        c0, c1 = tile * TILE, min(n, tile * TILE + TILE)
+        m = c1 - c0
+        wt = w[c0:c1]
+        for g in range(0, pts.shape[0], 4):
+            nr = min(4, pts.shape[0] - g)
+            for r in range(4):
+                idx[r] = pts[g + min(r, nr - 1)]
+            pre = leading_dims(XT, idx, c0, c1, out)
+            last_dims(XT, idx, c0, c1, XT.shape[0], pre == 0, out, code, alpha, sigma, theta)
+            for r in range(nr):
+                o = out[r, :m]
+                f = -0.5 * w[idx[r]]
+                e0, e1 = ptr[g + r], ptr[g + r + 1]
+                if e1 - e0 == 1 and not cols:  # one run: the entries formed where added
+                    run, t = who[e0] // cap, who[e0] % cap
+                    mo = Ms[run, old[run, t], c0:c1]
+                    mn = Ms[run, new[run, t], c0:c1]
+                    for y in range(m):
+                        b = f * wt[y] * o[y]
+                        mo[y] -= b
+                        mn[y] += b
                     continue
-                lab = labels[run, c0:c1]
-                acc = part[who[e]]
-                y = 0
-                while y + 4 <= m:
-                    acc[0, lab[y]] += o[y]
-                    acc[1, lab[y + 1]] += o[y + 1]
-                    acc[2, lab[y + 2]] += o[y + 2]
-                    acc[3, lab[y + 3]] += o[y + 3]
-                    y += 4
-                while y < m:
-                    acc[0, lab[y]] += o[y]
-                    y += 1
+                for y in range(m):
+                    o[y] = f * wt[y] * o[y]
+                for e in range(e0, e1):
+                    run, t = who[e] // cap, who[e] % cap
+                    mo = Ms[run, old[run, t], c0:c1]
+                    mn = Ms[run, new[run, t], c0:c1]
+                    for y in range(m):
+                        mo[y] -= o[y]
+                        mn[y] += o[y]
+                    if cols and need[run, t]:
+                        add_by_cluster(o, labels[run, c0:c1], part[who[e]])
+
+
+@njit(cache=True)
+def add_by_cluster(o, lab, acc):
+    """``acc[j, lab[y]] += o[y]`` with ``j = y % 4`` (four interleaved partial sums)."""
+    m = o.shape[0]
+    y = 0
+    while y + 4 <= m:
+        acc[0, lab[y]] += o[y]
+        acc[1, lab[y + 1]] += o[y + 1]
+        acc[2, lab[y + 2]] += o[y + 2]
+        acc[3, lab[y + 3]] += o[y + 3]
+        y += 4
+    while y < m:
+        acc[0, lab[y]] += o[y]
+        y += 1
+
+
+# No exact columns (apply_moves): of the types apply_exact_workers' arguments have.
+_NO_LABELS = np.empty((1, 0), dtype=np.int64)
+_NO_NEED = np.empty((1, 0), dtype=np.bool_)
+_NO_PARTS = np.empty((0, 4, 1), np.float64)
 
 
 def apply_moves(XT, w, pend, old, new, n_pend, Ms, code, alpha, sigma, theta, n_workers):
@@ -349,24 +364,8 @@ def apply_moves(XT, w, pend, old, new, n_pend, Ms, code, alpha, sigma, theta, n_
     """
     n = XT.shape[1]
     pts, ptr, who = union_movers(pend, n_pend)
-    spread(apply_tiles, (n + TILE - 1) // TILE, n_workers, XT, w, pts, ptr, who, pend, old,
-           new, Ms, code, alpha, sigma, theta)
-
-
-@njit(cache=True, nogil=True)
-def apply_tiles(XT, w, pts, ptr, who, pend, old, new, Ms, code, alpha, sigma, theta,
-                t_lo, t_hi):
-    """:func:`apply_moves` in the column tiles ``t_lo .. t_hi - 1``."""
-    n = XT.shape[1]
-    labels = np.empty((1, 0), dtype=np.int64)  # no exact columns (apply_tile)
-    need = np.empty((1, 0), dtype=np.bool_)
-    parts = np.empty((0, 4, 1), np.float64)
-    out = np.empty((4, TILE), np.float64)
-    idx = np.empty(4, dtype=np.int64)
-    for tile in range(t_lo, t_hi):
-        apply_tile(XT, w, pts, ptr, who, pend.shape[1], old, new, Ms, tile * TILE,
-                   min(n, tile * TILE + TILE), out, idx, labels, need, parts, code, alpha,
-                   sigma, theta)
+    spread(apply_tiles, (n + TILE - 1) // TILE, n_workers, XT, w, pts, ptr, who, pend.shape[1],
+           old, new, Ms, _NO_LABELS, _NO_NEED, _NO_PARTS, code, alpha, sigma, theta, 1)
 
 
 def kernel_column_mf(X, XT, w, c, code, alpha, sigma, theta, n_workers):
