@@ -28,7 +28,19 @@ share the machine's state (file cache, other load):
 * the first use after an install: the same ``kgroups cluster`` with numba's cache of
   compiled kernels empty (``NUMBA_CACHE_DIR`` a new folder), so that every kernel
   the fit runs is compiled for this machine, as on a user's first fit
-  (``--first-uses`` runs, default 1: each takes tens of seconds).
+  (``--first-uses`` runs, default 1: each takes tens of seconds);
+* the first fits after an install, each in a fresh process with numba's cache empty
+  (``--first-fits`` rounds, the fits alternated; ``benchmarks/_first_fit.py`` is the
+  child): kgroups' default fit ``KernelKGroups(4)`` and its fit with nothing given
+  (``n_clusters="auto", semimetric="auto"``) of the 2,000 x 8 points (goals: 5 s and
+  8 s for the fit on two cores), beside scikit-learn's ``KMeans(4)`` and ``HDBSCAN()``
+  (compiled wheels) and the numba-based UMAP and pynndescent (from the venv that
+  ``benchmarks/setup_startup_peers.sh`` makes, ``--peers-python``; left out, and said
+  so, where it is missing). Each row gives the import, the fit's wall and CPU time,
+  the CPU numba spent compiling and the part of it in LLVM, and the process's wall and
+  CPU time; then the per-kernel table of kgroups' two fits: each function numba
+  compiled, its compilations (one per signature) and its own CPU seconds (nested
+  compilations subtracted), from the first round.
 
 Prints, in Markdown, the machine's load average before and after, the median and the
 fastest wall time of each command, the ratios to the goals, the ratio of the medians
@@ -38,7 +50,9 @@ The children run as after an install: with ``PYTHONDONTWRITEBYTECODE`` removed f
 their environment, so Python's bytecode cache and numba's cache of compiled kernels
 are written in the first round, which warms them and is left out of the statistics.
 
-Usage: python benchmarks/bench_startup.py [--rounds 5] [--first-uses 1] [--out FILE]
+Usage: python benchmarks/bench_startup.py [--rounds 5] [--first-uses 1] [--first-fits 1]
+       [--peers-python PY] [--before-src OLD/src] [--out FILE]
+       (--rounds 0 --first-uses 0: the first fits only)
 """
 
 from __future__ import annotations
@@ -48,6 +62,7 @@ import json
 import os
 import platform
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -174,6 +189,134 @@ def first_uses(runs, csv_path):
         with tempfile.TemporaryDirectory() as cache:
             walls.append(run_once(argv, {**ENV, "NUMBA_CACHE_DIR": cache})[0])
     return walls
+
+
+FIRST_FIT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_first_fit.py")
+PEERS_PYTHON = os.path.join(os.path.dirname(os.path.abspath(__file__)), ".data",
+                            "startup-peers", "bin", "python")
+FIRST_GOALS = {"kgroups default": 5.0, "kgroups nothing given": 8.0}  # fit seconds, 2 cores
+KGROUPS_FITS = tuple(FIRST_GOALS)
+
+
+BEFORE = " (before)"
+
+
+def first_fit_children(peers_python, before_src=None):
+    """row -> (the Python that runs ``_first_fit.py WHAT``, WHAT, its environment): the
+    peers' venv for UMAP and pynndescent where it imports them, and kgroups' fits again
+    from ``before_src`` (another version's ``src`` on ``PYTHONPATH``, rows marked
+    :data:`BEFORE`); and the peers left out with the reason."""
+    out = {w: (sys.executable, w, ENV) for w in KGROUPS_FITS}
+    if before_src:
+        env = {**ENV, "PYTHONPATH": os.path.abspath(before_src)}
+        out.update({w + BEFORE: (sys.executable, w, env) for w in KGROUPS_FITS})
+    out.update({w: (sys.executable, w, ENV) for w in ("sklearn KMeans", "sklearn HDBSCAN")})
+    missing = []
+    for what, module in (("UMAP", "umap"), ("pynndescent", "pynndescent")):
+        ok = peers_python and os.path.exists(peers_python) and subprocess.run(
+            [peers_python, "-c", f"import {module}"], capture_output=True, env=ENV).returncode == 0
+        if ok:
+            out[what] = (peers_python, what, ENV)
+        else:
+            missing.append(f"{what} (not importable by {peers_python or 'no --peers-python'}: "
+                           "run benchmarks/setup_startup_peers.sh)")
+    return out, missing
+
+
+def first_fits(runs, csv_path, peers_python, before_src=None):
+    """row -> the runs of its first fit, each in a fresh process with numba's cache in a
+    new folder, the rows alternated round by round: the child's JSON with the
+    process's wall and CPU seconds added."""
+    children, missing = first_fit_children(peers_python, before_src)
+    for python, what, env in children.values():  # Python's bytecode written, as installed
+        subprocess.run([python, "-c", _first_fit_import(what)], capture_output=True, env=env)
+    results = {row: [] for row in children}
+    for _ in range(runs):
+        for row, (python, what, env) in children.items():
+            with tempfile.TemporaryDirectory() as cache:
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                t0 = time.perf_counter()
+                done = subprocess.run([python, FIRST_FIT, what, csv_path], capture_output=True,
+                                      text=True, check=True,
+                                      env={**env, "NUMBA_CACHE_DIR": cache})
+                wall = time.perf_counter() - t0
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            out = json.loads(done.stdout.strip().splitlines()[-1])
+            out["wall"] = wall
+            out["cpu"] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+            results[row].append(out)
+    return results, missing
+
+
+def _first_fit_import(what):
+    sys.path.insert(0, os.path.dirname(FIRST_FIT))
+    from _first_fit import FITS
+
+    return FITS[what][0]
+
+
+def _compiling(row):
+    return sum(r[1] for r in row["kernels"].values()), sum(r[0] for r in row["kernels"].values())
+
+
+def report_first_fits(results, missing, say):
+    """The first fits' table (medians over the rounds) and kgroups' two goals."""
+    if not results:
+        return
+    say("First fits after an install, each in a fresh process with numba's cache empty "
+        "(medians over the rounds; *compiling*: the CPU seconds numba spent compiling, "
+        "nested compilations counted once, and the part in LLVM):")
+    say("")
+    say("| first fit (2,000 x 8) | import s | fit s | fit CPU s | compiling CPU s | of which "
+        "LLVM s | compilations | process s | process CPU s |")
+    say("|---|---|---|---|---|---|---|---|---|")
+    med = statistics.median
+    for what, rows in results.items():
+        comp = [_compiling(r) for r in rows]
+        say(f"| {what} | {med(r['import'] for r in rows):.2f} | {med(r['fit'] for r in rows):.2f}"
+            f" | {med(r['fit_cpu'] for r in rows):.2f} | {med(c[0] for c in comp):.2f} | "
+            f"{med(sum(k[2] for k in r['kernels'].values()) for r in rows):.2f} | "
+            f"{med(c[1] for c in comp):.0f} | {med(r['wall'] for r in rows):.2f} | "
+            f"{med(r['cpu'] for r in rows):.2f} |")
+    say("")
+    for what, goal in FIRST_GOALS.items():
+        for row in (what, what + BEFORE):
+            fits = [r["fit"] for r in results.get(row, [])]
+            if fits:
+                say(f"Goal: the first `{row}` fit within {goal:g} s: {med(fits):.2f} s "
+                    f"({', '.join(f'{f:.2f}' for f in fits)}) = **{med(fits) / goal:.2f}x** of "
+                    "the goal.")
+    if missing:
+        say("")
+        say("Left out: " + "; ".join(missing) + ".")
+    say("")
+    report_compile_table(results, say)
+
+
+def report_compile_table(results, say):
+    """Each function numba compiled for kgroups' two first fits (their first round)."""
+    runs = {row: results[row][0]["kernels"] for what in KGROUPS_FITS
+            for row in (what, what + BEFORE) if results.get(row)}
+    if not runs:
+        return
+    names = sorted(set().union(*runs.values()),
+                   key=lambda n: -sum(r.get(n, [0, 0.0])[1] for r in runs.values()))
+    say("What numba compiled for kgroups' first fits (first round): per function, its "
+        "compilations (one per signature) and its own CPU seconds, of which LLVM:")
+    say("")
+    say("| function | " + " | ".join(f"{w}: compilations | own CPU s | LLVM s" for w in runs)
+        + " |")
+    say("|---|" + "---|---|---|" * len(runs))
+    for name in names + ["all"]:
+        cells = []
+        for rows in runs.values():
+            row = ([sum(r[0] for r in rows.values()), sum(r[1] for r in rows.values()),
+                    sum(r[2] for r in rows.values())] if name == "all" else rows.get(name))
+            cells.append(" | ".join(
+                [f"{row[0]}", f"{row[1]:.2f}", f"{row[2]:.2f}"] if row else ["", "", ""]))
+        short = name.replace("kgroups._kernels.", "")
+        say(f"| {'**all**' if name == 'all' else f'`{short}`'} | " + " | ".join(cells) + " |")
+    say("")
 
 
 def report_first_uses(first, walls, say):
@@ -304,6 +447,14 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--first-uses", type=int, default=1,
                         help="runs with numba's cache empty (0: none)")
+    parser.add_argument("--first-fits", type=int, default=1,
+                        help="rounds of the first fits with numba's cache empty (0: none)")
+    parser.add_argument("--peers-python", default=PEERS_PYTHON,
+                        help="the Python of the venv with umap-learn and pynndescent "
+                             "(benchmarks/setup_startup_peers.sh)")
+    parser.add_argument("--before-src", default=None,
+                        help="another version's src folder: its first fits too, alternated "
+                             "with this one's (rows marked 'before')")
     parser.add_argument("--out", default=None, help="also write the report here")
     args = parser.parse_args()
     import kgroups
@@ -320,18 +471,23 @@ def main():
     say(f"command: python {' '.join(sys.argv)}")
     say(f"load average (1, 5, 15 min) before: {load_average()}")
     say("")
-    say(f"{args.rounds} rounds after one warm-up round, the commands alternated; the "
-        "phases are the medians of the times the child took for each.")
-    say("")
     with tempfile.TemporaryDirectory() as tmp:
         csv_path = write_csv(tmp)
-        walls, phases = measure(args.rounds, csv_path)
-        first = first_uses(args.first_uses, csv_path)
-    report(walls, phases, say)
-    report_first_uses(first, walls, say)
-    report_imports(say)
-    report_help_imports(say)
-    say("")
+        walls, phases = measure(args.rounds, csv_path) if args.rounds else ({}, {})
+        first = first_uses(args.first_uses, csv_path) if args.rounds else []
+        fits, missing = (first_fits(args.first_fits, csv_path, args.peers_python,
+                                    args.before_src) if args.first_fits else ({}, []))
+    if args.rounds:
+        say(f"{args.rounds} rounds after one warm-up round, the commands alternated; the "
+            "phases are the medians of the times the child took for each.")
+        say("")
+        report(walls, phases, say)
+        report_first_uses(first, walls, say)
+    report_first_fits(fits, missing, say)
+    if args.rounds:
+        report_imports(say)
+        report_help_imports(say)
+        say("")
     say(f"load average (1, 5, 15 min) after: {load_average()}")
     if args.out:
         with open(args.out, "w") as fh:

@@ -81,8 +81,8 @@ def fresh_bounds(d2, j, scale):
 def fresh_bounds_rows(d2, labels, scale):
     """:func:`fresh_bounds` of every row of ``d2`` (rows x k), point ``r`` in
     ``labels[r]``, its terms of size ``scale[r]``: ``(up, lo)`` arrays."""
-    up = np.empty(d2.shape[0])
-    lo = np.empty(d2.shape[0])
+    up = np.empty(d2.shape[0], np.float64)
+    lo = np.empty(d2.shape[0], np.float64)
     for r in range(d2.shape[0]):
         up[r], lo[r] = fresh_bounds(d2[r], labels[r], scale[r])
     return up, lo
@@ -130,49 +130,44 @@ def refresh_bounds_margin(M, labels, w, s, base, base_abs, e, e_abs, margin, ent
 @njit(cache=True, nogil=True)
 def bounds_chunks(M, labels, w, s, base, base_abs, e, e_abs, margin, entry, up, lo, snap_own,
                   snap_all, drift, c_lo, c_hi):
-    """:func:`bounds_chunk` of the chunks ``c_lo .. c_hi - 1``."""
-    n = M.shape[1]
-    for c in range(c_lo, c_hi):
-        c0 = c * CHUNK
-        bounds_chunk(M, labels, w, s, base, base_abs, e, e_abs, margin, entry, up, lo,
-                     snap_own, snap_all, drift, c0, min(n, c0 + CHUNK) - c0)
-
-
-@njit(cache=True)
-def bounds_chunk(M, labels, w, s, base, base_abs, e, e_abs, margin, entry, up, lo, snap_own,
-                 snap_all, drift, c0, m):
-    """The bounds of the points ``c0 .. c0 + m - 1`` (:func:`refresh_bounds`; with a
-    ``margin`` per cluster when it is not empty, and per entry when ``entry`` is not)."""
-    k = M.shape[0]
+    """The bounds of the points of the chunks ``c_lo .. c_hi - 1`` (:func:`refresh_bounds`;
+    with a ``margin`` per cluster when it is not empty, and per entry when ``entry`` is
+    not), chunk by chunk, cluster by cluster."""
+    k, n = M.shape
     widen = margin.shape[0] > 0
     per_entry = entry.shape[1] > 0
-    own = np.full(m, np.inf)
-    far = np.full(m, np.inf)
-    big = np.zeros(m)
-    inv2w = np.empty(m)
-    lab = labels[c0:c0 + m]
-    for u in range(m):
-        inv2w[u] = 2.0 / w[c0 + u]
-    for t in range(k):
-        if not s[t] > 0.0:
-            continue
-        b = 1.0 / s[t]
-        et, ea = e[t], e_abs[t]
-        row = M[t, c0:c0 + m]
-        mt = margin[t] if widen else 0.0
+    own = np.empty(CHUNK, np.float64)
+    far = np.empty(CHUNK, np.float64)
+    big = np.empty(CHUNK, np.float64)
+    inv2w = np.empty(CHUNK, np.float64)
+    for chunk in range(c_lo, c_hi):
+        c0 = chunk * CHUNK
+        m = min(n, c0 + CHUNK) - c0
+        lab = labels[c0:c0 + m]
         for u in range(m):
-            f = b * inv2w[u] * row[u]
-            d2 = base[c0 + u] + et - f
-            big[u] = max(big[u], ea + abs(f))
-            mu = mt + 2.0 * b * entry[t, c0 + u] if per_entry else mt
-            if lab[u] == t:
-                own[u] = d2 + mu
-            else:
-                far[u] = min(far[u], d2 - mu)
-    for u in range(m):
-        i = c0 + u
-        scale = base_abs[i] + big[u]
-        up[i] = upper(own[u], scale)
-        lo[i] = lower(far[u], scale)
-        snap_own[i] = drift[lab[u]]
-        snap_all[i] = drift[k]
+            own[u] = far[u] = np.inf
+            big[u] = 0.0
+            inv2w[u] = 2.0 / w[c0 + u]
+        for t in range(k):
+            if not s[t] > 0.0:
+                continue
+            b = 1.0 / s[t]
+            et, ea = e[t], e_abs[t]
+            row = M[t, c0:c0 + m]
+            mt = margin[t] if widen else 0.0
+            for u in range(m):
+                f = b * inv2w[u] * row[u]
+                d2 = base[c0 + u] + et - f
+                big[u] = max(big[u], ea + abs(f))
+                mu = mt + 2.0 * b * entry[t, c0 + u] if per_entry else mt
+                if lab[u] == t:
+                    own[u] = d2 + mu
+                else:
+                    far[u] = min(far[u], d2 - mu)
+        for u in range(m):
+            i = c0 + u
+            scale = base_abs[i] + big[u]
+            up[i] = upper(own[u], scale)
+            lo[i] = lower(far[u], scale)
+            snap_own[i] = drift[lab[u]]
+            snap_all[i] = drift[k]

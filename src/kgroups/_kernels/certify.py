@@ -82,7 +82,7 @@ from .bounds import add_drift, fresh_bounds, proven_still, smallest, upper
 from .gain import best_move, certain
 from .jit import njit
 from .pairs_mixed import SPILL_TILES
-from .pairs_on_the_fly import (TILE, apply_tile, pending_column, record_move, rho_tile,
+from .pairs_on_the_fly import (TILE, apply_tiles, pending_column, record_move, rho_tile,
                                union_movers)
 from .parallel import spread
 from .semimetric import U32, float32_kernel_error
@@ -325,7 +325,7 @@ def apply_moves_exact(XT, w, labels, pend, old, new, n_pend, need, Ms, acc, code
     ``l`` in worker ``th``'s column tiles (four interleaved partial sums), ``e = r *
     cap + t`` the move's entry (``acc``: zeros, workers x R cap x 4 x k). Column
     tiles go round-robin to the workers, all at once (:func:`~kgroups._kernels.
-    parallel.spread`, :func:`~kgroups._kernels.pairs_on_the_fly.apply_tile`)."""
+    parallel.spread`, :func:`~kgroups._kernels.pairs_on_the_fly.apply_tiles`)."""
     pts, ptr, who = union_movers(pend, n_pend)
     spread(apply_exact_workers, acc.shape[0], acc.shape[0], XT, w, labels, pts, ptr, who,
            pend, old, new, need, Ms, acc, code, alpha, sigma, theta)
@@ -336,16 +336,11 @@ def apply_exact_workers(XT, w, labels, pts, ptr, who, pend, old, new, need, Ms, 
                         alpha, sigma, theta, th_lo, th_hi):
     """:func:`apply_moves_exact`'s workers ``th_lo .. th_hi - 1``: worker ``th`` takes
     the column tiles ``th, th + t, th + 2 t, ...``, its columns into ``acc[th]``."""
-    n = XT.shape[1]
-    n_tiles = (n + TILE - 1) // TILE
+    n_tiles = (XT.shape[1] + TILE - 1) // TILE
     n_threads = acc.shape[0]
-    out = np.empty((4, TILE))
-    idx = np.empty(4, dtype=np.int64)
     for th in range(th_lo, th_hi):
-        for tile in range(th, n_tiles, n_threads):
-            apply_tile(XT, w, pts, ptr, who, pend.shape[1], old, new, Ms, tile * TILE,
-                       min(n, tile * TILE + TILE), out, idx, labels, need, acc[th], code,
-                       alpha, sigma, theta)
+        apply_tiles(XT, w, pts, ptr, who, pend.shape[1], old, new, Ms, labels, need, acc[th],
+                    code, alpha, sigma, theta, n_threads, th, n_tiles)
 
 
 def undo_move_errors(q, qerr, delta, start, w, p, old, new, ls, base):

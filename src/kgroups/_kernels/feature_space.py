@@ -26,8 +26,8 @@ from .gain import best_move, update_stats
 def cluster_sums_lr(F, a, w, labels, k):
     """``S`` (k x m) and ``A`` (k,) from the labels: O(n m)."""
     n, m = F.shape
-    S = np.zeros((k, m))
-    A = np.zeros(k)
+    S = np.zeros((k, m), np.float64)
+    A = np.zeros(k, np.float64)
     for i in range(n):
         l = labels[i]
         wi = w[i]
@@ -61,7 +61,7 @@ def best_moves(C, labels, w, diag, s, q, cnt):
     a time against the current sums (:func:`sweep_lowrank` on the proposals).
     """
     n = C.shape[0]
-    out = np.full(n, -1, dtype=np.int64)
+    out = np.empty(n, np.int64)
     for i in range(n):
         l, gain = best_move(C[i], labels[i], s, q, cnt, w[i], diag[i])
         out[i] = l
@@ -77,7 +77,7 @@ def sweep_lowrank(F, a, w, diag, labels, S, A, s, q, cnt):
     """
     n, m = F.shape
     k = S.shape[0]
-    col = np.empty(k)
+    col = np.empty(k, np.float64)
     moves = 0
     for i in range(n):
         j = labels[i]
@@ -163,8 +163,8 @@ def sweep_lowrank_bounded(F, a, w, diag, labels, S, A, s, q, cnt, sn2, up, lo, s
     """
     n, m = F.shape
     k = S.shape[0]
-    col = np.empty(k)
-    d2 = np.empty(k)
+    col = np.empty(k, np.float64)
+    d2 = np.empty(k, np.float64)
     moves = 0
     evaluated = 0
     s_min = smallest(s)

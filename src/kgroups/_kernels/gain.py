@@ -136,8 +136,8 @@ def update_stats(j, l, m_jj, m_lj, w_i, b_ii, s, q, cnt):
 def cluster_stats(M, labels, w):
     """``s``, ``q`` and ``cnt`` from ``M`` and the labels: O(n)."""
     k = M.shape[0]
-    s = np.zeros(k)
-    q = np.zeros(k)
+    s = np.zeros(k, np.float64)
+    q = np.zeros(k, np.float64)
     cnt = np.zeros(k, dtype=np.int64)
     for i in range(labels.shape[0]):
         l = labels[i]
@@ -196,13 +196,13 @@ def sum_classes(S, labels, k, order):
     order of the classes (restarts sharing a pass, see build_ms); the columns of
     ``S`` are in the order ``order`` (``M[:, order[i]]`` from ``S[:, i]``)."""
     n = S.shape[1]
-    Ms = np.zeros((k, n))
+    Ms = np.zeros((k, n), np.float64)
     for c in range(S.shape[0]):
         src = S[c]
         dst = Ms[labels[c]]
         for i in range(n):
             dst[i] += src[i]
-    M = np.empty((k, n))
+    M = np.empty((k, n), np.float64)
     for l in range(k):
         for i in range(n):
             M[l, order[i]] = Ms[l, i]
@@ -221,7 +221,9 @@ def class_signatures(labs, k):
     sig = np.zeros(n, dtype=np.int64)
     G = 1
     for r in range(R):
-        ids = np.full(G * k, -1, dtype=np.int64)
+        ids = np.empty(G * k, np.int64)
+        for c in range(G * k):
+            ids[c] = -1
         g = 0
         for i in range(n):
             c = sig[i] * k + labs[r, i]

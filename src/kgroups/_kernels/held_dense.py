@@ -16,7 +16,7 @@ from .parallel import spread
 def build_m_dense(B, labels, k, n_workers):
     """``M[l, i] = sum_{y in C_l} B[i, y]``, shape (k, n). One pass over B, its rows in
     ``n_workers`` ranges at once (:func:`~kgroups._kernels.parallel.spread`)."""
-    M = np.zeros((k, B.shape[0]))
+    M = np.zeros((k, B.shape[0]), np.float64)
     spread(m_dense_rows, B.shape[0], n_workers, B, labels, M)
     return M
 
@@ -75,7 +75,7 @@ def cluster_sums_rows(K, w, labels, k, n_workers):
     """``out[i, l] = sum_{y in C_l} w_y K[i, y]``, shape (b, k), for a block of rows
     ``K`` (b x n) against the n clustered points (``predict``). One pass over K, its
     rows in ``n_workers`` ranges at once."""
-    out = np.zeros((K.shape[0], k))
+    out = np.zeros((K.shape[0], k), np.float64)
     spread(sums_rows, K.shape[0], n_workers, K, w, labels, out)
     return out
 

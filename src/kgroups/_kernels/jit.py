@@ -115,8 +115,9 @@ class Kernel:
                 numba = _numba()
                 glob = _rebound(self.py_func.__globals__)
                 if self._dispatcher is None:  # _rebound may have made it (recursion)
-                    self._dispatcher = numba.njit(**self.options)(
-                        with_globals(self.py_func, glob, self.__qualname__))
+                    self._dispatcher = _dispatcher(
+                        numba, with_globals(self.py_func, glob, self.__qualname__),
+                        self.options)
                     _STATE["compiled"] = True
         return self._dispatcher
 
@@ -156,6 +157,23 @@ def kernel_array(a, dtype=None):
     read-only input (a column of a matrix, a memory map, an unpickled estimator's
     attributes) would cost a compilation of its own at its first use."""
     return np.require(a, dtype, ["C", "W"])
+
+
+def _dispatcher(numba, fn, options):
+    """``numba.njit(**options)(fn)``; where numba can write its cache nowhere (a read-only
+    install whose home directory is read-only too, and no ``NUMBA_CACHE_DIR``: numba
+    refuses ``cache=True`` with a RuntimeError), the same kernel compiled in memory
+    only, and the compile notice says where the cache can go
+    (:func:`~kgroups._kernels.notice.cache_unavailable`)."""
+    try:
+        return numba.njit(**options)(fn)
+    except RuntimeError as error:
+        if not options.get("cache"):
+            raise
+        from . import notice
+
+        notice.cache_unavailable(str(error))
+        return numba.njit(**{**options, "cache": False})(fn)
 
 
 def _numba():

@@ -7,6 +7,11 @@ compilations of this process have taken ``NOTICE_AFTER`` seconds in all, a warni
 of the ``"kgroups"`` logger says what is happening, once per process; Python prints
 it on standard error when logging is not configured. Loads from the cache are not
 compilations and say nothing.
+
+Where numba can write its cache nowhere (:func:`cache_unavailable`: a read-only
+install whose home directory is read-only too), every process compiles the kernels
+again: the note is said at once then, and names the variable that gives numba a
+writable folder.
 """
 
 from __future__ import annotations
@@ -23,6 +28,10 @@ NOTICE_AFTER = 1.0
 MESSAGE = ("kgroups: compiling its numerical kernels for this machine (first use of an "
            "engine after an install: up to a minute on a small machine; they are cached on "
            "disk, so later runs start at once)")
+NO_CACHE_MESSAGE = ("kgroups: numba cannot cache the kernels it compiles here ({reason}), so "
+                    "every new process compiles them again on first use (up to a minute on a "
+                    "small machine); set the environment variable NUMBA_CACHE_DIR to a "
+                    "writable folder to keep them")
 
 
 class CompileNotice(event.Listener):
@@ -63,13 +72,20 @@ class CompileNotice(event.Listener):
         if late:  # the timer did not get its turn before the compilation ended
             self.say()
 
-    def say(self):
+    def say(self, message=MESSAGE):
         with self.lock:
             if self.said:
                 return
             self.said = True
-        self.logger.warning(MESSAGE)
+        self.logger.warning(message)
 
 
 _LISTENER = CompileNotice()
 event.register("numba:compile", _LISTENER)
+
+
+def cache_unavailable(reason):
+    """Say, once per process and at once, that the kernels cannot be cached (numba's
+    ``reason``) and where to point ``NUMBA_CACHE_DIR``; the note of a long compilation
+    is then not said again."""
+    _LISTENER.say(NO_CACHE_MESSAGE.format(reason=reason))

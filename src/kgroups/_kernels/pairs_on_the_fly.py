@@ -29,7 +29,7 @@ import numpy as np
 from .jit import njit, num_threads
 from .bounds import add_drift, fresh_bounds, proven_still, smallest, upper
 from .gain import best_move, certain, update_stats
-from .pairs_sym import build_m_sym, finish_sums, rho_rows
+from .pairs_sym import build_m_sym, finish_sums, last_dims, leading_dims
 from .pairs_sym import accumulators  # noqa: F401  (the engine's, with the passes here)
 from .parallel import spread, workers
 from .semimetric import exact_sq, rho, rho_inplace
@@ -68,7 +68,8 @@ def _multi_tile(XT, ws, labs, k, a0, c0, c1, S, out, idx, code, alpha, sigma, th
     m = c1 - c0
     for r in range(4):
         idx[r] = a0 + min(r, nr - 1)
-    rho_rows(XT, idx, c0, c1, out, code, alpha, sigma, theta)
+    pre = leading_dims(XT, idx, c0, c1, out)  # rho of the four rows
+    last_dims(XT, idx, c0, c1, XT.shape[0], pre == 0, out, code, alpha, sigma, theta)
     for r in range(nr):
         wr = ws[a0 + r]
         o = out[r, :m]
@@ -110,7 +111,7 @@ def m_multi_workers(XT, ws, labs, k, acc, code, alpha, sigma, theta, th_lo, th_h
     n = XT.shape[1]
     n_threads = acc.shape[0]
     n_blocks = (n + MULTI_ROWS - 1) // MULTI_ROWS
-    out = np.empty((4, TILE))
+    out = np.empty((4, TILE), np.float64)
     idx = np.empty(4, dtype=np.int64)
     for th in range(th_lo, th_hi):
         for b in range(th, n_blocks, n_threads):
@@ -146,7 +147,8 @@ def record_move(i, j, l, col, w_i, xi, s, q, cnt, labels, up, pend, old, new, PX
     pend[n_pend] = i
     old[n_pend] = j
     new[n_pend] = l
-    PX[n_pend, :] = xi
+    for d in range(xi.shape[0]):  # not PX[n_pend, :] = xi: its shape check compiles a message
+        PX[n_pend, d] = xi[d]
     return n_pend + 1
 
 
@@ -190,9 +192,9 @@ def decide_mf(X, x0, w, labels, M, s, q, cnt, start, stop, pend, old, new, PX, n
     """
     k = M.shape[0]
     cap = pend.shape[0]
-    col = np.empty(k)
-    err = np.empty(k)
-    d2 = np.empty(k)
+    col = np.empty(k, np.float64)
+    err = np.empty(k, np.float64)
+    d2 = np.empty(k, np.float64)
     moves = 0
     work = 0
     s_min = smallest(s)
@@ -273,58 +275,74 @@ def union_movers(pend, n_pend):
     return pts[:u], ptr[:u + 1], who
 
 
-@njit(cache=True)
-def apply_tile(XT, w, pts, ptr, who, cap, old, new, Ms, c0, c1, out, idx, labels, need, part,
-               code, alpha, sigma, theta):
-    """The pending moves (merged by :func:`union_movers`) added to the columns ``c0 ..
-    c1 - 1`` of ``Ms`` (:func:`apply_moves`); where ``need`` (R x cap, or R x 0 for
-    none) marks a move, its point's exact column for its run's ``labels`` (R x n) is
-    added from the same entries into ``part[e]`` (four interleaved partial sums of k,
-    ``e = r * cap + t`` the move's entry)."""
-    m = c1 - c0
-    wt = w[c0:c1]
+@njit(cache=True, nogil=True)
+def apply_tiles(XT, w, pts, ptr, who, cap, old, new, Ms, labels, need, part, code, alpha,
+                sigma, theta, step, t_lo, t_hi):
+    """The pending moves (merged by :func:`union_movers`) added to the column tiles
+    ``t_lo, t_lo + step, ...`` before ``t_hi`` of ``Ms`` (:func:`apply_moves`); where
+    ``need`` (R x cap, or R x 0 for none) marks a move, its point's exact column for its
+    run's ``labels`` (R x n) is added from the same entries into ``part[e]`` (four
+    interleaved partial sums of k, ``e = r * cap + t`` the move's entry)."""
+    n = XT.shape[1]
+    out = np.empty((4, TILE), np.float64)
+    idx = np.empty(4, dtype=np.int64)
     cols = need.shape[1] > 0
-    for g in range(0, pts.shape[0], 4):
-        nr = min(4, pts.shape[0] - g)
-        for r in range(4):
-            idx[r] = pts[g + min(r, nr - 1)]
-        rho_rows(XT, idx, c0, c1, out, code, alpha, sigma, theta)
-        for r in range(nr):
-            o = out[r, :m]
-            f = -0.5 * w[idx[r]]
-            e0, e1 = ptr[g + r], ptr[g + r + 1]
-            if e1 - e0 == 1 and not cols:  # one run: the entries formed where added
-                run, t = who[e0] // cap, who[e0] % cap
-                mo = Ms[run, old[run, t], c0:c1]
-                mn = Ms[run, new[run, t], c0:c1]
-                for y in range(m):
-                    b = f * wt[y] * o[y]
-                    mo[y] -= b
-                    mn[y] += b
-                continue
-            for y in range(m):
-                o[y] = f * wt[y] * o[y]
-            for e in range(e0, e1):
-                run, t = who[e] // cap, who[e] % cap
-                mo = Ms[run, old[run, t], c0:c1]
-                mn = Ms[run, new[run, t], c0:c1]
-                for y in range(m):
-                    mo[y] -= o[y]
-                    mn[y] += o[y]
-                if not cols or not need[run, t]:
+    for tile in range(t_lo, t_hi, step):
+        c0, c1 = tile * TILE, min(n, tile * TILE + TILE)
+        m = c1 - c0
+        wt = w[c0:c1]
+        for g in range(0, pts.shape[0], 4):
+            nr = min(4, pts.shape[0] - g)
+            for r in range(4):
+                idx[r] = pts[g + min(r, nr - 1)]
+            pre = leading_dims(XT, idx, c0, c1, out)
+            last_dims(XT, idx, c0, c1, XT.shape[0], pre == 0, out, code, alpha, sigma, theta)
+            for r in range(nr):
+                o = out[r, :m]
+                f = -0.5 * w[idx[r]]
+                e0, e1 = ptr[g + r], ptr[g + r + 1]
+                if e1 - e0 == 1 and not cols:  # one run: the entries formed where added
+                    run, t = who[e0] // cap, who[e0] % cap
+                    mo = Ms[run, old[run, t], c0:c1]
+                    mn = Ms[run, new[run, t], c0:c1]
+                    for y in range(m):
+                        b = f * wt[y] * o[y]
+                        mo[y] -= b
+                        mn[y] += b
                     continue
-                lab = labels[run, c0:c1]
-                acc = part[who[e]]
-                y = 0
-                while y + 4 <= m:
-                    acc[0, lab[y]] += o[y]
-                    acc[1, lab[y + 1]] += o[y + 1]
-                    acc[2, lab[y + 2]] += o[y + 2]
-                    acc[3, lab[y + 3]] += o[y + 3]
-                    y += 4
-                while y < m:
-                    acc[0, lab[y]] += o[y]
-                    y += 1
+                for y in range(m):
+                    o[y] = f * wt[y] * o[y]
+                for e in range(e0, e1):
+                    run, t = who[e] // cap, who[e] % cap
+                    mo = Ms[run, old[run, t], c0:c1]
+                    mn = Ms[run, new[run, t], c0:c1]
+                    for y in range(m):
+                        mo[y] -= o[y]
+                        mn[y] += o[y]
+                    if cols and need[run, t]:
+                        add_by_cluster(o, labels[run, c0:c1], part[who[e]])
+
+
+@njit(cache=True)
+def add_by_cluster(o, lab, acc):
+    """``acc[j, lab[y]] += o[y]`` with ``j = y % 4`` (four interleaved partial sums)."""
+    m = o.shape[0]
+    y = 0
+    while y + 4 <= m:
+        acc[0, lab[y]] += o[y]
+        acc[1, lab[y + 1]] += o[y + 1]
+        acc[2, lab[y + 2]] += o[y + 2]
+        acc[3, lab[y + 3]] += o[y + 3]
+        y += 4
+    while y < m:
+        acc[0, lab[y]] += o[y]
+        y += 1
+
+
+# No exact columns (apply_moves): of the types apply_exact_workers' arguments have.
+_NO_LABELS = np.empty((1, 0), dtype=np.int64)
+_NO_NEED = np.empty((1, 0), dtype=np.bool_)
+_NO_PARTS = np.empty((0, 4, 1), np.float64)
 
 
 def apply_moves(XT, w, pend, old, new, n_pend, Ms, code, alpha, sigma, theta, n_workers):
@@ -336,7 +354,8 @@ def apply_moves(XT, w, pend, old, new, n_pend, Ms, code, alpha, sigma, theta, n_
 
     Column tiles in ``n_workers`` ranges at once (:func:`~kgroups._kernels.parallel.
     spread`); within a tile the movers' kernel rows are computed on the fly four at
-    a time (:func:`~kgroups._kernels.pairs_sym.rho_rows`, O(D) per entry), so the
+    a time (:func:`~kgroups._kernels.pairs_sym.leading_dims`, then ``last_dims``,
+    O(D) per entry), so the
     cost is O(n D) per move and nothing of size n x n exists. A mover's entry ``b =
     -w_p w_y rho / 2`` is formed once however many runs it moves in
     (:func:`union_movers`) and added to each: a run's sums receive the same values
@@ -345,31 +364,15 @@ def apply_moves(XT, w, pend, old, new, n_pend, Ms, code, alpha, sigma, theta, n_
     """
     n = XT.shape[1]
     pts, ptr, who = union_movers(pend, n_pend)
-    spread(apply_tiles, (n + TILE - 1) // TILE, n_workers, XT, w, pts, ptr, who, pend, old,
-           new, Ms, code, alpha, sigma, theta)
-
-
-@njit(cache=True, nogil=True)
-def apply_tiles(XT, w, pts, ptr, who, pend, old, new, Ms, code, alpha, sigma, theta,
-                t_lo, t_hi):
-    """:func:`apply_moves` in the column tiles ``t_lo .. t_hi - 1``."""
-    n = XT.shape[1]
-    labels = np.empty((1, 0), dtype=np.int64)  # no exact columns (apply_tile)
-    need = np.empty((1, 0), dtype=np.bool_)
-    parts = np.empty((0, 4, 1))
-    out = np.empty((4, TILE))
-    idx = np.empty(4, dtype=np.int64)
-    for tile in range(t_lo, t_hi):
-        apply_tile(XT, w, pts, ptr, who, pend.shape[1], old, new, Ms, tile * TILE,
-                   min(n, tile * TILE + TILE), out, idx, labels, need, parts, code, alpha,
-                   sigma, theta)
+    spread(apply_tiles, (n + TILE - 1) // TILE, n_workers, XT, w, pts, ptr, who, pend.shape[1],
+           old, new, Ms, _NO_LABELS, _NO_NEED, _NO_PARTS, code, alpha, sigma, theta, 1)
 
 
 def kernel_column_mf(X, XT, w, c, code, alpha, sigma, theta, n_workers):
     """Column ``c`` of the unweighted kernel, ``-rho(x_y, x_c) / 2`` for all y, its
     column tiles in ``n_workers`` ranges at once."""
     n = XT.shape[1]
-    out = np.empty(n)
+    out = np.empty(n, np.float64)
     spread(column_tiles, (n + TILE - 1) // TILE, n_workers, X, XT, c, code, alpha, sigma,
            theta, out)
     return out
@@ -379,7 +382,7 @@ def kernel_column_mf(X, XT, w, c, code, alpha, sigma, theta, n_workers):
 def column_tiles(X, XT, c, code, alpha, sigma, theta, out, t_lo, t_hi):
     """:func:`kernel_column_mf` in the column tiles ``t_lo .. t_hi - 1``, into ``out``."""
     n = XT.shape[1]
-    buf = np.empty(TILE)
+    buf = np.empty(TILE, np.float64)
     for tile in range(t_lo, t_hi):
         c0 = tile * TILE
         c1 = min(n, c0 + TILE)

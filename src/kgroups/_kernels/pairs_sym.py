@@ -224,7 +224,7 @@ def last_dims(XT, idx, c0, c1, D, first, out, code, alpha, sigma, theta):
                 o2[t] += (e0 - u0) * (e0 - u0)
                 o3[t] += (f0 - u0) * (f0 - u0)
     elif first or code != ENERGY or alpha != 1.0:
-        diff_dims(XT, idx, c0, c1, D - 2, 2, first, out)
+        diff_dims(XT, idx, c0, c1, D - 2, np.int64(2), first, out)
     else:  # the energy distance: the square root in the loop of the last dimensions
         d = D - 2
         y0, y1 = XT[d, c0:c1], XT[d + 1, c0:c1]
@@ -243,15 +243,6 @@ def last_dims(XT, idx, c0, c1, D, first, out, code, alpha, sigma, theta):
         return
     for r in range(4):
         rho_inplace(out[r], m, code, alpha, sigma, theta)
-
-
-@njit(cache=True)
-def rho_rows(XT, idx, c0, c1, out, code, alpha, sigma, theta):
-    """``out[r, t] = rho(x_idx[r], XT[:, c0 + t])`` for the four rows ``idx`` and the
-    columns ``c0 .. c1 - 1``, squared distances by differences (exact: ``rho(x, x)
-    = 0``)."""
-    pre = leading_dims(XT, idx, c0, c1, out)
-    last_dims(XT, idx, c0, c1, XT.shape[0], pre == 0, out, code, alpha, sigma, theta)
 
 
 @njit(cache=True)
@@ -301,10 +292,10 @@ def leading_dims(XT, idx, c0, c1, out):
         diff_dims8(XT, idx, c0, c1, d, d == 0, out)
         d += 8
     if d + 4 <= pre:
-        diff_dims(XT, idx, c0, c1, d, 4, d == 0, out)
+        diff_dims(XT, idx, c0, c1, d, np.int64(4), d == 0, out)
         d += 4
     if d < pre:
-        diff_dims(XT, idx, c0, c1, d, 2, d == 0, out)
+        diff_dims(XT, idx, c0, c1, d, np.int64(2), d == 0, out)
     return pre
 
 
@@ -383,52 +374,6 @@ def diagonal_block(XT, ws, labs, a0, nr, S, code, alpha, sigma, theta):
             S[labs[a], c] += ws[a] * v
 
 
-@njit(cache=True)
-def panel_pass(XTs, ws, labs, bounds, p0, p1, S, out, idx, buf, lo, hi,
-               code, alpha, sigma, theta):
-    """Every pair with its first point in the panel ``p0 .. p1 - 1`` (sorted order),
-    added to ``S`` (see the module docstring)."""
-    D, n = XTs.shape
-    n_blocks = (p1 - p0 + 3) // 4
-    for b in range(n_blocks):
-        a0 = p0 + 4 * b
-        diagonal_block(XTs, ws, labs, a0, min(4, p1 - a0), S, code, alpha, sigma, theta)
-        lo[b], hi[b] = TILE, 0
-    for c0 in range(p0 + 4, n, TILE):
-        c1 = min(n, c0 + TILE)
-        for b in range(n_blocks):
-            a0 = p0 + 4 * b
-            nr = min(4, p1 - a0)
-            l0 = labs[a0]
-            s = max(c0, a0 + 4)
-            if s >= c1:
-                continue
-            for r in range(4):
-                idx[r] = a0 + min(r, nr - 1)
-            pre = leading_dims(XTs, idx, s, c1, out)
-            # the energy distance, four rows of one cluster: the rest in one loop
-            fused = (code == ENERGY and alpha == 1.0 and pre > 0 and D % 2 == 0
-                     and nr == 4 and labs[a0 + 3] == labs[a0])
-            if not fused:
-                last_dims(XTs, idx, s, c1, D, pre == 0, out, code, alpha, sigma, theta)
-                column_side(S, labs, ws, a0, nr, s, c1, out)
-            rows = buf[4 * b:4 * b + 4]
-            s0 = s
-            while s < c1:  # the row side, one cluster segment at a time
-                l = labs[s]
-                e = min(c1, bounds[l + 1])
-                if fused:
-                    energy_segment(XTs, idx, s, e, out, s - s0, ws, rows, s - c0, S[l0])
-                else:
-                    row_side(rows, nr, s - c0, ws, s, e, out, s - s0)
-                lo[b] = min(lo[b], s - c0)
-                hi[b] = max(hi[b], e - c0)
-                if e == bounds[l + 1]:  # the rows have met all of cluster l
-                    flush_rows(rows, nr, lo[b], hi[b], S, l, a0)
-                    lo[b], hi[b] = TILE, 0
-                s = e
-
-
 def build_m_sym(XTs, ws, labs, bounds, acc, code, alpha, sigma, theta):
     """``Ms[l, a] = sum_{y in C_l} B[a, y]`` in the label-sorted order, each pair once.
 
@@ -457,17 +402,56 @@ def build_m_sym(XTs, ws, labs, bounds, acc, code, alpha, sigma, theta):
 @njit(cache=True, nogil=True)
 def m_sym_workers(XTs, ws, labs, bounds, acc, code, alpha, sigma, theta, th_lo, th_hi):
     """:func:`build_m_sym`'s workers ``th_lo .. th_hi - 1``: worker ``th`` takes the
-    panels ``th, th + t, th + 2 t, ...`` into ``acc[th]``."""
-    n = XTs.shape[1]
-    n_threads = acc.shape[0]
+    panels ``th, th + t, th + 2 t, ...`` into ``acc[th]``, and adds every pair whose
+    first point is in the panel ``p0 .. p1 - 1`` (see the module docstring)."""
+    D, n = XTs.shape
     n_panels = (n + PANEL - 1) // PANEL
-    out = np.empty((4, TILE))
+    out = np.empty((4, TILE), np.float64)
     idx = np.empty(4, dtype=np.int64)
-    buf = np.zeros((PANEL, TILE))
+    buf = np.zeros((PANEL, TILE), np.float64)
     lo = np.empty(PANEL // 4, dtype=np.int64)
     hi = np.empty(PANEL // 4, dtype=np.int64)
-    for th in range(th_lo, th_hi):
-        for p in range(th, n_panels, n_threads):
-            p0 = p * PANEL
-            panel_pass(XTs, ws, labs, bounds, p0, min(n, p0 + PANEL), acc[th], out, idx,
-                       buf, lo, hi, code, alpha, sigma, theta)
+    for p in range(n_panels):  # each accumulator gets its panels in increasing order
+        th = p % acc.shape[0]
+        if th < th_lo or th >= th_hi:
+            continue
+        S = acc[th]
+        p0, p1 = p * PANEL, min(n, p * PANEL + PANEL)
+        n_blocks = (p1 - p0 + 3) // 4
+        for b in range(n_blocks):
+            a0 = p0 + 4 * b
+            diagonal_block(XTs, ws, labs, a0, min(4, p1 - a0), S, code, alpha, sigma, theta)
+            lo[b], hi[b] = TILE, 0
+        for c0 in range(p0 + 4, n, TILE):
+            c1 = min(n, c0 + TILE)
+            for b in range(n_blocks):
+                a0 = p0 + 4 * b
+                nr = min(4, p1 - a0)
+                l0 = labs[a0]
+                s = max(c0, a0 + 4)
+                if s >= c1:
+                    continue
+                for r in range(4):
+                    idx[r] = a0 + min(r, nr - 1)
+                pre = leading_dims(XTs, idx, s, c1, out)
+                # the energy distance, four rows of one cluster: the rest in one loop
+                fused = (code == ENERGY and alpha == 1.0 and pre > 0 and D % 2 == 0
+                         and nr == 4 and labs[a0 + 3] == labs[a0])
+                if not fused:
+                    last_dims(XTs, idx, s, c1, D, pre == 0, out, code, alpha, sigma, theta)
+                    column_side(S, labs, ws, a0, nr, s, c1, out)
+                rows = buf[4 * b:4 * b + 4]
+                s0 = s
+                while s < c1:  # the row side, one cluster segment at a time
+                    l = labs[s]
+                    e = min(c1, bounds[l + 1])
+                    if fused:
+                        energy_segment(XTs, idx, s, e, out, s - s0, ws, rows, s - c0, S[l0])
+                    else:
+                        row_side(rows, nr, s - c0, ws, s, e, out, s - s0)
+                    lo[b] = min(lo[b], s - c0)
+                    hi[b] = max(hi[b], e - c0)
+                    if e == bounds[l + 1]:  # the rows have met all of cluster l
+                        flush_rows(rows, nr, lo[b], hi[b], S, l, a0)
+                        lo[b], hi[b] = TILE, 0
+                    s = e

@@ -35,7 +35,7 @@ def draw(pot, u):
         total += pot[i]
     if not total > 0.0:
         return min(int(u * n), n - 1)
-    cdf = np.empty(n)
+    cdf = np.empty(n, np.float64)
     acc = 0.0
     for i in range(n):
         acc += pot[i] / total
@@ -43,7 +43,14 @@ def draw(pot, u):
     last = cdf[n - 1]
     for i in range(n):
         cdf[i] /= last
-    return min(np.searchsorted(cdf, u, side="right"), n - 1)
+    lo, hi = 0, n  # the first i with cdf[i] > u: numpy.searchsorted(cdf, u, side="right")
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if cdf[mid] <= u:
+            lo = mid + 1
+        else:
+            hi = mid
+    return min(lo, n - 1)
 
 
 @njit(cache=True)
@@ -78,11 +85,11 @@ def kmeanspp_dense(B, w, kdiag, u, k, n_trials):
     """Labels of the kernel k-means++ seeding on a dense ``B`` (see module docstring)."""
     n = B.shape[0]
     labels = np.zeros(n, dtype=np.int64)
-    closest = np.empty(n)
+    closest = np.empty(n, np.float64)
     _dense_dists(B, w, kdiag, draw(w, u[0]), closest)
-    pot = np.empty(n)
-    dc = np.empty(n)
-    best_dc = np.empty(n)
+    pot = np.empty(n, np.float64)
+    dc = np.empty(n, np.float64)
+    best_dc = np.empty(n, np.float64)
     for c in range(1, k):
         for i in range(n):
             pot[i] = w[i] * closest[i]
