@@ -147,8 +147,9 @@ class KernelKGroups(BaseKernelClustering):
           the energy semimetric;
           a callable semimetric has no matrix-free engine): ``"matrix-free"`` in
           most cases, ``"dense"`` for wide data with many starts (restarts share
-          the dense kernel) and below 2000 points. The choice never
-          depends on the memory free at call time (two identical calls choose the
+          the dense kernel) and below 5000 points (where either is quick, and the
+          dense engine's kernels compile in seconds on a first fit). The choice
+          never depends on the memory free at call time (two identical calls choose the
           same engine); ``"dense"`` is left out when 1.5 times the n x n kernel
           (in ``dtype``) exceeds 80% of the machine's total memory, leaving
           ``"matrix-free"`` for a named semimetric and ``"low-rank"`` for a

@@ -68,8 +68,8 @@ def test_cost_model_constants_are_positive_and_shaped():
     for engine in ("dense", "matrix-free"):
         consts = ENGINES[engine].COST_CONSTANTS
         assert len(consts) == 4 and all(c >= 0 for c in consts) and any(c > 0 for c in consts)
-        assert np.isclose(ENGINES[engine].predicted_seconds(4000, 8, n_clusters=10, n_init=2),
-                          _predicted(engine, 4000, 8, 2), rtol=1e-12)
+        assert np.isclose(ENGINES[engine].predicted_seconds(8000, 8, n_clusters=10, n_init=2),
+                          _predicted(engine, 8000, 8, 2), rtol=1e-12)
 
 
 def test_auto_is_deterministic_whatever_memory_is_free(monkeypatch):

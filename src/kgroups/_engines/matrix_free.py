@@ -154,11 +154,13 @@ class MatrixFreeEngine(Engine):
         exact=True, inputs=("raw data",), semimetrics="named",
         memory="the data and the cluster sums, O(n (k + D)); the kernel computed on the fly")
     # The cost model of engine="auto", as DenseEngine's (fitted together by
-    # benchmarks/bench_auto.py --fit); below MIN_N_MODELLED points (where the
-    # calibration grid starts, and a fit is quick with either engine) the dense engine
-    # is preferred whenever it fits.
+    # benchmarks/bench_auto.py --fit). Below MIN_N_MODELLED points the dense engine is
+    # preferred whenever it fits: a fit there takes well under a second with either
+    # engine, and the dense engine's few kernels compile in seconds on the first fit
+    # after an install, where this engine's pass over the pairs and its moves take a
+    # quarter of a minute (benchmarks/bench_startup.py --first-fits).
     COST_CONSTANTS = (3.19e-11, 4.98e-11, 0.0, 2.01e-06)
-    MIN_N_MODELLED = 2000
+    MIN_N_MODELLED = 5000
 
     @classmethod
     def cost_features(cls, n_samples, n_features, n_init):
