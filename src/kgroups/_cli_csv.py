@@ -510,13 +510,16 @@ def reproduced_note(X, labels, notes):
     whose partition of the rows the clusters ``labels`` reproduce (adjusted Rand index
     at least :data:`REPRODUCED_ARI`), in words (None when there is none). Class labels
     left among the features do that: they decide the clusters. The column the note on
-    label-like names already named (``notes["label_at"]``) is not named again."""
+    label-like names already named (``notes["label_at"]``) is not named again. Rows
+    labelled -1 (set aside by ``--noise``) are left out, as the metrics leave them."""
     import numpy as np
 
     from .metrics import weighted_ari  # the index without scikit-learn
 
     cols, names = notes["features"]
-    _, p = np.unique(labels, return_inverse=True)
+    kept = np.asarray(labels) != -1  # -1: set aside (--noise), in no cluster
+    X = X[kept]
+    _, p = np.unique(np.asarray(labels)[kept], return_inverse=True)
     if p.max(initial=0) < 1:
         return None
     found = []

@@ -41,7 +41,7 @@ ESTIMATOR_DEFAULTS = {
     "n_clusters": 8, "semimetric": "energy", "alpha": 1.0, "sigma": 1.0, "theta": 1.0,
     "init": "kernel-k-means++", "n_init": "auto", "max_iter": 300, "tol": 0.0,
     "engine": "auto", "dtype": "auto", "n_components": 256, "landmarks": "k-means++",
-    "n_neighbors": 10, "random_state": None, "verbose": 0,
+    "n_neighbors": 10, "noise": None, "random_state": None, "verbose": 0,
 }
 
 # The string values KernelKGroups accepts, as the command offers them: a CSV file holds
@@ -68,8 +68,8 @@ N_INIT_HELP = (
 # The options of ``kgroups cluster`` that are parameters of KernelKGroups:
 # (flags, attribute of the parsed arguments, parameter, value kind, metavar, help).
 # Defaults come from ESTIMATOR_DEFAULTS and choices from ESTIMATOR_CHOICES;
-# --n-clusters (short -k) defaults to auto, and --semimetric then to auto. Kinds: "int", "float", "int_or_auto", "choice",
-# "count".
+# --n-clusters (short -k) defaults to auto, and --semimetric then to auto. Kinds: "int",
+# "float", "int_or_auto", "float_or_auto", "choice", "count".
 CLUSTER_OPTIONS = (
     (("-k", "--n-clusters"), "n_clusters", "n_clusters", "int_or_auto", "K",
      ("number of clusters, 1 <= K <= number of rows, or auto: chosen from the data with "
@@ -91,6 +91,13 @@ CLUSTER_OPTIONS = (
      "scale of the sinusoidal semimetric, > 0"),
     (("--n-neighbors",), "n_neighbors", "n_neighbors", "int", "N",
      "semimetric nearest_neighbors and auto: neighbours of each point in the graph, >= 1"),
+    (("--noise",), "noise", "noise", "float_or_auto", "auto|SHARE",
+     ("points that belong to no cluster, labelled -1 in the labels written and counted "
+      "apart in the summary: a SHARE in [0, 0.5) sets aside whole points of at most that "
+      "share of the total weight, those whose removal lowers the within energy most "
+      "(trimmed kernel k-groups); auto: the points beyond the far-out fence (Q3 + 3 IQR) "
+      "of their cluster's costs of belonging; how many and why go to standard error; "
+      "none: every point gets a cluster (default: none)")),
     (("--init",), "init", "init", "choice", None,
      ("starting partition of each run: kernel-k-means++ seeds in the kernel's feature "
       "space, k-means++ in the input space (as the papers do)")),

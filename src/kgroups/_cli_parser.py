@@ -79,12 +79,27 @@ def int_or_auto(text):
             from None
 
 
+def float_or_auto(text):
+    """``--noise``: ``auto``, ``none`` (None, the default) or a number (its range is
+    checked with the others)."""
+    if text == "auto":
+        return text
+    if text in ("none", "None"):
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} should be 'auto', 'none' or a share in [0, 0.5)") from None
+
+
 def decimal_name(text):
     """``--decimal``: a name of :data:`DECIMALS`, or the mark itself (``.``, ``,``)."""
     return {".": "point", ",": "comma"}.get(text, text)
 
 
-TYPES = {"int": int, "float": float, "int_or_auto": int_or_auto, "choice": None}
+TYPES = {"int": int, "float": float, "int_or_auto": int_or_auto,
+         "float_or_auto": float_or_auto, "choice": None}
 
 COLUMN_HELP = "(a header name, or a number counted from 1; -1 is the last column)"
 

@@ -122,8 +122,8 @@ class KernelKMeans(BaseKernelClustering):
         point aside when its squared distance to the nearest mean is at least
         the nearest set-aside point's (``noise_threshold_``), and then needs
         :math:`K(x, x)` (not a precomputed Gram matrix). ``"auto"``: the share
-        is decided from the data (not available yet: it raises
-        ``NotImplementedError``). See :class:`KernelKGroups` for the search that
+        is decided from the data as for :class:`KernelKGroups`
+        (:doc:`/user_guide/noise`). See :class:`KernelKGroups` for the search that
         goes on from these steps with Hartigan's moves and swaps.
     random_state : int, RandomState instance or None, default=None
         Seeds the initialisation and the low-rank landmarks or frequencies.

@@ -217,8 +217,9 @@ class KernelKGroups(BaseKernelClustering):
         total, and integer weights equal repeated rows where the optimum does not
         split the copies of a point. A share below the lightest point's sets
         nothing aside (the fit of ``None``). ``"auto"``: the share is decided from
-        the data (not available yet: it raises ``NotImplementedError``). Not with
-        ``engine="dask"``.
+        the data, as the weight of the points whose cost of belonging lies beyond
+        Tukey's far-out fence of their cluster's costs in the fit without noise
+        (:doc:`/user_guide/noise`). Not with ``engine="dask"``.
     random_state : int, RandomState instance or None, default=None
         Seeds the initialisation and the low-rank landmarks or frequencies.
     verbose : int, default=0

@@ -5,7 +5,9 @@
     sweeps and time (and accuracy, NMI, ARI when ``--label-column`` is given);
     ``--standardize`` z-scores each column first. Without ``--n-clusters`` (or with
     ``auto``) the number of clusters and the semimetric are chosen from the data,
-    and the choice, with its reasoning, is printed to standard error.
+    and the choice, with its reasoning, is printed to standard error. ``--noise
+    auto|SHARE`` sets points aside (label -1 in the labels written, counted apart in
+    the summary, left out of the metrics) and says on standard error how many and why.
 ``kgroups choose-k FILE``
     Choose the number of clusters of the rows of a CSV file with
     :func:`kgroups.choose_k` and say why (``--plot`` draws its curves).
@@ -244,6 +246,7 @@ def _cluster(args):
         _say_notes("kgroups cluster", {"spread": notes.get("spread")},
                    args.standardize or est.n_clusters_choice_.geometry == "standardized")
         _print_choice(args, est)
+    _say_noise("kgroups cluster", est)
     _say_reproduced("kgroups cluster", read, est.labels_, notes)
     _print_summary(args, est, X, y, seconds, sys.stderr if to_stdout else sys.stdout)
     if to_stdout:
@@ -262,6 +265,15 @@ def _load(args, notes):
     return load_table(args.file, args.weights, args.label_column, args.delimiter, args.header,
                       notes=notes, columns=args.columns, drop_columns=args.drop_columns,
                       decimal=args.decimal)
+
+
+def _say_noise(prog, est):
+    """With ``--noise``: how many points were set aside (label -1) and why, on stderr."""
+    if est.noise is None:
+        return
+    n = est.labels_.shape[0]
+    print(f"{prog}: set aside {est.n_noise_} of {n} points (label -1); why: "
+          f"{est.noise_reasoning_}", file=sys.stderr, flush=True)
 
 
 def _say_reproduced(prog, X, labels, notes):
@@ -317,7 +329,10 @@ def _print_choice(args, est):
 def _print_summary(args, est, X, y, seconds, file):
     import numpy as np
 
-    sizes = np.bincount(est.labels_, minlength=est.n_clusters_)
+    labels = est.labels_
+    kept = labels >= 0  # -1: a point set aside (--noise), in no cluster
+    sizes = np.bincount(labels[kept], minlength=est.n_clusters_)
+    aside = est.noise is not None
     scaled = ", columns z-scored (--standardize)" if args.standardize else ""
     geometry = getattr(getattr(est, "n_clusters_choice_", None), "geometry", "data")
     if geometry != "data":  # the choice found k in a rescaled geometry, and fitted there
@@ -333,7 +348,10 @@ def _print_summary(args, est, X, y, seconds, file):
              *([f"semimetric auto: {est.semimetric_choice_.reasoning}"]
                if args.semimetric == "auto" and given else []),
              f"cluster sizes: {' '.join(map(str, sizes))}",
-             f"W (within energy): {est.within_energy_:.6g}",
+             *([f"set aside (label -1): {est.n_noise_} points, weight "
+                f"{est.noise_weight_:.6g} (--noise {args.noise})"] if aside else []),
+             f"W (within energy): {est.within_energy_:.6g}"
+             + (" (of the points kept)" if aside else ""),
              f"Q (objective):     {est.objective_:.6g}",
              f"sweeps: {est.n_iter_}   moves per sweep: {est.n_moves_}",
              f"time: {seconds:.3f} s (the fit; {time.perf_counter() - _STARTED:.3f} s since "
@@ -341,8 +359,11 @@ def _print_summary(args, est, X, y, seconds, file):
     if y is not None:
         from .metrics import accuracy, ari, nmi
 
-        lines.append(f"accuracy: {accuracy(y, est.labels_):.4f}   "
-                     f"NMI: {nmi(y, est.labels_):.4f}   ARI: {ari(y, est.labels_):.4f}")
+        on = (f"   (on the {int(kept.sum())} points kept; -1 left out)"
+              if aside and not kept.all() else "")
+        # the metrics leave out the points labelled -1 (kgroups.metrics)
+        lines.append(f"accuracy: {accuracy(y, labels):.4f}   NMI: {nmi(y, labels):.4f}   "
+                     f"ARI: {ari(y, labels):.4f}{on}")
     print("\n".join(lines), file=file, flush=True)
 
 
