@@ -101,3 +101,17 @@ def test_kernel_k_means_takes_auto_too():
     X, y = blob_and_strays(n=300, strays=5)
     est = KernelKMeans(1, noise="auto", random_state=0).fit(X)
     assert (est.labels_[y == -1] == -1).all() and est.n_noise_ <= 8
+
+
+def test_strays_that_a_fit_gives_clusters_of_their_own_are_set_aside():
+    """Three blobs of 10 points and two far strays, k = 3: the fit that sets nothing aside
+    gives each stray a cluster (a point alone has no cost of belonging); judged by the
+    cost of joining the cluster nearest to it, each is set aside, and the three blobs are
+    the clusters."""
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(c, 0.5, (10, 2)) for c in ([0, 0], [5, 0], [0, 5])]
+                  + [np.array([[60.0, -50.0], [-45.0, 70.0]])])
+    y = np.repeat([0, 1, 2], 10)
+    est = KernelKGroups(3, noise="auto", random_state=0).fit(X)
+    assert est.labels_[-2:].tolist() == [-1, -1] and est.n_noise_ == 2
+    assert adjusted_rand_score(y, est.labels_[:30]) == 1.0

@@ -11,7 +11,10 @@ within energy W when the point is set aside, per unit of its weight,
 
 (TPAMI eq. 50's gain of removing i from its cluster j; for :math:`K = -\rho/2` the
 diagonal term is 0, and :math:`c_i = s_j\, d_j(x_i) / (s_j - w_i)` with
-:math:`d_j` the squared kernel-space distance of :math:`x_i` to the mean of the others).
+:math:`d_j` the squared kernel-space distance of :math:`x_i` to the mean of its cluster,
+itself included). A point alone in its cluster is not a cluster: its cost is that of
+joining the cluster it would raise W least by joining (TPAMI eq. 50's cost of adding
+it), judged by that cluster's fence.
 A point is noise when its cost lies beyond **Tukey's far-out fence** of its own
 cluster's costs, :math:`Q_3 + 3\,(Q_3 - Q_1)` (J. W. Tukey, *Exploratory Data
 Analysis*, 1977; weighted quartiles, so integer weights act as repeated rows): a far
@@ -46,8 +49,8 @@ def weighted_quartiles(x, w):
 
 
 def belonging_costs(M, labels, w, diag, s, q):
-    """The cost of belonging :math:`c_i` of every point (module docstring); ``inf`` for a
-    point alone in its cluster (no move can set it aside)."""
+    """The cost of belonging :math:`c_i` of every point (module docstring); for a point
+    alone in its cluster, ``inf``: :func:`flagged` judges it by its cost of joining."""
     j = labels
     sj, wi = s[j], w
     rest = sj - wi
@@ -57,8 +60,18 @@ def belonging_costs(M, labels, w, diag, s, q):
     return np.where(rest > 0, cost, np.inf)
 
 
-def flagged(costs, labels, w, k):
-    """The points beyond their cluster's far-out fence (``FENCE``), and the fences."""
+def joining_costs(M, points, w, diag, s, q):
+    """Per unit weight, the rise of W when each of ``points`` joins each cluster (TPAMI
+    eq. 50's cost of adding it, ``A_l`` plus its diagonal term): shape (points, k)."""
+    wi, b = w[points][:, None], diag[points][:, None]
+    add = (wi * q[None, :] / s[None, :] - 2.0 * M[:, points].T - b) / (s[None, :] + wi)
+    return (add + b / wi) / wi
+
+
+def flagged(costs, labels, w, k, joining=None):
+    """The points beyond their cluster's far-out fence (``FENCE``), and the fences; a
+    point alone in its cluster (``joining``: its :func:`joining_costs`, by the indices of
+    those points) is judged by the fence of the cluster it would join."""
     out, fences = np.zeros(labels.size, dtype=bool), np.full(k, np.inf)
     for l in range(k):
         at = np.flatnonzero((labels == l) & np.isfinite(costs))
@@ -67,6 +80,10 @@ def flagged(costs, labels, w, k):
         q1, q3 = weighted_quartiles(costs[at], w[at])
         fences[l] = q3 + FENCE * (q3 - q1)
         out[at] = costs[at] > fences[l]
+    for i, c in (joining or {}).items():
+        c = np.where(np.arange(k) == labels[i], np.inf, c)
+        nearest = int(np.argmin(c))
+        out[i] = bool(c[nearest] > fences[nearest])
     return out, fences
 
 
@@ -114,10 +131,11 @@ def resolve_noise_share(run, engine, n_clusters, owner="KernelKGroups", flags=Fa
     labels = np.asarray(run.labels, dtype=np.int64)
     w = np.asarray(engine.w, dtype=np.float64)
     M = engine.build_m(labels, k)
-    costs = belonging_costs(M, labels, w, np.asarray(engine.diag, dtype=np.float64),
-                            np.asarray(run.s, dtype=np.float64),
-                            np.asarray(run.q, dtype=np.float64))
-    out, _ = flagged(costs, labels, w, k)
+    diag, s, q = (np.asarray(a, dtype=np.float64) for a in (engine.diag, run.s, run.q))
+    costs = belonging_costs(M, labels, w, diag, s, q)
+    alone = np.flatnonzero(~np.isfinite(costs))
+    joining = dict(zip(alone.tolist(), joining_costs(M, alone, w, diag, s, q)))
+    out, _ = flagged(costs, labels, w, k, joining)
     total = float(w.sum())
     share = min(float(w[out].sum()) / total, np.nextafter(0.5, 0.0))
     reason = (f"{int(out.sum())} of {labels.size} points ({share:.1%} of the weight) lie "
