@@ -1,15 +1,10 @@
 r"""The fits the choice of k judges: :class:`Fits`, X in one geometry (X, a rescaled
-copy, a sample, a reference, half a cluster) and its kernel k-groups fit of every k.
-
-X is validated once, by the caller; the engine is built once per geometry (the
-estimator's :func:`~kgroups._engines.build.build_engine`) and every k runs through
-the one run loop (:func:`kgroups._driver.run_starts`, TPAMI Algorithm 2) with the
-user's ``init``, ``n_init``, ``max_iter`` and ``tol`` (:class:`Setting`); the fit of
-lowest within energy :math:`W_k` (TPAMI eq. 13) is kept. Silhouettes (Rousseeuw
-1987): :math:`s(i) = (b_i - a_i) / \max(a_i, b_i)` on :math:`\rho`. Split tests
-(:meth:`Fits.bisect`): the dip test of each half of a cluster's points projected on
-the line of a 2-cluster fit of the other half (cross-fitted), the two p-values
-combined by Fisher's method.
+copy, a sample, a reference, half a cluster; validated by the caller) and its kernel
+k-groups fit of every k: the engine built once per geometry (the estimator's
+:func:`~kgroups._engines.build.build_engine`), every k run by the one run loop
+(:func:`kgroups._driver.run_starts`, TPAMI Algorithm 2) with the user's ``init``,
+``n_init``, ``max_iter`` and ``tol`` (:class:`Setting`), the fit of lowest within energy
+:math:`W_k` (TPAMI eq. 13) kept.
 """
 
 from __future__ import annotations
@@ -30,12 +25,9 @@ from .._semimetrics import DATA_BUILT, pairwise_unchecked
 from .._semimetrics.prepare import objective_unit, origin_gram, scaled_params
 from .._starts import named_starts
 from .._validation import InvalidParameterError
-from .constants import value
+from .constants import SPLIT_MIN, SPLIT_N_INIT
 from .._stats.dip import dip_test
 from .._stats.silhouette import cluster_sums, silhouettes_from_sums
-
-SPLIT_MIN = value("SPLIT_MIN")
-SPLIT_N_INIT = value("SPLIT_N_INIT")
 
 
 @dataclass(frozen=True)
