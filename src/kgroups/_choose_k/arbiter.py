@@ -105,9 +105,8 @@ def pair_dips(X, w, E, G):
 def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0, pair_p=1.0):
     r"""The rule of the module docstring: ``"energy"`` or ``"nearest_neighbors"``, its
     step in ``trace``; ``agree``: the adjusted Rand index of :math:`E_{k_g}` with the
-    graph's groups, ``pair_p``: :func:`pair_dips`, or a function giving it, called only
-    where rule 1 or 3 reads it (``agree=0`` and ``pair_p=1``: not compared, as at a given
-    k); ``smallest``: :func:`smallest_group`.
+    groups; ``pair_p``: :func:`pair_dips`, or a function giving it, called only where
+    rule 1 or 3 reads it (``agree=0``, ``pair_p=1``: not compared, as at a given k).
 
     >>> from kgroups._choose_k.trace import Trace
     >>> t = Trace()

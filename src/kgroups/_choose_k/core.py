@@ -40,10 +40,9 @@ def projection_key(X):
 
 
 def canonical(key, w):
-    """``(seed, order)``, functions of the rows' values alone, not of their order: the
-    order of the rows by their :func:`projection_key` ``key``, then by weight (rows that
-    tie on both are the same row, up to a projection's rounding), and the CRC-32 of the
-    keys and weights in that order."""
+    """``(seed, order)``, functions of the rows' values alone: the rows ordered by their
+    :func:`projection_key` ``key``, then weight (rows tied on both are the same row, up
+    to rounding), and the CRC-32 of the keys and weights in that order."""
     order = np.lexsort((w, key))
     return zlib.crc32(np.concatenate([key[order], w[order]]).tobytes()), order
 

@@ -54,9 +54,8 @@ def fit_choosing_k(est, X, sample_weight):
 
 
 def _fit_from_a_sample(est, X, sample_weight, kind):
-    """``n_clusters="auto"`` on data out of host memory (module docstring): the choice
-    runs on the sample that in-memory data of the same rows would be chosen on (drawn
-    by :func:`~kgroups._choose_k.core.sample_rows` from the data's seed)."""
+    """``n_clusters="auto"`` on data out of host memory: the choice runs on the sample
+    in-memory data of the same rows would be chosen on (:func:`sample_rows`)."""
     rows, _ = kind.check_fit(est, X, precomputed=False)
     w = kind.weights(sample_weight, rows, est._owner())
     n = int(rows.shape[0])

@@ -77,9 +77,8 @@ def engine_for(name, semimetric):
 
 
 def candidate_engines(name, owner):
-    """``{semimetric: engine}`` of the candidates of ``semimetric="auto"``
-    (``"energy"``, ``"nearest_neighbors"``) when ``engine=name`` is asked for: ``name``
-    for each candidate it runs, ``"auto"`` (the engine that holds it) for the other;
+    """``{semimetric: engine}`` of the candidates of ``semimetric="auto"`` for
+    ``engine=name``: ``name`` for each candidate it runs, ``"auto"`` for the other;
     refused by name where it runs neither."""
     out = {s: engine_for(name, s) for s in ("energy", "nearest_neighbors")}
     if name != "auto" and name not in out.values():
@@ -112,10 +111,9 @@ class Fits:
         return np.random.default_rng([self.seed, *key])
 
     def built(self, k):
-        """The engine of this geometry, built once (once per k for the neighbourhood
-        graph's semimetric, whose embedding has k columns). Where the n x n matrix of
-        rho fits (``self.D``), ``engine="auto"`` is the dense engine: its kernel, built
-        once, serves every start of every k, where ``"auto"`` weighs the cost of one fit."""
+        """The engine of this geometry, built once (per k for the neighbourhood graph's
+        semimetric, whose embedding has k columns); ``engine="auto"`` is the dense engine
+        where ``self.D`` is held: its kernel serves every start of every k."""
         s = self.setting
         features = isinstance(s.semimetric, str) and s.semimetric in DATA_BUILT
         key = int(k) if features else 0
