@@ -1,30 +1,26 @@
-r"""Energy or the neighbourhood graph: the one rule of every path that chooses the
-semimetric: ``choose_k(X, semimetric="auto")``, ``n_clusters="auto"`` with it, and
+r"""Energy or the neighbourhood graph: the one rule that chooses the semimetric, for
+``choose_k(X, semimetric="auto")``, ``n_clusters="auto"`` with it, and
 ``semimetric="auto"`` at a given k.
 
 The energy answer (:math:`k_e` clusters) and the graph's groups :math:`G` (:math:`k_g`)
 are compared by the **normalised cut** (Shi & Malik 2000) on the neighbourhood graph of
 :math:`G` and of the energy partition :math:`E_{k_g}` of as many clusters: (1)
-:math:`k_e = 1` (energy sees no structure): the graph when its groups are components of
-the graph (a cut of 0: they are apart, the strongest evidence a graph gives; a tight far
-group is one), or when they cut below ``NO_STRUCTURE_RATIO`` times :math:`E_{k_g}` and each
-is bimodal with its nearest (:func:`pair_dips` below ``SPLIT_ALPHA``; two parts of one
-cloud, a tail cut off, are not), else one cluster; (2)
-:math:`E_{k_g}` the graph's groups (adjusted Rand index at least ``AGREE``) and
-:math:`k_e < k_g`: the graph, finer; (3) the energy clusters within the graph's groups (a
-share ``WITHIN`` of the weight) and one of: the graph's smallest group below ``BALANCE`` /
-:math:`k_g` of the weight (a part set apart, past which the graph's rule stopped; a group of
-at most ``n_neighbors + 1`` rows is not such a part: the graph sees a group that small only
-where it is apart on its own scale, a tight far group, which is a cluster); :math:`E_{k_g}`
-the graph's groups (``AGREE``: energy finds clusters within them); or :math:`k_e > k_g`
-with every energy cluster bimodal with its nearest in its group (:func:`pair_dips`:
-sub-clusters, where the tiles of one long shape are not), or with groups not cleanly cut
-themselves (:math:`G`'s cut at least ``CLEAN_CUT``): energy; (4) else the graph when
-:math:`G` cuts below ``CUT_RATIO`` times :math:`E_{k_g}` (rings, moons, spirals), else
-energy.
-
-``benchmarks/bench_choice.py`` found stability under resampling (Lange et al. 2004)
-and DBCV (Moulavi et al. 2014) worse yardsticks on the development half.
+:math:`k_e = 1` (no structure for energy): the graph when its groups are components of
+the graph (a cut of 0: apart, the strongest evidence a graph gives; a tight far group is
+one), or cut below ``NO_STRUCTURE_RATIO`` times :math:`E_{k_g}` with each bimodal with its
+nearest (:func:`pair_dips` below ``SPLIT_ALPHA``; two parts of one cloud, a tail cut off,
+are not), else one cluster; (2) :math:`E_{k_g}` the graph's groups (adjusted Rand index
+at least ``AGREE``) and :math:`k_e < k_g`: the graph, finer; (3) the energy clusters
+within the groups (a share ``WITHIN`` of the weight) and one of: the smallest group below
+``BALANCE`` / :math:`k_g` of the weight (a part set apart, past which the graph's rule
+stopped; not a group of at most ``n_neighbors + 1`` rows, which the graph sees only where
+it is apart on its own scale: a tight far group, a cluster); :math:`E_{k_g}` the groups
+(energy finds clusters within them); or :math:`k_e > k_g` with every energy cluster
+bimodal with its nearest in its group (sub-clusters, where the tiles of one long shape are
+not), or groups not cleanly cut (:math:`G`'s cut at least ``CLEAN_CUT``): energy; (4) else
+the graph when :math:`G` cuts below ``CUT_RATIO`` times :math:`E_{k_g}` (rings, moons,
+spirals), else energy. ``benchmarks/bench_choice.py`` found stability under resampling
+(Lange et al. 2004) and DBCV (Moulavi et al. 2014) worse yardsticks on the development half.
 """
 
 from __future__ import annotations
@@ -35,15 +31,8 @@ from sklearn.covariance import ledoit_wolf
 from .._semimetrics.auto import ONE_COLUMN
 from .._stats.dip import dip_test
 from ..metrics import _contingency
-from .constants import value
+from .constants import AGREE, BALANCE, CLEAN_CUT, CUT_RATIO, NO_STRUCTURE_RATIO, SPLIT_ALPHA, WITHIN
 
-CUT_RATIO = value("CUT_RATIO")
-NO_STRUCTURE_RATIO = value("NO_STRUCTURE_RATIO")
-WITHIN = value("WITHIN")
-BALANCE = value("BALANCE")
-AGREE = value("AGREE")
-SPLIT_ALPHA = value("SPLIT_ALPHA")
-CLEAN_CUT = value("CLEAN_CUT")
 ENERGY, GRAPH = "energy", "nearest_neighbors"
 
 
@@ -57,10 +46,9 @@ def within_share(P, G, w):
 
 
 def no_graph(X, n_distinct, n_neighbors):
-    """Why the neighbourhood graph cannot judge the candidates, or None: X of one column
-    (on a line every group is an interval, and the graph falls apart at wide gaps), or
-    at most ``n_neighbors`` distinct rows of positive weight (no point has that many
-    neighbours): ``(statistic, value, threshold, outcome)`` of the trace's step."""
+    """Why the neighbourhood graph cannot judge (X of one column, or at most
+    ``n_neighbors`` distinct rows of positive weight): the trace step's ``(statistic,
+    value, threshold, outcome)``; None where it can."""
     if X.shape[1] == 1:
         return "columns", 1, None, f"{ONE_COLUMN}: energy"
     if n_distinct <= n_neighbors:
@@ -70,13 +58,15 @@ def no_graph(X, n_distinct, n_neighbors):
     return None
 
 
-def inputs(cut, G, E, k_g, w, n_neighbors, own):
-    """What :func:`decide` compares, on the rows (or nodes) of weights ``w``: the cuts of
-    the graph's groups ``G`` and of the energy partition ``E`` of as many clusters
-    (``cut(labels)``), the share of the energy answer ``own``'s weight within the groups
-    (0 for None: one cluster) and :func:`smallest_group`."""
-    return (cut(G), cut(E), 0.0 if own is None else within_share(own, G, w),
-            smallest_group(G, w, k_g, n_neighbors))
+def judge(cut, G, E, k_e, k_g, w, n_neighbors, own, trace, agree=0.0, pair_p=1.0):
+    """:func:`decide` on the rows (or nodes) of weights ``w``: the cuts (``cut(labels)``)
+    of the graph's groups ``G`` and of the energy partition ``E`` of as many clusters, the
+    share of the energy answer ``own``'s weight within the groups (0 for None: one
+    cluster), :func:`smallest_group`; ``(pick, {semimetric: its cut})``."""
+    cut_g, cut_e = cut(G), cut(E)
+    pick = decide(cut_g, cut_e, k_e, k_g, 0.0 if own is None else within_share(own, G, w),
+                  smallest_group(G, w, k_g, n_neighbors), trace, agree, pair_p)
+    return pick, {GRAPH: cut_g, ENERGY: cut_e}
 
 
 def smallest_group(G, w, k, n_neighbors):
@@ -115,9 +105,8 @@ def pair_dips(X, w, E, G):
 def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0, pair_p=1.0):
     r"""The rule of the module docstring: ``"energy"`` or ``"nearest_neighbors"``, its
     step in ``trace``; ``agree``: the adjusted Rand index of :math:`E_{k_g}` with the
-    graph's groups, ``pair_p``: :func:`pair_dips`, or a function giving it, called only
-    where rule 1 or 3 reads it (``agree=0`` and ``pair_p=1``: not compared, as at a given
-    k); ``smallest``: :func:`smallest_group`.
+    groups; ``pair_p``: :func:`pair_dips`, or a function giving it, called only where
+    rule 1 or 3 reads it (``agree=0``, ``pair_p=1``: not compared, as at a given k).
 
     >>> from kgroups._choose_k.trace import Trace
     >>> t = Trace()

@@ -1,51 +1,40 @@
-"""``semimetric="auto"`` at a given k: both candidates fitted, the arbiter of
-:mod:`kgroups._choose_k.arbiter` keeps one (the same rule and inputs as
-``n_clusters="auto"``), at a cost near that of the candidates' fits.
+"""``semimetric="auto"`` at a given k: both candidates fitted, one kept by the arbiter
+(:mod:`~kgroups._choose_k.arbiter`, as with ``n_clusters="auto"``), at a cost near that of
+the candidates' fits.
 
-The graph candidate (``"nearest_neighbors"``) is fitted on the estimator itself, on all
-rows (on the engine that holds its feature columns: :func:`~kgroups._choose_k.fits.
-candidate_engines`): it refuses the inputs it cannot take (a dask collection, data on a
-device), and its neighbourhood graph is the yardstick of both partitions (their
-normalised cuts, Shi & Malik 2000). The energy candidate is fitted through the choice's
-:class:`~kgroups._choose_k.fits.Fits` (X validated once):
-
-* up to ``AUTO_SAMPLE_N`` rows of positive weight, on all rows, both cuts on the rows;
-* beyond, on the uniform sample of the choice (:func:`~kgroups._choose_k.core.
-  sample_rows`, drawn from the data's seed) of m rows (``AUTO_SAMPLE_ROWS``, or
-  ``ROWS_PER_CLUSTER`` per cluster when that is more, at most ``AUTO_SAMPLE_N``), each
-  node of the graph labelled by that fit's ``predict`` (the insertion rule, TPAMI eqs.
-  47-51), both cuts on the nodes.
-
-When the graph wins, the estimator keeps its fit. When energy wins, the estimator is
-fitted with the energy semimetric from the candidate's labels (the given labels when
-``init`` is an array): an exact fit of the energy semimetric. Where the graph cannot
-judge (:func:`~kgroups._choose_k.arbiter.no_graph`), energy, and ``semimetric_choice_``
-says why. With ``verbose``, each phase is said as it starts and ends;
-``engine_stats_["auto seconds"]`` keeps each phase's seconds and
-``engine_stats_["seconds"]["other candidates"]`` the seconds of all but the kept fit.
+The graph candidate (``"nearest_neighbors"``) is the estimator's own fit on all rows, on
+the engine that holds its feature columns (:func:`~kgroups._choose_k.fits.
+candidate_engines`); it refuses a dask collection or data on a device, and its graph is
+the yardstick of both partitions. The energy candidate runs through
+:class:`~kgroups._choose_k.fits.Fits`: up to ``AUTO_SAMPLE_N`` rows of positive weight on
+all rows, both cuts on the rows; beyond, on the choice's uniform sample
+(:func:`~kgroups._choose_k.core.sample_rows`) of :func:`sample_size` rows, each node of
+the graph labelled by that fit's ``predict``, both cuts on the nodes. The graph wins: the
+estimator keeps its fit; energy wins: it is fitted with energy from the candidate's
+labels (the given labels when ``init`` is an array). Where the graph cannot judge
+(:func:`~kgroups._choose_k.arbiter.no_graph`): energy. With ``verbose`` each phase is
+said; ``engine_stats_["auto seconds"]`` keeps their seconds and
+``engine_stats_["seconds"]["other candidates"]`` those of all but the kept fit.
 """
 
 from __future__ import annotations
 
 import time
 from contextlib import contextmanager
+from functools import partial
 
 import numpy as np
 
 from .._init import resolve_n_init
-from .._input import checked_rows
 from .._progress import FitProgress
 from .._semimetrics.auto import SemimetricChoice, normalized_cut, partition_cut
-from .._validation import check_sample_weight, is_dask_collection, is_device_array
-from .arbiter import ENERGY, GRAPH, decide, inputs, no_graph
-from .constants import value
+from .._validation import is_dask_collection, is_device_array
+from .arbiter import ENERGY, GRAPH, judge, no_graph
+from .constants import AUTO_SAMPLE_N, AUTO_SAMPLE_ROWS, ROWS_PER_CLUSTER
 from .core import canonical, projection_key, sample_rows
+from .estimator import checked_input
 from .fits import Fits, Setting, candidate_engines, engine_for, stream
 from .trace import Trace, render
-
-AUTO_SAMPLE_N = value("AUTO_SAMPLE_N")
-AUTO_SAMPLE_ROWS = value("AUTO_SAMPLE_ROWS")
-ROWS_PER_CLUSTER = value("ROWS_PER_CLUSTER")
 
 
 def sample_size(n_clusters):
@@ -73,7 +62,8 @@ def fit_auto(est, X, sample_weight, plan):
     seconds, k, trace = {}, plan.n_clusters, Trace()
     engines = candidate_engines(plan.engine, est._owner())
     try:
-        checked = _validated(est, X, sample_weight)
+        checked = None if is_dask_collection(X) or is_device_array(X) else checked_input(
+            est, X, sample_weight)                  # None: data the graph refuses by name
         why = None if checked is None else no_graph(
             checked[0], _distinct(checked[0][checked[1] > 0], est.n_neighbors), est.n_neighbors)
         if why is not None:
@@ -101,8 +91,7 @@ def fit_auto(est, X, sample_weight, plan):
 
 def _compare(est, plan, Xv, w, trace, progress, seconds):
     """The energy candidate beside the graph's fit held by ``est``, judged by the arbiter:
-    ``(pick, cuts, a function giving the labels of every row to start the energy fit
-    from)``."""
+    ``(pick, cuts, a function giving the labels to start the energy fit from)``."""
     k, pos = plan.n_clusters, np.flatnonzero(w > 0)
     G, fmap = est.labels_[pos], est._feature_map
     sampled = pos.size > AUTO_SAMPLE_N
@@ -115,35 +104,20 @@ def _compare(est, plan, Xv, w, trace, progress, seconds):
                   "labelled by its predict")
         rows = _node_rows(fmap, pos)
         G, E, weights = est.labels_[rows], cand.predict(k, Xv[rows]), fmap.weights
-
-        def cut(labels):
-            return normalized_cut(fmap.graph, weights, labels, k)
+        cut = partial(normalized_cut, fmap.graph, weights, k=k)
     else:
-        E, weights = cand.fits[k][0], w[pos]
-
-        def cut(labels):
-            return partition_cut(fmap, labels, k)
-    cut_g, cut_e, within, smallest = inputs(cut, G, E, k, weights, est.n_neighbors, E)
-    pick = decide(cut_g, cut_e, k, k, within, smallest, trace)
-    return pick, {GRAPH: cut_g, ENERGY: cut_e}, lambda: (
+        E, weights, cut = cand.fits[k][0], w[pos], partial(partition_cut, fmap, k=k)
+    pick, cuts = judge(cut, G, E, k, k, weights, est.n_neighbors, E, trace)
+    return pick, cuts, lambda: (
         _labels(cand, k, Xv, pos, sampled) if isinstance(plan.init, str) else plan.init)
 
 
 def _labels(cand, k, Xv, pos, sampled):
-    """Labels of every row from the energy candidate (the rows of zero weight get 0:
-    the fit labels them by ``predict`` after)."""
+    """Labels of every row from the energy candidate (0 for rows of zero weight, which
+    the fit labels by ``predict``)."""
     out = np.zeros(Xv.shape[0], dtype=np.int64)
     out[pos] = cand.predict(k, Xv[pos]) if sampled else cand.fits[k][0]
     return out
-
-
-def _validated(est, X, sample_weight):
-    """``(X as float64, weights)`` through the fit's front door, or None for data the
-    graph refuses by name (dask, device arrays)."""
-    if is_dask_collection(X) or is_device_array(X):
-        return None
-    Xv = checked_rows(est, X, reset=True)
-    return Xv, check_sample_weight(sample_weight, Xv.shape[0], est._owner(), allow_zero=True)
 
 
 def _distinct(rows, n_neighbors):
@@ -154,9 +128,8 @@ def _distinct(rows, n_neighbors):
 
 
 def _energy(est, plan, Xv, w, pos, sampled):
-    """The energy candidate's fits (:class:`~kgroups._choose_k.fits.Fits`) on the rows of
-    positive weight or on the choice's sample of them, and those rows; its fit of k in
-    ``fits[k]``."""
+    """``(Fits, rows)``: the energy candidate's fits, its fit of k in ``fits[k]``, on the
+    rows of positive weight or on the choice's sample of them."""
     idx = pos
     if sampled:
         seed, order = canonical(projection_key(Xv[pos]), w[pos])
@@ -177,8 +150,8 @@ def _energy(est, plan, Xv, w, pos, sampled):
 
 
 def _node_rows(fmap, kept):
-    """One row of ``X`` per node of the graph, in the nodes' order (``kept``: the rows of
-    positive weight, which the map was fitted on)."""
+    """One row of ``X`` per node of the graph, in the nodes' order (``kept``: the rows the
+    map was fitted on)."""
     at = np.flatnonzero(fmap.node_of_row >= 0)
     _, first = np.unique(fmap.node_of_row[at], return_index=True)
     return kept[at[first]]

@@ -103,3 +103,7 @@ CONSTANTS = {
 def value(name):
     """The value of constant ``name`` (``value("STRUCTURE_ALPHA")``: 0.01)."""
     return CONSTANTS[name].value
+
+
+# Each constant is also a name of this module: ``from .constants import SPLIT_ALPHA``.
+globals().update({name: c.value for name, c in CONSTANTS.items()})

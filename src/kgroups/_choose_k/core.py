@@ -1,15 +1,14 @@
 r"""The work of :func:`~kgroups.choose_k` and of ``n_clusters="auto"`` on validated
 data: the range of k, the data's seed (:func:`canonical`: the default's answer is a
-function of the data, not of ``random_state`` nor of the rows' order), the default (the
-energy rule, the graph's rule, both with the arbiter), the named methods, and large
-data (:func:`_on_sample`).
-"""
+function of the data, not of ``random_state`` nor of the rows' order), the default, the
+named methods, and large data (:func:`_on_sample`)."""
 
 from __future__ import annotations
 
 import copy
 import warnings
 import zlib
+from functools import partial
 
 import numpy as np
 
@@ -20,17 +19,14 @@ from .._semimetrics.auto import partition_cut
 from .._semimetrics.prepare import data_scale, objective_unit
 from .._validation import Integer, InvalidParameterError, as_seed, describe
 from ..metrics import weighted_ari
-from .arbiter import ENERGY, GRAPH, decide, inputs, no_graph, pair_dips
-from .constants import value
+from .arbiter import ENERGY, GRAPH, judge, no_graph, pair_dips
+from .constants import K_MAX, SAMPLE_N
 from .criteria import (gap_curve, gap_rule, laplacian_eigenvalues,
                        prediction_strength_curve, ps_rule, silhouette_curve)
 from .fits import Fits, stream
 from .graph import graph_rule
 from .point import SCAN_FACTOR, SCAN_MIN, energy_rule
 from .result import ChooseKResult
-
-SAMPLE_N = value("SAMPLE_N")
-K_MAX = value("K_MAX")
 
 
 def projection_key(X):
@@ -44,10 +40,9 @@ def projection_key(X):
 
 
 def canonical(key, w):
-    """``(seed, order)``, functions of the rows' values alone, not of their order: the
-    order of the rows by their :func:`projection_key` ``key``, then by weight (rows that
-    tie on both are the same row, up to a projection's rounding), and the CRC-32 of the
-    keys and weights in that order."""
+    """``(seed, order)``, functions of the rows' values alone: the rows ordered by their
+    :func:`projection_key` ``key``, then weight (rows tied on both are the same row, up
+    to rounding), and the CRC-32 of the keys and weights in that order."""
     order = np.lexsort((w, key))
     return zlib.crc32(np.concatenate([key[order], w[order]]).tobytes()), order
 
@@ -109,10 +104,8 @@ def check_k_range(k_range, method, semimetric, n, n_distinct):
 
 
 def default(X, w, ks, setting, opts, seed):
-    """``method="auto"``: the rule of the semimetric (module docstring of
-    :mod:`kgroups._choose_k`): the graph's rule, the energy rule (energy and the other
-    semimetrics of point data), or with ``"auto"`` both, one kept by the arbiter
-    (energy where X has one column, or too few distinct rows for a neighbourhood graph)."""
+    """``method="auto"``: the rule of the semimetric (:mod:`kgroups._choose_k`); with
+    ``"auto"`` both, one kept by the arbiter where the graph can judge."""
     if setting.semimetric == GRAPH:
         return graph_rule(X, w, ks, setting, seed)[0]
     auto = setting.semimetric == "auto"
@@ -132,13 +125,10 @@ def default(X, w, ks, setting, opts, seed):
                              stream(seed, "graph"))
         G, kg = g.labels, g.k
         E = f.grow(kg)[0]                       # the energy partition of k_g clusters
-        cut_g, cut_e, within, smallest = inputs(lambda P: partition_cut(fmap, P, kg), G, E,
-                                                kg, w, setting.n_neighbors,
-                                                e.labels if e.k > 1 else None)
-        cuts = {GRAPH: cut_g, ENERGY: cut_e}
         trace.steps += g.trace.steps            # the graph's rule, then the arbiter
-        pick = decide(cut_g, cut_e, e.k, kg, within, smallest, trace, weighted_ari(G, E, w),
-                      lambda: pair_dips(f.T, w, e.labels, G))
+        pick, cuts = judge(partial(partition_cut, fmap, k=kg), G, E, e.k, kg, w,
+                           setting.n_neighbors, e.labels if e.k > 1 else None, trace,
+                           weighted_ari(G, E, w), lambda: pair_dips(f.T, w, e.labels, G))
     r = copy.copy(g if pick == GRAPH else e)
     r.candidates, r.trace, r.cuts = {ENERGY: e} | ({GRAPH: g} if g is not None else {}), trace, cuts
     return r
@@ -179,20 +169,17 @@ def named(X, w, ks, method, setting, opts, seed):
 
 def run_choice(X, w, ks, method, setting, opts, random_state, refit, seed=None):
     """The result of ``method`` on validated X (float64) and weights (all > 0); the
-    default on the rows in :func:`canonical` order, on a sample past ``SAMPLE_N`` rows
-    (module docstring); X of extreme magnitude on ``c X``, ``c`` the fits' power of two
-    (``data_scale``): the rules read statistics free of the scale; W is in X's units.
-    ``seed``: the seed of the data X was sampled from (:func:`sample_rows`), in place
-    of X's own."""
+    default on the rows in :func:`canonical` order, on a sample past ``SAMPLE_N`` rows;
+    X of extreme magnitude on ``c X`` (``data_scale``; W in X's units). ``seed``: that of
+    the data X was sampled from (:func:`sample_rows`), in place of X's own."""
     sem = ENERGY if setting.semimetric in (GRAPH, "auto") else setting.semimetric
     big = IN_MEMORY.summary(X, w, "choose_k")[0]    # the largest |x - c|, c X's robust centre
     c = 1.0 if callable(sem) else data_scale(big, sem, "choose_k")
-    key = projection_key(X)                          # of X in its units, whatever c
+    own, order = canonical(projection_key(X), w)     # of X in its units, whatever c
     X, setting = X * c if c != 1.0 else X, setting.but(sigma=setting.sigma * c)
+    seed = own if seed is None else seed
     with warnings.catch_warnings():  # fits of more clusters than distinct rows are the
         warnings.simplefilter("ignore", DistinctRowsWarning)  # criteria's business
-        own, order = canonical(key, w)
-        seed = own if seed is None else seed
         if method != "auto":
             r = named(X, w, ks, method, setting, opts, as_seed(random_state))
         elif ks[-1] < 2 and setting.semimetric != GRAPH:
@@ -218,9 +205,8 @@ def run_choice(X, w, ks, method, setting, opts, random_state, refit, seed=None):
 
 
 def _on_sample(X, w, order, ks, setting, opts, seed, refit):
-    """The default on a uniform sample of ``SAMPLE_N`` rows (in ``order``); every row
-    labelled by the sample fit's predict, and with ``refit`` by the fit of all rows from
-    there."""
+    """The default on a uniform sample of ``SAMPLE_N`` rows (in ``order``), every row
+    labelled by the sample fit's predict (with ``refit``, by the fit of all rows from it)."""
     n = X.shape[0]
     rows = sample_rows(seed, order, SAMPLE_N)
     Xs, ws = X[rows], w[rows]

@@ -1,14 +1,10 @@
-r"""``KernelKGroups(n_clusters="auto")``: the fit chooses k from the data.
-
-X is checked at the estimator's own front door; k (and with ``semimetric="auto"``
-the semimetric) is chosen by the default of :func:`~kgroups.choose_k` over ``k =
-1..K_MAX`` with the estimator's parameters (``init``, ``n_init``, ``max_iter``,
-``tol``, an in-memory ``engine``); the estimator is then fitted with them from the
-choice's labels (one start) in the geometry where k was found (``rescaling``), so
-its fitted attributes are those of an ordinary fit there.
-Data out of host memory: k is chosen on a uniform sample of ``SAMPLE_N`` rows (seeded
-by their number), then fitted on every row, a dask array's in that geometry, a device
-array's in X's units (the graph: on the sample, every row labelled by ``predict``).
+r"""``KernelKGroups(n_clusters="auto")``: k (and with ``semimetric="auto"`` the
+semimetric) chosen by the default of :func:`~kgroups.choose_k` over ``k = 1..K_MAX``
+with the estimator's parameters, then the estimator fitted from the choice's labels (one
+start) in the geometry where k was found (``rescaling``): an ordinary fit there. Data out
+of host memory: k is chosen on a uniform sample of ``SAMPLE_N`` rows, then fitted on
+every row, a dask array's in that geometry, a device array's in X's units (the graph: on
+the sample, every row labelled by ``predict``).
 """
 
 from __future__ import annotations
@@ -21,12 +17,10 @@ from .._progress import FitProgress
 from .._semimetrics import DATA_BUILT
 from .._semimetrics.auto import SemimetricChoice
 from .._validation import InvalidParameterError, check_sample_weight
-from .constants import value
+from .constants import CHOICE_STARTS, N_REFS
 from .core import K_MAX, SAMPLE_N, canonical, k_limit, projection_key, run_choice, sample_rows
 from .fits import Setting, candidate_engines, engine_for
 from .trace import Step
-
-CHOICE_STARTS = int(value("CHOICE_STARTS"))
 
 
 def _refuse(est):
@@ -60,9 +54,8 @@ def fit_choosing_k(est, X, sample_weight):
 
 
 def _fit_from_a_sample(est, X, sample_weight, kind):
-    """``n_clusters="auto"`` on data out of host memory (module docstring): the choice
-    runs on the sample that in-memory data of the same rows would be chosen on (drawn
-    by :func:`~kgroups._choose_k.core.sample_rows` from the data's seed)."""
+    """``n_clusters="auto"`` on data out of host memory: the choice runs on the sample
+    in-memory data of the same rows would be chosen on (:func:`sample_rows`)."""
     rows, _ = kind.check_fit(est, X, precomputed=False)
     w = kind.weights(sample_weight, rows, est._owner())
     n = int(rows.shape[0])
@@ -101,14 +94,17 @@ def _engine(est, r):
     return engine
 
 
-def _choose(est, X, sample_weight, what=None, seed=None):
-    """``(result, X, weights, rows of positive weight)``: X and its weights checked at
-    the fit's front door, and the :class:`ChooseKResult` of ``est``'s parameters on the
-    rows of positive weight, over k = 1..K_MAX cut to what X allows (k = 1 when that
-    leaves no k >= 2); ``what``: the rows, in words; ``seed``: that of the data they
-    were sampled from."""
+def checked_input(est, X, sample_weight):
+    """X (float64) and its weights (zeros allowed), checked at the fit's front door."""
     X = checked_rows(est, X, reset=True)
-    w = check_sample_weight(sample_weight, X.shape[0], est._owner(), allow_zero=True)
+    return X, check_sample_weight(sample_weight, X.shape[0], est._owner(), allow_zero=True)
+
+
+def _choose(est, X, sample_weight, what=None, seed=None):
+    """``(result, X, weights, rows kept)``: the :class:`ChooseKResult` of ``est``'s
+    parameters on the rows of positive weight (``what``: those rows, in words; ``seed``:
+    that of the data they were sampled from)."""
+    X, w = checked_input(est, X, sample_weight)
     keep = w > 0
     say = FitProgress(est._owner(), 1, est.max_iter, est.verbose).say
     say(f"n_clusters='auto': choosing k with semimetric={est.semimetric!r} on "
@@ -127,7 +123,7 @@ def _choose(est, X, sample_weight, what=None, seed=None):
                                  CHOICE_STARTS)
                       if est.n_init == "auto" else est.n_init,
                       max_iter=est.max_iter, tol=est.tol, engine=engine)
-    opts = {"n_refs": value("N_REFS"), "reference": "pca", "n_distinct": n_distinct}
+    opts = {"n_refs": N_REFS, "reference": "pca", "n_distinct": n_distinct}
     r = run_choice(Xk, wk, np.arange(1, max(1, min(K_MAX, top)) + 1), "auto", setting, opts,
                    est.random_state, refit=False, seed=seed)
     if est.noise is not None:
@@ -139,14 +135,11 @@ def _choose(est, X, sample_weight, what=None, seed=None):
 
 
 def _far_out(est, X, w):
-    """With ``noise``, the rows the choice of k leaves out, so that strays and a thin
-    background add no clusters: those ``noise="auto"`` sets aside from one cluster of the
-    energy semimetric (beyond Tukey's far-out fence of the costs of belonging,
-    :mod:`kgroups._noise_auto`), judged on the rows the choice runs on (its sample past
-    ``SAMPLE_N`` rows), less the members of groups apart but tight (the neighbourhood
-    graph's separated groups, :func:`~kgroups._semimetrics.neighbors.neighbour_counts`):
-    such a group is a cluster for the choice to find. The fit at the chosen k then sets
-    aside its own share."""
+    """With ``noise``, the rows the choice of k leaves out (strays and a thin background
+    add no clusters): those ``noise="auto"`` sets aside from one energy cluster
+    (:mod:`kgroups._noise_auto`), on the choice's rows (its sample past ``SAMPLE_N``),
+    less the members of tight groups apart (the neighbourhood graph's separated groups,
+    :func:`~kgroups._semimetrics.neighbors.neighbour_counts`), clusters to find."""
     from .._semimetrics.neighbors import neighbour_counts
 
     rows = np.arange(X.shape[0])

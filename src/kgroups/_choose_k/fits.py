@@ -1,15 +1,10 @@
 r"""The fits the choice of k judges: :class:`Fits`, X in one geometry (X, a rescaled
-copy, a sample, a reference, half a cluster) and its kernel k-groups fit of every k.
-
-X is validated once, by the caller; the engine is built once per geometry (the
-estimator's :func:`~kgroups._engines.build.build_engine`) and every k runs through
-the one run loop (:func:`kgroups._driver.run_starts`, TPAMI Algorithm 2) with the
-user's ``init``, ``n_init``, ``max_iter`` and ``tol`` (:class:`Setting`); the fit of
-lowest within energy :math:`W_k` (TPAMI eq. 13) is kept. Silhouettes (Rousseeuw
-1987): :math:`s(i) = (b_i - a_i) / \max(a_i, b_i)` on :math:`\rho`. Split tests
-(:meth:`Fits.bisect`): the dip test of each half of a cluster's points projected on
-the line of a 2-cluster fit of the other half (cross-fitted), the two p-values
-combined by Fisher's method.
+copy, a sample, a reference, half a cluster; validated by the caller) and its kernel
+k-groups fit of every k: the engine built once per geometry (the estimator's
+:func:`~kgroups._engines.build.build_engine`), every k run by the one run loop
+(:func:`kgroups._driver.run_starts`, TPAMI Algorithm 2) with the user's ``init``,
+``n_init``, ``max_iter`` and ``tol`` (:class:`Setting`), the fit of lowest within energy
+:math:`W_k` (TPAMI eq. 13) kept.
 """
 
 from __future__ import annotations
@@ -30,12 +25,9 @@ from .._semimetrics import DATA_BUILT, pairwise_unchecked
 from .._semimetrics.prepare import objective_unit, origin_gram, scaled_params
 from .._starts import named_starts
 from .._validation import InvalidParameterError
-from .constants import value
+from .constants import SPLIT_MIN, SPLIT_N_INIT
 from .._stats.dip import dip_test
 from .._stats.silhouette import cluster_sums, silhouettes_from_sums
-
-SPLIT_MIN = value("SPLIT_MIN")
-SPLIT_N_INIT = value("SPLIT_N_INIT")
 
 
 @dataclass(frozen=True)
@@ -85,9 +77,8 @@ def engine_for(name, semimetric):
 
 
 def candidate_engines(name, owner):
-    """``{semimetric: engine}`` of the candidates of ``semimetric="auto"``
-    (``"energy"``, ``"nearest_neighbors"``) when ``engine=name`` is asked for: ``name``
-    for each candidate it runs, ``"auto"`` (the engine that holds it) for the other;
+    """``{semimetric: engine}`` of the candidates of ``semimetric="auto"`` for
+    ``engine=name``: ``name`` for each candidate it runs, ``"auto"`` for the other;
     refused by name where it runs neither."""
     out = {s: engine_for(name, s) for s in ("energy", "nearest_neighbors")}
     if name != "auto" and name not in out.values():
@@ -120,10 +111,9 @@ class Fits:
         return np.random.default_rng([self.seed, *key])
 
     def built(self, k):
-        """The engine of this geometry, built once (once per k for the neighbourhood
-        graph's semimetric, whose embedding has k columns). Where the n x n matrix of
-        rho fits (``self.D``), ``engine="auto"`` is the dense engine: its kernel, built
-        once, serves every start of every k, where ``"auto"`` weighs the cost of one fit."""
+        """The engine of this geometry, built once (per k for the neighbourhood graph's
+        semimetric, whose embedding has k columns); ``engine="auto"`` is the dense engine
+        where ``self.D`` is held: its kernel serves every start of every k."""
         s = self.setting
         features = isinstance(s.semimetric, str) and s.semimetric in DATA_BUILT
         key = int(k) if features else 0

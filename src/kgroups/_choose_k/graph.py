@@ -16,18 +16,15 @@ from __future__ import annotations
 import numpy as np
 
 from .._semimetrics.neighbors import NeighborGraphMap
-from .constants import value
+from .constants import COMPONENT_FLOOR
 from .fits import Fits
 from .result import ChooseKResult
 from .trace import Trace
 
-COMPONENT_FLOOR = value("COMPONENT_FLOOR")
-
 
 def log_eigengaps(mu, ks, floor_share=COMPONENT_FLOOR):
-    """``log mu_(k+1) - log mu_k`` for each k of ``ks`` (``mu`` ascending, from k = 1),
-    NaN at k = 1; zeros count as ``floor_share`` (``COMPONENT_FLOOR``) of the
-    smallest eigenvalue above them.
+    """``log mu_(k+1) - log mu_k`` for each k of ``ks`` (``mu`` ascending, from k = 1; NaN
+    at k = 1), a zero counting as ``floor_share`` of the smallest eigenvalue above it.
 
     >>> mu = np.array([0.0, 0.0, 0.001, 0.002, 0.5])
     >>> np.round(log_eigengaps(mu, np.arange(1, 5)), 2).tolist()

@@ -24,18 +24,12 @@ from __future__ import annotations
 import numpy as np
 
 from .._stats.dip import read_to_precision
-from .constants import value
+from .constants import (PRECISION_STEP, SCAN_FACTOR, SCAN_MIN, SILHOUETTE_KEEP, SILHOUETTE_SE,
+                        SPLIT_ALPHA)
 from .fits import Fits, stream
 from .result import ChooseKResult, curve
 from .structure import RESCALED, STRUCTURE_ALPHA, STRUCTURE_Z, find_structure, rescaled
 from .trace import Step, Trace, close
-
-SCAN_MIN = value("SCAN_MIN")
-SCAN_FACTOR = value("SCAN_FACTOR")
-SPLIT_ALPHA = value("SPLIT_ALPHA")
-SILHOUETTE_KEEP = value("SILHOUETTE_KEEP")
-SILHOUETTE_SE = value("SILHOUETTE_SE")
-PRECISION_STEP = value("PRECISION_STEP")
 
 
 def scan(f, ks):
@@ -96,7 +90,7 @@ def decide(f, ks, n_refs, reference, declared=None):
           "" if scanned else "the range ended before max(10, 2 x its best k)")
     k, trail, done = split_walk(f, ks, start)
     tested = {kk: p for kk, p in trail if not np.isnan(p)}
-    near = [kk for kk, p in tested.items() if close(min(p, SPLIT_ALPHA), max(p, SPLIT_ALPHA), 2)]
+    near = [kk for kk, p in tested.items() if close(p, SPLIT_ALPHA, 2)]
     t.add("split", "smallest dip p-value of the clusters (cross-fitted halves), x k, by k",
           tested, SPLIT_ALPHA, f"k={k}", f"close at k={near}: within a factor 2" if near else "")
     if len(trail) > len(tested):

@@ -9,7 +9,7 @@ import numpy as np
 
 from .._errors import pyplot
 from .._validation import InvalidParameterError, describe
-from .constants import value
+from .constants import SPLIT_ALPHA, STRUCTURE_Z
 from .trace import Trace, few, render
 
 _CURVES = {  # criterion -> (curve attribute, error-bar attribute, y label)
@@ -219,8 +219,8 @@ class ChooseKResult:
             attr, err, label = _CURVES[short]
             a.errorbar(owner.k_values, getattr(owner, attr), fmt="o-",
                        yerr=getattr(owner, err) if err else None)
-            line = {"prediction_strength": self.cutoff, "structure": value("STRUCTURE_Z"),
-                    "split": value("SPLIT_ALPHA")}.get(short)
+            line = {"prediction_strength": self.cutoff, "structure": STRUCTURE_Z,
+                    "split": SPLIT_ALPHA}.get(short)
             if line is not None:
                 a.axhline(line, color="0.5", linestyle=":", label=f"threshold {line:g}")
             a.set_yscale("log" if short == "split" else "linear")

@@ -3,14 +3,12 @@ when its own does not.
 
 X shows structure when **any** yardstick finds it; k = 1 only when none does:
 **modes**, two dip tests (Hartigan & Hartigan 1985) at ``STRUCTURE_ALPHA`` / 2 each, of
-X (each half along the line of a 2-cluster fit of the other half) and of the
-distances from the mean; else **references**, ``n_refs`` uniform samples over the box
-of X in its principal axes (Tibshirani, Walther & Hastie 2001, (b)), on X or on up
-to ``STRUCTURE_SAMPLES`` disjoint samples of ``STRUCTURE_MAX_N`` rows: the (median)
-gain :math:`\mathrm{Gap}(k) - \mathrm{Gap}(1)` above
-``STRUCTURE_Z`` standard errors :math:`\sigma_k = \mathrm{sd}_b(\log W^*_{kb} - \log
-W^*_{1b}) \sqrt{1 + 1/B}` at some k of 2..``STRUCTURE_KMAX``.
-
+X (each half along the line of a 2-cluster fit of the other half) and of the distances
+from the mean; else **references**, ``n_refs`` uniform samples over the box of X in its
+principal axes (Tibshirani, Walther & Hastie 2001, (b)): the gain over one cluster in
+standard errors (:func:`~kgroups._choose_k.criteria.gap_gain_z`) above ``STRUCTURE_Z`` at
+some k of 2..``STRUCTURE_KMAX``, on X or, past ``STRUCTURE_MAX_N`` rows, the median over
+up to ``STRUCTURE_SAMPLES`` disjoint samples of that many rows (no one sample decides).
 Without structure in X's own geometry, its units may hide it (:func:`rescaled`): the
 **multimodal axes** of X sphered, then X **standardized** (energy only).
 """
@@ -20,18 +18,14 @@ from __future__ import annotations
 import numpy as np
 
 from .._progress import progress_bar
-from .constants import value
+from .constants import (STRUCTURE_ALPHA, STRUCTURE_KMAX, STRUCTURE_MAX_N, STRUCTURE_SAMPLES,
+                        STRUCTURE_Z)
 from .._rescale import sphering, standardizing
 from .criteria import gap_gain_z, reference_sampler
 from .._stats.dip import dip_test
 from .fits import Fits, stream
 from .trace import close
 
-STRUCTURE_ALPHA = value("STRUCTURE_ALPHA")
-STRUCTURE_Z = value("STRUCTURE_Z")
-STRUCTURE_KMAX = value("STRUCTURE_KMAX")
-STRUCTURE_MAX_N = value("STRUCTURE_MAX_N")
-STRUCTURE_SAMPLES = value("STRUCTURE_SAMPLES")
 RESCALED = ("multimodal axes", "standardized")
 
 
@@ -43,21 +37,17 @@ def modes(f):
 
 
 def references(f, ks, n_refs, reference):
-    """The gain of each k of ``ks`` (1 first) over one cluster in standard errors of
-    the references', on X or, past ``STRUCTURE_MAX_N`` rows, the median over up to
-    ``STRUCTURE_SAMPLES`` disjoint samples of that many rows, so that no one sample
-    decides; NaN past the first k above ``STRUCTURE_Z``: ``(z, z of each sample, log W*
-    of each sample's references)``."""
+    """``(z, z of each sample, log W* of each sample's references)``: the gain of each k
+    of ``ks`` (1 first) of the module docstring, NaN past the first k above ``STRUCTURE_Z``."""
     n, m = f.w.size, min(STRUCTURE_SAMPLES, f.w.size // STRUCTURE_MAX_N)
     samples = [f] if n <= STRUCTURE_MAX_N else [
-        Fits(f.Z[p], f.w[p], f.setting, stream(f.seed, "structure sample", i)) for i, p in enumerate(
+        Fits(f.Z[p], f.w[p], f.setting, stream(f.seed, "structure sample", i))
+        for i, p in enumerate(
             np.sort(np.split(f.rng(0, 4).permutation(n)[:m * STRUCTURE_MAX_N], m), axis=1))]
-    refs = []
-    for s in samples:
-        draw = reference_sampler(s.Z, s.w, reference)
-        refs.append([Fits(draw(s.rng(0, 1, b)), s.w, f.setting.but(n_init=1),
-                          stream(s.seed, "reference", b))
-                     for b in range(n_refs)])
+    draws = [reference_sampler(s.Z, s.w, reference) for s in samples]
+    refs = [[Fits(draw(s.rng(0, 1, b)), s.w, f.setting.but(n_init=1),
+                  stream(s.seed, "reference", b)) for b in range(n_refs)]
+            for s, draw in zip(samples, draws)]
     log_w = np.full((len(samples), 1, ks.size), np.nan)
     ref = np.full((len(samples), n_refs, ks.size), np.nan)
     bar = progress_bar(total=len(samples) * n_refs * (ks.size - 1), unit="fit", delay=2.0,
@@ -82,7 +72,7 @@ def find_structure(f, ks, n_refs, reference, trace):
     found = (least := min(p.values())) < level
     trace.add("structure", "dip p-values (each half along the other half's line; distances "
               "from the mean)", p, level, "modes: structure" if found else "no modes",
-              close(least, level) if found else close(level, least))
+              close(least, level))
     if found:
         return True, None
     sk = np.arange(1, min(STRUCTURE_KMAX, int(ks[-1])) + 1)
@@ -94,7 +84,7 @@ def find_structure(f, ks, n_refs, reference, trace):
     gains = {int(k): v for k, v in zip(sk[1:], z[1:]) if not np.isnan(v)}
     trace.add("structure", f"gain over one cluster against {n_refs} uniform references, in "
               f"standard errors, by k{on}", gains, STRUCTURE_Z, "structure" if found else
-              "no structure", close(STRUCTURE_Z, top) if found else close(top, STRUCTURE_Z))
+              "no structure", close(top, STRUCTURE_Z))
     return found, dict(zip(sk.tolist(), z.tolist()))
 
 

@@ -24,8 +24,9 @@ class Step:
     rule: str = ""
 
 
-def close(low, high, factor=1.5):
-    """The margin note of a comparison ``low < high`` decided within ``factor``."""
+def close(a, b, factor=1.5):
+    """The margin note of a comparison of ``a`` with ``b`` decided within ``factor``."""
+    low, high = min(a, b), max(a, b)
     return f"close: within a factor {factor:g}" if 0 < low and 0 < high < factor * low else ""
 
 
