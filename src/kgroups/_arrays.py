@@ -51,8 +51,7 @@ def check_data(X, name="X", owner="kgroups", *, allow_1d=False, min_samples=1):
             f"{owner}: {name}={describe(X)} should be an array of numbers") from None
     if arr.dtype.kind not in "biufOUS":  # dates, complex numbers: refused
         raise InvalidParameterError(
-            f"{owner}: {name} should be an array of numbers, got dtype {arr.dtype} "
-            f"(shape {arr.shape})")
+            f"{owner}: {name}={array_summary(arr)} should be an array of numbers")
     arr = text_as_numbers(arr, name, owner)
     if arr.ndim == 1 and allow_1d:
         arr = arr[:, None]
@@ -65,6 +64,15 @@ def check_data(X, name="X", owner="kgroups", *, allow_1d=False, min_samples=1):
             "and 1 column")
     check_finite(arr, name, owner)
     return arr
+
+
+def array_summary(arr):
+    """An array in words, without its values (which may be many).
+
+    >>> array_summary(np.array([["a", "b"]]))
+    'an array of shape (1, 2) and dtype <U1'
+    """
+    return f"an array of shape {arr.shape} and dtype {arr.dtype}"
 
 
 def text_as_numbers(arr, name, owner="kgroups"):
@@ -83,8 +91,8 @@ def text_as_numbers(arr, name, owner="kgroups"):
             why = str(exc)
             break
     else:  # every entry reads alone: the array as a whole does not (ragged objects)
-        raise InvalidParameterError(f"{owner}: {name} should be an array of numbers, got "
-                                    f"dtype {arr.dtype} (shape {arr.shape})")
+        raise InvalidParameterError(
+            f"{owner}: {name}={array_summary(arr)} should be an array of numbers")
     at = f"{name}[{', '.join(map(str, index))}]"
     value = arr[index]
     value = value.item() if isinstance(value, np.generic) else value  # 'abc', not np.str_
@@ -92,7 +100,8 @@ def text_as_numbers(arr, name, owner="kgroups"):
     what = (f": column {index[1]} of {name} holds text; drop that column or encode it as "
             "numbers (for example one-hot)" if text and len(index) == 2 else f" ({why})")
     raise InvalidParameterError(
-        f"{owner}: {name} should be an array of numbers, but {at}={describe(value, 40)} is "
+        f"{owner}: {name}={array_summary(arr)} should be an array of numbers, but "
+        f"{at}={describe(value, 40)} is "
         f"not one{what}. Numbers written as text, such as '1.5', are read as numbers")
 
 

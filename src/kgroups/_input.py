@@ -28,6 +28,7 @@ from ._validation import (InvalidParameterError, check_finite, check_in_memory,
                           check_init_starts, check_n_clusters, check_numeric_columns,
                           check_precomputed, check_sample_weight, describe,
                           is_dask_collection, pow2_weight_scale, text_as_numbers)
+from ._arrays import array_summary
 from ._validation import SAFE_MAGNITUDE
 
 # Weights whose squares and products with kernel entries stay normal in float32.
@@ -77,8 +78,7 @@ def numbers_of(X, owner, name="X"):
             "supported; pass the real and imaginary parts as two columns")
     if arr.dtype.kind not in "biufOUS":  # dates, timedeltas, records: refused
         raise InvalidParameterError(
-            f"{owner}: {name} should be an array of numbers, got dtype {arr.dtype} "
-            f"(shape {arr.shape})")
+            f"{owner}: {name}={array_summary(arr)} should be an array of numbers")
     if arr.ndim != 2:
         hint = ("; Reshape your data: X.reshape(-1, 1) for one feature, X.reshape(1, -1) "
                 "for one sample") if arr.ndim == 1 else ""
