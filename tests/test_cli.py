@@ -393,7 +393,7 @@ def test_help_states_the_library_defaults_and_what_engine_auto_does(capsys):
     for fragment in ("(default: auto; kgroups.KernelKGroups' default is 8)",
                      "(default: kernel-k-means++)", "(default: None",
                      "(default: energy, as in kgroups.KernelKGroups; auto with --n-clusters "
-                     "auto)", "(default: 256)", "dense below 2000 rows",
+                     "auto)", "(default: 256)", "dense below 5000 rows",
                      "cost model", "laplacian and gaussian semimetrics"):
         assert fragment in text, fragment
     sigma = " ".join(_cluster_actions()["sigma"].help.split())

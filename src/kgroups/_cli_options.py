@@ -29,7 +29,7 @@ LANDMARK_NAMES = ("k-means++", "uniform", "fourier")
 # points, never when DENSE_HEADROOM times its memory exceeds MEMORY_FRACTION of the
 # machine's (GpuEngine.MIN_N, MatrixFreeEngine.MIN_N_MODELLED, select.HEADROOM).
 GPU_MIN_N = 50_000
-MATRIX_FREE_MIN_N = 2000
+MATRIX_FREE_MIN_N = 5000
 DENSE_HEADROOM = 1.5
 MEMORY_FRACTION = 0.8
 # n_init="auto": min(AUTO_MAX_STARTS, AUTO_START_BUDGET // n_samples) starts, at least 1.
