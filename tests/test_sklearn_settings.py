@@ -34,7 +34,6 @@ def test_auto_keeps_energy_and_says_why_when_the_graph_has_too_few_points():
     est = KernelKGroups(2, semimetric="auto", random_state=0).fit(X)
     assert est.semimetric_ == "energy"
     assert est.semimetric_choice_.reasoning == (
-        "X has 4 distinct row(s) of positive weight, not more than n_neighbors=10: the "
-        "neighbourhood graph that judges the candidates needs more, so the energy "
-        "semimetric is kept: 'energy'")
+        "arbiter: distinct rows of positive weight = 4 (threshold 11): 4 distinct row(s), "
+        "not more than n_neighbors=10: too few for the neighbourhood graph: energy.")
     assert np.array_equal(est.labels_, KernelKGroups(2, random_state=0).fit(X).labels_)

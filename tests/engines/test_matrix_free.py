@@ -89,7 +89,9 @@ def test_matrix_free_estimate_counts_the_k_by_n_arrays(monkeypatch):
 
 @pytest.mark.parametrize("engine", ["matrix-free", "auto"])
 def test_matrix_free_refuses_many_clusters_before_allocating(monkeypatch, engine):
-    X, _ = blobs(3000, 10, 3, seed=22)
+    """6,000 points: engine='auto' takes the matrix-free engine there (the dense one
+    below 5,000), and refuses before allocating what does not fit."""
+    X, _ = blobs(6000, 10, 3, seed=22)
     monkeypatch.setattr(memory, "available_memory", lambda: 20 * 2**20)  # 20 MiB
 
     def no_alloc(*args, **kwargs):
@@ -101,9 +103,9 @@ def test_matrix_free_refuses_many_clusters_before_allocating(monkeypatch, engine
     msg = str(err.value)
     assert not isinstance(err.value, MemoryError)
     assert "n_clusters=1000" in msg and "GiB" in msg and "bytes" in msg and "low-rank" in msg
-    # k x n float64 arrays dominate: at least 3 x 8 x 3000 x 1000 bytes are named
+    # k x n float64 arrays dominate: at least 3 x 8 x 6000 x 1000 bytes are named
     need = int(msg.split("(")[1].split(" bytes")[0])
-    assert need >= 3 * 8 * 3000 * 1000
+    assert need >= 3 * 8 * 6000 * 1000
 
 
 def test_matrix_free_fits_with_few_clusters_under_the_same_memory(monkeypatch):

@@ -12,14 +12,16 @@ from tests._helpers import blobs
 
 
 def test_forced_dense_too_big_raises_clear_error_auto_succeeds(monkeypatch):
-    X, y = blobs(3000, 3, 3, seed=16, spread=0.5)
-    avail = 40 * 2**20  # 40 MiB: the 72 MB float64 kernel does not fit
+    """6,000 points, 40 MiB free: the dense engine refuses, naming the bytes; 'auto'
+    takes the matrix-free engine there (by its cost model, not the memory free)."""
+    X, y = blobs(6000, 3, 3, seed=16, spread=0.5)
+    avail = 40 * 2**20  # 40 MiB: the 288 MB float64 kernel does not fit
     monkeypatch.setattr(memory, "available_memory", lambda: avail)
     with pytest.raises(ValueError) as err:
         KernelKGroups(3, engine="dense", random_state=0).fit(X)
     msg = str(err.value)
     # the n x n kernel, then 8 bytes x n x (D + 2k + 6): data, M (k x n), labels
-    need = 3000 * 3000 * 8 + 8 * 3000 * (3 + 2 * 3 + 6)
+    need = 6000 * 6000 * 8 + 8 * 6000 * (3 + 2 * 3 + 6)
     assert str(need) in msg and "0.04 GiB" in msg and "matrix-free" in msg
     km = KernelKGroups(3, engine="auto", random_state=0).fit(X)
     dense_free = KernelKGroups(3, engine="matrix-free", random_state=0).fit(X)

@@ -184,7 +184,7 @@ INPUT_CASES = [
     (np.empty((0, 3)), {}, {}, r"0 sample|minimum of 1"),
     (np.where(np.eye(20, 3) > 0, np.nan, X20), {}, {}, r"NaN"),
     (np.where(np.eye(20, 3) > 0, np.inf, X20), {}, {}, r"infinity"),
-    (np.array([["a", "b"]] * 20), {}, {}, r"string|float"),
+    (np.array([["a", "b"]] * 20), {}, {}, r"holds text"),
     (sp.csr_matrix(X20), {}, {}, r"[Ss]parse"),
     (X20, {}, {"sample_weight": np.zeros(20)}, r"every sample_weight is zero; at least"),
     (X20, {}, {"sample_weight": -np.ones(20)}, r"sample_weight\[0\]=-1.0"),
