@@ -423,7 +423,7 @@ def test_eigengap_picks_separated_blobs(params):
     X = blobs(np.random.default_rng(8), THREE, 0.5, 40)
     r = choose_k(X, method="eigengap", **params)
     assert r.k == 3 and r.method == "eigengap" and r.k_values[0] == 2
-    assert r.gap is None and r.criteria == ["eigengap"] and r.eigenvalues.shape == (11,)
+    assert r.gap is None and r.criteria == ["eigengap"] and r.eigenvalues.shape == (16,)
     [step] = r.trace.steps
     assert step.step == "eigengap" and step.outcome == "k=3"
 
@@ -481,19 +481,19 @@ def test_lanczos_eigensolver_past_1500_points():
 
 # --------------------------------------------------------------------------- k_range
 def test_check_k_range_by_hand():
-    """The default range 1..10 (2..10 for the silhouette and the eigengap) cut to what
+    """The default range 1..15 (2..15 for the silhouette and the eigengap) cut to what
     the method can use on n rows of which some are distinct."""
     def ks(*args):
         return check_k_range(*args).tolist()
 
-    assert ks(None, "auto", "energy", 100, 100) == list(range(1, 11))
-    assert ks(None, "auto", "energy", 12, 12) == list(range(1, 11))
+    assert ks(None, "auto", "energy", 100, 100) == list(range(1, 16))
+    assert ks(None, "auto", "energy", 12, 12) == list(range(1, 12))
     assert ks(None, "auto", "energy", 8, 8) == list(range(1, 8))       # k <= n - 1
     assert ks(None, "auto", "energy", 50, 6) == list(range(1, 6))      # k < distinct rows
     assert ks(None, "auto", "nearest_neighbors", 50, 6) == list(range(1, 5))
     assert ks(None, "gap", "energy", 50, 6) == list(range(1, 6))
     assert ks(None, "prediction_strength", "energy", 12, 12) == list(range(1, 7))
-    assert ks(None, "silhouette", "energy", 100, 100) == list(range(2, 11))
+    assert ks(None, "silhouette", "energy", 100, 100) == list(range(2, 16))
     assert ks(None, "eigengap", "energy", 6, 6) == list(range(2, 6))
     assert ks([5, 2, 3], "auto", "energy", 100, 100) == [2, 3, 5]      # sorted
     assert ks(range(1, 2), "auto", "nearest_neighbors", 100, 100) == [1]
@@ -574,14 +574,14 @@ def test_bad_data():
 
 def test_default_range_is_cut_to_the_data():
     X = np.random.default_rng(14).normal(size=(12, 2))
-    assert choose_k(X, n_refs=2).k_values.tolist() == list(range(1, 11))
+    assert choose_k(X, n_refs=2).k_values.tolist() == list(range(1, 12))    # k <= n - 1
     assert choose_k(X, method="prediction_strength", n_splits=1,
                     random_state=0).k_values.tolist() == list(range(1, 7))   # halves of 6
     assert choose_k(X, method="gap", n_refs=2, random_state=0).k_values.tolist() == list(
-        range(1, 11))
-    assert choose_k(X, method="eigengap").k_values.tolist() == list(range(2, 11))
+        range(1, 12))
+    assert choose_k(X, method="eigengap").k_values.tolist() == list(range(2, 12))
     assert choose_k(X, method="silhouette", random_state=0).k_values.tolist() == list(
-        range(2, 11))
+        range(2, 12))
 
 
 def test_named_methods_follow_random_state():

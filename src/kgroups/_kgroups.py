@@ -41,7 +41,7 @@ class KernelKGroups(BaseKernelClustering):
     ----------
     n_clusters : int or "auto", default=8
         Number of clusters k. ``"auto"``: chosen from the data by
-        :func:`~kgroups.choose_k` over its default range (k = 1..10) with this
+        :func:`~kgroups.choose_k` over its default range (k = 1..15) with this
         semimetric's own rule (the point rule for the semimetrics of point data, the
         graph's eigengap for ``"nearest_neighbors"``), and with ``semimetric="auto"``
         together with the semimetric (:doc:`/user_guide/nothing_given`); the fit then

@@ -45,9 +45,10 @@ def choose_k(X, k_range=None, *, method="auto", semimetric="energy", alpha=1.0, 
     X : array-like of shape (n_samples, n_features)
         Data (a 1-D array is one feature).
     k_range : sequence of int, default=None
-        The k to compare (distinct, >= 1). None: ``1..10`` (``2..10`` for the silhouette
-        and the eigengap), cut to what X allows. The default does not move when the range
-        grows past where it decided; without 1 it never answers 1 (X known to hold clusters).
+        The k to compare (distinct, >= 1). None: ``1..15`` (``2..15`` for the silhouette
+        and the eigengap; the range of ``n_clusters="auto"`` too), cut to what X allows. The
+        default does not move when the range grows past where it decided; without 1 it
+        never answers 1 (X known to hold clusters).
     method : {"auto", "gap", "prediction_strength", "silhouette", "eigengap"}, default="auto"
         How k is chosen (above).
     semimetric : {"energy", "laplacian", "gaussian", "localized", "sinusoidal", "nearest_neighbors", "auto"} or callable, default="energy"
