@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._init import resolve_n_init
-from .._input import DASK, checked_rows, input_kind
+from .._input import DASK, DEVICE, checked_rows, input_kind
 from .._progress import FitProgress
 from .._semimetrics import DATA_BUILT
 from .._semimetrics.auto import SemimetricChoice
@@ -21,6 +21,10 @@ from .constants import CHOICE_STARTS, N_REFS
 from .core import K_MAX, SAMPLE_N, canonical, k_limit, projection_key, run_choice, sample_rows
 from .fits import Setting, candidate_engines, engine_for
 from .trace import Step
+
+# Rows of a device array copied to the host at a time for their keys (a multiple of the
+# key's own block, 4,096 rows, so that every row's key rounds as in host memory).
+KEY_BLOCK = 1 << 16
 
 
 def _refuse(est):
@@ -53,13 +57,24 @@ def fit_choosing_k(est, X, sample_weight):
     return _record(est, r)
 
 
+def _row_keys(kind, rows, w, owner):
+    """:func:`projection_key` of every row: a dask array's chunk by chunk, a device
+    array's a block of rows at a time copied to the host (the key reads the rows' values
+    on the host, so that the sample is the one in-memory data of the same rows give)."""
+    if kind is not DEVICE:
+        return np.asarray(kind.map_rows(rows, projection_key, None, np.float64, owner))
+    n, step = int(rows.shape[0]), KEY_BLOCK
+    return np.concatenate([projection_key(kind.take(rows, w, np.arange(a, min(a + step, n)))[0])
+                           for a in range(0, n, step)] or [np.empty(0)])
+
+
 def _fit_from_a_sample(est, X, sample_weight, kind):
     """``n_clusters="auto"`` on data out of host memory: the choice runs on the sample
     in-memory data of the same rows would be chosen on (:func:`sample_rows`)."""
     rows, _ = kind.check_fit(est, X, precomputed=False)
     w = kind.weights(sample_weight, rows, est._owner())
     n = int(rows.shape[0])
-    key = np.asarray(kind.map_rows(rows, projection_key, None, np.float64, est._owner()))
+    key = _row_keys(kind, rows, w, est._owner())
     wh = np.asarray(w, dtype=np.float64)
     pos = np.flatnonzero(wh > 0)
     seed, order = canonical(key[pos], wh[pos])
