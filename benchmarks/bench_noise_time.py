@@ -1,26 +1,34 @@
-"""The time of ``KernelKGroups(noise=s)`` beside ``noise=None``, in one run, by phase.
+"""The time of ``KernelKGroups(noise=s)`` and ``noise="auto"`` beside ``noise=None``, in
+one run, by phase.
 
 Data: ``make_blobs(n, 10, centers=10, cluster_std=2.5)`` (overlapping clusters) with
 5% of the points drawn uniformly over the blobs' bounding box widened by half (a thin
 background), and the bundled dermatology table (the paper's preprocessing, 366 x 34,
 6 classes) with 5% of its rows replaced by uniform draws over its box. For each data
 set and engine (``"dense"`` up to ``--dense-max`` points, ``"matrix-free"``) the same
-fit runs with ``noise=None`` and ``noise=--share`` from the same starts (``init=
+fit runs with ``noise=None`` and each of ``--noise`` (a share, ``auto``) from the same
+starts (``init=
 "k-means++"``, one ``random_state``), after a warm-up fit that loads numba's code.
 Printed per fit: the seconds of each phase of ``engine_stats_["seconds"]`` (``prepare``:
 the checks and the engine; ``init``: the starts; ``start``: each run's ``M``; ``sweeps``:
-the sweeps, with noise the concentration steps and the trimmed Hartigan sweeps;
+the sweeps, with noise the concentration steps and the trimmed Hartigan sweeps, with
+``"auto"`` also the untrimmed runs its share is read from;
 ``finish``), the sweeps run, W and the points set aside; then the ratios noise / None
 of the total and of the sweeps, measured in this run. Each configuration runs
 ``--repeat`` times and keeps its fastest (other jobs share the cores).
 
-Usage: python benchmarks/bench_noise_time.py [--sizes 2000 5000 20000] [--share 0.05]
-       [--n-init 3] [--repeat 2] [--dense-max 5000]
+Usage: python benchmarks/bench_noise_time.py [--sizes 2000 5000 20000]
+       [--noise 0.05 auto] [--n-init 3] [--repeat 2] [--dense-max 5000] [--out FILE]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
+import os
+import platform
+import sys
 import time
 
 import numpy as np
@@ -77,16 +85,47 @@ def row(name, engine, noise, res):
           f"{est.within_energy_:14.6g} {aside:6d}")
 
 
+def noise_value(text):
+    """A share (a number) or ``auto``."""
+    return text if text == "auto" else float(text)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[2000, 5000, 20000])
-    ap.add_argument("--share", type=float, default=0.05)
+    ap.add_argument("--noise", type=noise_value, nargs="+", default=[0.05, "auto"])
     ap.add_argument("--n-init", type=int, default=3)
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--dense-max", type=int, default=5000)
+    ap.add_argument("--out", default=None, help="also write the report here")
     args = ap.parse_args(argv)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(Tee(sys.stdout, out)):
+        report(args, argv)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(out.getvalue())
+
+
+class Tee(io.TextIOBase):
+    """Writes to every one of its streams."""
+
+    def __init__(self, *streams):
+        self.streams = streams
+
+    def write(self, text):
+        for s in self.streams:
+            s.write(text)
+        return len(text)
+
+
+def report(args, argv):
+    print(f"{platform.machine()}, {len(os.sched_getaffinity(0))} cores, "
+          f"python {platform.python_version()}, {time.strftime('%Y-%m-%d')}")
+    print("command: python benchmarks/bench_noise_time.py "
+          + " ".join(sys.argv[1:] if argv is None else argv) + "\n")
     warm = np.random.default_rng(0).normal(size=(300, 3))
-    for noise in (None, args.share):  # numba's code loaded before any clock starts
+    for noise in (None, *args.noise):  # numba's code loaded before any clock starts
         for engine in ("dense", "matrix-free"):
             KernelKGroups(3, engine=engine, noise=noise, random_state=0).fit(warm)
     print(f"{'data':<14}{'engine':<13}{'noise':>6} {'total s':>8} "
@@ -97,15 +136,17 @@ def main(argv=None):
             if engine == "dense" and X.shape[0] > args.dense_max:
                 continue
             plain = timed(X, k, engine, None, args.n_init, args.repeat)
-            trim = timed(X, k, engine, args.share, args.n_init, args.repeat)
             row(name, engine, None, plain)
-            row(name, engine, args.share, trim)
-            ratios.append((name, engine, trim[0] / plain[0],
-                           trim[1].get("sweeps", 0.0) / max(plain[1].get("sweeps", 0.0), 1e-9)))
-    print(f"\nratios noise={args.share} / noise=None (same run, same starts)")
-    print(f"{'data':<14}{'engine':<13}{'total':>8}{'sweeps':>9}")
-    for name, engine, total, sweeps in ratios:
-        print(f"{name:<14}{engine:<13}{total:8.2f}{sweeps:9.2f}")
+            for noise in args.noise:
+                trim = timed(X, k, engine, noise, args.n_init, args.repeat)
+                row(name, engine, noise, trim)
+                ratios.append((name, engine, noise, trim[0] / plain[0],
+                               trim[1].get("sweeps", 0.0)
+                               / max(plain[1].get("sweeps", 0.0), 1e-9)))
+    print("\nratios noise / noise=None (same run, same starts)")
+    print(f"{'data':<14}{'engine':<13}{'noise':>6}{'total':>8}{'sweeps':>9}")
+    for name, engine, noise, total, sweeps in ratios:
+        print(f"{name:<14}{engine:<13}{str(noise):>6}{total:8.2f}{sweeps:9.2f}")
 
 
 if __name__ == "__main__":

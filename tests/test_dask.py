@@ -541,3 +541,16 @@ def test_n_clusters_auto_fits_every_row_in_the_geometry_where_k_was_found():
     assert list(est.feature_names_in_) == list(frame.columns)
     raw = KernelKGroups(3, engine="dask", random_state=0).fit(Xd)
     assert adjusted_rand_score(y, np.asarray(raw.labels_.compute())) < 0.5
+
+
+def test_take_reads_in_increasing_order_and_returns_the_rows_in_the_order_asked():
+    """Dask.take reads an unordered index in increasing order (one piece per chunk, not
+    many) and hands the rows and weights back in the order of the index."""
+    from kgroups._input import DASK
+
+    X = da.from_array(np.arange(2000.0).reshape(1000, 2), chunks=(10, 2))
+    w = da.from_array(np.arange(1000.0), chunks=10)
+    idx = np.random.default_rng(0).permutation(1000)[:500]
+    Xs, ws = DASK.take(X, w, idx)
+    np.testing.assert_array_equal(Xs, np.stack([2.0 * idx, 2.0 * idx + 1], axis=1))
+    np.testing.assert_array_equal(ws, idx.astype(float))
