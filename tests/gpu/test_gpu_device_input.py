@@ -235,3 +235,21 @@ def test_n_clusters_auto_chooses_on_a_host_sample_and_fits_on_the_device(monkeyp
     assert "uniform sample of 60 of the 90 rows, drawn from the cuda input" in \
         est.n_clusters_choice_.reasoning
     assert adjusted_rand_score(y, np.asarray(est.labels_)) > 0.99
+
+
+def test_n_clusters_auto_draws_the_sample_a_dask_array_of_the_same_rows_draws(monkeypatch):
+    """The sample is drawn from the rows' values alone: a device array's keys, read a few
+    rows at a time copied to the host, give the rows a dask array of the same data gives."""
+    da = pytest.importorskip("dask.array")
+    from kgroups._choose_k import estimator
+
+    monkeypatch.setattr(estimator, "SAMPLE_N", 60)
+    monkeypatch.setattr(estimator, "KEY_ROWS", 16)   # keys read 16 rows at a time
+    monkeypatch.setattr(estimator, "KEY_BYTES", 1)
+    X, _ = blobs(90, 3, 2, seed=3)
+    on_device = quiet(KernelKGroups("auto", random_state=0, n_init=2).fit, dev(X))
+    on_dask = quiet(KernelKGroups("auto", random_state=0, n_init=2).fit,
+                    da.from_array(X, chunks=(25, 2)))
+    np.testing.assert_array_equal(on_device.n_clusters_choice_.sample,
+                                  on_dask.n_clusters_choice_.sample)
+    assert on_device.n_clusters_ == on_dask.n_clusters_

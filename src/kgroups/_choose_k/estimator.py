@@ -22,9 +22,10 @@ from .core import K_MAX, SAMPLE_N, canonical, k_limit, projection_key, run_choic
 from .fits import Setting, candidate_engines, engine_for
 from .trace import Step
 
-# Rows of a device array copied to the host at a time for their keys (a multiple of the
-# key's own block, 4,096 rows, so that every row's key rounds as in host memory).
-KEY_BLOCK = 1 << 16
+# Bytes of a device array copied to the host at a time for the rows' keys; the rows of a
+# copy are a multiple of the key's own block, 4,096 rows, so that every row's key rounds
+# as in host memory.
+KEY_BYTES, KEY_ROWS = 1 << 25, 4096
 
 
 def _refuse(est):
@@ -59,11 +60,13 @@ def fit_choosing_k(est, X, sample_weight):
 
 def _row_keys(kind, rows, w, owner):
     """:func:`projection_key` of every row: a dask array's chunk by chunk, a device
-    array's a block of rows at a time copied to the host (the key reads the rows' values
-    on the host, so that the sample is the one in-memory data of the same rows give)."""
+    array's a block of rows (about ``KEY_BYTES``) at a time copied to the host (the key
+    reads the rows' values on the host, so that the sample is the one in-memory data of
+    the same rows give)."""
     if kind is not DEVICE:
         return np.asarray(kind.map_rows(rows, projection_key, None, np.float64, owner))
-    n, step = int(rows.shape[0]), KEY_BLOCK
+    n, d = (int(v) for v in rows.shape)
+    step = KEY_ROWS * max(1, KEY_BYTES // (8 * max(d, 1) * KEY_ROWS))
     return np.concatenate([projection_key(kind.take(rows, w, np.arange(a, min(a + step, n)))[0])
                            for a in range(0, n, step)] or [np.empty(0)])
 
