@@ -1126,3 +1126,19 @@ def test_bad_noise_values_are_refused_naming_the_option(tmp_path, extra, fragmen
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("kgroups cluster: error: ")
     assert fragment in done.stderr, done.stderr
     assert ("[0, 0.5)" in done.stderr) != ("dask" in extra), done.stderr  # what is allowed
+
+
+def test_a_column_list_written_with_spaces_is_answered_with_the_comma_list(tmp_path):
+    """``--drop-columns name truth`` (a list with spaces, as ``cut -f`` does not take it)
+    left 'truth' over as an unknown argument with no hint; the error now shows the list
+    as one comma-separated value, and that value runs."""
+    X, _ = _blobs_table()
+    path = tmp_path / "t.csv"
+    rows = [f"p{i},{a:.4f},{b:.4f},{i % 2}" for i, (a, b) in enumerate(X)]
+    path.write_text("name,x,y,truth\n" + "\n".join(rows) + "\n")
+    done = _kgroups("cluster", path, "-k", "3", "--drop-columns", "name", "truth")
+    assert done.returncode == 2
+    assert "unrecognized arguments: truth; --drop-columns takes one comma-separated list: " \
+        "--drop-columns name,truth" in done.stderr, done.stderr
+    done = _kgroups("cluster", path, "-k", "3", "--drop-columns", "name,truth", "-o", "-")
+    assert done.returncode == 0 and done.stdout.splitlines()[0] == "label", done.stderr

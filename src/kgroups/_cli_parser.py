@@ -9,6 +9,7 @@ It imports nothing beyond the standard library and those tables, so that ``kgrou
 from __future__ import annotations
 
 import argparse
+import sys
 
 from ._cli_csv import UsageError
 from ._cli_options import DECIMALS, ESTIMATOR_CHOICES, ESTIMATOR_DEFAULTS
@@ -45,8 +46,25 @@ class Parser(argparse.ArgumentParser):
         if extras:
             owner = self.commands.get(getattr(parsed, "command", None), self)
             owner.error(f"unrecognized arguments: {' '.join(extras)}"
-                        f"{nearest_options(extras, owner)}")
+                        f"{nearest_options(extras, owner)}"
+                        f"{list_tip(sys.argv[1:] if args is None else args, extras)}")
         return parsed
+
+
+# Options whose value is one comma-separated list, as ``cut -f`` takes it.
+LIST_OPTIONS = ("--columns", "--drop-columns")
+
+
+def list_tip(args, extras):
+    """``; --columns takes one comma-separated list: --columns x,y`` where a word after
+    a list option's value was left over (the list written with spaces)."""
+    args = [str(a) for a in args]
+    for j, a in enumerate(args[:-2]):
+        if a in LIST_OPTIONS and args[j + 2] in extras and not args[j + 2].startswith("-"):
+            more = [t for t in args[j + 2:] if t in extras and not t.startswith("-")]
+            return (f"; {a} takes one comma-separated list: {a} "
+                    f"{','.join([args[j + 1], *more])}")
+    return ""
 
 
 def nearest_options(extras, parser):
