@@ -128,7 +128,7 @@ def test_bounded_sweeps_make_the_same_moves(monkeypatch, seed, k, spread):
     X, _ = blobs(3000, 5, k, seed=seed, spread=spread)
     w = np.random.default_rng(seed).uniform(0.5, 2.0, X.shape[0])
     fits = {}
-    monkeypatch.setattr(lrb, "BOUNDS_MIN_N", 0)  # bounded sweeps at every n
+    monkeypatch.setattr(lrb, "BOUNDS_MIN_WORK", 0)  # bounded sweeps at every n
     for bounds in (False, True):
         monkeypatch.setattr(lrb, "BOUNDS", bounds)
         fits[bounds] = KernelKGroups(k, engine="low-rank", n_components=48, init="random",
@@ -174,7 +174,7 @@ def test_refreshed_bounds_hold_and_are_tight(monkeypatch):
     brought up to date on the way (as sync would)."""
     import kgroups._engines.lowrank as lrb
 
-    monkeypatch.setattr(lrb, "BOUNDS_MIN_N", 0)  # bounded sweeps at every n
+    monkeypatch.setattr(lrb, "BOUNDS_MIN_WORK", 0)  # bounded sweeps at every n
     X, _ = blobs(1500, 4, 5, seed=4, spread=2.5)
     w = np.random.default_rng(4).uniform(0.5, 2.0, X.shape[0])
     eng = LowRankEngine.from_semimetric(X, w, "energy", {}, n_clusters=5,

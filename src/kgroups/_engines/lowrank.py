@@ -44,11 +44,13 @@ LANDMARKS = ("k-means++", "uniform", "fourier")
 FOURIER_SEMIMETRICS = ("gaussian", "laplacian")
 # Rows of X turned into features at once (bounds the scratch memory).
 BLOCK_ROWS = 32768
-# Sweeps skip the points a bound proves cannot move (same moves; see sweep_run), from
-# this many points: below it a plain sweep costs little, and the bounds' kernels would
-# add seconds to the first fit after an install.
+# Sweeps skip the points a bound proves cannot move (same moves; see sweep_run) where a
+# sweep's gains cost at least this many multiply-adds (n k m): below it a plain sweep
+# takes about a millisecond, and the bounds' kernels would add seconds to the first fit
+# after an install (the neighbourhood graph's fits, m = k columns, on a few thousand
+# points).
 BOUNDS = True
-BOUNDS_MIN_N = 5000
+BOUNDS_MIN_WORK = 1_000_000
 # k-means++ landmarks are seeded on at most this many points.
 SEED_SAMPLE = 20000
 
@@ -461,8 +463,8 @@ class LowRankEngine(Engine):
         """One sweep of run ``r`` on its cluster sums (O(k m) per point evaluated);
         ``M`` is refreshed by :meth:`sync` when the runs end.
 
-        With ``BOUNDS`` (default) and at least ``BOUNDS_MIN_N`` points, points that a
-        bound proves cannot move are skipped
+        With ``BOUNDS`` (default) and gains of at least ``BOUNDS_MIN_WORK`` multiply-adds
+        a sweep, points that a bound proves cannot move are skipped
         (:func:`~kgroups._kernels.feature_space.sweep_lowrank_bounded`): the same moves
         as the plain sweep, at a cost that falls with the number of points still near
         a boundary. Each sweep starts from exact bounds
@@ -472,7 +474,7 @@ class LowRankEngine(Engine):
         b = state.bounds
         args = (self.F, self.a, self.w, self.diag, state.labels[r], state.S[r], state.A[r],
                 state.s[r], state.q[r], state.cnt[r])
-        if BOUNDS and self.F.shape[0] >= BOUNDS_MIN_N:
+        if BOUNDS and self.F.size * state.s.shape[1] >= BOUNDS_MIN_WORK:
             self._refresh_bounds(state, r)
             moves, _ = _lr.sweep_lowrank_bounded(*args, state.sn2[r], b.up[r], b.lo[r],
                                                  b.own[r], b.all[r], b.drift[r])
