@@ -115,3 +115,45 @@ def test_strays_that_a_fit_gives_clusters_of_their_own_are_set_aside():
     est = KernelKGroups(3, noise="auto", random_state=0).fit(X)
     assert est.labels_[-2:].tolist() == [-1, -1] and est.n_noise_ == 2
     assert adjusted_rand_score(y, est.labels_[:30]) == 1.0
+
+
+def moons_and_strays():
+    """Two moons whose neighbourhood graph falls into its two components (every point
+    at its cluster's mean in the graph's embedding), and three far strays."""
+    from sklearn.datasets import make_moons
+
+    X, y = make_moons(600, noise=0.05, random_state=0)
+    return np.vstack([X, [[4.0, 3.0], [-3.0, -2.5], [0.5, 4.0]]]), np.r_[y, -1, -1, -1]
+
+
+def test_a_share_with_the_graph_sets_aside_the_dearest_points_in_the_input_space():
+    """noise=s with semimetric='nearest_neighbors' set nothing aside where the graph's
+    embedding puts every point at its cluster's mean (W = 0: no point's removal lowers
+    it). The points set aside are the share's dearest by the energy costs of belonging in
+    the input space, for the graph's partition: the strays first, then the moons' tips."""
+    X, y = moons_and_strays()
+    est = KernelKGroups(2, semimetric="nearest_neighbors", noise=0.01, random_state=0).fit(X)
+    aside = est.labels_ == -1
+    assert est.n_noise_ == int(0.01 * len(X)) == aside.sum()          # floor(6.03)
+    assert aside[y == -1].all() and est.noise_threshold_ == np.inf
+    assert adjusted_rand_score(y[~aside & (y >= 0)], est.labels_[~aside & (y >= 0)]) == 1.0
+    assert "points of largest cost of belonging" in est.noise_reasoning_
+    auto = KernelKGroups(2, semimetric="nearest_neighbors", noise="auto", random_state=0).fit(X)
+    assert np.flatnonzero(auto.labels_ == -1).tolist() == [600, 601, 602]
+
+
+def test_semimetric_auto_at_k_compares_the_kept_points():
+    """KernelKGroups(k, semimetric='auto', noise=...) crashed inside scipy: the graph's
+    candidate labels -1 reached the normalised cut. Both partitions are compared on the
+    points the graph's fit kept; the fit runs and sets the strays aside."""
+    X, y = moons_and_strays()
+    for noise in ("auto", 0.01):
+        est = KernelKGroups(2, semimetric="auto", noise=noise, random_state=0).fit(X)
+        assert est.semimetric_ == "nearest_neighbors"
+        assert (est.labels_[y == -1] == -1).all()
+        assert set(est.semimetric_choice_.normalized_cut) == {"energy", "nearest_neighbors"}
+    rng = np.random.default_rng(0)
+    B = np.vstack([rng.normal(c, 1.0, (200, 2)) for c in ((0, 0), (10, 0), (0, 10))])
+    B = np.vstack([B, rng.uniform(-15, 25, (40, 2))])
+    est = KernelKGroups(3, semimetric="auto", noise="auto", random_state=0).fit(B)
+    assert est.n_noise_ > 0 and est.labels_.min() == -1

@@ -294,10 +294,10 @@ class KernelClusteringFit(ConstrainedParams):
                         engine_input=array_kind_of(plan.engine), features=self._data_built(),
                         validate=self._validate_params)
         self._keep, self._wscale = data.keep, data.wscale
-        # noise="auto" judges a semimetric built from the data in the input space
+        # noise judges a semimetric built from the data in the input space
         # (kgroups._noise.run_fit): its rows, kept for the fit only
-        self._input_rows = (data.X, data.w) if self.noise == "auto" and self._data_built() \
-            else None
+        self._input_rows = (data.X, data.w) if self.noise is not None and \
+            self._data_built() else None
         built = build_engine(data.X, data.w, data.kind, self._engine_request(plan),
                              data.row_chunks)
         self._scale, self._n_init, self._engine_why = built.scale, built.n_init, built.why

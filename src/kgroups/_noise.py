@@ -25,18 +25,21 @@ def run_fit(est, engine, starts, n_clusters, **driver):
     runs of ``engine``, or ``engine`` itself where the budget is below the lightest
     point: nothing can be set aside) and the share (``"auto"`` resolved by
     :func:`~kgroups._noise_auto.resolve_noise_share` from the untrimmed runs of the
-    same starts). ``driver``: :func:`~kgroups._driver.run_starts`'s options."""
+    same starts); with a semimetric built from the data, the points set aside are
+    judged in the input space (:func:`_aside_in_input_space`). ``driver``:
+    :func:`~kgroups._driver.run_starts`'s options."""
     share, owner = est.noise, est._owner()
     aside = [np.count_nonzero(start == n_clusters) for start in starts]
-    if share == "auto":
-        if any(aside):
-            raise InvalidParameterError(
-                f"{owner}: init labels with -1 (points set aside) need noise given as a "
-                "share, not noise='auto'")
+    rows = est.__dict__.pop("_input_rows", None)
+    if share == "auto" and any(aside):
+        raise InvalidParameterError(
+            f"{owner}: init labels with -1 (points set aside) need noise given as a "
+            "share, not noise='auto'")
+    if rows is not None and not any(aside):  # a semimetric built from the data
         untrimmed = run_starts(engine, starts, n_clusters, rule=est._rule, **driver)
-        rows = est.__dict__.pop("_input_rows", None)
-        if rows is not None:  # a semimetric built from the data: judged in the input space
-            return _aside_in_input_space(est, engine, untrimmed, n_clusters, rows)
+        return _aside_in_input_space(est, engine, untrimmed, n_clusters, rows, share)
+    if share == "auto":
+        untrimmed = run_starts(engine, starts, n_clusters, rule=est._rule, **driver)
         share, est._noise_reason = resolve_noise_share(untrimmed, engine, n_clusters, owner)
     else:
         est._noise_reason = (f"noise={share!r}: whole points of weight at most {share:g} of "
@@ -57,22 +60,31 @@ def run_fit(est, engine, starts, n_clusters, **driver):
     return best, runs, share
 
 
-def _aside_in_input_space(est, engine, untrimmed, k, rows):
-    """``noise="auto"`` with a semimetric built from the data (the neighbourhood graph's):
-    its embedding places an outlier among its neighbours, where it costs little, so the
-    points set aside are those beyond their cluster's far-out fence of the energy
-    semimetric's costs of belonging in the input space, for the partition the fit found;
-    the kept points keep that partition (the trimmed run's sums and objective of it, no
-    move). ``predict`` sets no new point aside there (its threshold would be read in the
-    embedding). ``(best, runs, share)`` as :func:`run_fit`."""
+def _aside_in_input_space(est, engine, untrimmed, k, rows, share):
+    """``noise`` with a semimetric built from the data (the neighbourhood graph's): its
+    embedding places an outlier among its neighbours, where it costs little (and points
+    of one component of the graph all sit at their cluster's mean), so the points set
+    aside are judged by the energy semimetric's costs of belonging in the input space,
+    for the partition the fit found: with ``"auto"`` those beyond their cluster's
+    far-out fence, with a share the dearest within it (:func:`~kgroups._noise_auto.
+    largest_costs`); the kept points keep that partition (the trimmed run's sums and
+    objective of it, no move). ``predict`` sets no new point aside there (its threshold
+    would be read in the embedding). ``(best, runs, share)`` as :func:`run_fit`."""
     from ._choose_k.fits import Fits, Setting
+    from ._noise_auto import largest_costs
 
     X, w = rows
     judge = Fits(np.asarray(X, dtype=np.float64), w, Setting(alpha=est.alpha), 0,
                  matrix=False).built(k).engine
-    share, reason, flags = resolve_noise_share(untrimmed, judge, k, est._owner(), flags=True)
-    est._noise_reason = reason + " (in the input space: the graph's embedding places an " \
-        "outlier among its neighbours)"
+    why = " (in the input space: the graph's embedding places an outlier among its neighbours)"
+    if share == "auto":
+        share, reason, flags = resolve_noise_share(untrimmed, judge, k, est._owner(),
+                                                   flags=True)
+    else:
+        flags = largest_costs(untrimmed, judge, k, budget_of(share, judge.w))
+        reason = (f"noise={share!r}: the {int(flags.sum())} points of largest cost of "
+                  f"belonging, of weight at most {share:g} of the total")
+    est._noise_reason = reason + why
     runs = TrimmedRuns(engine, budget_of(share, engine.w))
     state = runs.start([np.where(flags, -1, untrimmed.labels)], k, TRIMMED_RULES[est._rule])
     state.converged[:] = True

@@ -87,6 +87,36 @@ def flagged(costs, labels, w, k, joining=None):
     return out, fences
 
 
+def largest_costs(run, engine, n_clusters, budget):
+    """The points of largest cost of belonging (module docstring) whose weights fit
+    within ``budget`` taken in that order, each cluster keeping at least one point;
+    the points a share sets aside where its search cannot (a semimetric built from the
+    data, judged in the input space: :func:`kgroups._noise.run_fit`). ``run`` and
+    ``engine`` as for :func:`resolve_noise_share`.
+
+    >>> import numpy as np
+    >>> from kgroups import KernelKGroups
+    >>> X = np.vstack([np.random.default_rng(0).normal(0, 1, (50, 2)), [[30.0, 0.0]]])
+    >>> KernelKGroups(1, semimetric="nearest_neighbors", noise=0.02,
+    ...               random_state=0).fit(X).labels_[-1]
+    np.int64(-1)
+    """
+    k = int(n_clusters)
+    labels = np.asarray(run.labels, dtype=np.int64)
+    w = np.asarray(engine.w, dtype=np.float64)
+    diag, s, q = (np.asarray(a, dtype=np.float64) for a in (engine.diag, run.s, run.q))
+    costs = belonging_costs(engine.build_m(labels, k), labels, w, diag, s, q)
+    ok = np.flatnonzero(np.isfinite(costs) & (costs > 0))  # not alone, a fall of W
+    order = ok[np.argsort(-costs[ok], kind="stable")]
+    order = order[np.cumsum(w[order]) <= budget]
+    out = np.zeros(labels.size, dtype=bool)
+    out[order] = True
+    for l in np.flatnonzero(np.bincount(labels[~out], minlength=k) == 0):
+        at = np.flatnonzero(labels == l)  # a cluster all set aside keeps its closest point
+        out[at[np.argmin(costs[at])]] = False
+    return out
+
+
 def resolve_noise_share(run, engine, n_clusters, owner="KernelKGroups", flags=False):
     """The share ``s`` in ``[0, 0.5)`` of the total weight that ``noise="auto"`` sets
     aside, from the best untrimmed run on these data: the weight of the points beyond

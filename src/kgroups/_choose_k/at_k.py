@@ -9,7 +9,8 @@ the yardstick of both partitions. The energy candidate runs through
 :class:`~kgroups._choose_k.fits.Fits`: up to ``AUTO_SAMPLE_N`` rows of positive weight on
 all rows, both cuts on the rows; beyond, on the choice's uniform sample
 (:func:`~kgroups._choose_k.core.sample_rows`) of :func:`sample_size` rows, each node of
-the graph labelled by that fit's ``predict``, both cuts on the nodes. The graph wins: the
+the graph labelled by that fit's ``predict``, both cuts on the nodes; with ``noise``, the
+rows the graph's fit set aside are left out of both partitions. The graph wins: the
 estimator keeps its fit; energy wins: it is fitted with energy from the candidate's
 labels (the given labels when ``init`` is an array). Where the graph cannot judge
 (:func:`~kgroups._choose_k.arbiter.no_graph`): energy. With ``verbose`` each phase is
@@ -107,9 +108,18 @@ def _compare(est, plan, Xv, w, trace, progress, seconds):
         cut = partial(normalized_cut, fmap.graph, weights, k=k)
     else:
         E, weights, cut = cand.fits[k][0], w[pos], partial(partition_cut, fmap, k=k)
-    pick, cuts = judge(cut, G, E, k, k, weights, est.n_neighbors, E, trace)
+    keep = G >= 0  # rows the graph's fit set aside (noise): left out of both partitions
+    pick, cuts = judge(lambda labels: cut(_spread(labels, keep)), G[keep], E[keep], k, k,
+                       weights[keep], est.n_neighbors, E[keep], trace)
     return pick, cuts, lambda: (
         _labels(cand, k, Xv, pos, sampled) if isinstance(plan.init, str) else plan.init)
+
+
+def _spread(labels, keep):
+    """``labels`` of the rows ``keep`` marks, at their places among all (-1 elsewhere)."""
+    out = np.full(keep.size, -1, dtype=np.int64)
+    out[keep] = labels
+    return out
 
 
 def _labels(cand, k, Xv, pos, sampled):

@@ -62,7 +62,8 @@ def normalized_cut(A, w, labels, k):
     w : ndarray of shape (n_nodes,)
         Node weights.
     labels : ndarray of int of shape (n_nodes,)
-        Cluster of each node, in ``[0, k)``.
+        Cluster of each node, in ``[0, k)``; -1 for a node left out (a point set
+        aside as noise): the cut is that of the graph without it.
     k : int
 
     Returns
@@ -76,11 +77,16 @@ def normalized_cut(A, w, labels, k):
     ...                             [0, 0, 1, 0]], dtype=float))
     >>> round(normalized_cut(A, np.ones(4), np.array([0, 0, 1, 1]), 2), 4)  # 1/3 + 1/3
     0.6667
+    >>> round(normalized_cut(A, np.ones(4), np.array([0, 0, 1, -1]), 2), 4)  # 1/3 + 1/1
+    1.3333
     """
     import scipy.sparse as sp  # already loaded: A is one of its matrices
 
-    n = labels.shape[0]
-    H = sp.csr_matrix((w, (np.arange(n), labels)), shape=(n, k))
+    n, kept = labels.shape[0], labels >= 0
+    if not kept.all():  # the graph of the kept nodes: no weight, no edge of the others
+        w = np.where(kept, w, 0.0)
+    at = np.flatnonzero(kept)
+    H = sp.csr_matrix((w[at], (at, labels[at])), shape=(n, k))
     within = np.asarray((H.T @ A @ H).diagonal()).ravel()
     vol = np.asarray(H.T @ (A @ w)).ravel()
     have = vol > 0
