@@ -331,19 +331,16 @@ class Dask:
 
     @staticmethod
     def take(X, w, idx):
-        """Rows ``idx`` of ``X`` and ``w`` in memory (all for None), in one pass: read in
-        increasing order (dask slices an unordered index chunk by chunk into many
-        pieces), then put in ``idx``'s order."""
+        """Rows ``idx`` of ``X`` and ``w`` in memory (all for None), in one pass: the
+        distinct rows read in increasing order (dask slices an unordered index chunk by
+        chunk into many pieces), then put in ``idx``'s order."""
         import dask
 
         if idx is None:
             Xs, ws = dask.compute(X, w)
         else:
-            idx = np.asarray(idx, dtype=np.int64)
-            order = np.argsort(idx, kind="stable")
-            Xs, ws = dask.compute(X[idx[order]], w[idx[order]])
-            back = np.empty_like(order)
-            back[order] = np.arange(order.size)
+            rows, back = np.unique(np.asarray(idx, dtype=np.int64), return_inverse=True)
+            Xs, ws = dask.compute(X[rows], w[rows])
             Xs, ws = np.asarray(Xs)[back], np.asarray(ws)[back]
         return np.asarray(Xs, dtype=np.float64), np.asarray(ws, dtype=np.float64)
 

@@ -35,11 +35,11 @@ def run_fit(est, engine, starts, n_clusters, **driver):
         raise InvalidParameterError(
             f"{owner}: init labels with -1 (points set aside) need noise given as a "
             "share, not noise='auto'")
-    if rows is not None and not any(aside):  # a semimetric built from the data
+    input_space = rows is not None and not any(aside)  # a semimetric built from the data
+    if input_space or share == "auto":
         untrimmed = run_starts(engine, starts, n_clusters, rule=est._rule, **driver)
-        return _aside_in_input_space(est, engine, untrimmed, n_clusters, rows, share)
-    if share == "auto":
-        untrimmed = run_starts(engine, starts, n_clusters, rule=est._rule, **driver)
+        if input_space:
+            return _aside_in_input_space(est, engine, untrimmed, n_clusters, rows, share)
         share, est._noise_reason = resolve_noise_share(untrimmed, engine, n_clusters, owner)
     else:
         est._noise_reason = (f"noise={share!r}: whole points of weight at most {share:g} of "

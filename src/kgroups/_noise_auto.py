@@ -87,6 +87,17 @@ def flagged(costs, labels, w, k, joining=None):
     return out, fences
 
 
+def _run_costs(run, engine, k):
+    """``(labels, w, M, costs, (diag, s, q))`` of an untrimmed ``run`` of k clusters on
+    ``engine``: its partition, the weights, ``M`` (k x n), every point's
+    :func:`belonging_costs` and the sums they are read from."""
+    labels = np.asarray(run.labels, dtype=np.int64)
+    w = np.asarray(engine.w, dtype=np.float64)
+    M = engine.build_m(labels, k)
+    sums = tuple(np.asarray(a, dtype=np.float64) for a in (engine.diag, run.s, run.q))
+    return labels, w, M, belonging_costs(M, labels, w, *sums), sums
+
+
 def largest_costs(run, engine, n_clusters, budget):
     """The points of largest cost of belonging (module docstring) whose weights fit
     within ``budget`` taken in that order, each cluster keeping at least one point;
@@ -102,10 +113,7 @@ def largest_costs(run, engine, n_clusters, budget):
     np.int64(-1)
     """
     k = int(n_clusters)
-    labels = np.asarray(run.labels, dtype=np.int64)
-    w = np.asarray(engine.w, dtype=np.float64)
-    diag, s, q = (np.asarray(a, dtype=np.float64) for a in (engine.diag, run.s, run.q))
-    costs = belonging_costs(engine.build_m(labels, k), labels, w, diag, s, q)
+    labels, w, _, costs, _ = _run_costs(run, engine, k)
     ok = np.flatnonzero(np.isfinite(costs) & (costs > 0))  # not alone, a fall of W
     order = ok[np.argsort(-costs[ok], kind="stable")]
     order = order[np.cumsum(w[order]) <= budget]
@@ -158,13 +166,9 @@ def resolve_noise_share(run, engine, n_clusters, owner="KernelKGroups", flags=Fa
     ([-1, -1], True)
     """
     k = int(n_clusters)
-    labels = np.asarray(run.labels, dtype=np.int64)
-    w = np.asarray(engine.w, dtype=np.float64)
-    M = engine.build_m(labels, k)
-    diag, s, q = (np.asarray(a, dtype=np.float64) for a in (engine.diag, run.s, run.q))
-    costs = belonging_costs(M, labels, w, diag, s, q)
+    labels, w, M, costs, sums = _run_costs(run, engine, k)
     alone = np.flatnonzero(~np.isfinite(costs))
-    joining = dict(zip(alone.tolist(), joining_costs(M, alone, w, diag, s, q)))
+    joining = dict(zip(alone.tolist(), joining_costs(M, alone, w, *sums)))
     out, _ = flagged(costs, labels, w, k, joining)
     total = float(w.sum())
     share = min(float(w[out].sum()) / total, np.nextafter(0.5, 0.0))
