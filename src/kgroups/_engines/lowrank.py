@@ -46,9 +46,8 @@ FOURIER_SEMIMETRICS = ("gaussian", "laplacian")
 BLOCK_ROWS = 32768
 # Sweeps skip the points a bound proves cannot move (same moves; see sweep_run) where a
 # sweep's gains cost at least this many multiply-adds (n k m): below it a plain sweep
-# takes about a millisecond, and the bounds' kernels would add seconds to the first fit
-# after an install (the neighbourhood graph's fits, m = k columns, on a few thousand
-# points).
+# costs little, and a fit that never needs the bounds' kernels does not compile them
+# (the neighbourhood graph's fits, m = k columns, on a few thousand points).
 BOUNDS = True
 BOUNDS_MIN_WORK = 1_000_000
 # k-means++ landmarks are seeded on at most this many points.
