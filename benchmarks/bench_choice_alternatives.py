@@ -40,8 +40,9 @@ REFS = os.path.join(os.path.dirname(CACHE), "choice_references.pkl")
 
 def reference_curves(Z, n_refs=3, max_n=1000):
     """Mean silhouette by k of the fits of ``n_refs`` references of each kind."""
-    from kgroups._choose_k.criteria import principal_axes, reference_sampler
     from kgroups._choose_k.fits import Fits, Setting
+    from kgroups._rescale import principal_axes
+    from kgroups._stats.criteria import reference_sampler
 
     rng = np.random.default_rng(0)
     if len(Z) > max_n:

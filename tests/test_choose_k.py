@@ -1,22 +1,21 @@
-"""choose_k's named methods (kgroups._choose_k.criteria): the gap statistic and its
-decision rules, prediction strength, the silhouette, the eigengap of the energy
-kernel; the range of k (kgroups._choose_k.core.check_k_range), the parameter checks,
-the result's repr and plot. The default (method="auto") has
-tests/test_choose_k_default.py, the graph's rule tests/test_choose_k_graph.py, and
-semimetric="auto" tests/test_choose_k_joint.py."""
+"""choose_k's named methods (kgroups._choose_k.criteria, their statistics
+kgroups._stats.criteria): the gap statistic and its decision rules, prediction
+strength, the silhouette, the eigengap of the energy kernel; the range of k
+(kgroups._choose_k.core.check_k_range), the parameter checks, the result's repr and
+plot. The default (method="auto") has tests/test_choose_k_default.py, the graph's rule
+tests/test_choose_k_graph.py, and semimetric="auto" tests/test_choose_k_joint.py."""
 
 import numpy as np
 import pytest
 
 from kgroups import ChooseKResult, KernelKGroups, choose_k
-from kgroups._choose_k import criteria
 from kgroups._choose_k.core import check_k_range
-from kgroups._choose_k.criteria import (GAP_RULES, gap_rule, prediction_strength_curve,
-                                        prediction_strength_score, ps_rule,
-                                        reference_sampler, silhouette_curve)
+from kgroups._choose_k.criteria import prediction_strength_curve, silhouette_curve
 from kgroups._choose_k.fits import Fits, Setting, stream
 from kgroups._rescale import sphering
-from kgroups._stats import silhouette
+from kgroups._stats import criteria, silhouette
+from kgroups._stats.criteria import (GAP_RULES, gap_rule, prediction_strength_score, ps_rule,
+                                     reference_sampler)
 from kgroups.exceptions import InvalidParameterError
 
 
@@ -470,7 +469,7 @@ def test_lanczos_eigensolver_past_1500_points():
 
     rng = np.random.default_rng(17)
     X = blobs(rng, THREE, 1.0, 534)                                   # 1602 points
-    got = criteria.laplacian_eigenvalues(X, np.ones(len(X)), 5, Setting())
+    got = criteria.laplacian_eigenvalues(X, np.ones(len(X)), 5, Setting().rho)
     x0 = X.mean(0)
     r0 = np.linalg.norm(X - x0, axis=1)
     G = 0.5 * (r0[:, None] + r0[None, :]) - 0.5 * brute_rho(X)

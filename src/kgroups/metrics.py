@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._stats.criteria import contingency as _contingency
 from ._validation import (InvalidParameterError, check_sample_weight, describe, encode_labels,
                           validated)
 
@@ -69,14 +70,6 @@ def _check_label_pair(labels_true, labels_pred, owner, sample_weight=None):
         t, p = (np.unique(c[kept], return_inverse=True)[1].astype(np.int64) for c in (t, p))
         sample_weight = None if sample_weight is None else sample_weight[kept]
     return t, p, sample_weight
-
-
-def _contingency(t, p, w=None):
-    """Contingency table ``C[a, b] = #{i : t_i = a, p_i = b}`` of two code vectors, or
-    with weights ``w`` the sum of their weights."""
-    table = np.zeros((t.max() + 1, p.max() + 1), dtype=np.int64 if w is None else np.float64)
-    np.add.at(table, (t, p), 1 if w is None else w)
-    return table
 
 
 def _pairs(x):

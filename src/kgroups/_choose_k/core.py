@@ -17,12 +17,12 @@ from .._input import IN_MEMORY
 from .._memory import check_fits
 from .._semimetrics.auto import partition_cut
 from .._semimetrics.prepare import data_scale, objective_unit
+from .._stats.criteria import gap_rule, laplacian_eigenvalues, ps_rule
 from .._validation import Integer, InvalidParameterError, as_seed, describe
 from ..metrics import weighted_ari
 from .arbiter import ENERGY, GRAPH, judge, no_graph, pair_dips
 from .constants import K_MAX, SAMPLE_N
-from .criteria import (gap_curve, gap_rule, laplacian_eigenvalues,
-                       prediction_strength_curve, ps_rule, silhouette_curve)
+from .criteria import gap_curve, prediction_strength_curve, silhouette_curve
 from .fits import Fits, stream
 from .graph import graph_rule
 from .point import SCAN_FACTOR, SCAN_MIN, energy_rule
@@ -156,7 +156,7 @@ def named(X, w, ks, method, setting, opts, seed):
         values = r.silhouette = silhouette_curve(f, ks)
         i, what = int(np.nanargmax(values)), "mean silhouette by k"
     else:
-        lam = laplacian_eigenvalues(X, w, int(ks[-1]) + 1, setting)
+        lam = laplacian_eigenvalues(X, w, int(ks[-1]) + 1, setting.rho)
         r.eigenvalues, r.eigengap = lam, lam[ks] - lam[ks - 1]
         i, values = int(np.argmax(r.eigengap)), r.eigengap
         what = "lambda_(k+1) - lambda_k of the energy kernel's random-walk Laplacian, by k"

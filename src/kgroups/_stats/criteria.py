@@ -1,0 +1,156 @@
+r"""The statistics of the named criteria of :func:`~kgroups.choose_k` that read a
+partition or a sample, not the choice's fits (those are
+:mod:`kgroups._choose_k.criteria`'s): the gap statistic's reference samples, gain and
+rules (R's ``cluster::maxSE``), prediction strength's score and rule, the eigenvalues of
+the energy kernel's random-walk Laplacian (formulas: the user guide); and the
+contingency table of two partitions, which :mod:`kgroups.metrics` reads too."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._memory import check_fits
+from .._rescale import principal_axes
+from .._validation import InvalidParameterError, describe
+
+GAP_RULES = ("firstSEmax", "Tibs2001SEmax", "globalSEmax", "firstmax", "globalmax")
+
+
+def contingency(t, p, w=None):
+    """Contingency table ``C[a, b] = #{i : t_i = a, p_i = b}`` of two code vectors, or
+    with weights ``w`` the sum of their weights.
+
+    >>> contingency(np.array([0, 0, 1]), np.array([1, 0, 1]))
+    array([[1, 1],
+           [0, 1]])
+    """
+    table = np.zeros((t.max() + 1, p.max() + 1), dtype=np.int64 if w is None else np.float64)
+    np.add.at(table, (t, p), 1 if w is None else w)
+    return table
+
+
+def reference_sampler(Z, w, kind):
+    r"""A function of ``rng`` drawing reference samples of the shape of Z: ``"box"``
+    uniform over its box; ``"pca"`` uniform over the box of Z in its principal axes
+    (Tibshirani et al.'s (b)); ``"moments"`` uniform over the box in the principal axes
+    whose sides are :math:`\sqrt{12}` times the standard deviations (the sample has
+    Z's mean and covariance).
+
+    >>> X = np.random.default_rng(0).normal(size=(2000, 2)) * [3.0, 1.0]
+    >>> R = reference_sampler(X, np.ones(2000), "moments")(np.random.default_rng(1))
+    >>> np.round(np.sqrt(np.diag(np.cov(R.T))), 1)
+    array([3., 1.])
+    """
+    if kind == "box":
+        lo, hi = Z.min(axis=0), Z.max(axis=0)
+        return lambda rng: lo + rng.random(Z.shape) * (hi - lo)
+    mean, Vt, sd = principal_axes(Z, w)
+    if kind == "moments":
+        lo, hi = -np.sqrt(3.0) * sd, np.sqrt(3.0) * sd
+    else:
+        lo, hi = (P := (Z - mean) @ Vt.T).min(axis=0), P.max(axis=0)
+    return lambda rng: (lo + rng.random((Z.shape[0], sd.size)) * (hi - lo)) @ Vt + mean
+
+
+def gap_gain_z(ref_log_w, log_w):
+    r""":math:`\mathrm{Gap}(k) - \mathrm{Gap}(1)` in standard errors of data without
+    structure, :math:`\mathrm{sd}_b(\log W^*_{kb} - \log W^*_{1b}) \sqrt{1 + 1/B}`, by k
+    (the last axis; the B references of ``ref_log_w`` on the axis before, ``log_w`` one)."""
+    d = ref_log_w - ref_log_w[..., :1]
+    gain = (d.mean(axis=-2, keepdims=True) - (log_w - log_w[..., :1]))[..., 0, :]
+    se = d.std(axis=-2) * np.sqrt(1.0 + 1.0 / ref_log_w.shape[-2])
+    return gain / np.maximum(se, 1e-300)
+
+
+def _first_local_max(f):
+    down = f[:-1] >= f[1:]
+    return int(np.argmax(down)) if down.any() else f.size - 1
+
+
+def gap_rule(gap, se, rule="firstSEmax", se_factor=1.0):
+    """Index of the k that a rule of R's ``cluster::maxSE`` picks: ``"globalmax"`` the
+    largest Gap, ``"firstmax"`` the first local maximum, ``"Tibs2001SEmax"`` the smallest
+    k with ``Gap(k) >= Gap(k+1) - s(k+1)``, ``"firstSEmax"`` / ``"globalSEmax"`` the
+    smallest k within ``se_factor`` s of the first local / the global maximum.
+
+    >>> gap = np.array([0.185, 0.186, 0.30, 0.25])
+    >>> [gap_rule(gap, np.full(4, 0.02), r) for r in GAP_RULES]
+    [2, 0, 2, 2, 2]
+    """
+    gap = np.asarray(gap, dtype=np.float64)
+    s = se_factor * np.asarray(se, dtype=np.float64)
+    if rule == "globalmax":
+        return int(np.argmax(gap))
+    if rule == "firstmax":
+        return _first_local_max(gap)
+    if rule == "Tibs2001SEmax":
+        ok = gap[:-1] >= gap[1:] - s[1:]
+        return int(np.argmax(ok)) if ok.any() else gap.size - 1
+    if rule in ("firstSEmax", "globalSEmax"):
+        top = _first_local_max(gap) if rule == "firstSEmax" else int(np.argmax(gap))
+        return int(np.argmax(gap[:top + 1] >= gap[top] - s[top]))
+    raise InvalidParameterError(f"gap_rule: rule={describe(rule)} should be one of {GAP_RULES}")
+
+
+def prediction_strength_score(test_labels, predicted, weights=None):
+    r"""Prediction strength of one split (Tibshirani & Walther 2005, eq. 2.1):
+    :math:`\min_j \sum_{i \ne i' \in A_j} w_i w_{i'} 1[\hat c_i = \hat c_{i'}] /
+    \sum_{i \ne i' \in A_j} w_i w_{i'}`, clusters of one point left out (0 when none
+    has a pair).
+
+    >>> prediction_strength_score(np.array([0, 0, 0, 1, 1]), np.array([1, 1, 0, 0, 0]))
+    0.3333333333333333
+    """
+    w = np.ones(len(test_labels)) if weights is None else np.asarray(weights, np.float64)
+    C, Q = (contingency(test_labels, predicted, v) for v in (w, w * w))
+    together = (C * C - Q).sum(axis=1)
+    pairs = C.sum(axis=1) ** 2 - Q.sum(axis=1)
+    has = pairs > 1e-12 * np.maximum(C.sum(axis=1) ** 2, 1e-300)
+    return float(np.min(together[has] / pairs[has])) if has.any() else 0.0
+
+
+def ps_rule(ps, cutoff=0.8):
+    """Index of the largest k with prediction strength ``ps >= cutoff``; the first
+    index when none reaches it.
+
+    >>> ps_rule(np.array([1.0, 0.95, 0.7, 0.85, 0.5]))
+    3
+    """
+    ok = np.flatnonzero(np.asarray(ps) >= cutoff)
+    return int(ok[-1]) if ok.size else 0
+
+
+def laplacian_eigenvalues(X, w, n_eigen, rho):
+    """The ``n_eigen`` smallest eigenvalues of ``L_rw = I - D^-1 G W``, ascending: G the
+    Gram matrix of the kernel of the semimetric ``rho`` (the keywords of
+    ``pairwise_unchecked``) with base point the weighted mean (ICML eqs. 8 and 12), W
+    the weights, D the degrees G w."""
+    import scipy.linalg
+    import scipy.sparse.linalg
+
+    from .._semimetrics import pairwise_unchecked  # here: kgroups.metrics loads this module
+
+    n = X.shape[0]
+    check_fits(2 * 8 * n * n, f"choose_k(method='eigengap') for n_samples={n} (the n x n "
+               "kernel and its normalised copy)", "another method, or fewer samples")
+    r0 = pairwise_unchecked(X, (w @ X / w.sum())[None, :], **rho, owner="choose_k")[:, 0]
+    G = pairwise_unchecked(X, **rho, owner="choose_k")
+    G *= -0.5
+    G += 0.5 * r0[:, None]
+    G += 0.5 * r0[None, :]
+    d = G @ w
+    if not np.all(d > 0):
+        i = int(np.argmin(d))
+        raise InvalidParameterError(
+            f"choose_k: method='eigengap' needs positive degrees (row sums of the kernel "
+            f"matrix), but point {i} has degree {float(d[i])!r} with semimetric="
+            f"{describe(rho['semimetric'])}; the energy semimetric with alpha <= 1 has a "
+            "non-negative kernel; or use another method")
+    s = np.sqrt(w / d)
+    G *= s[:, None]
+    G *= s[None, :]
+    if n <= 1500 or n_eigen >= n - 1:
+        mu = scipy.linalg.eigh(G, eigvals_only=True, subset_by_index=[n - n_eigen, n - 1])
+    else:
+        mu = scipy.sparse.linalg.eigsh(G, k=n_eigen, which="LA", return_eigenvectors=False)
+    return np.sort(1.0 - mu)
