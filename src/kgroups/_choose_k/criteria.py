@@ -10,7 +10,7 @@ import numpy as np
 
 from .._stats.criteria import gap_gain_z  # noqa: F401  (structure.py imports it from here)
 from .._stats.criteria import prediction_strength_score, reference_sampler
-from .._stats.silhouette import cluster_sums, silhouettes_from_sums
+from .._stats.silhouette import silhouettes
 from .fits import Fits, stream
 
 
@@ -54,8 +54,6 @@ def silhouette_curve(f, ks):
     if not many:
         return out
     labels = [f.fit(k)[0] for k in many]
-    sums, H, off = cluster_sums(f.Z, f.w, f.D, f.setting.rho, labels, many)
-    for k, o, lab in zip(many, off, labels):
-        sil = silhouettes_from_sums(sums[:, o:o + k], H[:, o:o + k].sum(0), lab, f.w)
+    for k, sil in zip(many, silhouettes(f.Z, f.w, f.D, f.setting.rho, labels, many)):
         out[np.flatnonzero(ks == k)] = float(f.w @ sil / f.w.sum())
     return out

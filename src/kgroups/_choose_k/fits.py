@@ -27,7 +27,7 @@ from .._starts import named_starts
 from .._validation import InvalidParameterError
 from .constants import SPLIT_MIN, SPLIT_N_INIT
 from .._stats.dip import dip_test
-from .._stats.silhouette import cluster_sums, silhouettes_from_sums
+from .._stats.silhouette import silhouettes
 
 
 @dataclass(frozen=True)
@@ -201,9 +201,8 @@ class Fits:
     def point_silhouettes(self, k):
         """The silhouette of every point in the kept fit of k (k >= 2)."""
         if k not in self.sil:
-            sums, H, _ = cluster_sums(self.Z, self.w, self.D, self.setting.rho,
-                                      [self.fits[k][0]], [k])
-            self.sil[k] = silhouettes_from_sums(sums, H.sum(axis=0), self.fits[k][0], self.w)
+            self.sil[k] = silhouettes(self.Z, self.w, self.D, self.setting.rho,
+                                      [self.fits[k][0]], [k])[0]
         return self.sil[k]
 
     def silhouette(self, k):

@@ -42,6 +42,19 @@ def cluster_sums(Z, w, D, rho, label_sets, ks):
     return sums, H, offsets
 
 
+def silhouettes(Z, w, D, rho, label_sets, ks):
+    """The silhouette of every point in each labelling of ``label_sets`` (``ks``
+    clusters each), from one pass over the pairs (:func:`cluster_sums`).
+
+    >>> Z, w = np.array([[0.0], [1.0], [3.0]]), np.ones(3)
+    >>> silhouettes(Z, w, None, {"semimetric": "energy"}, [np.array([0, 0, 1])], [2])
+    [array([0.66666667, 0.5       , 0.        ])]
+    """
+    sums, H, off = cluster_sums(Z, w, D, rho, label_sets, ks)
+    return [silhouettes_from_sums(sums[:, o:o + k], H[:, o:o + k].sum(0), lab, w)
+            for k, o, lab in zip(ks, off, label_sets)]
+
+
 def silhouettes_from_sums(sums, s, lab, w):
     """The silhouette ``(b - a) / max(a, b)`` of every point from the per-cluster sums of
     rho (``sums[i, l]``; ``s`` the clusters' weights); 0 for a point alone in its cluster
