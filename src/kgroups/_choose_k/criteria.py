@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._stats.criteria import gap_gain_z  # noqa: F401  (structure.py imports it from here)
 from .._stats.criteria import prediction_strength_score, reference_sampler
 from .._stats.silhouette import silhouettes
 from .fits import Fits, stream

@@ -6,7 +6,7 @@ X shows structure when **any** yardstick finds it; k = 1 only when none does:
 X (each half along the line of a 2-cluster fit of the other half) and of the distances
 from the mean; else **references**, ``n_refs`` uniform samples over the box of X in its
 principal axes (Tibshirani, Walther & Hastie 2001, (b)): the gain over one cluster in
-standard errors (:func:`~kgroups._choose_k.criteria.gap_gain_z`) above ``STRUCTURE_Z`` at
+standard errors (:func:`~kgroups._stats.criteria.gap_gain_z`) above ``STRUCTURE_Z`` at
 some k of 2..``STRUCTURE_KMAX``, on X or, past ``STRUCTURE_MAX_N`` rows, the median over
 up to ``STRUCTURE_SAMPLES`` disjoint samples of that many rows (no one sample decides).
 Without structure in X's own geometry, its units may hide it (:func:`rescaled`): the
@@ -21,7 +21,7 @@ from .._progress import progress_bar
 from .constants import (STRUCTURE_ALPHA, STRUCTURE_KMAX, STRUCTURE_MAX_N, STRUCTURE_SAMPLES,
                         STRUCTURE_Z)
 from .._rescale import sphering, standardizing
-from .criteria import gap_gain_z, reference_sampler
+from .._stats.criteria import gap_gain_z, reference_sampler
 from .._stats.dip import dip_test
 from .fits import Fits, stream
 from .trace import close
