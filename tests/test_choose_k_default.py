@@ -258,8 +258,8 @@ def test_arbiter_without_structure_for_energy():
     pick, step = _decide(0.04, 0.1, 1, 3, 0.0, 0.3, pair_p=0.01)
     assert pick == "nearest_neighbors" and step.threshold == NO_STRUCTURE_RATIO == 0.5
     assert step.value == {"graph's groups": 0.04, "energy partition of 3": 0.1}
-    assert ("each be bimodal with its nearest group (dip p-values at most 0.01, below 0.05)"
-            in step.outcome)
+    assert ("each be bimodal with its nearest group along their discriminant or margins (dip "
+            "p-values at most 0.01, below 0.05)") in step.outcome
     pick, step = _decide(0.04, 0.1, 1, 3, 0.0, 0.3, pair_p=0.3)   # groups of one cloud
     assert pick == "energy" and step.rule == "no structure" and "at most 0.3" in step.outcome
     called = []
@@ -281,7 +281,8 @@ def test_without_structure_for_energy_the_graph_s_groups_must_be_bimodal():
         cuts = step.value
         assert cuts["graph's groups"] < NO_STRUCTURE_RATIO * min(
             v for c, v in cuts.items() if c.startswith("energy"))
-        assert "and each be bimodal with its nearest group (dip p-values at most" in step.outcome
+        assert ("and each be bimodal with its nearest group along their discriminant or "
+                "margins (dip p-values at most") in step.outcome
 
 
 def test_one_column_keeps_energy_on_every_path():
@@ -1122,6 +1123,51 @@ def test_pair_dips_cross_parallel_stripes_along_their_discriminant():
                    rng.uniform((0.2, 0.45), (8.2, 0.75), (200, 2))])
     E = np.repeat([0, 1], 200)
     assert arbiter.pair_dips(X, np.ones(400), E, np.zeros(400, dtype=np.int64)) < SPLIT_ALPHA
+
+
+def test_margins_by_hand():
+    """Each row's distance to the other group's nearest row less that to its own group's
+    nearest other row, turned negative for the second group; a row alone: 0 from its own."""
+    X, E = np.array([[0.0], [1.0], [2.0], [5.0], [6.0]]), np.array([0, 0, 0, 1, 1])
+    np.testing.assert_allclose(arbiter.margins(X, E, None, 0, 1), [4, 3, 2, -2, -3])
+    np.testing.assert_allclose(arbiter.margins(X, E, None, 1, 0), [2, 3, -4, -3, -2])
+    X, E = np.array([[0.0, 0.0], [3.0, 4.0], [3.0, 5.0]]), np.array([0, 1, 1])
+    np.testing.assert_allclose(arbiter.margins(X, E, None, 0, 1), [5, 1 - 5, 1 - np.hypot(3, 5)])
+
+
+def test_pair_dips_read_the_graph_s_groups_along_their_margins():
+    """Energy without structure (E one cluster): the graph's groups are read along their
+    margins. Two rings round one centre have the same mean, but the gap between them
+    keeps every margin from 0; a Gaussian cut in two by a line
+    and a skewed cloud with its tail cut off have margins near 0 at the cut: one mode."""
+    one = np.zeros(600, dtype=np.int64)
+    R, ring = make_circles(600, factor=0.5, noise=0.05, random_state=0)
+    w = np.ones(600)
+    assert arbiter.pair_dips(R, w, one, ring) < SPLIT_ALPHA
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(600, 2))
+    assert arbiter.pair_dips(X, w, one, (X[:, 0] > 0).astype(np.int64)) >= SPLIT_ALPHA
+    X = rng.lognormal(size=(600, 2))
+    tail = (X.sum(axis=1) > np.quantile(X.sum(axis=1), 0.8)).astype(np.int64)
+    assert arbiter.pair_dips(X, w, one, tail) >= SPLIT_ALPHA
+
+
+def test_arms_that_no_line_separates_are_the_graph_s_where_energy_sees_no_structure():
+    """Three arms of a spiral: energy's rule finds no structure; the graph's groups are
+    the arms, cut below half the energy partition's. Along their linear discriminant
+    the arms are not bimodal (dip p 0.052), so the answer was 1; along their margins
+    they are (the gaps between the arms), so the answer is the graph's 3."""
+    rng = np.random.default_rng(2)
+    t = np.pi * np.sqrt(rng.uniform(0.25, 6.25, 120))       # the same angles on each arm
+    X = np.vstack([np.c_[t * np.cos(t + 2 * np.pi * j / 3), t * np.sin(t + 2 * np.pi * j / 3)]
+                   for j in range(3)])
+    X += rng.normal(0, 0.05, X.shape)
+    y = np.repeat([0, 1, 2], 120)
+    r = choose_k(X, semimetric="auto")
+    assert r.candidates["energy"].k == 1
+    assert (r.k, r.semimetric, r.trace.steps[-1].rule) == (3, "nearest_neighbors", "no structure")
+    assert ari(y, r.labels) == 1.0
+    assert "along their discriminant or margins" in r.trace.steps[-1].outcome
 
 
 @pytest.mark.parametrize("seed", [0, 1])

@@ -52,8 +52,10 @@ def test_the_arbiter_s_dip_level_is_the_split_test_s_as_the_code_has_it():
     v = value("SPLIT_ALPHA")
     assert f"the split test's level {v:g}:" in _text("choosing_k.rst")
     assert f"(p below {v:g})" in _text("nothing_given.rst")
-    assert f"(the dip test at the split test's level {v:g})" in _text("choosing_k.rst")
-    assert f"(the dip test at level {v:g})" in _text("nothing_given.rst")
+    assert f"the dip test of each at half the split test's level {v:g})" in _text(
+        "choosing_k.rst")                   # rule 1: two views, Bonferroni
+    assert f"(a gap; the dip test of each at level {v / 2:g}, {v:g} for the two)" in _text(
+        "nothing_given.rst")
 
 
 def test_the_arbiter_s_clean_cut_is_stated_on_both_pages():

@@ -8,9 +8,10 @@ are compared by the **normalised cut** (Shi & Malik 2000) on the neighbourhood g
 :math:`k_e = 1` (no structure for energy): the graph when its groups are components of
 the graph (a cut of 0: apart, the strongest evidence a graph gives; a tight far group is
 one), or cut below ``NO_STRUCTURE_RATIO`` times :math:`E_{k_g}` with each bimodal with its
-nearest (:func:`pair_dips` below ``SPLIT_ALPHA``; two parts of one cloud, a tail cut off,
-are not), else one cluster; (2) :math:`E_{k_g}` the graph's groups (adjusted Rand index
-at least ``AGREE``) and :math:`k_e < k_g`: the graph, finer; (3) the energy clusters
+nearest along their discriminant or their margins (:func:`pair_dips` below
+``SPLIT_ALPHA``: a valley across a line, or a gap, which arms that no line separates
+show; two parts of one cloud, a tail cut off, have neither), else one cluster; (2)
+:math:`E_{k_g}` the graph's groups (adjusted Rand index at least ``AGREE``) and :math:`k_e < k_g`: the graph, finer; (3) the energy clusters
 within the groups (a share ``WITHIN`` of the weight) and one of: the smallest group below
 ``BALANCE`` / :math:`k_g` of the weight (a part set apart, past which the graph's rule
 stopped; not a group of at most ``n_neighbors + 1`` rows, which the graph sees only where
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.covariance import ledoit_wolf
+from sklearn.neighbors import NearestNeighbors
 
 from .._semimetrics.auto import ONE_COLUMN
 from .._stats.dip import dip_test
@@ -82,24 +84,52 @@ def smallest_group(G, w, k, n_neighbors):
 
 
 def pair_dips(X, w, E, G):
-    r"""The largest dip p-value of the energy clusters ``E`` (``E`` one cluster: the groups
-    of ``G``) each with its nearest cluster (by weighted means) in the same group of ``G``,
-    along their discriminant :math:`\hat\Sigma^{-1} (\mu_d - \mu_c)` (Fisher 1936; the
-    pooled covariance shrunk as Ledoit & Wolf 2004), which crosses long clusters side by
-    side where the means' line is slanted (1.0 where no group holds two); weights enter
-    the means; the covariance and the dip count each row once, as the split test does."""
+    r"""The largest dip p-value of the energy clusters ``E`` each with its nearest cluster
+    (by weighted means) in the same group of ``G``, along their discriminant
+    :math:`\hat\Sigma^{-1} (\mu_d - \mu_c)` (Fisher 1936; the pooled covariance shrunk
+    as Ledoit & Wolf 2004), which crosses long clusters side by side where the means'
+    line is slanted; ``E`` one cluster: the groups of ``G`` each with its nearest group,
+    along their discriminant (a valley across a line) and their :func:`margins` (a gap
+    along the boundary the graph drew, straight or curved), the smaller p-value of the
+    two doubled (Bonferroni); 1.0 where no group holds two. Weights enter the means; the
+    covariance, the margins and the dip count each row once, as the split test does."""
+    views = (discriminant, margins) if E.max() == 0 else (discriminant,)
     E, G = (G, E) if E.max() == 0 else (E, G)
     ke = int(E.max()) + 1
     mu = np.array([np.average(X[E == c], axis=0, weights=w[E == c]) for c in range(ke)])
     home = _contingency(E, G, w).argmax(axis=1)
-    p = 0.0
+    ps = []
     for c in range(ke):
         if (others := np.flatnonzero((home == home[c]) & (np.arange(ke) != c))).size:
             d = others[np.argmin(np.sum((mu[others] - mu[c]) ** 2, axis=1))]
-            both = (E == c) | (E == d)
-            S = ledoit_wolf(X[both] - mu[np.where(E[both] == c, c, d)], assume_centered=True)[0]
-            p = max(p, dip_test(X[both] @ np.linalg.lstsq(S, mu[d] - mu[c], rcond=None)[0])[1])
-    return p if p > 0.0 else 1.0
+            ps.append(min(1.0, len(views) * min(dip_test(v(X, E, mu, c, d))[1] for v in views)))
+    return max(ps, default=1.0)
+
+
+def discriminant(X, E, mu, c, d):
+    """The rows of clusters c and d of ``E`` projected on their discriminant (:func:`pair_dips`)."""
+    both = (E == c) | (E == d)
+    S = ledoit_wolf(X[both] - mu[np.where(E[both] == c, c, d)], assume_centered=True)[0]
+    return X[both] @ np.linalg.lstsq(S, mu[d] - mu[c], rcond=None)[0]
+
+
+def margins(X, E, mu, c, d):
+    r"""Each row of groups c and d of ``E``: its distance to the nearest row of the other
+    group less that to the nearest other row of its own, turned negative for d's rows.
+    A gap between the groups, straight or curved, keeps every margin from 0, two modes;
+    a cut through one cloud does not (the rows at the cut have margins near 0, and more
+    of them lie deeper on the denser side: one mode). Euclidean distances in X's units;
+    a row alone in its group is 0 from its own."""
+    A, B = X[E == c], X[E == d]
+
+    def nearest(P, Q, own):
+        if own and P.shape[0] == 1:
+            return np.zeros(1)
+        dist = NearestNeighbors(n_neighbors=1 + own).fit(Q).kneighbors(P)[0]
+        return dist[:, -1]
+
+    return np.concatenate([nearest(A, B, False) - nearest(A, A, True),
+                           nearest(B, B, True) - nearest(B, A, False)])
 
 
 def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0, pair_p=1.0):
@@ -153,8 +183,8 @@ def _texts(rule, pick, k_e, k_g, within, smallest, agree, cut_g, pair_p):
     if rule == "no structure":
         return (f"no structure for energy: the graph's groups must cut below "
                 f"{NO_STRUCTURE_RATIO:g} times the energy partition's" + ("" if callable(pair_p)
-                else f", and each be bimodal with its nearest group (dip p-values at most "
-                f"{pair_p:.2g}, below {SPLIT_ALPHA:g})"), "")
+                else f", and each be bimodal with its nearest group along their discriminant "
+                f"or margins (dip p-values at most {pair_p:.2g}, below {SPLIT_ALPHA:g})"), "")
     if rule == "finer groups":
         return (f"{same}: both see {k_g} groups, finer than energy's {k_e} clusters",
                 f", finer than energy's (ARI {agree:.2f})")
