@@ -11,9 +11,10 @@ one), or cut below ``NO_STRUCTURE_RATIO`` times :math:`E_{k_g}` with each bimoda
 nearest along their discriminant or their margins (:func:`pair_dips` below
 ``SPLIT_ALPHA``: a valley across a line, or a gap, which arms that no line separates
 show; two parts of one cloud, a tail cut off, have neither), else one cluster; (2)
-:math:`E_{k_g}` the graph's groups (adjusted Rand index at least ``AGREE``) and :math:`k_e < k_g`: the graph, finer; (3) the energy clusters
-within the groups (a share ``WITHIN`` of the weight) and one of: the smallest group below
-``BALANCE`` / :math:`k_g` of the weight (a part set apart, past which the graph's rule
+:math:`E_{k_g}` the graph's groups (adjusted Rand index at least ``AGREE``) and
+:math:`k_e < k_g`: the graph, finer; (3) the energy clusters within the groups (a
+share ``WITHIN`` of the weight) and one of: the smallest group below ``BALANCE`` /
+:math:`k_g` of the weight (a part set apart, past which the graph's rule
 stopped; not a group of at most ``n_neighbors + 1`` rows, which the graph sees only where
 it is apart on its own scale: a tight far group, a cluster); :math:`E_{k_g}` the groups
 (energy finds clusters within them); or :math:`k_e > k_g` with every energy cluster
@@ -107,7 +108,8 @@ def pair_dips(X, w, E, G):
 
 
 def discriminant(X, E, mu, c, d):
-    """The rows of clusters c and d of ``E`` projected on their discriminant (:func:`pair_dips`)."""
+    """The rows of clusters c and d of ``E`` (means ``mu``) projected on their
+    discriminant (:func:`pair_dips`)."""
     both = (E == c) | (E == d)
     S = ledoit_wolf(X[both] - mu[np.where(E[both] == c, c, d)], assume_centered=True)[0]
     return X[both] @ np.linalg.lstsq(S, mu[d] - mu[c], rcond=None)[0]
@@ -119,7 +121,8 @@ def margins(X, E, mu, c, d):
     A gap between the groups, straight or curved, keeps every margin from 0, two modes;
     a cut through one cloud does not (the rows at the cut have margins near 0, and more
     of them lie deeper on the denser side: one mode). Euclidean distances in X's units;
-    a row alone in its group is 0 from its own."""
+    a row alone in its group is 0 from its own; ``mu`` (the means) is not read: the
+    views of :func:`pair_dips` take the same arguments."""
     A, B = X[E == c], X[E == d]
 
     def nearest(P, Q, own):
