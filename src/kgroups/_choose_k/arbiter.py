@@ -32,8 +32,8 @@ from sklearn.covariance import ledoit_wolf
 from sklearn.neighbors import NearestNeighbors
 
 from .._semimetrics.auto import ONE_COLUMN
+from .._stats.criteria import contingency
 from .._stats.dip import dip_test
-from ..metrics import _contingency
 from .constants import AGREE, BALANCE, CLEAN_CUT, CUT_RATIO, NO_STRUCTURE_RATIO, SPLIT_ALPHA, WITHIN
 
 ENERGY, GRAPH = "energy", "nearest_neighbors"
@@ -45,7 +45,7 @@ def within_share(P, G, w):
     >>> within_share(np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1]), np.ones(4))
     0.5
     """
-    return float(_contingency(P, G, w).max(axis=1).sum() / w.sum())
+    return float(contingency(P, G, w).max(axis=1).sum() / w.sum())
 
 
 def no_graph(X, n_distinct, n_neighbors):
@@ -98,7 +98,7 @@ def pair_dips(X, w, E, G):
     E, G = (G, E) if E.max() == 0 else (E, G)
     ke = int(E.max()) + 1
     mu = np.array([np.average(X[E == c], axis=0, weights=w[E == c]) for c in range(ke)])
-    home = _contingency(E, G, w).argmax(axis=1)
+    home = contingency(E, G, w).argmax(axis=1)
     ps = []
     for c in range(ke):
         if (others := np.flatnonzero((home == home[c]) & (np.arange(ke) != c))).size:
