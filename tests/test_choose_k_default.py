@@ -1155,8 +1155,8 @@ def test_pair_dips_read_the_graph_s_groups_along_their_margins():
 def test_arms_that_no_line_separates_are_the_graph_s_where_energy_sees_no_structure():
     """Three arms of a spiral: energy's rule finds no structure; the graph's groups are
     the arms, cut below half the energy partition's. Along their linear discriminant
-    the arms are not bimodal (dip p 0.052), so the answer was 1; along their margins
-    they are (the gaps between the arms), so the answer is the graph's 3."""
+    alone the arms are not bimodal (dip p 0.052: one cluster); along their margins they
+    are (the gaps between the arms), so the answer is the graph's 3."""
     rng = np.random.default_rng(2)
     t = np.pi * np.sqrt(rng.uniform(0.25, 6.25, 120))       # the same angles on each arm
     X = np.vstack([np.c_[t * np.cos(t + 2 * np.pi * j / 3), t * np.sin(t + 2 * np.pi * j / 3)]
