@@ -555,7 +555,7 @@ def test_bisect_reads_each_half_on_the_line_of_the_other_and_combines_by_fisher(
     X = np.r_[rng.normal([0, 0], 0.3, (41, 2)), rng.normal([4, 0], 0.3, (40, 2))]
     seen, given = [], iter([0.03, 0.2])
     monkeypatch.setattr(fits, "dip_test",
-                        lambda t: seen.append(np.asarray(t)) or (0.0, next(given)))
+                        lambda t, w: seen.append(np.asarray(t)) or (0.0, next(given)))
     p, _ = Fits(X, np.ones(81), Setting(n_init=3), 0).bisect(
         np.zeros(81, dtype=np.int64), 0, np.random.default_rng(0))
     assert sorted(t.size for t in seen) == [40, 41]
@@ -896,6 +896,35 @@ def test_integer_weights_are_repeated_rows():
     assert c.k == 4 and same_partition(c.labels, a.labels)
 
 
+@pytest.mark.parametrize("semimetric", ["energy", "auto"])
+def test_copies_of_a_row_are_the_row_with_their_weight(semimetric):
+    """Forty draws of one Gaussian, each copied five times, are forty points of weight
+    5: one cluster, with the same trace. Read row by row, the dips would see each
+    point's copies as a mode of its own (the answer was 14)."""
+    P = np.random.default_rng(0).normal(size=(40, 2))
+    a = choose_k(P, sample_weight=np.full(40, 5.0), semimetric=semimetric)
+    b = choose_k(np.repeat(P, 5, axis=0), semimetric=semimetric)
+    assert a.k == b.k == 1 and a.reasoning == b.reasoning
+    X, y = four_blobs(n=30)                            # copies of some rows, not all
+    c = np.random.default_rng(1).integers(1, 4, X.shape[0])
+    a = choose_k(X, sample_weight=c, semimetric=semimetric)
+    b = choose_k(np.repeat(X, c, axis=0), semimetric=semimetric)
+    assert a.k == b.k == 4 and a.reasoning == b.reasoning
+    np.testing.assert_array_equal(np.repeat(a.labels, c), b.labels)
+
+
+def test_a_sample_of_data_with_copies_is_of_distinct_rows(monkeypatch):
+    """Past SAMPLE_N distinct rows the sample is drawn from the distinct rows; it names
+    the first copy of each, and every row, copies included, is labelled."""
+    monkeypatch.setattr(core, "SAMPLE_N", 200)
+    X, y = four_blobs(n=150)
+    X, y = np.vstack([X, X[:300]]), np.r_[y, y[:300]]
+    r = choose_k(X, semimetric="auto", random_state=0)
+    assert r.k == 4 and r.labels.shape == (900,) and ari(y, r.labels) == 1.0
+    assert r.sample.shape == (200,) and np.all(np.diff(r.sample) > 0) and r.sample[-1] < 600
+    assert all(c.labels.shape == (200,) for c in r.candidates.values())
+
+
 def test_answer_at_the_top_of_the_range_warns_at_the_callers_line():
     X = blobs(np.random.default_rng(1), SIX, 0.8, 20)
     with pytest.warns(KRangeWarning, match="widen k_range") as record:
@@ -1013,15 +1042,18 @@ def test_rounded_data_are_read_to_their_precision():
     """A Gaussian in the plane rounded to half its standard deviation and counts (four
     Poisson columns) have no clusters, and three Gaussians rounded alike have three.
     Read as they are, their repeated values make combs that the dips read as modes;
-    the dips read X to its precision, the fits X itself."""
+    the dips read X to its precision, the fits X itself. The copies of a rounded cell
+    are one row of their weight: the dips read it at the sample's effective size (235
+    cells of 900 rows read as 124 points), and the references find the three."""
     rng = np.random.default_rng(11)
     y = np.repeat([0, 1, 2], 300)
     for X, k in ((np.round(rng.normal(size=(1000, 2)) / 0.5) * 0.5, 1),
                  (rng.poisson(3.0, size=(1000, 4)).astype(float), 1),
                  (np.round(blobs(rng, [[0, 0], [6, 0], [0, 6]], 1.0, 300) / 0.5) * 0.5, 3)):
         r = choose_k(X, range(1, 11))
-        assert r.k == k and r.trace.steps[0].outcome == ("no modes" if k == 1 else
-                                                         "modes: structure")
+        first = r.trace.steps[:2] if k == 1 else r.trace.steps[1:2]
+        assert r.k == k and [s.outcome for s in first] == (
+            ["no modes", "no structure"] if k == 1 else ["structure"])
         assert k == 1 or ari(y, r.labels) > 0.98
         assert choose_k(X, range(1, 11), semimetric="auto").k == k
 
@@ -1206,12 +1238,11 @@ def test_tight_parallel_stripes_the_graph_joins_are_energy_s(seed):
 
 
 def test_few_distinct_rows_skip_the_graph():
-    """No more distinct rows than n_neighbors + 1: no neighbourhood graph, energy."""
+    """No more distinct rows than n_neighbors + 1: no neighbourhood graph, energy.
+    Three rows, however many copies, are three points: too few to show structure."""
     X = np.repeat([[0.0, 0.0], [5.0, 5.0], [9.0, 0.0]], 30, axis=0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", KRangeWarning)
-        r = choose_k(X, semimetric="auto")
-    assert r.k == 2 and r.semimetric == "energy"         # k < 3 distinct rows
+    r = choose_k(X, semimetric="auto")
+    assert r.k == 1 and r.semimetric == "energy"
     arb = steps(r, "arbiter")[0]
     assert arb.value == 3 and arb.threshold == 11 and "too few" in arb.outcome
 

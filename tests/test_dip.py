@@ -12,6 +12,7 @@ from kgroups._stats.dip import (
     dip,
     dip_pvalue,
     dip_test,
+    effective_sample,
     read_to_precision,
     spread_ties,
 )
@@ -146,3 +147,20 @@ def test_values_one_ulp_apart_are_one_tie():
     assert dip(x) == pytest.approx(dip(merged), abs=1e-12)
     assert dip_test(x)[1] == dip_test(merged)[1] < 0.01
     assert dip(1e6 + 3.0 * x) == pytest.approx(dip(x), abs=1e-9)
+
+
+def test_effective_sample_is_the_weighted_law_at_kish_s_size():
+    """The effective sample has (sum w)^2 / sum w^2 points (Kish), does not change when
+    every weight is scaled, and its distribution function is within 1 / (2m) of the
+    weighted one at every value; equal weights give the sample itself, and the dip
+    test of equal weights is the unweighted test."""
+    rng = np.random.default_rng(5)
+    x, w = rng.normal(size=300), rng.integers(1, 6, 300).astype(float)
+    s = effective_sample(x, w)
+    m = round(w.sum() ** 2 / (w @ w))
+    assert s.size == m and np.array_equal(s, effective_sample(x, 7.0 * w))
+    for v in np.sort(x):
+        assert abs(np.mean(s <= v) - w[x <= v].sum() / w.sum()) <= 0.5 / m + 1e-12
+    assert np.array_equal(effective_sample(x, np.full(300, 4.0)), np.sort(x))
+    assert dip_test(x, np.full(300, 4.0)) == dip_test(x)
+    assert dip_test(x, w)[1] == dip_pvalue(dip(s), m)

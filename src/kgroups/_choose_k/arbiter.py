@@ -92,8 +92,9 @@ def pair_dips(X, w, E, G):
     line is slanted; ``E`` one cluster: the groups of ``G`` each with its nearest group,
     along their discriminant (a valley across a line) and their :func:`margins` (a gap
     along the boundary the graph drew, straight or curved), the smaller p-value of the
-    two doubled (Bonferroni); 1.0 where no group holds two. Weights enter the means; the
-    covariance, the margins and the dip count each row once, as the split test does."""
+    two doubled (Bonferroni); 1.0 where no group holds two. Weights enter the means and
+    the dip (:func:`~kgroups._stats.dip.dip_test`); the covariance and the margins count
+    each row once. Each view lists c's rows, then d's."""
     views = (discriminant, margins) if E.max() == 0 else (discriminant,)
     E, G = (G, E) if E.max() == 0 else (E, G)
     ke = int(E.max()) + 1
@@ -103,16 +104,19 @@ def pair_dips(X, w, E, G):
     for c in range(ke):
         if (others := np.flatnonzero((home == home[c]) & (np.arange(ke) != c))).size:
             d = others[np.argmin(np.sum((mu[others] - mu[c]) ** 2, axis=1))]
-            ps.append(min(1.0, len(views) * min(dip_test(v(X, E, mu, c, d))[1] for v in views)))
+            wcd = np.r_[w[E == c], w[E == d]]
+            ps.append(min(1.0, len(views) * min(dip_test(v(X, E, mu, c, d), wcd)[1]
+                                                for v in views)))
     return max(ps, default=1.0)
 
 
 def discriminant(X, E, mu, c, d):
     """The rows of clusters c and d of ``E`` (means ``mu``) projected on their
-    discriminant (:func:`pair_dips`)."""
+    discriminant, c's then d's (:func:`pair_dips`)."""
     both = (E == c) | (E == d)
     S = ledoit_wolf(X[both] - mu[np.where(E[both] == c, c, d)], assume_centered=True)[0]
-    return X[both] @ np.linalg.lstsq(S, mu[d] - mu[c], rcond=None)[0]
+    return np.concatenate([X[E == c], X[E == d]]) @ np.linalg.lstsq(S, mu[d] - mu[c],
+                                                                     rcond=None)[0]
 
 
 def margins(X, E, mu, c, d):

@@ -54,10 +54,25 @@ def sample_rows(seed, order, m):
     return order[np.sort(np.random.default_rng([seed, 11]).choice(n, min(m, n), replace=False))]
 
 
-def in_order(r, rows, own=True):
-    """Put the labels of ``r`` (with ``own``), of its candidates and of their rescaled
-    geometries, fitted on ``X[rows]``, in the order of the rows' indices."""
-    back, held = np.argsort(rows), [r, *(r.candidates or {}).values()]
+def distinct_rows(X, w):
+    """``(keep, inv, weights)``: the first copy of each distinct row of X, in X's order;
+    each row's place among them; their summed weights. The default chooses on them: the
+    fits read a row of weight m as its m copies, and the dips a weighted sample at its
+    effective size (:func:`~kgroups._stats.dip.dip_test`), so that copies of every row
+    are its points (not as many modes) and the copies of a rounded cell its density."""
+    _, first, inv = np.unique(X, axis=0, return_index=True, return_inverse=True)
+    at = np.empty_like(first)
+    at[np.argsort(first)] = np.arange(first.size)
+    inv = at[inv.ravel()]
+    return np.sort(first), inv, np.bincount(inv, weights=w, minlength=first.size)
+
+
+def relabel(r, back, own=True):
+    """Read the labels of ``r`` (with ``own``), of its candidates and of their rescaled
+    geometries at ``back``: ``np.argsort(rows)`` puts labels fitted on ``X[rows]`` in
+    the order of the rows' indices; the inverse of ``np.unique`` gives each row its
+    distinct row's."""
+    held = [r, *(r.candidates or {}).values()]
     held += [g for x in held for g in (x.multimodal_axes, x.standardized) if g is not None]
     for x in {id(x): x for x in held[0 if own else 1:]}.values():
         x.labels = x.labels[back]
@@ -173,6 +188,10 @@ def run_choice(X, w, ks, method, setting, opts, random_state, refit, seed=None):
     X of extreme magnitude on ``c X`` (``data_scale``; W in X's units). ``seed``: that of
     the data X was sampled from (:func:`sample_rows`), in place of X's own."""
     sem = ENERGY if setting.semimetric in (GRAPH, "auto") else setting.semimetric
+    n = X.shape[0]
+    if method == "auto":
+        keep, inv, w = distinct_rows(X, w)
+        X = X[keep]
     big = IN_MEMORY.summary(X, w, "choose_k")[0]    # the largest |x - c|, c X's robust centre
     c = 1.0 if callable(sem) else data_scale(big, sem, "choose_k")
     own, order = canonical(projection_key(X), w)     # of X in its units, whatever c
@@ -186,12 +205,12 @@ def run_choice(X, w, ks, method, setting, opts, random_state, refit, seed=None):
             r = ChooseKResult(1, "auto", ks, labels=np.zeros(w.size, np.int64),
                               semimetric=ENERGY if setting.semimetric == "auto" else None)
             r.trace.add("range", "points of positive weight (too few distinct for k >= 2)",
-                        {"points": w.size, "distinct": opts["n_distinct"]}, None, "one cluster")
+                        {"points": n, "distinct": opts["n_distinct"]}, None, "one cluster")
         elif X.shape[0] <= SAMPLE_N:
             check_fits(2 * X.nbytes, f"choose_k's two copies of X ({X.shape[0]} x "
                        f"{X.shape[1]})", "fewer columns (a projection of X)")
             r = default(X[order], w[order], ks, setting, opts, seed)
-            in_order(r, order)
+            relabel(r, np.argsort(order))
         else:
             r = _on_sample(X, w, order, ks, setting, opts, seed, refit)
     r.semimetric = setting.semimetric if r.semimetric is None else r.semimetric
@@ -201,6 +220,11 @@ def run_choice(X, w, ks, method, setting, opts, random_state, refit, seed=None):
         x.within_energy = None if x.within_energy is None else x.within_energy * u
         x.ref_log_w = None if x.ref_log_w is None else x.ref_log_w + np.log(u)
         x.rescaling = x.rescaling and x.rescaling.of_scaled(c)
+    if method == "auto":  # back to the rows of X: each its distinct row's label
+        if r.sample is None:
+            relabel(r, inv)
+        else:  # the candidates label the sample, of distinct rows (first copies)
+            r.labels, r.sample = r.labels[inv], keep[r.sample]
     return r
 
 
@@ -212,7 +236,7 @@ def _on_sample(X, w, order, ks, setting, opts, seed, refit):
     Xs, ws = X[rows], w[rows]
     sub = {**opts, "n_distinct": np.unique(Xs, axis=0).shape[0]}
     r = default(Xs, ws, ks, setting, sub, seed)
-    in_order(r, rows, own=False)  # r's own: the sample fit's, below
+    relabel(r, np.argsort(rows), own=False)  # r's own: the sample fit's, below
     r.sample = np.sort(rows)
     geo = r.rescaling or (lambda A: A)  # the rows in the geometry of the labels
     if r.k == 1:

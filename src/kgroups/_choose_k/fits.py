@@ -244,6 +244,6 @@ class Fits:
         start[idx[self.Z[idx] @ v > mid]] = labels.max() + 1
         if not test:
             return 1.0, start
-        q = float(np.prod([dip_test(self.T[other] @ line)[1]
+        q = float(np.prod([dip_test(self.T[other] @ line, self.w[other])[1]
                            for (line, _), other in zip(lines, halves[::-1])]))
         return q * (1.0 - np.log(q)), start      # dip p-values are > 0: so is q

@@ -32,7 +32,7 @@ RESCALED = ("multimodal axes", "standardized")
 def modes(f):
     """The p-values of the two dip tests of geometry ``f`` (split and radial)."""
     split = f.bisect(np.zeros(f.w.size, dtype=np.int64), 0, f.rng(0, 5))[0]
-    radial = dip_test(np.linalg.norm(f.T - f.w @ f.T / f.w.sum(), axis=1))[1]
+    radial = dip_test(np.linalg.norm(f.T - f.w @ f.T / f.w.sum(), axis=1), f.w)[1]
     return {"split": float(split), "radial": float(radial)}
 
 
@@ -100,7 +100,7 @@ def rescaled(name, X, w, setting, T):
     if (r := (m := sphering(X, w)).scale.size) >= X.shape[0] - 1:
         return None, (f"X has {r} axes of variance for {X.shape[0]} points, so sphered "
                       "every two points are the same distance apart")
-    keep = np.flatnonzero([dip_test(c)[1] < STRUCTURE_ALPHA / r for c in m(T).T])
+    keep = np.flatnonzero([dip_test(c, w)[1] < STRUCTURE_ALPHA / r for c in m(T).T])
     if not keep.size:
         return None, "no axis of X sphered is multimodal (dip test)"
     return m.columns(keep), None

@@ -279,9 +279,31 @@ def dip_pvalue(d, n):
     return float(np.exp(np.interp(s, row, np.log(DIP_TAILS))))
 
 
-def dip_test(x):
+def effective_sample(x, w):
+    r"""The weighted sample ``(x, w)`` as an unweighted one of its effective size
+    :math:`m = (\sum w)^2 / \sum w^2` (Kish): its weighted distribution's quantiles at
+    :math:`(i - 1/2) / m`, :math:`i = 1, \dots, m`. Equal weights give ``x`` sorted.
+
+    Examples
+    --------
+    >>> effective_sample([3.0, 1.0, 2.0], [1.0, 1.0, 1.0]).tolist()
+    [1.0, 2.0, 3.0]
+    >>> effective_sample([0.0, 1.0], [3.0, 1.0]).tolist()    # m = 16 / 10
+    [0.0, 0.0]
+    """
+    x, w = np.asarray(x, dtype=np.float64).ravel(), np.asarray(w, dtype=np.float64).ravel()
+    order = np.argsort(x, kind="stable")
+    cum = np.cumsum(w[order]) / w.sum()
+    m = max(1, int(round(w.sum() ** 2 / (w @ w))))
+    at = np.searchsorted(cum, (np.arange(m) + 0.5) / m)
+    return x[order][np.minimum(at, x.size - 1)]
+
+
+def dip_test(x, w=None):
     """``(dip, p-value)`` of a sample against the uniform (:func:`dip`,
-    :func:`dip_pvalue`).
+    :func:`dip_pvalue`); with weights ``w``, of its :func:`effective_sample`: a point
+    of weight m reads as one point where all weigh m, and as m of another where the
+    others weigh 1.
 
     Examples
     --------
@@ -291,5 +313,7 @@ def dip_test(x):
     True
     """
     x = np.asarray(x, dtype=np.float64).ravel()
+    if w is not None and np.ptp(w) > 0:
+        x = effective_sample(x, w)
     d = dip(x)
     return d, dip_pvalue(d, x.size)
