@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import warnings
 
-import numpy as np
-
 from .._errors import KRangeWarning, user_stacklevel
 from .._validation import InvalidParameterError, check_data, check_sample_weight, validated
-from .core import check_k_range, run_choice
+from .core import check_k_range, distinct_rows, run_choice
 from .fits import Setting
 
 
@@ -143,12 +141,14 @@ def choose_k(X, k_range=None, *, method="auto", semimetric="energy", alpha=1.0, 
     if rule is not None and method != "gap":
         raise InvalidParameterError(f"choose_k: rule={rule!r} applies to method='gap' only; "
                                     f"got method={method!r} (leave rule=None)")
-    n_distinct = np.unique(X, axis=0).shape[0]
+    distinct = distinct_rows(X, w)
+    n_distinct = distinct[0].size
     ks = check_k_range(k_range, method, semimetric, X.shape[0], n_distinct)
     setting = Setting(semimetric=semimetric, alpha=alpha, sigma=sigma, theta=theta,
                       n_neighbors=n_neighbors, n_init=n_init, engine=engine)
     opts = {"n_refs": n_refs, "reference": reference, "n_splits": n_splits, "rule": rule,
-            "se_factor": se_factor, "cutoff": cutoff, "n_distinct": n_distinct}
+            "se_factor": se_factor, "cutoff": cutoff, "n_distinct": n_distinct,
+            "distinct": distinct}
     r = run_choice(X, w, ks, method, setting, opts, random_state, refit=True)
     if r.at_top:  # the default answered the top of the range before its rule decided
         warnings.warn(f"choose_k: {r.top_note}", KRangeWarning, stacklevel=user_stacklevel())

@@ -60,7 +60,9 @@ def distinct_rows(X, w):
     fits read a row of weight m as its m copies, and the dips a weighted sample at its
     effective size (:func:`~kgroups._stats.dip.dip_test`), so that copies of every row
     are its points (not as many modes) and the copies of a rounded cell its density."""
-    _, first, inv = np.unique(X, axis=0, return_index=True, return_inverse=True)
+    rows = np.ascontiguousarray(X, dtype=np.float64)      # each row's bytes, one value
+    rows = rows.view(np.dtype((np.void, rows.itemsize * rows.shape[1]))).ravel()
+    _, first, inv = np.unique(rows, return_index=True, return_inverse=True)
     at = np.empty_like(first)
     at[np.argsort(first)] = np.arange(first.size)
     inv = at[inv.ravel()]
@@ -189,8 +191,8 @@ def run_choice(X, w, ks, method, setting, opts, random_state, refit, seed=None):
     the data X was sampled from (:func:`sample_rows`), in place of X's own."""
     sem = ENERGY if setting.semimetric in (GRAPH, "auto") else setting.semimetric
     n = X.shape[0]
-    if method == "auto":
-        keep, inv, w = distinct_rows(X, w)
+    if method == "auto":  # distinct_rows(X, w), which the caller drew the range from
+        keep, inv, w = opts["distinct"]
         X = X[keep]
     big = IN_MEMORY.summary(X, w, "choose_k")[0]    # the largest |x - c|, c X's robust centre
     c = 1.0 if callable(sem) else data_scale(big, sem, "choose_k")
@@ -234,7 +236,7 @@ def _on_sample(X, w, order, ks, setting, opts, seed, refit):
     n = X.shape[0]
     rows = sample_rows(seed, order, SAMPLE_N)
     Xs, ws = X[rows], w[rows]
-    sub = {**opts, "n_distinct": np.unique(Xs, axis=0).shape[0]}
+    sub = {**opts, "n_distinct": rows.size}                  # rows of X distinct
     r = default(Xs, ws, ks, setting, sub, seed)
     relabel(r, np.argsort(rows), own=False)  # r's own: the sample fit's, below
     r.sample = np.sort(rows)

@@ -18,7 +18,8 @@ from .._semimetrics import DATA_BUILT
 from .._semimetrics.auto import SemimetricChoice
 from .._validation import InvalidParameterError, check_sample_weight
 from .constants import CHOICE_STARTS, N_REFS
-from .core import K_MAX, SAMPLE_N, canonical, k_limit, projection_key, run_choice, sample_rows
+from .core import (K_MAX, SAMPLE_N, canonical, distinct_rows, k_limit, projection_key,
+                   run_choice, sample_rows)
 from .fits import Setting, candidate_engines, engine_for
 from .trace import Step
 
@@ -132,7 +133,8 @@ def _choose(est, X, sample_weight, what=None, seed=None):
         out = _far_out(est, X[keep], w[keep])
         keep[keep], far = ~out, int(out.sum())
     Xk, wk = X[keep], w[keep]
-    n, n_distinct = Xk.shape[0], np.unique(Xk, axis=0).shape[0]
+    distinct = distinct_rows(Xk, wk)
+    n, n_distinct = Xk.shape[0], distinct[0].size
     top = k_limit("auto", est.semimetric, n, n_distinct)[0]
     engine = engine_for(est.engine, "energy" if est.semimetric == "auto" else est.semimetric)
     setting = Setting(semimetric=est.semimetric, alpha=est.alpha, sigma=est.sigma,
@@ -141,7 +143,7 @@ def _choose(est, X, sample_weight, what=None, seed=None):
                                  CHOICE_STARTS)
                       if est.n_init == "auto" else est.n_init,
                       max_iter=est.max_iter, tol=est.tol, engine=engine)
-    opts = {"n_refs": N_REFS, "reference": "pca", "n_distinct": n_distinct}
+    opts = {"n_refs": N_REFS, "reference": "pca", "n_distinct": n_distinct, "distinct": distinct}
     r = run_choice(Xk, wk, np.arange(1, max(1, min(K_MAX, top)) + 1), "auto", setting, opts,
                    est.random_state, refit=False, seed=seed)
     if est.noise is not None:
