@@ -383,11 +383,12 @@ def test_numpy_and_dask_arrays_of_the_same_data_get_the_same_choice(monkeypatch)
     monkeypatch.setattr(core, "SAMPLE_N", 300)
     monkeypatch.setattr("kgroups._choose_k.estimator.SAMPLE_N", 300)
     X = make_moons(1200, noise=0.06, random_state=0)[0]
-    ref = KernelKGroups("auto", semimetric="auto", random_state=0).fit(X)
-    for chunks in (250, 700):
-        est = KernelKGroups("auto", semimetric="auto", random_state=0).fit(
-            da.from_array(X, chunks=(chunks, 2)))
-        assert (est.n_clusters_, est.semimetric_) == (ref.n_clusters_, ref.semimetric_)
-        ours = [s for s in est.n_clusters_choice_.trace.steps if s.step != "sample"]
-        theirs = [s for s in ref.n_clusters_choice_.trace.steps if s.step != "sample"]
-        assert render(ours) == render(theirs)
+    for X in (X, np.vstack([X, X[::3]])):      # and with copies of a third of the rows
+        ref = KernelKGroups("auto", semimetric="auto", random_state=0).fit(X)
+        for chunks in (250, 700):
+            est = KernelKGroups("auto", semimetric="auto", random_state=0).fit(
+                da.from_array(X, chunks=(chunks, 2)))
+            assert (est.n_clusters_, est.semimetric_) == (ref.n_clusters_, ref.semimetric_)
+            ours = [s for s in est.n_clusters_choice_.trace.steps if s.step != "sample"]
+            theirs = [s for s in ref.n_clusters_choice_.trace.steps if s.step != "sample"]
+            assert render(ours) == render(theirs)

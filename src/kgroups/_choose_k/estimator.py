@@ -81,10 +81,15 @@ def _fit_from_a_sample(est, X, sample_weight, kind):
     key = _row_keys(kind, rows, w, est._owner())
     wh = np.asarray(w, dtype=np.float64)
     pos = np.flatnonzero(wh > 0)
-    seed, order = canonical(key[pos], wh[pos])
-    idx = pos[sample_rows(seed, order, SAMPLE_N)]
-    r, Xs, ws, _ = _choose(est, *kind.take(rows, w, idx), f"a uniform sample of "
-                           f"{idx.size} of the {n} rows ({kind.name} input)", seed)
+    # the copies of a row (one key) are the row with their weight, as in memory
+    # (distinct_rows): the same distinct rows, seed and sample
+    keys, first, inv = np.unique(key[pos], return_index=True, return_inverse=True)
+    wd = np.bincount(inv.ravel(), weights=wh[pos])
+    seed, order = canonical(keys, wd)
+    pick = sample_rows(seed, order, SAMPLE_N)
+    idx = pos[first[pick]]
+    r, Xs, ws, _ = _choose(est, kind.take(rows, w, idx)[0], wd[pick], f"a uniform sample "
+                           f"of {idx.size} of the {n} rows ({kind.name} input)", seed)
     r.sample = np.sort(idx)
     plan = {"n_clusters": int(r.k), "semimetric": r.semimetric, "engine": _engine(est, r)}
     if r.semimetric in DATA_BUILT:  # runs on neither Dask nor a device: the sample's fit
