@@ -30,6 +30,7 @@ from kgroups._choose_k.result import ChooseKResult
 from kgroups._choose_k.structure import (STRUCTURE_ALPHA, STRUCTURE_KMAX, STRUCTURE_Z,
                                          find_structure, modes, references, rescaled)
 from kgroups._choose_k.trace import Step, Trace, render
+from kgroups._stats.dip import dip_test, margins
 from kgroups.exceptions import KRangeWarning
 
 SIX = ([0.0, 0.0], [10.0, 0.0], [20.0, 0.0], [0.0, 10.0], [10.0, 10.0], [20.0, 10.0])
@@ -459,9 +460,9 @@ class _Walk:
     def rng(self, *key):
         return key
 
-    def bisect(self, labels, j, rng):
+    def bisect(self, labels, j, rng, gap=False):
         k = labels.size
-        assert rng == (k, 3, j)                 # each cluster's own stream
+        assert rng == (k, 3, j) and gap         # each cluster's own stream; a gap too
         return self.p[k][j], f"split {j} of {k}"
 
     def fit(self, k, start=None):
@@ -541,6 +542,26 @@ def test_bisect_cuts_the_cluster_along_its_two_halves():
     assert f.bisect(small, 1, np.random.default_rng(0)) == (1.0, None)   # too small
     one = Fits(rng.normal(size=(60, 2)), np.ones(60), Setting(n_init=3), 0)
     assert one.bisect(np.zeros(60, np.int64), 0, np.random.default_rng(0))[0] > 0.05
+
+
+def test_the_split_walk_s_test_needs_a_gap_in_the_space_too():
+    """Half a ring is bimodal along the line through its two quarters' means (its
+    projection piles up at both ends), but the quarters are not apart: their margins
+    spread from the cut, one mode. Two blobs are bimodal both ways. With ``gap`` the
+    test is the larger p-value (both must reject); without it, step 1's, the line."""
+    rng = np.random.default_rng(0)
+    t = rng.uniform(0, np.pi, 400)
+    arc = np.c_[np.cos(t), np.sin(t)] + rng.normal(0, 0.03, (400, 2))
+    f = Fits(arc, np.ones(400), Setting(n_init=3), 0)
+    zero = np.zeros(400, dtype=np.int64)
+    p_line, start = f.bisect(zero, 0, np.random.default_rng(0))
+    p_gap, same = f.bisect(zero, 0, np.random.default_rng(0), gap=True)
+    assert p_line < 1e-3 and p_gap > 0.2 and np.array_equal(start, same)
+    side = start == 1
+    assert p_gap == max(p_line, dip_test(margins(arc[~side], arc[side]))[1])
+    blobs2 = np.r_[rng.normal([0, 0], 0.3, (40, 2)), rng.normal([4, 0], 0.3, (40, 2))]
+    g = Fits(blobs2, np.ones(80), Setting(n_init=3), 0)
+    assert g.bisect(np.zeros(80, dtype=np.int64), 0, np.random.default_rng(0), gap=True)[0] < 0.01
 
 
 def test_bisect_reads_each_half_on_the_line_of_the_other_and_combines_by_fisher(monkeypatch):

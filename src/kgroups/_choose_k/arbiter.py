@@ -29,11 +29,10 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.covariance import ledoit_wolf
-from sklearn.neighbors import NearestNeighbors
 
 from .._semimetrics.auto import ONE_COLUMN
 from .._stats.criteria import contingency
-from .._stats.dip import dip_test
+from .._stats.dip import dip_test, margins as dip_margins
 from .constants import AGREE, BALANCE, CLEAN_CUT, CUT_RATIO, NO_STRUCTURE_RATIO, SPLIT_ALPHA, WITHIN
 
 ENERGY, GRAPH = "energy", "nearest_neighbors"
@@ -120,23 +119,10 @@ def discriminant(X, E, mu, c, d):
 
 
 def margins(X, E, mu, c, d):
-    r"""Each row of groups c and d of ``E``: its distance to the nearest row of the other
-    group less that to the nearest other row of its own, turned negative for d's rows.
-    A gap between the groups, straight or curved, keeps every margin from 0, two modes;
-    a cut through one cloud does not (the rows at the cut have margins near 0, and more
-    of them lie deeper on the denser side: one mode). Euclidean distances in X's units;
-    a row alone in its group is 0 from its own; ``mu`` (the means) is not read: the
-    views of :func:`pair_dips` take the same arguments."""
-    A, B = X[E == c], X[E == d]
-
-    def nearest(P, Q, own):
-        if own and P.shape[0] == 1:
-            return np.zeros(1)
-        dist = NearestNeighbors(n_neighbors=1 + own).fit(Q).kneighbors(P)[0]
-        return dist[:, -1]
-
-    return np.concatenate([nearest(A, B, False) - nearest(A, A, True),
-                           nearest(B, B, True) - nearest(B, A, False)])
+    """The :func:`~kgroups._stats.dip.margins` of clusters c and d of ``E`` in X's units;
+    ``mu`` (the means) is not read: the views of :func:`pair_dips` take the same
+    arguments."""
+    return dip_margins(X[E == c], X[E == d])
 
 
 def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0, pair_p=1.0):

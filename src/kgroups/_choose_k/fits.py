@@ -26,7 +26,7 @@ from .._semimetrics.prepare import objective_unit, origin_gram, scaled_params
 from .._starts import named_starts
 from .._validation import InvalidParameterError
 from .constants import SPLIT_MIN, SPLIT_N_INIT
-from .._stats.dip import dip_test
+from .._stats.dip import dip_test, margins
 from .._stats.silhouette import silhouettes
 
 
@@ -218,15 +218,18 @@ class Fits:
         m = max(s, s * s / float(w @ w))
         return 0.0 if m <= 1.0 else float(np.sqrt(w @ (d - w @ d / s) ** 2 / (s * (m - 1.0))))
 
-    def bisect(self, labels, j, rng, test=True):
+    def bisect(self, labels, j, rng, test=True, gap=False):
         r"""Split cluster j: ``(p, start)``, the dip p-value of its points, cross-fitted:
         each half projected on the line through the means of a 2-cluster fit of the
         other half, so that no line was chosen on the points it projects (any cut of a
         set of points looks bimodal along itself), the two halves' p-values combined by
         Fisher's method, :math:`q (1 - \ln q)` with :math:`q` their product (the
         chi-squared law of 4 degrees of freedom of :math:`-2 \ln q`); and the labels
-        cut at the first line's midpoint. ``(1.0, None)`` for a cluster too small to
-        test or a fit of one."""
+        cut at the first line's midpoint. With ``gap``, the larger of that p-value and
+        the dip p-value of the two sides' :func:`~kgroups._stats.dip.margins` (both
+        must reject: a valley along the line and a gap in the space; half a ring is
+        bimodal along the line through its quarters' means, its quarters not apart). ``(1.0,
+        None)`` for a cluster too small to test or a fit of one."""
         idx = np.flatnonzero(labels == j)
         if idx.size < SPLIT_MIN:
             return 1.0, None
@@ -246,4 +249,12 @@ class Fits:
             return 1.0, start
         q = float(np.prod([dip_test(self.T[other] @ line, self.w[other])[1]
                            for (line, _), other in zip(lines, halves[::-1])]))
-        return q * (1.0 - np.log(q)), start      # dip p-values are > 0: so is q
+        p = q * (1.0 - np.log(q))                # dip p-values are > 0: so is q
+        if gap:
+            side = start[idx] != j
+            if side.all() or not side.any():
+                return 1.0, start
+            w = self.w[idx]
+            p = max(p, dip_test(margins(self.T[idx][~side], self.T[idx][side]),
+                                np.r_[w[~side], w[side]])[1])
+        return p, start

@@ -10,7 +10,9 @@ r"""The energy rule: k of point data from the kernel k-groups fits of X for k = 
    over the points) of :math:`k_b`'s (the smallest k on a plateau).
 3. **Does a cluster split?** From :math:`k_s`, one more cluster while some cluster is
    multimodal, each half along the other half's 2-cluster line (the dip test at
-   ``SPLIT_ALPHA``, Bonferroni over the clusters; Kalogeratos & Likas 2012) and the finer
+   ``SPLIT_ALPHA``, Bonferroni over the clusters; Kalogeratos & Likas 2012) and along
+   the margins of its two sides (a gap in the space, not only a valley along a line:
+   the tiles of a long shape are bimodal along their line, not apart), and the finer
    fit keeps ``SILHOUETTE_KEEP`` of :math:`k_s`'s silhouette (sub-modes of overlapping
    classes keep less).
 
@@ -53,7 +55,7 @@ def split_walk(f, ks, k):
     trail, floor = [], SILHOUETTE_KEEP * f.silhouette(k)
     while True:
         labels = f.fits[k][0]
-        tests = [f.bisect(labels, j, f.rng(k, 3, j)) for j in range(k)]
+        tests = [f.bisect(labels, j, f.rng(k, 3, j), gap=True) for j in range(k)]
         j = int(np.argmin([p for p, _ in tests]))
         p = min(1.0, tests[j][0] * k)
         trail.append((k, p))
