@@ -85,7 +85,7 @@ def rule_fits(X):
             break
         labels = f.grow(k)[0]
         rec["sil"][k] = f.silhouette(k)
-        rec["p"][k] = min(1.0, k * min(f.bisect(labels, j, f.rng(k, 3, j))[0]
+        rec["p"][k] = min(1.0, k * min(f.bisect(labels, j, f.rng(k, 3, j), gap=True)[0]
                                        for j in range(k)))
     rec["se"] = {(k, b): f.silhouette_se(k, b) for k in rec["sil"] for b in rec["sil"] if b > k}
     return rec

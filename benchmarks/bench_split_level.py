@@ -3,7 +3,8 @@ no sub-clusters, and how often it finds two that touch (issue 55, item 4).
 
 :meth:`kgroups._choose_k.fits.Fits.bisect` splits a cluster's points into random
 halves, projects each half on the line of a 2-cluster fit of the other half, and
-combines the two dip p-values by Fisher's method. The dip test's p-value is exact for
+combines the two dip p-values by Fisher's method; step 3 (``gap=True``, as here) takes
+the larger of that and the dip p-value of the two sides' margins. The dip test's p-value is exact for
 the uniform law, the least favourable unimodal one, and conservative for every other
 unimodal cloud: the share of p-values below a level is at most the level, and far
 below it for peaked or skewed clouds. This script draws ``--draws`` clouds of each
@@ -53,7 +54,7 @@ def rates(draw, draws):
     for s in range(draws):
         X = draw(np.random.default_rng([s, 5]))
         f = Fits(X, np.ones(len(X)), Setting(), s)
-        ps.append(f.bisect(np.zeros(len(X), np.int64), 0, np.random.default_rng(s))[0])
+        ps.append(f.bisect(np.zeros(len(X), np.int64), 0, np.random.default_rng(s), gap=True)[0])
     return [float(np.mean(np.array(ps) < a)) for a in LEVELS]
 
 
