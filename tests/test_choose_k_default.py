@@ -214,13 +214,20 @@ def test_seed_and_answer_do_not_change_with_the_memory_layout_of_x():
 
 
 def test_the_copies_of_x_are_checked_against_memory(monkeypatch):
-    """X in the order of its rows, and read to its precision for the dip tests."""
+    """Its distinct rows (a sorted copy, indices and inverse), X in the order of its
+    rows, and read to its precision for the dip tests."""
     import kgroups._memory as memory
 
+    X = np.random.default_rng(0).normal(size=(60, 3))
     monkeypatch.setattr(memory, "available_memory", lambda: 1000)
+    with pytest.raises(ValueError, match=r"^choose_k's distinct rows of X \(60 x 3\) needs "
+                       r".*\(5760 bytes\).*use a sample"):    # 2 x 60 x 3 x 8 + 48 x 60
+        choose_k(X, range(1, 4))
+    monkeypatch.setattr(core, "distinct_rows", lambda X, w: (np.arange(60), np.arange(60), w))
+    monkeypatch.setattr("kgroups._choose_k.api.distinct_rows", core.distinct_rows)
     with pytest.raises(ValueError, match=r"^choose_k's two copies of X \(60 x 3\) needs "
                        r".*\(2880 bytes\).*use fewer columns"):   # 2 x 60 x 3 x 8 bytes
-        choose_k(np.random.default_rng(0).normal(size=(60, 3)), range(1, 4))
+        choose_k(X, range(1, 4))
 
 
 @pytest.mark.parametrize("semimetric", ["energy", "auto"])

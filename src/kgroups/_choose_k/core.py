@@ -60,6 +60,9 @@ def distinct_rows(X, w):
     fits read a row of weight m as its m copies, and the dips a weighted sample at its
     effective size (:func:`~kgroups._stats.dip.dip_test`), so that copies of every row
     are its points (not as many modes) and the copies of a rounded cell its density."""
+    n, d = X.shape                 # a sorted copy of the rows, indices and inverse
+    check_fits(2 * X.nbytes + 48 * n, f"choose_k's distinct rows of X ({n} x {d})",
+               "a sample of the rows")
     rows = np.ascontiguousarray(X, dtype=np.float64)      # each row's bytes, one value
     rows = rows.view(np.dtype((np.void, rows.itemsize * rows.shape[1]))).ravel()
     _, first, inv = np.unique(rows, return_index=True, return_inverse=True)
