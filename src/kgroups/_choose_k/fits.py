@@ -228,8 +228,8 @@ class Fits:
         cut at the first line's midpoint. With ``gap``, the larger of that p-value and
         the dip p-value of the two sides' :func:`~kgroups._stats.dip.margins` (both
         must reject: a valley along the line and a gap in the space; half a ring is
-        bimodal along the line through its quarters' means, its quarters not apart). ``(1.0,
-        None)`` for a cluster too small to test or a fit of one."""
+        bimodal along the line through its quarters' means, its quarters not apart).
+        ``(1.0, None)`` for a cluster too small to test or a fit of one."""
         idx = np.flatnonzero(labels == j)
         if idx.size < SPLIT_MIN:
             return 1.0, None

@@ -94,7 +94,8 @@ def decide(f, ks, n_refs, reference, declared=None):
     tested = {kk: p for kk, p in trail if not np.isnan(p)}
     near = [kk for kk, p in tested.items() if close(p, SPLIT_ALPHA, 2)]
     t.add("split", "smallest dip p-value of the clusters (cross-fitted halves, and their "
-          "sides' margins), x k, by k", tested, SPLIT_ALPHA, f"k={k}", f"close at k={near}: within a factor 2" if near else "")
+          "sides' margins), x k, by k", tested, SPLIT_ALPHA, f"k={k}",
+          f"close at k={near}: within a factor 2" if near else "")
     if len(trail) > len(tested):
         t.add("split", f"mean silhouette of k={(kk := trail[-1][0])} over that of k={start}",
               f.silhouette(kk) / max(f.silhouette(start), 1e-300), SILHOUETTE_KEEP, f"below: k={k}")
