@@ -928,7 +928,7 @@ def test_integer_weights_are_repeated_rows():
 def test_copies_of_a_row_are_the_row_with_their_weight(semimetric):
     """Forty draws of one Gaussian, each copied five times, are forty points of weight
     5: one cluster, with the same trace. Read row by row, the dips would see each
-    point's copies as a mode of its own (the answer was 14)."""
+    point's copies as a mode of its own."""
     P = np.random.default_rng(0).normal(size=(40, 2))
     a = choose_k(P, sample_weight=np.full(40, 5.0), semimetric=semimetric)
     b = choose_k(np.repeat(P, 5, axis=0), semimetric=semimetric)

@@ -148,8 +148,7 @@ def choose_k(X, k_range=None, *, method="auto", semimetric="energy", alpha=1.0, 
     setting = Setting(semimetric=semimetric, alpha=alpha, sigma=sigma, theta=theta,
                       n_neighbors=n_neighbors, n_init=n_init, engine=engine)
     opts = {"n_refs": n_refs, "reference": reference, "n_splits": n_splits, "rule": rule,
-            "se_factor": se_factor, "cutoff": cutoff, "n_distinct": n_distinct,
-            "distinct": distinct}
+            "se_factor": se_factor, "cutoff": cutoff, "distinct": distinct}
     r = run_choice(X, w, ks, method, setting, opts, random_state, refit=True)
     if r.at_top:  # the default answered the top of the range before its rule decided
         warnings.warn(f"choose_k: {r.top_note}", KRangeWarning, stacklevel=user_stacklevel())

@@ -125,7 +125,8 @@ def check_k_range(k_range, method, semimetric, n, n_distinct):
 
 def default(X, w, ks, setting, opts, seed):
     """``method="auto"``: the rule of the semimetric (:mod:`kgroups._choose_k`); with
-    ``"auto"`` both, one kept by the arbiter where the graph can judge."""
+    ``"auto"`` both, one kept by the arbiter where the graph can judge. The rows of X
+    are distinct (:func:`run_choice` merges copies)."""
     if setting.semimetric == GRAPH:
         return graph_rule(X, w, ks, setting, seed)[0]
     auto = setting.semimetric == "auto"
@@ -135,7 +136,7 @@ def default(X, w, ks, setting, opts, seed):
         return e
     e.semimetric, trace, g, pick, cuts = ENERGY, copy.deepcopy(e.trace), None, ENERGY, None
     gks = ks[(ks >= 2) & (ks <= max(SCAN_MIN, SCAN_FACTOR * e.k))]
-    why = no_graph(X, opts["n_distinct"], setting.n_neighbors) or (gks.size < 2 and (
+    why = no_graph(X, X.shape[0], setting.n_neighbors) or (gks.size < 2 and (
         "k >= 2 in k_range, up to max(SCAN_MIN, SCAN_FACTOR k_e)", int(gks.size), 2,
         "the graph's eigengap compares two k at least: energy"))
     if why:
@@ -210,7 +211,7 @@ def run_choice(X, w, ks, method, setting, opts, random_state, refit, seed=None):
             r = ChooseKResult(1, "auto", ks, labels=np.zeros(w.size, np.int64),
                               semimetric=ENERGY if setting.semimetric == "auto" else None)
             r.trace.add("range", "points of positive weight (too few distinct for k >= 2)",
-                        {"points": n, "distinct": opts["n_distinct"]}, None, "one cluster")
+                        {"points": n, "distinct": X.shape[0]}, None, "one cluster")
         elif X.shape[0] <= SAMPLE_N:
             check_fits(2 * X.nbytes, f"choose_k's two copies of X ({X.shape[0]} x "
                        f"{X.shape[1]})", "fewer columns (a projection of X)")
@@ -239,8 +240,7 @@ def _on_sample(X, w, order, ks, setting, opts, seed, refit):
     n = X.shape[0]
     rows = sample_rows(seed, order, SAMPLE_N)
     Xs, ws = X[rows], w[rows]
-    sub = {**opts, "n_distinct": rows.size}                  # rows of X distinct
-    r = default(Xs, ws, ks, setting, sub, seed)
+    r = default(Xs, ws, ks, setting, opts, seed)
     relabel(r, np.argsort(rows), own=False)  # r's own: the sample fit's, below
     r.sample = np.sort(rows)
     geo = r.rescaling or (lambda A: A)  # the rows in the geometry of the labels

@@ -148,7 +148,7 @@ def _choose(est, X, sample_weight, what=None, seed=None):
                                  CHOICE_STARTS)
                       if est.n_init == "auto" else est.n_init,
                       max_iter=est.max_iter, tol=est.tol, engine=engine)
-    opts = {"n_refs": N_REFS, "reference": "pca", "n_distinct": n_distinct, "distinct": distinct}
+    opts = {"n_refs": N_REFS, "reference": "pca", "distinct": distinct}
     r = run_choice(Xk, wk, np.arange(1, max(1, min(K_MAX, top)) + 1), "auto", setting, opts,
                    est.random_state, refit=False, seed=seed)
     if est.noise is not None:
