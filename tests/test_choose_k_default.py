@@ -22,7 +22,7 @@ from kgroups._choose_k.arbiter import (AGREE, BALANCE, CLEAN_CUT, CUT_RATIO,
                                        NO_STRUCTURE_RATIO, WITHIN, decide, within_share)
 from kgroups._choose_k.constants import CONSTANTS
 from kgroups.metrics import weighted_ari
-from kgroups._choose_k.core import canonical, projection_key
+from kgroups._rows import canonical, projection_key
 from kgroups._choose_k.fits import Fits, Setting
 from kgroups._choose_k.point import (SCAN_FACTOR, SCAN_MIN, SILHOUETTE_KEEP, SILHOUETTE_SE,
                                      SPLIT_ALPHA, scan, split_walk)
@@ -223,8 +223,8 @@ def test_the_copies_of_x_are_checked_against_memory(monkeypatch):
     with pytest.raises(ValueError, match=r"^choose_k's distinct rows of X \(60 x 3\) needs "
                        r".*\(5760 bytes\).*use a sample"):    # 2 x 60 x 3 x 8 + 48 x 60
         choose_k(X, range(1, 4))
-    monkeypatch.setattr(core, "distinct_rows", lambda X, w: (np.arange(60), np.arange(60), w))
-    monkeypatch.setattr("kgroups._choose_k.api.distinct_rows", core.distinct_rows)
+    monkeypatch.setattr("kgroups._choose_k.api.choice_rows",
+                        lambda X, w: (np.arange(60), np.arange(60), w))
     with pytest.raises(ValueError, match=r"^choose_k's two copies of X \(60 x 3\) needs "
                        r".*\(2880 bytes\).*use fewer columns"):   # 2 x 60 x 3 x 8 bytes
         choose_k(X, range(1, 4))
@@ -939,6 +939,20 @@ def test_copies_of_a_row_are_the_row_with_their_weight(semimetric):
     b = choose_k(np.repeat(X, c, axis=0), semimetric=semimetric)
     assert a.k == b.k == 4 and a.reasoning == b.reasoning
     np.testing.assert_array_equal(np.repeat(a.labels, c), b.labels)
+
+
+@pytest.mark.parametrize("semimetric", ["energy", "auto"])
+def test_copies_are_compared_by_value_zero_and_minus_zero_alike(semimetric):
+    """Rows that differ only in the sign of a zero (as ``-X`` or a centring leaves them)
+    are copies of one row: the same answer and trace as the row with their weight."""
+    P = np.random.default_rng(0).normal(size=(40, 2))
+    P[::2, 1] = 0.0
+    Q = P.copy()
+    Q[Q == 0.0] = -0.0
+    a = choose_k(P, sample_weight=np.full(40, 5.0), semimetric=semimetric)
+    b = choose_k(np.vstack([P, Q, P, Q, P]), semimetric=semimetric)
+    assert a.k == b.k and a.reasoning == b.reasoning
+    np.testing.assert_array_equal(np.tile(a.labels, 5), b.labels)
 
 
 def test_a_sample_of_data_with_copies_is_of_distinct_rows(monkeypatch):

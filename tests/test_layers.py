@@ -29,7 +29,8 @@ LAYERS = [
     ("kernels", ["kgroups._kernels*"]),
     ("input and settings", ["kgroups._dask_io", "kgroups._reprs", "kgroups._config",
                             "kgroups._validation", "kgroups._errors", "kgroups._arrays",
-                            "kgroups._random_state", "kgroups._scales", "kgroups._rescale"]),
+                            "kgroups._random_state", "kgroups._scales", "kgroups._rescale",
+                            "kgroups._rows"]),
     ("foundation", ["kgroups._progress", "kgroups._memory", "kgroups._sparse",
                     "kgroups.exceptions"]),
 ]

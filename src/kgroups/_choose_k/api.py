@@ -7,7 +7,7 @@ import warnings
 
 from .._errors import KRangeWarning, user_stacklevel
 from .._validation import InvalidParameterError, check_data, check_sample_weight, validated
-from .core import check_k_range, distinct_rows, run_choice
+from .core import check_k_range, choice_rows, run_choice
 from .fits import Setting
 
 
@@ -142,7 +142,7 @@ def choose_k(X, k_range=None, *, method="auto", semimetric="energy", alpha=1.0, 
     if rule is not None and method != "gap":
         raise InvalidParameterError(f"choose_k: rule={rule!r} applies to method='gap' only; "
                                     f"got method={method!r} (leave rule=None)")
-    distinct = distinct_rows(X, w)
+    distinct = choice_rows(X, w)
     n_distinct = distinct[0].size
     ks = check_k_range(k_range, method, semimetric, X.shape[0], n_distinct)
     setting = Setting(semimetric=semimetric, alpha=alpha, sigma=sigma, theta=theta,

@@ -8,7 +8,7 @@ candidate_engines`); it refuses a dask collection or data on a device, and its g
 the yardstick of both partitions. The energy candidate runs through
 :class:`~kgroups._choose_k.fits.Fits`: up to ``AUTO_SAMPLE_N`` rows of positive weight on
 all rows, both cuts on the rows; beyond, on the choice's uniform sample
-(:func:`~kgroups._choose_k.core.sample_rows`) of :func:`sample_size` rows, each node of
+(:func:`~kgroups._rows.sample_rows`) of :func:`sample_size` rows, each node of
 the graph labelled by that fit's ``predict``, both cuts on the nodes; with ``noise``, the
 rows the graph's fit set aside are left out of both partitions. The graph wins: the
 estimator keeps its fit; energy wins: it is fitted with energy from the candidate's
@@ -28,11 +28,11 @@ import numpy as np
 
 from .._init import resolve_n_init
 from .._progress import FitProgress
+from .._rows import canonical, distinct_rows, projection_key, sample_rows
 from .._semimetrics.auto import SemimetricChoice, normalized_cut, partition_cut
 from .._validation import is_dask_collection, is_device_array
 from .arbiter import ENERGY, GRAPH, judge, no_graph
 from .constants import AUTO_SAMPLE_N, AUTO_SAMPLE_ROWS, ROWS_PER_CLUSTER
-from .core import canonical, projection_key, sample_rows
 from .estimator import checked_input
 from .fits import Fits, Setting, candidate_engines, engine_for, stream
 from .trace import Trace, render
@@ -133,8 +133,9 @@ def _labels(cand, k, Xv, pos, sampled):
 def _distinct(rows, n_neighbors):
     """The number of distinct ``rows``, or more than ``n_neighbors`` where the first rows
     already hold that many (the common case, without sorting every row)."""
-    head = np.unique(rows[:64 * (n_neighbors + 1)], axis=0).shape[0]
-    return head if head > n_neighbors else np.unique(rows, axis=0).shape[0]
+    what = "semimetric='auto''s distinct rows of X"
+    head = distinct_rows(rows[:64 * (n_neighbors + 1)], None, what, "a sample")[0].size
+    return head if head > n_neighbors else distinct_rows(rows, None, what, "a sample")[0].size
 
 
 def _energy(est, plan, Xv, w, pos, sampled):

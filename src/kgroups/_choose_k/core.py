@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import copy
 import warnings
-import zlib
 from functools import partial
 
 import numpy as np
@@ -15,6 +14,7 @@ import numpy as np
 from .._errors import DistinctRowsWarning
 from .._input import IN_MEMORY
 from .._memory import check_fits
+from .._rows import canonical, distinct_rows, projection_key, sample_rows
 from .._semimetrics.auto import partition_cut
 from .._semimetrics.prepare import data_scale, objective_unit
 from .._stats.criteria import gap_rule, laplacian_eigenvalues, ps_rule
@@ -29,47 +29,12 @@ from .point import SCAN_FACTOR, SCAN_MIN, energy_rule
 from .result import ChooseKResult
 
 
-def projection_key(X):
-    """Each row's projection on a direction drawn from the number of columns, summed over
-    its own contiguous copy (blocks of rows), so that it rounds the same wherever the row
-    sits, whatever X's memory layout or chunks: the key of :func:`canonical`."""
-    u, step = np.random.default_rng([X.shape[1], 19]).standard_normal(X.shape[1]), 4096
-    X = np.asarray(X, dtype=np.float64)
-    return np.concatenate([np.einsum("ij,j->i", np.ascontiguousarray(X[a:a + step]), u)
-                           for a in range(0, X.shape[0], step)] or [np.empty(0)])
-
-
-def canonical(key, w):
-    """``(seed, order)``, functions of the rows' values alone: the rows ordered by their
-    :func:`projection_key` ``key``, then weight (rows tied on both are the same row, up
-    to rounding), and the CRC-32 of the keys and weights in that order."""
-    order = np.lexsort((w, key))
-    return zlib.crc32(np.concatenate([key[order], w[order]]).tobytes()), order
-
-
-def sample_rows(seed, order, m):
-    """The one sample of every path that chooses on a sample: ``m`` of the rows, uniform,
-    drawn from the data's ``seed`` and listed in the ``order`` of :func:`canonical`."""
-    n = order.size
-    return order[np.sort(np.random.default_rng([seed, 11]).choice(n, min(m, n), replace=False))]
-
-
-def distinct_rows(X, w):
-    """``(keep, inv, weights)``: the first copy of each distinct row of X, in X's order;
-    each row's place among them; their summed weights. The default chooses on them: the
+def choice_rows(X, w):
+    """:func:`~kgroups._rows.distinct_rows` of X, the rows the default chooses on: the
     fits read a row of weight m as its m copies, and the dips a weighted sample at its
     effective size (:func:`~kgroups._stats.dip.dip_test`), so that copies of every row
     are its points (not as many modes) and the copies of a rounded cell its density."""
-    n, d = X.shape                 # a sorted copy of the rows, indices and inverse
-    check_fits(2 * X.nbytes + 48 * n, f"choose_k's distinct rows of X ({n} x {d})",
-               "a sample of the rows")
-    rows = np.ascontiguousarray(X, dtype=np.float64)      # each row's bytes, one value
-    rows = rows.view(np.dtype((np.void, rows.itemsize * rows.shape[1]))).ravel()
-    _, first, inv = np.unique(rows, return_index=True, return_inverse=True)
-    at = np.empty_like(first)
-    at[np.argsort(first)] = np.arange(first.size)
-    inv = at[inv.ravel()]
-    return np.sort(first), inv, np.bincount(inv, weights=w, minlength=first.size)
+    return distinct_rows(X, w, "choose_k's distinct rows of X", "a sample of the rows")
 
 
 def relabel(r, back, own=True):
@@ -195,7 +160,7 @@ def run_choice(X, w, ks, method, setting, opts, random_state, refit, seed=None):
     the data X was sampled from (:func:`sample_rows`), in place of X's own."""
     sem = ENERGY if setting.semimetric in (GRAPH, "auto") else setting.semimetric
     n = X.shape[0]
-    if method == "auto":  # distinct_rows(X, w), which the caller drew the range from
+    if method == "auto":  # choice_rows(X, w), which the caller drew the range from
         keep, inv, w = opts["distinct"]
         X = X[keep]
     big = IN_MEMORY.summary(X, w, "choose_k")[0]    # the largest |x - c|, c X's robust centre

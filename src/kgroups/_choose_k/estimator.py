@@ -14,12 +14,12 @@ import numpy as np
 from .._init import resolve_n_init
 from .._input import DASK, DEVICE, checked_rows, input_kind
 from .._progress import FitProgress
+from .._rows import canonical, projection_key, sample_rows
 from .._semimetrics import DATA_BUILT
 from .._semimetrics.auto import SemimetricChoice
 from .._validation import InvalidParameterError, check_sample_weight
 from .constants import CHOICE_STARTS, N_REFS
-from .core import (K_MAX, SAMPLE_N, canonical, distinct_rows, k_limit, projection_key,
-                   run_choice, sample_rows)
+from .core import K_MAX, SAMPLE_N, choice_rows, k_limit, run_choice
 from .fits import Setting, candidate_engines, engine_for
 from .trace import Step
 
@@ -82,7 +82,7 @@ def _fit_from_a_sample(est, X, sample_weight, kind):
     wh = np.asarray(w, dtype=np.float64)
     pos = np.flatnonzero(wh > 0)
     # the copies of a row (one key) are the row with their weight, as in memory
-    # (distinct_rows): the same distinct rows, seed and sample
+    # (choice_rows): the same distinct rows, seed and sample
     keys, first, inv = np.unique(key[pos], return_index=True, return_inverse=True)
     wd = np.bincount(inv.ravel(), weights=wh[pos])
     seed, order = canonical(keys, wd)
@@ -138,7 +138,7 @@ def _choose(est, X, sample_weight, what=None, seed=None):
         out = _far_out(est, X[keep], w[keep])
         keep[keep], far = ~out, int(out.sum())
     Xk, wk = X[keep], w[keep]
-    distinct = distinct_rows(Xk, wk)
+    distinct = choice_rows(Xk, wk)
     n, n_distinct = Xk.shape[0], distinct[0].size
     top = k_limit("auto", est.semimetric, n, n_distinct)[0]
     engine = engine_for(est.engine, "energy" if est.semimetric == "auto" else est.semimetric)

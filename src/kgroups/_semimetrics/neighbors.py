@@ -88,6 +88,7 @@ import scipy.sparse.linalg as sla
 from scipy.sparse.csgraph import connected_components
 
 from .._memory import check_fits
+from .._rows import distinct_rows as same_rows
 from .._validation import InvalidParameterError
 
 #: The neighbour whose distance is a point's local scale in the edges' weights
@@ -122,8 +123,8 @@ _LAMBDA_FLOOR = 1e-3
 
 
 def distinct_rows(X, w):
-    """The distinct rows of ``X``, the node of each row and each node's weight (the sum
-    of its rows' weights).
+    """The distinct rows of ``X`` in the lexicographic order of their values, the node of
+    each row and each node's weight (the sum of its rows' weights).
 
     Examples
     --------
@@ -132,9 +133,9 @@ def distinct_rows(X, w):
     >>> U.tolist(), node.tolist(), wn.tolist()
     ([[0.0, 1.0], [2.0, 0.0]], [0, 1, 0], [4.0, 2.0])
     """
-    U, node = np.unique(X, axis=0, return_inverse=True)
-    node = np.asarray(node, dtype=np.int64).ravel()
-    return U, node, np.bincount(node, weights=w, minlength=U.shape[0])
+    first, node, wn = same_rows(X, w, "the neighbourhood graph's distinct rows of X",
+                                "a sample of the rows", sort=True)
+    return X[first], node, wn
 
 
 def _index(U):

@@ -1,0 +1,65 @@
+"""Rows as points: which rows are the same point (:func:`distinct_rows`), and an order,
+a seed and a sample that are functions of the rows' values alone (:func:`canonical`,
+:func:`sample_rows`), so that what is drawn from data does not depend on the rows'
+order, their container or ``random_state``."""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+
+from ._memory import check_fits
+
+
+def distinct_rows(X, w, what, alternative, sort=False):
+    """``(keep, inv, weights)``: the first copy of each distinct row of X, in X's order
+    (with ``sort``, in the lexicographic order of the rows' values); each row's place
+    among them; their summed weights ``w`` (their copies where None). Rows are compared
+    by value (0.0 and -0.0 are one value), from one byte string per row. The memory of
+    the sorted copy is checked first (``what`` needs it; ``alternative``: what to use
+    where it does not fit).
+
+    >>> X = np.array([[0.0, 1.0], [2.0, 0.0], [-0.0, 1.0]])
+    >>> [a.tolist() for a in distinct_rows(X, np.array([1.0, 2.0, 3.0]), "X", "less")]
+    [[0, 1], [0, 1, 0], [4.0, 2.0]]
+    """
+    n, d = X.shape                 # a sorted copy of the rows, indices and inverse
+    check_fits(2 * 8 * n * d + 48 * n, f"{what} ({n} x {d})", alternative)
+    rows = np.array(X, dtype=np.float64, order="C")
+    rows += 0.0                                                 # -0.0 + 0.0 is 0.0
+    rows = rows.view(np.dtype((np.void, 8 * d))).ravel()       # each row's bytes, one value
+    _, first, inv = np.unique(rows, return_index=True, return_inverse=True)
+    order = np.argsort(first)
+    if sort:
+        order = order[np.lexsort(np.asarray(X, dtype=np.float64)[first[order]].T[::-1])]
+    at = np.empty_like(first)
+    at[order] = np.arange(first.size)
+    inv = at[inv.ravel()]
+    return first[order], inv, np.bincount(inv, weights=w, minlength=first.size)
+
+
+def projection_key(X):
+    """Each row's projection on a direction drawn from the number of columns, summed over
+    its own contiguous copy (blocks of rows), so that it rounds the same wherever the row
+    sits, whatever X's memory layout or chunks: the key of :func:`canonical`."""
+    u, step = np.random.default_rng([X.shape[1], 19]).standard_normal(X.shape[1]), 4096
+    X = np.asarray(X, dtype=np.float64)
+    return np.concatenate([np.einsum("ij,j->i", np.ascontiguousarray(X[a:a + step]), u)
+                           for a in range(0, X.shape[0], step)] or [np.empty(0)])
+
+
+def canonical(key, w):
+    """``(seed, order)``, functions of the rows' values alone: the rows ordered by their
+    :func:`projection_key` ``key``, then weight (rows tied on both are the same row, up
+    to rounding), and the CRC-32 of the keys and weights in that order."""
+    order = np.lexsort((w, key))
+    return zlib.crc32(np.concatenate([key[order], w[order]]).tobytes()), order
+
+
+def sample_rows(seed, order, m):
+    """The one sample of every path that draws rows from data: ``m`` of the rows,
+    uniform, drawn from the data's ``seed`` and listed in the ``order`` of
+    :func:`canonical`."""
+    n = order.size
+    return order[np.sort(np.random.default_rng([seed, 11]).choice(n, min(m, n), replace=False))]
