@@ -354,6 +354,23 @@ def test_tight_far_groups_beside_rings_are_clusters():
     assert arbiter_step(est.n_clusters_choice_).rule != "a small part apart"
 
 
+@pytest.mark.parametrize("seed", [0, 3, 8])
+def test_a_blob_whose_graph_falls_apart_at_a_gap_is_one_cluster(seed):
+    """Two blobs 8 standard deviations apart, the first column a million times wider
+    than the second: the 10-neighbour graph is that of a line, and falls apart at a gap
+    of one blob's sample (a cut of 0). Its extra group lies within an energy cluster and
+    is not bimodal with its neighbour there along their discriminant or margins: energy's
+    two clusters, the trace naming the clause."""
+    rng = np.random.default_rng(seed)
+    X = np.vstack([rng.normal(0, 1, (200, 2)), rng.normal([8, 0], 1, (200, 2))]) * [1e6, 1]
+    r = choose_k(X, semimetric="auto")
+    assert r.candidates[NN].k == 3 and r.candidates["energy"].k == 2
+    assert (r.k, r.semimetric) == (2, "energy")
+    assert adjusted_rand_score(np.repeat([0, 1], 200), r.labels) == 1.0
+    arb = arbiter_step(r)
+    assert arb.rule == "groups without modes" and "not bimodal" in arb.outcome
+
+
 @pytest.mark.parametrize("engine", ["dense", "matrix-free"])
 def test_auto_runs_the_graph_candidate_on_the_engine_that_holds_it(moons, engine):
     """engine='dense' or 'matrix-free' with semimetric='auto': the graph's candidate,

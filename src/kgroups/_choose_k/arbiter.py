@@ -19,10 +19,14 @@ stopped; not a group of at most ``n_neighbors + 1`` rows, which the graph sees o
 it is apart on its own scale: a tight far group, a cluster); :math:`E_{k_g}` the groups
 (energy finds clusters within them); or :math:`k_e > k_g` with every energy cluster
 bimodal with its nearest in its group (sub-clusters, where the tiles of one long shape are
-not), or groups not cleanly cut (:math:`G`'s cut at least ``CLEAN_CUT``): energy; (4) else
-the graph when :math:`G` cuts below ``CUT_RATIO`` times :math:`E_{k_g}` (rings, moons,
-spirals), else energy. ``benchmarks/bench_choice.py`` found stability under resampling
-(Lange et al. 2004) and DBCV (Moulavi et al. 2014) worse yardsticks on the development half.
+not), or groups not cleanly cut (:math:`G`'s cut at least ``CLEAN_CUT``): energy; (3b)
+the mirror of (3): :math:`k_e < k_g`, the groups within the energy clusters (a share
+``WITHIN``) and a group of more than ``n_neighbors + 1`` rows not bimodal with its nearest
+in its cluster (:func:`group_dips` at least ``SPLIT_ALPHA``: a cloud whose graph fell
+apart at a gap of its sample, as on a line): energy; (4) else the graph when :math:`G`
+cuts below ``CUT_RATIO`` times :math:`E_{k_g}` (rings, moons, spirals), else energy.
+``benchmarks/bench_choice.py`` found stability under resampling (Lange et al. 2004) and
+DBCV (Moulavi et al. 2014) worse yardsticks on the development half.
 """
 
 from __future__ import annotations
@@ -60,14 +64,16 @@ def no_graph(X, n_distinct, n_neighbors):
     return None
 
 
-def judge(cut, G, E, k_e, k_g, w, n_neighbors, own, trace, agree=0.0, pair_p=1.0):
+def judge(cut, G, E, k_e, k_g, w, n_neighbors, own, trace, agree=0.0, pair_p=1.0, sub_p=0.0):
     """:func:`decide` on the rows (or nodes) of weights ``w``: the cuts (``cut(labels)``)
     of the graph's groups ``G`` and of the energy partition ``E`` of as many clusters, the
-    share of the energy answer ``own``'s weight within the groups (0 for None: one
-    cluster), :func:`smallest_group`; ``(pick, {semimetric: its cut})``."""
+    shares of the energy answer ``own``'s weight within the groups and of the groups'
+    within its clusters (0 for None: one cluster), :func:`smallest_group`; ``(pick,
+    {semimetric: its cut})``."""
     cut_g, cut_e = cut(G), cut(E)
     pick = decide(cut_g, cut_e, k_e, k_g, 0.0 if own is None else within_share(own, G, w),
-                  smallest_group(G, w, k_g, n_neighbors), trace, agree, pair_p)
+                  smallest_group(G, w, k_g, n_neighbors), trace, agree, pair_p,
+                  0.0 if own is None else within_share(G, own, w), sub_p)
     return pick, {GRAPH: cut_g, ENERGY: cut_e}
 
 
@@ -88,25 +94,39 @@ def pair_dips(X, w, E, G):
     (by weighted means) in the same group of ``G``, along their discriminant
     :math:`\hat\Sigma^{-1} (\mu_d - \mu_c)` (Fisher 1936; the pooled covariance shrunk
     as Ledoit & Wolf 2004), which crosses long clusters side by side where the means'
-    line is slanted; ``E`` one cluster: the groups of ``G`` each with its nearest group,
-    along their discriminant (a valley across a line) and their :func:`margins` (a gap
-    along the boundary the graph drew, straight or curved), the smaller p-value of the
-    two doubled (Bonferroni); 1.0 where no group holds two. Weights enter the means and
-    the dip (:func:`~kgroups._stats.dip.dip_test`); the covariance and the margins count
-    each row once. Each view lists c's rows, then d's."""
-    views = (discriminant, margins) if E.max() == 0 else (discriminant,)
-    E, G = (G, E) if E.max() == 0 else (E, G)
-    ke = int(E.max()) + 1
-    mu = np.array([np.average(X[E == c], axis=0, weights=w[E == c]) for c in range(ke)])
-    home = contingency(E, G, w).argmax(axis=1)
+    line is slanted; ``E`` one cluster: :func:`group_dips` of the groups of ``G``.
+    Weights enter the means and the dip (:func:`~kgroups._stats.dip.dip_test`); the
+    covariance and the margins count each row once. Each view lists c's rows, then d's."""
+    if E.max() == 0:
+        return group_dips(X, w, G, E)
+    return max(_nearest_dips(X, w, E, G, (discriminant,)), default=1.0)
+
+
+def group_dips(X, w, G, E, least=0, none=1.0):
+    """The largest dip p-value of the graph's groups ``G`` of more than ``least`` rows,
+    each with its nearest such group in the same cluster of ``E``, along their
+    discriminant (a valley across a line) and their :func:`margins` (a gap along the
+    boundary the graph drew, straight or curved), the smaller p-value of the two doubled
+    (Bonferroni); ``none`` where no cluster of E holds two such groups."""
+    return max(_nearest_dips(X, w, G, E, (discriminant, margins), least), default=none)
+
+
+def _nearest_dips(X, w, P, H, views, least=0):
+    """The dip p-values of each cluster of ``P`` of more than ``least`` rows with its
+    nearest such cluster in the same cluster of ``H``, the smallest over ``views``
+    times their number."""
+    kp = int(P.max()) + 1
+    mu = np.array([np.average(X[P == c], axis=0, weights=w[P == c]) for c in range(kp)])
+    home = contingency(P, H, w).argmax(axis=1)
+    big = np.bincount(P, minlength=kp) > least
     ps = []
-    for c in range(ke):
-        if (others := np.flatnonzero((home == home[c]) & (np.arange(ke) != c))).size:
+    for c in np.flatnonzero(big):
+        if (others := np.flatnonzero((home == home[c]) & big & (np.arange(kp) != c))).size:
             d = others[np.argmin(np.sum((mu[others] - mu[c]) ** 2, axis=1))]
-            wcd = np.r_[w[E == c], w[E == d]]
-            ps.append(min(1.0, len(views) * min(dip_test(v(X, E, mu, c, d), wcd)[1]
+            wcd = np.r_[w[P == c], w[P == d]]
+            ps.append(min(1.0, len(views) * min(dip_test(v(X, P, mu, c, d), wcd)[1]
                                                 for v in views)))
-    return max(ps, default=1.0)
+    return ps
 
 
 def discriminant(X, E, mu, c, d):
@@ -125,11 +145,14 @@ def margins(X, E, mu, c, d):
     return dip_margins(X[E == c], X[E == d])
 
 
-def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0, pair_p=1.0):
+def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0, pair_p=1.0,
+           nested=0.0, sub_p=0.0):
     r"""The rule of the module docstring: ``"energy"`` or ``"nearest_neighbors"``, its
     step in ``trace``; ``agree``: the adjusted Rand index of :math:`E_{k_g}` with the
     groups; ``pair_p``: :func:`pair_dips`, or a function giving it, called only where
-    rule 1 or 3 reads it (``agree=0``, ``pair_p=1``: not compared, as at a given k).
+    rule 1 or 3 reads it (``agree=0``, ``pair_p=1``: not compared, as at a given k);
+    ``nested``: the share of the groups' weight within the energy clusters; ``sub_p``:
+    :func:`group_dips` of the groups within them (or a function giving it), read by 3b.
 
     >>> from kgroups._choose_k.trace import Trace
     >>> t = Trace()
@@ -150,6 +173,9 @@ def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0, pair_p=1.
         pick = ENERGY
         rule = ("a small part apart" if small else "the same groups" if agree >= AGREE else
                 "not cleanly cut" if cut_g >= CLEAN_CUT else "bimodal pairs")
+    elif k_e < k_g and nested >= WITHIN and (
+            sub_p := sub_p() if callable(sub_p) else sub_p) >= SPLIT_ALPHA:
+        pick, rule, within, pair_p = ENERGY, "groups without modes", nested, sub_p
     else:
         pick = GRAPH if cut_g < CUT_RATIO * cut_e else ENERGY
         rule, threshold = "the cuts", CUT_RATIO
@@ -190,6 +216,12 @@ def _texts(rule, pick, k_e, k_g, within, smallest, agree, cut_g, pair_p):
     if rule == "not cleanly cut":
         return (nest + f"the graph's groups are not cleanly cut (normalised cut {cut_g:.3g}, "
                 f"at least {CLEAN_CUT:g}): clusters within groups", ", the groups not cleanly cut")
+    if rule == "groups without modes":
+        return (f"the graph's {k_g} groups lie within energy's {k_e} clusters ({within:.1%} of "
+                "the weight) and a group is not bimodal with its nearest in its cluster along "
+                f"their discriminant or margins (dip p-value {pair_p:.2g}, at least "
+                f"{SPLIT_ALPHA:g}): one cloud whose graph fell apart at a gap of its sample",
+                ", groups without modes")
     if rule == "bimodal pairs":
         return (nest + f"each is bimodal with its nearest neighbour in its group (dip p-values "
                 f"at most {pair_p:.2g}, below {SPLIT_ALPHA:g}): clusters within groups",

@@ -20,7 +20,7 @@ from .._semimetrics.prepare import data_scale, objective_unit
 from .._stats.criteria import gap_rule, laplacian_eigenvalues, ps_rule
 from .._validation import Integer, InvalidParameterError, as_seed, describe
 from ..metrics import weighted_ari
-from .arbiter import ENERGY, GRAPH, judge, no_graph, pair_dips
+from .arbiter import ENERGY, GRAPH, group_dips, judge, no_graph, pair_dips
 from .constants import K_MAX, SAMPLE_N
 from .criteria import gap_curve, prediction_strength_curve, silhouette_curve
 from .fits import Fits, stream
@@ -114,7 +114,8 @@ def default(X, w, ks, setting, opts, seed):
         trace.steps += g.trace.steps            # the graph's rule, then the arbiter
         pick, cuts = judge(partial(partition_cut, fmap, k=kg), G, E, e.k, kg, w,
                            setting.n_neighbors, e.labels if e.k > 1 else None, trace,
-                           weighted_ari(G, E, w), lambda: pair_dips(f.T, w, e.labels, G))
+                           weighted_ari(G, E, w), lambda: pair_dips(f.T, w, e.labels, G),
+                           lambda: group_dips(f.T, w, G, e.labels, setting.n_neighbors + 1, 0.0))
     r = copy.copy(g if pick == GRAPH else e)
     r.candidates, r.trace, r.cuts = {ENERGY: e} | ({GRAPH: g} if g is not None else {}), trace, cuts
     return r
