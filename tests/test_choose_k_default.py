@@ -1226,6 +1226,25 @@ def test_pair_dips_read_the_graph_s_groups_along_their_margins():
     assert arbiter.pair_dips(X, w, one, tail) >= SPLIT_ALPHA
 
 
+def test_group_dips_read_the_graph_s_groups_within_each_energy_cluster():
+    """Rule 3b's test: each group of more than ``least`` rows with its nearest such group
+    in the same energy cluster. A Gaussian cut in two by a line, beside a far blob that
+    energy holds apart: the halves are one mode; two blobs in one energy cluster are
+    two; a group of ``least`` rows or fewer is not read, and where no cluster holds two
+    groups to read the answer is ``none``."""
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(size=(400, 2)), rng.normal(20, 1, (200, 2))])
+    E = np.repeat([0, 1], [400, 200])
+    G = np.r_[(X[:400, 0] > 0).astype(np.int64), np.full(200, 2)]
+    w = np.ones(600)
+    assert arbiter.group_dips(X, w, G, E, least=11) >= SPLIT_ALPHA
+    B = np.vstack([rng.normal(0, 1, (200, 2)), rng.normal([6, 0], 1, (200, 2)), X[400:]])
+    assert arbiter.group_dips(B, w, np.repeat([0, 1, 2], 200), E, least=11) < SPLIT_ALPHA
+    G = np.r_[np.zeros(395, dtype=np.int64), np.ones(5, dtype=np.int64), np.full(200, 2)]
+    assert arbiter.group_dips(X, w, G, E, least=11, none=0.0) == 0.0
+    assert arbiter.group_dips(X, w, G, E, least=4) >= SPLIT_ALPHA
+
+
 def test_arms_that_no_line_separates_are_the_graph_s_where_energy_sees_no_structure():
     """Three arms of a spiral: energy's rule finds no structure; the graph's groups are
     the arms, cut below half the energy partition's. Along their linear discriminant
