@@ -11,7 +11,11 @@ uniform), and rounded data, whose repeated values make a comb of every projectio
 Gaussian in 2-D rounded to half and a quarter of its standard deviation, counts,
 integer codes). Three settings with clusters (two and three Gaussians on a line, 8
 standard deviations apart; three 2-D Gaussians rounded to half their standard
-deviation) check that the answer there is not 1.
+deviation) check that the answer there is not 1. Samples on a near-line (a second
+column 10^-3 or 10^-6 times as wide, as data whose columns differ in scale by orders
+of magnitude) are two columns, so the rule of one column does not hold there: one
+Gaussian, and two and three Gaussians 8 standard deviations apart, check that the
+pieces a near-line's graph falls into are not taken for clusters.
 
 Columns, each with k in 1..15:
 
@@ -76,6 +80,23 @@ LINE = [
 ]
 
 
+def near_line(make, width):
+    """The column of ``make(rng)`` beside a second, Gaussian, ``width`` times as wide."""
+    def draw(rng):
+        x = make(rng)
+        return np.c_[x, width * rng.normal(size=x.shape[0])]
+    return draw
+
+
+NEAR_LINE = [
+    ("no structure: Gaussian on a near-line (1e-3), n=300", 1,
+     near_line(on_a_line(300, lambda g, n: g.normal(size=n)), 1e-3)),
+    ("2 Gaussians on a near-line (1e-3)", 2, near_line(groups_on_a_line(2, 200), 1e-3)),
+    ("3 Gaussians on a near-line (1e-3)", 3, near_line(groups_on_a_line(3, 150), 1e-3)),
+    ("2 Gaussians on a near-line (1e-6)", 2, near_line(groups_on_a_line(2, 200), 1e-6)),
+]
+
+
 def rounded(make, step):
     """The rows of ``make(rng)`` rounded to multiples of ``step``."""
     return lambda rng: np.round(make(rng) / step) * step
@@ -114,7 +135,7 @@ def columns():
 
 def study(draws):
     cols = columns()
-    settings = [s for s in SETTINGS if s[1] == 1] + LINE + ROUNDED
+    settings = [s for s in SETTINGS if s[1] == 1] + LINE + NEAR_LINE + ROUNDED
     rows, right, seconds = [], {c: [0, 0, 0, 0] for c in cols}, {c: 0.0 for c in cols}
     for name, k, make in settings:
         picks = {c: [] for c in cols}

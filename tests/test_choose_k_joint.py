@@ -338,6 +338,23 @@ def test_a_far_tight_group_is_a_cluster_where_energy_sees_no_structure():
     assert "components of the graph" in arb.outcome
 
 
+@pytest.mark.parametrize("seed", [1017, 3017])
+def test_the_components_a_near_line_s_graph_falls_into_are_one_cloud(seed):
+    """One Gaussian of 300 points on a near-line (a second column 1e-3 as wide): energy
+    sees one cloud, and the 10-neighbour graph falls apart at gaps of the sample into
+    two components of a hundred points and more. Groups that large must still be
+    bimodal with their nearest (a tight far group of at most n_neighbors + 1 points
+    need not): they are not, one cluster."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=300)
+    X = np.c_[x, 1e-3 * rng.normal(size=300)]
+    r = choose_k(X, range(1, 16), semimetric="auto")
+    g = r.candidates[NN]
+    assert g.k == 2 and np.bincount(g.labels).min() > 11 and r.cuts[NN] == 0.0
+    assert (r.k, r.semimetric) == (1, "energy")
+    assert arbiter_step(r).rule == "no structure"
+
+
 def test_tight_far_groups_beside_rings_are_clusters():
     """Two rings and three far groups of 4 points: the graph's five groups, components of
     the graph. Groups of at most n_neighbors + 1 rows are the graph's separated groups, not

@@ -7,10 +7,12 @@ are compared by the **normalised cut** (Shi & Malik 2000) on the neighbourhood g
 :math:`G` and of the energy partition :math:`E_{k_g}` of as many clusters: (1)
 :math:`k_e = 1` (no structure for energy): the graph when its groups are components of
 the graph (a cut of 0: apart, the strongest evidence a graph gives; a tight far group is
-one), or cut below ``NO_STRUCTURE_RATIO`` times :math:`E_{k_g}` with each bimodal with its
-nearest along their discriminant or their margins (:func:`pair_dips` below
-``SPLIT_ALPHA``: a valley across a line, or a gap, which arms that no line separates
-show; two parts of one cloud, a tail cut off, have neither), else one cluster; (2)
+one) and those of more than ``n_neighbors + 1`` rows each bimodal with their nearest
+(:func:`group_dips`: a near-line's graph falls apart into pieces of one cloud), or cut
+below ``NO_STRUCTURE_RATIO`` times :math:`E_{k_g}` with each bimodal with its nearest
+along their discriminant or their margins (:func:`pair_dips` below ``SPLIT_ALPHA``: a
+valley across a line, or a gap, which arms that no line separates show; two parts of
+one cloud, a tail cut off, have neither), else one cluster; (2)
 :math:`E_{k_g}` the graph's groups (adjusted Rand index at least ``AGREE``) and
 :math:`k_e < k_g`: the graph, finer; (3) the energy clusters within the groups (a
 share ``WITHIN`` of the weight) and one of: the smallest group below ``BALANCE`` /
@@ -152,7 +154,8 @@ def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0, pair_p=1.
     groups; ``pair_p``: :func:`pair_dips`, or a function giving it, called only where
     rule 1 or 3 reads it (``agree=0``, ``pair_p=1``: not compared, as at a given k);
     ``nested``: the share of the groups' weight within the energy clusters; ``sub_p``:
-    :func:`group_dips` of the groups within them (or a function giving it), read by 3b.
+    :func:`group_dips` of the groups within them (or a function giving it), read by
+    rule 1 (components) and 3b.
 
     >>> from kgroups._choose_k.trace import Trace
     >>> t = Trace()
@@ -161,7 +164,7 @@ def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0, pair_p=1.
     """
     ratio, threshold = (cut_g / cut_e if cut_e > 0 else np.inf), None
     if k_e == 1:
-        apart = cut_g == 0
+        apart = cut_g == 0 and (sub_p := sub_p() if callable(sub_p) else sub_p) < SPLIT_ALPHA
         pick = GRAPH if apart or cut_g < NO_STRUCTURE_RATIO * cut_e and (
             pair_p := pair_p() if callable(pair_p) else pair_p) < SPLIT_ALPHA else ENERGY
         rule, threshold = ("components", None) if apart else ("no structure", NO_STRUCTURE_RATIO)
