@@ -133,7 +133,7 @@ def _labels(cand, k, Xv, pos, sampled):
 def _distinct(rows, n_neighbors):
     """The number of distinct ``rows``, or more than ``n_neighbors`` where the first rows
     already hold that many (the common case, without sorting every row)."""
-    what = "semimetric='auto''s distinct rows of X"
+    what = "semimetric='auto': the distinct rows of X"
     head = distinct_rows(rows[:64 * (n_neighbors + 1)], None, what, "a sample")[0].size
     return head if head > n_neighbors else distinct_rows(rows, None, what, "a sample")[0].size
 
