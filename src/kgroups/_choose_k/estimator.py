@@ -14,7 +14,7 @@ import numpy as np
 from .._init import resolve_n_init
 from .._input import DASK, DEVICE, checked_rows, input_kind
 from .._progress import FitProgress
-from .._rows import canonical, projection_key, sample_rows
+from .._rows import canonical, distinct_rows, projection_key, sample_rows
 from .._semimetrics import DATA_BUILT
 from .._semimetrics.auto import SemimetricChoice
 from .._validation import InvalidParameterError, check_sample_weight
@@ -83,9 +83,9 @@ def _fit_from_a_sample(est, X, sample_weight, kind):
     pos = np.flatnonzero(wh > 0)
     # the copies of a row (one key) are the row with their weight, as in memory
     # (choice_rows): the same distinct rows, seed and sample
-    keys, first, inv = np.unique(key[pos], return_index=True, return_inverse=True)
-    wd = np.bincount(inv.ravel(), weights=wh[pos])
-    seed, order = canonical(keys, wd)
+    first, _, wd = distinct_rows(key[pos, None], wh[pos], "n_clusters='auto': the distinct "
+                                 "keys of the rows", "fewer rows")
+    seed, order = canonical(key[pos][first], wd)
     pick = sample_rows(seed, order, SAMPLE_N)
     idx = pos[first[pick]]
     r, Xs, ws, _ = _choose(est, kind.take(rows, w, idx)[0], wd[pick], f"a uniform sample "
