@@ -50,7 +50,8 @@ class KernelKGroups(BaseKernelClustering):
         X itself, or X ``"standardized"``, whose W and Q are then in its units).
         ``n_clusters_`` and ``n_clusters_choice_`` say what was chosen and why; with
         ``noise``, the rows far out of one cluster are left out of the choice. Point data only (not
-        ``"precomputed"``, not given ``init`` labels, not Dask or device arrays).
+        ``"precomputed"``, not given ``init`` labels); on Dask or device arrays k is chosen on
+        a uniform sample of 5,000 rows, the same rows in-memory data would be chosen on.
     semimetric : {"energy", "laplacian", "gaussian", "localized", "sinusoidal", "nearest_neighbors", "auto", "precomputed"} or callable, default="energy"
         ``"energy"`` is :math:`\|x - y\|^\alpha`; see :data:`~kgroups.SEMIMETRICS`
         for the others (TPAMI equations 52-54). ``"nearest_neighbors"`` is built
@@ -60,9 +61,10 @@ class KernelKGroups(BaseKernelClustering):
         (rings, spirals, touching shapes); its kernel is the Gram matrix of those
         columns, which ``engine="low-rank"`` holds exactly; new points are placed
         through their neighbours among the fitted ones. ``"auto"`` fits both
-        ``"energy"`` and ``"nearest_neighbors"`` and keeps the first unless the
-        second's partition cuts the neighbourhood graph much more sparsely
-        (``semimetric_choice_`` says why). See :doc:`/user_guide/shapes`.
+        ``"energy"`` and ``"nearest_neighbors"`` and keeps one by the normalised cut
+        of their partitions on the neighbourhood graph and whether their clusters
+        are bimodal (:doc:`/user_guide/nothing_given`; ``semimetric_choice_`` says
+        why). See :doc:`/user_guide/shapes`.
         ``"precomputed"``: X is an n x n semimetric matrix. A callable takes two
         2-D blocks and returns the matrix of rho values.
     alpha : float, default=1.0
