@@ -300,41 +300,55 @@ def test_lone_outliers_and_noise_pairs_are_not_groups():
 
 
 def _brute_separated_groups(U, k, core):
-    """separated_groups by loops over rows (tiny inputs): the rule of its docstring."""
+    """separated_groups by loops over rows and sizes (tiny inputs): the rule of its
+    docstring, every size g tried, a row in nested groups taking the largest."""
     n = U.shape[0]
     D = np.sqrt(((U[:, None] - U[None]) ** 2).sum(-1))
     order = [np.argsort(D[i], kind="stable")[1:k + 1] for i in range(n)]
     r = np.array([D[i, order[i][-1]] for i in range(n)])
     M = int((~core).sum())
-    group = {}
-    for i in range(n):
-        d = D[i, order[i]]
-        ratios = [d[m] / d[m - 1] for m in range(1, k)]
-        g = int(np.argmax(ratios)) + 2
-        apart = all(D[i, j] > nb.CORE_SPREAD * r[j] for j in order[i][g - 1:])
-        tight = ratios[g - 2] ** (g - 1) > M
-        if not core[i] and apart and tight:
-            group[i] = frozenset([i, *order[i][:g - 1]])
     out = np.zeros(n, dtype=int)
-    for i, G in group.items():
-        if all(group.get(j) == G for j in G):
-            out[i] = len(G)
+    for g in range(2, k + 1):
+        group = {}
+        for i in range(n):
+            d = D[i, order[i]]
+            apart = all(D[i, j] > nb.CORE_SPREAD * r[j] for j in order[i][g - 1:])
+            if not core[i] and apart and (d[g - 1] / d[g - 2]) ** (g - 1) > M:
+                group[i] = frozenset([i, *order[i][:g - 1]])
+        for i, G in group.items():
+            if all(group.get(j) == G for j in G):
+                out[i] = len(G)
     return out
 
 
 def test_separated_groups_by_brute_force():
+    """Far pairs and triples, a lone outlier, background noise, and a far group of two
+    close pairs and a fifth point: its members jump most at different sizes within it
+    (a pair, four), and all of them at its edge: one group of five."""
     rng = np.random.default_rng(8)
+    five = np.array([[0, 0], [0.01, 0], [0.4, 0.3], [0.41, 0.3], [0.2, 0.8]])
     U = np.vstack([rng.normal(0, 1, (60, 2)), rng.normal([15, 0], 0.02, (2, 2)),
                    rng.normal([0, 15], 0.02, (3, 2)), [[-12.0, -12.0]],
-                   rng.uniform(-3, 3, (6, 2))])
-    k = 5
+                   rng.uniform(-3, 3, (6, 2)), five + [30.0, 30.0]])
+    k = 10
     from sklearn.neighbors import NearestNeighbors
     dist, idx = NearestNeighbors().fit(U).kneighbors(U, n_neighbors=k + 1)
     r = dist[:, -1]
     core = r <= nb.CORE_SPREAD * np.median(r[idx[:, 1:]], axis=1)
     got = nb.separated_groups(dist, idx, core)
     np.testing.assert_array_equal(got, _brute_separated_groups(U, k, core))
-    assert got[60:65].tolist() == [2, 2, 3, 3, 3] and not got[65:].any()
+    assert got[60:65].tolist() == [2, 2, 3, 3, 3] and not got[65:72].any()
+    assert got[72:].tolist() == [5] * 5
+    for seed in range(6):  # random layouts: small groups of every size in a background
+        rng = np.random.default_rng(seed)
+        U = np.vstack([rng.uniform(-10, 10, (80, 2))] + [
+            rng.normal(rng.uniform(-30, 30, 2), rng.choice([0.05, 0.5]), (g, 2))
+            for g in rng.integers(2, 8, 4)])
+        dist, idx = NearestNeighbors().fit(U).kneighbors(U, n_neighbors=k + 1)
+        r = dist[:, -1]
+        core = r <= nb.CORE_SPREAD * np.median(r[idx[:, 1:]], axis=1)
+        np.testing.assert_array_equal(nb.separated_groups(dist, idx, core),
+                                      _brute_separated_groups(U, k, core))
 
 
 @pytest.mark.parametrize("threads", [1, 2])

@@ -337,21 +337,26 @@ def separated_groups(dist, nb, core):
     ``dist``, ``nb`` (n x (k + 1)): each row's distances to, and indices of, its
     ``k + 1`` nearest rows, itself first; ``core``: the rows that pass the density
     test. Row :math:`i`, of distances :math:`d_1 \le \dots \le d_k` to its ``k``
-    nearest others, has its own scale where they jump most: :math:`g - 1 =
-    \arg\max_m d_{m+1} / d_m` and :math:`t = d_g / d_{g-1}`. The rows :math:`G` =
-    :math:`i` and its :math:`g - 1` nearest are a separated group when every member
+    nearest others, and a size :math:`g` (2 to ``k``): the rows :math:`G` = :math:`i`
+    and its :math:`g - 1` nearest are a separated group when every member
 
-    1. is not core and picks the same :math:`G` (closed: its :math:`g - 1` nearest
-       others are the other members);
-    2. jumps beyond chance, :math:`t^{g-1} > M`, :math:`M` the number of rows not
-       core: around a point of a Poisson process in :math:`D` dimensions,
-       :math:`(d_{g-1} / d_g)^D` is the largest of :math:`g - 1` uniforms, so
-       :math:`P(d_g / d_{g-1} > t) = t^{-D(g-1)} \le t^{-(g-1)}` (Facco et al.
-       2017 for :math:`g = 2`), and chance gives fewer than one such row among the
-       :math:`M` (a pair in background noise seldom does; a far group easily);
+    1. is not core and draws the same :math:`G` at that size (closed: its :math:`g - 1`
+       nearest others are the other members);
+    2. jumps beyond chance at the group's edge, :math:`t^{g-1} > M`, :math:`t =
+       d_g / d_{g-1}`, :math:`M` the number of rows not core: around a point of a
+       Poisson process in :math:`D` dimensions, :math:`(d_{g-1} / d_g)^D` is the
+       largest of :math:`g - 1` uniforms, so :math:`P(d_g / d_{g-1} > t) = t^{-D(g-1)}
+       \le t^{-(g-1)}` (Facco et al. 2017 for :math:`g = 2`), and chance gives fewer
+       than one such row among the :math:`M` (a pair in background noise seldom does;
+       a far group easily);
     3. lies outside the neighbourhood of every other row among its ``k`` nearest: more
        than ``CORE_SPREAD`` times that row's own ``k``-th neighbour distance from it
        (as seen from there, an outlier).
+
+    Every size is tried, not only each row's largest jump: the members of a group with
+    structure of its own (two close pairs and a fifth point) jump most at different
+    sizes within it, and all of them at its edge. A row in groups of several sizes
+    (nested) takes the largest.
 
     Examples
     --------
@@ -360,28 +365,35 @@ def separated_groups(dist, nb, core):
     >>> dist, nb = NearestNeighbors().fit(U).kneighbors(U, n_neighbors=4)
     >>> separated_groups(dist, nb, np.arange(10) < 7).tolist()
     [0, 0, 0, 0, 0, 0, 0, 3, 3, 3]
+    >>> U = np.r_[np.arange(9.0), 20.0, 20.01, 20.5, 20.51][:, None]  # two pairs, apart
+    >>> dist, nb = NearestNeighbors().fit(U).kneighbors(U, n_neighbors=5)
+    >>> separated_groups(dist, nb, np.arange(13) < 9).tolist()
+    [0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 4, 4, 4]
     """
     n, k = nb.shape[0], nb.shape[1] - 1
     out = np.zeros(n, dtype=np.int64)
     if k < 2 or core.all():
         return out
-    d = dist[:, 1:]
-    jump = np.argmax(d[:, 1:] / d[:, :-1], axis=1)  # g - 2
-    g = jump + 2
-    t = d[np.arange(n), jump + 1] / d[np.arange(n), jump]
-    apart = (dist[:, 1:] > CORE_SPREAD * dist[nb[:, 1:], -1]) | \
-        (np.arange(1, k + 1)[None, :] < g[:, None])  # the members themselves
-    cand = ~core & ((g - 1) * np.log(t) > np.log((~core).sum())) & apart.all(axis=1)
-    rows = np.flatnonzero(cand)
-    # each candidate's group, as its members' sorted indices (n pads the columns
-    # past g); closed: every member is a candidate of the very same group
-    key = np.full((n, k + 1), -1, dtype=np.int64)
-    key[rows] = np.sort(np.where(np.arange(k + 1)[None, :] < g[rows, None], nb[rows], n),
-                        axis=1)
-    mates = key[rows]
-    same = (key[np.where(mates < n, mates, rows[:, None])] == mates[:, None, :]).all(axis=2)
-    closed = rows[same.all(axis=1)]
-    out[closed] = g[closed]
+    loose = np.flatnonzero(~core)                       # only these can be members
+    d, log_m = dist[loose, 1:], np.log(loose.size)
+    # apart[:, j]: every neighbour from the (j + 1)-th on lies beyond CORE_SPREAD times
+    # its own k-th neighbour distance (outside its reach)
+    beyond = d > CORE_SPREAD * dist[nb[loose, 1:], -1]
+    apart = np.logical_and.accumulate(beyond[:, ::-1], axis=1)[:, ::-1]
+    at = np.full(n, -1, dtype=np.int64)                 # a row's place among candidates
+    for g in range(2, k + 1):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            jump = (g - 1) * np.log(d[:, g - 1] / d[:, g - 2])
+        rows = loose[(jump > log_m) & apart[:, g - 1]]  # the members themselves excused
+        # each candidate's group, its members' sorted indices; closed: every member is
+        # a candidate of the very same group
+        at[rows] = np.arange(rows.size)
+        key = np.sort(nb[rows, :g], axis=1)
+        place = at[key]
+        same = (place >= 0).all(axis=1)
+        same[same] = (key[place[same]] == key[same][:, None, :]).all(axis=(1, 2))
+        out[rows[same]] = g
+        at[rows] = -1
     return out
 
 
