@@ -13,9 +13,10 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from sklearn.metrics import adjusted_rand_score
 
 from kgroups import (EnergyHierarchical, KernelKGroups, KernelKMeans, between_energy,
-                     config_context,
+                     choose_k, config_context,
                      energy_distance, total_energy, within_energy)
 from kgroups._validation import InvalidParameterError
 
@@ -150,6 +151,33 @@ def test_weight_one_beside_weights_1e_300_statistics(labels):
          - exact_cross(X8[b], X8[b], W8[b], W8[b]))
     got = energy_distance(X8[a], X8[b], sample_weight_x=W8[a], sample_weight_y=W8[b])
     assert got == pytest.approx(float(E), rel=1e-9, abs=0)
+
+
+THREE = np.vstack([np.random.default_rng(2).normal(c, 0.3, (40, 2))
+                   for c in ([0, 0], [5, 0], [0, 5])])
+
+
+@pytest.mark.parametrize("c", [2.0 ** 1000, 2.0 ** -1000])
+def test_the_choice_of_k_under_weights_of_extreme_magnitude(c):
+    """The choice of k (``choose_k``, ``n_clusters="auto"``, ``semimetric="auto"`` at a
+    given k) with every weight c: the same partitions as with weights 1 (a common factor
+    of the weights changes none; the names of the clusters may differ), W scaled by c
+    exactly (c a power of two), and no overflow nor division by zero on the way (an
+    error here, not a warning)."""
+    w = np.full(THREE.shape[0], c)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        for method in ("auto", "gap"):
+            one = choose_k(THREE, method=method, random_state=0)
+            big = choose_k(THREE, method=method, sample_weight=w, random_state=0)
+            assert big.k == one.k == 3 and adjusted_rand_score(one.labels, big.labels) == 1.0
+            np.testing.assert_array_equal(big.within_energy, one.within_energy * c)
+        for k, semimetric in (("auto", "auto"), ("auto", "nearest_neighbors"), (3, "auto")):
+            one = KernelKGroups(k, semimetric=semimetric, random_state=0).fit(THREE)
+            big = KernelKGroups(k, semimetric=semimetric, random_state=0).fit(
+                THREE, sample_weight=w)
+            assert (big.n_clusters_, big.semimetric_) == (one.n_clusters_, one.semimetric_)
+            assert adjusted_rand_score(one.labels_, big.labels_) == 1.0
 
 
 # ----------------------------------------------------------- (d, e) arrays of objects

@@ -27,6 +27,7 @@ from functools import partial
 import numpy as np
 
 from .._init import resolve_n_init
+from .._input import IN_MEMORY
 from .._progress import FitProgress
 from .._rows import canonical, distinct_rows, projection_key, sample_rows
 from .._semimetrics.auto import SemimetricChoice, normalized_cut, partition_cut
@@ -92,7 +93,10 @@ def fit_auto(est, X, sample_weight, plan):
 
 def _compare(est, plan, Xv, w, trace, progress, seconds):
     """The energy candidate beside the graph's fit held by ``est``, judged by the arbiter:
-    ``(pick, cuts, a function giving the labels to start the energy fit from)``."""
+    ``(pick, cuts, a function giving the labels to start the energy fit from)``; the
+    weights divided by a power of two where their magnitude is extreme, as the
+    estimator's fit does (the partitions do not depend on a common factor)."""
+    w = IN_MEMORY.normalized_weights(w, est._owner())[0]
     k, pos = plan.n_clusters, np.flatnonzero(w > 0)
     G, fmap = est.labels_[pos], est._feature_map
     sampled = pos.size > AUTO_SAMPLE_N

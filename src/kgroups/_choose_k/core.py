@@ -157,13 +157,16 @@ def named(X, w, ks, method, setting, opts, seed):
 def run_choice(X, w, ks, method, setting, opts, random_state, refit, seed=None):
     """The result of ``method`` on validated X (float64) and weights (all > 0); the
     default on the rows in :func:`canonical` order, on a sample past ``SAMPLE_N`` rows;
-    X of extreme magnitude on ``c X`` (``data_scale``; W in X's units). ``seed``: that of
-    the data X was sampled from (:func:`sample_rows`), in place of X's own."""
+    X of extreme magnitude on ``c X`` (``data_scale``) and weights of extreme magnitude
+    divided by a power of two, as the estimator's fit does (W in X's units and the
+    weights'). ``seed``: that of the data X was sampled from (:func:`sample_rows`), in
+    place of X's own."""
     sem = ENERGY if setting.semimetric in (GRAPH, "auto") else setting.semimetric
     n = X.shape[0]
     if method == "auto":  # choice_rows(X, w), which the caller drew the range from
         keep, inv, w = opts["distinct"]
         X = X[keep]
+    w, wscale = IN_MEMORY.normalized_weights(w, "choose_k")  # W is linear in the weights
     big = IN_MEMORY.summary(X, w, "choose_k")[0]    # the largest |x - c|, c X's robust centre
     c = 1.0 if callable(sem) else data_scale(big, sem, "choose_k")
     own, order = canonical(projection_key(X), w)     # of X in its units, whatever c
@@ -186,9 +189,9 @@ def run_choice(X, w, ks, method, setting, opts, random_state, refit, seed=None):
         else:
             r = _on_sample(X, w, order, ks, setting, opts, seed, refit)
     r.semimetric = setting.semimetric if r.semimetric is None else r.semimetric
-    held = [r, *(r.candidates or {}).values()] if c != 1.0 else []
+    held = [r, *(r.candidates or {}).values()] if c != 1.0 or wscale != 1.0 else []
     for x in {id(x): x for x in held}.values():  # back to X's units (W: degree alpha)
-        u = objective_unit(x.semimetric, setting.alpha, c)
+        u = objective_unit(x.semimetric, setting.alpha, c) * wscale   # and the weights'
         x.within_energy = None if x.within_energy is None else x.within_energy * u
         x.ref_log_w = None if x.ref_log_w is None else x.ref_log_w + np.log(u)
         x.rescaling = x.rescaling and x.rescaling.of_scaled(c)
