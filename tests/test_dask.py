@@ -378,6 +378,21 @@ def test_huge_weights_and_data_rescaled_on_dask():
                  T * 1e300)
 
 
+@pytest.mark.parametrize("c", [2.0 ** 600, 2.0 ** -600])
+def test_weights_of_extreme_magnitude_fit_on_dask_as_in_memory(c):
+    """KernelKGroups on dask rows with every weight c: weights far from 1 are divided by
+    a power of two, as in memory (their products w_i w_j overflowed, or underflowed to
+    0 and left W = 0 and a partition of chance); the partition of weights 1, W and the
+    cluster weights scaled by c exactly."""
+    X, _ = blobs(300, 2, 3, 0.4, 5)
+    Xd, w = da.from_array(X, chunks=(100, 2)), np.full(300, c)
+    one = KernelKGroups(3, random_state=0).fit(Xd)
+    big = KernelKGroups(3, random_state=0).fit(Xd, sample_weight=da.from_array(w, chunks=100))
+    np.testing.assert_array_equal(np.asarray(big.labels_), np.asarray(one.labels_))
+    assert big.within_energy_ == one.within_energy_ * c
+    np.testing.assert_array_equal(big.cluster_weights_, one.cluster_weights_ * c)
+
+
 # ------------------------------------------------------------------ on a cluster
 def test_cluster_matches_local_scheduler(client):
     X, _ = blobs(1500, 3, 3, 1.8, 11)

@@ -189,6 +189,26 @@ def kept_starts(init, keep, n_clusters, owner, noise=False, n_rows=None):
     return np.stack([start if keep is None else start[keep] for start in starts])
 
 
+def weight_scale(big, small, owner, dtype=np.float64):
+    """The power of two ``c`` that positive weights from ``small`` to ``big`` are divided
+    by (:func:`~kgroups._validation.pow2_weight_scale`; narrower for a float32 kernel,
+    whose entries are ``w_i w_j K_ij``): exact, and partitions do not depend on a common
+    factor of the weights, so that their sums and products stay finite and normal;
+    weights further apart than :data:`WEIGHT_SPREAD` are refused, naming both ends."""
+    dtype = np.dtype(np.float64 if isinstance(dtype, str) and dtype == "auto" else dtype)
+    with np.errstate(over="ignore"):
+        spread = big / small
+    if spread > WEIGHT_SPREAD[dtype]:
+        hint = "; dtype='float64' allows 2**1000" if dtype == np.float32 else ""
+        raise InvalidParameterError(
+            f"{owner}: sample_weight spans more than {dtype.name}'s range (largest "
+            f"{big:.3g}, smallest positive {small:.3g}; at most a factor "
+            f"{WEIGHT_SPREAD[dtype]:.3g} apart, so that products of two weights stay "
+            f"normal numbers{hint})")
+    return pow2_weight_scale(np.array([small, big]),
+                             FLOAT32_SAFE if dtype == np.float32 else SAFE_MAGNITUDE)
+
+
 class InMemory:
     """NumPy arrays (and SciPy sparse precomputed matrices)."""
 
@@ -208,25 +228,10 @@ class InMemory:
 
     @staticmethod
     def normalized_weights(w, owner, dtype=np.float64):
-        """``(w / c, c)``: positive weights outside the safe magnitudes
-        (:func:`~kgroups._validation.pow2_weight_scale`; narrower for a float32 kernel,
-        whose entries are ``w_i w_j K_ij``) divided by a power of two ``c`` (exact;
-        partitions do not depend on a common factor of the weights), so that their
-        sums and products stay finite and normal; weights further apart than
-        :data:`WEIGHT_SPREAD` are refused, naming both ends."""
-        dtype = np.dtype(np.float64 if isinstance(dtype, str) and dtype == "auto" else dtype)
+        """``(w / c, c)``: positive weights outside the safe magnitudes divided by a
+        power of two (:func:`weight_scale`)."""
         pos = w[w > 0]
-        big, small = float(pos.max()), float(pos.min())
-        with np.errstate(over="ignore"):
-            spread = big / small
-        if spread > WEIGHT_SPREAD[dtype]:
-            hint = "; dtype='float64' allows 2**1000" if dtype == np.float32 else ""
-            raise InvalidParameterError(
-                f"{owner}: sample_weight spans more than {dtype.name}'s range (largest "
-                f"{big:.3g}, smallest positive {small:.3g}; at most a factor "
-                f"{WEIGHT_SPREAD[dtype]:.3g} apart, so that products of two weights stay "
-                f"normal numbers{hint})")
-        c = pow2_weight_scale(w, FLOAT32_SAFE if dtype == np.float32 else SAFE_MAGNITUDE)
+        c = weight_scale(float(pos.max()), float(pos.min()), owner, dtype)
         return (w, 1.0) if c == 1.0 else (w / c, c)
 
     @staticmethod
@@ -317,8 +322,16 @@ class Dask:
 
     @staticmethod
     def normalized_weights(w, owner, dtype=np.float64):
-        """``(w, 1.0)``: dask weights are checked block by block; their scale stays."""
-        return w, 1.0
+        """``(w / c, c)`` as in memory (:func:`weight_scale`), from the largest and
+        smallest weight (one pass over the weights, none over X); weights that break
+        the weight rule are left as they are, for the block checks to name."""
+        import dask
+
+        small, big = (float(v) for v in dask.compute(w.min(), w.max()))
+        if not (0.0 < small <= big < np.inf):
+            return w, 1.0
+        c = weight_scale(big, small, owner, dtype)
+        return (w, 1.0) if c == 1.0 else (w / c, c)
 
     @staticmethod
     def summary(X, w, owner):
