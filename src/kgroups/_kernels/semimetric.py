@@ -83,7 +83,10 @@ def rho_energy_src(d2, alpha):
 
 def rho_laplacian_src(d2, sigma):
     """``2 - 2 exp(-r / (2 sigma))``, ``r = sqrt(d2)``."""
-    return F(2.0) - F(2.0) * math.exp(-math.sqrt(d2) / (F(2.0) * sigma))
+    s = F(2.0) * sigma
+    if s == F(0.0):  # sigma scaled below the smallest float: distinct pairs infinitely far
+        return F(2.0) if d2 > F(0.0) else F(0.0)
+    return F(2.0) - F(2.0) * math.exp(-math.sqrt(d2) / s)
 
 
 def rho_gaussian_src(d2, sigma):
