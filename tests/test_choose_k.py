@@ -564,6 +564,20 @@ def test_bad_parameters_name_the_parameter(kwargs, match):
         choose_k(X, range(1, 3), **kwargs)
 
 
+@pytest.mark.parametrize("kwargs, match", [
+    ({"semimetric": "gaussian", "sigma": 1e200},
+     r"k=1 is 0.0; .*'gaussian' is 0 on every pair of rows: its sigma is far beyond"),
+    ({"semimetric": "sinusoidal"}, r"k=[12] is -[0-9.]+; .*'sinusoidal' takes negative values"),
+])
+def test_the_gap_names_why_w_is_not_positive(kwargs, match):
+    """log W_k needs W_k > 0: a Gaussian of sigma far beyond the data is 0 on every pair
+    (W_1 = 0), and the sinusoidal semimetric takes negative values (W_k < 0); the message
+    names the cause, not a smaller k_range."""
+    X = np.random.default_rng(13).normal(size=(60, 2)) * [3, 1]
+    with pytest.raises(InvalidParameterError, match=match):
+        choose_k(X, range(1, 4), method="gap", random_state=0, **kwargs)
+
+
 def test_bad_data():
     with pytest.raises(InvalidParameterError, match="choose_k: X contains NaN"):
         choose_k([[0.0, 1.0], [np.nan, 2.0], [1.0, 1.0]], [1, 2])

@@ -164,11 +164,24 @@ class Fits:
         return self.run(1, [np.zeros(self.w.size, dtype=np.int64)])[1]
 
     def within(self, k):
-        r""":math:`W_k`, refused where it is 0 (more clusters than points: no log W_k)."""
+        r""":math:`W_k`, refused where it is not positive (no log W_k): 0 with more
+        clusters than the data hold, or at k = 1 with rho 0 on every pair (a flat
+        semimetric); negative with a semimetric not of negative type on X."""
         W = self.within_one() if k == 1 else self.fit(int(k))[1]
         if not W > 0:
+            sem, length = self.setting.semimetric, self.setting.semimetric in ("gaussian",
+                                                                               "laplacian")
+            if W == 0 and k > 1:
+                why = "use a smaller k_range (more clusters than the data hold)"
+            elif W == 0:
+                why = f"semimetric={sem!r} is 0 on every pair of rows" + (
+                    ": its sigma is far beyond X's distances; choose sigma near them"
+                    if length else "")
+            else:
+                why = (f"semimetric={sem!r} takes negative values on X (it is not of negative "
+                       "type there); use one that is ('energy', 'gaussian', 'laplacian')")
             raise InvalidParameterError(f"choose_k: the within energy of the fit with k={k} is "
-                                        f"{W!r}; log W_k needs W_k > 0: use a smaller k_range")
+                                        f"{float(W)!r}; log W_k needs W_k > 0: {why}")
         return float(W)
 
     def fit(self, k, start=None):
