@@ -180,16 +180,19 @@ def test_the_choice_of_k_under_weights_of_extreme_magnitude(c):
             assert adjusted_rand_score(one.labels_, big.labels_) == 1.0
 
 
-@pytest.mark.parametrize("engine", ["dense", "matrix-free"])
-def test_a_laplacian_sigma_below_the_smallest_float_once_rescaled(engine):
+@pytest.mark.parametrize("semimetric", ["laplacian", "gaussian"])
+@pytest.mark.parametrize("engine, dtype", [("dense", "float64"), ("matrix-free", "float64"),
+                                           ("matrix-free", "float32")])
+def test_a_sigma_below_the_smallest_float_once_rescaled(semimetric, engine, dtype):
     """sigma=1e-300 on X of magnitude 1e200: X is divided by a power of two near 2**665
     to keep its distances finite, and sigma with it, which underflows to 0. Every pair
     of distinct rows is then infinitely far (rho = 2, as on X of magnitude 1 with that
-    sigma): the fit of X, not a division by zero."""
-    one = KernelKGroups(3, semimetric="laplacian", sigma=1e-300, engine=engine,
-                        random_state=0).fit(THREE)
-    big = KernelKGroups(3, semimetric="laplacian", sigma=1e-300, engine=engine,
-                        random_state=0).fit(THREE * 1e200)
+    sigma), and no float32 pass is certified for it: the fit of X, not a division by
+    zero."""
+    params = {"semimetric": semimetric, "sigma": 1e-300, "engine": engine, "dtype": dtype,
+              "random_state": 0}
+    one = KernelKGroups(3, **params).fit(THREE)
+    big = KernelKGroups(3, **params).fit(THREE * 1e200)
     np.testing.assert_array_equal(big.labels_, one.labels_)
     # rho = 2 for every distinct pair: a cluster of n_j rows adds n_j (n_j - 1) 2 / (2 n_j),
     # so W = n - k = 117 for any partition

@@ -244,6 +244,8 @@ def float32_kernel_error(name, params, half_ranges):
         if alpha not in (0.5, 1.0, 2.0):  # the float32 alpha: |d^a' - d^a| ~ u a d^a |ln d|
             evaluation += 2.0 * u * alpha * (R ** alpha * abs(math.log(R))
                                              + 1.0 / (math.e * alpha))
+    elif name in ("laplacian", "gaussian") and sigma == 0.0:
+        return float("inf")  # a sigma scaled below the smallest float: rho jumps at r = 0
     elif name == "laplacian":
         omega, evaluation = dr / sigma, 16.0 * u
     elif name == "gaussian":
