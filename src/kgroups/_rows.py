@@ -1,7 +1,7 @@
 """Rows as points: which rows are the same point (:func:`distinct_rows`), and an order,
 a seed and a sample that are functions of the rows' values alone (:func:`canonical`,
 :func:`sample_rows`), so that what is drawn from data does not depend on the rows'
-order, their container or ``random_state``."""
+order, their container, ``random_state`` or X's units."""
 
 from __future__ import annotations
 
@@ -50,11 +50,35 @@ def projection_key(X):
 
 
 def canonical(key, w):
-    """``(seed, order)``, functions of the rows' values alone: the rows ordered by their
-    :func:`projection_key` ``key``, then weight (rows tied on both are the same row, up
-    to rounding), and the CRC-32 of the keys and weights in that order."""
+    """``(seed, order)``, functions of the rows' values alone, whatever their units: the
+    rows ordered by their :func:`projection_key` ``key``, then weight (rows tied on both
+    are the same row, up to rounding), and the CRC-32 of the keys and weights in that
+    order, read in units of their own (:func:`unitless`), so that a change of X's units
+    (a scale and a shift: the keys' too) or a common factor of the weights draws the
+    same seed and order, and so the same choice.
+
+    >>> key, w = np.array([3.0, -1.0, 2.5]), np.array([1.0, 2.0, 1.0])
+    >>> (seed, order), (other, again) = canonical(key, w), canonical(1e3 * key + 7, 3 * w)
+    >>> seed == other, order.tolist() == again.tolist()
+    (True, True)
+    """
     order = np.lexsort((w, key))
-    return zlib.crc32(np.concatenate([key[order], w[order]]).tobytes()), order
+    return zlib.crc32(np.concatenate([unitless(key[order]),
+                                      unitless(w[order], shift=False)]).tobytes()), order
+
+
+def unitless(v, shift=True, bits=24):
+    """``v`` less its first entry (with ``shift``) over its largest ``|v - v_0|``,
+    rounded to ``bits`` binary digits: the same integers for ``c v + t`` (``c > 0``;
+    ``t = 0`` without ``shift``), whose rounding moves the ratios by a few units of
+    2**-52, far inside a step of 2**-24.
+
+    >>> unitless(np.array([2.0, 4.0, 3.0])).tolist(), unitless(np.ones(2)).tolist()
+    ([0, 16777216, 8388608], [0, 0])
+    """
+    z = v - v[0] if shift and v.size else np.asarray(v, dtype=np.float64)
+    span = float(np.max(np.abs(z))) if z.size else 0.0
+    return np.round((z / span if span > 0 else z) * 2.0 ** bits).astype(np.int64)
 
 
 def sample_rows(seed, order, m):

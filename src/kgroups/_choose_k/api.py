@@ -30,8 +30,8 @@ def choose_k(X, k_range=None, *, method="auto", semimetric="energy", alpha=1.0, 
       with their weight. With ``semimetric="nearest_neighbors"`` the eigengap of the
       neighbourhood graph's walk; with ``"auto"`` both, one kept by the **arbiter** (the normalised
       cut of the neighbourhood graph), as ``KernelKGroups(n_clusters="auto", semimetric="auto")``
-      does. Its draws are seeded from the data: the answer does not change with ``random_state`` nor
-      with the order of the rows, and the trace says where a decision was close.
+      does. Its draws are seeded from the data: the answer does not change with ``random_state``,
+      the order of the rows or X's units, and the trace says where a decision was close.
     - ``"gap"``: the gap statistic, :math:`\mathrm{Gap}(k) = \overline{\log W^*_k} -
       \log W_k`, with a rule of R's ``cluster::maxSE`` (default ``"firstSEmax"``).
     - ``"prediction_strength"``: the largest k with mean ps(k) >= ``cutoff``.
