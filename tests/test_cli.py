@@ -778,6 +778,23 @@ def test_columns_in_different_units_get_the_hint_to_standardize(tmp_path, capsys
         assert "note" not in capsys.readouterr().err
 
 
+def test_the_spread_note_at_any_magnitude(tmp_path, capsys):
+    """Columns of magnitude 1e200 and 1e190: their squares overflow float64, yet the note
+    gives their spreads and its ratio (each column read in units of its largest |x|),
+    with no overflow warning on the way."""
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=200), rng.normal(size=200)
+    path = tmp_path / "huge.csv"
+    np.savetxt(path, np.c_[a * 1e200, b * 1e190], delimiter=",", fmt="%.17g")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        assert main(["cluster", str(path), "-k", "2"]) == 0
+    err = capsys.readouterr().err
+    ratio = f"{(a.std() * 1e200) / (b.std() * 1e190):,.0f}"
+    assert err.startswith(f"kgroups cluster: note: the columns' spreads differ by a factor of "
+                          f"{ratio} (standard deviation {a.std() * 1e200:.4g} in column 1")
+
+
 def test_the_spread_note_waits_for_the_choice_of_k(tmp_path, capsys):
     """Without -k the choice of k tries the columns standardized when X shows no structure
     as it is: on raw wine it finds k there, and the hint to standardize is not said. On

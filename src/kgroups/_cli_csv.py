@@ -494,7 +494,13 @@ def feature_notes(X, w, cols, names, label_given):
                          f"against it) or --drop-columns {spec}"), c
             break
     spread = None
-    sd = np.sqrt(np.average((X - np.average(X, axis=0, weights=w)) ** 2, axis=0, weights=w))
+    # each column's standard deviation in units of its largest |x| (its square stays
+    # finite at any magnitude), the weights relative to the largest
+    big = np.max(np.abs(X), axis=0, initial=0.0)
+    big[big == 0] = 1.0
+    Z, v = X / big, None if w is None else w / np.max(w)
+    sd = big * np.sqrt(np.average((Z - np.average(Z, axis=0, weights=v)) ** 2, axis=0,
+                                  weights=v))
     if np.count_nonzero(sd > 0) >= 2:
         hi, lo = int(np.argmax(sd)), int(np.argmin(np.where(sd > 0, sd, np.inf)))
         if sd[hi] > SPREAD_RATIO * sd[lo]:
