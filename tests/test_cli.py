@@ -780,8 +780,9 @@ def test_columns_in_different_units_get_the_hint_to_standardize(tmp_path, capsys
 
 def test_the_spread_note_at_any_magnitude(tmp_path, capsys):
     """Columns of magnitude 1e200 and 1e190: their squares overflow float64, yet the note
-    gives their spreads and its ratio (each column read in units of its largest |x|),
-    with no overflow warning on the way."""
+    gives their spreads and its ratio (each column read in units of a power of two near
+    its largest |x|), with no overflow warning on the way; 1e200 and 1e-200: a ratio
+    beyond float64, said so."""
     rng = np.random.default_rng(0)
     a, b = rng.normal(size=200), rng.normal(size=200)
     path = tmp_path / "huge.csv"
@@ -793,6 +794,12 @@ def test_the_spread_note_at_any_magnitude(tmp_path, capsys):
     ratio = f"{(a.std() * 1e200) / (b.std() * 1e190):,.0f}"
     assert err.startswith(f"kgroups cluster: note: the columns' spreads differ by a factor of "
                           f"{ratio} (standard deviation {a.std() * 1e200:.4g} in column 1")
+    np.savetxt(path, np.c_[a * 1e200, b * 1e-200], delimiter=",", fmt="%.17g")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        assert main(["cluster", str(path), "-k", "2"]) == 0
+    assert capsys.readouterr().err.startswith("kgroups cluster: note: the columns' spreads "
+                                              "differ by a factor of more than 1e308 (")
 
 
 def test_the_spread_note_waits_for_the_choice_of_k(tmp_path, capsys):

@@ -479,6 +479,8 @@ def feature_notes(X, w, cols, names, label_given):
     """
     import numpy as np
 
+    from ._rescale import column_moments
+
     label = at = None
     for j, c in enumerate(cols):
         name = names[c] if names is not None else None
@@ -494,17 +496,14 @@ def feature_notes(X, w, cols, names, label_given):
                          f"against it) or --drop-columns {spec}"), c
             break
     spread = None
-    # each column's standard deviation in units of its largest |x| (its square stays
-    # finite at any magnitude), the weights relative to the largest
-    big = np.max(np.abs(X), axis=0, initial=0.0)
-    big[big == 0] = 1.0
-    Z, v = X / big, None if w is None else w / np.max(w)
-    sd = big * np.sqrt(np.average((Z - np.average(Z, axis=0, weights=v)) ** 2, axis=0,
-                                  weights=v))
+    sd = column_moments(X, w)[1]   # at any magnitude
     if np.count_nonzero(sd > 0) >= 2:
         hi, lo = int(np.argmax(sd)), int(np.argmin(np.where(sd > 0, sd, np.inf)))
-        if sd[hi] > SPREAD_RATIO * sd[lo]:
-            spread = (f"the columns' spreads differ by a factor of {sd[hi] / sd[lo]:,.0f} "
+        with np.errstate(over="ignore"):
+            ratio = sd[hi] / sd[lo]
+        if ratio > SPREAD_RATIO:
+            factor = f"{ratio:,.0f}" if np.isfinite(ratio) else "more than 1e308"
+            spread = (f"the columns' spreads differ by a factor of {factor} "
                       f"(standard deviation {sd[hi]:.4g} in {_column_name(cols[hi], names)}, "
                       f"{sd[lo]:.4g} in {_column_name(cols[lo], names)}): each column weighs "
                       "by its units; if they are in different units, pass --standardize")

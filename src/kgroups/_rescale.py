@@ -42,16 +42,35 @@ def standardizing(X, w=None):
     >>> m(np.array([[1.0, 5.0], [2.0, 7.0]])).tolist()
     [[-1.0], [0.0]]
     """
-    mean, sd, keep = _moments(X, w)
+    mean, sd, keep = column_moments(X, w)
     return Rescaling(mean, np.eye(mean.size)[:, keep], sd[keep])
 
 
-def _moments(X, w):
-    """Each column's weighted mean and standard deviation, and which are not constant."""
+def column_moments(X, w):
+    """Each column's weighted mean and standard deviation, and which are not constant
+    (a spread above rounding: 1e-12 of the column's largest ``|x|``). Each column is
+    read in units of a power of two near its largest ``|x|`` and the weights near
+    their largest (exact), so that sums and squares stay normal numbers at any
+    magnitude."""
     X = np.asarray(X, dtype=np.float64)
-    mean = np.average(X, axis=0, weights=w)
-    sd = np.sqrt(np.average((X - mean) ** 2, axis=0, weights=w))
-    return mean, sd, sd > 1e-12 * max(float(sd.max(initial=0.0)), 1e-300)
+    w = None if w is None else np.asarray(w, dtype=np.float64)
+    w = None if w is None else w / pow2_unit(np.max(w))
+    unit = pow2_unit(np.max(np.abs(X), axis=0, initial=0.0))
+    Z = X / unit
+    mean = np.average(Z, axis=0, weights=w)
+    sd = np.sqrt(np.average((Z - mean) ** 2, axis=0, weights=w))
+    return mean * unit, sd * unit, sd > 1e-12 * np.max(np.abs(Z), axis=0, initial=0.0)
+
+
+def pow2_unit(big):
+    """The power of two just above each ``big`` (at most twice it; 2 where it is 0): a
+    unit to divide by exactly, below which every ``|x| <= big`` lies.
+
+    >>> pow2_unit(np.array([3.0, 4.0, 0.0, 1e-300])).tolist() == [4.0, 8.0, 2.0, 2.0 ** -996]
+    True
+    """
+    big = np.asarray(big, dtype=np.float64)
+    return np.ldexp(1.0, np.frexp(np.where(big > 0, big, 1.0))[1])
 
 
 def standardize(X, w=None):
@@ -64,7 +83,7 @@ def standardize(X, w=None):
     [[-1.0, 0.0], [1.0, 0.0]]
     """
     X = np.asarray(X, dtype=np.float64)
-    mean, sd, keep = _moments(X, w)
+    mean, sd, keep = column_moments(X, w)
     return (X - mean) / np.where(keep, sd, 1.0) * keep
 
 
