@@ -201,6 +201,11 @@ def test_seed_and_order_are_functions_of_the_data_alone():
         s2, order2 = seed_order(A, u)
         assert s2 == s
         np.testing.assert_array_equal(order2, order)
+    # keys past float64 (rows near its largest value) and keys spanning it: a seed, quietly
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        for key in (np.array([1.0, np.inf, -np.inf]), np.array([-1.7e308, 0.0, 1.7e308])):
+            assert 0 <= canonical(key, np.ones(3))[0] < 2**32
 
 
 @pytest.mark.parametrize("semimetric", ["energy", "auto"])

@@ -76,8 +76,13 @@ def unitless(v, shift=True, bits=24):
     >>> unitless(np.array([2.0, 4.0, 3.0])).tolist(), unitless(np.ones(2)).tolist()
     ([0, 16777216, 8388608], [0, 0])
     """
-    z = v - v[0] if shift and v.size else np.asarray(v, dtype=np.float64)
-    span = float(np.max(np.abs(z))) if z.size else 0.0
+    v = np.asarray(v, dtype=np.float64)
+    if not np.isfinite(v).all():       # keys past float64 (X near its limit): their bits
+        return v.view(np.int64)
+    top = float(np.max(np.abs(v), initial=0.0))
+    v = v / np.ldexp(1.0, np.frexp(top)[1]) if top > 0 else v   # |v| < 1: no overflow
+    z = v - v[0] if shift and v.size else v
+    span = float(np.max(np.abs(z), initial=0.0))
     return np.round((z / span if span > 0 else z) * 2.0 ** bits).astype(np.int64)
 
 

@@ -192,7 +192,8 @@ def run_choice(X, w, ks, method, setting, opts, random_state, refit, seed=None):
     held = [r, *(r.candidates or {}).values()] if c != 1.0 or wscale != 1.0 else []
     for x in {id(x): x for x in held}.values():  # back to X's units (W: degree alpha)
         u = objective_unit(x.semimetric, setting.alpha, c) * wscale   # and the weights'
-        x.within_energy = None if x.within_energy is None else x.within_energy * u
+        with np.errstate(over="ignore"):   # W past float64 in X's units reads inf
+            x.within_energy = None if x.within_energy is None else x.within_energy * u
         x.ref_log_w = None if x.ref_log_w is None else x.ref_log_w + np.log(u)
         x.rescaling = x.rescaling and x.rescaling.of_scaled(c)
     if method == "auto":  # back to the rows of X: each its distinct row's label
