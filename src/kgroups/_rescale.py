@@ -49,28 +49,28 @@ def standardizing(X, w=None):
 def column_moments(X, w):
     """Each column's weighted mean and standard deviation, and which are not constant
     (a spread above rounding: 1e-12 of the column's largest ``|x|``). Each column is
-    read in units of a power of two near its largest ``|x|`` and the weights near
-    their largest (exact), so that sums and squares stay normal numbers at any
+    read in units of the power of two just above its largest ``|x|`` and the weights
+    likewise (exact: ``ldexp``), so that sums and squares stay normal numbers at any
     magnitude."""
     X = np.asarray(X, dtype=np.float64)
-    w = None if w is None else np.asarray(w, dtype=np.float64)
-    w = None if w is None else w / pow2_unit(np.max(w))
-    unit = pow2_unit(np.max(np.abs(X), axis=0, initial=0.0))
-    Z = X / unit
+    w = None if w is None else np.ldexp(w, -pow2_exponent(np.max(w)))
+    e = pow2_exponent(np.max(np.abs(X), axis=0, initial=0.0))
+    Z = np.ldexp(X, -e)
     mean = np.average(Z, axis=0, weights=w)
     sd = np.sqrt(np.average((Z - mean) ** 2, axis=0, weights=w))
-    return mean * unit, sd * unit, sd > 1e-12 * np.max(np.abs(Z), axis=0, initial=0.0)
+    return (np.ldexp(mean, e), np.ldexp(sd, e),
+            sd > 1e-12 * np.max(np.abs(Z), axis=0, initial=0.0))
 
 
-def pow2_unit(big):
-    """The power of two just above each ``big`` (at most twice it; 2 where it is 0): a
-    unit to divide by exactly, below which every ``|x| <= big`` lies.
+def pow2_exponent(big):
+    """The exponent of the power of two just above each ``big`` (at most twice it; 1
+    where it is 0): ``ldexp(x, -e)`` divides by it exactly, below 1 for ``|x| <= big``.
 
-    >>> pow2_unit(np.array([3.0, 4.0, 0.0, 1e-300])).tolist() == [4.0, 8.0, 2.0, 2.0 ** -996]
-    True
+    >>> pow2_exponent(np.array([3.0, 4.0, 0.0, 1.7e308])).tolist()
+    [2, 3, 1, 1024]
     """
     big = np.asarray(big, dtype=np.float64)
-    return np.ldexp(1.0, np.frexp(np.where(big > 0, big, 1.0))[1])
+    return np.frexp(np.where(big > 0, big, 1.0))[1]
 
 
 def standardize(X, w=None):

@@ -199,7 +199,8 @@ def test_a_sigma_below_the_smallest_float_once_rescaled(semimetric, engine, dtyp
     assert big.within_energy_ == one.within_energy_ == 117.0
 
 
-@pytest.mark.parametrize("scale", [(1e200, 1e200), (1e-200, 1e-200), (1e200, 1e-200)])
+@pytest.mark.parametrize("scale", [(1e200, 1e200), (1e-200, 1e-200), (1e200, 1e-200),
+                                   (2.5e307, 1.0)])
 def test_standardize_at_any_magnitude(scale):
     """Columns z-scored (``--standardize``, the choice's standardized geometry) at
     magnitudes whose squares overflow or underflow float64, alike or apart: the columns
