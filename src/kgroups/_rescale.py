@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._scales import pow2_exponent
+
 
 @dataclass(frozen=True)
 class Rescaling:
@@ -60,17 +62,6 @@ def column_moments(X, w):
     sd = np.sqrt(np.average((Z - mean) ** 2, axis=0, weights=w))
     return (np.ldexp(mean, e), np.ldexp(sd, e),
             sd > 1e-12 * np.max(np.abs(Z), axis=0, initial=0.0))
-
-
-def pow2_exponent(big):
-    """The exponent of the power of two just above each ``big`` (at most twice it; 1
-    where it is 0): ``ldexp(x, -e)`` divides by it exactly, below 1 for ``|x| <= big``.
-
-    >>> pow2_exponent(np.array([3.0, 4.0, 0.0, 1.7e308])).tolist()
-    [2, 3, 1, 1024]
-    """
-    big = np.asarray(big, dtype=np.float64)
-    return np.frexp(np.where(big > 0, big, 1.0))[1]
 
 
 def standardize(X, w=None):

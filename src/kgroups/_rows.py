@@ -10,6 +10,7 @@ import zlib
 import numpy as np
 
 from ._memory import check_fits
+from ._scales import pow2_exponent
 
 
 def distinct_rows(X, w, what, alternative, sort=False):
@@ -80,7 +81,7 @@ def unitless(v, shift=True, bits=24):
     if not np.isfinite(v).all():       # keys past float64 (X near its limit): their bits
         return v.view(np.int64)
     top = float(np.max(np.abs(v), initial=0.0))
-    v = np.ldexp(v, -int(np.frexp(top)[1])) if top > 0 else v   # |v| < 1, exact
+    v = np.ldexp(v, -int(pow2_exponent(top)))                  # |v| < 1, exact
     z = v - v[0] if shift and v.size else v
     span = float(np.max(np.abs(z), initial=0.0))
     return np.round((z / span if span > 0 else z) * 2.0 ** bits).astype(np.int64)

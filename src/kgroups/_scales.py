@@ -49,3 +49,15 @@ def pow2_weight_scale(w, safe=SAFE_MAGNITUDE):
         return c
     middle = (int(np.frexp(big)[1]) + int(np.frexp(small)[1])) // 2
     return float(np.ldexp(1.0, middle))
+
+
+def pow2_exponent(big):
+    """The exponent of the power of two just above each ``big`` (at most twice it; 1
+    where it is 0): ``ldexp(x, -e)`` divides by it exactly, below 1 for ``|x| <= big``
+    (the power itself may lie past float64: 2**1024 above 1.7e308).
+
+    >>> pow2_exponent(np.array([3.0, 4.0, 0.0, 1.7e308])).tolist()
+    [2, 3, 1, 1024]
+    """
+    big = np.asarray(big, dtype=np.float64)
+    return np.frexp(np.where(big > 0, big, 1.0))[1]
