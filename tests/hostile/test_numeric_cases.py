@@ -204,8 +204,8 @@ def test_a_sigma_below_the_smallest_float_once_rescaled(semimetric, engine, dtyp
 def test_standardize_at_any_magnitude(scale):
     """Columns z-scored (``--standardize``, the choice's standardized geometry) at
     magnitudes whose squares overflow or underflow float64, alike or apart: the columns
-    of X z-scored, none taken for constant, no overflow on the way. Before, 1e-200 gave
-    one distinct row and 1e200 a RuntimeWarning and NaN."""
+    of X z-scored, none taken for constant (squares of 1e-200 read as 0 would make every
+    row one), no overflow on the way (squares of 1e200 read as inf would make NaN)."""
     from kgroups._rescale import standardize
 
     with warnings.catch_warnings():
