@@ -57,7 +57,7 @@ GOALS = {
     "big": "≤ 20 s, no improving move left",
     "fit": "≥ 20× the matrix-free engine, identical labels",
     "ed": "≤ 5 s",
-    "et": "≤ 10 s",
+    "et": "≤ 2 s",
 }
 FULL = {"n_pass": 1_000_000, "n_pass_cpu": 100_000, "n_big": 1_000_000, "n_fit": 400_000,
         "n_ed": 500_000, "n_ed_cpu": 20_000, "n_ed_ab": 100_000, "n_et": 20_000,
@@ -295,6 +295,7 @@ def row_ed(a):
 
 def row_et(a):
     from kgroups import energy_test
+    from kgroups._kernels.permute import permuted_codes
 
     out = {}
     for where, n in (("gpu", a["n_et"]), ("cpu", a["n_et_cpu"])):
@@ -304,12 +305,19 @@ def row_et(a):
         energy_test(*args, n_permutations=a["perms"], random_state=0)
         sec = time.perf_counter() - t0
         out[where] = (sec, (2 * n) ** 2 * a["perms"] / sec / 1e9, n)
+    # the host's phase of the test: the relabellings (keys drawn, each row sorted)
+    n = 2 * a["n_et"]
+    t0 = time.perf_counter()
+    keys = np.random.default_rng(0).random((a["perms"], n))
+    permuted_codes(keys, np.arange(n) >= n // 2)
+    host = time.perf_counter() - t0
     g, c = out["gpu"], out["cpu"]
     return {"row": f"energy_test, {a['perms']} permutations", "size": f"2 × {g[2]:,}, D = 10",
             "goal": GOALS["et"],
-            "gpu": f"{g[0]:.2f} s ({g[1]:.0f} G pair-permutations/s)",
+            "gpu": f"{g[0]:.2f} s ({g[1]:.0f} G pair-permutations/s; of which the host's "
+                   f"relabellings {host:.2f} s)",
             "cpu": f"{c[0]:.2f} s at 2 × {c[2]:,} ({c[1]:.1f} G pair-permutations/s)",
-            "ratio": f"{g[1] / c[1]:.0f}× (per pair)", "met": g[0] <= 10}
+            "ratio": f"{g[1] / c[1]:.0f}× (per pair)", "met": g[0] <= 2}
 
 
 def header(a, smoke):

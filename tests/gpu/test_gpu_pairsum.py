@@ -51,6 +51,27 @@ def test_permutations_on_the_device_match_in_memory():
     assert a.within == pytest.approx(b.within, rel=RTOL)
 
 
+@pytest.mark.parametrize("n, k, B", [(37, 2, 5), (16, 3, 1), (50, 5, 9), (23, 1, 40)])
+def test_relabelled_sums_equal_the_one_hot_product(n, k, B):
+    """The device's sums of a batch of relabellings (the tiled product and its reduction
+    by group) equal the brute-force sum over the pairs, at sizes that leave partial
+    tiles of rows and of columns (16 x 16 under the simulator), several tiles of
+    columns, a single relabelling and a single group."""
+    from numba import cuda
+    from kgroups._stats.pairsum_cuda import CudaPairSums
+    rng = np.random.default_rng(n + k + B)
+    A = rng.normal(size=(n, n))
+    D = A + A.T
+    codes = rng.integers(0, k, size=(B, n))
+    got = CudaPairSums().relabelled_sums(cuda.to_device(D), codes, k)
+    want = np.zeros((B, k, k))
+    for b in range(B):
+        for i in range(n):
+            for y in range(n):
+                want[b, codes[b, i], codes[b, y]] += D[y, i]
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12 * np.abs(D).sum())
+
+
 def test_rescaled_data_and_clear_errors():
     X = np.random.default_rng(2).normal(size=(20, 2))
     assert within_energy(dev(X * 1e200), np.arange(20) % 2) == pytest.approx(

@@ -19,6 +19,7 @@ import importlib
 
 import numpy as np
 
+from .._kernels.permute import permuted_codes
 from .._validation import (InvalidParameterError, is_dask_collection, is_device_array,
                            uniform_sample)
 from .pairsum import BLOCK_ELEMENTS, Part, semimetric_spec  # noqa: F401 (doctest names)
@@ -132,7 +133,9 @@ def permutation_statistics(pooled, codes, sizes, n_permutations, rs, statistic):
     """``statistic(sums, sizes)`` of ``n_permutations`` random relabellings of ``codes``.
 
     Each batch of B relabellings draws B x n uniform keys from ``rs`` (a RandomState
-    or Generator) and sorts them, which keeps the group sizes, then gets its
+    or Generator) and sorts each row (stably, the rows on every core:
+    :func:`~kgroups._kernels.permute.permuted_codes`), which keeps the group sizes,
+    then gets its
     (B, k, k) sums from the pooled matrix in one product
     (:meth:`PairSums.relabelled_sums` of the pooled matrix's kind); ``statistic``
     maps sums of shape (..., k, k) and the sizes to shape (...).
@@ -143,7 +146,7 @@ def permutation_statistics(pooled, codes, sizes, n_permutations, rs, statistic):
     out = np.empty(n_permutations)
     for start in range(0, n_permutations, batch):
         B = min(batch, n_permutations - start)
-        perm_codes = codes[np.argsort(uniform_sample(rs, (B, n)), axis=1)]  # (B, n)
+        perm_codes = permuted_codes(uniform_sample(rs, (B, n)), codes)  # (B, n)
         out[start:start + B] = statistic(backend.relabelled_sums(pooled, perm_codes, k), sizes)
     return out
 

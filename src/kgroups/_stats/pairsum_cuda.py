@@ -11,7 +11,9 @@ come from the GPU engine's pass (:func:`kgroups._kernels.cuda.build_sorted`: row
 sorted by group, each row's sums per group, float64, never an n x n matrix),
 ``P[c, l] = -2 sum_{i in C_c} Ms[l, i]``. A permutation test builds the pooled n x n
 matrix on the device (its size checked against the free device memory) and reduces
-each batch of relabellings there (:func:`kgroups._kernels.cuda.relabelled_rows`);
+each batch of relabellings there: the matrix times their one-hot codes, tiled as a
+matrix product (:func:`kgroups._kernels.cuda.relabelled_columns`), summed by group
+(:func:`~kgroups._kernels.cuda.relabelled_reduce`), only the (B, k, k) sums back;
 the relabellings are drawn on the host from the caller's random state, as for
 in-memory data, so both give the same permutations. Labels and weights (n numbers)
 are read on the host. Named semimetrics only.
@@ -118,19 +120,21 @@ class CudaPairSums(PairSums):
         from .._kernels import cuda as kernels
 
         B, n = codes.shape
-        step = max(1, kernels.RELABEL_LOCAL // k)
-        out = np.empty((B, k, k))
-        for b0 in range(0, B, step):
-            c = np.ascontiguousarray(codes[b0:b0 + step], dtype=np.int64)
-            rows = cuda.device_array((c.shape[0], n, k))
-            kernels.relabelled_rows[kernels.blocks(n), kernels.THREADS](
-                pooled, cuda.to_device(c), k, rows)
-            rows = rows.copy_to_host()
-            for b in range(c.shape[0]):  # P_b[g, h] = sum_{i : c_b(i) = g} rows[b, i, h]
-                H = np.zeros((n, k))
-                H[np.arange(n), c[b]] = 1.0
-                out[b0 + b] = H.T @ rows[b]
-        return out
+        codes = np.ascontiguousarray(codes, dtype=np.int32)
+        need, free = 8.0 * B * k * n + 8.0 * B * n, device_free_memory()
+        if need > 0.9 * free:
+            raise InvalidParameterError(
+                f"permutations: the sums of a batch of {B} relabellings of {n} points need "
+                f"{need / 2**30:.2f} GiB of device memory but {free / 2**30:.2f} GiB are free "
+                "beside the pooled matrix; pass fewer n_permutations, or test a subsample")
+        ET = cuda.device_array((B * k, n))
+        grid = (kernels.blocks(n, kernels.PERM_TILE), kernels.blocks(B * k, kernels.PERM_TILE))
+        kernels.relabelled_columns[grid, (kernels.PERM_THREADS, kernels.PERM_THREADS)](
+            pooled, cuda.to_device(np.ascontiguousarray(codes.T)), k, ET)
+        out = cuda.device_array((B, k, k))
+        kernels.relabelled_reduce[B * k, kernels.THREADS, 0, 8 * int(k)](
+            ET, cuda.to_device(codes), k, out)
+        return out.copy_to_host()
 
 
 def _device_rows(X, name, owner):
