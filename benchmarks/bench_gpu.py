@@ -29,7 +29,12 @@ GPU engine, measured on the device and, in the same run, on the CPU:
    host, of ``--n-ed-cpu``: pairs per second; and two samples of ``--n-ed-ab`` on
    the device by the pass compiled for D and by the generic one;
 6. **energy_test** of two samples of ``--n-et`` with 999 permutations on the device
-   and ``--n-et-cpu`` on the host: seconds, and pair-permutations per second.
+   and ``--n-et-cpu`` on the host: seconds, and pair-permutations per second, and
+   the seconds of the host's relabellings of that many points;
+7. **engine="auto"** on a grid of n (``--n-auto`` and a quarter of it), D (2, 20) and
+   starts (1, 4): the engine it chooses, and the GPU, matrix-free and chosen engines'
+   predicted seconds and fits timed; right where it chose the fastest (or one within
+   1.25x or 0.05 s of it).
 
 Everything is compiled first, outside the timings (each call on small inputs, and
 one sweep of each engine at 50,000 points, where ``dtype="auto"`` takes kernels of
@@ -58,12 +63,14 @@ GOALS = {
     "fit": "≥ 20× the matrix-free engine, identical labels",
     "ed": "≤ 5 s",
     "et": "≤ 2 s",
+    "auto": "the fastest engine chosen, or one within 1.25× (or 0.05 s) of it",
 }
 FULL = {"n_pass": 1_000_000, "n_pass_cpu": 100_000, "n_big": 1_000_000, "n_fit": 400_000,
         "n_ed": 500_000, "n_ed_cpu": 20_000, "n_ed_ab": 100_000, "n_et": 20_000,
-        "n_et_cpu": 2_000, "perms": 999}
+        "n_et_cpu": 2_000, "perms": 999, "n_auto": 40_000}
 SMOKE = {"n_pass": 40, "n_pass_cpu": 40, "n_big": 40, "n_fit": 40, "n_ed": 40,
-         "n_ed_cpu": 40, "n_ed_ab": 40, "n_et": 24, "n_et_cpu": 24, "perms": 9}
+         "n_ed_cpu": 40, "n_ed_ab": 40, "n_et": 24, "n_et_cpu": 24, "perms": 9,
+         "n_auto": 40}
 
 
 # The float64 pass's rate of this run, which the float32 row compares with.
@@ -320,6 +327,46 @@ def row_et(a):
             "ratio": f"{g[1] / c[1]:.0f}× (per pair)", "met": g[0] <= 2}
 
 
+def row_auto(a, k):
+    """``engine="auto"`` on raw data with a device: on a grid of n (``n_auto`` and a
+    quarter of it), D (2 and 20) and starts (1 and 4), the engine it chooses, and the
+    GPU engine, the matrix-free engine and the chosen one (the dense one, where it
+    fits) each with its predicted seconds and its fit timed (the same k-means++
+    starts: ``init="k-means++"``, ``random_state=0``)."""
+    from sklearn.datasets import make_blobs
+
+    from kgroups import KernelKGroups
+    from kgroups._engines.registry import engine_class
+    from kgroups._engines.select import choose_engine
+
+    cells, right = [], 0
+    for n in (a["n_auto"] // 4, a["n_auto"]):
+        for d in (2, 20):
+            X = make_blobs(n, d, centers=k, cluster_std=2.5, random_state=0)[0]
+            for starts in (1, 4):
+                chosen = choose_engine("auto", n, False, False, np.float64, "energy", d,
+                                       n_clusters=k, n_init=starts)[0].name
+                sec, pred = {}, {}
+                for e in dict.fromkeys(("gpu", "matrix-free", chosen)):
+                    pred[e] = engine_class(e).predicted_seconds(n, d, n_clusters=k,
+                                                                n_init=starts)
+                    t0 = time.perf_counter()
+                    KernelKGroups(k, engine=e, n_init=starts, random_state=0).fit(X)
+                    sec[e] = time.perf_counter() - t0
+                fast = min(sec, key=sec.get)
+                ok = sec[chosen] <= max(1.25 * sec[fast], sec[fast] + 0.05)
+                right += ok
+                cells.append(f"n={n:,} D={d} starts={starts}: auto {chosen}; predicted / "
+                             "measured s: " + ", ".join(f"{e} {pred[e]:.2g} / {sec[e]:.2f}"
+                                                         for e in sec)
+                             + ("" if ok else " (WRONG)"))
+    print("    " + "\n    ".join(cells), flush=True)
+    return {"row": "engine='auto' on a grid", "size": f"n = {a['n_auto'] // 4:,}, "
+            f"{a['n_auto']:,}; D = 2, 20; 1, 4 starts; k = {k}", "goal": GOALS["auto"],
+            "gpu": f"right on {right} of {len(cells)}: " + "; ".join(cells), "cpu": "",
+            "ratio": "", "met": right == len(cells)}
+
+
 def header(a, smoke):
     import numba
     from numba import config, cuda
@@ -366,7 +413,8 @@ def main(argv=None):
              ("float32 pass", lambda: row_pass32(a, args.k)),
              ("whole fit", lambda: row_big(a, args.k)),
              ("fit vs CPU", lambda: row_fit(a, args.k)),
-             ("energy_distance", lambda: row_ed(a)), ("energy_test", lambda: row_et(a))]
+             ("energy_distance", lambda: row_ed(a)), ("energy_test", lambda: row_et(a)),
+             ("engine='auto'", lambda: row_auto(a, args.k))]
     print(f"  compiled in {time.perf_counter() - t0:.1f} s", flush=True)
     rows = []
     for name, step in steps:
