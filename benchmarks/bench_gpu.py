@@ -36,6 +36,10 @@ GPU engine, measured on the device and, in the same run, on the CPU:
    predicted seconds and fits timed; right where it chose the fastest (or one within
    1.25x or 0.05 s of it).
 
+After the two pass rows, **the passes profiled**: each kernel's registers, spilled
+bytes and shared memory with its theoretical occupancy on the device, and the passes'
+floating-point rate against the device's peak.
+
 Everything is compiled first, outside the timings (each call on small inputs, and
 one sweep of each engine at 50,000 points, where ``dtype="auto"`` takes kernels of
 its own); the CPU's pass is timed twice and the faster kept. Prints a Markdown
@@ -176,6 +180,7 @@ def row_pass32(a, k):
     other = other_pass(X, k, start, dtype="float32")
     ab = rows_ab(X, k, start, dtype="float32")
     rate, info = n * n / sec / 1e9, est.engine_stats_.get("float32", {})
+    RATES["float32"] = rate
     same = bool((est.labels_ == RATES.get("labels")).all()) if "labels" in RATES else None
     ratio = f"{rate / RATES['float64']:.2f}× the float64 pass" if "float64" in RATES else ""
     return {"row": "exact pass, float32", "size": f"n = {n:,}, D = 10, k = {k}",
@@ -186,6 +191,98 @@ def row_pass32(a, k):
                    f"{info.get('kernel_error_bound', 0):.1e}, "
                    f"went on in float64: {info.get('groups_gone_float64')}",
             "cpu": "", "ratio": ratio, "met": rate >= 500 and bool(same)}
+
+
+# Fused multiply-adds per clock and multiprocessor, float64 and float32, by compute
+# capability (NVIDIA's CUDA C++ Programming Guide, "Arithmetic Instructions").
+FMA_PER_CLOCK = {(8, 0): (32, 64), (9, 0): (64, 128)}
+# Floating-point operations per pair of the energy distance's pass at D = 10: per
+# feature a difference and a fused multiply-add (3), the square root, the weight and
+# the sum (about 3).
+FLOPS_PER_PAIR = 3 * 10 + 3
+
+
+def device_attributes():
+    """The device's multiprocessors, their threads, registers and shared memory, its
+    clock (kHz) and compute capability; None for what the driver (or the simulator)
+    does not say."""
+    from numba import config, cuda
+
+    dev = None if config.ENABLE_CUDASIM else cuda.get_current_device()
+    out = {}
+    for name in ("MULTIPROCESSOR_COUNT", "MAX_THREADS_PER_MULTI_PROCESSOR",
+                 "MAX_REGISTERS_PER_MULTIPROCESSOR", "MAX_SHARED_MEMORY_PER_MULTIPROCESSOR",
+                 "MAX_BLOCKS_PER_MULTIPROCESSOR", "CLOCK_RATE"):
+        try:
+            out[name] = int(getattr(dev, name))
+        except Exception:  # noqa: BLE001 - an attribute the driver or simulator lacks
+            out[name] = None
+    out["cc"] = tuple(getattr(dev, "compute_capability", None) or ()) or None
+    return out
+
+
+def occupancy(regs, static_shared, dynamic_shared, threads, dev):
+    """Theoretical occupancy (resident warps over the most a multiprocessor holds) of a
+    kernel using ``regs`` registers a thread (allocated by 8 per thread, 256 per warp)
+    and that much shared memory a block (1 KiB more reserved per block)."""
+    sm_threads, sm_regs = dev["MAX_THREADS_PER_MULTI_PROCESSOR"], dev[
+        "MAX_REGISTERS_PER_MULTIPROCESSOR"]
+    sm_shared, sm_blocks = dev["MAX_SHARED_MEMORY_PER_MULTIPROCESSOR"], dev[
+        "MAX_BLOCKS_PER_MULTIPROCESSOR"] or 32
+    if None in (sm_threads, sm_regs, sm_shared):
+        return None
+    warps = -(-threads // 32)
+    per_warp = -(-max(regs, 1) * 32 // 256) * 256
+    limits = [sm_blocks, sm_threads // (32 * warps), sm_regs // (per_warp * warps)]
+    shared = static_shared + dynamic_shared + 1024
+    limits.append(sm_shared // shared)
+    return max(0, min(limits)) * warps * 32 / sm_threads
+
+
+def row_profile(a, k):
+    """The resources of the kernels the pass rows ran (registers and spilled bytes a
+    thread, shared memory a block) with their theoretical occupancy on this device, and
+    the passes' arithmetic rate against the device's peak (from the pass rows' pairs
+    per second): where the float32 pass's missing factor of 2 goes."""
+    from kgroups._kernels import cuda as kk
+
+    dev = device_attributes()
+    kernels = [("ordered pass f64", *kk.rows_pass(10, a["n_pass"])),
+               ("ordered pass f32", *kk.rows_pass(10, a["n_pass"], True)),
+               ("unordered pass f64", kk.build_sym, None, kk.sym_tile_for(10) * kk.SYM_SPLIT,
+                0, 8 * (2 * 10 * kk.sym_tile_for(10) + kk.sym_tile_for(10) ** 2)),
+               ("moves' pass f64", kk.apply_pass(10), None, kk.THREADS, 0, 0),
+               ("relabellings' product", kk.relabelled_columns, None,
+                kk.PERM_THREADS ** 2, 0, 0)]
+    cells = []
+    for name, kern, _, threads, _, dyn in kernels:
+        try:
+            regs, local = kern.get_regs_per_thread(), kern.get_local_mem_per_thread()
+            static = kern.get_shared_mem_per_block()
+        except Exception:  # noqa: BLE001 - the simulator, or a kernel not compiled yet
+            cells.append(f"{name}: not available here")
+            continue
+        if isinstance(regs, dict) and not regs:
+            cells.append(f"{name}: not compiled in this run")
+            continue
+        regs, local, static = (next(iter(v.values())) if isinstance(v, dict) else v
+                               for v in (regs, local, static))
+        occ = occupancy(regs, static, dyn, threads, dev)
+        cells.append(f"{name}: {regs} registers, {local} B spilled a thread, "
+                     f"{static + dyn} B shared a block of {threads}, occupancy "
+                     + ("n/a" if occ is None else f"{occ:.0%}"))
+    fma = FMA_PER_CLOCK.get(dev["cc"])
+    for prec, i in (("float64", 0), ("float32", 1)):
+        rate = RATES.get(prec)
+        if rate and fma and dev["CLOCK_RATE"] and dev["MULTIPROCESSOR_COUNT"]:
+            peak = 2 * fma[i] * dev["MULTIPROCESSOR_COUNT"] * dev["CLOCK_RATE"] * 1e3
+            got = rate * 1e9 * FLOPS_PER_PAIR
+            cells.append(f"{prec} pass: {got / 1e12:.1f} TFLOP/s of a {peak / 1e12:.1f} "
+                         f"peak ({got / peak:.0%}, {FLOPS_PER_PAIR} a pair)")
+    print("    " + "\n    ".join(cells), flush=True)
+    return {"row": "the passes profiled", "size": f"D = 10; device {dev['cc']}, "
+            f"{dev['MULTIPROCESSOR_COUNT']} multiprocessors", "goal": "the reason float32 "
+            "is not 2× float64", "gpu": "; ".join(cells), "cpu": "", "ratio": "", "met": ""}
 
 
 # The two builds of M the engine has, by the value of gpu.SYMMETRIC_BUILD.
@@ -411,6 +508,7 @@ def main(argv=None):
     warm_up(args.k, *((30, None) if args.smoke else (300, 50_000)))
     steps = [("exact pass", lambda: row_pass(a, args.k)),
              ("float32 pass", lambda: row_pass32(a, args.k)),
+             ("profile", lambda: row_profile(a, args.k)),
              ("whole fit", lambda: row_big(a, args.k)),
              ("fit vs CPU", lambda: row_fit(a, args.k)),
              ("energy_distance", lambda: row_ed(a)), ("energy_test", lambda: row_et(a)),
