@@ -352,6 +352,25 @@ def test_permutation_statistics_match_loop():
         assert got[b] == pytest.approx(expected, rel=1e-10)
 
 
+@pytest.mark.parametrize("elements", [15 * 3, 15 * 3 * 4, 15 * 3 * 25])
+def test_permutation_statistics_whatever_the_batch(monkeypatch, elements):
+    """The relabellings come from one stream of uniform keys however many a batch takes
+    (one, four, all 25): the same statistics as the loop of the test above (an
+    implementation's ``relabel_elements`` bounds a batch)."""
+    from kgroups._stats.pairsum import NumpyPairSums
+    rng = np.random.default_rng(12)
+    Z = rng.normal(size=(15, 2))
+    codes = np.repeat([0, 1, 2], [6, 5, 4])
+    D = np.sqrt(((Z[:, None] - Z[None]) ** 2).sum(-1))
+    args = (D, codes, np.array([6.0, 5.0, 4.0]), 25)
+    want = dispatch.permutation_statistics(*args, np.random.RandomState(0),
+                                          _energy._ksample_statistic)
+    monkeypatch.setattr(NumpyPairSums, "relabel_elements", elements)
+    got = dispatch.permutation_statistics(*args, np.random.RandomState(0),
+                                         _energy._ksample_statistic)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
 def test_pvalue_counts_ties():
     """p = (1 + #{E_b >= E_obs}) / (1 + B) is valid on tied (discrete) data.
 

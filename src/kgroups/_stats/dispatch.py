@@ -142,7 +142,7 @@ def permutation_statistics(pooled, codes, sizes, n_permutations, rs, statistic):
     """
     backend = choose({"pooled": pooled}, "permutations")
     n, k = pooled.shape[0], len(sizes)
-    batch = max(1, min(n_permutations, BLOCK_ELEMENTS // (n * k)))
+    batch = max(1, min(n_permutations, backend.relabel_elements // (n * k)))
     out = np.empty(n_permutations)
     for start in range(0, n_permutations, batch):
         B = min(batch, n_permutations - start)

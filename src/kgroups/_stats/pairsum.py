@@ -233,11 +233,14 @@ class PairSums:
     """The interface of a pair-sum implementation (one per array kind).
 
     ``has_pooled`` says whether the implementation builds the pooled n x n
-    matrix of a permutation test (:meth:`pooled`, :meth:`relabelled_sums`).
+    matrix of a permutation test (:meth:`pooled`, :meth:`relabelled_sums`), and
+    ``relabel_elements`` how many codes (relabellings x n x k) a batch of
+    :meth:`relabelled_sums` takes at most.
     """
 
     kind = "abstract"
     has_pooled = False
+    relabel_elements = BLOCK_ELEMENTS
 
     def prepare(self, parts, spec, owner):
         """Check ``parts`` (a list of :class:`Part`) and return a :class:`Prepared`."""

@@ -45,6 +45,9 @@ class CudaPairSums(PairSums):
 
     kind = "cuda"
     has_pooled = True
+    # a batch's product is B k x n float64 on the device (256 MiB): a batch of many
+    # relabellings fills the tiles of columns and reads the pooled matrix fewer times
+    relabel_elements = 1 << 25
 
     def prepare(self, parts, spec, owner):
         from .._kernels import cuda as kernels
