@@ -72,6 +72,20 @@ def test_relabelled_sums_equal_the_one_hot_product(n, k, B):
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12 * np.abs(D).sum())
 
 
+def test_relabelled_sums_past_a_grid_of_columns(monkeypatch):
+    """A batch of more relabellings than one grid's columns holds runs in several
+    launches: the same sums."""
+    from numba import cuda
+    import kgroups._stats.pairsum_cuda as pc
+    rng = np.random.default_rng(5)
+    A = rng.normal(size=(20, 20))
+    D, codes = cuda.to_device(A + A.T), rng.integers(0, 2, size=(20, 20))
+    want = pc.CudaPairSums().relabelled_sums(D, codes, 2)
+    monkeypatch.setattr(pc, "MAX_GRID_Y", 1)
+    np.testing.assert_allclose(pc.CudaPairSums().relabelled_sums(D, codes, 2), want,
+                               rtol=1e-13)
+
+
 def test_rescaled_data_and_clear_errors():
     X = np.random.default_rng(2).normal(size=(20, 2))
     assert within_energy(dev(X * 1e200), np.arange(20) % 2) == pytest.approx(

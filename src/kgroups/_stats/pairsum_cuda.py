@@ -40,6 +40,10 @@ from .pairsum import (
 )
 
 
+# Blocks a grid has at most along y (CUDA's limit): the tiles of columns of a launch.
+MAX_GRID_Y = 65535
+
+
 class CudaPairSums(PairSums):
     """Pair sums of device arrays, computed on the device (see the module docstring)."""
 
@@ -122,7 +126,11 @@ class CudaPairSums(PairSums):
         cuda = numba_cuda()
         from .._kernels import cuda as kernels
 
-        B, n = codes.shape
+        B, n, k = int(codes.shape[0]), int(codes.shape[1]), int(k)
+        most = MAX_GRID_Y * kernels.PERM_TILE // k  # relabellings in one grid's columns
+        if B > most:
+            return np.concatenate([self.relabelled_sums(pooled, codes[b:b + most], k)
+                                   for b in range(0, B, most)])
         codes = np.ascontiguousarray(codes, dtype=np.int32)
         need, free = 8.0 * B * k * n + 8.0 * B * n, device_free_memory()
         if need > 0.9 * free:
@@ -135,7 +143,7 @@ class CudaPairSums(PairSums):
         kernels.relabelled_columns[grid, (kernels.PERM_THREADS, kernels.PERM_THREADS)](
             pooled, cuda.to_device(np.ascontiguousarray(codes.T)), k, ET)
         out = cuda.device_array((B, k, k))
-        kernels.relabelled_reduce[B * k, kernels.THREADS, 0, 8 * int(k)](
+        kernels.relabelled_reduce[B * k, kernels.THREADS, 0, 8 * k](
             ET, cuda.to_device(codes), k, out)
         return out.copy_to_host()
 
