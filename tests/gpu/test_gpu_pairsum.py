@@ -77,9 +77,11 @@ def test_relabelled_sums_past_a_grid_of_columns(monkeypatch):
     launches: the same sums."""
     from numba import cuda
     import kgroups._stats.pairsum_cuda as pc
+    from kgroups._kernels.cuda import PERM_TILE
     rng = np.random.default_rng(5)
     A = rng.normal(size=(20, 20))
-    D, codes = cuda.to_device(A + A.T), rng.integers(0, 2, size=(20, 20))
+    # one tile of columns holds PERM_TILE / 2 relabellings of 2 groups: three launches
+    D, codes = cuda.to_device(A + A.T), rng.integers(0, 2, size=(PERM_TILE + 3, 20))
     want = pc.CudaPairSums().relabelled_sums(D, codes, 2)
     monkeypatch.setattr(pc, "MAX_GRID_Y", 1)
     np.testing.assert_allclose(pc.CudaPairSums().relabelled_sums(D, codes, 2), want,
