@@ -15,8 +15,13 @@ overlapping), unit weights. Per size, the seconds (best of ``--repeat``) of
   ``system.time``; it holds the (2n)^2 distance matrix, so only up to ``--r-max``),
 
 with the ratios and the relative differences of the values (R's ``edist`` is the
-e-distance ``n n / (2 n) E``, converted back to E). Skips R when it is not installed
-(``benchmarks/setup_peers.sh``).
+e-distance ``n n / (2 n) E``, converted back to E). Then the two-sample **permutation
+test**, ``--permutations`` relabellings, per size of ``--test-sizes``:
+:func:`kgroups.energy_test` with its phases (the pooled matrix, the relabellings drawn
+and sorted, their sums: the pooled matrix times their one-hot codes), beside R
+``energy::eqdist.etest(..., R = permutations)`` (timed inside R), with both p-values
+(different random relabellings: they agree up to the permutation noise). Skips R when
+it is not installed (``benchmarks/setup_peers.sh``).
 """
 
 from __future__ import annotations
@@ -92,6 +97,46 @@ def r_edist(X, Y, repeat):
     return e * (2 * n) / (n * n), sec
 
 
+def r_etest(X, Y, perms):
+    """``(statistic, p-value, seconds)`` of R's ``energy::eqdist.etest``, or None."""
+    if shutil.which("Rscript") is None:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "xy.csv")
+        np.savetxt(path, np.vstack([X, Y]), delimiter=",")
+        n = len(X)
+        code = (f"suppressMessages(library(energy)); Z <- as.matrix(read.csv('{path}', "
+                f"header = FALSE)); set.seed(0); s <- system.time(r <- eqdist.etest(Z, "
+                f"sizes = c({n}, {n}), R = {perms}))[['elapsed']]; "
+                "cat(sprintf('%.17g %.6f %.6f', as.numeric(r$statistic), r$p.value, s))")
+        res = subprocess.run(["Rscript", "-e", code], capture_output=True, text=True)
+    if res.returncode != 0:
+        return None
+    return tuple(float(v) for v in res.stdout.split())
+
+
+def test_phases(X, Y, perms):
+    """Seconds of :func:`kgroups.energy_test`'s phases on the two samples, from its own
+    parts: the pooled matrix, the relabellings (keys drawn and each row sorted), and
+    the sums of every relabelling (the product and the statistic)."""
+    from kgroups._kernels.permute import permuted_codes
+    from kgroups._random_state import uniform_sample
+    from kgroups._stats import dispatch, pairsum
+
+    n = len(X) + len(Y)
+    prep = dispatch.prepare([pairsum.Part(X, "X"), pairsum.Part(Y, "Y")],
+                            pairsum.semimetric_spec("bench", "energy", 1.0, 1.0, 1.0), "bench")
+    t0 = time.perf_counter()
+    D = prep.backend.pooled(prep)
+    t1 = time.perf_counter()
+    rs = np.random.RandomState(0)
+    batch = max(1, pairsum.BLOCK_ELEMENTS // (n * 2))
+    for b in range(0, perms, batch):
+        permuted_codes(uniform_sample(rs, (min(batch, perms - b), n)), prep.codes)
+    t2 = time.perf_counter()
+    return t1 - t0, t2 - t1
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 5000, 20000],
@@ -99,6 +144,9 @@ def main(argv=None):
     parser.add_argument("--r-max", type=int, default=5000,
                         help="largest sample R is run on (it holds the distance matrix)")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--test-sizes", type=int, nargs="+", default=[500, 1000, 2000],
+                        help="points per sample of the permutation test")
+    parser.add_argument("--permutations", type=int, default=999)
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
     energy_distance(*samples(600))  # compile outside the timings
@@ -119,6 +167,24 @@ def main(argv=None):
             + (f"{r[1]:.3f} s ({r[1] / t:.1f}×; rel. diff {abs(r[0] - e) / e:.0e})"
                if r else "not run") + " |")
         print(rows[-1], flush=True)
+    from kgroups import energy_test
+
+    energy_test(*samples(300), n_permutations=9, random_state=0)  # compiled first
+    tests = []
+    for n in args.test_sizes:
+        X, Y = samples(n)
+        res, t = best(lambda: energy_test(X, Y, n_permutations=args.permutations,
+                                          random_state=0), args.repeat)
+        pooled, codes = test_phases(X, Y, args.permutations)
+        r = r_etest(X, Y, args.permutations)
+        rate = (2 * n) ** 2 * args.permutations / t / 1e9
+        tests.append(
+            f"| 2 × {n:,} | {t:.3f} s ({rate:.1f} G pair-permutations/s; pooled matrix "
+            f"{pooled:.3f} s, relabellings {codes:.3f} s, sums {t - pooled - codes:.3f} s) "
+            f"| {res.pvalue:.3f} | " + (f"{r[2]:.3f} s ({r[2] / t:.1f}×) | {r[1]:.3f} | "
+                                        f"{abs(r[0] - res.statistic) / res.statistic:.0e}"
+                                        if r else "not run | | ") + " |")
+        print(tests[-1], flush=True)
     lines = [f"kgroups {kgroups.__version__} from {os.path.dirname(kgroups.__file__)}",
              f"{platform.machine()}, {os.cpu_count()} cores, python "
              f"{platform.python_version()}, {datetime.date.today().isoformat()}",
@@ -131,7 +197,15 @@ def main(argv=None):
              "",
              "| samples | energy_distance | through the blocks (× its time) | "
              "within_energy of the two | R energy::edist (× kgroups) |",
-             "|---|---|---|---|---|", *rows, ""]
+             "|---|---|---|---|---|", *rows, "",
+             f"The two-sample energy test with {args.permutations} permutations (one run "
+             f"each; best of {args.repeat} for kgroups). Both statistics are the e-distance, "
+             "n m / (n + m) times the energy distance (rel. diff: between them); the "
+             "p-values come from different random relabellings.",
+             "",
+             "| samples | kgroups energy_test (phases) | p-value | R energy::eqdist.etest "
+             "(× kgroups) | R p-value | statistic rel. diff |",
+             "|---|---|---|---|---|---|", *tests, ""]
     publish("\n".join(lines), args.out)
     return 0
 

@@ -1070,7 +1070,11 @@ def stats_cpu():
          "overlapping samples on every core, beside the same function through the blocks",
          "of semimetric values (its path for small samples, forced here) and beside R's",
          "``energy::edist`` (which holds the distance matrix, so only on the smaller",
-         "sizes), with the relative differences of the values."],
+         "sizes), with the relative differences of the values. Then the two-sample",
+         "permutation test, :func:`~kgroups.energy_test` with 999 permutations and its",
+         "phases (the pooled matrix; the relabellings, drawn and sorted; their sums,",
+         "the pooled matrix times their one-hot codes), beside R's",
+         "``energy::eqdist.etest``."],
         "python benchmarks/bench_stats.py")
 
 

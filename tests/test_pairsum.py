@@ -134,8 +134,11 @@ def test_pooled_and_relabelled_sums():
     np.testing.assert_allclose(D, brute, rtol=1e-12, atol=1e-14)
     rng = np.random.default_rng(4)
     batch = np.array([rng.permutation(codes) for _ in range(5)])
-    got = prep.backend.relabelled_sums(D, batch, 4)
+    got = dispatch.relabelled(prep.backend, D, batch, 4, prep.backend.row_sums(D))
     assert got.shape == (5, 4, 4)
+    part = prep.backend.relabelled_sums(D, batch, 4, 2)   # all but group 2's column
+    np.testing.assert_array_equal(part[:, :, 2], 0.0)
+    np.testing.assert_allclose(part[:, :, [0, 1, 3]], got[:, :, [0, 1, 3]], rtol=1e-13)
     for b in range(5):
         np.testing.assert_allclose(got[b], sums_bf(Z, batch[b], np.ones(15), 4,
                                                    semimetric="energy", alpha=0.7),

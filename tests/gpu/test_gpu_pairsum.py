@@ -58,12 +58,15 @@ def test_relabelled_sums_equal_the_one_hot_product(n, k, B):
     tiles of rows and of columns (16 x 16 under the simulator), several tiles of
     columns, a single relabelling and a single group."""
     from numba import cuda
+    from kgroups._stats.dispatch import relabelled
     from kgroups._stats.pairsum_cuda import CudaPairSums
     rng = np.random.default_rng(n + k + B)
     A = rng.normal(size=(n, n))
     D = A + A.T
-    codes = rng.integers(0, k, size=(B, n))
-    got = CudaPairSums().relabelled_sums(cuda.to_device(D), codes, k)
+    codes = np.sort(rng.integers(0, k, size=n))[rng.permuted(np.tile(np.arange(n), (B, 1)),
+                                                             axis=1)]  # the same sizes
+    be, dD = CudaPairSums(), cuda.to_device(D)
+    got = relabelled(be, dD, codes, k, be.row_sums(dD))
     want = np.zeros((B, k, k))
     for b in range(B):
         for i in range(n):
@@ -80,11 +83,12 @@ def test_relabelled_sums_past_a_grid_of_columns(monkeypatch):
     from kgroups._kernels.cuda import PERM_TILE
     rng = np.random.default_rng(5)
     A = rng.normal(size=(20, 20))
-    # one tile of columns holds PERM_TILE / 2 relabellings of 2 groups: three launches
-    D, codes = cuda.to_device(A + A.T), rng.integers(0, 2, size=(PERM_TILE + 3, 20))
-    want = pc.CudaPairSums().relabelled_sums(D, codes, 2)
+    # a tile of columns holds PERM_TILE relabellings of 2 groups (one column each, the
+    # other group's from the row sums): three launches
+    D, codes = cuda.to_device(A + A.T), rng.integers(0, 2, size=(2 * PERM_TILE + 3, 20))
+    want = pc.CudaPairSums().relabelled_sums(D, codes, 2, 1)
     monkeypatch.setattr(pc, "MAX_GRID_Y", 1)
-    np.testing.assert_allclose(pc.CudaPairSums().relabelled_sums(D, codes, 2), want,
+    np.testing.assert_allclose(pc.CudaPairSums().relabelled_sums(D, codes, 2, 1), want,
                                rtol=1e-13)
 
 

@@ -20,6 +20,19 @@ def test_equal_to_numpy_stable_argsort_with_ties_by_position():
                for r in got)
 
 
+def test_keys_out_of_the_unit_interval_still_sorted():
+    """The buckets assume keys in [0, 1): keys beyond (negative, past 1, infinite) go to
+    the end buckets and are still sorted."""
+    rng = np.random.default_rng(2)
+    keys = rng.normal(0.5, 2.0, (4, 200))
+    keys[1, :5] = [np.inf, -np.inf, 1.0, 0.0, -0.0]
+    codes = np.arange(200)
+    want = codes[np.argsort(keys, axis=1, kind="stable")]
+    got = np.empty_like(want)
+    permute.permuted_rows(keys, codes, got, 0, 4)
+    np.testing.assert_array_equal(got, want)
+
+
 @pytest.mark.parametrize("n_workers", [1, 2, 5])
 def test_compiled_python_and_any_cut_into_ranges_agree(n_workers):
     rng = np.random.default_rng(1)

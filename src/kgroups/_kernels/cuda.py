@@ -30,9 +30,9 @@ sign of Hartigan gains (paper eq. 50).
 * for the energy statistics of device arrays (:mod:`kgroups._stats.pairsum_cuda`):
   :func:`scan_rows` (the largest ``|x|`` and the non-finite entries),
   :func:`take_rows_transposed` (parts pooled, rescaled), :func:`pooled_matrix` (a
-  permutation test's pooled n x n matrix), :func:`relabelled_columns` and
-  :func:`relabelled_reduce` (the sums of a batch of relabellings: the pooled matrix
-  times their one-hot codes, tiled as a matrix product, then summed by group).
+  permutation test's pooled n x n matrix), :func:`row_sums`, :func:`relabelled_columns`
+  and :func:`relabelled_reduce` (the sums of a batch of relabellings: the pooled
+  matrix times their one-hot codes, tiled as a matrix product, then summed by group).
 
 Each kernel runs under numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``), where
 the tests compare it with its CPU twin (a brute-force sum).
@@ -617,6 +617,19 @@ def pooled_matrix(XT, D, code, alpha, sigma, theta):
         D[i, y] = rho(d2, code, alpha, sigma, theta)
 
 
+@cuda.jit
+def row_sums(D, out):
+    """``out[i] = sum_y D[y, i]``, the row sums of the symmetric pooled matrix (one
+    thread per column: the reads of a warp are contiguous)."""
+    i = cuda.grid(1)
+    n = D.shape[0]
+    if i < n:
+        acc = 0.0
+        for y in range(n):
+            acc += D[y, i]
+        out[i] = acc
+
+
 # The tiles of relabelled_columns: a block of PERM_THREADS x PERM_THREADS threads
 # computes PERM_TILE rows by PERM_TILE columns of the product, each thread
 # PERM_REG x PERM_REG of them in registers, reading PERM_DEPTH rows of the pooled
@@ -629,8 +642,9 @@ PERM_DEPTH = 16
 
 
 @cuda.jit
-def relabelled_columns(D, codesT, k, ET):
-    """``ET[c, i] = sum_{y : codesT[y, b] = h} D[y, i]``, column ``c = b k + h``: the
+def relabelled_columns(D, codesT, k, skip, ET):
+    """``ET[c, i] = sum_{y : codesT[y, b] = h} D[y, i]``, column ``c = b (k - 1) + j``
+    for the groups ``h`` but ``skip`` (``h = j``, or ``j + 1`` from ``skip`` on): the
     product of the pooled matrix ``D`` (n x n, symmetric) with the one-hot codes of
     the relabellings ``b`` (``codesT`` (n, B)), tiled as a matrix product (see the
     constants above): each entry of ``D`` read once per tile of columns, every sum in
@@ -655,8 +669,9 @@ def relabelled_columns(D, codesT, k, ET):
             Ds[yy, jj] = D[y, i] if y < n and i < n else 0.0
             one = 0.0
             if y < n and c < ncols:
-                b = c // k
-                if codesT[y, b] == c - b * k:
+                b = c // (k - 1)
+                h = c - b * (k - 1)
+                if codesT[y, b] == h + (h >= skip):
                     one = 1.0
             Hs[yy, jj] = one
         cuda.syncthreads()
@@ -675,13 +690,14 @@ def relabelled_columns(D, codesT, k, ET):
 
 
 @cuda.jit
-def relabelled_reduce(ET, codes, k, out):
-    """``out[b, g, h] = sum_{i : codes[b, i] = g} ET[b k + h, i]`` (``out`` (B, k, k)):
-    one block per column of :func:`relabelled_columns`, its k sums in shared memory
-    (``8 k`` bytes)."""
+def relabelled_reduce(ET, codes, k, skip, out):
+    """``out[b, g, h] = sum_{i : codes[b, i] = g} ET[c, i]`` (``out`` (B, k, k)) for each
+    column ``c`` of :func:`relabelled_columns` (its group ``h``): one block per column,
+    its k sums in shared memory (``8 k`` bytes)."""
     c = cuda.blockIdx.x
-    b = c // k
-    h = c - b * k
+    b = c // (k - 1)
+    h = c - b * (k - 1)
+    h += h >= skip
     n = ET.shape[1]
     acc = cuda.shared.array(0, dtype=numba.float64)
     for g in range(cuda.threadIdx.x, k, cuda.blockDim.x):

@@ -120,13 +120,32 @@ def observed_sums(prep, n_permutations):
     Without permutations: the blocked sums (:meth:`PairSums.group_sums`) and None.
     With permutations: the pooled n x n matrix (:meth:`PairSums.pooled`) and the
     sums of the observed labels reduced from it as each relabelling's are
-    (:meth:`PairSums.relabelled_sums`), so that the observed labelling and an
-    identical relabelling give the same statistic.
+    (:func:`relabelled`), so that the observed labelling and an identical
+    relabelling give the same statistic.
     """
     if n_permutations == 0:
         return prep.backend.group_sums(prep), None
     D = prep.backend.pooled(prep)
-    return prep.backend.relabelled_sums(D, prep.codes[None, :], prep.k)[0], D
+    rows = prep.backend.row_sums(D)
+    return relabelled(prep.backend, D, prep.codes[None, :], prep.k, rows)[0], D
+
+
+def relabelled(backend, pooled, codes, k, rows):
+    r""":math:`P_b[g, h] = \sum_{i : c_b(i) = g} \sum_{y : c_b(y) = h} D_{iy}` of each
+    relabelling ``codes[b]`` (shape (B, k, k)): the product of the pooled matrix with the
+    one-hot codes of every group but the largest, :math:`L`
+    (:meth:`PairSums.relabelled_sums`, ``skip=L``); :math:`L`'s column from its row by
+    symmetry, and :math:`P_b[L, L] = \sum_{i : c_b(i) = L} r_i - \sum_{h \ne L}
+    P_b[L, h]` from the row sums ``rows`` (:math:`r = D 1`): its rounding, about
+    :math:`u \sum_{i : c_b(i) = L} r_i`, is that of the statistics themselves, which
+    are differences of such sums. With two groups the product has half the columns.
+    """
+    skip = int(np.argmax(np.bincount(codes[0], minlength=k)))
+    P = backend.relabelled_sums(pooled, codes, k, skip)
+    others = np.arange(k) != skip
+    P[:, others, skip] = P[:, skip, others]
+    P[:, skip, skip] = (codes == skip) @ rows - P[:, skip, others].sum(axis=1)
+    return P
 
 
 def permutation_statistics(pooled, codes, sizes, n_permutations, rs, statistic):
@@ -135,19 +154,20 @@ def permutation_statistics(pooled, codes, sizes, n_permutations, rs, statistic):
     Each batch of B relabellings draws B x n uniform keys from ``rs`` (a RandomState
     or Generator) and sorts each row (stably, the rows on every core:
     :func:`~kgroups._kernels.permute.permuted_codes`), which keeps the group sizes,
-    then gets its
-    (B, k, k) sums from the pooled matrix in one product
-    (:meth:`PairSums.relabelled_sums` of the pooled matrix's kind); ``statistic``
-    maps sums of shape (..., k, k) and the sizes to shape (...).
+    then gets its (B, k, k) sums from the pooled matrix in one product
+    (:func:`relabelled`); ``statistic`` maps sums of shape (..., k, k) and the sizes
+    to shape (...).
     """
     backend = choose({"pooled": pooled}, "permutations")
     n, k = pooled.shape[0], len(sizes)
+    rows = backend.row_sums(pooled)
     batch = max(1, min(n_permutations, backend.relabel_elements // (n * k)))
     out = np.empty(n_permutations)
     for start in range(0, n_permutations, batch):
         B = min(batch, n_permutations - start)
         perm_codes = permuted_codes(uniform_sample(rs, (B, n)), codes)  # (B, n)
-        out[start:start + B] = statistic(backend.relabelled_sums(pooled, perm_codes, k), sizes)
+        out[start:start + B] = statistic(relabelled(backend, pooled, perm_codes, k, rows),
+                                         sizes)
     return out
 
 

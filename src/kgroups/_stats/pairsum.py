@@ -23,8 +23,10 @@ One implementation per array kind computes them behind one interface
   diagonal (``"within"``: within-group blocks) or only its off-diagonal part
   (``"between"``);
 * ``pooled(prep)``: the n x n matrix of :math:`\rho` for permutation tests, and
-  ``relabelled_sums(pooled, codes, k)``: :math:`P` (unit weights) of a batch of
-  relabellings. Only in-memory implementations have them.
+  ``relabelled_sums(pooled, codes, k, skip)``: :math:`P` (unit weights) of a batch
+  of relabellings but one group's column, and ``row_sums(pooled)``, from which
+  :func:`kgroups._stats.dispatch.relabelled` completes it. Only in-memory
+  implementations have them.
 
 Built on the interface, for every kind, :mod:`kgroups._stats.dispatch` holds the
 permutation machinery of :func:`kgroups.energy_test` and :func:`kgroups.disco` (unit
@@ -263,10 +265,17 @@ class PairSums:
             f"which is not built for {self.kind} input; pass n_permutations=0 for the exact "
             "statistic, or test a subsample in memory")
 
-    def relabelled_sums(self, pooled, codes, k):
-        """``P`` (unit weights) of each row of ``codes`` (shape (B, n)): shape (B, k, k)."""
+    def relabelled_sums(self, pooled, codes, k, skip):
+        """``P`` (unit weights) of each row of ``codes`` (shape (B, n)), shape (B, k, k),
+        but its column ``skip`` (0 there): :func:`~kgroups._stats.dispatch.relabelled`
+        completes it."""
         raise InvalidParameterError(
             f"relabelled sums need the pooled matrix, which is not built for {self.kind} input")
+
+    def row_sums(self, pooled):
+        """The row sums of the pooled matrix, on the host (n,)."""
+        raise InvalidParameterError(
+            f"row sums need the pooled matrix, which is not built for {self.kind} input")
 
 
 WHICH = ("all", "within", "between")
@@ -356,12 +365,18 @@ class NumpyPairSums(PairSums):
         idx = np.arange(n)
         return _rho_block(Z, idx, idx, prep.spec, prep.owner)
 
-    def relabelled_sums(self, pooled, codes, k):
+    def relabelled_sums(self, pooled, codes, k, skip):
         B, n = codes.shape
         H = np.zeros((n, B, k))
         H[np.arange(n)[:, None], np.arange(B)[None, :], codes.T] = 1.0
-        DH = (pooled @ H.reshape(n, B * k)).reshape(n, B, k)
-        return np.einsum("nbi,nbj->bij", H, DH)
+        cols = np.arange(k) != skip
+        DH = (pooled @ H[:, :, cols].reshape(n, B * (k - 1))).reshape(n, B, k - 1)
+        P = np.zeros((B, k, k))
+        P[:, :, cols] = np.einsum("nbi,nbj->bij", H, DH)
+        return P
+
+    def row_sums(self, pooled):
+        return pooled.sum(axis=1)
 
 
 def part_codes(parts, datas, owner):

@@ -11,8 +11,9 @@ come from the GPU engine's pass (:func:`kgroups._kernels.cuda.build_sorted`: row
 sorted by group, each row's sums per group, float64, never an n x n matrix),
 ``P[c, l] = -2 sum_{i in C_c} Ms[l, i]``. A permutation test builds the pooled n x n
 matrix on the device (its size checked against the free device memory) and reduces
-each batch of relabellings there: the matrix times their one-hot codes, tiled as a
-matrix product (:func:`kgroups._kernels.cuda.relabelled_columns`), summed by group
+each batch of relabellings there: the matrix times their one-hot codes (but the
+largest group's: :func:`kgroups._stats.dispatch.relabelled`), tiled as a matrix
+product (:func:`kgroups._kernels.cuda.relabelled_columns`), summed by group
 (:func:`~kgroups._kernels.cuda.relabelled_reduce`), only the (B, k, k) sums back;
 the relabellings are drawn on the host from the caller's random state, as for
 in-memory data, so both give the same permutations. Labels and weights (n numbers)
@@ -122,29 +123,40 @@ class CudaPairSums(PairSums):
                                                                  prep.spec))
         return D
 
-    def relabelled_sums(self, pooled, codes, k):
+    def relabelled_sums(self, pooled, codes, k, skip):
         cuda = numba_cuda()
         from .._kernels import cuda as kernels
 
-        B, n, k = int(codes.shape[0]), int(codes.shape[1]), int(k)
-        most = MAX_GRID_Y * kernels.PERM_TILE // k  # relabellings in one grid's columns
+        B, n, k, skip = int(codes.shape[0]), int(codes.shape[1]), int(k), int(skip)
+        if k == 1:
+            return np.zeros((B, 1, 1))
+        most = MAX_GRID_Y * kernels.PERM_TILE // (k - 1)  # relabellings of one grid
         if B > most:
-            return np.concatenate([self.relabelled_sums(pooled, codes[b:b + most], k)
+            return np.concatenate([self.relabelled_sums(pooled, codes[b:b + most], k, skip)
                                    for b in range(0, B, most)])
         codes = np.ascontiguousarray(codes, dtype=np.int32)
-        need, free = 8.0 * B * k * n + 8.0 * B * n, device_free_memory()
+        cols = B * (k - 1)
+        need, free = 8.0 * cols * n + 8.0 * B * n, device_free_memory()
         if need > 0.9 * free:
             raise InvalidParameterError(
                 f"permutations: the sums of a batch of {B} relabellings of {n} points need "
                 f"{need / 2**30:.2f} GiB of device memory but {free / 2**30:.2f} GiB are free "
                 "beside the pooled matrix; pass fewer n_permutations, or test a subsample")
-        ET = cuda.device_array((B * k, n))
-        grid = (kernels.blocks(n, kernels.PERM_TILE), kernels.blocks(B * k, kernels.PERM_TILE))
+        ET = cuda.device_array((cols, n))
+        grid = (kernels.blocks(n, kernels.PERM_TILE), kernels.blocks(cols, kernels.PERM_TILE))
         kernels.relabelled_columns[grid, (kernels.PERM_THREADS, kernels.PERM_THREADS)](
-            pooled, cuda.to_device(np.ascontiguousarray(codes.T)), k, ET)
-        out = cuda.device_array((B, k, k))
-        kernels.relabelled_reduce[B * k, kernels.THREADS, 0, 8 * k](
-            ET, cuda.to_device(codes), k, out)
+            pooled, cuda.to_device(np.ascontiguousarray(codes.T)), k, skip, ET)
+        out = cuda.to_device(np.zeros((B, k, k)))
+        kernels.relabelled_reduce[cols, kernels.THREADS, 0, 8 * k](
+            ET, cuda.to_device(codes), k, skip, out)
+        return out.copy_to_host()
+
+    def row_sums(self, pooled):
+        from .._kernels import cuda as kernels
+
+        n = int(pooled.shape[0])
+        out = numba_cuda().device_array(n)
+        kernels.row_sums[kernels.blocks(n), kernels.THREADS](pooled, out)
         return out.copy_to_host()
 
 
