@@ -84,7 +84,7 @@ def test_function_forms():
 
 
 @pytest.mark.parametrize("labels, kw, match", [
-    (np.zeros(10), {}, r"disco: labels has 1 distinct value"),
+    (np.zeros(10), {}, r"disco: labels has 1 distinct value \(0\.0\); DISCO compares"),
     (np.arange(10), {}, r"n_samples=10 should be > the number of groups k=10"),
     (np.arange(9) % 2, {}, r"labels has shape \(9,\), expected \(10,\)"),
     ([0, 1] * 4 + [None, 1], {}, r"None or NaN"),

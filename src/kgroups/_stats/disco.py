@@ -110,9 +110,10 @@ def _check_groups(prep, owner):
     """At least 2 groups and more samples than groups."""
     n, k = prep.n, prep.k
     if k < 2:
+        value = np.asarray(prep.label_values[0]).tolist()  # 0, not np.int64(0)
         raise InvalidParameterError(
-            f"{owner}: labels has {k} distinct value ({prep.label_values[0]!r}); DISCO "
-            "compares at least 2 groups")
+            f"{owner}: labels has {k} distinct value ({value!r}); DISCO compares at least "
+            "2 groups")
     if n <= k:
         raise InvalidParameterError(
             f"{owner}: n_samples={n} should be > the number of groups k={k} (the within "
