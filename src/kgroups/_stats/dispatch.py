@@ -144,7 +144,8 @@ def relabelled(backend, pooled, codes, k, rows):
     P = backend.relabelled_sums(pooled, codes, k, skip)
     others = np.arange(k) != skip
     P[:, others, skip] = P[:, skip, others]
-    P[:, skip, skip] = (codes == skip) @ rows - P[:, skip, others].sum(axis=1)
+    P[:, skip, skip] = (np.einsum("bn,n->b", codes == skip, rows)  # not bool @ float: slow
+                        - P[:, skip, others].sum(axis=1))
     return P
 
 
