@@ -7,7 +7,11 @@ import pytest
 from kgroups._kernels import jit as _jit, parallel as _parallel, permute
 
 
-def test_equal_to_numpy_stable_argsort_with_ties_by_position():
+@pytest.mark.parametrize("least", [0, 1 << 40])
+def test_equal_to_numpy_stable_argsort_with_ties_by_position(monkeypatch, least):
+    """The compiled bucket sort (any batch: ``least`` 0) and NumPy's sort (a small
+    batch) give the relabellings of a stable sort of the keys."""
+    monkeypatch.setattr(permute, "PARALLEL_MIN_WORK", least)
     rng = np.random.default_rng(0)
     keys = rng.random((9, 300))
     keys[:, 10:40] = 0.5          # ties: a stable sort keeps their order

@@ -4,7 +4,7 @@ read in that order, the rows on every core.
 Sorting a row of ``n`` distinct keys gives a uniform random permutation of ``n``
 points; reading the codes in that order keeps the group sizes. The sort is stable, so
 the permutation is a function of the keys alone, whichever sorts the row (NumPy's
-sort where one core is worth it, a compiled bucket sort on each core otherwise):
+sort for a small batch, a compiled bucket sort on every core otherwise):
 ties between keys drawn uniformly in [0, 1) are about as rare as ``n^2 / 2^54``, and
 a stable sort breaks them by position.
 """
@@ -12,7 +12,7 @@ a stable sort breaks them by position.
 import numpy as np
 
 from .jit import njit
-from .parallel import spread, workers
+from .parallel import PARALLEL_MIN_WORK, spread, workers
 
 
 def permuted_codes(keys, codes):
@@ -26,11 +26,10 @@ def permuted_codes(keys, codes):
     keys = np.ascontiguousarray(keys, dtype=np.float64)
     codes = np.ascontiguousarray(codes, dtype=np.int64)
     B, n = keys.shape
-    n_workers = workers(B * n * max(1, int(np.log2(max(n, 2)))))
-    if n_workers == 1 or B == 1:  # NumPy's sort, without loading numba
+    if B * n < PARALLEL_MIN_WORK:  # a few milliseconds of NumPy's sort: numba not loaded
         return codes[np.argsort(keys, axis=1, kind="stable")]
     out = np.empty(keys.shape, dtype=np.int64)
-    spread(permuted_rows, B, n_workers, keys, codes, out)
+    spread(permuted_rows, B, workers(B * n), keys, codes, out)
     return out
 
 
