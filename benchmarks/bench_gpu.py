@@ -399,7 +399,7 @@ def row_ed(a):
 
 def row_et(a):
     from kgroups import energy_test
-    from kgroups._kernels.permute import permuted_codes
+    from kgroups._stats.dispatch import relabellings
 
     out = {}
     for where, n in (("gpu", a["n_et"]), ("cpu", a["n_et_cpu"])):
@@ -412,8 +412,8 @@ def row_et(a):
     # the host's phase of the test: the relabellings (keys drawn, each row sorted)
     n = 2 * a["n_et"]
     t0 = time.perf_counter()
-    keys = np.random.default_rng(0).random((a["perms"], n))
-    permuted_codes(keys, np.arange(n) >= n // 2)
+    relabellings(np.random.RandomState(0), (np.arange(n) >= n // 2).astype(np.int64),
+                 a["perms"])
     host = time.perf_counter() - t0
     g, c = out["gpu"], out["cpu"]
     return {"row": f"energy_test, {a['perms']} permutations", "size": f"2 × {g[2]:,}, D = 10",

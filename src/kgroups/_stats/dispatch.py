@@ -166,10 +166,15 @@ def permutation_statistics(pooled, codes, sizes, n_permutations, rs, statistic):
     out = np.empty(n_permutations)
     for start in range(0, n_permutations, batch):
         B = min(batch, n_permutations - start)
-        perm_codes = permuted_codes(uniform_sample(rs, (B, n)), codes)  # (B, n)
-        out[start:start + B] = statistic(relabelled(backend, pooled, perm_codes, k, rows),
-                                         sizes)
+        out[start:start + B] = statistic(
+            relabelled(backend, pooled, relabellings(rs, codes, B), k, rows), sizes)
     return out
+
+
+def relabellings(rs, codes, B):
+    """``B`` random relabellings of ``codes`` (shape (B, n)): B x n uniform keys from
+    ``rs``, each row sorted (:func:`~kgroups._kernels.permute.permuted_codes`)."""
+    return permuted_codes(uniform_sample(rs, (B, codes.shape[0])), codes)
 
 
 def permutation_pvalue(observed, perm):
