@@ -38,7 +38,9 @@ GPU engine, measured on the device and, in the same run, on the CPU:
 
 After the two pass rows, **the passes profiled**: each kernel's registers, spilled
 bytes and shared memory with its theoretical occupancy on the device, and the passes'
-floating-point rate against the device's peak.
+floating-point rate against the device's peak; and **a round trip from Python**: a
+launch and a synchronisation, with twelve array arguments, a window of M copied back,
+an event, in microseconds.
 
 Everything is compiled first, outside the timings (each call on small inputs, and
 one sweep of each engine at 50,000 points, where ``dtype="auto"`` takes kernels of
@@ -285,6 +287,63 @@ def row_profile(a, k):
             "is not 2× float64", "gpu": "; ".join(cells), "cpu": "", "ratio": "", "met": ""}
 
 
+def row_round_trip(a, k):
+    """What one round trip to the device costs from Python (numba-cuda), each the mean
+    of 200 after a warm-up: a launch of an empty kernel and the stream's
+    synchronisation; the same with twelve device arrays as arguments (the moves' pass
+    takes twelve); the launch alone; a window of M (k + D rows of 4,096 columns) copied
+    into pinned host memory and waited for; an event made and recorded (the tally's
+    timing). The sweeps' "µs a sync" of the fit rows is set against these."""
+    from numba import config
+
+    from kgroups._kernels.numba_cuda import numba_cuda
+
+    cuda = numba_cuda()
+    reps = 2 if config.ENABLE_CUDASIM else 200  # the simulator: the format only
+
+    @cuda.jit
+    def empty(x):
+        pass
+
+    @cuda.jit
+    def twelve(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11):
+        pass
+
+    stream = cuda.stream()
+    arrays = [cuda.device_array(8) for _ in range(12)]
+    win = cuda.device_array((k + 10, 4096))
+    host = cuda.pinned_array((k + 10, 4096))
+
+    def mean_us(fn):
+        fn()
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            fn()
+        stream.synchronize()
+        return 1e6 * (time.perf_counter() - t0) / reps
+
+    def launch_sync():
+        empty[1, 32, stream](arrays[0])
+        stream.synchronize()
+
+    def twelve_sync():
+        twelve[1, 32, stream](*arrays)
+        stream.synchronize()
+
+    def copy_sync():
+        win.copy_to_host(host, stream=stream)
+        stream.synchronize()
+
+    cells = {"launch + sync": mean_us(launch_sync), "12 arrays + sync": mean_us(twelve_sync),
+             "launch alone": mean_us(lambda: empty[1, 32, stream](arrays[0])),
+             "window back + sync": mean_us(copy_sync),
+             "event": mean_us(lambda: cuda.event().record(stream))}
+    text = "; ".join(f"{name} {us:.0f} µs" for name, us in cells.items())
+    return {"row": "a round trip from Python", "size": f"window {k + 10} x 4,096",
+            "goal": "what a sync of the sweeps costs", "gpu": text, "cpu": "", "ratio": "",
+            "met": ""}
+
+
 # The two builds of M the engine has, by the value of gpu.SYMMETRIC_BUILD.
 BUILD_NAMES = {True: "the pass over unordered pairs",
                False: "the pass over ordered pairs compiled for D"}
@@ -509,6 +568,7 @@ def main(argv=None):
     steps = [("exact pass", lambda: row_pass(a, args.k)),
              ("float32 pass", lambda: row_pass32(a, args.k)),
              ("profile", lambda: row_profile(a, args.k)),
+             ("round trip", lambda: row_round_trip(a, args.k)),
              ("whole fit", lambda: row_big(a, args.k)),
              ("fit vs CPU", lambda: row_fit(a, args.k)),
              ("energy_distance", lambda: row_ed(a)), ("energy_test", lambda: row_et(a)),
