@@ -46,8 +46,10 @@ def test_device_calls_per_sweep_do_not_grow_with_the_batches(monkeypatch, batch,
     useless), per quiet window the same, and ``M`` once at the end of a sweep that
     moved. A window brings its points' rows of the data with its columns of ``M``
     (k + D rows of 16 columns), the only data the host reads. A per-batch
-    allocation, upload of ``M`` or extra round trip fails."""
+    allocation, upload of ``M`` or extra round trip fails. (The sweeps that stream M
+    through the host in windows: ``HOST_M_SWEEPS`` off.)"""
     import kgroups._engines.gpu as gpu
+    monkeypatch.setattr(gpu, "HOST_M_SWEEPS", False)
     monkeypatch.setattr(gpu, "WINDOW", 16)
     monkeypatch.setattr(gpu, "BATCH", batch)
     monkeypatch.setattr(gpu, "ROUND_TRIP_SECONDS", round_trip)
@@ -72,6 +74,29 @@ def test_device_calls_per_sweep_do_not_grow_with_the_batches(monkeypatch, batch,
     assert last["transfers"] == last["launches"] == last["syncs"] == last["windows"]
 
 
+@pytest.mark.parametrize("batch", [4, 4096])
+def test_sweeps_from_the_host_m_ask_the_device_once_per_list(monkeypatch, batch):
+    """The sweeps from the host's M (``HOST_M_SWEEPS``): per list of moves one upload
+    (4 integers a move, 2 a list), one launch, M back once, two synchronisations;
+    nothing else. A sweep in which nothing moves asks nothing of the device; no
+    window is fetched and nothing is allocated."""
+    import kgroups._engines.gpu as gpu
+    monkeypatch.setattr(gpu, "BATCH", batch)
+    n, k = 120, 3
+    X, _ = blobs(n, 2, k, seed=50, spread=2.0)
+    eng = GpuEngine(X, np.ones(n), "energy", {"alpha": 1.0})
+    _, rows = sweeps_counted(eng, np.random.default_rng(51).integers(0, k, n), k)
+    assert len(rows) >= 3 and rows[0][0] > 0
+    for moves, c in rows:
+        b = c["batches"]
+        assert c["allocations"] == 0 and c["windows"] == 0
+        assert b >= moves / batch and (b == 0) == (moves == 0)
+        assert c["bytes_to_device"] == 32 * moves + 16 * b
+        assert c["launches"] == b and c["syncs"] == 2 * b and c["transfers"] == 2 * b
+        assert c["bytes_to_host"] == 8 * k * n * b
+    assert rows[-1][0] == 0 and rows[-1][1]["transfers"] == rows[-1][1]["syncs"] == 0
+
+
 def test_batches_sized_by_the_device_cost(monkeypatch):
     """The pending list is applied once its corrections cost one device round trip:
     the budget falls as the features rise, never below 256."""
@@ -79,6 +104,9 @@ def test_batches_sized_by_the_device_cost(monkeypatch):
     assert pending_budget(10) == int(gpu_round_trip() / (1e-9 * 12))
     assert pending_budget(1) > pending_budget(10) > pending_budget(100) >= 256
     assert pending_budget(10**6) == 256
+    import kgroups._engines.gpu as gpu  # M's copy back adds its bytes' seconds
+    assert pending_budget(10, 8e6) == int((gpu_round_trip() + 8e6 / gpu.HOST_BANDWIDTH)
+                                          / (1e-9 * 12))
 
 
 def gpu_round_trip():
@@ -168,13 +196,15 @@ def test_every_device_allocation_is_counted_first(monkeypatch):
     assert eng.tally.phases["prepare"]["allocations"] == allocated
 
 
+@pytest.mark.parametrize("host_m", [True, False])
 @pytest.mark.parametrize("batch, round_trip", [(8, 40e-6), (64, 1e-9)])
-def test_restarts_sweep_in_lockstep_sharing_batches(monkeypatch, batch, round_trip):
+def test_restarts_sweep_in_lockstep_sharing_batches(monkeypatch, batch, round_trip, host_m):
     """Three runs swept together make, sweep by sweep, the moves each makes alone
     (the same M to 1e-12), in fewer batches than the three alone: one launch
     applies every run's pending moves (full lists, or lists sent by their cost with
-    decisions going on while a batch is in flight)."""
+    decisions going on while a batch is in flight), from the host's M or in windows."""
     import kgroups._engines.gpu as gpu
+    monkeypatch.setattr(gpu, "HOST_M_SWEEPS", host_m)
     monkeypatch.setattr(gpu, "WINDOW", 16)
     monkeypatch.setattr(gpu, "BATCH", batch)
     monkeypatch.setattr(gpu, "ROUND_TRIP_SECONDS", round_trip)

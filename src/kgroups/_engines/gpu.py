@@ -16,9 +16,18 @@ the points it is deciding: each window of columns of ``M`` comes with those poin
 rows (:func:`~kgroups._kernels.cuda.gather_window`), and a pending move keeps its
 mover's row.
 
-The Hartigan decisions stay sequential and exact (paper Algorithm 2, eq. 50): the
-host decides the points in order from the columns of ``M``, corrects each column for
-the moves it decided but did not yet apply (their entries ``B[i, p]``, O(D) each,
+The Hartigan decisions stay sequential and exact (paper Algorithm 2, eq. 50), on the
+host, in one of two ways (:data:`HOST_M_SWEEPS`). **From the host's M** (host data,
+float64 passes): the matrix-free engine's sweep
+(:meth:`~kgroups._engines.matrix_free.MatrixFreeEngine.sweep`), its decisions read the
+host's copy of ``M`` corrected for the pending moves and skip the points their bounds
+prove still, and the device applies each list of moves (one upload, one launch) and
+sends ``M`` back; a list is applied when its corrections cost that round trip
+(:func:`pending_budget`). Late in a fit, when few points are not proven still but they
+lie in every window, a sweep is one round trip, where the windows below cost one per
+``WINDOW`` points. **In windows** (data on a device, the float32 passes): the host
+decides the points in order from the columns of ``M``, corrects each column for the
+moves it decided but did not yet apply (their entries ``B[i, p]``, O(D) each,
 :func:`kgroups._kernels.pairs_on_the_fly.decide_mf`), skips the points its bounds
 prove still, and sends a batch of decided moves to the device. One launch applies
 the batch to every column and copies out the window of columns the host decides
@@ -35,11 +44,12 @@ Restarts run as a group: their ``M`` come from one pass over the pairs
 (:meth:`GpuEngine._build_runs`) and their Hartigan sweeps advance in lockstep, one
 launch applying the pending moves of every run.
 
-Per sweep the device is asked for: one upload of each batch (4 integers a move, 2 a
-run), one launch and one synchronisation per batch or window, one window of
+Per sweep in windows the device is asked for: one upload of each batch (4 integers a
+move, 2 a run), one launch and one synchronisation per batch or window, one window of
 ``(k + D) x WINDOW`` numbers per run back for each (the columns of ``M`` and the
-points' rows), and ``M`` back once at the end of a sweep that moved; a sweep
-allocates nothing. ``engine_stats_["device_calls"]`` counts them per
+points' rows), and ``M`` back once at the end of a sweep that moved; from the host's
+M: per list of moves the same upload and launch and ``M`` back, nothing in a sweep
+in which no point moves. A sweep allocates nothing. ``engine_stats_["device_calls"]`` counts them per
 phase (:class:`kgroups._kernels.device.DeviceTally`).
 
 Here: the tunables, the memory of a fit, the builds of ``M``, the runs and the
@@ -67,7 +77,7 @@ from . import calibration as _calibration
 from .engine import Capabilities
 from .gpu_device import DeviceArrays
 from .gpu_host import HostSweeps, Sweep
-from .matrix_free import MULTI_STARTS, SIGNATURES_PER_CLUSTER, MatrixFreeEngine
+from .matrix_free import MULTI_STARTS, SIGNATURES_PER_CLUSTER, MatrixFreeEngine, Pending
 
 # Columns of M in a window the host decides from.
 WINDOW = 4096
@@ -82,6 +92,18 @@ BATCH = 4096
 ROUND_TRIP_SECONDS = 40e-6
 CORRECTION_SECONDS_PER_FEATURE = 1.0e-9
 
+# Whether the Hartigan sweeps of host data in float64 decide from the host's copy of M,
+# the device applying each list of moves and sending M back (the matrix-free engine's
+# sweep with the device's apply: a sweep in which few points move costs one round
+# trip, where the windows cost one per WINDOW points whether they move or not), or
+# stream M through the host in windows (the sweeps below). benchmarks/bench_gpu.py
+# times both in one run.
+HOST_M_SWEEPS = True
+# Bytes per second of a copy of M from the device into the host's (pageable) memory:
+# with ROUND_TRIP_SECONDS, the cost of applying a list of moves in the sweeps from the
+# host's M; an assumption until benchmarks/bench_gpu.py measures it.
+HOST_BANDWIDTH = 10e9
+
 # Features a point may have: one point of the data fills the 48 KiB of shared memory
 # that a block of the passes over the pairs gets without asking for more.
 MAX_FEATURES = 48 * 1024 // 8
@@ -94,11 +116,12 @@ MAX_FEATURES = 48 * 1024 // 8
 SYMMETRIC_BUILD = False
 
 
-def pending_budget(n_features):
+def pending_budget(n_features, m_bytes=0):
     """Corrections (pending move x decided point) after which a batch is applied: those
-    that cost one device round trip (:data:`ROUND_TRIP_SECONDS`), at least 256."""
+    that cost one device round trip (:data:`ROUND_TRIP_SECONDS`) and a copy of
+    ``m_bytes`` of M back (:data:`HOST_BANDWIDTH`), at least 256."""
     per = CORRECTION_SECONDS_PER_FEATURE * max(1, int(n_features) + 2)
-    return max(256, int(ROUND_TRIP_SECONDS / per))
+    return max(256, int((ROUND_TRIP_SECONDS + m_bytes / HOST_BANDWIDTH) / per))
 
 
 class GpuEngine(DeviceArrays, HostSweeps, MatrixFreeEngine):
@@ -158,6 +181,9 @@ class GpuEngine(DeviceArrays, HostSweeps, MatrixFreeEngine):
         # the spectral start needs each row's distance to the origin on the host
         self.on_device = not isinstance(X, np.ndarray)
         self.unavailable_inits = ("spectral",) if self.on_device else ()
+        # host data: the rows the sweeps from the host's M decide from (no copy of a
+        # C-contiguous float64 array)
+        self._rows = None if self.on_device else kernel_array(X, np.float64)
         self.dXT = self._load(X)
         self.dw = self._put(self.w, "the weights")
         # the entries of B, and the sums of up to n^2 of them in M and q, stay finite:
@@ -232,13 +258,14 @@ class GpuEngine(DeviceArrays, HostSweeps, MatrixFreeEngine):
     def memory_bytes(cls, n_samples, n_features, *, n_clusters, n_init=1, dtype=np.float64,
                      options=None):
         """Host bytes of a fit (the device's: :meth:`device_bytes`): the host copy of
-        host data transposed for the upload (n D, none for device data); weights,
+        host data transposed for the upload and its rows as the sweeps read them (2 n
+        D at most, none for device data); weights,
         labels, the sort, the best restart's labels, the diagonal and the four
         bounds (n each); ``M`` of each run swept at once and its window
         buffers; per restart run together, its labels and bounds."""
         n, d, k = int(n_samples), int(n_features), int(n_clusters)
         r = min(int(n_init), MULTI_STARTS) if n_init > 1 else 1
-        return 8 * (n * d + n * (9 + r * k + 5 * r) + 3 * r * (k + 2 * d) * WINDOW)
+        return 8 * (2 * n * d + n * (9 + r * k + 5 * r) + 3 * r * (k + 2 * d) * WINDOW)
 
     @classmethod
     def from_semimetric(cls, X, w, semimetric, params, *, dtype=np.float64, n_clusters,
@@ -453,6 +480,12 @@ class GpuEngine(DeviceArrays, HostSweeps, MatrixFreeEngine):
         self.tally.phase = "sweeps"
         dM = self._device_m(state)
         runs = [int(r) for r in np.flatnonzero(state.active)]
+        if state.rule == "hartigan" and HOST_M_SWEEPS and self._rows is not None \
+                and not self._eps:
+            R, k, n = state.M.shape
+            work = pending_budget(self.n_features, 8 * R * k * n)
+            return self._sweep_lockstep(state, Pending.empty(R, self.n_features, BATCH), work,
+                                        4 * work)
         if state.rule == "hartigan":
             return self._hartigan_runs(state, runs, dM)
         moves = np.zeros(state.n_runs, dtype=np.int64)
@@ -514,6 +547,33 @@ class GpuEngine(DeviceArrays, HostSweeps, MatrixFreeEngine):
             self.tally.to_host(dM[:R], state.M)
             self.tally.sync()
         return sw.moves
+
+    def decision_rows(self):
+        """The host data's rows (the sweeps from the host's M)."""
+        return self._rows
+
+    def _decide_run(self, state, r, start, stop, P, budget):
+        """The matrix-free engine's decisions (:data:`HOST_M_SWEEPS`), timed as the
+        host's."""
+        with self.tally.host_decisions():
+            return super()._decide_run(state, r, start, stop, P, budget)
+
+    def _apply_pending(self, P, state):
+        """The sweeps from the host's M (:data:`HOST_M_SWEEPS`): every run's pending moves
+        applied on the device in one upload and one launch (:meth:`_send`), and the
+        runs' M sent back to the host; the lists emptied."""
+        if not P.n_pend.any():
+            return
+        R = state.n_runs
+        dM = self._device_m(state)
+        buf = self._batch_buffers(state.M.shape[1], R)
+        for r in np.flatnonzero(P.n_pend):
+            m = int(P.n_pend[r])
+            buf["pend"][r][:, :m] = P.pend[r, :m], P.old[r, :m], P.new[r, :m]
+        self._apply(dM, state.M, P.n_pend.copy(), {})  # no window back
+        self.tally.to_host(dM[:R], state.M)
+        self.tally.sync()
+        P.n_pend[:] = 0
 
     def _prefetch(self, r, dM, lo, slot):
         """Enqueue columns ``lo:lo + WINDOW`` of the device's ``M``, with those points'

@@ -107,9 +107,9 @@ class Pending:
     n_pend: np.ndarray
 
     @classmethod
-    def empty(cls, R, d):
-        pend = np.empty((R, BATCH), dtype=np.int64)
-        return cls(pend, np.empty_like(pend), np.empty_like(pend), np.empty((R, BATCH, d)),
+    def empty(cls, R, d, batch=BATCH):
+        pend = np.empty((R, batch), dtype=np.int64)
+        return cls(pend, np.empty_like(pend), np.empty_like(pend), np.empty((R, batch, d)),
                    np.zeros(R, dtype=np.int64))
 
 
@@ -600,11 +600,17 @@ class MatrixFreeEngine(Engine):
         """
         if state.rule != "hartigan":
             return super().sweep(state)
+        return self._sweep_lockstep(state, Pending.empty(state.n_runs, self.X.shape[1]),
+                                    PENDING_WORK, FOLLOW_WORK)
+
+    def _sweep_lockstep(self, state, P, lead_work, follow_work):
+        """The Hartigan sweep of :meth:`sweep` with the pending lists ``P``: the run
+        furthest behind decides until its corrections reach ``lead_work``, the others
+        until ``follow_work``, then :meth:`_apply_pending`. Each run's moves."""
         runs = [int(r) for r in np.flatnonzero(state.active)]
         R, n = state.n_runs, self.n_samples
         for r in runs:
             self._refresh_bounds(state, r)
-        P = Pending.empty(R, self.X.shape[1])
         pos = [0] * len(runs)
         total = np.zeros(R, dtype=np.int64)
         while min(pos) < n:
@@ -615,7 +621,7 @@ class MatrixFreeEngine(Engine):
                     continue
                 r = runs[u]
                 pos[u], moves = self._decide_run(state, r, pos[u], target, P,
-                                                 PENDING_WORK if u == lead else FOLLOW_WORK)
+                                                 lead_work if u == lead else follow_work)
                 total[r] += moves
                 if u == lead:
                     target = pos[u]
@@ -730,8 +736,8 @@ class MatrixFreeEngine(Engine):
         tail = (b.up[r], b.lo[r], b.own[r], b.all[r], b.drift[r])
         cert = getattr(state, "cert", None)
         if cert is None:
-            return _mf.decide_mf(self.X, 0, self.w, *common, int(P.n_pend[r]), budget,
-                                 bounded, *tail, 0.0, NO_ERRORS, *self._args)
+            return _mf.decide_mf(self.decision_rows(), 0, self.w, *common, int(P.n_pend[r]),
+                                 budget, bounded, *tail, 0.0, NO_ERRORS, *self._args)
         f = self._f32
         delta, known = cert.delta[r], cert.known[r]
         if delta is None:
@@ -741,6 +747,10 @@ class MatrixFreeEngine(Engine):
             self.X, self.w, *common, int(P.n_pend[r]), budget, bounded, *tail, cert.ls[r],
             cert.T[r], E, cert.mass[r], cert.qerr[r], delta, known, f["eps"], f["eps64"], mode,
             ccol, *self._args)
+
+    def decision_rows(self):
+        """The rows of the data the sweeps' decisions read (all of them, n x D)."""
+        return self.X
 
     def move_rows(self, points, old, new, M):
         """Apply a batch of moves to ``M`` (kernel k-means)."""
