@@ -78,41 +78,38 @@ def blocks_only():
         pairsum.PARALLEL_MIN_WORK = old
 
 
-def r_edist(X, Y, repeat):
-    """``(E, seconds)`` of R's ``energy::edist`` on the two samples, or None."""
+def r_energy(X, Y, body):
+    """The numbers R prints running ``body`` with ``library(energy)`` and the two
+    samples stacked as the matrix ``Z`` (n = ``len(X)`` rows each), or None where R
+    (or its package) is not installed."""
     if shutil.which("Rscript") is None:
         return None
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "xy.csv")
         np.savetxt(path, np.vstack([X, Y]), delimiter=",")
-        n = len(X)
         code = (f"suppressMessages(library(energy)); Z <- as.matrix(read.csv('{path}', "
-                f"header = FALSE)); t <- Inf; for (r in 1:{repeat}) {{ s <- system.time("
-                f"e <- edist(Z, sizes = c({n}, {n})))[['elapsed']]; t <- min(t, s) }}; "
-                "cat(sprintf('%.17g %.6f', as.numeric(e), t))")
+                f"header = FALSE)); n <- {len(X)}; {body}")
         res = subprocess.run(["Rscript", "-e", code], capture_output=True, text=True)
-    if res.returncode != 0:
+    return [float(v) for v in res.stdout.split()] if res.returncode == 0 else None
+
+
+def r_edist(X, Y, repeat):
+    """``(E, seconds)`` of R's ``energy::edist`` on the two samples, or None."""
+    out = r_energy(X, Y, f"t <- Inf; for (r in 1:{repeat}) {{ s <- system.time(e <- edist("
+                         "Z, sizes = c(n, n)))[['elapsed']]; t <- min(t, s) }; "
+                         "cat(sprintf('%.17g %.6f', as.numeric(e), t))")
+    if out is None:
         return None
-    e, sec = (float(v) for v in res.stdout.split())
-    return e * (2 * n) / (n * n), sec
+    n = len(X)
+    return out[0] * (2 * n) / (n * n), out[1]
 
 
 def r_etest(X, Y, perms):
     """``(statistic, p-value, seconds)`` of R's ``energy::eqdist.etest``, or None."""
-    if shutil.which("Rscript") is None:
-        return None
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "xy.csv")
-        np.savetxt(path, np.vstack([X, Y]), delimiter=",")
-        n = len(X)
-        code = (f"suppressMessages(library(energy)); Z <- as.matrix(read.csv('{path}', "
-                f"header = FALSE)); set.seed(0); s <- system.time(r <- eqdist.etest(Z, "
-                f"sizes = c({n}, {n}), R = {perms}))[['elapsed']]; "
-                "cat(sprintf('%.17g %.6f %.6f', as.numeric(r$statistic), r$p.value, s))")
-        res = subprocess.run(["Rscript", "-e", code], capture_output=True, text=True)
-    if res.returncode != 0:
-        return None
-    return tuple(float(v) for v in res.stdout.split())
+    out = r_energy(X, Y, f"set.seed(0); s <- system.time(r <- eqdist.etest(Z, sizes = c(n, "
+                         f"n), R = {perms}))[['elapsed']]; cat(sprintf('%.17g %.6f %.6f', "
+                         "as.numeric(r$statistic), r$p.value, s))")
+    return None if out is None else tuple(out)
 
 
 def test_phases(X, Y, perms):
@@ -128,7 +125,7 @@ def test_phases(X, Y, perms):
     D = prep.backend.pooled(prep)
     t1 = time.perf_counter()
     rs = np.random.RandomState(0)
-    batch = max(1, pairsum.BLOCK_ELEMENTS // (n * 2))
+    batch = max(1, prep.backend.relabel_elements // (n * 2))  # as energy_test batches
     for b in range(0, perms, batch):
         dispatch.relabellings(rs, prep.codes, min(batch, perms - b))
     t2 = time.perf_counter()
