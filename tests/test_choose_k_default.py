@@ -971,6 +971,25 @@ def test_copies_of_a_row_are_the_row_with_their_weight(semimetric):
     np.testing.assert_array_equal(np.repeat(a.labels, c), b.labels)
 
 
+def test_the_trace_says_when_copies_or_weights_make_the_rows_unequal():
+    """Five spots, each thirty copies of one row, are five rows of weight 30 to the
+    choice: five points, which show no structure. The trace's first step says so (five
+    distinct rows of effective size 5); the one-line summary leaves it out, and rows
+    of equal unit weight have no such step."""
+    spots = np.array([[0.0, 0.0], [5.0, 5.0], [0.0, 5.0], [5.0, 0.0], [9.0, 9.0]])
+    r = choose_k(np.repeat(spots, 30, axis=0))
+    first = r.trace.steps[0]
+    assert r.k == 1 and first.step == "rows" and first.outcome == ""
+    assert first.value == {"distinct rows": 5, "effective size": 5.0}
+    assert "rows" not in r.summary() and r.explain().startswith("rows: the distinct rows")
+    X, _ = four_blobs(n=30)
+    w = np.r_[np.full(60, 1.0), np.full(60, 3.0)]
+    step = choose_k(X, sample_weight=w).trace.steps[0]
+    assert step.value == {"distinct rows": 120, "effective size": 240**2 / 600}  # 96
+    assert choose_k(X).trace.steps[0].step == "structure"
+    assert choose_k(X, sample_weight=np.ones(120)).trace.steps[0].step == "structure"
+
+
 @pytest.mark.parametrize("semimetric", ["energy", "auto"])
 def test_copies_are_compared_by_value_zero_and_minus_zero_alike(semimetric):
     """Rows that differ only in the sign of a zero (as ``-X`` or a centring leaves them)

@@ -27,6 +27,7 @@ from .fits import Fits, stream
 from .graph import graph_rule
 from .point import SCAN_FACTOR, SCAN_MIN, energy_rule
 from .result import ChooseKResult
+from .trace import Step
 
 
 def choice_rows(X, w):
@@ -91,7 +92,20 @@ def check_k_range(k_range, method, semimetric, n, n_distinct):
 def default(X, w, ks, setting, opts, seed):
     """``method="auto"``: the rule of the semimetric (:mod:`kgroups._choose_k`); with
     ``"auto"`` both, one kept by the arbiter where the graph can judge. The rows of X
-    are distinct (:func:`run_choice` merges copies)."""
+    are distinct (:func:`run_choice` merges copies); where weights or copies make them
+    unequal, the trace's first step says how many and their effective size."""
+    r = _rule(X, w, ks, setting, opts, seed)
+    if np.any(w != 1.0):   # no outcome: not in summary()
+        r.trace.steps.insert(0, Step("rows", "the distinct rows the choice ran on (a row's "
+                                     "copies add to its weight) and their effective size "
+                                     "(sum w)^2 / sum w^2 (Kish): the dips' sample size",
+                                     {"distinct rows": w.size,
+                                      "effective size": round(float(w.sum() ** 2 / (w @ w)), 1)}))
+    return r
+
+
+def _rule(X, w, ks, setting, opts, seed):
+    """:func:`default` but for its first step."""
     if setting.semimetric == GRAPH:
         return graph_rule(X, w, ks, setting, seed)[0]
     auto = setting.semimetric == "auto"
