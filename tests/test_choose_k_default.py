@@ -1149,6 +1149,22 @@ def test_rounded_data_are_read_to_their_precision():
         assert choose_k(X, range(1, 11), semimetric="auto").k == k
 
 
+def test_a_group_apart_is_structure_for_the_energy_rule():
+    """Four tight points far from a 400-point blob move neither dip nor the gain over the
+    references, but they are a separated group of the neighbourhood graph: structure,
+    and the energy rule's two clusters are the blob and the four. One far point alone is
+    an outlier, no group: one cluster."""
+    rng = np.random.default_rng(5)
+    blob = rng.normal(0, 1, (400, 2))
+    X = np.vstack([blob, rng.normal(30, 0.05, (4, 2))])
+    r = choose_k(X)
+    assert r.k == 2 and ari(np.repeat([0, 1], [400, 4]), r.labels) == 1.0
+    [apart] = [s for s in steps(r, "structure") if s.value == 4]
+    assert apart.outcome == "a group apart: structure"
+    r = choose_k(np.vstack([blob, [[30.0, 30.0]]]))
+    assert r.k == 1 and all("apart" not in s.outcome for s in r.trace.steps)
+
+
 def test_the_far_small_group_is_found():
     """Three blobs and a far group of 12 points (2 % of the weight): the energy rule's
     4; with semimetric="auto" the graph's smallest group holds less than BALANCE / k_g

@@ -321,21 +321,25 @@ def test_awkward_inputs_keep_the_fit_s_front_door():
     assert record[0].filename == __file__ and est.labels_.shape == (5,)
 
 
-def test_a_far_tight_group_is_a_cluster_where_energy_sees_no_structure():
-    """A 1,000-point blob and 5 tight points 40 standard deviations away: energy's
-    structure test sees one cloud, the neighbourhood graph two components (a cut of 0,
-    which 5 points can never show as bimodality): the graph's two groups."""
+def test_a_far_tight_group_is_a_cluster():
+    """A 1,000-point blob and 5 tight points 40 standard deviations away: no dip and no
+    gain over the references sees 5 points, but they are a separated group of the
+    neighbourhood graph, structure for energy's step 1 (a group apart); energy's two
+    clusters are then the graph's two components, and the arbiter keeps energy."""
     rng = np.random.default_rng(0)
     X = np.vstack([rng.normal(0, 1, (1000, 2)), rng.normal(40, 0.1, (5, 2))])
     y = np.repeat([0, 1], [1000, 5])
     est = KernelKGroups("auto", semimetric="auto", random_state=0).fit(X)
-    assert (est.n_clusters_, est.semimetric_) == (2, NN)
+    assert (est.n_clusters_, est.semimetric_) == (2, "energy")
     assert adjusted_rand_score(y, est.labels_) == 1.0
     r = est.n_clusters_choice_
-    assert r.candidates["energy"].k == 1
+    e = r.candidates["energy"]
+    assert e.k == 2 and adjusted_rand_score(y, e.labels) == 1.0
+    dips, apart = [s for s in e.trace.steps if s.step == "structure"]
+    assert dips.outcome == "no modes" and apart.value == 5
+    assert apart.outcome == "a group apart: structure"
     arb = arbiter_step(r)
-    assert arb.rule == "components" and arb.value["graph's groups"] == 0.0
-    assert "components of the graph" in arb.outcome
+    assert arb.rule == "the same groups" and arb.value["graph's groups"] == 0.0
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -343,8 +347,10 @@ def test_a_far_small_group_with_structure_of_its_own_is_a_cluster(seed):
     """An elongated cloud of 300 points and 5 points 6 standard deviations away, two
     close pairs and a fifth point (as iris5's five setosa): each member's distances jump
     most inside the group, and all of them at its edge. The graph keeps the five as a
-    component (not outliers placed through the cloud), so the arbiter's rule of
-    components takes them where energy sees one cloud."""
+    component (not outliers placed through the cloud). Energy's step 1 sees the group
+    apart (structure), but its 2-cluster fit halves the long cloud, whose W falls more
+    that way: the graph's groups cut the graph at 0, below it, and the arbiter takes
+    them."""
     five = np.array([[0, 0], [0.1, 0], [0.6, 0.5], [0.7, 0.5], [0.3, 1.1]])
     X = np.vstack([np.random.default_rng(seed).normal(0, 1, (300, 2)) * [2, 1],
                    five + [12.0, 0.0]])
@@ -352,7 +358,8 @@ def test_a_far_small_group_with_structure_of_its_own_is_a_cluster(seed):
     assert (est.n_clusters_, est.semimetric_) == (2, NN)
     assert adjusted_rand_score(np.repeat([0, 1], [300, 5]), est.labels_) == 1.0
     r = est.n_clusters_choice_
-    assert r.candidates["energy"].k == 1 and arbiter_step(r).rule == "components"
+    assert r.candidates["energy"].k == 2 and r.cuts[NN] == 0.0 < r.cuts["energy"]
+    assert arbiter_step(r).rule == "the cuts"
 
 
 @pytest.mark.parametrize("seed", [1017, 3017])

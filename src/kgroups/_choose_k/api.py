@@ -23,15 +23,16 @@ def choose_k(X, k_range=None, *, method="auto", semimetric="energy", alpha=1.0, 
     studies and where each method fails.
 
     - ``"auto"`` (default): the **energy rule** for point data: k = 1 only when X shows no structure
-      (dip tests of cross-fitted halves, gain over uniform references); else the smallest k near the
-      largest mean silhouette, then one more cluster while a cluster is multimodal along its halves'
-      lines and across its two sides' margins (the dip test); where X's own geometry shows none,
-      the same on its multimodal sphered axes, then standardized. Copies of a row count as the row
-      with their weight. With ``semimetric="nearest_neighbors"`` the eigengap of the
-      neighbourhood graph's walk; with ``"auto"`` both, one kept by the **arbiter** (the normalised
-      cut of the neighbourhood graph), as ``KernelKGroups(n_clusters="auto", semimetric="auto")``
-      does. Its draws are seeded from the data: the answer does not change with ``random_state``,
-      the order of the rows or X's units, and the trace says where a decision was close.
+      (dip tests of cross-fitted halves, a tight group apart, gain over uniform references); else
+      the smallest k near the largest mean silhouette, then one more cluster while a cluster is
+      multimodal along its halves' lines and across its two sides' margins (the dip test); where
+      X's own geometry shows none, the same on its multimodal sphered axes, then standardized.
+      Copies of a row count as the row with their weight. With ``semimetric="nearest_neighbors"``
+      the eigengap of the neighbourhood graph's walk; with ``"auto"`` both, one kept by the
+      **arbiter** (the normalised cut of the neighbourhood graph), as
+      ``KernelKGroups(n_clusters="auto", semimetric="auto")`` does. Its draws are seeded from
+      the data: the answer does not change with ``random_state``, the order of the rows or X's
+      units, and the trace says where a decision was close.
     - ``"gap"``: the gap statistic, :math:`\mathrm{Gap}(k) = \overline{\log W^*_k} -
       \log W_k`, with a rule of R's ``cluster::maxSE`` (default ``"firstSEmax"``).
     - ``"prediction_strength"``: the largest k with mean ps(k) >= ``cutoff``.

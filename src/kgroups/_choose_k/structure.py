@@ -4,7 +4,10 @@ when its own does not.
 X shows structure when **any** yardstick finds it; k = 1 only when none does:
 **modes**, two dip tests (Hartigan & Hartigan 1985) at ``STRUCTURE_ALPHA`` / 2 each, of
 X (each half along the line of a 2-cluster fit of the other half) and of the distances
-from the mean; else **references**, ``n_refs`` uniform samples over the box of X in its
+from the mean; else **a group apart**, a separated group of the neighbourhood graph
+(:func:`~kgroups._semimetrics.neighbors.separated_groups`: 2 to ``n_neighbors`` rows far
+from everything, whose distances jump beyond chance at the group's edge), which moves
+neither a dip nor the references when it is a handful of rows; else **references**, ``n_refs`` uniform samples over the box of X in its
 principal axes (Tibshirani, Walther & Hastie 2001, (b)): the gain over one cluster in
 standard errors (:func:`~kgroups._stats.criteria.gap_gain_z`) above ``STRUCTURE_Z`` at
 some k of 2..``STRUCTURE_KMAX``, on X or, past ``STRUCTURE_MAX_N`` rows, the median over
@@ -21,6 +24,7 @@ from .._progress import progress_bar
 from .constants import (STRUCTURE_ALPHA, STRUCTURE_KMAX, STRUCTURE_MAX_N, STRUCTURE_SAMPLES,
                         STRUCTURE_Z)
 from .._rescale import sphering, standardizing
+from .._semimetrics.neighbors import neighbour_counts
 from .._stats.criteria import gap_gain_z, reference_sampler
 from .._stats.dip import dip_test
 from .fits import Fits, stream
@@ -65,6 +69,17 @@ def references(f, ks, n_refs, reference):
     return np.median(z, axis=0), z, ref
 
 
+def separated(f):
+    """How many rows of geometry ``f`` lie in separated groups of its neighbourhood graph
+    of ``n_neighbors`` (0 for none; :func:`neighbour_counts` gives a member of a group of
+    g rows g - 1, a core row ``n_neighbors``, any other 0)."""
+    k = f.setting.n_neighbors
+    if f.Z.shape[0] <= k + 1:
+        return 0
+    counts = neighbour_counts(f.Z, k)
+    return int(np.sum((counts > 0) & (counts < k)))
+
+
 def find_structure(f, ks, n_refs, reference, trace):
     """Step 1 on geometry ``f`` (references at k = 1..STRUCTURE_KMAX up to the top of ``ks``,
     whatever else it holds): structure or not, steps in ``trace``, ``z`` by k (None: a dip)."""
@@ -74,6 +89,11 @@ def find_structure(f, ks, n_refs, reference, trace):
               "from the mean)", p, level, "modes: structure" if found else "no modes",
               close(least, level))
     if found:
+        return True, None
+    apart = separated(f)
+    if apart:
+        trace.add("structure", "rows in tight groups apart from the rest (the neighbourhood "
+                  "graph's separated groups)", apart, None, "a group apart: structure")
         return True, None
     sk = np.arange(1, min(STRUCTURE_KMAX, int(ks[-1])) + 1)
     z, each, _ = references(f, sk, n_refs, reference)
