@@ -7,11 +7,12 @@ X (each half along the line of a 2-cluster fit of the other half) and of the dis
 from the mean; else **a group apart**, a separated group of the neighbourhood graph
 (:func:`~kgroups._semimetrics.neighbors.separated_groups`: 2 to ``n_neighbors`` rows far
 from everything, whose distances jump beyond chance at the group's edge), which moves
-neither a dip nor the references when it is a handful of rows; else **references**, ``n_refs`` uniform samples over the box of X in its
-principal axes (Tibshirani, Walther & Hastie 2001, (b)): the gain over one cluster in
-standard errors (:func:`~kgroups._stats.criteria.gap_gain_z`) above ``STRUCTURE_Z`` at
-some k of 2..``STRUCTURE_KMAX``, on X or, past ``STRUCTURE_MAX_N`` rows, the median over
-up to ``STRUCTURE_SAMPLES`` disjoint samples of that many rows (no one sample decides).
+neither a dip nor the references when it is a handful of rows; else **references**,
+``n_refs`` uniform samples over the box of X in its principal axes (Tibshirani, Walther
+& Hastie 2001, (b)): the gain over one cluster in standard errors
+(:func:`~kgroups._stats.criteria.gap_gain_z`) above ``STRUCTURE_Z`` at some k of
+2..``STRUCTURE_KMAX``, on X or, past ``STRUCTURE_MAX_N`` rows, the median over up to
+``STRUCTURE_SAMPLES`` disjoint samples of that many rows (no one sample decides).
 Without structure in X's own geometry, its units may hide it (:func:`rescaled`): the
 **multimodal axes** of X sphered, then X **standardized** (energy only).
 """
