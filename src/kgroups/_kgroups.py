@@ -206,7 +206,8 @@ class KernelKGroups(BaseKernelClustering):
         point in the graph, at least 1 and below the number of distinct points
         (scikit-learn's ``SpectralClustering`` spells it so). Sample weights are the
         nodes' masses in the graph's random walk; repeated rows are one node whose
-        weight is their sum.
+        weight is their sum. With ``n_clusters="auto"`` it also bounds the tight
+        groups apart that the energy rule counts as structure.
     noise : None, float in [0, 0.5) or "auto", default=None
         Points that belong to no cluster. ``None``: every point gets a cluster.
         A share ``s``: whole points of total weight at most ``s`` times the total

@@ -59,7 +59,8 @@ def choose_k(X, k_range=None, *, method="auto", semimetric="energy", alpha=1.0, 
     sample_weight : array-like of shape (n_samples,), default=None
         Positive weights; integer weights act as repeated rows.
     n_neighbors : int, default=10
-        Neighbours of each point in the neighbourhood graph.
+        Neighbours of each point in the neighbourhood graph: the graph's rule, and the
+        energy rule's tight groups apart (of at most this many points).
     n_init : int, default=5
         Kernel k-means++ starts of every fit.
     engine : {"auto", "dense", "matrix-free", "low-rank"}, default="auto"
