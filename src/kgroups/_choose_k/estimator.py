@@ -164,8 +164,8 @@ def _far_out(est, X, w):
     add no clusters): those ``noise="auto"`` sets aside from one energy cluster
     (:mod:`kgroups._noise_auto`), on the choice's rows (its sample past ``SAMPLE_N``),
     less the members of tight groups apart (the neighbourhood graph's separated groups,
-    :func:`~kgroups._semimetrics.neighbors.neighbour_counts`), clusters to find."""
-    from .._semimetrics.neighbors import neighbour_counts
+    :func:`~kgroups._semimetrics.neighbors.in_separated_groups`), clusters to find."""
+    from .._semimetrics.neighbors import in_separated_groups
 
     rows = np.arange(X.shape[0])
     if rows.size > SAMPLE_N:
@@ -178,9 +178,8 @@ def _far_out(est, X, w):
     one._fit(X[rows], w[rows])
     out = np.zeros(X.shape[0], dtype=bool)
     out[rows] = np.asarray(one.labels_) == -1
-    if out.any() and rows.size > est.n_neighbors + 1:
-        counts = neighbour_counts(X[rows], est.n_neighbors)
-        out[rows[(counts > 0) & (counts < est.n_neighbors)]] = False
+    if out.any():
+        out[rows[in_separated_groups(X[rows], est.n_neighbors)]] = False
     return out
 
 

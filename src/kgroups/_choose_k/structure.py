@@ -25,7 +25,7 @@ from .._progress import progress_bar
 from .constants import (STRUCTURE_ALPHA, STRUCTURE_KMAX, STRUCTURE_MAX_N, STRUCTURE_SAMPLES,
                         STRUCTURE_Z)
 from .._rescale import sphering, standardizing
-from .._semimetrics.neighbors import neighbour_counts
+from .._semimetrics.neighbors import in_separated_groups
 from .._stats.criteria import gap_gain_z, reference_sampler
 from .._stats.dip import dip_test
 from .fits import Fits, stream
@@ -70,17 +70,6 @@ def references(f, ks, n_refs, reference):
     return np.median(z, axis=0), z, ref
 
 
-def separated(f):
-    """How many rows of geometry ``f`` lie in separated groups of its neighbourhood graph
-    of ``n_neighbors`` (0 for none; :func:`neighbour_counts` gives a member of a group of
-    g rows g - 1, a core row ``n_neighbors``, any other 0)."""
-    k = f.setting.n_neighbors
-    if f.Z.shape[0] <= k + 1:
-        return 0
-    counts = neighbour_counts(f.Z, k)
-    return int(np.sum((counts > 0) & (counts < k)))
-
-
 def find_structure(f, ks, n_refs, reference, trace):
     """Step 1 on geometry ``f`` (references at k = 1..STRUCTURE_KMAX up to the top of ``ks``,
     whatever else it holds): structure or not, steps in ``trace``, ``z`` by k (None: a dip)."""
@@ -91,7 +80,7 @@ def find_structure(f, ks, n_refs, reference, trace):
               close(least, level))
     if found:
         return True, None
-    apart = separated(f)
+    apart = int(in_separated_groups(f.Z, f.setting.n_neighbors).sum())
     if apart:
         trace.add("structure", "rows in tight groups apart from the rest (the neighbourhood "
                   "graph's separated groups)", apart, None, "a group apart: structure")

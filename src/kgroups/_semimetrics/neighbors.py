@@ -329,6 +329,21 @@ def neighbour_counts(U, n_neighbors, index=None, minimum=0):
     return np.where(core, n_neighbors, np.maximum(group - 1, 0)).astype(np.int64)
 
 
+def in_separated_groups(U, n_neighbors):
+    """Which rows of ``U`` lie in a separated group of its graph of ``n_neighbors``
+    (:func:`separated_groups`, read from :func:`neighbour_counts`: a member of a group of
+    g rows joins g - 1); none where ``U`` has at most ``n_neighbors + 1`` rows.
+
+    >>> U = np.r_[np.arange(7.0), 40.0, 40.01, -30.0][:, None]  # a far pair, an outlier
+    >>> np.flatnonzero(in_separated_groups(U, 3)).tolist()
+    [7, 8]
+    """
+    if U.shape[0] <= n_neighbors + 1:
+        return np.zeros(U.shape[0], dtype=bool)
+    counts = neighbour_counts(U, n_neighbors)
+    return (counts > 0) & (counts < n_neighbors)
+
+
 def separated_groups(dist, nb, core):
     r"""The size ``g`` of the separated group of each row (0 for none): a tight group of
     2 to ``k`` rows far from everything, which the density test drops (its members'
