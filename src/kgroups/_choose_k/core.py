@@ -18,6 +18,7 @@ from .._rows import canonical, distinct_rows, projection_key, sample_rows
 from .._semimetrics.auto import partition_cut
 from .._semimetrics.prepare import data_scale, objective_unit
 from .._stats.criteria import gap_rule, laplacian_eigenvalues, ps_rule
+from .._stats.dip import effective_size
 from .._validation import Integer, InvalidParameterError, as_seed, describe
 from ..metrics import weighted_ari
 from .arbiter import ENERGY, GRAPH, group_dips, judge, no_graph, pair_dips
@@ -100,7 +101,7 @@ def default(X, w, ks, setting, opts, seed):
                                      "copies add to its weight) and their effective size "
                                      "(sum w)^2 / sum w^2 (Kish): the dips' sample size",
                                      {"distinct rows": w.size,
-                                      "effective size": round(float(w.sum() ** 2 / (w @ w)), 1)}))
+                                      "effective size": effective_size(w)}))
     return r
 
 

@@ -284,6 +284,17 @@ def dip_pvalue(d, n):
     return float(np.exp(np.interp(s, row, np.log(DIP_TAILS))))
 
 
+def effective_size(w):
+    r"""The effective size of a sample of weights ``w`` (Kish): :math:`(\sum w)^2 /
+    \sum w^2` rounded, at least 1, the number of points :func:`effective_sample` reads.
+
+    >>> effective_size(np.full(5, 30.0)), effective_size(np.r_[np.ones(60), np.full(60, 3.0)])
+    (5, 96)
+    """
+    w = np.asarray(w, dtype=np.float64)
+    return max(1, int(round(w.sum() ** 2 / (w @ w))))
+
+
 def effective_sample(x, w):
     r"""The weighted sample ``(x, w)`` as an unweighted one of its effective size
     :math:`m = (\sum w)^2 / \sum w^2` (Kish): its weighted distribution's quantiles at
@@ -299,7 +310,7 @@ def effective_sample(x, w):
     x, w = np.asarray(x, dtype=np.float64).ravel(), np.asarray(w, dtype=np.float64).ravel()
     order = np.argsort(x, kind="stable")
     cum = np.cumsum(w[order]) / w.sum()
-    m = max(1, int(round(w.sum() ** 2 / (w @ w))))
+    m = effective_size(w)
     at = np.searchsorted(cum, (np.arange(m) + 0.5) / m)
     return x[order][np.minimum(at, x.size - 1)]
 
