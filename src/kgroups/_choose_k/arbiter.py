@@ -164,20 +164,18 @@ def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0, pair_p=1.
     """
     ratio, threshold = (cut_g / cut_e if cut_e > 0 else np.inf), None
     if k_e == 1:
-        apart = cut_g == 0 and (sub_p := sub_p() if callable(sub_p) else sub_p) < SPLIT_ALPHA
+        apart = cut_g == 0 and (sub_p := _read(sub_p)) < SPLIT_ALPHA
         pick = GRAPH if apart or cut_g < NO_STRUCTURE_RATIO * cut_e and (
-            pair_p := pair_p() if callable(pair_p) else pair_p) < SPLIT_ALPHA else ENERGY
+            pair_p := _read(pair_p)) < SPLIT_ALPHA else ENERGY
         rule, threshold = ("components", None) if apart else ("no structure", NO_STRUCTURE_RATIO)
     elif k_e < k_g and agree >= AGREE:
         pick, rule = GRAPH, "finer groups"
     elif within >= WITHIN and ((small := smallest < BALANCE / k_g) or agree >= AGREE or (
-            k_e > k_g and (cut_g >= CLEAN_CUT or (
-                pair_p := pair_p() if callable(pair_p) else pair_p) < SPLIT_ALPHA))):
+            k_e > k_g and (cut_g >= CLEAN_CUT or (pair_p := _read(pair_p)) < SPLIT_ALPHA))):
         pick = ENERGY
         rule = ("a small part apart" if small else "the same groups" if agree >= AGREE else
                 "not cleanly cut" if cut_g >= CLEAN_CUT else "bimodal pairs")
-    elif k_e < k_g and nested >= WITHIN and (
-            sub_p := sub_p() if callable(sub_p) else sub_p) >= SPLIT_ALPHA:
+    elif k_e < k_g and nested >= WITHIN and (sub_p := _read(sub_p)) >= SPLIT_ALPHA:
         pick, rule, within, pair_p = ENERGY, "groups without modes", nested, sub_p
     else:
         pick = GRAPH if cut_g < CUT_RATIO * cut_e else ENERGY
@@ -190,6 +188,11 @@ def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0, pair_p=1.
               {"graph's groups": cut_g, f"energy partition of {k_g}": cut_e}, threshold, why,
               margin, ("energy" if pick == ENERGY else "the graph's groups") + short, rule)
     return pick
+
+
+def _read(p):
+    """A p-value given as such or as a function giving it (computed where it is read)."""
+    return p() if callable(p) else p
 
 
 def _texts(rule, pick, k_e, k_g, within, smallest, agree, cut_g, pair_p):

@@ -3,7 +3,7 @@
 the candidates' fits.
 
 The graph candidate (``"nearest_neighbors"``) is the estimator's own fit on all rows, on
-the engine that holds its feature columns (:func:`~kgroups._choose_k.fits.
+the engine that holds its feature columns (:func:`~kgroups._engines.select.
 candidate_engines`); it refuses a dask collection or data on a device, and its graph is
 the yardstick of both partitions. The energy candidate runs through
 :class:`~kgroups._choose_k.fits.Fits`: up to ``AUTO_SAMPLE_N`` rows of positive weight on
@@ -35,7 +35,8 @@ from .._validation import is_dask_collection, is_device_array
 from .arbiter import ENERGY, GRAPH, judge, no_graph
 from .constants import AUTO_SAMPLE_N, AUTO_SAMPLE_ROWS, ROWS_PER_CLUSTER
 from .estimator import checked_input
-from .fits import Fits, Setting, candidate_engines, engine_for, stream
+from .._engines.select import candidate_engines, engine_for
+from .fits import Fits, Setting, stream
 from .trace import Trace, render
 
 
@@ -150,10 +151,9 @@ def _energy(est, plan, Xv, w, pos, sampled):
         seed, order = canonical(projection_key(Xv[pos]), w[pos])
         idx = pos[np.sort(sample_rows(seed, order, sample_size(plan.n_clusters)))]
     seed = canonical(projection_key(Xv[idx]), w[idx])[0]
-    setting = Setting(alpha=est.alpha, n_neighbors=est.n_neighbors,
-                      init=plan.init if isinstance(plan.init, str) else "kernel-k-means++",
-                      n_init=resolve_n_init(plan.n_init, plan.init, idx.size),
-                      max_iter=est.max_iter, tol=est.tol, engine=engine_for(est.engine, ENERGY))
+    setting = Setting.of(est, semimetric=ENERGY, engine=engine_for(est.engine, ENERGY),
+                         init=plan.init if isinstance(plan.init, str) else "kernel-k-means++",
+                         n_init=resolve_n_init(plan.n_init, plan.init, idx.size))
     f = Fits(Xv[idx], w[idx], setting, stream(seed, "candidate"), matrix=False)
     if isinstance(plan.init, str):
         f.fit(plan.n_clusters)

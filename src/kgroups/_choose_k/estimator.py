@@ -20,7 +20,8 @@ from .._semimetrics.auto import SemimetricChoice
 from .._validation import InvalidParameterError, check_sample_weight
 from .constants import CHOICE_STARTS, N_REFS
 from .core import K_MAX, SAMPLE_N, choice_rows, k_limit, run_choice
-from .fits import Setting, candidate_engines, engine_for
+from .._engines.select import candidate_engines, engine_for
+from .fits import Setting
 from .trace import Step
 
 # Bytes of a device array copied to the host at a time for the rows' keys; the rows of a
@@ -142,12 +143,8 @@ def _choose(est, X, sample_weight, what=None, seed=None):
     n, n_distinct = Xk.shape[0], distinct[0].size
     top = k_limit("auto", est.semimetric, n, n_distinct)[0]
     engine = engine_for(est.engine, "energy" if est.semimetric == "auto" else est.semimetric)
-    setting = Setting(semimetric=est.semimetric, alpha=est.alpha, sigma=est.sigma,
-                      theta=est.theta, n_neighbors=est.n_neighbors, init=est.init,
-                      n_init=min(resolve_n_init(est.n_init, est.init, min(n, SAMPLE_N)),
-                                 CHOICE_STARTS)
-                      if est.n_init == "auto" else est.n_init,
-                      max_iter=est.max_iter, tol=est.tol, engine=engine)
+    setting = Setting.of(est, engine=engine, n_init=est.n_init if est.n_init != "auto" else min(
+        resolve_n_init(est.n_init, est.init, min(n, SAMPLE_N)), CHOICE_STARTS))
     opts = {"n_refs": N_REFS, "reference": "pca", "distinct": distinct}
     r = run_choice(Xk, wk, np.arange(1, max(1, min(K_MAX, top)) + 1), "auto", setting, opts,
                    est.random_state, refit=False, seed=seed)

@@ -15,9 +15,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .._driver import run_starts
-from .._engines import registry
 from .._engines.build import EngineRequest, build_engine
-from .._engines.select import input_form
 from .._input import IN_MEMORY
 from .._memory import available_memory
 from .._placement import insertion_scores, predict_rows
@@ -55,6 +53,11 @@ class Setting:
         """A copy with ``changes``."""
         return replace(self, **changes)
 
+    @classmethod
+    def of(cls, est, **changes):
+        """The parameters of the estimator ``est``, with ``changes``."""
+        return cls(**{f: getattr(est, f) for f in cls.__dataclass_fields__} | changes)
+
 
 def stream(seed, purpose, index=0):
     """The seed of one random stream of the choice, keyed by the data's ``seed``, the
@@ -65,28 +68,6 @@ def stream(seed, purpose, index=0):
     """
     key = [int(seed) % 2**32, zlib.crc32(purpose.encode()), int(index)]
     return int(np.random.SeedSequence(key).generate_state(1)[0])
-
-
-def engine_for(name, semimetric):
-    """``name`` where that engine takes points in memory with ``semimetric``, else auto."""
-    if name == "auto":
-        return name
-    caps = registry.engine_class(name).capabilities
-    form = input_form(False, False, isinstance(semimetric, str) and semimetric in DATA_BUILT)
-    return name if caps.array_kind == "numpy" and caps.takes(form, semimetric) else "auto"
-
-
-def candidate_engines(name, owner):
-    """``{semimetric: engine}`` of the candidates of ``semimetric="auto"`` for
-    ``engine=name``: ``name`` for each candidate it runs, ``"auto"`` for the other;
-    refused by name where it runs neither."""
-    out = {s: engine_for(name, s) for s in ("energy", "nearest_neighbors")}
-    if name != "auto" and name not in out.values():
-        raise InvalidParameterError(
-            f"{owner}: semimetric='auto' chooses between 'energy' and 'nearest_neighbors' on "
-            f"point data, and engine={name!r} runs neither; use engine='auto', or name the "
-            "semimetric")
-    return out
 
 
 def rho_matrix(Z, setting):

@@ -45,6 +45,28 @@ def input_form(precomputed, sparse_input, features=False):
     return "sparse matrix" if sparse_input else "dense matrix"
 
 
+def engine_for(name, semimetric):
+    """``name`` where that engine takes points in memory with ``semimetric``, else auto."""
+    if name == "auto":
+        return name
+    caps = registry.engine_class(name).capabilities
+    form = input_form(False, False, isinstance(semimetric, str) and semimetric in DATA_BUILT)
+    return name if caps.array_kind == "numpy" and caps.takes(form, semimetric) else "auto"
+
+
+def candidate_engines(name, owner):
+    """``{semimetric: engine}`` of the candidates of ``semimetric="auto"`` for
+    ``engine=name``: ``name`` for each candidate it runs, ``"auto"`` for the other;
+    refused by name where it runs neither."""
+    out = {s: engine_for(name, s) for s in ("energy", "nearest_neighbors")}
+    if name != "auto" and name not in out.values():
+        raise InvalidParameterError(
+            f"{owner}: semimetric='auto' chooses between 'energy' and 'nearest_neighbors' on "
+            f"point data, and engine={name!r} runs neither; use engine='auto', or name the "
+            "semimetric")
+    return out
+
+
 def _fits(cls, n_samples, n_features, n_clusters, n_init, dtype, options):
     need = cls.memory_bytes(n_samples, n_features, n_clusters=n_clusters, n_init=n_init,
                             dtype=dtype, options=options)
