@@ -15,13 +15,18 @@ unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: demo test test-oldest bench docs dist clean
 
+# Both venvs' recipes may run at once (make -j2) and the release tools' venv lies within
+# .venv: each makes the folder with mkdir -p first, so that neither venv races the other
+# to create it.
 $(VENV)/.installed: pyproject.toml
+	mkdir -p $(VENV)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) $(PIP) --upgrade pip
 	$(PY) $(PIP) -e ".[test,plot,dask]"
 	touch $@
 
 $(DIST_VENV)/.installed: pyproject.toml
+	mkdir -p $(DIST_VENV)
 	$(PYTHON) -m venv $(DIST_VENV)
 	$(DIST_PY) $(PIP) --upgrade pip
 	$(DIST_PY) $(PIP) --group dist
