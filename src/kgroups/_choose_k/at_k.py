@@ -35,8 +35,7 @@ from .._validation import is_dask_collection, is_device_array
 from .arbiter import ENERGY, GRAPH, judge, no_graph
 from .constants import AUTO_SAMPLE_N, AUTO_SAMPLE_ROWS, ROWS_PER_CLUSTER
 from .estimator import checked_input
-from .._engines.select import candidate_engines, engine_for
-from .fits import Fits, Setting, stream
+from .fits import Fits, Setting, candidate_engines, engine_for, stream
 from .trace import Trace, render
 
 

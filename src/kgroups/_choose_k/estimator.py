@@ -20,8 +20,7 @@ from .._semimetrics.auto import SemimetricChoice
 from .._validation import InvalidParameterError, check_sample_weight
 from .constants import CHOICE_STARTS, N_REFS
 from .core import K_MAX, SAMPLE_N, choice_rows, k_limit, run_choice
-from .._engines.select import candidate_engines, engine_for
-from .fits import Setting
+from .fits import Setting, candidate_engines, engine_for
 from .trace import Step
 
 # Bytes of a device array copied to the host at a time for the rows' keys; the rows of a
