@@ -125,7 +125,7 @@ def test_phases(X, Y, perms):
     D = prep.backend.pooled(prep)
     t1 = time.perf_counter()
     rs = np.random.RandomState(0)
-    batch = max(1, prep.backend.relabel_elements // (n * 2))  # as energy_test batches
+    batch = dispatch.relabel_batch(prep.backend, n, prep.k, perms)  # as energy_test's
     for b in range(0, perms, batch):
         dispatch.relabellings(rs, prep.codes, min(batch, perms - b))
     t2 = time.perf_counter()

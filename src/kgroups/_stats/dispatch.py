@@ -162,13 +162,19 @@ def permutation_statistics(pooled, codes, sizes, n_permutations, rs, statistic):
     backend = choose({"pooled": pooled}, "permutations")
     n, k = pooled.shape[0], len(sizes)
     rows = backend.row_sums(pooled)
-    batch = max(1, min(n_permutations, backend.relabel_elements // (n * k)))
+    batch = relabel_batch(backend, n, k, n_permutations)
     out = np.empty(n_permutations)
     for start in range(0, n_permutations, batch):
         B = min(batch, n_permutations - start)
         out[start:start + B] = statistic(
             relabelled(backend, pooled, relabellings(rs, codes, B), k, rows), sizes)
     return out
+
+
+def relabel_batch(backend, n, k, n_permutations):
+    """Relabellings of ``n`` points in ``k`` groups summed in one product: as many as
+    the array kind's ``relabel_elements`` allow, at least 1, at most ``n_permutations``."""
+    return max(1, min(n_permutations, backend.relabel_elements // (n * k)))
 
 
 def relabellings(rs, codes, B):
