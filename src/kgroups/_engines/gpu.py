@@ -484,8 +484,7 @@ class GpuEngine(DeviceArrays, HostSweeps, MatrixFreeEngine):
                 and not self._eps:
             R, k, n = state.M.shape
             work = pending_budget(self.n_features, 8 * R * k * n)
-            return self._sweep_lockstep(state, Pending.empty(R, self.n_features, BATCH), work,
-                                        4 * work)
+            return self._sweep_lockstep(state, Pending.empty(R, self.n_features, BATCH), work)
         if state.rule == "hartigan":
             return self._hartigan_runs(state, runs, dM)
         moves = np.zeros(state.n_runs, dtype=np.int64)

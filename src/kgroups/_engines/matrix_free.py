@@ -42,8 +42,9 @@ from .._memory import check_fits, fits
 BATCH = 256
 PENDING_WORK = 4096
 # The runs swept in lockstep that follow the one furthest behind may carry their
-# lists further (up to that run's position), so that all apply together.
-FOLLOW_WORK = 4 * PENDING_WORK
+# lists further (up to that run's position), so that all apply together: this many
+# times the leading run's work.
+FOLLOW_SHARE = 4
 
 
 # decide_mf's bounds of the errors of q: none (the matrix-free engine's sums are exact)
@@ -601,12 +602,14 @@ class MatrixFreeEngine(Engine):
         if state.rule != "hartigan":
             return super().sweep(state)
         return self._sweep_lockstep(state, Pending.empty(state.n_runs, self.X.shape[1]),
-                                    PENDING_WORK, FOLLOW_WORK)
+                                    PENDING_WORK)
 
-    def _sweep_lockstep(self, state, P, lead_work, follow_work):
+    def _sweep_lockstep(self, state, P, lead_work):
         """The Hartigan sweep of :meth:`sweep` with the pending lists ``P``: the run
         furthest behind decides until its corrections reach ``lead_work``, the others
-        until ``follow_work``, then :meth:`_apply_pending`. Each run's moves."""
+        until ``FOLLOW_SHARE`` times that, then :meth:`_apply_pending`. Each run's
+        moves."""
+        follow_work = FOLLOW_SHARE * lead_work
         runs = [int(r) for r in np.flatnonzero(state.active)]
         R, n = state.n_runs, self.n_samples
         for r in runs:
