@@ -234,7 +234,7 @@ def test_more_clusters_than_a_thread_holds_and_too_many_features(monkeypatch):
     import kgroups._engines.gpu as gpu
     from kgroups._kernels import cuda as kernels
     monkeypatch.setattr(gpu, "SIGNATURES_PER_CLUSTER", 0)
-    monkeypatch.setattr(kernels, "RELABEL_LOCAL", 2)
+    monkeypatch.setattr(kernels, "STARTS_LOCAL", 2)
     n, k = 40, 3
     X, _ = blobs(n, 2, k, seed=63, spread=2.0)
     starts = np.random.default_rng(64).integers(0, k, (2, n))

@@ -362,8 +362,8 @@ class GpuEngine(DeviceArrays, HostSweeps, MatrixFreeEngine):
         rows of its classes of label ``l`` (:func:`~kgroups._kernels.cuda.
         sum_classes`); otherwise one pass evaluates each pair once for all the
         starts (:func:`~kgroups._kernels.cuda.build_multi`, up to
-        ``RELABEL_LOCAL / k`` starts a pass; one pass per start beyond
-        ``RELABEL_LOCAL`` clusters). Exact: only the order of the additions differs
+        ``STARTS_LOCAL / k`` starts a pass; one pass per start beyond
+        ``STARTS_LOCAL`` clusters). Exact: only the order of the additions differs
         from one build per start. ``f32``: the passes of one start in float32
         (:meth:`_sorted_sums`); the pass for several starts stays float64.
         """
@@ -385,12 +385,12 @@ class GpuEngine(DeviceArrays, HostSweeps, MatrixFreeEngine):
                          self.dorder, dM[r])
             t.sync()  # before the class labels' device array is released
             return dM
-        if k > kk.RELABEL_LOCAL:  # more sums than a thread holds: one pass per start
+        if k > kk.STARTS_LOCAL:  # more sums than a thread holds: one pass per start
             for r in range(R):
                 dS = self._sorted_sums(labs[r], k, f32)
                 t.launch(kk.unsort_columns, kk.blocks(n), kk.THREADS, dS, self.dorder, dM[r])
             return dM
-        per = kk.RELABEL_LOCAL // k
+        per = kk.STARTS_LOCAL // k
         tile = kk.tile_for(self.n_features)
         for r0 in range(0, R, per):
             dl = self._upload_temp(np.ascontiguousarray(labs[r0:r0 + per]))

@@ -414,13 +414,13 @@ def sum_classes(S, classes, order, M):
 
 
 # Sums per thread of build_multi: starts x groups.
-RELABEL_LOCAL = 256
+STARTS_LOCAL = 256
 
 
 @cuda.jit
 def build_multi(XT, w, labs, k, Ms, tile, code, alpha, sigma, theta):
     """``Ms[r, l, i] = -w_i / 2 sum_{y : labs[r, y] = l} w_y rho(x_i, x_y)`` for R starts
-    (``R k <= RELABEL_LOCAL``) in one pass: thread ``i`` computes each ``rho(x_i,
+    (``R k <= STARTS_LOCAL``) in one pass: thread ``i`` computes each ``rho(x_i,
     x_y)`` once (columns through shared memory, ``tile * D`` float64) and adds it to
     every start's sum."""
     D, n = XT.shape
@@ -429,7 +429,7 @@ def build_multi(XT, w, labs, k, Ms, tile, code, alpha, sigma, theta):
     tx = cuda.threadIdx.x
     i = cuda.blockIdx.x * tpb + tx
     sh = cuda.shared.array(0, dtype=numba.float64)
-    acc = cuda.local.array(RELABEL_LOCAL, dtype=numba.float64)
+    acc = cuda.local.array(STARTS_LOCAL, dtype=numba.float64)
     for e in range(R * k):
         acc[e] = 0.0
     for y0 in range(0, n, tile):
