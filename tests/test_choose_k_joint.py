@@ -51,8 +51,11 @@ def test_four_separated_blobs_give_four_energy():
     X, y = four_blobs()
     r = choose_k(X, semimetric="auto")
     assert r.k == 4 and r.semimetric == "energy" and r.method == "auto"
-    assert names(r) == ["structure", "silhouette", "split", "graph eigengap", "arbiter"]
-    assert [s.outcome for s in r.trace.steps][2:4] == ["k=4", "k=4"]
+    # a point 3.8 standard deviations from its blob's centre is a lone outlier
+    assert names(r) == ["outliers", "structure", "silhouette", "split", "graph eigengap",
+                        "arbiter"]
+    assert r.trace.steps[0].value == 399 and r.sample.size == 399
+    assert [s.outcome for s in r.trace.steps][3:5] == ["k=4", "k=4"]
     arb = r.trace.steps[-1]                    # the energy partition of 4 is the graph's
     assert arb.threshold is None and arb.rule == "the same groups"
     assert list(arb.value.values()) == [0.0, 0.0]              # both cut no edge
@@ -340,6 +343,39 @@ def test_a_far_tight_group_is_a_cluster():
     assert apart.outcome == "a group apart: structure"
     arb = arbiter_step(r)
     assert arb.rule == "the same groups" and arb.value["graph's groups"] == 0.0
+
+
+@pytest.mark.parametrize("far", [50.0, 1e4])
+def test_lone_outliers_are_no_clusters(far):
+    """Three blobs and three single points far from them and from each other: each point
+    is outside the neighbourhood of its nearest rows (a lone row of the graph), an
+    outlier, not a cluster (as may be a blob's farthest point); the choice runs without
+    them and the fit of every row starts from that choice's labels. Kept in, each was a cluster of its own and, 10,000 away,
+    the three blobs became one (k = 4 with a single lone point: three clusters and it)."""
+    rng = np.random.default_rng(2)
+    B = np.vstack([rng.normal(c, 1, (150, 2)) for c in ([0, 0], [8, 0], [0, 8])])
+    X = np.vstack([B, np.array([[1, 1], [-1, 0.5], [0.3, -1]]) * far])
+    y = np.repeat([0, 1, 2], 150)
+    for est in (KernelKGroups("auto", semimetric="auto", random_state=0).fit(X),
+                KernelKGroups("auto", random_state=0).fit(X)):
+        assert est.n_clusters_ == 3 and adjusted_rand_score(y, est.labels_[:450]) == 1.0
+        step = est.n_clusters_choice_.trace.steps[0]
+        assert step.step == "outliers" and f"less {453 - step.value} lone" in step.outcome
+    r = choose_k(X)
+    assert r.k == 3 and r.labels.shape == (453,) and adjusted_rand_score(y, r.labels[:450]) == 1
+    assert r.sample[-1] < 450 and r.sample.size >= 448   # a blob's farthest point may be lone
+
+
+def test_a_far_point_of_two_points_weight_is_a_pair():
+    """A point is an outlier, two are a group: a far row of twice the weight of the others
+    counts as two points (a pair apart, as two copies of it are), one of the weight of
+    the others is left out of the choice."""
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(0, 1, (200, 2)), [[1e3, 1e3]]])
+    assert choose_k(X).k == 1
+    two = choose_k(X, sample_weight=np.r_[np.ones(200), 2.0])
+    assert two.k == choose_k(np.vstack([X, X[-1:]])).k == 2
+    assert all(s.step != "outliers" for s in two.trace.steps)
 
 
 @pytest.mark.parametrize("seed", [0, 1])

@@ -1,7 +1,7 @@
 r"""The work of :func:`~kgroups.choose_k` and of ``n_clusters="auto"`` on validated
 data: the range of k, the data's seed (:func:`canonical`: the default's answer is a
 function of the data, not of ``random_state`` nor of the rows' order), the default, the
-named methods, and large data (:func:`_on_sample`)."""
+named methods, large data and lone outliers (:func:`_on_rows`)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from .._input import IN_MEMORY
 from .._memory import check_fits
 from .._rows import canonical, distinct_rows, projection_key, sample_rows
 from .._semimetrics.auto import partition_cut
+from .._semimetrics.neighbors import lone_rows
 from .._semimetrics.prepare import data_scale, objective_unit
 from .._stats.criteria import gap_rule, laplacian_eigenvalues, ps_rule
 from .._stats.dip import effective_size
@@ -196,13 +197,17 @@ def run_choice(X, w, ks, method, setting, opts, random_state, refit, seed=None):
                               semimetric=ENERGY if setting.semimetric == "auto" else None)
             r.trace.add("range", "points of positive weight (too few distinct for k >= 2)",
                         {"points": n, "distinct": X.shape[0]}, None, "one cluster")
-        elif X.shape[0] <= SAMPLE_N:
-            check_fits(2 * X.nbytes, f"choose_k's two copies of X ({X.shape[0]} x "
-                       f"{X.shape[1]})", "fewer columns (a projection of X)")
-            r = default(X[order], w[order], ks, setting, opts, seed)
-            relabel(r, np.argsort(order))
         else:
-            r = _on_sample(X, w, order, ks, setting, opts, seed, refit)
+            if X.shape[0] <= SAMPLE_N:
+                check_fits(2 * X.nbytes, f"choose_k's two copies of X ({X.shape[0]} x "
+                           f"{X.shape[1]})", "fewer columns (a projection of X)")
+            rows = order if X.shape[0] <= SAMPLE_N else sample_rows(seed, order, SAMPLE_N)
+            lone = lone_outliers(X[rows], w[rows], setting.n_neighbors, int(ks[-1]))
+            if rows.size == X.shape[0] and not lone.any():
+                r = default(X[order], w[order], ks, setting, opts, seed)
+                relabel(r, np.argsort(order))
+            else:
+                r = _on_rows(X, w, rows[~lone], int(lone.sum()), ks, setting, opts, seed, refit)
     r.semimetric = setting.semimetric if r.semimetric is None else r.semimetric
     held = [r, *(r.candidates or {}).values()] if c != 1.0 or wscale != 1.0 else []
     for x in {id(x): x for x in held}.values():  # back to X's units (W: degree alpha)
@@ -219,14 +224,33 @@ def run_choice(X, w, ks, method, setting, opts, random_state, refit, seed=None):
     return r
 
 
-def _on_sample(X, w, order, ks, setting, opts, seed, refit):
-    """The default on a uniform sample of ``SAMPLE_N`` rows (in ``order``), every row
-    labelled by the sample fit's predict (with ``refit``, by the fit of all rows from it)."""
+def lone_outliers(X, w, n_neighbors, k_top):
+    """The rows of X the default leaves out of the choice: the neighbourhood graph's
+    :func:`~kgroups._semimetrics.neighbors.lone_rows` of weight below twice the median
+    row's. A cluster holds two points at least (as a separated group does); a point that
+    no cluster's neighbourhood reaches is an outlier, which would otherwise be a cluster
+    of its own (its distance to every other, not a group, lowers the within energy) and,
+    far enough, leave the rest one cluster; a row of twice the typical weight counts as
+    two points. None where the rest would hold fewer than ``k_top + 2`` rows.
+
+    >>> X = np.r_[np.random.default_rng(0).normal(size=(60, 2)), [[1e3, 1e3]]]
+    >>> np.flatnonzero(lone_outliers(X, np.ones(61), 10, 15)).tolist()
+    [60]
+    >>> np.flatnonzero(lone_outliers(X, np.r_[np.ones(60), 2.0], 10, 15)).tolist()
+    []
+    """
+    lone = lone_rows(X, n_neighbors) & (w < 2.0 * np.median(w))
+    return lone if w.size - lone.sum() >= k_top + 2 else np.zeros(w.size, dtype=bool)
+
+
+def _on_rows(X, w, rows, lone, ks, setting, opts, seed, refit):
+    """The default on X's ``rows`` (in the order given: a uniform sample of ``SAMPLE_N``
+    past it, less ``lone`` outliers, :func:`lone_outliers`), every row labelled by that
+    fit's predict (with ``refit``, by the fit of all rows from it)."""
     n = X.shape[0]
-    rows = sample_rows(seed, order, SAMPLE_N)
     Xs, ws = X[rows], w[rows]
     r = default(Xs, ws, ks, setting, opts, seed)
-    relabel(r, np.argsort(rows), own=False)  # r's own: the sample fit's, below
+    relabel(r, np.argsort(rows), own=False)  # r's own: the fit of the rows', below
     r.sample = np.sort(rows)
     geo = r.rescaling or (lambda A: A)  # the rows in the geometry of the labels
     if r.k == 1:
@@ -236,12 +260,17 @@ def _on_sample(X, w, order, ks, setting, opts, seed, refit):
         f = Fits(geo(Xs), ws, chosen, stream(seed, "sample fit"), matrix=False)
         f.runs[r.k] = f.run(r.k, [r.labels])[2]
         r.labels = f.predict(r.k, Z := geo(X))  # Z: every row there, once
-    how = "the sample fit's predict"
+    how = "the sample fit's predict" if n > SAMPLE_N else "the predict of their fit"
     if refit and r.k > 1:
         r.labels = Fits(Z, w, chosen, stream(seed, "all rows"), matrix=False).run(
             r.k, [r.labels])[0]
-        how = "the fit of all rows started from the sample's"
-    r.trace.add("sample", "rows the choice ran on", SAMPLE_N, None,
-                f"a uniform sample of {SAMPLE_N} of the {n} rows; every row labelled by {how}")
+        how = "the fit of all rows started from " + ("the sample's" if n > SAMPLE_N else "theirs")
+    what = f"a uniform sample of {SAMPLE_N} of the {n} rows" if n > SAMPLE_N else f"the {n} rows"
+    if lone:
+        what += (f" less {lone} lone outlier(s) (each outside the neighbourhood of its "
+                 f"{setting.n_neighbors} nearest rows: no cluster's point)")
+    step = Step("sample" if n > SAMPLE_N else "outliers", "rows the choice ran on", rows.size,
+                None, f"{what}; every row labelled by {how}",
+                short="" if n > SAMPLE_N else f"{lone} lone outlier(s) left out")
+    r.trace.steps.insert(len(r.trace.steps) if n > SAMPLE_N else 0, step)  # outliers: first
     return r
-

@@ -319,14 +319,43 @@ def neighbour_counts(U, n_neighbors, index=None, minimum=0):
     >>> neighbour_counts(U, 3).tolist()  # a far pair, a lone outlier
     [3, 3, 3, 3, 3, 3, 3, 1, 1, 0]
     """
-    index = _index(U) if index is None else index
-    dist, nb = index.kneighbors(U, n_neighbors=n_neighbors + 1)
-    r = dist[:, -1]
-    core = r <= CORE_SPREAD * np.median(r[nb[:, 1:]], axis=1)
+    dist, nb, core = _density(U, n_neighbors, index)
     if core.sum() < max(n_neighbors + 2, minimum):
         return np.full(U.shape[0], n_neighbors, dtype=np.int64)
     group = separated_groups(dist, nb, core)
     return np.where(core, n_neighbors, np.maximum(group - 1, 0)).astype(np.int64)
+
+
+def _density(U, n_neighbors, index=None):
+    """``(dist, nb, core)``: each row's distances to, and indices of, its ``n_neighbors
+    + 1`` nearest rows (itself first), and whether it passes the density test of
+    :func:`neighbour_counts`."""
+    index = _index(U) if index is None else index
+    dist, nb = index.kneighbors(U, n_neighbors=n_neighbors + 1)
+    r = dist[:, -1]
+    return dist, nb, r <= CORE_SPREAD * np.median(r[nb[:, 1:]], axis=1)
+
+
+def lone_rows(U, n_neighbors):
+    """Which rows of ``U`` are lone: not nodes of the graph (:func:`neighbour_counts` 0:
+    sparser than their neighbourhood and in no separated group) and outside the
+    neighbourhood of each of their ``n_neighbors`` nearest rows (farther from it than
+    ``CORE_SPREAD`` times its own distance to its ``n_neighbors``-th neighbour, as
+    :func:`separated_groups` asks of a group's members): a point that no cluster's
+    neighbourhood reaches, an outlier. None where ``U`` has at most ``n_neighbors + 1``
+    rows, or where fewer than ``n_neighbors + 2`` pass the density test.
+
+    >>> U = np.r_[np.arange(7.0), 40.0, 40.01, -30.0, 7.5][:, None]  # a far pair, an outlier
+    >>> np.flatnonzero(lone_rows(U, 3)).tolist()
+    [9]
+    """
+    if U.shape[0] <= n_neighbors + 1:
+        return np.zeros(U.shape[0], dtype=bool)
+    dist, nb, core = _density(U, n_neighbors)
+    if core.sum() < n_neighbors + 2:
+        return np.zeros(U.shape[0], dtype=bool)
+    outside = np.all(dist[:, 1:] > CORE_SPREAD * dist[nb[:, 1:], -1], axis=1)
+    return ~core & outside & (separated_groups(dist, nb, core) == 0)
 
 
 def in_separated_groups(U, n_neighbors):
