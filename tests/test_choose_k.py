@@ -205,6 +205,19 @@ def test_prediction_strength_method():
     assert step.value == pytest.approx(dict(zip(range(1, 6), r.prediction_strength)))
 
 
+def test_repeated_rows_hold_no_more_clusters_than_distinct_rows():
+    """Prediction strength and the silhouette compare no k above the number of distinct
+    rows (a fit of more splits copies of a row): two points, 15 copies each, give 2;
+    the silhouette on one distinct row has no k to compare."""
+    Z = np.r_[np.zeros((15, 2)), np.ones((15, 2))]
+    for method in ("prediction_strength", "silhouette"):
+        r = choose_k(Z, method=method, random_state=0)
+        assert r.k == 2 and r.k_values[-1] == 2
+    with pytest.raises(InvalidParameterError, match="no more clusters than X's 1 distinct"):
+        choose_k(np.ones((30, 2)), method="silhouette")
+    assert choose_k(np.ones((30, 2)), method="prediction_strength").k == 1
+
+
 def test_prediction_strength_below_the_cutoff_everywhere_is_the_smallest_k():
     Z = np.random.default_rng(25).uniform(size=(80, 2))
     r = choose_k(Z, [4, 5, 6], method="prediction_strength", n_splits=2, random_state=0)

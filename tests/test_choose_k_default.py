@@ -1530,6 +1530,25 @@ def test_command_line_prints_k_and_why(tmp_path, capsys):
     assert "1 <= k-min <= k-max" in capsys.readouterr().err
 
 
+def test_command_line_range_is_the_library_s_default(tmp_path, capsys):
+    """Without --k-max, choose-k compares choose_k's default range (1..15, cut to what
+    the data allow: 4 rows, 4 distinct: k < 4); a range beyond the data is named by the
+    options; --plot takes only a file of an image format, before any work."""
+    from kgroups.cli import main
+
+    path = tmp_path / "four.csv"
+    X = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 9.0]])
+    np.savetxt(path, X, delimiter=",")
+    assert main(["choose-k", str(path)]) == 0
+    assert capsys.readouterr().out.startswith(f"k = {choose_k(X).k}   (method auto, k in 1..3,")
+    assert main(["choose-k", str(path), "--k-max", "9"]) == 2
+    assert "--k-min/--k-max (1..9) goes up to k=9" in capsys.readouterr().err
+    pytest.importorskip("matplotlib")
+    assert main(["choose-k", str(path), "--plot", str(tmp_path / "curves.txt")]) == 2
+    assert ".txt is not an image format" in capsys.readouterr().err
+    assert not (tmp_path / "curves.txt").exists()
+
+
 def test_command_line_defaults_are_the_library_defaults():
     from kgroups import _cli_options as table
     from kgroups._validation import PARAMETER_CONSTRAINTS

@@ -127,9 +127,10 @@ DEMO_DEFAULTS = {"n_init": 5, "seed": 0, "out": "kgroups_demo"}
 REPRODUCE_DEFAULTS = {"trials": None, "quick": False, "seed": 0, "out": "reproduction"}
 
 # ``kgroups choose-k``: the methods and defaults of kgroups.choose_k (its signature and
-# PARAMETER_CONSTRAINTS["choose_k"]); k_min..k_max is its default k_range 1..15.
+# PARAMETER_CONSTRAINTS["choose_k"]); k_max None: the top of its default k_range (1..15,
+# cut to what X allows).
 CHOOSE_K_METHODS = ("auto", "gap", "prediction_strength", "silhouette", "eigengap")
-CHOOSE_K_DEFAULTS = {"method": "auto", "k_min": 1, "k_max": 15, "n_refs": 10,
+CHOOSE_K_DEFAULTS = {"method": "auto", "k_min": 1, "k_max": None, "n_refs": 10,
                      "n_splits": 20, "n_init": 5, "semimetric": "energy", "alpha": 1.0,
                      "n_neighbors": 10}
 # kgroups choose-k's semimetrics: the closed-form ones, the graph's (with its own rule)

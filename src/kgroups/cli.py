@@ -371,12 +371,13 @@ def _choose_k(args):
     import numpy as np
 
     from . import choose_k
+    from ._choose_k.core import default_top
 
     for option, param in (("--n-refs", "n_refs"), ("--n-splits", "n_splits"),
                           ("--n-init", "n_init"), ("--alpha", "alpha"),
                           ("--n-neighbors", "n_neighbors"), ("--seed", "random_state")):
         check_option(option, getattr(args, param), "choose_k", param)
-    if not 1 <= args.k_min <= args.k_max:
+    if not 1 <= args.k_min <= (args.k_max or args.k_min):
         raise UsageError(f"arguments --k-min/--k-max: {args.k_min}..{args.k_max} should satisfy "
                          "1 <= k-min <= k-max")
     if args.plot:
@@ -386,6 +387,12 @@ def _choose_k(args):
             raise UsageError("argument --plot: drawing needs matplotlib; install the plot "
                              "extra of kgroups, or leave --plot out")
         check_output_file(args.plot, "--plot", args.file)
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        kinds = FigureCanvasAgg.get_supported_filetypes()  # no extension: a PNG
+        if (ext := os.path.splitext(args.plot)[1][1:].lower()) and ext not in kinds:
+            raise UsageError(f"argument --plot: {args.plot}: .{ext} is not an image format "
+                             f"matplotlib writes; use one of .{', .'.join(sorted(kinds))}")
     notes = {}
     X, w, y = _load(args, notes)
     _say_notes("kgroups choose-k", {**notes, "spread": None}, args.standardize)
@@ -394,20 +401,22 @@ def _choose_k(args):
         from ._rescale import standardize
 
         X = standardize(X, w)
-    start = time.perf_counter()
+    start, top = time.perf_counter(), args.k_max
     try:
-        r = choose_k(X, range(args.k_min, args.k_max + 1), method=args.method,
+        top = top or max(args.k_min, default_top(X, w, args.method, args.semimetric))
+        r = choose_k(X, range(args.k_min, top + 1), method=args.method,
                      n_refs=args.n_refs, n_splits=args.n_splits, n_init=args.n_init,
                      semimetric=args.semimetric, alpha=args.alpha,
                      n_neighbors=args.n_neighbors, sample_weight=w,
                      random_state=args.random_state)
     except ValueError as err:  # InvalidParameterError: a k range the data cannot support
-        raise UsageError(str(err)) from None
+        raise UsageError(str(err).replace("k_range", f"--k-min/--k-max ({args.k_min}.."
+                                          f"{top})")) from None
     seconds = time.perf_counter() - start
     _say_notes("kgroups choose-k", {"spread": notes.get("spread")},
                args.standardize or r.geometry == "standardized")
     _say_reproduced("kgroups choose-k", read, r.labels, notes)
-    print(f"k = {r.k}   (method {r.method}, k in {args.k_min}..{args.k_max}, "
+    print(f"k = {r.k}   (method {r.method}, k in {args.k_min}..{top}, "
           f"n={X.shape[0]} D={X.shape[1]}, {seconds:.2f} s)")
     print("why:", r.explain("\n  "), sep="\n  ")
     if y is not None:
@@ -612,7 +621,8 @@ def _choose_k_parser(sub):
                    help="smallest k compared (1 lets the answer be 'no structure'; 2 for "
                         "data known to hold clusters: the same rule, never answering 1)")
     c.add_argument("--k-max", type=int, default=d["k_max"], metavar="K",
-                   help="largest k compared")
+                   help="largest k compared (default: 15, or fewer where the data allow "
+                        "fewer)")
     c.add_argument("--n-refs", type=int, default=d["n_refs"], metavar="B",
                    help="reference samples of the gap statistic, >= 1")
     c.add_argument("--n-splits", type=int, default=d["n_splits"], metavar="N",

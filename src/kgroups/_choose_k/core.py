@@ -20,7 +20,8 @@ from .._semimetrics.neighbors import lone_rows
 from .._semimetrics.prepare import data_scale, objective_unit
 from .._stats.criteria import gap_rule, laplacian_eigenvalues, ps_rule
 from .._stats.dip import effective_size
-from .._validation import Integer, InvalidParameterError, as_seed, describe
+from .._validation import (Integer, InvalidParameterError, as_seed, check_data,
+                           check_sample_weight, describe)
 from ..metrics import weighted_ari
 from .arbiter import ENERGY, GRAPH, group_dips, judge, no_graph, pair_dips
 from .constants import K_MAX, SAMPLE_N
@@ -54,14 +55,17 @@ def relabel(r, back, own=True):
 def k_limit(method, semimetric, n, n_distinct):
     """The largest k the method can compare on n rows, ``n_distinct`` distinct, and why."""
     if method == "prediction_strength":
-        return n // 2, f"prediction strength fits halves of {n // 2} points, k <= {n // 2}"
+        top = min(n // 2, n_distinct)
+        return top, (f"prediction strength fits halves of {n // 2} points of X's {n_distinct} "
+                     f"distinct rows, k <= {top}")
     if method == "auto" and semimetric == GRAPH:
         return n_distinct - 2, (f"the graph's eigengap reads k + 1 eigenvalues of the graph "
                                 f"of {n_distinct} distinct points, k <= {n_distinct - 2}")
     if method in ("gap", "auto"):
         return min(n - 1, n_distinct - 1), (f"{method!r} needs k < {n_distinct}, the number "
                                             "of distinct rows (W_k > 0), and k < n_samples")
-    return n - 1, f"the silhouette needs k <= n_samples - 1 = {n - 1}"
+    return min(n - 1, n_distinct), (f"the {method} needs k <= n_samples - 1 = {n - 1} and no "
+                                    f"more clusters than X's {n_distinct} distinct rows")
 
 
 def check_k_range(k_range, method, semimetric, n, n_distinct):
@@ -89,6 +93,14 @@ def check_k_range(k_range, method, semimetric, n, n_distinct):
             f"choose_k: k_range={describe(k_range)} should hold a k >= 2 for method="
             f"{method!r} (the silhouette is not defined for one cluster)")
     return ks
+
+
+def default_top(X, w, method, semimetric):
+    """The largest k of :func:`~kgroups.choose_k`'s default ``k_range`` on X (weights
+    ``w``, None: ones): ``K_MAX``, or less where X allows less."""
+    X = check_data(X, "X", "choose_k", allow_1d=True, min_samples=2)
+    n_distinct = choice_rows(X, check_sample_weight(w, X.shape[0], "choose_k"))[0].size
+    return int(check_k_range(None, method, semimetric, X.shape[0], n_distinct)[-1])
 
 
 def default(X, w, ks, setting, opts, seed):
