@@ -14,7 +14,7 @@ from scipy.cluster.hierarchy import dendrogram, fcluster, is_valid_linkage, link
 from scipy.spatial.distance import squareform
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from kgroups import EnergyHierarchical, energy_hclust, pairwise, within_energy
+from kgroups import EnergyHierarchical, energy_hclust, onedim_kgroups, pairwise, within_energy
 from tests._twins import energy_hclust_twin
 from kgroups.metrics import ari
 
@@ -110,6 +110,23 @@ def test_weights_equal_repeated_rows():
     np.testing.assert_allclose(r.distances_[extra:], h.distances_, rtol=1e-10)
     assert ari(np.repeat(h.labels_, w), r.labels_) == 1.0
     assert r.within_energy_ == pytest.approx(h.within_energy_, rel=1e-10)
+
+
+@pytest.mark.parametrize("big", [1e100, 1e160, 1e300])
+def test_weights_far_apart_keep_every_product(big):
+    """One weight far above the others: they are divided by a power of two that keeps
+    the products of two of them normal (divided by the largest, those of the small ones
+    fell to 0 and W with them); W is that of within_energy, as at a weight of 1e100."""
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(0, 1, (20, 2)), rng.normal(6, 1, (20, 2))])
+    w = np.r_[big, np.ones(39)]
+    h = EnergyHierarchical(2).fit(X, sample_weight=w)
+    assert np.bincount(h.labels_).tolist() == [20, 20]
+    assert h.within_energy_ == pytest.approx(within_energy(X, h.labels_, sample_weight=w),
+                                             rel=1e-12)
+    o = onedim_kgroups(X[:, 0], sample_weight=w)
+    assert o.within_energy == pytest.approx(within_energy(X[:, :1], o.labels, sample_weight=w),
+                                            rel=1e-12)
 
 
 def test_heights_are_twice_the_increase_of_w():

@@ -27,6 +27,13 @@ def test_real_rule():
     assert not rule(0) and not rule(2.0000001) and not rule(float("nan")) and not rule(True)
     assert not v.Real()(float("inf"))
     assert str(rule) == "a number in (0, 2]"
+    # numbers numpy does not compute with, and an integer beyond float64, are refused
+    from decimal import Decimal
+    from fractions import Fraction
+    assert not rule(Fraction(1, 2)) and not rule(Decimal("0.5")) and not v.Real()(10 ** 400)
+    X = np.random.default_rng(0).normal(size=(20, 2))
+    with pytest.raises(v.InvalidParameterError, match=r"alpha=Fraction\(1, 2\) should be"):
+        kgroups.KernelKGroups(2, alpha=Fraction(1, 2)).fit(X)
 
 
 def test_error_names_owner_parameter_value_and_expectation():
@@ -46,6 +53,14 @@ def test_zero_weights_only_where_allowed():
         v.check_sample_weight(np.zeros(3), 3, allow_zero=True)
     with pytest.raises(v.InvalidParameterError, match=r"sample_weight\[1\]=-1e-300; .* >= 0"):
         v.check_sample_weight([1.0, -1e-300], 2, allow_zero=True)
+
+
+def test_complex_weights_are_refused_not_cast():
+    """numpy would keep the real part of complex weights (a ComplexWarning): refused."""
+    for w in (np.full(3, 1j), np.array([1, 2, 3j], dtype=object)):
+        with pytest.raises(v.InvalidParameterError, match="should be an array of real numbers"):
+            v.check_sample_weight(w, 3)
+    np.testing.assert_array_equal(v.check_sample_weight(["1", "2.5", 3], 3), [1.0, 2.5, 3.0])
 
 
 @pytest.mark.parametrize("w, expected", [

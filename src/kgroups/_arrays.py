@@ -177,10 +177,14 @@ def check_sample_weight(sample_weight, n_samples, owner="KernelKGroups", name="s
         raise InvalidParameterError(f"{owner}: {name} should be a dense 1-D array, got "
                                     f"{describe(sample_weight)}")
     try:
-        w = np.asarray(sample_weight, dtype=np.float64)
+        w = np.asarray(sample_weight)
+        if w.dtype.kind in "cmM":   # complex numbers, dates: no weights (not cast to real)
+            raise TypeError
+        w = np.asarray(w, dtype=np.float64)
     except (TypeError, ValueError):
         raise InvalidParameterError(
-            f"{owner}: {name}={describe(sample_weight)} should be an array of numbers") from None
+            f"{owner}: {name}={describe(sample_weight)} should be an array of real numbers"
+        ) from None
     if w.ndim == 0:
         w = np.full(n_samples, float(w))
     if w.ndim != 1 or w.shape[0] != n_samples:

@@ -80,7 +80,7 @@ from ._memory import check_fits
 from ._reprs import short_repr
 from ._kernels.jit import tiered
 from ._kernels.lance_williams import ward_lance_williams
-from ._input import checked_rows
+from ._input import checked_rows, weight_scale
 from ._semimetrics import pairwise, robust_center
 from ._validation import (
     PARAMETER_CONSTRAINTS,
@@ -312,8 +312,9 @@ class EnergyHierarchical(ConstrainedParams, ClusterMixin, BaseEstimator):
         self._check_params(n)
         w = check_sample_weight(sample_weight, n, "EnergyHierarchical")
         # the heights are linear in the weights: extreme weights divided by a power of
-        # two (exact), the heights multiplied back
-        wscale = pow2_scale(float(w.max()))
+        # two (exact) that keeps the products of two weights normal, the heights
+        # multiplied back
+        wscale = weight_scale(float(w.max()), float(w.min()), "EnergyHierarchical")
         w = w / wscale
         ia, ib = np.zeros(n, np.int64), np.zeros(n, np.int64)
         crit = np.zeros(n)

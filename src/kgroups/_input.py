@@ -99,6 +99,8 @@ def checked_rows(est, X, *, reset, accept_sparse=False, ensure_min_samples=1):
     check_in_memory(X, "X", owner)
     check_numeric_columns(X, "X", owner)
     X = numbers_of(X, owner)
+    if len(shape := getattr(X, "shape", ())) == 2:  # an empty DataFrame too, in our words
+        check_counts(shape, owner, ensure_min_samples)
     if getattr(est, "_sklearn_free", False) and isinstance(X, np.ndarray):
         X = plain_rows(est, X, owner, reset, ensure_min_samples)
     else:
@@ -110,17 +112,24 @@ def checked_rows(est, X, *, reset, accept_sparse=False, ensure_min_samples=1):
     return X
 
 
+def check_counts(shape, owner, ensure_min_samples):
+    """``shape`` (n, d) of X, refused with fewer than ``ensure_min_samples`` rows or no
+    column."""
+    for count, what, least in ((shape[0], "sample(s)", ensure_min_samples),
+                               (shape[1], "feature(s)", 1)):
+        if count < least:
+            raise InvalidParameterError(
+                f"{owner}: X has {count} {what} (shape={tuple(shape)}); a minimum of {least} "
+                "is required")
+    return shape
+
+
 def plain_rows(est, X, owner, reset, ensure_min_samples):
     """A 2-D array of numbers as float64, with ``n_features_in_`` set (``reset``) or
     checked, as ``validate_data`` does it, for an estimator without scikit-learn's
     machinery (:class:`kgroups._fitting.CommandLineKGroups`)."""
     X = np.asarray(X, dtype=np.float64)
-    n, d = X.shape
-    for count, what, least in ((n, "sample(s)", ensure_min_samples), (d, "feature(s)", 1)):
-        if count < least:
-            raise InvalidParameterError(
-                f"{owner}: Found array with {count} {what} (shape={X.shape}) while a "
-                f"minimum of {least} is required.")
+    d = check_counts(X.shape, owner, ensure_min_samples)[1]
     if reset:
         est.n_features_in_ = d
     elif d != est.n_features_in_:

@@ -10,7 +10,8 @@ import numpy as np
 from ._base import BaseKernelClustering
 from ._placement import insertion_costs, insertion_scores
 from ._reprs import n_clusters_of, short_repr
-from ._validation import InvalidParameterError, check_in_memory, check_init_labels, validated
+from ._validation import (InvalidParameterError, check_in_memory, check_init_labels, describe,
+                          label_array, validated)
 
 
 class KernelKGroups(BaseKernelClustering):
@@ -562,8 +563,12 @@ def improving_moves(X, labels, *, sample_weight=None, **params):
             "improving_moves: semimetric='auto' chooses the semimetric of a fit; pass the "
             "one the fit chose (its semimetric_), 'energy' or 'nearest_neighbors'")
     check_in_memory(X, "X", "improving_moves")
-    lab = np.asarray(labels)
-    k = int(lab.max()) + 1 if lab.size and lab.dtype.kind in "iu" else 1
+    lab = label_array(labels, "improving_moves", "labels")
+    if lab.dtype.kind not in "iuf" or (lab.dtype.kind == "f" and not (
+            np.all(np.isfinite(lab)) and np.all(lab == np.round(lab)))):
+        raise InvalidParameterError(f"improving_moves: labels should be integers 0..k-1 "
+                                    f"(-1 too with noise), got {describe(labels)}")
+    k = int(lab.max()) + 1 if lab.size else 1
     noise = params.get("noise")
     if noise == "auto":
         raise InvalidParameterError("improving_moves: noise='auto' decides the share of a "
@@ -574,6 +579,11 @@ def improving_moves(X, labels, *, sample_weight=None, **params):
     n = X.shape[0] if keep is None else keep.shape[0]
     lab = check_init_labels(labels, n, k, "improving_moves", "labels", noise is not None)
     lab = lab if keep is None else lab[keep]
+    if (empty := np.flatnonzero(np.bincount(lab[lab >= 0], minlength=k) == 0)).size:
+        raise InvalidParameterError(
+            f"improving_moves: labels leave cluster {int(empty[0])} of 0..{k - 1} without a "
+            "point" + (" of positive weight" if keep is not None else "") + "; every "
+            "cluster 0..k-1 (k = labels.max() + 1) should hold one")
     if noise is None:
         return engine.count_improving_moves(lab, k)
     from ._engines.trimmed import TrimmedRuns, budget_of  # only with noise

@@ -51,6 +51,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._input import weight_scale
 from ._reprs import short_repr
 from ._validation import (
     InvalidParameterError,
@@ -216,7 +217,7 @@ def onedim_kgroups(x, sample_weight=None):
     # W is homogeneous of degree 1 in x and in w: data or weights of extreme
     # magnitude are divided by a power of two (exact) and W multiplied back.
     cx = pow2_scale(float(np.max(np.abs(xs))))
-    cw = pow2_scale(float(ws.max()))
+    cw = weight_scale(float(ws.max()), float(ws[ws > 0].min()), "onedim_kgroups")
     energies = _split_energies(xs / cx, ws / cw)  # exact division; cx = cw = 1 usually
     energies[~boundary] = np.inf
     m = int(np.argmin(energies)) + 1  # size of the left group

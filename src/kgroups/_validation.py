@@ -88,9 +88,13 @@ class Real:
     closed: str = "both"  # "both", "left", "right" or "neither"
 
     def __call__(self, v):
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
-            return False
-        if not np.isfinite(v):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Integral, float,
+                                                                np.floating)):
+            return False            # a Fraction or Decimal is not a number numpy computes with
+        try:
+            if not np.isfinite(float(v)):
+                return False
+        except OverflowError:       # an integer beyond float64
             return False
         lo_ok = self.low is None or (v >= self.low if self.closed in ("both", "left")
                                      else v > self.low)
@@ -217,7 +221,7 @@ _GRAPH = [_Kind(lambda v: ((hasattr(v, "adj") and hasattr(v, "nodes")) or hasatt
                 "a networkx graph, a scipy.sparse or NumPy adjacency matrix, a GraphData or "
                 "a path to an edge list / GML file (not a list: it could be a matrix or a "
                 "list of edges; pass np.asarray(...) or a networkx graph)")]
-_R = [Options(("sqrt-mean-degree", "zeta")), Real(0, None, "neither")]
+_R = [Options(("sqrt-mean-degree", "zeta")), Real(0, 1e150, "neither")]  # r^2 in float64
 # Edge weights of a graph: the networkx edge attribute holding them (default "weight",
 # an edge without it weighs 1), or None (unweighted).
 _EDGE_WEIGHT = [NONE, _Kind(lambda v: isinstance(v, str), "a string (an edge attribute name)")]

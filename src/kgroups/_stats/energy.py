@@ -633,8 +633,12 @@ def energy_test(
     spec = semimetric_spec(owner, semimetric, alpha, sigma, theta)
     _no_precomputed(spec, owner)
     if len(samples) < 2:
+        many = len(samples) == 1 and isinstance(samples[0], (list, tuple)) and all(
+            np.ndim(s) >= 1 for s in samples[0])
         raise InvalidParameterError(
-            f"{owner}: needs at least 2 samples, got {len(samples)}")
+            f"{owner}: needs at least 2 samples, got {len(samples)}" + (
+                f": a {type(samples[0]).__name__} of {len(samples[0])} arrays; pass them as "
+                "separate arguments, energy_test(*samples)" if many else ""))
     parts = [Part(x, f"samples[{i}]") for i, x in enumerate(samples)]
     prep = dispatch.prepare(parts, spec, owner, n_permutations=n_permutations)
     sums, D = dispatch.observed_sums(prep, n_permutations)

@@ -137,10 +137,11 @@ def bethe_hessian(graph, r="sqrt-mean-degree", *, weight="weight"):
     graph : networkx graph, scipy.sparse / ndarray adjacency, GraphData or path
         Made simple and undirected by :func:`kgroups.graph.as_adjacency` (as
         :func:`detect_communities` does).
-    r : "sqrt-mean-degree", "zeta" or float > 0
+    r : "sqrt-mean-degree", "zeta" or float in (0, 1e150)
         ``"sqrt-mean-degree"``: the square root of the mean degree (the default of
         TPAMI section 5.2); ``"zeta"``: :math:`\sqrt{\langle d^2\rangle / \langle d
-        \rangle - 1}`; or a positive number. Degrees count edges, weighted or not.
+        \rangle - 1}`; or a positive number (below 1e150, so that r² is finite).
+        Degrees count edges, weighted or not.
     weight : str or None, default="weight"
         The networkx edge attribute holding the edge weights (an edge without it
         weighs 1; see :func:`~kgroups.graph.as_adjacency` for matrices and
@@ -468,10 +469,10 @@ def estimate_k(graph, r="sqrt-mean-degree", *, weight="weight", max_k=100, rando
     ----------
     graph : networkx graph, scipy.sparse / ndarray adjacency, GraphData or path
         The graph, read by :func:`kgroups.graph.as_adjacency`.
-    r : "sqrt-mean-degree", "zeta" or float > 0
+    r : "sqrt-mean-degree", "zeta" or float in (0, 1e150)
         ``"sqrt-mean-degree"``: the square root of the mean degree (the default of
         TPAMI section 5.2); ``"zeta"``: :math:`\\sqrt{\\langle d^2\\rangle / \\langle d
-        \\rangle - 1}`; or a positive number.
+        \\rangle - 1}`; or a positive number (below 1e150, so that r² is finite).
     weight : str or None, default="weight"
         The networkx edge attribute holding the edge weights (an edge without it
         weighs 1; see :func:`bethe_hessian` for the weighted Bethe Hessian and
@@ -573,10 +574,10 @@ def bethe_spectral(graph, n_clusters, r="sqrt-mean-degree", *, weight="weight", 
         Read by :func:`kgroups.graph.as_adjacency`.
     n_clusters : int
         At most the number of nodes.
-    r : "sqrt-mean-degree", "zeta" or float > 0
+    r : "sqrt-mean-degree", "zeta" or float in (0, 1e150)
         ``"sqrt-mean-degree"``: the square root of the mean degree (the default of
         TPAMI section 5.2); ``"zeta"``: :math:`\\sqrt{\\langle d^2\\rangle / \\langle d
-        \\rangle - 1}`; or a positive number.
+        \\rangle - 1}`; or a positive number (below 1e150, so that r² is finite).
     weight : str or None, default="weight"
         The networkx edge attribute holding the edge weights (an edge without it
         weighs 1), used in the weighted Bethe Hessian of :func:`bethe_hessian`;
