@@ -76,7 +76,8 @@ class ChooseKResult:
         The answer is the top of the range and the rule had not decided there (a
         :class:`~kgroups.exceptions.KRangeWarning` was issued).
     sample : ndarray of int or None
-        The rows the choice was made on, when it ran on a sample of large data.
+        The rows the choice was made on, when it ran on a sample of large data or
+        without lone outliers (the trace's ``sample`` or ``outliers`` step says which).
 
     See Also
     --------
