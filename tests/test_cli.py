@@ -791,7 +791,7 @@ def test_the_spread_note_at_any_magnitude(tmp_path, capsys):
         warnings.simplefilter("error", RuntimeWarning)
         assert main(["cluster", str(path), "-k", "2"]) == 0
     err = capsys.readouterr().err
-    ratio = f"{(a.std() * 1e200) / (b.std() * 1e190):,.0f}"
+    ratio = f"{(a.std() * 1e200) / (b.std() * 1e190):.3g}"     # 1e10: 3 digits, not 11
     assert err.startswith(f"kgroups cluster: note: the columns' spreads differ by a factor of "
                           f"{ratio} (standard deviation {a.std() * 1e200:.4g} in column 1")
     np.savetxt(path, np.c_[a * 1e200, b * 1e-200], delimiter=",", fmt="%.17g")
@@ -1167,3 +1167,16 @@ def test_a_column_list_written_with_spaces_is_answered_with_the_comma_list(tmp_p
         "--drop-columns name,truth" in done.stderr, done.stderr
     done = _kgroups("cluster", path, "-k", "3", "--drop-columns", "name,truth", "-o", "-")
     assert done.returncode == 0 and done.stdout.splitlines()[0] == "label", done.stderr
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["demo", "--n-init", "0"], "argument --n-init: 0 should be an integer >= 1"),
+    (["demo", "--seed", "-1"], "argument --seed: -1 should be an integer in [0, 2**32 - 1]"),
+])
+def test_an_option_s_error_says_what_the_command_line_can_write(argv, words, capsys):
+    """The constraint table's words where the option's parser reads what the parameter
+    takes; the option's own where it reads less (--seed takes no Generator, demo's
+    --n-init no 'auto')."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert words in err and "Generator" not in err and "'auto'" not in err

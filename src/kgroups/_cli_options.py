@@ -143,3 +143,8 @@ DELIMITERS = {"auto": None, "comma": ",", "semicolon": ";", "tab": "\t",
 HEADER_CHOICES = ("auto", "yes", "no")
 # ``--decimal`` names -> the decimal mark (auto: found from the data rows).
 DECIMALS = {"auto": None, "point": ".", "comma": ","}
+
+# What an option's value should be, in the words of the command line where its parser
+# reads less than the parameter takes (the rest: the constraint table's words).
+OPTION_WORDS = {"--seed": "an integer in [0, 2**32 - 1]",
+                "--noise": "'auto', 'none' or a share in [0, 0.5)"}

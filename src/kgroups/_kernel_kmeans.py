@@ -39,8 +39,9 @@ class KernelKMeans(BaseKernelClustering):
 
     Parameters
     ----------
-    n_clusters : int, default=8
-        Number of clusters k.
+    n_clusters : int or "auto", default=8
+        Number of clusters k; ``"auto"``: chosen as ``KernelKGroups(n_clusters="auto")``
+        chooses it (:func:`~kgroups.choose_k`'s default), then fitted by Lloyd's method.
     semimetric : {"energy", "laplacian", "gaussian", "localized", "sinusoidal", "nearest_neighbors", "auto", "precomputed"} or callable, default="energy"
         As in :class:`KernelKGroups` (``"nearest_neighbors"`` and ``"auto"``
         included); the kernel is :math:`K = -\rho/2`.

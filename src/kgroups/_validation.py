@@ -272,7 +272,7 @@ PARAMETER_CONSTRAINTS = {
     # estimators and their function forms
     # n_clusters="auto": the fit chooses k (and with semimetric="auto" the semimetric)
     "KernelKGroups": {**_ESTIMATOR, "n_clusters": [Options(("auto",))] + _N_CLUSTERS},
-    "KernelKMeans": _ESTIMATOR,
+    "KernelKMeans": {**_ESTIMATOR, "n_clusters": [Options(("auto",))] + _N_CLUSTERS},
     "kernel_kgroups": {"X": [ARRAY], "n_clusters": _N_CLUSTERS, "sample_weight": _WEIGHT,
                        **_ESTIMATOR},
     "kernel_kmeans": {"X": [ARRAY], "n_clusters": _N_CLUSTERS, "sample_weight": _WEIGHT,

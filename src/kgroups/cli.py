@@ -66,6 +66,7 @@ from ._cli_options import (
     DEMO_DEFAULTS,
     ESTIMATOR_DEFAULTS,
     HEADER_CHOICES,
+    OPTION_WORDS,
     REPRODUCE_DEFAULTS,
 )
 from ._cli_parser import (
@@ -85,10 +86,12 @@ EXIT_USAGE = 2  # bad option, file or value (argparse's status)
 
 
 # --------------------------------------------------------------------------- options
-def check_option(option, value, owner, param):
+def check_option(option, value, owner, param, words=None):
     """Check one option's value with the constraint of ``owner.param`` in the table.
 
-    The error names the option (``--n-init``), the value and what the table expects.
+    The error names the option (``--n-init``), the value and what the table expects of
+    what a command line can write (``words``: the option's own words, where its parser
+    reads less than the parameter takes: ``--seed`` an integer, not a Generator).
     """
     from ._validation import (
         PARAMETER_CONSTRAINTS,
@@ -102,7 +105,7 @@ def check_option(option, value, owner, param):
         validate_params(owner, {param: value})
     except InvalidParameterError:
         raise UsageError(f"argument {option}: {describe(value)} should be "
-                         f"{expected(PARAMETER_CONSTRAINTS[owner][param])}") from None
+                         f"{words or expected(PARAMETER_CONSTRAINTS[owner][param])}") from None
 
 
 def _check_trials(value):
@@ -220,7 +223,8 @@ def _cluster(args):
     _defaults(args)
     cls = _estimator_class(args)  # imports the engines, whose names the checks read
     for option, attr, param in ESTIMATOR_OPTIONS:
-        check_option(option, getattr(args, attr), "KernelKGroups", param)
+        check_option(option, getattr(args, attr), "KernelKGroups", param,
+                     OPTION_WORDS.get(option))
     if args.out:
         check_output_file(args.out, "--out", args.file)
     notes = {}
@@ -376,7 +380,7 @@ def _choose_k(args):
     for option, param in (("--n-refs", "n_refs"), ("--n-splits", "n_splits"),
                           ("--n-init", "n_init"), ("--alpha", "alpha"),
                           ("--n-neighbors", "n_neighbors"), ("--seed", "random_state")):
-        check_option(option, getattr(args, param), "choose_k", param)
+        check_option(option, getattr(args, param), "choose_k", param, OPTION_WORDS.get(option))
     if not 1 <= args.k_min <= (args.k_max or args.k_min):
         raise UsageError(f"arguments --k-min/--k-max: {args.k_min}..{args.k_max} should satisfy "
                          "1 <= k-min <= k-max")
@@ -434,8 +438,8 @@ def _choose_k(args):
 def _demo(args):
     from .experiments import registry
 
-    check_option("--n-init", args.n_init, "KernelKGroups", "n_init")
-    check_option("--seed", args.seed, "KernelKGroups", "random_state")
+    check_option("--n-init", args.n_init, "KernelKGroups", "n_init", "an integer >= 1")
+    check_option("--seed", args.seed, "KernelKGroups", "random_state", OPTION_WORDS["--seed"])
     prepare_output_dir(args.out)
     print("Dermatology (UCI; TPAMI 2021 Table II): n=366, D=34, k=6, energy alpha=1/2, "
           f"n_init={args.n_init}, seed={args.seed}\n", flush=True)
@@ -456,7 +460,7 @@ def _reproduce(args):
         raise UsageError(f"argument name: no experiment {args.name!r}; choose 'all', 'list' "
                          f"or one of: {', '.join(experiments)}")
     _check_trials(args.trials)
-    check_option("--seed", args.seed, "KernelKGroups", "random_state")
+    check_option("--seed", args.seed, "KernelKGroups", "random_state", OPTION_WORDS["--seed"])
     prepare_output_dir(args.out)
     names = list(experiments) if args.name == "all" else [args.name]
     begin = time.perf_counter()

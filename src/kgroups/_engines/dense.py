@@ -87,13 +87,14 @@ class DenseEngine(HeldKernelEngine):
             alt += ", or dtype='float32' (half the memory)"
         cls.check_memory(n, d, n_clusters=n_clusters, n_init=n_init, dtype=dtype,
                          alternative=alt)
-        center = None
+        center, owner = None, (options or {}).get("owner", "pairwise")
         if isinstance(semimetric, str):  # the sums of M and q stay finite
             center = robust_center(X)
             check_semimetric_range(centred_sq_norm_max(X, center), semimetric, params,
-                                   float(n) * n * np.max(w) ** 2, owner=f"engine={cls.name!r}")
+                                   float(n) * n * np.max(w) ** 2,
+                                   owner=f"{owner}: engine={cls.name!r}")
         B = pairwise_unchecked(X, None, semimetric, out=np.empty((n, n), dtype=dtype),
-                               center=center, scale=-0.5, wx=w, **params)
+                               center=center, scale=-0.5, wx=w, owner=owner, **params)
         eng = cls(B, w, semimetric=semimetric, params=dict(params))
         eng.kernel_max = (0.5 * rho_max(semimetric, params, diameter_sq(X))
                           if isinstance(semimetric, str) else abs_max(B) / np.min(w) ** 2)
