@@ -50,7 +50,7 @@ def test_parameters_and_errors_are_kernel_kgroups_ones():
         from kgroups._input import checked_rows
         checked_rows(fitted, data()[:, :2], reset=False)
     with pytest.raises(InvalidParameterError,
-                       match=r"^KernelKGroups: X has 0 sample\(s\) \(shape=\(0, 2\)\); a minimum"):
+                       match=r"^KernelKGroups: X has 0 sample\(s\) \(shape=\(0, 2\)\) while a"):
         CommandLineKGroups(3).fit(np.empty((0, 2)))
     with pytest.raises(InvalidParameterError, match="^KernelKGroups: .*sample_weight"):
         CommandLineKGroups(3).fit(data(), sample_weight=-np.ones(240))

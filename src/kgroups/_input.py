@@ -119,8 +119,8 @@ def check_counts(shape, owner, ensure_min_samples):
                                (shape[1], "feature(s)", 1)):
         if count < least:
             raise InvalidParameterError(
-                f"{owner}: X has {count} {what} (shape={tuple(shape)}); a minimum of {least} "
-                "is required")
+                f"{owner}: X has {count} {what} (shape={tuple(shape)}) while a minimum of "
+                f"{least} is required.")
     return shape
 
 

@@ -181,8 +181,8 @@ def test_contradictory_precomputed_settings():
 
 INPUT_CASES = [
     (X20[:, :, None], {}, {}, r"3"),
-    (np.empty((0, 3)), {}, {}, r"X has 0 sample\(s\) \(shape=\(0, 3\)\); a minimum of 1"),
-    (np.empty((20, 0)), {}, {}, r"X has 0 feature\(s\) \(shape=\(20, 0\)\); a minimum"),
+    (np.empty((0, 3)), {}, {}, r"X has 0 sample\(s\) \(shape=\(0, 3\)\) while a minimum of 1"),
+    (np.empty((20, 0)), {}, {}, r"X has 0 feature\(s\) \(shape=\(20, 0\)\) while a"),
     (np.where(np.eye(20, 3) > 0, np.nan, X20), {}, {}, r"NaN"),
     (np.where(np.eye(20, 3) > 0, np.inf, X20), {}, {}, r"infinity"),
     (np.array([["a", "b"]] * 20), {}, {}, r"holds text"),
