@@ -345,6 +345,20 @@ def test_a_far_tight_group_is_a_cluster():
     assert arb.rule == "the same groups" and arb.value["graph's groups"] == 0.0
 
 
+def test_a_small_far_group_is_two_modes_at_equal_weights():
+    """A blob of 20 points 10 standard deviations from one of 1,000: too many for a
+    separated group, too few for a dip at their own sizes (p = 1) or for energy's
+    references. The graph's two components are bimodal once the two weigh the same,
+    and the arbiter keeps them."""
+    X, y = make_blobs([1000, 20], centers=np.array([[0.0, 0.0], [10.0, 0.0]]),
+                      random_state=0)
+    est = KernelKGroups("auto", semimetric="auto", random_state=0).fit(X)
+    assert (est.n_clusters_, est.semimetric_) == (2, NN)
+    assert adjusted_rand_score(y, est.labels_) == 1.0
+    r = est.n_clusters_choice_
+    assert r.candidates["energy"].k == 1 and arbiter_step(r).rule == "components"
+
+
 @pytest.mark.parametrize("far", [50.0, 1e4])
 def test_lone_outliers_are_no_clusters(far):
     """Three blobs and three single points far from them and from each other: each point

@@ -7,8 +7,9 @@ are compared by the **normalised cut** (Shi & Malik 2000) on the neighbourhood g
 :math:`G` and of the energy partition :math:`E_{k_g}` of as many clusters: (1)
 :math:`k_e = 1` (no structure for energy): the graph when its groups are components of
 the graph (a cut of 0: apart, the strongest evidence a graph gives; a tight far group is
-one) and those of more than ``n_neighbors + 1`` rows each bimodal with their nearest
-(:func:`group_dips`: a near-line's graph falls apart into pieces of one cloud), or cut
+one) and those of more than ``n_neighbors + 1`` rows each bimodal with their nearest,
+the two weighed equally (:func:`group_dips` with ``balanced``: a near-line's graph falls
+apart into pieces of one cloud; a small group far out is two modes at equal weights), or cut
 below ``NO_STRUCTURE_RATIO`` times :math:`E_{k_g}` with each bimodal with its nearest
 along their discriminant or their margins (:func:`pair_dips` below ``SPLIT_ALPHA``: a
 valley across a line, or a gap, which arms that no line separates show; two parts of
@@ -104,19 +105,27 @@ def pair_dips(X, w, E, G):
     return max(_nearest_dips(X, w, E, G, (discriminant,)), default=1.0)
 
 
-def group_dips(X, w, G, E, least=0, none=1.0):
+def group_dips(X, w, G, E, least=0, none=1.0, balanced=False):
     """The largest dip p-value of the graph's groups ``G`` of more than ``least`` rows,
     each with its nearest such group in the same cluster of ``E``, along their
     discriminant (a valley across a line) and their :func:`margins` (a gap along the
     boundary the graph drew, straight or curved), the smaller p-value of the two doubled
-    (Bonferroni); ``none`` where no cluster of E holds two such groups."""
-    return max(_nearest_dips(X, w, G, E, (discriminant, margins), least), default=none)
+    (Bonferroni); ``none`` where no cluster of E holds two such groups. ``balanced``
+    (groups that are components of the graph, a gap between each two): the two weigh
+    the same in each test, since whether they are two modes or two pieces of one cloud
+    does not depend on how many points each holds, and at their own sizes the dip
+    cannot see a group of 2 % beside the rest (a blob of 20 points 10 standard
+    deviations from one of 1,000: p = 1). Groups that touch are read at their sizes:
+    weighed equally, a tail cut off a skewed cloud would rise at the cut into a mode."""
+    return max(_nearest_dips(X, w, G, E, (discriminant, margins), least, balanced),
+               default=none)
 
 
-def _nearest_dips(X, w, P, H, views, least=0):
+def _nearest_dips(X, w, P, H, views, least=0, balanced=False):
     """The dip p-values of each cluster of ``P`` of more than ``least`` rows with its
     nearest such cluster in the same cluster of ``H``, the smallest over ``views``
-    times their number."""
+    times their number; ``balanced``: the two weighed equally (each its weights over
+    their sum), at the effective size of those weights."""
     kp = int(P.max()) + 1
     mu = np.array([np.average(X[P == c], axis=0, weights=w[P == c]) for c in range(kp)])
     home = contingency(P, H, w).argmax(axis=1)
@@ -125,7 +134,8 @@ def _nearest_dips(X, w, P, H, views, least=0):
     for c in np.flatnonzero(big):
         if (others := np.flatnonzero((home == home[c]) & big & (np.arange(kp) != c))).size:
             d = others[np.argmin(np.sum((mu[others] - mu[c]) ** 2, axis=1))]
-            wcd = np.r_[w[P == c], w[P == d]]
+            wc, wd = w[P == c], w[P == d]
+            wcd = np.r_[wc / wc.sum(), wd / wd.sum()] if balanced else np.r_[wc, wd]
             ps.append(min(1.0, len(views) * min(dip_test(v(X, P, mu, c, d), wcd)[1]
                                                 for v in views)))
     return ps

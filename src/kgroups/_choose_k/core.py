@@ -140,10 +140,14 @@ def _rule(X, w, ks, setting, opts, seed):
         G, kg = g.labels, g.k
         E = f.grow(kg)[0]                       # the energy partition of k_g clusters
         trace.steps += g.trace.steps            # the graph's rule, then the arbiter
+        # the groups' dips: read by rule 1 only for components (energy one cluster; a
+        # gap between each two, so weighed equally), by rule 3b at their sizes
+        sub_p = partial(group_dips, f.T, w, G, e.labels, setting.n_neighbors + 1, 0.0,
+                        balanced=e.k == 1)
         pick, cuts = judge(partial(partition_cut, fmap, k=kg), G, E, e.k, kg, w,
                            setting.n_neighbors, e.labels if e.k > 1 else None, trace,
                            weighted_ari(G, E, w), lambda: pair_dips(f.T, w, e.labels, G),
-                           lambda: group_dips(f.T, w, G, e.labels, setting.n_neighbors + 1, 0.0))
+                           sub_p)
     r = copy.copy(g if pick == GRAPH else e)
     r.candidates, r.trace, r.cuts = {ENERGY: e} | ({GRAPH: g} if g is not None else {}), trace, cuts
     return r
