@@ -240,6 +240,17 @@ def label_array(labels, owner, name):
             f"sequence ({type(labels).__name__} whose items differ in length)") from None
 
 
+def integral_labels(lab):
+    """Whether the array ``lab`` holds integers (of an integer dtype, or finite whole
+    floats).
+
+    >>> integral_labels(np.array([0.0, 2.0])), integral_labels(np.array([True, False]))
+    (True, False)
+    """
+    return lab.dtype.kind in "iu" or (lab.dtype.kind == "f" and bool(
+        np.all(np.isfinite(lab)) and np.all(lab == np.round(lab))))
+
+
 def check_init_labels(labels, n_samples, n_clusters, owner="KernelKGroups", name="init labels",
                       noise=False):
     """Given starting labels: integers in ``[0, n_clusters)``, one per sample; with
@@ -252,8 +263,7 @@ def check_init_labels(labels, n_samples, n_clusters, owner="KernelKGroups", name
         raise InvalidParameterError(
             f"{owner}: {name} have shape {lab.shape}, expected ({n_samples},)")
     low, aside = (-1, " (-1: set aside)") if noise else (0, "")
-    if lab.dtype.kind not in "iuf" or (lab.dtype.kind == "f" and (
-            not np.all(np.isfinite(lab)) or np.any(lab != np.round(lab)))):
+    if not integral_labels(lab):
         raise InvalidParameterError(
             f"{owner}: {name} should be integers in [{low}, {n_clusters - 1}]{aside}, got "
             f"{describe(labels)}")

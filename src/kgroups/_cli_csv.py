@@ -502,8 +502,8 @@ def feature_notes(X, w, cols, names, label_given):
         with np.errstate(over="ignore"):
             ratio = sd[hi] / sd[lo]
         if ratio > SPREAD_RATIO:
-            factor = (f"{ratio:,.0f}" if ratio < 1e7 else f"{ratio:.3g}") if np.isfinite(
-                ratio) else "more than 1e308"
+            factor = ("more than 1e308" if not np.isfinite(ratio) else f"{ratio:,.0f}"
+                      if ratio < 1e7 else f"{ratio:.3g}")
             spread = (f"the columns' spreads differ by a factor of {factor} "
                       f"(standard deviation {sd[hi]:.4g} in {_column_name(cols[hi], names)}, "
                       f"{sd[lo]:.4g} in {_column_name(cols[lo], names)}): each column weighs "

@@ -102,7 +102,7 @@ def checked_rows(est, X, *, reset, accept_sparse=False, ensure_min_samples=1):
     if len(shape := getattr(X, "shape", ())) == 2:  # an empty DataFrame too, in our words
         check_counts(shape, owner, ensure_min_samples)
     if getattr(est, "_sklearn_free", False) and isinstance(X, np.ndarray):
-        X = plain_rows(est, X, owner, reset, ensure_min_samples)
+        X = plain_rows(est, X, owner, reset)
     else:
         from sklearn.utils.validation import validate_data  # the estimators' machinery
 
@@ -113,7 +113,7 @@ def checked_rows(est, X, *, reset, accept_sparse=False, ensure_min_samples=1):
 
 
 def check_counts(shape, owner, ensure_min_samples):
-    """``shape`` (n, d) of X, refused with fewer than ``ensure_min_samples`` rows or no
+    """Refuse the shape (n, d) of X with fewer than ``ensure_min_samples`` rows or no
     column."""
     for count, what, least in ((shape[0], "sample(s)", ensure_min_samples),
                                (shape[1], "feature(s)", 1)):
@@ -121,15 +121,14 @@ def check_counts(shape, owner, ensure_min_samples):
             raise InvalidParameterError(
                 f"{owner}: X has {count} {what} (shape={tuple(shape)}) while a minimum of "
                 f"{least} is required.")
-    return shape
 
 
-def plain_rows(est, X, owner, reset, ensure_min_samples):
-    """A 2-D array of numbers as float64, with ``n_features_in_`` set (``reset``) or
-    checked, as ``validate_data`` does it, for an estimator without scikit-learn's
-    machinery (:class:`kgroups._fitting.CommandLineKGroups`)."""
+def plain_rows(est, X, owner, reset):
+    """A 2-D array of numbers (its counts checked: :func:`check_counts`) as float64, with
+    ``n_features_in_`` set (``reset``) or checked, as ``validate_data`` does it, for an
+    estimator without scikit-learn's machinery (:class:`kgroups._fitting.CommandLineKGroups`)."""
     X = np.asarray(X, dtype=np.float64)
-    d = check_counts(X.shape, owner, ensure_min_samples)[1]
+    d = X.shape[1]
     if reset:
         est.n_features_in_ = d
     elif d != est.n_features_in_:

@@ -11,7 +11,7 @@ from ._base import BaseKernelClustering
 from ._placement import insertion_costs, insertion_scores
 from ._reprs import n_clusters_of, short_repr
 from ._validation import (InvalidParameterError, check_in_memory, check_init_labels, describe,
-                          label_array, validated)
+                          integral_labels, label_array, validated)
 
 
 class KernelKGroups(BaseKernelClustering):
@@ -564,8 +564,7 @@ def improving_moves(X, labels, *, sample_weight=None, **params):
             "one the fit chose (its semimetric_), 'energy' or 'nearest_neighbors'")
     check_in_memory(X, "X", "improving_moves")
     lab = label_array(labels, "improving_moves", "labels")
-    if lab.dtype.kind not in "iuf" or (lab.dtype.kind == "f" and not (
-            np.all(np.isfinite(lab)) and np.all(lab == np.round(lab)))):
+    if not integral_labels(lab):
         raise InvalidParameterError(f"improving_moves: labels should be integers 0..k-1 "
                                     f"(-1 too with noise), got {describe(labels)}")
     k = int(lab.max()) + 1 if lab.size else 1

@@ -37,6 +37,7 @@ from ._arrays import (  # noqa: F401  (the names the rest of the package imports
     check_numeric_columns,
     check_sample_weight,
     encode_labels,
+    integral_labels,
     is_dask_collection,
     is_device_array,
     label_array,

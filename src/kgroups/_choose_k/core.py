@@ -217,7 +217,9 @@ def run_choice(X, w, ks, method, setting, opts, random_state, refit, seed=None):
             if X.shape[0] <= SAMPLE_N:
                 check_fits(2 * X.nbytes, f"choose_k's two copies of X ({X.shape[0]} x "
                            f"{X.shape[1]})", "fewer columns (a projection of X)")
-            rows = order if X.shape[0] <= SAMPLE_N else sample_rows(seed, order, SAMPLE_N)
+                rows = order
+            else:
+                rows = sample_rows(seed, order, SAMPLE_N)
             lone = lone_outliers(X[rows], w[rows], setting.n_neighbors, int(ks[-1]))
             if rows.size == X.shape[0] and not lone.any():
                 r = default(X[order], w[order], ks, setting, opts, seed)
@@ -264,7 +266,7 @@ def _on_rows(X, w, rows, lone, ks, setting, opts, seed, refit):
     past it, less ``lone`` outliers, :func:`lone_outliers`), every row labelled by that
     fit's predict (with ``refit``, by the fit of all rows from it)."""
     n = X.shape[0]
-    Xs, ws = X[rows], w[rows]
+    sampled, Xs, ws = n > SAMPLE_N, X[rows], w[rows]
     r = default(Xs, ws, ks, setting, opts, seed)
     relabel(r, np.argsort(rows), own=False)  # r's own: the fit of the rows', below
     r.sample = np.sort(rows)
@@ -276,17 +278,17 @@ def _on_rows(X, w, rows, lone, ks, setting, opts, seed, refit):
         f = Fits(geo(Xs), ws, chosen, stream(seed, "sample fit"), matrix=False)
         f.runs[r.k] = f.run(r.k, [r.labels])[2]
         r.labels = f.predict(r.k, Z := geo(X))  # Z: every row there, once
-    how = "the sample fit's predict" if n > SAMPLE_N else "the predict of their fit"
+    how = "the sample fit's predict" if sampled else "the predict of their fit"
     if refit and r.k > 1:
         r.labels = Fits(Z, w, chosen, stream(seed, "all rows"), matrix=False).run(
             r.k, [r.labels])[0]
-        how = "the fit of all rows started from " + ("the sample's" if n > SAMPLE_N else "theirs")
-    what = f"a uniform sample of {SAMPLE_N} of the {n} rows" if n > SAMPLE_N else f"the {n} rows"
+        how = "the fit of all rows started from " + ("the sample's" if sampled else "theirs")
+    what = f"a uniform sample of {SAMPLE_N} of the {n} rows" if sampled else f"the {n} rows"
     if lone:
         what += (f" less {lone} lone outlier(s) (each outside the neighbourhood of its "
                  f"{setting.n_neighbors} nearest rows: no cluster's point)")
-    step = Step("sample" if n > SAMPLE_N else "outliers", "rows the choice ran on", rows.size,
+    step = Step("sample" if sampled else "outliers", "rows the choice ran on", rows.size,
                 None, f"{what}; every row labelled by {how}",
-                short="" if n > SAMPLE_N else f"{lone} lone outlier(s) left out")
-    r.trace.steps.insert(len(r.trace.steps) if n > SAMPLE_N else 0, step)  # outliers: first
+                short="" if sampled else f"{lone} lone outlier(s) left out")
+    r.trace.steps.insert(len(r.trace.steps) if sampled else 0, step)  # outliers: first
     return r
