@@ -359,6 +359,20 @@ def test_a_small_far_group_is_two_modes_at_equal_weights():
     assert r.candidates["energy"].k == 1 and arbiter_step(r).rule == "components"
 
 
+def test_a_far_group_that_passes_the_density_test_is_a_cluster():
+    """Eight points 10 from a 5-D blob of 400: each member's neighbours are mostly its
+    fellows, so it passes the graph's density test, yet the group is apart: a
+    separated group, a component of the graph (a cut of 0), and a cluster when nothing
+    is given. Joined to the blob by edges of weight near 0, the graph's groups cut
+    near 0 but not 0, and energy, seeing no structure, answered one cluster."""
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(size=(400, 5)), rng.normal(10 / np.sqrt(5), 0.3, (8, 5))])
+    est = KernelKGroups("auto", semimetric="auto", random_state=0).fit(X)
+    assert (est.n_clusters_, est.semimetric_) == (2, NN)
+    assert adjusted_rand_score(np.repeat([0, 1], [400, 8]), est.labels_) == 1.0
+    assert arbiter_step(est.n_clusters_choice_).value["graph's groups"] == 0.0
+
+
 @pytest.mark.parametrize("far", [50.0, 1e4])
 def test_lone_outliers_are_no_clusters(far):
     """Three blobs and three single points far from them and from each other: each point

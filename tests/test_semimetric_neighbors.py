@@ -278,6 +278,24 @@ def test_a_small_far_group_is_a_cluster_of_its_own(size, centre, n_neighbors):
     assert np.sum(counts == size - 1) == size  # joined to their fellows only
 
 
+@pytest.mark.parametrize("size", [7, 8, 10])
+def test_a_far_group_of_more_than_half_the_neighbours_is_a_group(size):
+    """More than n_neighbors / 2 points in a group 10 from a 5-D blob: most of each
+    member's neighbours are its fellows, as far out as it is, so the members pass the
+    density test; the group is still one (a component of the graph, each member joined
+    to its fellows only), not nodes joined to the blob by edges of weight near 0."""
+    rng = np.random.default_rng(size)
+    X = np.vstack([rng.normal(size=(400, 5)), rng.normal(10 / np.sqrt(5), 0.3, (size, 5))])
+    dist, nbr, core = nb._density(X, 10)
+    assert core[400:].all()  # they pass the density test
+    np.testing.assert_array_equal(np.flatnonzero(nb.in_separated_groups(X, 10)),
+                                  np.arange(400, 400 + size))
+    np.testing.assert_array_equal(nb.neighbour_counts(X, 10)[400:], size - 1)
+    est = KernelKGroups(2, semimetric=NN, random_state=0).fit(X)
+    assert est._feature_map.n_components == 2
+    assert sorted(np.bincount(est.labels_).tolist()) == [size, 400]
+
+
 def test_a_far_group_with_repeated_rows_equals_weights():
     X = _far_group(3, [40, 40])
     reps = np.random.default_rng(6).integers(1, 4, X.shape[0])
@@ -306,14 +324,15 @@ def _brute_separated_groups(U, k, core):
     D = np.sqrt(((U[:, None] - U[None]) ** 2).sum(-1))
     order = [np.argsort(D[i], kind="stable")[1:k + 1] for i in range(n)]
     r = np.array([D[i, order[i][-1]] for i in range(n)])
-    M = int((~core).sum())
     out = np.zeros(n, dtype=int)
     for g in range(2, k + 1):
+        apart = [all(D[i, j] > nb.CORE_SPREAD * r[j] for j in order[i][g - 1:])
+                 for i in range(n)]
+        M = sum(1 for i in range(n) if not core[i] or apart[i])  # the candidates at size g
         group = {}
         for i in range(n):
             d = D[i, order[i]]
-            apart = all(D[i, j] > nb.CORE_SPREAD * r[j] for j in order[i][g - 1:])
-            if not core[i] and apart and (d[g - 1] / d[g - 2]) ** (g - 1) > M:
+            if apart[i] and (d[g - 1] / d[g - 2]) ** (g - 1) > M:
                 group[i] = frozenset([i, *order[i][:g - 1]])
         for i, G in group.items():
             if all(group.get(j) == G for j in G):

@@ -14,10 +14,11 @@ Ng, Jordan & Weiss 2002; von Luxburg 2007), in four steps:
    sparse fringe of a cluster) are placed afterwards through their neighbours, as new
    points are, so that they neither bridge clusters nor draw eigenvectors of their
    own. A tight group of :math:`g \le` ``n_neighbors`` points far from everything
-   fails that test (its ``n_neighbors``-th neighbours lie outside it) but is a
-   cluster on its own scale: such a group (:func:`separated_groups`) is kept, each
-   member joined to its :math:`g - 1` fellows only, and so becomes a component of
-   the graph. Each other node is joined to its ``n_neighbors`` nearest nodes
+   is a cluster on its own scale, whether it fails that test (its
+   ``n_neighbors``-th neighbours lie outside it) or passes it (more than half of
+   each member's neighbours are its fellows, as far out as it is): such a group
+   (:func:`separated_groups`) is a node set of its own, each member joined to its
+   :math:`g - 1` fellows only, and so becomes a component of the graph. Each other node is joined to its ``n_neighbors`` nearest nodes
    (Euclidean distance, ties to the earlier row: :class:`NearestRows`) and the graph
    made symmetric (an edge where either is among the other's neighbours), of weight
    :math:`A_{ij} = \exp(-d_{ij}^2 / (s_i s_j))`, :math:`s_i` the distance to the 7th
@@ -305,11 +306,11 @@ def core_points(U, n_neighbors, index=None, minimum=0):
 
 
 def neighbour_counts(U, n_neighbors, index=None, minimum=0):
-    """How many neighbours each row of ``U`` joins in the graph: ``n_neighbors`` for a
-    row no sparser than its neighbourhood (the distance ``r(i)`` to its
+    """How many neighbours each row of ``U`` joins in the graph: ``g - 1`` for a member
+    of a separated group of ``g`` rows (:func:`separated_groups`), ``n_neighbors`` for
+    another row no sparser than its neighbourhood (the distance ``r(i)`` to its
     ``n_neighbors``-th nearest other row at most ``CORE_SPREAD`` times the median of
-    ``r`` over those neighbours), ``g - 1`` for a member of a separated group of ``g``
-    rows (:func:`separated_groups`), 0 for the others (not nodes). Every row joins
+    ``r`` over those neighbours), 0 for the others (not nodes). Every row joins
     ``n_neighbors`` when fewer than ``n_neighbors + 2``, or than ``minimum``, would
     pass the density test.
 
@@ -323,7 +324,7 @@ def neighbour_counts(U, n_neighbors, index=None, minimum=0):
     if core.sum() < max(n_neighbors + 2, minimum):
         return np.full(U.shape[0], n_neighbors, dtype=np.int64)
     group = separated_groups(dist, nb, core)
-    return np.where(core, n_neighbors, np.maximum(group - 1, 0)).astype(np.int64)
+    return np.where(group > 0, group - 1, np.where(core, n_neighbors, 0)).astype(np.int64)
 
 
 def _density(U, n_neighbors, index=None):
@@ -375,24 +376,27 @@ def in_separated_groups(U, n_neighbors):
 
 def separated_groups(dist, nb, core):
     r"""The size ``g`` of the separated group of each row (0 for none): a tight group of
-    2 to ``k`` rows far from everything, which the density test drops (its members'
-    ``k``-th neighbours lie outside it) but which is a cluster on its own scale.
+    2 to ``k`` rows far from everything, a cluster on its own scale. The density test
+    drops most such groups (their members' ``k``-th neighbours lie outside them), not
+    all: a member of a group of more than ``k / 2`` rows draws most of its neighbours
+    from its fellows, whose ``k``-th neighbours are as far as its own, and passes it.
 
     ``dist``, ``nb`` (n x (k + 1)): each row's distances to, and indices of, its
     ``k + 1`` nearest rows, itself first; ``core``: the rows that pass the density
-    test. Row :math:`i`, of distances :math:`d_1 \le \dots \le d_k` to its ``k``
-    nearest others, and a size :math:`g` (2 to ``k``): the rows :math:`G` = :math:`i`
-    and its :math:`g - 1` nearest are a separated group when every member
+    test. Row :math:`i`, of distances :math:`d_1 \le \dots \le d_k` to its ``k`` nearest
+    others, and a size :math:`g` (2 to ``k``): the rows :math:`G` = :math:`i` and its
+    :math:`g - 1` nearest are a separated group when every member
 
-    1. is not core and draws the same :math:`G` at that size (closed: its :math:`g - 1`
-       nearest others are the other members);
+    1. draws the same :math:`G` at that size (closed: its :math:`g - 1` nearest others
+       are the other members);
     2. jumps beyond chance at the group's edge, :math:`t^{g-1} > M`, :math:`t =
-       d_g / d_{g-1}`, :math:`M` the number of rows not core: around a point of a
+       d_g / d_{g-1}`, :math:`M` the number of candidates at size :math:`g`, the rows that fail the
+       density test or meet 3 at that size: around a point of a
        Poisson process in :math:`D` dimensions, :math:`(d_{g-1} / d_g)^D` is the
        largest of :math:`g - 1` uniforms, so :math:`P(d_g / d_{g-1} > t) = t^{-D(g-1)}
        \le t^{-(g-1)}` (Facco et al. 2017 for :math:`g = 2`), and chance gives fewer
-       than one such row among the :math:`M` (a pair in background noise seldom does;
-       a far group easily);
+       than one such row among the :math:`M` candidates (a pair in background noise
+       seldom does; a far group easily);
     3. lies outside the neighbourhood of every other row among its ``k`` nearest: more
        than ``CORE_SPREAD`` times that row's own ``k``-th neighbour distance from it
        (as seen from there, an outlier).
@@ -416,19 +420,19 @@ def separated_groups(dist, nb, core):
     """
     n, k = nb.shape[0], nb.shape[1] - 1
     out = np.zeros(n, dtype=np.int64)
-    if k < 2 or core.all():
+    if k < 2:
         return out
-    loose = np.flatnonzero(~core)                       # only these can be members
-    d, log_m = dist[loose, 1:], np.log(loose.size)
     # apart[:, j]: every neighbour from the (j + 1)-th on lies beyond CORE_SPREAD times
     # its own k-th neighbour distance (outside its reach)
-    beyond = d > CORE_SPREAD * dist[nb[loose, 1:], -1]
+    beyond = dist[:, 1:] > CORE_SPREAD * dist[nb[:, 1:], -1]
     apart = np.logical_and.accumulate(beyond[:, ::-1], axis=1)[:, ::-1]
+    d = dist[:, 1:]
     at = np.full(n, -1, dtype=np.int64)                 # a row's place among candidates
     for g in range(2, k + 1):
         with np.errstate(divide="ignore", invalid="ignore"):
             jump = (g - 1) * np.log(d[:, g - 1] / d[:, g - 2])
-        rows = loose[(jump > log_m) & apart[:, g - 1]]  # the members themselves excused
+        log_m = np.log(max(1, np.count_nonzero(~core | apart[:, g - 1])))   # M at size g
+        rows = np.flatnonzero((jump > log_m) & apart[:, g - 1])  # members themselves excused
         # each candidate's group, its members' sorted indices; closed: every member is
         # a candidate of the very same group
         at[rows] = np.arange(rows.size)
