@@ -355,8 +355,7 @@ def lone_rows(U, n_neighbors):
     dist, nb, core = _density(U, n_neighbors)
     if core.sum() < n_neighbors + 2:
         return np.zeros(U.shape[0], dtype=bool)
-    outside = np.all(dist[:, 1:] > CORE_SPREAD * dist[nb[:, 1:], -1], axis=1)
-    return ~core & outside & (separated_groups(dist, nb, core) == 0)
+    return ~core & _apart(dist, nb)[:, 0] & (separated_groups(dist, nb, core) == 0)
 
 
 def in_separated_groups(U, n_neighbors):
@@ -422,11 +421,7 @@ def separated_groups(dist, nb, core):
     out = np.zeros(n, dtype=np.int64)
     if k < 2:
         return out
-    # apart[:, j]: every neighbour from the (j + 1)-th on lies beyond CORE_SPREAD times
-    # its own k-th neighbour distance (outside its reach)
-    beyond = dist[:, 1:] > CORE_SPREAD * dist[nb[:, 1:], -1]
-    apart = np.logical_and.accumulate(beyond[:, ::-1], axis=1)[:, ::-1]
-    d = dist[:, 1:]
+    apart, d = _apart(dist, nb), dist[:, 1:]
     at = np.full(n, -1, dtype=np.int64)                 # a row's place among candidates
     for g in range(2, k + 1):
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -443,6 +438,14 @@ def separated_groups(dist, nb, core):
         out[rows[same]] = g
         at[rows] = -1
     return out
+
+
+def _apart(dist, nb):
+    """``apart[:, j]``: every neighbour of the row from the (j + 1)-th on lies beyond
+    ``CORE_SPREAD`` times that neighbour's own distance to its k-th (outside its reach);
+    ``dist``, ``nb`` as :func:`separated_groups` takes them."""
+    beyond = dist[:, 1:] > CORE_SPREAD * dist[nb[:, 1:], -1]
+    return np.logical_and.accumulate(beyond[:, ::-1], axis=1)[:, ::-1]
 
 
 def component_bridges(U, comp, n_comp, index=None):
