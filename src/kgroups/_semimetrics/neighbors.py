@@ -18,10 +18,11 @@ Ng, Jordan & Weiss 2002; von Luxburg 2007), in four steps:
    ``n_neighbors``-th neighbours lie outside it) or passes it (more than half of
    each member's neighbours are its fellows, as far out as it is): such a group
    (:func:`separated_groups`) is a node set of its own, each member joined to its
-   :math:`g - 1` fellows only, and so becomes a component of the graph. Each other node is joined to its ``n_neighbors`` nearest nodes
-   (Euclidean distance, ties to the earlier row: :class:`NearestRows`) and the graph
-   made symmetric (an edge where either is among the other's neighbours), of weight
-   :math:`A_{ij} = \exp(-d_{ij}^2 / (s_i s_j))`, :math:`s_i` the distance to the 7th
+   :math:`g - 1` fellows only, and so becomes a component of the graph. Each other
+   node is joined to its ``n_neighbors`` nearest nodes (Euclidean distance, ties to
+   the earlier row: :class:`NearestRows`) and the graph made symmetric (an edge
+   where either is among the other's neighbours), of weight :math:`A_{ij} =
+   \exp(-d_{ij}^2 / (s_i s_j))`, :math:`s_i` the distance to the 7th
    neighbour (the :math:`(g-1)`-th in a group; local scaling, Zelnik-Manor & Perona
    2004). A graph that falls apart is taken as the limit of one whose components are joined,
    along their minimum spanning tree, by bridges of vanishing weight
@@ -389,8 +390,8 @@ def separated_groups(dist, nb, core):
     1. draws the same :math:`G` at that size (closed: its :math:`g - 1` nearest others
        are the other members);
     2. jumps beyond chance at the group's edge, :math:`t^{g-1} > M`, :math:`t =
-       d_g / d_{g-1}`, :math:`M` the number of candidates at size :math:`g`, the rows that fail the
-       density test or meet 3 at that size: around a point of a
+       d_g / d_{g-1}`, :math:`M` the number of candidates at size :math:`g` (the
+       rows that fail the density test or meet 3 at that size): around a point of a
        Poisson process in :math:`D` dimensions, :math:`(d_{g-1} / d_g)^D` is the
        largest of :math:`g - 1` uniforms, so :math:`P(d_g / d_{g-1} > t) = t^{-D(g-1)}
        \le t^{-(g-1)}` (Facco et al. 2017 for :math:`g = 2`), and chance gives fewer
