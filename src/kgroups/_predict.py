@@ -18,6 +18,7 @@ from ._input import input_kind, n_rows
 from ._kernels.device import host_values
 from ._placement import predict_rows, transform_rows
 from ._kernels.jit import tiered
+from ._semimetrics.closed_form import check_semimetric_range
 from ._semimetrics.prepare import kernel_rows
 from ._validation import InvalidParameterError, check_in_memory, check_sample_weight
 
@@ -67,6 +68,18 @@ class NewPointsMixin(TransformerMixin):
         X = X if geo is None else geo(X)
         return (X if self._scale == 1.0 else X * self._scale), kind
 
+    def _in_range(self, fn, method):
+        """``fn`` on blocks of new rows whose semimetric values to the training rows,
+        and their sums over the clusters, fit float64 (checked for a closed-form
+        semimetric; :func:`_range_checked`)."""
+        if not self._closed_form():
+            return fn
+        return functools.partial(_range_checked, fn=fn, semimetric=self._semimetric_in_use(),
+                                 params=self._params(),
+                                 center=getattr(self._predictor, "center", 0.0),
+                                 factor=0.5 * float(np.sum(self._s)),
+                                 owner=f"{self._owner()}.{method}")
+
     def predict(self, X):
         """Cluster of best score (see the class docstring) for each new point.
 
@@ -115,8 +128,9 @@ class NewPointsMixin(TransformerMixin):
             raise self._needs_kxx("predict" if noise is None else "predict after a fit with "
                                   "noise")
         X, kind = self._validate_new(X)
-        fn = functools.partial(predict_rows, predictor=self._predictor,
-                               s=self._s, q=self._q, scores=self._scores, noise=noise)
+        fn = self._in_range(functools.partial(predict_rows, predictor=self._predictor, s=self._s,
+                                              q=self._q, scores=self._scores, noise=noise),
+                            "predict")
         with tiered(self._new_work(X)):
             return kind.map_rows(X, fn, None, np.int64, self._owner())
 
@@ -186,8 +200,9 @@ class NewPointsMixin(TransformerMixin):
         if self.kernel == "precomputed":
             raise self._needs_kxx("transform")
         X, kind = self._validate_new(X)
-        fn = functools.partial(transform_rows, predictor=self._predictor,
-                               s=self._s, q=self._q, unit=self._objective_unit())
+        fn = self._in_range(functools.partial(transform_rows, predictor=self._predictor,
+                                              s=self._s, q=self._q,
+                                              unit=self._objective_unit()), "transform")
         with tiered(self._new_work(X)):
             return kind.map_rows(X, fn, self.n_clusters_, np.float64, self._owner())
 
@@ -324,6 +339,7 @@ class NewPointsMixin(TransformerMixin):
         w = check_sample_weight(host_values(sample_weight), X.shape[0], self._owner(),
                                 allow_zero=True)
         X, w = X[w > 0], w[w > 0]  # a zero-weight point adds nothing to W
+        X = self._in_range(lambda rows: rows, "score")(X)
         with tiered(self._new_work(X) + X.shape[0] ** 2):  # the block, and the clusters' pairs
             labels = predict_rows(X, self._predictor, self._s, self._q, self._scores,
                                   self._noise_rule())
@@ -336,3 +352,18 @@ class NewPointsMixin(TransformerMixin):
             s = np.bincount(labels, weights=w, minlength=self.n_clusters_)
             total = float(np.sum(sums[s > 0] / (2.0 * s[s > 0])))
         return -total * self._objective_unit()
+
+
+def _range_checked(Xb, fn, semimetric, params, center, factor, owner):
+    """``fn(Xb)`` after checking that the semimetric values of the new rows ``Xb`` to
+    any row near the training rows' ``center``, times ``factor`` (half the training
+    weight: a cluster's sum), fit float64; an error naming ``X`` otherwise, not the
+    overflow of a pairwise block deep inside."""
+    if isinstance(Xb, np.ndarray) and Xb.shape[0]:
+        with np.errstate(over="ignore", invalid="ignore"):
+            D = Xb - center
+            big = float(np.max(np.einsum("ij,ij->i", D, D)))
+        check_semimetric_range(big if np.isfinite(big) else np.inf, semimetric, params,
+                               factor, owner, advice="X holds rows too far from the "
+                               "training rows for float64: check it for values out of range")
+    return fn(Xb)

@@ -13,7 +13,7 @@ import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kgroups import KernelKGroups, KernelKMeans, improving_moves, kernel_kgroups
+from kgroups import KernelKGroups, KernelKMeans, improving_moves, kernel_kgroups, pairwise
 from kgroups._validation import InvalidParameterError
 from kgroups.metrics import ari
 
@@ -105,6 +105,38 @@ def test_gaussian_scales_with_sigma():
 def test_unscalable_data_get_clear_errors(params, match):
     with pytest.raises(ValueError, match=match):
         KernelKGroups(2, random_state=0, **params).fit(X20 * 1e200)
+
+
+@pytest.mark.parametrize("engine", ["dense", "matrix-free", "low-rank"])
+@pytest.mark.parametrize("method", ["predict", "transform", "score"])
+@pytest.mark.parametrize("semimetric, alpha, factor", [("energy", 1.0, 1e160),
+                                                       ("energy", 2.0, 1e153),
+                                                       ("gaussian", 1.0, 1e160)])
+def test_new_rows_out_of_float64_range_are_named(engine, method, semimetric, alpha, factor):
+    # The squared distances of the new rows to the training rows (1e306 for 1e153
+    # with alpha = 2, summed over 20 rows) overflow: the error names the method and
+    # X, not the pairwise block where the overflow would happen.
+    est = KernelKGroups(2, semimetric=semimetric, alpha=alpha, engine=engine,
+                        random_state=0).fit(X20)
+    with pytest.raises(InvalidParameterError,
+                       match=rf"^KernelKGroups\.{method}: the values of semimetric="
+                             rf"'{semimetric}' overflow float64 .* X holds rows too far "
+                             "from the training rows"):
+        getattr(est, method)(X20 * factor)
+    # in range, the same rows give finite answers
+    assert np.all(np.isfinite(np.asarray(getattr(est, method)(X20 * 1e3), dtype=float)))
+
+
+@pytest.mark.parametrize("semimetric, advice", [
+    ("energy", r"homogeneous of degree alpha"),
+    ("gaussian", r"dividing sigma by the same number keeps the semimetric's values"),
+    ("laplacian", r"dividing sigma by the same number keeps the semimetric's values"),
+    ("sinusoidal", r"dividing theta by the same number"),
+    ("localized", r"no scale parameter: its values change with the scale"),
+])
+def test_rescale_advice_fits_the_semimetric(semimetric, advice):
+    with pytest.raises(InvalidParameterError, match=r"pairwise: .* rescale X, .*" + advice):
+        pairwise(X20 * 1e200, semimetric=semimetric)
 
 
 def test_precomputed_overflow_is_refused():

@@ -136,12 +136,14 @@ def diameter_sq(X):
     return d2 if np.isfinite(d2) else np.inf
 
 
-def check_semimetric_range(sq_norm_max, semimetric, params, factor=1.0, owner="pairwise"):
+def check_semimetric_range(sq_norm_max, semimetric, params, factor=1.0, owner="pairwise",
+                           advice=None):
     """Raise when a named semimetric's values would overflow float64.
 
     ``sq_norm_max`` is the largest squared norm of the (centred) rows, so every
     squared distance is at most ``4 sq_norm_max``; ``factor`` bounds what the
     values are multiplied or summed by (weights, scale, number of terms).
+    ``advice`` ends the message (default: how to rescale ``X`` for ``semimetric``).
     """
     with np.errstate(over="ignore", invalid="ignore"):
         d2max = 4.0 * float(sq_norm_max)
@@ -151,9 +153,21 @@ def check_semimetric_range(sq_norm_max, semimetric, params, factor=1.0, owner="p
         raise InvalidParameterError(
             f"{owner}: the values of semimetric={semimetric!r} overflow float64 for this data "
             f"(largest squared norm of the centred rows {sq_norm_max:.3g}, so squared distances "
-            f"up to {d2max:.3g}, times {float(factor):.3g} for weights and sums); rescale X, e.g. "
-            "divide it by its largest absolute value (the energy semimetric ||x - y||**alpha is "
-            "homogeneous of degree alpha, so its clusters do not depend on a global scale)")
+            f"up to {d2max:.3g}, times {float(factor):.3g} for weights and sums); "
+            + (advice or rescale_advice(semimetric)))
+
+
+def rescale_advice(semimetric):
+    """How to bring data whose semimetric values overflow back in range, and what
+    that does to the clusters of ``semimetric``."""
+    why = {"energy": "the energy semimetric ||x - y||**alpha is homogeneous of degree "
+                     "alpha, so its clusters do not depend on a global scale",
+           "laplacian": "dividing sigma by the same number keeps the semimetric's values",
+           "gaussian": "dividing sigma by the same number keeps the semimetric's values",
+           "sinusoidal": "dividing theta by the same number keeps the clusters",
+           "localized": "the localized semimetric has no scale parameter: its values "
+                        "change with the scale"}[semimetric]
+    return f"rescale X, e.g. divide it by its largest absolute value ({why})"
 
 
 def robust_center(X):
