@@ -18,7 +18,7 @@ from ._input import input_kind, n_rows
 from ._kernels.device import host_values
 from ._placement import predict_rows, transform_rows
 from ._kernels.jit import tiered
-from ._semimetrics.closed_form import check_semimetric_range
+from ._semimetrics.closed_form import centred_sq_norm_max, check_semimetric_range
 from ._semimetrics.prepare import kernel_rows
 from ._validation import InvalidParameterError, check_in_memory, check_sample_weight
 
@@ -72,11 +72,11 @@ class NewPointsMixin(TransformerMixin):
         """``fn`` on blocks of new rows whose semimetric values to the training rows,
         and their sums over the clusters, fit float64 (checked for a closed-form
         semimetric; :func:`_range_checked`)."""
-        if not self._closed_form():
+        center = self._predictor.center
+        if center is None or not self._closed_form():
             return fn
         return functools.partial(_range_checked, fn=fn, semimetric=self._semimetric_in_use(),
-                                 params=self._params(),
-                                 center=getattr(self._predictor, "center", 0.0),
+                                 params=self._params(), center=center,
                                  factor=0.5 * float(np.sum(self._s)),
                                  owner=f"{self._owner()}.{method}")
 
@@ -356,14 +356,11 @@ class NewPointsMixin(TransformerMixin):
 
 def _range_checked(Xb, fn, semimetric, params, center, factor, owner):
     """``fn(Xb)`` after checking that the semimetric values of the new rows ``Xb`` to
-    any row near the training rows' ``center``, times ``factor`` (half the training
-    weight: a cluster's sum), fit float64; an error naming ``X`` otherwise, not the
-    overflow of a pairwise block deep inside."""
-    if isinstance(Xb, np.ndarray) and Xb.shape[0]:
-        with np.errstate(over="ignore", invalid="ignore"):
-            D = Xb - center
-            big = float(np.max(np.einsum("ij,ij->i", D, D)))
-        check_semimetric_range(big if np.isfinite(big) else np.inf, semimetric, params,
-                               factor, owner, advice="X holds rows too far from the "
-                               "training rows for float64: check it for values out of range")
+    the training rows, bounded from the predictor's ``center``, times ``factor`` (half
+    the training weight: a cluster's sum), fit float64; an error naming ``X``
+    otherwise, not the overflow of a pairwise block deep inside."""
+    if isinstance(Xb, np.ndarray):
+        check_semimetric_range(centred_sq_norm_max(Xb, center), semimetric, params, factor,
+                               owner, advice="X holds rows too far from the training rows "
+                               "for float64: check it for values out of range")
     return fn(Xb)

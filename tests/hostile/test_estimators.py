@@ -127,6 +127,17 @@ def test_new_rows_out_of_float64_range_are_named(engine, method, semimetric, alp
     assert np.all(np.isfinite(np.asarray(getattr(est, method)(X20 * 1e3), dtype=float)))
 
 
+@pytest.mark.parametrize("engine", ["dense", "matrix-free", "low-rank"])
+def test_the_training_rows_far_from_the_origin_are_in_range(engine):
+    # Rows 2**540 from the origin (their spread lost to rounding: equal rows): their
+    # squared norms overflow, their distances do not. The range of new rows is judged
+    # from the centre the fit measures from, so a fit's own rows are never refused.
+    X = X20 * 1024.0 + 2.0 ** 540
+    est = KernelKGroups(2, engine=engine, random_state=0).fit(X)
+    assert set(est.predict(X).tolist()) <= {0, 1}
+    assert np.all(np.isfinite(est.transform(X))) and np.isfinite(est.score(X))
+
+
 @pytest.mark.parametrize("semimetric, advice", [
     ("energy", r"homogeneous of degree alpha"),
     ("gaussian", r"dividing sigma by the same number keeps the semimetric's values"),

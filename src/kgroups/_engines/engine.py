@@ -22,7 +22,9 @@ declares what it can take in :class:`Capabilities` and offers
   ``column(c)``, ``gram()``, and for large data the sample start
   (``sample_start``, ``extend``);
 * **predict**: ``predictor(X_fit, result)``, whose ``cross_sums(X_block)`` gives new
-  rows' cluster sums and ``K(x, x)``.
+  rows' cluster sums and ``K(x, x)``, and whose ``center`` is the point from which new
+  rows' distances to the training rows are bounded (the training rows' robust centre;
+  None where the predictor does not compare host rows with them).
 
 The base class declares every method the driver (:mod:`kgroups._driver`), the starts
 (:mod:`kgroups._init`) and the estimators call, each with its docstring, and gives
@@ -615,6 +617,7 @@ class MatrixPredictor:
     unknown) or a semimetric block (``K = -A/2``, ``K(x, x) = 0``)."""
 
     device_rows = False  # new rows in host memory only
+    center = None  # new rows are matrix blocks, not rows of data
 
     def __init__(self, w, labels, k, is_gram):
         self.w = np.ascontiguousarray(w, dtype=np.float64)

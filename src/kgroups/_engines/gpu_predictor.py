@@ -45,6 +45,7 @@ class DevicePredictor:
     # New rows per block: their transposed copy and k sums each, on the device.
     block_rows = 1 << 16
     device_rows = True  # takes rows on the device as well as in host memory
+    center = None  # the fit's points stay on the device
 
     def __init__(self, XT, w, labels, k, semimetric, params):
         kk = cuda_kernels()

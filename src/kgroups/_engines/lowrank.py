@@ -258,6 +258,7 @@ class FeatureSums:
 
     def __init__(self, fmap, S, A, s, n_features_in):
         self.fmap, self.S, self.A, self.s = fmap, S, A, s
+        self.center = fmap.c  # the map measures new rows from its centre
         self.n_features = S.shape[1]
         self.block_rows = max(1, PREDICT_BLOCK_BYTES // (8 * (self.n_features + n_features_in + 1)))
 

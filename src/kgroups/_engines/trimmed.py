@@ -122,6 +122,7 @@ class KeptClusters:
     def __init__(self, inner, k):
         self.inner, self.k = inner, int(k)
         self.block_rows, self.device_rows = inner.block_rows, inner.device_rows
+        self.center = inner.center
 
     def cross_sums(self, Xb):
         m, kxx = self.inner.cross_sums(Xb)

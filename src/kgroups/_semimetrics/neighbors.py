@@ -644,6 +644,10 @@ class NeighborGraphMap:
     sample of a large graph).
     """
 
+    # The closed-form maps' centre, from which new rows' range is judged: none here (new
+    # rows are placed through their neighbours, no semimetric of raw rows is summed).
+    c = None
+
     def __init__(self, nodes, weights, graph, psi, eigenvalues, n_neighbors, n_components):
         self.nodes, self.weights, self.graph = nodes, weights, graph
         self.psi, self.eigenvalues = psi, eigenvalues
