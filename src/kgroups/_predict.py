@@ -14,7 +14,7 @@ import numpy as np
 from sklearn.base import TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._input import input_kind, n_rows
+from ._input import IN_MEMORY, input_kind, n_rows
 from ._kernels.device import host_values
 from ._placement import predict_rows, transform_rows
 from ._kernels.jit import tiered
@@ -68,16 +68,20 @@ class NewPointsMixin(TransformerMixin):
         X = X if geo is None else geo(X)
         return (X if self._scale == 1.0 else X * self._scale), kind
 
-    def _in_range(self, fn, method):
-        """``fn`` on blocks of new rows whose semimetric values to the training rows,
+    def _in_range(self, fn, method, new_weight=0.0):
+        r"""``fn`` on blocks of new rows whose semimetric values to the training rows,
         and their sums over the clusters, fit float64 (checked for a closed-form
-        semimetric; :func:`_range_checked`)."""
+        semimetric; :func:`_range_checked`); ``new_weight``: the new rows' total weight
+        where their own pairs are summed too (``score``: a cluster's
+        :math:`\sum_{x, y} w_x w_y \rho(x, y)` is at most that weight squared times the
+        largest value)."""
         center = self._predictor.center
         if center is None or not self._closed_form():
             return fn
+        with np.errstate(over="ignore"):  # inf: refused by the check
+            factor = max(0.5 * float(np.sum(self._s)), float(np.square(new_weight)))
         return functools.partial(_range_checked, fn=fn, semimetric=self._semimetric_in_use(),
-                                 params=self._params(), center=center,
-                                 factor=0.5 * float(np.sum(self._s)),
+                                 params=self._params(), center=center, factor=factor,
                                  owner=f"{self._owner()}.{method}")
 
     def predict(self, X):
@@ -339,7 +343,10 @@ class NewPointsMixin(TransformerMixin):
         w = check_sample_weight(host_values(sample_weight), X.shape[0], self._owner(),
                                 allow_zero=True)
         X, w = X[w > 0], w[w > 0]  # a zero-weight point adds nothing to W
-        X = self._in_range(lambda rows: rows, "score")(X)
+        # W is linear in the weights: weights of extreme magnitude divided by a power of
+        # two, W multiplied back at the end (their sums and products stay finite)
+        w, wscale = IN_MEMORY.normalized_weights(w, self._owner()) if w.size else (w, 1.0)
+        X = self._in_range(lambda rows: rows, "score", new_weight=float(np.sum(w)))(X)
         with tiered(self._new_work(X) + X.shape[0] ** 2):  # the block, and the clusters' pairs
             labels = predict_rows(X, self._predictor, self._s, self._q, self._scores,
                                   self._noise_rule())
@@ -351,7 +358,7 @@ class NewPointsMixin(TransformerMixin):
             sums = kind.within_sums(rows, w, labels, self.n_clusters_, semimetric, params)
             s = np.bincount(labels, weights=w, minlength=self.n_clusters_)
             total = float(np.sum(sums[s > 0] / (2.0 * s[s > 0])))
-        return -total * self._objective_unit()
+        return -total * wscale * self._objective_unit()
 
 
 def _range_checked(Xb, fn, semimetric, params, center, factor, owner):

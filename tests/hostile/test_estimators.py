@@ -128,6 +128,32 @@ def test_new_rows_out_of_float64_range_are_named(engine, method, semimetric, alp
 
 
 @pytest.mark.parametrize("engine", ["dense", "matrix-free", "low-rank"])
+def test_score_of_many_new_rows_bounds_their_own_sums(engine):
+    # 2,000 new rows at 1e151 with alpha = 2: each value (about 1e303) and its sum over
+    # the 20 training rows fit float64, but a cluster's sum over the pairs of new rows
+    # (up to 2,000**2 of them) does not: score names X, it does not return -inf.
+    est = KernelKGroups(2, alpha=2.0, engine=engine, random_state=0).fit(X20)
+    Z = np.random.default_rng(1).normal(size=(2000, X20.shape[1]))
+    assert set(est.predict(Z * 1e151).tolist()) <= {0, 1}
+    with pytest.raises(InvalidParameterError, match=r"^KernelKGroups\.score: the values of "
+                                                    r"semimetric='energy' overflow float64"):
+        est.score(Z * 1e151)
+    assert np.isfinite(est.score(Z * 1e3))
+
+
+@pytest.mark.parametrize("engine", ["dense", "matrix-free", "low-rank"])
+@pytest.mark.parametrize("c", [1e-300, 1e160, 1e300])
+def test_score_is_linear_in_weights_of_any_magnitude(engine, c):
+    # W is linear in the weights (TPAMI eq. 15): weights c times larger give c times the
+    # score, at magnitudes where w_x w_y overflows or underflows float64 (was -inf)
+    est = KernelKGroups(2, engine=engine, random_state=0).fit(X20)
+    Z = np.random.default_rng(2).normal(size=(50, X20.shape[1]))
+    w = np.random.default_rng(3).uniform(0.5, 2.0, 50)
+    assert est.score(Z, sample_weight=w * c) / c == pytest.approx(
+        est.score(Z, sample_weight=w), rel=1e-12)
+
+
+@pytest.mark.parametrize("engine", ["dense", "matrix-free", "low-rank"])
 def test_the_training_rows_far_from_the_origin_are_in_range(engine):
     # Rows 2**540 from the origin (their spread lost to rounding: equal rows): their
     # squared norms overflow, their distances do not. The range of new rows is judged
