@@ -116,6 +116,26 @@ def test_standard_input(monkeypatch, capsys):
     assert sorted(_sizes(capsys.readouterr().out)) == [2, 2]
 
 
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+@pytest.mark.parametrize("command", ["cluster", "choose-k"])
+def test_no_file_reads_a_pipe_and_asks_for_one_at_a_terminal(command, monkeypatch, capsys):
+    # as cat and sort do: with no file named, a pipe is read; at a terminal nothing is
+    # piped, and the error says a file is needed rather than waiting for typed rows
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"0\n0.1\n5\n5.2\n")))
+    assert main([command, "-k" if command == "cluster" else "--k-max", "2"]) == 0
+    out = capsys.readouterr().out
+    assert (sorted(_sizes(out)) == [2, 2]) if command == "cluster" else out.startswith("k = 2")
+    monkeypatch.setattr("sys.stdin", _Terminal())
+    assert main([command]) == 2
+    assert capsys.readouterr().err == (
+        f"kgroups {command}: error: the following arguments are required: file (or pipe "
+        f"the CSV into standard input; see 'kgroups {command} --help')\n")
+
+
 def test_version(capsys):
     assert main(["--version"]) == 0
     assert capsys.readouterr().out.strip() == f"kgroups {kgroups.__version__}"
@@ -963,8 +983,9 @@ def test_decimal_commas_are_read_when_unambiguous_or_asked(tmp_path):
     W = float(done.stderr.split("W (within energy): ")[1].split()[0])
     assert W == pytest.approx(within_energy(np.round(X, 3), labels), rel=1e-5)
     tsv = "\n".join(row.replace(";", "\t") for row in rows) + "\n"  # no header, from stdin
-    done = _kgroups("cluster", "-", "-k", "3", "--n-init", "2", "--seed", "0", stdin=tsv)
-    assert done.returncode == 0 and f"W (within energy): {W:.6g}" in done.stdout, done.stderr
+    for dash in (["-"], []):  # '-', or no file at all: the pipe is read
+        done = _kgroups("cluster", *dash, "-k", "3", "--n-init", "2", "--seed", "0", stdin=tsv)
+        assert done.returncode == 0 and f"W (within energy): {W:.6g}" in done.stdout, done.stderr
     done = _kgroups("cluster", path, "-k", "3", "--decimal", ".")
     assert done.returncode == 2 and done.stderr == (
         f"kgroups cluster: error: {path}, line 2, column 1 ('a'): {rows[0].split(';')[0]!r} "

@@ -549,8 +549,8 @@ def _cluster_parser(sub):
                                    "is then auto too (KernelKGroups: semimetric="
                                    f"{ESTIMATOR_DEFAULTS['semimetric']!r}).",
                        formatter_class=Formatter)
-    c.add_argument("file", help="CSV file of numbers, one row per point, plain or gzip "
-                                "('-': standard input)")
+    c.add_argument("file", nargs="?", help="CSV file of numbers, one row per point, plain "
+                                           "or gzip ('-', or none with a pipe: standard input)")
     io = c.add_argument_group("input and output")
     io.add_argument("--weights", metavar="COLUMN",
                     help=f"column of sample weights (finite, > 0) {COLUMN_HELP} "
@@ -592,8 +592,8 @@ def _choose_k_parser(sub):
     c = sub.add_parser("choose-k", help="choose the number of clusters of a CSV file",
                        description=CHOOSE_K_DESCRIPTION,
                        formatter_class=Formatter)
-    c.add_argument("file", help="CSV file of numbers, one row per point, plain or gzip "
-                                "('-': standard input)")
+    c.add_argument("file", nargs="?", help="CSV file of numbers, one row per point, plain "
+                                           "or gzip ('-', or none with a pipe: standard input)")
     c.add_argument("--weights", metavar="COLUMN",
                    help=f"column of sample weights {COLUMN_HELP} (default: every row weighs 1)")
     c.add_argument("--label-column", metavar="COLUMN",
@@ -743,6 +743,12 @@ def main(argv=None):
     except SystemExit as done:  # --help, --version
         return done.code if isinstance(done.code, int) else 0
     prog = f"kgroups {args.command}"
+    if getattr(args, "file", "") is None and args.command in ("cluster", "choose-k"):
+        if sys.stdin is None or sys.stdin.isatty():  # nothing piped in: a file is needed
+            print(f"{prog}: error: the following arguments are required: file (or pipe the "
+                  f"CSV into standard input; see '{prog} --help')", file=sys.stderr)
+            return EXIT_USAGE
+        args.file = "-"  # a file's contents piped in, as cat or sort read them
     try:
         code = args.func(args)
     except UsageError as err:
