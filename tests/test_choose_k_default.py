@@ -1275,6 +1275,22 @@ def test_margins_by_hand():
     np.testing.assert_allclose(arbiter.margins(X, E, None, 0, 1), [5, 1 - 5, 1 - np.hypot(3, 5)])
 
 
+@pytest.mark.parametrize("d", [1, 2, 3, 8, 9, 20])
+def test_margins_equal_brute_force_in_any_dimension(d):
+    """The nearest rows come from a k-d tree in few columns and a brute-force search in
+    many: both are the brute-force distances, copies of a row included (a copy is the
+    nearest other row, at distance 0)."""
+    rng = np.random.default_rng(d)
+    A, B = np.round(rng.normal(size=(60, d)), 1), np.round(rng.normal(1.0, 1.0, (40, d)), 1)
+    A[:5] = A[5]
+    D = np.sqrt(((np.vstack([A, B])[:, None, :] - np.vstack([A, B])[None]) ** 2).sum(-1))
+    np.fill_diagonal(D, np.inf)
+    own = np.r_[D[:60, :60].min(1), D[60:, 60:].min(1)]
+    other = np.r_[D[:60, 60:].min(1), D[60:, :60].min(1)]
+    np.testing.assert_allclose(margins(A, B), np.r_[other[:60] - own[:60],
+                                                    own[60:] - other[60:]], atol=1e-12)
+
+
 def test_pair_dips_read_the_graph_s_groups_along_their_margins():
     """Energy without structure (E one cluster): the graph's groups are read along their
     margins. Two rings round one centre have the same mean, but the gap between them

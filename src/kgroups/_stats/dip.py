@@ -43,7 +43,12 @@ References
 from __future__ import annotations
 
 import numpy as np
+from scipy.spatial import cKDTree
 from sklearn.neighbors import NearestNeighbors
+
+# margins() finds nearest rows with a k-d tree up to this many columns (where its pruning
+# beats a brute-force search; both give the exact Euclidean distances)
+KD_TREE_MAX_DIM = 8
 
 # n of the rows of DIP_QUANTILES
 DIP_N = (10, 20, 30, 50, 100, 200, 500, 1000, 2000)
@@ -353,6 +358,8 @@ def margins(A, B):
     def nearest(P, Q, own):
         if own and P.shape[0] == 1:
             return np.zeros(1)
+        if Q.shape[1] <= KD_TREE_MAX_DIM:  # a k-d tree prunes well in few dimensions
+            return cKDTree(Q).query(P, k=[1 + own])[0][:, 0]
         return NearestNeighbors(n_neighbors=1 + own).fit(Q).kneighbors(P)[0][:, -1]
 
     return np.concatenate([nearest(A, B, False) - nearest(A, A, True),
