@@ -132,6 +132,17 @@ def test_the_same_answer_for_every_random_state(moons):
         assert est == {(rs[0].k, rs[0].semimetric)}
 
 
+@pytest.mark.parametrize("semimetric", ["auto", "nearest_neighbors"])
+@pytest.mark.parametrize("init", ["spectral", "k-means++", "random"])
+def test_every_named_init_chooses_with_the_graph(moons, semimetric, init):
+    # the choice's fits start as the estimator's do: the spectral start of the graph's
+    # fits reads the graph's own kernel (it was refused, naming rho_to_origin)
+    X, y = moons[0][::4], moons[1][::4]
+    est = KernelKGroups("auto", semimetric=semimetric, init=init, random_state=0).fit(X)
+    assert (est.n_clusters_, est.semimetric_) == (2, "nearest_neighbors")
+    assert adjusted_rand_score(y, est.labels_) == 1.0
+
+
 def test_weights_are_repeated_rows(moons):
     X, _ = four_blobs(n=30)
     w = np.random.default_rng(3).integers(1, 4, X.shape[0])

@@ -131,10 +131,12 @@ class Fits:
         return out
 
     def named(self, k):
-        """The setting's ``n_init`` starts of its named ``init`` for k clusters."""
+        """The setting's ``n_init`` starts of its named ``init`` for k clusters (the
+        spectral start's kernel: the engine's own for a callable or data-built semimetric)."""
         b, s = self.built(k), self.setting
-        gram = origin_gram(b.X, b.engine.gram, None if callable(s.semimetric) else
-                           s.semimetric, scaled_params(s.alpha, s.sigma, s.theta, b.scale))
+        closed = isinstance(s.semimetric, str) and s.semimetric not in DATA_BUILT
+        gram = origin_gram(b.X, b.engine.gram, s.semimetric if closed else None,
+                           scaled_params(s.alpha, s.sigma, s.theta, b.scale))
         return named_starts(s.init, b.engine, b.X, b.w, IN_MEMORY, n_clusters=int(k),
                             n_init=s.n_init, random_state=self.rng(k, 0), input_space=True,
                             gram=gram, fit_sample=None, semimetric=s.semimetric)
