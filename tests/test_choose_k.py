@@ -8,7 +8,7 @@ tests/test_choose_k_graph.py, and semimetric="auto" tests/test_choose_k_joint.py
 import numpy as np
 import pytest
 
-from kgroups import ChooseKResult, KernelKGroups, choose_k
+from kgroups import ChooseKResult, KernelKGroups, KernelKMeans, choose_k
 from kgroups._choose_k.core import check_k_range
 from kgroups._choose_k.criteria import prediction_strength_curve, silhouette_curve
 from kgroups._choose_k.fits import Fits, Setting, stream
@@ -589,6 +589,30 @@ def test_the_gap_names_why_w_is_not_positive(kwargs, match):
     X = np.random.default_rng(13).normal(size=(60, 2)) * [3, 1]
     with pytest.raises(InvalidParameterError, match=match):
         choose_k(X, range(1, 4), method="gap", random_state=0, **kwargs)
+
+
+@pytest.mark.parametrize("cls", [KernelKGroups, KernelKMeans])
+@pytest.mark.parametrize("params, X, match", [
+    ({"semimetric": "sinusoidal"}, np.random.default_rng(13).normal(size=(60, 2)) * [3, 1],
+     r"the within energy of the fit with k=1 is -[0-9.]+; .*'sinusoidal' takes negative"),
+    ({"semimetric": "localized", "engine": "low-rank"}, np.array([[0.0, 1], [6e39, 2]]),
+     r"X has entries of magnitude 3e\+39, .*'localized' is not scale-free"),
+])
+def test_n_clusters_auto_names_the_estimator_not_choose_k(cls, params, X, match):
+    """The choice inside fit speaks in the estimator's name: the user called
+    KernelKGroups("auto").fit, not choose_k."""
+    with pytest.raises(InvalidParameterError, match=rf"^{cls.__name__}: {match}"):
+        cls("auto", random_state=0, **params).fit(X)
+
+
+def test_one_distinct_row_is_one_cluster_for_the_graph_too():
+    """No k >= 2 on one distinct row: k = 1 without a graph, as energy answers (it was
+    refused with "n_samples=1" for three rows: the count of distinct rows)."""
+    r = choose_k(np.ones((3, 2)), semimetric="nearest_neighbors")
+    assert (r.k, r.semimetric, r.labels.tolist()) == (1, "nearest_neighbors", [0, 0, 0])
+    with pytest.raises(InvalidParameterError, match=r"^KernelKGroups: X has 1 distinct point"
+                                                    r"\(s\) of positive weight \(n_samples=3\)"):
+        KernelKGroups("auto", semimetric="nearest_neighbors").fit(np.ones((3, 2)))
 
 
 def test_bad_data():

@@ -74,8 +74,9 @@ def _aside_in_input_space(est, engine, untrimmed, k, rows, share):
     from ._noise_auto import largest_costs
 
     X, w = rows
-    judge = Fits(np.asarray(X, dtype=np.float64), w, Setting(alpha=est.alpha), 0,
-                 matrix=False).built(k).engine
+    judge = Fits(np.asarray(X, dtype=np.float64), w, Setting(alpha=est.alpha,
+                                                            owner=est._owner()),
+                 0, matrix=False).built(k).engine
     why = " (in the input space: the graph's embedding places an outlier among its neighbours)"
     if share == "auto":
         share, reason, flags = resolve_noise_share(untrimmed, judge, k, est._owner(),

@@ -198,9 +198,10 @@ def run_choice(X, w, ks, method, setting, opts, random_state, refit, seed=None):
     if method == "auto":  # choice_rows(X, w), which the caller drew the range from
         keep, inv, w = opts["distinct"]
         X = X[keep]
-    w, wscale = IN_MEMORY.normalized_weights(w, "choose_k")  # W is linear in the weights
-    big = IN_MEMORY.summary(X, w, "choose_k")[0]    # the largest |x - c|, c X's robust centre
-    c = 1.0 if callable(sem) else data_scale(big, sem, "choose_k")
+    owner = setting.owner
+    w, wscale = IN_MEMORY.normalized_weights(w, owner)  # W is linear in the weights
+    big = IN_MEMORY.summary(X, w, owner)[0]    # the largest |x - c|, c X's robust centre
+    c = 1.0 if callable(sem) else data_scale(big, sem, owner)
     own, order = canonical(projection_key(X), w)     # of X in its units, whatever c
     X, setting = X * c if c != 1.0 else X, setting.but(sigma=setting.sigma * c)
     seed = own if seed is None else seed
@@ -208,14 +209,14 @@ def run_choice(X, w, ks, method, setting, opts, random_state, refit, seed=None):
         warnings.simplefilter("ignore", DistinctRowsWarning)  # criteria's business
         if method != "auto":
             r = named(X, w, ks, method, setting, opts, as_seed(random_state))
-        elif ks[-1] < 2 and setting.semimetric != GRAPH:
+        elif ks[-1] < 2 and (setting.semimetric != GRAPH or X.shape[0] < 2):  # no graph
             r = ChooseKResult(1, "auto", ks, labels=np.zeros(w.size, np.int64),
                               semimetric=ENERGY if setting.semimetric == "auto" else None)
             r.trace.add("range", "points of positive weight (too few distinct for k >= 2)",
                         {"points": n, "distinct": X.shape[0]}, None, "one cluster")
         else:
             if X.shape[0] <= SAMPLE_N:
-                check_fits(2 * X.nbytes, f"choose_k's two copies of X ({X.shape[0]} x "
+                check_fits(2 * X.nbytes, f"{owner}'s two copies of X ({X.shape[0]} x "
                            f"{X.shape[1]})", "fewer columns (a projection of X)")
                 rows = order
             else:

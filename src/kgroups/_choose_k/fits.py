@@ -31,7 +31,8 @@ from .._stats.silhouette import silhouettes
 
 @dataclass(frozen=True)
 class Setting:
-    """The estimator's parameters the choice's fits run with (``n_init`` an integer)."""
+    """The estimator's parameters the choice's fits run with (``n_init`` an integer), and
+    the ``owner`` their errors are named after (``choose_k``, or the estimator)."""
 
     semimetric: object = "energy"
     alpha: float = 1.0
@@ -43,6 +44,7 @@ class Setting:
     max_iter: int = 300
     tol: float = 0.0
     engine: str = "auto"
+    owner: str = "choose_k"
 
     @property
     def rho(self):
@@ -57,7 +59,8 @@ class Setting:
     @classmethod
     def of(cls, est, **changes):
         """The parameters of the estimator ``est``, with ``changes``."""
-        return cls(**{f: getattr(est, f) for f in cls.__dataclass_fields__} | changes)
+        return cls(**{f: getattr(est, f) for f in cls.__dataclass_fields__ if f != "owner"}
+                   | {"owner": est._owner()} | changes)
 
 
 def stream(seed, purpose, index=0):
@@ -76,7 +79,7 @@ def rho_matrix(Z, setting):
     available memory (or the semimetric is a callable: blocks of rows as needed)."""
     if callable(setting.semimetric) or 8 * Z.shape[0] ** 2 > 0.25 * available_memory():
         return None
-    return pairwise_unchecked(Z, **setting.rho, owner="choose_k")
+    return pairwise_unchecked(Z, **setting.rho, owner=setting.owner)
 
 
 class Fits:
@@ -107,7 +110,7 @@ class Fits:
                 n_clusters=max(key, 2), n_starts=lambda n, max_auto=None: s.n_init,
                 init=s.init, rule="hartigan", n_components=256, landmarks="k-means++",
                 n_neighbors=s.n_neighbors, random_state=self.seed, features=features,
-                owner="choose_k")
+                owner=s.owner)
             self._built[key] = build_engine(self.Z, self.w, IN_MEMORY, request)
         return self._built[key]
 
@@ -115,7 +118,7 @@ class Fits:
         """The best run from ``starts``: ``(labels, W in the data's units, run)``."""
         b, s = self.built(k), self.setting
         best = run_starts(b.engine, starts, int(k), rule="hartigan", max_iter=s.max_iter,
-                          tol=s.tol, owner="choose_k")
+                          tol=s.tol, owner=s.owner)
         unit = objective_unit(s.semimetric, s.alpha, b.scale)
         return np.asarray(best.labels, dtype=np.int64), -float(best.objective) * unit, best
 
@@ -164,8 +167,8 @@ class Fits:
             else:
                 why = (f"semimetric={sem!r} takes negative values on X (it is not of negative "
                        "type there); use one that is ('energy', 'gaussian', 'laplacian')")
-            raise InvalidParameterError(f"choose_k: the within energy of the fit with k={k} is "
-                                        f"{float(W)!r}; log W_k needs W_k > 0: {why}")
+            raise InvalidParameterError(f"{self.setting.owner}: the within energy of the fit "
+                                        f"with k={k} is {float(W)!r}; log W_k needs W_k > 0: {why}")
         return float(W)
 
     def fit(self, k, start=None):

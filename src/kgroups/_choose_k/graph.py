@@ -41,7 +41,7 @@ def graph_rule(X, w, ks, setting, seed):
     gaps, the trace and the labels of the graph semimetric's fit of its k."""
     top = int(ks[-1])
     fmap = NeighborGraphMap.fit(X, w, n_neighbors=setting.n_neighbors, n_clusters=top + 1,
-                                random_state=seed, owner="choose_k")
+                                random_state=seed, owner=setting.owner)
     mu = np.clip(1.0 - fmap.eigenvalues, 0.0, None)
     gaps = log_eigengaps(mu, ks)
     r, t = ChooseKResult(1, "auto", ks, eigenvalues=mu, eigengap=gaps), Trace()

@@ -56,7 +56,7 @@ def references(f, ks, n_refs, reference):
     log_w = np.full((len(samples), 1, ks.size), np.nan)
     ref = np.full((len(samples), n_refs, ks.size), np.nan)
     bar = progress_bar(total=len(samples) * n_refs * (ks.size - 1), unit="fit", delay=2.0,
-                       desc="choose_k: reference fits")
+                       desc=f"{f.setting.owner}: reference fits")
     for i, k in enumerate(int(k) for k in ks):
         for j, s in enumerate(samples):
             log_w[j, 0, i] = np.log(s.within(k))
