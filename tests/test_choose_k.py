@@ -455,8 +455,22 @@ def test_eigenvalues_are_those_of_the_random_walk_laplacian():
     r = choose_k(X, range(1, 6), method="eigengap")
     lam = dense_rw_eigenvalues(X, 6)
     np.testing.assert_allclose(r.eigenvalues, lam, atol=1e-10)
-    np.testing.assert_allclose(r.eigengap, lam[1:] - lam[:-1], atol=1e-10)
-    assert r.k == r.k_values[np.argmax(lam[1:] - lam[:-1])]
+    np.testing.assert_allclose(r.eigengap[1:], lam[2:] - lam[1:-1], atol=1e-10)
+    assert np.isnan(r.eigengap[0])  # k = 1: one cluster, no gap read
+    assert r.k == r.k_values[1 + np.argmax(lam[2:] - lam[1:-1])]
+
+
+def test_eigengap_never_answers_one_cluster():
+    """The eigengap method is for k >= 2 even when k_range holds 1 (as the command line's
+    --k-min 1 gives): on iris with alpha = 1.5 lambda_2 - lambda_1 is the largest
+    difference, and k = 1 was answered."""
+    from kgroups.datasets import load_iris
+
+    X = load_iris()[0]
+    r = choose_k(X, range(1, 16), method="eigengap", alpha=1.5)
+    lam = r.eigenvalues
+    assert lam[1] - lam[0] > np.max(lam[2:] - lam[1:-1])  # the k = 1 difference is largest
+    assert r.k == 1 + int(np.argmax(lam[2:] - lam[1:-1])) + 1 == 2
 
 
 def test_eigengap_integer_weights_are_repeated_rows():

@@ -1563,6 +1563,11 @@ def test_command_line_range_is_the_library_s_default(tmp_path, capsys):
     assert main(["choose-k", str(path), "--plot", str(tmp_path / "curves.txt")]) == 2
     assert ".txt is not an image format" in capsys.readouterr().err
     assert not (tmp_path / "curves.txt").exists()
+    # a library error names the options of the parameters it names
+    assert main(["choose-k", str(path), "--method", "gap", "--semimetric", "auto"]) == 2
+    assert capsys.readouterr().err.endswith(
+        "semimetric='auto' has a rule of its own (method='auto'); got method='gap' (set by "
+        "--method, --semimetric)\n")
 
 
 def test_command_line_defaults_are_the_library_defaults():

@@ -173,9 +173,17 @@ def prepare_output_dir(path, option="--out"):
 
 
 # --------------------------------------------------------------------------- commands
-def _options_named_in(message):
-    """The cluster options whose estimator parameter an estimator message names."""
-    found = [option for option, _, param in ESTIMATOR_OPTIONS if f"{param}=" in message]
+# kgroups choose-k's options of choose_k's parameters: (option, parameter)
+CHOOSE_K_OPTIONS = (("--method", "method"), ("--semimetric", "semimetric"),
+                    ("--n-refs", "n_refs"), ("--n-splits", "n_splits"), ("--n-init", "n_init"),
+                    ("--alpha", "alpha"), ("--n-neighbors", "n_neighbors"),
+                    ("--seed", "random_state"))
+
+
+def _options_named_in(message, options=tuple((o, p) for o, _, p in ESTIMATOR_OPTIONS)):
+    """The options (``(option, parameter)`` pairs; default: the cluster command's) whose
+    parameter a library message names."""
+    found = [option for option, param in options if f"{param}=" in message]
     return f" (set by {', '.join(found)})" if found else ""
 
 
@@ -377,9 +385,7 @@ def _choose_k(args):
     from . import choose_k
     from ._choose_k.core import default_top
 
-    for option, param in (("--n-refs", "n_refs"), ("--n-splits", "n_splits"),
-                          ("--n-init", "n_init"), ("--alpha", "alpha"),
-                          ("--n-neighbors", "n_neighbors"), ("--seed", "random_state")):
+    for option, param in CHOOSE_K_OPTIONS[2:]:  # the method and semimetric: argparse's choices
         check_option(option, getattr(args, param), "choose_k", param, OPTION_WORDS.get(option))
     if not 1 <= args.k_min <= (args.k_max or args.k_min):
         raise UsageError(f"arguments --k-min/--k-max: {args.k_min}..{args.k_max} should satisfy "
@@ -414,8 +420,9 @@ def _choose_k(args):
                      n_neighbors=args.n_neighbors, sample_weight=w,
                      random_state=args.random_state)
     except ValueError as err:  # InvalidParameterError: a k range the data cannot support
-        raise UsageError(str(err).replace("k_range", f"--k-min/--k-max ({args.k_min}.."
-                                          f"{top})")) from None
+        text = str(err)
+        raise UsageError(text.replace("k_range", f"--k-min/--k-max ({args.k_min}..{top})")
+                         + _options_named_in(text, CHOOSE_K_OPTIONS)) from None
     seconds = time.perf_counter() - start
     _say_notes("kgroups choose-k", {"spread": notes.get("spread")},
                args.standardize or r.geometry == "standardized")

@@ -176,11 +176,13 @@ def named(X, w, ks, method, setting, opts, seed):
         i, what = int(np.nanargmax(values)), "mean silhouette by k"
     else:
         lam = laplacian_eigenvalues(X, w, int(ks[-1]) + 1, setting.rho)
-        r.eigenvalues, r.eigengap = lam, lam[ks] - lam[ks - 1]
-        i, values = int(np.argmax(r.eigengap)), r.eigengap
+        r.eigenvalues = lam  # k >= 2: one cluster has no gap to read (NaN at k = 1)
+        r.eigengap = np.where(ks >= 2, lam[ks] - lam[ks - 1], np.nan)
+        i, values = int(np.nanargmax(r.eigengap)), r.eigengap
         what = "lambda_(k+1) - lambda_k of the energy kernel's random-walk Laplacian, by k"
     r.k = int(ks[i])
-    r.trace.add(method.replace("_", " "), what, dict(zip(ks.tolist(), values)), threshold,
+    r.trace.add(method.replace("_", " "), what, {k: v for k, v in zip(ks.tolist(), values)
+                                                 if not np.isnan(v)}, threshold,
                 f"k={r.k}{note}")
     r.labels = np.zeros(w.size, np.int64) if r.k == 1 else f.fit(r.k)[0]
     return r
