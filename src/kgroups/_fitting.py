@@ -404,10 +404,11 @@ class KernelClusteringFit(ConstrainedParams):
         self.objective_ = float(best.objective) * unit
         self.within_energy_ = (trace - float(best.objective)) * unit
         if not (np.isfinite(self.objective_) and np.isfinite(self.within_energy_)):
-            raise ValueError(
+            weights = " or sample_weight" if self._wscale != 1.0 else ""  # W is linear in them
+            raise InvalidParameterError(
                 f"{self._owner()}: the objective of the partition found is beyond the "
                 f"float64 range in the units of X (Q={self.objective_!r}, "
-                f"W={self.within_energy_!r}); divide X by a constant")
+                f"W={self.within_energy_!r}); divide X{weights} by a constant")
         self.n_iter_ = best.n_iter
         self.n_moves_ = list(best.n_moves)
 

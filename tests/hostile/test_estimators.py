@@ -13,7 +13,8 @@ import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kgroups import KernelKGroups, KernelKMeans, improving_moves, kernel_kgroups, pairwise
+from kgroups import (KernelKGroups, KernelKMeans, improving_moves, kernel_kgroups, kernel_kmeans,
+                     pairwise)
 from kgroups._validation import InvalidParameterError
 from kgroups.metrics import ari
 
@@ -162,6 +163,22 @@ def test_the_training_rows_far_from_the_origin_are_in_range(engine):
     est = KernelKGroups(2, engine=engine, random_state=0).fit(X)
     assert set(est.predict(X).tolist()) <= {0, 1}
     assert np.all(np.isfinite(est.transform(X))) and np.isfinite(est.score(X))
+
+
+@pytest.mark.parametrize("fit, owner", [
+    (lambda X, w: KernelKMeans(2, alpha=2.0).fit(X, sample_weight=w), "KernelKMeans"),
+    (lambda X, w: kernel_kmeans(X, 2, alpha=2.0, sample_weight=w), "kernel_kmeans: KernelKMeans"),
+])
+def test_an_objective_beyond_float64_names_the_weights_that_put_it_there(fit, owner):
+    # values of 1e220 times weights of 1e137: the fit runs on rescaled copies, but W in
+    # the data's units and weights' is past float64; the error names both remedies
+    X = np.array([[0.0], [1.0], [3.0], [7.0]])
+    with pytest.raises(InvalidParameterError, match=rf"^{owner}: the objective of the "
+                       r"partition found is beyond the float64 range .* divide X or "
+                       r"sample_weight by a constant$"):
+        fit(X * 1e110, np.full(4, 1e137))
+    done = fit(X * 1e110, None)  # the same data unweighted: W of about 1e220
+    assert np.isfinite(getattr(done, "within_energy_", getattr(done, "within_energy", None)))
 
 
 @pytest.mark.parametrize("semimetric, advice", [
