@@ -557,7 +557,8 @@ def _cluster_parser(sub):
                                    f"{ESTIMATOR_DEFAULTS['semimetric']!r}).",
                        formatter_class=Formatter)
     c.add_argument("file", nargs="?", help="CSV file of numbers, one row per point, plain "
-                                           "or gzip ('-', or none with a pipe: standard input)")
+                                           "or gzip; '-': standard input (default: standard "
+                                           "input where rows are piped in)")
     io = c.add_argument_group("input and output")
     io.add_argument("--weights", metavar="COLUMN",
                     help=f"column of sample weights (finite, > 0) {COLUMN_HELP} "
@@ -600,7 +601,8 @@ def _choose_k_parser(sub):
                        description=CHOOSE_K_DESCRIPTION,
                        formatter_class=Formatter)
     c.add_argument("file", nargs="?", help="CSV file of numbers, one row per point, plain "
-                                           "or gzip ('-', or none with a pipe: standard input)")
+                                           "or gzip; '-': standard input (default: standard "
+                                           "input where rows are piped in)")
     c.add_argument("--weights", metavar="COLUMN",
                    help=f"column of sample weights {COLUMN_HELP} (default: every row weighs 1)")
     c.add_argument("--label-column", metavar="COLUMN",
