@@ -526,6 +526,11 @@ def test_check_k_range_by_hand():
     assert ks(np.array([[1, 2], [3, 4]]), "gap", "energy", 100, 100) == [1, 2, 3, 4]
     with pytest.raises(InvalidParameterError, match="k >= 2 for method='auto'"):
         check_k_range([1], "auto", "energy", 100, 100)
+    # no k >= 2 at all: said so, not as a k_range the user never gave ('goes up to k=2')
+    for method in ("silhouette", "eigengap"):
+        with pytest.raises(InvalidParameterError, match=rf"^choose_k: method='{method}' "
+                           r"compares k >= 2 clusters, and X allows none: .* X's 1 distinct"):
+            check_k_range(None, method, "energy", 3, 1)
     with pytest.raises(InvalidParameterError, match="k_range goes up to k=5"):
         check_k_range([1, 5], "auto", "energy", 100, 5)
 

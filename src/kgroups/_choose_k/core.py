@@ -73,6 +73,9 @@ def check_k_range(k_range, method, semimetric, n, n_distinct):
     top, why = k_limit(method, semimetric, n, n_distinct)
     least = 2 if method in ("silhouette", "eigengap") else 1
     if k_range is None:  # the default answers 1 where X allows no k >= 2
+        if top < least == 2:  # the silhouette and the eigengap
+            raise InvalidParameterError(f"choose_k: method={method!r} compares k >= {least} "
+                                        f"clusters, and X allows none: {why}")
         k_range = range(least, max(min(K_MAX, top), 1 if method == "auto" else least) + 1)
     values = list(k_range) if isinstance(k_range, range) else list(
         np.ravel(np.asarray(k_range, dtype=object)))
