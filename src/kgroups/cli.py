@@ -413,21 +413,25 @@ def _choose_k(args):
         X = standardize(X, w)
     start, top = time.perf_counter(), args.k_max
     try:
-        top = top or max(args.k_min, default_top(X, w, args.method, args.semimetric))
-        r = choose_k(X, range(args.k_min, top + 1), method=args.method,
+        if top is None and args.k_min > 1:  # the default range's top, from --k-min
+            top = max(args.k_min, default_top(X, w, args.method, args.semimetric))
+        # without either bound, choose_k's own default range (1..15 cut to what X allows)
+        r = choose_k(X, None if top is None else range(args.k_min, top + 1), method=args.method,
                      n_refs=args.n_refs, n_splits=args.n_splits, n_init=args.n_init,
                      semimetric=args.semimetric, alpha=args.alpha,
                      n_neighbors=args.n_neighbors, sample_weight=w,
                      random_state=args.random_state)
     except ValueError as err:  # InvalidParameterError: a k range the data cannot support
         text = str(err)
-        raise UsageError(text.replace("k_range", f"--k-min/--k-max ({args.k_min}..{top})")
+        span = "choose_k's default k range" if top is None else (
+            f"--k-min/--k-max ({args.k_min}..{top})")
+        raise UsageError(text.replace("k_range", span)
                          + _options_named_in(text, CHOOSE_K_OPTIONS)) from None
     seconds = time.perf_counter() - start
     _say_notes("kgroups choose-k", {"spread": notes.get("spread")},
                args.standardize or r.geometry == "standardized")
     _say_reproduced("kgroups choose-k", read, r.labels, notes)
-    print(f"k = {r.k}   (method {r.method}, k in {args.k_min}..{top}, "
+    print(f"k = {r.k}   (method {r.method}, k in {r.k_values[0]}..{r.k_values[-1]}, "
           f"n={X.shape[0]} D={X.shape[1]}, {seconds:.2f} s)")
     print("why:", r.explain("\n  "), sep="\n  ")
     if y is not None:
