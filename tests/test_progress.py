@@ -90,3 +90,26 @@ def test_a_bar_on_a_terminal_only(monkeypatch, capsys):
     progress.close()
     out = capsys.readouterr().out
     assert "restart 1/2, sweep 1: 5 moves" in out and "restart 1/2: Q = -1 after 1" in out
+
+
+def test_choose_k_on_a_sample_shows_the_fit_of_all_rows_on_a_terminal(monkeypatch):
+    """Past its sample, choose_k labels every row by a fit of all of them, whose sums over
+    every pair come before the first sweep: on a terminal its bar shows at once, named
+    (at a million rows that start alone takes minutes on two cores); off one, nothing."""
+    import io
+    import sys
+
+    import kgroups._choose_k.core as core
+    from kgroups import choose_k
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.setattr(core, "SAMPLE_N", 200)
+    Y = np.vstack([np.random.default_rng(4).normal(c, 0.5, (300, 2)) for c in (0, 6)])
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    assert choose_k(Y).k == 2
+    assert "choose_k: fit of all 600 rows:   0%" in sys.stderr.getvalue()
+    monkeypatch.setattr(sys, "stderr", io.StringIO())  # a file, a pipe: no bar
+    assert choose_k(Y).k == 2 and sys.stderr.getvalue() == ""

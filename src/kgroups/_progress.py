@@ -86,6 +86,12 @@ class FitProgress:
         self.restart, self.sweeps = restart, sweeps
         self.end(objective)
 
+    def show(self):
+        """Draw the bar now, before its first sweep: a start known to be long (the sums
+        over every pair of many rows) says what it is doing while it runs."""
+        if self.bar is not None:
+            self.bar.refresh()
+
     def close(self):
         if self.bar is not None:
             self.bar.close()

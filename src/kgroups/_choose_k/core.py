@@ -14,6 +14,7 @@ import numpy as np
 from .._errors import DistinctRowsWarning
 from .._input import IN_MEMORY
 from .._memory import check_fits
+from .._progress import FitProgress
 from .._rows import canonical, distinct_rows, projection_key, sample_rows
 from .._semimetrics.auto import partition_cut
 from .._semimetrics.neighbors import lone_rows
@@ -285,9 +286,13 @@ def _on_rows(X, w, rows, lone, ks, setting, opts, seed, refit):
         f.runs[r.k] = f.run(r.k, [r.labels])[2]
         r.labels = f.predict(r.k, Z := geo(X))  # Z: every row there, once
     how = "the sample fit's predict" if sampled else "the predict of their fit"
-    if refit and r.k > 1:
+    if refit and r.k > 1:  # its sweeps on a bar (a terminal's), its n x n sums first
+        bar = FitProgress(f"{setting.owner}: fit of all {n} rows", 1, setting.max_iter, 0)
+        if sampled:  # many rows: their sums take a while before the first sweep
+            bar.show()
         r.labels = Fits(Z, w, chosen, stream(seed, "all rows"), matrix=False).run(
-            r.k, [r.labels])[0]
+            r.k, [r.labels], bar)[0]
+        bar.close()
         how = "the fit of all rows started from " + ("the sample's" if sampled else "theirs")
     what = f"a uniform sample of {SAMPLE_N} of the {n} rows" if sampled else f"the {n} rows"
     if lone:

@@ -20,6 +20,7 @@ from .._engines.select import candidate_engines, engine_for  # noqa: F401  (the 
 from .._input import IN_MEMORY
 from .._memory import available_memory
 from .._placement import insertion_scores, predict_rows
+from .._progress import progress_bar
 from .._semimetrics import DATA_BUILT, pairwise_unchecked
 from .._semimetrics.prepare import objective_unit, origin_gram, scaled_params
 from .._starts import named_starts
@@ -114,11 +115,12 @@ class Fits:
             self._built[key] = build_engine(self.Z, self.w, IN_MEMORY, request)
         return self._built[key]
 
-    def run(self, k, starts):
-        """The best run from ``starts``: ``(labels, W in the data's units, run)``."""
+    def run(self, k, starts, progress=None):
+        """The best run from ``starts``: ``(labels, W in the data's units, run)``;
+        ``progress``: a :class:`~kgroups._progress.FitProgress` told of its sweeps."""
         b, s = self.built(k), self.setting
         best = run_starts(b.engine, starts, int(k), rule="hartigan", max_iter=s.max_iter,
-                          tol=s.tol, owner=s.owner)
+                          tol=s.tol, owner=s.owner, progress=progress)
         unit = objective_unit(s.semimetric, s.alpha, b.scale)
         return np.asarray(best.labels, dtype=np.int64), -float(best.objective) * unit, best
 
@@ -127,10 +129,12 @@ class Fits:
         raises the within energy least (the insertion rule, TPAMI eqs. 47-51)."""
         b, run = self.built(k), self.runs[k]
         predictor = b.engine.predictor(b.X, run)
-        out = np.empty(X_new.shape[0], dtype=np.int64)
-        for a in range(0, X_new.shape[0], 1 << 16):
-            out[a:a + (1 << 16)] = predict_rows(X_new[a:a + (1 << 16)] * b.scale, predictor,
-                                                run.s, run.q, insertion_scores)
+        out, step = np.empty(X_new.shape[0], dtype=np.int64), 1 << 16
+        blocks = range(0, X_new.shape[0], step)  # a bar on a terminal past a few seconds
+        for a in progress_bar(blocks, desc=f"{self.setting.owner}: predict", unit="block",
+                              delay=2.0) if len(blocks) > 1 else blocks:
+            out[a:a + step] = predict_rows(X_new[a:a + step] * b.scale, predictor, run.s,
+                                           run.q, insertion_scores)
         return out
 
     def named(self, k):
