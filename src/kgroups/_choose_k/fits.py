@@ -48,6 +48,12 @@ class Setting:
     owner: str = "choose_k"
 
     @property
+    def data_built(self):
+        """Whether the semimetric is built from the data (the graph's): its engine holds
+        feature columns of k, and its kernel is the engine's own."""
+        return isinstance(self.semimetric, str) and self.semimetric in DATA_BUILT
+
+    @property
     def rho(self):
         """The keywords of :func:`~kgroups.pairwise` (``pairwise_unchecked``)."""
         return {"semimetric": self.semimetric, "alpha": self.alpha, "sigma": self.sigma,
@@ -101,7 +107,7 @@ class Fits:
         semimetric, whose embedding has k columns); ``engine="auto"`` is the dense engine
         where ``self.D`` is held: its kernel serves every start of every k."""
         s = self.setting
-        features = isinstance(s.semimetric, str) and s.semimetric in DATA_BUILT
+        features = s.data_built
         key = int(k) if features else 0
         if key not in self._built:
             dense = s.engine == "auto" and self.D is not None and not features
@@ -141,7 +147,7 @@ class Fits:
         """The setting's ``n_init`` starts of its named ``init`` for k clusters (the
         spectral start's kernel: the engine's own for a callable or data-built semimetric)."""
         b, s = self.built(k), self.setting
-        closed = isinstance(s.semimetric, str) and s.semimetric not in DATA_BUILT
+        closed = not (callable(s.semimetric) or s.data_built)
         gram = origin_gram(b.X, b.engine.gram, s.semimetric if closed else None,
                            scaled_params(s.alpha, s.sigma, s.theta, b.scale))
         return named_starts(s.init, b.engine, b.X, b.w, IN_MEMORY, n_clusters=int(k),
