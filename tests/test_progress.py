@@ -94,8 +94,9 @@ def test_a_bar_on_a_terminal_only(monkeypatch, capsys):
 
 def test_choose_k_on_a_sample_shows_the_fit_of_all_rows_on_a_terminal(monkeypatch):
     """Past its sample, choose_k labels every row by a fit of all of them, whose sums over
-    every pair come before the first sweep: on a terminal its bar shows at once, named
-    (at a million rows that start alone takes minutes on two cores); off one, nothing."""
+    every pair come before the first sweep: on a terminal its bar shows, named, while
+    they run (at a million rows that start alone takes minutes on two cores); off one,
+    nothing."""
     import io
     import sys
 
@@ -107,9 +108,51 @@ def test_choose_k_on_a_sample_shows_the_fit_of_all_rows_on_a_terminal(monkeypatc
             return True
 
     monkeypatch.setattr(core, "SAMPLE_N", 200)
+    monkeypatch.setattr("kgroups._progress.BAR_DELAY", 0.0)  # as if its sums took long
     Y = np.vstack([np.random.default_rng(4).normal(c, 0.5, (300, 2)) for c in (0, 6)])
     monkeypatch.setattr(sys, "stderr", Terminal())
     assert choose_k(Y).k == 2
-    assert "choose_k: fit of all 600 rows:   0%" in sys.stderr.getvalue()
+    shown = sys.stderr.getvalue()
+    assert "choose_k: fit of all 600 rows:   0%" in shown
+    assert "restart 1/1: summing the clusters" in shown
     monkeypatch.setattr(sys, "stderr", io.StringIO())  # a file, a pipe: no bar
     assert choose_k(Y).k == 2 and sys.stderr.getvalue() == ""
+
+
+def test_a_long_start_keeps_the_bar_alive_and_says_what_runs(monkeypatch):
+    """The start of runs sums their clusters over every pair before any sweep: from the
+    bar's delay on, a thread redraws it (its clock runs) with what is running, and
+    stops with the step; already past the delay, the bar says it at once."""
+    import threading
+    import time
+
+    from kgroups._progress import FitProgress
+
+    monkeypatch.setattr("kgroups._progress.BAR_DELAY", 0.05)
+    monkeypatch.setattr("kgroups._progress.TICK", 0.02)
+    term = Terminal()
+    monkeypatch.setattr("sys.stderr", term)
+    progress = FitProgress("KernelKGroups", 2, 10, verbose=0)
+    with progress.waiting("restart 1/2: summing the clusters"):
+        time.sleep(0.4)
+        assert any(t.name == "kgroups progress" for t in threading.enumerate())
+    drawn = [t for t in term.text if "restart 1/2: summing the clusters" in t]
+    assert len(drawn) >= 3   # at the delay, then every TICK: not one frozen frame
+    assert not any(t.name == "kgroups progress" for t in threading.enumerate())
+    before = len(term.text)
+    with progress.waiting("restart 2/2: summing the clusters"):   # past the delay: at once
+        assert any("restart 2/2" in t for t in term.text[before:])
+    progress.close()
+
+
+def test_a_fit_on_a_terminal_says_its_start(monkeypatch):
+    """The estimator's fit (one driver for every engine) names the restarts whose sums
+    are being built on its bar, before their first sweep."""
+    monkeypatch.setattr("kgroups._progress.BAR_DELAY", 0.0)
+    for engine, said in [("dense", ["restarts 1-2/2"]), ("matrix-free", ["restarts 1-2/2"]),
+                         ("low-rank", ["restart 1/2", "restart 2/2"])]:  # started together
+        term = Terminal()
+        monkeypatch.setattr("sys.stderr", term)
+        KernelKGroups(3, n_init=2, engine=engine, random_state=0).fit(X)
+        shown = "".join(term.text)
+        assert all(f"{runs}: summing the clusters" in shown for runs in said), engine

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 
 import numpy as np
 
@@ -100,19 +100,17 @@ def run_starts(engine, starts, n_clusters, *, rule="hartigan", max_iter=300, tol
     g0 = 0
     while g0 < len(starts):
         R = max(1, min(engine.group_size(starts[g0:], n_clusters), len(starts) - g0))
-        with clocked(seconds, "start"):
-            state = engine.start(starts[g0:g0 + R], n_clusters, rule)
-        for r in range(R):
-            if progress is not None:
-                progress.start(g0 + r)
         ids = list(range(g0, g0 + R))
+        with clocked(seconds, "start"), _starting(progress, ids, "summing the clusters"):
+            state = engine.start(starts[g0:g0 + R], n_clusters, rule)
         _sweeps(engine, state, max_iter, n * tol, ids, progress, owner, seconds)
         stale = [r for r in range(R) if state.converged[r]
                  and drift(engine, state, r) > DRIFT_RTOL]
         with clocked(seconds, "finish"):
             results = engine.finish(state)
         if stale:  # M rebuilt from the labels, then the sweeps go on
-            with clocked(seconds, "start"):
+            with clocked(seconds, "start"), _starting(progress, [g0 + r for r in stale],
+                                                      "summing the clusters again", False):
                 fresh = engine.start([results[r].labels for r in stale], n_clusters, rule)
             fresh.n_moves = [list(state.n_moves[r]) for r in stale]
             _sweeps(engine, fresh, max_iter, n * tol, [g0 + r for r in stale], progress,
@@ -131,6 +129,20 @@ def run_starts(engine, starts, n_clusters, *, rule="hartigan", max_iter=300, tol
                       "single moves that lower W may remain); raise max_iter",
                       convergence_warning())
     return best
+
+
+def _starting(progress, ids, what, say=True):
+    """The start of the runs ``ids`` on ``progress`` (each said to start, with ``say``):
+    the bar says ``what`` they are doing while their sums are built (no sweep yet)."""
+    if progress is None:
+        return nullcontext()
+    for r in ids if say else ():
+        progress.start(r)
+    runs, n = [r + 1 for r in ids], progress.n_init
+    runs = (f"restart {runs[0]}/{n}" if len(runs) == 1 else f"restarts {runs[0]}-{runs[-1]}/{n}"
+            if runs[-1] - runs[0] == len(runs) - 1 else
+            f"restarts {', '.join(map(str, runs))} (of {n})")
+    return progress.waiting(f"{runs}: {what}")
 
 
 def drift(engine, state, r):

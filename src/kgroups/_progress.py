@@ -1,14 +1,21 @@
 """Progress of a fit: a tqdm bar on stderr and, with ``verbose``, one line per event.
 
 The bar counts sweeps over all restarts (``n_init * max_iter``; a restart that
-converges early jumps to its end), appears only after a second and only when
-stderr is a terminal (``disable=None``), and is removed when the fit ends.
+converges early jumps to its end), appears only after ``BAR_DELAY`` seconds and only
+when stderr is a terminal (``disable=None``), and is removed when the fit ends. A start
+of runs, which sums their clusters over every pair of rows before the first sweep
+(minutes on a million rows), keeps it alive: its clock is redrawn every ``TICK``
+seconds, saying what runs (:meth:`FitProgress.waiting`).
 """
 
 from __future__ import annotations
 
 import sys
+import threading
 import time
+from contextlib import contextmanager
+
+BAR_DELAY, TICK = 1.0, 0.5
 
 
 def progress_bar(iterable=None, **kwargs):
@@ -42,8 +49,8 @@ class FitProgress:
     def __init__(self, owner, n_init, max_iter, verbose):
         self.owner, self.n_init, self.max_iter, self.verbose = owner, n_init, max_iter, verbose
         self.t0 = time.perf_counter()
-        self.bar = (progress_bar(total=n_init * max_iter, desc=owner, unit="sweep", delay=1.0)
-                    if draws_on(sys.stderr) else None)
+        self.bar = (progress_bar(total=n_init * max_iter, desc=owner, unit="sweep",
+                                 delay=BAR_DELAY) if draws_on(sys.stderr) else None)
         self.restart, self.sweeps = 0, 0
 
     def say(self, text):
@@ -62,10 +69,10 @@ class FitProgress:
         # else (formatting the bar's postfix and the line costs as much as a sweep
         # of a small data set)
         self.sweeps = sweep
-        if self.bar is not None and not self.bar.disable:
-            self.bar.update(1)
+        if self.bar is not None and not self.bar.disable:  # the postfix first: the frame
             self.bar.set_postfix(restart=f"{self.restart + 1}/{self.n_init}", moves=moves,
-                                 refresh=False)
+                                 refresh=False)     # that update(1) draws is this sweep's
+            self.bar.update(1)
         if self.verbose:
             self.say(f"restart {self.restart + 1}/{self.n_init}, sweep {sweep}: {moves} "
                      f"moves, Q = {objective:.10g} ({self.elapsed():.2f} s)")
@@ -86,11 +93,37 @@ class FitProgress:
         self.restart, self.sweeps = restart, sweeps
         self.end(objective)
 
-    def show(self):
-        """Draw the bar now, before its first sweep: a start known to be long (the sums
-        over every pair of many rows) says what it is doing while it runs."""
-        if self.bar is not None:
-            self.bar.refresh()
+    @contextmanager
+    def waiting(self, what):
+        """While a step without sweeps runs (the start of runs), the bar says ``what`` (at
+        once where it shows already) and is redrawn every ``TICK`` seconds from
+        ``BAR_DELAY`` on, so that its clock runs: a thread of its own draws it (the
+        kernels release the GIL), stopped when the step ends. Off a terminal nothing
+        runs."""
+        bar = self.bar
+        if bar is None or bar.disable:
+            yield
+            return
+
+        def draw():
+            bar.set_postfix_str(what, refresh=False)
+            bar.refresh()
+
+        if self.elapsed() >= BAR_DELAY:
+            draw()
+        stop = threading.Event()
+
+        def tick():
+            while not stop.wait(max(BAR_DELAY - self.elapsed(), TICK)):
+                draw()
+
+        ticker = threading.Thread(target=tick, name="kgroups progress", daemon=True)
+        ticker.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            ticker.join()
 
     def close(self):
         if self.bar is not None:

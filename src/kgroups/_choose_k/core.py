@@ -286,10 +286,8 @@ def _on_rows(X, w, rows, lone, ks, setting, opts, seed, refit):
         f.runs[r.k] = f.run(r.k, [r.labels])[2]
         r.labels = f.predict(r.k, Z := geo(X))  # Z: every row there, once
     how = "the sample fit's predict" if sampled else "the predict of their fit"
-    if refit and r.k > 1:  # its sweeps on a bar (a terminal's), its n x n sums first
+    if refit and r.k > 1:  # its sums and sweeps on a bar (a terminal's)
         bar = FitProgress(f"{setting.owner}: fit of all {n} rows", 1, setting.max_iter, 0)
-        if sampled:  # many rows: their sums take a while before the first sweep
-            bar.show()
         r.labels = Fits(Z, w, chosen, stream(seed, "all rows"), matrix=False).run(
             r.k, [r.labels], bar)[0]
         bar.close()
