@@ -86,7 +86,7 @@ def numbers_of(X, owner, name="X"):
             f"{owner}: {name} should be a 2-D array (n_samples, n_features), got an array "
             f"with dim {arr.ndim} (shape {arr.shape}){hint}")
     if arr.dtype.kind not in "OUS":
-        return X
+        return arr if isinstance(X, np.matrix) else X  # a matrix: its rows, as an array
     return text_as_numbers(arr, name, owner)
 
 
@@ -101,13 +101,22 @@ def checked_rows(est, X, *, reset, accept_sparse=False, ensure_min_samples=1):
     X = numbers_of(X, owner)
     if len(shape := getattr(X, "shape", ())) == 2:  # an empty DataFrame too, in our words
         check_counts(shape, owner, ensure_min_samples)
+    if issparse(X) and not accept_sparse:
+        raise InvalidParameterError(
+            f"{owner}: X is a scipy.sparse matrix of shape {X.shape}; sparse input is "
+            "supported only as a precomputed matrix (semimetric or kernel 'precomputed'): "
+            "for rows of data pass X.toarray()")
     if getattr(est, "_sklearn_free", False) and isinstance(X, np.ndarray):
         X = plain_rows(est, X, owner, reset)
     else:
         from sklearn.utils.validation import validate_data  # the estimators' machinery
 
-        X = validate_data(est, X, reset=reset, dtype=np.float64, accept_sparse=accept_sparse,
-                          ensure_all_finite=False, ensure_min_samples=ensure_min_samples)
+        try:
+            X = validate_data(est, X, reset=reset, dtype=np.float64,
+                              accept_sparse=accept_sparse, ensure_all_finite=False,
+                              ensure_min_samples=ensure_min_samples)
+        except (TypeError, ValueError) as err:  # its words, in the owner's name
+            raise InvalidParameterError(f"{owner}: {err}") from None
     check_finite(X, "X", owner)
     return X
 

@@ -289,19 +289,32 @@ INPUT_CASES = [
 @pytest.mark.parametrize("Est", ESTIMATORS)
 @pytest.mark.parametrize("X, params, fit_kw, match", INPUT_CASES)
 def test_bad_inputs_are_named(Est, X, params, fit_kw, match):
-    with pytest.raises((ValueError, TypeError), match=match):
+    with pytest.raises((ValueError, TypeError), match=match) as info:
         Est(2, **params).fit(X, **fit_kw)
+    assert str(info.value).startswith(f"{Est.__name__}: ")  # scikit-learn's words too
 
 
 @pytest.mark.parametrize("Est", ESTIMATORS)
 def test_predict_checks_its_input(Est):
     est = Est(2, random_state=0).fit(X20)
-    with pytest.raises(ValueError, match="features"):
+    with pytest.raises(ValueError, match=f"^{Est.__name__}: X has 2 features, but"):
         est.predict(X20[:, :2])
+    with pytest.raises(ValueError, match=f"^{Est.__name__}: .*sparse input is supported only"):
+        est.predict(sp.csr_matrix(X20))
     with pytest.raises(ValueError, match="NaN"):
         est.predict(np.full((2, 3), np.nan))
     with pytest.raises(Exception, match="not fitted"):
         Est(2).predict(X20)
+
+
+@pytest.mark.parametrize("Est", ESTIMATORS)
+def test_a_numpy_matrix_is_its_rows(Est):
+    """np.matrix holds rows of numbers as an array does (the functions take it): the same
+    fit, and the same predict."""
+    a = Est(2, random_state=0).fit(X20)
+    m = Est(2, random_state=0).fit(np.asmatrix(X20))
+    np.testing.assert_array_equal(m.labels_, a.labels_)
+    np.testing.assert_array_equal(m.predict(np.asmatrix(X20[:5])), a.predict(X20[:5]))
 
 
 def test_function_forms_name_their_parameters():
@@ -311,6 +324,13 @@ def test_function_forms_name_their_parameters():
         kernel_kgroups(X20, 2, bogus=1)
     with pytest.raises(ValueError, match=r"improving_moves: labels should lie"):
         improving_moves(X20, np.r_[np.zeros(19, int), -1])
+    from kgroups import energy_hclust
+
+    for call in (lambda Z: kernel_kgroups(Z, 2), lambda Z: improving_moves(Z, np.arange(20) % 2),
+                 lambda Z: energy_hclust(Z, 2)):
+        with pytest.raises(ValueError, match=r"^(kernel_kgroups|improving_moves|energy_hclust): "
+                           r".*sparse input is supported only"):
+            call(sp.csr_matrix(X20))
 
 
 # --------------------------------------------------------------- property-based
