@@ -335,6 +335,31 @@ def test_awkward_inputs_keep_the_fit_s_front_door():
     assert record[0].filename == __file__ and est.labels_.shape == (5,)
 
 
+@pytest.mark.parametrize("how", [{}, {"semimetric": "auto"},
+                                 {"method": "silhouette", "random_state": 0},
+                                 {"method": "gap", "random_state": 0}])
+def test_zero_weights_are_removed_rows_for_choose_k_too(how):
+    """choose_k takes the zero weights the estimator takes: the choice is that of the rows
+    of positive weight (the same k and labels), and each removed row gets the label that
+    the chosen fit's predict gives it (the estimator's n_clusters="auto" gives the same);
+    too few rows of positive weight are refused in those words."""
+    X, _ = four_blobs(n=20)
+    w = np.ones(len(X))
+    w[[3, 25, 47, 60]] = 0.0
+    r, kept = choose_k(X, sample_weight=w, **how), choose_k(X[w > 0], **how)
+    assert r.k == kept.k == 4 and r.labels.shape == (80,)
+    np.testing.assert_array_equal(r.labels[w > 0], kept.labels)
+    np.testing.assert_array_equal(r.sample, np.flatnonzero(w > 0))
+    removed = r.labels[[3, 25, 47, 60]]
+    assert all((r.labels[w > 0][(np.flatnonzero(w > 0) // 20) == b] == removed[i]).all()
+               for i, b in enumerate([0, 1, 2, 3]))  # each in its own blob's cluster
+    if not how:
+        est = KernelKGroups("auto", random_state=0).fit(X, sample_weight=w)
+        assert adjusted_rand_score(est.labels_, r.labels) == 1.0
+    with pytest.raises(ValueError, match="choose_k: sample_weight leaves 1 row of positive"):
+        choose_k(X, sample_weight=np.r_[1.0, np.zeros(79)], **how)
+
+
 def test_a_far_tight_group_is_a_cluster():
     """A 1,000-point blob and 5 tight points 40 standard deviations away: no dip and no
     gain over the references sees 5 points, but they are a separated group of the

@@ -7,7 +7,7 @@ import warnings
 
 from .._errors import KRangeWarning, user_stacklevel
 from .._validation import InvalidParameterError, check_data, check_sample_weight, validated
-from .core import check_k_range, choice_rows, run_choice
+from .core import check_k_range, choice_rows, run_choice, with_removed_rows
 from .fits import Setting
 
 
@@ -57,7 +57,9 @@ def choose_k(X, k_range=None, *, method="auto", semimetric="energy", alpha=1.0, 
     alpha, sigma, theta : float, default=1.0
         The semimetric's parameters (the eigengap needs ``alpha <= 1``).
     sample_weight : array-like of shape (n_samples,), default=None
-        Positive weights; integer weights act as repeated rows.
+        Non-negative weights; integer weights act as repeated rows, and a row of weight 0
+        is removed: the choice runs without it, and its label is the chosen fit's
+        ``predict`` (as in ``KernelKGroups(n_clusters="auto")``).
     n_neighbors : int, default=10
         Neighbours of each point in the neighbourhood graph: the graph's rule, and the
         energy rule's tight groups apart (of at most this many points).
@@ -137,7 +139,12 @@ def choose_k(X, k_range=None, *, method="auto", semimetric="energy", alpha=1.0, 
     1
     """
     X = check_data(X, "X", "choose_k", allow_1d=True, min_samples=2)
-    w = check_sample_weight(sample_weight, X.shape[0], "choose_k")
+    w = check_sample_weight(sample_weight, X.shape[0], "choose_k", allow_zero=True)
+    pos = w > 0  # a zero weight removes a row: out of the choice, labelled by predict
+    X_all, X, w = X, X[pos], w[pos]
+    if X.shape[0] < 2:
+        raise InvalidParameterError(f"choose_k: sample_weight leaves {X.shape[0]} row of "
+                                    "positive weight; the choice needs 2 at least")
     if method != "auto" and semimetric in ("nearest_neighbors", "auto"):
         raise InvalidParameterError(f"choose_k: semimetric={semimetric!r} has a rule of its "
                                     f"own (method='auto'); got method={method!r}")
@@ -146,12 +153,15 @@ def choose_k(X, k_range=None, *, method="auto", semimetric="energy", alpha=1.0, 
                                     f"got method={method!r} (leave rule=None)")
     distinct = choice_rows(X, w)
     n_distinct = distinct[0].size
-    ks = check_k_range(k_range, method, semimetric, X.shape[0], n_distinct)
+    ks = check_k_range(k_range, method, semimetric, X.shape[0], n_distinct,
+                       "n_samples={}" if pos.all() else "{} samples of positive weight")
     setting = Setting(semimetric=semimetric, alpha=alpha, sigma=sigma, theta=theta,
                       n_neighbors=n_neighbors, n_init=n_init, engine=engine)
     opts = {"n_refs": n_refs, "reference": reference, "n_splits": n_splits, "rule": rule,
             "se_factor": se_factor, "cutoff": cutoff, "distinct": distinct}
     r = run_choice(X, w, ks, method, setting, opts, random_state, refit=True)
+    if not pos.all():
+        with_removed_rows(r, X_all, pos, w, setting)
     if r.at_top:  # the default answered the top of the range before its rule decided
         warnings.warn(f"choose_k: {r.top_note}", KRangeWarning, stacklevel=user_stacklevel())
     return r

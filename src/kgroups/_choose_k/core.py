@@ -69,8 +69,9 @@ def k_limit(method, semimetric, n, n_distinct):
                                     f"more clusters than X's {n_distinct} distinct rows")
 
 
-def check_k_range(k_range, method, semimetric, n, n_distinct):
-    """Sorted distinct integers k >= 1 that the method can use on n samples."""
+def check_k_range(k_range, method, semimetric, n, n_distinct, rows="n_samples={}"):
+    """Sorted distinct integers k >= 1 that the method can use on n samples (``rows``:
+    n in words, in the error)."""
     top, why = k_limit(method, semimetric, n, n_distinct)
     least = 2 if method in ("silhouette", "eigengap") else 1
     if k_range is None:  # the default answers 1 where X allows no k >= 2
@@ -90,7 +91,7 @@ def check_k_range(k_range, method, semimetric, n, n_distinct):
         raise InvalidParameterError(f"choose_k: k_range={describe(k_range)} has repeated values")
     if ks[-1] > max(top, 1):
         raise InvalidParameterError(
-            f"choose_k: k_range goes up to k={ks[-1]} but X has n_samples={n}; {why}")
+            f"choose_k: k_range goes up to k={ks[-1]} but X has {rows.format(n)}; {why}")
     if method in ("silhouette", "eigengap", "auto") and ks[-1] < 2 and top >= 2 \
             and semimetric != GRAPH:
         raise InvalidParameterError(
@@ -301,3 +302,20 @@ def _on_rows(X, w, rows, lone, ks, setting, opts, seed, refit):
                 short="" if sampled else f"{lone} lone outlier(s) left out")
     r.trace.steps.insert(len(r.trace.steps) if sampled else 0, step)  # outliers: first
     return r
+
+
+def with_removed_rows(r, X, pos, w, setting):
+    """The result ``r`` of the rows ``pos`` of X (weights ``w``) for every row of X: the
+    rows of weight 0 (removed) labelled by the ``predict`` of the chosen fit, run from
+    ``r.labels`` in the geometry of the labels; ``r.sample`` counts X's rows."""
+    rows = np.flatnonzero(pos)
+    labels = np.zeros(X.shape[0], dtype=np.int64)
+    labels[rows] = r.labels
+    if r.k > 1:
+        geo = r.rescaling or (lambda A: A)
+        chosen = setting.but(semimetric=r.semimetric or setting.semimetric)
+        Z = geo(X[rows])
+        f = Fits(Z, w, chosen, canonical(projection_key(Z), w)[0], matrix=False)
+        f.runs[r.k] = f.run(r.k, [r.labels])[2]
+        labels[~pos] = f.predict(r.k, geo(X[~pos]))
+    r.labels, r.sample = labels, rows if r.sample is None else rows[r.sample]
