@@ -531,6 +531,10 @@ def test_check_k_range_by_hand():
         with pytest.raises(InvalidParameterError, match=rf"^choose_k: method='{method}' "
                            r"compares k >= 2 clusters, and X allows none: .* X's 1 distinct"):
             check_k_range(None, method, "energy", 3, 1)
+        # nor where k_range=[1] is given on X of two rows: said, not numpy's all-NaN slice
+        with pytest.raises(InvalidParameterError, match=rf"^choose_k: k_range=\[1\] should "
+                           rf"hold a k >= 2 for method='{method}' .*, and X allows none"):
+            choose_k(np.array([[0.0, 1.0], [2.0, 3.0]]), [1], method=method)
     with pytest.raises(InvalidParameterError, match="k_range goes up to k=5"):
         check_k_range([1, 5], "auto", "energy", 100, 5)
 

@@ -92,11 +92,12 @@ def check_k_range(k_range, method, semimetric, n, n_distinct, rows="n_samples={}
     if ks[-1] > max(top, 1):
         raise InvalidParameterError(
             f"choose_k: k_range goes up to k={ks[-1]} but X has {rows.format(n)}; {why}")
-    if method in ("silhouette", "eigengap", "auto") and ks[-1] < 2 and top >= 2 \
-            and semimetric != GRAPH:
+    if ks[-1] < 2 and (least == 2 or method == "auto" and top >= 2 and semimetric != GRAPH):
+        one = ("the eigengap compares k >= 2 only" if method == "eigengap" else
+               "the silhouette is not defined for one cluster")
         raise InvalidParameterError(
             f"choose_k: k_range={describe(k_range)} should hold a k >= 2 for method="
-            f"{method!r} (the silhouette is not defined for one cluster)")
+            f"{method!r} ({one})" + ("" if top >= 2 else f", and X allows none: {why}"))
     return ks
 
 
