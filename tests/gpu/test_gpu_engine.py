@@ -245,3 +245,22 @@ def test_auto_never_picks_the_simulator_and_clear_errors(monkeypatch):
     with pytest.raises(ValueError, match=r"the gpu extra: pip install '\.\[gpu\]'"):
         KernelKGroups(2, engine="gpu").fit(X)
     assert issubclass(GpuEngine, MatrixFreeEngine)
+
+
+@pytest.mark.parametrize("method", ["predict", "transform", "score"])
+@pytest.mark.parametrize("alpha, factor", [(1.0, 1e160), (2.0, 1e153)])
+def test_new_rows_out_of_float64_range_are_named(method, alpha, factor):
+    """As on the CPU engines, new rows in host memory whose semimetric values to the fit's
+    points (or a cluster's sum of them) overflow float64 are refused by the method, in
+    its name (they gave labels 0, an infinite transform or score with a warning only);
+    rows far from the origin but near the points are not."""
+    from kgroups.exceptions import InvalidParameterError
+
+    X = np.random.default_rng(0).normal(size=(20, 3))
+    est = KernelKGroups(2, alpha=alpha, engine="gpu", random_state=0).fit(X)
+    with pytest.raises(InvalidParameterError, match=rf"^KernelKGroups\.{method}: the values of "
+                       r"semimetric='energy' overflow float64 .* X holds rows too far"):
+        getattr(est, method)(X * factor)
+    assert np.all(np.isfinite(np.asarray(getattr(est, method)(X * 1e3), dtype=float)))
+    far = KernelKGroups(2, alpha=alpha, engine="gpu", random_state=0).fit(X + 1e8)
+    np.testing.assert_array_equal(far.predict(X + 1e8), far.labels_)

@@ -133,11 +133,14 @@ class DeviceArrays:
 
     def predictor(self, X_fit, result):
         """``predict``'s cross sums against the fit's points, on the device
-        (:class:`~kgroups._engines.gpu_predictor.DevicePredictor`)."""
+        (:class:`~kgroups._engines.gpu_predictor.DevicePredictor`), its ``center`` the
+        midpoint of the points' ranges (new rows in host memory are range-checked
+        from it, as against the points of an in-memory fit)."""
         from .gpu_predictor import DevicePredictor
 
+        lo, hi = self._ranges()
         return DevicePredictor(self.dXT, self.w, result.labels, result.s.shape[0],
-                               self.semimetric, self.params)
+                               self.semimetric, self.params, center=0.5 * lo + 0.5 * hi)
 
     def _exact_q(self, labels, k):
         """``q_l = sum_{i, y in C_l} B[i, y]`` in float64: the points sorted by label,

@@ -39,15 +39,15 @@ class DevicePredictor:
     """The cross sums of new rows against points kept on the device (module docstring).
 
     ``XT`` (D, n): the points on the device; ``w``, ``labels`` (n, host) and ``k``:
-    their weights and partition; ``semimetric``/``params``: the fit's.
+    their weights and partition; ``semimetric``/``params``: the fit's; ``center``: a
+    point near them (host), from which new rows in host memory are range-checked.
     """
 
     # New rows per block: their transposed copy and k sums each, on the device.
     block_rows = 1 << 16
     device_rows = True  # takes rows on the device as well as in host memory
-    center = None  # the fit's points stay on the device
 
-    def __init__(self, XT, w, labels, k, semimetric, params):
+    def __init__(self, XT, w, labels, k, semimetric, params, center=None):
         kk = cuda_kernels()
         cuda = kk.cuda
         self._k = kk
@@ -62,6 +62,7 @@ class DevicePredictor:
         self.labs = cuda.to_device(np.ascontiguousarray(labels[order]))
         self.k, self.n_features = int(k), d
         self._args = kernel_args(semimetric, params)
+        self.center = center  # None: no range check of new rows (score's own rows)
 
     @classmethod
     def from_rows(cls, rows, w, labels, k, semimetric, params):
