@@ -365,9 +365,18 @@ def _range_checked(Xb, fn, semimetric, params, center, factor, owner):
     """``fn(Xb)`` after checking that the semimetric values of the new rows ``Xb`` to
     the training rows, bounded from the predictor's ``center``, times ``factor`` (half
     the training weight: a cluster's sum), fit float64; an error naming ``X``
-    otherwise, not the overflow of a pairwise block deep inside."""
+    otherwise, not the overflow of a pairwise block deep inside. Rows on a device
+    (:class:`~kgroups._input_device.DeviceRows`) are bounded from their largest
+    ``|x|``, found when they were checked: ``|x - c|^2 <= D (|x|_max + |c|_max)^2``."""
     if isinstance(Xb, np.ndarray):
-        check_semimetric_range(centred_sq_norm_max(Xb, center), semimetric, params, factor,
-                               owner, advice="X holds rows too far from the training rows "
-                               "for float64: check it for values out of range")
+        sq = centred_sq_norm_max(Xb, center)
+    elif getattr(Xb, "largest", None) is not None:
+        with np.errstate(over="ignore"):  # inf: refused by the check
+            sq = Xb.shape[1] * np.square(np.float64(Xb.largest) * Xb.scale
+                                         + np.max(np.abs(center)))
+    else:
+        return fn(Xb)
+    check_semimetric_range(sq, semimetric, params, factor, owner, advice="X holds rows too "
+                           "far from the training rows for float64: check it for values out "
+                           "of range")
     return fn(Xb)

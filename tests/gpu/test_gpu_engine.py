@@ -250,17 +250,23 @@ def test_auto_never_picks_the_simulator_and_clear_errors(monkeypatch):
 @pytest.mark.parametrize("method", ["predict", "transform", "score"])
 @pytest.mark.parametrize("alpha, factor", [(1.0, 1e160), (2.0, 1e153)])
 def test_new_rows_out_of_float64_range_are_named(method, alpha, factor):
-    """As on the CPU engines, new rows in host memory whose semimetric values to the fit's
-    points (or a cluster's sum of them) overflow float64 are refused by the method, in
-    its name (they gave labels 0, an infinite transform or score with a warning only);
-    rows far from the origin but near the points are not."""
+    """As on the CPU engines, new rows whose semimetric values to the fit's points (or a
+    cluster's sum of them) overflow float64 are refused by the method, in its name (they
+    gave labels 0, an infinite transform or score with a warning only), in host memory
+    and on the device (bounded from their largest |x|); rows far from the origin but near
+    the points are not."""
     from kgroups.exceptions import InvalidParameterError
+
+    from numba import cuda
 
     X = np.random.default_rng(0).normal(size=(20, 3))
     est = KernelKGroups(2, alpha=alpha, engine="gpu", random_state=0).fit(X)
-    with pytest.raises(InvalidParameterError, match=rf"^KernelKGroups\.{method}: the values of "
-                       r"semimetric='energy' overflow float64 .* X holds rows too far"):
-        getattr(est, method)(X * factor)
-    assert np.all(np.isfinite(np.asarray(getattr(est, method)(X * 1e3), dtype=float)))
+    for rows in (lambda A: A, cuda.to_device):   # in host memory, on the device
+        with pytest.raises(InvalidParameterError, match=rf"^KernelKGroups\.{method}: the "
+                           r"values of semimetric='energy' overflow float64 .* X holds rows"):
+            getattr(est, method)(rows(X * factor))
+        out = getattr(est, method)(rows(X * 1e3))
+        out = out.copy_to_host() if hasattr(out, "copy_to_host") else out
+        assert np.all(np.isfinite(np.asarray(out, dtype=float)))
     far = KernelKGroups(2, alpha=alpha, engine="gpu", random_state=0).fit(X + 1e8)
     np.testing.assert_array_equal(far.predict(X + 1e8), far.labels_)
