@@ -221,6 +221,8 @@ PARAM_CASES = [
     ({"engine": "tpu"}, r"engine='tpu' should be one of"),
     ({"dtype": "bogus"}, r"dtype='bogus' should be one of 'auto', 'float64', 'float32' or a numpy"),
     ({"dtype": np.int64}, r"dtype=.* should be one of"),
+    ({"dtype": np.array(2.0)}, r"dtype=array\(2\.\) should be one of"),
+    ({"dtype": np.dtype("float16")}, r"dtype=dtype\('float16'\) should be one of"),
     ({"landmarks": "x"}, r"landmarks='x' should be one of"),
     ({"n_components": 0}, r"n_components=0 should be an integer >= 1"),
     ({"random_state": "seed"}, r"random_state='seed' should be None, an integer"),
@@ -258,6 +260,16 @@ def test_bad_parameters_are_named(Est, params, match):
     params = {"n_clusters": 2, **params}
     with pytest.raises(ValueError, match=match):
         Est(**params).fit(X20)
+
+
+@pytest.mark.parametrize("Est", ESTIMATORS)
+def test_a_numpy_dtype_is_its_name(Est):
+    """dtype=np.dtype("float32") is dtype="float32" (numpy's own spelling of it)."""
+    for name in ("float32", "float64"):
+        a = Est(2, dtype=name, random_state=0).fit(X20)
+        b = Est(2, dtype=np.dtype(name), random_state=0).fit(X20)
+        np.testing.assert_array_equal(a.labels_, b.labels_)
+        assert a.within_energy_ == b.within_energy_
 
 
 def test_contradictory_precomputed_settings():
