@@ -141,7 +141,9 @@ def choose_k(X, k_range=None, *, method="auto", semimetric="energy", alpha=1.0, 
     X = check_data(X, "X", "choose_k", allow_1d=True, min_samples=2)
     w = check_sample_weight(sample_weight, X.shape[0], "choose_k", allow_zero=True)
     pos = w > 0  # a zero weight removes a row: out of the choice, labelled by predict
-    X_all, X, w = X, X[pos], w[pos]
+    X_all, removed = X, not pos.all()
+    if removed:
+        X, w = X[pos], w[pos]
     if X.shape[0] < 2:
         raise InvalidParameterError(f"choose_k: sample_weight leaves {X.shape[0]} row of "
                                     "positive weight; the choice needs 2 at least")
@@ -154,13 +156,13 @@ def choose_k(X, k_range=None, *, method="auto", semimetric="energy", alpha=1.0, 
     distinct = choice_rows(X, w)
     n_distinct = distinct[0].size
     ks = check_k_range(k_range, method, semimetric, X.shape[0], n_distinct,
-                       "n_samples={}" if pos.all() else "{} samples of positive weight")
+                       "{} samples of positive weight" if removed else "n_samples={}")
     setting = Setting(semimetric=semimetric, alpha=alpha, sigma=sigma, theta=theta,
                       n_neighbors=n_neighbors, n_init=n_init, engine=engine)
     opts = {"n_refs": n_refs, "reference": reference, "n_splits": n_splits, "rule": rule,
             "se_factor": se_factor, "cutoff": cutoff, "distinct": distinct}
     r = run_choice(X, w, ks, method, setting, opts, random_state, refit=True)
-    if not pos.all():
+    if removed:
         with_removed_rows(r, X_all, pos, w, setting)
     if r.at_top:  # the default answered the top of the range before its rule decided
         warnings.warn(f"choose_k: {r.top_note}", KRangeWarning, stacklevel=user_stacklevel())

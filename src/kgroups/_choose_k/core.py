@@ -283,14 +283,12 @@ def _on_rows(X, w, rows, lone, ks, setting, opts, seed, refit):
     if r.k == 1:
         r.labels = np.zeros(n, dtype=np.int64)
     else:
-        chosen = setting.but(semimetric=r.semimetric or setting.semimetric)
-        f = Fits(geo(Xs), ws, chosen, stream(seed, "sample fit"), matrix=False)
-        f.runs[r.k] = f.run(r.k, [r.labels])[2]
+        f = chosen_fit(r, geo(Xs), ws, setting, stream(seed, "sample fit"))
         r.labels = f.predict(r.k, Z := geo(X))  # Z: every row there, once
     how = "the sample fit's predict" if sampled else "the predict of their fit"
     if refit and r.k > 1:  # its sums and sweeps on a bar (a terminal's)
         bar = FitProgress(f"{setting.owner}: fit of all {n} rows", 1, setting.max_iter, 0)
-        r.labels = Fits(Z, w, chosen, stream(seed, "all rows"), matrix=False).run(
+        r.labels = Fits(Z, w, f.setting, stream(seed, "all rows"), matrix=False).run(
             r.k, [r.labels], bar)[0]
         bar.close()
         how = "the fit of all rows started from " + ("the sample's" if sampled else "theirs")
@@ -314,9 +312,17 @@ def with_removed_rows(r, X, pos, w, setting):
     labels[rows] = r.labels
     if r.k > 1:
         geo = r.rescaling or (lambda A: A)
-        chosen = setting.but(semimetric=r.semimetric or setting.semimetric)
         Z = geo(X[rows])
-        f = Fits(Z, w, chosen, canonical(projection_key(Z), w)[0], matrix=False)
-        f.runs[r.k] = f.run(r.k, [r.labels])[2]
+        f = chosen_fit(r, Z, w, setting, canonical(projection_key(Z), w)[0])
         labels[~pos] = f.predict(r.k, geo(X[~pos]))
     r.labels, r.sample = labels, rows if r.sample is None else rows[r.sample]
+
+
+def chosen_fit(r, Z, w, setting, seed):
+    """The :class:`Fits` of ``r``'s k and semimetric on the rows ``Z`` (weights ``w``) that
+    ``r.labels`` label, in the geometry of those labels, its fit of k run from them: its
+    ``predict`` labels other rows in that geometry."""
+    f = Fits(Z, w, setting.but(semimetric=r.semimetric or setting.semimetric), seed,
+             matrix=False)
+    f.runs[r.k] = f.run(r.k, [r.labels])[2]
+    return f

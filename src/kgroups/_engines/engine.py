@@ -23,8 +23,9 @@ declares what it can take in :class:`Capabilities` and offers
   (``sample_start``, ``extend``);
 * **predict**: ``predictor(X_fit, result)``, whose ``cross_sums(X_block)`` gives new
   rows' cluster sums and ``K(x, x)``, and whose ``center`` is the point from which new
-  rows' distances to the training rows are bounded (the training rows' robust centre;
-  None where the predictor does not compare host rows with them).
+  rows' distances to the training rows are bounded (the training rows' robust centre,
+  or on a device the midpoint of their ranges; None where new rows are not rows of
+  data).
 
 The base class declares every method the driver (:mod:`kgroups._driver`), the starts
 (:mod:`kgroups._init`) and the estimators call, each with its docstring, and gives
