@@ -4,8 +4,8 @@ The bar counts sweeps over all restarts (``n_init * max_iter``; a restart that
 converges early jumps to its end), appears only after ``BAR_DELAY`` seconds and only
 when stderr is a terminal (``disable=None``), and is removed when the fit ends. A start
 of runs, which sums their clusters over every pair of rows before the first sweep
-(minutes on a million rows), keeps it alive: its clock is redrawn every ``TICK``
-seconds, saying what runs (:meth:`FitProgress.waiting`).
+(O(n^2) work with nothing to count), keeps it alive: its clock is redrawn every
+``TICK`` seconds, saying what runs (:meth:`FitProgress.waiting`).
 """
 
 from __future__ import annotations
