@@ -136,6 +136,9 @@ def test_a_long_start_keeps_the_bar_alive_and_says_what_runs(monkeypatch):
     with progress.waiting("restart 1/2: summing the clusters"):
         time.sleep(0.4)
         assert any(t.name == "kgroups progress" for t in threading.enumerate())
+        waited = progress.bar._time()
+    # the bar's rate is of sweeps: the first sweep's is measured from the wait's end
+    assert progress.bar.last_print_t >= waited
     drawn = [t for t in term.text if "restart 1/2: summing the clusters" in t]
     assert len(drawn) >= 3   # at the delay, then every TICK: not one frozen frame
     assert not any(t.name == "kgroups progress" for t in threading.enumerate())
@@ -146,8 +149,9 @@ def test_a_long_start_keeps_the_bar_alive_and_says_what_runs(monkeypatch):
 
 
 def test_a_fit_on_a_terminal_says_its_start(monkeypatch):
-    """The estimator's fit (one driver for every engine) names the restarts whose sums
-    are being built on its bar, before their first sweep."""
+    """The estimator's fit (one driver for every engine) shows its bar while the engine
+    is prepared (a dense engine's n x n matrix), then names the restarts whose sums are
+    being built, before their first sweep; the bar counts the restarts' sweeps."""
     monkeypatch.setattr("kgroups._progress.BAR_DELAY", 0.0)
     for engine, said in [("dense", ["restarts 1-2/2"]), ("matrix-free", ["restarts 1-2/2"]),
                          ("low-rank", ["restart 1/2", "restart 2/2"])]:  # started together
@@ -156,3 +160,4 @@ def test_a_fit_on_a_terminal_says_its_start(monkeypatch):
         KernelKGroups(3, n_init=2, engine=engine, random_state=0).fit(X)
         shown = "".join(term.text)
         assert all(f"{runs}: summing the clusters" in shown for runs in said), engine
+        assert "preparing the engine" in shown and "/600 [" in shown, engine  # 2 x 300

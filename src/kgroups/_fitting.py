@@ -224,20 +224,22 @@ class KernelClusteringFit(ConstrainedParams):
         self.semimetric_, self.semimetric_choice_ = plan.semimetric, None
         self._rescaling = None  # new rows are taken as they come (see _fit)
         seconds = {}
-        with clocked(seconds, "prepare"):
-            X, w, engine, kind, left_out = self._prepare(X, sample_weight, plan)
-        # given labels (one start, or one per row) checked before anything uses them
-        given = given_starts(plan.init, engine, self._keep, plan.n_clusters, self._owner(),
-                             noise=self.noise is not None)
-        n_init = len(given) if given is not None else self._n_init
-        progress = FitProgress(self._owner(), n_init, self.max_iter, self.verbose)
-        if self.verbose:
-            about = engine_summary(engine, X, self._engine_why, n_clusters=plan.n_clusters,
-                                   n_init=n_init, dtype=self.dtype,
-                                   n_components=self.n_components)
-            progress.say(f"{about}; n_init={n_init} (n_init={plan.n_init!r}, "
-                         f"init={init_name(plan.init)})")
+        # the bar from the start: preparing an engine can take longer than its sweeps
+        progress = FitProgress(self._owner(), 1, self.max_iter, self.verbose)
         try:
+            with clocked(seconds, "prepare"), progress.waiting("preparing the engine"):
+                X, w, engine, kind, left_out = self._prepare(X, sample_weight, plan)
+            # given labels (one start, or one per row) checked before anything uses them
+            given = given_starts(plan.init, engine, self._keep, plan.n_clusters,
+                                 self._owner(), noise=self.noise is not None)
+            n_init = len(given) if given is not None else self._n_init
+            progress.runs(n_init)
+            if self.verbose:
+                about = engine_summary(engine, X, self._engine_why, n_clusters=plan.n_clusters,
+                                       n_init=n_init, dtype=self.dtype,
+                                       n_components=self.n_components)
+                progress.say(f"{about}; n_init={n_init} (n_init={plan.n_init!r}, "
+                             f"init={init_name(plan.init)})")
             with clocked(seconds, "init"):
                 starts = given if given is not None else self._starts(X, w, engine, kind,
                                                                       n_init, progress, plan)

@@ -2,10 +2,12 @@
 
 The bar counts sweeps over all restarts (``n_init * max_iter``; a restart that
 converges early jumps to its end), appears only after ``BAR_DELAY`` seconds and only
-when stderr is a terminal (``disable=None``), and is removed when the fit ends. A start
-of runs, which sums their clusters over every pair of rows before the first sweep
-(O(n^2) work with nothing to count), keeps it alive: its clock is redrawn every
-``TICK`` seconds, saying what runs (:meth:`FitProgress.waiting`).
+when stderr is a terminal (``disable=None``), and is removed when the fit ends. The
+steps before the first sweep have nothing to count: the preparation of the engine (the
+n x n matrix of a dense engine, the neighbourhood graph) and the start of runs, which
+sums their clusters over every pair of rows (both O(n^2) work). They keep the bar
+alive: its clock is redrawn every ``TICK`` seconds, saying what runs
+(:meth:`FitProgress.waiting`).
 """
 
 from __future__ import annotations
@@ -60,6 +62,13 @@ class FitProgress:
         elif self.verbose:
             print(f"{self.owner}: {text}", file=sys.stdout)
 
+    def runs(self, n_init):
+        """The number of restarts, once known (after the engine is prepared): the bar
+        counts ``n_init * max_iter`` sweeps."""
+        self.n_init = n_init
+        if self.bar is not None:
+            self.bar.total = n_init * self.max_iter
+
     def start(self, restart):
         self.restart, self.sweeps = restart, 0
         self.say(f"restart {restart + 1}/{self.n_init}: starting ({self.elapsed():.2f} s)")
@@ -95,7 +104,7 @@ class FitProgress:
 
     @contextmanager
     def waiting(self, what):
-        """While a step without sweeps runs (the start of runs), the bar says ``what`` (at
+        """While a step without sweeps runs (preparing, the start of runs), the bar says ``what`` (at
         once where it shows already) and is redrawn every ``TICK`` seconds from
         ``BAR_DELAY`` on, so that its clock runs: a thread of its own draws it (the
         kernels release the GIL), stopped when the step ends. Off a terminal nothing
@@ -124,6 +133,8 @@ class FitProgress:
         finally:
             stop.set()
             ticker.join()
+            # the rate is of sweeps: measured from here, not over the wait
+            bar.last_print_t, bar.last_print_n = bar._time(), bar.n
 
     def close(self):
         if self.bar is not None:
