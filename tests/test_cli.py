@@ -552,6 +552,40 @@ def test_csv_errors_point_at_the_right_fix(tmp_path, capsys, text, extra, fix, n
     assert err.count("\n") == 1 and fix in err and not_fix not in err, err
 
 
+def test_a_row_of_weight_zero_is_left_out_and_labelled_as_a_new_point(tmp_path, capsys):
+    """As in the library: a row of weight 0 does not move the fit (the other rows' labels
+    are those of the file without it) and gets the label predict gives it; both
+    commands take it; --engine dask, which refuses a zero weight, says so by option."""
+    from kgroups import KernelKGroups
+
+    rng = np.random.default_rng(5)
+    X = np.vstack([rng.normal(0, 1, (20, 2)), rng.normal(7, 1, (20, 2)), [[30.0, 30.0]]])
+    w = np.r_[np.ones(40), 0.0]              # a far row that would pull a cluster
+    full, kept = tmp_path / "w.csv", tmp_path / "kept.csv"
+    full.write_text("x,y,w\n" + "".join(f"{a},{b},{c}\n" for (a, b), c in zip(X, w)))
+    kept.write_text("x,y,w\n" + "".join(f"{a},{b},1\n" for a, b in X[:40]))
+    labels = {}
+    for path in (full, kept):
+        out = tmp_path / f"{path.stem}.labels"
+        assert main(["cluster", str(path), "-k", "2", "--weights", "w", "--seed", "0",
+                     "-o", str(out)]) == 0
+        labels[path] = np.loadtxt(out, skiprows=1, dtype=int)
+    assert labels[full][:40].tolist() == labels[kept].tolist()
+    est = KernelKGroups(2, random_state=0).fit(X[:40])   # the command's fit, in Python
+    assert labels[kept].tolist() == est.labels_.tolist()
+    assert labels[full][40] == est.predict(X[40:])[0]
+    capsys.readouterr()
+    assert main(["choose-k", str(full), "--weights", "w"]) == 0
+    assert capsys.readouterr().out.startswith("k = 2 ")
+    assert main(["cluster", str(full), "-k", "2", "--weights", "w", "--engine", "dask"]) == 2
+    err = capsys.readouterr().err
+    assert "argument --weights: 1 row(s)" in err and "--engine dask" in err
+    one = tmp_path / "one.csv"   # one row of positive weight: the library's error, by option
+    one.write_text("x,w\n1,1\n2,0\n3,0\n")
+    assert main(["choose-k", str(one), "--weights", "w"]) == 2
+    assert capsys.readouterr().err.rstrip().endswith("(set by --weights)")
+
+
 # --------------------------------------------------------------------------- --standardize
 def _ari(text):
     return float(text.split("ARI: ")[1].split()[0])

@@ -312,7 +312,7 @@ def _cell_hint(table, i, c, label_given, weights=False):
         if other != sep and _splits_into_numbers(cell, other):
             return f"; the fields look separated by {name}: pass --delimiter {name}"
     if weights:
-        return "; --weights names a column of numbers > 0"
+        return "; --weights names a column of numbers >= 0"
     if i == 0 and table.header is None and not any(_is_number(f) for f in rows[0]) \
             and len(rows) > 1 and any(_is_number(f) for f in rows[1]):
         return f"; if line {table.lines[0]} names the columns, pass --header yes"
@@ -358,7 +358,7 @@ def _to_float(table, cols, path, label_given=True, weights=False):
     bad = np.argwhere(~np.isfinite(X))
     if bad.size:
         i, j = bad[0]
-        fix = ("--weights names a column of numbers > 0" if weights else
+        fix = ("--weights names a column of numbers >= 0" if weights else
                "a missing value? every feature cell needs a number: fill it in (impute it) "
                "or drop the row" if np.isnan(X[i, j]) else "replace it or drop the row")
         raise CSVError(f"{path}, line {lines[i]}, {_column_name(cols[j], header)}: "
@@ -367,21 +367,21 @@ def _to_float(table, cols, path, label_given=True, weights=False):
 
 
 def _weights(table, c, path):
-    from ._validation import InvalidParameterError, check_sample_weight
+    """The ``--weights`` column: finite numbers >= 0, one at least > 0 (a row of weight 0
+    is left out of the fit and labelled by its predict, as in the library)."""
+    import numpy as np
 
-    w = _to_float(table, [c], path, weights=True)[:, 0]
-    try:
-        return check_sample_weight(w, w.shape[0], "kgroups cluster", "--weights")
-    except InvalidParameterError:
-        for i, value in enumerate(w):  # locate the row: the same rule, one row at a time
-            try:
-                check_sample_weight(value, 1)
-            except InvalidParameterError:
-                raise CSVError(f"{path}, line {table.lines[i]}, "
-                               f"{_column_name(c, table.header)}: {table.rows[i][c].strip()!r} "
-                               "is not a valid --weights value "
-                               "(weights should be finite and > 0)") from None
-        raise
+    w = _to_float(table, [c], path, weights=True)[:, 0]   # finite numbers
+    bad = np.flatnonzero(~(w >= 0))
+    if bad.size:
+        i = int(bad[0])
+        raise CSVError(f"{path}, line {table.lines[i]}, {_column_name(c, table.header)}: "
+                       f"{table.rows[i][c].strip()!r} is not a valid --weights value (weights "
+                       "should be finite and >= 0)")
+    if w.size and not np.any(w > 0):
+        raise CSVError(f"{path}: every --weights value ({_column_name(c, table.header)}) is 0; "
+                       "at least one row needs a positive weight")
+    return w
 
 
 def _feature_columns(table, path, special, columns, drop_columns):

@@ -178,12 +178,18 @@ CHOOSE_K_OPTIONS = (("--method", "method"), ("--semimetric", "semimetric"),
                     ("--n-refs", "n_refs"), ("--n-splits", "n_splits"), ("--n-init", "n_init"),
                     ("--alpha", "alpha"), ("--n-neighbors", "n_neighbors"),
                     ("--seed", "random_state"))
+WEIGHTS_OPTION = ("--weights", "sample_weight")  # the data's, named in the library's errors
 
 
-def _options_named_in(message, options=tuple((o, p) for o, _, p in ESTIMATOR_OPTIONS)):
+def _options_named_in(message, options=(*((o, p) for o, _, p in ESTIMATOR_OPTIONS),
+                                        WEIGHTS_OPTION)):
     """The options (``(option, parameter)`` pairs; default: the cluster command's) whose
-    parameter a library message names."""
-    found = [option for option, param in options if f"{param}=" in message]
+    parameter a library message names: as ``param=``, or, for a name no prose holds
+    (``sample_weight``, ``n_clusters``), as a word of its own."""
+    import re
+
+    found = [option for option, param in options if f"{param}=" in message
+             or "_" in param and re.search(rf"\b{param}\b", message)]
     return f" (set by {', '.join(found)})" if found else ""
 
 
@@ -237,6 +243,11 @@ def _cluster(args):
         check_output_file(args.out, "--out", args.file)
     notes = {}
     X, w, y = _load(args, notes)
+    if args.engine == "dask" and w is not None and not np.all(w > 0):
+        raise UsageError(f"argument --weights: {int(np.sum(w == 0))} row(s) of {args.file} "
+                         "weigh 0, and --engine dask takes weights > 0 only: drop those rows, "
+                         "or choose another engine (one that leaves a row of weight 0 out of "
+                         "the fit and labels it as a new point)")
     auto = args.n_clusters == "auto"  # the spread's note waits for the choice of k
     _say_notes("kgroups cluster", {**notes, "spread": None} if auto else notes, args.standardize)
     if not auto and X.shape[0] < args.n_clusters:
@@ -426,7 +437,7 @@ def _choose_k(args):
         span = "choose_k's default k range" if top is None else (
             f"--k-min/--k-max ({args.k_min}..{top})")
         raise UsageError(text.replace("k_range", span)
-                         + _options_named_in(text, CHOOSE_K_OPTIONS)) from None
+                         + _options_named_in(text, (*CHOOSE_K_OPTIONS, WEIGHTS_OPTION))) from None
     seconds = time.perf_counter() - start
     _say_notes("kgroups choose-k", {"spread": notes.get("spread")},
                args.standardize or r.geometry == "standardized")
@@ -565,7 +576,8 @@ def _cluster_parser(sub):
                                            "input where rows are piped in)")
     io = c.add_argument_group("input and output")
     io.add_argument("--weights", metavar="COLUMN",
-                    help=f"column of sample weights (finite, > 0) {COLUMN_HELP} "
+                    help=f"column of sample weights (finite, >= 0; a row of weight 0 is left "
+                         f"out of the fit and labelled as a new point) {COLUMN_HELP} "
                          "(default: every row weighs 1)")
     io.add_argument("--label-column", metavar="COLUMN",
                     help=f"column of true class labels, left out of the features and used for "
@@ -608,7 +620,9 @@ def _choose_k_parser(sub):
                                            "or gzip; '-': standard input (default: standard "
                                            "input where rows are piped in)")
     c.add_argument("--weights", metavar="COLUMN",
-                   help=f"column of sample weights {COLUMN_HELP} (default: every row weighs 1)")
+                   help=f"column of sample weights (finite, >= 0; a row of weight 0 is left "
+                        f"out of the choice and labelled as a new point) {COLUMN_HELP} "
+                        "(default: every row weighs 1)")
     c.add_argument("--label-column", metavar="COLUMN",
                    help=f"column of true class labels, left out of the features; the ARI of "
                         f"the chosen k's labels is printed {COLUMN_HELP} (default: none)")
