@@ -161,3 +161,24 @@ def test_a_fit_on_a_terminal_says_its_start(monkeypatch):
         shown = "".join(term.text)
         assert all(f"{runs}: summing the clusters" in shown for runs in said), engine
         assert "preparing the engine" in shown and "/600 [" in shown, engine  # 2 x 300
+
+
+def test_the_choice_of_k_on_a_terminal_says_it_runs(monkeypatch):
+    """The choice of k has nothing to count (its scan stops where its rule decides): a
+    line of its own says it is choosing k, with its clock, for n_clusters='auto' and
+    every method of choose_k; its reporter of lines draws no bar of its own."""
+    from kgroups import choose_k
+    from kgroups._progress import FitProgress
+
+    monkeypatch.setattr("kgroups._progress.BAR_DELAY", 0.0)
+    Y = np.vstack([np.random.default_rng(4).normal(c, 0.5, (40, 2)) for c in (0, 6)])
+    for call, said in [(lambda: KernelKGroups("auto", random_state=0).fit(Y),
+                        "KernelKGroups: choosing k ["),
+                       (lambda: choose_k(Y, range(1, 4)), "choose_k: choosing k ["),
+                       (lambda: choose_k(Y, range(1, 4), method="gap", n_refs=2),
+                        "choose_k: choosing k (gap) [")]:
+        term = Terminal()
+        monkeypatch.setattr("sys.stderr", term)
+        call()
+        assert said in "".join(term.text)
+    assert FitProgress("KernelKGroups", 1, 300, 1, bar=False).bar is None

@@ -7,7 +7,8 @@ steps before the first sweep have nothing to count: the preparation of the engin
 n x n matrix of a dense engine, the neighbourhood graph) and the start of runs, which
 sums their clusters over every pair of rows (both O(n^2) work). They keep the bar
 alive: its clock is redrawn every ``TICK`` seconds, saying what runs
-(:meth:`FitProgress.waiting`).
+(:meth:`FitProgress.waiting`). Work with nothing to count, the choice of k, has a line
+of its own with its clock (:func:`running`).
 """
 
 from __future__ import annotations
@@ -46,13 +47,15 @@ def draws_on(file):
 
 
 class FitProgress:
-    """Reporter handed to the single-run drivers as ``progress(sweep, moves, Q)``."""
+    """Reporter handed to the single-run drivers as ``progress(sweep, moves, Q)``; with
+    ``bar=False`` only its lines (``verbose``) and clock, for work whose fits have bars
+    of their own."""
 
-    def __init__(self, owner, n_init, max_iter, verbose):
+    def __init__(self, owner, n_init, max_iter, verbose, bar=True):
         self.owner, self.n_init, self.max_iter, self.verbose = owner, n_init, max_iter, verbose
         self.t0 = time.perf_counter()
         self.bar = (progress_bar(total=n_init * max_iter, desc=owner, unit="sweep",
-                                 delay=BAR_DELAY) if draws_on(sys.stderr) else None)
+                                 delay=BAR_DELAY) if bar and draws_on(sys.stderr) else None)
         self.restart, self.sweeps = 0, 0
 
     def say(self, text):
@@ -104,11 +107,10 @@ class FitProgress:
 
     @contextmanager
     def waiting(self, what):
-        """While a step without sweeps runs (preparing, the start of runs), the bar says ``what`` (at
-        once where it shows already) and is redrawn every ``TICK`` seconds from
-        ``BAR_DELAY`` on, so that its clock runs: a thread of its own draws it (the
-        kernels release the GIL), stopped when the step ends. Off a terminal nothing
-        runs."""
+        """While a step without sweeps runs (preparing, the start of runs), the bar says
+        ``what`` (at once where it shows already) and is redrawn every ``TICK`` seconds
+        from ``BAR_DELAY`` on, so that its clock runs (:func:`redrawn`). Off a terminal
+        nothing runs."""
         bar = self.bar
         if bar is None or bar.disable:
             yield
@@ -118,23 +120,10 @@ class FitProgress:
             bar.set_postfix_str(what, refresh=False)
             bar.refresh()
 
-        if self.elapsed() >= BAR_DELAY:
-            draw()
-        stop = threading.Event()
-
-        def tick():
-            while not stop.wait(max(BAR_DELAY - self.elapsed(), TICK)):
-                draw()
-
-        ticker = threading.Thread(target=tick, name="kgroups progress", daemon=True)
-        ticker.start()
-        try:
+        with redrawn(draw, self.elapsed):
             yield
-        finally:
-            stop.set()
-            ticker.join()
-            # the rate is of sweeps: measured from here, not over the wait
-            bar.last_print_t, bar.last_print_n = bar._time(), bar.n
+        # the rate is of sweeps: measured from here, not over the wait
+        bar.last_print_t, bar.last_print_n = bar._time(), bar.n
 
     def close(self):
         if self.bar is not None:
@@ -142,3 +131,43 @@ class FitProgress:
 
     def elapsed(self):
         return time.perf_counter() - self.t0
+
+
+@contextmanager
+def redrawn(draw, elapsed):
+    """``draw()`` every ``TICK`` seconds once ``elapsed()`` reaches ``BAR_DELAY`` (at once
+    past it), by a thread of its own (the kernels release the GIL) that stops when the
+    block ends."""
+    if elapsed() >= BAR_DELAY:
+        draw()
+    stop = threading.Event()
+
+    def tick():
+        while not stop.wait(max(BAR_DELAY - elapsed(), TICK)):
+            draw()
+
+    ticker = threading.Thread(target=tick, name="kgroups progress", daemon=True)
+    ticker.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        ticker.join()
+
+
+@contextmanager
+def running(what):
+    """A line of its own on a terminal for work that has nothing to count (the choice of
+    k, whose scan stops where its rule decides): ``what`` and its clock, from
+    ``BAR_DELAY`` on, removed when the work ends. Off a terminal nothing runs."""
+    if not draws_on(sys.stderr):
+        yield
+        return
+    bar = progress_bar(total=None, desc=what, bar_format="{desc} [{elapsed}]",
+                       delay=BAR_DELAY)
+    t0 = time.perf_counter()
+    try:
+        with redrawn(bar.refresh, lambda: time.perf_counter() - t0):
+            yield
+    finally:
+        bar.close()

@@ -14,7 +14,7 @@ import numpy as np
 from .._errors import DistinctRowsWarning
 from .._input import IN_MEMORY
 from .._memory import check_fits
-from .._progress import FitProgress
+from .._progress import FitProgress, running
 from .._rows import canonical, distinct_rows, projection_key, sample_rows
 from .._semimetrics.auto import partition_cut
 from .._semimetrics.neighbors import lone_rows
@@ -213,8 +213,9 @@ def run_choice(X, w, ks, method, setting, opts, random_state, refit, seed=None):
     own, order = canonical(projection_key(X), w)     # of X in its units, whatever c
     X, setting = X * c if c != 1.0 else X, setting.but(sigma=setting.sigma * c)
     seed = own if seed is None else seed
-    with warnings.catch_warnings():  # fits of more clusters than distinct rows are the
-        warnings.simplefilter("ignore", DistinctRowsWarning)  # criteria's business
+    busy = running(f"{owner}: choosing k" + ("" if method == "auto" else f" ({method})"))
+    with busy, warnings.catch_warnings():  # fits of more clusters than distinct rows are
+        warnings.simplefilter("ignore", DistinctRowsWarning)  # the criteria's business
         if method != "auto":
             r = named(X, w, ks, method, setting, opts, as_seed(random_state))
         elif ks[-1] < 2 and (setting.semimetric != GRAPH or X.shape[0] < 2):  # no graph
