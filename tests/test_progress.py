@@ -182,3 +182,28 @@ def test_the_choice_of_k_on_a_terminal_says_it_runs(monkeypatch):
         call()
         assert said in "".join(term.text)
     assert FitProgress("KernelKGroups", 1, 300, 1, bar=False).bar is None
+
+
+def test_a_permutation_test_on_a_terminal_counts_its_permutations(monkeypatch):
+    """energy_test and disco draw their relabellings in batches: a bar named after the
+    function counts them (and none off a terminal)."""
+    import io
+    import sys
+
+    from kgroups import disco, energy_test
+
+    monkeypatch.setattr("kgroups._progress.BAR_DELAY", 0.0)
+    rng = np.random.default_rng(2)
+    A, B = rng.normal(size=(30, 2)), rng.normal(1, 1, (30, 2))
+    for call, said in [(lambda: energy_test(A, B, n_permutations=99, random_state=0),
+                        "energy_test: permutations"),
+                       (lambda: disco(np.vstack([A, B]), np.repeat([0, 1], 30),
+                                      n_permutations=99, random_state=0),
+                        "disco: permutations")]:
+        term = Terminal()
+        monkeypatch.setattr("sys.stderr", term)
+        call()
+        assert said in "".join(term.text) and "/99 [" in "".join(term.text)
+        monkeypatch.setattr("sys.stderr", io.StringIO())
+        call()
+        assert sys.stderr.getvalue() == ""

@@ -22,13 +22,15 @@ BAR_DELAY, TICK = 1.0, 0.5
 
 
 def progress_bar(iterable=None, **kwargs):
-    """A tqdm bar on stderr, only on a terminal (``disable=None``), removed when done.
+    """A tqdm bar on stderr, only on a terminal (``disable=None``), removed when done,
+    drawn from ``BAR_DELAY`` seconds on unless ``delay`` says otherwise.
 
     The one way kgroups draws progress (fits, the paper harness); ``kwargs`` go to tqdm.
     """
     from tqdm.auto import tqdm
 
-    opts = {"disable": None, "leave": False, "file": sys.stderr, "dynamic_ncols": True}
+    opts = {"disable": None, "leave": False, "file": sys.stderr, "dynamic_ncols": True,
+            "delay": BAR_DELAY}
     opts.update(kwargs)
     return tqdm(iterable, **opts)
 

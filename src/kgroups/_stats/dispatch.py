@@ -16,10 +16,12 @@ never this module.
 from __future__ import annotations
 
 import importlib
+import sys
 
 import numpy as np
 
 from .._kernels.permute import permuted_codes
+from .._progress import draws_on, progress_bar
 from .._validation import (InvalidParameterError, is_dask_collection, is_device_array,
                            uniform_sample)
 from .pairsum import BLOCK_ELEMENTS, Part, semimetric_spec  # noqa: F401 (doctest names)
@@ -149,7 +151,8 @@ def relabelled(backend, pooled, codes, k, rows):
     return P
 
 
-def permutation_statistics(pooled, codes, sizes, n_permutations, rs, statistic):
+def permutation_statistics(pooled, codes, sizes, n_permutations, rs, statistic,
+                           owner="energy_test"):
     """``statistic(sums, sizes)`` of ``n_permutations`` random relabellings of ``codes``.
 
     Each batch of B relabellings draws B x n uniform keys from ``rs`` (a RandomState
@@ -157,17 +160,23 @@ def permutation_statistics(pooled, codes, sizes, n_permutations, rs, statistic):
     :func:`~kgroups._kernels.permute.permuted_codes`), which keeps the group sizes,
     then gets its (B, k, k) sums from the pooled matrix in one product
     (:func:`relabelled`); ``statistic`` maps sums of shape (..., k, k) and the sizes
-    to shape (...).
+    to shape (...). On a terminal a bar named after ``owner`` counts the permutations.
     """
     backend = choose({"pooled": pooled}, "permutations")
     n, k = pooled.shape[0], len(sizes)
     rows = backend.row_sums(pooled)
     batch = relabel_batch(backend, n, k, n_permutations)
     out = np.empty(n_permutations)
+    bar = progress_bar(total=n_permutations, desc=f"{owner}: permutations",
+                       unit="permutation") if draws_on(sys.stderr) else None
     for start in range(0, n_permutations, batch):
         B = min(batch, n_permutations - start)
         out[start:start + B] = statistic(
             relabelled(backend, pooled, relabellings(rs, codes, B), k, rows), sizes)
+        if bar is not None:
+            bar.update(B)
+    if bar is not None:
+        bar.close()
     return out
 
 
