@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from kgroups import KernelKGroups, KernelKMeans
+from kgroups import EnergyHierarchical, KernelKGroups, KernelKMeans
 
 
 X = np.random.default_rng(3).normal(size=(60, 2))
@@ -164,9 +164,10 @@ def test_a_fit_on_a_terminal_says_its_start(monkeypatch):
 
 
 def test_the_choice_of_k_on_a_terminal_says_it_runs(monkeypatch):
-    """The choice of k has nothing to count (its scan stops where its rule decides): a
-    line of its own says it is choosing k, with its clock, for n_clusters='auto' and
-    every method of choose_k; its reporter of lines draws no bar of its own."""
+    """The choice of k has nothing to count (its scan stops where its rule decides), nor
+    the tree of EnergyHierarchical (one kernel call): a line of its own says what runs,
+    with its clock, for n_clusters='auto', every method of choose_k and the tree; the
+    choice's reporter of lines draws no bar of its own."""
     from kgroups import choose_k
     from kgroups._progress import FitProgress
 
@@ -176,7 +177,9 @@ def test_the_choice_of_k_on_a_terminal_says_it_runs(monkeypatch):
                         "KernelKGroups: choosing k ["),
                        (lambda: choose_k(Y, range(1, 4)), "choose_k: choosing k ["),
                        (lambda: choose_k(Y, range(1, 4), method="gap", n_refs=2),
-                        "choose_k: choosing k (gap) [")]:
+                        "choose_k: choosing k (gap) ["),
+                       (lambda: EnergyHierarchical(2).fit(Y),   # its merges: one kernel
+                        "EnergyHierarchical: the tree of 80 points [")]:
         term = Terminal()
         monkeypatch.setattr("sys.stderr", term)
         call()

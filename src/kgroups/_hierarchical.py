@@ -79,6 +79,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._memory import check_fits
 from ._reprs import short_repr
 from ._kernels.jit import tiered
+from ._progress import running
 from ._kernels.lance_williams import ward_lance_williams
 from ._input import checked_rows, weight_scale
 from ._semimetrics import pairwise, robust_center
@@ -318,8 +319,9 @@ class EnergyHierarchical(ConstrainedParams, ClusterMixin, BaseEstimator):
         w = w / wscale
         ia, ib = np.zeros(n, np.int64), np.zeros(n, np.int64)
         crit = np.zeros(n)
-        # the pairs, and n merges of O(n) each (kgroups._kernels.jit: tiny trees skip numba)
-        with tiered(2 * n * n):
+        # the pairs, and n merges of O(n) each (kgroups._kernels.jit: tiny trees skip numba),
+        # a line with its clock on a terminal
+        with tiered(2 * n * n), running(f"EnergyHierarchical: the tree of {n} points"):
             diss, factor = self._semimetric_values(X, w)
             ward_lance_williams(diss, w.copy(), ia, ib, crit)
         factor *= wscale

@@ -40,7 +40,7 @@ def _nearest_right(diss, flag, n, i):
     return jm, dmin
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # without the GIL: a thread draws the caller's clock
 def ward_lance_williams(diss, members, ia, ib, crit):
     """Agglomerate ``n`` items by the Lance-Williams recursion of Ward's method.
 
