@@ -1078,6 +1078,18 @@ def stats_cpu():
         "python benchmarks/bench_stats.py")
 
 
+def spectral_solver():
+    return _markdown_section(
+        "spectral.md", "The spectral relaxation's eigensolver",
+        [":func:`~kgroups.spectral_kgroups` with the dense solver (the k largest",
+         "eigenpairs by ``scipy.linalg.eigh``) and with ARPACK (``eigsh``) on the same",
+         "Gram matrix, beside scikit-learn's ``spectral_clustering`` (the normalised",
+         "Laplacian's relaxation): the seconds, and the adjusted Rand index of each",
+         "against the blobs and between the two solvers. ``eigen_solver=\"auto\"`` draws",
+         "its line between them from this table."],
+        "python benchmarks/bench_spectral.py")
+
+
 def dtype_study():
     return [".. _dtype-study:", ""] + _markdown_section(
         "bench_dtype.md", "The certified float32 pass: where it pays",
@@ -1297,7 +1309,7 @@ def shapes_scale():
 
 
 SECTIONS = [intro, beside_r_20k, realistic, small_r, targets, roofline, stats_cpu,
-            dtype_study, scaling,
+            spectral_solver, dtype_study, scaling,
             auto_grid,
             defaults, dask, graphs, shapes, noise, choose_k, outside, convergence, startup,
             startup_first, launch, gpu]
