@@ -165,11 +165,14 @@ def test_a_fit_on_a_terminal_says_its_start(monkeypatch):
 
 def test_the_choice_of_k_on_a_terminal_says_it_runs(monkeypatch):
     """The choice of k has nothing to count (its scan stops where its rule decides), nor
-    the tree of EnergyHierarchical (one kernel call): a line of its own says what runs,
-    with its clock, for n_clusters='auto', every method of choose_k and the tree; the
-    choice's reporter of lines draws no bar of its own."""
+    the tree of EnergyHierarchical (one kernel call), nor a graph's eigenvectors: a line
+    of its own says what runs, with its clock; the choice's reporter of lines draws no
+    bar of its own."""
+    import networkx as nx
+
     from kgroups import choose_k
     from kgroups._progress import FitProgress
+    from kgroups.graph import CommunityKGroups
 
     monkeypatch.setattr("kgroups._progress.BAR_DELAY", 0.0)
     Y = np.vstack([np.random.default_rng(4).normal(c, 0.5, (40, 2)) for c in (0, 6)])
@@ -179,7 +182,9 @@ def test_the_choice_of_k_on_a_terminal_says_it_runs(monkeypatch):
                        (lambda: choose_k(Y, range(1, 4), method="gap", n_refs=2),
                         "choose_k: choosing k (gap) ["),
                        (lambda: EnergyHierarchical(2).fit(Y),   # its merges: one kernel
-                        "EnergyHierarchical: the tree of 80 points [")]:
+                        "EnergyHierarchical: the tree of 80 points ["),
+                       (lambda: CommunityKGroups(random_state=0).fit(nx.barbell_graph(8, 0)),
+                        "CommunityKGroups: the Bethe Hessian's eigenvectors [")]:
         term = Terminal()
         monkeypatch.setattr("sys.stderr", term)
         call()

@@ -35,6 +35,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 
 from .._kgroups import KernelKGroups
+from .._progress import running
 from .._reprs import short_repr
 from .._validation import (
     PARAMETER_CONSTRAINTS,
@@ -244,9 +245,11 @@ class CommunityKGroups(ConstrainedParams, ClusterMixin, BaseEstimator):
         rng = as_rng(self.random_state)
         init, k_init = self._given_labels(A.shape[0], core)
         t0 = time.perf_counter()
-        k, V = self._k_and_vectors(H, k_init, rng)
+        with running(f"{owner}: the Bethe Hessian's eigenvectors"):  # on a terminal
+            k, V = self._k_and_vectors(H, k_init, rng)
         t1 = time.perf_counter()
-        start = self._start(core.size, k, init, V, rng)
+        with running(f"{owner}: k-means on the eigenvectors' rows"):
+            start = self._start(core.size, k, init, V, rng)
         t2 = time.perf_counter()
         w = deg[core] if self.weights == "degree" else None
         est = self._kgroups(k, start, rng)
