@@ -1078,6 +1078,18 @@ def stats_cpu():
         "python benchmarks/bench_stats.py")
 
 
+def predict_scale():
+    return _markdown_section(
+        "predict.md", "predict on new rows",
+        [":meth:`~kgroups.KernelKGroups.predict` of new rows against a fit of the",
+         "matrix-free engine: each new row's sums over the training rows of each cluster",
+         "taken pair by pair on every core, beside the same sums from a block of",
+         "semimetric values summed by cluster afterwards (the way they were taken",
+         "before), on the same fit and rows, and scikit-learn's ``KMeans.predict``",
+         "(nearest centroid: far less work, the floor rather than a peer)."],
+        "python benchmarks/bench_predict.py")
+
+
 def spectral_solver():
     return _markdown_section(
         "spectral.md", "The spectral relaxation's eigensolver",
@@ -1309,7 +1321,7 @@ def shapes_scale():
 
 
 SECTIONS = [intro, beside_r_20k, realistic, small_r, targets, roofline, stats_cpu,
-            spectral_solver, dtype_study, scaling,
+            predict_scale, spectral_solver, dtype_study, scaling,
             auto_grid,
             defaults, dask, graphs, shapes, noise, choose_k, outside, convergence, startup,
             startup_first, launch, gpu]

@@ -215,3 +215,16 @@ def test_a_permutation_test_on_a_terminal_counts_its_permutations(monkeypatch):
         monkeypatch.setattr("sys.stderr", io.StringIO())
         call()
         assert sys.stderr.getvalue() == ""
+
+
+def test_predict_transform_and_score_on_a_terminal_count_their_rows(monkeypatch):
+    """New rows are scored block by block: past one block a bar counts them."""
+    monkeypatch.setattr("kgroups._progress.BAR_DELAY", 0.0)
+    monkeypatch.setattr("kgroups._engines.engine.PREDICT_BLOCK_PAIRS", 600)  # 10 rows
+    est = KernelKGroups(3, engine="matrix-free", random_state=0).fit(X)
+    for method in ("predict", "transform", "score"):
+        term = Terminal()
+        monkeypatch.setattr("sys.stderr", term)
+        getattr(est, method)(X[:50])
+        assert f"KernelKGroups: {method}:" in "".join(term.text) and "/50 [" in "".join(
+            term.text), method

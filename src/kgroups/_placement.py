@@ -15,7 +15,11 @@ threshold: a row whose smallest cost is at least the threshold is set aside too
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
+
+from ._progress import draws_on, progress_bar
 
 
 def insertion_scores(m, kxx, s, q):
@@ -59,39 +63,65 @@ def insertion_costs(m, kxx, s, q):
     return mean_distances(m, kxx, s, q) * (s / (s + 1.0))
 
 
+# Relative margin of the threshold of a fit that set points aside: the costs of new
+# rows are sums of the same terms as the fit's, taken in another order, so the
+# set-aside point whose cost is the threshold may come back a unit in the last place
+# below it.
+THRESHOLD_RTOL = 1e-12
+
+
 def place(m, kxx, s, q, scores, noise=None):
     """The cluster of best score of each row; with ``noise = (costs, threshold)``, -1
-    for a row whose smallest ``costs`` over the clusters is at least ``threshold``."""
+    for a row whose smallest ``costs`` over the clusters is at least ``threshold``
+    (within ``THRESHOLD_RTOL``)."""
     labels = np.argmax(scores(m, kxx, s, q), axis=1).astype(np.int64)
     if noise is not None:
         costs, threshold = noise
-        labels[np.min(costs(m, kxx, s, q), axis=1) >= threshold] = -1
+        margin = THRESHOLD_RTOL * abs(threshold)
+        labels[np.min(costs(m, kxx, s, q), axis=1) >= threshold - margin] = -1
     return labels
 
 
-def per_cluster(X, predictor, s, q, scores):
+def row_blocks(n, step, desc=None):
+    """The first row of each block of ``step`` of ``n`` rows; where there are several and
+    ``desc`` names the work, a bar on a terminal counts the rows done."""
+    starts = range(0, n, step)
+    if desc is None or len(starts) < 2 or not draws_on(sys.stderr):
+        yield from starts
+        return
+    bar = progress_bar(total=n, desc=desc, unit="row")
+    try:
+        for a in starts:
+            yield a
+            bar.update(min(step, n - a))
+    finally:
+        bar.close()
+
+
+def per_cluster(X, predictor, s, q, scores, desc=None):
     """``scores(m, kxx, s, q)`` for every row of ``X`` and cluster, ``m`` and
-    ``kxx`` from the fitted engine's predictor, block by block (its ``block_rows``):
-    the one way from new rows to ``predict``'s and ``transform``'s numbers."""
+    ``kxx`` from the fitted engine's predictor, block by block (its ``block_rows``;
+    ``desc``: :func:`row_blocks`): the one way from new rows to ``predict``'s and
+    ``transform``'s numbers."""
     out = np.empty((X.shape[0], s.shape[0]))
     step = predictor.block_rows or max(X.shape[0], 1)
-    for start in range(0, X.shape[0], step):
+    for start in row_blocks(X.shape[0], step, desc):
         m, kxx = predictor.cross_sums(X[start:start + step])
         out[start:start + m.shape[0]] = scores(m, kxx, s, q)
     return out
 
 
-def predict_rows(X, predictor, s, q, scores, noise=None):
+def predict_rows(X, predictor, s, q, scores, noise=None, desc=None):
     """The cluster of best score of every row of ``X`` (see :func:`per_cluster`), or -1
     where ``noise`` sets it aside (:func:`place`)."""
     out = np.empty(X.shape[0], dtype=np.int64)
     step = predictor.block_rows or max(X.shape[0], 1)
-    for start in range(0, X.shape[0], step):
+    for start in row_blocks(X.shape[0], step, desc):
         m, kxx = predictor.cross_sums(X[start:start + step])
         out[start:start + m.shape[0]] = place(m, kxx, s, q, scores, noise)
     return out
 
 
-def transform_rows(X, predictor, s, q, unit):
+def transform_rows(X, predictor, s, q, unit, desc=None):
     """:func:`mean_distances` of every row of ``X``, in the data's units (``unit``)."""
-    return per_cluster(X, predictor, s, q, mean_distances) * unit
+    return per_cluster(X, predictor, s, q, mean_distances, desc) * unit

@@ -133,8 +133,8 @@ class NewPointsMixin(TransformerMixin):
                                   "noise")
         X, kind = self._validate_new(X)
         fn = self._in_range(functools.partial(predict_rows, predictor=self._predictor, s=self._s,
-                                              q=self._q, scores=self._scores, noise=noise),
-                            "predict")
+                                              q=self._q, scores=self._scores, noise=noise,
+                                              desc=f"{self._owner()}: predict"), "predict")
         with tiered(self._new_work(X)):
             return kind.map_rows(X, fn, None, np.int64, self._owner())
 
@@ -205,8 +205,8 @@ class NewPointsMixin(TransformerMixin):
             raise self._needs_kxx("transform")
         X, kind = self._validate_new(X)
         fn = self._in_range(functools.partial(transform_rows, predictor=self._predictor,
-                                              s=self._s, q=self._q,
-                                              unit=self._objective_unit()), "transform")
+                                              s=self._s, q=self._q, unit=self._objective_unit(),
+                                              desc=f"{self._owner()}: transform"), "transform")
         with tiered(self._new_work(X)):
             return kind.map_rows(X, fn, self.n_clusters_, np.float64, self._owner())
 
@@ -349,7 +349,7 @@ class NewPointsMixin(TransformerMixin):
         X = self._in_range(lambda rows: rows, "score", new_weight=float(np.sum(w)))(X)
         with tiered(self._new_work(X) + X.shape[0] ** 2):  # the block, and the clusters' pairs
             labels = predict_rows(X, self._predictor, self._s, self._q, self._scores,
-                                  self._noise_rule())
+                                  self._noise_rule(), desc=f"{self._owner()}: score")
             X, w, labels = X[labels >= 0], w[labels >= 0], labels[labels >= 0]  # set aside
             # sum_{x, y in C_l} w_x w_y rho(x, y) of each cluster, then W (eq. 15)
             fmap = self._feature_map if self._data_built() else None

@@ -361,3 +361,31 @@ def test_tiny_union_of_pending_lists():
                       [(0, 2), (2, 2)], [(2, 3)]]
     pts, ptr, who = mfk.union_movers(pend, np.zeros(3, dtype=np.int64))
     assert pts.size == 0 and ptr.tolist() == [0]
+
+
+def _rho_brute(d2, code, alpha, sigma, theta):
+    """The named semimetrics from their table (TPAMI eqs. 52-54), in NumPy."""
+    r = np.sqrt(d2)
+    return [r ** alpha, 2 - 2 * np.exp(-r / (2 * sigma)), 2 - 2 * np.exp(-d2 / (2 * sigma ** 2)),
+            d2 * np.exp(-r / 2), d2 * theta * np.sin(r / theta)][code]
+
+
+@pytest.mark.parametrize("code, alpha", [(0, 1.0), (0, 0.5), (0, 1.3), (0, 2.0), (1, 1.0),
+                                         (2, 1.0), (3, 1.0), (4, 1.0)])
+def test_cross_cluster_sums_brute_on_tiny_data(code, alpha):
+    """predict's sums, sum_{y in C_l} w_y rho(x, y) for new rows x, against the brute sums
+    over every pair, a cluster left empty; the same bits on one worker and on two, and
+    with more training rows than a tile."""
+    rng = np.random.default_rng(code * 10 + int(alpha * 10))
+    for n in (37, 1100):
+        X, Xn = rng.normal(size=(n, 3)), rng.normal(size=(9, 3))
+        w, lab = rng.uniform(0.5, 2.0, n), np.sort(rng.choice([0, 1, 3], n))  # 2: empty
+        bounds = np.searchsorted(lab, np.arange(5)).astype(np.int64)
+        args = (code, alpha, 0.7, 1.9)
+        got = mfk.cross_cluster_sums(Xn, np.ascontiguousarray(X.T), w, bounds, *args, 1)
+        rho = _rho_brute(((Xn[:, None] - X[None]) ** 2).sum(-1), *args)
+        want = np.stack([(rho * w)[:, lab == l].sum(1) for l in range(4)], axis=1)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+        assert (got[:, 2] == 0).all()
+        two = mfk.cross_cluster_sums(Xn, np.ascontiguousarray(X.T), w, bounds, *args, 2)
+        np.testing.assert_array_equal(two, got)

@@ -50,7 +50,8 @@ from .._kernels.gain import (class_signatures, cluster_stats, count_improving_mo
                              lloyd_assign, objective, sum_classes)
 from .._kernels.jit import kernel_array
 from .._kernels.parallel import workers
-from .._kernels.semimetric import NAMES, NEGATIVE_TYPE
+from .._kernels.pairs_on_the_fly import cross_cluster_sums
+from .._kernels.semimetric import NAMES, NEGATIVE_TYPE, kernel_args
 from .._semimetrics import DATA_BUILT, pairwise_unchecked, robust_center
 from .._sparse import issparse
 from .._validation import check_init_starts
@@ -58,6 +59,10 @@ from .._memory import check_fits, fits
 
 # Rows of new data scored at once by ``predict``: bounds its scratch memory.
 PREDICT_BLOCK_BYTES = 64 * 2**20
+# Pairs of new and training rows per block of predict's sums taken pair by pair: a few
+# milliseconds of work, so that a block's fixed costs (a range check, the workers'
+# start, a progress bar's update) stay small beside it.
+PREDICT_BLOCK_PAIRS = 1 << 24
 # The move rules a run may follow: Hartigan's (kernel k-groups, one point at a time,
 # paper Algorithm 2) and Lloyd's (kernel k-means, all points against fixed means,
 # Algorithm 1), and their trimmed forms with points set aside (``noise``,
@@ -594,23 +599,40 @@ class HeldKernelEngine(Engine):
 
 class RawDataPredictor:
     """``m[x, l] = -1/2 sum_{y in C_l} w_y rho(x, y)`` (``K = -rho/2``, ``K(x, x) = 0``)
-    against the training rows, by blocks of new rows (exact engines on raw data)."""
+    against the training rows, by blocks of new rows (exact engines on raw data). A
+    named semimetric's sums are taken pair by pair on every core, the training rows
+    sorted by cluster (:func:`~kgroups._kernels.pairs_on_the_fly.cross_cluster_sums`,
+    the matrix-free engine's pass: no block of values is held); a callable's from a
+    block of its values."""
 
     device_rows = False  # new rows in host memory only
 
     def __init__(self, X_fit, w, labels, k, semimetric, params):
-        self.X_fit = X_fit
         self.w = np.ascontiguousarray(w, dtype=np.float64)
         self.labels = np.ascontiguousarray(labels, dtype=np.int64)
         self.k = k
         self.semimetric, self.params = semimetric, dict(params)
         self.center = robust_center(X_fit)
-        self.block_rows = max(1, PREDICT_BLOCK_BYTES // (8 * X_fit.shape[0]))
+        n = X_fit.shape[0]
+        if callable(semimetric):
+            self.X_fit = X_fit
+            self.block_rows = max(1, PREDICT_BLOCK_BYTES // (8 * n))
+            return
+        order = np.argsort(self.labels, kind="stable")
+        self.XT = np.ascontiguousarray(X_fit[order].T, dtype=np.float64)
+        self.ws = self.w[order]
+        self.bounds = np.searchsorted(self.labels[order], np.arange(k + 1)).astype(np.int64)
+        self.args = kernel_args(semimetric, self.params)
+        self.block_rows = max(1, PREDICT_BLOCK_PAIRS // n)
 
     def cross_sums(self, Xb):
-        K = pairwise_unchecked(Xb, self.X_fit, self.semimetric, center=self.center,
-                               scale=-0.5, **self.params)
-        return cluster_sums_rows(K, self.w, self.labels, self.k), 0.0
+        if callable(self.semimetric):
+            K = pairwise_unchecked(Xb, self.X_fit, self.semimetric, center=self.center,
+                                   scale=-0.5, **self.params)
+            return cluster_sums_rows(K, self.w, self.labels, self.k), 0.0
+        m = cross_cluster_sums(kernel_array(Xb, np.float64), self.XT, self.ws, self.bounds,
+                               *self.args, workers(Xb.shape[0] * self.ws.shape[0]))
+        return -0.5 * m, 0.0
 
 
 class MatrixPredictor:

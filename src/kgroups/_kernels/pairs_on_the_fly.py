@@ -412,3 +412,63 @@ def sorted_class_sums(XT, w, labels, k, args):
 def sorted_sums_bytes(n, k):
     """Bytes of :func:`sorted_class_sums`'s accumulators: a k x n float64 per worker."""
     return 8 * k * n * num_threads()
+
+
+def cross_cluster_sums(Xn, XT, ws, bounds, code, alpha, sigma, theta, n_workers):
+    """``out[i, l] = sum_{y in C_l} w_y rho(Xn[i], y)``, shape (b, k), for new rows ``Xn``
+    (b x D) against the clustered training points, never holding a b x n block
+    (``predict``): the training points' columns ``XT`` (D x n) and weights ``ws`` sorted
+    by cluster, cluster ``l`` the columns ``bounds[l] .. bounds[l + 1] - 1``. The new rows
+    in ``n_workers`` ranges at once; each row's sums in one fixed order, whatever the
+    ranges."""
+    out = np.empty((Xn.shape[0], bounds.shape[0] - 1), np.float64)
+    spread(cross_rows, Xn.shape[0], n_workers, Xn, XT, ws, bounds, code, alpha, sigma,
+           theta, out)
+    return out
+
+
+@njit(cache=True)
+def cross_tile(XT, x, lo, hi, code, alpha, sigma, theta, buf):
+    """``buf[t] = rho(x, XT[:, lo + t])`` as :func:`rho_tile`, the squared differences
+    of four dimensions added in one vectorised loop (one pass over ``buf`` for four)."""
+    m, D = hi - lo, XT.shape[0]
+    d = D % 4
+    for t in range(m):
+        buf[t] = 0.0
+    for e in range(d):  # the dimensions past a multiple of four first
+        xe, row = x[e], XT[e, lo:hi]
+        for t in range(m):
+            u = row[t] - xe
+            buf[t] += u * u
+    while d < D:
+        x0, x1, x2, x3 = x[d], x[d + 1], x[d + 2], x[d + 3]
+        r0, r1, r2, r3 = XT[d, lo:hi], XT[d + 1, lo:hi], XT[d + 2, lo:hi], XT[d + 3, lo:hi]
+        for t in range(m):
+            u0, u1, u2, u3 = r0[t] - x0, r1[t] - x1, r2[t] - x2, r3[t] - x3
+            buf[t] += (u0 * u0 + u1 * u1) + (u2 * u2 + u3 * u3)
+        d += 4
+    rho_inplace(buf, m, code, alpha, sigma, theta)
+
+
+@njit(cache=True, nogil=True)
+def cross_rows(Xn, XT, ws, bounds, code, alpha, sigma, theta, out, lo, hi):
+    """:func:`cross_cluster_sums`'s rows ``lo .. hi - 1``: for each cluster, tile by tile
+    of its columns (:func:`cross_tile`), the weighted values added per column position
+    (a vectorised loop), the positions added at the cluster's end."""
+    buf = np.empty(TILE, np.float64)
+    part = np.empty(TILE, np.float64)
+    for i in range(lo, hi):
+        x = Xn[i]
+        for l in range(bounds.shape[0] - 1):
+            for t in range(TILE):
+                part[t] = 0.0
+            for c0 in range(bounds[l], bounds[l + 1], TILE):
+                c1 = min(bounds[l + 1], c0 + TILE)
+                cross_tile(XT, x, c0, c1, code, alpha, sigma, theta, buf)
+                wseg = ws[c0:c1]
+                for t in range(c1 - c0):
+                    part[t] += wseg[t] * buf[t]
+            acc = 0.0
+            for t in range(TILE):
+                acc += part[t]
+            out[i, l] = acc
