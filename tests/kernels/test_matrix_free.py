@@ -389,3 +389,19 @@ def test_cross_cluster_sums_brute_on_tiny_data(code, alpha):
         assert (got[:, 2] == 0).all()
         two = mfk.cross_cluster_sums(Xn, np.ascontiguousarray(X.T), w, bounds, *args, 2)
         np.testing.assert_array_equal(two, got)
+
+
+def test_predict_sums_from_a_block_where_the_sorted_copy_does_not_fit(monkeypatch):
+    """predict holds a copy of the training rows sorted by cluster; where it would not fit
+    in memory its sums come from blocks of pairwise values instead: the same labels."""
+    from kgroups import KernelKGroups
+
+    rng = np.random.default_rng(4)
+    X, Z = rng.normal(size=(300, 3)), rng.normal(size=(200, 3))
+    est = KernelKGroups(3, engine="matrix-free", random_state=0).fit(X)
+    assert not est._predictor.pairwise
+    pair_by_pair = est.predict(Z)
+    monkeypatch.setattr("kgroups._engines.engine.fits", lambda nbytes: False)
+    est = KernelKGroups(3, engine="matrix-free", random_state=0).fit(X)
+    assert est._predictor.pairwise
+    np.testing.assert_array_equal(est.predict(Z), pair_by_pair)

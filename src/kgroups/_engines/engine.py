@@ -602,8 +602,9 @@ class RawDataPredictor:
     against the training rows, by blocks of new rows (exact engines on raw data). A
     named semimetric's sums are taken pair by pair on every core, the training rows
     sorted by cluster (:func:`~kgroups._kernels.pairs_on_the_fly.cross_cluster_sums`,
-    the matrix-free engine's pass: no block of values is held); a callable's from a
-    block of its values."""
+    the matrix-free engine's pass: no block of values is held, a copy of the training
+    rows in that order is); a callable's from a block of its values, and so are a named
+    semimetric's where that copy does not fit in memory."""
 
     device_rows = False  # new rows in host memory only
 
@@ -614,7 +615,8 @@ class RawDataPredictor:
         self.semimetric, self.params = semimetric, dict(params)
         self.center = robust_center(X_fit)
         n = X_fit.shape[0]
-        if callable(semimetric):
+        self.pairwise = callable(semimetric) or not fits(8 * X_fit.size)
+        if self.pairwise:
             self.X_fit = X_fit
             self.block_rows = max(1, PREDICT_BLOCK_BYTES // (8 * n))
             return
@@ -626,7 +628,7 @@ class RawDataPredictor:
         self.block_rows = max(1, PREDICT_BLOCK_PAIRS // n)
 
     def cross_sums(self, Xb):
-        if callable(self.semimetric):
+        if self.pairwise:
             K = pairwise_unchecked(Xb, self.X_fit, self.semimetric, center=self.center,
                                    scale=-0.5, **self.params)
             return cluster_sums_rows(K, self.w, self.labels, self.k), 0.0
