@@ -24,26 +24,26 @@ from sklearn.cluster import KMeans
 from sklearn.datasets import make_blobs
 
 import kgroups
-from kgroups import KernelKGroups
-from kgroups._engines.engine import PREDICT_BLOCK_BYTES, cluster_sums_rows
+from kgroups import KernelKGroups, pairwise
 from kgroups._placement import insertion_scores, predict_rows
-from kgroups._semimetrics import pairwise_unchecked
 
 from _report import publish
 
 
 class BlockPredictor:
-    """The sums from a block of ``-rho / 2`` values (``pairwise``), then by cluster."""
+    """The sums from a block of ``-rho / 2`` values (:func:`kgroups.pairwise`, 64 MiB of
+    them at a time), then by cluster (the block times the weighted one-hot labels)."""
 
     def __init__(self, X_fit, w, labels, k, semimetric, params, center):
-        self.X_fit, self.w, self.labels, self.k = X_fit, w, labels, k
-        self.semimetric, self.params, self.center = semimetric, params, center
-        self.block_rows = max(1, PREDICT_BLOCK_BYTES // (8 * X_fit.shape[0]))
+        self.X_fit, self.semimetric, self.params, self.center = X_fit, semimetric, params, center
+        self.onehot = np.zeros((X_fit.shape[0], k))
+        self.onehot[np.arange(X_fit.shape[0]), labels] = w
+        self.block_rows = max(1, 64 * 2**20 // (8 * X_fit.shape[0]))
 
     def cross_sums(self, Xb):
-        K = pairwise_unchecked(Xb, self.X_fit, self.semimetric, center=self.center,
-                               scale=-0.5, **self.params)
-        return cluster_sums_rows(K, self.w, self.labels, self.k), 0.0
+        K = pairwise(Xb, self.X_fit, self.semimetric, center=self.center, scale=-0.5,
+                     **self.params)
+        return K @ self.onehot, 0.0
 
 
 def timed(f):

@@ -7,8 +7,9 @@ steps before the first sweep have nothing to count: the preparation of the engin
 n x n matrix of a dense engine, the neighbourhood graph) and the start of runs, which
 sums their clusters over every pair of rows (both O(n^2) work). They keep the bar
 alive: its clock is redrawn every ``TICK`` seconds, saying what runs
-(:meth:`FitProgress.waiting`). Work with nothing to count, the choice of k, has a line
-of its own with its clock (:func:`running`).
+(:meth:`FitProgress.waiting`). Work with nothing to count at all (the choice of k, a
+hierarchical tree, a graph's eigenvectors) has a line of its own with its clock
+(:func:`running`).
 """
 
 from __future__ import annotations
@@ -56,8 +57,8 @@ class FitProgress:
     def __init__(self, owner, n_init, max_iter, verbose, bar=True):
         self.owner, self.n_init, self.max_iter, self.verbose = owner, n_init, max_iter, verbose
         self.t0 = time.perf_counter()
-        self.bar = (progress_bar(total=n_init * max_iter, desc=owner, unit="sweep",
-                                 delay=BAR_DELAY) if bar and draws_on(sys.stderr) else None)
+        self.bar = (progress_bar(total=n_init * max_iter, desc=owner, unit="sweep")
+                    if bar and draws_on(sys.stderr) else None)
         self.restart, self.sweeps = 0, 0
 
     def say(self, text):

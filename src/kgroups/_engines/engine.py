@@ -632,6 +632,9 @@ class RawDataPredictor:
             K = pairwise_unchecked(Xb, self.X_fit, self.semimetric, center=self.center,
                                    scale=-0.5, **self.params)
             return cluster_sums_rows(K, self.w, self.labels, self.k), 0.0
+        if not self.XT.flags.writeable:  # a model loaded as a memory map: copied once,
+            # so that the kernel compiled for writable arrays runs (no second compilation)
+            self.XT, self.ws, self.bounds = map(kernel_array, (self.XT, self.ws, self.bounds))
         m = cross_cluster_sums(kernel_array(Xb, np.float64), self.XT, self.ws, self.bounds,
                                *self.args, workers(Xb.shape[0] * self.ws.shape[0]))
         return -0.5 * m, 0.0
