@@ -13,21 +13,16 @@ Usage: python bench_predict.py [--train 20000 60000] [--new 100000] [--dims 5 20
 from __future__ import annotations
 
 import argparse
-import datetime
-import os
-import platform
 import sys
-import time
 
 import numpy as np
 from sklearn.cluster import KMeans
 from sklearn.datasets import make_blobs
 
-import kgroups
 from kgroups import KernelKGroups, pairwise
 from kgroups._placement import insertion_scores, predict_rows
 
-from _report import publish
+from _report import header, publish, timed
 
 
 class BlockPredictor:
@@ -46,12 +41,6 @@ class BlockPredictor:
         return K @ self.onehot, 0.0
 
 
-def timed(f):
-    t = time.perf_counter()
-    out = f()
-    return out, time.perf_counter() - t
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--train", type=int, nargs="+", default=[20000, 60000])
@@ -60,11 +49,7 @@ def main(argv=None):
     ap.add_argument("--k", type=int, default=8)
     ap.add_argument("--out")
     args = ap.parse_args(argv)
-    lines = [f"kgroups {kgroups.__version__} from {os.path.dirname(kgroups.__file__)}",
-             f"{platform.machine()}, {os.cpu_count()} cores, python "
-             f"{platform.python_version()}, {datetime.date.today().isoformat()}",
-             "command: python benchmarks/bench_predict.py" + " ".join(
-                 [""] + (argv if argv is not None else sys.argv[1:])), "",
+    lines = [*header("bench_predict.py", argv), "",
              f"`make_blobs(n, D, centers={args.k}, cluster_std=3.0)` for the training rows "
              f"and {args.new} new rows of the same law; `KernelKGroups({args.k}, "
              "engine=\"matrix-free\", n_init=1)`, energy distance. One run each, in one "

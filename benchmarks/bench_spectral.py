@@ -14,35 +14,24 @@ Usage: python bench_spectral.py [--n 500 1000 2000 4000] [--k 3 10] [--out FILE]
 from __future__ import annotations
 
 import argparse
-import datetime
-import os
-import platform
 import sys
-import time
 
 import numpy as np
 from sklearn.cluster import spectral_clustering
 from sklearn.datasets import make_blobs
 from sklearn.metrics import adjusted_rand_score as ari
 
-import kgroups
 from kgroups import spectral_kgroups
 from kgroups._spectral import _DENSE_MAX_N
 
-from _report import publish
+from _report import header, publish, timed
 
 
 def gram(X):
-    """Gaussian kernel, bandwidth the median distance between rows."""
+    """Gaussian kernel exp(-d^2 / m), m the median squared distance between rows."""
     sq = (X * X).sum(1)
     D2 = np.maximum(sq[:, None] + sq[None, :] - 2.0 * X @ X.T, 0.0)
     return np.exp(-D2 / np.median(D2))
-
-
-def timed(f):
-    t = time.perf_counter()
-    out = f()
-    return out, time.perf_counter() - t
 
 
 def main(argv=None):
@@ -51,11 +40,7 @@ def main(argv=None):
     ap.add_argument("--k", type=int, nargs="+", default=[3, 10])
     ap.add_argument("--out")
     args = ap.parse_args(argv)
-    lines = [f"kgroups {kgroups.__version__} from {os.path.dirname(kgroups.__file__)}",
-             f"{platform.machine()}, {os.cpu_count()} cores, python "
-             f"{platform.python_version()}, {datetime.date.today().isoformat()}",
-             "command: python benchmarks/bench_spectral.py" + " ".join(
-                 [""] + (argv if argv is not None else sys.argv[1:])), "",
+    lines = [*header("bench_spectral.py", argv), "",
              f"`make_blobs(n, 5, centers=k, cluster_std=2.0)`, the Gaussian Gram matrix of "
              f"bandwidth the median squared distance; one run each, in one process. "
              f"`eigen_solver=\"auto\"` takes ARPACK above {_DENSE_MAX_N} rows.", "",
