@@ -1,6 +1,7 @@
 """Progress of a fit: verbose lines per restart and sweep, no bar off a terminal."""
 
 import numpy as np
+import pytest
 
 from kgroups import EnergyHierarchical, KernelKGroups, KernelKMeans
 
@@ -228,3 +229,8 @@ def test_predict_transform_and_score_on_a_terminal_count_their_rows(monkeypatch)
         getattr(est, method)(X[:50])
         assert f"KernelKGroups: {method}:" in "".join(term.text) and "/50 [" in "".join(
             term.text), method
+    da = pytest.importorskip("dask.array")   # its chunks run at once: no bar each
+    term = Terminal()
+    monkeypatch.setattr("sys.stderr", term)
+    est.predict(da.from_array(X[:50], chunks=25)).compute(scheduler="threads")
+    assert "predict" not in "".join(term.text)

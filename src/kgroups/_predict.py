@@ -14,7 +14,7 @@ import numpy as np
 from sklearn.base import TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._input import IN_MEMORY, input_kind, n_rows
+from ._input import DASK, IN_MEMORY, input_kind, n_rows
 from ._kernels.device import host_values
 from ._placement import predict_rows, transform_rows
 from ._kernels.jit import tiered
@@ -67,6 +67,12 @@ class NewPointsMixin(TransformerMixin):
         geo = getattr(self, "_rescaling", None)  # a fit of X's image (_fitting._fit)
         X = X if geo is None else geo(X)
         return (X if self._scale == 1.0 else X * self._scale), kind
+
+    def _bar(self, kind, method):
+        """The name of ``method``'s bar over new rows (:func:`~kgroups._placement.row_blocks`),
+        None for a dask array: its chunks run at once on the workers, a bar each would
+        crowd the terminal (Dask's own diagnostics follow a computation)."""
+        return None if kind is DASK else f"{self._owner()}: {method}"
 
     def _in_range(self, fn, method, new_weight=0.0):
         r"""``fn`` on blocks of new rows whose semimetric values to the training rows,
@@ -134,7 +140,7 @@ class NewPointsMixin(TransformerMixin):
         X, kind = self._validate_new(X)
         fn = self._in_range(functools.partial(predict_rows, predictor=self._predictor, s=self._s,
                                               q=self._q, scores=self._scores, noise=noise,
-                                              desc=f"{self._owner()}: predict"), "predict")
+                                              desc=self._bar(kind, "predict")), "predict")
         with tiered(self._new_work(X)):
             return kind.map_rows(X, fn, None, np.int64, self._owner())
 
@@ -206,7 +212,7 @@ class NewPointsMixin(TransformerMixin):
         X, kind = self._validate_new(X)
         fn = self._in_range(functools.partial(transform_rows, predictor=self._predictor,
                                               s=self._s, q=self._q, unit=self._objective_unit(),
-                                              desc=f"{self._owner()}: transform"), "transform")
+                                              desc=self._bar(kind, "transform")), "transform")
         with tiered(self._new_work(X)):
             return kind.map_rows(X, fn, self.n_clusters_, np.float64, self._owner())
 
@@ -349,7 +355,7 @@ class NewPointsMixin(TransformerMixin):
         X = self._in_range(lambda rows: rows, "score", new_weight=float(np.sum(w)))(X)
         with tiered(self._new_work(X) + X.shape[0] ** 2):  # the block, and the clusters' pairs
             labels = predict_rows(X, self._predictor, self._s, self._q, self._scores,
-                                  self._noise_rule(), desc=f"{self._owner()}: score")
+                                  self._noise_rule(), desc=self._bar(kind, "score"))
             X, w, labels = X[labels >= 0], w[labels >= 0], labels[labels >= 0]  # set aside
             # sum_{x, y in C_l} w_x w_y rho(x, y) of each cluster, then W (eq. 15)
             fmap = self._feature_map if self._data_built() else None
