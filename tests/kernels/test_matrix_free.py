@@ -399,9 +399,9 @@ def test_predict_sums_from_a_block_where_the_sorted_copy_does_not_fit(monkeypatc
     rng = np.random.default_rng(4)
     X, Z = rng.normal(size=(300, 3)), rng.normal(size=(200, 3))
     est = KernelKGroups(3, engine="matrix-free", random_state=0).fit(X)
-    assert not est._predictor.pairwise
+    assert not est._predictor.from_blocks
     pair_by_pair = est.predict(Z)
     monkeypatch.setattr("kgroups._engines.engine.fits", lambda nbytes: False)
     est = KernelKGroups(3, engine="matrix-free", random_state=0).fit(X)
-    assert est._predictor.pairwise
+    assert est._predictor.from_blocks
     np.testing.assert_array_equal(est.predict(Z), pair_by_pair)

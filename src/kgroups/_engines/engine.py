@@ -615,8 +615,8 @@ class RawDataPredictor:
         self.semimetric, self.params = semimetric, dict(params)
         self.center = robust_center(X_fit)
         n = X_fit.shape[0]
-        self.pairwise = callable(semimetric) or not fits(8 * X_fit.size)
-        if self.pairwise:
+        self.from_blocks = callable(semimetric) or not fits(8 * X_fit.size)
+        if self.from_blocks:
             self.X_fit = X_fit
             self.block_rows = max(1, PREDICT_BLOCK_BYTES // (8 * n))
             return
@@ -628,7 +628,7 @@ class RawDataPredictor:
         self.block_rows = max(1, PREDICT_BLOCK_PAIRS // n)
 
     def cross_sums(self, Xb):
-        if self.pairwise:
+        if self.from_blocks:
             K = pairwise_unchecked(Xb, self.X_fit, self.semimetric, center=self.center,
                                    scale=-0.5, **self.params)
             return cluster_sums_rows(K, self.w, self.labels, self.k), 0.0
