@@ -22,6 +22,9 @@ the engine keeps only the data (n x D, twice: row-major and transposed) and
   multi-threaded pass: O(n D) per move, all movers sharing each column tile;
   for several runs swept in lockstep, each kernel row once for all the runs in
   which that point moves.
+* :func:`cross_cluster_sums` gives ``predict`` each new row's sums over the training
+  points of each cluster, ``sum_{y in C_l} w_y rho(x, y)``, the same way: pair by
+  pair, on every core, no block of values held.
 """
 
 import numpy as np
@@ -435,7 +438,7 @@ def cross_tile(XT, x, lo, hi, code, alpha, sigma, theta, buf):
     d = D % 4
     for t in range(m):
         buf[t] = 0.0
-    for e in range(d):  # the dimensions past a multiple of four first
+    for e in range(d):  # the first D mod 4 dimensions one at a time, then four at a time
         xe, row = x[e], XT[e, lo:hi]
         for t in range(m):
             u = row[t] - xe
