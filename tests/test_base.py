@@ -305,3 +305,19 @@ def test_integer_weights_equal_repeated_rows_up_to_cluster_names():
         ta, tb = a.transform(ZW_X), b.transform(ZW_X)
         assert min(np.abs(ta[:, list(p)] - tb).max() for p in permutations(range(3))) < 1e-9
         assert a.within_energy_ == pytest.approx(b.within_energy_, rel=1e-12)
+
+
+def test_score_needs_no_matrix_of_a_cluster(monkeypatch):
+    """score's W of the new rows comes from the energy statistics' pass over each
+    cluster's pairs, so a cluster whose n_l x n_l matrix would not fit in memory is
+    scored (here 2,500 rows, 50 MB, with 40 MB said to be available), and equals the
+    brute W of the predicted partition."""
+    rng = np.random.default_rng(6)
+    X = np.vstack([rng.normal(0, 1, (2500, 2)), rng.normal(20, 1, (2500, 2))])
+    w = rng.uniform(0.5, 2.0, X.shape[0])
+    est = KernelKGroups(2, random_state=0).fit(X[::10])
+    labels = est.predict(X)
+    brute = sum(w[labels == l] @ pairwise(X[labels == l]) @ w[labels == l]
+                / (2 * w[labels == l].sum()) for l in (0, 1))
+    monkeypatch.setattr("kgroups._memory.available_memory", lambda: 40 * 2**20)
+    assert est.score(X, sample_weight=w) == pytest.approx(-brute, rel=1e-12)

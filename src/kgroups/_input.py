@@ -20,9 +20,8 @@ import numpy as np
 
 from ._input_device import device_rows, like_input, on_cuda_device
 from ._kernels.device import host_values
-from ._memory import check_fits
 from ._placement import place
-from ._semimetrics import pairwise, robust_center
+from ._semimetrics import robust_center
 from ._sparse import issparse
 from ._validation import (InvalidParameterError, check_finite, check_in_memory,
                           check_init_starts, check_n_clusters, check_numeric_columns,
@@ -284,15 +283,18 @@ class InMemory:
 
     @staticmethod
     def within_sums(X, w, labels, k, semimetric, params):
-        """``sum_{x, y in C_l} w_x w_y rho(x, y)`` of each cluster ``l`` (k), from each
-        cluster's semimetric matrix (its memory checked first)."""
-        largest = int(np.bincount(labels).max(initial=0))
-        check_fits(8 * largest * largest, f"score: the distances within a cluster of "
-                   f"{largest} points", "score on fewer points")
+        """``sum_{x, y in C_l} w_x w_y rho(x, y)`` of each cluster ``l`` (k): ``2 s_l W_l``,
+        ``W_l`` the cluster's within energy from the energy statistics' pass over its
+        pairs (:func:`~kgroups.within_energy`: by blocks on every core, no n_l x n_l
+        matrix)."""
+        from ._stats.energy import within_energy
+
         out = np.zeros(k)
         for l in np.unique(labels):
             idx = np.flatnonzero(labels == l)
-            out[l] = w[idx] @ pairwise(X[idx], None, semimetric, **params) @ w[idx]
+            out[l] = 2.0 * float(np.sum(w[idx])) * within_energy(
+                X[idx], np.zeros(idx.size, dtype=np.int64), semimetric=semimetric,
+                sample_weight=w[idx], **params)
         return out
 
 
