@@ -166,12 +166,12 @@ def test_a_fit_on_a_terminal_says_its_start(monkeypatch):
 
 def test_the_choice_of_k_on_a_terminal_says_it_runs(monkeypatch):
     """The choice of k has nothing to count (its scan stops where its rule decides), nor
-    the tree of EnergyHierarchical (one kernel call), nor a graph's eigenvectors: a line
-    of its own says what runs, with its clock; the choice's reporter of lines draws no
-    bar of its own."""
+    have the tree of EnergyHierarchical (one kernel call), a graph's eigenvectors and
+    the energy statistics' pass over the pairs: a line of its own says what runs, with
+    its clock; the choice's reporter of lines draws no bar of its own."""
     import networkx as nx
 
-    from kgroups import choose_k
+    from kgroups import choose_k, energy_distance
     from kgroups._progress import FitProgress
     from kgroups.graph import CommunityKGroups
 
@@ -185,7 +185,9 @@ def test_the_choice_of_k_on_a_terminal_says_it_runs(monkeypatch):
                        (lambda: EnergyHierarchical(2).fit(Y),   # its merges: one kernel
                         "EnergyHierarchical: the tree of 80 points ["),
                        (lambda: CommunityKGroups(random_state=0).fit(nx.barbell_graph(8, 0)),
-                        "CommunityKGroups: the Bethe Hessian's eigenvectors [")]:
+                        "CommunityKGroups: the Bethe Hessian's eigenvectors ["),
+                       (lambda: energy_distance(Y[:40], Y[40:]),   # one pass over the pairs
+                        "energy_distance: summing the pairs [")]:
         term = Terminal()
         monkeypatch.setattr("sys.stderr", term)
         call()

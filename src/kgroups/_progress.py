@@ -8,8 +8,8 @@ n x n matrix of a dense engine, the neighbourhood graph) and the start of runs, 
 sums their clusters over every pair of rows (both O(n^2) work). They keep the bar
 alive: its clock is redrawn every ``TICK`` seconds, saying what runs
 (:meth:`FitProgress.waiting`). Work with nothing to count at all (the choice of k, a
-hierarchical tree, a graph's eigenvectors) has a line of its own with its clock
-(:func:`running`).
+hierarchical tree, a graph's eigenvectors, the energy statistics' pass over the pairs)
+has a line of its own with its clock (:func:`running`).
 """
 
 from __future__ import annotations

@@ -65,6 +65,7 @@ from .._validation import (
     uniform_sample,
 )
 from .._memory import check_fits
+from .._progress import running
 
 BLOCK_ELEMENTS = 1 << 22  # semimetric values per block (32 MiB of float64)
 _MAX_POOLED_BYTES = 1 << 32  # the pooled n x n matrix of a permutation test: 4 GiB at most
@@ -331,6 +332,11 @@ class NumpyPairSums(PairSums):
 
     def group_sums(self, prep, which="all"):
         check_which(which)
+        with running(f"{prep.owner}: summing the pairs"):  # on a terminal, its clock
+            return self._group_sums(prep, which)
+
+    @staticmethod
+    def _group_sums(prep, which):
         Z, w = prep.payload
         if which == "all":
             return _cluster_sums(Z, prep.codes, prep.k, w, prep.spec, prep.owner)
