@@ -197,7 +197,8 @@ def test_the_choice_of_k_on_a_terminal_says_it_runs(monkeypatch):
 
 def test_a_permutation_test_on_a_terminal_counts_its_permutations(monkeypatch):
     """energy_test and disco draw their relabellings in batches: a bar named after the
-    function counts them (and none off a terminal)."""
+    function counts them, after a line while the pooled matrix is built (and nothing
+    off a terminal)."""
     import io
     import sys
 
@@ -215,6 +216,7 @@ def test_a_permutation_test_on_a_terminal_counts_its_permutations(monkeypatch):
         monkeypatch.setattr("sys.stderr", term)
         call()
         assert said in "".join(term.text) and "/99 [" in "".join(term.text)
+        assert said.replace("permutations", "the pooled matrix [") in "".join(term.text)
         monkeypatch.setattr("sys.stderr", io.StringIO())
         call()
         assert sys.stderr.getvalue() == ""

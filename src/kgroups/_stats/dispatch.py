@@ -21,7 +21,7 @@ import sys
 import numpy as np
 
 from .._kernels.permute import permuted_codes
-from .._progress import draws_on, progress_bar
+from .._progress import draws_on, progress_bar, running
 from .._validation import (InvalidParameterError, is_dask_collection, is_device_array,
                            uniform_sample)
 from .pairsum import BLOCK_ELEMENTS, Part, semimetric_spec  # noqa: F401 (doctest names)
@@ -127,7 +127,8 @@ def observed_sums(prep, n_permutations):
     """
     if n_permutations == 0:
         return prep.backend.group_sums(prep), None
-    D = prep.backend.pooled(prep)
+    with running(f"{prep.owner}: the pooled matrix"):  # on a terminal, its clock
+        D = prep.backend.pooled(prep)
     rows = prep.backend.row_sums(D)
     return relabelled(prep.backend, D, prep.codes[None, :], prep.k, rows)[0], D
 
