@@ -15,11 +15,9 @@ threshold: a row whose smallest cost is at least the threshold is set aside too
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 
-from ._progress import draws_on, progress_bar
+from ._progress import counted
 
 
 def insertion_scores(m, kxx, s, q):
@@ -84,18 +82,9 @@ def place(m, kxx, s, q, scores, noise=None):
 
 def row_blocks(n, step, desc=None):
     """The first row of each block of ``step`` of ``n`` rows; where there are several and
-    ``desc`` names the work, a bar on a terminal counts the rows done."""
-    starts = range(0, n, step)
-    if desc is None or len(starts) < 2 or not draws_on(sys.stderr):
-        yield from starts
-        return
-    bar = progress_bar(total=n, desc=desc, unit="row")
-    try:
-        for a in starts:
-            yield a
-            bar.update(min(step, n - a))
-    finally:
-        bar.close()
+    ``desc`` names the work, a bar on a terminal counts the rows done
+    (:func:`~kgroups._progress.counted`)."""
+    return counted(n, step, desc if n > step else None)
 
 
 def per_cluster(X, predictor, s, q, scores, desc=None):

@@ -158,6 +158,22 @@ def redrawn(draw, elapsed):
         ticker.join()
 
 
+def counted(n, step, desc=None, unit="row"):
+    """The first item of each block of ``step`` of ``n`` items; where ``desc`` names the
+    work, a bar on a terminal counts the items done (``unit``)."""
+    starts = range(0, n, step)
+    if desc is None or not draws_on(sys.stderr):
+        yield from starts
+        return
+    bar = progress_bar(total=n, desc=desc, unit=unit)
+    try:
+        for a in starts:
+            yield a
+            bar.update(min(step, n - a))
+    finally:
+        bar.close()
+
+
 @contextmanager
 def running(what):
     """A line of its own on a terminal for work that has nothing to count (the choice of
@@ -166,8 +182,7 @@ def running(what):
     if not draws_on(sys.stderr):
         yield
         return
-    bar = progress_bar(total=None, desc=what, bar_format="{desc} [{elapsed}]",
-                       delay=BAR_DELAY)
+    bar = progress_bar(total=None, desc=what, bar_format="{desc} [{elapsed}]")
     t0 = time.perf_counter()
     try:
         with redrawn(bar.refresh, lambda: time.perf_counter() - t0):

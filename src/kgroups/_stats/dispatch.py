@@ -16,12 +16,11 @@ never this module.
 from __future__ import annotations
 
 import importlib
-import sys
 
 import numpy as np
 
 from .._kernels.permute import permuted_codes
-from .._progress import draws_on, progress_bar, running
+from .._progress import counted, running
 from .._validation import (InvalidParameterError, is_dask_collection, is_device_array,
                            uniform_sample)
 from .pairsum import BLOCK_ELEMENTS, Part, semimetric_spec  # noqa: F401 (doctest names)
@@ -168,16 +167,10 @@ def permutation_statistics(pooled, codes, sizes, n_permutations, rs, statistic,
     rows = backend.row_sums(pooled)
     batch = relabel_batch(backend, n, k, n_permutations)
     out = np.empty(n_permutations)
-    bar = progress_bar(total=n_permutations, desc=f"{owner}: permutations",
-                       unit="permutation") if draws_on(sys.stderr) else None
-    for start in range(0, n_permutations, batch):
+    for start in counted(n_permutations, batch, f"{owner}: permutations", "permutation"):
         B = min(batch, n_permutations - start)
         out[start:start + B] = statistic(
             relabelled(backend, pooled, relabellings(rs, codes, B), k, rows), sizes)
-        if bar is not None:
-            bar.update(B)
-    if bar is not None:
-        bar.close()
     return out
 
 
