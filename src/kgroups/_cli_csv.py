@@ -367,21 +367,26 @@ def _to_float(table, cols, path, label_given=True, weights=False):
 
 
 def _weights(table, c, path):
-    """The ``--weights`` column: finite numbers >= 0, one at least > 0 (a row of weight 0
-    is left out of the fit and labelled by its predict, as in the library)."""
-    import numpy as np
+    """The ``--weights`` column, by the library's rule (``check_sample_weight``: finite,
+    >= 0, one at least > 0; a row of weight 0 is left out of the fit and labelled by its
+    predict), the first row that breaks it named by its line."""
+    from ._validation import InvalidParameterError, check_sample_weight
 
-    w = _to_float(table, [c], path, weights=True)[:, 0]   # finite numbers
-    bad = np.flatnonzero(~(w >= 0))
-    if bad.size:
-        i = int(bad[0])
-        raise CSVError(f"{path}, line {table.lines[i]}, {_column_name(c, table.header)}: "
-                       f"{table.rows[i][c].strip()!r} is not a valid --weights value (weights "
-                       "should be finite and >= 0)")
-    if w.size and not np.any(w > 0):
+    w = _to_float(table, [c], path, weights=True)[:, 0]
+    try:
+        return check_sample_weight(w, w.shape[0], "kgroups cluster", "--weights",
+                                   allow_zero=True)
+    except InvalidParameterError:
+        for i, value in enumerate(w):  # the same rule, one row at a time (beside a 1: a
+            try:                       # lone 0 breaks only the "all zero" clause)
+                check_sample_weight([value, 1.0], 2, allow_zero=True)
+            except InvalidParameterError:
+                raise CSVError(f"{path}, line {table.lines[i]}, "
+                               f"{_column_name(c, table.header)}: {table.rows[i][c].strip()!r} "
+                               "is not a valid --weights value (weights should be finite "
+                               "and >= 0)") from None
         raise CSVError(f"{path}: every --weights value ({_column_name(c, table.header)}) is 0; "
-                       "at least one row needs a positive weight")
-    return w
+                       "at least one row needs a positive weight") from None
 
 
 def _feature_columns(table, path, special, columns, drop_columns):
