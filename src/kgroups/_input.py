@@ -230,6 +230,7 @@ class InMemory:
 
     name = "numpy"
     host_rows = True  # X's rows are in host memory (input-space seeding reads them)
+    one_call = True  # map_rows calls its function once, on every row: a bar can count them
 
     @staticmethod
     def check_fit(est, X, precomputed):
@@ -310,6 +311,7 @@ class Dask:
 
     name = "dask"
     host_rows = True
+    one_call = False  # map_rows: once per chunk, at once on the workers (no bar each)
 
     @staticmethod
     def check_fit(est, X, precomputed):
@@ -404,6 +406,7 @@ class Device:
 
     name = "cuda"
     host_rows = False  # X's rows are not in host memory (no input-space seeding)
+    one_call = True
 
     @staticmethod
     def check_fit(est, X, precomputed):

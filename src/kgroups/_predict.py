@@ -14,7 +14,7 @@ import numpy as np
 from sklearn.base import TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._input import DASK, IN_MEMORY, input_kind, n_rows
+from ._input import IN_MEMORY, input_kind, n_rows
 from ._kernels.device import host_values
 from ._placement import predict_rows, transform_rows
 from ._kernels.jit import tiered
@@ -70,9 +70,9 @@ class NewPointsMixin(TransformerMixin):
 
     def _bar(self, kind, method):
         """The name of ``method``'s bar over new rows (:func:`~kgroups._placement.row_blocks`),
-        None for a dask array: its chunks run at once on the workers, a bar each would
-        crowd the terminal (Dask's own diagnostics follow a computation)."""
-        return None if kind is DASK else f"{self._owner()}: {method}"
+        None where the input kind maps its rows chunk by chunk at once (dask: a bar each
+        would crowd the terminal; Dask's own diagnostics follow a computation)."""
+        return f"{self._owner()}: {method}" if kind.one_call else None
 
     def _in_range(self, fn, method, new_weight=0.0):
         r"""``fn`` on blocks of new rows whose semimetric values to the training rows,
