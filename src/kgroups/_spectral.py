@@ -46,8 +46,8 @@ from ._validation import (
     validated,
 )
 
-# above this, "auto" uses ARPACK even for dense input (benchmarks/bench_spectral.py: the
-# same labels, and ARPACK ahead from 2,000 rows)
+# above this, "auto" uses ARPACK even for dense input: the same labels as the dense
+# solver, and the faster of the two (benchmarks/bench_spectral.py)
 _DENSE_MAX_N = 1000
 
 

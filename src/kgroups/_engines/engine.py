@@ -59,9 +59,9 @@ from .._memory import check_fits, fits
 
 # Rows of new data scored at once by ``predict``: bounds its scratch memory.
 PREDICT_BLOCK_BYTES = 64 * 2**20
-# Pairs of new and training rows per block of predict's sums taken pair by pair: a few
-# milliseconds of work, so that a block's fixed costs (a range check, the workers'
-# start, a progress bar's update) stay small beside it.
+# Pairs of new and training rows per block of predict's sums taken pair by pair: enough
+# work that a block's fixed costs (a range check, the workers' start, a progress bar's
+# update) stay small beside it.
 PREDICT_BLOCK_PAIRS = 1 << 24
 # The move rules a run may follow: Hartigan's (kernel k-groups, one point at a time,
 # paper Algorithm 2) and Lloyd's (kernel k-means, all points against fixed means,
