@@ -233,6 +233,12 @@ def test_predict_transform_and_score_on_a_terminal_count_their_rows(monkeypatch)
         getattr(est, method)(X[:50])
         assert f"KernelKGroups: {method}:" in "".join(term.text) and "/50 [" in "".join(
             term.text), method
+    term = Terminal()   # W of the scored rows: one line named after the estimator,
+    monkeypatch.setattr("sys.stderr", term)   # not one of within_energy's per cluster
+    est.score(X[:50])
+    shown = "".join(term.text)
+    assert "KernelKGroups: score: the clusters' pairs [" in shown
+    assert "within_energy" not in shown
     da = pytest.importorskip("dask.array")   # its chunks run at once: no bar each
     term = Terminal()
     monkeypatch.setattr("sys.stderr", term)

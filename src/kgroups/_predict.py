@@ -17,6 +17,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._input import IN_MEMORY, input_kind, n_rows
 from ._kernels.device import host_values
 from ._placement import predict_rows, transform_rows
+from ._progress import running
 from ._kernels.jit import tiered
 from ._semimetrics.closed_form import centred_sq_norm_max, check_semimetric_range
 from ._semimetrics.prepare import kernel_rows
@@ -361,7 +362,8 @@ class NewPointsMixin(TransformerMixin):
             fmap = self._feature_map if self._data_built() else None
             rows, semimetric, params = kernel_rows(X, self._semimetric_in_use(),
                                                    self._params(), fmap)
-            sums = kind.within_sums(rows, w, labels, self.n_clusters_, semimetric, params)
+            with running(f"{self._owner()}: score: the clusters' pairs"):  # a terminal's
+                sums = kind.within_sums(rows, w, labels, self.n_clusters_, semimetric, params)
             s = np.bincount(labels, weights=w, minlength=self.n_clusters_)
             total = float(np.sum(sums[s > 0] / (2.0 * s[s > 0])))
         return -total * wscale * self._objective_unit()

@@ -174,18 +174,24 @@ def counted(n, step, desc=None, unit="row"):
         bar.close()
 
 
+_LINE = threading.local()  # .shown: a line of running() is up in this thread
+
+
 @contextmanager
 def running(what):
     """A line of its own on a terminal for work that has nothing to count (the choice of
     k, whose scan stops where its rule decides): ``what`` and its clock, from
-    ``BAR_DELAY`` on, removed when the work ends. Off a terminal nothing runs."""
-    if not draws_on(sys.stderr):
+    ``BAR_DELAY`` on, removed when the work ends. Off a terminal nothing runs. Work
+    within another's line (the energy statistics' pass within an estimator's score)
+    adds none: the outer line names what the user asked for."""
+    if getattr(_LINE, "shown", False) or not draws_on(sys.stderr):
         yield
         return
     bar = progress_bar(total=None, desc=what, bar_format="{desc} [{elapsed}]")
-    t0 = time.perf_counter()
+    t0, _LINE.shown = time.perf_counter(), True
     try:
         with redrawn(bar.refresh, lambda: time.perf_counter() - t0):
             yield
     finally:
+        _LINE.shown = False
         bar.close()
