@@ -1,12 +1,13 @@
 """``predict`` on new rows at scale: kernel k-groups' sums of each new row over the
-training rows of each cluster, taken pair by pair on every core (the predictor of the
-exact engines on raw data), against the same sums from a block of semimetric values
-then summed by cluster (how they were taken before: ``pairwise`` block by block), on
-the same fit and rows, beside scikit-learn's ``KMeans.predict`` (nearest centroid, a
-different and far cheaper rule: the floor, not a peer of equal work). Per row of the
-table: the seconds, pairs per second, the ratio, and whether the labels agree.
+training rows of each cluster, by the predictor's two paths on the same fit and rows:
+pair by pair on every core (direct differences, the training rows sorted by cluster)
+and from blocks of semimetric values (a BLAS product on centred rows, then summed by
+cluster), beside scikit-learn's ``KMeans.predict`` (nearest centroid, a different and
+far cheaper rule: the floor, not a peer of equal work). Per row of the table: the
+seconds, pairs per second, the ratio, the path ``predict`` takes at that D
+(``PREDICT_BLAS_MIN_D``), and whether the two paths' labels agree.
 
-Usage: python bench_predict.py [--train 20000 60000] [--new 100000] [--dims 5 20]
+Usage: python bench_predict.py [--train 20000 60000] [--new 100000] [--dims 5 20 64 128]
        [--out FILE.md]
 """
 
@@ -19,33 +20,31 @@ import numpy as np
 from sklearn.cluster import KMeans
 from sklearn.datasets import make_blobs
 
-from kgroups import KernelKGroups, pairwise
+from kgroups import KernelKGroups
+from kgroups._engines import engine
 from kgroups._placement import insertion_scores, predict_rows
 
 from _report import header, publish, timed
 
 
-class BlockPredictor:
-    """The sums from a block of ``-rho / 2`` values (:func:`kgroups.pairwise`, 64 MiB of
-    them at a time), then by cluster (the block times the weighted one-hot labels)."""
-
-    def __init__(self, X_fit, w, labels, k, semimetric, params, center):
-        self.X_fit, self.semimetric, self.params, self.center = X_fit, semimetric, params, center
-        self.onehot = np.zeros((X_fit.shape[0], k))
-        self.onehot[np.arange(X_fit.shape[0]), labels] = w
-        self.block_rows = max(1, 64 * 2**20 // (8 * X_fit.shape[0]))
-
-    def cross_sums(self, Xb):
-        K = pairwise(Xb, self.X_fit, self.semimetric, center=self.center, scale=-0.5,
-                     **self.params)
-        return K @ self.onehot, 0.0
+def predictor(est, X, blocks):
+    """The fit's :class:`~kgroups._engines.engine.RawDataPredictor` of the training rows
+    X, on the block path (``blocks``) or pair by pair, whatever the columns."""
+    p, keep = est._predictor, engine.PREDICT_BLAS_MIN_D
+    engine.PREDICT_BLAS_MIN_D = 0 if blocks else np.inf
+    try:
+        q = engine.RawDataPredictor(X * est._scale, p.w, p.labels, p.k, p.semimetric, p.params)
+    finally:
+        engine.PREDICT_BLAS_MIN_D = keep
+    assert q.from_blocks == blocks
+    return q
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--train", type=int, nargs="+", default=[20000, 60000])
     ap.add_argument("--new", type=int, default=100000)
-    ap.add_argument("--dims", type=int, nargs="+", default=[5, 20])
+    ap.add_argument("--dims", type=int, nargs="+", default=[5, 20, 64, 128])
     ap.add_argument("--k", type=int, default=8)
     ap.add_argument("--out")
     args = ap.parse_args(argv)
@@ -55,26 +54,28 @@ def main(argv=None):
              "engine=\"matrix-free\", n_init=1)`, energy distance. One run each, in one "
              "process (numba compiled before).", "",
              "| training rows | D | pair by pair (s) | G pairs/s | block of values (s) | "
-             "G pairs/s | block / pair by pair | same labels | KMeans.predict (s) |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "G pairs/s | block / pair by pair | predict takes | same labels | "
+             "KMeans.predict (s) |", "|---|---|---|---|---|---|---|---|---|---|"]
     for n in args.train:
         for D in args.dims:
             X, _ = make_blobs(n + args.new, n_features=D, centers=args.k, cluster_std=3.0,
                               random_state=0)
             X, Z = X[:n], X[n:]
             est = KernelKGroups(args.k, engine="matrix-free", n_init=1, random_state=0).fit(X)
-            est.predict(Z[:10])
-            fused, tf = timed(lambda: est.predict(Z))
-            p = est._predictor
-            old = BlockPredictor(X * est._scale, p.w, p.labels, p.k, p.semimetric, p.params,
-                                 p.center)
-            block, tb = timed(lambda: predict_rows(Z * est._scale, old, est._s, est._q,
-                                                   insertion_scores))
+            Zs, out = Z * est._scale, {}
+            for blocks in (False, True):
+                p = predictor(est, X, blocks)
+                predict_rows(Zs[:10], p, est._s, est._q, insertion_scores)  # compiled first
+                out[blocks] = timed(lambda: predict_rows(Zs, p, est._s, est._q,
+                                                         insertion_scores))
+            (pair, tp), (block, tb) = out[False], out[True]
             km = KMeans(args.k, n_init=1, random_state=0).fit(X)
             _, tk = timed(lambda: km.predict(Z))
             pairs = n * args.new / 1e9
-            row = (f"| {n} | {D} | {tf:.2f} | {pairs / tf:.2f} | {tb:.2f} | {pairs / tb:.2f} | "
-                   f"{tb / tf:.1f}x | {bool(np.array_equal(fused, block))} | {tk:.3f} |")
+            takes = "block" if est._predictor.from_blocks else "pair by pair"
+            row = (f"| {n} | {D} | {tp:.2f} | {pairs / tp:.2f} | {tb:.2f} | {pairs / tb:.2f} | "
+                   f"{tb / tp:.1f}x | {takes} | {bool(np.array_equal(pair, block))} | "
+                   f"{tk:.3f} |")
             print(row, file=sys.stderr, flush=True)
             lines.append(row)
     publish("\n".join(lines) + "\n", args.out)

@@ -1082,11 +1082,13 @@ def predict_scale():
     return _markdown_section(
         "predict.md", "predict on new rows",
         [":meth:`~kgroups.KernelKGroups.predict` of new rows against a fit of the",
-         "matrix-free engine: each new row's sums over the training rows of each cluster",
-         "taken pair by pair on every core, beside the same sums from a block of",
-         "semimetric values summed by cluster afterwards (the way they were taken",
-         "before), on the same fit and rows, and scikit-learn's ``KMeans.predict``",
-         "(nearest centroid: far less work, the floor rather than a peer)."],
+         "matrix-free engine, by its two paths on the same fit and rows: each new row's",
+         "sums over the training rows of each cluster taken pair by pair on every core",
+         "(direct differences), and the same sums from blocks of semimetric values (a",
+         "BLAS product on centred rows) summed by cluster afterwards; the column",
+         "*predict takes* is the path it runs at that number of columns, drawn from",
+         "this table. Beside them scikit-learn's ``KMeans.predict`` (nearest centroid:",
+         "far less work, the floor rather than a peer)."],
         "python benchmarks/bench_predict.py")
 
 

@@ -405,3 +405,45 @@ def test_predict_sums_from_a_block_where_the_sorted_copy_does_not_fit(monkeypatc
     est = KernelKGroups(3, engine="matrix-free", random_state=0).fit(X)
     assert est._predictor.from_blocks
     np.testing.assert_array_equal(est.predict(Z), pair_by_pair)
+
+
+def test_predict_sums_from_blocks_from_many_columns(monkeypatch):
+    """From PREDICT_BLAS_MIN_D columns on, predict's sums come from blocks of values (a
+    BLAS product) rather than pair by pair: the same labels and transform on wide data
+    either way."""
+    from kgroups import KernelKGroups
+    from kgroups._engines import engine
+
+    rng = np.random.default_rng(5)
+    D = engine.PREDICT_BLAS_MIN_D
+    X = np.vstack([rng.normal(c, 1.0, size=(120, D)) for c in (0.0, 0.6, 1.2)])
+    Z = rng.normal(0.6, 1.0, size=(150, D))
+    est = KernelKGroups(3, engine="matrix-free", random_state=0).fit(X)
+    assert est._predictor.from_blocks
+    blocks, dist = est.predict(Z), est.transform(Z)
+    monkeypatch.setattr(engine, "PREDICT_BLAS_MIN_D", D + 1)
+    est = KernelKGroups(3, engine="matrix-free", random_state=0).fit(X)
+    assert not est._predictor.from_blocks
+    np.testing.assert_array_equal(est.predict(Z), blocks)
+    np.testing.assert_allclose(est.transform(Z), dist, rtol=1e-9)
+
+
+def test_cross_cluster_sums_past_one_block_of_rows_and_on_narrow_tiles():
+    """predict's pass takes CROSS_ROWS new rows per tile, and tiles of fewer columns on
+    wide data: against the brute sums with rows past several blocks (one left over) and
+    columns past several tiles, the same bits on one worker and on three."""
+    rng = np.random.default_rng(9)
+    D = 300   # tiles of cross_width(300) columns
+    width = mfk.cross_width(D)
+    assert width < mfk.TILE
+    n, b = 5 * width + 7, 3 * mfk.CROSS_ROWS + 5
+    X, Xn = rng.normal(size=(n, D)), rng.normal(size=(b, D))
+    w, lab = rng.uniform(0.5, 2.0, n), np.sort(rng.choice(3, n))
+    bounds = np.searchsorted(lab, np.arange(4)).astype(np.int64)
+    got = mfk.cross_cluster_sums(Xn, np.ascontiguousarray(X.T), w, bounds, 0, 1.0, 1.0, 1.0, 1)
+    rho = np.sqrt(((Xn[:, None] - X[None]) ** 2).sum(-1))
+    want = np.stack([(rho * w)[:, lab == l].sum(1) for l in range(3)], axis=1)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    three = mfk.cross_cluster_sums(Xn, np.ascontiguousarray(X.T), w, bounds, 0, 1.0, 1.0,
+                                   1.0, 3)
+    np.testing.assert_array_equal(three, got)

@@ -63,6 +63,11 @@ PREDICT_BLOCK_BYTES = 64 * 2**20
 # work that a block's fixed costs (a range check, the workers' start, a progress bar's
 # update) stay small beside it.
 PREDICT_BLOCK_PAIRS = 1 << 24
+# Columns from which predict's sums come from blocks of values (a BLAS product, 2 D
+# flops a pair at the product's rate) rather than pair by pair (3 D flops a pair in
+# vectorised loops): where the product's rate outweighs the block's pass over its
+# values (benchmarks/bench_predict.py --dims).
+PREDICT_BLAS_MIN_D = 80
 # The move rules a run may follow: Hartigan's (kernel k-groups, one point at a time,
 # paper Algorithm 2) and Lloyd's (kernel k-means, all points against fixed means,
 # Algorithm 1), and their trimmed forms with points set aside (``noise``,
@@ -604,7 +609,8 @@ class RawDataPredictor:
     sorted by cluster (:func:`~kgroups._kernels.pairs_on_the_fly.cross_cluster_sums`,
     the matrix-free engine's pass: no block of values is held, a copy of the training
     rows in that order is); a callable's from a block of its values, and so are a named
-    semimetric's where that copy does not fit in memory."""
+    semimetric's of ``PREDICT_BLAS_MIN_D`` columns or more (a BLAS product on centred
+    rows) or where that copy does not fit in memory."""
 
     device_rows = False  # new rows in host memory only
 
@@ -615,7 +621,8 @@ class RawDataPredictor:
         self.semimetric, self.params = semimetric, dict(params)
         self.center = robust_center(X_fit)
         n = X_fit.shape[0]
-        self.from_blocks = callable(semimetric) or not fits(8 * X_fit.size)
+        self.from_blocks = (callable(semimetric) or X_fit.shape[1] >= PREDICT_BLAS_MIN_D
+                            or not fits(8 * X_fit.size))
         if self.from_blocks:
             self.X_fit = X_fit
             self.block_rows = max(1, PREDICT_BLOCK_BYTES // (8 * n))

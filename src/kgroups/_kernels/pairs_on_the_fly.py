@@ -453,25 +453,44 @@ def cross_tile(XT, x, lo, hi, code, alpha, sigma, theta, buf):
     rho_inplace(buf, m, code, alpha, sigma, theta)
 
 
+# predict's pass: new rows sharing each tile of training columns, and the tile's width
+# (CROSS_TILE_BYTES of D x width float64 at most, stays in L2 while they use it).
+CROSS_ROWS, CROSS_TILE_BYTES = 16, 2**17
+
+
+@njit(cache=True)
+def cross_width(D):
+    """Columns of :func:`cross_rows`'s tiles: ``D`` x width float64 in
+    ``CROSS_TILE_BYTES``, between 64 and ``TILE``."""
+    return max(64, min(TILE, CROSS_TILE_BYTES // (8 * max(D, 1))))
+
+
 @njit(cache=True, nogil=True)
 def cross_rows(Xn, XT, ws, bounds, code, alpha, sigma, theta, out, lo, hi):
-    """:func:`cross_cluster_sums`'s rows ``lo .. hi - 1``: for each cluster, tile by tile
-    of its columns (:func:`cross_tile`), the weighted values added per column position
-    (a vectorised loop), the positions added at the cluster's end."""
-    buf = np.empty(TILE, np.float64)
-    part = np.empty(TILE, np.float64)
-    for i in range(lo, hi):
-        x = Xn[i]
+    """:func:`cross_cluster_sums`'s rows ``lo .. hi - 1``, ``CROSS_ROWS`` at a time: for
+    each cluster, tile by tile of its columns, each of those rows' values on the tile
+    (:func:`cross_tile`, the tile read from cache by all but the first: the training
+    rows stream from memory once per ``CROSS_ROWS`` new rows, not once per row), the
+    weighted values added per column position (a vectorised loop), the positions
+    added at the cluster's end. A row's sums are added in the same order whatever
+    rows share its tiles."""
+    width = cross_width(XT.shape[0])
+    buf = np.empty(width, np.float64)
+    part = np.empty((CROSS_ROWS, width), np.float64)
+    for i0 in range(lo, hi, CROSS_ROWS):
+        nb = min(CROSS_ROWS, hi - i0)
         for l in range(bounds.shape[0] - 1):
-            for t in range(TILE):
-                part[t] = 0.0
-            for c0 in range(bounds[l], bounds[l + 1], TILE):
-                c1 = min(bounds[l + 1], c0 + TILE)
-                cross_tile(XT, x, c0, c1, code, alpha, sigma, theta, buf)
+            part[:nb] = 0.0
+            for c0 in range(bounds[l], bounds[l + 1], width):
+                c1 = min(bounds[l + 1], c0 + width)
                 wseg = ws[c0:c1]
-                for t in range(c1 - c0):
-                    part[t] += wseg[t] * buf[t]
-            acc = 0.0
-            for t in range(TILE):
-                acc += part[t]
-            out[i, l] = acc
+                for r in range(nb):
+                    cross_tile(XT, Xn[i0 + r], c0, c1, code, alpha, sigma, theta, buf)
+                    pr = part[r]
+                    for t in range(c1 - c0):
+                        pr[t] += wseg[t] * buf[t]
+            for r in range(nb):
+                acc = 0.0
+                for t in range(width):
+                    acc += part[r, t]
+                out[i0 + r, l] = acc
