@@ -134,7 +134,7 @@ def test_a_long_start_keeps_the_bar_alive_and_says_what_runs(monkeypatch):
     term = Terminal()
     monkeypatch.setattr("sys.stderr", term)
     progress = FitProgress("KernelKGroups", 2, 10, verbose=0)
-    with progress.waiting("restart 1/2: summing the clusters"):
+    with progress.waiting("restart 1/2: summing the clusters", "restart 1/2: sweeping"):
         time.sleep(0.4)
         assert any(t.name == "kgroups progress" for t in threading.enumerate())
         waited = progress.bar._time()
@@ -142,11 +142,38 @@ def test_a_long_start_keeps_the_bar_alive_and_says_what_runs(monkeypatch):
     assert progress.bar.last_print_t >= waited
     drawn = [t for t in term.text if "restart 1/2: summing the clusters" in t]
     assert len(drawn) >= 3   # at the delay, then every TICK: not one frozen frame
-    assert not any(t.name == "kgroups progress" for t in threading.enumerate())
+    before = len(term.text)
+    time.sleep(0.2)    # a sweep that takes long: the clock still runs, saying what runs
+    assert len([t for t in term.text[before:] if "restart 1/2: sweeping" in t]) >= 3
     before = len(term.text)
     with progress.waiting("restart 2/2: summing the clusters"):   # past the delay: at once
         assert any("restart 2/2" in t for t in term.text[before:])
-    progress.close()
+    progress.close()    # the clock's thread ends with the bar
+    assert not any(t.name == "kgroups progress" for t in threading.enumerate())
+
+
+def test_a_long_sweep_keeps_the_bar_s_clock_running(monkeypatch):
+    """A sweep of large data takes seconds, and a fit often has one or two: between the
+    ends of sweeps the bar is redrawn (its clock runs) and says that the run sweeps,
+    not what ran before it."""
+    import time
+
+    from kgroups._engines.engine import Engine
+
+    monkeypatch.setattr("kgroups._progress.BAR_DELAY", 0.0)
+    monkeypatch.setattr("kgroups._progress.TICK", 0.02)
+    sweep = Engine.sweep
+
+    def slow_sweep(self, state):
+        time.sleep(0.3)
+        return sweep(self, state)
+
+    monkeypatch.setattr(Engine, "sweep", slow_sweep)
+    term = Terminal()
+    monkeypatch.setattr("sys.stderr", term)
+    KernelKGroups(3, n_init=1, engine="dense", random_state=0).fit(X)
+    sweeping = [t for t in term.text if "restart 1/1: sweeping" in t]
+    assert len(sweeping) >= 5   # frames while the first sweep ran (0.3 s, a frame a TICK)
 
 
 def test_a_fit_on_a_terminal_says_its_start(monkeypatch):

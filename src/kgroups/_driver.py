@@ -142,7 +142,7 @@ def _starting(progress, ids, what, say=True):
     runs = (f"restart {runs[0]}/{n}" if len(runs) == 1 else f"restarts {runs[0]}-{runs[-1]}/{n}"
             if runs[-1] - runs[0] == len(runs) - 1 else
             f"restarts {', '.join(map(str, runs))} (of {n})")
-    return progress.waiting(f"{runs}: {what}")
+    return progress.waiting(f"{runs}: {what}", f"{runs}: sweeping")
 
 
 def drift(engine, state, r):

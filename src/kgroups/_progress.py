@@ -2,12 +2,13 @@
 
 The bar counts sweeps over all restarts (``n_init * max_iter``; a restart that
 converges early jumps to its end), appears only after ``BAR_DELAY`` seconds and only
-when stderr is a terminal (``disable=None``), and is removed when the fit ends. The
-steps before the first sweep have nothing to count: the preparation of the engine (the
-n x n matrix of a dense engine, the neighbourhood graph) and the start of runs, which
-sums their clusters over every pair of rows (both O(n^2) work). They keep the bar
-alive: its clock is redrawn every ``TICK`` seconds, saying what runs
-(:meth:`FitProgress.waiting`). Work with nothing to count at all (the choice of k, a
+when stderr is a terminal (``disable=None``), and is removed when the fit ends. Its
+clock is redrawn every ``TICK`` seconds from the start of the fit to its end, so that
+the bar shows and runs while nothing ends: a sweep of large data (seconds each), and
+the steps before the first sweep, which have nothing to count and say what runs
+(:meth:`FitProgress.waiting`): the preparation of the engine (the n x n matrix of a
+dense engine, the neighbourhood graph) and the start of runs, which sums their
+clusters over every pair of rows (both O(n^2) work). Work with nothing to count at all (the choice of k, a
 hierarchical tree, a graph's eigenvectors, the energy statistics' pass over the pairs)
 has a line of its own with its clock (:func:`running`).
 """
@@ -17,7 +18,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 
 BAR_DELAY, TICK = 1.0, 0.5
 
@@ -60,6 +61,12 @@ class FitProgress:
         self.bar = (progress_bar(total=n_init * max_iter, desc=owner, unit="sweep")
                     if bar and draws_on(sys.stderr) else None)
         self.restart, self.sweeps = 0, 0
+        # A sweep of large data runs for seconds (the first fit's often the only one):
+        # the bar's clock is redrawn every TICK from the start to close(), by a thread,
+        # so that it shows (from BAR_DELAY) and runs while no sweep ends.
+        self._ticker = ExitStack()
+        if self.bar is not None and not self.bar.disable:
+            self._ticker.enter_context(redrawn(self.bar.refresh, self.elapsed))
 
     def say(self, text):
         """One line on stdout (only with ``verbose``), without breaking the bar."""
@@ -109,26 +116,23 @@ class FitProgress:
         self.end(objective)
 
     @contextmanager
-    def waiting(self, what):
+    def waiting(self, what, then=""):
         """While a step without sweeps runs (preparing, the start of runs), the bar says
-        ``what`` (at once where it shows already) and is redrawn every ``TICK`` seconds
-        from ``BAR_DELAY`` on, so that its clock runs (:func:`redrawn`). Off a terminal
-        nothing runs."""
+        ``what`` (at once where it shows already), then ``then`` (what follows: the
+        sweeps of those runs); its clock runs all along (the ticker of ``__init__``).
+        Off a terminal nothing runs."""
         bar = self.bar
         if bar is None or bar.disable:
             yield
             return
-
-        def draw():
-            bar.set_postfix_str(what, refresh=False)
-            bar.refresh()
-
-        with redrawn(draw, self.elapsed):
-            yield
+        bar.set_postfix_str(what, refresh=self.elapsed() >= BAR_DELAY)
+        yield
+        bar.set_postfix_str(then, refresh=False)
         # the rate is of sweeps: measured from here, not over the wait
         bar.last_print_t, bar.last_print_n = bar._time(), bar.n
 
     def close(self):
+        self._ticker.close()    # the clock's thread stopped before the bar goes
         if self.bar is not None:
             self.bar.close()
 

@@ -289,9 +289,11 @@ def _on_rows(X, w, rows, lone, ks, setting, opts, seed, refit):
     how = "the sample fit's predict" if sampled else "the predict of their fit"
     if refit and r.k > 1:  # its sums and sweeps on a bar (a terminal's)
         bar = FitProgress(f"{setting.owner}: fit of all {n} rows", 1, setting.max_iter, 0)
-        r.labels = Fits(Z, w, f.setting, stream(seed, "all rows"), matrix=False).run(
-            r.k, [r.labels], bar)[0]
-        bar.close()
+        try:
+            r.labels = Fits(Z, w, f.setting, stream(seed, "all rows"), matrix=False).run(
+                r.k, [r.labels], bar)[0]
+        finally:
+            bar.close()
         how = "the fit of all rows started from " + ("the sample's" if sampled else "theirs")
     what = f"a uniform sample of {SAMPLE_N} of the {n} rows" if sampled else f"the {n} rows"
     if lone:
