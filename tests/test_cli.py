@@ -6,6 +6,7 @@ Hostile inputs (bad options, files and values) are in ``tests/hostile/test_cli.p
 import argparse
 import io
 import os
+import sys
 import types
 import warnings
 
@@ -119,6 +120,24 @@ def test_standard_input(monkeypatch, capsys):
 class _Terminal(io.StringIO):
     def isatty(self):
         return True
+
+
+@pytest.mark.parametrize("command", ["cluster", "choose-k"])
+def test_reading_the_file_has_a_line_on_a_terminal(command, blobs_csv, monkeypatch, capsys):
+    """A large file takes seconds to read: on a terminal a line says which one, with its
+    clock (from the bars' delay on); off a terminal, nothing."""
+    monkeypatch.setattr("kgroups._progress.BAR_DELAY", 0.0)
+    monkeypatch.setattr("sys.stderr", _Terminal())
+    k = ["-k", "3"] if command == "cluster" else ["--k-max", "4"]
+    assert main([command, str(blobs_csv), *k, "--label-column", "class"]) == 0
+    assert f"kgroups {command}: reading {blobs_csv} [" in sys.stderr.getvalue()
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(blobs_csv.read_bytes())))
+    monkeypatch.setattr("sys.stderr", _Terminal())
+    assert main([command, "-", *k, "--label-column", "class"]) == 0
+    assert f"kgroups {command}: reading standard input [" in sys.stderr.getvalue()
+    monkeypatch.setattr("sys.stderr", io.StringIO())
+    assert main([command, str(blobs_csv), *k, "--label-column", "class"]) == 0
+    assert "reading" not in sys.stderr.getvalue()
 
 
 @pytest.mark.parametrize("command", ["cluster", "choose-k"])

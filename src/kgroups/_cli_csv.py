@@ -101,8 +101,8 @@ def _split_rows(text, delimiter, path):
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter,
                         skipinitialspace=True)
     try:
-        for fields in reader:
-            if any(f.strip() for f in fields):
+        for fields in reader:   # a row of blank fields is a blank line (the first
+            if (fields and fields[0].strip()) or any(f.strip() for f in fields):  # says)
                 rows.append((reader.line_num, fields))
     except csv.Error as err:
         raise CSVError(f"{path}, line {reader.line_num}: {err}") from None
@@ -340,8 +340,11 @@ def _to_float(table, cols, path, label_given=True, weights=False):
     hint at the fix."""
     import numpy as np
 
+    from operator import itemgetter
+
     rows, lines, header = table.rows, table.lines, table.header
-    cells = [[r[c] for c in cols] for r in rows]
+    get = itemgetter(*cols) if len(cols) > 1 else (lambda r, c=cols[0]: (r[c],))
+    cells = list(map(get, rows))   # a tuple of the cells of cols per row
     texts = _as_numbers(cells, table.decimal)
     try:
         X = np.array(texts, dtype=np.float64).reshape(len(rows), len(cols))

@@ -57,6 +57,7 @@ from pathlib import Path
 
 from . import __version__
 from ._cli_csv import CSVError, Table, UsageError, load_table, read_csv, reproduced_note
+from ._progress import running
 from ._cli_options import (
     CHOOSE_K_DEFAULTS,
     CHOOSE_K_METHODS,
@@ -284,10 +285,13 @@ def _cluster(args):
 
 
 def _load(args, notes):
-    """``(X, weights, labels)`` of the file of ``args`` (:func:`load_table`)."""
-    return load_table(args.file, args.weights, args.label_column, args.delimiter, args.header,
-                      notes=notes, columns=args.columns, drop_columns=args.drop_columns,
-                      decimal=args.decimal)
+    """``(X, weights, labels)`` of the file of ``args`` (:func:`load_table`); on a
+    terminal, a line with its clock while a large file is read."""
+    name = "standard input" if args.file == "-" else args.file
+    with running(f"kgroups {args.command}: reading {name}"):
+        return load_table(args.file, args.weights, args.label_column, args.delimiter,
+                          args.header, notes=notes, columns=args.columns,
+                          drop_columns=args.drop_columns, decimal=args.decimal)
 
 
 def _say_noise(prog, est):
