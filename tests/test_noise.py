@@ -211,6 +211,22 @@ def test_predict_sets_far_points_aside_and_keeps_near_ones():
     assert z.n_noise_ == est.n_noise_ + 1 and z.noise_weight_ == est.noise_weight_
 
 
+@pytest.mark.parametrize("engine", ["dense", "matrix-free"])
+def test_predict_of_the_training_rows_gives_their_labels_on_many_columns(engine):
+    """On data of many columns predict's sums come from blocks of values (a matrix
+    product, not the pairs' differences): the training rows still get their labels,
+    -1 for each point set aside, the threshold's own point included."""
+    from kgroups._engines.engine import PREDICT_BLAS_MIN_D
+
+    rng = np.random.default_rng(1)
+    D = PREDICT_BLAS_MIN_D + 20
+    X = np.vstack([rng.normal(c, 3.0, (200, D)) for c in (0.0, 4.0, 8.0)]
+                  + [rng.uniform(-30, 30, (30, D))])
+    est = KernelKGroups(3, noise=0.05, engine=engine, random_state=0).fit(X)
+    assert est._predictor.inner.from_blocks and est.n_noise_ > 0
+    np.testing.assert_array_equal(est.predict(X), est.labels_)
+
+
 def test_kernel_kmeans_with_noise_sets_the_farthest_points_aside():
     X = blobs_and_strays()
     est = KernelKMeans(2, noise=0.05, random_state=0).fit(X)
