@@ -1092,6 +1092,19 @@ def predict_scale():
         "python benchmarks/bench_predict.py")
 
 
+def csv_reading():
+    return _markdown_section(
+        "csv.md", "The command line reading a large CSV file",
+        ["The reader of ``kgroups cluster FILE --label-column class`` (it sniffs the",
+         "separator, the header and the decimal mark, checks every row's width and",
+         "turns the features into float64 a chunk of rows at a time, the rows split",
+         "again from the text at each pass) beside ``numpy.loadtxt`` and",
+         "``pandas.read_csv`` on the same file, each in a process of its own: the",
+         "seconds and the peak memory. For files that do not fit in memory, load",
+         "them in a Dask array and call the library."],
+        "python benchmarks/bench_csv.py")
+
+
 def spectral_solver():
     return _markdown_section(
         "spectral.md", "The spectral relaxation's eigensolver",
@@ -1323,7 +1336,7 @@ def shapes_scale():
 
 
 SECTIONS = [intro, beside_r_20k, realistic, small_r, targets, roofline, stats_cpu,
-            predict_scale, spectral_solver, dtype_study, scaling,
+            predict_scale, csv_reading, spectral_solver, dtype_study, scaling,
             auto_grid,
             defaults, dask, graphs, shapes, noise, choose_k, outside, convergence, startup,
             startup_first, launch, gpu]

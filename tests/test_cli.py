@@ -103,6 +103,9 @@ def test_seeds_whitespace_runs_are_one_separator():
     ('"x","y"\n"1","2"\n3,4\n', "auto", "auto", (2, 2)),
     ("\ufeffx,y\n1,2\n3,4\n", "auto", "auto", (2, 2)),  # a UTF-8 byte-order mark
     ("x,y\r\n1,2\r\n3,4\r\n", "auto", "auto", (2, 2)),
+    ("x,y\r1,2\r3,4\r", "auto", "auto", (2, 2)),   # old Mac line ends
+    ("1 2\r3 4\r\n5 6", "whitespace", "no", (3, 2)),
+    ('x,"y\nz"\n1,2\n3,4\n', "auto", "auto", (2, 2)),   # a quoted name over two lines
 ])
 def test_delimiters_and_headers(tmp_path, text, delimiter, header, shape):
     path = tmp_path / "t.csv"
@@ -120,6 +123,25 @@ def test_standard_input(monkeypatch, capsys):
 class _Terminal(io.StringIO):
     def isatty(self):
         return True
+
+
+def test_rows_are_read_chunk_by_chunk_with_their_lines(tmp_path, monkeypatch):
+    """The cells become numbers CHUNK_ROWS rows at a time, the rows split again from the
+    text at each pass: the same numbers and labels as one pass, blank lines skipped,
+    and an error past the first chunks names its own line."""
+    monkeypatch.setattr("kgroups._cli_csv.CHUNK_ROWS", 3)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(11, 3)).round(6)
+    text = "a,b,c,class\n" + "".join(
+        f"{x[0]},{x[1]},{x[2]},c{i % 2}\n" + ("\n" if i == 4 else "") for i, x in enumerate(X))
+    path = tmp_path / "t.csv"
+    path.write_text(text)
+    got, _, y = load_table(str(path), label_column="class")
+    np.testing.assert_array_equal(got, X)
+    np.testing.assert_array_equal(y, np.arange(11) % 2)
+    path.write_text(text.replace(f"{X[9, 1]},", "oops,"))
+    with pytest.raises(kgroups.cli.CSVError, match=r"line 12, column 2 \('b'\): 'oops'"):
+        load_table(str(path), label_column="class")   # row 10 after the header and a blank
 
 
 @pytest.mark.parametrize("command", ["cluster", "choose-k"])

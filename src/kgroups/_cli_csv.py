@@ -7,9 +7,11 @@ lines are counted from 1 in messages.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import sys
+from operator import itemgetter
 from typing import NamedTuple
 
 from ._cli_options import DECIMALS, DELIMITERS
@@ -25,6 +27,7 @@ class CSVError(UsageError):
 
 GZIP_MAGIC = b"\x1f\x8b"
 SNIFF_CHARS = 1 << 16  # the separator is sniffed from the lines in the first 64 KiB
+CHUNK_ROWS = 1 << 14   # rows whose cells are turned into numbers at once
 SEPARATOR_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "whitespace": "whitespace"}
 # Cells that stand for a missing value in common exports (compared in lower case).
 MISSING_CELLS = {"", "?", "na", "n/a", "null", "none", "-", "."}
@@ -56,6 +59,7 @@ def _read_bytes(path):
         if os.path.isdir(path):
             raise CSVError(f"{path}: is a directory")
         try:
+            _check_text_fits(os.path.getsize(path), path)
             with open(path, "rb") as fh:
                 data = fh.read()
         except FileNotFoundError:
@@ -66,12 +70,31 @@ def _read_bytes(path):
         import gzip
         import zlib
 
+        # its last four bytes: the uncompressed size modulo 2**32 (RFC 1952)
+        _check_text_fits(int.from_bytes(data[-4:], "little"), path, len(data))
         try:
             data = gzip.decompress(data)
         except (OSError, EOFError, zlib.error) as err:
             raise CSVError(f"{path}: starts as gzip but does not decompress ({err}); "
                            "a truncated or damaged .gz file?") from None
     return data, path
+
+
+def _check_text_fits(size, path, held=0):
+    """A clear error where a file's ``size`` bytes of text, read and then decoded (twice
+    that, for ASCII; ``held``: bytes already read), do not fit in memory."""
+    _fits(held + 2 * size, f"reading {path} ({size} bytes of text)")
+
+
+def _fits(nbytes, what):
+    """:func:`~kgroups._memory.check_fits` as the command's error (one line, status 2)."""
+    from ._memory import check_fits
+
+    try:
+        check_fits(nbytes, what, "a file of fewer rows (a sample, or split -l), or the "
+                   "library on a dask array")
+    except ValueError as err:
+        raise CSVError(str(err)) from None
 
 
 def _read_text(path):
@@ -87,26 +110,37 @@ def _read_text(path):
                        f"{err.start}); expected CSV text in UTF-8") from None
 
 
-def _split_rows(text, delimiter, path):
-    """``(line number, fields)`` of the non-blank rows."""
-    import csv
-    import io
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
 
-    rows = []
+
+def _lines(text):
+    """The lines of ``text`` with their ends, one at a time, split at ``\r\n``, ``\r``
+    and ``\n`` as ``io.StringIO(text, newline="")`` splits them (whose buffer would hold
+    four bytes a character)."""
+    return (m.group() for m in _LINE.finditer(text))
+
+
+def _iter_rows(text, delimiter, path):
+    """``(line number, fields)`` of each non-blank row, one at a time."""
+    import csv
+
     if delimiter == "whitespace":  # tabs and spaces; runs count as one (like awk)
-        for ln, line in enumerate(io.StringIO(text, newline=""), start=1):
+        for ln, line in enumerate(_lines(text), start=1):
             if line.strip():
-                rows.append((ln, line.split()))
-        return rows
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter,
-                        skipinitialspace=True)
+                yield ln, line.split()
+        return
+    reader = csv.reader(_lines(text), delimiter=delimiter, skipinitialspace=True)
     try:
         for fields in reader:   # a row of blank fields is a blank line (the first
             if (fields and fields[0].strip()) or any(f.strip() for f in fields):  # says)
-                rows.append((reader.line_num, fields))
+                yield reader.line_num, fields
     except csv.Error as err:
         raise CSVError(f"{path}, line {reader.line_num}: {err}") from None
-    return rows
+
+
+def _split_rows(text, delimiter, path):
+    """``(line number, fields)`` of the non-blank rows."""
+    return list(_iter_rows(text, delimiter, path))
 
 
 def _sniff_score(rows):
@@ -144,7 +178,7 @@ def _detect_delimiter(text, path="<text>"):
     best = max(scores, key=scores.get, default=None)  # the first of equal scores
     if best is not None and scores[best][2] > 0:
         return best
-    first = next((line for line in text.splitlines() if line.strip()), "")
+    first = next((line for line in _lines(text) if line.strip()), "")
     return next((d for d in (",", ";") if d in first), "whitespace")
 
 
@@ -192,9 +226,38 @@ def _is_number(text):
     return True
 
 
+class Rows:
+    """The data rows of a file, each a list of its fields, split again from the file's
+    text at each pass over them: a pass holds one row's fields at a time, not every
+    cell of the file (a cell as a Python string takes about 60 bytes, eight times the
+    float64 it becomes). The first rows are kept at hand."""
+
+    HEAD = 8
+
+    def __init__(self, text, sep, skip, n, path):
+        self.text, self.sep, self.skip, self.n, self.path = text, sep, skip, n, path
+        self.head = [fields for _, fields in itertools.islice(self._rows(), self.HEAD)]
+
+    def _rows(self):
+        return itertools.islice(_iter_rows(self.text, self.sep, self.path), self.skip, None)
+
+    def __len__(self):
+        return self.n
+
+    def __iter__(self):
+        return (fields for _, fields in self._rows())
+
+    def __getitem__(self, i):
+        i = i + self.n if i < 0 else i
+        if not 0 <= i < self.n:
+            raise IndexError(i)
+        return self.head[i] if i < len(self.head) else next(itertools.islice(iter(self), i, None))
+
+
 class Table(NamedTuple):
-    """A parsed file: the header (None when absent), the data rows (lists of fields),
-    the line of each row (counted from 1), the separator and the decimal mark."""
+    """A parsed file: the header (None when absent), the data rows (:class:`Rows`: lists
+    of fields), the line of each row (counted from 1), the separator and the decimal
+    mark."""
 
     header: list | None
     rows: list
@@ -214,28 +277,33 @@ def read_csv(path, delimiter="auto", header="auto", decimal="auto"):
     :func:`_detect_decimal`), ``"point"`` (``1.5``) or ``"comma"`` (``1,5``).
     Blank lines are skipped; every row must have as many fields as the first.
     """
+    from array import array
+
     text = _read_text(path)
     name = "<stdin>" if path == "-" else path
     sep = DELIMITERS[delimiter] or _detect_delimiter(text, name)
-    rows = _split_rows(text, sep, name)
-    if not rows:
+    top = list(itertools.islice(_iter_rows(text, sep, name), 2))
+    if not top:
         raise CSVError(f"{name}: the file is empty")
     names = None
-    if header == "yes" or (header == "auto" and _has_header(rows, sep)):
-        names, rows = [f.strip() for f in rows[0][1]], rows[1:]
-        if not rows:
+    if header == "yes" or (header == "auto" and _has_header(top, sep)):
+        names = [f.strip() for f in top[0][1]]
+        if len(top) == 1:
             raise CSVError(f"{name}: the file has a header (line 1) but no data rows")
-    width = len(names) if names is not None else len(rows[0][1])
-    first = rows[0][0] - (names is not None)
-    for ln, fields in rows:
+    skip = int(names is not None)
+    width = len(names) if names is not None else len(top[0][1])
+    first = top[skip][0] - skip
+    lines = array("q")  # one pass over the rows: their widths and lines, no fields kept
+    for ln, fields in itertools.islice(_iter_rows(text, sep, name), skip, None):
         if len(fields) != width:
             how = (f"; fields split at {SEPARATOR_NAMES[sep]}, found from the first lines "
                    "(--delimiter sets another)") if DELIMITERS[delimiter] is None else ""
             raise CSVError(f"{name}, line {ln}: {len(fields)} fields, expected {width} "
                            f"(as on line {max(first, 1)}){how}")
-    data = [f for _, f in rows]
-    mark = DECIMALS[decimal] or (_detect_decimal(data, sep) if "," in text else ".")
-    return Table(names, data, [ln for ln, _ in rows], sep, mark)
+        lines.append(ln)
+    rows = Rows(text, sep, skip, len(lines), name)
+    mark = DECIMALS[decimal] or (_detect_decimal(rows, sep) if "," in text else ".")
+    return Table(names, rows, lines, sep, mark)
 
 
 def _column_index(spec, header, width, path, option):
@@ -335,29 +403,35 @@ def _as_numbers(cells, decimal):
 
 
 def _to_float(table, cols, path, label_given=True, weights=False):
-    """The cells of columns ``cols`` as floats (read with the table's decimal mark); a
-    non-number or a non-finite number is a CSVError naming the line and column, with a
-    hint at the fix."""
+    """The cells of columns ``cols`` as floats (read with the table's decimal mark), the
+    rows converted ``CHUNK_ROWS`` at a time into the array; a non-number or a
+    non-finite number is a CSVError naming the line and column, with a hint at the
+    fix."""
     import numpy as np
 
-    from operator import itemgetter
-
     rows, lines, header = table.rows, table.lines, table.header
-    get = itemgetter(*cols) if len(cols) > 1 else (lambda r, c=cols[0]: (r[c],))
-    cells = list(map(get, rows))   # a tuple of the cells of cols per row
-    texts = _as_numbers(cells, table.decimal)
-    try:
-        X = np.array(texts, dtype=np.float64).reshape(len(rows), len(cols))
-    except ValueError:
-        X = np.empty((len(rows), len(cols)))
-        for i, row in enumerate(texts):
-            for j, cell in enumerate(row):
-                try:
-                    X[i, j] = float(cell)
-                except ValueError:
-                    tip = _cell_hint(table, i, cols[j], label_given, weights)
-                    raise CSVError(f"{path}, line {lines[i]}, {_column_name(cols[j], header)}: "
-                                   f"{cells[i][j].strip()!r} is not a number{tip}") from None
+    n, d = len(rows), len(cols)
+    _fits(8 * n * d, f"{path}: its {n} x {d} numbers")
+    X = np.empty((n, d))
+    get = itemgetter(*cols) if d > 1 else (lambda r, c=cols[0]: (r[c],))
+    it = iter(rows)
+    for start in range(0, n, CHUNK_ROWS):
+        cells = list(map(get, itertools.islice(it, CHUNK_ROWS)))  # a tuple of cells per row
+        texts = _as_numbers(cells, table.decimal)
+        block = X[start:start + len(cells)]
+        try:
+            block[:] = np.array(texts, dtype=np.float64).reshape(len(cells), d)
+        except ValueError:
+            for r, row in enumerate(texts):
+                for j, cell in enumerate(row):
+                    try:
+                        block[r, j] = float(cell)
+                    except ValueError:
+                        i = start + r
+                        tip = _cell_hint(table, i, cols[j], label_given, weights)
+                        raise CSVError(f"{path}, line {lines[i]}, "
+                                       f"{_column_name(cols[j], header)}: "
+                                       f"{cells[r][j].strip()!r} is not a number{tip}") from None
     bad = np.argwhere(~np.isfinite(X))
     if bad.size:
         i, j = bad[0]
@@ -365,7 +439,7 @@ def _to_float(table, cols, path, label_given=True, weights=False):
                "a missing value? every feature cell needs a number: fill it in (impute it) "
                "or drop the row" if np.isnan(X[i, j]) else "replace it or drop the row")
         raise CSVError(f"{path}, line {lines[i]}, {_column_name(cols[j], header)}: "
-                       f"{cells[i][j].strip()!r} is not a finite number; {fix}")
+                       f"{rows[i][cols[j]].strip()!r} is not a finite number; {fix}")
     return X
 
 
