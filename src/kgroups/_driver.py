@@ -35,6 +35,8 @@ from contextlib import contextmanager, nullcontext
 
 import numpy as np
 
+from ._progress import runs_label
+
 # Relative difference in Q below which two runs tie (the earlier start is kept).
 TIE_RTOL = 1e-12
 # Bound of the rounding left in M by a run's moves, relative to the entries of its
@@ -138,10 +140,7 @@ def _starting(progress, ids, what, say=True):
         return nullcontext()
     for r in ids if say else ():
         progress.start(r)
-    runs, n = [r + 1 for r in ids], progress.n_init
-    runs = (f"restart {runs[0]}/{n}" if len(runs) == 1 else f"restarts {runs[0]}-{runs[-1]}/{n}"
-            if runs[-1] - runs[0] == len(runs) - 1 else
-            f"restarts {', '.join(map(str, runs))} (of {n})")
+    runs = runs_label(ids, progress.n_init)
     return progress.waiting(f"{runs}: {what}", f"{runs}: sweeping")
 
 

@@ -225,7 +225,7 @@ class KernelClusteringFit(ConstrainedParams):
         self._rescaling = None  # new rows are taken as they come (see _fit)
         seconds = {}
         # the bar from the start: preparing an engine can take longer than its sweeps
-        progress = FitProgress(self._owner(), 1, self.max_iter, self.verbose)
+        progress = FitProgress(self._owner(), 1, self.verbose)
         try:
             with clocked(seconds, "prepare"), progress.waiting("preparing the engine"):
                 X, w, engine, kind, left_out = self._prepare(X, sample_weight, plan)

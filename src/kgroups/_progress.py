@@ -1,8 +1,10 @@
 """Progress of a fit: a tqdm bar on stderr and, with ``verbose``, one line per event.
 
-The bar counts sweeps over all restarts (``n_init * max_iter``; a restart that
-converges early jumps to its end), appears only after ``BAR_DELAY`` seconds and only
-when stderr is a terminal (``disable=None``), and is removed when the fit ends. Its
+The bar counts the restarts done (``n_init``; its rate and time left are per restart,
+which cost alike) and says the running restart's sweep and its moves (a run's number
+of sweeps is not known ahead: most converge long before ``max_iter``). It appears only
+after ``BAR_DELAY`` seconds and only when stderr is a terminal (``disable=None``), and
+is removed when the fit ends. Its
 clock is redrawn every ``TICK`` seconds from the start of the fit to its end, so that
 the bar shows and runs while nothing ends: a sweep of large data (seconds each), and
 the steps before the first sweep, which have nothing to count and say what runs
@@ -55,12 +57,12 @@ class FitProgress:
     ``bar=False`` only its lines (``verbose``) and clock, for work whose fits have bars
     of their own."""
 
-    def __init__(self, owner, n_init, max_iter, verbose, bar=True):
-        self.owner, self.n_init, self.max_iter, self.verbose = owner, n_init, max_iter, verbose
+    def __init__(self, owner, n_init, verbose, bar=True):
+        self.owner, self.n_init, self.verbose = owner, n_init, verbose
         self.t0 = time.perf_counter()
-        self.bar = (progress_bar(total=n_init * max_iter, desc=owner, unit="sweep")
+        self.bar = (progress_bar(total=n_init, desc=owner, unit="restart")
                     if bar and draws_on(sys.stderr) else None)
-        self.restart, self.sweeps = 0, 0
+        self.restart, self.sweeps, self._swept = 0, 0, None
         # A sweep of large data runs for seconds (the first fit's often the only one):
         # the bar's clock is redrawn every TICK from the start to close(), by a thread,
         # so that it shows (from BAR_DELAY) and runs while no sweep ends.
@@ -77,31 +79,35 @@ class FitProgress:
 
     def runs(self, n_init):
         """The number of restarts, once known (after the engine is prepared): the bar
-        counts ``n_init * max_iter`` sweeps."""
+        counts them."""
         self.n_init = n_init
         if self.bar is not None:
-            self.bar.total = n_init * self.max_iter
+            self.bar.total = n_init
 
     def start(self, restart):
-        self.restart, self.sweeps = restart, 0
+        self.restart, self.sweeps, self._swept = restart, 0, None
         self.say(f"restart {restart + 1}/{self.n_init}: starting ({self.elapsed():.2f} s)")
 
     def __call__(self, sweep, moves, objective):
         # called once per sweep: off a terminal and without verbose it does nothing
-        # else (formatting the bar's postfix and the line costs as much as a sweep
-        # of a small data set)
+        # else (formatting the line costs as much as a sweep of a small data set); the
+        # bar's clock thread draws the postfix within TICK
         self.sweeps = sweep
-        if self.bar is not None and not self.bar.disable:  # the postfix first: the frame
-            self.bar.set_postfix(restart=f"{self.restart + 1}/{self.n_init}", moves=moves,
-                                 refresh=False)     # that update(1) draws is this sweep's
-            self.bar.update(1)
+        if self.bar is not None and not self.bar.disable:
+            # the restarts swept together (in lockstep) and their moves, as one
+            if self._swept is None or self._swept[0] != sweep:
+                self._swept = (sweep, [], 0)
+            ids, moved = self._swept[1] + [self.restart], self._swept[2] + moves
+            self._swept = (sweep, ids, moved)
+            self.bar.set_postfix_str(f"{runs_label(ids, self.n_init)}: sweep {sweep}, "
+                                     f"{moved} moves", refresh=False)
         if self.verbose:
             self.say(f"restart {self.restart + 1}/{self.n_init}, sweep {sweep}: {moves} "
                      f"moves, Q = {objective:.10g} ({self.elapsed():.2f} s)")
 
     def end(self, objective):
         if self.bar is not None:
-            self.bar.update(self.max_iter - self.sweeps)
+            self.bar.update(1)
         self.say(f"restart {self.restart + 1}/{self.n_init}: Q = {objective:.10g} after "
                  f"{self.sweeps} sweeps ({self.elapsed():.2f} s)")
 
@@ -128,8 +134,7 @@ class FitProgress:
         bar.set_postfix_str(what, refresh=self.elapsed() >= BAR_DELAY)
         yield
         bar.set_postfix_str(then, refresh=False)
-        # the rate is of sweeps: measured from here, not over the wait
-        bar.last_print_t, bar.last_print_n = bar._time(), bar.n
+        self._swept = None  # the sweeps that follow are of the runs just started
 
     def close(self):
         self._ticker.close()    # the clock's thread stopped before the bar goes
@@ -138,6 +143,17 @@ class FitProgress:
 
     def elapsed(self):
         return time.perf_counter() - self.t0
+
+
+def runs_label(ids, n):
+    """Restarts ``ids`` (counted from 0) of ``n`` in words: ``restart 2/5``, ``restarts
+    1-3/5``, ``restarts 1, 4 (of 5)``."""
+    runs = [r + 1 for r in ids]
+    if len(runs) == 1:
+        return f"restart {runs[0]}/{n}"
+    if runs[-1] - runs[0] == len(runs) - 1:
+        return f"restarts {runs[0]}-{runs[-1]}/{n}"
+    return f"restarts {', '.join(map(str, runs))} (of {n})"
 
 
 @contextmanager

@@ -60,7 +60,7 @@ def fit_auto(est, X, sample_weight, plan):
     >>> KernelKGroups(2, semimetric="auto", random_state=0).fit(X).semimetric_
     'nearest_neighbors'
     """
-    progress = FitProgress(est._owner(), 1, 1, est.verbose, bar=False)  # each fit: its own
+    progress = FitProgress(est._owner(), 1, est.verbose, bar=False)  # each fit: its own
     seconds, k, trace = {}, plan.n_clusters, Trace()
     engines = candidate_engines(plan.engine, est._owner())
     try:

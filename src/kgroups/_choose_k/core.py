@@ -288,7 +288,7 @@ def _on_rows(X, w, rows, lone, ks, setting, opts, seed, refit):
         r.labels = f.predict(r.k, Z := geo(X))  # Z: every row there, once
     how = "the sample fit's predict" if sampled else "the predict of their fit"
     if refit and r.k > 1:  # its sums and sweeps on a bar (a terminal's)
-        bar = FitProgress(f"{setting.owner}: fit of all {n} rows", 1, setting.max_iter, 0)
+        bar = FitProgress(f"{setting.owner}: fit of all {n} rows", 1, 0)
         try:
             r.labels = Fits(Z, w, f.setting, stream(seed, "all rows"), matrix=False).run(
                 r.k, [r.labels], bar)[0]

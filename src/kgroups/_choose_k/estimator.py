@@ -130,7 +130,7 @@ def _choose(est, X, sample_weight, what=None, seed=None):
     that of the data they were sampled from)."""
     X, w = checked_input(est, X, sample_weight)
     keep = w > 0
-    say = FitProgress(est._owner(), 1, est.max_iter, est.verbose, bar=False).say
+    say = FitProgress(est._owner(), 1, est.verbose, bar=False).say
     say(f"n_clusters='auto': choosing k with semimetric={est.semimetric!r} on "
         f"{what or f'{int(keep.sum())} points'}")
     far = 0
