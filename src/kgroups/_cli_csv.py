@@ -260,7 +260,7 @@ class Table(NamedTuple):
     mark."""
 
     header: list | None
-    rows: list
+    rows: Rows
     lines: list
     delimiter: str
     decimal: str = "."

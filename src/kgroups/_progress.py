@@ -4,15 +4,15 @@ The bar counts the restarts done (``n_init``; its rate and time left are per res
 which cost alike) and says the running restart's sweep and its moves (a run's number
 of sweeps is not known ahead: most converge long before ``max_iter``). It appears only
 after ``BAR_DELAY`` seconds and only when stderr is a terminal (``disable=None``), and
-is removed when the fit ends. Its
-clock is redrawn every ``TICK`` seconds from the start of the fit to its end, so that
-the bar shows and runs while nothing ends: a sweep of large data (seconds each), and
-the steps before the first sweep, which have nothing to count and say what runs
-(:meth:`FitProgress.waiting`): the preparation of the engine (the n x n matrix of a
-dense engine, the neighbourhood graph) and the start of runs, which sums their
-clusters over every pair of rows (both O(n^2) work). Work with nothing to count at all (the choice of k, a
-hierarchical tree, a graph's eigenvectors, the energy statistics' pass over the pairs)
-has a line of its own with its clock (:func:`running`).
+is removed when the fit ends. Its clock is redrawn every ``TICK`` seconds from the
+start of the fit to its end, so that the bar shows and runs while nothing ends: a
+sweep of large data (seconds each), and the steps before the first sweep, which have
+nothing to count and say what runs (:meth:`FitProgress.waiting`): the preparation of
+the engine (the n x n matrix of a dense engine, the neighbourhood graph) and the start
+of runs, which sums their clusters over every pair of rows (both O(n^2) work). Work
+with nothing to count at all (the choice of k, a hierarchical tree, a graph's
+eigenvectors, the energy statistics' pass over the pairs, the command line reading
+its file) has a line of its own with its clock (:func:`running`).
 """
 
 from __future__ import annotations

@@ -57,7 +57,6 @@ from pathlib import Path
 
 from . import __version__
 from ._cli_csv import CSVError, Table, UsageError, load_table, read_csv, reproduced_note
-from ._progress import running
 from ._cli_options import (
     CHOOSE_K_DEFAULTS,
     CHOOSE_K_METHODS,
@@ -77,6 +76,7 @@ from ._cli_parser import (
     add_estimator_option,
     add_table_options,
 )
+from ._progress import running
 
 __all__ = ["CSVError", "Table", "UsageError", "build_parser", "console", "load_table", "main",
            "read_csv"]
