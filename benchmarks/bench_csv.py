@@ -28,7 +28,6 @@ import subprocess
 import sys
 import tempfile
 
-import numpy as np
 from sklearn.datasets import make_blobs
 
 from _report import header, publish

@@ -85,7 +85,7 @@ class FitProgress:
             self.bar.total = n_init
 
     def start(self, restart):
-        self.restart, self.sweeps, self._swept = restart, 0, None
+        self.restart, self.sweeps = restart, 0
         self.say(f"restart {restart + 1}/{self.n_init}: starting ({self.elapsed():.2f} s)")
 
     def __call__(self, sweep, moves, objective):

@@ -50,6 +50,7 @@ imports pandas when it is installed; the command never uses it).
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
 from contextlib import contextmanager, redirect_stdout
@@ -187,8 +188,6 @@ def _options_named_in(message, options=(*((o, p) for o, _, p in ESTIMATOR_OPTION
     """The options (``(option, parameter)`` pairs; default: the cluster command's) whose
     parameter a library message names: as ``param=``, or, for a name no prose holds
     (``sample_weight``, ``n_clusters``), as a word of its own."""
-    import re
-
     found = [option for option, param in options if f"{param}=" in message
              or "_" in param and re.search(rf"\b{param}\b", message)]
     return f" (set by {', '.join(found)})" if found else ""
