@@ -177,6 +177,12 @@ def test_never_an_empty_cluster():
     (lambda X: KernelKGroups(2).fit(da.from_array(X, chunks=(20, 2)),
                                     sample_weight=da.from_array(-np.ones(60), chunks=20)),
      r"sample_weight\[0\]=-1.0.* rows 0:20"),
+    (lambda X: KernelKGroups(2).fit(da.from_array(X, chunks=(20, 2)),
+                                    sample_weight=da.from_array(np.arange(60.0), chunks=20)),
+     r"sample_weight\[0\]=0.0.*: the Dask engine fits every row .* in memory, where a row "
+     r"of weight 0 is left out"),
+    (lambda X: KernelKGroups(2, engine="dask").fit(X, sample_weight=np.arange(60.0)),
+     r"sample_weight\[0\]=0.0.*: the Dask engine fits every row"),
     (lambda X: KernelKGroups(61).fit(da.from_array(X)), "n_samples=60 should be >= "),
     (lambda X: KernelKGroups(2, n_components=0).fit(da.from_array(X)), "n_components"),
     (lambda X: KernelKGroups(2, engine="dask").fit(X[:, :0]), r"expected at least 1 row\(s\) and 1 column"),

@@ -165,11 +165,12 @@ def non_finite_fix(name, value):
 
 
 def check_sample_weight(sample_weight, n_samples, owner="KernelKGroups", name="sample_weight",
-                        *, allow_zero=False):
+                        *, allow_zero=False, zero_why=""):
     """Float64 weights of shape (n_samples,), finite and > 0 (default: ones).
 
     A scalar means that weight for every sample. ``allow_zero=True``: weights >= 0
-    (a zero-weight sample counts as removed), at least one of them > 0.
+    (a zero-weight sample counts as removed), at least one of them > 0; else
+    ``zero_why`` ends the message on a weight of 0 (why the caller takes none).
     """
     if sample_weight is None:
         return np.ones(n_samples)
@@ -194,8 +195,9 @@ def check_sample_weight(sample_weight, n_samples, owner="KernelKGroups", name="s
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         rule = ">= 0 (no negative" if allow_zero else "> 0 (no zero, negative"
+        why = zero_why and w[i] == 0 and f": {zero_why}"
         raise InvalidParameterError(f"{owner}: {name}[{i}]={float(w[i])!r}; weights should be "
-                                    f"finite and {rule}, NaN or inf weight)")
+                                    f"finite and {rule}, NaN or inf weight){why or ''}")
     if allow_zero and n_samples and not np.any(w > 0):
         raise InvalidParameterError(f"{owner}: every {name} is zero; at least one sample "
                                     "needs a positive weight")

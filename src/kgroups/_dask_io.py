@@ -151,6 +151,12 @@ def as_dask_rows(X, owner, what="X"):
     return X.astype(np.float64).rechunk({1: -1}), names
 
 
+# Why a dask array's rows take no weight of 0: each is read, block by block, into the fit.
+DASK_ZERO = ("the Dask engine fits every row of its blocks; drop the rows of weight 0, or fit "
+             "the data in memory, where a row of weight 0 is left out of the fit and labelled "
+             "as a new point")
+
+
 def dask_weights(sample_weight, X, owner, name="sample_weight"):
     """Weights as a dask array chunked like the rows of ``X``: in-memory weights through
     the one weight rule now; dask weights get it block by block (:func:`summary_block`)."""
@@ -167,7 +173,7 @@ def dask_weights(sample_weight, X, owner, name="sample_weight"):
             raise InvalidParameterError(
                 f"{owner}: {name} has shape {w.shape}, expected ({n},)")
         return w.astype(np.float64).rechunk((X.chunks[0],))
-    w = check_sample_weight(sample_weight, n, owner, name)
+    w = check_sample_weight(sample_weight, n, owner, name, zero_why=DASK_ZERO)
     return da.from_array(w, chunks=(X.chunks[0],))
 
 
@@ -180,7 +186,7 @@ def summary_block(Xb, wb, start, owner, name="X", wname="sample_weight"):
     end = start + Xb.shape[0]
     try:
         check_finite(Xb, name, owner)
-        check_sample_weight(wb, Xb.shape[0], owner, wname)
+        check_sample_weight(wb, Xb.shape[0], owner, wname, zero_why=DASK_ZERO)
     except InvalidParameterError as exc:
         return InvalidParameterError(f"{exc} (indices within rows {start}:{end})")
     big = float(np.max(np.abs(Xb))) if Xb.size else 0.0
