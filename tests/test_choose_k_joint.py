@@ -177,6 +177,31 @@ def test_the_fit_is_an_ordinary_fit_of_the_chosen_k():
     assert est.within_energy_ == pytest.approx(plain.within_energy_, rel=1e-12)
 
 
+def test_the_graph_is_judged_in_the_units_energy_found_structure_in():
+    """Moons in columns of units 100 and 1, beside a column of noise in units of 1,000:
+    X's own units show energy no structure, X standardized does. The graph's candidate
+    is built and judged there too (in X's units the noise column cuts its groups, ARI
+    near 0), and the estimator fits the chosen graph in those units."""
+    X, y = make_moons(400, noise=0.06, random_state=0)
+    Z = np.c_[X * [100.0, 1.0], np.random.default_rng(0).normal(0.0, 1e3, 400)]
+    r = choose_k(Z, semimetric="auto", random_state=0)
+    e, g = r.candidates["energy"], r.candidates[NN]
+    assert e.geometry == g.geometry == r.geometry == "standardized"
+    assert g.rescaling is e.rescaling
+    assert (r.k, r.semimetric) == (2, NN) and adjusted_rand_score(y, r.labels) > 0.8
+    est = KernelKGroups("auto", semimetric="auto", random_state=0).fit(Z)
+    assert (est.n_clusters_, est.semimetric_) == (2, NN)
+    assert adjusted_rand_score(r.labels, est.labels_) == 1.0
+    np.testing.assert_array_equal(est.predict(Z), est.labels_)
+    raw = KernelKGroups(2, semimetric=NN, random_state=0).fit(Z)   # the graph in X's units
+    assert adjusted_rand_score(y, raw.labels_) < 0.3
+    da = pytest.importorskip("dask.array")        # the same data out of memory: the same
+    lazy = KernelKGroups("auto", semimetric="auto", random_state=0).fit(da.from_array(Z, 100))
+    labels = np.asarray(getattr(lazy.labels_, "compute", lambda: lazy.labels_)())
+    assert (lazy.n_clusters_, lazy.semimetric_) == (2, NN)
+    assert adjusted_rand_score(est.labels_, labels) == 1.0
+
+
 def test_a_choice_in_a_rescaled_geometry_is_fitted_there():
     """Raw wine (proline in mg/l drowns the other columns): k is found with every
     column at unit variance; the fit runs there too, so its labels are the choice's

@@ -4,7 +4,8 @@ r"""Energy or the neighbourhood graph: the one rule that chooses the semimetric,
 
 The energy answer (:math:`k_e` clusters) and the graph's groups :math:`G` (:math:`k_g`)
 are compared by the **normalised cut** (Shi & Malik 2000) on the neighbourhood graph of
-:math:`G` and of the energy partition :math:`E_{k_g}` of as many clusters: (1)
+:math:`G` and of the energy partition :math:`E_{k_g}` of as many clusters, both in the
+units of the energy answer (X standardized where only there it found structure): (1)
 :math:`k_e = 1` (no structure for energy): the graph when its groups are components of
 the graph (a cut of 0: apart, the strongest evidence a graph gives; a tight far group is
 one) and those of more than ``n_neighbors + 1`` rows each bimodal with their nearest,

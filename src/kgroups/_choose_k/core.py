@@ -135,14 +135,17 @@ def _rule(X, w, ks, setting, opts, seed):
         return e
     e.semimetric, trace, g, pick, cuts = ENERGY, copy.deepcopy(e.trace), None, ENERGY, None
     gks = ks[(ks >= 2) & (ks <= max(SCAN_MIN, SCAN_FACTOR * e.k))]
-    why = no_graph(X, X.shape[0], setting.n_neighbors) or (gks.size < 2 and (
+    Z = f.Z                                 # X, or X standardized: energy_rule's Fits
+    why = no_graph(Z, Z.shape[0], setting.n_neighbors) or (gks.size < 2 and (
         "k >= 2 in k_range, up to max(SCAN_MIN, SCAN_FACTOR k_e)", int(gks.size), 2,
         "the graph's eigengap compares two k at least: energy"))
     if why:
         trace.add("arbiter", *why)
     else:
-        g, fmap = graph_rule(X, w, gks, setting.but(semimetric=GRAPH, engine="auto"),
+        g, fmap = graph_rule(Z, w, gks, setting.but(semimetric=GRAPH, engine="auto"),
                              stream(seed, "graph"))
+        if Z is not X:                          # the graph's groups in the same units
+            g.geometry, g.rescaling = e.geometry, e.rescaling
         G, kg = g.labels, g.k
         E = f.grow(kg)[0]                       # the energy partition of k_g clusters
         trace.steps += g.trace.steps            # the graph's rule, then the arbiter

@@ -4,7 +4,7 @@ with the estimator's parameters, then the estimator fitted from the choice's lab
 start) in the geometry where k was found (``rescaling``): an ordinary fit there. Data out
 of host memory: k is chosen on a uniform sample of ``SAMPLE_N`` rows, then fitted on
 every row, a dask array's in that geometry, a device array's in X's units (the graph: on
-the sample, every row labelled by ``predict``).
+the sample in that geometry, every row labelled by ``predict``).
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def _fit_from_a_sample(est, X, sample_weight, kind):
     r.sample = np.sort(idx)
     plan = {"n_clusters": int(r.k), "semimetric": r.semimetric, "engine": _engine(est, r)}
     if r.semimetric in DATA_BUILT:  # runs on neither Dask nor a device: the sample's fit
-        est._fit(Xs, ws, **plan)
+        est._fit(Xs, ws, **plan, rescaling=r.rescaling)
         labels, how = est.predict(X), "fitted on the sample, every row labelled by predict"
     else:
         est._fit(X, sample_weight, **plan, rescaling=r.rescaling if kind is DASK else None)

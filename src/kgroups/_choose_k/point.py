@@ -108,7 +108,10 @@ def decide(f, ks, n_refs, reference, declared=None):
 
 def energy_rule(X, w, ks, setting, n_refs, reference, seed):
     """The rule on X (its dips on X read to its precision), then its rescaled geometries;
-    where none shows structure, k = 1, or without 1 in ``ks`` steps 2-3 on X."""
+    where none shows structure, k = 1, or without 1 in ``ks`` steps 2-3 on X: ``(result,
+    Fits)``, those of X standardized where the answer is there (other units, in which the
+    arbiter judges both candidates), else X's (the multimodal axes are a projection: the
+    neighbourhood graph keeps every axis of X)."""
     f = Fits(X, w, setting, seed, T=read_to_precision(X, seed, PRECISION_STEP))
     r, found = decide(f, ks, n_refs, reference)
     if found:
@@ -121,14 +124,14 @@ def energy_rule(X, w, ks, setting, n_refs, reference, seed):
         declared = None if name == "standardized" else Step("structure", "multimodal axes of "
             "X sphered (dip test)", {"axes": m.scale.size}, STRUCTURE_ALPHA, "structure")
         T = None if f.T is X else m(f.T)            # None: its dips read m(X) itself
-        s, found = decide(Fits(m(X), w, setting, stream(seed, name), T=T), ks, n_refs, "moments",
-                          declared)
+        g = Fits(m(X), w, setting, stream(seed, name), T=T)
+        s, found = decide(g, ks, n_refs, "moments", declared)
         setattr(r, name.replace(" ", "_"), s)
         r.trace.add("geometry", "rescaled", name, None, f"k={s.k}" if found else "no structure")
         r.trace.steps += s.trace.steps
         if found:
             r.k, r.labels, r.geometry, r.rescaling, r.at_top = s.k, s.labels, name, m, s.at_top
-            return r, f
+            return r, g if name == "standardized" else f
     if ks[0] != 1:                                  # steps 2-3 on X after all
         s = decide(f, ks, n_refs, reference, Step("structure", "the least k of k_range", int(
             ks[0]), None, "no structure, and 1 is not in the range: steps 2-3 on X"))[0]
