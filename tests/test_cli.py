@@ -120,6 +120,30 @@ def test_standard_input(monkeypatch, capsys):
     assert sorted(_sizes(capsys.readouterr().out)) == [2, 2]
 
 
+def test_standard_input_is_read_in_blocks_each_checked_to_fit(monkeypatch, capsys):
+    """Standard input's size is not known ahead: it is read a block at a time, the
+    blocks joined as they came, and input that outgrows the memory is refused on the
+    way, in one line naming it, before all of it is held."""
+    import kgroups._cli_csv as csv
+    import kgroups._memory as memory
+
+    text = b"".join(b"%d,%d\n" % (i % 7, i % 3) for i in range(300))
+    monkeypatch.setattr(csv, "STDIN_BLOCK", 64)
+    stream = io.BytesIO(text)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(stream))
+    assert csv._read_stdin() == text
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(text)))
+    assert main(["cluster", "-", "-k", "2", "--seed", "0"]) == 0
+    assert sum(_sizes(capsys.readouterr().out)) == 300
+    monkeypatch.setattr(memory, "available_memory", lambda: 4096)
+    read = io.BytesIO(text)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(read))
+    assert main(["cluster", "-", "-k", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "reading <stdin>" in err and "GiB" in err and err.count("\n") == 1
+    assert read.tell() < len(text)                       # refused before the end
+
+
 class _Terminal(io.StringIO):
     def isatty(self):
         return True

@@ -47,14 +47,14 @@ REPRODUCED_ARI = 0.95
 # Columns whose standard deviations differ by more than this factor weigh in the energy
 # distance by their units: the command suggests --standardize.
 SPREAD_RATIO = 100.0
+# Bytes of standard input read at a time (each block checked to fit before the next).
+STDIN_BLOCK = 1 << 26
 
 
 def _read_bytes(path):
     """The bytes of the file (``-``: standard input), gzip-decompressed when they are gzip."""
     if path == "-":
-        stream = getattr(sys.stdin, "buffer", None)
-        data = stream.read() if stream is not None else sys.stdin.read().encode("utf-8")
-        path = "<stdin>"
+        data, path = _read_stdin(), "<stdin>"
     else:
         if os.path.isdir(path):
             raise CSVError(f"{path}: is a directory")
@@ -78,6 +78,21 @@ def _read_bytes(path):
             raise CSVError(f"{path}: starts as gzip but does not decompress ({err}); "
                            "a truncated or damaged .gz file?") from None
     return data, path
+
+
+def _read_stdin():
+    """Standard input's bytes. Its size is not known ahead, so it is read in blocks of
+    ``STDIN_BLOCK`` bytes, each checked to fit with what was read before it."""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:                          # a text stream without bytes below it
+        return sys.stdin.read().encode("utf-8")
+    parts, size = [], 0
+    while block := stream.read(STDIN_BLOCK):
+        parts.append(block)
+        size += len(block)
+        # the blocks, their join, and the text decoded from it (twice, as for a file)
+        _fits(4 * size, f"reading <stdin> ({size} bytes of text so far)")
+    return b"".join(parts)
 
 
 def _check_text_fits(size, path, held=0):
