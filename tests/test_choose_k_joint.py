@@ -188,6 +188,7 @@ def test_the_graph_is_judged_in_the_units_energy_found_structure_in():
     e, g = r.candidates["energy"], r.candidates[NN]
     assert e.geometry == g.geometry == r.geometry == "standardized"
     assert g.rescaling is e.rescaling
+    assert "eigengap" in (step := r.trace.steps[-2]).step and "on X standardized" in step.statistic
     assert (r.k, r.semimetric) == (2, NN) and adjusted_rand_score(y, r.labels) > 0.8
     est = KernelKGroups("auto", semimetric="auto", random_state=0).fit(Z)
     assert (est.n_clusters_, est.semimetric_) == (2, NN)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import warnings
+from dataclasses import replace
 from functools import partial
 
 import numpy as np
@@ -144,8 +145,10 @@ def _rule(X, w, ks, setting, opts, seed):
     else:
         g, fmap = graph_rule(Z, w, gks, setting.but(semimetric=GRAPH, engine="auto"),
                              stream(seed, "graph"))
-        if Z is not X:                          # the graph's groups in the same units
+        if e.geometry == "standardized":        # the graph's groups in energy's units
             g.geometry, g.rescaling = e.geometry, e.rescaling
+            g.trace.steps = [replace(s, statistic=f"{s.statistic}, on X standardized")
+                             for s in g.trace.steps]
         G, kg = g.labels, g.k
         E = f.grow(kg)[0]                       # the energy partition of k_g clusters
         trace.steps += g.trace.steps            # the graph's rule, then the arbiter
