@@ -145,9 +145,9 @@ def _rule(X, w, ks, setting, opts, seed):
     else:
         g, fmap = graph_rule(Z, w, gks, setting.but(semimetric=GRAPH, engine="auto"),
                              stream(seed, "graph"))
-        if e.geometry == "standardized":        # the graph's groups in energy's units
+        if Z is not X:          # energy_rule judges in X standardized: the graph's groups too
             g.geometry, g.rescaling = e.geometry, e.rescaling
-            g.trace.steps = [replace(s, statistic=f"{s.statistic}, on X standardized")
+            g.trace.steps = [replace(s, statistic=f"{s.statistic}, on X {e.geometry}")
                              for s in g.trace.steps]
         G, kg = g.labels, g.k
         E = f.grow(kg)[0]                       # the energy partition of k_g clusters
