@@ -153,11 +153,6 @@ def _iter_rows(text, delimiter, path):
         raise CSVError(f"{path}, line {reader.line_num}: {err}") from None
 
 
-def _split_rows(text, delimiter, path):
-    """``(line number, fields)`` of the non-blank rows."""
-    return list(_iter_rows(text, delimiter, path))
-
-
 def _sniff_score(rows):
     """How well a separator splits the sample rows: (every row as wide as the first,
     no empty field, share of rows as wide as the first, share of fields that are
@@ -187,7 +182,7 @@ def _detect_delimiter(text, path="<text>"):
     scores = {}
     for sep in (",", "\t", ";", "whitespace"):
         try:
-            scores[sep] = _sniff_score(_split_rows(head, sep, path))
+            scores[sep] = _sniff_score(list(_iter_rows(head, sep, path)))
         except CSVError:
             continue
     best = max(scores, key=scores.get, default=None)  # the first of equal scores
