@@ -34,8 +34,9 @@ def _maximum_spanning_tree(W):
 
 def _reference_features(X, k, n_neighbors):
     """The embedding of the module docstring, by dense NumPy (no kgroups code): all
-    pairwise distances, the core points, the locally scaled weights, the symmetric walk
-    matrix, ``eigh``, the rows normalised, the other points placed by the Nystrom
+    pairwise distances, the core points, the locally scaled weights, the edges (either
+    end naming the other, or both and the maximum spanning tree where at least
+    ``MUTUAL_SHARE`` of the relations are mutual), the symmetric walk matrix, ``eigh``, the rows normalised, the other points placed by the Nystrom
     extension; a connected graph of distinct points with unit weights only."""
     n = X.shape[0]
     D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
