@@ -25,11 +25,12 @@ Ng, Jordan & Weiss 2002; von Luxburg 2007), in four steps:
    \exp(-d_{ij}^2 / (s_i s_j))`, :math:`s_i` the distance to the 7th
    neighbour (the :math:`(g-1)`-th in a group; local scaling, Zelnik-Manor & Perona
    2004). Where the neighbour relation is mostly mutual (at least ``MUTUAL_SHARE``
-   = 80 % of it), a one-sided edge is the mark of a density boundary: a point of a
-   sparse stretch reaching to a denser one, as the outer arms of a spiral reach
-   across to the next arm. Such graphs keep only their mutual edges, joined by the
-   maximum spanning tree of the symmetric graph so that none falls apart that was
-   whole (the mutual graph with a spanning tree, Ozaki et al. 2011). A graph that
+   = 80 % of it at 10 neighbours, more with more: :func:`mutual_share_needed`), a
+   one-sided edge is the mark of a density boundary: a point of a sparse stretch
+   reaching to a denser one, as the outer arms of a spiral reach across to the next
+   arm. Such graphs keep only their mutual edges, joined by the maximum spanning
+   tree of the symmetric graph so that none falls apart that was whole (the mutual
+   graph with a spanning tree, Ozaki et al. 2011). A graph that
    falls apart is taken as the limit of one whose components are joined, along
    their minimum spanning tree, by bridges of vanishing weight
    (:func:`walk_eigenvectors`): each component keeps its own structure, and groups of
@@ -110,12 +111,16 @@ LOCAL_SCALE = 7
 #: fringe), and is placed through its neighbours as a new point is.
 CORE_SPREAD = 1.5
 #: When at least this share of the neighbour relations are mutual (each end among the
-#: other's ``n_neighbors`` nearest), the graph keeps only the mutual edges, joined by
-#: the maximum spanning tree of the symmetric graph (:func:`knn_graph`). Points of a
-#: locally uniform density are about 86 % mutual in any dimension; densities that
-#: change across every neighbourhood (Gaussian clouds in many dimensions: hubs) fall
-#: to 50-70 %. Decided on the development half of ``benchmarks/bench_outside.py``,
-#: where 0.75 and 0.8 give the same answers but on two sets.
+#: other's ``n_neighbors`` nearest) at the default 10 neighbours, the graph keeps only
+#: the mutual edges, joined by the maximum spanning tree of the symmetric graph
+#: (:func:`mutual_graph`). Points of a locally uniform density are about 86 % mutual at
+#: 10 neighbours in any dimension; densities that change across every neighbourhood
+#: (Gaussian clouds in many dimensions: hubs) fall to 50-70 %. The one-sided share of
+#: an even density falls as 1 / sqrt(n_neighbors) (0.24, 0.19, 0.14, 0.10 at 3, 5, 10
+#: and 20 neighbours in two dimensions), and so does the one-sided share allowed
+#: (:func:`mutual_share_needed`). Decided on the development half of
+#: ``benchmarks/bench_outside.py``, where 0.75 and 0.8 give the same answers but on two
+#: sets.
 MUTUAL_SHARE = 0.8
 #: Largest number of distinct points the graph holds; beyond, a random sample of them.
 GRAPH_NODES = 10_000
@@ -239,9 +244,9 @@ def knn_graph(U, n_neighbors, index=None, counts=None):
     :math:`s_i` the distance from :math:`i` to its ``LOCAL_SCALE``-th nearest neighbour
     (Zelnik-Manor & Perona's local scaling: an edge is long or short for the density
     around its two ends, so clusters of unequal density are alike to the graph).
-    When at least ``MUTUAL_SHARE`` of the neighbour relations (``i`` among ``j``'s
-    nearest) are mutual, only the mutual edges and the maximum spanning tree of that
-    graph are kept (:func:`mutual_graph`).
+    When the neighbour relations (``i`` among ``j``'s nearest) are mostly mutual
+    (:func:`mutual_share_needed`), only the mutual edges and the maximum spanning tree
+    of that graph are kept (:func:`mutual_graph`).
 
     ``counts`` (int array of shape (n,), each 1 .. ``n_neighbors``; default all
     ``n_neighbors``): how many neighbours row :math:`i` joins, and its local scale the
@@ -271,18 +276,33 @@ def knn_graph(U, n_neighbors, index=None, counts=None):
     joined = np.arange(n_neighbors)[None, :] < counts[:, None]
     rows = np.broadcast_to(np.arange(n)[:, None], nb.shape)
     D = sp.csr_matrix((val[joined], (rows[joined], nb[joined])), shape=(n, n))
-    return mutual_graph(D), s
+    return mutual_graph(D, n_neighbors), s
 
 
-def mutual_graph(D):
+def mutual_share_needed(n_neighbors):
+    """The share of mutual neighbour relations from which :func:`mutual_graph` keeps
+    the mutual edges: ``MUTUAL_SHARE`` at 10 neighbours, the one-sided share allowed
+    scaled by ``sqrt(10 / n_neighbors)`` as that of an even density is.
+
+    Examples
+    --------
+    >>> [round(mutual_share_needed(k), 3) for k in (5, 10, 20)]
+    [0.717, 0.8, 0.859]
+    """
+    return 1.0 - (1.0 - MUTUAL_SHARE) * float(np.sqrt(10.0 / n_neighbors))
+
+
+def mutual_graph(D, n_neighbors):
     r"""The symmetric graph of the one-sided neighbour relations ``D`` (``D[i, j] > 0``
-    where ``j`` is among ``i``'s nearest, the edge's weight): the edges where either
-    end names the other, or, when at least ``MUTUAL_SHARE`` of the relations are
-    mutual, the mutual edges joined by the maximum spanning tree (by weight) of that
-    graph, which spans each of its components.
+    where ``j`` is among ``i``'s ``n_neighbors`` nearest, the edge's weight): the edges
+    where either end names the other, or, when at least
+    :func:`mutual_share_needed` of the relations are mutual, the mutual edges joined by
+    the maximum spanning tree (by weight) of that graph, which spans each of its
+    components.
 
-    In a locally uniform density about 86 % of the relations are mutual, whatever the
-    dimension; the rest are one-sided by chance at the rim of a neighbourhood. Where
+    In a locally uniform density about 86 % of the relations are mutual at 10
+    neighbours, whatever the dimension; the rest are one-sided by chance at the rim
+    of a neighbourhood. Where
     so few are one-sided, a one-sided edge marks a density boundary (the sparse end
     reaches the dense one, which has nearer neighbours), and dropping it cuts a
     sparse arm from the dense stretch beside it. Where the density changes across
@@ -304,14 +324,14 @@ def mutual_graph(D):
     ...                    (np.repeat(np.arange(14), 2), nb.ravel())), shape=(14, 14))
     >>> round(D.minimum(D.T).nnz / D.nnz, 3)
     0.857
-    >>> A = mutual_graph(D)
+    >>> A = mutual_graph(D, 2)
     >>> int(D.maximum(D.T).nnz), int(A.nnz), int(A[9, 10] > 0), int(A[7, 9] > 0)
     (32, 26, 1, 0)
     """
     either = D.maximum(D.T).tocsr()
     both = D.minimum(D.T).tocsr()
     both.eliminate_zeros()
-    if both.nnz < MUTUAL_SHARE * D.nnz:
+    if both.nnz < mutual_share_needed(n_neighbors) * D.nnz:
         return either
     # The maximum spanning tree of the weights is the minimum one of -log(weight),
     # kept positive (a zero is no edge to the tree's search); its edges keep their
