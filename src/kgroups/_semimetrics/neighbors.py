@@ -302,13 +302,13 @@ def mutual_graph(D, n_neighbors):
 
     In a locally uniform density about 86 % of the relations are mutual at 10
     neighbours, whatever the dimension; the rest are one-sided by chance at the rim
-    of a neighbourhood. Where
-    so few are one-sided, a one-sided edge marks a density boundary (the sparse end
-    reaches the dense one, which has nearer neighbours), and dropping it cuts a
-    sparse arm from the dense stretch beside it. Where the density changes across
-    every neighbourhood (high-dimensional clouds, whose central points are everyone's
-    neighbours), one-sided relations are the rule and say nothing of boundaries: the
-    mutual graph would be a sparse tree, so the symmetric graph is kept.
+    of a neighbourhood. Where so few are one-sided, a one-sided edge marks a density
+    boundary (the sparse end reaches the dense one, which has nearer neighbours), and
+    dropping it cuts a sparse arm from the dense stretch beside it. Where the density
+    changes across every neighbourhood (high-dimensional clouds, whose central points
+    are everyone's neighbours), one-sided relations are the rule and say nothing of
+    boundaries: the mutual graph would be a sparse tree, so the symmetric graph is
+    kept.
 
     Examples
     --------
