@@ -90,8 +90,7 @@ def _read_stdin():
     while block := stream.read(STDIN_BLOCK):
         parts.append(block)
         size += len(block)
-        # the blocks, their join, and the text decoded from it (twice, as for a file)
-        _fits(4 * size, f"reading <stdin> ({size} bytes of text so far)")
+        _check_text_fits(size, "<stdin>", held=2 * size)    # held: the blocks, their join
     return b"".join(parts)
 
 
