@@ -195,9 +195,9 @@ def check_sample_weight(sample_weight, n_samples, owner="KernelKGroups", name="s
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         rule = ">= 0 (no negative" if allow_zero else "> 0 (no zero, negative"
-        why = zero_why and w[i] == 0 and f": {zero_why}"
+        why = f": {zero_why}" if zero_why and w[i] == 0 else ""
         raise InvalidParameterError(f"{owner}: {name}[{i}]={float(w[i])!r}; weights should be "
-                                    f"finite and {rule}, NaN or inf weight){why or ''}")
+                                    f"finite and {rule}, NaN or inf weight){why}")
     if allow_zero and n_samples and not np.any(w > 0):
         raise InvalidParameterError(f"{owner}: every {name} is zero; at least one sample "
                                     "needs a positive weight")
