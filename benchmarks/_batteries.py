@@ -1,8 +1,9 @@
 """Labelled batteries of data sets for studies that must be judged on many kinds of
 data at once (the choice of a semimetric, the choice of k).
 
-Eleven batteries: the four of :data:`BATTERIES` and ``"fcps"``, ``"uci"``, ``"simple"``,
-``"ztables"``, ``"keel"``, ``"draws"`` and ``"outside"`` (all in :data:`ALL`):
+Twelve batteries: the four of :data:`BATTERIES` and ``"fcps"``, ``"uci"``, ``"simple"``,
+``"ztables"``, ``"keel"``, ``"draws"``, ``"curves"`` and ``"outside"`` (all in
+:data:`ALL`):
 
 ``"shapes"``  31 sets of clusters that are not convex blobs (rings, spirals, stripes,
               touching shapes, 3-D shells, tori and helices), 2-D and 3-D, from
@@ -44,11 +45,14 @@ Eleven batteries: the four of :data:`BATTERIES` and ``"fcps"``, ``"uci"``, ``"si
               k = 5..10, d = 2, 3, n = 2,000 and 5,000
               (:data:`DRAWS`); centres that fall close nest clusters within
               clusters, as a new user's first data often do; in :data:`ALL` only.
+``"curves"``  36 random draws of long curved clusters (:mod:`_curves`): spiral arms,
+              sine waves in a thin background (label -1) and concentric rings, their
+              settings drawn at random; in :data:`ALL` only.
 ``"outside"`` the 24 sets of the development half of Gagolewski's benchmark suite
               (:mod:`_external`, read from ``../shared/external-dev``; noise -1);
               in :data:`ALL` only.
 
-Label -1 (in ``"hard"`` and in the multishapes set of ``"uci"``) marks noise: those
+Label -1 (in ``"hard"``, ``"curves"`` and the multishapes set of ``"uci"``) marks noise: those
 points are clustered with the rest but left out of every score
 (:attr:`Dataset.scored`).
 
@@ -71,6 +75,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+import _curves
 import _external
 import _fcps
 import _keel
@@ -83,7 +88,7 @@ import _ztables
 BATTERIES = ("shapes", "tables", "blobs", "hard")
 # every battery: those above, the FCPS and pyclustering simple sets (their data fetched
 # by setup_fcps.sh) and the R tables (setup_uci_r.sh) with the synthetic control charts
-ALL = BATTERIES + ("fcps", "uci", "simple", "ztables", "keel", "draws", "outside")
+ALL = BATTERIES + ("fcps", "uci", "simple", "ztables", "keel", "draws", "curves", "outside")
 
 
 @dataclass(frozen=True)
@@ -278,6 +283,8 @@ def loaders(name, seed=0):
         return _keel.loaders()
     if name == "draws":
         return _draw_loaders()
+    if name == "curves":
+        return _curves.loaders(seed)
     if name == "outside":
         return _external.loaders()
     return [(n, note, lambda f=f: _load_table(f)) for n, note, f in _table_loaders()]

@@ -160,12 +160,15 @@ def collect(sets, pipelines, cache_path, answers=None, again=True):
 
 
 def _group(r):
-    """``(battery group, half)``: the outside battery apart; the project's own batteries
-    as real tables or shapes and sets, as bench_choice.py groups them."""
+    """``(battery group, half)``: the outside battery and the curve draws apart; the
+    project's other batteries as real tables or shapes and sets, as bench_choice.py
+    groups them."""
     from bench_choice import GROUPS
 
     if r["d"].battery == "outside":
         return "outside (Gagolewski's suite)", "dev"
+    if r["d"].battery == "curves":
+        return "own: curve draws", r["half"]
     own = next(g for g, test in GROUPS.items() if test(r["d"].battery))
     return f"own: {own}", r["half"]
 
