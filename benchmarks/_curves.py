@@ -55,7 +55,8 @@ def _rings(rng):
     parts = []
     for j in range(m):
         t = rng.uniform(0.0, 2.0 * np.pi, int(rng.integers(100, 500)))
-        parts.append(np.c_[(1 + j) * np.cos(t), (1 + j) * np.sin(t)] + rng.normal(0.0, sd, (t.size, 2)))
+        ring = (1 + j) * np.c_[np.cos(t), np.sin(t)]
+        parts.append(ring + rng.normal(0.0, sd, (t.size, 2)))
     y = np.concatenate([np.full(len(p), j) for j, p in enumerate(parts)])
     return np.vstack(parts), y, f"{m} rings sd {sd:.2f}"
 
