@@ -1254,6 +1254,25 @@ def test_pair_dips_tell_blobs_within_a_group_from_the_arcs_of_a_ring():
     assert arbiter.pair_dips(R, np.ones(600), E, ring) >= SPLIT_ALPHA
 
 
+def test_pair_dips_ask_a_gap_in_the_space_as_the_split_walk_does():
+    """Half a ring cut into its quarters (energy's tiles of one bent curve, in one
+    group): along their discriminant the quarters are bimodal (the projection piles up
+    at both ends), but their margins spread from the cut: the pair's p-value is the
+    larger, not below SPLIT_ALPHA. Two blobs in one group reject both ways."""
+    rng = np.random.default_rng(0)
+    t = rng.uniform(0, np.pi, 400)
+    arc = np.c_[np.cos(t), np.sin(t)] + rng.normal(0, 0.03, (400, 2))
+    E, one, w = (t > np.pi / 2).astype(np.int64), np.zeros(400, dtype=np.int64), np.ones(400)
+    mu = np.array([arc[E == 0].mean(axis=0), arc[E == 1].mean(axis=0)])
+    p_line = dip_test(arbiter.discriminant(arc, E, mu, 0, 1), w)[1]
+    p_gap = dip_test(margins(arc[E == 0], arc[E == 1]))[1]
+    assert p_line < 1e-3 and p_gap > SPLIT_ALPHA
+    assert arbiter.pair_dips(arc, w, E, one) == p_gap
+    blobs2 = np.r_[rng.normal([0, 0], 0.3, (150, 2)), rng.normal([2.5, 0], 0.3, (150, 2))]
+    assert arbiter.pair_dips(blobs2, np.ones(300), np.repeat([0, 1], 150),
+                             np.zeros(300, dtype=np.int64)) < SPLIT_ALPHA
+
+
 def test_pair_dips_cross_parallel_stripes_along_their_discriminant():
     """Two long stripes side by side whose means' line is slanted (one shifted along
     its length): the line of the means blurs the gap with the stripes' length, their

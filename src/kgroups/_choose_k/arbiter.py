@@ -22,8 +22,10 @@ share ``WITHIN`` of the weight) and one of: the smallest group below ``BALANCE``
 stopped; not a group of at most ``n_neighbors + 1`` rows, which the graph sees only where
 it is apart on its own scale: a tight far group, a cluster); :math:`E_{k_g}` the groups
 (energy finds clusters within them); or :math:`k_e > k_g` with every energy cluster
-bimodal with its nearest in its group (sub-clusters, where the tiles of one long shape are
-not), or groups not cleanly cut (:math:`G`'s cut at least ``CLEAN_CUT``): energy; (3b)
+bimodal with its nearest in its group along their discriminant and in their margins (a
+valley and a gap, as energy's split walk asks: sub-clusters; the tiles of one long shape
+show a valley where it bends, never a gap), or groups not cleanly cut (:math:`G`'s cut at
+least ``CLEAN_CUT``): energy; (3b)
 the mirror of (3): :math:`k_e < k_g`, the groups within the energy clusters (a share
 ``WITHIN``) and a group of more than ``n_neighbors + 1`` rows not bimodal with its nearest
 in its cluster (:func:`group_dips` at least ``SPLIT_ALPHA``: a cloud whose graph fell
@@ -95,15 +97,17 @@ def smallest_group(G, w, k, n_neighbors):
 
 def pair_dips(X, w, E, G):
     r"""The largest dip p-value of the energy clusters ``E`` each with its nearest cluster
-    (by weighted means) in the same group of ``G``, along their discriminant
-    :math:`\hat\Sigma^{-1} (\mu_d - \mu_c)` (Fisher 1936; the pooled covariance shrunk
-    as Ledoit & Wolf 2004), which crosses long clusters side by side where the means'
-    line is slanted; ``E`` one cluster: :func:`group_dips` of the groups of ``G``.
+    (by weighted means) in the same group of ``G``, each pair's the larger of two: along
+    their discriminant :math:`\hat\Sigma^{-1} (\mu_d - \mu_c)` (Fisher 1936; the pooled
+    covariance shrunk as Ledoit & Wolf 2004), which crosses long clusters side by side
+    where the means' line is slanted, and of their :func:`margins` (both must reject: two
+    tiles of a bent curve are bimodal along their discriminant, not apart);
+    ``E`` one cluster: :func:`group_dips` of the groups of ``G``.
     Weights enter the means and the dip (:func:`~kgroups._stats.dip.dip_test`); the
     covariance and the margins count each row once. Each view lists c's rows, then d's."""
     if E.max() == 0:
         return group_dips(X, w, G, E)
-    return max(_nearest_dips(X, w, E, G, (discriminant,)), default=1.0)
+    return max(_nearest_dips(X, w, E, G, (discriminant, margins), every=True), default=1.0)
 
 
 def group_dips(X, w, G, E, least=0, none=1.0, balanced=False):
@@ -122,11 +126,12 @@ def group_dips(X, w, G, E, least=0, none=1.0, balanced=False):
                default=none)
 
 
-def _nearest_dips(X, w, P, H, views, least=0, balanced=False):
+def _nearest_dips(X, w, P, H, views, least=0, balanced=False, every=False):
     """The dip p-values of each cluster of ``P`` of more than ``least`` rows with its
     nearest such cluster in the same cluster of ``H``, the smallest over ``views``
-    times their number; ``balanced``: the two weighed equally (each its weights over
-    their sum), at the effective size of those weights."""
+    times their number (``every``: the largest, each view must reject); ``balanced``:
+    the two weighed equally (each its weights over their sum), at the effective size of
+    those weights."""
     kp = int(P.max()) + 1
     mu = np.array([np.average(X[P == c], axis=0, weights=w[P == c]) for c in range(kp)])
     home = contingency(P, H, w).argmax(axis=1)
@@ -137,8 +142,8 @@ def _nearest_dips(X, w, P, H, views, least=0, balanced=False):
             d = others[np.argmin(np.sum((mu[others] - mu[c]) ** 2, axis=1))]
             wc, wd = w[P == c], w[P == d]
             wcd = np.r_[wc / wc.sum(), wd / wd.sum()] if balanced else np.r_[wc, wd]
-            ps.append(min(1.0, len(views) * min(dip_test(v(X, P, mu, c, d), wcd)[1]
-                                                for v in views)))
+            p = [dip_test(v(X, P, mu, c, d), wcd)[1] for v in views]
+            ps.append(max(p) if every else min(1.0, len(views) * min(p)))
     return ps
 
 
@@ -240,8 +245,9 @@ def _texts(rule, pick, k_e, k_g, within, smallest, agree, cut_g, pair_p):
                 f"{SPLIT_ALPHA:g}): one cloud whose graph fell apart at a gap of its sample",
                 ", groups without modes")
     if rule == "bimodal pairs":
-        return (nest + f"each is bimodal with its nearest neighbour in its group (dip p-values "
-                f"at most {pair_p:.2g}, below {SPLIT_ALPHA:g}): clusters within groups",
+        return (nest + f"each is bimodal with its nearest neighbour in its group along their "
+                f"discriminant and in their margins (dip p-values at most {pair_p:.2g}, below "
+                f"{SPLIT_ALPHA:g}): clusters within groups",
                 ", bimodal pairs within groups")
     return (f"the graph's groups {'cut' if pick == GRAPH else 'do not cut'} below "
             f"{CUT_RATIO:g} times the energy partition's", "")          # the cuts
