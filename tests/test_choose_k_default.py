@@ -1228,6 +1228,22 @@ def test_arbiter_keeps_energy_where_its_clusters_within_a_group_are_bimodal():
             "nearest_neighbors"
 
 
+@pytest.mark.parametrize("seed, sd", [(1, 0.10), (2, 0.13), (3, 0.10)])
+def test_two_sine_waves_are_the_graph_s_two_not_energy_s_arches(seed, sd):
+    """Two sine waves 2.9 apart: energy answers 8 clusters, each wave cut into arches
+    within the graph's groups. Two adjacent arches are bimodal along their
+    discriminant (the wave bends) but not apart: rule 3 does not keep them, and the
+    cut answers the two waves."""
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(0, 4 * np.pi, (2, 300))
+    X = np.vstack([np.c_[x[j], np.sin(x[j]) + 2.9 * j] + rng.normal(0, sd, (300, 2))
+                   for j in (0, 1)])
+    r = choose_k(X, semimetric="auto")
+    assert r.candidates["energy"].k == 8 and steps(r, "arbiter")[0].rule == "the cuts"
+    assert (r.k, r.semimetric) == (2, "nearest_neighbors")
+    assert ari(np.repeat([0, 1], 300), r.labels) == 1.0
+
+
 def test_three_parallel_cigars_the_graph_joins_two_of_are_energy_s_three():
     """Three parallel cigars: the graph's eigengap answers 2 groups (two of the cigars
     in one), energy 3 clusters within them; the pair in one group is bimodal across
