@@ -30,7 +30,7 @@ from kgroups._choose_k.result import ChooseKResult
 from kgroups._choose_k.structure import (STRUCTURE_ALPHA, STRUCTURE_KMAX, STRUCTURE_Z,
                                          find_structure, modes, references, rescaled)
 from kgroups._choose_k.trace import Step, Trace, render
-from kgroups._stats.dip import dip_test, margins
+from kgroups._stats.dip import dip_test, margins, path_margins
 from kgroups.exceptions import KRangeWarning
 
 SIX = ([0.0, 0.0], [10.0, 0.0], [20.0, 0.0], [0.0, 10.0], [10.0, 10.0], [20.0, 10.0])
@@ -1273,20 +1273,39 @@ def test_pair_dips_tell_blobs_within_a_group_from_the_arcs_of_a_ring():
 def test_pair_dips_ask_a_gap_in_the_space_as_the_split_walk_does():
     """Half a ring cut into its quarters (energy's tiles of one bent curve, in one
     group): along their discriminant the quarters are bimodal (the projection piles up
-    at both ends), but their margins spread from the cut: the pair's p-value is the
-    larger, not below SPLIT_ALPHA. Two blobs in one group reject both ways."""
+    at both ends), but their margins along the data spread from the cut: the pair's
+    p-value is the larger, not below SPLIT_ALPHA. Two blobs in one group reject both
+    ways."""
     rng = np.random.default_rng(0)
     t = rng.uniform(0, np.pi, 400)
     arc = np.c_[np.cos(t), np.sin(t)] + rng.normal(0, 0.03, (400, 2))
     E, one, w = (t > np.pi / 2).astype(np.int64), np.zeros(400, dtype=np.int64), np.ones(400)
     mu = np.array([arc[E == 0].mean(axis=0), arc[E == 1].mean(axis=0)])
     p_line = dip_test(arbiter.discriminant(arc, E, mu, 0, 1), w)[1]
-    p_gap = dip_test(margins(arc[E == 0], arc[E == 1]))[1]
+    p_gap = dip_test(path_margins(arc[E == 0], arc[E == 1], 10))[1]
     assert p_line < 1e-3 and p_gap > SPLIT_ALPHA
     assert arbiter.pair_dips(arc, w, E, one) == p_gap
     blobs2 = np.r_[rng.normal([0, 0], 0.3, (150, 2)), rng.normal([2.5, 0], 0.3, (150, 2))]
     assert arbiter.pair_dips(blobs2, np.ones(300), np.repeat([0, 1], 150),
                              np.zeros(300, dtype=np.int64)) < SPLIT_ALPHA
+
+
+def test_margins_along_the_data_do_not_pile_up_where_a_wave_bends_back():
+    """Two arches of a sine wave (one cut across a curve): straight-line margins grow
+    more slowly than the arc where the wave bends back and pile up away from the cut
+    (the dip rejects); along the neighbourhood graph they grow as the arc, one mode.
+    Both see the gap between two blobs, and with no path at all each row's margin
+    keeps its side's sign."""
+    rng = np.random.default_rng(0)
+    x = rng.uniform(0, 2 * np.pi, 800)
+    wave = np.c_[x, np.sin(x)] + rng.normal(0, 0.1, (800, 2))
+    up = x < np.pi
+    assert dip_test(margins(wave[up], wave[~up]))[1] < 1e-3
+    assert dip_test(path_margins(wave[up], wave[~up], 10))[1] > SPLIT_ALPHA
+    A, B = rng.normal([0, 0], 0.3, (200, 2)), rng.normal([1.5, 0], 0.3, (200, 2))
+    assert dip_test(path_margins(A, B, 10))[1] < 1e-3
+    far = path_margins(A, B + [100.0, 0.0], 10)
+    assert np.all(far[:200] > 0) and np.all(far[200:] < 0)
 
 
 def test_pair_dips_cross_parallel_stripes_along_their_discriminant():

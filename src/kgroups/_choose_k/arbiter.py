@@ -22,10 +22,10 @@ share ``WITHIN`` of the weight) and one of: the smallest group below ``BALANCE``
 stopped; not a group of at most ``n_neighbors + 1`` rows, which the graph sees only where
 it is apart on its own scale: a tight far group, a cluster); :math:`E_{k_g}` the groups
 (energy finds clusters within them); or :math:`k_e > k_g` with every energy cluster
-bimodal with its nearest in its group along their discriminant and in their margins (a
-valley and a gap, as energy's split walk asks: sub-clusters; the tiles of one long shape
-show a valley where it bends, never a gap), or groups not cleanly cut (:math:`G`'s cut at
-least ``CLEAN_CUT``): energy; (3b)
+bimodal with its nearest in its group along their discriminant and in their margins
+measured along the data (a valley and a gap, as energy's split walk asks: sub-clusters;
+the tiles of one long shape show a valley where it bends, never a gap), or groups not
+cleanly cut (:math:`G`'s cut at least ``CLEAN_CUT``): energy; (3b)
 the mirror of (3): :math:`k_e < k_g`, the groups within the energy clusters (a share
 ``WITHIN``) and a group of more than ``n_neighbors + 1`` rows not bimodal with its nearest
 in its cluster (:func:`group_dips` at least ``SPLIT_ALPHA``: a cloud whose graph fell
@@ -37,12 +37,14 @@ DBCV (Moulavi et al. 2014) worse yardsticks on the development half.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 from sklearn.covariance import ledoit_wolf
 
 from .._semimetrics.auto import ONE_COLUMN
 from .._stats.criteria import contingency
-from .._stats.dip import dip_test, margins as dip_margins
+from .._stats.dip import dip_test, margins as dip_margins, path_margins
 from .constants import AGREE, BALANCE, CLEAN_CUT, CUT_RATIO, NO_STRUCTURE_RATIO, SPLIT_ALPHA, WITHIN
 
 ENERGY, GRAPH = "energy", "nearest_neighbors"
@@ -95,19 +97,22 @@ def smallest_group(G, w, k, n_neighbors):
     return float(big.min() / w.sum()) if big.size else 1.0
 
 
-def pair_dips(X, w, E, G):
+def pair_dips(X, w, E, G, n_neighbors=10):
     r"""The largest dip p-value of the energy clusters ``E`` each with its nearest cluster
     (by weighted means) in the same group of ``G``, each pair's the larger of two: along
     their discriminant :math:`\hat\Sigma^{-1} (\mu_d - \mu_c)` (Fisher 1936; the pooled
     covariance shrunk as Ledoit & Wolf 2004), which crosses long clusters side by side
-    where the means' line is slanted, and of their :func:`margins` (both must reject: two
-    tiles of a bent curve are bimodal along their discriminant, not apart);
-    ``E`` one cluster: :func:`group_dips` of the groups of ``G``.
+    where the means' line is slanted, and of their :func:`paths` (margins along the
+    data, on the graph of ``n_neighbors``; both must reject: two tiles of a bent curve
+    are bimodal along their discriminant, not apart, and straight-line margins pile up
+    where the curve bends back); ``E`` one cluster: :func:`group_dips` of the groups of
+    ``G``.
     Weights enter the means and the dip (:func:`~kgroups._stats.dip.dip_test`); the
     covariance and the margins count each row once. Each view lists c's rows, then d's."""
     if E.max() == 0:
         return group_dips(X, w, G, E)
-    return max(_nearest_dips(X, w, E, G, (discriminant, margins), every=True), default=1.0)
+    along = partial(paths, n_neighbors=n_neighbors)
+    return max(_nearest_dips(X, w, E, G, (discriminant, along), every=True), default=1.0)
 
 
 def group_dips(X, w, G, E, least=0, none=1.0, balanced=False):
@@ -156,9 +161,15 @@ def discriminant(X, E, mu, c, d):
                                                                      rcond=None)[0]
 
 
+def paths(X, E, mu, c, d, n_neighbors=10):
+    """The :func:`~kgroups._stats.dip.path_margins` of clusters c and d of ``E`` on the
+    graph of their rows' ``n_neighbors`` nearest (``mu`` is not read)."""
+    return path_margins(X[E == c], X[E == d], n_neighbors)
+
+
 def margins(X, E, mu, c, d):
     """The :func:`~kgroups._stats.dip.margins` of clusters c and d of ``E`` in X's units;
-    ``mu`` (the means) is not read: the views of :func:`pair_dips` take the same
+    ``mu`` (the means) is not read: the views of :func:`group_dips` take the same
     arguments."""
     return dip_margins(X[E == c], X[E == d])
 
@@ -246,8 +257,8 @@ def _texts(rule, pick, k_e, k_g, within, smallest, agree, cut_g, pair_p):
                 ", groups without modes")
     if rule == "bimodal pairs":
         return (nest + f"each is bimodal with its nearest neighbour in its group along their "
-                f"discriminant and in their margins (dip p-values at most {pair_p:.2g}, below "
-                f"{SPLIT_ALPHA:g}): clusters within groups",
+                f"discriminant and in their margins along the data (dip p-values at most "
+                f"{pair_p:.2g}, below {SPLIT_ALPHA:g}): clusters within groups",
                 ", bimodal pairs within groups")
     return (f"the graph's groups {'cut' if pick == GRAPH else 'do not cut'} below "
             f"{CUT_RATIO:g} times the energy partition's", "")          # the cuts

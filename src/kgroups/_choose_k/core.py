@@ -158,7 +158,8 @@ def _rule(X, w, ks, setting, opts, seed):
                         balanced=e.k == 1)
         pick, cuts = judge(partial(partition_cut, fmap, k=kg), G, E, e.k, kg, w,
                            setting.n_neighbors, e.labels if e.k > 1 else None, trace,
-                           weighted_ari(G, E, w), lambda: pair_dips(f.T, w, e.labels, G),
+                           weighted_ari(G, E, w),
+                           lambda: pair_dips(f.T, w, e.labels, G, setting.n_neighbors),
                            sub_p)
     r = copy.copy(g if pick == GRAPH else e)
     r.candidates, r.trace, r.cuts = {ENERGY: e} | ({GRAPH: g} if g is not None else {}), trace, cuts
