@@ -355,15 +355,25 @@ def margins(A, B):
     >>> margins(np.array([[0.0], [1.0]]), np.array([[4.0], [6.0]])).tolist()
     [3.0, 2.0, -1.0, -3.0]
     """
-    def nearest(P, Q, own):
-        if own and P.shape[0] == 1:
-            return np.zeros(1)
-        if Q.shape[1] <= KD_TREE_MAX_DIM:  # a k-d tree prunes well in few dimensions
-            return cKDTree(Q).query(P, k=[1 + own])[0][:, 0]
-        return NearestNeighbors(n_neighbors=1 + own).fit(Q).kneighbors(P)[0][:, -1]
+    return np.concatenate([_nearest(A, B, False) - _nearest(A, A, True),
+                           _nearest(B, B, True) - _nearest(B, A, False)])
 
-    return np.concatenate([nearest(A, B, False) - nearest(A, A, True),
-                           nearest(B, B, True) - nearest(B, A, False)])
+
+def _neighbors(P, Q, k):
+    """The distances and indices of the ``k`` nearest rows of Q to each row of P,
+    nearest first (arrays of shape (len(P), k)): a k-d tree in few dimensions, where it
+    prunes well, else scikit-learn's search."""
+    if Q.shape[1] <= KD_TREE_MAX_DIM:
+        return cKDTree(Q).query(P, k=list(range(1, k + 1)))
+    return NearestNeighbors(n_neighbors=k).fit(Q).kneighbors(P)
+
+
+def _nearest(P, Q, own):
+    """Each row of P's distance to the nearest row of Q; ``own`` (Q is P): to the
+    nearest other row (0 for a row alone)."""
+    if own and P.shape[0] == 1:
+        return np.zeros(1)
+    return _neighbors(P, Q, 1 + own)[0][:, -1]
 
 
 def path_margins(A, B, n_neighbors=10):
@@ -394,9 +404,7 @@ def path_margins(A, B, n_neighbors=10):
     k = min(int(n_neighbors), n - 1)
     if k < 1:
         return np.zeros(n)
-    tree = P.shape[1] <= KD_TREE_MAX_DIM
-    dist, idx = (cKDTree(P).query(P, k=k + 1) if tree else
-                 NearestNeighbors(n_neighbors=k + 1).fit(P).kneighbors(P))
+    dist, idx = _neighbors(P, P, k + 1)
     # a zero length (two equal rows) is an edge still: the sparse graph drops zeros
     length = np.maximum(dist[:, 1:], np.finfo(np.float64).tiny).ravel()
     G = coo_matrix((length, (np.repeat(np.arange(n), k), idx[:, 1:].ravel())), shape=(n, n))
@@ -407,11 +415,4 @@ def path_margins(A, B, n_neighbors=10):
     reached = np.isfinite(path)  # beyond every path: twice the longest, or the extent of P
     path[~reached] = 2.0 * max(path[reached].max(initial=0.0),
                                float(np.linalg.norm(np.ptp(P, axis=0))))
-    own = np.zeros(n)
-    for rows, side in ((slice(0, na), A), (slice(na, n), B)):
-        if side.shape[0] > 1:
-            own[rows] = (cKDTree(side).query(side, k=[2])[0][:, 0] if tree else
-                         NearestNeighbors(n_neighbors=2).fit(side).kneighbors(side)[0][:, 1])
-    out = path - own
-    out[na:] *= -1.0
-    return out
+    return np.concatenate([path[:na] - _nearest(A, A, True), _nearest(B, B, True) - path[na:]])
