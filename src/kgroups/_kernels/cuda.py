@@ -29,10 +29,10 @@ sign of Hartigan gains (paper eq. 50).
 * :func:`gather_columns` (a window of ``M``, contiguous) and :func:`zero_rows`;
 * for the energy statistics of device arrays (:mod:`kgroups._stats.pairsum_cuda`):
   :func:`scan_rows` (the largest ``|x|`` and the non-finite entries),
-  :func:`take_rows_transposed` (parts pooled, rescaled), :func:`pooled_matrix` (a
-  permutation test's pooled n x n matrix), :func:`row_sums`, :func:`relabelled_columns`
-  and :func:`relabelled_reduce` (the sums of a batch of relabellings: the pooled
-  matrix times their one-hot codes, tiled as a matrix product, then summed by group).
+  :func:`take_rows_transposed` (parts pooled, rescaled); a permutation test's sums of
+  relabellings come from the pairs' ``rho`` computed tile by tile, never an n x n
+  matrix (:mod:`kgroups._kernels.cuda_permute`);
+* :func:`pooled_matrix` (the dense n x n matrix of ``rho``, the spectral start's).
 
 Each kernel runs under numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``), where
 the tests compare it with its CPU twin (a brute-force sum).
@@ -615,99 +615,6 @@ def pooled_matrix(XT, D, code, alpha, sigma, theta):
             u = XT[d, i] - XT[d, y]
             d2 += u * u
         D[i, y] = rho(d2, code, alpha, sigma, theta)
-
-
-@cuda.jit
-def row_sums(D, out):
-    """``out[i] = sum_y D[y, i]``, the row sums of the symmetric pooled matrix (one
-    thread per column: the reads of a warp are contiguous)."""
-    i = cuda.grid(1)
-    n = D.shape[0]
-    if i < n:
-        acc = 0.0
-        for y in range(n):
-            acc += D[y, i]
-        out[i] = acc
-
-
-# The tiles of relabelled_columns: a block of PERM_THREADS x PERM_THREADS threads
-# computes PERM_TILE rows by PERM_TILE columns of the product, each thread
-# PERM_REG x PERM_REG of them in registers, reading PERM_DEPTH rows of the pooled
-# matrix and of the one-hot codes through shared memory at a time (2 x 8 KiB on a
-# device; smaller blocks under the simulator, which runs a thread as a Python thread).
-PERM_THREADS = 4 if numba.config.ENABLE_CUDASIM else 16
-PERM_REG = 4
-PERM_TILE = PERM_THREADS * PERM_REG
-PERM_DEPTH = 16
-
-
-@cuda.jit
-def relabelled_columns(D, codesT, k, skip, ET):
-    """``ET[c, i] = sum_{y : codesT[y, b] = h} D[y, i]``, column ``c = b (k - 1) + j``
-    for the groups ``h`` but ``skip`` (``h = j``, or ``j + 1`` from ``skip`` on): the
-    product of the pooled matrix ``D`` (n x n, symmetric) with the one-hot codes of
-    the relabellings ``b`` (``codesT`` (n, B)), tiled as a matrix product (see the
-    constants above): each entry of ``D`` read once per tile of columns, every sum in
-    float64 registers, the one-hot entries made in shared memory from the codes."""
-    n = D.shape[0]
-    ncols = ET.shape[0]
-    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
-    t = ty * PERM_THREADS + tx
-    i0 = cuda.blockIdx.x * PERM_TILE
-    c0 = cuda.blockIdx.y * PERM_TILE
-    Ds = cuda.shared.array((PERM_DEPTH, PERM_TILE), dtype=numba.float64)
-    Hs = cuda.shared.array((PERM_DEPTH, PERM_TILE), dtype=numba.float64)
-    acc = cuda.local.array((PERM_REG, PERM_REG), dtype=numba.float64)
-    for a in range(PERM_REG):
-        for q in range(PERM_REG):
-            acc[a, q] = 0.0
-    for y0 in range(0, n, PERM_DEPTH):
-        for e in range(t, PERM_DEPTH * PERM_TILE, PERM_THREADS * PERM_THREADS):
-            yy = e // PERM_TILE
-            jj = e - yy * PERM_TILE
-            y, i, c = y0 + yy, i0 + jj, c0 + jj
-            Ds[yy, jj] = D[y, i] if y < n and i < n else 0.0
-            one = 0.0
-            if y < n and c < ncols:
-                b = c // (k - 1)
-                h = c - b * (k - 1)
-                if codesT[y, b] == h + (h >= skip):
-                    one = 1.0
-            Hs[yy, jj] = one
-        cuda.syncthreads()
-        for yy in range(PERM_DEPTH):
-            for a in range(PERM_REG):
-                d = Ds[yy, tx + PERM_THREADS * a]
-                for q in range(PERM_REG):
-                    acc[a, q] += d * Hs[yy, ty + PERM_THREADS * q]
-        cuda.syncthreads()
-    for q in range(PERM_REG):
-        c = c0 + ty + PERM_THREADS * q
-        for a in range(PERM_REG):
-            i = i0 + tx + PERM_THREADS * a
-            if c < ncols and i < n:
-                ET[c, i] = acc[a, q]
-
-
-@cuda.jit
-def relabelled_reduce(ET, codes, k, skip, out):
-    """``out[b, g, h] = sum_{i : codes[b, i] = g} ET[c, i]`` (``out`` (B, k, k)) for each
-    column ``c`` of :func:`relabelled_columns` (its group ``h``): one block per column,
-    its k sums in shared memory (``8 k`` bytes)."""
-    c = cuda.blockIdx.x
-    b = c // (k - 1)
-    h = c - b * (k - 1)
-    h += h >= skip
-    n = ET.shape[1]
-    acc = cuda.shared.array(0, dtype=numba.float64)
-    for g in range(cuda.threadIdx.x, k, cuda.blockDim.x):
-        acc[g] = 0.0
-    cuda.syncthreads()
-    for i in range(cuda.threadIdx.x, n, cuda.blockDim.x):
-        cuda.atomic.add(acc, codes[b, i], ET[c, i])
-    cuda.syncthreads()
-    for g in range(cuda.threadIdx.x, k, cuda.blockDim.x):
-        out[b, g, h] = acc[g]
 
 
 def blocks(n, threads=THREADS):

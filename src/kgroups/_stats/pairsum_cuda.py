@@ -9,15 +9,24 @@ once, and the k x k group sums
 
 come from the GPU engine's pass (:func:`kgroups._kernels.cuda.build_sorted`: rows
 sorted by group, each row's sums per group, float64, never an n x n matrix),
-``P[c, l] = -2 sum_{i in C_c} Ms[l, i]``. A permutation test builds the pooled n x n
-matrix on the device (its size checked against the free device memory) and reduces
-each batch of relabellings there: the matrix times their one-hot codes (but the
-largest group's: :func:`kgroups._stats.dispatch.relabelled`), tiled as a matrix
-product (:func:`kgroups._kernels.cuda.relabelled_columns`), summed by group
-(:func:`~kgroups._kernels.cuda.relabelled_reduce`), only the (B, k, k) sums back;
-the relabellings are drawn on the host from the caller's random state, as for
-in-memory data, so both give the same permutations. Labels and weights (n numbers)
-are read on the host. Named semimetrics only.
+``P[c, l] = -2 sum_{i in C_c} Ms[l, i]``. Labels and weights (n numbers) are read on
+the host. Named semimetrics only.
+
+A permutation test never forms the pooled n x n matrix either: :meth:`CudaPairSums.pooled`
+returns the pooled points (:class:`PooledPoints`), and each batch of relabellings
+(drawn on the host from the caller's random state, as for in-memory data, so both
+see the same permutations) is summed from the pairs' ``rho``, computed tile by tile
+on the device, each unordered pair once
+(:func:`kgroups._kernels.cuda_permute.relabelled_pairs`). The host sends each
+relabelling's indicators of the groups but the largest, ``L``, as bits (``k - 1``
+columns of ``n / 8`` bytes), and gets back ``S_b[g, j]``, the sums over the pairs
+``i <= y`` (``i = y`` halved) of ``rho`` with ``i`` in group ``g`` and ``y`` in group
+``j``, both other than ``L``: ``P_b[g, j] = S_b[g, j] + S_b[j, g]``, and ``L``'s row
+from the row sums ``r = rho 1`` (the GPU engine's pass, one group),
+``P_b[L, j] = sum_{y in C_j} r_y - sum_{g != L} P_b[g, j]``;
+:func:`kgroups._stats.dispatch.relabelled` completes ``L``'s column and ``P_b[L, L]``
+as for the pooled matrix. Every sum is float64, and the same on every run (no
+atomics: each block's partial sums are added in order).
 """
 
 from __future__ import annotations
@@ -43,6 +52,9 @@ from .pairsum import (
 
 # Blocks a grid has at most along y (CUDA's limit): the tiles of columns of a launch.
 MAX_GRID_Y = 65535
+# Bytes of the blocks' partial sums of a batch of relabellings at most (blocks x
+# (k - 1)^2 x relabellings float64): past it, fewer blocks, each taking more strips.
+PART_BYTES = 1 << 28
 
 
 class CudaPairSums(PairSums):
@@ -50,8 +62,9 @@ class CudaPairSums(PairSums):
 
     kind = "cuda"
     has_pooled = True
-    # a batch's product is B k x n float64 on the device (256 MiB): a batch of many
-    # relabellings fills the tiles of columns and reads the pooled matrix fewer times
+    # a batch of B relabellings of n points in k groups: B x n keys and codes on the
+    # host, B (k - 1) n / 8 bytes of indicators on the device; each batch goes once
+    # through the pairs, computing their rho again
     relabel_elements = 1 << 25
 
     def prepare(self, parts, spec, owner):
@@ -105,59 +118,105 @@ class CudaPairSums(PairSums):
         return P
 
     def pooled(self, prep):
-        cuda = numba_cuda()
-        from .._kernels import cuda as kernels
+        """The pooled points on the device (:class:`PooledPoints`): no n x n matrix."""
         from .._kernels.semimetric import kernel_args
 
-        n = prep.n
-        need, free = 8.0 * n * n, device_free_memory()
-        if need > 0.9 * free:
-            raise InvalidParameterError(
-                f"{prep.owner}: the pooled {n} x {n} semimetric matrix of a permutation test "
-                f"needs {need / 2**30:.2f} GiB of device memory but {free / 2**30:.2f} GiB are "
-                "free; pass n_permutations=0 for the statistic, or test a subsample")
-        ZT = prep.payload[0]
-        D = cuda.device_array((n, n))
-        grid = (kernels.blocks(n, 32), kernels.blocks(n, 8))
-        kernels.pooled_matrix[grid, (32, 8)](ZT, D, *kernel_args(prep.spec["semimetric"],
-                                                                 prep.spec))
-        return D
+        return PooledPoints(prep.payload[0], kernel_args(prep.spec["semimetric"], prep.spec))
 
     def relabelled_sums(self, pooled, codes, k, skip):
-        cuda = numba_cuda()
+        """``P`` of each relabelling but its column ``skip`` (see the module docstring):
+        one launch over the pairs of ``pooled``'s points for the batch (a grid's tiles
+        of columns at most: more relabellings, more launches)."""
         from .._kernels import cuda as kernels
+        from .._kernels import cuda_permute as kp
 
+        cuda = numba_cuda()
         B, n, k, skip = int(codes.shape[0]), int(codes.shape[1]), int(k), int(skip)
         if k == 1:
             return np.zeros((B, 1, 1))
-        most = MAX_GRID_Y * kernels.PERM_TILE // (k - 1)  # relabellings of one grid
+        groups = k - 1
+        most = MAX_GRID_Y * kp.BLOCK_COLUMNS // groups  # relabellings of one grid
         if B > most:
             return np.concatenate([self.relabelled_sums(pooled, codes[b:b + most], k, skip)
                                    for b in range(0, B, most)])
-        codes = np.ascontiguousarray(codes, dtype=np.int32)
-        cols = B * (k - 1)
-        need, free = 8.0 * cols * n + 8.0 * B * n, device_free_memory()
-        if need > 0.9 * free:
-            raise InvalidParameterError(
-                f"permutations: the sums of a batch of {B} relabellings of {n} points need "
-                f"{need / 2**30:.2f} GiB of device memory but {free / 2**30:.2f} GiB are free "
-                "beside the pooled matrix; pass fewer n_permutations, or test a subsample")
-        ET = cuda.device_array((cols, n))
-        grid = (kernels.blocks(n, kernels.PERM_TILE), kernels.blocks(cols, kernels.PERM_TILE))
-        kernels.relabelled_columns[grid, (kernels.PERM_THREADS, kernels.PERM_THREADS)](
-            pooled, cuda.to_device(np.ascontiguousarray(codes.T)), k, skip, ET)
-        out = cuda.to_device(np.zeros((B, k, k)))
-        kernels.relabelled_reduce[cols, kernels.THREADS, 0, 8 * k](
-            ET, cuda.to_device(codes), k, skip, out)
-        return out.copy_to_host()
+        cols, words = B * groups, -(-n // kp.WORD)
+        blocks = int(min(kp.strip_pairs(n), max(1, PART_BYTES // (8 * groups * cols))))
+        _check_fits(4.0 * words * cols + 8.0 * (blocks + 1) * groups * cols,
+                    f"permutations: the sums of a batch of {B} relabellings of {n} points",
+                    "pass fewer n_permutations, or test a subsample")
+        others = np.delete(np.arange(k), skip)
+        onehot = codes[:, None, :] == others[None, :, None]  # (B, k - 1, n)
+        bits = cuda.to_device(_indicator_words(onehot, words))
+        part = cuda.device_array((blocks, groups, cols))
+        warps, tiles = kp.launch_shape(cols)
+        kp.relabelled_pairs[(blocks, tiles), warps * kp.LANES](
+            pooled.ZT, bits, groups, part, *pooled.args)
+        out = cuda.device_array((groups, cols))
+        kp.sum_parts[kernels.blocks(groups * cols), kernels.THREADS](part, out)
+        S = out.copy_to_host().reshape(groups, B, groups).transpose(1, 0, 2)  # S[b, g, j]
+        S = S + S.transpose(0, 2, 1)  # each unordered pair was summed once
+        P = np.zeros((B, k, k))
+        P[:, others[:, None], others[None, :]] = S
+        # the largest group's row: each column's sum of row sums, less the other rows
+        P[:, skip, others] = (np.einsum("bgn,n->bg", onehot, self.row_sums(pooled))
+                              - S.sum(axis=1))
+        return P
 
     def row_sums(self, pooled):
-        from .._kernels import cuda as kernels
+        """``r[i] = sum_y rho(x_i, x_y)`` (host, n), by the GPU engine's pass with one
+        group, computed once for ``pooled``."""
+        if pooled.rows is None:
+            from .._kernels import cuda as kernels
 
-        n = int(pooled.shape[0])
-        out = numba_cuda().device_array(n)
-        kernels.row_sums[kernels.blocks(n), kernels.THREADS](pooled, out)
-        return out.copy_to_host()
+            cuda = numba_cuda()
+            dim, n = pooled.ZT.shape
+            _check_fits(24.0 * n, f"permutations: the row sums of {n} points",
+                        "pass n_permutations=0 for the statistic, or test a subsample")
+            ones = cuda.to_device(np.ones(n))
+            Ms = cuda.to_device(np.zeros((1, n)))
+            kern, grid, threads, tile, shared = kernels.rows_pass(dim, n)
+            kern[grid, threads, 0, shared](pooled.ZT, ones, pooled.ZT, ones,
+                                           cuda.to_device(np.zeros(n, dtype=np.int64)), Ms,
+                                           tile, *pooled.args)
+            pooled.rows = -2.0 * Ms.copy_to_host()[0]
+        return pooled.rows
+
+
+class PooledPoints:
+    """What a permutation test on device arrays holds in place of the pooled n x n
+    matrix: the pooled points (``ZT`` (D, n) on the device, rescaled), the
+    semimetric's kernel arguments and, once computed, the row sums
+    ``rows[i] = sum_y rho(x_i, x_y)`` (host, n). ``shape`` is the matrix's, and the
+    mark of a device array sends the permutation machinery
+    (:func:`kgroups._stats.dispatch.permutation_statistics`) back to
+    :class:`CudaPairSums`, which computes every sum from the points."""
+
+    __cuda_ndarray__ = True  # kgroups._validation.is_device_array: the kind "cuda"
+
+    def __init__(self, ZT, args):
+        self.ZT, self.args, self.rows = ZT, tuple(args), None
+        self.shape = (int(ZT.shape[1]), int(ZT.shape[1]))
+
+
+def _check_fits(need, what, advice):
+    """Refuse, before allocating, ``need`` bytes of device memory past 90% of the free
+    memory: ``what`` needs so much, and ``advice``."""
+    free = device_free_memory()
+    if need > 0.9 * free:
+        raise InvalidParameterError(
+            f"{what} need {need / 2**30:.2f} GiB of device memory but {free / 2**30:.2f} GiB "
+            f"are free; {advice}")
+
+
+def _indicator_words(onehot, words):
+    """The indicators ``onehot`` (B, g, n) as the kernel's words (``words``, B g)
+    uint32: word ``w`` of column ``c = b g + j`` holds points ``32 w ... 32 w + 31`` of
+    ``onehot[b, j]``, least significant bit first, zeros past ``n``."""
+    B, g, n = onehot.shape
+    packed = np.zeros((B, g, 4 * words), dtype=np.uint8)
+    packed[:, :, :-(-n // 8)] = np.packbits(onehot, axis=2, bitorder="little")
+    return np.ascontiguousarray(
+        packed.view(np.dtype("<u4")).reshape(B * g, words).T.astype(np.uint32))
 
 
 def _device_rows(X, name, owner):
