@@ -25,8 +25,11 @@ GPU engine, measured on the device and, in the same run, on the CPU:
    single moves left (0: a Hartigan optimum), counted on the device;
 4. **fit against the matrix-free engine** at ``--n-fit``, both engines from the same
    start: seconds, speed-up, identical labels; and the GPU fit from device arrays;
-   rows 3 and 4 also time the GPU's other way to sweep (``HOST_M_SWEEPS``: from the
-   host's copy of M, the device applying the moves, or M streamed in windows);
+   rows 3 and 4 also time the GPU's other way to sweep (``DEVICE_SWEEPS``: the moves
+   decided and applied on the device, the host told once per sweep; or decided on
+   the host from its copy of M, the device applying them); then the device sweeps'
+   constants (the pending list's length, the threads of a decide block) at
+   ``--n-fit``, each fit's sweep seconds;
 5. **energy_distance** of two samples of ``--n-ed`` (device arrays) and, on the
    host, of ``--n-ed-cpu``: pairs per second; and two samples of ``--n-ed-ab`` on
    the device by the pass compiled for D and by the generic one;
@@ -388,23 +391,34 @@ def rows_ab(X, k, start, **kw):
         ", ".join(f"{r:.1f}" for r in rates)
 
 
-# The two ways the GPU engine sweeps, by the value of gpu.HOST_M_SWEEPS.
-SWEEP_NAMES = {True: "sweeps from the host's M", False: "sweeps in windows"}
+# The ways the GPU engine sweeps host data in float64: decided and applied on the
+# device (gpu.DEVICE_SWEEPS), or decided on the host from its copy of M
+# (gpu.HOST_M_SWEEPS) or from windows of M.
+SWEEP_NAMES = {"device": "sweeps on the device", "host M": "sweeps from the host's M",
+               "windows": "sweeps in windows"}
+
+
+def sweep_way():
+    """The way the GPU engine sweeps host data in float64 (a key of SWEEP_NAMES)."""
+    import kgroups._engines.gpu as gpu
+
+    return "device" if gpu.DEVICE_SWEEPS else "host M" if gpu.HOST_M_SWEEPS else "windows"
 
 
 def other_sweeps(X, k, start):
-    """The GPU fit with the sweeps the engine does not take by default
-    (``HOST_M_SWEEPS``), in the same run: ``(estimator, seconds, text)``."""
+    """The GPU fit with the sweeps the engine does not take by default: decided on the
+    host (from its copy of M) when they run on the device, else on the device; in
+    the same run: ``(estimator, seconds, text)``."""
     import kgroups._engines.gpu as gpu
 
-    other = not gpu.HOST_M_SWEEPS
-    with patch.object(gpu, "HOST_M_SWEEPS", other):
+    with patch.object(gpu, "DEVICE_SWEEPS", not gpu.DEVICE_SWEEPS), \
+            patch.object(gpu, "HOST_M_SWEEPS", True):
+        way = sweep_way()
         est, sec = fit("gpu", X, k, start)
-    return est, sec, f"{SWEEP_NAMES[other]}: {sec:.1f} s ({anatomy(est)})"
+    return est, sec, f"{SWEEP_NAMES[way]}: {sec:.1f} s ({anatomy(est)})"
 
 
 def row_big(a, k):
-    import kgroups._engines.gpu as gpu
     from kgroups import improving_moves
 
     X = blobs(a["n_big"])
@@ -416,7 +430,7 @@ def row_big(a, k):
     return {"row": "whole exact fit", "size": f"n = {a['n_big']:,}, D = 10, k = {k}",
             "goal": GOALS["big"],
             "gpu": f"{sec:.1f} s, {est.n_iter_} sweeps, converged {conv}, "
-                   f"{left} improving moves left; {SWEEP_NAMES[gpu.HOST_M_SWEEPS]}: "
+                   f"{left} improving moves left; {SWEEP_NAMES[sweep_way()]}: "
                    f"{anatomy(est)}; {text}, same labels {bool((o.labels_ == est.labels_).all())}",
             "cpu": "not run (see the next row)", "ratio": "", "met": sec <= 20 and left == 0}
 
@@ -439,8 +453,6 @@ def anatomy(est):
 def row_fit(a, k):
     X = blobs(a["n_fit"])
     start = kpp_start(X, k)
-    import kgroups._engines.gpu as gpu
-
     g, tg = fit("gpu", X, k, start)
     o, _, text = other_sweeps(X, k, start)
     d, td = fit("gpu", device(X), k, start)  # the data already on the device
@@ -449,11 +461,41 @@ def row_fit(a, k):
     on_dev = bool((d.labels_ == g.labels_).all())
     return {"row": "fit, GPU vs matrix-free", "size": f"n = {a['n_fit']:,}, D = 10, k = {k}",
             "goal": GOALS["fit"],
-            "gpu": f"{tg:.1f} s ({g.n_iter_} sweeps; {SWEEP_NAMES[gpu.HOST_M_SWEEPS]}: "
-                   f"{anatomy(g)}); {text}; from device arrays (sweeps in windows) "
+            "gpu": f"{tg:.1f} s ({g.n_iter_} sweeps; {SWEEP_NAMES[sweep_way()]}: "
+                   f"{anatomy(g)}); {text}; from device arrays "
                    f"{td:.1f} s, same labels {on_dev}",
             "cpu": f"{tm:.1f} s ({m.n_iter_} sweeps); identical labels {same}",
             "ratio": f"{tm / tg:.1f}×", "met": tm / tg >= 10 and same and on_dev}
+
+
+def row_sweep_constants(a, k):
+    """The device sweeps' constants at ``--n-fit`` from the same start: the pending
+    list's length (``PENDING_CAP``: each later decision of a launch corrects for its
+    moves, each full list is one apply over every column) and the threads of a
+    decide block (``DECIDE_THREADS``, a window of points; 512 only where the
+    kernel's registers allow), each fit's sweep seconds and its device calls, and
+    whether the labels are the default's."""
+    from kgroups._kernels import cuda_sweep as cs
+
+    X = blobs(a["n_fit"])
+    start = kpp_start(X, k)
+    base, _ = fit("gpu", X, k, start)
+    cells = []
+    for cap, threads in ((256, 512), (1024, 512), (4096, 512), (1024, 256), (1024, 128)):
+        with patch.object(cs, "PENDING_CAP", cap), patch.object(cs, "DECIDE_THREADS", threads):
+            est, sec = fit("gpu", X, k, start)
+        sw = est.engine_stats_["device_calls"].get("sweeps", {})
+        cells.append(f"list {cap}, {threads} threads: {sec:.2f} s, sweeps "
+                     f"{est.engine_stats_['seconds'].get('sweeps', 0.0):.2f} s "
+                     f"({sw.get('batches', 0)} pairs, {sw.get('syncs', 0)} syncs, device "
+                     f"{sw.get('device_seconds', 0.0):.2f} s), same labels "
+                     f"{bool((est.labels_ == base.labels_).all())}")
+    print("    " + "\n    ".join(cells), flush=True)
+    return {"row": "sweeps on the device, their constants",
+            "size": f"n = {a['n_fit']:,}, D = 10, k = {k}",
+            "goal": f"the defaults (list {cs.PENDING_CAP}, {cs.DECIDE_THREADS} threads) "
+                    "near the fastest", "gpu": "; ".join(cells), "cpu": "", "ratio": "",
+            "met": ""}
 
 
 def row_ed(a):
@@ -612,6 +654,7 @@ def main(argv=None):
              ("round trip", lambda: row_round_trip(a, args.k)),
              ("whole fit", lambda: row_big(a, args.k)),
              ("fit vs CPU", lambda: row_fit(a, args.k)),
+             ("sweep constants", lambda: row_sweep_constants(a, args.k)),
              ("energy_distance", lambda: row_ed(a)), ("energy_test", lambda: row_et(a)),
              ("engine='auto'", lambda: row_auto(a, args.k))]
     print(f"  compiled in {time.perf_counter() - t0:.1f} s", flush=True)

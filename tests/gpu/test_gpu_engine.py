@@ -154,15 +154,20 @@ def fit_both(cls, X, w=None, **kw):
                 cls(engine="matrix-free", **kw).fit(X, sample_weight=w))
 
 
-@pytest.mark.parametrize("host_m", [True, False])
+@pytest.mark.parametrize("sweeps", ["device", "host M", "windows"])
 @pytest.mark.parametrize("semimetric, params", [SEMIS[0], SEMIS[1], SEMIS[3], SEMIS[6]])
-def test_same_trajectory_as_the_matrix_free_engine(monkeypatch, semimetric, params, host_m):
+def test_same_trajectory_as_the_matrix_free_engine(monkeypatch, semimetric, params, sweeps):
     """Same start: the labels, moves per sweep and sweeps of the matrix-free engine,
-    W to 1e-12, and no improving move left; with windows and batches smaller than the
-    data, so that columns are fetched again after the device applied moves, or lists
-    of 4 moves applied on the device with M sent back (the sweeps from the host's M)."""
+    W to 1e-12, and no improving move left; the sweeps decided on the device (windows
+    of 8 points under the simulator, pending lists of 5 moves applied mid-window), or
+    on the host with windows and batches smaller than the data, so that columns are
+    fetched again after the device applied moves, or lists of 4 moves applied on the
+    device with M sent back (the sweeps from the host's M)."""
     import kgroups._engines.gpu as gpu
-    monkeypatch.setattr(gpu, "HOST_M_SWEEPS", host_m)
+    from kgroups._kernels import cuda_sweep
+    monkeypatch.setattr(cuda_sweep, "PENDING_CAP", 5)
+    monkeypatch.setattr(gpu, "DEVICE_SWEEPS", sweeps == "device")
+    monkeypatch.setattr(gpu, "HOST_M_SWEEPS", sweeps == "host M")
     monkeypatch.setattr(gpu, "WINDOW", 17)
     monkeypatch.setattr(gpu, "BATCH", 4)
     X, _ = blobs(90, 3, 4, seed=43, spread=2.5)
@@ -183,6 +188,7 @@ def test_same_trajectory_with_moves_in_flight(monkeypatch, semimetric, params):
     the runs decide on while a batch is applied, correcting for its moves, and still
     make the matrix-free engine's moves, sweep by sweep (the sweeps in windows)."""
     import kgroups._engines.gpu as gpu
+    monkeypatch.setattr(gpu, "DEVICE_SWEEPS", False)
     monkeypatch.setattr(gpu, "HOST_M_SWEEPS", False)
     monkeypatch.setattr(gpu, "WINDOW", 45)
     monkeypatch.setattr(gpu, "BATCH", 64)

@@ -49,6 +49,7 @@ def test_device_calls_per_sweep_do_not_grow_with_the_batches(monkeypatch, batch,
     allocation, upload of ``M`` or extra round trip fails. (The sweeps that stream M
     through the host in windows: ``HOST_M_SWEEPS`` off.)"""
     import kgroups._engines.gpu as gpu
+    monkeypatch.setattr(gpu, "DEVICE_SWEEPS", False)
     monkeypatch.setattr(gpu, "HOST_M_SWEEPS", False)
     monkeypatch.setattr(gpu, "WINDOW", 16)
     monkeypatch.setattr(gpu, "BATCH", batch)
@@ -81,6 +82,7 @@ def test_sweeps_from_the_host_m_ask_the_device_once_per_list(monkeypatch, batch)
     nothing else. A sweep in which nothing moves asks nothing of the device; no
     window is fetched and nothing is allocated."""
     import kgroups._engines.gpu as gpu
+    monkeypatch.setattr(gpu, "DEVICE_SWEEPS", False)
     monkeypatch.setattr(gpu, "BATCH", batch)
     n, k = 120, 3
     X, _ = blobs(n, 2, k, seed=50, spread=2.0)
@@ -204,6 +206,7 @@ def test_restarts_sweep_in_lockstep_sharing_batches(monkeypatch, batch, round_tr
     applies every run's pending moves (full lists, or lists sent by their cost with
     decisions going on while a batch is in flight), from the host's M or in windows."""
     import kgroups._engines.gpu as gpu
+    monkeypatch.setattr(gpu, "DEVICE_SWEEPS", False)
     monkeypatch.setattr(gpu, "HOST_M_SWEEPS", host_m)
     monkeypatch.setattr(gpu, "WINDOW", 16)
     monkeypatch.setattr(gpu, "BATCH", batch)

@@ -16,8 +16,11 @@ the points it is deciding: each window of columns of ``M`` comes with those poin
 rows (:func:`~kgroups._kernels.cuda.gather_window`), and a pending move keeps its
 mover's row.
 
-The Hartigan decisions stay sequential and exact (paper Algorithm 2, eq. 50), on the
-host, in one of two ways (:data:`HOST_M_SWEEPS`). **From the host's M** (host data,
+The Hartigan decisions stay sequential and exact (paper Algorithm 2, eq. 50). **On
+the device** (:data:`DEVICE_SWEEPS`, the float64 passes, any data): the decisions and
+the moves are both made there, the host told once per sweep
+(:mod:`kgroups._engines.gpu_sweeps`). Otherwise on the host, in one of two ways
+(:data:`HOST_M_SWEEPS`). **From the host's M** (host data,
 float64 passes): the matrix-free engine's sweep
 (:meth:`~kgroups._engines.matrix_free.MatrixFreeEngine.sweep`), its decisions read the
 host's copy of ``M`` corrected for the pending moves and skip the points their bounds
@@ -53,9 +56,11 @@ in which no point moves. A sweep allocates nothing. ``engine_stats_["device_call
 phase (:class:`kgroups._kernels.device.DeviceTally`).
 
 Here: the tunables, the memory of a fit, the builds of ``M``, the runs and the
-device's side of the sweeps; the data on the device and the kernel computed there
-outside the sweeps are in :mod:`kgroups._engines.gpu_device`, the host's side of
-the sweeps (its decisions, the windows it takes in) in :mod:`kgroups._engines.gpu_host`.
+device's side of the host's sweeps; the data on the device and the kernel computed
+there outside the sweeps are in :mod:`kgroups._engines.gpu_device`, the host's side
+of its sweeps (its decisions, the windows it takes in) in
+:mod:`kgroups._engines.gpu_host`, the sweeps on the device in
+:mod:`kgroups._engines.gpu_sweeps`.
 
 Needs numba-cuda and a CUDA device (``pip install 'kgroups[gpu]'``); under numba's
 CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``) it runs anywhere, slowly, which is how
@@ -77,6 +82,7 @@ from . import calibration as _calibration
 from .engine import Capabilities
 from .gpu_device import DeviceArrays
 from .gpu_host import HostSweeps, Sweep
+from .gpu_sweeps import DeviceSweeps, sweep_state_bytes
 from .matrix_free import MULTI_STARTS, SIGNATURES_PER_CLUSTER, MatrixFreeEngine, Pending
 
 # Columns of M in a window the host decides from.
@@ -91,6 +97,11 @@ BATCH = 4096
 # than applying it. Both are assumptions until `benchmarks/bench_gpu.py` measures them.
 ROUND_TRIP_SECONDS = 40e-6
 CORRECTION_SECONDS_PER_FEATURE = 1.0e-9
+
+# Whether the Hartigan sweeps in float64 are decided and applied on the device
+# (:mod:`kgroups._engines.gpu_sweeps`: the host told once per sweep) rather than on
+# the host (the two ways below). benchmarks/bench_gpu.py times both in one run.
+DEVICE_SWEEPS = True
 
 # Whether the Hartigan sweeps of host data in float64 decide from the host's copy of M,
 # the device applying each list of moves and sending M back (the matrix-free engine's
@@ -124,7 +135,7 @@ def pending_budget(n_features, m_bytes=0):
     return max(256, int((ROUND_TRIP_SECONDS + m_bytes / HOST_BANDWIDTH) / per))
 
 
-class GpuEngine(DeviceArrays, HostSweeps, MatrixFreeEngine):
+class GpuEngine(DeviceArrays, DeviceSweeps, HostSweeps, MatrixFreeEngine):
     """Exact engine with its pair passes on a CUDA device (named semimetrics on raw data).
 
     Same decisions as :class:`~kgroups._engines.matrix_free.MatrixFreeEngine` from
@@ -170,6 +181,9 @@ class GpuEngine(DeviceArrays, HostSweeps, MatrixFreeEngine):
                 f"engine='gpu' needs a named semimetric (one of {NAMES}), got "
                 f"semimetric={semimetric!r}; use engine='dense' or engine='low-rank'")
         self._k = _cuda()
+        from .._kernels import cuda_sweep
+
+        self._ks = cuda_sweep
         cuda = self._k.cuda
         self.tally = DeviceTally(cuda, cuda.stream())
         self.w = kernel_array(w, np.float64)
@@ -213,6 +227,8 @@ class GpuEngine(DeviceArrays, HostSweeps, MatrixFreeEngine):
         self._dcol = None  # a column of the kernel (n), made when first needed
         self._owner = None  # the RunState whose M the device holds
         self._buffers = None  # per k: batch and window buffers
+        self._sweeping = None  # the sweeps' state on the device (DeviceSweeps)
+        self._stale = None  # the RunState whose labels and M only the device has
 
     def _float32_data(self, lo, hi):
         """The float32 mode: the data centred on their box's midpoint in float32 (and a
@@ -245,14 +261,15 @@ class GpuEngine(DeviceArrays, HostSweeps, MatrixFreeEngine):
         weights, sorted weights, sorted labels, the sort and the rows read (n each),
         the build's sorted sums (``sum_rows`` x n, k by default), the runs' ``M``
         (``n_runs`` x k x n), three windows of columns per run (with their points'
-        rows), a batch of moves, and with ``float32`` the data twice more in
-        float32."""
+        rows), a batch of moves, the state of the sweeps on the device
+        (:func:`~kgroups._engines.gpu_sweeps.sweep_state_bytes`), and with
+        ``float32`` the data twice more in float32."""
         n, d, k = int(n_samples), int(n_features), int(n_clusters)
         rows = k if sum_rows is None else int(sum_rows)
         R = int(n_runs)
         return (8 * (2 * n * d + 5 * n + rows * n + R * k * n
                      + 3 * R * (k + d) * WINDOW + 2 * R + 4 * R * BATCH)
-                + (8 * n * d if float32 else 0))
+                + (8 * n * d if float32 else 0) + sweep_state_bytes(n, k, R))
 
     @classmethod
     def memory_bytes(cls, n_samples, n_features, *, n_clusters, n_init=1, dtype=np.float64,
@@ -369,6 +386,8 @@ class GpuEngine(DeviceArrays, HostSweeps, MatrixFreeEngine):
         """
         R, n = labs.shape
         t, kk = self.tally, self._k
+        if self._stale is not None:  # the runs swept on the device keep their M
+            self.sync(self._stale)
         dM = self._grow("_dM", (R, k, n), "the runs' M")
         if R == 1:
             dS = self._sorted_sums(labs[0], k, f32)
@@ -478,6 +497,9 @@ class GpuEngine(DeviceArrays, HostSweeps, MatrixFreeEngine):
         (:meth:`_hartigan_runs`), or Lloyd's, run after run (:meth:`_lloyd_run`).
         Returns each run's moves."""
         self.tally.phase = "sweeps"
+        if state.rule == "hartigan" and DEVICE_SWEEPS and not self._eps \
+                and self.device_sweeps_for(state.M.shape[1]):
+            return self._sweep_on_device(state)
         dM = self._device_m(state)
         runs = [int(r) for r in np.flatnonzero(state.active)]
         if state.rule == "hartigan" and HOST_M_SWEEPS and self._rows is not None \
