@@ -220,7 +220,7 @@ def decide_src(XT, w, labels, M, s, q, cnt, pend, pold, pnew, ctl, code, alpha, 
         q[r, lab] = qs[lab]
         cnt[r, lab] = int(cs[lab])
     if tid == 0:
-        ctl[r, POS] = min(pos, n)
+        ctl[r, POS] = pos if pos < n else n
         ctl[r, PENDING] = n_pend
         ctl[r, MOVES] += added
 
@@ -257,7 +257,7 @@ def apply_src(XT, w, pend, pold, pnew, ctl, M, code, alpha, sigma, theta):
             for lab in range(k):
                 acc[lab] = M[r, lab, y]
     for t0 in range(0, m, APPLY_TILE):
-        mt = min(APPLY_TILE, m - t0)
+        mt = m - t0 if m - t0 < APPLY_TILE else APPLY_TILE
         cuda.syncthreads()
         for e in range(tid, mt, T):
             p = pend[r, t0 + e]
