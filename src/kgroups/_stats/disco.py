@@ -250,7 +250,8 @@ def disco(
     if D is None:
         return DiscoResult(pvalue=float("nan"), n_permutations=0, **result)
     perm = dispatch.permutation_statistics(D, prep.codes, sizes, int(n_permutations),
-                                          as_random_state(random_state), _f_ratio(n, k), owner)
+                                          as_random_state(random_state), _f_ratio(n, k), owner,
+                                          prep.backend)
     return DiscoResult(pvalue=dispatch.permutation_pvalue(stat, perm),
                        n_permutations=int(n_permutations), permutation_statistics=perm,
                        **result)

@@ -119,7 +119,8 @@ def observed_sums(prep, n_permutations):
     """Group sums (unit weights) of a permutation test, and its pooled matrix.
 
     Without permutations: the blocked sums (:meth:`PairSums.group_sums`) and None.
-    With permutations: the pooled n x n matrix (:meth:`PairSums.pooled`) and the
+    With permutations: the pooled data (:meth:`PairSums.pooled`: the n x n matrix in
+    memory, the pooled points on a device, whose passes compute it tile by tile) and the
     sums of the observed labels reduced from it as each relabelling's are
     (:func:`relabelled`), so that the observed labelling and an identical
     relabelling give the same statistic.
@@ -152,7 +153,7 @@ def relabelled(backend, pooled, codes, k, rows):
 
 
 def permutation_statistics(pooled, codes, sizes, n_permutations, rs, statistic,
-                           owner="energy_test"):
+                           owner="energy_test", backend=None):
     """``statistic(sums, sizes)`` of ``n_permutations`` random relabellings of ``codes``.
 
     Each batch of B relabellings draws B x n uniform keys from ``rs`` (a RandomState
@@ -161,8 +162,10 @@ def permutation_statistics(pooled, codes, sizes, n_permutations, rs, statistic,
     then gets its (B, k, k) sums from the pooled matrix in one product
     (:func:`relabelled`); ``statistic`` maps sums of shape (..., k, k) and the sizes
     to shape (...). On a terminal a bar named after ``owner`` counts the permutations.
+    ``backend``: the implementation that made ``pooled`` (by default the one of its
+    array kind).
     """
-    backend = choose({"pooled": pooled}, "permutations")
+    backend = backend or choose({"pooled": pooled}, "permutations")
     n, k = pooled.shape[0], len(sizes)
     rows = backend.row_sums(pooled)
     batch = relabel_batch(backend, n, k, n_permutations)

@@ -647,7 +647,7 @@ def energy_test(
         return EnergyTestResult(finite(stat, owner, prep.factor), float("nan"), 0)
     perm = dispatch.permutation_statistics(D, prep.codes, prep.group_sizes, int(n_permutations),
                                           as_random_state(random_state), _ksample_statistic,
-                                          owner)
+                                          owner, prep.backend)
     return EnergyTestResult(finite(stat, owner, prep.factor),
                             dispatch.permutation_pvalue(stat, perm), int(n_permutations),
                             perm * prep.factor)

@@ -186,12 +186,9 @@ class PooledPoints:
     """What a permutation test on device arrays holds in place of the pooled n x n
     matrix: the pooled points (``ZT`` (D, n) on the device, rescaled), the
     semimetric's kernel arguments and, once computed, the row sums
-    ``rows[i] = sum_y rho(x_i, x_y)`` (host, n). ``shape`` is the matrix's, and the
-    mark of a device array sends the permutation machinery
-    (:func:`kgroups._stats.dispatch.permutation_statistics`) back to
-    :class:`CudaPairSums`, which computes every sum from the points."""
-
-    __cuda_ndarray__ = True  # kgroups._validation.is_device_array: the kind "cuda"
+    ``rows[i] = sum_y rho(x_i, x_y)`` (host, n). ``shape`` is the matrix's; the
+    permutation machinery (:func:`kgroups._stats.dispatch.permutation_statistics`)
+    is given :class:`CudaPairSums`, which computes every sum from the points."""
 
     def __init__(self, ZT, args):
         self.ZT, self.args, self.rows = ZT, tuple(args), None
