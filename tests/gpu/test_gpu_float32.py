@@ -126,3 +126,108 @@ def test_float32_fit_stopped_in_float32_sums_w_exactly():
     f32 = fit(X, dtype="float32", **kw)
     assert f32.engine_stats_["float32"]["groups_gone_float64"] == 0
     same(f32, fit(X, **kw))
+
+
+@pytest.fixture
+def small_tiles(monkeypatch):
+    """The passes over ordered pairs compiled afresh with tiles of one column a thread
+    (``THREADS``): most tiles then hold one label, the loop over whole tiles of one
+    label (the energy distance, ``alpha = 1``) runs beside the one that checks each
+    column's label."""
+    from kgroups._kernels import cuda as kernels
+
+    monkeypatch.setattr(kernels, "_ROWS", {})
+    monkeypatch.setattr(kernels, "ROWS_TILE_BYTES", 1)
+    return kernels
+
+
+def rows_sums(kernels, XR, wr, XT, w, labs, k, f32, code=0, alpha=1.0):
+    """``Ms`` (k x m) of the pass over ordered pairs (float64, or its float32 twin)."""
+    kern, grid, threads, tile, shared = kernels.rows_pass(XT.shape[0], XR.shape[1], f32)
+    dt = np.float32 if f32 else np.float64
+    cuda = kernels.cuda
+    Ms = cuda.to_device(np.zeros((k, XR.shape[1])))
+    kern[grid, threads, 0, shared](cuda.to_device(XR.astype(dt)), cuda.to_device(wr),
+                                   cuda.to_device(XT.astype(dt)), cuda.to_device(w),
+                                   cuda.to_device(labs), Ms, tile, code,
+                                   *np.array([alpha, 1.0, 1.0], dtype=dt))
+    return Ms.copy_to_host()
+
+
+@pytest.mark.parametrize("f32", [False, True], ids=["float64", "float32"])
+def test_whole_tiles_of_one_label_add_the_same_values(small_tiles, monkeypatch, f32):
+    """The loop over whole tiles of one label (two columns at a time, no label checks,
+    ``sqrt`` for ``rho``) and the loop that checks each column's label give the same
+    bits, float64 and float32: tiles of 32 columns, a first tile of one label, one
+    where three labels meet, a last tile of 11 columns of one label (an odd one left
+    for the checking loop), with an empty label, weights, large coordinates and a
+    duplicated point; both within rounding of the brute-force sums."""
+    kernels = small_tiles
+    rng = np.random.default_rng(101)
+    d, m = 3, 70
+    labs = np.repeat([0, 1, 3], [40, 3, 32])  # label 2 empty; tiles 0-31 | 32-63 | 64-74
+    n = labs.shape[0]
+    XT = 1e3 + rng.normal(size=(d, n)) * 50.0
+    XT[:, 70] = XT[:, 5]
+    XR = np.concatenate([XT[:, :m - 2], 1e3 + rng.normal(size=(d, 2))], axis=1)
+    w, wr = rng.uniform(0.5, 2.0, n), rng.uniform(0.5, 2.0, m)
+    fast = rows_sums(kernels, XR, wr, XT, w, labs, 4, f32)
+    monkeypatch.setattr(kernels, "_ROWS", {})
+    monkeypatch.setattr(kernels, "ENERGY", -1)  # no semimetric takes the loop of whole tiles
+    checking = rows_sums(kernels, XR, wr, XT, w, labs, 4, f32)
+    np.testing.assert_array_equal(fast, checking)
+    ref = np.zeros((4, m))
+    for lab in range(4):
+        dist = np.sqrt(((XR[:, :, None] - XT[:, None, labs == lab]) ** 2).sum(0))
+        ref[lab] = -0.5 * wr * (dist * w[labs == lab]).sum(1)
+    rtol = 1e-5 if f32 else 1e-13
+    np.testing.assert_allclose(fast, ref, rtol=rtol, atol=rtol * np.abs(ref).max())
+    assert fast[2].max() == 0.0 and (fast[[0, 1, 3]] < 0).all()
+
+
+def coherent_data(n_rows, n_cols, rng):
+    """Points on a line whose float32 evaluation (centred on the box's midpoint, 0)
+    shortens every row-to-column distance: rows near -0.75, columns near +0.75 (a
+    float32 spacing of 2^-24 there), each 0.45 of a spacing past a float32 number,
+    away from the other group, and those numbers chosen so that each difference (in
+    [1.5, 2): a spacing of 2^-23) is a tie that rounds down to even. So the float32
+    errors of a row's sums all go one way instead of cancelling."""
+    ulp = 2.0 ** -24
+    rows = 0.75 + ulp * (4 * rng.integers(0, 2 ** 18, n_rows))
+    cols = 0.75 + ulp * (4 * rng.integers(0, 2 ** 18, n_cols) + 1)
+    x = np.concatenate([-(rows + 0.45 * ulp), cols + 0.45 * ulp, [-1.0, 1.0]])
+    return x[:, None]  # the box [-1, 1]: its midpoint 0, exactly
+
+
+def test_float32_build_within_its_bound_on_adversarial_data(small_tiles):
+    """The float32 build against the exact sums on data whose float32 errors all go
+    one way (:func:`coherent_data`), in one large cluster (many pairs of one label,
+    whole tiles of it) and a small one: every entry within ``w_i s_l eps32``, and the
+    rows' sums over the other group's columns within a factor 40 of it, so a bound 40
+    times too small fails here."""
+    rng = np.random.default_rng(102)
+    X = coherent_data(20, 140, rng)
+    n = X.shape[0]
+    labels = np.r_[np.zeros(20, np.int64), np.ones(140, np.int64), 0, 1]
+    w = rng.uniform(1.0, 1.0001, n)
+    eng = GpuEngine(X, w, "energy", {"alpha": 1.0}, float32=True)
+    M32 = eng._build_runs(labels[None], 2, f32=True).copy_to_host()[0]
+    M = build_m_twin(brute_B(X, w, "energy", {"alpha": 1.0}), labels, 2)
+    s = np.bincount(labels, weights=w, minlength=2)
+    bound = w[None, :] * s[:, None] * eng.eps32
+    ratio = np.abs(M32 - M) / bound
+    assert ratio.max() <= 1.0 and ratio[1, :20].min() > 1.0 / 40.0
+
+
+@pytest.mark.parametrize("semimetric, params", [SEMIS[0], SEMIS[3]])
+def test_float32_mode_with_tiles_of_one_label_labels_equal_float64(small_tiles, semimetric,
+                                                                  params):
+    """With tiles of 32 columns, most of one label (the loop over whole tiles for the
+    energy distance; the Gaussian semimetric through the checking loop), the float32
+    mode makes the float64 fit's moves and reports its W."""
+    X, _ = blobs(96, 3, 3, seed=103, spread=2.0)
+    w = np.random.default_rng(104).uniform(0.5, 2.0, 96)
+    start = np.random.default_rng(105).integers(0, 3, 96)
+    kw = dict(n_clusters=3, init=start, engine="gpu", semimetric=semimetric, **params)
+    f32 = fit(X, w, dtype="float32", **kw)
+    same(f32, fit(X, w, **kw))

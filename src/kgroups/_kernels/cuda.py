@@ -143,8 +143,12 @@ def tile_for(n_features, shared_bytes=48 * 1024):
 # features unroll; past it, :func:`build_sorted` reads the row from global memory.
 ROWS_MAX_FEATURES = 32
 # Bytes of coordinates in one shared-memory tile of build_rows: TILE columns of DIM
-# float64 each (at least a column per thread, at most 1,024 columns).
+# values each (float64; float32 in the float32 twin, twice the columns), at least a
+# column per thread, at most 1,024 columns.
 ROWS_TILE_BYTES = 20 * 1024
+# The semimetric code of the energy distance: build_rows evaluates rho = sqrt(d2)
+# (alpha = 1) without the semimetric's dispatch.
+ENERGY = _sm.ENERGY
 
 
 def build_rows_src(XR, wr, XTs, ws, labs, Ms, tile, code, alpha, sigma, theta):
@@ -155,8 +159,28 @@ def build_rows_src(XR, wr, XTs, ws, labs, Ms, tile, code, alpha, sigma, theta):
     time, with their weights and labels, into static shared memory (``tile`` is
     unused: the launch signature of :func:`build_sorted`). A label changes at the
     same column for every thread of the block, so the threads never diverge; rows
-    past ``m`` compute alongside and write nothing. The float32 twin takes float32
-    ``XR`` and ``XTs`` and evaluates each ``rho`` in float32, the sums in float64.
+    past ``m`` compute alongside and write nothing.
+
+    Two loops over a tile's columns. A tile whose columns all have the label of the
+    sums being made (the labels are sorted: its last column has that label; every
+    tile but the at most ``k - 1`` where a label ends), with the energy distance's
+    ``alpha = 1`` (``rho = sqrt(d2)``, the value :func:`rho` returns), takes its
+    columns two at a time: no label to check and no semimetric to dispatch on per
+    pair, an unsigned column index (no wrap-around of negative indices), each
+    coordinate pair read at once, the rows' square roots interleaved; so a pair
+    costs its arithmetic and little more. The other tiles and semimetrics (and an
+    odd last column) go through the loop that checks each column's label and calls
+    :func:`rho`. Both add each pair's ``w_y rho`` to the row's float64 sum as it
+    comes, in the columns' order.
+
+    The float32 twin (``F = SHARED = float32``, ``rho`` = :data:`rho32`; a tile of
+    twice the columns) takes float32 ``XR`` and ``XTs`` and evaluates each ``rho``
+    in float32; the weights and the sums stay float64, so that each pair adds the
+    float64 value ``w_y rho~`` that the float32 pass applying the moves
+    (:func:`apply_batch_src`) takes out again when a point leaves a cluster (up to
+    float64 rounding): ``M`` stays the sums of the current members' kernel values,
+    which is what the float32 mode's bound ``eps32`` is about (a float32 partial sum
+    would leave its rounding behind in the sums of the cluster a point left).
     """
     n = XTs.shape[1]
     m = XR.shape[1]
@@ -164,15 +188,17 @@ def build_rows_src(XR, wr, XTs, ws, labs, Ms, tile, code, alpha, sigma, theta):
     i0 = cuda.blockIdx.x * tpb * RPT + cuda.threadIdx.x
     sx = cuda.shared.array((DIM, TILE), dtype=SHARED)
     sw = cuda.shared.array(TILE, dtype=numba.float64)
-    sl = cuda.shared.array(TILE, dtype=numba.int64)
+    sl = cuda.shared.array(TILE, dtype=numba.int32)
     xi = cuda.local.array((RPT, DIM), dtype=SHARED)
     d2 = cuda.local.array(RPT, dtype=SHARED)
+    e2 = cuda.local.array(RPT, dtype=SHARED)
     acc = cuda.local.array(RPT, dtype=numba.float64)
     for r in range(RPT):
         acc[r] = 0.0
         for d in range(DIM):
             xi[r, d] = XR[d, i0 + r * tpb] if i0 + r * tpb < m else F(0.0)
-    cur = labs[0]
+    root = code == ENERGY and alpha == F(1.0)
+    cur = numba.int32(labs[0])
     for y0 in range(0, n, TILE):
         mt = min(TILE, n - y0)
         for t in range(cuda.threadIdx.x, mt, tpb):
@@ -181,7 +207,31 @@ def build_rows_src(XR, wr, XTs, ws, labs, Ms, tile, code, alpha, sigma, theta):
             sw[t] = ws[y0 + t]
             sl[t] = labs[y0 + t]
         cuda.syncthreads()
-        for t in range(mt):
+        rest = 0
+        if root and sl[mt - 1] == cur:
+            a = numba.uint32(0)
+            end = numba.uint32(mt - 1)
+            while a < end:  # columns a and a + 1
+                a1 = a + numba.uint32(1)
+                for r in range(RPT):
+                    d2[r] = F(0.0)
+                    e2[r] = F(0.0)
+                for d in range(DIM):
+                    c = sx[d, a]
+                    c1 = sx[d, a1]
+                    for r in range(RPT):
+                        u = xi[r, d] - c
+                        d2[r] += u * u
+                        v = xi[r, d] - c1
+                        e2[r] += v * v
+                wt = sw[a]
+                wt1 = sw[a1]
+                for r in range(RPT):
+                    acc[r] += wt * math.sqrt(d2[r])
+                    acc[r] += wt1 * math.sqrt(e2[r])
+                a += numba.uint32(2)
+            rest = mt - mt % 2
+        for t in range(rest, mt):
             lab = sl[t]
             if lab != cur:
                 for r in range(RPT):
@@ -196,19 +246,37 @@ def build_rows_src(XR, wr, XTs, ws, labs, Ms, tile, code, alpha, sigma, theta):
                 for r in range(RPT):
                     u = xi[r, d] - c
                     d2[r] += u * u
+            wt = sw[t]
             for r in range(RPT):
-                acc[r] += sw[t] * rho(d2[r], code, alpha, sigma, theta)
+                acc[r] += wt * rho(d2[r], code, alpha, sigma, theta)
         cuda.syncthreads()
     for r in range(RPT):
         if i0 + r * tpb < m:
             Ms[cur, i0 + r * tpb] = -0.5 * wr[i0 + r * tpb] * acc[r]
 
 
-# Rows a thread of build_rows holds: its column reads from shared memory serve them
-# all, at the cost of registers; past two, the registers cost more than the reads
-# save (benchmarks/bench_gpu.py compares one and two rows in one run).
+# Rows a thread of build_rows holds: its column reads from shared memory (and, in the
+# loop over whole tiles, the loop's bookkeeping) serve them all, at the cost of
+# registers (sm_90, D = 10, NVVM and ptxas 13: 95 registers in float64, 64 in float32;
+# four rows take 113 in float32 for about 8% fewer instructions a pair, at half the
+# resident threads).
+# benchmarks/bench_gpu.py compares one, two and (float32) four rows in one run.
 ROWS_PER_THREAD = 2
 _ROWS = {}
+
+
+def rows_globals(n_features, f32=False):
+    """The globals :func:`build_rows_src` is compiled with for ``n_features`` features
+    (``f32``: its float32 twin): ``DIM``, ``TILE`` (columns of a tile:
+    :data:`ROWS_TILE_BYTES` of coordinates), ``RPT`` (:data:`ROWS_PER_THREAD`) and,
+    for the twin, ``F``, ``SHARED`` and ``rho`` in float32."""
+    d = int(n_features)
+    size = 4 if f32 else 8
+    glob = {"DIM": d, "TILE": max(THREADS, min(1024, ROWS_TILE_BYTES // (size * d))),
+            "RPT": ROWS_PER_THREAD}
+    if f32:
+        glob.update(F=numba.float32, SHARED=numba.float32, rho=rho32)
+    return glob
 
 
 def rows_pass(n_features, m, f32=False):
@@ -217,9 +285,9 @@ def rows_pass(n_features, m, f32=False):
     shared](XR, wr, XTs, ws, labs, Ms, tile, *kernel_args)``.
 
     Up to :data:`ROWS_MAX_FEATURES` features, :func:`build_rows_src` compiled for
-    ``n_features`` (once per process; ``f32``: its float32 twin), ``ROWS_PER_THREAD``
-    rows a thread; beyond, the float64 :func:`build_sorted` with ``tile`` columns in
-    dynamic shared memory."""
+    ``n_features`` (once per process, with :func:`rows_globals`; ``f32``: its float32
+    twin); beyond, the float64 :func:`build_sorted` with ``tile`` columns in dynamic
+    shared memory."""
     d = int(n_features)
     if d > ROWS_MAX_FEATURES:
         if f32:
@@ -229,12 +297,8 @@ def rows_pass(n_features, m, f32=False):
         return build_sorted, blocks(m), THREADS, tile, 8 * tile * d
     key = (d, bool(f32), ROWS_PER_THREAD)
     if key not in _ROWS:
-        glob = {"DIM": d, "TILE": max(THREADS, min(1024, ROWS_TILE_BYTES // (8 * d))),
-                "RPT": ROWS_PER_THREAD}
-        if f32:
-            glob.update(F=numba.float32, SHARED=numba.float32, rho=rho32)
         _ROWS[key] = _twin(build_rows_src, f"build_rows{d}{'_32' if f32 else ''}",
-                           **glob)
+                           **rows_globals(d, f32))
     return _ROWS[key], blocks(m, THREADS * ROWS_PER_THREAD), THREADS, 0, 0
 
 
