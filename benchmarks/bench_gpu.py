@@ -19,7 +19,8 @@ GPU engine, measured on the device and, in the same run, on the CPU:
    device array);
 2. **exact pass in float32** (``dtype="float32"``: each rho in float32, sums in
    float64, the decisions certified or made again in float64) at ``--n-pass``:
-   pairs per second of both builds, beside the float64 pass's, the labels after
+   pairs per second of both builds and of the ordered one with one, two and four
+   rows a thread, against twice the float64 pass's (the goal), the labels after
    one sweep against the float64 fit's, and whether the group went on in float64;
 3. **whole exact fit** at ``--n-big`` on the GPU: seconds, sweeps, and the improving
    single moves left (0: a Hartigan optimum), counted on the device;
@@ -44,8 +45,11 @@ GPU engine, measured on the device and, in the same run, on the CPU:
    1.25x or 0.05 s of it).
 
 After the two pass rows, **the passes profiled**: each kernel's registers, spilled
-bytes and shared memory with its theoretical occupancy on the device, and the passes'
-floating-point rate against the device's peak; and **a round trip from Python**: a
+bytes and shared memory with its theoretical occupancy on the device, the passes'
+floating-point rate against the device's peak, and their multiprocessor cycles a pair
+against the floors of their instruction counts (the float64 pass bound by its FP64
+pipe, the float32 one by the issue of its instructions; ``benchmarks/profile_gpu.py``
+measures the same with Nsight Compute's counters); and **a round trip from Python**: a
 launch and a synchronisation, with twelve array arguments, a window of M copied back,
 an event, in microseconds.
 
@@ -71,7 +75,7 @@ import numpy as np
 
 GOALS = {
     "pass": "≥ 300 G pairs/s",
-    "pass32": "≥ 500 G pairs/s, the float64 labels",
+    "pass32": "≥ 2× the float64 pass, the float64 labels",
     "big": "≤ 20 s, no improving move left",
     "fit": "≥ 10× the matrix-free engine, identical labels",
     "ed": "≤ 5 s",
@@ -180,7 +184,10 @@ def row_pass(a, k):
 
 
 def row_pass32(a, k):
-    """The float32 mode's pass (and one certified sweep) beside the float64 pass."""
+    """The float32 mode's pass (and one certified sweep) beside the float64 pass: met
+    when it is at least twice as fast with the float64 fit's labels."""
+    from kgroups._kernels import cuda as kk
+
     n = a["n_pass"]
     X = blobs(n)
     start = kpp_start(X, k)
@@ -188,6 +195,10 @@ def row_pass32(a, k):
     sec = est.engine_stats_["seconds"]["start"]
     other = other_pass(X, k, start, dtype="float32")
     ab = rows_ab(X, k, start, dtype="float32")
+    if kk.ROWS_PER_THREAD != 4:  # four rows a thread: compiled first, then timed
+        m = min(n, 2_000)
+        other_pass(X[:m], k, start[:m], False, 4, dtype="float32")
+        ab += f", 4 rows: {n * n / other_pass(X, k, start, False, 4, dtype='float32') / 1e9:.1f}"
     rate, info = n * n / sec / 1e9, est.engine_stats_.get("float32", {})
     RATES["float32"] = rate
     same = bool((est.labels_ == RATES.get("labels")).all()) if "labels" in RATES else None
@@ -199,7 +210,8 @@ def row_pass32(a, k):
                    f"labels after a sweep equal the float64 fit's: {same}; kernel error bound "
                    f"{info.get('kernel_error_bound', 0):.1e}, "
                    f"went on in float64: {info.get('groups_gone_float64')}",
-            "cpu": "", "ratio": ratio, "met": rate >= 500 and bool(same)}
+            "cpu": "", "ratio": ratio,
+            "met": "float64" in RATES and rate >= 2 * RATES["float64"] and bool(same)}
 
 
 # Fused multiply-adds per clock and multiprocessor, float64 and float32, by compute
@@ -209,6 +221,15 @@ FMA_PER_CLOCK = {(8, 0): (32, 64), (9, 0): (64, 128)}
 # feature a difference and a fused multiply-add (3), the square root, the weight and
 # the sum (about 3).
 FLOPS_PER_PAIR = 3 * 10 + 3
+# The floors of the passes over ordered pairs at D = 10 (the energy distance, alpha = 1,
+# whole tiles of one label), in multiprocessor cycles a pair, from their sm_90 code
+# (SASS of the loop over two columns and two rows): float64, 29 FP64 instructions a
+# pair on an FP64 pipe of 64 lanes a multiprocessor (its 45 instructions issue in the
+# pipe's shadow); float32, 38 instructions a pair (24 FP32, 2 on the XU pipe, the
+# float64 sum, shared-memory reads, square-root range checks, the loop), one issued a
+# cycle by each of the 4 schedulers of 32 lanes. Their ratio, about 1.5, bounds what
+# float32 gains on this pass while its sums stay float64.
+CYCLE_FLOORS = {"float64": 29 / 64, "float32": 38 / 128}
 
 
 def device_attributes():
@@ -287,8 +308,11 @@ def row_profile(a, k):
         if rate and fma and dev["CLOCK_RATE"] and dev["MULTIPROCESSOR_COUNT"]:
             peak = 2 * fma[i] * dev["MULTIPROCESSOR_COUNT"] * dev["CLOCK_RATE"] * 1e3
             got = rate * 1e9 * FLOPS_PER_PAIR
+            cycles = dev["MULTIPROCESSOR_COUNT"] * dev["CLOCK_RATE"] * 1e3 / (rate * 1e9)
             cells.append(f"{prec} pass: {got / 1e12:.1f} TFLOP/s of a {peak / 1e12:.1f} "
-                         f"peak ({got / peak:.0%}, {FLOPS_PER_PAIR} a pair)")
+                         f"peak ({got / peak:.0%}, {FLOPS_PER_PAIR} a pair); "
+                         f"{cycles:.2f} multiprocessor cycles a pair, its floor "
+                         f"{CYCLE_FLOORS[prec]:.2f} ({CYCLE_FLOORS[prec] / cycles:.0%})")
     print("    " + "\n    ".join(cells), flush=True)
     return {"row": "the passes profiled", "size": f"D = 10; device {dev['cc']}, "
             f"{dev['MULTIPROCESSOR_COUNT']} multiprocessors", "goal": "the reason float32 "
