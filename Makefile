@@ -72,20 +72,26 @@ gpu-smoke: $(VENV)/.installed
 # tests on the device, then every target of benchmarks/bench_gpu.py beside the CPU
 # (every core), written to the table the Performance page shows. The benchmark runs
 # even when a test fails; the target fails then, after it.
+# Then the passes profiled by Nsight Compute (benchmarks/profile_gpu.py: occupancy,
+# bandwidth, the pipes' use of the float64 and float32 builds), written beside it; a
+# machine without ncu says so in that table.
 GPU_PY ?= python3
 GPU_BUDGET ?= 300
 GPU_OUT ?= benchmarks/results/bench_gpu.md
+GPU_PROFILE_OUT ?= benchmarks/results/profile_gpu.md
 .PHONY: gpu-check
 gpu-check:
 	PYTHONPATH=src $(GPU_PY) -c "from kgroups._kernels.device import cuda_usable; \
 	    assert cuda_usable(), 'gpu-check needs a CUDA device and numba-cuda'"
 	status=0; \
 	PYTHONPATH=src:. NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS=0 NUMBA_CUDA_WARN_ON_IMPLICIT_COPY=0 \
-	    timeout 150 $(GPU_PY) -m pytest -q -p no:cacheprovider --durations=8 tests/gpu \
+	    timeout 180 $(GPU_PY) -m pytest -q -p no:cacheprovider --durations=8 tests/gpu \
 	    || status=$$?; \
 	PYTHONPATH=src timeout $$(( $(GPU_BUDGET) + 120 )) $(GPU_PY) benchmarks/bench_gpu.py \
 	    --budget $(GPU_BUDGET) \
 	    --out $(GPU_OUT) || status=$$?; \
+	PYTHONPATH=src timeout 150 $(GPU_PY) benchmarks/profile_gpu.py \
+	    --out $(GPU_PROFILE_OUT) || status=$$?; \
 	exit $$status
 
 # The suite at the oldest versions pyproject.toml allows (.ci/oldest.txt: its minimum
