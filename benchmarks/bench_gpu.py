@@ -26,11 +26,11 @@ GPU engine, measured on the device and, in the same run, on the CPU:
    single moves left (0: a Hartigan optimum), counted on the device;
 4. **fit against the matrix-free engine** at ``--n-fit``, both engines from the same
    start: seconds, speed-up, identical labels; and the GPU fit from device arrays;
-   rows 3 and 4 also time the GPU's other way to sweep (``DEVICE_SWEEPS``: the moves
-   decided and applied on the device, the host told once per sweep; or decided on
-   the host from its copy of M, the device applying them); then the device sweeps'
-   constants (the pending list's length, the threads of a decide block) at
-   ``--n-fit``, each fit's sweep seconds;
+   rows 3 and 4 also time the GPU's other way to sweep host data (``HOST_M_SWEEPS``:
+   decided on the host from its copy of M, the device applying the moves; or decided
+   and applied on the device, the host told once per sweep, as data on the device
+   are); then the device sweeps' constants (the pending list's length, the threads
+   of a decide block) at ``--n-fit``, each fit's sweep seconds;
 5. **energy_distance** of two samples of ``--n-ed`` (device arrays) and, on the
    host, of ``--n-ed-cpu``: pairs per second; and two samples of ``--n-ed-ab`` on
    the device by the pass compiled for D and by the generic one;
@@ -415,9 +415,9 @@ def rows_ab(X, k, start, **kw):
         ", ".join(f"{r:.1f}" for r in rates)
 
 
-# The ways the GPU engine sweeps host data in float64: decided and applied on the
-# device (gpu.DEVICE_SWEEPS), or decided on the host from its copy of M
-# (gpu.HOST_M_SWEEPS) or from windows of M.
+# The ways the GPU engine sweeps host data in float64: decided on the host from its
+# copy of M (gpu.HOST_M_SWEEPS), else decided and applied on the device
+# (gpu.DEVICE_SWEEPS), else decided on the host from windows of M.
 SWEEP_NAMES = {"device": "sweeps on the device", "host M": "sweeps from the host's M",
                "windows": "sweeps in windows"}
 
@@ -426,17 +426,16 @@ def sweep_way():
     """The way the GPU engine sweeps host data in float64 (a key of SWEEP_NAMES)."""
     import kgroups._engines.gpu as gpu
 
-    return "device" if gpu.DEVICE_SWEEPS else "host M" if gpu.HOST_M_SWEEPS else "windows"
+    return "host M" if gpu.HOST_M_SWEEPS else "device" if gpu.DEVICE_SWEEPS else "windows"
 
 
 def other_sweeps(X, k, start):
-    """The GPU fit with the sweeps the engine does not take by default: decided on the
-    host (from its copy of M) when they run on the device, else on the device; in
-    the same run: ``(estimator, seconds, text)``."""
+    """The GPU fit of host data with the other of its two ways to sweep (from the
+    host's M, or on the device), in the same run: ``(estimator, seconds, text)``."""
     import kgroups._engines.gpu as gpu
 
-    with patch.object(gpu, "DEVICE_SWEEPS", not gpu.DEVICE_SWEEPS), \
-            patch.object(gpu, "HOST_M_SWEEPS", True):
+    with patch.object(gpu, "HOST_M_SWEEPS", not gpu.HOST_M_SWEEPS), \
+            patch.object(gpu, "DEVICE_SWEEPS", True):
         way = sweep_way()
         est, sec = fit("gpu", X, k, start)
     return est, sec, f"{SWEEP_NAMES[way]}: {sec:.1f} s ({anatomy(est)})"
@@ -486,7 +485,7 @@ def row_fit(a, k):
     return {"row": "fit, GPU vs matrix-free", "size": f"n = {a['n_fit']:,}, D = 10, k = {k}",
             "goal": GOALS["fit"],
             "gpu": f"{tg:.1f} s ({g.n_iter_} sweeps; {SWEEP_NAMES[sweep_way()]}: "
-                   f"{anatomy(g)}); {text}; from device arrays "
+                   f"{anatomy(g)}); {text}; from device arrays (sweeps on the device) "
                    f"{td:.1f} s, same labels {on_dev}",
             "cpu": f"{tm:.1f} s ({m.n_iter_} sweeps); identical labels {same}",
             "ratio": f"{tm / tg:.1f}×", "met": tm / tg >= 10 and same and on_dev}
@@ -499,14 +498,16 @@ def row_sweep_constants(a, k):
     decide block (``DECIDE_THREADS``, a window of points; 512 only where the
     kernel's registers allow), each fit's sweep seconds and its device calls, and
     whether the labels are the default's."""
+    import kgroups._engines.gpu as gpu
     from kgroups._kernels import cuda_sweep as cs
 
     X = blobs(a["n_fit"])
     start = kpp_start(X, k)
     base, _ = fit("gpu", X, k, start)
     cells = []
-    for cap, threads in ((256, 512), (1024, 512), (4096, 512), (1024, 256), (1024, 128)):
-        with patch.object(cs, "PENDING_CAP", cap), patch.object(cs, "DECIDE_THREADS", threads):
+    for cap, threads in ((64, 512), (256, 512), (1024, 512), (4096, 512), (256, 256)):
+        with patch.object(cs, "PENDING_CAP", cap), patch.object(cs, "DECIDE_THREADS", threads), \
+                patch.object(gpu, "HOST_M_SWEEPS", False):
             est, sec = fit("gpu", X, k, start)
         sw = est.engine_stats_["device_calls"].get("sweeps", {})
         cells.append(f"list {cap}, {threads} threads: {sec:.2f} s, sweeps "
@@ -603,6 +604,10 @@ def row_auto(a, k):
     from kgroups._engines.select import choose_engine
 
     cells, right = [], 0
+    for d in (2, 20):  # each engine's kernels for d compiled outside the timings
+        X = make_blobs(300, d, centers=k, cluster_std=2.5, random_state=0)[0]
+        for e in ("gpu", "matrix-free", "dense"):
+            KernelKGroups(k, engine=e, n_init=4, random_state=0).fit(X)
     for n in (a["n_auto"] // 4, a["n_auto"]):
         for d in (2, 20):
             X = make_blobs(n, d, centers=k, cluster_std=2.5, random_state=0)[0]

@@ -167,14 +167,23 @@ def precision(kernel):
 PREFIX = {"n": 1e-9, "u": 1e-6, "m": 1e-3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 
 
+def short_unit(unit):
+    """ncu's unit in short form: ``nsecond`` or ``ns`` -> ``ns``, ``Gbyte/second`` or
+    ``GB/s`` -> ``GB/s``."""
+    return (unit or "").strip().replace("second", "s").replace("byte", "B")
+
+
 def base(value, unit, base_unit):
-    """``value`` in ``unit`` (``base_unit`` with an SI prefix, or none) in base units."""
+    """``value`` in ``unit`` (``base_unit`` with an SI prefix, or none; ncu writes them
+    long, ``nsecond``, or short, ``ns``) in base units (``base_unit`` in either form)."""
     if value is None:
         return None
-    unit = (unit or "").strip()
-    if unit.startswith(base_unit) or not unit:
+    unit, want = short_unit(unit), short_unit(base_unit)
+    if unit == want or not unit:
         return value
-    return value * PREFIX.get(unit[0], 1.0) if unit[1:].startswith(base_unit) else value
+    if unit[0] in PREFIX and unit[1:] == want:
+        return value * PREFIX[unit[0]]
+    return None  # a unit this script does not know: n/a in the table
 
 
 def rows_of(kernels, n):
@@ -183,7 +192,7 @@ def rows_of(kernels, n):
     for key, m in kernels.items():
         prec = precision(key)
         get = {col: m.get(name, (None, ""))[0] for col, name in METRICS.items()}
-        get["DRAM bytes/s"] = base(*m.get(METRICS["DRAM bytes/s"], (None, "")), "byte")
+        get["DRAM bytes/s"] = base(*m.get(METRICS["DRAM bytes/s"], (None, "")), "byte/second")
         dur = base(*m.get(METRICS["duration"], (None, "")), "second")
         stalls = sorted(((m.get(STALL_METRIC.format(s), (None, ""))[0] or 0.0, s)
                          for s in STALLS), reverse=True)

@@ -1171,6 +1171,12 @@ def gpu():
                        machine="the machine the file's header names")
         if f.name == "bench_gpu.md":
             out += GPU_WHY
+    profile = _load("profile_gpu.md")
+    if profile is not None:
+        out += ["The passes over pairs under Nsight Compute, float64 and float32:", ""]
+        out += _markdown(profile, skip=())
+        out += _source(["profile_gpu.md"], "python benchmarks/profile_gpu.py",
+                       machine="the machine of the table above")
     return out
 
 
@@ -1203,28 +1209,38 @@ def gpu_shortfalls(text):
 # Why the device run above misses its goals, read off its counters and its
 # comparisons within the run (the kernels have not been profiled on a device yet).
 GPU_WHY = [
-    "Why, from the run's own counters and comparisons:",
+    "Why, from the run's own counters, comparisons and profile:",
     "",
     "* **The pass over pairs** is compiled for the number of features, each thread",
-    "  holding two points in registers; the first two rows give beside it the build",
-    "  over unordered pairs (each :math:`\\rho` once, summed by rows and by columns in",
-    "  shared memory, with a synchronisation of the block per step and atomic",
-    "  additions). That build evaluates half the pairs and still runs at about a",
-    "  third of the rate: its shared-memory traffic, not the arithmetic, is its limit",
-    "  (the header says what those figures include). The float32 pass gains less over",
-    "  float64 than the device's arithmetic would allow; reading the tile from shared",
-    "  memory is the likely limit there (not profiled).",
-    "* **The fit of 400,000 points** runs little faster than the matrix-free engine on",
-    "  the CPU's cores, for two reasons the row shows. The CPU engine's certified",
-    "  float32 pass leaves out the pairs of clusters whose sums the clusters' means",
-    "  bound, so its pass (n² over its seconds, in the first row) goes far faster than",
-    "  the pairs it visits, while the GPU sums every pair. And Hartigan's method is",
-    "  sequential: each of the fit's sweeps (the row counts them) waits on the host at",
-    "  every synchronisation, and the round trips (the row's *rest*) take about a",
-    "  third of the GPU fit's seconds. The fit of a million points, in a few sweeps,",
-    "  meets its goal.",
-    "* The **energy test** reads the pooled matrix from device memory for each batch",
-    "  of relabellings; it is within a few tenths of its goal.",
+    "  holding two points in registers; the energy distance's tiles of one label take",
+    "  their columns two at a time, without a label check or the semimetric's dispatch",
+    "  per pair. The build over unordered pairs (each :math:`\\rho` once, summed by rows",
+    "  and by columns in shared memory, with a synchronisation of the block per step",
+    "  and atomic additions) evaluates half the pairs and still runs at a quarter of",
+    "  the rate: its shared-memory traffic, not the arithmetic, is its limit.",
+    "* **float32 is not twice float64** (the profile below): each float64 instruction",
+    "  holds the FP64 pipe two cycles, and the float64 pass's other instructions",
+    "  (shared-memory reads, the loop, the square root's estimate) issue in that",
+    "  shadow: it is bound by latency, the FP64 pipe 70% busy and the issue slots 55%.",
+    "  The float32 pass has fewer instructions a pair, but each arithmetic one takes",
+    "  one cycle, so the same other instructions now compete for the issue slots (78%",
+    "  busy): its gain over float64 is that of its issue cycles, not of its arithmetic.",
+    "  Summing in float32 would save two instructions of about forty, and would leave",
+    "  a float32 rounding in a cluster's sums after its points leave it, which the",
+    "  certified decisions cannot bound.",
+    "* **The fit of 400,000 points** takes 112 sweeps, most moving a few hundred",
+    "  points. Swept on the device (one block per run deciding a window of points,",
+    "  each correcting its column for every move not yet applied), the corrections",
+    "  run on one multiprocessor and dominate: the sweeps' seconds fall with shorter",
+    "  pending lists and with more threads a window (the constants row). Swept from",
+    "  the host's copy of M, the device applying each list of moves, the same fit",
+    "  takes about half as long, which is why host data are swept that way; data on",
+    "  the device are swept on the device. Neither reaches ten times the CPU's cores,",
+    "  whose certified float32 pass also leaves out the pairs of clusters their means",
+    "  bound.",
+    "* The **energy test** sums every relabelling's groups against each tile of pairs,",
+    "  its :math:`\\rho` computed once in shared memory, and never forms the pooled",
+    "  matrix; the host's drawing of the relabellings is a quarter of its seconds.",
     "",
 ]
 

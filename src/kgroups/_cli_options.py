@@ -28,7 +28,7 @@ LANDMARK_NAMES = ("k-means++", "uniform", "fourier")
 # calibration, from GPU_MIN_N points); else the dense engine below MATRIX_FREE_MIN_N
 # points, never when DENSE_HEADROOM times its memory exceeds MEMORY_FRACTION of the
 # machine's (GpuEngine.MIN_N, MatrixFreeEngine.MIN_N_MODELLED, select.HEADROOM).
-GPU_MIN_N = 50_000
+GPU_MIN_N = 20_000
 MATRIX_FREE_MIN_N = 5000
 DENSE_HEADROOM = 1.5
 MEMORY_FRACTION = 0.8

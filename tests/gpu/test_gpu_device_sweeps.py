@@ -25,6 +25,14 @@ from tests._helpers import blobs, brute_B  # noqa: E402
 from tests._twins import build_m_twin  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def _sweeps_on_the_device(monkeypatch):
+    """Host data too are swept on the device here (by default the host sweeps them
+    from its copy of M)."""
+    import kgroups._engines.gpu as gpu
+    monkeypatch.setattr(gpu, "HOST_M_SWEEPS", False)
+
+
 def fit_both(X, w, k, start, **kw):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -120,14 +128,16 @@ def test_restarts_on_the_device_equal_runs_apart(monkeypatch, cap):
 def test_many_features_many_clusters_and_few_threads(monkeypatch):
     """Past the features the passes are compiled for (the rows read from global
     memory), with more clusters than a thread of the apply keeps in local memory
-    (M updated in global memory), and windows of 2 points: still the matrix-free
-    engine's moves, weighted, and no improving move left."""
+    (M updated in global memory), and windows of 2 points (32 on a device): still the
+    matrix-free engine's moves, weighted, and no improving move left."""
     monkeypatch.setattr(cuda_sweep, "PENDING_CAP", 6)
     monkeypatch.setattr(cuda_sweep, "APPLY_K", 2)
     monkeypatch.setattr(cuda_sweep, "_APPLY", {})
-    monkeypatch.setattr(cuda_sweep, "DECIDE_SHARED", 8 * 5 * (2 + 3))
+    from numba import config
+    few = 2 if config.ENABLE_CUDASIM else 32  # a device's block has 32 threads at least
+    monkeypatch.setattr(cuda_sweep, "DECIDE_SHARED", 8 * 5 * (few + 3))
     n, k, d = 50, 5, 34
-    assert cuda_sweep.decide_threads(k) == 2
+    assert cuda_sweep.decide_threads(k) == few
     X, _ = blobs(n, d, k, seed=71, spread=3.0)
     w = np.random.default_rng(72).uniform(0.5, 2.0, n)
     start = np.random.default_rng(73).integers(0, k, n)
@@ -140,7 +150,7 @@ def test_many_features_many_clusters_and_few_threads(monkeypatch):
 
 def test_too_many_clusters_for_a_block_sweep_on_the_host(monkeypatch):
     """Where a window of decisions does not fit in a block's shared memory, the sweeps
-    stay on the host (from its copy of M), with the matrix-free engine's moves."""
+    stay on the host (windows of M), with the matrix-free engine's moves."""
     monkeypatch.setattr(cuda_sweep, "DECIDE_SHARED", 8)
     n, k = 40, 3
     assert cuda_sweep.decide_threads(k) == 0

@@ -16,11 +16,10 @@ the points it is deciding: each window of columns of ``M`` comes with those poin
 rows (:func:`~kgroups._kernels.cuda.gather_window`), and a pending move keeps its
 mover's row.
 
-The Hartigan decisions stay sequential and exact (paper Algorithm 2, eq. 50). **On
-the device** (:data:`DEVICE_SWEEPS`, the float64 passes, any data): the decisions and
-the moves are both made there, the host told once per sweep
-(:mod:`kgroups._engines.gpu_sweeps`). Otherwise on the host, in one of two ways
-(:data:`HOST_M_SWEEPS`). **From the host's M** (host data,
+The Hartigan decisions stay sequential and exact (paper Algorithm 2, eq. 50), made in
+one of three ways. **On the device** (:data:`DEVICE_SWEEPS`: data on the device, in
+float64): the decisions and the moves are both made there, the host told once per
+sweep (:mod:`kgroups._engines.gpu_sweeps`). **From the host's M** (host data,
 float64 passes): the matrix-free engine's sweep
 (:meth:`~kgroups._engines.matrix_free.MatrixFreeEngine.sweep`), its decisions read the
 host's copy of ``M`` corrected for the pending moves and skip the points their bounds
@@ -28,7 +27,8 @@ prove still, and the device applies each list of moves (one upload, one launch) 
 sends ``M`` back; a list is applied when its corrections cost that round trip
 (:func:`pending_budget`). Late in a fit, when few points are not proven still but they
 lie in every window, a sweep is one round trip, where the windows below cost one per
-``WINDOW`` points. **In windows** (data on a device, the float32 passes): the host
+``WINDOW`` points. **In windows** (the float32 passes, and data on a device whose clusters are too many
+for a block of the device's decisions): the host
 decides the points in order from the columns of ``M``, corrects each column for the
 moves it decided but did not yet apply (their entries ``B[i, p]``, O(D) each,
 :func:`kgroups._kernels.pairs_on_the_fly.decide_mf`), skips the points its bounds
@@ -98,9 +98,11 @@ BATCH = 4096
 ROUND_TRIP_SECONDS = 40e-6
 CORRECTION_SECONDS_PER_FEATURE = 1.0e-9
 
-# Whether the Hartigan sweeps in float64 are decided and applied on the device
-# (:mod:`kgroups._engines.gpu_sweeps`: the host told once per sweep) rather than on
-# the host (the two ways below). benchmarks/bench_gpu.py times both in one run.
+# Whether the Hartigan sweeps in float64 that the host does not make from its own copy
+# of M (data on the device; host data with HOST_M_SWEEPS off) are decided and applied
+# on the device (:mod:`kgroups._engines.gpu_sweeps`: the host told once per sweep)
+# rather than from windows of M sent to the host. benchmarks/bench_gpu.py times the
+# sweeps on the device beside those from the host's M in one run.
 DEVICE_SWEEPS = True
 
 # Whether the Hartigan sweeps of host data in float64 decide from the host's copy of M,
@@ -149,9 +151,12 @@ class GpuEngine(DeviceArrays, DeviceSweeps, HostSweeps, MatrixFreeEngine):
         memory="on the device: the data and the cluster sums, O(n (k + D)); the kernel "
                "computed on the fly")
     # Without a calibration (kgroups._engines.calibration), engine="auto" takes the GPU
-    # engine from MIN_N points when a CUDA device (not the simulator) is usable
-    # (kgroups._cli_options.GPU_MIN_N is the same number).
-    MIN_N = 50_000
+    # engine from MIN_N points when a CUDA device (not the simulator) is usable; from
+    # MIN_N points on, it measures the device's calibration when it has none yet
+    # (kgroups._cli_options.GPU_MIN_N is the same number). On an H200 beside 16 cores
+    # the GPU was the faster at 40,000 points in 2 and 20 features, and not always at
+    # 10,000 (benchmarks/bench_gpu.py, "engine='auto' on a grid").
+    MIN_N = 20_000
 
     @classmethod
     def available(cls):
@@ -497,16 +502,16 @@ class GpuEngine(DeviceArrays, DeviceSweeps, HostSweeps, MatrixFreeEngine):
         (:meth:`_hartigan_runs`), or Lloyd's, run after run (:meth:`_lloyd_run`).
         Returns each run's moves."""
         self.tally.phase = "sweeps"
-        if state.rule == "hartigan" and DEVICE_SWEEPS and not self._eps \
-                and self.device_sweeps_for(state.M.shape[1]):
+        hartigan64 = state.rule == "hartigan" and not self._eps
+        if hartigan64 and HOST_M_SWEEPS and self._rows is not None:
+            R, k, n = state.M.shape
+            self._device_m(state)
+            work = pending_budget(self.n_features, 8 * R * k * n)
+            return self._sweep_lockstep(state, Pending.empty(R, self.n_features, BATCH), work)
+        if hartigan64 and DEVICE_SWEEPS and self.device_sweeps_for(state.M.shape[1]):
             return self._sweep_on_device(state)
         dM = self._device_m(state)
         runs = [int(r) for r in np.flatnonzero(state.active)]
-        if state.rule == "hartigan" and HOST_M_SWEEPS and self._rows is not None \
-                and not self._eps:
-            R, k, n = state.M.shape
-            work = pending_budget(self.n_features, 8 * R * k * n)
-            return self._sweep_lockstep(state, Pending.empty(R, self.n_features, BATCH), work)
         if state.rule == "hartigan":
             return self._hartigan_runs(state, runs, dM)
         moves = np.zeros(state.n_runs, dtype=np.int64)

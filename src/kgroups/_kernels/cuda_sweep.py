@@ -42,9 +42,10 @@ from .cuda import ROWS_MAX_FEATURES, THREADS, _twin, blocks, cuda, numba, rho  #
 POS, PENDING, MOVES = 0, 1, 2
 CTL_WIDTH = 4
 # Moves the pending list of a run holds: each later decision of the launch corrects
-# its column for every one of them (O(D) each, one thread per point of a window), and
-# each full list costs one apply over every column.
-PENDING_CAP = 1024
+# its column for every one of them (O(D) each, one thread per point of a window, on
+# the run's one multiprocessor), and each full list costs one apply over every column
+# (all of the device). benchmarks/bench_gpu.py times 256, 1,024 and 4,096 in one run.
+PENDING_CAP = 256
 # Threads of a decide_pass block: a window of points decided at once. Each holds its
 # column of M (k numbers) in dynamic shared memory, so fewer threads for many
 # clusters (:func:`decide_threads`). The simulator runs each thread as a Python
