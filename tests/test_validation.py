@@ -158,9 +158,10 @@ def test_only_estimators_and_backends_reach_drivers_and_engines():
     # of _kernels/pairs_sym.py), bench_launch.py the start of the kernels' ranges on
     # the worker threads (_kernels/parallel.py); the command line's calibrate measures
     # the engines' rates (_engines.calibration); bench_predict.py the predictor's two
-    # paths on the same fit (_engines/engine.py's RawDataPredictor)
+    # paths on the same fit (_engines/engine.py's RawDataPredictor), profile_gpu.py the
+    # GPU engine's builds of M under Nsight Compute
     allowed_benchmarks = {"bench_gpu.py", "bench_roofline.py", "bench_launch.py",
-                          "bench_predict.py"}
+                          "bench_predict.py", "profile_gpu.py"}
     allowed_lines = {"from ._engines import calibration, registry"}
     # the choice of k's fits run through the estimator's engine and run loop (one
     # private path for every k, X validated once)
