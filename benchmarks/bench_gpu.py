@@ -494,8 +494,9 @@ def row_fit(a, k):
 def row_sweep_constants(a, k):
     """The device sweeps' constants at ``--n-fit`` from the same start: the pending
     list's length (``PENDING_CAP``: each later decision of a launch corrects for its
-    moves, each full list is one apply over every column) and the threads of a
-    decide block (``DECIDE_THREADS``, a window of points; 512 only where the
+    moves, each full list is one apply over every column), the corrections after
+    which a list is applied before it is full (``PENDING_WORK``) and the threads of
+    a decide block (``DECIDE_THREADS``, a window of points; 512 only where the
     kernel's registers allow), each fit's sweep seconds and its device calls, and
     whether the labels are the default's."""
     import kgroups._engines.gpu as gpu
@@ -505,12 +506,14 @@ def row_sweep_constants(a, k):
     start = kpp_start(X, k)
     base, _ = fit("gpu", X, k, start)
     cells = []
-    for cap, threads in ((64, 512), (256, 512), (1024, 512), (4096, 512), (256, 256)):
+    for cap, work, threads in ((64, 0, 512), (256, 0, 512), (1024, 0, 512), (4096, 0, 512),
+                               (256, 0, 256), (256, 64, 512), (256, 512, 512),
+                               (1024, 4096, 512)):
         with patch.object(cs, "PENDING_CAP", cap), patch.object(cs, "DECIDE_THREADS", threads), \
-                patch.object(gpu, "HOST_M_SWEEPS", False):
+                patch.object(cs, "PENDING_WORK", work), patch.object(gpu, "HOST_M_SWEEPS", False):
             est, sec = fit("gpu", X, k, start)
         sw = est.engine_stats_["device_calls"].get("sweeps", {})
-        cells.append(f"list {cap}, {threads} threads: {sec:.2f} s, sweeps "
+        cells.append(f"list {cap}, budget {work or 'none'}, {threads} threads: {sec:.2f} s, sweeps "
                      f"{est.engine_stats_['seconds'].get('sweeps', 0.0):.2f} s "
                      f"({sw.get('batches', 0)} pairs, {sw.get('syncs', 0)} syncs, device "
                      f"{sw.get('device_seconds', 0.0):.2f} s), same labels "
@@ -518,8 +521,8 @@ def row_sweep_constants(a, k):
     print("    " + "\n    ".join(cells), flush=True)
     return {"row": "sweeps on the device, their constants",
             "size": f"n = {a['n_fit']:,}, D = 10, k = {k}",
-            "goal": f"the defaults (list {cs.PENDING_CAP}, {cs.DECIDE_THREADS} threads) "
-                    "near the fastest", "gpu": "; ".join(cells), "cpu": "", "ratio": "",
+            "goal": f"the defaults (list {cs.PENDING_CAP}, budget {cs.PENDING_WORK or 'none'}, "
+                    f"{cs.DECIDE_THREADS} threads) near the fastest", "gpu": "; ".join(cells), "cpu": "", "ratio": "",
             "met": ""}
 
 

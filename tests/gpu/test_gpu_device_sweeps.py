@@ -95,12 +95,14 @@ def test_sweeps_on_the_device_ask_the_host_once_per_sweep(monkeypatch):
         "alpha": 1.0}), res.labels, k), rtol=1e-10, atol=1e-10)
 
 
-@pytest.mark.parametrize("cap", [3, 1024])
-def test_restarts_on_the_device_equal_runs_apart(monkeypatch, cap):
+@pytest.mark.parametrize("cap, work", [(3, 0), (1024, 0), (1024, 40)])
+def test_restarts_on_the_device_equal_runs_apart(monkeypatch, cap, work):
     """Three runs swept together (a block each) make, sweep by sweep, the moves each
-    makes alone, with the same M; a run stopped by the driver decides nothing while
-    the others go on."""
+    makes alone, with the same M, whether their lists are applied when full or when
+    their corrections reach a budget; a run stopped by the driver decides nothing
+    while the others go on."""
     monkeypatch.setattr(cuda_sweep, "PENDING_CAP", cap)
+    monkeypatch.setattr(cuda_sweep, "PENDING_WORK", work)
     n, k = 60, 3
     X, _ = blobs(n, 2, k, seed=61, spread=2.0)
     starts = np.random.default_rng(62).integers(0, k, (3, n))
@@ -111,6 +113,7 @@ def test_restarts_on_the_device_equal_runs_apart(monkeypatch, cap):
     for it in range(3):
         if it == 2:
             state.active[1] = False
+        before = dict(eng.tally.phases.get("sweeps", {"batches": 0}))
         together = eng.sweep(state)
         apart = [int(e.sweep(st)[0]) if state.active[r] else 0
                  for r, (e, st) in enumerate(zip(alone, states))]
@@ -123,6 +126,10 @@ def test_restarts_on_the_device_equal_runs_apart(monkeypatch, cap):
             np.testing.assert_array_equal(state.labels[r], states[r].labels[0])
             np.testing.assert_allclose(state.M[r], states[r].M[0], rtol=1e-12, atol=1e-9)
             np.testing.assert_allclose(state.q[r], states[r].q[0], rtol=1e-12)
+        if it == 0 and cap == 1024:  # the first sweep: one pair of launches, unless
+            # a budget of 40 corrections has its lists applied before they are full
+            pairs = eng.tally.phases["sweeps"]["batches"] - before["batches"]
+            assert (pairs >= 2) if work else (pairs == 1)
 
 
 def test_many_features_many_clusters_and_few_threads(monkeypatch):

@@ -4,7 +4,8 @@
 sweep of every active run (paper Algorithm 2) without the host deciding anything:
 the device holds each run's labels, ``M``, ``s``, ``q``, ``cnt`` and a pending list
 of moves, and the host launches, in turn, the pass that decides points until the
-list is full (:func:`~kgroups._kernels.cuda_sweep.decide_pass`, one block per run)
+list is full or its corrections reach their budget
+(:func:`~kgroups._kernels.cuda_sweep.decide_pass`, one block per run)
 and the pass that applies the list to every column of ``M``
 (:func:`~kgroups._kernels.cuda_sweep.apply_pass_pending`). It does not wait between
 launches: it enqueues as many pairs as the sweep is expected to need (one per full list
@@ -110,7 +111,8 @@ class DeviceSweeps:
         while True:
             for _ in range(pairs):
                 t.launch(decide, R, threads, self.dXT, self.dw, a["labels"], dM, a["s"],
-                         a["q"], a["cnt"], *common, *self._args, shared=shared)
+                         a["q"], a["cnt"], *common, int(ks.PENDING_WORK), *self._args,
+                         shared=shared)
                 t.launch(apply, (ks.blocks(n), R), ks.THREADS, self.dXT, self.dw, *common,
                          dM, *self._args)
             t.to_host(a["ctl"], hctl)

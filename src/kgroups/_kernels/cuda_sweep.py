@@ -19,7 +19,8 @@ asks (once per sweep, or once per few batches early in a fit):
   column for that one move and decides again from the new sums, and the walk goes
   on from the point after the mover. So each point is decided from exactly the
   column and sums the move-at-a-time algorithm reads. The launch ends at the end of
-  the data or when the pending list is full, its position kept on the device.
+  the data, when the pending list is full, or when the corrections made for it
+  reach a budget (:data:`PENDING_WORK`), its position kept on the device.
 * :func:`apply_pass_pending` (a thread per column, a grid row per run): the pending
   moves applied to every column of ``M`` in their order, the movers' rows read
   through shared memory in tiles.
@@ -46,6 +47,11 @@ CTL_WIDTH = 4
 # the run's one multiprocessor), and each full list costs one apply over every column
 # (all of the device). benchmarks/bench_gpu.py times 256, 1,024 and 4,096 in one run.
 PENDING_CAP = 256
+# Corrections (pending moves per point, summed over a launch's windows) after which a
+# launch of decide_pass stops for its list to be applied (0: only a full list
+# stops it). A window's corrections run on one multiprocessor, the apply over every
+# column on all of them. benchmarks/bench_gpu.py times budgets beside lists.
+PENDING_WORK = 0
 # Threads of a decide_pass block: a window of points decided at once. Each holds its
 # column of M (k numbers) in dynamic shared memory, so fewer threads for many
 # clusters (:func:`decide_threads`). The simulator runs each thread as a Python
@@ -104,13 +110,16 @@ def decide_shared_bytes(k, threads):
     return int(8 * k * (threads + 3))
 
 
-def decide_src(XT, w, labels, M, s, q, cnt, pend, pold, pnew, ctl, code, alpha, sigma,
-               theta):
+def decide_src(XT, w, labels, M, s, q, cnt, pend, pold, pnew, ctl, budget, code, alpha,
+               sigma, theta):
     """Hartigan's decisions of run ``blockIdx.x`` from ``ctl[r, POS]`` on (module
-    docstring), until the end of the data or a full pending list; the list (``pend``,
-    ``pold``, ``pnew``: point, old and new cluster) is left for
-    :func:`apply_pass_pending`, its length in ``ctl[r, PENDING]``. ``DIM`` (when
-    compiled): the number of features, the thread's point then in registers."""
+    docstring), until the end of the data, a full pending list, or (``budget > 0``)
+    the end of the window after which the corrections made for the list, counted as
+    pending moves per point of each window, reach ``budget``: applying the list
+    then costs less than carrying it on. The list (``pend``, ``pold``, ``pnew``:
+    point, old and new cluster) is left for :func:`apply_pass_pending`, its length
+    in ``ctl[r, PENDING]``. ``DIM`` (when compiled): the number of features, the
+    thread's point then in registers."""
     r = cuda.blockIdx.x
     tid = cuda.threadIdx.x
     T = cuda.blockDim.x
@@ -131,6 +140,7 @@ def decide_src(XT, w, labels, M, s, q, cnt, pend, pold, pnew, ctl, code, alpha, 
     pos = ctl[r, POS]
     n_pend = 0
     added = 0
+    work = 0
     cuda.syncthreads()
     going = pos < n
     while going:
@@ -210,11 +220,12 @@ def decide_src(XT, w, labels, M, s, q, cnt, pend, pold, pnew, ctl, code, alpha, 
                 full = True
                 pos = p + 1
                 break
+        work += n_pend
         if full:
             going = False
         else:
             pos += T
-            going = pos < n
+            going = pos < n and not (budget > 0 and work >= budget)
     cuda.syncthreads()
     for lab in range(tid, k, T):
         s[r, lab] = ss[lab]
