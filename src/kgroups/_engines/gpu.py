@@ -153,9 +153,8 @@ class GpuEngine(DeviceArrays, DeviceSweeps, HostSweeps, MatrixFreeEngine):
     # Without a calibration (kgroups._engines.calibration), engine="auto" takes the GPU
     # engine from MIN_N points when a CUDA device (not the simulator) is usable; from
     # MIN_N points on, it measures the device's calibration when it has none yet
-    # (kgroups._cli_options.GPU_MIN_N is the same number). On an H200 beside 16 cores
-    # the GPU was the faster at 40,000 points in 2 and 20 features, and not always at
-    # 10,000 (benchmarks/bench_gpu.py, "engine='auto' on a grid").
+    # (kgroups._cli_options.GPU_MIN_N is the same number). benchmarks/bench_gpu.py's
+    # row "engine='auto' on a grid" times the engines on either side of it.
     MIN_N = 20_000
 
     @classmethod

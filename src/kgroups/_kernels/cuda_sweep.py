@@ -45,7 +45,7 @@ CTL_WIDTH = 4
 # Moves the pending list of a run holds: each later decision of the launch corrects
 # its column for every one of them (O(D) each, one thread per point of a window, on
 # the run's one multiprocessor), and each full list costs one apply over every column
-# (all of the device). benchmarks/bench_gpu.py times 256, 1,024 and 4,096 in one run.
+# (all of the device). benchmarks/bench_gpu.py times lists of 64 to 4,096 in one run.
 PENDING_CAP = 256
 # Corrections (pending moves per point, summed over a launch's windows) after which a
 # launch of decide_pass stops for its list to be applied (0: only a full list
