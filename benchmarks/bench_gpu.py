@@ -495,9 +495,10 @@ def row_sweep_constants(a, k):
     """The device sweeps' constants at ``--n-fit`` from the same start: the pending
     list's length (``PENDING_CAP``: each later decision of a launch corrects for its
     moves, each full list is one apply over every column), the corrections after
-    which a list is applied before it is full (``PENDING_WORK``) and the threads of
-    a decide block (``DECIDE_THREADS``, a window of points; 512 only where the
-    kernel's registers allow), each fit's sweep seconds and its device calls, and
+    which a list is applied before it is full (``PENDING_WORK``), the threads of a
+    decide block (``DECIDE_THREADS``, a window of points; 512 only where the
+    kernel's registers allow) and whether the movers' rows are kept in its shared
+    memory (``STAGE_MOVERS``), each fit's sweep seconds and its device calls, and
     whether the labels are the default's."""
     import kgroups._engines.gpu as gpu
     from kgroups._kernels import cuda_sweep as cs
@@ -506,14 +507,18 @@ def row_sweep_constants(a, k):
     start = kpp_start(X, k)
     base, _ = fit("gpu", X, k, start)
     cells = []
-    for cap, work, threads in ((64, 0, 512), (256, 0, 512), (1024, 0, 512), (4096, 0, 512),
-                               (256, 0, 256), (256, 64, 512), (256, 512, 512),
-                               (1024, 4096, 512)):
+    for cap, work, threads, stage in ((64, 0, 512, True), (256, 0, 512, True),
+                                      (256, 0, 512, False), (1024, 0, 512, True),
+                                      (4096, 0, 512, True), (256, 0, 256, True),
+                                      (256, 0, 256, False), (256, 64, 512, True),
+                                      (256, 512, 512, True), (1024, 4096, 512, True)):
         with patch.object(cs, "PENDING_CAP", cap), patch.object(cs, "DECIDE_THREADS", threads), \
-                patch.object(cs, "PENDING_WORK", work), patch.object(gpu, "HOST_M_SWEEPS", False):
+                patch.object(cs, "PENDING_WORK", work), patch.object(cs, "STAGE_MOVERS", stage), \
+                patch.object(gpu, "HOST_M_SWEEPS", False):
             est, sec = fit("gpu", X, k, start)
         sw = est.engine_stats_["device_calls"].get("sweeps", {})
-        cells.append(f"list {cap}, budget {work or 'none'}, {threads} threads: {sec:.2f} s, sweeps "
+        cells.append(f"list {cap}, budget {work or 'none'}, {threads} threads"
+                     f"{'' if stage else ', movers not staged'}: {sec:.2f} s, sweeps "
                      f"{est.engine_stats_['seconds'].get('sweeps', 0.0):.2f} s "
                      f"({sw.get('batches', 0)} pairs, {sw.get('syncs', 0)} syncs, device "
                      f"{sw.get('device_seconds', 0.0):.2f} s), same labels "

@@ -132,6 +132,36 @@ def test_restarts_on_the_device_equal_runs_apart(monkeypatch, cap, work):
             assert (pairs >= 2) if work else (pairs == 1)
 
 
+def test_movers_kept_in_shared_memory_change_no_bit(monkeypatch):
+    """The pending movers' rows kept in the block's shared memory (all of them, the
+    first 2 of each list of 5, or none) give the same labels and the same M, bit for
+    bit: the corrections read the same numbers from either place."""
+    monkeypatch.setattr(cuda_sweep, "PENDING_CAP", 5)
+    n, k, d = 70, 3, 2
+    X, _ = blobs(n, d, k, seed=81, spread=2.0)
+    w = np.random.default_rng(82).uniform(0.5, 2.0, n)
+    start = np.random.default_rng(83).integers(0, k, n)
+    threads = cuda_sweep.decide_threads(k)
+    out = []
+    for staged in (5, 2, 0):
+        room = cuda_sweep.decide_shared_bytes(k, threads, staged, d)
+        monkeypatch.setattr(cuda_sweep, "DECIDE_SHARED", room)
+        assert cuda_sweep.decide_threads(k) == threads
+        assert cuda_sweep.decide_staged(k, threads, d, 5) == staged
+        eng = GpuEngine(X, w, "energy", {"alpha": 1.0})
+        state = eng.start([start], k, "hartigan")
+        moves = [int(eng.sweep(state)[0]) for _ in range(3)]
+        eng.sync(state)
+        out.append((moves, state.labels[0].copy(), state.M[0].copy()))
+    assert out[0][0][0] > 10
+    for moves, labels, M in out[1:]:
+        assert moves == out[0][0]
+        np.testing.assert_array_equal(labels, out[0][1])
+        np.testing.assert_array_equal(M, out[0][2])
+    monkeypatch.setattr(cuda_sweep, "STAGE_MOVERS", False)
+    assert cuda_sweep.decide_staged(k, threads, d, 5) == 0
+
+
 def test_many_features_many_clusters_and_few_threads(monkeypatch):
     """Past the features the passes are compiled for (the rows read from global
     memory), with more clusters than a thread of the apply keeps in local memory

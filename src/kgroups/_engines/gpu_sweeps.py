@@ -104,15 +104,16 @@ class DeviceSweeps:
         t.launch(ks.start_sweep, ks.blocks(R), ks.THREADS, a["ctl"], a["active"], n)
         decide, apply = ks.decide_pass(self.n_features), ks.apply_pass_pending(self.n_features)
         threads = a["threads"] or ks.decide_threads(k)
-        shared = ks.decide_shared_bytes(k, threads)
+        staged = ks.decide_staged(k, threads, self.n_features, a["pend"].shape[1])
+        shared = ks.decide_shared_bytes(k, threads, staged, self.n_features)
         common = (a["pend"], a["pold"], a["pnew"], a["ctl"])
         pairs, pos = a["pairs"], 0
         hctl = a["hctl"]
         while True:
             for _ in range(pairs):
                 t.launch(decide, R, threads, self.dXT, self.dw, a["labels"], dM, a["s"],
-                         a["q"], a["cnt"], *common, int(ks.PENDING_WORK), *self._args,
-                         shared=shared)
+                         a["q"], a["cnt"], *common, int(ks.PENDING_WORK), staged,
+                         *self._args, shared=shared)
                 t.launch(apply, (ks.blocks(n), R), ks.THREADS, self.dXT, self.dw, *common,
                          dM, *self._args)
             t.to_host(a["ctl"], hctl)

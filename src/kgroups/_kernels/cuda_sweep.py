@@ -52,6 +52,11 @@ PENDING_CAP = 256
 # stops it). A window's corrections run on one multiprocessor, the apply over every
 # column on all of them. benchmarks/bench_gpu.py times budgets beside lists.
 PENDING_WORK = 0
+# Whether a decide_pass block keeps the rows, weights and clusters of the moves it
+# adds to the pending list in its shared memory (as many as the columns leave room
+# for): each later correction then reads them there, not through a chain of loads
+# from the data. benchmarks/bench_gpu.py times the sweeps without it beside.
+STAGE_MOVERS = True
 # Threads of a decide_pass block: a window of points decided at once. Each holds its
 # column of M (k numbers) in dynamic shared memory, so fewer threads for many
 # clusters (:func:`decide_threads`). The simulator runs each thread as a Python
@@ -105,21 +110,35 @@ def registers(kernel):
     return int(regs) if regs else None
 
 
-def decide_shared_bytes(k, threads):
-    """Dynamic shared memory of a :func:`decide_pass` block: the columns and s, q, cnt."""
-    return int(8 * k * (threads + 3))
+def decide_shared_bytes(k, threads, staged=0, n_features=0):
+    """Dynamic shared memory of a :func:`decide_pass` block: the columns and s, q, cnt,
+    and ``staged`` movers' rows of ``n_features`` with their weights and clusters."""
+    return int(8 * (k * (threads + 3) + staged * (n_features + 3)))
 
 
-def decide_src(XT, w, labels, M, s, q, cnt, pend, pold, pnew, ctl, budget, code, alpha,
-               sigma, theta):
+def decide_staged(k, threads, n_features, cap):
+    """Pending movers whose rows a :func:`decide_pass` block keeps in the shared memory
+    its columns leave free (:data:`DECIDE_SHARED`), at most ``cap``; 0 without
+    :data:`STAGE_MOVERS`. The others' rows are read from the data."""
+    if not STAGE_MOVERS:
+        return 0
+    free = DECIDE_SHARED - decide_shared_bytes(k, threads)
+    return int(max(0, min(cap, free // (8 * (int(n_features) + 3)))))
+
+
+def decide_src(XT, w, labels, M, s, q, cnt, pend, pold, pnew, ctl, budget, staged, code,
+               alpha, sigma, theta):
     """Hartigan's decisions of run ``blockIdx.x`` from ``ctl[r, POS]`` on (module
     docstring), until the end of the data, a full pending list, or (``budget > 0``)
     the end of the window after which the corrections made for the list, counted as
     pending moves per point of each window, reach ``budget``: applying the list
     then costs less than carrying it on. The list (``pend``, ``pold``, ``pnew``:
     point, old and new cluster) is left for :func:`apply_pass_pending`, its length
-    in ``ctl[r, PENDING]``. ``DIM`` (when compiled): the number of features, the
-    thread's point then in registers."""
+    in ``ctl[r, PENDING]``. The first ``staged`` moves of the list also keep the
+    mover's row, weight and clusters in the block's shared memory, where the
+    corrections read them (:func:`decide_staged`; the same values as in the data).
+    ``DIM`` (when compiled): the number of features, the thread's point then in
+    registers."""
     r = cuda.blockIdx.x
     tid = cuda.threadIdx.x
     T = cuda.blockDim.x
@@ -131,6 +150,11 @@ def decide_src(XT, w, labels, M, s, q, cnt, pend, pold, pnew, ctl, budget, code,
     qs = sh[k:2 * k]
     cs = sh[2 * k:3 * k]  # the sizes, as float64 (exact below 2^53)
     col = sh[3 * k + tid * k:3 * k + (tid + 1) * k]
+    dn = DIM if DIM else D
+    mx0 = 3 * k + T * k  # the staged movers: rows (dn each), weights, old, new clusters
+    mw0 = mx0 + staged * dn
+    mo0 = mw0 + staged
+    mn0 = mo0 + staged
     info = cuda.shared.array(4, dtype=numba.int64)
     xy = cuda.local.array(LOCAL_DIM, dtype=numba.float64)
     for lab in range(tid, k, T):
@@ -160,14 +184,21 @@ def decide_src(XT, w, labels, M, s, q, cnt, pend, pold, pnew, ctl, budget, code,
                     xy[d] = XT[d, y]
                 held = True
             for t in range(n_pend):
-                p = pend[r, t]
                 d2 = 0.0
-                for d in range(DIM if DIM else D):
-                    u = (xy[d] if DIM else XT[d, y]) - XT[d, p]
-                    d2 += u * u
-                b = -0.5 * wy * w[p] * rho(d2, code, alpha, sigma, theta)
-                col[pold[r, t]] -= b
-                col[pnew[r, t]] += b
+                if t < staged:
+                    for d in range(dn):
+                        u = (xy[d] if DIM else XT[d, y]) - sh[mx0 + t * dn + d]
+                        d2 += u * u
+                    wp, a, c = sh[mw0 + t], int(sh[mo0 + t]), int(sh[mn0 + t])
+                else:
+                    p = pend[r, t]
+                    for d in range(dn):
+                        u = (xy[d] if DIM else XT[d, y]) - XT[d, p]
+                        d2 += u * u
+                    wp, a, c = w[p], pold[r, t], pnew[r, t]
+                b = -0.5 * wy * wp * rho(d2, code, alpha, sigma, theta)
+                col[a] -= b
+                col[c] += b
             best, _ = _best(col, j, ss, qs, cs, wy, 0.0)
         cursor = 0
         full = False
@@ -192,6 +223,12 @@ def decide_src(XT, w, labels, M, s, q, cnt, pend, pold, pnew, ctl, budget, code,
                 pend[r, n_pend] = y
                 pold[r, n_pend] = j
                 pnew[r, n_pend] = best
+                if n_pend < staged:
+                    for d in range(dn):
+                        sh[mx0 + n_pend * dn + d] = XT[d, y]
+                    sh[mw0 + n_pend] = wy
+                    sh[mo0 + n_pend] = j
+                    sh[mn0 + n_pend] = best
                 info[1] = j
                 info[2] = best
                 j = best
@@ -208,8 +245,10 @@ def decide_src(XT, w, labels, M, s, q, cnt, pend, pold, pnew, ctl, budget, code,
                         xy[d] = XT[d, y]
                     held = True
                 d2 = 0.0
-                for d in range(DIM if DIM else D):
-                    u = (xy[d] if DIM else XT[d, y]) - XT[d, p]
+                t = n_pend - 1  # the move just added
+                for d in range(dn):
+                    u = (xy[d] if DIM else XT[d, y]) - (
+                        sh[mx0 + t * dn + d] if t < staged else XT[d, p])
                     d2 += u * u
                 b = -0.5 * wy * w[p] * rho(d2, code, alpha, sigma, theta)
                 col[a] -= b
