@@ -337,8 +337,11 @@ def _summary_gpu():
         return [["any of the above on a GPU (``engine=\"gpu\"``)", "not measured yet",
                  "–", "–", "–", "–"]]
     n, d, k, gpu, cpu, same, ratio = fit.groups()
+    way = re.search(r"\| fit, GPU vs matrix-free \|[^|]*\|[^|]*\| [\d.]+ s \(\d+ sweeps; "
+                    r"(sweeps [^:]+):[^|]*?; (sweeps [^:]+): ([\d.]+) s", text)
+    other = (f" ({way.group(1)}; {way.group(2)}: {_s(float(way.group(3)))})" if way else "")
     return [[f"blobs {n} x {d}, k = {k}, one start, on an {device.group(1)}",
-             f"engine=\"gpu\": {_s(float(gpu))}",
+             f"engine=\"gpu\": {_s(float(gpu))}{other}",
              f"matrix-free, {threads.group(1)} cores: {_s(float(cpu))}", f"{ratio}x",
              "same labels" if same == "True" else "labels differ", "–"]]
 
