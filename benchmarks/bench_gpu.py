@@ -29,7 +29,8 @@ GPU engine, measured on the device and, in the same run, on the CPU:
    rows 3 and 4 also time the GPU's other way to sweep host data (``HOST_M_SWEEPS``:
    decided on the host from its copy of M, the device applying the moves; or decided
    and applied on the device, the host told once per sweep, as data on the device
-   are);
+   are); and the GPU fit with the host's M in the other kind of memory
+   (``PINNED_M``: page-locked, or pageable);
 5. **energy_distance** of two samples of ``--n-ed`` (device arrays) and, on the
    host, of ``--n-ed-cpu``: pairs per second; and two samples of ``--n-ed-ab`` on
    the device by the pass compiled for D and by the generic one;
@@ -481,6 +482,12 @@ def row_fit(a, k):
     start = kpp_start(X, k)
     g, tg = fit("gpu", X, k, start)
     o, _, text = other_sweeps(X, k, start)
+    import kgroups._engines.gpu as gpu
+
+    with patch.object(gpu, "PINNED_M", not gpu.PINNED_M):
+        pm, tp = fit("gpu", X, k, start)
+    text += (f"; M on the host {'pageable' if gpu.PINNED_M else 'pinned'}: {tp:.1f} s "
+             f"({anatomy(pm)}), same labels {bool((pm.labels_ == g.labels_).all())}")
     d, td = fit("gpu", device(X), k, start)  # the data already on the device
     m, tm = fit("matrix-free", X, k, start)
     same = bool((g.labels_ == m.labels_).all() and (o.labels_ == m.labels_).all())

@@ -252,3 +252,27 @@ def test_more_clusters_than_a_thread_holds_and_too_many_features(monkeypatch):
     with pytest.raises(ValueError, match=r"engine='gpu' takes at most 1 features .* got "
                        r"n_features=2; use engine='matrix-free'"):
         KernelKGroups(2, engine="gpu").fit(X)
+
+
+def test_host_m_pinned_or_not_the_same_fit(monkeypatch):
+    """The runs' M on the host in page-locked memory (``PINNED_M``), or in ordinary
+    memory where the page-locked allocation is refused: the same labels and moves as
+    the matrix-free engine either way."""
+    import kgroups._engines.gpu as gpu
+    monkeypatch.setattr(gpu, "PINNED_M", True)
+    n, k = 80, 3
+    X, _ = blobs(n, 2, k, seed=91, spread=2.0)
+    start = np.random.default_rng(92).integers(0, k, n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = KernelKGroups(k, engine="matrix-free", init=start, dtype="float64").fit(X)
+        g = KernelKGroups(k, engine="gpu", init=start).fit(X)
+        np.testing.assert_array_equal(g.labels_, m.labels_)
+        assert g.n_moves_ == m.n_moves_
+        eng = GpuEngine(X, np.ones(n), "energy", {"alpha": 1.0})
+
+        def refused(*args, **kwargs):
+            raise MemoryError("page-locked memory refused")
+
+        monkeypatch.setattr(eng._k.cuda, "pinned_array", refused)
+        assert type(eng._host_m((1, k, n))) is np.ndarray

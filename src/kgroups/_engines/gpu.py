@@ -112,6 +112,13 @@ DEVICE_SWEEPS = True
 # stream M through the host in windows (the sweeps below). benchmarks/bench_gpu.py
 # times both in one run.
 HOST_M_SWEEPS = True
+# Whether the runs' M on the host lives in page-locked (pinned) memory, which the
+# device copies to and from directly, where pageable memory goes through a staging
+# buffer: the sweeps from the host's M copy M back after every list of moves
+# (benchmarks/bench_gpu.py times both in one run). Where the pinned allocation
+# fails, M is ordinary memory.
+PINNED_M = False
+
 # Bytes per second of a copy of M from the device into the host's (pageable) memory:
 # with ROUND_TRIP_SECONDS, the cost of applying a list of moves in the sweeps from the
 # host's M; an assumption until benchmarks/bench_gpu.py measures it.
@@ -469,7 +476,7 @@ class GpuEngine(DeviceArrays, DeviceSweeps, HostSweeps, MatrixFreeEngine):
         full = all(np.bincount(lab, minlength=k).min() > 0 for lab in labels)
         self._eps = self.eps32 if rule == "hartigan" and full else 0.0
         dM = self._build_runs(labels, k, f32=self._eps > 0)
-        M = np.empty((R, k, n))
+        M = self._host_m((R, k, n))
         self.tally.to_host(dM, M)
         self.tally.sync()
         s, q, cnt = np.empty((R, k)), np.empty((R, k)), np.empty((R, k), dtype=np.int64)
@@ -485,6 +492,17 @@ class GpuEngine(DeviceArrays, DeviceSweeps, HostSweeps, MatrixFreeEngine):
         self._owner = state
         self.begin(state)
         return state
+
+    def _host_m(self, shape):
+        """The runs' M on the host: pinned where :data:`PINNED_M` asks for it and the
+        allocation succeeds (its size is within the fit's checked host memory), else
+        ordinary memory."""
+        if PINNED_M:
+            try:
+                return self._k.cuda.pinned_array(shape)
+            except Exception:  # noqa: BLE001 - page-locked memory refused: ordinary memory
+                pass
+        return np.empty(shape)
 
     def _device_m(self, state):
         """The device's ``M`` of ``state``'s runs (sent again if another state used it)."""
