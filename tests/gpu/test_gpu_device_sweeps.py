@@ -95,7 +95,7 @@ def test_sweeps_on_the_device_ask_the_host_once_per_sweep(monkeypatch):
         "alpha": 1.0}), res.labels, k), rtol=1e-10, atol=1e-10)
 
 
-@pytest.mark.parametrize("cap, work", [(3, 0), (1024, 0), (1024, 40)])
+@pytest.mark.parametrize("cap, work", [(3, 0), (1024, 0), (1024, 20)])
 def test_restarts_on_the_device_equal_runs_apart(monkeypatch, cap, work):
     """Three runs swept together (a block each) make, sweep by sweep, the moves each
     makes alone, with the same M, whether their lists are applied when full or when
@@ -103,7 +103,7 @@ def test_restarts_on_the_device_equal_runs_apart(monkeypatch, cap, work):
     while the others go on."""
     monkeypatch.setattr(cuda_sweep, "PENDING_CAP", cap)
     monkeypatch.setattr(cuda_sweep, "PENDING_WORK", work)
-    n, k = 60, 3
+    n, k = 36, 3
     X, _ = blobs(n, 2, k, seed=61, spread=2.0)
     starts = np.random.default_rng(62).integers(0, k, (3, n))
     eng = GpuEngine(X, np.ones(n), "energy", {"alpha": 1.0})
@@ -127,7 +127,7 @@ def test_restarts_on_the_device_equal_runs_apart(monkeypatch, cap, work):
             np.testing.assert_allclose(state.M[r], states[r].M[0], rtol=1e-12, atol=1e-9)
             np.testing.assert_allclose(state.q[r], states[r].q[0], rtol=1e-12)
         if it == 0 and cap == 1024:  # the first sweep: one pair of launches, unless
-            # a budget of 40 corrections has its lists applied before they are full
+            # a budget of 20 corrections has its lists applied before they are full
             pairs = eng.tally.phases["sweeps"]["batches"] - before["batches"]
             assert (pairs >= 2) if work else (pairs == 1)
 
@@ -137,7 +137,7 @@ def test_movers_kept_in_shared_memory_change_no_bit(monkeypatch):
     first 2 of each list of 5, or none) give the same labels and the same M, bit for
     bit: the corrections read the same numbers from either place."""
     monkeypatch.setattr(cuda_sweep, "PENDING_CAP", 5)
-    n, k, d = 70, 3, 2
+    n, k, d = 44, 3, 2
     X, _ = blobs(n, d, k, seed=81, spread=2.0)
     w = np.random.default_rng(82).uniform(0.5, 2.0, n)
     start = np.random.default_rng(83).integers(0, k, n)
@@ -150,10 +150,10 @@ def test_movers_kept_in_shared_memory_change_no_bit(monkeypatch):
         assert cuda_sweep.decide_staged(k, threads, d, 5) == staged
         eng = GpuEngine(X, w, "energy", {"alpha": 1.0})
         state = eng.start([start], k, "hartigan")
-        moves = [int(eng.sweep(state)[0]) for _ in range(3)]
+        moves = [int(eng.sweep(state)[0]) for _ in range(2)]
         eng.sync(state)
         out.append((moves, state.labels[0].copy(), state.M[0].copy()))
-    assert out[0][0][0] > 10
+    assert out[0][0][0] > 8
     for moves, labels, M in out[1:]:
         assert moves == out[0][0]
         np.testing.assert_array_equal(labels, out[0][1])

@@ -154,8 +154,10 @@ def fit_both(cls, X, w=None, **kw):
                 cls(engine="matrix-free", **kw).fit(X, sample_weight=w))
 
 
-@pytest.mark.parametrize("sweeps", ["device", "host M", "windows"])
-@pytest.mark.parametrize("semimetric, params", [SEMIS[0], SEMIS[1], SEMIS[3], SEMIS[6]])
+@pytest.mark.parametrize("sweeps, semimetric, params",
+                         [(way, *sm) for way in ("host M", "windows")
+                          for sm in (SEMIS[0], SEMIS[1], SEMIS[3], SEMIS[6])]
+                         + [("device", *SEMIS[1]), ("device", *SEMIS[6])])
 def test_same_trajectory_as_the_matrix_free_engine(monkeypatch, semimetric, params, sweeps):
     """Same start: the labels, moves per sweep and sweeps of the matrix-free engine,
     W to 1e-12, and no improving move left; the sweeps decided on the device (windows
