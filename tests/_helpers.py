@@ -123,3 +123,13 @@ def sweep_once(engine, labels, k):
     ``state.labels[0]``, ``state.M[0]``, ``s``, ``q`` are the run's after the sweep."""
     state = engine.start([np.asarray(labels)], k, "hartigan")
     return state, int(engine.sweep(state)[0])
+
+
+def runs_together_and_apart(make_engine, starts, k):
+    """``(engine, state, alone, states)``: the starts (R x n) run together on one engine
+    (``make_engine()``) and each alone on an engine of its own, all started (Hartigan),
+    for tests that sweep both and compare the runs."""
+    engine = make_engine()
+    alone = [make_engine() for _ in starts]
+    return (engine, engine.start(starts, k, "hartigan"), alone,
+            [e.start([s], k, "hartigan") for e, s in zip(alone, starts)])

@@ -21,7 +21,7 @@ from kgroups import KernelKGroups  # noqa: E402
 from kgroups._engines.gpu import GpuEngine  # noqa: E402
 from kgroups._engines.gpu_sweeps import sweep_state_bytes  # noqa: E402
 from kgroups._kernels import cuda_sweep  # noqa: E402
-from tests._helpers import blobs, brute_B  # noqa: E402
+from tests._helpers import blobs, brute_B, runs_together_and_apart  # noqa: E402
 from tests._twins import build_m_twin  # noqa: E402
 
 
@@ -106,10 +106,8 @@ def test_restarts_on_the_device_equal_runs_apart(monkeypatch, cap, work):
     n, k = 36, 3
     X, _ = blobs(n, 2, k, seed=61, spread=2.0)
     starts = np.random.default_rng(62).integers(0, k, (3, n))
-    eng = GpuEngine(X, np.ones(n), "energy", {"alpha": 1.0})
-    state = eng.start(starts, k, "hartigan")
-    alone = [GpuEngine(X, np.ones(n), "energy", {"alpha": 1.0}) for _ in range(3)]
-    states = [e.start([s], k, "hartigan") for e, s in zip(alone, starts)]
+    eng, state, alone, states = runs_together_and_apart(
+        lambda: GpuEngine(X, np.ones(n), "energy", {"alpha": 1.0}), starts, k)
     for it in range(3):
         if it == 2:
             state.active[1] = False

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.skipif(not cuda_usable(real_device=False),
 
 from kgroups import KernelKGroups, KernelKMeans  # noqa: E402
 from kgroups._engines.gpu import GpuEngine  # noqa: E402
-from tests._helpers import blobs, brute_B  # noqa: E402
+from tests._helpers import blobs, brute_B, runs_together_and_apart  # noqa: E402
 from tests._twins import build_m_twin  # noqa: E402
 
 
@@ -214,10 +214,8 @@ def test_restarts_sweep_in_lockstep_sharing_batches(monkeypatch, batch, round_tr
     n, k = 60, 3
     X, _ = blobs(n, 2, k, seed=61, spread=2.0)
     starts = np.random.default_rng(62).integers(0, k, (3, n))
-    eng = GpuEngine(X, np.ones(n), "energy", {"alpha": 1.0})
-    state = eng.start(starts, k, "hartigan")
-    alone = [GpuEngine(X, np.ones(n), "energy", {"alpha": 1.0}) for _ in range(3)]
-    states = [e.start([s], k, "hartigan") for e, s in zip(alone, starts)]
+    eng, state, alone, states = runs_together_and_apart(
+        lambda: GpuEngine(X, np.ones(n), "energy", {"alpha": 1.0}), starts, k)
     for _ in range(3):
         together = eng.sweep(state)
         apart = [int(e.sweep(st)[0]) for e, st in zip(alone, states)]
