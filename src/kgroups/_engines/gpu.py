@@ -515,9 +515,11 @@ class GpuEngine(DeviceArrays, DeviceSweeps, HostSweeps, MatrixFreeEngine):
         return self._dM
 
     def sweep(self, state):
-        """One sweep of every active run: Hartigan's rule, the runs in lockstep
-        (:meth:`_hartigan_runs`), or Lloyd's, run after run (:meth:`_lloyd_run`).
-        Returns each run's moves."""
+        """One sweep of every active run; each run's moves. Hartigan's rule, the runs in
+        lockstep: in float64, from the host's M (host data, :data:`HOST_M_SWEEPS`) or
+        decided on the device (:data:`DEVICE_SWEEPS`, where a window of its decisions
+        fits a block), else from windows of M (:meth:`_hartigan_runs`); Lloyd's rule,
+        run after run (:meth:`_lloyd_run`)."""
         self.tally.phase = "sweeps"
         hartigan64 = state.rule == "hartigan" and not self._eps
         if hartigan64 and HOST_M_SWEEPS and self._rows is not None:

@@ -257,9 +257,7 @@ def build_rows_src(XR, wr, XTs, ws, labs, Ms, tile, code, alpha, sigma, theta):
 
 # Rows a thread of build_rows holds: its column reads from shared memory (and, in the
 # loop over whole tiles, the loop's bookkeeping) serve them all, at the cost of
-# registers (sm_90, D = 10, NVVM and ptxas 13: 95 registers in float64, 64 in float32;
-# four rows take 113 in float32 for about 8% fewer instructions a pair, at half the
-# resident threads).
+# registers, and so of the threads a multiprocessor holds at once.
 # benchmarks/bench_gpu.py compares one, two and (float32) four rows in one run.
 ROWS_PER_THREAD = 2
 _ROWS = {}
