@@ -850,16 +850,20 @@ def test_other_unimodal_data_are_one(name, make):
     assert all(steps(r, "answer")[0].outcome == "k=1" for r in answers if r.k == 1)
 
 
-def test_moons_and_rings_answer_energy_pieces_within_the_shapes():
-    """choose_k(X) answers the energy semimetric's k, with no step of the graph's: its
-    partitions cut moons and rings into pieces, each within one shape but for a few
-    points where two shapes come close; semimetric="auto" takes the graph's groups,
-    the shapes themselves."""
+def test_moons_and_rings_answer_energy_tiles_within_the_shapes():
+    """choose_k(X) answers the energy semimetric's k: its partitions cut moons and rings
+    into tiles, and the graph's groups (cleanly cut, not energy's partition of two,
+    some tile not bimodal with its nearest) bring the silhouette's many tiles down to
+    the fewest within the shapes, each within one shape but for a few points where two
+    shapes come close; semimetric="auto" takes the graph's groups, the shapes."""
     for X, y in (make_moons(400, noise=0.05, random_state=0),
                  make_circles(400, factor=0.5, noise=0.05, random_state=0)):
         r = choose_k(X, range(1, 31))
-        assert names(r) == ["structure", "silhouette", "split"] and r.candidates is None
-        assert r.k >= 2 and purity(r.labels, y) >= 0.9 and not r.at_top
+        assert names(r) == ["structure", "silhouette", "split", "graph eigengap", "tiles"]
+        assert r.candidates is None and not r.at_top
+        split = next(s for s in r.trace.steps if s.step == "split")
+        assert 2 < r.k < int(split.outcome.removeprefix("k=")) and purity(r.labels, y) >= 0.9
+        assert r.trace.steps[-1].value == r.k
         j = choose_k(X, range(1, 31), semimetric="auto")
         assert j.semimetric == "nearest_neighbors" and j.k == 2 and ari(y, j.labels) >= 0.95
         assert j.candidates["energy"].k == r.k
@@ -1497,15 +1501,27 @@ def test_plot_draws_the_default_s_curves():
     plt.close("all")
 
 
-def test_rings_answer_at_the_top_of_a_short_range_warns():
-    """The energy rule's pieces of rings grow past a short range: the answer is the
-    top of the range, which may move when the range grows: the warning, at the
-    caller's line."""
-    X, _ = make_circles(600, factor=0.5, noise=0.05, random_state=1)
+def test_an_answer_at_the_top_of_a_short_range_warns():
+    """Twelve groups on a line, the range up to 7: the split walk still finds a
+    bimodal cluster at its top, so the answer is the top of the range, which may move
+    when the range grows: the warning, at the caller's line."""
+    rng = np.random.default_rng(0)
+    X = (np.repeat(10.0 * np.arange(12), 30) + rng.normal(size=360))[:, None]
     with pytest.warns(KRangeWarning, match="widen k_range") as record:
-        r = choose_k(X, range(1, 11))
-    assert r.k == 10 and r.at_top and r.reasoning.endswith("widen k_range.")
+        r = choose_k(X, range(1, 8))
+    assert r.k == 7 and r.at_top and r.reasoning.endswith("widen k_range.")
     assert record[0].filename == __file__
+
+
+def test_tiles_of_rings_do_not_depend_on_the_range_top():
+    """Rings: the fewest energy clusters within the graph's two rings is the answer
+    whether the range stops at it or goes on (not the top of the range: no warning)."""
+    X, y = make_circles(600, factor=0.5, noise=0.05, random_state=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", KRangeWarning)
+        r, wide = choose_k(X, range(1, 11)), choose_k(X, range(1, 21))
+    assert r.k == wide.k and not r.at_top and r.trace.steps[-1].step == "tiles"
+    assert purity(r.labels, y) >= 0.9
 
 
 def test_a_grid_and_touching_blobs_keep_the_energy_answer():

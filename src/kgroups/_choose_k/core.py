@@ -25,7 +25,7 @@ from .._stats.dip import effective_size
 from .._validation import (Integer, InvalidParameterError, as_seed, check_data,
                            check_sample_weight, describe)
 from ..metrics import weighted_ari
-from .arbiter import ENERGY, GRAPH, group_dips, judge, no_graph, pair_dips
+from .arbiter import ENERGY, GRAPH, group_dips, judge, no_graph, pair_dips, tiles
 from .constants import K_MAX, SAMPLE_N
 from .criteria import gap_curve, prediction_strength_curve, silhouette_curve
 from .fits import Fits, stream
@@ -132,9 +132,9 @@ def _rule(X, w, ks, setting, opts, seed):
     auto = setting.semimetric == "auto"
     e, f = energy_rule(X, w, ks, setting.but(semimetric=ENERGY) if auto else setting,
                        opts["n_refs"], opts["reference"], seed)
-    if not auto:
+    if not auto and (setting.semimetric != ENERGY or e.k < 3):  # no tiles below 3 clusters
         return e
-    e.semimetric, trace, g, pick, cuts = ENERGY, copy.deepcopy(e.trace), None, ENERGY, None
+    e.semimetric, trace = ENERGY, copy.deepcopy(e.trace)
     gks = ks[(ks >= 2) & (ks <= max(SCAN_MIN, SCAN_FACTOR * e.k))]
     Z = f.Z                                 # X, or X standardized: energy_rule's Fits
     why = no_graph(Z, Z.shape[0], setting.n_neighbors) or (gks.size < 2 and (
@@ -142,26 +142,36 @@ def _rule(X, w, ks, setting, opts, seed):
         "the graph's eigengap compares two k at least: energy"))
     if why:
         trace.add("arbiter", *why)
-    else:
-        g, fmap = graph_rule(Z, w, gks, setting.but(semimetric=GRAPH, engine="auto"),
-                             stream(seed, "graph"))
-        if Z is not X:          # energy_rule judges in X standardized: the graph's groups too
-            g.geometry, g.rescaling = e.geometry, e.rescaling
-            g.trace.steps = [replace(s, statistic=f"{s.statistic}, on X {e.geometry}")
-                             for s in g.trace.steps]
-        G, kg = g.labels, g.k
-        E = f.grow(kg)[0]                       # the energy partition of k_g clusters
-        trace.steps += g.trace.steps            # the graph's rule, then the arbiter
-        # the groups' dips: read by rule 1 only for components (energy one cluster; a
-        # gap between each two, so weighed equally), by rule 3b at their sizes
-        sub_p = partial(group_dips, f.T, w, G, e.labels, setting.n_neighbors + 1, 0.0,
-                        balanced=e.k == 1)
-        pick, cuts = judge(partial(partition_cut, fmap, k=kg), G, E, e.k, kg, w,
-                           setting.n_neighbors, e.labels if e.k > 1 else None, trace,
-                           weighted_ari(G, E, w),
-                           lambda: pair_dips(f.T, w, e.labels, G, setting.n_neighbors),
-                           sub_p)
-    r = copy.copy(g if pick == GRAPH else e)
+        return e if not auto else _with(e, e, trace, None, None)
+    g, fmap = graph_rule(Z, w, gks, setting.but(semimetric=GRAPH, engine="auto"),
+                         stream(seed, "graph"))
+    if Z is not X:              # energy_rule judges in X standardized: the graph's groups too
+        g.geometry, g.rescaling = e.geometry, e.rescaling
+        g.trace.steps = [replace(s, statistic=f"{s.statistic}, on X {e.geometry}")
+                         for s in g.trace.steps]
+    G, kg = g.labels, g.k
+    cut = partial(partition_cut, fmap, k=kg)
+    E = f.grow(kg)[0]                           # the energy partition of k_g clusters
+    t = tiles(e, f, G, E, ks, cut, w, setting.n_neighbors)  # energy's own answer
+    if not auto:
+        if t is not e:                          # the graph's rule, then the tiles
+            t.trace.steps[-1:-1] = g.trace.steps
+        return t
+    trace.steps += g.trace.steps                # the graph's rule, then the arbiter
+    # the groups' dips: read by rule 1 only for components (energy one cluster; a gap
+    # between each two, so weighed equally), by rule 3b at their sizes
+    sub_p = partial(group_dips, f.T, w, G, e.labels, setting.n_neighbors + 1, 0.0,
+                    balanced=e.k == 1)
+    pick, cuts = judge(cut, G, E, e.k, kg, w, setting.n_neighbors,
+                       e.labels if e.k > 1 else None, trace, weighted_ari(G, E, w),
+                       lambda: pair_dips(f.T, w, e.labels, G, setting.n_neighbors), sub_p)
+    return _with(g if pick == GRAPH else t, t, trace, g, cuts)
+
+
+def _with(r, e, trace, g, cuts):
+    """The answer ``r`` of ``semimetric="auto"`` with its candidates (energy's ``e``, the
+    graph's ``g`` or None), the whole trace and the arbiter's cuts."""
+    r = copy.copy(r)
     r.candidates, r.trace, r.cuts = {ENERGY: e} | ({GRAPH: g} if g is not None else {}), trace, cuts
     return r
 

@@ -1,5 +1,7 @@
 r"""The energy rule: k of point data from the kernel k-groups fits of X for k = 1, 2,
-..., in three steps; the answer depends only on the fits up to where it decided.
+..., in three steps; the answer depends only on the fits up to where it decided. A
+fourth, whether its clusters are tiles of the neighbourhood graph's groups, reads the
+graph (:func:`~kgroups._choose_k.arbiter.tiles`, run by :mod:`~kgroups._choose_k.core`).
 
 1. **Is there structure?** (:mod:`~kgroups._choose_k.structure`).
 2. **Which k separates best?** The mean silhouette (Rousseeuw 1987), from the first k
