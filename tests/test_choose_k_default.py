@@ -1501,6 +1501,25 @@ def test_plot_draws_the_default_s_curves():
     plt.close("all")
 
 
+def test_tiles_across_the_graphs_groups_go_up_to_the_fewest_within():
+    """Two concentric rings, the inner of fewer points: the silhouette's 3 clusters
+    straddle the rings (pie slices); the graph's two rings are cleanly cut and not
+    energy's partition of 2, so energy's k is the fewest clusters that lie within the
+    rings, more than 3."""
+    rng = np.random.default_rng(0)
+
+    def ring(n, radius):
+        t = rng.uniform(0, 2 * np.pi, n)
+        return radius * np.c_[np.cos(t), np.sin(t)] + rng.normal(0, 0.05, (n, 2))
+
+    X, y = np.r_[ring(900, 4.0), ring(300, 2.5)], np.repeat([0, 1], [900, 300])
+    r = choose_k(X)
+    split = next(s for s in r.trace.steps if s.step == "split")
+    assert split.outcome == "k=3" and names(r)[-2:] == ["graph eigengap", "tiles"]
+    assert "energy's 3 lie across them" in r.trace.steps[-1].statistic
+    assert r.k > 3 and purity(r.labels, y) >= 0.95 and not r.at_top
+
+
 def test_an_answer_at_the_top_of_a_short_range_warns():
     """Twelve groups on a line, the range up to 7: the split walk still finds a
     bimodal cluster at its top, so the answer is the top of the range, which may move

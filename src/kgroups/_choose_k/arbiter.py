@@ -179,34 +179,40 @@ def margins(X, E, mu, c, d):
 def tiles(e, f, G, E, ks, cut, w, n_neighbors):
     r"""Energy's answer ``e`` (its :class:`~kgroups._choose_k.fits.Fits` ``f``) read
     against the graph's groups ``G`` (cut by ``cut``; ``E``: energy's partition of as
-    many clusters). A long shape has no energy clusters of its own, only tiles, and
-    their number is arbitrary; they are tiles where, as in rule 4 above, its
-    :math:`k_e > k_g` clusters lie within the groups (a share ``WITHIN``), the groups
-    are cleanly cut (below ``CLEAN_CUT``), not a small part apart (``BALANCE``), energy
-    does not find them at :math:`k_g` (:math:`E_{k_g}` below ``AGREE``: the groups are
-    shapes, not clouds) and some cluster is not bimodal with its nearest in its group
-    (:func:`pair_dips` at least ``SPLIT_ALPHA``). Then energy's k is the smallest whose
-    partition lies within the groups: the fewest tiles that tell the shapes apart.
-    Returns ``e``, or a copy at that k with the step in its trace."""
+    many clusters). A long shape has no energy clusters of its own, only tiles, whose
+    number is arbitrary. Where, as in rule 4 above, :math:`k_e > k_g`, the groups are
+    cleanly cut (below ``CLEAN_CUT``), none is a small part apart (``BALANCE``) and
+    energy does not find them at :math:`k_g` (:math:`E_{k_g}` below ``AGREE``: shapes,
+    not clouds), energy's clusters are tiles of the shapes unless they lie within the
+    groups (a share ``WITHIN``) and each is bimodal with its nearest in its group
+    (:func:`pair_dips` below ``SPLIT_ALPHA``: sub-clusters). Tiles within the groups
+    are too many; tiles across them (the silhouette's best straddles a gap) too few.
+    Energy's k is then the smallest whose partition lies within the groups, the fewest
+    tiles that keep the shapes apart (``e`` where none in ``ks`` does). Returns ``e``,
+    or a copy at that k with the step in its trace."""
     kg = int(G.max()) + 1
     if not e.k > kg >= 2 or e.geometry == "multimodal axes":  # f: X's, not e's geometry
         return e
-    share = within_share(e.labels, G, w)
-    if (share < WITHIN or smallest_group(G, w, kg, n_neighbors) < BALANCE / kg
+    share, p = within_share(e.labels, G, w), None
+    if (smallest_group(G, w, kg, n_neighbors) < BALANCE / kg
             or weighted_ari(G, E, w) >= AGREE or (cut_g := cut(G)) >= CLEAN_CUT
-            or (p := pair_dips(f.T, w, e.labels, G, n_neighbors)) < SPLIT_ALPHA):
+            or share >= WITHIN and (p := pair_dips(f.T, w, e.labels, G, n_neighbors))
+            < SPLIT_ALPHA):
         return e
-    k = next(k for k in (int(k) for k in ks[(ks >= 2) & (ks <= e.k)])
-             if within_share(f.grow(k)[0], G, w) >= WITHIN)
+    k = next((k for k in (int(k) for k in ks[ks >= 2])
+              if within_share(f.grow(k)[0], G, w) >= WITHIN), None)
+    if k is None:
+        return e
     t = copy.copy(e)
     t.k, t.labels, t.at_top, t.trace = k, f.fits[k][0], False, copy.deepcopy(e.trace)
-    t.trace.add("tiles", f"the {e.k} energy clusters lie within the graph's {kg} groups "
-                f"({share:.1%} of the weight), which cut cleanly (normalised cut {cut_g:.3g}, "
-                f"below {CLEAN_CUT:g}) and are not energy's {kg} clusters, and one is not "
-                f"bimodal with its nearest in its group (dip p-value {p:.2g}, at least "
-                f"{SPLIT_ALPHA:g}): tiles of the groups' shapes; the fewest energy clusters "
-                "within the groups", k, None, f"k={k}", short=f"k={k}, the fewest energy "
-                f"clusters within the graph's {kg} groups")
+    how = ("within them, and one is not bimodal with its nearest in its group (dip p-value "
+           f"{p:.2g}, at least {SPLIT_ALPHA:g})" if p is not None else
+           f"across them ({share:.1%} of the weight within, below {WITHIN:g})")
+    t.trace.add("tiles", f"the graph's {kg} groups cut cleanly (normalised cut {cut_g:.3g}, "
+                f"below {CLEAN_CUT:g}) and are not energy's {kg} clusters; energy's {e.k} lie "
+                f"{how}: tiles of the groups' shapes; the fewest energy clusters within the "
+                "groups", k, None, f"k={k}",
+                short=f"k={k}, the fewest energy clusters within the graph's {kg} groups")
     return t
 
 
