@@ -1,5 +1,5 @@
-"""The reasoning of a choice as a structured trace: each step's statistic, threshold
-and outcome (:class:`Step`), rendered to text in one place (:func:`render`)."""
+"""The reasoning of a choice as a structured trace: each step's statistic, threshold and
+outcome (:class:`Step`), rendered to text in one place (:func:`render`)."""
 
 from __future__ import annotations
 
@@ -56,13 +56,10 @@ def render(steps, sep=" "):
     ...               Step("silhouette", "mean silhouette by k", {3: 0.71, 2: 0.67})]))
     structure: dip p-value = 0.0002 (threshold 0.005): structure. silhouette: mean silhouette by k = {2: 0.67, 3: 0.71}.
     """
-    out = []
-    for s in steps:
-        text = f"{s.step}: {s.statistic} = {_values(s.value)}"
-        text += f" (threshold {_number(s.threshold)})" if s.threshold is not None else ""
-        text += (f": {s.outcome}" if s.outcome else "") + (f" ({s.margin})" if s.margin else "")
-        out.append(text + ".")
-    return sep.join(out)
+    return sep.join(f"{s.step}: {s.statistic} = {_values(s.value)}"
+                    + ("" if s.threshold is None else f" (threshold {_number(s.threshold)})")
+                    + (f": {s.outcome}" if s.outcome else "")
+                    + (f" ({s.margin})" if s.margin else "") + "." for s in steps)
 
 
 @dataclass
