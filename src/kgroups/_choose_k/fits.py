@@ -1,10 +1,9 @@
-r"""The fits the choice of k judges: :class:`Fits`, X in one geometry (X, a rescaled
-copy, a sample, a reference, half a cluster; validated by the caller) and its kernel
-k-groups fit of every k: the engine built once per geometry (the estimator's
-:func:`~kgroups._engines.build.build_engine`), every k run by the one run loop
-(:func:`kgroups._driver.run_starts`, TPAMI Algorithm 2) with the user's ``init``,
-``n_init``, ``max_iter`` and ``tol`` (:class:`Setting`), the fit of lowest within energy
-:math:`W_k` (TPAMI eq. 13) kept.
+r"""The fits the choice of k judges: :class:`Fits`, X in one geometry (X, a rescaled copy, a
+sample, a reference, half a cluster; validated by the caller) and its kernel k-groups fit of
+every k: the engine built once per geometry (:func:`~kgroups._engines.build.build_engine`),
+every k run by the one run loop (:func:`kgroups._driver.run_starts`, TPAMI Algorithm 2) with
+the user's ``init``, ``n_init``, ``max_iter`` and ``tol`` (:class:`Setting`), the fit of
+lowest within energy :math:`W_k` (TPAMI eq. 13) kept.
 """
 
 from __future__ import annotations
@@ -60,7 +59,6 @@ class Setting:
                 "theta": self.theta}
 
     def but(self, **changes):
-        """A copy with ``changes``."""
         return replace(self, **changes)
 
     @classmethod
@@ -103,11 +101,10 @@ class Fits:
         return np.random.default_rng([self.seed, *key])
 
     def built(self, k):
-        """The engine of this geometry, built once (per k for the neighbourhood graph's
-        semimetric, whose embedding has k columns); ``engine="auto"`` is the dense engine
-        where ``self.D`` is held: its kernel serves every start of every k."""
-        s = self.setting
-        features = s.data_built
+        """The engine of this geometry, built once (per k for the graph's semimetric, whose
+        embedding has k columns); ``engine="auto"`` is the dense engine where ``self.D`` is
+        held: its kernel serves every start of every k."""
+        s, features = self.setting, self.setting.data_built
         key = int(k) if features else 0
         if key not in self._built:
             dense = s.engine == "auto" and self.D is not None and not features
@@ -161,25 +158,23 @@ class Fits:
         return self.run(1, [np.zeros(self.w.size, dtype=np.int64)])[1]
 
     def within(self, k):
-        r""":math:`W_k`, refused where it is not positive (no log W_k): 0 with more
-        clusters than the data hold, or at k = 1 with rho 0 on every pair (a flat
-        semimetric); negative with a semimetric not of negative type on X."""
-        W = self.within_one() if k == 1 else self.fit(int(k))[1]
-        if not W > 0:
-            sem, length = self.setting.semimetric, self.setting.semimetric in ("gaussian",
-                                                                               "laplacian")
-            if W == 0 and k > 1:
-                why = "use a smaller k_range (more clusters than the data hold)"
-            elif W == 0:
-                why = f"semimetric={sem!r} is 0 on every pair of rows" + (
-                    ": its sigma is far beyond X's distances; choose sigma near them"
-                    if length else "")
-            else:
-                why = (f"semimetric={sem!r} takes negative values on X (it is not of negative "
-                       "type there); use one that is ('energy', 'gaussian', 'laplacian')")
-            raise InvalidParameterError(f"{self.setting.owner}: the within energy of the fit "
-                                        f"with k={k} is {float(W)!r}; log W_k needs W_k > 0: {why}")
-        return float(W)
+        r""":math:`W_k`, refused where it is not positive (no log W_k): 0 with more clusters
+        than the data hold, or at k = 1 with rho 0 on every pair (a flat semimetric);
+        negative with a semimetric not of negative type on X."""
+        W, sem = self.within_one() if k == 1 else self.fit(int(k))[1], self.setting.semimetric
+        if W > 0:
+            return float(W)
+        if W == 0 and k > 1:
+            why = "use a smaller k_range (more clusters than the data hold)"
+        elif W == 0:
+            why = f"semimetric={sem!r} is 0 on every pair of rows" + (
+                ": its sigma is far beyond X's distances; choose sigma near them"
+                if sem in ("gaussian", "laplacian") else "")
+        else:
+            why = (f"semimetric={sem!r} takes negative values on X (it is not of negative "
+                   "type there); use one that is ('energy', 'gaussian', 'laplacian')")
+        raise InvalidParameterError(f"{self.setting.owner}: the within energy of the fit "
+                                    f"with k={k} is {float(W)!r}; log W_k needs W_k > 0: {why}")
 
     def fit(self, k, start=None):
         """``(labels, W)`` of k clusters: the named starts (none when k was fitted
@@ -229,17 +224,17 @@ class Fits:
         return 0.0 if m <= 1.0 else float(np.sqrt(w @ (d - w @ d / s) ** 2 / (s * (m - 1.0))))
 
     def bisect(self, labels, j, rng, test=True, gap=False):
-        r"""Split cluster j: ``(p, start)``, the dip p-value of its points, cross-fitted:
-        each half projected on the line through the means of a 2-cluster fit of the
-        other half, so that no line was chosen on the points it projects (any cut of a
-        set of points looks bimodal along itself), the two halves' p-values combined by
-        Fisher's method, :math:`q (1 - \ln q)` with :math:`q` their product (the
-        chi-squared law of 4 degrees of freedom of :math:`-2 \ln q`); and the labels
-        cut at the first line's midpoint. With ``gap``, the larger of that p-value and
-        the dip p-value of the two sides' :func:`~kgroups._stats.dip.margins` (both
-        must reject: a valley along the line and a gap in the space; half a ring is
-        bimodal along the line through its quarters' means, its quarters not apart).
-        ``(1.0, None)`` for a cluster too small to test or a fit of one."""
+        r"""Split cluster j: ``(p, start)``, the dip p-value of its points, cross-fitted: each
+        half projected on the line through the means of a 2-cluster fit of the other half (no
+        line chosen on the points it projects: any cut of a set of points looks bimodal along
+        itself), the halves' p-values combined by Fisher's method, :math:`q (1 - \ln q)` with
+        :math:`q` their product (the chi-squared law of 4 degrees of freedom of
+        :math:`-2 \ln q`); ``start``: the labels cut at the first line's midpoint. With
+        ``gap``, the larger of that p-value and the dip p-value of the two sides'
+        :func:`~kgroups._stats.dip.margins` (both must reject: a valley along the line and a
+        gap in the space; half a ring is bimodal along the line through its quarters' means,
+        its quarters not apart). ``(1.0, None)`` for a cluster too small to test or a fit of
+        one."""
         idx = np.flatnonzero(labels == j)
         if idx.size < SPLIT_MIN:
             return 1.0, None
