@@ -1,31 +1,26 @@
 """``semimetric="auto"`` at a given k: both candidates fitted, one kept by the arbiter
-(:mod:`~kgroups._choose_k.arbiter`, as with ``n_clusters="auto"``), at a cost near that of
-the candidates' fits.
-
-The graph candidate (``"nearest_neighbors"``) is the estimator's own fit on all rows, on
-the engine that holds its feature columns (:func:`~kgroups._engines.select.
-candidate_engines`); it refuses a dask collection or data on a device, and its graph is
-the yardstick of both partitions. The energy candidate runs through
-:class:`~kgroups._choose_k.fits.Fits`: up to ``AUTO_SAMPLE_N`` rows of positive weight on
-all rows, both cuts on the rows; beyond, on the choice's uniform sample
-(:func:`~kgroups._rows.sample_rows`) of :func:`sample_size` rows, each node of
-the graph labelled by that fit's ``predict``, both cuts on the nodes; with ``noise``, the
-rows the graph's fit set aside are left out of both partitions. The graph wins: the
-estimator keeps its fit; energy wins: it is fitted with energy from the candidate's
-labels (the given labels when ``init`` is an array). Where the graph cannot judge
-(:func:`~kgroups._choose_k.arbiter.no_graph`): energy. With ``verbose`` each phase is
-said; ``engine_stats_["auto seconds"]`` keeps their seconds and
-``engine_stats_["seconds"]["other candidates"]`` those of all but the kept fit.
+(:mod:`~kgroups._choose_k.arbiter`, as with ``n_clusters="auto"``), at about the cost of
+their fits. The graph's candidate is the estimator's own fit on all rows, on the engine that
+holds its feature columns (:func:`~kgroups._engines.select.candidate_engines`; it refuses a
+dask collection or data on a device); its graph judges both partitions. Energy's
+(:class:`~kgroups._choose_k.fits.Fits`) is fitted on the rows of positive weight, past
+``AUTO_SAMPLE_N`` on a uniform sample of :func:`sample_size` (each graph node labelled by its
+``predict``, the cuts on the nodes); with ``noise``, the rows the graph's fit set aside are
+left out of both partitions. The graph wins: its fit is kept; energy wins: energy is fitted
+from the candidate's labels (or the given ``init`` labels). Where the graph cannot judge
+(:func:`~kgroups._choose_k.arbiter.no_graph`): energy. ``verbose`` says each phase;
+``engine_stats_["auto seconds"]`` keeps their seconds, ``engine_stats_["seconds"]["other
+candidates"]`` those of all but the kept fit.
 """
 
 from __future__ import annotations
 
-import time
 from contextlib import contextmanager
 from functools import partial
 
 import numpy as np
 
+from .._driver import clocked
 from .._init import resolve_n_init
 from .._input import IN_MEMORY
 from .._progress import FitProgress
@@ -49,11 +44,9 @@ def sample_size(n_clusters):
 
 
 def fit_auto(est, X, sample_weight, plan):
-    """Fit ``est`` with ``plan`` (whose semimetric is ``"auto"``) as the module
-    docstring says; ``semimetric_choice_`` says which candidate and why.
+    """Fit ``est`` with ``plan`` (whose semimetric is ``"auto"``) as the module docstring
+    says; ``semimetric_choice_`` says which candidate and why.
 
-    Examples
-    --------
     >>> from sklearn.datasets import make_moons
     >>> from kgroups import KernelKGroups
     >>> X, _ = make_moons(300, noise=0.05, random_state=0)
@@ -61,7 +54,7 @@ def fit_auto(est, X, sample_weight, plan):
     'nearest_neighbors'
     """
     progress = FitProgress(est._owner(), 1, est.verbose, bar=False)  # each fit: its own
-    seconds, k, trace = {}, plan.n_clusters, Trace()
+    seconds, trace = {}, Trace()
     engines = candidate_engines(plan.engine, est._owner())
     try:
         checked = None if is_dask_collection(X) or is_device_array(X) else checked_input(
@@ -93,9 +86,8 @@ def fit_auto(est, X, sample_weight, plan):
 
 def _compare(est, plan, Xv, w, trace, progress, seconds):
     """The energy candidate beside the graph's fit held by ``est``, judged by the arbiter:
-    ``(pick, cuts, a function giving the labels to start the energy fit from)``; the
-    weights divided by a power of two where their magnitude is extreme, as the
-    estimator's fit does (the partitions do not depend on a common factor)."""
+    ``(pick, cuts, a function giving the labels to start the energy fit from)``; weights of
+    extreme magnitude divided by a power of two, as the estimator's fit does."""
     w = IN_MEMORY.normalized_weights(w, est._owner())[0]
     k, pos = plan.n_clusters, np.flatnonzero(w > 0)
     G, fmap = est.labels_[pos], est._feature_map
@@ -113,25 +105,24 @@ def _compare(est, plan, Xv, w, trace, progress, seconds):
     else:
         E, weights, cut = cand.fits[k][0], w[pos], partial(partition_cut, fmap, k=k)
     keep = G >= 0  # rows the graph's fit set aside (noise): left out of both partitions
-    pick, cuts = judge(lambda labels: cut(_spread(labels, keep)), G[keep], E[keep], k, k,
-                       weights[keep], est.n_neighbors, E[keep], trace)
+    pick, cuts = judge(lambda labels: cut(_placed(labels, keep, keep.size, -1)), G[keep],
+                       E[keep], k, k, weights[keep], est.n_neighbors, E[keep], trace)
     return pick, cuts, lambda: (
         _labels(cand, k, Xv, pos, sampled) if isinstance(plan.init, str) else plan.init)
 
 
-def _spread(labels, keep):
-    """``labels`` of the rows ``keep`` marks, at their places among all (-1 elsewhere)."""
-    out = np.full(keep.size, -1, dtype=np.int64)
-    out[keep] = labels
+def _placed(values, where, n, fill):
+    """An int64 array of ``n`` holding ``values`` at ``where`` (a mask or indices), ``fill``
+    elsewhere."""
+    out = np.full(n, fill, dtype=np.int64)
+    out[where] = values
     return out
 
 
 def _labels(cand, k, Xv, pos, sampled):
     """Labels of every row from the energy candidate (0 for rows of zero weight, which
     the fit labels by ``predict``)."""
-    out = np.zeros(Xv.shape[0], dtype=np.int64)
-    out[pos] = cand.predict(k, Xv[pos]) if sampled else cand.fits[k][0]
-    return out
+    return _placed(cand.predict(k, Xv[pos]) if sampled else cand.fits[k][0], pos, Xv.shape[0], 0)
 
 
 def _distinct(rows, n_neighbors):
@@ -176,15 +167,13 @@ def _phase(progress, seconds, name, text):
     """Say ``text`` as the phase ``name`` starts and its seconds as it ends (with
     ``verbose``); add them to ``seconds[name]``."""
     progress.say(f"auto: {text} ({progress.elapsed():.2f} s)")
-    t0 = time.perf_counter()
-    yield
-    seconds[name] = seconds.get(name, 0.0) + time.perf_counter() - t0
+    with clocked(seconds, name):
+        yield
     progress.say(f"auto: {name} done in {seconds[name]:.2f} s ({progress.elapsed():.2f} s)")
 
 
 def _done(est, choice, seconds):
-    """``semimetric_choice_`` and the seconds of the candidates on ``est`` (which holds
-    the kept fit)."""
+    """``semimetric_choice_`` and the candidates' seconds on ``est`` (holding the kept fit)."""
     est.semimetric_choice_ = choice
     kept = seconds.get(f"{choice.semimetric} fit", 0.0)
     est.engine_stats_ = {**est.engine_stats_,
