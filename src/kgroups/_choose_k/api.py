@@ -1,5 +1,4 @@
-r"""The public function :func:`~kgroups.choose_k` (its work is in
-:mod:`kgroups._choose_k.core`)."""
+r"""The public function :func:`~kgroups.choose_k` (its work: :mod:`kgroups._choose_k.core`)."""
 
 from __future__ import annotations
 
@@ -18,37 +17,36 @@ def choose_k(X, k_range=None, *, method="auto", semimetric="energy", alpha=1.0, 
              random_state=None):
     r"""Choose the number of clusters k of point data, and say why.
 
-    Every method judges kernel k-groups fits (:class:`~kgroups.KernelKGroups`) for
-    each k of ``k_range``; :doc:`/user_guide/choosing_k` has the formulas, the
-    studies and where each method fails.
+    Every method judges kernel k-groups fits (:class:`~kgroups.KernelKGroups`) for each k of
+    ``k_range``; :doc:`/user_guide/choosing_k` has the formulas, the studies and where each
+    method fails.
 
-    - ``"auto"`` (default): the **energy rule** for point data: k = 1 only when X shows no structure
-      (dip tests of cross-fitted halves, a tight group apart, gain over uniform references); else
-      the smallest k near the largest mean silhouette, then one more cluster while a cluster is
-      multimodal along its halves' lines and across its two sides' margins (the dip test); where
-      X's own geometry shows none, the same on its multimodal sphered axes, then standardized.
-      Copies of a row count as the row with their weight. With ``semimetric="nearest_neighbors"``
-      the eigengap of the neighbourhood graph's walk; with ``"auto"`` both, one kept by the
-      **arbiter** (the normalised cut of the neighbourhood graph), as
-      ``KernelKGroups(n_clusters="auto", semimetric="auto")`` does. Its draws are seeded from
-      the data: the answer does not change with ``random_state``, the order of the rows or X's
-      units, and the trace says where a decision was close.
-    - ``"gap"``: the gap statistic, :math:`\mathrm{Gap}(k) = \overline{\log W^*_k} -
-      \log W_k`, with a rule of R's ``cluster::maxSE`` (default ``"firstSEmax"``).
+    - ``"auto"`` (default): the **energy rule**: k = 1 only where X shows no structure (dip
+      tests, a tight group apart, gain over uniform references); else the smallest k near the
+      largest mean silhouette, plus one cluster while a cluster is multimodal along its
+      halves' lines and across its sides' margins (dip tests); where X's own geometry shows
+      none, the same on its multimodal sphered axes, then standardized. A row's copies count
+      as the row with their weight. ``semimetric="nearest_neighbors"``: the eigengap of the
+      neighbourhood graph's walk; ``"auto"``: both, one kept by the **arbiter** (the graph's
+      normalised cut), as ``KernelKGroups(n_clusters="auto", semimetric="auto")`` does. Seeded
+      from the data: the answer does not change with ``random_state``, the rows' order or X's
+      units; the trace says where a decision was close.
+    - ``"gap"``: the gap statistic, :math:`\mathrm{Gap}(k) = \overline{\log W^*_k} - \log
+      W_k`, with a rule of R's ``cluster::maxSE`` (default ``"firstSEmax"``).
     - ``"prediction_strength"``: the largest k with mean ps(k) >= ``cutoff``.
     - ``"silhouette"``: the largest weighted mean silhouette (k >= 2).
-    - ``"eigengap"``: the largest :math:`\lambda_{k+1} - \lambda_k` of the energy
-      kernel's random-walk Laplacian (k >= 2).
+    - ``"eigengap"``: the largest :math:`\lambda_{k+1} - \lambda_k` of the energy kernel's
+      random-walk Laplacian (k >= 2).
 
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
         Data (a 1-D array is one feature).
     k_range : sequence of int, default=None
-        The k to compare (distinct, >= 1). None: ``1..15`` (``2..15`` for the silhouette
-        and the eigengap; the range of ``n_clusters="auto"`` too), cut to what X allows. The
-        default does not move when the range grows past where it decided; without 1 it
-        never answers 1 (X known to hold clusters).
+        The k to compare (distinct, >= 1). None: ``1..15`` (``2..15`` for the silhouette and
+        the eigengap; also ``n_clusters="auto"``'s), cut to what X allows; the default's
+        answer does not move when the range grows past where it decided. Without 1 it never
+        answers 1 (X known to hold clusters).
     method : {"auto", "gap", "prediction_strength", "silhouette", "eigengap"}, default="auto"
         How k is chosen (above).
     semimetric : {"energy", "laplacian", "gaussian", "localized", "sinusoidal", "nearest_neighbors", "auto"} or callable, default="energy"
@@ -57,17 +55,17 @@ def choose_k(X, k_range=None, *, method="auto", semimetric="energy", alpha=1.0, 
     alpha, sigma, theta : float, default=1.0
         The semimetric's parameters (the eigengap needs ``alpha <= 1``).
     sample_weight : array-like of shape (n_samples,), default=None
-        Non-negative weights; integer weights act as repeated rows, and a row of weight 0
-        is removed: the choice runs without it, and its label is the chosen fit's
-        ``predict`` (as in ``KernelKGroups(n_clusters="auto")``).
+        Non-negative weights; integer weights act as repeated rows. A row of weight 0 is
+        left out of the choice and labelled by the chosen fit's ``predict`` (as with
+        ``KernelKGroups(n_clusters="auto")``).
     n_neighbors : int, default=10
         Neighbours of each point in the neighbourhood graph: the graph's rule, and the
         energy rule's tight groups apart (of at most this many points).
     n_init : int, default=5
         Kernel k-means++ starts of every fit.
     engine : {"auto", "dense", "matrix-free", "low-rank"}, default="auto"
-        The engine of every fit; ``"auto"``: the dense engine where the n x n matrix
-        of rho fits in a quarter of the memory (its kernel serves every fit).
+        The engine of every fit; ``"auto"``: the dense engine where the n x n matrix of rho
+        fits in a quarter of the memory (its kernel serves every fit).
     rule : {"firstSEmax", "Tibs2001SEmax", "globalSEmax", "firstmax", "globalmax"}, default=None
         ``"gap"``: its decision rule (None: ``"firstSEmax"``, R's default).
     se_factor : float, default=1.0
@@ -77,8 +75,8 @@ def choose_k(X, k_range=None, *, method="auto", semimetric="energy", alpha=1.0, 
     n_refs : int, default=10
         Reference samples of the gap statistic and of the default's structure test.
     reference : {"pca", "box", "moments"}, default="pca"
-        References uniform over the box of X in its principal axes (the paper's (b)),
-        over its coordinates' box (a), or with its mean and covariance.
+        References uniform over the box of X in its principal axes (the paper's (b)), over
+        its coordinates' box (a), or with its mean and covariance.
     n_splits : int, default=20
         ``"prediction_strength"``: random halvings.
     random_state : int, RandomState instance or None, default=None
@@ -87,14 +85,14 @@ def choose_k(X, k_range=None, *, method="auto", semimetric="energy", alpha=1.0, 
     Returns
     -------
     result : ChooseKResult
-        ``k``, ``trace`` and ``reasoning`` (the decisions, in words), the curves, the
-        labels of the fit with the chosen k, and ``plot()``.
+        ``k``, ``trace`` and ``reasoning`` (the decisions, in words), the curves, the labels
+        of the fit with the chosen k, and ``plot()``.
 
     Raises
     ------
     kgroups.exceptions.InvalidParameterError
-        Bad parameters, a k_range the data cannot support, or an eigengap the kernel
-        does not allow (a non-positive degree, an n x n matrix beyond memory).
+        Bad parameters, a k_range the data cannot support, or an eigengap the kernel does
+        not allow (a non-positive degree, an n x n matrix beyond memory).
 
     Warns
     -----
@@ -110,8 +108,8 @@ def choose_k(X, k_range=None, *, method="auto", semimetric="energy", alpha=1.0, 
     ----------
     .. [1] R. Tibshirani, G. Walther and T. Hastie, "Estimating the number of clusters in a
        data set via the gap statistic", J. R. Statist. Soc. B 63(2), 411-423, 2001.
-    .. [2] R. Tibshirani and G. Walther, "Cluster validation by prediction
-       strength", J. Comput. Graph. Statist. 14(3), 511-528, 2005.
+    .. [2] R. Tibshirani and G. Walther, "Cluster validation by prediction strength", J.
+       Comput. Graph. Statist. 14(3), 511-528, 2005.
     .. [3] P. J. Rousseeuw, "Silhouettes: a graphical aid to the interpretation and
        validation of cluster analysis", J. Comput. Appl. Math. 20, 53-65, 1987.
     .. [4] J. A. Hartigan and P. M. Hartigan, "The dip test of unimodality", Ann. Statist.
@@ -119,8 +117,8 @@ def choose_k(X, k_range=None, *, method="auto", semimetric="energy", alpha=1.0, 
 
     Examples
     --------
-    Three blobs; two parallel elongated clusters, which show only along the short
-    principal axis; one elongated Gaussian, which has no clusters:
+    Three blobs; two parallel elongated clusters, which show only along the short principal
+    axis; one elongated Gaussian, which has no clusters:
 
     >>> import numpy as np
     >>> from kgroups import choose_k
@@ -140,9 +138,8 @@ def choose_k(X, k_range=None, *, method="auto", semimetric="energy", alpha=1.0, 
     """
     X = check_data(X, "X", "choose_k", allow_1d=True, min_samples=2)
     w = check_sample_weight(sample_weight, X.shape[0], "choose_k", allow_zero=True)
-    pos = w > 0  # a zero weight removes a row: out of the choice, labelled by predict
-    X_all, removed = X, not pos.all()
-    if removed:
+    X_all, pos = X, w > 0  # a zero weight removes a row: out of the choice, labelled by predict
+    if removed := not pos.all():
         X, w = X[pos], w[pos]
     if X.shape[0] < 2:
         raise InvalidParameterError(f"choose_k: sample_weight leaves {X.shape[0]} row of "
@@ -154,8 +151,7 @@ def choose_k(X, k_range=None, *, method="auto", semimetric="energy", alpha=1.0, 
         raise InvalidParameterError(f"choose_k: rule={rule!r} applies to method='gap' only; "
                                     f"got method={method!r} (leave rule=None)")
     distinct = choice_rows(X, w)
-    n_distinct = distinct[0].size
-    ks = check_k_range(k_range, method, semimetric, X.shape[0], n_distinct,
+    ks = check_k_range(k_range, method, semimetric, X.shape[0], distinct[0].size,
                        "{} samples of positive weight" if removed else "n_samples={}")
     setting = Setting(semimetric=semimetric, alpha=alpha, sigma=sigma, theta=theta,
                       n_neighbors=n_neighbors, n_init=n_init, engine=engine)
