@@ -1,8 +1,7 @@
-r"""The named criteria of :func:`~kgroups.choose_k` (the gap statistic, prediction
-strength, the silhouette), each a curve over k from the fits of
-:mod:`~kgroups._choose_k.fits`; their rules, the reference samples the energy rule
-shares with the gap statistic and the eigengap's eigenvalues are statistics of
-:mod:`kgroups._stats.criteria` (formulas: the user guide)."""
+r"""The named criteria of :func:`~kgroups.choose_k` (the gap statistic, prediction strength,
+the silhouette), each a curve over k from the fits of :mod:`~kgroups._choose_k.fits`; their
+rules, the reference samples the energy rule shares with the gap statistic and the eigengap's
+eigenvalues are statistics of :mod:`kgroups._stats.criteria` (formulas: the user guide)."""
 
 from __future__ import annotations
 
@@ -11,6 +10,7 @@ import numpy as np
 from .._stats.criteria import prediction_strength_score, reference_sampler
 from .._stats.silhouette import silhouettes
 from .fits import Fits, stream
+from .result import curve
 
 
 def gap_curve(f, ks, n_refs, reference):
@@ -46,13 +46,9 @@ def prediction_strength_curve(X, w, ks, setting, n_splits, seed):
 
 
 def silhouette_curve(f, ks):
-    """Weighted mean silhouette of the fit of every k (NaN at k = 1), one pass over
-    the pairs for every k."""
-    out = np.full(ks.size, np.nan)
+    """Weighted mean silhouette of the fit of every k (NaN at k = 1), one pass over the
+    pairs for every k."""
     many = [int(k) for k in ks if k > 1]
-    if not many:
-        return out
     labels = [f.fit(k)[0] for k in many]
-    for k, sil in zip(many, silhouettes(f.Z, f.w, f.D, f.setting.rho, labels, many)):
-        out[np.flatnonzero(ks == k)] = float(f.w @ sil / f.w.sum())
-    return out
+    sils = silhouettes(f.Z, f.w, f.D, f.setting.rho, labels, many) if many else []
+    return curve(ks, {k: float(f.w @ sil / f.w.sum()) for k, sil in zip(many, sils)})
