@@ -1,10 +1,10 @@
-r"""``KernelKGroups(n_clusters="auto")``: k (and with ``semimetric="auto"`` the
-semimetric) chosen by the default of :func:`~kgroups.choose_k` over ``k = 1..K_MAX``
-with the estimator's parameters, then the estimator fitted from the choice's labels (one
-start) in the geometry where k was found (``rescaling``): an ordinary fit there. Data out
-of host memory: k is chosen on a uniform sample of ``SAMPLE_N`` rows, then fitted on
-every row, a dask array's in that geometry, a device array's in X's units (the graph: on
-the sample in that geometry, every row labelled by ``predict``).
+r"""``KernelKGroups(n_clusters="auto")``: k (with ``semimetric="auto"`` the semimetric too)
+chosen by :func:`~kgroups.choose_k`'s default over ``k = 1..K_MAX`` with the estimator's
+parameters, then the estimator fitted from the choice's labels (one start) in the geometry
+where k was found (``rescaling``). Data out of host memory: k is chosen on a uniform sample
+of ``SAMPLE_N`` rows, then fitted on every row, a dask array's in that geometry, a device
+array's in X's units (the graph: on the sample in that geometry, every row labelled by
+``predict``).
 """
 
 from __future__ import annotations
@@ -23,9 +23,8 @@ from .core import K_MAX, SAMPLE_N, choice_rows, k_limit, run_choice
 from .fits import Setting, candidate_engines, engine_for
 from .trace import Step
 
-# Bytes of a device array copied to the host at a time for the rows' keys; the rows of a
-# copy are a multiple of the key's own block, 4,096 rows, so that every row's key rounds
-# as in host memory.
+# Bytes of a device array copied to the host at a time for the rows' keys, in multiples of
+# the key's own block of 4,096 rows, so that every row's key rounds as in host memory.
 KEY_BYTES, KEY_ROWS = 1 << 25, 4096
 
 
@@ -60,10 +59,9 @@ def fit_choosing_k(est, X, sample_weight):
 
 
 def _row_keys(kind, rows, w, owner):
-    """:func:`projection_key` of every row: a dask array's chunk by chunk, a device
-    array's a block of rows (about ``KEY_BYTES``) at a time copied to the host (the key
-    reads the rows' values on the host, so that the sample is the one in-memory data of
-    the same rows give)."""
+    """:func:`projection_key` of every row, a dask array's chunk by chunk, a device array's
+    ``KEY_BYTES`` at a time copied to the host (the key reads the values on the host: the
+    sample is the one in-memory data of the same rows give)."""
     if kind is not DEVICE:
         return np.asarray(kind.map_rows(rows, projection_key, None, np.float64, owner))
     n, d = (int(v) for v in rows.shape)
@@ -77,12 +75,10 @@ def _fit_from_a_sample(est, X, sample_weight, kind):
     in-memory data of the same rows would be chosen on (:func:`sample_rows`)."""
     rows, _ = kind.check_fit(est, X, precomputed=False)
     w = kind.weights(sample_weight, rows, est._owner())
-    n = int(rows.shape[0])
-    key = _row_keys(kind, rows, w, est._owner())
+    n, key = int(rows.shape[0]), _row_keys(kind, rows, w, est._owner())
     wh = np.asarray(w, dtype=np.float64)
     pos = np.flatnonzero(wh > 0)
-    # the copies of a row (one key) are the row with their weight, as in memory
-    # (choice_rows): the same distinct rows, seed and sample
+    # a row's copies (one key) are the row with their weight, as in memory (choice_rows)
     first, _, wd = distinct_rows(key[pos, None], wh[pos], "n_clusters='auto': the distinct "
                                  "keys of the rows", "fewer rows")
     seed, order = canonical(key[pos][first], wd)
@@ -106,8 +102,8 @@ def _fit_from_a_sample(est, X, sample_weight, kind):
 
 
 def _engine(est, r):
-    """The engine of the fit of the chosen semimetric: the one asked for, or with
-    ``semimetric="auto"`` the one that holds the chosen candidate (said in the trace)."""
+    """The engine of the chosen semimetric's fit: the one asked for, or with ``"auto"`` the
+    one that holds the chosen candidate (said in the trace)."""
     if est.semimetric != "auto":
         return est.engine
     engine = candidate_engines(est.engine, est._owner())[r.semimetric]
@@ -139,8 +135,8 @@ def _choose(est, X, sample_weight, what=None, seed=None):
         keep[keep], far = ~out, int(out.sum())
     Xk, wk = X[keep], w[keep]
     distinct = choice_rows(Xk, wk)
-    n, n_distinct = Xk.shape[0], distinct[0].size
-    top = k_limit("auto", est.semimetric, n, n_distinct)[0]
+    n = Xk.shape[0]
+    top = k_limit("auto", est.semimetric, n, distinct[0].size)[0]
     engine = engine_for(est.engine, "energy" if est.semimetric == "auto" else est.semimetric)
     setting = Setting.of(est, engine=engine, n_init=est.n_init if est.n_init != "auto" else min(
         resolve_n_init(est.n_init, est.init, min(n, SAMPLE_N)), CHOICE_STARTS))
@@ -156,11 +152,11 @@ def _choose(est, X, sample_weight, what=None, seed=None):
 
 
 def _far_out(est, X, w):
-    """With ``noise``, the rows the choice of k leaves out (strays and a thin background
-    add no clusters): those ``noise="auto"`` sets aside from one energy cluster
-    (:mod:`kgroups._noise_auto`), on the choice's rows (its sample past ``SAMPLE_N``),
-    less the members of tight groups apart (the neighbourhood graph's separated groups,
-    :func:`~kgroups._semimetrics.neighbors.in_separated_groups`), clusters to find."""
+    """With ``noise``, the rows the choice of k leaves out (strays and a thin background add
+    no clusters): those ``noise="auto"`` sets aside from one energy cluster
+    (:mod:`kgroups._noise_auto`) on the choice's rows (its sample past ``SAMPLE_N``), less
+    the members of tight groups apart, clusters to find
+    (:func:`~kgroups._semimetrics.neighbors.in_separated_groups`)."""
     from .._semimetrics.neighbors import in_separated_groups
 
     rows = np.arange(X.shape[0])
