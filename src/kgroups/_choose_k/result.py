@@ -33,8 +33,7 @@ def curve(ks, values):
 class ChooseKResult:
     r"""What :func:`choose_k` returns: the chosen k, every curve computed, and why.
 
-    Curves are NaN at the k a method did not need (the default stops where its rule
-    decided).
+    Curves are NaN at the k a method did not need (the default stops where its rule decided).
 
     Attributes
     ----------
@@ -45,9 +44,9 @@ class ChooseKResult:
     k_values : ndarray of shape (n_k,)
         The k of the range, ascending; every curve below is an array over them.
     trace : Trace
-        The decisions in order (``trace.steps``), each a ``Step``: its name, the
-        statistic and its value (or values by k), the threshold, the outcome, a note
-        where the comparison was close, and the clause of the arbiter that decided.
+        The decisions in order (``trace.steps``), each a ``Step``: its name, the statistic and
+        its value (or values by k), the threshold, the outcome, a note where the comparison
+        was close, and the clause of the arbiter that decided.
     labels : ndarray of shape (n_samples,)
         Labels of the fit of the chosen k (of the rescaled data if ``geometry`` says so).
     semimetric : str or callable
@@ -57,17 +56,16 @@ class ChooseKResult:
     rescaling : callable or None
         The map of X's rows into ``geometry`` (None for X's own): ``labels`` cluster it.
     rule, gap, gap_se, ref_log_w, within_energy : str, ndarray or None
-        The gap statistic's rule, ``Gap(k)``, ``s_k``, ``log W*_kb`` of each reference;
-        ``W_k``.
+        The gap statistic's rule, ``Gap(k)``, ``s_k``, ``log W*_kb`` of each reference; ``W_k``.
     cutoff, prediction_strength, prediction_strength_se, prediction_strength_runs
         Prediction strength's cutoff, mean, standard error and each test half's.
     silhouette, eigengap, eigenvalues : ndarray or None
-        Weighted mean silhouette (NaN at k = 1); ``lambda_(k+1) - lambda_k`` of the
-        energy kernel's random-walk Laplacian (``"eigengap"``) or ``log(mu_(k+1) /
-        mu_k)`` of the neighbourhood graph's (the graph's rule), and the eigenvalues.
+        Weighted mean silhouette (NaN at k = 1); ``lambda_(k+1) - lambda_k`` of the energy
+        kernel's random-walk Laplacian (``"eigengap"``) or ``log(mu_(k+1) / mu_k)`` of the
+        neighbourhood graph's (the graph's rule), and the eigenvalues.
     structure_z, split_p : ndarray or None
-        The default's reference test (gain over one cluster in standard errors) and
-        split test (k x the smallest dip p-value).
+        The default's reference test (gain over one cluster in standard errors) and split
+        test (k x the smallest dip p-value).
     multimodal_axes, standardized : ChooseKResult or None
         The default on the rescaled geometries, when X's own shows no structure.
     candidates, cuts : dict or None
@@ -76,8 +74,8 @@ class ChooseKResult:
         The answer is the top of the range and the rule had not decided there (a
         :class:`~kgroups.exceptions.KRangeWarning` was issued).
     sample : ndarray of int or None
-        The rows the choice was made on, when it ran on a sample of large data or
-        without lone outliers (the trace's ``sample`` or ``outliers`` step says which).
+        The rows the choice was made on, when it ran on a sample of large data or without
+        lone outliers (the trace's ``sample`` or ``outliers`` step says which).
 
     See Also
     --------
@@ -85,8 +83,8 @@ class ChooseKResult:
 
     References
     ----------
-    .. [1] R. Tibshirani, G. Walther and T. Hastie, "Estimating the number of clusters
-       in a data set via the gap statistic", J. R. Statist. Soc. B 63(2), 2001.
+    .. [1] R. Tibshirani, G. Walther and T. Hastie, "Estimating the number of clusters in a
+       data set via the gap statistic", J. R. Statist. Soc. B 63(2), 2001.
 
     Examples
     --------
@@ -148,9 +146,8 @@ class ChooseKResult:
                     "(semimetric='auto' finds shapes)" if shapes else "") + "; widen k_range")
 
     def summary(self):
-        """The choice in one line: k, the semimetric and the outcome of the last step
-        of each kind (in words where it has a short form), with its numbers where they
-        are few (not a curve by k).
+        """The choice in one line: k, the semimetric and the outcome of the last step of each
+        kind (in words where it has a short form), with its numbers where few (not a curve).
 
         >>> r = ChooseKResult(2, "auto", np.arange(1, 4), semimetric="energy")
         >>> for k in (3, 2):
@@ -166,8 +163,8 @@ class ChooseKResult:
 
     @property
     def criteria(self):
-        """Names of the curves computed, in the order :meth:`plot` draws them (those of
-        the rescaled geometries after, prefixed with their name)."""
+        """Names of the curves computed, in :meth:`plot`'s order (the rescaled geometries'
+        after, prefixed with their name)."""
         own = [name for name, (attr, _, _) in _CURVES.items() if getattr(self, attr) is not None]
         for attr, prefix in _GEOMETRIES:
             own += [prefix + c for c in getattr(getattr(self, attr), "criteria", ())]
@@ -184,9 +181,9 @@ class ChooseKResult:
         return f"ChooseKResult(k={self.k}, method={self.method!r}{extra}, curves=[{curves}])"
 
     def plot(self, ax=None, criteria=None):
-        """Draw each criterion (default: all of ``criteria``) against k, the chosen k
-        marked, one panel each (``ax``: one Axes per criterion; None: a new figure with
-        the ``reasoning`` under the panels). Needs matplotlib.
+        """Draw each criterion (default: all of ``criteria``) against k, the chosen k marked,
+        one panel each (``ax``: one Axes each; None: a new figure, the ``reasoning`` under the
+        panels). Needs matplotlib.
 
         >>> import matplotlib
         >>> matplotlib.use("Agg")
