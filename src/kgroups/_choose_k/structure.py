@@ -1,20 +1,18 @@
-r"""Step 1 of the energy rule: does X show any structure? And the geometries tried
-when its own does not.
+r"""Step 1 of the energy rule: does X show any structure? And the geometries tried when its own does
+not.
 
-X shows structure when **any** yardstick finds it; k = 1 only when none does:
-**modes**, two dip tests (Hartigan & Hartigan 1985) at ``STRUCTURE_ALPHA`` / 2 each, of
-X (each half along the line of a 2-cluster fit of the other half) and of the distances
-from the mean; else **a group apart**, a separated group of the neighbourhood graph
-(:func:`~kgroups._semimetrics.neighbors.separated_groups`: 2 to ``n_neighbors`` rows far
-from everything, whose distances jump beyond chance at the group's edge), which moves
-neither a dip nor the references when it is a handful of rows; else **references**,
-``n_refs`` uniform samples over the box of X in its principal axes (Tibshirani, Walther
-& Hastie 2001, (b)): the gain over one cluster in standard errors
-(:func:`~kgroups._stats.criteria.gap_gain_z`) above ``STRUCTURE_Z`` at some k of
-2..``STRUCTURE_KMAX``, on X or, past ``STRUCTURE_MAX_N`` rows, the median over up to
-``STRUCTURE_SAMPLES`` disjoint samples of that many rows (no one sample decides).
-Without structure in X's own geometry, its units may hide it (:func:`rescaled`): the
-**multimodal axes** of X sphered, then X **standardized** (energy only).
+X shows structure when **any** yardstick finds it, k = 1 only when none does: **modes**, two dip
+tests (Hartigan & Hartigan 1985) at ``STRUCTURE_ALPHA`` / 2 each, of X (each half along the line of
+a 2-cluster fit of the other half) and of the distances from the mean; else **a group apart**, 2 to
+``n_neighbors`` rows far from everything (the neighbourhood graph's
+:func:`~kgroups._semimetrics.neighbors.separated_groups`: distances jump beyond chance at the
+group's edge), too few to move a dip or the references; else **references**, ``n_refs`` uniform
+samples over the box of X in its principal axes (Tibshirani, Walther & Hastie 2001, (b)): the gain
+over one cluster in standard errors (:func:`~kgroups._stats.criteria.gap_gain_z`) above
+``STRUCTURE_Z`` at some k of 2..``STRUCTURE_KMAX``, on X or past ``STRUCTURE_MAX_N`` rows the median
+over up to ``STRUCTURE_SAMPLES`` disjoint samples of that many rows (no one sample decides). Where
+X's own geometry shows none, its units may hide it (:func:`rescaled`): the **multimodal axes** of X
+sphered, then X **standardized** (energy only).
 """
 
 from __future__ import annotations
@@ -53,8 +51,7 @@ def references(f, ks, n_refs, reference):
     refs = [[Fits(draw(s.rng(0, 1, b)), s.w, f.setting.but(n_init=1),
                   stream(s.seed, "reference", b)) for b in range(n_refs)]
             for s, draw in zip(samples, draws)]
-    log_w = np.full((len(samples), 1, ks.size), np.nan)
-    ref = np.full((len(samples), n_refs, ks.size), np.nan)
+    log_w, ref = (np.full((len(samples), b, ks.size), np.nan) for b in (1, n_refs))
     bar = progress_bar(total=len(samples) * n_refs * (ks.size - 1), unit="fit", delay=2.0,
                        desc=f"{f.setting.owner}: reference fits")
     for i, k in enumerate(int(k) for k in ks):
@@ -80,8 +77,7 @@ def find_structure(f, ks, n_refs, reference, trace):
               close(least, level))
     if found:
         return True, None
-    apart = int(in_separated_groups(f.Z, f.setting.n_neighbors).sum())
-    if apart:
+    if apart := int(in_separated_groups(f.Z, f.setting.n_neighbors).sum()):
         trace.add("structure", "rows in tight groups apart from the rest (the neighbourhood "
                   "graph's separated groups)", apart, None, "a group apart: structure")
         return True, None
