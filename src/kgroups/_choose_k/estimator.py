@@ -1,10 +1,9 @@
 r"""``KernelKGroups(n_clusters="auto")``: k (with ``semimetric="auto"`` the semimetric too)
 chosen by :func:`~kgroups.choose_k`'s default over ``k = 1..K_MAX`` with the estimator's
 parameters, then the estimator fitted from the choice's labels (one start) in the geometry
-where k was found (``rescaling``). Data out of host memory: k is chosen on a uniform sample
-of ``SAMPLE_N`` rows, then fitted on every row, a dask array's in that geometry, a device
-array's in X's units (the graph: on the sample in that geometry, every row labelled by
-``predict``).
+where k was found (``rescaling``). Data out of host memory: k chosen on a uniform sample of
+``SAMPLE_N`` rows, then fitted on every row, a dask array's in that geometry, a device
+array's in X's units (the graph: on the sample there, every row labelled by ``predict``).
 """
 
 from __future__ import annotations

@@ -1,5 +1,4 @@
-r"""Step 1 of the energy rule: does X show any structure? And the geometries tried when its own does
-not.
+r"""Step 1 of the energy rule: does X show any structure? And the geometries tried if not.
 
 X shows structure when **any** yardstick finds it, k = 1 only when none does: **modes**, two dip
 tests (Hartigan & Hartigan 1985) at ``STRUCTURE_ALPHA`` / 2 each, of X (each half along the line of
