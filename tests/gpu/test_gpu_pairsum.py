@@ -196,11 +196,11 @@ def test_relabelled_sums_past_a_grid_of_columns_and_of_partial_sums(monkeypatch)
 def test_permutations_refused_when_the_device_memory_is_short(monkeypatch):
     """The indicators and partial sums of a batch are checked against the free device
     memory before anything is allocated: a clear error naming n_permutations."""
-    import kgroups._stats.pairsum_cuda as pc
+    import kgroups._kernels.device as device
 
     X = np.random.default_rng(13).normal(size=(20, 2))
-    monkeypatch.setattr(pc, "device_free_memory", lambda: 1000.0)
-    with pytest.raises(ValueError, match=r"relabellings of 20 points need .* GiB of device "
+    monkeypatch.setattr(device, "device_free_memory", lambda: 1000.0)
+    with pytest.raises(ValueError, match=r"relabellings of 20 points needs .* GiB of device "
                        r"memory but .* are free; pass fewer n_permutations"):
         energy_test(dev(X[:9]), dev(X[9:]), n_permutations=99, random_state=0)
 

@@ -54,15 +54,16 @@ def device_free_memory():
     return float(cuda.current_context().get_memory_info()[0])
 
 
-def check_device_fits(nbytes, what, free=None):
+def check_device_fits(nbytes, what, free=None,
+                      advice="use engine='matrix-free' (host memory) or fewer clusters"):
     """Raise a clear error, before allocating, when ``nbytes`` more of device memory do
-    not fit in 90% of the memory free (``free``: :func:`device_free_memory`)."""
+    not fit in 90% of the memory free (``free``: :func:`device_free_memory`): ``what``
+    needs so much, and ``advice``."""
     free = device_free_memory() if free is None else free
     if nbytes > 0.9 * free:
         raise InvalidParameterError(
             f"{what} needs {nbytes / 2**30:.2f} GiB of device memory but "
-            f"{free / 2**30:.2f} GiB are free; use engine='matrix-free' (host memory) "
-            "or fewer clusters")
+            f"{free / 2**30:.2f} GiB are free; {advice}")
 
 
 # What DeviceTally counts in each phase.

@@ -36,7 +36,7 @@ from dataclasses import replace
 import numpy as np
 
 from .._validation import InvalidParameterError, is_device_array
-from .._kernels.device import (as_device, device_free_memory, host_values, numba_cuda,
+from .._kernels.device import (as_device, check_device_fits, host_values, numba_cuda,
                                scan_device)
 from .pairsum import (
     PairSums,
@@ -141,9 +141,9 @@ class CudaPairSums(PairSums):
                                    for b in range(0, B, most)])
         cols, words = B * groups, -(-n // kp.WORD)
         blocks = int(min(kp.strip_pairs(n), max(1, PART_BYTES // (8 * groups * cols))))
-        _check_fits(4.0 * words * cols + 8.0 * (blocks + 1) * groups * cols,
-                    f"permutations: the sums of a batch of {B} relabellings of {n} points",
-                    "pass fewer n_permutations, or test a subsample")
+        check_device_fits(4.0 * words * cols + 8.0 * (blocks + 1) * groups * cols,
+                          f"permutations: a batch of {B} relabellings of {n} points",
+                          advice="pass fewer n_permutations, or test a subsample")
         others = np.delete(np.arange(k), skip)
         onehot = codes[:, None, :] == others[None, :, None]  # (B, k - 1, n)
         bits = cuda.to_device(_indicator_words(onehot, words))
@@ -170,8 +170,9 @@ class CudaPairSums(PairSums):
 
             cuda = numba_cuda()
             dim, n = pooled.ZT.shape
-            _check_fits(24.0 * n, f"permutations: the row sums of {n} points",
-                        "pass n_permutations=0 for the statistic, or test a subsample")
+            check_device_fits(24.0 * n, f"permutations: the table of row sums of {n} points",
+                              advice="pass n_permutations=0 for the statistic, or test a "
+                              "subsample")
             ones = cuda.to_device(np.ones(n))
             Ms = cuda.to_device(np.zeros((1, n)))
             kern, grid, threads, tile, shared = kernels.rows_pass(dim, n)
@@ -193,16 +194,6 @@ class PooledPoints:
     def __init__(self, ZT, args):
         self.ZT, self.args, self.rows = ZT, tuple(args), None
         self.shape = (int(ZT.shape[1]), int(ZT.shape[1]))
-
-
-def _check_fits(need, what, advice):
-    """Refuse, before allocating, ``need`` bytes of device memory past 90% of the free
-    memory: ``what`` needs so much, and ``advice``."""
-    free = device_free_memory()
-    if need > 0.9 * free:
-        raise InvalidParameterError(
-            f"{what} need {need / 2**30:.2f} GiB of device memory but {free / 2**30:.2f} GiB "
-            f"are free; {advice}")
 
 
 def _indicator_words(onehot, words):
