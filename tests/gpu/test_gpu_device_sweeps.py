@@ -167,7 +167,8 @@ def test_many_features_many_clusters_and_few_threads(monkeypatch):
     matrix-free engine's moves, weighted, and no improving move left."""
     monkeypatch.setattr(cuda_sweep, "PENDING_CAP", 6)
     monkeypatch.setattr(cuda_sweep, "APPLY_K", 2)
-    monkeypatch.setattr(cuda_sweep, "_APPLY", {})
+    from kgroups._kernels import cuda as kernels
+    monkeypatch.setattr(kernels, "_COMPILED", {})  # the apply compiled again for APPLY_K
     from numba import config
     few = 2 if config.ENABLE_CUDASIM else 32  # a device's block has 32 threads at least
     monkeypatch.setattr(cuda_sweep, "DECIDE_SHARED", 8 * 5 * (few + 3))

@@ -49,7 +49,7 @@ def test_build_across_tiles(monkeypatch, sym_tile, split, ordered):
     monkeypatch.setattr(gpu, "SYMMETRIC_BUILD", bool(sym_tile))
     monkeypatch.setattr(kernels, "sym_tile_for", lambda d: sym_tile)
     monkeypatch.setattr(kernels, "SYM_SPLIT", split)
-    monkeypatch.setattr(kernels, "_ROWS", {})
+    monkeypatch.setattr(kernels, "_COMPILED", {})
     monkeypatch.setattr(kernels, "ROWS_TILE_BYTES", 1)  # TILE = THREADS columns
     if ordered == "build_sorted":
         monkeypatch.setattr(kernels, "ROWS_MAX_FEATURES", 1)

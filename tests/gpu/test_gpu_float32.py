@@ -136,7 +136,7 @@ def small_tiles(monkeypatch):
     column's label."""
     from kgroups._kernels import cuda as kernels
 
-    monkeypatch.setattr(kernels, "_ROWS", {})
+    monkeypatch.setattr(kernels, "_COMPILED", {})
     monkeypatch.setattr(kernels, "ROWS_TILE_BYTES", 1)
     return kernels
 
@@ -172,7 +172,7 @@ def test_whole_tiles_of_one_label_add_the_same_values(small_tiles, monkeypatch, 
     XR = np.concatenate([XT[:, :m - 2], 1e3 + rng.normal(size=(d, 2))], axis=1)
     w, wr = rng.uniform(0.5, 2.0, n), rng.uniform(0.5, 2.0, m)
     fast = rows_sums(kernels, XR, wr, XT, w, labs, 4, f32)
-    monkeypatch.setattr(kernels, "_ROWS", {})
+    monkeypatch.setattr(kernels, "_COMPILED", {})
     monkeypatch.setattr(kernels, "ENERGY", -1)  # no semimetric takes the loop of whole tiles
     checking = rows_sums(kernels, XR, wr, XT, w, labs, 4, f32)
     np.testing.assert_array_equal(fast, checking)

@@ -91,6 +91,31 @@ def _twin(src, name, **glob):
     return cuda.jit(fn)
 
 
+# The globals that make a pass its float32 twin.
+FLOAT32 = {"F": numba.float32, "SHARED": numba.float32, "rho": rho32}
+_COMPILED = {}
+
+
+def compiled_once(src, name, **glob):
+    """:func:`_twin` of ``src`` with ``glob`` (hashable values), compiled once per
+    process for each name and globals: the kernels compiled for a number of features."""
+    key = (src, name, tuple(sorted(glob.items())))
+    if key not in _COMPILED:
+        _COMPILED[key] = _twin(src, name, **glob)
+    return _COMPILED[key]
+
+
+def per_features(src, name, n_features, f32=False):
+    """``src`` compiled (:func:`compiled_once`) for ``n_features`` features: ``DIM``
+    that number up to :data:`ROWS_MAX_FEATURES` (a point's coordinates in registers,
+    ``LOCAL_DIM`` of them), 0 past it (read from global memory); ``f32``: its float32
+    twin (:data:`FLOAT32`). Named ``name`` with ``DIM`` (and ``_32``) appended."""
+    d = int(n_features)
+    dim = d if d <= ROWS_MAX_FEATURES else 0
+    return compiled_once(src, f"{name}{dim}{'_32' if f32 else ''}", DIM=dim,
+                         LOCAL_DIM=max(1, dim), **(FLOAT32 if f32 else {}))
+
+
 @cuda.jit
 def build_sorted(XR, wr, XTs, ws, labs, Ms, tile, code, alpha, sigma, theta):
     """``Ms[l, i] = -wr_i / 2 sum_{y in C_l} w_y rho(r_i, x_y)`` for the rows ``r_i``
@@ -260,7 +285,6 @@ def build_rows_src(XR, wr, XTs, ws, labs, Ms, tile, code, alpha, sigma, theta):
 # registers, and so of the threads a multiprocessor holds at once.
 # benchmarks/bench_gpu.py compares one, two and (float32) four rows in one run.
 ROWS_PER_THREAD = 2
-_ROWS = {}
 
 
 def rows_globals(n_features, f32=False):
@@ -270,11 +294,8 @@ def rows_globals(n_features, f32=False):
     for the twin, ``F``, ``SHARED`` and ``rho`` in float32."""
     d = int(n_features)
     size = 4 if f32 else 8
-    glob = {"DIM": d, "TILE": max(THREADS, min(1024, ROWS_TILE_BYTES // (size * d))),
-            "RPT": ROWS_PER_THREAD}
-    if f32:
-        glob.update(F=numba.float32, SHARED=numba.float32, rho=rho32)
-    return glob
+    return {"DIM": d, "TILE": max(THREADS, min(1024, ROWS_TILE_BYTES // (size * d))),
+            "RPT": ROWS_PER_THREAD, **(FLOAT32 if f32 else {})}
 
 
 def rows_pass(n_features, m, f32=False):
@@ -293,11 +314,9 @@ def rows_pass(n_features, m, f32=False):
                              f"{ROWS_MAX_FEATURES} features, got {d}")
         tile = tile_for(d)
         return build_sorted, blocks(m), THREADS, tile, 8 * tile * d
-    key = (d, bool(f32), ROWS_PER_THREAD)
-    if key not in _ROWS:
-        _ROWS[key] = _twin(build_rows_src, f"build_rows{d}{'_32' if f32 else ''}",
+    kernel = compiled_once(build_rows_src, f"build_rows{d}{'_32' if f32 else ''}",
                            **rows_globals(d, f32))
-    return _ROWS[key], blocks(m, THREADS * ROWS_PER_THREAD), THREADS, 0, 0
+    return kernel, blocks(m, THREADS * ROWS_PER_THREAD), THREADS, 0, 0
 
 
 @cuda.jit
@@ -427,8 +446,7 @@ def build_sym_src(XTs, ws, labs, Ms, tile, code, alpha, sigma, theta):
 
 
 build_sym = _twin(build_sym_src, "build_sym")
-build_sym32 = _twin(build_sym_src, "build_sym32", F=numba.float32, SHARED=numba.float32,
-                    rho=rho32)
+build_sym32 = _twin(build_sym_src, "build_sym32", **FLOAT32)
 
 
 # Threads of build_sym per point of a tile: each takes 1 / SYM_SPLIT of the tile's
@@ -586,23 +604,14 @@ def apply_batch_src(XT, XW, w, batch, R, n_pend, Ms, out, code, alpha, sigma, th
 
 
 apply_batch = _twin(apply_batch_src, "apply_batch", DIM=0, LOCAL_DIM=1)
-_APPLY = {(0, False): apply_batch}  # (DIM, float32) -> kernel
-
-
 def apply_pass(n_features, f32=False):
     """:func:`apply_batch_src` for data of ``n_features`` features: compiled for that
     number up to :data:`ROWS_MAX_FEATURES` (once per process), else
     :data:`apply_batch`. ``f32``: the float32 twin (float32 ``XT``: each ``B[point,
     y]`` from a float32 ``rho``, the float32 mode; sums in float64)."""
-    d = int(n_features)
-    key = (d if d <= ROWS_MAX_FEATURES else 0, bool(f32))
-    if key not in _APPLY:
-        glob = {"DIM": key[0], "LOCAL_DIM": max(1, key[0])}
-        if f32:
-            glob.update(F=numba.float32, SHARED=numba.float32, rho=rho32)
-        _APPLY[key] = _twin(apply_batch_src, f"apply_batch{key[0]}{'_32' if f32 else ''}",
-                            **glob)
-    return _APPLY[key]
+    if int(n_features) > ROWS_MAX_FEATURES and not f32:
+        return apply_batch
+    return per_features(apply_batch_src, "apply_batch", n_features, f32)
 
 
 @cuda.jit

@@ -35,7 +35,7 @@ the tests compare the sweeps with the CPU engines'.
 from __future__ import annotations
 
 from . import gain as _gain
-from .cuda import ROWS_MAX_FEATURES, THREADS, _twin, blocks, cuda, numba, rho  # noqa: F401
+from .cuda import ROWS_MAX_FEATURES, THREADS, blocks, cuda, numba, per_features, rho  # noqa: F401
 
 # The columns of ``ctl`` (R x CTL_WIDTH, int64): the next point to decide, the moves in
 # the pending list (written by decide_pass, read by apply_pass_pending), the moves of
@@ -338,29 +338,17 @@ def apply_src(XT, w, pend, pold, pnew, ctl, M, code, alpha, sigma, theta):
             M[r, lab, y] = acc[lab]
 
 
-_DECIDE = {}
-_APPLY = {}
-
-
-def _compiled(table, src, name, n_features):
-    d = int(n_features)
-    key = d if d <= ROWS_MAX_FEATURES else 0
-    if key not in table:
-        table[key] = _twin(src, f"{name}{key}", DIM=key, LOCAL_DIM=max(1, key), rho=rho)
-    return table[key]
-
-
 def decide_pass(n_features):
     """:func:`decide_src` for data of ``n_features`` features (compiled for that number
     up to :data:`~kgroups._kernels.cuda.ROWS_MAX_FEATURES`, once per process), launched
     ``[R, decide_threads(k), 0, decide_shared_bytes(k, threads)]``."""
-    return _compiled(_DECIDE, decide_src, "decide_pass", n_features)
+    return per_features(decide_src, "decide_pass", n_features)
 
 
 def apply_pass_pending(n_features):
     """:func:`apply_src` for data of ``n_features`` features, launched ``[(blocks(n),
     R), THREADS]``."""
-    return _compiled(_APPLY, apply_src, "apply_pending", n_features)
+    return per_features(apply_src, "apply_pending", n_features)
 
 
 @cuda.jit
