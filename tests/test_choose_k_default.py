@@ -1520,6 +1520,19 @@ def test_tiles_across_the_graphs_groups_go_up_to_the_fewest_within():
     assert r.k > 3 and purity(r.labels, y) >= 0.95 and not r.at_top
 
 
+def test_auto_keeping_energy_answers_its_tiles_and_says_so(monkeypatch):
+    """Where the arbiter keeps energy, semimetric="auto" answers energy's own answer,
+    after its step of tiles, and the trace ends with that step (the arbiter's verdict
+    forced here: on rings it takes the graph)."""
+    from kgroups._choose_k import core
+
+    X, _ = make_circles(400, factor=0.5, noise=0.05, random_state=0)
+    monkeypatch.setattr(core, "judge", lambda cut, *a, **k: ("energy", {}))
+    r = choose_k(X, semimetric="auto")
+    assert r.semimetric == "energy" and r.k == r.candidates["energy"].k == choose_k(X).k
+    assert [s.step for s in r.trace.steps][-2:] == ["graph eigengap", "tiles"]
+
+
 def test_an_answer_at_the_top_of_a_short_range_warns():
     """Twelve groups on a line, the range up to 7: the split walk still finds a
     bimodal cluster at its top, so the answer is the top of the range, which may move

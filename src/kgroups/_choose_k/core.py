@@ -165,6 +165,8 @@ def _rule(X, w, ks, setting, opts, seed):
     pick, cuts = judge(cut, G, E, e.k, kg, w, setting.n_neighbors,
                        e.labels if e.k > 1 else None, trace, weighted_ari(G, E, w),
                        lambda: pair_dips(f.T, w, e.labels, G, setting.n_neighbors), sub_p)
+    if pick == ENERGY and t is not e:           # energy's answer: the fewest tiles
+        trace.steps.append(t.trace.steps[-1])
     return _with(g if pick == GRAPH else t, t, trace, g, cuts)
 
 
