@@ -12,7 +12,10 @@ mean silhouette (Rousseeuw 1987) is within half a standard error of the largest,
 the curve followed to twice its best k and at least to 10, and read from the first
 k that beat the references where they decided? Does a
 cluster still split: the same dip test of each cluster, one more
-cluster while some cluster splits and the silhouette keeps 0.7 of its best?
+cluster while some cluster splits and the silhouette keeps 0.7 of its best? And,
+with three clusters or more, are they tiles of long shapes that the neighbourhood
+graph cuts cleanly apart (then the answer is the fewest energy clusters within the
+shapes)? None of the three sets below has such shapes.
 
 Top: 8 blobs on a 4 x 2 grid: X is multimodal, the silhouette is largest at
 k = 8 and no cluster splits. Middle: two parallel elongated clusters. In the
