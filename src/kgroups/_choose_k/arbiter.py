@@ -46,7 +46,6 @@ from sklearn.covariance import ledoit_wolf
 from .._semimetrics.auto import ONE_COLUMN
 from .._stats.criteria import contingency
 from .._stats.dip import dip_test, margins as dip_margins, path_margins
-from ..metrics import weighted_ari
 from .constants import AGREE, BALANCE, CLEAN_CUT, CUT_RATIO, NO_STRUCTURE_RATIO, SPLIT_ALPHA, WITHIN
 
 ENERGY, GRAPH = "energy", "nearest_neighbors"
@@ -176,10 +175,11 @@ def margins(X, E, mu, c, d):
     return dip_margins(X[E == c], X[E == d])
 
 
-def tiles(e, f, G, E, ks, cut, w, n_neighbors):
+def tiles(e, f, G, ks, w, n_neighbors, cut, agree, pair_p):
     r"""Energy's answer ``e`` (its :class:`~kgroups._choose_k.fits.Fits` ``f``) read
-    against the graph's groups ``G`` (cut by ``cut``; ``E``: energy's partition of as
-    many clusters). A long shape has no energy clusters of its own, only tiles, whose
+    against the graph's groups ``G`` with the arbiter's numbers: ``cut`` (a partition's
+    normalised cut), ``agree`` (the adjusted Rand index of :math:`E_{k_g}` with ``G``)
+    and ``pair_p`` (a function giving :func:`pair_dips` of ``e``). A long shape has no energy clusters of its own, only tiles, whose
     number is arbitrary. Where, as in rule 4 above, :math:`k_e > k_g`, the groups are
     cleanly cut (below ``CLEAN_CUT``), none is a small part apart (``BALANCE``) and
     energy does not find them at :math:`k_g` (:math:`E_{k_g}` below ``AGREE``: shapes,
@@ -194,10 +194,9 @@ def tiles(e, f, G, E, ks, cut, w, n_neighbors):
     if not e.k > kg >= 2 or e.geometry == "multimodal axes":  # f: X's, not e's geometry
         return e
     share, p = within_share(e.labels, G, w), None
-    if (smallest_group(G, w, kg, n_neighbors) < BALANCE / kg
-            or weighted_ari(G, E, w) >= AGREE or (cut_g := cut(G)) >= CLEAN_CUT
-            or share >= WITHIN and (p := pair_dips(f.T, w, e.labels, G, n_neighbors))
-            < SPLIT_ALPHA):
+    if (smallest_group(G, w, kg, n_neighbors) < BALANCE / kg or agree >= AGREE
+            or (cut_g := cut(G)) >= CLEAN_CUT
+            or share >= WITHIN and (p := _read(pair_p)) < SPLIT_ALPHA):
         return e
     k = next((k for k in (int(k) for k in ks[ks >= 2])
               if within_share(f.grow(k)[0], G, w) >= WITHIN), None)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import copy
 import warnings
 from dataclasses import replace
-from functools import partial
+from functools import cache, partial
 
 import numpy as np
 
@@ -152,7 +152,9 @@ def _rule(X, w, ks, setting, opts, seed):
     G, kg = g.labels, g.k
     cut = partial(partition_cut, fmap, k=kg)
     E = f.grow(kg)[0]                           # the energy partition of k_g clusters
-    t = tiles(e, f, G, E, ks, cut, w, setting.n_neighbors)  # energy's own answer
+    agree = weighted_ari(G, E, w)               # the arbiter's numbers, for the tiles too
+    pair_p = cache(lambda: pair_dips(f.T, w, e.labels, G, setting.n_neighbors))
+    t = tiles(e, f, G, ks, w, setting.n_neighbors, cut, agree, pair_p)  # energy's own k
     if not auto:
         if t is not e:                          # the graph's rule, then the tiles
             t.trace.steps[-1:-1] = g.trace.steps
@@ -163,8 +165,7 @@ def _rule(X, w, ks, setting, opts, seed):
     sub_p = partial(group_dips, f.T, w, G, e.labels, setting.n_neighbors + 1, 0.0,
                     balanced=e.k == 1)
     pick, cuts = judge(cut, G, E, e.k, kg, w, setting.n_neighbors,
-                       e.labels if e.k > 1 else None, trace, weighted_ari(G, E, w),
-                       lambda: pair_dips(f.T, w, e.labels, G, setting.n_neighbors), sub_p)
+                       e.labels if e.k > 1 else None, trace, agree, pair_p, sub_p)
     if pick == ENERGY and t is not e:           # energy's answer: the fewest tiles
         trace.steps.append(t.trace.steps[-1])
     return _with(g if pick == GRAPH else t, t, trace, g, cuts)
