@@ -133,3 +133,17 @@ def runs_together_and_apart(make_engine, starts, k):
     alone = [make_engine() for _ in starts]
     return (engine, engine.start(starts, k, "hartigan"), alone,
             [e.start([s], k, "hartigan") for e, s in zip(alone, starts)])
+
+
+def sweeps_counted(eng, start, k):
+    """Sweep one run to convergence; per sweep its moves and the device calls made."""
+    state = eng.start([start], k, "hartigan")
+    rows = []
+    for _ in range(30):
+        before = dict(eng.tally.phases.get("sweeps", {}))
+        moves = int(eng.sweep(state)[0])
+        after = eng.tally.phases["sweeps"]
+        rows.append((moves, {key: after[key] - before.get(key, 0) for key in after}))
+        if moves == 0:
+            return state, rows
+    raise AssertionError("no convergence in 30 sweeps")

@@ -21,7 +21,7 @@ from kgroups import KernelKGroups  # noqa: E402
 from kgroups._engines.gpu import GpuEngine  # noqa: E402
 from kgroups._engines.gpu_sweeps import sweep_state_bytes  # noqa: E402
 from kgroups._kernels import cuda_sweep  # noqa: E402
-from tests._helpers import blobs, brute_B, runs_together_and_apart  # noqa: E402
+from tests._helpers import blobs, brute_B, runs_together_and_apart, sweeps_counted  # noqa: E402
 from tests._twins import build_m_twin  # noqa: E402
 
 
@@ -63,16 +63,8 @@ def test_sweeps_on_the_device_ask_the_host_once_per_sweep(monkeypatch):
     w = np.ones(n)
     start = np.random.default_rng(51).integers(0, k, n)
     eng = GpuEngine(X, w, "energy", {"alpha": 1.0})
-    state = eng.start([start], k, "hartigan")
-    rows = []
-    for it in range(30):
-        before = dict(eng.tally.phases.get("sweeps", {}))
-        moves = int(eng.sweep(state)[0])
-        after = eng.tally.phases["sweeps"]
-        rows.append((moves, {key: after[key] - before.get(key, 0) for key in after}))
-        if moves == 0:
-            break
-    assert rows[-1][0] == 0 and len(rows) >= 3 and rows[0][0] > 8
+    state, rows = sweeps_counted(eng, start, k)
+    assert len(rows) >= 3 and rows[0][0] > 8
     small = 8 * (cuda_sweep.CTL_WIDTH + 3 * k)  # ctl, s, q, cnt of one run
     for i, (moves, c) in enumerate(rows):
         pairs, syncs = c["batches"], c["syncs"]

@@ -32,6 +32,19 @@ def same(a, b):
     assert a.within_energy_ == pytest.approx(b.within_energy_, rel=1e-12)
 
 
+def float32_fit_is_float64s(n, k, seed, spread, semimetric, params):
+    """Blobs of n points in 3-D (weights and a given start drawn from ``seed`` on): the
+    float32 mode's fit on the GPU engine makes the float64 fit's moves and reports its
+    W (:func:`same`); returns the float32 fit."""
+    X, _ = blobs(n, 3, k, seed=seed, spread=spread)
+    w = np.random.default_rng(seed + 1).uniform(0.5, 2.0, n)
+    start = np.random.default_rng(seed + 2).integers(0, k, n)
+    kw = dict(n_clusters=k, init=start, engine="gpu", semimetric=semimetric, **params)
+    f32 = fit(X, w, dtype="float32", **kw)
+    same(f32, fit(X, w, **kw))
+    return f32
+
+
 @pytest.fixture(params=[True, False], ids=["unordered pairs", "ordered pairs"])
 def symmetric(request, monkeypatch):
     """The float32 build over the unordered pairs (build_sym32) or the ordered ones
@@ -61,12 +74,7 @@ def test_float32_mode_labels_equal_float64(semimetric, params):
     """Weights and a given start: the float32 mode makes the float64 fit's moves and
     reports its W (energy, Laplacian, and the sinusoidal semimetric, not of negative
     type; the bound of every semimetric is checked in tests/kernels)."""
-    X, _ = blobs(48, 3, 4, seed=93, spread=2.5)
-    w = np.random.default_rng(94).uniform(0.5, 2.0, 48)
-    start = np.random.default_rng(95).integers(0, 4, 48)
-    kw = dict(n_clusters=4, init=start, engine="gpu", semimetric=semimetric, **params)
-    f32 = fit(X, w, dtype="float32", **kw)
-    same(f32, fit(X, w, **kw))
+    f32 = float32_fit_is_float64s(48, 4, 93, 2.5, semimetric, params)
     assert f32.engine_stats_["float32"]["kernel_error_bound"] > 0
 
 
@@ -225,9 +233,4 @@ def test_float32_mode_with_tiles_of_one_label_labels_equal_float64(small_tiles, 
     """With tiles of 32 columns, most of one label (the loop over whole tiles for the
     energy distance; the Gaussian semimetric through the checking loop), the float32
     mode makes the float64 fit's moves and reports its W."""
-    X, _ = blobs(96, 3, 3, seed=103, spread=2.0)
-    w = np.random.default_rng(104).uniform(0.5, 2.0, 96)
-    start = np.random.default_rng(105).integers(0, 3, 96)
-    kw = dict(n_clusters=3, init=start, engine="gpu", semimetric=semimetric, **params)
-    f32 = fit(X, w, dtype="float32", **kw)
-    same(f32, fit(X, w, **kw))
+    float32_fit_is_float64s(96, 3, 103, 2.0, semimetric, params)

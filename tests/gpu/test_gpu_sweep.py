@@ -17,22 +17,8 @@ pytestmark = pytest.mark.skipif(not cuda_usable(real_device=False),
 
 from kgroups import KernelKGroups, KernelKMeans  # noqa: E402
 from kgroups._engines.gpu import GpuEngine  # noqa: E402
-from tests._helpers import blobs, brute_B, runs_together_and_apart  # noqa: E402
+from tests._helpers import blobs, brute_B, runs_together_and_apart, sweeps_counted  # noqa: E402
 from tests._twins import build_m_twin  # noqa: E402
-
-
-def sweeps_counted(eng, start, k):
-    """Sweep one run to convergence; per sweep its moves and the device calls made."""
-    state = eng.start([start], k, "hartigan")
-    rows = []
-    for _ in range(30):
-        before = dict(eng.tally.phases.get("sweeps", {}))
-        moves = int(eng.sweep(state)[0])
-        after = eng.tally.phases["sweeps"]
-        rows.append((moves, {key: after[key] - before.get(key, 0) for key in after}))
-        if moves == 0:
-            return state, rows
-    raise AssertionError("no convergence in 30 sweeps")
 
 
 @pytest.mark.parametrize("batch, round_trip, first", [(4, 40e-6, 15), (64, 1e-9, 5)])
