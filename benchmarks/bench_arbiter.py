@@ -10,7 +10,7 @@ and k, the graph's rule's labels and k) are judged by:
   the normalised cuts on the 10-nearest-neighbour graph of the graph's groups and of
   the energy partition of as many clusters (the cached energy fits of k = 2..15), the
   adjusted Rand index of the two and the dip test of energy clusters within the
-  graph's groups (:func:`~kgroups._choose_k.arbiter.pair_dips`); and without its clause
+  graph's groups (:func:`~kgroups._stats.modes.pair_dips`); and without its clause
   of groups not cleanly cut (``CLEAN_CUT``);
 * **stability** under resampling (Lange, Roth, Braun & Buhmann 2004; ``stability`` of
   ``bench_choice.py``): the candidate whose semimetric's partitions of its k agree
@@ -52,7 +52,8 @@ from sklearn.neighbors import kneighbors_graph
 
 import _batteries
 from bench_choice import CACHE, GROUPS, N_NEIGHBORS, ari, stability
-from kgroups._choose_k.arbiter import decide, pair_dips, within_share
+from kgroups._choose_k.arbiter import decide, within_share
+from kgroups._stats.modes import pair_dips
 from kgroups._choose_k.constants import value
 from kgroups._choose_k.trace import Trace
 from kgroups._semimetrics.auto import partition_cut

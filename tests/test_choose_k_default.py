@@ -30,6 +30,7 @@ from kgroups._choose_k.result import ChooseKResult
 from kgroups._choose_k.structure import (STRUCTURE_ALPHA, STRUCTURE_KMAX, STRUCTURE_Z,
                                          find_structure, modes, references, rescaled)
 from kgroups._choose_k.trace import Step, Trace, render
+from kgroups._stats import modes as cluster_modes
 from kgroups._stats.dip import dip_test, margins, path_margins
 from kgroups.exceptions import KRangeWarning
 
@@ -1266,12 +1267,12 @@ def test_pair_dips_tell_blobs_within_a_group_from_the_arcs_of_a_ring():
     rng = np.random.default_rng(0)
     X = np.vstack([rng.normal(0, 1, (150, 2)), rng.normal(0, 1, (150, 2)) + [5, 0]])
     one, w = np.zeros(300, dtype=np.int64), np.ones(300)
-    assert arbiter.pair_dips(X, w, np.repeat([0, 1], 150), one) < SPLIT_ALPHA
-    assert arbiter.pair_dips(X, w, np.repeat([0, 1], 150), np.repeat([0, 1], 150)) == 1.0
+    assert cluster_modes.pair_dips(X, w, np.repeat([0, 1], 150), one) < SPLIT_ALPHA
+    assert cluster_modes.pair_dips(X, w, np.repeat([0, 1], 150), np.repeat([0, 1], 150)) == 1.0
     R, ring = make_circles(600, factor=0.5, noise=0.05, random_state=0)
     arc = np.floor((np.arctan2(R[:, 1], R[:, 0]) + np.pi) / (np.pi / 4)).astype(int) % 8
     E = np.unique(2 * arc + ring, return_inverse=True)[1]
-    assert arbiter.pair_dips(R, np.ones(600), E, ring) >= SPLIT_ALPHA
+    assert cluster_modes.pair_dips(R, np.ones(600), E, ring) >= SPLIT_ALPHA
 
 
 def test_pair_dips_ask_a_gap_in_the_space_as_the_split_walk_does():
@@ -1285,12 +1286,12 @@ def test_pair_dips_ask_a_gap_in_the_space_as_the_split_walk_does():
     arc = np.c_[np.cos(t), np.sin(t)] + rng.normal(0, 0.03, (400, 2))
     E, one, w = (t > np.pi / 2).astype(np.int64), np.zeros(400, dtype=np.int64), np.ones(400)
     mu = np.array([arc[E == 0].mean(axis=0), arc[E == 1].mean(axis=0)])
-    p_line = dip_test(arbiter.discriminant(arc, E, mu, 0, 1), w)[1]
+    p_line = dip_test(cluster_modes.discriminant(arc, E, mu, 0, 1), w)[1]
     p_gap = dip_test(path_margins(arc[E == 0], arc[E == 1], 10))[1]
     assert p_line < 1e-3 and p_gap > SPLIT_ALPHA
-    assert arbiter.pair_dips(arc, w, E, one) == p_gap
+    assert cluster_modes.pair_dips(arc, w, E, one) == p_gap
     blobs2 = np.r_[rng.normal([0, 0], 0.3, (150, 2)), rng.normal([2.5, 0], 0.3, (150, 2))]
-    assert arbiter.pair_dips(blobs2, np.ones(300), np.repeat([0, 1], 150),
+    assert cluster_modes.pair_dips(blobs2, np.ones(300), np.repeat([0, 1], 150),
                              np.zeros(300, dtype=np.int64)) < SPLIT_ALPHA
 
 
@@ -1320,17 +1321,17 @@ def test_pair_dips_cross_parallel_stripes_along_their_discriminant():
     X = np.vstack([rng.uniform((0, 0), (8, 0.3), (200, 2)),
                    rng.uniform((0.2, 0.45), (8.2, 0.75), (200, 2))])
     E = np.repeat([0, 1], 200)
-    assert arbiter.pair_dips(X, np.ones(400), E, np.zeros(400, dtype=np.int64)) < SPLIT_ALPHA
+    assert cluster_modes.pair_dips(X, np.ones(400), E, np.zeros(400, dtype=np.int64)) < SPLIT_ALPHA
 
 
 def test_margins_by_hand():
     """Each row's distance to the other group's nearest row less that to its own group's
     nearest other row, turned negative for the second group; a row alone: 0 from its own."""
     X, E = np.array([[0.0], [1.0], [2.0], [5.0], [6.0]]), np.array([0, 0, 0, 1, 1])
-    np.testing.assert_allclose(arbiter.margins(X, E, None, 0, 1), [4, 3, 2, -2, -3])
-    np.testing.assert_allclose(arbiter.margins(X, E, None, 1, 0), [2, 3, -4, -3, -2])
+    np.testing.assert_allclose(cluster_modes.margins(X, E, None, 0, 1), [4, 3, 2, -2, -3])
+    np.testing.assert_allclose(cluster_modes.margins(X, E, None, 1, 0), [2, 3, -4, -3, -2])
     X, E = np.array([[0.0, 0.0], [3.0, 4.0], [3.0, 5.0]]), np.array([0, 1, 1])
-    np.testing.assert_allclose(arbiter.margins(X, E, None, 0, 1), [5, 1 - 5, 1 - np.hypot(3, 5)])
+    np.testing.assert_allclose(cluster_modes.margins(X, E, None, 0, 1), [5, 1 - 5, 1 - np.hypot(3, 5)])
 
 
 @pytest.mark.parametrize("d", [1, 2, 3, 8, 9, 20])
@@ -1357,13 +1358,13 @@ def test_pair_dips_read_the_graph_s_groups_along_their_margins():
     one = np.zeros(600, dtype=np.int64)
     R, ring = make_circles(600, factor=0.5, noise=0.05, random_state=0)
     w = np.ones(600)
-    assert arbiter.pair_dips(R, w, one, ring) < SPLIT_ALPHA
+    assert cluster_modes.pair_dips(R, w, one, ring) < SPLIT_ALPHA
     rng = np.random.default_rng(0)
     X = rng.normal(size=(600, 2))
-    assert arbiter.pair_dips(X, w, one, (X[:, 0] > 0).astype(np.int64)) >= SPLIT_ALPHA
+    assert cluster_modes.pair_dips(X, w, one, (X[:, 0] > 0).astype(np.int64)) >= SPLIT_ALPHA
     X = rng.lognormal(size=(600, 2))
     tail = (X.sum(axis=1) > np.quantile(X.sum(axis=1), 0.8)).astype(np.int64)
-    assert arbiter.pair_dips(X, w, one, tail) >= SPLIT_ALPHA
+    assert cluster_modes.pair_dips(X, w, one, tail) >= SPLIT_ALPHA
 
 
 def test_group_dips_read_the_graph_s_groups_within_each_energy_cluster():
@@ -1377,12 +1378,12 @@ def test_group_dips_read_the_graph_s_groups_within_each_energy_cluster():
     E = np.repeat([0, 1], [400, 200])
     G = np.r_[(X[:400, 0] > 0).astype(np.int64), np.full(200, 2)]
     w = np.ones(600)
-    assert arbiter.group_dips(X, w, G, E, least=11) >= SPLIT_ALPHA
+    assert cluster_modes.group_dips(X, w, G, E, least=11) >= SPLIT_ALPHA
     B = np.vstack([rng.normal(0, 1, (200, 2)), rng.normal([6, 0], 1, (200, 2)), X[400:]])
-    assert arbiter.group_dips(B, w, np.repeat([0, 1, 2], 200), E, least=11) < SPLIT_ALPHA
+    assert cluster_modes.group_dips(B, w, np.repeat([0, 1, 2], 200), E, least=11) < SPLIT_ALPHA
     G = np.r_[np.zeros(395, dtype=np.int64), np.ones(5, dtype=np.int64), np.full(200, 2)]
-    assert arbiter.group_dips(X, w, G, E, least=11, none=0.0) == 0.0
-    assert arbiter.group_dips(X, w, G, E, least=4) >= SPLIT_ALPHA
+    assert cluster_modes.group_dips(X, w, G, E, least=11, none=0.0) == 0.0
+    assert cluster_modes.group_dips(X, w, G, E, least=4) >= SPLIT_ALPHA
 
 
 def test_arms_that_no_line_separates_are_the_graph_s_where_energy_sees_no_structure():

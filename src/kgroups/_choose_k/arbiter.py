@@ -1,51 +1,47 @@
 r"""Energy or the neighbourhood graph: the one rule that chooses the semimetric, for
-``choose_k(X, semimetric="auto")``, ``n_clusters="auto"`` with it, and
-``semimetric="auto"`` at a given k.
+``choose_k(X, semimetric="auto")``, ``n_clusters="auto"`` with it, and ``semimetric="auto"``
+at a given k.
 
-The energy answer (:math:`k_e` clusters) and the graph's groups :math:`G` (:math:`k_g`)
-are compared by the **normalised cut** (Shi & Malik 2000) on the neighbourhood graph of
-:math:`G` and of the energy partition :math:`E_{k_g}` of as many clusters, both in the
-units of the energy answer (X standardized where only there it found structure): (1)
-:math:`k_e = 1` (no structure for energy): the graph when its groups are components of
-the graph (a cut of 0: apart, the strongest evidence a graph gives; a tight far group is
-one) and those of more than ``n_neighbors + 1`` rows each bimodal with their nearest,
-the two weighed equally (:func:`group_dips` with ``balanced``: a near-line's graph falls
-apart into pieces of one cloud; a small group far out is two modes at equal weights), or cut
-below ``NO_STRUCTURE_RATIO`` times :math:`E_{k_g}` with each bimodal with its nearest
-along their discriminant or their margins (:func:`pair_dips` below ``SPLIT_ALPHA``: a
-valley across a line, or a gap, which arms that no line separates show; two parts of
-one cloud, a tail cut off, have neither), else one cluster; (2)
-:math:`E_{k_g}` the graph's groups (adjusted Rand index at least ``AGREE``) and
-:math:`k_e < k_g`: the graph, finer; (3) the energy clusters within the groups (a
-share ``WITHIN`` of the weight) and one of: the smallest group below ``BALANCE`` /
-:math:`k_g` of the weight (a part set apart, past which the graph's rule
-stopped; not a group of at most ``n_neighbors + 1`` rows, which the graph sees only where
-it is apart on its own scale: a tight far group, a cluster); :math:`E_{k_g}` the groups
-(energy finds clusters within them); or :math:`k_e > k_g` with every energy cluster
-bimodal with its nearest in its group along their discriminant and in their margins
-measured along the data (a valley and a gap, as energy's split walk asks: sub-clusters;
-the tiles of one long shape show a valley where it bends, never a gap), or groups not
-cleanly cut (:math:`G`'s cut at least ``CLEAN_CUT``): energy; (3b)
-the mirror of (3): :math:`k_e < k_g`, the groups within the energy clusters (a share
-``WITHIN``) and a group of more than ``n_neighbors + 1`` rows not bimodal with its nearest
-in its cluster (:func:`group_dips` at least ``SPLIT_ALPHA``: a cloud whose graph fell
-apart at a gap of its sample, as on a line): energy; (4) else the graph when :math:`G`
-cuts below ``CUT_RATIO`` times :math:`E_{k_g}` (rings, moons, spirals), else energy.
-``benchmarks/bench_choice.py`` found stability under resampling (Lange et al. 2004) and
-DBCV (Moulavi et al. 2014) worse yardsticks on the development half.
+Energy's answer (:math:`k_e` clusters) and the graph's groups :math:`G` (:math:`k_g`) are
+compared by the **normalised cut** (Shi & Malik 2000) on the neighbourhood graph of :math:`G`
+and of :math:`E_{k_g}`, energy's partition of as many clusters, in the units of energy's
+answer. The first clause that holds decides (:func:`decide`):
+
+1. :math:`k_e = 1`, no structure for energy: the graph where its groups are components of
+   the graph (a cut of 0; a tight far group is one), those of more than ``n_neighbors + 1``
+   rows each bimodal with its nearest, the two weighed equally (``group_dips`` of
+   :mod:`kgroups._stats.modes`: a near-line's graph falls apart into pieces of one cloud),
+   or where they cut below ``NO_STRUCTURE_RATIO`` times :math:`E_{k_g}`, each bimodal with
+   its nearest (``pair_dips`` below ``SPLIT_ALPHA``: arms that no line separates); else
+   one cluster.
+2. :math:`E_{k_g}` is :math:`G` (adjusted Rand index at least ``AGREE``) and :math:`k_e <
+   k_g`: the graph, finer.
+3. Energy's clusters lie within the groups (a share ``WITHIN`` of the weight) and either the
+   smallest group of more than ``n_neighbors + 1`` rows holds less than ``BALANCE`` /
+   :math:`k_g` (a part set apart, past which the graph's rule stopped), or :math:`E_{k_g}`
+   is :math:`G`, or :math:`k_e > k_g` with groups not cleanly cut (a cut of ``CLEAN_CUT`` at
+   least) or each cluster bimodal with its nearest in its group (``pair_dips``: a valley and
+   a gap, sub-clusters; tiles of a long shape show a valley where it bends, never a gap):
+   energy.
+   Its mirror: :math:`k_e < k_g`, the groups within energy's clusters, and a group not
+   bimodal with its nearest in its cluster (``group_dips`` at least ``SPLIT_ALPHA``: one
+   cloud whose graph fell apart at a gap of its sample): energy.
+4. The graph where :math:`G` cuts below ``CUT_RATIO`` times :math:`E_{k_g}` (rings, moons,
+   spirals), else energy.
+
+:func:`tiles` reads energy's own answer against the groups with the same numbers.
+``benchmarks/bench_choice.py`` found stability under resampling (Lange et al. 2004) and DBCV
+(Moulavi et al. 2014) worse yardsticks on the development half.
 """
 
 from __future__ import annotations
 
 import copy
-from functools import partial
 
 import numpy as np
-from sklearn.covariance import ledoit_wolf
 
 from .._semimetrics.auto import ONE_COLUMN
 from .._stats.criteria import contingency
-from .._stats.dip import dip_test, margins as dip_margins, path_margins
 from .constants import AGREE, BALANCE, CLEAN_CUT, CUT_RATIO, NO_STRUCTURE_RATIO, SPLIT_ALPHA, WITHIN
 
 ENERGY, GRAPH = "energy", "nearest_neighbors"
@@ -98,98 +94,17 @@ def smallest_group(G, w, k, n_neighbors):
     return float(big.min() / w.sum()) if big.size else 1.0
 
 
-def pair_dips(X, w, E, G, n_neighbors=10):
-    r"""The largest dip p-value of the energy clusters ``E`` each with its nearest cluster
-    (by weighted means) in the same group of ``G``, each pair's the larger of two: along
-    their discriminant :math:`\hat\Sigma^{-1} (\mu_d - \mu_c)` (Fisher 1936; the pooled
-    covariance shrunk as Ledoit & Wolf 2004), which crosses long clusters side by side
-    where the means' line is slanted, and of their :func:`paths` (margins along the
-    data, on the graph of ``n_neighbors``; both must reject: two tiles of a bent curve
-    are bimodal along their discriminant, not apart, and straight-line margins pile up
-    where the curve bends back); ``E`` one cluster: :func:`group_dips` of the groups of
-    ``G``.
-    Weights enter the means and the dip (:func:`~kgroups._stats.dip.dip_test`); the
-    covariance and the margins count each row once. Each view lists c's rows, then d's."""
-    if E.max() == 0:
-        return group_dips(X, w, G, E)
-    along = partial(paths, n_neighbors=n_neighbors)
-    return max(_nearest_dips(X, w, E, G, (discriminant, along), every=True), default=1.0)
-
-
-def group_dips(X, w, G, E, least=0, none=1.0, balanced=False):
-    """The largest dip p-value of the graph's groups ``G`` of more than ``least`` rows,
-    each with its nearest such group in the same cluster of ``E``, along their
-    discriminant (a valley across a line) and their :func:`margins` (a gap along the
-    boundary the graph drew, straight or curved), the smaller p-value of the two doubled
-    (Bonferroni); ``none`` where no cluster of E holds two such groups. ``balanced``
-    (groups that are components of the graph, a gap between each two): the two weigh
-    the same in each test, since whether they are two modes or two pieces of one cloud
-    does not depend on how many points each holds, and at their own sizes the dip
-    cannot see a group of 2 % beside the rest (a blob of 20 points 10 standard
-    deviations from one of 1,000: p = 1). Groups that touch are read at their sizes:
-    weighed equally, a tail cut off a skewed cloud would rise at the cut into a mode."""
-    return max(_nearest_dips(X, w, G, E, (discriminant, margins), least, balanced),
-               default=none)
-
-
-def _nearest_dips(X, w, P, H, views, least=0, balanced=False, every=False):
-    """The dip p-values of each cluster of ``P`` of more than ``least`` rows with its
-    nearest such cluster in the same cluster of ``H``, the smallest over ``views``
-    times their number (``every``: the largest, each view must reject); ``balanced``:
-    the two weighed equally (each its weights over their sum), at the effective size of
-    those weights."""
-    kp = int(P.max()) + 1
-    mu = np.array([np.average(X[P == c], axis=0, weights=w[P == c]) for c in range(kp)])
-    home = contingency(P, H, w).argmax(axis=1)
-    big = np.bincount(P, minlength=kp) > least
-    ps = []
-    for c in np.flatnonzero(big):
-        if (others := np.flatnonzero((home == home[c]) & big & (np.arange(kp) != c))).size:
-            d = others[np.argmin(np.sum((mu[others] - mu[c]) ** 2, axis=1))]
-            wc, wd = w[P == c], w[P == d]
-            wcd = np.r_[wc / wc.sum(), wd / wd.sum()] if balanced else np.r_[wc, wd]
-            p = [dip_test(v(X, P, mu, c, d), wcd)[1] for v in views]
-            ps.append(max(p) if every else min(1.0, len(views) * min(p)))
-    return ps
-
-
-def discriminant(X, E, mu, c, d):
-    """The rows of clusters c and d of ``E`` (means ``mu``) projected on their
-    discriminant, c's then d's (:func:`pair_dips`)."""
-    both = (E == c) | (E == d)
-    S = ledoit_wolf(X[both] - mu[np.where(E[both] == c, c, d)], assume_centered=True)[0]
-    return np.concatenate([X[E == c], X[E == d]]) @ np.linalg.lstsq(S, mu[d] - mu[c],
-                                                                     rcond=None)[0]
-
-
-def paths(X, E, mu, c, d, n_neighbors=10):
-    """The :func:`~kgroups._stats.dip.path_margins` of clusters c and d of ``E`` on the
-    graph of their rows' ``n_neighbors`` nearest (``mu`` is not read)."""
-    return path_margins(X[E == c], X[E == d], n_neighbors)
-
-
-def margins(X, E, mu, c, d):
-    """The :func:`~kgroups._stats.dip.margins` of clusters c and d of ``E`` in X's units;
-    ``mu`` (the means) is not read: the views of :func:`group_dips` take the same
-    arguments."""
-    return dip_margins(X[E == c], X[E == d])
-
-
 def tiles(e, f, G, ks, w, n_neighbors, cut, agree, pair_p):
-    r"""Energy's answer ``e`` (its :class:`~kgroups._choose_k.fits.Fits` ``f``) read
-    against the graph's groups ``G`` with the arbiter's numbers: ``cut`` (a partition's
-    normalised cut), ``agree`` (the adjusted Rand index of :math:`E_{k_g}` with ``G``)
-    and ``pair_p`` (a function giving :func:`pair_dips` of ``e``). A long shape has no energy clusters of its own, only tiles, whose
-    number is arbitrary. Where, as in rule 4 above, :math:`k_e > k_g`, the groups are
-    cleanly cut (below ``CLEAN_CUT``), none is a small part apart (``BALANCE``) and
-    energy does not find them at :math:`k_g` (:math:`E_{k_g}` below ``AGREE``: shapes,
-    not clouds), energy's clusters are tiles of the shapes unless they lie within the
-    groups (a share ``WITHIN``) and each is bimodal with its nearest in its group
-    (:func:`pair_dips` below ``SPLIT_ALPHA``: sub-clusters). Tiles within the groups
-    are too many; tiles across them (the silhouette's best straddles a gap) too few.
-    Energy's k is then the smallest whose partition lies within the groups, the fewest
-    tiles that keep the shapes apart (``e`` where none in ``ks`` does). Returns ``e``,
-    or a copy at that k with the step in its trace."""
+    r"""Energy's answer ``e`` (``f``: its :class:`~kgroups._choose_k.fits.Fits`) read against
+    the graph's groups ``G`` with the arbiter's ``cut``, ``agree`` and ``pair_p`` (a function
+    giving ``pair_dips`` of ``e``). A long shape has no energy clusters of its own, only
+    tiles, whose number is arbitrary. Where :math:`k_e > k_g`, the groups are cleanly cut,
+    none is a small part apart and :math:`E_{k_g}` is not :math:`G` (shapes, not clouds),
+    energy's clusters are tiles unless rule 3 keeps them (within the groups, each bimodal
+    with its nearest there). Tiles within the groups are too many, tiles across them (the
+    silhouette's best straddles a gap) too few: energy's k is then the smallest of ``ks``
+    whose partition lies within the groups, the fewest tiles that keep the shapes apart.
+    Returns ``e``, or a copy at that k with the step in its trace."""
     kg = int(G.max()) + 1
     if not e.k > kg >= 2 or e.geometry == "multimodal axes":  # f: X's, not e's geometry
         return e
@@ -218,12 +133,10 @@ def tiles(e, f, G, ks, w, n_neighbors, cut, agree, pair_p):
 def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0, pair_p=1.0,
            nested=0.0, sub_p=0.0):
     r"""The rule of the module docstring: ``"energy"`` or ``"nearest_neighbors"``, its
-    step in ``trace``; ``agree``: the adjusted Rand index of :math:`E_{k_g}` with the
-    groups; ``pair_p``: :func:`pair_dips`, or a function giving it, called only where
-    rule 1 or 3 reads it (``agree=0``, ``pair_p=1``: not compared, as at a given k);
-    ``nested``: the share of the groups' weight within the energy clusters; ``sub_p``:
-    :func:`group_dips` of the groups within them (or a function giving it), read by
-    rule 1 (components) and 3b.
+    step in ``trace``. ``agree``: the adjusted Rand index of :math:`E_{k_g}` with the
+    groups; ``pair_p``, ``sub_p``: ``pair_dips`` and the groups' ``group_dips`` (or
+    functions giving them, called where read; ``agree=0``, ``pair_p=1``: not compared, as
+    at a given k); ``nested``: the share of the groups' weight within energy's clusters.
 
     >>> from kgroups._choose_k.trace import Trace
     >>> t = Trace()

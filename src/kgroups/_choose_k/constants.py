@@ -45,7 +45,7 @@ CONSTANTS = {
         "to 1; 0 loses a shape, 2 the tables' mean ARI; the middle of that range", DEV),
     "SPLIT_ALPHA": C(0.05, "family-wise level of the split tests of a partition; the arbiter's for "
         "clusters within the graph's groups, for its groups where energy finds no structure, "
-        "for its groups within energy's clusters (rule 3b) and for energy's tiles (step 4), which "
+        "for its groups within energy's clusters (rule 3's mirror) and for energy's tiles (step 4), which "
         "reuse it untuned",
         "bench_choice_rules.py, 0.001 to 0.2: the development half's tables prefer 0.05, its "
         "shapes 0.05 and 0.1 alike; bench_split_level.py: no false split below 0.05 on 8 "
@@ -71,7 +71,7 @@ CONSTANTS = {
         "components of the graph must cut below this times energy's", "bench_semimetric.py "
         "(issue 40)", ALL),
     "WITHIN": C(0.95, "share of the energy clusters' weight within the graph's groups that nests "
-        "them (and of the groups' within energy's clusters, rule 3b, and of energy's tiles within "
+        "them (and of the groups' within energy's clusters, rule 3's mirror, and of energy's tiles within "
         "the groups, step 4, reused untuned)",
         "bench_choice.py, arbiter table: 0.9, 0.95", DEV),
     "BALANCE": C(0.35, "the graph sets a small part apart where its smallest group of more than "

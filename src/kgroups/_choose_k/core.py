@@ -22,10 +22,11 @@ from .._semimetrics.neighbors import lone_rows
 from .._semimetrics.prepare import data_scale, objective_unit
 from .._stats.criteria import gap_rule, laplacian_eigenvalues, ps_rule
 from .._stats.dip import effective_size
+from .._stats.modes import group_dips, pair_dips
 from .._validation import (Integer, InvalidParameterError, as_seed, check_data,
                            check_sample_weight, describe)
 from ..metrics import weighted_ari
-from .arbiter import ENERGY, GRAPH, group_dips, judge, no_graph, pair_dips, tiles
+from .arbiter import ENERGY, GRAPH, judge, no_graph, tiles
 from .constants import K_MAX, SAMPLE_N
 from .criteria import gap_curve, prediction_strength_curve, silhouette_curve
 from .fits import Fits, stream
@@ -36,18 +37,16 @@ from .trace import Step
 
 
 def choice_rows(X, w):
-    """:func:`~kgroups._rows.distinct_rows` of X, the rows the default chooses on: the
-    fits read a row of weight m as its m copies, and the dips a weighted sample at its
-    effective size (:func:`~kgroups._stats.dip.dip_test`), so that copies of every row
-    are its points (not as many modes) and the copies of a rounded cell its density."""
+    """The distinct rows of X the default chooses on, each weighing its copies: the fits read
+    a row of weight m as m copies, the dips at the weights' effective size (copies are one
+    row's points, not as many modes; a rounded cell's copies its density)."""
     return distinct_rows(X, w, "choose_k's distinct rows of X", "a sample of the rows")
 
 
 def relabel(r, back, own=True):
-    """Read the labels of ``r`` (with ``own``), of its candidates and of their rescaled
-    geometries at ``back``: ``np.argsort(rows)`` puts labels fitted on ``X[rows]`` in
-    the order of the rows' indices; the inverse of ``np.unique`` gives each row its
-    distinct row's."""
+    """Index the labels of ``r`` (with ``own``), of its candidates and of their rescaled
+    geometries by ``back`` (``np.argsort(rows)``: labels of ``X[rows]`` in the rows' order;
+    the inverse of ``np.unique``: each row its distinct row's)."""
     held = [r, *(r.candidates or {}).values()]
     held += [g for x in held for g in (x.multimodal_axes, x.standardized) if g is not None]
     for x in {id(x): x for x in held[0 if own else 1:]}.values():
@@ -103,18 +102,16 @@ def check_k_range(k_range, method, semimetric, n, n_distinct, rows="n_samples={}
 
 
 def default_top(X, w, method, semimetric):
-    """The largest k of :func:`~kgroups.choose_k`'s default ``k_range`` on X (weights
-    ``w``, None: ones): ``K_MAX``, or less where X allows less."""
+    """The top of :func:`~kgroups.choose_k`'s default ``k_range`` on X (weights ``w``)."""
     X = check_data(X, "X", "choose_k", allow_1d=True, min_samples=2)
     n_distinct = choice_rows(X, check_sample_weight(w, X.shape[0], "choose_k"))[0].size
     return int(check_k_range(None, method, semimetric, X.shape[0], n_distinct)[-1])
 
 
 def default(X, w, ks, setting, opts, seed):
-    """``method="auto"``: the rule of the semimetric (:mod:`kgroups._choose_k`); with
-    ``"auto"`` both, one kept by the arbiter where the graph can judge. The rows of X
-    are distinct (:func:`run_choice` merges copies); where weights or copies make them
-    unequal, the trace's first step says how many and their effective size."""
+    """``method="auto"`` on distinct rows (:func:`run_choice` merges copies): the rule of
+    the semimetric, with ``"auto"`` both judged by the arbiter; unequal weights: the
+    trace's first step says how many rows and their effective size."""
     r = _rule(X, w, ks, setting, opts, seed)
     if np.any(w != 1.0):   # no outcome: not in summary()
         r.trace.steps.insert(0, Step("rows", "the distinct rows the choice ran on (a row's "
@@ -161,7 +158,7 @@ def _rule(X, w, ks, setting, opts, seed):
         return t
     trace.steps += g.trace.steps                # the graph's rule, then the arbiter
     # the groups' dips: read by rule 1 only for components (energy one cluster; a gap
-    # between each two, so weighed equally), by rule 3b at their sizes
+    # between each two, so weighed equally), by rule 3's mirror at their sizes
     sub_p = partial(group_dips, f.T, w, G, e.labels, setting.n_neighbors + 1, 0.0,
                     balanced=e.k == 1)
     pick, cuts = judge(cut, G, E, e.k, kg, w, setting.n_neighbors,
@@ -172,16 +169,14 @@ def _rule(X, w, ks, setting, opts, seed):
 
 
 def _with(r, e, trace, g, cuts):
-    """The answer ``r`` of ``semimetric="auto"`` with its candidates (energy's ``e``, the
-    graph's ``g`` or None), the whole trace and the arbiter's cuts."""
+    """A copy of ``r`` with the candidates ``e`` and ``g`` (or None), ``trace`` and ``cuts``."""
     r = copy.copy(r)
     r.candidates, r.trace, r.cuts = {ENERGY: e} | ({GRAPH: g} if g is not None else {}), trace, cuts
     return r
 
 
 def named(X, w, ks, method, setting, opts, seed):
-    """The gap statistic, prediction strength, the silhouette or the eigengap: its curve
-    over ``ks``, decided by its paper's rule, in one step of the trace."""
+    """A named method's curve over ``ks`` and its paper's rule, one step of the trace."""
     r, f, threshold, note = ChooseKResult(1, method, ks), Fits(X, w, setting, seed), None, ""
     if method == "gap":
         r.rule = opts["rule"] or "firstSEmax"
@@ -215,12 +210,10 @@ def named(X, w, ks, method, setting, opts, seed):
 
 
 def run_choice(X, w, ks, method, setting, opts, random_state, refit, seed=None):
-    """The result of ``method`` on validated X (float64) and weights (all > 0); the
-    default on the rows in :func:`canonical` order, on a sample past ``SAMPLE_N`` rows;
-    X of extreme magnitude on ``c X`` (``data_scale``) and weights of extreme magnitude
-    divided by a power of two, as the estimator's fit does (W in X's units and the
-    weights'). ``seed``: that of the data X was sampled from (:func:`sample_rows`), in
-    place of X's own."""
+    """``method`` on validated X and weights > 0: the default on the rows in
+    :func:`canonical` order (a sample past ``SAMPLE_N``); X and weights of extreme magnitude
+    rescaled as the estimator's fit does, W reported in their units. ``seed``: that of the
+    data X was sampled from, in place of X's own."""
     sem = ENERGY if setting.semimetric in (GRAPH, "auto") else setting.semimetric
     n = X.shape[0]
     if method == "auto":  # choice_rows(X, w), which the caller drew the range from
@@ -273,13 +266,11 @@ def run_choice(X, w, ks, method, setting, opts, random_state, refit, seed=None):
 
 
 def lone_outliers(X, w, n_neighbors, k_top):
-    """The rows of X the default leaves out of the choice: the neighbourhood graph's
-    :func:`~kgroups._semimetrics.neighbors.lone_rows` of weight below twice the median
-    row's. A cluster holds two points at least (as a separated group does); a point that
-    no cluster's neighbourhood reaches is an outlier, which would otherwise be a cluster
-    of its own (its distance to every other, not a group, lowers the within energy) and,
-    far enough, leave the rest one cluster; a row of twice the typical weight counts as
-    two points. None where the rest would hold fewer than ``k_top + 2`` rows.
+    """The rows the default leaves out: the neighbourhood graph's
+    :func:`~kgroups._semimetrics.neighbors.lone_rows` of less than twice the median weight
+    (a row of twice it is two points). A cluster holds two points at least; a point no
+    cluster's neighbourhood reaches would be a cluster of its own and, far enough, leave
+    the rest one cluster. None where fewer than ``k_top + 2`` rows would remain.
 
     >>> X = np.r_[np.random.default_rng(0).normal(size=(60, 2)), [[1e3, 1e3]]]
     >>> np.flatnonzero(lone_outliers(X, np.ones(61), 10, 15)).tolist()
@@ -292,9 +283,8 @@ def lone_outliers(X, w, n_neighbors, k_top):
 
 
 def _on_rows(X, w, rows, lone, ks, setting, opts, seed, refit):
-    """The default on X's ``rows`` (in the order given: a uniform sample of ``SAMPLE_N``
-    past it, less ``lone`` outliers, :func:`lone_outliers`), every row labelled by that
-    fit's predict (with ``refit``, by the fit of all rows from it)."""
+    """The default on X's ``rows`` (a uniform sample past ``SAMPLE_N``, less ``lone``
+    outliers), every row labelled by that fit's predict (``refit``: then all rows fitted)."""
     n = X.shape[0]
     sampled, Xs, ws = n > SAMPLE_N, X[rows], w[rows]
     r = default(Xs, ws, ks, setting, opts, seed)
@@ -327,9 +317,8 @@ def _on_rows(X, w, rows, lone, ks, setting, opts, seed, refit):
 
 
 def with_removed_rows(r, X, pos, w, setting):
-    """The result ``r`` of the rows ``pos`` of X (weights ``w``) for every row of X: the
-    rows of weight 0 (removed) labelled by the ``predict`` of the chosen fit, run from
-    ``r.labels`` in the geometry of the labels; ``r.sample`` counts X's rows."""
+    """``r``, the result of X's rows ``pos``, for every row: those of weight 0 labelled by
+    the chosen fit's ``predict``; ``r.sample`` counts X's rows."""
     rows = np.flatnonzero(pos)
     labels = np.zeros(X.shape[0], dtype=np.int64)
     labels[rows] = r.labels
@@ -342,9 +331,8 @@ def with_removed_rows(r, X, pos, w, setting):
 
 
 def chosen_fit(r, Z, w, setting, seed):
-    """The :class:`Fits` of ``r``'s k and semimetric on the rows ``Z`` (weights ``w``) that
-    ``r.labels`` label, in the geometry of those labels, its fit of k run from them: its
-    ``predict`` labels other rows in that geometry."""
+    """The :class:`Fits` of ``r``'s semimetric on the rows ``Z`` that ``r.labels`` label (in
+    their geometry), its fit of k run from them: its ``predict`` labels other rows."""
     f = Fits(Z, w, setting.but(semimetric=r.semimetric or setting.semimetric), seed,
              matrix=False)
     f.runs[r.k] = f.run(r.k, [r.labels])[2]
