@@ -1390,7 +1390,8 @@ def test_arms_that_no_line_separates_are_the_graph_s_where_energy_sees_no_struct
     """Three arms of a spiral: energy's rule finds no structure; the graph's groups are
     the arms, cut below half the energy partition's. Along their linear discriminant
     alone the arms are not bimodal (dip p 0.052: one cluster); along their margins they
-    are (the gaps between the arms), so the answer is the graph's 3."""
+    are (the gaps between the arms), so the answer is the graph's 3. Energy's own k is not
+    1 there: the graph's groups show structure, and steps 2-3 run on X."""
     rng = np.random.default_rng(2)
     t = np.pi * np.sqrt(rng.uniform(0.25, 6.25, 120))       # the same angles on each arm
     X = np.vstack([np.c_[t * np.cos(t + 2 * np.pi * j / 3), t * np.sin(t + 2 * np.pi * j / 3)]
@@ -1398,10 +1399,16 @@ def test_arms_that_no_line_separates_are_the_graph_s_where_energy_sees_no_struct
     X += rng.normal(0, 0.05, X.shape)
     y = np.repeat([0, 1, 2], 120)
     r = choose_k(X, semimetric="auto")
-    assert r.candidates["energy"].k == 1
     assert (r.k, r.semimetric, r.trace.steps[-1].rule) == (3, "nearest_neighbors", "no structure")
     assert ari(y, r.labels) == 1.0
     assert "along their discriminant or margins" in r.trace.steps[-1].outcome
+    assert [s.outcome for s in r.trace.steps if s.step == "answer"] == ["k=1"]  # energy's
+    own = choose_k(X)
+    steps = [s.step for s in own.trace.steps]
+    assert steps[-4:] == ["graph eigengap", "structure", "silhouette", "split"]
+    assert "answer" not in steps
+    assert own.trace.steps[-3].short == "the graph's groups show it"
+    assert (own.k, r.candidates["energy"].k) == (3, 3)   # energy's clusters, not the arms
 
 
 @pytest.mark.xfail(strict=True, reason="rule 3's 'the same groups' keeps energy's larger k "

@@ -119,6 +119,8 @@ def test_no_structure_gives_one_cluster(draw):
     arb = arbiter_step(r)
     assert arb.threshold == NO_STRUCTURE_RATIO and arb.outcome.startswith("no structure")
     assert [s.outcome for s in r.trace.steps if s.step == "answer"] == ["k=1"]
+    # energy's own k reads the graph's groups with the same clause: still one cluster
+    assert r.candidates["energy"].k == 1 and choose_k(X).k == 1
 
 
 def test_the_same_answer_for_every_random_state(moons):
@@ -411,14 +413,16 @@ def test_a_small_far_group_is_two_modes_at_equal_weights():
     """A blob of 20 points 10 standard deviations from one of 1,000: too many for a
     separated group, too few for a dip at their own sizes (p = 1) or for energy's
     references. The graph's two components are bimodal once the two weigh the same,
-    and the arbiter keeps them."""
+    and the arbiter keeps them (energy's answer it judged was 1; energy's own k then
+    reads the structure the graph showed)."""
     X, y = make_blobs([1000, 20], centers=np.array([[0.0, 0.0], [10.0, 0.0]]),
                       random_state=0)
     est = KernelKGroups("auto", semimetric="auto", random_state=0).fit(X)
     assert (est.n_clusters_, est.semimetric_) == (2, NN)
     assert adjusted_rand_score(y, est.labels_) == 1.0
     r = est.n_clusters_choice_
-    assert r.candidates["energy"].k == 1 and arbiter_step(r).rule == "components"
+    assert [s.outcome for s in r.trace.steps if s.step == "answer"] == ["k=1"]
+    assert arbiter_step(r).rule == "components" and r.candidates["energy"].k > 1
 
 
 def test_a_far_group_that_passes_the_density_test_is_a_cluster():
@@ -503,6 +507,7 @@ def test_the_components_a_near_line_s_graph_falls_into_are_one_cloud(seed):
     assert g.k == 2 and np.bincount(g.labels).min() > 11 and r.cuts[NN] == 0.0
     assert (r.k, r.semimetric) == (1, "energy")
     assert arbiter_step(r).rule == "no structure"
+    assert r.candidates["energy"].k == 1 and choose_k(X, range(1, 16)).k == 1
 
 
 def test_tight_far_groups_beside_rings_are_clusters():

@@ -22,7 +22,8 @@ def choose_k(X, k_range=None, *, method="auto", semimetric="energy", alpha=1.0, 
     method fails.
 
     - ``"auto"`` (default): the **energy rule**: k = 1 only where X shows no structure (dip
-      tests, a tight group apart, gain over uniform references); else the smallest k near the
+      tests, a tight group apart, gain over uniform references, the neighbourhood graph's
+      groups read as the arbiter's first clause); else the smallest k near the
       largest mean silhouette, plus one cluster while a cluster is multimodal along its
       halves' lines and across its sides' margins (dip tests); where X's own geometry shows
       none, the same on its multimodal sphered axes, then standardized. A row's copies count

@@ -31,9 +31,9 @@ from .constants import K_MAX, SAMPLE_N
 from .criteria import gap_curve, prediction_strength_curve, silhouette_curve
 from .fits import Fits, stream
 from .graph import graph_rule
-from .point import SCAN_FACTOR, SCAN_MIN, energy_rule
+from .point import SCAN_FACTOR, SCAN_MIN, energy_rule, on_x
 from .result import ChooseKResult
-from .trace import Step
+from .trace import Step, Trace
 
 
 def choice_rows(X, w):
@@ -129,7 +129,7 @@ def _rule(X, w, ks, setting, opts, seed):
     auto = setting.semimetric == "auto"
     e, f = energy_rule(X, w, ks, setting.but(semimetric=ENERGY) if auto else setting,
                        opts["n_refs"], opts["reference"], seed)
-    if not auto and (setting.semimetric != ENERGY or e.k < 3):  # no tiles below 3 clusters
+    if not auto and (setting.semimetric != ENERGY or e.k == 2):  # the graph reads 1 and >= 3
         return e
     e.semimetric, trace = ENERGY, copy.deepcopy(e.trace)
     gks = ks[(ks >= 2) & (ks <= max(SCAN_MIN, SCAN_FACTOR * e.k))]
@@ -146,23 +146,35 @@ def _rule(X, w, ks, setting, opts, seed):
         g.geometry, g.rescaling = e.geometry, e.rescaling
         g.trace.steps = [replace(s, statistic=f"{s.statistic}, on X {e.geometry}")
                          for s in g.trace.steps]
-    G, kg = g.labels, g.k
+    G, kg, nn = g.labels, g.k, setting.n_neighbors
     cut = partial(partition_cut, fmap, k=kg)
     E = f.grow(kg)[0]                           # the energy partition of k_g clusters
-    agree = weighted_ari(G, E, w)               # the arbiter's numbers, for the tiles too
-    pair_p = cache(lambda: pair_dips(f.T, w, e.labels, G, setting.n_neighbors))
-    t = tiles(e, f, G, ks, w, setting.n_neighbors, cut, agree, pair_p)  # energy's own k
+    agree = weighted_ari(G, E, w)               # the arbiter's numbers, for energy's own k too
+    pair_p = cache(lambda: pair_dips(f.T, w, e.labels, G, nn))  # once, where read
+    verdict, pick, cuts = Trace(), ENERGY, None
+    if auto or e.k == 1:
+        # the groups' dips: read by rule 1 only for components (energy one cluster; a gap
+        # between each two, so weighed equally), by rule 3's mirror at their sizes
+        sub_p = partial(group_dips, f.T, w, G, e.labels, nn + 1, 0.0, balanced=e.k == 1)
+        pick, cuts = judge(cut, G, E, e.k, kg, w, nn, e.labels if e.k > 1 else None, verdict,
+                           agree, pair_p, sub_p)
+    own = e
+    if e.k == 1 and pick == GRAPH:              # structure the graph's groups show
+        v = verdict.steps[-1]
+        own = copy.copy(e)
+        own.trace = Trace(e.trace.steps[:-1] + g.trace.steps)     # less "answer: k=1"
+        own = on_x(own, f, ks, opts["n_refs"], opts["reference"], Step(
+            "structure", f"{v.statistic}, the arbiter's first clause", v.value, v.threshold,
+            f"{v.outcome}: the graph's groups show structure; steps 2-3 on X",
+            short="the graph's groups show it"))
+        own.semimetric = ENERGY
+    t = tiles(own, f, G, ks, w, nn, cut, agree, pair_p if own is e else cache(
+        lambda: pair_dips(f.T, w, own.labels, G, nn)))      # energy's own k
     if not auto:
-        if t is not e:                          # the graph's rule, then the tiles
+        if t is not own and own is e:           # the graph's rule, then the tiles
             t.trace.steps[-1:-1] = g.trace.steps
         return t
-    trace.steps += g.trace.steps                # the graph's rule, then the arbiter
-    # the groups' dips: read by rule 1 only for components (energy one cluster; a gap
-    # between each two, so weighed equally), by rule 3's mirror at their sizes
-    sub_p = partial(group_dips, f.T, w, G, e.labels, setting.n_neighbors + 1, 0.0,
-                    balanced=e.k == 1)
-    pick, cuts = judge(cut, G, E, e.k, kg, w, setting.n_neighbors,
-                       e.labels if e.k > 1 else None, trace, agree, pair_p, sub_p)
+    trace.steps += g.trace.steps + verdict.steps    # the graph's rule, then the arbiter
     if pick == ENERGY and t is not e:           # energy's answer: the fewest tiles
         trace.steps.append(t.trace.steps[-1])
     return _with(g if pick == GRAPH else t, t, trace, g, cuts)

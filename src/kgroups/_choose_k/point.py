@@ -20,7 +20,9 @@ graph (:func:`~kgroups._choose_k.arbiter.tiles`, run by :mod:`~kgroups._choose_k
 
 Without structure in X's geometry, steps 2-3 run on the multimodal axes of X sphered,
 then steps 1-3 on X standardized; none: k = 1, or without 1 in the range steps 2-3 on X
-(the structure test still chooses the geometry and where step 2 starts).
+(the structure test still chooses the geometry and where step 2 starts), as they also
+run (:func:`on_x`) where the neighbourhood graph's groups pass the arbiter's first
+clause (run by :mod:`~kgroups._choose_k.core`: structure energy's yardsticks miss).
 """
 
 from __future__ import annotations
@@ -135,10 +137,16 @@ def energy_rule(X, w, ks, setting, n_refs, reference, seed):
             r.k, r.labels, r.geometry, r.rescaling, r.at_top = s.k, s.labels, name, m, s.at_top
             return r, g if name == "standardized" else f
     if ks[0] != 1:                                  # steps 2-3 on X after all
-        s = decide(f, ks, n_refs, reference, Step("structure", "the least k of k_range", int(
-            ks[0]), None, "no structure, and 1 is not in the range: steps 2-3 on X"))[0]
-        s.trace.steps[:0], s.structure_z = r.trace.steps, r.structure_z
-        s.multimodal_axes, s.standardized = r.multimodal_axes, r.standardized
-        return s, f
+        return on_x(r, f, ks, n_refs, reference, Step("structure", "the least k of k_range", int(
+            ks[0]), None, "no structure, and 1 is not in the range: steps 2-3 on X")), f
     r.trace.add("answer", "no geometry shows structure", 1, None, "k=1")
     return r, f
+
+
+def on_x(r, f, ks, n_refs, reference, declared):
+    """Steps 2-3 on X (``f``) after all, ``declared`` the step that says why: the result,
+    after ``r``'s trace and with its curves of step 1 and rescaled geometries."""
+    s = decide(f, ks, n_refs, reference, declared)[0]
+    s.trace.steps[:0], s.structure_z = r.trace.steps, r.structure_z
+    s.multimodal_axes, s.standardized = r.multimodal_axes, r.standardized
+    return s
