@@ -1409,6 +1409,8 @@ def test_arms_that_no_line_separates_are_the_graph_s_where_energy_sees_no_struct
     assert "answer" not in steps
     assert own.trace.steps[-3].short == "the graph's groups show it"
     assert (own.k, r.candidates["energy"].k) == (3, 3)   # energy's clusters, not the arms
+    for seed in (0, 5):                         # one answer, whatever the entry point or seed
+        assert KernelKGroups("auto", random_state=seed).fit(X).n_clusters_ == own.k
 
 
 @pytest.mark.xfail(strict=True, reason="rule 3's 'the same groups' keeps energy's larger k "
