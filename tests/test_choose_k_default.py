@@ -1411,6 +1411,9 @@ def test_arms_that_no_line_separates_are_the_graph_s_where_energy_sees_no_struct
     assert (own.k, r.candidates["energy"].k) == (3, 3)   # energy's clusters, not the arms
     for seed in (0, 5):                         # one answer, whatever the entry point or seed
         assert KernelKGroups("auto", random_state=seed).fit(X).n_clusters_ == own.k
+    with pytest.warns(KRangeWarning, match="the structure is the neighbourhood graph's "
+                      "groups, which energy cuts into ever more pieces"):
+        assert choose_k(X, range(1, 4)).k == 3  # the top: widening gives more pieces
 
 
 @pytest.mark.xfail(strict=True, reason="rule 3's 'the same groups' keeps energy's larger k "

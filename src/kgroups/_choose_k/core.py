@@ -33,7 +33,7 @@ from .fits import Fits, stream
 from .graph import graph_rule
 from .point import SCAN_FACTOR, SCAN_MIN, energy_rule, on_x
 from .result import ChooseKResult
-from .trace import Step, Trace
+from .trace import GRAPH_SHOWS, Step, Trace
 
 
 def choice_rows(X, w):
@@ -170,7 +170,7 @@ def _rule(X, w, ks, setting, opts, seed):
         own = on_x(own, f, ks, opts["n_refs"], opts["reference"], Step(
             "structure", f"{v.statistic}, the arbiter's first clause", v.value, v.threshold,
             f"{v.outcome}: the graph's groups show structure; steps 2-3 on X",
-            short="the graph's groups show it"))
+            short=GRAPH_SHOWS))
         own.semimetric = ENERGY
     t = tiles(own, f, G, ks, w, nn, cut, agree, pair_p if own is e else cache(
         lambda: pair_dips(f.T, w, own.labels, G, nn)))      # energy's own k

@@ -10,7 +10,7 @@ import numpy as np
 from .._errors import pyplot
 from .._validation import InvalidParameterError, describe
 from .constants import SPLIT_ALPHA, STRUCTURE_Z
-from .trace import Trace, few, render
+from .trace import GRAPH_SHOWS, Trace, few, render
 
 _CURVES = {  # criterion -> (curve attribute, error-bar attribute, y label)
     "gap": ("gap", "gap_se", "Gap(k) +- s_k"),
@@ -140,10 +140,14 @@ class ChooseKResult:
     def top_note(self):
         """What an answer at the top of the range before the rule decided means."""
         shapes = self.semimetric == "energy" and self.candidates is None
-        return (f"k={self.k} is the largest k of k_range and the rule had not decided "
-                "there: k may be larger than the range allows" + (
-                    ", or the clusters are shapes that energy cuts into ever more pieces "
-                    "(semimetric='auto' finds shapes)" if shapes else "") + "; widen k_range")
+        head = f"k={self.k} is the largest k of k_range and the rule had not decided there: "
+        if shapes and any(s.short == GRAPH_SHOWS for s in self.trace.steps):
+            return head + ("the structure is the neighbourhood graph's groups, which energy "
+                           "cuts into ever more pieces: semimetric='auto' answers the groups; a "
+                           "wider k_range gives more pieces")
+        return head + "k may be larger than the range allows" + (
+            ", or the clusters are shapes that energy cuts into ever more pieces "
+            "(semimetric='auto' finds shapes)" if shapes else "") + "; widen k_range"
 
     def summary(self):
         """The choice in one line: k, the semimetric and the outcome of the last step of each

@@ -8,6 +8,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 
+# The summary's word for the structure step that the neighbourhood graph's groups decided.
+GRAPH_SHOWS = "the graph's groups show it"
+
+
 @dataclass(frozen=True)
 class Step:
     """One decision: ``step``, ``statistic`` and its ``value`` (or values by k), ``threshold``
