@@ -1331,7 +1331,8 @@ def test_margins_by_hand():
     np.testing.assert_allclose(cluster_modes.margins(X, E, None, 0, 1), [4, 3, 2, -2, -3])
     np.testing.assert_allclose(cluster_modes.margins(X, E, None, 1, 0), [2, 3, -4, -3, -2])
     X, E = np.array([[0.0, 0.0], [3.0, 4.0], [3.0, 5.0]]), np.array([0, 1, 1])
-    np.testing.assert_allclose(cluster_modes.margins(X, E, None, 0, 1), [5, 1 - 5, 1 - np.hypot(3, 5)])
+    np.testing.assert_allclose(cluster_modes.margins(X, E, None, 0, 1),
+                               [5, 1 - 5, 1 - np.hypot(3, 5)])
 
 
 @pytest.mark.parametrize("d", [1, 2, 3, 8, 9, 20])

@@ -45,8 +45,8 @@ CONSTANTS = {
         "to 1; 0 loses a shape, 2 the tables' mean ARI; the middle of that range", DEV),
     "SPLIT_ALPHA": C(0.05, "family-wise level of the split tests of a partition; the arbiter's for "
         "clusters within the graph's groups, for its groups where energy finds no structure, "
-        "for its groups within energy's clusters (rule 3's mirror) and for energy's tiles (step 4), which "
-        "reuse it untuned",
+        "for its groups within energy's clusters (rule 3's mirror) and for energy's tiles "
+        "(step 4), which reuse it untuned",
         "bench_choice_rules.py, 0.001 to 0.2: the development half's tables prefer 0.05, its "
         "shapes 0.05 and 0.1 alike; bench_split_level.py: no false split below 0.05 on 8 "
         "unimodal clouds; bench_arbiter.py: its test alike from 0.001 to 0.05", DEV),
@@ -71,8 +71,8 @@ CONSTANTS = {
         "components of the graph must cut below this times energy's", "bench_semimetric.py "
         "(issue 40)", ALL),
     "WITHIN": C(0.95, "share of the energy clusters' weight within the graph's groups that nests "
-        "them (and of the groups' within energy's clusters, rule 3's mirror, and of energy's tiles within "
-        "the groups, step 4, reused untuned)",
+        "them (and of the groups' within energy's clusters, rule 3's mirror, and of energy's "
+        "tiles within the groups, step 4, reused untuned)",
         "bench_choice.py, arbiter table: 0.9, 0.95", DEV),
     "BALANCE": C(0.35, "the graph sets a small part apart where its smallest group of more than "
         "n_neighbors + 1 rows holds less than this over its number of groups", "bench_arbiter.py: "
