@@ -154,7 +154,10 @@ def _rule(X, w, ks, setting, opts, seed):
     cut = partial(partition_cut, fmap, k=kg)
     E = f.grow(kg)[0]                           # the energy partition of k_g clusters
     agree = weighted_ari(G, E, w)               # the arbiter's numbers, for energy's own k too
-    pair_p = cache(lambda: pair_dips(f.T, w, e.labels, G, nn))  # once, where read
+    def dips(r):                    # pair_dips of r's clusters in the groups: once, where read
+        return cache(lambda: pair_dips(f.T, w, r.labels, G, nn))
+
+    pair_p = dips(e)
     verdict, pick, cuts = Trace(), ENERGY, None
     if auto or e.k == 1:
         # the groups' dips: read by rule 1 only for components (energy one cluster; a gap
@@ -172,8 +175,7 @@ def _rule(X, w, ks, setting, opts, seed):
             f"{v.outcome}: the graph's groups show structure; steps 2-3 on X",
             short=GRAPH_SHOWS))
         own.semimetric = ENERGY
-    t = tiles(own, f, G, ks, w, nn, cut, agree, pair_p if own is e else cache(
-        lambda: pair_dips(f.T, w, own.labels, G, nn)))      # energy's own k
+    t = tiles(own, f, G, ks, w, nn, cut, agree, pair_p if own is e else dips(own))
     if not auto:
         if t is not own and own is e:           # the graph's rule, then the tiles
             t.trace.steps[-1:-1] = g.trace.steps
