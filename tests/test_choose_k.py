@@ -11,7 +11,8 @@ import pytest
 from kgroups import ChooseKResult, KernelKGroups, KernelKMeans, choose_k
 from kgroups._choose_k.core import check_k_range
 from kgroups._choose_k.criteria import prediction_strength_curve, silhouette_curve
-from kgroups._choose_k.fits import Fits, Setting, stream
+from kgroups._choose_k.fits import Fits, Setting
+from kgroups._random_state import stream
 from kgroups._rescale import sphering
 from kgroups._stats import criteria, silhouette
 from kgroups._stats.criteria import (GAP_RULES, gap_rule, prediction_strength_score, ps_rule,

@@ -23,6 +23,7 @@ from kgroups._choose_k.arbiter import (AGREE, BALANCE, CLEAN_CUT, CUT_RATIO,
 from kgroups._choose_k.constants import CONSTANTS
 from kgroups.metrics import weighted_ari
 from kgroups._rows import canonical, projection_key
+from kgroups._random_state import stream
 from kgroups._choose_k.fits import Fits, Setting
 from kgroups._choose_k.point import (SCAN_FACTOR, SCAN_MIN, SILHOUETTE_KEEP, SILHOUETTE_SE,
                                      SPLIT_ALPHA, scan, split_walk)
@@ -748,7 +749,7 @@ def test_references_run_on_samples_of_large_data(monkeypatch):
     monkeypatch.setattr(structure, "STRUCTURE_MAX_N", 1000)
     for i in range(3):
         sub = np.sort(perm[50 * i:50 * (i + 1)])
-        zi, _, [ri] = references(geometry(X[sub], seed=fits.stream(4, "structure sample", i)),
+        zi, _, [ri] = references(geometry(X[sub], seed=stream(4, "structure sample", i)),
                                  np.arange(1, 5), 3, "pca")
         np.testing.assert_allclose(ref[i], ri, rtol=1e-12)
         np.testing.assert_allclose(zs[i], zi, rtol=1e-12)

@@ -9,8 +9,9 @@ from sklearn.datasets import make_blobs, make_circles, make_moons
 from sklearn.metrics import adjusted_rand_score
 
 from kgroups import choose_k
-from kgroups._choose_k.graph import COMPONENT_FLOOR, log_eigengaps
+from kgroups._choose_k.constants import COMPONENT_FLOOR
 from kgroups._semimetrics.neighbors import NeighborGraphMap
+from kgroups._stats.criteria import log_eigengaps
 from kgroups.exceptions import KRangeWarning
 
 NN = "nearest_neighbors"
@@ -68,7 +69,7 @@ def test_the_rule_is_the_largest_log_ratio_of_the_walks_laplacian():
 
 def test_log_eigengaps_by_hand():
     mu = np.array([0.0, 0.01, 0.02, 0.5])
-    got = log_eigengaps(mu, np.array([1, 2, 3]))
+    got = log_eigengaps(mu, np.array([1, 2, 3]), COMPONENT_FLOOR)
     assert np.isnan(got[0])
     np.testing.assert_allclose(got[1:], [np.log(2.0), np.log(25.0)])
 
@@ -77,14 +78,14 @@ def test_a_zero_counts_as_a_share_of_the_next_eigenvalue():
     """Two components (two zeros): the gap after them is log(1 / COMPONENT_FLOOR), not
     infinite; a third zero at most 1e-9 of the largest counts as a zero too."""
     mu = np.array([0.0, 0.0, 0.001, 0.002, 0.5])
-    got = log_eigengaps(mu, np.arange(1, 5))
+    got = log_eigengaps(mu, np.arange(1, 5), COMPONENT_FLOOR)
     np.testing.assert_allclose(got[1:], [np.log(1 / COMPONENT_FLOOR), np.log(2.0),
                                          np.log(250.0)])
     assert COMPONENT_FLOOR == 0.2
-    np.testing.assert_allclose(log_eigengaps(mu, np.arange(1, 5), floor_share=0.5)[1],
+    np.testing.assert_allclose(log_eigengaps(mu, np.arange(1, 5), 0.5)[1],
                                np.log(2.0))
-    tiny = np.array([0.0, 1e-12, 0.01, 1.0])
-    np.testing.assert_allclose(log_eigengaps(tiny, np.array([2, 3])),   # 0.002, 0.01, 1
+    tiny = np.array([0.0, 1e-12, 0.01, 1.0])  # read as 0.002, 0.01, 1
+    np.testing.assert_allclose(log_eigengaps(tiny, np.array([2, 3]), COMPONENT_FLOOR),
                                [np.log(5.0), np.log(100.0)])
 
 

@@ -21,6 +21,7 @@ import numpy as np
 from ._input_device import device_rows, like_input, on_cuda_device
 from ._kernels.device import host_values
 from ._placement import place
+from ._rows import projection_key
 from ._semimetrics import robust_center
 from ._sparse import issparse
 from ._validation import (InvalidParameterError, check_finite, check_in_memory,
@@ -473,6 +474,24 @@ class Device:
 
 
 IN_MEMORY, DASK, DEVICE = InMemory(), Dask(), Device()
+
+
+# Bytes of a device array copied to the host at a time for the rows' keys, in multiples of
+# the key's own block of 4,096 rows, so that every row's key rounds as in host memory.
+KEY_BYTES, KEY_ROWS = 1 << 25, 4096
+
+
+def row_keys(kind, rows, w, owner):
+    """:func:`~kgroups._rows.projection_key` of every row of ``rows`` (of ``kind``), a dask
+    array's chunk by chunk, a device array's ``KEY_BYTES`` at a time copied to the host (the
+    key reads the values on the host: a sample drawn by the keys is the one in-memory data
+    of the same rows give)."""
+    if kind is not DEVICE:
+        return np.asarray(kind.map_rows(rows, projection_key, None, np.float64, owner))
+    n, d = (int(v) for v in rows.shape)
+    step = KEY_ROWS * max(1, KEY_BYTES // (8 * max(d, 1) * KEY_ROWS))
+    return np.concatenate([projection_key(kind.take(rows, w, np.arange(a, min(a + step, n)))[0])
+                           for a in range(0, n, step)] or [np.empty(0)])
 
 
 def input_kind(X, sample_weight=None, engine_input="numpy"):

@@ -6,7 +6,8 @@ kernel k-groups; Cuesta-Albertos, Gordaliza & Matrán 1997, García-Escudero et 
 2008): :func:`run_fit` hands the starts to the one driver with the engine's runs
 under the trimmed rule (:class:`kgroups._engines.trimmed.TrimmedRuns`), and
 :func:`set_noise_attributes` records what was set aside and the threshold that
-``predict`` sets new points aside by. Imported only by fits with ``noise``.
+``predict`` sets new points aside by; :func:`out_of_one_cluster`, the rows that
+``n_clusters="auto"`` leaves out of its choice. Imported only by fits with ``noise``.
 """
 
 from __future__ import annotations
@@ -106,3 +107,30 @@ def set_noise_attributes(est, best, share):
     est.n_noise_ = int(np.count_nonzero(np.asarray(est.labels_) == -1))
     est.noise_weight_ = float(getattr(best, "noise_weight", 0.0)) * est._wscale
     est.noise_threshold_ = float(est._noise_threshold) * est._objective_unit()
+
+
+def out_of_one_cluster(est, X, w, sample_n):
+    """The rows that ``noise="auto"`` sets aside from one energy cluster
+    (:mod:`kgroups._noise_auto`) with the parameters of ``est``, on X's rows (a uniform
+    sample of ``sample_n`` past that many), less the members of tight groups apart, which
+    are clusters (:func:`~kgroups._semimetrics.neighbors.in_separated_groups`): strays
+    and a thin background, which ``n_clusters="auto"`` with ``noise`` leaves out of the
+    choice of k (they add no clusters)."""
+    from ._rows import canonical, projection_key, sample_rows
+    from ._semimetrics import DATA_BUILT
+    from ._semimetrics.neighbors import in_separated_groups
+
+    rows = np.arange(X.shape[0])
+    if rows.size > sample_n:
+        rows = sample_rows(*canonical(projection_key(X), w), sample_n)
+    params = {**est.get_params(), "n_clusters": 1, "noise": "auto", "n_init": 1,
+              "engine": "auto", "verbose": 0, "init": "k-means++"}
+    if not isinstance(est.semimetric, str) or est.semimetric in ("auto", *DATA_BUILT):
+        params["semimetric"] = "energy" if not callable(est.semimetric) else est.semimetric
+    one = type(est)(**params)
+    one._fit(X[rows], w[rows])
+    out = np.zeros(X.shape[0], dtype=bool)
+    out[rows] = np.asarray(one.labels_) == -1
+    if out.any():
+        out[rows[in_separated_groups(X[rows], est.n_neighbors)]] = False
+    return out

@@ -144,6 +144,16 @@ class FitProgress:
     def elapsed(self):
         return time.perf_counter() - self.t0
 
+    @contextmanager
+    def phase(self, seconds, name, text, prefix="auto: "):
+        """Say ``text`` as the phase ``name`` starts and its seconds as it ends (with
+        ``verbose``, each line after ``prefix``); add them to ``seconds[name]``."""
+        self.say(f"{prefix}{text} ({self.elapsed():.2f} s)")
+        t0 = time.perf_counter()
+        yield
+        seconds[name] = seconds.get(name, 0.0) + time.perf_counter() - t0
+        self.say(f"{prefix}{name} done in {seconds[name]:.2f} s ({self.elapsed():.2f} s)")
+
 
 def runs_label(ids, n):
     """Restarts ``ids`` (counted from 0) of ``n`` in words: ``restart 2/5``, ``restarts

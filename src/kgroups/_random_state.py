@@ -3,11 +3,14 @@
 Every value that the constraint ``RANDOM_STATE`` of :mod:`kgroups._validation`
 accepts (None, an integer, a numpy RandomState or Generator) becomes a numpy random
 state (:func:`as_random_state`), an integer seed for ``numpy.random.default_rng``
-(:func:`as_seed`) or uniform draws from either kind (:func:`uniform_sample`).
+(:func:`as_seed`) or uniform draws from either kind (:func:`uniform_sample`); one seed
+keys many named streams (:func:`stream`).
 :mod:`kgroups._validation` re-exports them.
 """
 
 from __future__ import annotations
+
+import zlib
 
 import numpy as np
 
@@ -40,3 +43,14 @@ def uniform_sample(rs, shape):
     if isinstance(rs, np.random.Generator):
         return rs.random(shape)
     return rs.random_sample(shape)
+
+
+def stream(seed, purpose, index=0):
+    """The seed of one random stream, keyed by a ``seed`` (the choice of k's: the data's),
+    the stream's ``purpose`` (a name) and an ``index``: no two streams share a seed.
+
+    >>> stream(7, "graph") != stream(7, "reference", 8), stream(7, "graph") == stream(7, "graph")
+    (True, True)
+    """
+    key = [int(seed) % 2**32, zlib.crc32(purpose.encode()), int(index)]
+    return int(np.random.SeedSequence(key).generate_state(1)[0])

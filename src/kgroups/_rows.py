@@ -40,6 +40,14 @@ def distinct_rows(X, w, what, alternative, sort=False):
     return first[order], inv, np.bincount(inv, weights=w, minlength=first.size)
 
 
+def distinct_count(rows, more_than, what):
+    """The number of distinct ``rows``, or a number above ``more_than`` where the first
+    rows already hold that many (the common case, without sorting every row); ``what``
+    names them in :func:`distinct_rows`'s error."""
+    head = distinct_rows(rows[:64 * (more_than + 1)], None, what, "a sample")[0].size
+    return head if head > more_than else distinct_rows(rows, None, what, "a sample")[0].size
+
+
 def projection_key(X):
     """Each row's projection on a direction drawn from the number of columns, summed over
     its own contiguous copy (blocks of rows), so that it rounds the same wherever the row

@@ -241,11 +241,12 @@ def test_n_clusters_auto_draws_the_sample_a_dask_array_of_the_same_rows_draws(mo
     """The sample is drawn from the rows' values alone: a device array's keys, read a few
     rows at a time copied to the host, give the rows a dask array of the same data gives."""
     da = pytest.importorskip("dask.array")
+    from kgroups import _input
     from kgroups._choose_k import estimator
 
     monkeypatch.setattr(estimator, "SAMPLE_N", 60)
-    monkeypatch.setattr(estimator, "KEY_ROWS", 16)   # keys read 16 rows at a time
-    monkeypatch.setattr(estimator, "KEY_BYTES", 1)
+    monkeypatch.setattr(_input, "KEY_ROWS", 16)   # keys read 16 rows at a time
+    monkeypatch.setattr(_input, "KEY_BYTES", 1)
     X, _ = blobs(90, 3, 2, seed=3)
     on_device = quiet(KernelKGroups("auto", random_state=0, n_init=2).fit, dev(X))
     on_dask = quiet(KernelKGroups("auto", random_state=0, n_init=2).fit,

@@ -15,8 +15,6 @@ candidates"]`` those of all but the kept fit.
 
 from __future__ import annotations
 
-import time
-from contextlib import contextmanager
 from functools import partial
 
 import numpy as np
@@ -24,13 +22,14 @@ import numpy as np
 from .._init import resolve_n_init
 from .._input import IN_MEMORY
 from .._progress import FitProgress
-from .._rows import canonical, distinct_rows, projection_key, sample_rows
+from .._random_state import stream
+from .._rows import canonical, distinct_count, projection_key, sample_rows
 from .._semimetrics.auto import SemimetricChoice, normalized_cut, partition_cut
 from .._validation import is_dask_collection, is_device_array
 from .arbiter import ENERGY, GRAPH, judge, no_graph
 from .constants import AUTO_SAMPLE_N, AUTO_SAMPLE_ROWS, ROWS_PER_CLUSTER
 from .estimator import checked_input
-from .fits import Fits, Setting, candidate_engines, engine_for, stream
+from .fits import Fits, Setting, candidate_engines, engine_for
 from .trace import Trace, render
 
 
@@ -59,14 +58,15 @@ def fit_auto(est, X, sample_weight, plan):
     try:
         checked = None if is_dask_collection(X) or is_device_array(X) else checked_input(
             est, X, sample_weight)                  # None: data the graph refuses by name
-        why = None if checked is None else no_graph(
-            checked[0], _distinct(checked[0][checked[1] > 0], est.n_neighbors), est.n_neighbors)
+        why = None if checked is None else no_graph(checked[0], distinct_count(
+            checked[0][checked[1] > 0], est.n_neighbors, "semimetric='auto': the distinct "
+            "rows of X"), est.n_neighbors)
         if why is not None:
             trace.add("arbiter", *why)
-            with _phase(progress, seconds, f"{ENERGY} fit", why[-1]):
+            with progress.phase(seconds, f"{ENERGY} fit", why[-1]):
                 est._fit(X, sample_weight, plan._replace(semimetric=ENERGY))
             return _done(est, SemimetricChoice(ENERGY, render(trace.steps)), seconds)
-        with _phase(progress, seconds, f"{GRAPH} fit", f"fitting semimetric={GRAPH!r}"):
+        with progress.phase(seconds, f"{GRAPH} fit", f"fitting semimetric={GRAPH!r}"):
             est._fit(X, sample_weight, plan._replace(semimetric=GRAPH, engine=engines[GRAPH]))
         if engines[GRAPH] != plan.engine:
             trace.add("engine", "engine of the graph's candidate", est.engine_, None,
@@ -75,7 +75,7 @@ def fit_auto(est, X, sample_weight, plan):
         pick, cuts, start = _compare(est, plan, *checked, trace, progress, seconds)
         if pick == ENERGY:
             start = start()
-            with _phase(progress, seconds, f"{ENERGY} fit", "the exact energy fit of every "
+            with progress.phase(seconds, f"{ENERGY} fit", "the exact energy fit of every "
                         "row, from the candidate's labels"):
                 est._fit(X, sample_weight, plan._replace(semimetric=ENERGY, init=start))
         progress.say(f"auto: kept semimetric={pick!r} ({progress.elapsed():.2f} s)")
@@ -92,14 +92,14 @@ def _compare(est, plan, Xv, w, trace, progress, seconds):
     k, pos = plan.n_clusters, np.flatnonzero(w > 0)
     G, fmap = est.labels_[pos], est._feature_map
     sampled = pos.size > AUTO_SAMPLE_N
-    with _phase(progress, seconds, f"{ENERGY} candidate",
+    with progress.phase(seconds, f"{ENERGY} candidate",
                 f"fitting semimetric={ENERGY!r}" + (" on a sample" if sampled else "")):
         cand, idx = _energy(est, plan, Xv, w, pos, sampled)
     if sampled:
         trace.add("sample", "rows the energy candidate was fitted on", idx.size, None,
                   f"a uniform sample of {idx.size} of the {pos.size} rows; the graph's nodes "
                   "labelled by its predict")
-        rows = _node_rows(fmap, pos)
+        rows = fmap.node_rows(pos)
         G, E, weights = est.labels_[rows], cand.predict(k, Xv[rows]), fmap.weights
         cut = partial(normalized_cut, fmap.graph, weights, k=k)
     else:
@@ -125,14 +125,6 @@ def _labels(cand, k, Xv, pos, sampled):
     return _placed(cand.predict(k, Xv[pos]) if sampled else cand.fits[k][0], pos, Xv.shape[0], 0)
 
 
-def _distinct(rows, n_neighbors):
-    """The number of distinct ``rows``, or more than ``n_neighbors`` where the first rows
-    already hold that many (the common case, without sorting every row)."""
-    what = "semimetric='auto': the distinct rows of X"
-    head = distinct_rows(rows[:64 * (n_neighbors + 1)], None, what, "a sample")[0].size
-    return head if head > n_neighbors else distinct_rows(rows, None, what, "a sample")[0].size
-
-
 def _energy(est, plan, Xv, w, pos, sampled):
     """``(Fits, rows)``: the energy candidate's fits, its fit of k in ``fits[k]``, on the
     rows of positive weight or on the choice's sample of them."""
@@ -152,25 +144,6 @@ def _energy(est, plan, Xv, w, pos, sampled):
         labels, W, run = f.run(plan.n_clusters, starts)
         f.fits[plan.n_clusters], f.runs[plan.n_clusters] = (labels, W), run
     return f, idx
-
-
-def _node_rows(fmap, kept):
-    """One row of ``X`` per node of the graph, in the nodes' order (``kept``: the rows the
-    map was fitted on)."""
-    at = np.flatnonzero(fmap.node_of_row >= 0)
-    _, first = np.unique(fmap.node_of_row[at], return_index=True)
-    return kept[at[first]]
-
-
-@contextmanager
-def _phase(progress, seconds, name, text):
-    """Say ``text`` as the phase ``name`` starts and its seconds as it ends (with
-    ``verbose``); add them to ``seconds[name]``."""
-    progress.say(f"auto: {text} ({progress.elapsed():.2f} s)")
-    t0 = time.perf_counter()
-    yield
-    seconds[name] = seconds.get(name, 0.0) + time.perf_counter() - t0
-    progress.say(f"auto: {name} done in {seconds[name]:.2f} s ({progress.elapsed():.2f} s)")
 
 
 def _done(est, choice, seconds):

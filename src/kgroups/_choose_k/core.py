@@ -16,9 +16,10 @@ from .._errors import DistinctRowsWarning
 from .._input import IN_MEMORY
 from .._memory import check_fits
 from .._progress import FitProgress, running
+from .._random_state import stream
 from .._rows import canonical, distinct_rows, projection_key, sample_rows
 from .._semimetrics.auto import partition_cut
-from .._semimetrics.neighbors import lone_rows
+from .._semimetrics.neighbors import lone_outliers
 from .._semimetrics.prepare import data_scale, objective_unit
 from .._stats.criteria import gap_rule, laplacian_eigenvalues, ps_rule
 from .._stats.dip import effective_size
@@ -29,7 +30,7 @@ from ..metrics import weighted_ari
 from .arbiter import ENERGY, GRAPH, judge, no_graph, tiles
 from .constants import K_MAX, SAMPLE_N
 from .criteria import gap_curve, prediction_strength_curve, silhouette_curve
-from .fits import Fits, stream
+from .fits import Fits
 from .graph import graph_rule
 from .point import SCAN_FACTOR, SCAN_MIN, energy_rule, on_x
 from .result import ChooseKResult
@@ -281,23 +282,6 @@ def run_choice(X, w, ks, method, setting, opts, random_state, refit, seed=None):
         else:  # the candidates label the sample, of distinct rows (first copies)
             r.labels, r.sample = r.labels[inv], keep[r.sample]
     return r
-
-
-def lone_outliers(X, w, n_neighbors, k_top):
-    """The rows the default leaves out: the neighbourhood graph's
-    :func:`~kgroups._semimetrics.neighbors.lone_rows` of less than twice the median weight
-    (a row of twice it is two points). A cluster holds two points at least; a point no
-    cluster's neighbourhood reaches would be a cluster of its own and, far enough, leave
-    the rest one cluster. None where fewer than ``k_top + 2`` rows would remain.
-
-    >>> X = np.r_[np.random.default_rng(0).normal(size=(60, 2)), [[1e3, 1e3]]]
-    >>> np.flatnonzero(lone_outliers(X, np.ones(61), 10, 15)).tolist()
-    [60]
-    >>> np.flatnonzero(lone_outliers(X, np.r_[np.ones(60), 2.0], 10, 15)).tolist()
-    []
-    """
-    lone = lone_rows(X, n_neighbors) & (w < 2.0 * np.median(w))
-    return lone if w.size - lone.sum() >= k_top + 2 else np.zeros(w.size, dtype=bool)
 
 
 def _on_rows(X, w, rows, lone, ks, setting, opts, seed, refit):

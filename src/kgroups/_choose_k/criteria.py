@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._random_state import stream
 from .._stats.criteria import prediction_strength_score, reference_sampler
 from .._stats.silhouette import silhouettes
-from .fits import Fits, stream
+from .fits import Fits
 from .result import curve
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._init import resolve_n_init
-from .._input import DASK, DEVICE, checked_rows, input_kind
+from .._input import DASK, checked_rows, input_kind, row_keys
 from .._progress import FitProgress
-from .._rows import canonical, distinct_rows, projection_key, sample_rows
+from .._rows import canonical, distinct_rows, sample_rows
 from .._semimetrics import DATA_BUILT
 from .._semimetrics.auto import SemimetricChoice
 from .._validation import InvalidParameterError, check_sample_weight
@@ -21,11 +21,6 @@ from .constants import CHOICE_STARTS, N_REFS
 from .core import K_MAX, SAMPLE_N, choice_rows, k_limit, run_choice
 from .fits import Setting, candidate_engines, engine_for
 from .trace import Step
-
-# Bytes of a device array copied to the host at a time for the rows' keys, in multiples of
-# the key's own block of 4,096 rows, so that every row's key rounds as in host memory.
-KEY_BYTES, KEY_ROWS = 1 << 25, 4096
-
 
 def _refuse(est):
     owner = est._owner()
@@ -57,24 +52,12 @@ def fit_choosing_k(est, X, sample_weight):
     return _record(est, r)
 
 
-def _row_keys(kind, rows, w, owner):
-    """:func:`projection_key` of every row, a dask array's chunk by chunk, a device array's
-    ``KEY_BYTES`` at a time copied to the host (the key reads the values on the host: the
-    sample is the one in-memory data of the same rows give)."""
-    if kind is not DEVICE:
-        return np.asarray(kind.map_rows(rows, projection_key, None, np.float64, owner))
-    n, d = (int(v) for v in rows.shape)
-    step = KEY_ROWS * max(1, KEY_BYTES // (8 * max(d, 1) * KEY_ROWS))
-    return np.concatenate([projection_key(kind.take(rows, w, np.arange(a, min(a + step, n)))[0])
-                           for a in range(0, n, step)] or [np.empty(0)])
-
-
 def _fit_from_a_sample(est, X, sample_weight, kind):
     """``n_clusters="auto"`` on data out of host memory: the choice runs on the sample
     in-memory data of the same rows would be chosen on (:func:`sample_rows`)."""
     rows, _ = kind.check_fit(est, X, precomputed=False)
     w = kind.weights(sample_weight, rows, est._owner())
-    n, key = int(rows.shape[0]), _row_keys(kind, rows, w, est._owner())
+    n, key = int(rows.shape[0]), row_keys(kind, rows, w, est._owner())
     wh = np.asarray(w, dtype=np.float64)
     pos = np.flatnonzero(wh > 0)
     # a row's copies (one key) are the row with their weight, as in memory (choice_rows)
@@ -130,7 +113,9 @@ def _choose(est, X, sample_weight, what=None, seed=None):
         f"{what or f'{int(keep.sum())} points'}")
     far = 0
     if est.noise is not None:
-        out = _far_out(est, X[keep], w[keep])
+        from .._noise import out_of_one_cluster
+
+        out = out_of_one_cluster(est, X[keep], w[keep], SAMPLE_N)
         keep[keep], far = ~out, int(out.sum())
     Xk, wk = X[keep], w[keep]
     distinct = choice_rows(Xk, wk)
@@ -148,30 +133,6 @@ def _choose(est, X, sample_weight, what=None, seed=None):
                                      f"{far} left out of the choice of k"))
     say(f"chose {r.summary()}")        # the why: n_clusters_choice_.reasoning
     return r, X, w, keep
-
-
-def _far_out(est, X, w):
-    """With ``noise``, the rows the choice of k leaves out (strays and a thin background add
-    no clusters): those ``noise="auto"`` sets aside from one energy cluster
-    (:mod:`kgroups._noise_auto`) on the choice's rows (its sample past ``SAMPLE_N``), less
-    the members of tight groups apart, clusters to find
-    (:func:`~kgroups._semimetrics.neighbors.in_separated_groups`)."""
-    from .._semimetrics.neighbors import in_separated_groups
-
-    rows = np.arange(X.shape[0])
-    if rows.size > SAMPLE_N:
-        rows = sample_rows(*canonical(projection_key(X), w), SAMPLE_N)
-    params = {**est.get_params(), "n_clusters": 1, "noise": "auto", "n_init": 1,
-              "engine": "auto", "verbose": 0, "init": "k-means++"}
-    if not isinstance(est.semimetric, str) or est.semimetric in ("auto", *DATA_BUILT):
-        params["semimetric"] = "energy" if not callable(est.semimetric) else est.semimetric
-    one = type(est)(**params)
-    one._fit(X[rows], w[rows])
-    out = np.zeros(X.shape[0], dtype=bool)
-    out[rows] = np.asarray(one.labels_) == -1
-    if out.any():
-        out[rows[in_separated_groups(X[rows], est.n_neighbors)]] = False
-    return out
 
 
 def _record(est, r):

@@ -8,7 +8,6 @@ lowest within energy :math:`W_k` (TPAMI eq. 13) kept.
 
 from __future__ import annotations
 
-import zlib
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -24,9 +23,9 @@ from .._semimetrics import DATA_BUILT, pairwise_unchecked
 from .._semimetrics.prepare import objective_unit, origin_gram, scaled_params
 from .._starts import named_starts
 from .._validation import InvalidParameterError
-from .constants import SPLIT_MIN, SPLIT_N_INIT
 from .._stats.dip import dip_test, margins
-from .._stats.silhouette import silhouettes
+from .._stats.silhouette import paired_se, silhouettes
+from .constants import SPLIT_MIN, SPLIT_N_INIT
 
 
 @dataclass(frozen=True)
@@ -66,17 +65,6 @@ class Setting:
         """The parameters of the estimator ``est``, with ``changes``."""
         return cls(**{f: getattr(est, f) for f in cls.__dataclass_fields__ if f != "owner"}
                    | {"owner": est._owner()} | changes)
-
-
-def stream(seed, purpose, index=0):
-    """The seed of one random stream of the choice, keyed by the data's ``seed``, the
-    stream's ``purpose`` (a name) and an ``index``: no two streams share a seed.
-
-    >>> stream(7, "graph") != stream(7, "reference", 8), stream(7, "graph") == stream(7, "graph")
-    (True, True)
-    """
-    key = [int(seed) % 2**32, zlib.crc32(purpose.encode()), int(index)]
-    return int(np.random.SeedSequence(key).generate_state(1)[0])
 
 
 def rho_matrix(Z, setting):
@@ -215,13 +203,9 @@ class Fits:
         return float(self.w @ self.point_silhouettes(k) / self.w.sum())
 
     def silhouette_se(self, k, best):
-        r"""Standard error of the mean silhouette of k minus ``best``'s, paired over the
-        points: :math:`\sqrt{\sum_i w_i (d_i - \bar d)^2 / (s (m - 1))}`, :math:`s =
-        \sum w_i`, :math:`m = \max(s, s^2 / \sum w_i^2)` (Kish)."""
-        d = self.point_silhouettes(k) - self.point_silhouettes(best)
-        w, s = self.w, float(self.w.sum())
-        m = max(s, s * s / float(w @ w))
-        return 0.0 if m <= 1.0 else float(np.sqrt(w @ (d - w @ d / s) ** 2 / (s * (m - 1.0))))
+        """Standard error of the mean silhouette of k minus ``best``'s, paired over the
+        points (:func:`~kgroups._stats.silhouette.paired_se`)."""
+        return paired_se(self.point_silhouettes(k) - self.point_silhouettes(best), self.w)
 
     def bisect(self, labels, j, rng, test=True, gap=False):
         r"""Split cluster j: ``(p, start)``, the dip p-value of its points, cross-fitted: each

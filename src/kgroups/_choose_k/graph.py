@@ -15,24 +15,11 @@ from __future__ import annotations
 import numpy as np
 
 from .._semimetrics.neighbors import NeighborGraphMap
+from .._stats.criteria import log_eigengaps
 from .constants import COMPONENT_FLOOR
 from .fits import Fits
 from .result import ChooseKResult
 from .trace import Trace
-
-
-def log_eigengaps(mu, ks, floor_share=COMPONENT_FLOOR):
-    """``log mu_(k+1) - log mu_k`` for each k of ``ks`` (``mu`` ascending, from k = 1; NaN
-    at k = 1), a zero counting as ``floor_share`` of the smallest eigenvalue above it.
-
-    >>> mu = np.array([0.0, 0.0, 0.001, 0.002, 0.5])
-    >>> np.round(log_eigengaps(mu, np.arange(1, 5)), 2).tolist()
-    [nan, 1.61, 0.69, 5.52]
-    """
-    zero = mu <= 1e-9 * max(float(np.max(mu)), 1e-300)  # zero to rounding
-    above = mu[~zero]
-    m = np.where(zero, floor_share * (float(above.min()) if above.size else 1.0), mu)
-    return np.where(ks >= 2, np.log(m[ks]) - np.log(m[ks - 1]), np.nan)
 
 
 def graph_rule(X, w, ks, setting, seed):
@@ -42,7 +29,7 @@ def graph_rule(X, w, ks, setting, seed):
     fmap = NeighborGraphMap.fit(X, w, n_neighbors=setting.n_neighbors, n_clusters=top + 1,
                                 random_state=seed, owner=setting.owner)
     mu = np.clip(1.0 - fmap.eigenvalues, 0.0, None)
-    gaps = log_eigengaps(mu, ks)
+    gaps = log_eigengaps(mu, ks, COMPONENT_FLOOR)
     r, t = ChooseKResult(1, "auto", ks, eigenvalues=mu, eigengap=gaps), Trace()
     if np.isfinite(gaps).any():
         r.k = int(ks[int(np.nanargmax(gaps))])

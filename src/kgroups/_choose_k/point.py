@@ -29,10 +29,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._random_state import stream
 from .._stats.dip import read_to_precision
 from .constants import (PRECISION_STEP, SCAN_FACTOR, SCAN_MIN, SILHOUETTE_KEEP, SILHOUETTE_SE,
                         SPLIT_ALPHA)
-from .fits import Fits, stream
+from .fits import Fits
 from .result import ChooseKResult, curve
 from .structure import RESCALED, STRUCTURE_ALPHA, STRUCTURE_Z, find_structure, rescaled
 from .trace import Step, Trace, close

@@ -19,13 +19,14 @@ from __future__ import annotations
 import numpy as np
 
 from .._progress import progress_bar
-from .constants import (STRUCTURE_ALPHA, STRUCTURE_KMAX, STRUCTURE_MAX_N, STRUCTURE_SAMPLES,
-                        STRUCTURE_Z)
+from .._random_state import stream
 from .._rescale import sphering, standardizing
 from .._semimetrics.neighbors import in_separated_groups
 from .._stats.criteria import gap_gain_z, reference_sampler
 from .._stats.dip import dip_test
-from .fits import Fits, stream
+from .constants import (STRUCTURE_ALPHA, STRUCTURE_KMAX, STRUCTURE_MAX_N, STRUCTURE_SAMPLES,
+                        STRUCTURE_Z)
+from .fits import Fits
 from .trace import close
 
 RESCALED = ("multimodal axes", "standardized")

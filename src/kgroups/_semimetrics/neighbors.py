@@ -449,6 +449,22 @@ def lone_rows(U, n_neighbors):
     return ~core & _apart(dist, nb)[:, 0] & (separated_groups(dist, nb, core) == 0)
 
 
+def lone_outliers(X, w, n_neighbors, k_top):
+    """The rows the choice of k leaves out: :func:`lone_rows` of less than twice the
+    median weight (a row of twice it is two points). A cluster holds two points at least;
+    a point no cluster's neighbourhood reaches would be a cluster of its own and, far
+    enough, leave the rest one cluster. None where fewer than ``k_top + 2`` rows remain.
+
+    >>> X = np.r_[np.random.default_rng(0).normal(size=(60, 2)), [[1e3, 1e3]]]
+    >>> np.flatnonzero(lone_outliers(X, np.ones(61), 10, 15)).tolist()
+    [60]
+    >>> np.flatnonzero(lone_outliers(X, np.r_[np.ones(60), 2.0], 10, 15)).tolist()
+    []
+    """
+    lone = lone_rows(X, n_neighbors) & (w < 2.0 * np.median(w))
+    return lone if w.size - lone.sum() >= k_top + 2 else np.zeros(w.size, dtype=bool)
+
+
 def in_separated_groups(U, n_neighbors):
     """Which rows of ``U`` lie in a separated group of its graph of ``n_neighbors``
     (:func:`separated_groups`, read from :func:`neighbour_counts`: a member of a group of
@@ -816,6 +832,13 @@ class NeighborGraphMap:
     def kdiag(self, X):
         """``K(x, x) = ||e(x)||^2 = 1`` for every row."""
         return np.ones(X.shape[0])
+
+    def node_rows(self, kept):
+        """One row of the training data per node, in the nodes' order (``kept``: the
+        indices of the rows the map was fitted on)."""
+        at = np.flatnonzero(self.node_of_row >= 0)
+        _, first = np.unique(self.node_of_row[at], return_index=True)
+        return kept[at[first]]
 
 
 def neighbors_for(n_distinct, n_samples, n_neighbors, owner):

@@ -2,8 +2,9 @@ r"""The statistics of the named criteria of :func:`~kgroups.choose_k` that read 
 partition or a sample, not the choice's fits (those are
 :mod:`kgroups._choose_k.criteria`'s): the gap statistic's reference samples, gain and
 rules (R's ``cluster::maxSE``), prediction strength's score and rule, the eigenvalues of
-the energy kernel's random-walk Laplacian (formulas: the user guide); and the
-contingency table of two partitions, which :mod:`kgroups.metrics` reads too."""
+the energy kernel's random-walk Laplacian, the gaps of a graph's (formulas: the user
+guide); and the contingency table of two partitions, which :mod:`kgroups.metrics` reads
+too."""
 
 from __future__ import annotations
 
@@ -118,6 +119,21 @@ def ps_rule(ps, cutoff=0.8):
     """
     ok = np.flatnonzero(np.asarray(ps) >= cutoff)
     return int(ok[-1]) if ok.size else 0
+
+
+def log_eigengaps(mu, ks, floor_share):
+    """``log mu_(k+1) - log mu_k`` for each k of ``ks`` (``mu`` ascending, from k = 1; NaN
+    at k = 1), a zero counting as ``floor_share`` of the smallest eigenvalue above it (the
+    graph's rule of :func:`~kgroups.choose_k`).
+
+    >>> mu = np.array([0.0, 0.0, 0.001, 0.002, 0.5])
+    >>> np.round(log_eigengaps(mu, np.arange(1, 5), 0.2), 2).tolist()
+    [nan, 1.61, 0.69, 5.52]
+    """
+    zero = mu <= 1e-9 * max(float(np.max(mu)), 1e-300)  # zero to rounding
+    above = mu[~zero]
+    m = np.where(zero, floor_share * (float(above.min()) if above.size else 1.0), mu)
+    return np.where(ks >= 2, np.log(m[ks]) - np.log(m[ks - 1]), np.nan)
 
 
 def laplacian_eigenvalues(X, w, n_eigen, rho):

@@ -73,3 +73,17 @@ def silhouettes_from_sums(sums, s, lab, w):
     b = means.min(axis=1)
     alone |= a <= 1e-12 * b
     return np.where(alone, 0.0, (b - a) / np.maximum(np.maximum(a, b), 1e-300))
+
+
+def paired_se(d, w):
+    r"""Standard error of the weighted mean of the paired differences ``d`` (of two
+    partitions' silhouettes, point by point): :math:`\sqrt{\sum_i w_i (d_i - \bar d)^2 /
+    (s (m - 1))}`, :math:`s = \sum w_i`, :math:`m = \max(s, s^2 / \sum w_i^2)` (Kish's
+    effective size; 0 where it is at most 1).
+
+    >>> paired_se(np.array([0.0, 1.0]), np.ones(2))
+    0.5
+    """
+    s = float(w.sum())
+    m = max(s, s * s / float(w @ w))
+    return 0.0 if m <= 1.0 else float(np.sqrt(w @ (d - w @ d / s) ** 2 / (s * (m - 1.0))))
