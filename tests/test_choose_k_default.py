@@ -1535,6 +1535,33 @@ def test_tiles_across_the_graphs_groups_go_up_to_the_fewest_within():
     assert r.k > 3 and purity(r.labels, y) >= 0.95 and not r.at_top
 
 
+def test_tiles_that_cross_every_group_are_those_closest_to_the_groups():
+    """Three concentric rings 1 apart: energy's tiles (pie slices) cross the rings at
+    every k of the range, and the split walk goes on to its top. No partition lies
+    within the rings, so energy's k is the one of more clusters than rings whose partition
+    agrees best with them (the adjusted Rand index in the trace is that of the answer's
+    labels with the rings, which the graph finds): below the top, without a warning, and
+    closer to the rings than the top's 15 tiles (ARI 0.08)."""
+    rng = np.random.default_rng(0)
+
+    def ring(n, radius):
+        t = rng.uniform(0, 2 * np.pi, n)
+        return radius * np.c_[np.cos(t), np.sin(t)] + rng.normal(0, 0.06, (n, 2))
+
+    X = np.r_[ring(200, 1.0), ring(400, 2.0), ring(600, 3.0)]
+    y = np.repeat([0, 1, 2], [200, 400, 600])
+    assert ari(y, choose_k(X, semimetric="nearest_neighbors").labels) == 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", KRangeWarning)
+        r = choose_k(X)
+    split = next(s for s in r.trace.steps if s.step == "split")
+    step = r.trace.steps[-1]
+    assert split.outcome == "k=15" and step.step == "tiles" and 3 < r.k < 15
+    assert f"agrees best with them (adjusted Rand index {ari(y, r.labels):.2f})" in \
+        step.statistic
+    assert not r.at_top and ari(y, r.labels) > 0.12
+
+
 def test_auto_keeping_energy_answers_its_tiles_and_says_so(monkeypatch):
     """Where the arbiter keeps energy, semimetric="auto" answers energy's own answer,
     after its step of tiles, and the trace ends with that step (the arbiter's verdict

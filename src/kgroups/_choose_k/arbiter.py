@@ -42,6 +42,7 @@ import numpy as np
 
 from .._semimetrics.auto import ONE_COLUMN
 from .._stats.criteria import contingency
+from ..metrics import weighted_ari
 from .constants import AGREE, BALANCE, CLEAN_CUT, CUT_RATIO, NO_STRUCTURE_RATIO, SPLIT_ALPHA, WITHIN
 
 ENERGY, GRAPH = "energy", "nearest_neighbors"
@@ -103,8 +104,11 @@ def tiles(e, f, G, ks, w, n_neighbors, cut, agree, pair_p):
     energy's clusters are tiles unless rule 3 keeps them (within the groups, each bimodal
     with its nearest there). Tiles within the groups are too many, tiles across them (the
     silhouette's best straddles a gap) too few: energy's k is then the smallest of ``ks``
-    whose partition lies within the groups, the fewest tiles that keep the shapes apart.
-    Returns ``e``, or a copy at that k with the step in its trace."""
+    whose partition lies within the groups, the fewest tiles that keep the shapes apart;
+    where every partition up to :math:`k_e` crosses the groups (shapes interleaved or
+    nested closer than energy's tiles are wide), the one of more than :math:`k_g` clusters
+    closest to the groups (the largest adjusted Rand index with them). Returns ``e``, or a
+    copy at that k with the step in its trace."""
     kg = int(G.max()) + 1
     if not e.k > kg >= 2 or e.geometry == "multimodal axes":  # f: X's, not e's geometry
         return e
@@ -115,18 +119,30 @@ def tiles(e, f, G, ks, w, n_neighbors, cut, agree, pair_p):
         return e
     k = next((k for k in (int(k) for k in ks[ks >= 2])
               if within_share(f.grow(k)[0], G, w) >= WITHIN), None)
-    if k is None:
-        return e
+    fit = None
+    if k is None:               # every partition crosses the groups: the one closest to them
+        fit = {k: weighted_ari(f.grow(k)[0], G, w) for k in (int(k) for k in ks[ks > kg])
+               if k <= e.k}
+        k = max(fit, key=lambda k: (fit[k], -k), default=e.k)
+        if k == e.k:
+            return e
     t = copy.copy(e)
     t.k, t.labels, t.at_top, t.trace = k, f.fits[k][0], False, copy.deepcopy(e.trace)
     how = ("within them, and one is not bimodal with its nearest in its group (dip p-value "
            f"{p:.2g}, at least {SPLIT_ALPHA:g})" if p is not None else
            f"across them ({share:.1%} of the weight within, below {WITHIN:g})")
+    if fit is None:
+        which = "the fewest energy clusters within the groups"
+        short = "the fewest energy clusters within"
+    else:
+        which = (f"no energy partition up to k={e.k} lies within the groups: the one of more "
+                 f"clusters than groups that agrees best with them (adjusted Rand index "
+                 f"{fit[k]:.2f})")
+        short = "the energy clusters that agree best with"
     t.trace.add("tiles", f"the graph's {kg} groups cut cleanly (normalised cut {cut_g:.3g}, "
                 f"below {CLEAN_CUT:g}) and are not energy's {kg} clusters; energy's {e.k} lie "
-                f"{how}: tiles of the groups' shapes; the fewest energy clusters within the "
-                "groups", k, None, f"k={k}",
-                short=f"k={k}, the fewest energy clusters within the graph's {kg} groups")
+                f"{how}: tiles of the groups' shapes; {which}", k, None, f"k={k}",
+                short=f"k={k}, {short} the graph's {kg} groups")
     return t
 
 
