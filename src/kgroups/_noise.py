@@ -17,6 +17,8 @@ import numpy as np
 from ._driver import run_starts
 from ._engines.trimmed import TRIMMED_RULES, TrimmedRuns, budget_of
 from ._noise_auto import resolve_noise_share
+from ._rows import canonical, projection_key, sample_rows
+from ._semimetrics import DATA_BUILT
 from ._validation import InvalidParameterError
 
 
@@ -116,8 +118,6 @@ def out_of_one_cluster(est, X, w, sample_n):
     are clusters (:func:`~kgroups._semimetrics.neighbors.in_separated_groups`): strays
     and a thin background, which ``n_clusters="auto"`` with ``noise`` leaves out of the
     choice of k (they add no clusters)."""
-    from ._rows import canonical, projection_key, sample_rows
-    from ._semimetrics import DATA_BUILT
     from ._semimetrics.neighbors import in_separated_groups
 
     rows = np.arange(X.shape[0])
