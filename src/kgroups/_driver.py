@@ -29,13 +29,12 @@ pass, like its start) and the sweeps go on until no move is left.
 
 from __future__ import annotations
 
-import time
 import warnings
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
 
 import numpy as np
 
-from ._progress import runs_label
+from ._progress import clocked, runs_label
 
 # Relative difference in Q below which two runs tie (the earlier start is kept).
 TIE_RTOL = 1e-12
@@ -50,16 +49,6 @@ def convergence_warning():
     from sklearn.exceptions import ConvergenceWarning
 
     return ConvergenceWarning
-
-
-@contextmanager
-def clocked(seconds, phase):
-    """Add the wall time of the ``with`` body to ``seconds[phase]``."""
-    t0 = time.perf_counter()
-    try:
-        yield
-    finally:
-        seconds[phase] = seconds.get(phase, 0.0) + time.perf_counter() - t0
 
 
 def better(best, run):

@@ -22,13 +22,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._driver import clocked, run_starts
+from ._driver import run_starts
 from ._engines.build import EngineRequest, array_kind_of, build_engine, engine_summary
 from ._engines.engine import TRIMMED_RULES
 from ._init import SAMPLE_N_INIT, resolve_n_init
 from ._input import fit_data, input_kind, label_left_out, left_out_rows, n_rows
 from ._kernels.jit import tiered
-from ._progress import FitProgress
+from ._progress import FitProgress, clocked
 from ._semimetrics import DATA_BUILT
 from ._semimetrics.prepare import objective_unit, origin_gram, scaled_params
 from ._starts import given_starts, init_name, named_starts

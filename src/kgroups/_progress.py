@@ -145,14 +145,24 @@ class FitProgress:
         return time.perf_counter() - self.t0
 
     @contextmanager
-    def phase(self, seconds, name, text, prefix="auto: "):
+    def phase(self, seconds, name, text, prefix=""):
         """Say ``text`` as the phase ``name`` starts and its seconds as it ends (with
-        ``verbose``, each line after ``prefix``); add them to ``seconds[name]``."""
+        ``verbose``, each line after ``prefix``); add them to ``seconds[name]``
+        (:func:`clocked`)."""
         self.say(f"{prefix}{text} ({self.elapsed():.2f} s)")
-        t0 = time.perf_counter()
-        yield
-        seconds[name] = seconds.get(name, 0.0) + time.perf_counter() - t0
+        with clocked(seconds, name):
+            yield
         self.say(f"{prefix}{name} done in {seconds[name]:.2f} s ({self.elapsed():.2f} s)")
+
+
+@contextmanager
+def clocked(seconds, phase):
+    """Add the wall time of the ``with`` body to ``seconds[phase]``."""
+    t0 = time.perf_counter()
+    try:
+        yield
+    finally:
+        seconds[phase] = seconds.get(phase, 0.0) + time.perf_counter() - t0
 
 
 def runs_label(ids, n):

@@ -123,7 +123,7 @@ def tiles(e, f, G, ks, w, n_neighbors, cut, agree, pair_p):
     if k is None:               # every partition crosses the groups: the one closest to them
         fit = {k: weighted_ari(f.grow(k)[0], G, w) for k in (int(k) for k in ks[ks > kg])
                if k <= e.k}
-        k = max(fit, key=lambda k: (fit[k], -k), default=e.k)
+        k = max(fit, key=lambda k: (fit[k], -k))
         if k == e.k:
             return e
     t = copy.copy(e)

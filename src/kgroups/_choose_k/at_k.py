@@ -54,6 +54,7 @@ def fit_auto(est, X, sample_weight, plan):
     """
     progress = FitProgress(est._owner(), 1, est.verbose, bar=False)  # each fit: its own
     seconds, trace = {}, Trace()
+    phase = partial(progress.phase, seconds, prefix="auto: ")
     engines = candidate_engines(plan.engine, est._owner())
     try:
         checked = None if is_dask_collection(X) or is_device_array(X) else checked_input(
@@ -63,20 +64,20 @@ def fit_auto(est, X, sample_weight, plan):
             "rows of X"), est.n_neighbors)
         if why is not None:
             trace.add("arbiter", *why)
-            with progress.phase(seconds, f"{ENERGY} fit", why[-1]):
+            with phase(f"{ENERGY} fit", why[-1]):
                 est._fit(X, sample_weight, plan._replace(semimetric=ENERGY))
             return _done(est, SemimetricChoice(ENERGY, render(trace.steps)), seconds)
-        with progress.phase(seconds, f"{GRAPH} fit", f"fitting semimetric={GRAPH!r}"):
+        with phase(f"{GRAPH} fit", f"fitting semimetric={GRAPH!r}"):
             est._fit(X, sample_weight, plan._replace(semimetric=GRAPH, engine=engines[GRAPH]))
         if engines[GRAPH] != plan.engine:
             trace.add("engine", "engine of the graph's candidate", est.engine_, None,
                       f"engine={plan.engine!r} does not hold the graph's feature columns: "
                       f"its candidate ran on engine={est.engine_!r}")
-        pick, cuts, start = _compare(est, plan, *checked, trace, progress, seconds)
+        pick, cuts, start = _compare(est, plan, *checked, trace, phase)
         if pick == ENERGY:
             start = start()
-            with progress.phase(seconds, f"{ENERGY} fit", "the exact energy fit of every "
-                        "row, from the candidate's labels"):
+            with phase(f"{ENERGY} fit", "the exact energy fit of every row, from the "
+                       "candidate's labels"):
                 est._fit(X, sample_weight, plan._replace(semimetric=ENERGY, init=start))
         progress.say(f"auto: kept semimetric={pick!r} ({progress.elapsed():.2f} s)")
     finally:
@@ -84,7 +85,7 @@ def fit_auto(est, X, sample_weight, plan):
     return _done(est, SemimetricChoice(pick, render(trace.steps), cuts), seconds)
 
 
-def _compare(est, plan, Xv, w, trace, progress, seconds):
+def _compare(est, plan, Xv, w, trace, phase):
     """The energy candidate beside the graph's fit held by ``est``, judged by the arbiter:
     ``(pick, cuts, a function giving the labels to start the energy fit from)``; weights of
     extreme magnitude divided by a power of two, as the estimator's fit does."""
@@ -92,8 +93,8 @@ def _compare(est, plan, Xv, w, trace, progress, seconds):
     k, pos = plan.n_clusters, np.flatnonzero(w > 0)
     G, fmap = est.labels_[pos], est._feature_map
     sampled = pos.size > AUTO_SAMPLE_N
-    with progress.phase(seconds, f"{ENERGY} candidate",
-                f"fitting semimetric={ENERGY!r}" + (" on a sample" if sampled else "")):
+    with phase(f"{ENERGY} candidate",
+               f"fitting semimetric={ENERGY!r}" + (" on a sample" if sampled else "")):
         cand, idx = _energy(est, plan, Xv, w, pos, sampled)
     if sampled:
         trace.add("sample", "rows the energy candidate was fitted on", idx.size, None,

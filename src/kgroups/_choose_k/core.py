@@ -127,8 +127,8 @@ def _rule(X, w, ks, setting, opts, seed):
     """:func:`default` but for its first step: the graph's rule, energy's, or with ``"auto"``
     both judged by the arbiter. Energy's own k then reads the graph's groups with the
     arbiter's numbers: its k = 1 where they pass the arbiter's first clause becomes steps
-    2-3 on X (structure only the graph shows), and tiles of shapes their fewest
-    (:func:`~kgroups._choose_k.arbiter.tiles`)."""
+    2-3 on X (structure only the graph shows), and tiles of shapes the fewest within the
+    groups or those closest to them (:func:`~kgroups._choose_k.arbiter.tiles`)."""
     if setting.semimetric == GRAPH:
         return graph_rule(X, w, ks, setting, seed)[0]
     auto = setting.semimetric == "auto"
