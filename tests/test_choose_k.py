@@ -266,6 +266,24 @@ def test_fits_holding_the_matrix_run_the_dense_engine_and_find_the_same_fits():
         assert a[1] == pytest.approx(b[1], rel=1e-9)
 
 
+def test_the_choices_fits_build_the_estimators_engine_request():
+    # the choice of k judges the fits the estimator runs: its low-rank options too
+    # (the estimator's n_components and landmarks, not the defaults), in float64
+    from kgroups import KernelKGroups
+    from kgroups._engines.lowrank import FourierMap, NystroemMap
+    rng = np.random.default_rng(4)
+    X = blobs(rng, THREE, 2.0, 100)
+    n, w = X.shape[0], np.ones(X.shape[0])
+    for landmarks, kind in (("uniform", NystroemMap), ("fourier", FourierMap)):
+        est = KernelKGroups("auto", engine="low-rank", n_components=20, landmarks=landmarks,
+                            semimetric="gaussian", dtype="float32")
+        eng = Fits(X, w, Setting.of(est), 0, matrix=False).built(3).engine
+        assert eng.name == "low-rank" and eng.F.shape == (n, 20)
+        assert isinstance(eng.feature_map, kind) and eng.F.dtype == np.float64
+    default = Fits(X, w, Setting(engine="low-rank", semimetric="gaussian"), 0, matrix=False)
+    assert default.built(3).engine.F.shape == (n, 256)
+
+
 def test_weighted_silhouette_by_hand():
     """a_i: weighted mean rho to the other points of its cluster; b_i: smallest such
     mean to another cluster; weighted mean of (b - a) / max(a, b)."""

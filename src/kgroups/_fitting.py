@@ -310,16 +310,13 @@ class KernelClusteringFit(ConstrainedParams):
 
     def _engine_request(self, plan):
         """The parameters that build the engine of ``plan``, as plain values."""
-        names = ("kernel", "alpha", "sigma", "theta", "dtype", "n_components", "landmarks",
-                 "n_neighbors", "random_state")
         # with noise the trimmed form of the rule (engines that cannot run it refuse)
         rule = self._rule if self.noise is None else TRIMMED_RULES[self._rule]
-        return EngineRequest(**{name: getattr(self, name) for name in names},
-                             engine=plan.engine, semimetric=plan.semimetric,
-                             n_clusters=plan.n_clusters,
-                             init=plan.init,
-                             n_starts=functools.partial(resolve_n_init, plan.n_init, plan.init),
-                             rule=rule, features=self._data_built(), owner=self._owner())
+        return EngineRequest.of(self, engine=plan.engine, semimetric=plan.semimetric,
+                                n_clusters=plan.n_clusters, init=plan.init,
+                                n_starts=functools.partial(resolve_n_init, plan.n_init,
+                                                           plan.init),
+                                rule=rule, features=self._data_built(), owner=self._owner())
 
     def _starts(self, X, w, engine, kind, n_init, progress, plan):
         """``n_init`` starts of ``plan``'s named ``init``

@@ -38,6 +38,8 @@ class Setting:
     sigma: float = 1.0
     theta: float = 1.0
     n_neighbors: int = 10
+    n_components: int = 256
+    landmarks: str = "k-means++"
     init: str = "kernel-k-means++"
     n_init: int = 5
     max_iter: int = 300
@@ -90,19 +92,19 @@ class Fits:
 
     def built(self, k):
         """The engine of this geometry, built once (per k for the graph's semimetric, whose
-        embedding has k columns); ``engine="auto"`` is the dense engine where ``self.D`` is
-        held: its kernel serves every start of every k."""
+        embedding has k columns) from the estimator's request of the setting
+        (:meth:`~kgroups._engines.build.EngineRequest.of`) in float64, with the data's seed
+        and Hartigan's rule; ``engine="auto"`` is the dense engine where ``self.D`` is held:
+        its kernel serves every start of every k."""
         s, features = self.setting, self.setting.data_built
         key = int(k) if features else 0
         if key not in self._built:
             dense = s.engine == "auto" and self.D is not None and not features
-            request = EngineRequest(
-                engine="dense" if dense else s.engine, semimetric=s.semimetric, kernel=None,
-                alpha=s.alpha, sigma=s.sigma, theta=s.theta, dtype="float64",
-                n_clusters=max(key, 2), n_starts=lambda n, max_auto=None: s.n_init,
-                init=s.init, rule="hartigan", n_components=256, landmarks="k-means++",
-                n_neighbors=s.n_neighbors, random_state=self.seed, features=features,
-                owner=s.owner)
+            request = EngineRequest.of(
+                s, engine="dense" if dense else s.engine, semimetric=s.semimetric,
+                kernel=None, dtype="float64", n_clusters=max(key, 2),
+                n_starts=lambda n, max_auto=None: s.n_init, init=s.init, rule="hartigan",
+                random_state=self.seed, features=features, owner=s.owner)
             self._built[key] = build_engine(self.Z, self.w, IN_MEMORY, request)
         return self._built[key]
 

@@ -81,6 +81,18 @@ class EngineRequest:
     features: bool
     owner: str
 
+    PARAMETERS = ("kernel", "alpha", "sigma", "theta", "dtype", "n_components", "landmarks",
+                  "n_neighbors", "random_state")
+
+    @classmethod
+    def of(cls, params, **plan):
+        """The request of one fit: ``plan`` (the engine, semimetric, k, init, starts, rule,
+        ``features`` and ``owner``, and any of ``PARAMETERS`` it sets) and the other
+        ``PARAMETERS`` read from ``params`` (an estimator, or the choice of k's
+        :class:`~kgroups._choose_k.fits.Setting`): one request whoever fits."""
+        return cls(**{name: getattr(params, name) for name in cls.PARAMETERS
+                      if name not in plan}, **plan)
+
     @property
     def base_dtype(self):
         """The dtype asked for, float64 for ``"auto"`` (how a held kernel is stored and
