@@ -14,6 +14,16 @@ Draw ``s`` (:func:`draw`) is of kind ``s % 3``, its parameters drawn from
 * **rings**: 2 to 4 concentric rings of radii 1, 2, ..., 100 to 500 points each
   (unequal), noise sd 0.03 to 0.12.
 
+Draws from :data:`N_DRAWS` on (:data:`N_APART` of them) alternate two kinds whose
+shapes lie apart, each a component of the neighbourhood graph, where energy sees the
+shapes but may cut one into pieces:
+
+* **rings apart**: 2 to 5 rings of radius 0.7 to 1.3 at the nodes of a grid of step
+  3, 100 to 300 points each, noise sd 0.03 to 0.10;
+* **zigzags**: 2 to 4 parallel zigzags of 3 to 6 strokes, 2.5 apart, 150 to 300
+  points each uniform along x, noise sd 0.03 to 0.08, and 0 to 5 % of outliers
+  uniform over the box (label -1, not scored).
+
 Every parameter is in the set's name, which holds the draw's number.
 """
 
@@ -22,6 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 N_DRAWS = 36
+N_APART = 24
 
 
 def _spiral(rng):
@@ -61,7 +72,33 @@ def _rings(rng):
     return np.vstack(parts), y, f"{m} rings sd {sd:.2f}"
 
 
+def _rings_apart(rng):
+    m, sd = int(rng.integers(2, 6)), rng.uniform(0.03, 0.10)
+    nodes = rng.permutation(9)[:m]
+    parts = []
+    for j, node in enumerate(nodes):
+        t = rng.uniform(0.0, 2.0 * np.pi, int(rng.integers(100, 300)))
+        r, centre = rng.uniform(0.7, 1.3), 3.0 * np.array([node % 3, node // 3])
+        parts.append(centre + r * np.c_[np.cos(t), np.sin(t)] + rng.normal(0.0, sd, (t.size, 2)))
+    y = np.concatenate([np.full(len(p), j) for j, p in enumerate(parts)])
+    return np.vstack(parts), y, f"{m} rings apart sd {sd:.2f}"
+
+
+def _zigzags(rng):
+    m, strokes, sd = int(rng.integers(2, 5)), int(rng.integers(3, 7)), rng.uniform(0.03, 0.08)
+    share, parts = rng.uniform(0.0, 0.05), []
+    for j in range(m):
+        x = rng.uniform(0.0, strokes, int(rng.integers(150, 300)))
+        height = 0.8 * np.abs((x % 2.0) - 1.0)          # a stroke up, a stroke down
+        parts.append(np.c_[x, height + 2.5 * j] + rng.normal(0.0, sd, (x.size, 2)))
+    nb = int(share * sum(len(p) for p in parts))
+    back = np.c_[rng.uniform(-1.0, strokes + 1.0, nb), rng.uniform(-1.0, 2.5 * m, nb)]
+    y = np.r_[np.concatenate([np.full(len(p), j) for j, p in enumerate(parts)]), np.full(nb, -1)]
+    return np.vstack(parts + [back]), y, f"{m} zigzags of {strokes} strokes sd {sd:.2f} outliers {share:.2f}"
+
+
 KINDS = (_spiral, _sines, _rings)
+APART = (_rings_apart, _zigzags)
 
 
 def draw(s, seed=0):
@@ -71,14 +108,15 @@ def draw(s, seed=0):
     >>> name.split(" gap")[0], X.shape[1], int(y.min()) >= -1
     ('4 sine waves', 2, True)
     """
-    X, y, name = KINDS[s % len(KINDS)](np.random.default_rng([seed, s]))
+    kind = KINDS[s % len(KINDS)] if s < N_DRAWS else APART[s % len(APART)]
+    X, y, name = kind(np.random.default_rng([seed, s]))
     return X.astype(np.float64), y.astype(np.int64), f"{name} #{s}"
 
 
 def loaders(seed=0):
-    """``[(name, note, load)]`` of the :data:`N_DRAWS` draws."""
+    """``[(name, note, load)]`` of the ``N_DRAWS + N_APART`` draws."""
     out = []
-    for s in range(N_DRAWS):
+    for s in range(N_DRAWS + N_APART):
         name = draw(s, seed)[2]
         out.append((name, f"_curves.draw({s}, seed={seed})", lambda s=s: draw(s, seed)[:2]))
     return out
