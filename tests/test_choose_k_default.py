@@ -603,6 +603,28 @@ def test_the_split_walk_s_test_needs_a_gap_in_the_space_too():
     assert g.bisect(np.zeros(80, dtype=np.int64), 0, np.random.default_rng(0), gap=True)[0] < 0.01
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_the_split_test_along_the_data_sees_no_gap_in_a_whole_ring(seed):
+    """A whole ring cut in two by a line: its straight-line margins may show two modes
+    (its far ends come back near the other side), its margins along the data do not (a
+    path to the other side grows evenly from the two cuts); two blobs apart show a gap
+    both ways. ``gap="path"`` is the larger of the line's p-value and that of the
+    :func:`path_margins` of the two sides."""
+    rng = np.random.default_rng(seed)
+    t = rng.uniform(0, 2 * np.pi, 300)
+    ring = np.c_[np.cos(t), np.sin(t)] + rng.normal(0, 0.05, (300, 2))
+    zero = np.zeros(300, dtype=np.int64)
+    f = Fits(ring, np.ones(300), Setting(n_init=2), seed)
+    p_line, start = f.bisect(zero, 0, np.random.default_rng(seed))
+    p_path, same = f.bisect(zero, 0, np.random.default_rng(seed), gap="path")
+    side = start == 1
+    assert np.array_equal(start, same) and p_path > SPLIT_ALPHA
+    assert p_path == max(p_line, dip_test(path_margins(ring[~side], ring[side], 10))[1])
+    blobs2 = np.r_[rng.normal([0, 0], 1.0, (150, 2)), rng.normal([5, 0], 1.0, (150, 2))]
+    g = Fits(blobs2, np.ones(300), Setting(n_init=2), seed)
+    assert g.bisect(zero, 0, np.random.default_rng(seed), gap="path")[0] < 0.01
+
+
 def test_bisect_reads_each_half_on_the_line_of_the_other_and_combines_by_fisher(monkeypatch):
     """The split test is cross-fitted: the dip test reads each half of the cluster's
     points projected on the line of the other half's 2-cluster fit (two blobs: each
@@ -1213,13 +1235,25 @@ def test_arbiter_takes_finer_groups_that_the_energy_partition_of_k_g_is():
 def test_arbiter_keeps_energy_where_its_partition_of_k_g_is_the_graph_s_groups():
     """Rule 3: the energy clusters nest in the graph's groups and the energy partition
     of as many clusters is those groups (ARI >= AGREE): energy, however the cuts
-    compare; below AGREE, or not nested, the cut decides."""
+    compare, at k_e = k_g or where a group splits by energy's split test (more
+    clusters: the clouds a group holds); where none splits, energy's further clusters
+    are pieces of the groups: the graph. Below AGREE, or not nested, the cut decides."""
     t = Trace()
-    assert decide(0.001, 0.5, 6, 2, WITHIN, 0.5, t, AGREE) == "energy"
+    assert decide(0.001, 0.5, 6, 2, WITHIN, 0.5, t, AGREE, split_p=SPLIT_ALPHA / 2) == "energy"
     assert t.steps[0].threshold is None and t.steps[0].rule == "the same groups"
     assert t.steps[0].short == f"energy, the same groups (ARI {AGREE:.2f})"
+    assert "a group splits" in t.steps[0].outcome
+    t = Trace()     # as many clusters: the split test is not read
+    assert decide(0.001, 0.5, 2, 2, WITHIN, 0.5, t, AGREE, split_p=lambda: 1 / 0) == "energy"
+    assert t.steps[0].rule == "the same groups"
+    t = Trace()
+    assert decide(0.0, 0.0, 6, 2, WITHIN, 0.5, t, AGREE, split_p=SPLIT_ALPHA) == \
+        "nearest_neighbors"
+    assert t.steps[0].rule == "pieces of the same groups"
+    assert "energy's 6 clusters are pieces of the graph's 2 groups" in t.steps[0].outcome
     for within, agree in ((WITHIN, AGREE - 1e-9), (WITHIN - 0.01, 1.0)):
-        assert decide(0.001, 0.5, 6, 2, within, 0.5, Trace(), agree) == "nearest_neighbors"
+        assert decide(0.001, 0.5, 6, 2, within, 0.5, Trace(), agree, split_p=0.0) == \
+            "nearest_neighbors"
 
 
 def test_arbiter_keeps_energy_where_its_clusters_within_a_group_are_bimodal():
@@ -1418,13 +1452,13 @@ def test_arms_that_no_line_separates_are_the_graph_s_where_energy_sees_no_struct
         assert choose_k(X, range(1, 4)).k == 3  # the top: widening gives more pieces
 
 
-@pytest.mark.xfail(strict=True, reason="rule 3's 'the same groups' keeps energy's larger k "
-                   "(tiles of the rings): no view yet tells tiles from touching sub-clusters")
 def test_separated_rings_with_outliers_are_the_rings():
     """Five separated thin rings and 30 uniform outliers: the graph's groups are the
     rings (ARI 1 on the ring points), and energy's partition of 5 clusters is the same;
-    energy's own answer is 15, three arcs a ring. A known failure: the arbiter keeps
-    energy's 15, as it keeps energy's sub-clusters of touching blobs."""
+    energy's own answer cuts the rings into arcs. No ring splits by energy's split test
+    with the sides' margins along the data (an arc's path to the other arc grows
+    evenly from the cut): the arcs are pieces of the rings, and the arbiter answers the
+    graph's rings; energy's own k is the fewest of its partitions within them, the 5."""
     rng = np.random.default_rng(0)
     t, r = rng.uniform(0, 2 * np.pi, (5, 300)), 1.5 + rng.normal(0, 0.08, (5, 300))
     centres = np.array([[0, 0], [6, 0], [0, 6], [6, 6], [3, 3]])
@@ -1433,6 +1467,26 @@ def test_separated_rings_with_outliers_are_the_rings():
     y = np.repeat(np.arange(5), 300)
     est = KernelKGroups("auto", semimetric="auto", random_state=0).fit(X)
     assert est.n_clusters_ == 5 and ari(y, est.labels_[:1500]) >= 0.95
+    step = next(s for s in est.n_clusters_choice_.trace.steps if s.step == "arbiter")
+    assert step.rule == "pieces of the same groups"
+    own = choose_k(X)
+    assert own.k == 5 and ari(y, own.labels[:1500]) >= 0.95
+
+
+def test_touching_blobs_in_components_keep_energy_s_clusters():
+    """Two far pairs of unit blobs 3.8 apart: the graph's groups are the two pairs (its
+    components), energy's partition of two clusters is the same, and energy answers more.
+    A pair splits by energy's split test with the sides' margins along the data (a
+    valley along the line, and paths that thin out at the cut): energy's clusters are
+    the clouds the components hold, not pieces of them."""
+    rng = np.random.default_rng(0)
+    C = np.array([[0, 0], [3.8, 0], [25, 0], [28.8, 0]])
+    X, y = np.vstack([rng.normal(c, 1.0, (300, 2)) for c in C]), np.repeat(np.arange(4), 300)
+    r = choose_k(X, semimetric="auto")
+    step = next(s for s in r.trace.steps if s.step == "arbiter")
+    assert r.candidates["nearest_neighbors"].k == 2 and r.semimetric == "energy"
+    assert step.rule == "the same groups" and "a group splits" in step.outcome
+    assert r.k > 2 and ari(y, r.labels) > ari(y, r.candidates["nearest_neighbors"].labels)
 
 
 @pytest.mark.parametrize("seed", [0, 1])

@@ -19,10 +19,14 @@ answer. The first clause that holds decides (:func:`decide`):
 3. Energy's clusters lie within the groups (a share ``WITHIN`` of the weight) and either the
    smallest group of more than ``n_neighbors + 1`` rows holds less than ``BALANCE`` /
    :math:`k_g` (a part set apart, past which the graph's rule stopped), or :math:`E_{k_g}`
-   is :math:`G`, or :math:`k_e > k_g` with groups not cleanly cut (a cut of ``CLEAN_CUT`` at
-   least) or each cluster bimodal with its nearest in its group (``pair_dips``: a valley and
-   a gap, sub-clusters; tiles of a long shape show a valley where it bends, never a gap):
-   energy.
+   is :math:`G` and, where :math:`k_e > k_g`, a group splits by energy's split test with the
+   sides' margins measured along the data (``Fits.bisect(gap="path")`` below
+   ``SPLIT_ALPHA``, Bonferroni over the groups: the clouds a group holds), or :math:`k_e >
+   k_g` with groups not cleanly cut (a cut of ``CLEAN_CUT`` at least) or each cluster
+   bimodal with its nearest in its group (``pair_dips``: a valley and a gap, sub-clusters;
+   tiles of a long shape show a valley where it bends, never a gap): energy.
+   Where :math:`E_{k_g}` is :math:`G`, :math:`k_e > k_g` and no group splits, energy's
+   further clusters are pieces of the groups (a ring or a zigzag cut in two): the graph.
    Its mirror: :math:`k_e < k_g`, the groups within energy's clusters, and a group not
    bimodal with its nearest in its cluster (``group_dips`` at least ``SPLIT_ALPHA``: one
    cloud whose graph fell apart at a gap of its sample): energy.
@@ -70,7 +74,8 @@ def no_graph(X, n_distinct, n_neighbors):
     return None
 
 
-def judge(cut, G, E, k_e, k_g, w, n_neighbors, own, trace, agree=0.0, pair_p=1.0, sub_p=0.0):
+def judge(cut, G, E, k_e, k_g, w, n_neighbors, own, trace, agree=0.0, pair_p=1.0, sub_p=0.0,
+          split_p=1.0):
     """:func:`decide` on the rows (or nodes) of weights ``w``: the cuts (``cut(labels)``)
     of the graph's groups ``G`` and of the energy partition ``E`` of as many clusters, the
     shares of the energy answer ``own``'s weight within the groups and of the groups'
@@ -79,7 +84,7 @@ def judge(cut, G, E, k_e, k_g, w, n_neighbors, own, trace, agree=0.0, pair_p=1.0
     cut_g, cut_e = cut(G), cut(E)
     pick = decide(cut_g, cut_e, k_e, k_g, 0.0 if own is None else within_share(own, G, w),
                   smallest_group(G, w, k_g, n_neighbors), trace, agree, pair_p,
-                  0.0 if own is None else within_share(G, own, w), sub_p)
+                  0.0 if own is None else within_share(G, own, w), sub_p, split_p)
     return pick, {GRAPH: cut_g, ENERGY: cut_e}
 
 
@@ -95,14 +100,15 @@ def smallest_group(G, w, k, n_neighbors):
     return float(big.min() / w.sum()) if big.size else 1.0
 
 
-def tiles(e, f, G, ks, w, n_neighbors, cut, agree, pair_p):
+def tiles(e, f, G, ks, w, n_neighbors, cut, agree, pair_p, split_p=1.0):
     r"""Energy's answer ``e`` (``f``: its :class:`~kgroups._choose_k.fits.Fits`) read against
-    the graph's groups ``G`` with the arbiter's ``cut``, ``agree`` and ``pair_p`` (a function
-    giving ``pair_dips`` of ``e``). A long shape has no energy clusters of its own, only
-    tiles, whose number is arbitrary. Where :math:`k_e > k_g`, the groups are cleanly cut,
-    none is a small part apart and :math:`E_{k_g}` is not :math:`G` (shapes, not clouds),
-    energy's clusters are tiles unless rule 3 keeps them (within the groups, each bimodal
-    with its nearest there). Tiles within the groups are too many, tiles across them (the
+    the graph's groups ``G`` with the arbiter's ``cut``, ``agree``, ``pair_p`` (a function
+    giving ``pair_dips`` of ``e``) and ``split_p`` (of energy's split test of the groups).
+    A long shape has no energy clusters of its own, only tiles, whose number is arbitrary.
+    Where :math:`k_e > k_g`, the groups are cleanly cut, none is a small part apart and
+    :math:`E_{k_g}` is not :math:`G` (shapes, not clouds) or is :math:`G` with no group
+    that splits, energy's clusters are tiles unless rule 3 keeps them (within the groups,
+    each bimodal with its nearest there). Tiles within the groups are too many, tiles across them (the
     silhouette's best straddles a gap) too few: energy's k is then the smallest of ``ks``
     whose partition lies within the groups, the fewest tiles that keep the shapes apart;
     where every partition up to :math:`k_e` crosses the groups (shapes interleaved or
@@ -113,7 +119,8 @@ def tiles(e, f, G, ks, w, n_neighbors, cut, agree, pair_p):
     if not e.k > kg >= 2 or e.geometry == "multimodal axes":  # f: X's, not e's geometry
         return e
     share, p = within_share(e.labels, G, w), None
-    if (smallest_group(G, w, kg, n_neighbors) < BALANCE / kg or agree >= AGREE
+    if (smallest_group(G, w, kg, n_neighbors) < BALANCE / kg
+            or agree >= AGREE and (split_p := _read(split_p)) < SPLIT_ALPHA
             or (cut_g := cut(G)) >= CLEAN_CUT
             or share >= WITHIN and (p := _read(pair_p)) < SPLIT_ALPHA):
         return e
@@ -139,18 +146,22 @@ def tiles(e, f, G, ks, w, n_neighbors, cut, agree, pair_p):
                  f"clusters than groups that agrees best with them (adjusted Rand index "
                  f"{fit[k]:.2f})")
         short = "the energy clusters that agree best with"
+    ours = (f"are energy's {kg} clusters, none of which splits (its split test, the sides' "
+            f"margins along the data: {split_p:.2g}, at least {SPLIT_ALPHA:g})"
+            if agree >= AGREE else f"are not energy's {kg} clusters")
     t.trace.add("tiles", f"the graph's {kg} groups cut cleanly (normalised cut {cut_g:.3g}, "
-                f"below {CLEAN_CUT:g}) and are not energy's {kg} clusters; energy's {e.k} lie "
-                f"{how}: tiles of the groups' shapes; {which}", k, None, f"k={k}",
+                f"below {CLEAN_CUT:g}) and {ours}; energy's {e.k} lie {how}: tiles of the "
+                f"groups' shapes; {which}", k, None, f"k={k}",
                 short=f"k={k}, {short} the graph's {kg} groups")
     return t
 
 
 def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0, pair_p=1.0,
-           nested=0.0, sub_p=0.0):
+           nested=0.0, sub_p=0.0, split_p=1.0):
     r"""The rule of the module docstring: ``"energy"`` or ``"nearest_neighbors"``, its
     step in ``trace``. ``agree``: the adjusted Rand index of :math:`E_{k_g}` with the
-    groups; ``pair_p``, ``sub_p``: ``pair_dips`` and the groups' ``group_dips`` (or
+    groups; ``pair_p``, ``sub_p``, ``split_p``: ``pair_dips``, the groups' ``group_dips``
+    and the smallest p-value of energy's split test of the groups, times :math:`k_g` (or
     functions giving them, called where read; ``agree=0``, ``pair_p=1``: not compared, as
     at a given k); ``nested``: the share of the groups' weight within energy's clusters.
 
@@ -167,17 +178,20 @@ def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0, pair_p=1.
         rule, threshold = ("components", None) if apart else ("no structure", NO_STRUCTURE_RATIO)
     elif k_e < k_g and agree >= AGREE:
         pick, rule = GRAPH, "finer groups"
-    elif within >= WITHIN and ((small := smallest < BALANCE / k_g) or agree >= AGREE or (
+    elif within >= WITHIN and ((small := smallest < BALANCE / k_g) or (same := agree >= AGREE
+            and (k_e <= k_g or (split_p := _read(split_p)) < SPLIT_ALPHA)) or (
             k_e > k_g and (cut_g >= CLEAN_CUT or (pair_p := _read(pair_p)) < SPLIT_ALPHA))):
         pick = ENERGY
-        rule = ("a small part apart" if small else "the same groups" if agree >= AGREE else
+        rule = ("a small part apart" if small else "the same groups" if same else
                 "not cleanly cut" if cut_g >= CLEAN_CUT else "bimodal pairs")
+    elif k_e > k_g and agree >= AGREE and _read(split_p) >= SPLIT_ALPHA:
+        pick, rule, split_p = GRAPH, "pieces of the same groups", _read(split_p)
     elif k_e < k_g and nested >= WITHIN and (sub_p := _read(sub_p)) >= SPLIT_ALPHA:
         pick, rule, within, pair_p = ENERGY, "groups without modes", nested, sub_p
     else:
         pick = GRAPH if cut_g < CUT_RATIO * cut_e else ENERGY
         rule, threshold = "the cuts", CUT_RATIO
-    why, short = _texts(rule, pick, k_e, k_g, within, smallest, agree, cut_g, pair_p)
+    why, short = _texts(rule, pick, k_e, k_g, within, smallest, agree, cut_g, pair_p, split_p)
     margin = ("a tie: both cuts are 0" if cut_g == cut_e == 0 else
               "close: the ratio of the cuts is within a factor 1.25 of the threshold"
               if threshold is not None and 0.8 <= ratio / threshold <= 1.25 else "")
@@ -192,11 +206,13 @@ def _read(p):
     return p() if callable(p) else p
 
 
-def _texts(rule, pick, k_e, k_g, within, smallest, agree, cut_g, pair_p):
+def _texts(rule, pick, k_e, k_g, within, smallest, agree, cut_g, pair_p, split_p):
     """The arbiter's step in words, ``(why, short)``: the whole sentence, and the clause
     of the one-line summary (none where the summary's numbers are the cuts)."""
     same = (f"the energy partition of {k_g} clusters is the graph's groups (adjusted Rand "
             f"index {agree:.3f}, at least {AGREE:g})")
+    test = ("energy's split test of each group, its sides' margins along the data (smallest "
+            f"dip p-value x {k_g}: {{:.2g}}").format     # of split_p, where it was read
     nest = (f"the {k_e} energy clusters lie within the graph's groups ({within:.1%} of the "
             "weight) and ")
     if rule == "components":
@@ -214,8 +230,14 @@ def _texts(rule, pick, k_e, k_g, within, smallest, agree, cut_g, pair_p):
         return (nest + f"its smallest group holds {smallest:.1%}, below {BALANCE:g} / {k_g}: "
                 "the graph sets a small part apart", f", the graph sets {smallest:.1%} apart")
     if rule == "the same groups":
-        return (nest + f"{same}: the graph adds nothing that energy does not see",
+        return (nest + f"{same}" + (f", and a group splits by {test(split_p)}, below "
+                                    f"{SPLIT_ALPHA:g})" if k_e > k_g else "")
+                + ": the graph adds nothing that energy does not see",
                 f", the same groups (ARI {agree:.2f})")
+    if rule == "pieces of the same groups":
+        return (f"{same}, and no group splits by {test(split_p)}, at least {SPLIT_ALPHA:g}): energy's "
+                f"{k_e} clusters are pieces of the graph's {k_g} groups",
+                f", energy's {k_e} clusters pieces of them")
     if rule == "not cleanly cut":
         return (nest + f"the graph's groups are not cleanly cut (normalised cut {cut_g:.3g}, "
                 f"at least {CLEAN_CUT:g}): clusters within groups", ", the groups not cleanly cut")

@@ -45,7 +45,8 @@ CONSTANTS = {
         "to 1; 0 loses a shape, 2 the tables' mean ARI; the middle of that range", DEV),
     "SPLIT_ALPHA": C(0.05, "family-wise level of the split tests of a partition; the arbiter's for "
         "clusters within the graph's groups, for its groups where energy finds no structure, "
-        "for its groups within energy's clusters (rule 3's mirror) and for energy's tiles "
+        "for its groups within energy's clusters (rule 3's mirror), for energy's split test "
+        "of the groups where its partition is them (rule 3) and for energy's tiles "
         "(step 4), which reuse it untuned",
         "bench_choice_rules.py, 0.001 to 0.2: the development half's tables prefer 0.05, its "
         "shapes 0.05 and 0.1 alike; bench_split_level.py: no false split below 0.05 on 8 "

@@ -159,13 +159,17 @@ def _rule(X, w, ks, setting, opts, seed):
         return cache(lambda: pair_dips(f.T, w, r.labels, G, nn))
 
     pair_p = dips(e)
+    # energy's split test of each of E's clusters (the groups, where E is them), the
+    # sides' margins along the data, Bonferroni over them: once, where read
+    split_p = cache(lambda: min(1.0, kg * min(f.bisect(E, j, f.rng(kg, 6, j), gap="path")[0]
+                                              for j in range(kg))))
     verdict, pick, cuts = Trace(), ENERGY, None
     if auto or e.k == 1:
         # the groups' dips: read by rule 1 only for components (energy one cluster; a gap
         # between each two, so weighed equally), by rule 3's mirror at their sizes
         sub_p = partial(group_dips, f.T, w, G, e.labels, nn + 1, 0.0, balanced=e.k == 1)
         pick, cuts = judge(cut, G, E, e.k, kg, w, nn, e.labels if e.k > 1 else None, verdict,
-                           agree, pair_p, sub_p)
+                           agree, pair_p, sub_p, split_p)
     own = e
     if e.k == 1 and pick == GRAPH:              # structure the graph's groups show
         v = verdict.steps[-1]
@@ -176,7 +180,7 @@ def _rule(X, w, ks, setting, opts, seed):
             f"{v.outcome}: the graph's groups show structure; steps 2-3 on X",
             short=GRAPH_SHOWS))
         own.semimetric = ENERGY
-    t = tiles(own, f, G, ks, w, nn, cut, agree, pair_p if own is e else dips(own))
+    t = tiles(own, f, G, ks, w, nn, cut, agree, pair_p if own is e else dips(own), split_p)
     if not auto:
         if t is not own and own is e:           # the graph's rule, then the tiles
             t.trace.steps[-1:-1] = g.trace.steps

@@ -9,6 +9,7 @@ lowest within energy :math:`W_k` (TPAMI eq. 13) kept.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import partial
 
 import numpy as np
 
@@ -23,7 +24,7 @@ from .._semimetrics import DATA_BUILT, pairwise_unchecked
 from .._semimetrics.prepare import objective_unit, origin_gram, scaled_params
 from .._starts import named_starts
 from .._validation import InvalidParameterError
-from .._stats.dip import dip_test, margins
+from .._stats.dip import dip_test, margins, path_margins
 from .._stats.silhouette import paired_se, silhouettes
 from .constants import SPLIT_MIN, SPLIT_N_INIT
 
@@ -219,8 +220,11 @@ class Fits:
         ``gap``, the larger of that p-value and the dip p-value of the two sides'
         :func:`~kgroups._stats.dip.margins` (both must reject: a valley along the line and a
         gap in the space; half a ring is bimodal along the line through its quarters' means,
-        its quarters not apart). ``(1.0, None)`` for a cluster too small to test or a fit of
-        one."""
+        its quarters not apart); ``gap="path"``, of their
+        :func:`~kgroups._stats.dip.path_margins` on the graph of ``n_neighbors`` (a gap
+        along the data: a whole ring or a zigzag cut in two has none, its straight-line
+        margins may show two modes where it bends back). ``(1.0, None)`` for a cluster too
+        small to test or a fit of one."""
         idx = np.flatnonzero(labels == j)
         if idx.size < SPLIT_MIN:
             return 1.0, None
@@ -245,7 +249,9 @@ class Fits:
             side = start[idx] != j
             if side.all() or not side.any():
                 return 1.0, start
-            w = self.w[idx]
-            p = max(p, dip_test(margins(self.T[idx][~side], self.T[idx][side]),
+            w, n_neighbors = self.w[idx], self.setting.n_neighbors
+            view = (partial(path_margins, n_neighbors=n_neighbors) if gap == "path" else
+                    margins)
+            p = max(p, dip_test(view(self.T[idx][~side], self.T[idx][side]),
                                 np.r_[w[~side], w[side]])[1])
         return p, start
