@@ -1489,6 +1489,38 @@ def test_touching_blobs_in_components_keep_energy_s_clusters():
     assert r.k > 2 and ari(y, r.labels) > ari(y, r.candidates["nearest_neighbors"].labels)
 
 
+def test_a_group_too_small_to_test_keeps_energy_s_clusters():
+    """Three blobs rounded to integers: 40 distinct rows, the graph's two groups (two
+    blobs joined) energy's partition of two, energy's three clusters within them. The
+    group that holds two of them has 25 rows of effective size 11: too few for the
+    split test (SPLIT_MIN), which cannot tell clouds from pieces there, so energy's
+    clusters stand (the graph's two would join two blobs)."""
+    X, y = make_blobs(600, centers=3, random_state=2, cluster_std=0.6)
+    r = choose_k(np.round(X), semimetric="auto")
+    step = next(s for s in r.trace.steps if s.step == "arbiter")
+    assert r.k == 3 and r.semimetric == "energy" and ari(y, r.labels) > 0.9
+    assert step.rule == "the same groups" and "too small for energy's split test" in step.outcome
+
+
+def test_pieces_split_tests_only_the_groups_that_hold_pieces():
+    """``pieces_split``: energy's split test (the sides' margins along the data) of the
+    groups of E that hold two of energy's clusters or more, times their number; 0 where
+    such a group has an effective size below SPLIT_MIN."""
+    rng = np.random.default_rng(1)
+    X = np.r_[rng.normal((0, 0), 1, (100, 2)), rng.normal((5, 0), 1, (100, 2)),
+              rng.normal((30, 0), 1, (100, 2))]
+    E = np.repeat([0, 0, 1], 100)                    # the groups: two blobs, one blob
+    labels = np.repeat([0, 1, 2], 100)               # energy's clusters: the blobs
+    f = Fits(X, np.ones(300), Setting(n_init=2), 0)
+    p = core.pieces_split(f, E, labels, 2)           # one group holds two: tested alone
+    assert p == f.bisect(E, 0, f.rng(2, 6, 0), gap="path")[0] < 0.01
+    w = np.ones(300)
+    w[:190] = 1e-3                                   # the first group's effective size ~ 10
+    g = Fits(X, w, Setting(n_init=2), 0)
+    assert core.pieces_split(g, E, labels, 2) == 0.0
+    assert core.pieces_split(f, E, E, 2) == 1.0      # none holds two
+
+
 @pytest.mark.parametrize("seed", [0, 1])
 def test_tight_parallel_stripes_the_graph_joins_are_energy_s(seed):
     """Four stripes 8 x 0.3 with gaps of 1.5, 4 and 8 times the nearest-neighbour

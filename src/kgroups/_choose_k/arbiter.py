@@ -19,9 +19,11 @@ answer. The first clause that holds decides (:func:`decide`):
 3. Energy's clusters lie within the groups (a share ``WITHIN`` of the weight) and either the
    smallest group of more than ``n_neighbors + 1`` rows holds less than ``BALANCE`` /
    :math:`k_g` (a part set apart, past which the graph's rule stopped), or :math:`E_{k_g}`
-   is :math:`G` and, where :math:`k_e > k_g`, a group splits by energy's split test with the
-   sides' margins measured along the data (``Fits.bisect(gap="path")`` below
-   ``SPLIT_ALPHA``, Bonferroni over the groups: the clouds a group holds), or :math:`k_e >
+   is :math:`G` and, where :math:`k_e > k_g`, a group that holds two of energy's clusters
+   or more splits by energy's split test with the sides' margins measured along the data
+   (``Fits.bisect(gap="path")`` below ``SPLIT_ALPHA``, Bonferroni over those groups: the
+   clouds a group holds) or is too small to test (an effective size below ``SPLIT_MIN``:
+   its clusters stand), or :math:`k_e >
    k_g` with groups not cleanly cut (a cut of ``CLEAN_CUT`` at least) or each cluster
    bimodal with its nearest in its group (``pair_dips``: a valley and a gap, sub-clusters;
    tiles of a long shape show a valley where it bends, never a gap): energy.
@@ -47,9 +49,12 @@ import numpy as np
 from .._semimetrics.auto import ONE_COLUMN
 from .._stats.criteria import contingency
 from ..metrics import weighted_ari
-from .constants import AGREE, BALANCE, CLEAN_CUT, CUT_RATIO, NO_STRUCTURE_RATIO, SPLIT_ALPHA, WITHIN
+from .constants import (AGREE, BALANCE, CLEAN_CUT, CUT_RATIO, NO_STRUCTURE_RATIO, SPLIT_ALPHA,
+                        SPLIT_MIN, WITHIN)
 
 ENERGY, GRAPH = "energy", "nearest_neighbors"
+PIECES = ("energy's split test of the groups that hold two of its clusters or more, the "
+          "sides' margins along the data (smallest dip p-value times their number: {p:.2g}")
 
 
 def within_share(P, G, w):
@@ -146,9 +151,8 @@ def tiles(e, f, G, ks, w, n_neighbors, cut, agree, pair_p, split_p=1.0):
                  f"clusters than groups that agrees best with them (adjusted Rand index "
                  f"{fit[k]:.2f})")
         short = "the energy clusters that agree best with"
-    ours = (f"are energy's {kg} clusters, none of which splits (its split test, the sides' "
-            f"margins along the data: {split_p:.2g}, at least {SPLIT_ALPHA:g})"
-            if agree >= AGREE else f"are not energy's {kg} clusters")
+    ours = (f"are energy's {kg} clusters, none of which splits by {PIECES.format(p=split_p)}, "
+            f"at least {SPLIT_ALPHA:g})" if agree >= AGREE else f"are not energy's {kg} clusters")
     t.trace.add("tiles", f"the graph's {kg} groups cut cleanly (normalised cut {cut_g:.3g}, "
                 f"below {CLEAN_CUT:g}) and {ours}; energy's {e.k} lie {how}: tiles of the "
                 f"groups' shapes; {which}", k, None, f"k={k}",
@@ -161,8 +165,8 @@ def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0, pair_p=1.
     r"""The rule of the module docstring: ``"energy"`` or ``"nearest_neighbors"``, its
     step in ``trace``. ``agree``: the adjusted Rand index of :math:`E_{k_g}` with the
     groups; ``pair_p``, ``sub_p``, ``split_p``: ``pair_dips``, the groups' ``group_dips``
-    and the smallest p-value of energy's split test of the groups, times :math:`k_g` (or
-    functions giving them, called where read; ``agree=0``, ``pair_p=1``: not compared, as
+    and :func:`~kgroups._choose_k.core.pieces_split` (0: a group too small to test), or
+    functions giving them, called where read (``agree=0``, ``pair_p=1``: not compared, as
     at a given k); ``nested``: the share of the groups' weight within energy's clusters.
 
     >>> from kgroups._choose_k.trace import Trace
@@ -211,8 +215,7 @@ def _texts(rule, pick, k_e, k_g, within, smallest, agree, cut_g, pair_p, split_p
     of the one-line summary (none where the summary's numbers are the cuts)."""
     same = (f"the energy partition of {k_g} clusters is the graph's groups (adjusted Rand "
             f"index {agree:.3f}, at least {AGREE:g})")
-    test = ("energy's split test of each group, its sides' margins along the data (smallest "
-            f"dip p-value x {k_g}: {{:.2g}}").format     # of split_p, where it was read
+    test = PIECES.format                # of split_p, where it was read
     nest = (f"the {k_e} energy clusters lie within the graph's groups ({within:.1%} of the "
             "weight) and ")
     if rule == "components":
@@ -230,13 +233,16 @@ def _texts(rule, pick, k_e, k_g, within, smallest, agree, cut_g, pair_p, split_p
         return (nest + f"its smallest group holds {smallest:.1%}, below {BALANCE:g} / {k_g}: "
                 "the graph sets a small part apart", f", the graph sets {smallest:.1%} apart")
     if rule == "the same groups":
-        return (nest + f"{same}" + (f", and a group splits by {test(split_p)}, below "
-                                    f"{SPLIT_ALPHA:g})" if k_e > k_g else "")
-                + ": the graph adds nothing that energy does not see",
+        split = "" if k_e <= k_g else (
+            ", and a group that holds two energy clusters or more is too small for energy's "
+            f"split test (an effective size below {SPLIT_MIN}), so its clusters stand"
+            if split_p == 0 else f", and a group splits by {test(p=split_p)}, below "
+            f"{SPLIT_ALPHA:g})")
+        return (nest + same + split + ": the graph adds nothing that energy does not see",
                 f", the same groups (ARI {agree:.2f})")
     if rule == "pieces of the same groups":
-        return (f"{same}, and no group splits by {test(split_p)}, at least {SPLIT_ALPHA:g}): energy's "
-                f"{k_e} clusters are pieces of the graph's {k_g} groups",
+        return (f"{same}, and no group splits by {test(p=split_p)}, at least {SPLIT_ALPHA:g}): "
+                f"energy's {k_e} clusters are pieces of the graph's {k_g} groups",
                 f", energy's {k_e} clusters pieces of them")
     if rule == "not cleanly cut":
         return (nest + f"the graph's groups are not cleanly cut (normalised cut {cut_g:.3g}, "

@@ -21,14 +21,14 @@ from .._rows import canonical, distinct_rows, projection_key, sample_rows
 from .._semimetrics.auto import partition_cut
 from .._semimetrics.neighbors import lone_outliers
 from .._semimetrics.prepare import data_scale, objective_unit
-from .._stats.criteria import gap_rule, laplacian_eigenvalues, ps_rule
+from .._stats.criteria import contingency, gap_rule, laplacian_eigenvalues, ps_rule
 from .._stats.dip import effective_size
 from .._stats.modes import group_dips, pair_dips
 from .._validation import (Integer, InvalidParameterError, as_seed, check_data,
                            check_sample_weight, describe)
 from ..metrics import weighted_ari
 from .arbiter import ENERGY, GRAPH, judge, no_graph, tiles
-from .constants import K_MAX, SAMPLE_N
+from .constants import K_MAX, SAMPLE_N, SPLIT_MIN
 from .criteria import gap_curve, prediction_strength_curve, silhouette_curve
 from .fits import Fits
 from .graph import graph_rule
@@ -158,18 +158,17 @@ def _rule(X, w, ks, setting, opts, seed):
     def dips(r):                    # pair_dips of r's clusters in the groups: once, where read
         return cache(lambda: pair_dips(f.T, w, r.labels, G, nn))
 
+    def splits(r):                  # energy's split test of E's clusters: once, where read
+        return cache(lambda: pieces_split(f, E, r.labels, kg))
+
     pair_p = dips(e)
-    # energy's split test of each of E's clusters (the groups, where E is them), the
-    # sides' margins along the data, Bonferroni over them: once, where read
-    split_p = cache(lambda: min(1.0, kg * min(f.bisect(E, j, f.rng(kg, 6, j), gap="path")[0]
-                                              for j in range(kg))))
     verdict, pick, cuts = Trace(), ENERGY, None
     if auto or e.k == 1:
         # the groups' dips: read by rule 1 only for components (energy one cluster; a gap
         # between each two, so weighed equally), by rule 3's mirror at their sizes
         sub_p = partial(group_dips, f.T, w, G, e.labels, nn + 1, 0.0, balanced=e.k == 1)
         pick, cuts = judge(cut, G, E, e.k, kg, w, nn, e.labels if e.k > 1 else None, verdict,
-                           agree, pair_p, sub_p, split_p)
+                           agree, pair_p, sub_p, splits(e))
     own = e
     if e.k == 1 and pick == GRAPH:              # structure the graph's groups show
         v = verdict.steps[-1]
@@ -180,7 +179,8 @@ def _rule(X, w, ks, setting, opts, seed):
             f"{v.outcome}: the graph's groups show structure; steps 2-3 on X",
             short=GRAPH_SHOWS))
         own.semimetric = ENERGY
-    t = tiles(own, f, G, ks, w, nn, cut, agree, pair_p if own is e else dips(own), split_p)
+    t = tiles(own, f, G, ks, w, nn, cut, agree, *((pair_p, splits(e)) if own is e else
+                                                  (dips(own), splits(own))))
     if not auto:
         if t is not own and own is e:           # the graph's rule, then the tiles
             t.trace.steps[-1:-1] = g.trace.steps
@@ -189,6 +189,20 @@ def _rule(X, w, ks, setting, opts, seed):
     if pick == ENERGY and t is not e:           # energy's answer: the fewest tiles
         trace.steps.append(t.trace.steps[-1])
     return _with(g if pick == GRAPH else t, t, trace, g, cuts)
+
+
+def pieces_split(f, E, labels, k):
+    """Whether the clusters of ``E`` (k, in ``f``) that hold two or more of the clusters
+    ``labels`` are clouds: the smallest p-value of energy's split test of each, its sides'
+    margins along the data (``Fits.bisect(gap="path")``), times their number; 0 where one
+    is too small to test (an effective size below ``SPLIT_MIN``: the test cannot tell its
+    clouds from pieces of one shape, and they stand)."""
+    home = contingency(labels, E, f.w).argmax(axis=1)
+    held = np.flatnonzero(np.bincount(home, minlength=k) >= 2)
+    if any(effective_size(f.w[E == j]) < SPLIT_MIN for j in held):
+        return 0.0
+    return min([1.0] + [held.size * f.bisect(E, int(j), f.rng(k, 6, int(j)), gap="path")[0]
+                        for j in held])
 
 
 def _with(r, e, trace, g, cuts):
