@@ -94,7 +94,8 @@ def _zigzags(rng):
     nb = int(share * sum(len(p) for p in parts))
     back = np.c_[rng.uniform(-1.0, strokes + 1.0, nb), rng.uniform(-1.0, 2.5 * m, nb)]
     y = np.r_[np.concatenate([np.full(len(p), j) for j, p in enumerate(parts)]), np.full(nb, -1)]
-    return np.vstack(parts + [back]), y, f"{m} zigzags of {strokes} strokes sd {sd:.2f} outliers {share:.2f}"
+    name = f"{m} zigzags of {strokes} strokes sd {sd:.2f} outliers {share:.2f}"
+    return np.vstack(parts + [back]), y, name
 
 
 KINDS = (_spiral, _sines, _rings)

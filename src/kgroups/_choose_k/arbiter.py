@@ -23,10 +23,10 @@ answer. The first clause that holds decides (:func:`decide`):
    or more splits by energy's split test with the sides' margins measured along the data
    (``Fits.bisect(gap="path")`` below ``SPLIT_ALPHA``, Bonferroni over those groups: the
    clouds a group holds) or is too small to test (an effective size below ``SPLIT_MIN``:
-   its clusters stand), or :math:`k_e >
-   k_g` with groups not cleanly cut (a cut of ``CLEAN_CUT`` at least) or each cluster
-   bimodal with its nearest in its group (``pair_dips``: a valley and a gap, sub-clusters;
-   tiles of a long shape show a valley where it bends, never a gap): energy.
+   its clusters stand), or :math:`k_e > k_g` with groups not cleanly cut (a cut of
+   ``CLEAN_CUT`` at least) or each cluster bimodal with its nearest in its group
+   (``pair_dips``: a valley and a gap, sub-clusters; tiles of a long shape show a valley
+   where it bends, never a gap): energy.
    Where :math:`E_{k_g}` is :math:`G`, :math:`k_e > k_g` and no group splits, energy's
    further clusters are pieces of the groups (a ring or a zigzag cut in two): the graph.
    Its mirror: :math:`k_e < k_g`, the groups within energy's clusters, and a group not
@@ -113,13 +113,13 @@ def tiles(e, f, G, ks, w, n_neighbors, cut, agree, pair_p, split_p=1.0):
     Where :math:`k_e > k_g`, the groups are cleanly cut, none is a small part apart and
     :math:`E_{k_g}` is not :math:`G` (shapes, not clouds) or is :math:`G` with no group
     that splits, energy's clusters are tiles unless rule 3 keeps them (within the groups,
-    each bimodal with its nearest there). Tiles within the groups are too many, tiles across them (the
-    silhouette's best straddles a gap) too few: energy's k is then the smallest of ``ks``
-    whose partition lies within the groups, the fewest tiles that keep the shapes apart;
-    where every partition up to :math:`k_e` crosses the groups (shapes interleaved or
-    nested closer than energy's tiles are wide), the one of more than :math:`k_g` clusters
-    closest to the groups (the largest adjusted Rand index with them). Returns ``e``, or a
-    copy at that k with the step in its trace."""
+    each bimodal with its nearest there). Tiles within the groups are too many, tiles
+    across them (the silhouette's best straddles a gap) too few: energy's k is then the
+    smallest of ``ks`` whose partition lies within the groups, the fewest tiles that keep
+    the shapes apart; where every partition up to :math:`k_e` crosses the groups (shapes
+    interleaved or nested closer than energy's tiles are wide), the one of more than
+    :math:`k_g` clusters closest to the groups (the largest adjusted Rand index with them).
+    Returns ``e``, or a copy at that k with the step in its trace."""
     kg = int(G.max()) + 1
     if not e.k > kg >= 2 or e.geometry == "multimodal axes":  # f: X's, not e's geometry
         return e

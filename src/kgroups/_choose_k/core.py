@@ -161,14 +161,14 @@ def _rule(X, w, ks, setting, opts, seed):
     def splits(r):                  # energy's split test of E's clusters: once, where read
         return cache(lambda: pieces_split(f, E, r.labels, kg))
 
-    pair_p = dips(e)
+    pair_p, split_p = dips(e), splits(e)
     verdict, pick, cuts = Trace(), ENERGY, None
     if auto or e.k == 1:
         # the groups' dips: read by rule 1 only for components (energy one cluster; a gap
         # between each two, so weighed equally), by rule 3's mirror at their sizes
         sub_p = partial(group_dips, f.T, w, G, e.labels, nn + 1, 0.0, balanced=e.k == 1)
         pick, cuts = judge(cut, G, E, e.k, kg, w, nn, e.labels if e.k > 1 else None, verdict,
-                           agree, pair_p, sub_p, splits(e))
+                           agree, pair_p, sub_p, split_p)
     own = e
     if e.k == 1 and pick == GRAPH:              # structure the graph's groups show
         v = verdict.steps[-1]
@@ -179,7 +179,7 @@ def _rule(X, w, ks, setting, opts, seed):
             f"{v.outcome}: the graph's groups show structure; steps 2-3 on X",
             short=GRAPH_SHOWS))
         own.semimetric = ENERGY
-    t = tiles(own, f, G, ks, w, nn, cut, agree, *((pair_p, splits(e)) if own is e else
+    t = tiles(own, f, G, ks, w, nn, cut, agree, *((pair_p, split_p) if own is e else
                                                   (dips(own), splits(own))))
     if not auto:
         if t is not own and own is e:           # the graph's rule, then the tiles
