@@ -215,7 +215,6 @@ def _texts(rule, pick, k_e, k_g, within, smallest, agree, cut_g, pair_p, split_p
     of the one-line summary (none where the summary's numbers are the cuts)."""
     same = (f"the energy partition of {k_g} clusters is the graph's groups (adjusted Rand "
             f"index {agree:.3f}, at least {AGREE:g})")
-    test = PIECES.format                # of split_p, where it was read
     nest = (f"the {k_e} energy clusters lie within the graph's groups ({within:.1%} of the "
             "weight) and ")
     if rule == "components":
@@ -236,13 +235,14 @@ def _texts(rule, pick, k_e, k_g, within, smallest, agree, cut_g, pair_p, split_p
         split = "" if k_e <= k_g else (
             ", and a group that holds two energy clusters or more is too small for energy's "
             f"split test (an effective size below {SPLIT_MIN}), so its clusters stand"
-            if split_p == 0 else f", and a group splits by {test(p=split_p)}, below "
+            if split_p == 0 else f", and a group splits by {PIECES.format(p=split_p)}, below "
             f"{SPLIT_ALPHA:g})")
         return (nest + same + split + ": the graph adds nothing that energy does not see",
                 f", the same groups (ARI {agree:.2f})")
     if rule == "pieces of the same groups":
-        return (f"{same}, and no group splits by {test(p=split_p)}, at least {SPLIT_ALPHA:g}): "
-                f"energy's {k_e} clusters are pieces of the graph's {k_g} groups",
+        return (f"{same}, and no group splits by {PIECES.format(p=split_p)}, at least "
+                f"{SPLIT_ALPHA:g}): energy's {k_e} clusters are pieces of the graph's {k_g} "
+                "groups",
                 f", energy's {k_e} clusters pieces of them")
     if rule == "not cleanly cut":
         return (nest + f"the graph's groups are not cleanly cut (normalised cut {cut_g:.3g}, "
