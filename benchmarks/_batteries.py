@@ -45,10 +45,11 @@ Twelve batteries: the four of :data:`BATTERIES` and ``"fcps"``, ``"uci"``, ``"si
               k = 5..10, d = 2, 3, n = 2,000 and 5,000
               (:data:`DRAWS`); centres that fall close nest clusters within
               clusters, as a new user's first data often do; in :data:`ALL` only.
-``"curves"``  60 random draws of long curved clusters (:mod:`_curves`): spiral arms,
+``"curves"``  72 random draws of long curved clusters (:mod:`_curves`): spiral arms,
               sine waves in a thin background (label -1) and concentric rings, then
-              rings apart and parallel zigzags with outliers (label -1), their
-              settings drawn at random; in :data:`ALL` only.
+              rings apart and parallel zigzags with outliers (label -1), and rings
+              apart of the outside battery's size, their settings drawn at random;
+              in :data:`ALL` only.
 ``"outside"`` the 24 sets of the development half of Gagolewski's benchmark suite
               (:mod:`_external`, read from ``../shared/external-dev``; noise -1);
               in :data:`ALL` only.

@@ -24,6 +24,11 @@ shapes but may cut one into pieces:
   points each uniform along x, noise sd 0.03 to 0.08, and 0 to 5 % of outliers
   uniform over the box (label -1, not scored).
 
+The last :data:`N_LARGE` draws are rings apart at the size of the outside battery's sets
+(Gagolewski's ``circles`` has 4,000 points): 3 to 5 rings as above, 500 to 1,000 points
+each, noise sd 0.02 to 0.08. With many points the split tests have the power to see a
+ring's chance thin spots.
+
 Every parameter is in the set's name, which holds the draw's number.
 """
 
@@ -33,6 +38,7 @@ import numpy as np
 
 N_DRAWS = 36
 N_APART = 24
+N_LARGE = 12
 
 
 def _spiral(rng):
@@ -72,16 +78,20 @@ def _rings(rng):
     return np.vstack(parts), y, f"{m} rings sd {sd:.2f}"
 
 
-def _rings_apart(rng):
-    m, sd = int(rng.integers(2, 6)), rng.uniform(0.03, 0.10)
+def _rings_apart(rng, rings=(2, 6), sds=(0.03, 0.10), points=(100, 300), what=""):
+    m, sd = int(rng.integers(*rings)), rng.uniform(*sds)
     nodes = rng.permutation(9)[:m]
     parts = []
     for j, node in enumerate(nodes):
-        t = rng.uniform(0.0, 2.0 * np.pi, int(rng.integers(100, 300)))
+        t = rng.uniform(0.0, 2.0 * np.pi, int(rng.integers(*points)))
         r, centre = rng.uniform(0.7, 1.3), 3.0 * np.array([node % 3, node // 3])
         parts.append(centre + r * np.c_[np.cos(t), np.sin(t)] + rng.normal(0.0, sd, (t.size, 2)))
     y = np.concatenate([np.full(len(p), j) for j, p in enumerate(parts)])
-    return np.vstack(parts), y, f"{m} rings apart sd {sd:.2f}"
+    return np.vstack(parts), y, f"{m} rings apart{what} sd {sd:.2f}"
+
+
+def _large_rings_apart(rng):
+    return _rings_apart(rng, (3, 6), (0.02, 0.08), (500, 1000), " of 500-1000 points")
 
 
 def _zigzags(rng):
@@ -109,15 +119,16 @@ def draw(s, seed=0):
     >>> name.split(" gap")[0], X.shape[1], int(y.min()) >= -1
     ('4 sine waves', 2, True)
     """
-    kind = KINDS[s % len(KINDS)] if s < N_DRAWS else APART[s % len(APART)]
+    kind = (KINDS[s % len(KINDS)] if s < N_DRAWS else APART[s % len(APART)]
+            if s < N_DRAWS + N_APART else _large_rings_apart)
     X, y, name = kind(np.random.default_rng([seed, s]))
     return X.astype(np.float64), y.astype(np.int64), f"{name} #{s}"
 
 
 def loaders(seed=0):
-    """``[(name, note, load)]`` of the ``N_DRAWS + N_APART`` draws."""
+    """``[(name, note, load)]`` of the ``N_DRAWS + N_APART + N_LARGE`` draws."""
     out = []
-    for s in range(N_DRAWS + N_APART):
+    for s in range(N_DRAWS + N_APART + N_LARGE):
         name = draw(s, seed)[2]
         out.append((name, f"_curves.draw({s}, seed={seed})", lambda s=s: draw(s, seed)[:2]))
     return out

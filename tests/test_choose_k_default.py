@@ -608,8 +608,9 @@ def test_the_split_test_along_the_data_sees_no_gap_in_a_whole_ring(seed):
     """A whole ring cut in two by a line: its straight-line margins may show two modes
     (its far ends come back near the other side), its margins along the data do not (a
     path to the other side grows evenly from the two cuts); two blobs apart show a gap
-    both ways. ``gap="path"`` is the larger of the line's p-value and that of the
-    :func:`path_margins` of the two sides."""
+    both ways. ``gap="path"`` is the largest of the line's p-value and those of the
+    :func:`path_margins` of each half at the line the other half drew (rebuilt here from
+    the same draws: the halves, then each half's 2-cluster fit)."""
     rng = np.random.default_rng(seed)
     t = rng.uniform(0, 2 * np.pi, 300)
     ring = np.c_[np.cos(t), np.sin(t)] + rng.normal(0, 0.05, (300, 2))
@@ -617,9 +618,21 @@ def test_the_split_test_along_the_data_sees_no_gap_in_a_whole_ring(seed):
     f = Fits(ring, np.ones(300), Setting(n_init=2), seed)
     p_line, start = f.bisect(zero, 0, np.random.default_rng(seed))
     p_path, same = f.bisect(zero, 0, np.random.default_rng(seed), gap="path")
-    side = start == 1
     assert np.array_equal(start, same) and p_path > SPLIT_ALPHA
-    assert p_path == max(p_line, dip_test(path_margins(ring[~side], ring[side], 10))[1])
+    draw = np.random.default_rng(seed)
+    perm = draw.permutation(300)
+    halves, ps = (np.sort(perm[:150]), np.sort(perm[150:])), [p_line]
+    lines = []
+    for own in halves:
+        half = Fits(ring[own], np.ones(150), Setting(n_init=constants.SPLIT_N_INIT),
+                    int(draw.integers(2**31 - 1)), matrix=False).fit(2)[0]
+        a, b = ring[own][half == 0].mean(axis=0), ring[own][half == 1].mean(axis=0)
+        lines.append((b - a, 0.5 * (a + b) @ (b - a)))
+    for (v, mid), other in zip(lines, halves[::-1]):
+        side = ring[other] @ v > mid
+        ps.append(dip_test(path_margins(ring[other][~side], ring[other][side], 10))[1])
+    assert np.array_equal(start == 1, ring @ lines[0][0] > lines[0][1])
+    assert p_path == max(ps)
     blobs2 = np.r_[rng.normal([0, 0], 1.0, (150, 2)), rng.normal([5, 0], 1.0, (150, 2))]
     g = Fits(blobs2, np.ones(300), Setting(n_init=2), seed)
     assert g.bisect(zero, 0, np.random.default_rng(seed), gap="path")[0] < 0.01
@@ -1471,6 +1484,29 @@ def test_separated_rings_with_outliers_are_the_rings():
     assert step.rule == "pieces of the same groups"
     own = choose_k(X)
     assert own.k == 5 and ari(y, own.labels[:1500]) >= 0.95
+
+
+def test_large_rings_apart_are_not_split_by_one_half_s_thin_spot():
+    """Five rings apart of 500 to 1,000 points each (the size of Gagolewski's ``circles``):
+    with that many points the split test along the data is powerful, and energy's split of
+    a ring can fall where the sample is thin. The path margins must show the gap in both
+    halves, each at the line the other half drew (the largest p-value, not Fisher's
+    combination of two p-values of one sample): no ring splits, and the arbiter answers
+    the graph's rings where it kept energy's 13 arcs."""
+    rng = np.random.default_rng([99, 0])
+    m, sd = int(rng.integers(3, 6)), rng.uniform(0.02, 0.08)
+    parts = []
+    for node in rng.permutation(9)[:m]:
+        t = rng.uniform(0.0, 2.0 * np.pi, int(rng.integers(500, 1000)))
+        radius, centre = rng.uniform(0.7, 1.3), 3.0 * np.array([node % 3, node // 3])
+        parts.append(centre + radius * np.c_[np.cos(t), np.sin(t)]
+                     + rng.normal(0.0, sd, (t.size, 2)))
+    X, y = np.vstack(parts), np.repeat(np.arange(m), [len(P) for P in parts])
+    r = choose_k(X, semimetric="auto")
+    assert m == 5 and r.k == 5 and r.semimetric == "nearest_neighbors"
+    assert ari(y, r.labels) == 1.0
+    step = next(s for s in r.trace.steps if s.step == "arbiter")
+    assert step.rule == "pieces of the same groups"
 
 
 def test_touching_blobs_in_components_keep_energy_s_clusters():

@@ -54,7 +54,8 @@ from .constants import (AGREE, BALANCE, CLEAN_CUT, CUT_RATIO, NO_STRUCTURE_RATIO
 
 ENERGY, GRAPH = "energy", "nearest_neighbors"
 PIECES = ("energy's split test of the groups that hold two of its clusters or more, the "
-          "sides' margins along the data (smallest dip p-value times their number: {p:.2g}")
+          "sides' margins along the data in both halves (smallest dip p-value times their "
+          "number: {p:.2g}")
 
 
 def within_share(P, G, w):

@@ -9,7 +9,6 @@ lowest within energy :math:`W_k` (TPAMI eq. 13) kept.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import partial
 
 import numpy as np
 
@@ -220,11 +219,14 @@ class Fits:
         ``gap``, the larger of that p-value and the dip p-value of the two sides'
         :func:`~kgroups._stats.dip.margins` (both must reject: a valley along the line and a
         gap in the space; half a ring is bimodal along the line through its quarters' means,
-        its quarters not apart); ``gap="path"``, of their
-        :func:`~kgroups._stats.dip.path_margins` on the graph of ``n_neighbors`` (a gap
-        along the data: a whole ring or a zigzag cut in two has none, its straight-line
-        margins may show two modes where it bends back). ``(1.0, None)`` for a cluster too
-        small to test or a fit of one."""
+        its quarters not apart); ``gap="path"``: each half's
+        :func:`~kgroups._stats.dip.path_margins` (on the graph of ``n_neighbors``) at the
+        line the other half drew, the largest of the three p-values (a gap along the data
+        in both halves: a whole ring or a zigzag cut in two has none, though its
+        straight-line margins may show two modes where it bends back; the halves are one
+        sample's, so their p-values are not independent, and only their largest, an
+        intersection-union test, keeps the level whatever ties them). ``(1.0, None)`` for
+        a cluster too small to test or a fit of one."""
         idx = np.flatnonzero(labels == j)
         if idx.size < SPLIT_MIN:
             return 1.0, None
@@ -245,13 +247,18 @@ class Fits:
         q = float(np.prod([dip_test(self.T[other] @ line, self.w[other])[1]
                            for (line, _), other in zip(lines, halves[::-1])]))
         p = q * (1.0 - np.log(q))                # dip p-values are > 0: so is q
-        if gap:
+        if gap == "path":            # each half's margins at the other half's line
+            for (line, m), other in zip(lines, halves[::-1]):
+                side = self.Z[other] @ line > m
+                if side.all() or not side.any():
+                    return 1.0, start
+                p = max(p, dip_test(path_margins(self.T[other][~side], self.T[other][side],
+                                                 n_neighbors=self.setting.n_neighbors),
+                                    np.r_[self.w[other][~side], self.w[other][side]])[1])
+        elif gap:
             side = start[idx] != j
             if side.all() or not side.any():
                 return 1.0, start
-            w, n_neighbors = self.w[idx], self.setting.n_neighbors
-            view = (partial(path_margins, n_neighbors=n_neighbors) if gap == "path" else
-                    margins)
-            p = max(p, dip_test(view(self.T[idx][~side], self.T[idx][side]),
-                                np.r_[w[~side], w[side]])[1])
+            p = max(p, dip_test(margins(self.T[idx][~side], self.T[idx][side]),
+                                np.r_[self.w[idx][~side], self.w[idx][side]])[1])
         return p, start
