@@ -1491,8 +1491,8 @@ def test_large_rings_apart_are_not_split_by_one_half_s_thin_spot():
     with that many points the split test along the data is powerful, and energy's split of
     a ring can fall where the sample is thin. The path margins must show the gap in both
     halves, each at the line the other half drew (the largest p-value, not Fisher's
-    combination of two p-values of one sample): no ring splits, and the arbiter answers
-    the graph's rings where it kept energy's 13 arcs."""
+    combination of two p-values of one sample, with which a ring splits and energy's 13
+    arcs are kept): no ring splits, and the arbiter answers the graph's rings."""
     rng = np.random.default_rng([99, 0])
     m, sd = int(rng.integers(3, 6)), rng.uniform(0.02, 0.08)
     parts = []

@@ -224,8 +224,8 @@ class Fits:
         line the other half drew, the largest of the three p-values (a gap along the data
         in both halves: a whole ring or a zigzag cut in two has none, though its
         straight-line margins may show two modes where it bends back; the halves are one
-        sample's, so their p-values are not independent, and only their largest, an
-        intersection-union test, keeps the level whatever ties them). ``(1.0, None)`` for
+        sample's, so the margins' two p-values are not independent, and only their
+        largest, an intersection-union test, keeps the level whatever ties them). ``(1.0, None)`` for
         a cluster too small to test or a fit of one."""
         idx = np.flatnonzero(labels == j)
         if idx.size < SPLIT_MIN:
