@@ -189,8 +189,8 @@ def decide(cut_g, cut_e, k_e, k_g, within, smallest, trace, agree=0.0, pair_p=1.
         pick = ENERGY
         rule = ("a small part apart" if small else "the same groups" if same else
                 "not cleanly cut" if cut_g >= CLEAN_CUT else "bimodal pairs")
-    elif k_e > k_g and agree >= AGREE and _read(split_p) >= SPLIT_ALPHA:
-        pick, rule, split_p = GRAPH, "pieces of the same groups", _read(split_p)
+    elif k_e > k_g and agree >= AGREE and (split_p := _read(split_p)) >= SPLIT_ALPHA:
+        pick, rule = GRAPH, "pieces of the same groups"
     elif k_e < k_g and nested >= WITHIN and (sub_p := _read(sub_p)) >= SPLIT_ALPHA:
         pick, rule, within, pair_p = ENERGY, "groups without modes", nested, sub_p
     else:

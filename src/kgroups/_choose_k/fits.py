@@ -225,8 +225,8 @@ class Fits:
         in both halves: a whole ring or a zigzag cut in two has none, though its
         straight-line margins may show two modes where it bends back; the halves are one
         sample's, so the margins' two p-values are not independent, and only their
-        largest, an intersection-union test, keeps the level whatever ties them). ``(1.0, None)`` for
-        a cluster too small to test or a fit of one."""
+        largest, an intersection-union test, keeps the level whatever ties them).
+        ``(1.0, None)`` for a cluster too small to test or a fit of one."""
         idx = np.flatnonzero(labels == j)
         if idx.size < SPLIT_MIN:
             return 1.0, None
@@ -259,6 +259,7 @@ class Fits:
             side = start[idx] != j
             if side.all() or not side.any():
                 return 1.0, start
+            w = self.w[idx]
             p = max(p, dip_test(margins(self.T[idx][~side], self.T[idx][side]),
-                                np.r_[self.w[idx][~side], self.w[idx][side]])[1])
+                                np.r_[w[~side], w[side]])[1])
         return p, start
