@@ -1372,6 +1372,63 @@ def test_pair_dips_cross_parallel_stripes_along_their_discriminant():
     assert cluster_modes.pair_dips(X, np.ones(400), E, np.zeros(400, dtype=np.int64)) < SPLIT_ALPHA
 
 
+def test_pair_dips_read_parts_within_the_pair_s_group_and_pool_them():
+    """With ``parts`` each pair is read on every part's rows of the two clusters in
+    their group, labelled by the part's labels: all rows labelled by E are E's own
+    reading; rows a part labels into the pair from another group (a half's fit may join
+    pieces of two groups) are left out, where read they would pile up far along the data
+    (no path) and fake a gap; no part that holds two rows of each: 1."""
+    rng = np.random.default_rng(1)
+    t = rng.uniform(0, 2 * np.pi, 400)
+    X = np.vstack([np.c_[np.cos(t), np.sin(t)] + rng.normal(0, 0.03, (400, 2)),
+                   rng.normal(0, 0.3, (100, 2)) + [30, 0]])
+    E = np.r_[(t > np.pi).astype(np.int64), np.full(100, 2)]     # a ring's two arcs, a blob
+    G, w, rows = np.repeat([0, 1], [400, 100]), np.ones(500), np.arange(500)
+    arcs = cluster_modes.pair_dips(X, w, E, G)
+    assert arcs >= SPLIT_ALPHA
+    assert cluster_modes.pair_dips(X, w, E, G, parts=[(rows, E)]) == arcs
+    joined = np.where(E == 2, 0, E)
+    assert cluster_modes.pair_dips(X, w, E, G, parts=[(rows, joined)]) == arcs
+    assert cluster_modes.pair_dips(X, w, joined, np.zeros(500, dtype=np.int64)) < SPLIT_ALPHA
+    assert cluster_modes.pair_dips(X, w, E, G, parts=[(rows[:3], E[:3])]) == 1.0
+    assert cluster_modes.pair_dips(X, w, E, G, parts=[]) == 1.0
+
+
+def test_crossfit_labels_each_half_by_a_fit_of_the_other_in_the_labels_numbering():
+    """Fits.crossfit: the rows split in two halves, each labelled by the predict of the
+    fit of k on the other half, its clusters named as those of the given labels they
+    overlap most: three blobs come back whole, in the labels' numbering; none where a
+    half holds fewer than k rows."""
+    X, y = make_blobs(120, centers=[[0, 0], [8, 0], [0, 8]], random_state=0)
+    names = np.array([2, 0, 1])[y]
+    f = Fits(X, np.ones(120), Setting(n_init=3), 0)
+    parts = f.crossfit(3, names)
+    assert len(parts) == 2
+    np.testing.assert_array_equal(np.sort(np.concatenate([r for r, _ in parts])), np.arange(120))
+    assert abs(parts[0][0].size - parts[1][0].size) <= 1
+    for rows, labels in parts:
+        np.testing.assert_array_equal(labels, names[rows])
+    assert Fits(X[:5], np.ones(5), Setting(n_init=3), 0).crossfit(3, names[:5]) == []
+
+
+def test_rings_energy_cuts_at_their_thin_spots_are_the_graph_s_rings():
+    """Four rings of 200 points apart: energy's split walk cuts one ring where its sample
+    happens to be thin, and read on the points whose fit drew the cut its arcs look apart
+    along the data (dip p-value 0.0006), so rule 3 kept energy's five. Read on each half
+    labelled by a fit of the other half, they do not: the graph's four rings."""
+    rng = np.random.default_rng(0)
+
+    def ring(x, y):
+        t = rng.uniform(0, 2 * np.pi, 200)
+        return np.c_[x + np.cos(t), y + np.sin(t)] + rng.normal(0, 0.06, (200, 2))
+
+    X = np.vstack([ring(x, y) for x in (0, 3) for y in (0, 3)])
+    r = choose_k(X, semimetric="auto")
+    assert steps(r, "arbiter")[0].rule == "pieces of the same groups"
+    assert (r.k, r.semimetric) == (4, "nearest_neighbors")
+    assert ari(np.repeat(np.arange(4), 200), r.labels) == 1.0
+
+
 def test_margins_by_hand():
     """Each row's distance to the other group's nearest row less that to its own group's
     nearest other row, turned negative for the second group; a row alone: 0 from its own."""

@@ -26,7 +26,9 @@ answer. The first clause that holds decides (:func:`decide`):
    its clusters stand), or :math:`k_e > k_g` with groups not cleanly cut (a cut of
    ``CLEAN_CUT`` at least) or each cluster bimodal with its nearest in its group
    (``pair_dips``: a valley and a gap, sub-clusters; tiles of a long shape show a valley
-   where it bends, never a gap): energy.
+   where it bends, never a gap; read on each half of the rows labelled by energy's fit of
+   :math:`k_e` on the other, ``Fits.crossfit``: a cut drawn on the rows it is tested on
+   falls where they happen to be thin): energy.
    Where :math:`E_{k_g}` is :math:`G`, :math:`k_e > k_g` and no group splits, energy's
    further clusters are pieces of the groups (a ring or a zigzag cut in two): the graph.
    Its mirror: :math:`k_e < k_g`, the groups within energy's clusters, and a group not
@@ -256,8 +258,9 @@ def _texts(rule, pick, k_e, k_g, within, smallest, agree, cut_g, pair_p, split_p
                 ", groups without modes")
     if rule == "bimodal pairs":
         return (nest + f"each is bimodal with its nearest neighbour in its group along their "
-                f"discriminant and in their margins along the data (dip p-values at most "
-                f"{pair_p:.2g}, below {SPLIT_ALPHA:g}): clusters within groups",
+                f"discriminant and in their margins along the data, on each half labelled by "
+                f"a fit of the other (dip p-values at most {pair_p:.2g}, below "
+                f"{SPLIT_ALPHA:g}): clusters within groups",
                 ", bimodal pairs within groups")
     return (f"the graph's groups {'cut' if pick == GRAPH else 'do not cut'} below "
             f"{CUT_RATIO:g} times the energy partition's", "")          # the cuts

@@ -155,8 +155,10 @@ def _rule(X, w, ks, setting, opts, seed):
     cut = partial(partition_cut, fmap, k=kg)
     E = f.grow(kg)[0]                           # the energy partition of k_g clusters
     agree = weighted_ari(G, E, w)               # the arbiter's numbers, for energy's own k too
-    def dips(r):                    # pair_dips of r's clusters in the groups: once, where read
-        return cache(lambda: pair_dips(f.T, w, r.labels, G, nn))
+    def dips(r):    # pair_dips of r's clusters in the groups, cross-fitted: once, where read
+        geo = r.rescaling if r.geometry == "multimodal axes" else None   # f: X's rows
+        return cache(lambda: pair_dips(f.T, w, r.labels, G, nn, f.crossfit(
+            r.k, r.labels, geo) if r.k > 1 else None))
 
     def splits(r):                  # energy's split test of E's clusters: once, where read
         return cache(lambda: pieces_split(f, E, r.labels, kg))

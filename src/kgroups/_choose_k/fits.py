@@ -22,9 +22,10 @@ from .._progress import progress_bar
 from .._semimetrics import DATA_BUILT, pairwise_unchecked
 from .._semimetrics.prepare import objective_unit, origin_gram, scaled_params
 from .._starts import named_starts
-from .._validation import InvalidParameterError
+from .._stats.criteria import contingency
 from .._stats.dip import dip_test, margins, path_margins
 from .._stats.silhouette import paired_se, silhouettes
+from .._validation import InvalidParameterError
 from .constants import SPLIT_MIN, SPLIT_N_INIT
 
 
@@ -140,6 +141,24 @@ class Fits:
         return named_starts(s.init, b.engine, b.X, b.w, IN_MEMORY, n_clusters=int(k),
                             n_init=s.n_init, random_state=self.rng(k, 0), input_space=True,
                             gram=gram, fit_sample=None, semimetric=s.semimetric)
+
+    def crossfit(self, k, labels, geo=None):
+        """The rows in halves, each labelled by the ``predict`` of a fit of k on the other
+        half (in the geometry ``geo`` maps the rows to; None: Z's), its clusters named as
+        the clusters of ``labels`` they overlap most: ``[(rows, labels)]``, to test
+        ``labels`` on rows that no fit of theirs saw; ``[]`` where a half holds fewer than k
+        rows."""
+        rng, Z = self.rng(k, 8), self.Z if geo is None else geo(self.Z)
+        perm = rng.permutation(self.w.size)
+        halves = (np.sort(perm[:perm.size // 2]), np.sort(perm[perm.size // 2:]))
+        parts = []
+        for own, other in (halves, halves[::-1]) if halves[0].size >= k else ():
+            half = Fits(Z[own], self.w[own], self.setting, int(rng.integers(2**31 - 1)),
+                        matrix=False)
+            half.fit(k)
+            L = half.predict(k, Z[other])
+            parts.append((other, contingency(L, labels[other], self.w[other]).argmax(axis=1)[L]))
+        return parts
 
     def within_one(self):
         r""":math:`W_1`: with the matrix :math:`w^\top D w / (2 s)` (TPAMI eq. 13)."""

@@ -25,15 +25,20 @@ from .criteria import contingency
 from .dip import dip_test, margins as dip_margins, path_margins
 
 
-def pair_dips(X, w, E, G, n_neighbors=10):
+def pair_dips(X, w, E, G, n_neighbors=10, parts=None):
     """The largest dip p-value of the clusters of ``E`` each with its nearest in the same
     group of ``G``, each pair's the larger of its :func:`discriminant` and :func:`paths`
     (on the graph of ``n_neighbors``): both must reject, a valley and a gap; 1.0 where no
-    group holds two clusters. ``E`` one cluster: :func:`group_dips` of ``G`` instead."""
+    group holds two clusters. ``parts``: ``[(rows, labels)]``, rows of X labelled (in E's
+    numbering) by fits that did not see them: each pair is read on every part's rows of
+    the two in their group and the values pooled (a partition drawn on the points it is
+    tested on puts its boundaries where they happen to be thin, and a ring cut there shows
+    a gap along the data that its points do not). ``E`` one cluster: :func:`group_dips` of
+    ``G`` instead."""
     if E.max() == 0:
         return group_dips(X, w, G, E)
     views = (discriminant, partial(paths, n_neighbors=n_neighbors))
-    return max(nearest_dips(X, w, E, G, views, every=True), default=1.0)
+    return max(nearest_dips(X, w, E, G, views, every=True, parts=parts), default=1.0)
 
 
 def group_dips(X, w, G, E, least=0, none=1.0, balanced=False):
@@ -50,11 +55,13 @@ def group_dips(X, w, G, E, least=0, none=1.0, balanced=False):
                default=none)
 
 
-def nearest_dips(X, w, P, H, views, least=0, balanced=False, every=False):
+def nearest_dips(X, w, P, H, views, least=0, balanced=False, every=False, parts=None):
     """The dip p-values of each cluster of ``P`` of more than ``least`` rows with its
     nearest such cluster in the same cluster of ``H``: the smallest over ``views`` times
     their number (``every``: the largest); ``balanced``: each of the two weighs 1/2, at the
-    effective size of those weights."""
+    effective size of those weights. ``parts`` (``[(rows, labels)]``): the pair read on
+    each part's rows in that cluster of H by the part's labels, the values pooled; 1.0
+    where no part holds two rows of each."""
     kp = int(P.max()) + 1
     mu = np.array([np.average(X[P == c], axis=0, weights=w[P == c]) for c in range(kp)])
     home = contingency(P, H, w).argmax(axis=1)
@@ -63,9 +70,17 @@ def nearest_dips(X, w, P, H, views, least=0, balanced=False, every=False):
     for c in np.flatnonzero(big):
         if (others := np.flatnonzero((home == home[c]) & big & (np.arange(kp) != c))).size:
             d = others[np.argmin(np.sum((mu[others] - mu[c]) ** 2, axis=1))]
-            wc, wd = w[P == c], w[P == d]
-            wcd = np.r_[wc / wc.sum(), wd / wd.sum()] if balanced else np.r_[wc, wd]
-            p = [dip_test(v(X, P, mu, c, d), wcd)[1] for v in views]
+            reads = [(slice(None), P)] if parts is None else [
+                (r, L) for r, L in ((r[H[r] == home[c]], L[H[r] == home[c]]) for r, L in parts)
+                if min(np.sum(L == c), np.sum(L == d)) >= 2]
+            if not reads:
+                ps.append(1.0)
+                continue
+            wc, wd = ([w[r][L == j] for r, L in reads] for j in (c, d))
+            sc, sd = (sum(map(np.sum, wc)), sum(map(np.sum, wd))) if balanced else (1.0, 1.0)
+            wcd = np.concatenate([np.r_[a / sc, b / sd] for a, b in zip(wc, wd)])
+            p = [dip_test(np.concatenate([v(X[r], L, mu, c, d) for r, L in reads]), wcd)[1]
+                 for v in views]
             ps.append(max(p) if every else min(1.0, len(views) * min(p)))
     return ps
 
