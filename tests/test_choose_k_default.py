@@ -1411,11 +1411,12 @@ def test_crossfit_labels_each_half_by_a_fit_of_the_other_in_the_labels_numbering
     assert Fits(X[:5], np.ones(5), Setting(n_init=3), 0).crossfit(3, names[:5]) == []
 
 
-def test_rings_energy_cuts_at_their_thin_spots_are_the_graph_s_rings():
+def test_rings_energy_cuts_at_their_thin_spots_are_four_rings():
     """Four rings of 200 points apart: energy's split walk cuts one ring where its sample
     happens to be thin, and read on the points whose fit drew the cut its arcs look apart
-    along the data (dip p-value 0.0006), so rule 3 kept energy's five. Read on each half
-    labelled by a fit of the other half, they do not: the graph's four rings."""
+    along the data (dip p-value 0.0006), so energy's five clusters stood. Read on each
+    half labelled by a fit of the other half, they do not: energy's tiles step answers
+    the fewest clusters within the graph's groups, the four rings."""
     rng = np.random.default_rng(0)
 
     def ring(x, y):
@@ -1423,10 +1424,9 @@ def test_rings_energy_cuts_at_their_thin_spots_are_the_graph_s_rings():
         return np.c_[x + np.cos(t), y + np.sin(t)] + rng.normal(0, 0.06, (200, 2))
 
     X = np.vstack([ring(x, y) for x in (0, 3) for y in (0, 3)])
-    r = choose_k(X, semimetric="auto")
-    assert steps(r, "arbiter")[0].rule == "pieces of the same groups"
-    assert (r.k, r.semimetric) == (4, "nearest_neighbors")
-    assert ari(np.repeat(np.arange(4), 200), r.labels) == 1.0
+    for r in (choose_k(X), choose_k(X, semimetric="auto")):
+        assert steps(r, "split")[-1].outcome == "k=5" and steps(r, "tiles")[0].outcome == "k=4"
+        assert r.k == 4 and ari(np.repeat(np.arange(4), 200), r.labels) == 1.0
 
 
 def test_margins_by_hand():
@@ -1525,10 +1525,11 @@ def test_arms_that_no_line_separates_are_the_graph_s_where_energy_sees_no_struct
 def test_separated_rings_with_outliers_are_the_rings():
     """Five separated thin rings and 30 uniform outliers: the graph's groups are the
     rings (ARI 1 on the ring points), and energy's partition of 5 clusters is the same;
-    energy's own answer cuts the rings into arcs. No ring splits by energy's split test
+    energy's split walk cuts the rings into arcs. No ring splits by energy's split test
     with the sides' margins along the data (an arc's path to the other arc grows
-    evenly from the cut): the arcs are pieces of the rings, and the arbiter answers the
-    graph's rings; energy's own k is the fewest of its partitions within them, the 5."""
+    evenly from the cut): the arcs are tiles of the rings, and energy's own k is the
+    fewest of its partitions within them, the 5 rings, which the arbiter finds to be the
+    graph's groups."""
     rng = np.random.default_rng(0)
     t, r = rng.uniform(0, 2 * np.pi, (5, 300)), 1.5 + rng.normal(0, 0.08, (5, 300))
     centres = np.array([[0, 0], [6, 0], [0, 6], [6, 6], [3, 3]])
@@ -1538,7 +1539,8 @@ def test_separated_rings_with_outliers_are_the_rings():
     est = KernelKGroups("auto", semimetric="auto", random_state=0).fit(X)
     assert est.n_clusters_ == 5 and ari(y, est.labels_[:1500]) >= 0.95
     step = next(s for s in est.n_clusters_choice_.trace.steps if s.step == "arbiter")
-    assert step.rule == "pieces of the same groups"
+    assert step.rule == "the same groups" and est.n_clusters_choice_.candidates["energy"].k == 5
+    assert [s.outcome for s in steps(est.n_clusters_choice_)[3:6]] == ["k=15", "k=5", "k=5"]
     own = choose_k(X)
     assert own.k == 5 and ari(y, own.labels[:1500]) >= 0.95
 
@@ -1549,7 +1551,9 @@ def test_large_rings_apart_are_not_split_by_one_half_s_thin_spot():
     a ring can fall where the sample is thin. The path margins must show the gap in both
     halves, each at the line the other half drew (the largest p-value, not Fisher's
     combination of two p-values of one sample, with which a ring splits and energy's 13
-    arcs are kept): no ring splits, and the arbiter answers the graph's rings."""
+    arcs are kept): no ring splits, energy's tiles step answers the fewest of its
+    partitions within the graph's groups, the rings, and the arbiter finds them to be the
+    groups."""
     rng = np.random.default_rng([99, 0])
     m, sd = int(rng.integers(3, 6)), rng.uniform(0.02, 0.08)
     parts = []
@@ -1560,10 +1564,33 @@ def test_large_rings_apart_are_not_split_by_one_half_s_thin_spot():
                      + rng.normal(0.0, sd, (t.size, 2)))
     X, y = np.vstack(parts), np.repeat(np.arange(m), [len(P) for P in parts])
     r = choose_k(X, semimetric="auto")
-    assert m == 5 and r.k == 5 and r.semimetric == "nearest_neighbors"
-    assert ari(y, r.labels) == 1.0
+    assert m == 5 and r.k == 5 and ari(y, r.labels) == 1.0
+    assert steps(r, "split")[-1].outcome == "k=13" and steps(r, "tiles")[0].outcome == "k=5"
     step = next(s for s in r.trace.steps if s.step == "arbiter")
-    assert step.rule == "pieces of the same groups"
+    assert step.rule == "the same groups" and r.semimetric == "energy"
+
+
+def test_the_arbiter_judges_energy_s_own_answer_after_its_tiles_step():
+    """Three sparse rings apart, two of which the neighbourhood graph joins (its 2
+    groups): energy's split walk answers 5 (two rings cut into arcs) and its tiles step
+    the fewest of its partitions within the groups, the 3 rings, which is ``choose_k(X)``.
+    The arbiter judges that answer, not the walk's 5: the two rings in one group are
+    bimodal along their discriminant and apart along the data, so the 3 rings stand
+    where the 5 lost to the graph's cut."""
+    rng = np.random.default_rng([0, 52])
+    m, sd = int(rng.integers(2, 6)), rng.uniform(0.03, 0.10)
+    parts = []
+    for node in rng.permutation(9)[:m]:
+        t = rng.uniform(0.0, 2.0 * np.pi, int(rng.integers(100, 300)))
+        radius, centre = rng.uniform(0.7, 1.3), 3.0 * np.array([node % 3, node // 3])
+        parts.append(centre + radius * np.c_[np.cos(t), np.sin(t)]
+                     + rng.normal(0.0, sd, (t.size, 2)))
+    X, y = np.vstack(parts), np.repeat(np.arange(m), [len(P) for P in parts])
+    r = choose_k(X, semimetric="auto")
+    assert m == 3 and r.candidates["nearest_neighbors"].k == 2 and choose_k(X).k == 3
+    assert [s.outcome for s in steps(r)[2:5]] == ["k=5", "k=2", "k=3"]   # split, graph, tiles
+    assert steps(r, "arbiter")[0].rule == "bimodal pairs"
+    assert (r.k, r.semimetric) == (3, "energy") and ari(y, r.labels) == 1.0
 
 
 def test_touching_blobs_in_components_keep_energy_s_clusters():

@@ -91,10 +91,13 @@ def test_shapes_give_two_with_the_graph(data, request):
     assert r.k == 2 and r.semimetric == NN
     assert adjusted_rand_score(y, r.labels) >= 0.95
     assert set(r.candidates) == {"energy", NN} and r.candidates[NN].k == 2
-    # the trace: the energy rule's steps, the graph's eigengap, then the arbiter's cut
-    assert names(r) == ["structure", "silhouette", "split", "graph eigengap", "arbiter"]
+    # the trace: the energy rule's steps, the graph's eigengap, energy's tiles of the
+    # shapes (its own answer, which the arbiter judges), then the arbiter's cut
+    assert names(r) == ["structure", "silhouette", "split", "graph eigengap", "tiles",
+                        "arbiter"]
     assert r.trace.steps[0].outcome == "modes: structure"
-    graph, arb = r.trace.steps[-2:]
+    graph, tiled, arb = r.trace.steps[-3:]
+    assert tiled.outcome == f"k={r.candidates['energy'].k}" == f"k={choose_k(X).k}"
     assert graph.outcome == "k=2" and max(graph.value, key=graph.value.get) == 2
     assert arb.threshold == CUT_RATIO and arb.outcome.startswith("the graph's groups cut")
     cut_g, cut_e = arb.value.values()

@@ -2,7 +2,8 @@ r"""Energy or the neighbourhood graph: the one rule that chooses the semimetric,
 ``choose_k(X, semimetric="auto")``, ``n_clusters="auto"`` with it, and ``semimetric="auto"``
 at a given k.
 
-Energy's answer (:math:`k_e` clusters) and the graph's groups :math:`G` (:math:`k_g`) are
+Energy's own answer (:math:`k_e` clusters, after its reading of tiles, :func:`tiles`) and
+the graph's groups :math:`G` (:math:`k_g`) are
 compared by the **normalised cut** (Shi & Malik 2000) on the neighbourhood graph of :math:`G`
 and of :math:`E_{k_g}`, energy's partition of as many clusters, in the units of energy's
 answer. The first clause that holds decides (:func:`decide`):

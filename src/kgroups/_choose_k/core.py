@@ -125,10 +125,11 @@ def default(X, w, ks, setting, opts, seed):
 
 def _rule(X, w, ks, setting, opts, seed):
     """:func:`default` but for its first step: the graph's rule, energy's, or with ``"auto"``
-    both judged by the arbiter. Energy's own k then reads the graph's groups with the
-    arbiter's numbers: its k = 1 where they pass the arbiter's first clause becomes steps
-    2-3 on X (structure only the graph shows), and tiles of shapes the fewest within the
-    groups or those closest to them (:func:`~kgroups._choose_k.arbiter.tiles`)."""
+    both judged by the arbiter. Energy's own k reads the graph's groups with the arbiter's
+    numbers: its k = 1 where they pass the arbiter's first clause becomes steps 2-3 on X
+    (structure only the graph shows), and tiles of shapes the fewest within the groups or
+    those closest to them (:func:`~kgroups._choose_k.arbiter.tiles`). The arbiter judges
+    that answer, energy's own, against the graph's."""
     if setting.semimetric == GRAPH:
         return graph_rule(X, w, ks, setting, seed)[0]
     auto = setting.semimetric == "auto"
@@ -164,13 +165,21 @@ def _rule(X, w, ks, setting, opts, seed):
         return cache(lambda: pieces_split(f, E, r.labels, kg))
 
     pair_p, split_p = dips(e), splits(e)
-    verdict, pick, cuts = Trace(), ENERGY, None
-    if auto or e.k == 1:
+
+    def tests(r):                   # r's pair and split tests (e's read once)
+        return (pair_p, split_p) if r is e else (dips(r), splits(r))
+
+    def arbiter(r):                 # the arbiter's pick between r and the groups, its cuts
         # the groups' dips: read by rule 1 only for components (energy one cluster; a gap
         # between each two, so weighed equally), by rule 3's mirror at their sizes
-        sub_p = partial(group_dips, f.T, w, G, e.labels, nn + 1, 0.0, balanced=e.k == 1)
-        pick, cuts = judge(cut, G, E, e.k, kg, w, nn, e.labels if e.k > 1 else None, verdict,
-                           agree, pair_p, sub_p, split_p)
+        sub_p = partial(group_dips, f.T, w, G, r.labels, nn + 1, 0.0, balanced=r.k == 1)
+        p, s = tests(r)
+        return judge(cut, G, E, r.k, kg, w, nn, r.labels if r.k > 1 else None, verdict, agree,
+                     p, sub_p, s)
+
+    verdict, pick, cuts = Trace(), ENERGY, None
+    if e.k == 1:                                # rule 1: structure only the graph shows?
+        pick, cuts = arbiter(e)
     own = e
     if e.k == 1 and pick == GRAPH:              # structure the graph's groups show
         v = verdict.steps[-1]
@@ -181,15 +190,15 @@ def _rule(X, w, ks, setting, opts, seed):
             f"{v.outcome}: the graph's groups show structure; steps 2-3 on X",
             short=GRAPH_SHOWS))
         own.semimetric = ENERGY
-    t = tiles(own, f, G, ks, w, nn, cut, agree, *((pair_p, split_p) if own is e else
-                                                  (dips(own), splits(own))))
+    t = tiles(own, f, G, ks, w, nn, cut, agree, *tests(own))
     if not auto:
         if t is not own and own is e:           # the graph's rule, then the tiles
             t.trace.steps[-1:-1] = g.trace.steps
         return t
-    trace.steps += g.trace.steps + verdict.steps    # the graph's rule, then the arbiter
-    if pick == ENERGY and t is not e:           # energy's answer: the fewest tiles
-        trace.steps.append(t.trace.steps[-1])
+    if e.k > 1:     # energy's own answer judged, its tiles step done: the candidate kept
+        pick, cuts = arbiter(t)
+    tiled = t.trace.steps[-1:] if e.k > 1 and t is not e else []    # energy's own step 4
+    trace.steps += g.trace.steps + tiled + verdict.steps    # the graph's rule, the arbiter
     return _with(g if pick == GRAPH else t, t, trace, g, cuts)
 
 
