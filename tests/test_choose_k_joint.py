@@ -14,7 +14,7 @@ from sklearn.metrics import adjusted_rand_score
 
 import kgroups._choose_k.core as core
 from kgroups import KernelKGroups, choose_k
-from kgroups._choose_k.arbiter import AGREE, BALANCE, CUT_RATIO, NO_STRUCTURE_RATIO
+from kgroups._choose_k.arbiter import CUT_RATIO, NO_STRUCTURE_RATIO
 from kgroups._choose_k.trace import render
 from kgroups.exceptions import DistinctRowsWarning, InvalidParameterError, KRangeWarning
 
