@@ -62,6 +62,20 @@ def rings(rng, n_per=150, radii=(1.0, 3.0), noise=0.1):
     return np.c_[r * np.cos(t), r * np.sin(t)]
 
 
+def rings_apart(rng, rings, sds, points):
+    """Rings apart on nodes of a 3 x 3 grid 3 apart (as the curve draws of
+    ``benchmarks/_curves.py``): how many, their noise sd and points per ring drawn from the
+    ranges; ``(X, labels)``."""
+    m, sd = int(rng.integers(*rings)), rng.uniform(*sds)
+    parts = []
+    for node in rng.permutation(9)[:m]:
+        t = rng.uniform(0.0, 2.0 * np.pi, int(rng.integers(*points)))
+        radius, centre = rng.uniform(0.7, 1.3), 3.0 * np.array([node % 3, node // 3])
+        parts.append(centre + radius * np.c_[np.cos(t), np.sin(t)]
+                     + rng.normal(0.0, sd, (t.size, 2)))
+    return np.vstack(parts), np.repeat(np.arange(m), [len(P) for P in parts])
+
+
 def steps(r, name=None):
     """The trace's steps (of that name)."""
     return [s for s in r.trace.steps if name is None or s.step == name]
@@ -1554,17 +1568,9 @@ def test_large_rings_apart_are_not_split_by_one_half_s_thin_spot():
     arcs are kept): no ring splits, energy's tiles step answers the fewest of its
     partitions within the graph's groups, the rings, and the arbiter finds them to be the
     groups."""
-    rng = np.random.default_rng([99, 0])
-    m, sd = int(rng.integers(3, 6)), rng.uniform(0.02, 0.08)
-    parts = []
-    for node in rng.permutation(9)[:m]:
-        t = rng.uniform(0.0, 2.0 * np.pi, int(rng.integers(500, 1000)))
-        radius, centre = rng.uniform(0.7, 1.3), 3.0 * np.array([node % 3, node // 3])
-        parts.append(centre + radius * np.c_[np.cos(t), np.sin(t)]
-                     + rng.normal(0.0, sd, (t.size, 2)))
-    X, y = np.vstack(parts), np.repeat(np.arange(m), [len(P) for P in parts])
+    X, y = rings_apart(np.random.default_rng([99, 0]), (3, 6), (0.02, 0.08), (500, 1000))
     r = choose_k(X, semimetric="auto")
-    assert m == 5 and r.k == 5 and ari(y, r.labels) == 1.0
+    assert y.max() == 4 and r.k == 5 and ari(y, r.labels) == 1.0
     assert steps(r, "split")[-1].outcome == "k=13" and steps(r, "tiles")[0].outcome == "k=5"
     step = next(s for s in r.trace.steps if s.step == "arbiter")
     assert step.rule == "the same groups" and r.semimetric == "energy"
@@ -1577,17 +1583,9 @@ def test_the_arbiter_judges_energy_s_own_answer_after_its_tiles_step():
     The arbiter judges that answer, not the walk's 5: the two rings in one group are
     bimodal along their discriminant and apart along the data, so the 3 rings stand
     where the 5 lost to the graph's cut."""
-    rng = np.random.default_rng([0, 52])
-    m, sd = int(rng.integers(2, 6)), rng.uniform(0.03, 0.10)
-    parts = []
-    for node in rng.permutation(9)[:m]:
-        t = rng.uniform(0.0, 2.0 * np.pi, int(rng.integers(100, 300)))
-        radius, centre = rng.uniform(0.7, 1.3), 3.0 * np.array([node % 3, node // 3])
-        parts.append(centre + radius * np.c_[np.cos(t), np.sin(t)]
-                     + rng.normal(0.0, sd, (t.size, 2)))
-    X, y = np.vstack(parts), np.repeat(np.arange(m), [len(P) for P in parts])
+    X, y = rings_apart(np.random.default_rng([0, 52]), (2, 6), (0.03, 0.10), (100, 300))
     r = choose_k(X, semimetric="auto")
-    assert m == 3 and r.candidates["nearest_neighbors"].k == 2 and choose_k(X).k == 3
+    assert y.max() == 2 and r.candidates["nearest_neighbors"].k == 2 and choose_k(X).k == 3
     assert [s.outcome for s in steps(r)[2:5]] == ["k=5", "k=2", "k=3"]   # split, graph, tiles
     assert steps(r, "arbiter")[0].rule == "bimodal pairs"
     assert (r.k, r.semimetric) == (3, "energy") and ari(y, r.labels) == 1.0
