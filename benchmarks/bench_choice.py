@@ -205,9 +205,11 @@ def collect_one(d):
     rec.update(peers(d.X))
     ks = {rec["new"]["point"][0], rec["new"]["joint"][0]} - {1}
     if rec["graph"] is not None:
-        from kgroups._choose_k.graph import log_eigengaps
+        from kgroups._choose_k.constants import COMPONENT_FLOOR
+        from kgroups._stats.criteria import log_eigengaps
         mu = rec["graph"]["mu"]
-        gaps = log_eigengaps(mu, KS[KS <= max(10, 2 * rec["new"]["point"][0])])
+        gaps = log_eigengaps(mu, KS[KS <= max(10, 2 * rec["new"]["point"][0])],
+                             COMPONENT_FLOOR)
         rec["k graph"] = int(KS[int(np.nanargmax(gaps))])
         ks.add(rec["k graph"])
     rec["stability"] = {}
