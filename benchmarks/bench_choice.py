@@ -2,8 +2,10 @@
 development and an evaluation half (issue 55).
 
 Every labelled set of ``benchmarks/_batteries.py`` of up to ``--max-n`` points (5,000)
-belongs to one half by a fixed hash of its battery and name (:func:`half`): rules and
-constants are decided on the development half; the evaluation half only reports.
+but the curve draws and the outside suite (:data:`STUDIED`; ``bench_outside.py`` judges
+those, the suite's sets all of its development half) belongs to one half by a fixed hash
+of its battery and name (:func:`half`): rules and constants are decided on the
+development half; the evaluation half only reports.
 
 **Collect** (slow, cached in ``--cache``, resumable): per set, the peers (HDBSCAN's
 defaults; ``KMeans(k, n_init=10)`` for k = 2..15 with the k of largest silhouette;
@@ -55,9 +57,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CACHE = os.path.join(HERE, ".data", "choice.pkl")
 SEEDS_CACHE = os.path.join(HERE, ".data", "choice_seeds.pkl")
 SEEDS = (0, 1, 2, 3, 4)
+STUDIED = tuple(b for b in _batteries.ALL if b not in ("curves", "outside"))
 KS = np.arange(2, 16)
 USEFUL_SHARE = 0.75
 NO_SIGNAL_ARI = 0.10
+UNSCORED = -2          # a candidate's label of a row the choice did not run on
 N_NEIGHBORS = 10
 
 
@@ -71,8 +75,10 @@ def half(battery, name):
 
 
 def ari(y, labels):
-    s = y >= 0
-    return float(adjusted_rand_score(y[s], np.asarray(labels)[s]))
+    """The adjusted Rand index on the labelled rows (``y >= 0``) that ``labels`` label."""
+    labels = np.asarray(labels)
+    s = (y >= 0) & (labels != UNSCORED)
+    return float(adjusted_rand_score(y[s], labels[s]))
 
 
 # --------------------------------------------------------------------------- collect
@@ -167,6 +173,16 @@ def graph_fits(X, fits_e):
     return out
 
 
+def _rows(labels, sample, n):
+    """A candidate's labels on every row: those of the rows the choice ran on (``sample``:
+    the distinct rows less lone outliers; None: every row), ``UNSCORED`` elsewhere."""
+    if sample is None:
+        return labels
+    out = np.full(n, UNSCORED, dtype=np.int64)
+    out[sample] = labels
+    return out
+
+
 def library(X, y=None, k_true=None):
     """The library's answers: ``choose_k(X)`` (energy), the joint choice with its two
     candidates, ``KernelKGroups(n_clusters="auto", semimetric="auto")`` (k = 1..K_MAX,
@@ -179,10 +195,11 @@ def library(X, y=None, k_true=None):
                                                 random_state=0))
     out["joint"] = (j.k, j.labels, j.semimetric)
     cand = j.candidates or {}
-    out["point"] = (cand["energy"].k, cand["energy"].labels) if "energy" in cand else \
-        (j.k, j.labels)
+    out["point"] = (cand["energy"].k, _rows(cand["energy"].labels, j.sample, len(X))) \
+        if "energy" in cand else (j.k, j.labels)
     if "nearest_neighbors" in cand:
-        out["graph rule"] = (cand["nearest_neighbors"].k, cand["nearest_neighbors"].labels)
+        out["graph rule"] = (cand["nearest_neighbors"].k,
+                             _rows(cand["nearest_neighbors"].labels, j.sample, len(X)))
     est, out["t estimator"] = _timed(lambda: KernelKGroups(
         "auto", semimetric="auto", random_state=0).fit(X))
     out["estimator"] = (est.n_clusters_, est.labels_)
@@ -417,9 +434,10 @@ def report(done, out=None, seeds_cache=SEEDS_CACHE):
     text += ["", "A chosen k is **useful** when the default fit at that k reaches 0.75 of "
              "the best ARI over k = 2..15; exact when it is the number of labels "
              "(*energy rule*: the joint choice's energy candidate, which is what "
-             "choose_k(X) answers; *previous*: the answers that the last `--library "
-             "--keep-previous` replaced):",
-             ""]
+             "choose_k(X) answers" + ("; *previous*: the answers that the last `--library "
+                                      "--keep-previous` replaced" if any(
+                                          "previous" in r for r in done.values()) else "")
+             + "):", ""]
     head = ["k of"] + [f"{g}, {h}" for g, h in cols]
     text += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     have = pipelines(next(iter(rows.values()))[0])
@@ -463,8 +481,7 @@ def sets_of(batteries, max_n):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--max-n", type=int, default=5000)
-    ap.add_argument("--battery", nargs="+", default=list(_batteries.ALL),
-                    choices=_batteries.ALL)
+    ap.add_argument("--battery", nargs="+", default=list(STUDIED), choices=_batteries.ALL)
     ap.add_argument("--cache", default=CACHE)
     ap.add_argument("--only", nargs="*", default=None, help="set names to collect")
     ap.add_argument("--library", action="store_true",
@@ -478,7 +495,9 @@ def main():
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
     if args.report:
-        report(_load(args.cache), args.out, args.seeds_cache)
+        done = {key: rec for key, rec in _load(args.cache).items()
+                if rec["battery"] in args.battery}
+        report(done, args.out, args.seeds_cache)
         return 0
     sets = sets_of(args.battery, args.max_n)
     if args.only:

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import pickle
 import sys
 import time
 import warnings
@@ -44,7 +43,8 @@ from sklearn.metrics import silhouette_score
 
 import _batteries
 from _report import publish
-from bench_choice import (CACHE, GROUPS, KS, _dump, _load, ari, half, sets_of, useful)
+from bench_choice import (CACHE, GROUPS, KS, STUDIED, _dump, _load, ari, half, sets_of,
+                          useful)
 from kgroups import KernelKGroups, choose_k
 from kgroups._choose_k import point
 from kgroups._choose_k.constants import value
@@ -217,8 +217,7 @@ def report(cache_dir, out=None):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--battery", nargs="+", default=list(_batteries.ALL),
-                    choices=_batteries.ALL)
+    ap.add_argument("--battery", nargs="+", default=list(STUDIED), choices=_batteries.ALL)
     ap.add_argument("--max-n", type=int, default=5000)
     ap.add_argument("--cache-dir", default=CACHE_DIR)
     ap.add_argument("--report", action="store_true")

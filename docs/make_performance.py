@@ -733,7 +733,7 @@ def dask():
                              r"engine=(\S+), ARI ([\d.]+); ([\d.]+) s", auto)
     if not (got and mem):
         return out + _missing("bench_dask_auto.txt")
-    out += [f"Nothing given on Dask: ``KernelKGroups(n_clusters=\"auto\")`` on 10\\ :sup:`6`",
+    out += ["Nothing given on Dask: ``KernelKGroups(n_clusters=\"auto\")`` on 10\\ :sup:`6`",
             "well-separated blobs (D = 10, k = 5) held by 2 workers chooses k and the",
             "semimetric on a uniform sample of 5,000 rows brought to memory, then fits every",
             f"row on the Dask engine: k = {got.group(1)} ({got.group(2)}), ARI "
@@ -866,7 +866,7 @@ def choose_k():
     ]
     table, link = _choose_k_grid(text)
     out += table
-    out += [f"The k each method chose on every draw of every setting, with the variants",
+    out += ["The k each method chose on every draw of every setting, with the variants",
             f"the study compared: {link}.", ""]
     rest = text.split("\n## ", 1)
     if len(rest) > 1:
@@ -895,9 +895,7 @@ def choice():
                  "``GaussianMixture`` with BIC, each candidate alone (the energy rule, the",
                  "graph's rule), the better of the two per set (*better candidate*, which",
                  "uses the labels), the best of every kernel k-groups fit of k = 2..15",
-                 "(*oracle*), the library before this design (*before*), the library",
-                 "whose ``n_clusters=\"auto\"`` fitted X in its own units where k was found",
-                 "in a rescaled geometry (*previous*), ``semimetric=\"auto\"`` at the true k,",
+                 "(*oracle*), ``semimetric=\"auto\"`` at the true k,",
                  "and what a user gets from ``KernelKGroups(n_clusters=\"auto\",",
                  "semimetric=\"auto\")``: the fit from the choice's labels in the geometry",
                  "where k was found (*n_clusters='auto' fit*). The last table says on",
@@ -913,7 +911,10 @@ def choice():
                  ""], "bench_choice_rules.py"),
              ("arbiter.md", [
                  "Energy or the graph, the arbiter against other yardsticks on the same",
-                 "sets: its rule with each constant moved, stability under resampling",
+                 "sets: its rules replayed from the cuts, the shares and the dips of pairs",
+                 "with each constant moved (beside the library's own answer, which also",
+                 "reads energy's split test, the groups' dips and energy's tiles), stability",
+                 "under resampling",
                  "(Lange et al. 2004), DBCV (Moulavi et al. 2014), the silhouette on the",
                  "graph's geodesic distances, and energy wherever its clusters refine the",
                  "graph's groups (no dip test), each picking one of the two candidates.",
