@@ -8,7 +8,8 @@ development and evaluation halves of every battery, and why its answers fail.
 runs on different batteries may go side by side): per labelled set of up to 5,000
 points (:func:`bench_choice.sets_of`), the yardstick curve of ``bench_choice.py`` (the
 ARI of ``KernelKGroups(k, random_state=0)`` for k = 2..15; taken from its cache where
-that holds the set), KMeans + silhouette's k, ``choose_k(X)``'s answer, that of
+that holds the set), KMeans + silhouette's k, ``choose_k(X)``'s answer and the k of its
+steps 2 and 3, that of
 ``choose_k(X, range(2, 16))`` (the rule with the answer 1 taken out, for data known to
 hold clusters, as KMeans + silhouette is; a cache without it gains it on the next collect),
 and the energy rule's own fits of k = 2..15 in the geometry where it decided: each k's mean
@@ -21,7 +22,9 @@ answered in, then grows that geometry's fits to k = 15.
 **Report**: steps 2 and 3 replayed on those fits (:func:`replay`, which follows
 ``point.scan`` and ``point.split_walk``) with each of ``SILHOUETTE_SE``,
 ``SILHOUETTE_KEEP``, ``SPLIT_ALPHA`` and ``SCAN_MIN`` moved alone; at the library's
-values the replay gives ``choose_k(X)``'s k on every set (the report counts it). Per
+values the replay gives the k those steps answered on every set (the report counts it,
+and the sets where ``choose_k(X)`` then answers another k: step 4, tiles of shapes read
+against the neighbourhood graph's groups, which the replays leave out). Per
 battery group and half: the sets where the k is useful (``bench_choice.useful``), the
 exact k, and the mean ARI of the yardstick fit at that k (0 for k = 1). Then the
 answers that are not useful, by kind: one cluster (step 1 found no structure),
@@ -78,8 +81,8 @@ def rule_fits(X):
         point.decide = decide
     f, rr, found = ([s for s in seen if s[2]] or seen)[0]
     steps = [s for s in rr.trace.steps if s.step == "silhouette"]
-    rec = {"library": r.k, "found": found, "lo": min(steps[0].value) if steps else 2,
-           "sil": {}, "p": {}}
+    rec = {"library": r.k, "rule": rr.k, "found": found,
+           "lo": min(steps[0].value) if steps else 2, "sil": {}, "p": {}}
     for k in (int(k) for k in KS):
         if k >= np.unique(f.Z, axis=0).shape[0]:
             break
@@ -185,13 +188,17 @@ def report(cache_dir, out=None):
     cols = [(g, h) for g in GROUPS for h in ("dev", "eval")]
     by = {c: [r for r in recs if GROUPS[c[0]](r["battery"]) and r["half"] == c[1]]
           for c in cols}
-    same = sum(replay(r, **CURRENT) == r["library"] for r in recs)
+    same = sum(replay(r, **CURRENT) == r["rule"] for r in recs)
+    tiled = sum(r["rule"] != r["library"] for r in recs)
     head = "| " + " | ".join(f"{g}, {h} ({len(by[(g, h)])})" for g, h in cols) + " |"
     text = ["# The energy rule's steps 2 and 3, each constant moved alone", "",
             "`python benchmarks/bench_choice_rules.py` (collect), `--report`.", "",
-            f"The replay of steps 2 and 3 at the library's constants gives `choose_k(X)`'s "
-            f"k on {same} of {len(recs)} sets. Each cell: sets where the k is useful / "
-            "exact / mean ARI of the default fit at that k (0 for k = 1).", "",
+            f"The replay of steps 2 and 3 at the library's constants gives the k of those "
+            f"steps on {same} of {len(recs)} sets; `choose_k(X)` then reads that answer "
+            f"against the neighbourhood graph's groups (step 4, tiles of shapes) and "
+            f"answers another k on {tiled} (the rows *choose_k(X)*; the replays stop "
+            "at step 3). Each cell: sets where the k is useful / exact / mean ARI of the "
+            "default fit at that k (0 for k = 1).", "",
             "| constant | value " + head, "|---|---|" + "---|" * len(cols)]
     rows = [("choose_k(X)", "", lambda r: r["library"]),
             (FROM_TWO, "", lambda r: r[FROM_TWO]),
