@@ -11,7 +11,8 @@ ARI of ``KernelKGroups(k, random_state=0)`` for k = 2..15; taken from its cache 
 that holds the set), KMeans + silhouette's k, ``choose_k(X)``'s answer and the k of its
 steps 2 and 3, that of
 ``choose_k(X, range(2, 16))`` (the rule with the answer 1 taken out, for data known to
-hold clusters, as KMeans + silhouette is; a cache without it gains it on the next collect),
+hold clusters, as KMeans + silhouette is; a cache without it gains it on the next collect,
+and a set cached without the k of steps 2 and 3 is collected again),
 and the energy rule's own fits of k = 2..15 in the geometry where it decided: each k's mean
 silhouette, the paired standard error of its difference from every larger k's
 (:meth:`Fits.silhouette_se`) and the Bonferroni split p-value (the smallest dip p-value of its
@@ -128,7 +129,7 @@ def collect(batteries, max_n, cache_dir):
         path = os.path.join(cache_dir, f"{b}.pkl")
         done = _load(path)
         for d in sets_of([b], max_n):
-            if d.name in done:
+            if d.name in done and "rule" in done[d.name]:   # else from before that field
                 if FROM_TWO not in done[d.name]:        # a cache from before that field
                     with_from_two(d, done[d.name])
                     _dump(path, done)
