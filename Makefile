@@ -123,16 +123,22 @@ $(OLD_VENV)/.installed: $(OLD_VENV)/.requirements | $(VENV)/.installed
 # CI runs the tests that call the dependencies' APIs (OLDEST_TESTS): scikit-learn's
 # estimator checks, the pinned bits of every engine (each kernel compiled by the oldest
 # numba), the kernels' worker threads, the statistics, the graphs, Dask, the progress
-# bars, the figures, the hostile inputs and the choice of k. The tests of the kernels
-# and engines against their own twins, of the papers' items and of the project's files
-# run at the main venv's versions only. `make test-oldest OLDEST_TESTS=` runs the whole suite there.
+# bars, the figures, the hostile inputs, and the choice of k on each of its paths
+# (energy's rule, the graph's, the arbiter, a sample of large data, rounded data, its
+# figure; CHOICE_OLDEST). The tests of the kernels and engines against their own twins,
+# the choice's battery of shapes, the papers' items and the project's files run at the
+# main venv's versions only. `make test-oldest OLDEST_TESTS=` runs the whole suite there.
 OLDEST_TESTS ?= tests/test_base.py tests/test_pinned_runs.py tests/graph tests/hostile \
     tests/test_energy.py tests/test_disco.py tests/test_dip.py tests/test_pairsum.py \
     tests/test_dask.py tests/test_progress.py tests/test_performance_page.py \
     tests/test_hierarchical.py tests/test_spectral.py tests/test_onedim.py \
     tests/test_semimetrics.py tests/test_semimetric_neighbors.py tests/test_metrics.py \
-    tests/test_validation.py tests/test_choose_k_default.py tests/datasets tests/test_pins.py \
-    tests/kernels/test_parallel.py
+    tests/test_validation.py tests/datasets tests/test_pins.py tests/kernels/test_parallel.py \
+    $(CHOICE_OLDEST)
+CHOICE_OLDEST := $(addprefix tests/test_choose_k_default.py::test_, blobs_are_four_and_the_trace_says_why \
+    two_sine_waves_are_the_graph_s_two_not_energy_s_arches the_far_small_group_is_found \
+    a_real_table_and_its_trace large_data_are_chosen_on_a_sample plot_draws_the_default_s_curves \
+    rounded_data_are_read_to_their_precision integer_weights_are_repeated_rows)
 test-oldest: export OPENBLAS_NUM_THREADS = 1
 test-oldest: export OMP_WAIT_POLICY = passive
 test-oldest: $(OLD_VENV)/.installed

@@ -623,7 +623,8 @@ def row_auto(a, k):
 
     cells, right = [], 0
     for d in (2, 20):  # each engine's kernels for d compiled outside the timings
-        X = make_blobs(300, d, centers=k, cluster_std=2.5, random_state=0)[0]
+        X = make_blobs(min(300, a["n_auto"]), d, centers=k, cluster_std=2.5,
+                       random_state=0)[0]
         for e in ("gpu", "matrix-free", "dense"):
             KernelKGroups(k, engine=e, n_init=4, random_state=0).fit(X)
     for n in (a["n_auto"] // 4, a["n_auto"]):

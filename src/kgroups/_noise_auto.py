@@ -108,9 +108,9 @@ def largest_costs(run, engine, n_clusters, budget):
     >>> import numpy as np
     >>> from kgroups import KernelKGroups
     >>> X = np.vstack([np.random.default_rng(0).normal(0, 1, (50, 2)), [[30.0, 0.0]]])
-    >>> KernelKGroups(1, semimetric="nearest_neighbors", noise=0.02,
-    ...               random_state=0).fit(X).labels_[-1]
-    np.int64(-1)
+    >>> int(KernelKGroups(1, semimetric="nearest_neighbors", noise=0.02,
+    ...                   random_state=0).fit(X).labels_[-1])
+    -1
     """
     k = int(n_clusters)
     labels, w, _, costs, _ = _run_costs(run, engine, k)
