@@ -148,11 +148,12 @@ test-oldest: $(OLD_VENV)/.installed
 
 # Every numba kernel as plain Python, in one run: the twins of the sweeps, and a tiny
 # case of each kernel (dense, sparse, matrix-free tiles/build/decide/apply, low-rank,
-# scatter, pairwise). `make test` runs the command itself, not through $(MAKE), so that
+# scatter, pairwise; not the imports of a fresh process, which the suite checks with the
+# JIT on). `make test` runs the command itself, not through $(MAKE), so that
 # `make -n test` only prints it.
 PYTHON_TESTS := tests/test_kgroups.py tests/kernels tests/hostile/test_engines.py
 PYTHON_SELECT := (test_kgroups or test_dense) and (twin or rises or brute) \
-    or tiny and not test_kgroups
+    or tiny and not test_kgroups and not fresh_process
 TEST_PYTHON := NUMBA_DISABLE_JIT=1 $(PY) -m pytest -q -p no:cacheprovider $(PYTHON_TESTS) \
     -k "$(PYTHON_SELECT)"
 .PHONY: test-python
