@@ -124,8 +124,8 @@ $(OLD_VENV)/.installed: $(OLD_VENV)/.requirements | $(VENV)/.installed
 # estimator checks, the pinned bits of every engine (each kernel compiled by the oldest
 # numba), the kernels' worker threads, the statistics, the graphs, Dask, the progress
 # bars, the figures, the hostile inputs, and the choice of k on each of its paths
-# (energy's rule, the graph's, the arbiter, a sample of large data, rounded data, its
-# figure; CHOICE_OLDEST). The tests of the kernels and engines against their own twins,
+# (energy's rule, the graph's, the arbiter, a sample of large data, rounded data,
+# weights, its figure; CHOICE_OLDEST). The tests of the kernels and engines against their own twins,
 # the choice's battery of shapes, the papers' items and the project's files run at the
 # main venv's versions only. `make test-oldest OLDEST_TESTS=` runs the whole suite there.
 OLDEST_TESTS ?= tests/test_base.py tests/test_pinned_runs.py tests/graph tests/hostile \
