@@ -28,10 +28,17 @@ def blobs(n, d, k, std, seed):
 
 
 @pytest.fixture(scope="module")
-def client():
+def cluster():
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, \
-            distributed.Client(cluster) as cl:
+                                  dashboard_address=None) as cluster:
+        yield cluster
+
+
+@pytest.fixture
+def client(cluster):
+    """A client of the module's cluster for one test: Dask's default scheduler while the
+    test runs only (a client left open would send every later test to the cluster)."""
+    with distributed.Client(cluster) as cl:
         yield cl
 
 

@@ -6,6 +6,7 @@ a device or the simulator it is skipped. The simulator runs every CUDA thread as
 Python thread, so the inputs are small.
 """
 
+import functools
 import warnings
 
 import numpy as np
@@ -255,6 +256,15 @@ def test_auto_never_picks_the_simulator_and_clear_errors(monkeypatch):
     assert issubclass(GpuEngine, MatrixFreeEngine)
 
 
+@functools.cache
+def _fits_of_alpha(alpha):
+    """X, its GPU fit, and the fit of X moved 1e8 away (shared by the three methods:
+    ``predict``, ``transform`` and ``score`` leave a fitted estimator as it was)."""
+    X = np.random.default_rng(0).normal(size=(20, 3))
+    return (X, KernelKGroups(2, alpha=alpha, engine="gpu", random_state=0).fit(X),
+            KernelKGroups(2, alpha=alpha, engine="gpu", random_state=0).fit(X + 1e8))
+
+
 @pytest.mark.parametrize("method", ["predict", "transform", "score"])
 @pytest.mark.parametrize("alpha, factor", [(1.0, 1e160), (2.0, 1e153)])
 def test_new_rows_out_of_float64_range_are_named(method, alpha, factor):
@@ -267,8 +277,7 @@ def test_new_rows_out_of_float64_range_are_named(method, alpha, factor):
 
     from numba import cuda
 
-    X = np.random.default_rng(0).normal(size=(20, 3))
-    est = KernelKGroups(2, alpha=alpha, engine="gpu", random_state=0).fit(X)
+    X, est, far = _fits_of_alpha(alpha)
     for rows in (lambda A: A, cuda.to_device):   # in host memory, on the device
         with pytest.raises(InvalidParameterError, match=rf"^KernelKGroups\.{method}: the "
                            r"values of semimetric='energy' overflow float64 .* X holds rows"):
@@ -276,5 +285,4 @@ def test_new_rows_out_of_float64_range_are_named(method, alpha, factor):
         out = getattr(est, method)(rows(X * 1e3))
         out = out.copy_to_host() if hasattr(out, "copy_to_host") else out
         assert np.all(np.isfinite(np.asarray(out, dtype=float)))
-    far = KernelKGroups(2, alpha=alpha, engine="gpu", random_state=0).fit(X + 1e8)
     np.testing.assert_array_equal(far.predict(X + 1e8), far.labels_)
