@@ -118,7 +118,7 @@ def test_every_constant_a_module_uses_is_its_record():
         "NO_STRUCTURE_RATIO": arbiter.NO_STRUCTURE_RATIO,
         "WITHIN": arbiter.WITHIN, "BALANCE": arbiter.BALANCE, "AGREE": arbiter.AGREE,
         "CLEAN_CUT": arbiter.CLEAN_CUT,
-        "SAMPLE_N": core.SAMPLE_N,
+        "SAMPLE_N": core.SAMPLE_N, "GROUP_HALVINGS": core.GROUP_HALVINGS,
         "K_MAX": estimator.K_MAX, "CHOICE_STARTS": estimator.CHOICE_STARTS,
         "AUTO_SAMPLE_N": at_k.AUTO_SAMPLE_N,
         "AUTO_SAMPLE_ROWS": at_k.AUTO_SAMPLE_ROWS,
@@ -1559,6 +1559,32 @@ def test_separated_rings_with_outliers_are_the_rings():
     assert own.k == 5 and ari(y, own.labels[:1500]) >= 0.95
 
 
+def test_zigzags_with_outliers_are_not_kept_in_pieces_by_one_halving():
+    """Three zigzags of five strokes (165 to 284 points each) and 4 % of outliers uniform
+    over the box: energy cuts each zigzag into three tiles, and the graph's groups are
+    the zigzags. On the sparsest zigzag, one random halving of energy's split test of the
+    groups rejected (p = 0.013, 0.038 after Bonferroni: the tiles kept as clusters) where
+    other halvings give 0.10 to 0.31; twice the median p-value of three halvings does
+    not reject, and energy's own k is the fewest tiles within the groups: the zigzags."""
+    rng = np.random.default_rng([0, 55])
+    m, strokes, sd = int(rng.integers(2, 5)), int(rng.integers(3, 7)), rng.uniform(0.03, 0.08)
+    share, parts = rng.uniform(0.0, 0.05), []
+    for j in range(m):
+        x = rng.uniform(0.0, strokes, int(rng.integers(150, 300)))
+        parts.append(np.c_[x, 0.8 * np.abs((x % 2.0) - 1.0) + 2.5 * j]
+                     + rng.normal(0.0, sd, (x.size, 2)))
+    nb = int(share * sum(len(p) for p in parts))
+    X = np.vstack(parts + [np.c_[rng.uniform(-1.0, strokes + 1.0, nb),
+                                 rng.uniform(-1.0, 2.5 * m, nb)]])
+    y = np.concatenate([np.full(len(p), j) for j, p in enumerate(parts)])
+    assert (m, strokes, nb) == (3, 5, 25)
+    r = choose_k(X, semimetric="auto")
+    assert r.k == 3 and ari(y, r.labels[:y.size]) == 1.0
+    assert r.candidates["energy"].k == 3
+    tiles = next(s for s in r.trace.steps if s.step == "tiles")
+    assert "twice the median dip p-value of 3 random halvings" in tiles.statistic
+
+
 def test_large_rings_apart_are_not_split_by_one_half_s_thin_spot():
     """Five rings apart of 500 to 1,000 points each (the size of Gagolewski's ``circles``):
     with that many points the split test along the data is powerful, and energy's split of
@@ -1622,8 +1648,9 @@ def test_a_group_too_small_to_test_keeps_energy_s_clusters():
 
 def test_pieces_split_tests_only_the_groups_that_hold_pieces():
     """``pieces_split``: energy's split test (the sides' margins along the data) of the
-    groups of E that hold two of energy's clusters or more, times their number; 0 where
-    such a group has an effective size below SPLIT_MIN."""
+    groups of E that hold two of energy's clusters or more, each on GROUP_HALVINGS random
+    halvings (twice their median p-value), times their number; 0 where such a group has
+    an effective size below SPLIT_MIN."""
     rng = np.random.default_rng(1)
     X = np.r_[rng.normal((0, 0), 1, (100, 2)), rng.normal((5, 0), 1, (100, 2)),
               rng.normal((30, 0), 1, (100, 2))]
@@ -1631,7 +1658,9 @@ def test_pieces_split_tests_only_the_groups_that_hold_pieces():
     labels = np.repeat([0, 1, 2], 100)               # energy's clusters: the blobs
     f = Fits(X, np.ones(300), Setting(n_init=2), 0)
     p = core.pieces_split(f, E, labels, 2)           # one group holds two: tested alone
-    assert p == f.bisect(E, 0, f.rng(2, 6, 0), gap="path")[0] < 0.01
+    each = [f.bisect(E, 0, f.rng(2, 6, 0, *(h,) * (h > 0)), gap="path")[0]
+            for h in range(core.GROUP_HALVINGS)]
+    assert core.GROUP_HALVINGS == 3 and p == min(1.0, 2 * float(np.median(each))) < 0.01
     w = np.ones(300)
     w[:190] = 1e-3                                   # the first group's effective size ~ 10
     g = Fits(X, w, Setting(n_init=2), 0)

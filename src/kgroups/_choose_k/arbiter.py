@@ -22,10 +22,11 @@ answer. The first clause that holds decides (:func:`decide`):
    :math:`k_g` (a part set apart, past which the graph's rule stopped), or :math:`E_{k_g}`
    is :math:`G` and, where :math:`k_e > k_g`, a group that holds two of energy's clusters
    or more splits by energy's split test with the sides' margins measured along the data
-   (``Fits.bisect(gap="path")`` below ``SPLIT_ALPHA``, Bonferroni over those groups: the
-   clouds a group holds) or is too small to test (an effective size below ``SPLIT_MIN``:
-   its clusters stand), or :math:`k_e > k_g` with groups not cleanly cut (a cut of
-   ``CLEAN_CUT`` at least) or each cluster bimodal with its nearest in its group
+   (``Fits.bisect(gap="path")`` on ``GROUP_HALVINGS`` random halvings, twice their median
+   p-value below ``SPLIT_ALPHA``, Bonferroni over those groups: the clouds a group holds)
+   or is too small to test (an effective size below ``SPLIT_MIN``: its clusters stand), or
+   :math:`k_e > k_g` with groups not cleanly cut (a cut of ``CLEAN_CUT`` at least) or each
+   cluster bimodal with its nearest in its group
    (``pair_dips``: a valley and a gap, sub-clusters; tiles of a long shape show a valley
    where it bends, never a gap; read on each half of the rows labelled by energy's fit of
    :math:`k_e` on the other, ``Fits.crossfit``: a cut drawn on the rows it is tested on
@@ -52,13 +53,13 @@ import numpy as np
 from .._semimetrics.auto import ONE_COLUMN
 from .._stats.criteria import contingency
 from ..metrics import weighted_ari
-from .constants import (AGREE, BALANCE, CLEAN_CUT, CUT_RATIO, NO_STRUCTURE_RATIO, SPLIT_ALPHA,
-                        SPLIT_MIN, WITHIN)
+from .constants import (AGREE, BALANCE, CLEAN_CUT, CUT_RATIO, GROUP_HALVINGS,
+                        NO_STRUCTURE_RATIO, SPLIT_ALPHA, SPLIT_MIN, WITHIN)
 
 ENERGY, GRAPH = "energy", "nearest_neighbors"
 PIECES = ("energy's split test of the groups that hold two of its clusters or more, the "
-          "sides' margins along the data in both halves (smallest dip p-value times their "
-          "number: {p:.2g}")
+          "sides' margins along the data in both halves (twice the median dip p-value of "
+          f"{GROUP_HALVINGS} random halvings, the smallest times their number: {{p:.2g}}")
 
 
 def within_share(P, G, w):
