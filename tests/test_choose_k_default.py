@@ -1658,8 +1658,7 @@ def test_pieces_split_tests_only_the_groups_that_hold_pieces():
     labels = np.repeat([0, 1, 2], 100)               # energy's clusters: the blobs
     f = Fits(X, np.ones(300), Setting(n_init=2), 0)
     p = core.pieces_split(f, E, labels, 2)           # one group holds two: tested alone
-    each = [f.bisect(E, 0, f.rng(2, 6, 0, *(h,) * (h > 0)), gap="path")[0]
-            for h in range(core.GROUP_HALVINGS)]
+    each = [f.bisect(E, 0, f.rng(*key), gap="path")[0] for key in core.halving_keys(2, 0)]
     assert core.GROUP_HALVINGS == 3 and p == min(1.0, 2 * float(np.median(each))) < 0.01
     w = np.ones(300)
     w[:190] = 1e-3                                   # the first group's effective size ~ 10

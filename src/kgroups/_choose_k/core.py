@@ -215,9 +215,18 @@ def pieces_split(f, E, labels, k):
     held = np.flatnonzero(np.bincount(home, minlength=k) >= 2)
     if any(effective_size(f.w[E == j]) < SPLIT_MIN for j in held):
         return 0.0
-    return min([1.0] + [held.size * halvings_p(
-        [f.bisect(E, int(j), f.rng(k, 6, int(j), *(h,) * (h > 0)), gap="path")[0]
-         for h in range(GROUP_HALVINGS)]) for j in held])
+    return min([1.0] + [held.size * halvings_p([f.bisect(E, int(j), f.rng(*key), gap="path")[0]
+                                                for key in halving_keys(k, int(j))])
+                        for j in held])
+
+
+def halving_keys(k, j):
+    """The random streams of the ``GROUP_HALVINGS`` halvings of group j (of k), one each.
+
+    >>> halving_keys(2, 0)
+    [(2, 6, 0), (2, 6, 0, 1), (2, 6, 0, 2)]
+    """
+    return [(k, 6, j)] + [(k, 6, j, h) for h in range(1, GROUP_HALVINGS)]
 
 
 def halvings_p(ps):
