@@ -14,19 +14,21 @@ three blobs of standard deviations 1, 2.5 and 0.5, the same blobs sheared, and f
 blobs of standard deviation 1 (scikit-learn's generators, fixed seeds).
 
 Usage: python benchmarks/bench_sample_stability.py [--n 5000] [--draws 5] [--sets moons ...]
+       [--out FILE]
 """
 
 from __future__ import annotations
 
 import argparse
-import platform
-import time
+import sys
 
 import numpy as np
 from sklearn.datasets import make_blobs, make_circles, make_moons
 
 from kgroups import choose_k
 from kgroups.metrics import ari
+
+from _report import header, publish, timed
 
 
 def _sheared(n):
@@ -51,11 +53,12 @@ def main():
     p.add_argument("--n", type=int, default=5000, help="rows of each sample")
     p.add_argument("--draws", type=int, default=5, help="disjoint samples per distribution")
     p.add_argument("--sets", nargs="+", default=list(SETS), choices=list(SETS))
+    p.add_argument("--out", help="also write the report to this file")
     a = p.parse_args()
-    print(f"{platform.machine()}, python {platform.python_version()}; {a.draws} disjoint "
-          f"samples of {a.n} rows of one draw of {a.draws * a.n}\n")
-    print("| distribution | pipeline | per sample: k, semimetric, ARI | distinct answers | "
-          "seconds per choice |\n|---|---|---|---|---|")
+    lines = header("bench_sample_stability.py") + [
+        "", f"{a.draws} disjoint samples of {a.n} rows of one draw of {a.draws * a.n} rows.", "",
+        "| distribution | pipeline | per sample: k, semimetric, ARI | distinct answers | "
+        "seconds per choice |", "|---|---|---|---|---|"]
     for name in a.sets:
         X_all, y_all = SETS[name](a.n * a.draws)
         perm = np.random.default_rng(1).permutation(y_all.size)
@@ -63,14 +66,15 @@ def main():
             answers, cells, seconds = set(), [], []
             for s in range(a.draws):
                 rows = perm[s * a.n:(s + 1) * a.n]
-                t = time.perf_counter()
-                r = choose_k(X_all[rows], semimetric=semimetric)
-                seconds.append(time.perf_counter() - t)
+                r, t = timed(lambda: choose_k(X_all[rows], semimetric=semimetric))
+                seconds.append(t)
                 sem = "n" if r.semimetric == "nearest_neighbors" else "e"
                 answers.add((r.k, sem))
                 cells.append(f"{r.k}{sem} {ari(y_all[rows], r.labels):.2f}")
-            print(f"| {name} | {pipeline} | {' / '.join(cells)} | {len(answers)} | "
-                  f"{np.median(seconds):.1f} |", flush=True)
+            lines.append(f"| {name} | {pipeline} | {' / '.join(cells)} | {len(answers)} | "
+                         f"{np.median(seconds):.1f} |")
+            print(lines[-1], file=sys.stderr, flush=True)    # progress: a row at a time
+    publish("\n".join(lines) + "\n", a.out)
 
 
 if __name__ == "__main__":
