@@ -972,19 +972,38 @@ def test_a_decimal_comma_file_points_at_the_first_data_cell(tmp_path, capsys):
     assert X.tolist() == [[1.5, 2.5], [3.5, 4.0]]
 
 
-# --------------------------------------------------------------------------- the installed command
-# Issue 93: the command as a shell runs it, in a process of its own (the script that
-# installing kgroups writes beside this interpreter; ``python -m kgroups.cli`` where
-# there is none).
-def _kgroups(*args, stdin=None, cwd=None):
+# --------------------------------------------------------------------------- the command's streams
+# Issue 93: the command as a shell sees it, its exit status and its two streams apart.
+# ``_kgroups`` runs it in this process, standard input, output and error replaced by
+# byte streams as a pipe gives them; ``_kgroups_process`` in a process of its own (the
+# script that installing kgroups writes beside this interpreter; ``python -m
+# kgroups.cli`` where there is none), for what only a process shows: nothing written
+# to standard output below Python.
+def _kgroups(*args, stdin=None):
     import subprocess
-    import sys
+
+    streams = {name: io.TextIOWrapper(io.BytesIO(), encoding="utf-8", newline="")
+               for name in ("stdout", "stderr")}
+    stdin = io.TextIOWrapper(io.BytesIO((stdin or "").encode("utf-8")), encoding="utf-8")
+    with pytest.MonkeyPatch.context() as patch:
+        for name, stream in (("stdin", stdin), *streams.items()):
+            patch.setattr(sys, name, stream)
+        code = main([*map(str, args)])
+    text = {}
+    for name, stream in streams.items():
+        stream.flush()
+        text[name] = stream.buffer.getvalue().decode("utf-8")
+    return subprocess.CompletedProcess(["kgroups", *map(str, args)], code, **text)
+
+
+def _kgroups_process(*args):
+    import subprocess
     from pathlib import Path
 
     script = Path(sys.executable).with_name("kgroups")
     command = [str(script)] if script.exists() else [sys.executable, "-m", "kgroups.cli"]
-    return subprocess.run([*command, *map(str, args)], input=stdin, capture_output=True,
-                          text=True, timeout=300, cwd=cwd, check=False)
+    return subprocess.run([*command, *map(str, args)], capture_output=True, text=True,
+                          timeout=300, check=False)
 
 
 def _blobs_table(n_per=10, seed=0):
@@ -1005,7 +1024,7 @@ def test_with_dash_out_stdout_holds_the_labels_alone_even_verbose(tmp_path):
     path = tmp_path / "blobs.csv"
     np.savetxt(path, X, delimiter=",", header="a,b", comments="", fmt="%.4f")
     for extra in (["-k", "3", "--n-init", "3"], []):  # a given k; k chosen
-        done = _kgroups("cluster", path, "-v", "--seed", "0", "-o", "-", *extra)
+        done = _kgroups_process("cluster", path, "-v", "--seed", "0", "-o", "-", *extra)
         assert done.returncode == 0, done.stderr
         rows = list(csv.reader(io.StringIO(done.stdout)))
         assert rows[0] == ["label"] and len(rows) == 31, done.stdout[:300]
