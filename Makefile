@@ -38,7 +38,8 @@ demo: $(VENV)/.installed
 # The numba kernels also run as plain Python (NUMBA_DISABLE_JIT=1) on a subset.
 # tests/test_packaging.py builds the sdist and wheel with the release tools, checks
 # them with twine and installs the wheel in a new venv.
-# The two venvs install side by side. The main suite runs on two pytest-xdist workers
+# The two venvs install side by side. The main suite (all but the tests that read the
+# papers' quick reproduction: test-reproduction) runs on two pytest-xdist workers
 # (tests/conftest.py keeps the tests that share a costly fixture on one worker), the
 # plain-Python subset beside it; its output follows the suite's, and either failing
 # fails. Each process keeps one BLAS thread, and the threads of a BLAS built with
@@ -49,9 +50,19 @@ test: export OMP_WAIT_POLICY = passive
 test:
 	@$(MAKE) --no-print-directory -j2 $(VENV)/.installed $(DIST_VENV)/.installed
 	@$(TEST_PYTHON) > .test-python.log 2>&1 & plain=$$!; \
-	KGROUPS_DIST_PYTHON=$(DIST_PY) $(PY) -m pytest -q -n 2; main=$$?; \
+	KGROUPS_DIST_PYTHON=$(DIST_PY) $(PY) -m pytest -q -n 2 -m "not reproduction"; main=$$?; \
 	wait $$plain; python=$$?; echo "--- every numba kernel as plain Python (beside the suite):"; \
 	cat .test-python.log; rm -f .test-python.log; test $$main -eq 0 && test $$python -eq 0
+
+# The papers' quick reproduction, `kgroups reproduce all --quick` as a user types it
+# (every item of the harness end to end, about a minute of CPU), and the tests that
+# read its reports and figures (marked `reproduction`: tests/experiments/conftest.py).
+# It runs in one process apart from `make test`, whose tests of each item's parts
+# (checks, data, plans) do not need it; CI runs it beside the documentation's build.
+.PHONY: test-reproduction
+test-reproduction: export OPENBLAS_NUM_THREADS = 1
+test-reproduction: $(VENV)/.installed
+	$(PY) -m pytest -q -p no:cacheprovider -m reproduction tests/experiments
 
 # The GPU engine and the device pair sums under numba's CUDA simulator (no GPU needed;
 # on a machine with a device, `pytest tests/gpu` runs them on it), on two workers
@@ -96,10 +107,10 @@ gpu-check:
 
 # The suite at the oldest versions pyproject.toml allows (.ci/oldest.txt: its minimum
 # pins as == constraints), in a venv of its own with numba's cache apart from the main
-# venv's (another numba version), so that the minimum pins stay true. Two groups run
-# in `make test` only, even with OLDEST_TESTS empty: the packaging tests (they build
-# with the release tools) and the tests that read the one quick reproduction of the
-# papers (`kgroups reproduce all --quick`).
+# venv's (another numba version), so that the minimum pins stay true. Two groups never
+# run here, even with OLDEST_TESTS empty: the packaging tests (`make test` builds with
+# the release tools) and the tests that read the one quick reproduction of the papers
+# (`make test-reproduction`).
 # The kernels compile at LLVM's -O1 here (NUMBA_OPT=1): most of this suite's time is
 # numba compiling them cold, and without fast-math the level changes no result, which
 # the suite's pinned bits check.

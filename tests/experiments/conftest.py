@@ -11,8 +11,10 @@ an item at a user's file (``KGROUPS_SYNAPSE``, ``KGROUPS_GRQC``, ``KGROUPS_DATA_
 are left out of the run's environment. The tests of those variables run their item
 themselves, with a file they write.
 
-Under pytest-xdist the tests of this folder run on one worker, which makes the run
-once (``tests/conftest.py``, ``ONE_WORKER``).
+The tests that read it are marked ``reproduction`` (``tests/conftest.py``): ``make
+test`` leaves them out and ``make test-reproduction`` runs them in one process, which
+makes the run once. Under pytest-xdist the tests of this folder run on one worker, so
+that a plain ``pytest -n 2`` makes it once too (``tests/conftest.py``, ``ONE_WORKER``).
 """
 
 import os
