@@ -15,6 +15,18 @@ SEMIS = [("energy", {"alpha": 1.0}), ("energy", {"alpha": 0.7}), ("energy", {"al
          ("localized", {}), ("sinusoidal", {"theta": 2.0})]
 
 
+def on_a_device(*values):
+    """A ``pytest.param`` of ``values`` that runs on a CUDA device and not under numba's
+    CUDA simulator: the simulator runs every thread as a Python thread, seconds a case,
+    so it runs one case of each path of a GPU test and a device runs them all."""
+    import pytest
+    from numba import config
+
+    return pytest.param(*values, marks=pytest.mark.skipif(
+        bool(config.ENABLE_CUDASIM), reason="a further case of a path the simulator runs "
+        "once (every case runs on a device)"))
+
+
 def blobs(n, d, k, seed, spread=1.0):
     rng = np.random.default_rng(seed)
     centres = rng.normal(0, 3, (k, d))

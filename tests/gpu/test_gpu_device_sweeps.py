@@ -21,7 +21,8 @@ from kgroups import KernelKGroups  # noqa: E402
 from kgroups._engines.gpu import GpuEngine  # noqa: E402
 from kgroups._engines.gpu_sweeps import sweep_state_bytes  # noqa: E402
 from kgroups._kernels import cuda_sweep  # noqa: E402
-from tests._helpers import blobs, brute_B, runs_together_and_apart, sweeps_counted  # noqa: E402
+from tests._helpers import (blobs, brute_B, on_a_device, runs_together_and_apart,  # noqa: E402
+                            sweeps_counted)
 from tests._twins import build_m_twin  # noqa: E402
 
 
@@ -87,7 +88,7 @@ def test_sweeps_on_the_device_ask_the_host_once_per_sweep(monkeypatch):
         "alpha": 1.0}), res.labels, k), rtol=1e-10, atol=1e-10)
 
 
-@pytest.mark.parametrize("cap, work", [(3, 0), (1024, 0), (1024, 20)])
+@pytest.mark.parametrize("cap, work", [(3, 0), on_a_device(1024, 0), (1024, 20)])
 def test_restarts_on_the_device_equal_runs_apart(monkeypatch, cap, work):
     """Three runs swept together (a block each) make, sweep by sweep, the moves each
     makes alone, with the same M, whether their lists are applied when full or when

@@ -22,7 +22,7 @@ from kgroups._engines.gpu import GpuEngine  # noqa: E402
 from kgroups._engines.matrix_free import MatrixFreeEngine
 from tests._twins import build_m_twin  # noqa: E402
 
-from tests._helpers import SEMIS, blobs, brute_B, tiny_data  # noqa: E402
+from tests._helpers import SEMIS, blobs, brute_B, on_a_device, tiny_data  # noqa: E402
 
 
 @pytest.mark.parametrize("semimetric, params", SEMIS)
@@ -155,10 +155,11 @@ def fit_both(cls, X, w=None, **kw):
                 cls(engine="matrix-free", **kw).fit(X, sample_weight=w))
 
 
-@pytest.mark.parametrize("sweeps, semimetric, params",
-                         [(way, *sm) for way in ("host M", "windows")
-                          for sm in (SEMIS[0], SEMIS[1], SEMIS[3], SEMIS[6])]
-                         + [("device", *SEMIS[1]), ("device", *SEMIS[6])])
+@pytest.mark.parametrize("sweeps, semimetric, params", [
+    ("host M", *SEMIS[0]), ("windows", *SEMIS[3]), ("device", *SEMIS[1]),
+    ("device", *SEMIS[6])] + [on_a_device(way, *sm) for way, sm in (
+        ("host M", SEMIS[1]), ("host M", SEMIS[3]), ("host M", SEMIS[6]),
+        ("windows", SEMIS[0]), ("windows", SEMIS[1]), ("windows", SEMIS[6]))])
 def test_same_trajectory_as_the_matrix_free_engine(monkeypatch, semimetric, params, sweeps):
     """Same start: the labels, moves per sweep and sweeps of the matrix-free engine,
     W to 1e-12, and no improving move left; the sweeps decided on the device (windows
@@ -265,8 +266,10 @@ def _fits_of_alpha(alpha):
             KernelKGroups(2, alpha=alpha, engine="gpu", random_state=0).fit(X + 1e8))
 
 
-@pytest.mark.parametrize("method", ["predict", "transform", "score"])
-@pytest.mark.parametrize("alpha, factor", [(1.0, 1e160), (2.0, 1e153)])
+@pytest.mark.parametrize("method, alpha, factor", [
+    ("predict", 1.0, 1e160), ("transform", 1.0, 1e160), ("score", 1.0, 1e160),
+    ("predict", 2.0, 1e153), on_a_device("transform", 2.0, 1e153),
+    on_a_device("score", 2.0, 1e153)])
 def test_new_rows_out_of_float64_range_are_named(method, alpha, factor):
     """As on the CPU engines, new rows whose semimetric values to the fit's points (or a
     cluster's sum of them) overflow float64 are refused by the method, in its name (they

@@ -17,7 +17,8 @@ pytestmark = pytest.mark.skipif(not cuda_usable(real_device=False),
 
 from kgroups import KernelKGroups, KernelKMeans  # noqa: E402
 from kgroups._engines.gpu import GpuEngine  # noqa: E402
-from tests._helpers import blobs, brute_B, runs_together_and_apart, sweeps_counted  # noqa: E402
+from tests._helpers import (blobs, brute_B, on_a_device, runs_together_and_apart,  # noqa: E402
+                            sweeps_counted)
 from tests._twins import build_m_twin  # noqa: E402
 
 
@@ -184,8 +185,9 @@ def test_every_device_allocation_is_counted_first(monkeypatch):
     assert eng.tally.phases["prepare"]["allocations"] == allocated
 
 
-@pytest.mark.parametrize("host_m", [True, False])
-@pytest.mark.parametrize("batch, round_trip", [(8, 40e-6), (64, 1e-9)])
+@pytest.mark.parametrize("batch, round_trip, host_m", [
+    (8, 40e-6, True), (64, 1e-9, False), on_a_device(64, 1e-9, True),
+    on_a_device(8, 40e-6, False)])
 def test_restarts_sweep_in_lockstep_sharing_batches(monkeypatch, batch, round_trip, host_m):
     """Three runs swept together make, sweep by sweep, the moves each makes alone
     (the same M to 1e-12), in fewer batches than the three alone: one launch
