@@ -55,8 +55,8 @@ test:
 	cat .test-python.log; rm -f .test-python.log; test $$main -eq 0 && test $$python -eq 0
 
 # The papers' quick reproduction, `kgroups reproduce all --quick` as a user types it
-# (every item of the harness end to end, about a minute of CPU), and the tests that
-# read its reports and figures (marked `reproduction`: tests/experiments/conftest.py).
+# (every item of the harness end to end), and the tests that read its reports and
+# figures (marked `reproduction`: tests/experiments/conftest.py).
 # It runs in one process apart from `make test`, whose tests of each item's parts
 # (checks, data, plans) do not need it; CI runs it beside the documentation's build.
 .PHONY: test-reproduction

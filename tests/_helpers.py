@@ -17,8 +17,8 @@ SEMIS = [("energy", {"alpha": 1.0}), ("energy", {"alpha": 0.7}), ("energy", {"al
 
 def on_a_device(*values):
     """A ``pytest.param`` of ``values`` that runs on a CUDA device and not under numba's
-    CUDA simulator: the simulator runs every thread as a Python thread, seconds a case,
-    so it runs one case of each path of a GPU test and a device runs them all."""
+    CUDA simulator: the simulator runs every thread as a Python thread, so it runs one
+    case of each path of a GPU test and a device runs them all."""
     import pytest
     from numba import config
 
