@@ -118,7 +118,8 @@ def test_every_constant_a_module_uses_is_its_record():
         "NO_STRUCTURE_RATIO": arbiter.NO_STRUCTURE_RATIO,
         "WITHIN": arbiter.WITHIN, "BALANCE": arbiter.BALANCE, "AGREE": arbiter.AGREE,
         "CLEAN_CUT": arbiter.CLEAN_CUT,
-        "SAMPLE_N": core.SAMPLE_N, "GROUP_HALVINGS": core.GROUP_HALVINGS,
+        "SAMPLE_N": core.SAMPLE_N, "SAMPLES": core.SAMPLES,
+        "GROUP_HALVINGS": core.GROUP_HALVINGS,
         "K_MAX": estimator.K_MAX, "CHOICE_STARTS": estimator.CHOICE_STARTS,
         "AUTO_SAMPLE_N": at_k.AUTO_SAMPLE_N,
         "AUTO_SAMPLE_ROWS": at_k.AUTO_SAMPLE_ROWS,
@@ -1711,6 +1712,49 @@ def test_large_data_are_chosen_on_a_sample(monkeypatch):
     again = choose_k(X, random_state=1)
     np.testing.assert_array_equal(again.sample, r.sample)
     np.testing.assert_array_equal(again.labels, r.labels)
+
+
+def test_past_sample_n_each_of_disjoint_samples_votes(monkeypatch):
+    """Past SAMPLE_N rows the choice runs on each of SAMPLES disjoint samples, and k is the
+    answer of most of them: each sample's answer is the choice on its rows alone."""
+    from kgroups._rows import disjoint_samples
+
+    monkeypatch.setattr(core, "SAMPLE_N", 200)
+    X = make_moons(700, noise=0.1, random_state=3)[0]
+    ks = range(1, 9)
+    r = choose_k(X, ks, semimetric="nearest_neighbors")
+    seed, order = canonical(projection_key(X), np.ones(700))
+    samples = disjoint_samples(seed, order, 200, constants.SAMPLES)
+    assert len(samples) == 3 and np.unique(np.concatenate(samples)).size == 600
+    each = [choose_k(X[s], ks, semimetric="nearest_neighbors").k for s in samples]
+    vote = steps(r, "samples")[0]
+    assert vote.value == {f"sample {i + 1}": f"k={k} nearest_neighbors"
+                          for i, k in enumerate(each)}
+    assert r.k == max(set(each), key=each.count)
+    assert r.sample.size == 200 and any(np.array_equal(r.sample, np.sort(s)) for s in samples)
+
+
+@pytest.mark.parametrize("answers, kept", [((2, 4, 4), 1), ((4, 2, 4), 0), ((2, 3, 4), 0)])
+def test_the_vote_keeps_most_samples_answer_or_the_first(monkeypatch, answers, kept):
+    """The vote of the samples: the answer two of three give, from the first sample that
+    gives it (its fit labels every row), or the first sample's where no two agree."""
+    monkeypatch.setattr(core, "SAMPLE_N", 100)
+    X, y = four_blobs(n=75)
+    seen, real = [], core.default
+
+    def scripted(Xs, ws, ks, setting, opts, seed):
+        r = real(Xs, ws, np.array([answers[len(seen)]]), setting, opts,
+                 seed)
+        seen.append(Xs.copy())
+        return r
+
+    monkeypatch.setattr(core, "default", scripted)
+    with warnings.catch_warnings():          # the scripted range of one k
+        warnings.simplefilter("ignore", KRangeWarning)
+        r = choose_k(X)
+    assert len(seen) == 3 and r.k == answers[kept]
+    assert {tuple(x) for x in X[r.sample]} == {tuple(x) for x in seen[kept]}
+    assert steps(r, "samples")[0].outcome.endswith(f"k={answers[kept]}")
 
 
 def test_a_sample_s_rescaled_geometry_labels_every_row_there(monkeypatch):

@@ -52,7 +52,7 @@ class KernelKGroups(BaseKernelClustering):
         ``n_clusters_`` and ``n_clusters_choice_`` say what was chosen and why; with
         ``noise``, the rows far out of one cluster are left out of the choice. Point data only (not
         ``"precomputed"``, not given ``init`` labels); on Dask or device arrays k is chosen on
-        a uniform sample of 5,000 rows, the same rows in-memory data would be chosen on.
+        uniform samples of 5,000 rows, the same rows in-memory data would be chosen on.
     semimetric : {"energy", "laplacian", "gaussian", "localized", "sinusoidal", "nearest_neighbors", "auto", "precomputed"} or callable, default="energy"
         ``"energy"`` is :math:`\|x - y\|^\alpha`; see :data:`~kgroups.SEMIMETRICS`
         for the others (TPAMI equations 52-54). ``"nearest_neighbors"`` is built

@@ -95,9 +95,26 @@ def unitless(v, shift=True, bits=24):
     return np.round((z / span if span > 0 else z) * 2.0 ** bits).astype(np.int64)
 
 
-def sample_rows(seed, order, m):
+def sample_rows(seed, order, m, stream=0):
     """The one sample of every path that draws rows from data: ``m`` of the rows,
-    uniform, drawn from the data's ``seed`` and listed in the ``order`` of
-    :func:`canonical`."""
-    n = order.size
-    return order[np.sort(np.random.default_rng([seed, 11]).choice(n, min(m, n), replace=False))]
+    uniform, drawn from the data's ``seed`` (and ``stream``, for further samples) and
+    listed in the ``order`` of :func:`canonical`."""
+    n, key = order.size, [seed, 11] if stream == 0 else [seed, 11, stream]
+    return order[np.sort(np.random.default_rng(key).choice(n, min(m, n), replace=False))]
+
+
+def disjoint_samples(seed, order, m, count):
+    """Up to ``count`` disjoint samples of ``m`` rows each, as many as the rows hold (one
+    at least): the first is :func:`sample_rows`'s, each next one uniform over the rows
+    the earlier ones left, each listed in the ``order`` of :func:`canonical`.
+
+    >>> order = np.arange(10)
+    >>> a, b = disjoint_samples(7, order, 4, 3)                 # room for two
+    >>> a.size, b.size, np.intersect1d(a, b).size, bool((a == sample_rows(7, order, 4)).all())
+    (4, 4, 0, True)
+    """
+    out, left = [], order
+    for j in range(max(1, min(count, order.size // max(m, 1)))):
+        out.append(sample_rows(seed, left, m, j))
+        left = left[~np.isin(left, out[-1])]
+    return out

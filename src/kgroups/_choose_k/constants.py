@@ -98,6 +98,12 @@ CONSTANTS = {
         "design"),
     "SAMPLE_N": C(5000, "rows of the uniform sample the choice runs on past it",
         "bench_nothing_given.py --scale (issue 47): the time per set", "design"),
+    "SAMPLES": C(3, "past SAMPLE_N, disjoint samples of SAMPLE_N rows (as many as the rows "
+        "hold) each chosen on; the answer of most of them is kept", "bench_sample_stability.py "
+        "--votes 25: the most common answer's share from one sample to a vote of three, noisy "
+        "moons 0.92 -> 0.99, five blobs 0.80 -> 0.92, varied blobs 0.68 -> 0.77",
+        "design: synthetic draws of the study, none of the halves' sets (all of 5,000 rows or "
+        "fewer, where it does not act)"),
     "AUTO_SAMPLE_N": C(20000, "semimetric='auto' at a given k: rows up to which the energy "
         "candidate is fitted on every row", "bench_neighbors_scale.py --auto: past it a sample "
         "keeps make_moons(10^6) near the graph candidate's time", "design"),

@@ -17,7 +17,7 @@ from .._input import IN_MEMORY
 from .._memory import check_fits
 from .._progress import FitProgress, running
 from .._random_state import stream
-from .._rows import canonical, distinct_rows, projection_key, sample_rows
+from .._rows import canonical, disjoint_samples, distinct_rows, projection_key
 from .._semimetrics.auto import partition_cut
 from .._semimetrics.neighbors import lone_outliers
 from .._semimetrics.prepare import data_scale, objective_unit
@@ -28,7 +28,7 @@ from .._validation import (Integer, InvalidParameterError, as_seed, check_data,
                            check_sample_weight, describe)
 from ..metrics import weighted_ari
 from .arbiter import ENERGY, GRAPH, judge, no_graph, tiles
-from .constants import GROUP_HALVINGS, K_MAX, SAMPLE_N, SPLIT_MIN
+from .constants import GROUP_HALVINGS, K_MAX, SAMPLE_N, SAMPLES, SPLIT_MIN
 from .criteria import gap_curve, prediction_strength_curve, silhouette_curve
 from .fits import Fits
 from .graph import graph_rule
@@ -280,11 +280,13 @@ def named(X, w, ks, method, setting, opts, seed):
     return r
 
 
-def run_choice(X, w, ks, method, setting, opts, random_state, refit, seed=None):
+def run_choice(X, w, ks, method, setting, opts, random_state, refit, seed=None, drawn=None):
     """``method`` on validated X and weights > 0: the default on the rows in
-    :func:`canonical` order (a sample past ``SAMPLE_N``); X and weights of extreme magnitude
-    rescaled as the estimator's fit does, W reported in their units. ``seed``: that of the
-    data X was sampled from, in place of X's own."""
+    :func:`canonical` order; past ``SAMPLE_N`` on up to ``SAMPLES`` disjoint samples
+    (:func:`disjoint_samples`), voting (:func:`_on_rows`); X and weights of
+    extreme magnitude rescaled as the estimator's fit does, W reported in their units.
+    ``seed``: that of the data X was drawn from, in place of X's own; ``drawn``: ``(samples,
+    n)``, X's rows of each of those samples of data of n rows, in place of drawing them."""
     sem = ENERGY if setting.semimetric in (GRAPH, "auto") else setting.semimetric
     n = X.shape[0]
     if method == "auto":  # choice_rows(X, w), which the caller drew the range from
@@ -308,18 +310,21 @@ def run_choice(X, w, ks, method, setting, opts, random_state, refit, seed=None):
             r.trace.add("range", "points of positive weight (too few distinct for k >= 2)",
                         {"points": n, "distinct": X.shape[0]}, None, "one cluster")
         else:
-            if X.shape[0] <= SAMPLE_N:
+            if drawn is not None:       # X's rows: distinct (inv) as the samples' data's
+                samples, n_all = [inv[s] for s in drawn[0]], drawn[1]
+            elif X.shape[0] <= SAMPLE_N:
                 check_fits(2 * X.nbytes, f"{owner}'s two copies of X ({X.shape[0]} x "
                            f"{X.shape[1]})", "fewer columns (a projection of X)")
-                rows = order
+                samples, n_all = [order], X.shape[0]
             else:
-                rows = sample_rows(seed, order, SAMPLE_N)
-            lone = lone_outliers(X[rows], w[rows], setting.n_neighbors, int(ks[-1]))
-            if rows.size == X.shape[0] and not lone.any():
+                samples, n_all = disjoint_samples(seed, order, SAMPLE_N, SAMPLES), X.shape[0]
+            lone = [lone_outliers(X[s], w[s], setting.n_neighbors, int(ks[-1])) for s in samples]
+            if samples[0].size == n_all and not lone[0].any():
                 r = default(X[order], w[order], ks, setting, opts, seed)
                 relabel(r, np.argsort(order))
             else:
-                r = _on_rows(X, w, rows[~lone], int(lone.sum()), ks, setting, opts, seed, refit)
+                r = _on_rows(X, w, [s[~o] for s, o in zip(samples, lone)],
+                             [int(o.sum()) for o in lone], n_all, ks, setting, opts, seed, refit)
     r.semimetric = setting.semimetric if r.semimetric is None else r.semimetric
     held = [r, *(r.candidates or {}).values()] if c != 1.0 or wscale != 1.0 else []
     for x in {id(x): x for x in held}.values():  # back to X's units (W: degree alpha)
@@ -336,12 +341,17 @@ def run_choice(X, w, ks, method, setting, opts, random_state, refit, seed=None):
     return r
 
 
-def _on_rows(X, w, rows, lone, ks, setting, opts, seed, refit):
-    """The default on X's ``rows`` (a uniform sample past ``SAMPLE_N``, less ``lone``
-    outliers), every row labelled by that fit's predict (``refit``: then all rows fitted)."""
+def _on_rows(X, w, samples, lones, n_all, ks, setting, opts, seed, refit):
+    """The default on each of ``samples``, X's rows (X's own, or disjoint uniform samples of
+    data of ``n_all`` rows; each less its ``lones`` lone outliers), the answer (k and
+    semimetric) of most samples kept, or the first's where no two agree; every row labelled
+    by the predict of that sample's fit (``refit``: then all rows fitted)."""
     n = X.shape[0]
-    sampled, Xs, ws = n > SAMPLE_N, X[rows], w[rows]
-    r = default(Xs, ws, ks, setting, opts, seed)
+    votes = [default(X[s], w[s], ks, setting, opts, seed) for s in samples]
+    said = [(v.k, v.semimetric) for v in votes]
+    j = next((i for i, a in enumerate(said) if said.count(a) > 1), 0)
+    r, rows, lone = votes[j], samples[j], lones[j]
+    sampled, Xs, ws = n_all > rows.size + lone, X[rows], w[rows]
     relabel(r, np.argsort(rows), own=False)  # r's own: the fit of the rows', below
     r.sample = np.sort(rows)
     geo = r.rescaling or (lambda A: A)  # the rows in the geometry of the labels
@@ -359,7 +369,8 @@ def _on_rows(X, w, rows, lone, ks, setting, opts, seed, refit):
         finally:
             bar.close()
         how = "the fit of all rows started from " + ("the sample's" if sampled else "theirs")
-    what = f"a uniform sample of {SAMPLE_N} of the {n} rows" if sampled else f"the {n} rows"
+    what = (f"a uniform sample of {rows.size + lone} of the {n_all} rows" if sampled
+            else f"the {n} rows")
     if lone:
         what += (f" less {lone} lone outlier(s) (each outside the neighbourhood of its "
                  f"{setting.n_neighbors} nearest rows: no cluster's point)")
@@ -367,6 +378,13 @@ def _on_rows(X, w, rows, lone, ks, setting, opts, seed, refit):
                 None, f"{what}; every row labelled by {how}",
                 short="" if sampled else f"{lone} lone outlier(s) left out")
     r.trace.steps.insert(len(r.trace.steps) if sampled else 0, step)  # outliers: first
+    if len(votes) > 1:
+        r.trace.steps.insert(-1, Step(
+            "samples", f"answers of {len(votes)} disjoint uniform samples of the rows",
+            {f"sample {i + 1}": f"k={k} {m or ''}".strip() for i, (k, m) in enumerate(said)},
+            None, (f"most samples: sample {j + 1}'s" if said.count(said[j]) > 1 else
+                   "no two agree: the first sample's") + f" k={r.k}",
+            short=f"k voted by {len(votes)} samples"))
     return r
 
 

@@ -1,9 +1,10 @@
 r"""``KernelKGroups(n_clusters="auto")``: k (with ``semimetric="auto"`` the semimetric too)
 chosen by :func:`~kgroups.choose_k`'s default over ``k = 1..K_MAX`` with the estimator's
 parameters, then the estimator fitted from the choice's labels (one start) in the geometry
-where k was found (``rescaling``). Data out of host memory: k chosen on a uniform sample of
-``SAMPLE_N`` rows, then fitted on every row, a dask array's in that geometry, a device
-array's in X's units (the graph: on the sample there, every row labelled by ``predict``).
+where k was found (``rescaling``). Data out of host memory: k chosen on the uniform
+samples of ``SAMPLE_N`` rows that in-memory data would be chosen on, then fitted on every
+row, a dask array's in that geometry, a device array's in X's units (the graph: on the
+kept sample there, every row labelled by ``predict``).
 """
 
 from __future__ import annotations
@@ -13,11 +14,11 @@ import numpy as np
 from .._init import resolve_n_init
 from .._input import DASK, checked_rows, input_kind, row_keys
 from .._progress import FitProgress
-from .._rows import canonical, distinct_rows, sample_rows
+from .._rows import canonical, disjoint_samples, distinct_rows
 from .._semimetrics import DATA_BUILT
 from .._semimetrics.auto import SemimetricChoice
 from .._validation import InvalidParameterError, check_sample_weight
-from .constants import CHOICE_STARTS, N_REFS
+from .constants import CHOICE_STARTS, N_REFS, SAMPLES
 from .core import K_MAX, SAMPLE_N, choice_rows, k_limit, run_choice
 from .fits import Setting, candidate_engines, engine_for
 from .trace import Step
@@ -53,8 +54,8 @@ def fit_choosing_k(est, X, sample_weight):
 
 
 def _fit_from_a_sample(est, X, sample_weight, kind):
-    """``n_clusters="auto"`` on data out of host memory: the choice runs on the sample
-    in-memory data of the same rows would be chosen on (:func:`sample_rows`)."""
+    """``n_clusters="auto"`` on data out of host memory: the choice runs on the samples
+    in-memory data of the same rows would be chosen on (:func:`disjoint_samples`)."""
     rows, _ = kind.check_fit(est, X, precomputed=False)
     w = kind.weights(sample_weight, rows, est._owner())
     n, key = int(rows.shape[0]), row_keys(kind, rows, w, est._owner())
@@ -64,22 +65,29 @@ def _fit_from_a_sample(est, X, sample_weight, kind):
     first, _, wd = distinct_rows(key[pos, None], wh[pos], "n_clusters='auto': the distinct "
                                  "keys of the rows", "fewer rows")
     seed, order = canonical(key[pos][first], wd)
-    pick = sample_rows(seed, order, SAMPLE_N)
+    picks = disjoint_samples(seed, order, SAMPLE_N, SAMPLES)
+    pick = np.concatenate(picks)            # the samples' rows, one after the other
+    at = np.cumsum([0] + [p.size for p in picks])
+    drawn = ([np.arange(a, b) for a, b in zip(at[:-1], at[1:])], first.size)
     idx = pos[first[pick]]
-    r, Xs, ws, _ = _choose(est, kind.take(rows, w, idx)[0], wd[pick], f"a uniform sample "
-                           f"of {idx.size} of the {n} rows ({kind.name} input)", seed)
-    r.sample = np.sort(idx)
+    r, Xs, ws, kept = _choose(est, kind.take(rows, w, idx)[0], wd[pick], f"uniform samples "
+                              f"of {picks[0].size} of the {n} rows ({kind.name} input)", seed,
+                              drawn)
+    main = np.flatnonzero(kept)         # the rows of the kept sample (the vote's)
+    main = main if r.sample is None else main[r.sample]
+    r.sample = np.sort(idx[main])
+    r.trace.steps = [s for s in r.trace.steps if s.step != "sample"]   # said below
     plan = {"n_clusters": int(r.k), "semimetric": r.semimetric, "engine": _engine(est, r)}
     if r.semimetric in DATA_BUILT:  # runs on neither Dask nor a device: the sample's fit
-        est._fit(Xs, ws, **plan, rescaling=r.rescaling)
+        est._fit(Xs[main], ws[main], **plan, rescaling=r.rescaling)
         labels, how = est.predict(X), "fitted on the sample, every row labelled by predict"
     else:
         est._fit(X, sample_weight, **plan, rescaling=r.rescaling if kind is DASK else None)
         labels, how = est.labels_, f"fitted on every row ({est.engine_} engine)"
     est.labels_ = labels
-    r.trace.add("sample", "rows the choice ran on", int(idx.size), None,
-                f"a uniform sample of {idx.size} of the {n} rows, drawn from the {kind.name} "
-                f"input; k={r.k} {how}")
+    r.trace.add("sample", "rows the choice ran on", int(r.sample.size), None,
+                f"a uniform sample of {r.sample.size} of the {n} rows, drawn from the "
+                f"{kind.name} input; k={r.k} {how}")
     return _record(est, r)
 
 
@@ -102,10 +110,10 @@ def checked_input(est, X, sample_weight):
     return X, check_sample_weight(sample_weight, X.shape[0], est._owner(), allow_zero=True)
 
 
-def _choose(est, X, sample_weight, what=None, seed=None):
+def _choose(est, X, sample_weight, what=None, seed=None, drawn=None):
     """``(result, X, weights, rows kept)``: the :class:`ChooseKResult` of ``est``'s
-    parameters on the rows of positive weight (``what``: those rows, in words; ``seed``:
-    that of the data they were sampled from)."""
+    parameters on the rows of positive weight (``what``: those rows, in words; ``seed``
+    and ``drawn``: the data's they were sampled from, as :func:`run_choice` takes them)."""
     X, w = checked_input(est, X, sample_weight)
     keep = w > 0
     say = FitProgress(est._owner(), 1, est.verbose, bar=False).say
@@ -118,6 +126,9 @@ def _choose(est, X, sample_weight, what=None, seed=None):
         out = out_of_one_cluster(est, X[keep], w[keep], SAMPLE_N)
         keep[keep], far = ~out, int(out.sum())
     Xk, wk = X[keep], w[keep]
+    if drawn is not None:               # the samples' rows among those kept
+        at = np.cumsum(keep) - 1
+        drawn = ([at[s[keep[s]]] for s in drawn[0]], drawn[1])
     distinct = choice_rows(Xk, wk)
     n = Xk.shape[0]
     top = k_limit("auto", est.semimetric, n, distinct[0].size)[0]
@@ -126,7 +137,7 @@ def _choose(est, X, sample_weight, what=None, seed=None):
         resolve_n_init(est.n_init, est.init, min(n, SAMPLE_N)), CHOICE_STARTS))
     opts = {"n_refs": N_REFS, "reference": "pca", "distinct": distinct}
     r = run_choice(Xk, wk, np.arange(1, max(1, min(K_MAX, top)) + 1), "auto", setting, opts,
-                   est.random_state, refit=False, seed=seed)
+                   est.random_state, refit=False, seed=seed, drawn=drawn)
     if est.noise is not None:
         r.trace.steps.insert(0, Step("noise", "rows far out of one cluster (beyond Tukey's "
                                      "far-out fence of their costs of belonging)", far, None,

@@ -74,8 +74,9 @@ class ChooseKResult:
         The answer is the top of the range and the rule had not decided there (a
         :class:`~kgroups.exceptions.KRangeWarning` was issued).
     sample : ndarray of int or None
-        The rows the choice was made on, when it ran on a sample of large data or without
-        lone outliers (the trace's ``sample`` or ``outliers`` step says which).
+        The rows the choice was made on, when it ran on a sample of large data (of
+        several that voted, the one whose answer was kept) or without lone outliers (the
+        trace's ``samples``, ``sample`` or ``outliers`` steps say which).
 
     See Also
     --------
