@@ -1312,6 +1312,26 @@ def noise():
         "python benchmarks/bench_noise.py")
 
 
+def large_data_choice():
+    """The choice on large data from one draw to the next (bench_sample_stability.py)."""
+    return _markdown_section(
+        "sample_stability.md", "Choosing k on large data: one answer from draw to draw",
+        ["Past 5,000 rows the choice runs on samples of 5,000 rows: from 15,000 rows on,",
+         "on three disjoint ones, keeping the answer most of them give",
+         "(:doc:`/user_guide/nothing_given`). Per distribution, five disjoint draws of",
+         "15,000 rows; per draw the k, the semimetric (``n``: the graph, ``e``: energy)",
+         "and the ARI of nothing given (``choose_k(X, semimetric=\"auto\")``) and of",
+         "the graph's candidate alone, and the number of distinct answers (1: the",
+         "answer holds from draw to draw)."],
+        "python benchmarks/bench_sample_stability.py") + _markdown_section(
+        "sample_votes.md", "Choosing k on large data: one sample against a vote of three",
+        ["Nothing given on each of 25 disjoint samples of 5,000 rows of the same",
+         "distributions: the share of the most common answer for one sample, against",
+         "the vote of three samples over every three of them (the answer two give, or",
+         "the first's)."],
+        "python benchmarks/bench_sample_stability.py --votes 25")
+
+
 def shapes_choose_k():
     text = _load("choose_k_graph.md")
     if text is None:
@@ -1360,7 +1380,8 @@ def shapes_scale():
 SECTIONS = [intro, beside_r_20k, realistic, small_r, targets, roofline, stats_cpu,
             predict_scale, csv_reading, spectral_solver, dtype_study, scaling,
             auto_grid,
-            defaults, dask, graphs, shapes, noise, choose_k, outside, convergence, startup,
+            defaults, dask, graphs, shapes, noise, choose_k, outside, large_data_choice,
+            convergence, startup,
             startup_first, launch, gpu]
 
 
