@@ -2,12 +2,13 @@
 
 Past 5,000 rows, ``choose_k`` and ``KernelKGroups(n_clusters="auto")`` choose k on each
 of up to three disjoint uniform samples of 5,000 rows and keep the answer of most of them
-(from 15,000 rows on; below, the first sample's). This study draws ``--draws x --n`` rows of one distribution once, cuts
-them into ``--draws`` disjoint draws of ``--n`` rows and runs on each, side by side:
-nothing given (``choose_k(X, semimetric="auto")``) and its graph candidate alone
-(``semimetric="nearest_neighbors"``). It prints per draw the k, the semimetric (``n``:
-the graph, ``e``: energy) and the adjusted Rand index with the truth, and per
-distribution the number of distinct answers (1: the choice holds across draws).
+(from 15,000 rows on; below, the first sample's). This study draws ``--draws x --n``
+rows of one distribution once, cuts them into ``--draws`` disjoint draws of ``--n`` rows
+and runs on each, side by side: nothing given (``choose_k(X, semimetric="auto")``) and
+its graph candidate alone (``semimetric="nearest_neighbors"``). It prints per draw the
+k, the semimetric (``n``: the graph, ``e``: energy) and the adjusted Rand index with the
+truth, and per distribution the number of distinct answers (1: the choice holds across
+draws).
 ``--n 5000`` (a draw the size of one sample): the choice of a single sample.
 
 ``--votes M`` measures the vote itself: nothing given on each of M disjoint samples of
