@@ -548,6 +548,21 @@ def test_n_clusters_auto_chooses_on_a_sample_and_labels_every_row(semimetric, en
         assert est.semimetric_ == "nearest_neighbors" and "predict" in r.reasoning
 
 
+def test_n_clusters_auto_with_noise_the_dask_engine_refuses_is_refused_before_the_choice(
+        monkeypatch):
+    """noise with a semimetric the Dask engine fits every row of: that engine does not set
+    points aside, and the fit says so before it chooses k (the choice is never run)."""
+    from kgroups._choose_k import estimator
+
+    def never(*args, **kwargs):
+        raise AssertionError("the choice ran before the refusal")
+
+    monkeypatch.setattr(estimator, "_choose", never)
+    Xd = da.from_array(np.random.default_rng(0).normal(size=(400, 2)), chunks=(100, 2))
+    with pytest.raises(InvalidParameterError, match="engine='dask' does not set points aside"):
+        KernelKGroups("auto", noise="auto").fit(Xd)
+
+
 def test_n_clusters_auto_fits_every_row_in_the_geometry_where_k_was_found():
     """Raw wine's columns hide its cultivars; k is found on the columns standardized.
     As in memory, the Dask fit of every row runs there (its rows mapped lazily), and

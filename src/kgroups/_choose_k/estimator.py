@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._engines.engine import TRIMMED_RULES
+from .._engines.select import check_engine_input
 from .._init import resolve_n_init
 from .._input import DASK, checked_rows, input_kind, row_keys
 from .._progress import FitProgress
@@ -57,6 +59,11 @@ def _fit_from_a_sample(est, X, sample_weight, kind):
     """``n_clusters="auto"`` on data out of host memory: the choice runs on the samples
     in-memory data of the same rows would be chosen on (:func:`disjoint_samples`)."""
     rows, _ = kind.check_fit(est, X, precomputed=False)
+    if kind is DASK and est.noise is not None and est.semimetric not in (*DATA_BUILT, "auto"):
+        # every row is then fitted by the Dask engine, which refuses noise: say it first
+        check_engine_input("dask", rows.shape[0], kernel=None, semimetric=est.semimetric,
+                           sparse_input=False, n_clusters=2, owner=est._owner(),
+                           rule=TRIMMED_RULES[est._rule])
     w = kind.weights(sample_weight, rows, est._owner())
     n, key = int(rows.shape[0]), row_keys(kind, rows, w, est._owner())
     wh = np.asarray(w, dtype=np.float64)
