@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._engines.engine import TRIMMED_RULES
-from .._engines.select import check_engine_input
 from .._init import resolve_n_init
 from .._input import DASK, checked_rows, input_kind, row_keys
 from .._progress import FitProgress
@@ -22,7 +20,8 @@ from .._semimetrics.auto import SemimetricChoice
 from .._validation import InvalidParameterError, check_sample_weight
 from .constants import CHOICE_STARTS, N_REFS, SAMPLES
 from .core import K_MAX, SAMPLE_N, choice_rows, k_limit, run_choice
-from .fits import Setting, candidate_engines, engine_for
+from .fits import (TRIMMED_RULES, Setting, candidate_engines, check_engine_input,
+                   engine_for)
 from .trace import Step
 
 def _refuse(est):
