@@ -548,10 +548,14 @@ def test_n_clusters_auto_chooses_on_a_sample_and_labels_every_row(semimetric, en
         assert est.semimetric_ == "nearest_neighbors" and "predict" in r.reasoning
 
 
+@pytest.mark.parametrize("engine, match", [
+    ("auto", "engine='dask' does not set points aside"),
+    ("dense", "X is a dask collection and engine='dense' takes numpy arrays")])
 def test_n_clusters_auto_with_noise_the_dask_engine_refuses_is_refused_before_the_choice(
-        monkeypatch):
+        monkeypatch, engine, match):
     """noise with a semimetric the Dask engine fits every row of: that engine does not set
-    points aside, and the fit says so before it chooses k (the choice is never run)."""
+    points aside, and the fit says so before it chooses k (the choice is never run); an
+    engine named that does not take the dask array is named as the cause."""
     from kgroups._choose_k import estimator
 
     def never(*args, **kwargs):
@@ -559,8 +563,8 @@ def test_n_clusters_auto_with_noise_the_dask_engine_refuses_is_refused_before_th
 
     monkeypatch.setattr(estimator, "_choose", never)
     Xd = da.from_array(np.random.default_rng(0).normal(size=(400, 2)), chunks=(100, 2))
-    with pytest.raises(InvalidParameterError, match="engine='dask' does not set points aside"):
-        KernelKGroups("auto", noise="auto").fit(Xd)
+    with pytest.raises(InvalidParameterError, match=match):
+        KernelKGroups("auto", noise="auto", engine=engine).fit(Xd)
 
 
 def test_n_clusters_auto_fits_every_row_in_the_geometry_where_k_was_found():

@@ -21,7 +21,7 @@ from .._validation import InvalidParameterError, check_sample_weight
 from .constants import CHOICE_STARTS, N_REFS, SAMPLES
 from .core import K_MAX, SAMPLE_N, choice_rows, k_limit, run_choice
 from .fits import (TRIMMED_RULES, Setting, candidate_engines, check_engine_input,
-                   engine_for)
+                   choose_engine, engine_for)
 from .trace import Step
 
 def _refuse(est):
@@ -58,9 +58,13 @@ def _fit_from_a_sample(est, X, sample_weight, kind):
     """``n_clusters="auto"`` on data out of host memory: the choice runs on the samples
     in-memory data of the same rows would be chosen on (:func:`disjoint_samples`)."""
     rows, _ = kind.check_fit(est, X, precomputed=False)
-    if kind is DASK and est.noise is not None and est.semimetric not in (*DATA_BUILT, "auto"):
-        # every row is then fitted by the Dask engine, which refuses noise: say it first
-        check_engine_input("dask", rows.shape[0], kernel=None, semimetric=est.semimetric,
+    if est.noise is not None and est.semimetric not in (*DATA_BUILT, "auto"):
+        # every row is then fitted where X lives: the engine that fit runs on must set
+        # points aside, which its checks say before the choice rather than after it
+        cls = choose_engine(est.engine, rows.shape[0], False, False, np.float64,
+                            est.semimetric, rows.shape[1], n_clusters=2,
+                            input_kind=kind.name, owner=est._owner())[0]
+        check_engine_input(cls.name, rows.shape[0], kernel=None, semimetric=est.semimetric,
                            sparse_input=False, n_clusters=2, owner=est._owner(),
                            rule=TRIMMED_RULES[est._rule])
     w = kind.weights(sample_weight, rows, est._owner())

@@ -15,7 +15,8 @@ import numpy as np
 from .._driver import run_starts
 from .._engines.build import EngineRequest, build_engine
 from .._engines.engine import TRIMMED_RULES  # noqa: F401  (the choice's)
-from .._engines.select import candidate_engines, check_engine_input, engine_for  # noqa: F401
+from .._engines.select import (candidate_engines, check_engine_input,  # noqa: F401
+                               choose_engine, engine_for)
 from .._input import IN_MEMORY
 from .._memory import available_memory
 from .._placement import insertion_scores, predict_rows
