@@ -961,6 +961,19 @@ def outside():
         "python benchmarks/bench_outside.py")
 
 
+def awkward():
+    """Nothing given on data as users hand it over (awkward.md, bench_awkward.py)."""
+    return _markdown_section("awkward.md", "Nothing given on awkward inputs", [
+        "Small sets with known groups and one awkwardness each: units (huge, tiny, mixed",
+        "across columns, far from the origin), copies and weights, rounding, one column or",
+        "200, constant and repeated columns, outliers, a far tight group of 5 points, sizes",
+        "1000 and 30, 15 rows, binary codes, heavy tails, and data without clusters. Per",
+        "case the k found and the ARI with the truth (outliers left out) of nothing given",
+        "(``KernelKGroups(\"auto\", semimetric=\"auto\")``), the graph alone and energy",
+        "alone (``choose_k(X)``)."],
+        "python benchmarks/bench_awkward.py")
+
+
 def _markdown_section(name, title, intro, default_command):
     """A section from a results file a benchmark wrote in Markdown (a header of
     ``kgroups ...``, machine and ``command: ...`` lines, then tables and paragraphs):
@@ -1380,7 +1393,8 @@ def shapes_scale():
 SECTIONS = [intro, beside_r_20k, realistic, small_r, targets, roofline, stats_cpu,
             predict_scale, csv_reading, spectral_solver, dtype_study, scaling,
             auto_grid,
-            defaults, dask, graphs, shapes, noise, choose_k, outside, large_data_choice,
+            defaults, dask, graphs, shapes, noise, choose_k, outside, awkward,
+            large_data_choice,
             convergence, startup,
             startup_first, launch, gpu]
 

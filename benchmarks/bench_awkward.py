@@ -1,0 +1,198 @@
+"""Nothing given on awkward inputs: data a user hands over as it comes.
+
+Each case is a small data set with known groups and one awkwardness: units (huge, tiny,
+mixed across columns, far from the origin), copies and weights, rounding, one column,
+many columns, constant and repeated columns, outliers, a far tight group, very unequal
+sizes, few rows, binary codes, heavy tails, and data without clusters (k = 1). Each runs
+through ``KernelKGroups(n_clusters="auto", semimetric="auto")`` (nothing given), beside
+the graph alone (``semimetric="nearest_neighbors"``) and energy alone (``choose_k(X)``),
+and prints the k found and the adjusted Rand index with the truth on the points that
+are not noise (rows labelled -1 by the generator are outliers of no group).
+
+Usage: python benchmarks/bench_awkward.py [--cases NAME ...] [--out FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import numpy as np
+from sklearn.datasets import make_blobs, make_circles, make_moons
+
+from kgroups import KernelKGroups, choose_k
+from kgroups.metrics import ari
+
+from _report import header, publish, timed
+
+
+def _blobs(n=300, k=3, d=2, sd=1.0, seed=0, spacing=8.0):
+    """k blobs of standard deviation ``sd`` on a grid of ``spacing`` in the first two of
+    d columns (a clear answer: the awkwardness is the case's)."""
+    grid = np.array([[i % 3, i // 3] for i in range(k)], dtype=float) * spacing
+    centres = np.zeros((k, d))
+    centres[:, :2] = grid
+    return make_blobs(n, n_features=d, centers=centres, cluster_std=sd, random_state=seed)
+
+
+def _scaled(factor, shift=0.0):
+    def make():
+        X, y = _blobs()
+        return X * factor + shift, y
+    return make
+
+
+def _mixed_units():
+    X, y = _blobs()
+    return X * [1.0, 100.0], y
+
+
+def _copies():
+    X, y = _blobs(100)
+    return np.repeat(X, 5, axis=0), np.repeat(y, 5)
+
+
+def _rounded():
+    X, y = _blobs(400, 4, sd=1.5, spacing=10.0, seed=1)
+    return np.round(X), y
+
+
+def _one_column():
+    rng = np.random.default_rng(2)
+    X = np.concatenate([rng.normal(m, 1.0, 150) for m in (0.0, 8.0, 16.0)])
+    return X[:, None], np.repeat([0, 1, 2], 150)
+
+
+def _many_columns():
+    return _blobs(400, 4, d=200, seed=3)
+
+
+def _extra_columns():
+    X, y = _blobs()
+    return np.column_stack([X, np.full(len(X), 7.0), X[:, 0]]), y
+
+
+def _outliers():
+    X, y = _blobs(600, 3, seed=4)
+    rng = np.random.default_rng(4)
+    out = rng.uniform(-40.0, 40.0, (12, 2))
+    return np.vstack([X, out]), np.r_[y, np.full(12, -1)]
+
+
+def _far_tight():
+    rng = np.random.default_rng(5)
+    X = np.vstack([rng.normal(0.0, 1.0, (1000, 2)), rng.normal(40.0, 0.05, (5, 2))])
+    return X, np.repeat([0, 1], [1000, 5])
+
+
+def _unequal():
+    rng = np.random.default_rng(6)
+    X = np.vstack([rng.normal(0.0, 1.0, (1000, 2)), rng.normal(8.0, 0.7, (30, 2))])
+    return X, np.repeat([0, 1], [1000, 30])
+
+
+def _few_rows():
+    rng = np.random.default_rng(7)
+    X = np.vstack([rng.normal(c, 0.3, (5, 2)) for c in ([0, 0], [6, 0], [0, 6])])
+    return X, np.repeat([0, 1, 2], 5)
+
+
+def _binary():
+    rng = np.random.default_rng(8)
+    protos = rng.integers(0, 2, (3, 30))
+    y = np.repeat([0, 1, 2], 100)
+    flip = rng.random((300, 30)) < 0.1
+    return np.abs(protos[y] - flip).astype(float), y
+
+
+def _heavy_tails():
+    rng = np.random.default_rng(9)
+    centres = np.array([[0, 0], [20, 0], [0, 20]])
+    y = np.repeat([0, 1, 2], 150)
+    return centres[y] + rng.standard_t(2, (450, 2)), y
+
+
+def _uniform():
+    return np.random.default_rng(10).uniform(size=(500, 2)), np.zeros(500, np.int64)
+
+
+def _gaussian():
+    return np.random.default_rng(11).normal(size=(500, 3)) * [3, 1, 1], np.zeros(500, np.int64)
+
+
+def _anisotropic():
+    X, y = _blobs(450, 3, seed=170)
+    return X @ np.array([[0.6, -0.6], [-0.4, 0.8]]), y
+
+
+CASES = {
+    "huge units (x 1e8)": _scaled(1e8),
+    "tiny units (x 1e-8)": _scaled(1e-8),
+    "far from the origin (+ 1e6)": _scaled(1.0, 1e6),
+    "mixed units (one column x 100)": _mixed_units,
+    "every row 5 times": _copies,
+    "rounded to integers": _rounded,
+    "one column": _one_column,
+    "200 columns": _many_columns,
+    "a constant and a repeated column": _extra_columns,
+    "2 % uniform outliers": _outliers,
+    "far tight group of 5": _far_tight,
+    "sizes 1000 and 30": _unequal,
+    "15 rows": _few_rows,
+    "binary codes": _binary,
+    "heavy tails (t, 2 d.f.)": _heavy_tails,
+    "uniform square (no clusters)": _uniform,
+    "one Gaussian (no clusters)": _gaussian,
+    "sheared blobs": _anisotropic,
+    "two moons": lambda: make_moons(400, noise=0.06, random_state=12),
+    "two circles": lambda: make_circles(400, noise=0.04, factor=0.4, random_state=13),
+    "weighted: half the rows, weight 2": None,   # _blobs' rows: see _run
+}
+
+
+def _run(name, X, y):
+    """The three pipelines on X: [(k, ARI on non-noise, seconds)]."""
+    w = None
+    if name.startswith("weighted"):
+        X, y = _blobs(300, 3, seed=14)
+        w = np.where(np.arange(len(X)) % 2 == 0, 2.0, 1.0)
+    keep = y >= 0
+    rows = []
+    for how in ("auto", "nearest_neighbors", "energy"):
+        if how == "energy":
+            (k, labels), s = timed(lambda: (r := choose_k(X, sample_weight=w), (r.k, r.labels))[1])
+        else:
+            est, s = timed(lambda: KernelKGroups("auto", semimetric=how, random_state=0).fit(
+                X, sample_weight=w))
+            k, labels = est.n_clusters_, est.labels_
+        rows.append((k, ari(y[keep], labels[keep]), s))
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cases", nargs="+", default=list(CASES))
+    ap.add_argument("--out")
+    args = ap.parse_args()
+    lines = header("bench_awkward.py") + ["", "| case | n x d | true k | nothing given "
+             "| graph alone | energy alone (choose_k) | seconds (nothing given) |",
+             "|---|---|---|---|---|---|---|"]
+    found = {p: 0 for p in range(3)}
+    for name in args.cases:
+        make = CASES[name]
+        X, y = make() if make is not None else _blobs(300, 3, seed=14)
+        true_k = np.unique(y[y >= 0]).size
+        rows = _run(name, X, y)
+        for p, (k, _, _) in enumerate(rows):
+            found[p] += k == true_k
+        cells = " | ".join(f"{k} {a:.2f}" for k, a, _ in rows)
+        lines.append(f"| {name} | {X.shape[0]} x {X.shape[1]} | {true_k} | {cells} | "
+                     f"{rows[0][2]:.1f} |")
+        print(lines[-1], file=sys.stderr)
+    lines += ["", f"True k found: nothing given {found[0]} / {len(args.cases)}, graph alone "
+              f"{found[1]}, energy alone {found[2]}."]
+    publish("\n".join(lines) + "\n", args.out)
+
+
+if __name__ == "__main__":
+    main()
