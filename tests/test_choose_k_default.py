@@ -1314,12 +1314,14 @@ def test_two_sine_waves_are_the_graph_s_two_not_energy_s_arches(seed, sd):
 
 def test_three_parallel_cigars_the_graph_joins_two_of_are_energy_s_three():
     """Three parallel cigars: the graph's eigengap answers 2 groups (two of the cigars
-    in one), energy 3 clusters within them; the pair in one group is bimodal across
-    the cigars: rule 3 keeps energy's 3, not the cut."""
+    in one), energy 3 clusters on X's multimodal axis (X itself shows energy none); the
+    graph's groups of X pass the arbiter's first clause (structure on X), and the pair
+    in one group is bimodal across the cigars: rule 3 keeps energy's 3, not the cut."""
     X = cigars(np.random.default_rng(17), 3)
     r = choose_k(X, semimetric="auto")
-    arb = steps(r, "arbiter")[0]
-    assert r.candidates["nearest_neighbors"].k == 2 and arb.rule == "bimodal pairs"
+    arb = steps(r, "arbiter")
+    assert r.candidates["nearest_neighbors"].k == 2 and [a.rule for a in arb] == ["no structure",
+                                                                    "bimodal pairs"]
     assert (r.k, r.semimetric) == (3, "energy")
     assert ari(np.repeat([0, 1, 2], 100), r.labels) == 1.0
 
@@ -1669,10 +1671,28 @@ def test_pieces_split_tests_only_the_groups_that_hold_pieces():
 
 
 @pytest.mark.parametrize("seed", [0, 1])
+def test_clusters_only_on_the_multimodal_axes_stand_against_a_graph_of_x_without_structure(seed):
+    """Three blobs on a line, their other column in units 100 times larger: X shows energy
+    no structure, its one multimodal axis three clusters; the graph of X is one cloud cut
+    in two (by the large column), which does not pass the arbiter's first clause, so
+    energy's three stand, for nothing given and for KernelKGroups("auto") alike."""
+    X, y = make_blobs(300, centers=[[0, 0], [8, 0], [16, 0]], random_state=seed)
+    X = X * [1.0, 100.0]
+    r = choose_k(X, semimetric="auto")
+    assert r.candidates["nearest_neighbors"].k == 2
+    assert (r.k, r.semimetric, r.geometry) == (3, "energy", "multimodal axes")
+    assert steps(r, "arbiter")[0].rule == "no structure"
+    assert ari(y, r.labels) == 1.0
+    est = KernelKGroups("auto", semimetric="auto", random_state=0).fit(X)
+    assert est.n_clusters_ == 3 and ari(y, est.labels_) == 1.0
+
+
+@pytest.mark.parametrize("seed", [0, 1])
 def test_tight_parallel_stripes_the_graph_joins_are_energy_s(seed):
     """Four stripes 8 x 0.3 with gaps of 1.5, 4 and 8 times the nearest-neighbour
     distance: the graph's eigengap joins the three close ones into one group, energy
-    (on the multimodal axis) finds the four; each stripe is bimodal with its
+    (on the multimodal axis) finds the four; the groups are components of the graph
+    (structure on X, the arbiter's first clause), and each stripe is bimodal with its
     neighbour across the stripes, so rule 3 keeps energy's four, not the cut."""
     rng = np.random.default_rng(seed)
     S = [rng.uniform((0, 0), (8, 0.3), (200, 2)) for _ in range(4)]
@@ -1680,8 +1700,8 @@ def test_tight_parallel_stripes_the_graph_joins_are_energy_s(seed):
     y0 = np.r_[0.0, np.cumsum(0.3 + s * np.array([1.5, 4.0, 8.0]))]
     X = np.vstack([P + (0, y0[j]) for j, P in enumerate(S)])
     r = choose_k(X, semimetric="auto")
-    assert r.candidates["nearest_neighbors"].k == 2 and steps(r, "arbiter")[0].rule == \
-        "bimodal pairs"
+    assert r.candidates["nearest_neighbors"].k == 2
+    assert [a.rule for a in steps(r, "arbiter")] == ["components", "bimodal pairs"]
     assert (r.k, r.semimetric) == (4, "energy")
     assert ari(np.repeat(np.arange(4), 200), r.labels) >= 0.95
 

@@ -8,7 +8,8 @@ compared by the **normalised cut** (Shi & Malik 2000) on the neighbourhood graph
 and of :math:`E_{k_g}`, energy's partition of as many clusters, in the units of energy's
 answer. The first clause that holds decides (:func:`decide`):
 
-1. :math:`k_e = 1`, no structure for energy: the graph where its groups are components of
+1. :math:`k_e = 1`, no structure for energy (or structure only on X's multimodal axes, whose
+   answer stands where this clause keeps energy): the graph where its groups are components of
    the graph (a cut of 0; a tight far group is one), those of more than ``n_neighbors + 1``
    rows each bimodal with its nearest, the two weighed equally (``group_dips`` of
    :mod:`kgroups._stats.modes`: a near-line's graph falls apart into pieces of one cloud),
@@ -223,10 +224,10 @@ def _texts(rule, pick, k_e, k_g, within, smallest, agree, cut_g, pair_p, split_p
     nest = (f"the {k_e} energy clusters lie within the graph's groups ({within:.1%} of the "
             "weight) and ")
     if rule == "components":
-        return (f"no structure for energy, but the graph's {k_g} groups are components of the "
+        return (f"no structure for energy in X's units, but the graph's {k_g} groups are components of the "
                 "graph (a normalised cut of 0): they are apart", ", components of the graph")
     if rule == "no structure":
-        return (f"no structure for energy: the graph's groups must cut below "
+        return (f"no structure for energy in X's units: the graph's groups must cut below "
                 f"{NO_STRUCTURE_RATIO:g} times the energy partition's" + ("" if callable(pair_p)
                 else f", and each be bimodal with its nearest group along their discriminant "
                 f"or margins (dip p-values at most {pair_p:.2g}, below {SPLIT_ALPHA:g})"), "")

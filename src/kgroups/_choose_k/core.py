@@ -127,9 +127,11 @@ def _rule(X, w, ks, setting, opts, seed):
     """:func:`default` but for its first step: the graph's rule, energy's, or with ``"auto"``
     both judged by the arbiter. Energy's own k reads the graph's groups with the arbiter's
     numbers: its k = 1 where they pass the arbiter's first clause becomes steps 2-3 on X
-    (structure only the graph shows), and tiles of shapes the fewest within the groups or
-    those closest to them (:func:`~kgroups._choose_k.arbiter.tiles`). The arbiter judges
-    that answer, energy's own, against the graph's."""
+    (structure only the graph shows), an answer found on X's multimodal axes alone stands
+    where they do not pass it (X, in which the graph is built, shows neither), and tiles
+    of shapes the fewest within the groups or those closest to them
+    (:func:`~kgroups._choose_k.arbiter.tiles`). The arbiter judges that answer, energy's
+    own, against the graph's."""
     if setting.semimetric == GRAPH:
         return graph_rule(X, w, ks, setting, seed)[0]
     auto = setting.semimetric == "auto"
@@ -178,8 +180,16 @@ def _rule(X, w, ks, setting, opts, seed):
                      p, sub_p, s)
 
     verdict, pick, cuts = Trace(), ENERGY, None
-    if e.k == 1:                                # rule 1: structure only the graph shows?
-        pick, cuts = arbiter(e)
+    axes = e.geometry == "multimodal axes"      # X showed energy no structure, its axes did:
+    if e.k == 1 or axes:                        # rule 1: structure only the graph shows?
+        pick, cuts = arbiter(e if e.k == 1 else replace_k1(e, w.size))
+    if axes and pick == ENERGY:     # the graph's groups of X show none either: energy's axes
+        trace.steps += g.trace.steps + verdict.steps
+        return e if not auto else _with(e, e, trace, g, cuts)
+    if axes:                        # structure on X that the graph's groups show
+        v = verdict.steps[-1]
+        verdict.steps[-1] = replace(v, outcome=f"{v.outcome}; energy's clusters on X's "
+                                    "multimodal axes are judged against them")
     own = e
     if e.k == 1 and pick == GRAPH:              # structure the graph's groups show
         v = verdict.steps[-1]
@@ -200,6 +210,13 @@ def _rule(X, w, ks, setting, opts, seed):
     tiled = t.trace.steps[-1:] if e.k > 1 and t is not e else []    # energy's own step 4
     trace.steps += g.trace.steps + tiled + verdict.steps    # the graph's rule, the arbiter
     return _with(g if pick == GRAPH else t, t, trace, g, cuts)
+
+
+def replace_k1(r, n):
+    """A copy of ``r`` as one cluster of ``n`` rows (the arbiter's first clause reads it)."""
+    one = copy.copy(r)
+    one.k, one.labels = 1, np.zeros(n, dtype=np.int64)
+    return one
 
 
 def pieces_split(f, E, labels, k):
