@@ -1858,6 +1858,27 @@ def test_tiles_that_cross_every_group_are_those_closest_to_the_groups():
     assert not r.at_top and ari(y, r.labels) > 0.12
 
 
+def test_the_undecided_top_of_the_range_is_no_tiles_answer(monkeypatch):
+    """The three rings of the test above, with an agreement that grows with the number of
+    clusters (the top's tiles closest to the rings, as on interleaved 3-D shapes): the
+    split walk reached the top of the range undecided, which is where the range ended,
+    not a number of clusters; the answer is the closest below it, without a warning."""
+    rng = np.random.default_rng(0)
+
+    def ring(n, radius):
+        t = rng.uniform(0, 2 * np.pi, n)
+        return radius * np.c_[np.cos(t), np.sin(t)] + rng.normal(0, 0.06, (n, 2))
+
+    X = np.r_[ring(200, 1.0), ring(400, 2.0), ring(600, 3.0)]
+    monkeypatch.setattr(arbiter, "weighted_ari", lambda a, b, w: float(np.unique(a).size))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", KRangeWarning)
+        r = choose_k(X)
+    split = next(s for s in r.trace.steps if s.step == "split")
+    assert split.outcome == "k=15" and r.trace.steps[-1].step == "tiles"
+    assert r.k == 14 and not r.at_top
+
+
 def test_auto_keeping_energy_answers_its_tiles_and_says_so(monkeypatch):
     """Where the arbiter keeps energy, semimetric="auto" answers energy's own answer,
     after its step of tiles, and the trace ends with that step (the arbiter's verdict

@@ -124,8 +124,9 @@ def tiles(e, f, G, ks, w, n_neighbors, cut, agree, pair_p, split_p=1.0):
     smallest of ``ks`` whose partition lies within the groups, the fewest tiles that keep
     the shapes apart; where every partition up to :math:`k_e` crosses the groups (shapes
     interleaved or nested closer than energy's tiles are wide), the one of more than
-    :math:`k_g` clusters closest to the groups (the largest adjusted Rand index with them).
-    Returns ``e``, or a copy at that k with the step in its trace."""
+    :math:`k_g` clusters closest to the groups (the largest adjusted Rand index with them;
+    below :math:`k_e` where it is the top of ``ks`` before the rule decided: no number of
+    clusters, only where the range ended). Returns ``e``, or a copy at that k with the step in its trace."""
     kg = int(G.max()) + 1
     if not e.k > kg >= 2 or e.geometry == "multimodal axes":  # f: X's, not e's geometry
         return e
@@ -140,8 +141,8 @@ def tiles(e, f, G, ks, w, n_neighbors, cut, agree, pair_p, split_p=1.0):
     fit = None
     if k is None:               # every partition crosses the groups: the one closest to them
         fit = {k: weighted_ari(f.grow(k)[0], G, w) for k in (int(k) for k in ks[ks > kg])
-               if k <= e.k}
-        k = max(fit, key=lambda k: (fit[k], -k))
+               if k < e.k or k == e.k and not e.at_top}   # the undecided top: no answer
+        k = max(fit, key=lambda k: (fit[k], -k), default=e.k)
         if k == e.k:
             return e
     t = copy.copy(e)
