@@ -8,14 +8,14 @@ compared by the **normalised cut** (Shi & Malik 2000) on the neighbourhood graph
 and of :math:`E_{k_g}`, energy's partition of as many clusters, in the units of energy's
 answer. The first clause that holds decides (:func:`decide`):
 
-1. :math:`k_e = 1`, no structure for energy (or structure only on X's multimodal axes, whose
-   answer stands where this clause keeps energy): the graph where its groups are components of
-   the graph (a cut of 0; a tight far group is one), those of more than ``n_neighbors + 1``
-   rows each bimodal with its nearest, the two weighed equally (``group_dips`` of
-   :mod:`kgroups._stats.modes`: a near-line's graph falls apart into pieces of one cloud),
-   or where they cut below ``NO_STRUCTURE_RATIO`` times :math:`E_{k_g}`, each bimodal with
-   its nearest (``pair_dips`` below ``SPLIT_ALPHA``: arms that no line separates); else
-   one cluster.
+1. :math:`k_e = 1`, no structure for energy (or structure only on X's multimodal axes,
+   whose answer stands where this clause keeps energy): the graph where its groups are
+   components of the graph (a cut of 0; a tight far group is one), those of more than
+   ``n_neighbors + 1`` rows each bimodal with its nearest, the two weighed equally
+   (``group_dips`` of :mod:`kgroups._stats.modes`: a near-line's graph falls apart into
+   pieces of one cloud), or where they cut below ``NO_STRUCTURE_RATIO`` times
+   :math:`E_{k_g}`, each bimodal with its nearest (``pair_dips`` below ``SPLIT_ALPHA``:
+   arms that no line separates); else one cluster.
 2. :math:`E_{k_g}` is :math:`G` (adjusted Rand index at least ``AGREE``) and :math:`k_e <
    k_g`: the graph, finer.
 3. Energy's clusters lie within the groups (a share ``WITHIN`` of the weight) and either the
@@ -126,7 +126,8 @@ def tiles(e, f, G, ks, w, n_neighbors, cut, agree, pair_p, split_p=1.0):
     interleaved or nested closer than energy's tiles are wide), the one of more than
     :math:`k_g` clusters closest to the groups (the largest adjusted Rand index with them;
     below :math:`k_e` where it is the top of ``ks`` before the rule decided: no number of
-    clusters, only where the range ended). Returns ``e``, or a copy at that k with the step in its trace."""
+    clusters, only where the range ended). Returns ``e``, or a copy at that k with the
+    step in its trace."""
     kg = int(G.max()) + 1
     if not e.k > kg >= 2 or e.geometry == "multimodal axes":  # f: X's, not e's geometry
         return e
@@ -225,8 +226,9 @@ def _texts(rule, pick, k_e, k_g, within, smallest, agree, cut_g, pair_p, split_p
     nest = (f"the {k_e} energy clusters lie within the graph's groups ({within:.1%} of the "
             "weight) and ")
     if rule == "components":
-        return (f"no structure for energy in X's units, but the graph's {k_g} groups are components of the "
-                "graph (a normalised cut of 0): they are apart", ", components of the graph")
+        return (f"no structure for energy in X's units, but the graph's {k_g} groups are "
+                "components of the graph (a normalised cut of 0): they are apart",
+                ", components of the graph")
     if rule == "no structure":
         return (f"no structure for energy in X's units: the graph's groups must cut below "
                 f"{NO_STRUCTURE_RATIO:g} times the energy partition's" + ("" if callable(pair_p)

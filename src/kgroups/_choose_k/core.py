@@ -182,7 +182,7 @@ def _rule(X, w, ks, setting, opts, seed):
     verdict, pick, cuts = Trace(), ENERGY, None
     axes = e.geometry == "multimodal axes"      # X showed energy no structure, its axes did:
     if e.k == 1 or axes:                        # rule 1: structure only the graph shows?
-        pick, cuts = arbiter(e if e.k == 1 else replace_k1(e, w.size))
+        pick, cuts = arbiter(e if e.k == 1 else as_one_cluster(e, w.size))
     if axes and pick == ENERGY:     # the graph's groups of X show none either: energy's axes
         trace.steps += g.trace.steps + verdict.steps
         return e if not auto else _with(e, e, trace, g, cuts)
@@ -212,7 +212,7 @@ def _rule(X, w, ks, setting, opts, seed):
     return _with(g if pick == GRAPH else t, t, trace, g, cuts)
 
 
-def replace_k1(r, n):
+def as_one_cluster(r, n):
     """A copy of ``r`` as one cluster of ``n`` rows (the arbiter's first clause reads it)."""
     one = copy.copy(r)
     one.k, one.labels = 1, np.zeros(n, dtype=np.int64)
