@@ -21,7 +21,9 @@ C = Constant
 DEV = "the development half (bench_choice.py)"
 ALL = "every battery of its study, before the halves (the study at commit b3fd664)"
 CONSTANTS = {
-    "STRUCTURE_ALPHA": C(0.01, "family-wise level of step 1's two dip tests", "bench_choose_k.py: "
+    "STRUCTURE_ALPHA": C(0.01, "family-wise level of step 1's two dip tests (and, reused "
+        "untuned, of the multimodal axes' dips and of the F test of equal column variances "
+        "past which X standardized is another geometry)", "bench_choose_k.py: "
         "the radial dip below 0.01 on none of 320 draws of 8 settings without structure", ALL),
     "STRUCTURE_Z": C(3.5, "standard errors of the gain over one cluster, against uniform "
         "references, that show structure", "bench_choose_k.py: the largest of four such "

@@ -17,13 +17,14 @@ sphered, then X **standardized** (energy only).
 from __future__ import annotations
 
 import numpy as np
+from scipy.stats import f as f_law
 
 from .._progress import progress_bar
 from .._random_state import stream
 from .._rescale import sphering, standardizing
 from .._semimetrics.neighbors import in_separated_groups
 from .._stats.criteria import gap_gain_z, reference_sampler
-from .._stats.dip import dip_test
+from .._stats.dip import dip_test, effective_size
 from .constants import (STRUCTURE_ALPHA, STRUCTURE_KMAX, STRUCTURE_MAX_N, STRUCTURE_SAMPLES,
                         STRUCTURE_Z)
 from .fits import Fits
@@ -94,6 +95,23 @@ def find_structure(f, ks, n_refs, reference, trace):
     return found, dict(zip(sk.tolist(), z.tolist()))
 
 
+def equal_variances_p(sd, n):
+    """The p-value of equal variances of columns of standard deviations ``sd`` (n points):
+    the largest variance over the smallest against Snedecor's F law of ``(n - 1, n - 1)``
+    degrees of freedom, Bonferroni over the ``d (d - 1)`` ordered pairs of columns; 1 for
+    fewer than two columns. A geometry that standardizing changes only by sampling error
+    is X's own, whose structure test it would repeat.
+
+    >>> p = equal_variances_p(np.array([1.0, 1.02]), 500)
+    >>> round(p, 2), equal_variances_p(np.array([1.0, 100.0]), 500)
+    (0.66, 0.0)
+    """
+    if sd.size < 2 or n <= 1:
+        return 1.0
+    return min(1.0, sd.size * (sd.size - 1) * float(f_law.sf((sd.max() / sd.min()) ** 2,
+                                                               n - 1, n - 1)))
+
+
 def rescaled(name, X, w, setting, T):
     """X's map to geometry ``name`` (``"multimodal axes"`` or ``"standardized"``), or
     why it is not tried: ``(Rescaling, None)`` or ``(None, why)``; the dips read ``T``."""
@@ -101,8 +119,11 @@ def rescaled(name, X, w, setting, T):
         return None, f"semimetric={setting.semimetric!r} depends on the units"
     if name == "standardized":
         m = standardizing(X, w)
-        equal = m.scale.size and m.scale.max() <= (1 + 1e-9) * m.scale.min()
-        return (None, "its columns already have equal variances") if equal else (m, None)
+        p = equal_variances_p(m.scale, effective_size(w))
+        return (m, None) if p < STRUCTURE_ALPHA else (None, (
+            "its columns' variances are equal but for sampling error (F test of the largest "
+            f"over the smallest, p-value {p:.2g}, at least {STRUCTURE_ALPHA:g}): X "
+            "standardized is X again"))
     if (r := (m := sphering(X, w)).scale.size) >= X.shape[0] - 1:
         return None, (f"X has {r} axes of variance for {X.shape[0]} points, so sphered "
                       "every two points are the same distance apart")
