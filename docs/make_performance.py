@@ -971,7 +971,11 @@ def awkward():
         "case the k found and the ARI with the truth (outliers left out) of nothing given",
         "(``KernelKGroups(\"auto\", semimetric=\"auto\")``), the graph alone and energy",
         "alone (``choose_k(X)``)."],
-        "python benchmarks/bench_awkward.py")
+        "python benchmarks/bench_awkward.py") + _markdown_section(
+        "awkward_seeds.md", "Nothing given on awkward inputs, five draws each", [
+            "The same cases drawn five times each (seeds 0 to 4): how often each pipeline",
+            "finds the true k, and its mean ARI; one draw's answer may be luck."],
+        "python benchmarks/bench_awkward.py --seeds 5")
 
 
 def _markdown_section(name, title, intro, default_command):
