@@ -11,7 +11,8 @@ over one cluster in standard errors (:func:`~kgroups._stats.criteria.gap_gain_z`
 ``STRUCTURE_Z`` at some k of 2..``STRUCTURE_KMAX``, on X or past ``STRUCTURE_MAX_N`` rows the median
 over up to ``STRUCTURE_SAMPLES`` disjoint samples of that many rows (no one sample decides). Where
 X's own geometry shows none, its units may hide it (:func:`rescaled`): the **multimodal axes** of X
-sphered, then X **standardized** (energy only).
+sphered, then X **standardized** where its columns' variances differ beyond sampling error
+(:func:`equal_variances_p`; energy only).
 """
 
 from __future__ import annotations
