@@ -166,7 +166,8 @@ def _run(X, y, w):
     rows = []
     for how in ("auto", "nearest_neighbors", "energy"):
         if how == "energy":
-            (k, labels), s = timed(lambda: (r := choose_k(X, sample_weight=w), (r.k, r.labels))[1])
+            r, s = timed(lambda: choose_k(X, sample_weight=w))
+            k, labels = r.k, r.labels
         else:
             est, s = timed(lambda: KernelKGroups("auto", semimetric=how, random_state=0).fit(
                 X, sample_weight=w))

@@ -187,9 +187,9 @@ def _rule(X, w, ks, setting, opts, seed):
         trace.steps += g.trace.steps + verdict.steps
         return e if not auto else _with(e, e, trace, g, cuts)
     if axes:                        # structure on X that the graph's groups show
-        v = verdict.steps[-1]
-        verdict.steps[-1] = replace(v, outcome=f"{v.outcome}; energy's clusters on X's "
-                                    "multimodal axes are judged against them")
+        verdict.steps[-1] = replace(verdict.steps[-1], outcome=(
+            f"{verdict.steps[-1].outcome}; energy's clusters on X's multimodal axes are "
+            "judged against them"))
     own = e
     if e.k == 1 and pick == GRAPH:              # structure the graph's groups show
         v = verdict.steps[-1]
