@@ -55,7 +55,8 @@ from sklearn.neighbors import kneighbors_graph
 
 import _batteries
 from bench_choice import CACHE, GROUPS, N_NEIGHBORS, STUDIED, UNSCORED, ari, stability
-from kgroups._choose_k.arbiter import decide, within_share
+from kgroups._choose_k.arbiter import decide
+from kgroups._stats.criteria import within_share
 from kgroups._stats.modes import pair_dips
 from kgroups._choose_k.constants import value
 from kgroups._choose_k.trace import Trace

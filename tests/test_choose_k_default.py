@@ -19,8 +19,9 @@ import kgroups._choose_k.core as core
 from kgroups import KernelKGroups, choose_k, datasets
 from kgroups._choose_k import arbiter, at_k, constants, estimator, fits, graph, point, structure
 from kgroups._choose_k.arbiter import (AGREE, BALANCE, CLEAN_CUT, CUT_RATIO,
-                                       NO_STRUCTURE_RATIO, WITHIN, decide, within_share)
+                                       NO_STRUCTURE_RATIO, WITHIN, decide)
 from kgroups._choose_k.constants import CONSTANTS
+from kgroups._stats.criteria import within_share
 from kgroups.metrics import weighted_ari
 from kgroups._rows import canonical, projection_key
 from kgroups._random_state import stream
@@ -1662,7 +1663,8 @@ def test_pieces_split_tests_only_the_groups_that_hold_pieces():
     labels = np.repeat([0, 1, 2], 100)               # energy's clusters: the blobs
     f = Fits(X, np.ones(300), Setting(n_init=2), 0)
     p = core.pieces_split(f, E, labels, 2)           # one group holds two: tested alone
-    each = [f.bisect(E, 0, f.rng(*key), gap="path")[0] for key in core.halving_keys(2, 0)]
+    keys = [(2, 6, 0), (2, 6, 0, 1), (2, 6, 0, 2)]  # halving h's random stream
+    each = [f.bisect(E, 0, f.rng(*key), gap="path")[0] for key in keys]
     assert core.GROUP_HALVINGS == 3 and p == min(1.0, 2 * float(np.median(each))) < 0.01
     w = np.ones(300)
     w[:190] = 1e-3                                   # the first group's effective size ~ 10

@@ -23,15 +23,12 @@ def choose_k(X, k_range=None, *, method="auto", semimetric="energy", alpha=1.0, 
 
     - ``"auto"`` (default): the **energy rule**: k = 1 only where X shows no structure (dip
       tests, a tight group apart, gain over uniform references, the neighbourhood graph's
-      groups read as the arbiter's first clause); else the smallest k near the
-      largest mean silhouette, plus one cluster while a cluster is multimodal along its
-      halves' lines and across its sides' margins (dip tests); where X's own geometry shows
-      none, the same on its multimodal sphered axes, then standardized. A row's copies count
-      as the row with their weight. ``semimetric="nearest_neighbors"``: the eigengap of the
-      neighbourhood graph's walk; ``"auto"``: both, one kept by the **arbiter** (the graph's
-      normalised cut), as ``KernelKGroups(n_clusters="auto", semimetric="auto")`` does. Seeded
-      from the data: the answer does not change with ``random_state``, the rows' order or X's
-      units; the trace says where a decision was close.
+      groups); else the smallest k near the largest mean silhouette, plus one cluster while a
+      cluster is multimodal (dip tests), in X's units or, where they show none, on its
+      multimodal sphered axes or standardized. ``semimetric="nearest_neighbors"``: the
+      neighbourhood graph's eigengap; ``"auto"``: both, one kept by the **arbiter**, as
+      ``KernelKGroups(n_clusters="auto", semimetric="auto")`` does. Seeded from the data: the
+      answer does not change with ``random_state``, the rows' order or X's units.
     - ``"gap"``: the gap statistic, :math:`\mathrm{Gap}(k) = \overline{\log W^*_k} - \log
       W_k`, with a rule of R's ``cluster::maxSE`` (default ``"firstSEmax"``).
     - ``"prediction_strength"``: the largest k with mean ps(k) >= ``cutoff``.
@@ -45,9 +42,8 @@ def choose_k(X, k_range=None, *, method="auto", semimetric="energy", alpha=1.0, 
         Data (a 1-D array is one feature).
     k_range : sequence of int, default=None
         The k to compare (distinct, >= 1). None: ``1..15`` (``2..15`` for the silhouette and
-        the eigengap; also ``n_clusters="auto"``'s), cut to what X allows; the default's
-        answer does not move when the range grows past where it decided. Without 1 it never
-        answers 1 (X known to hold clusters).
+        the eigengap), as ``n_clusters="auto"``'s, cut to what X allows. Without 1 the
+        default never answers 1 (X known to hold clusters).
     method : {"auto", "gap", "prediction_strength", "silhouette", "eigengap"}, default="auto"
         How k is chosen (above).
     semimetric : {"energy", "laplacian", "gaussian", "localized", "sinusoidal", "nearest_neighbors", "auto"} or callable, default="energy"
@@ -57,8 +53,7 @@ def choose_k(X, k_range=None, *, method="auto", semimetric="energy", alpha=1.0, 
         The semimetric's parameters (the eigengap needs ``alpha <= 1``).
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative weights; integer weights act as repeated rows. A row of weight 0 is
-        left out of the choice and labelled by the chosen fit's ``predict`` (as with
-        ``KernelKGroups(n_clusters="auto")``).
+        left out of the choice and labelled by the chosen fit's ``predict``.
     n_neighbors : int, default=10
         Neighbours of each point in the neighbourhood graph: the graph's rule, and the
         energy rule's tight groups apart (of at most this many points).
@@ -66,7 +61,7 @@ def choose_k(X, k_range=None, *, method="auto", semimetric="energy", alpha=1.0, 
         Kernel k-means++ starts of every fit.
     engine : {"auto", "dense", "matrix-free", "low-rank"}, default="auto"
         The engine of every fit; ``"auto"``: the dense engine where the n x n matrix of rho
-        fits in a quarter of the memory (its kernel serves every fit).
+        fits in a quarter of the memory.
     rule : {"firstSEmax", "Tibs2001SEmax", "globalSEmax", "firstmax", "globalmax"}, default=None
         ``"gap"``: its decision rule (None: ``"firstSEmax"``, R's default).
     se_factor : float, default=1.0
@@ -76,8 +71,8 @@ def choose_k(X, k_range=None, *, method="auto", semimetric="energy", alpha=1.0, 
     n_refs : int, default=10
         Reference samples of the gap statistic and of the default's structure test.
     reference : {"pca", "box", "moments"}, default="pca"
-        References uniform over the box of X in its principal axes (the paper's (b)), over
-        its coordinates' box (a), or with its mean and covariance.
+        References uniform over X's box in its principal axes (the paper's (b)) or in its
+        coordinates (a), or uniform with its mean and covariance.
     n_splits : int, default=20
         ``"prediction_strength"``: random halvings.
     random_state : int, RandomState instance or None, default=None
@@ -93,7 +88,7 @@ def choose_k(X, k_range=None, *, method="auto", semimetric="energy", alpha=1.0, 
     ------
     kgroups.exceptions.InvalidParameterError
         Bad parameters, a k_range the data cannot support, or an eigengap the kernel does
-        not allow (a non-positive degree, an n x n matrix beyond memory).
+        not allow.
 
     Warns
     -----

@@ -1,48 +1,27 @@
 r"""Energy or the neighbourhood graph: the one rule that chooses the semimetric, for
 ``choose_k(X, semimetric="auto")``, ``n_clusters="auto"`` with it, and ``semimetric="auto"``
-at a given k.
+at a given k (the user guide's *Energy or the graph* has each clause's reasons).
 
-Energy's own answer (:math:`k_e` clusters, after its reading of tiles, :func:`tiles`) and
-the graph's groups :math:`G` (:math:`k_g`) are
-compared by the **normalised cut** (Shi & Malik 2000) on the neighbourhood graph of :math:`G`
-and of :math:`E_{k_g}`, energy's partition of as many clusters, in the units of energy's
-answer. The first clause that holds decides (:func:`decide`):
+Energy's own answer :math:`E` (:math:`k_e` clusters, its tiles read by :func:`tiles`) and the
+graph's groups :math:`G` (:math:`k_g`) are compared on the neighbourhood graph by the
+**normalised cut** (Shi & Malik 2000) of :math:`G` and of :math:`E_{k_g}`, energy's partition
+of as many clusters. The first clause that holds decides (:func:`decide`; the trace's
+``rule``):
 
-1. :math:`k_e = 1`, no structure for energy (or structure only on X's multimodal axes,
-   whose answer stands where this clause keeps energy): the graph where its groups are
-   components of the graph (a cut of 0; a tight far group is one), those of more than
-   ``n_neighbors + 1`` rows each bimodal with its nearest, the two weighed equally
-   (``group_dips`` of :mod:`kgroups._stats.modes`: a near-line's graph falls apart into
-   pieces of one cloud), or where they cut below ``NO_STRUCTURE_RATIO`` times
-   :math:`E_{k_g}`, each bimodal with its nearest (``pair_dips`` below ``SPLIT_ALPHA``:
-   arms that no line separates); else one cluster.
-2. :math:`E_{k_g}` is :math:`G` (adjusted Rand index at least ``AGREE``) and :math:`k_e <
-   k_g`: the graph, finer.
-3. Energy's clusters lie within the groups (a share ``WITHIN`` of the weight) and either the
-   smallest group of more than ``n_neighbors + 1`` rows holds less than ``BALANCE`` /
-   :math:`k_g` (a part set apart, past which the graph's rule stopped), or :math:`E_{k_g}`
-   is :math:`G` and, where :math:`k_e > k_g`, a group that holds two of energy's clusters
-   or more splits by energy's split test with the sides' margins measured along the data
-   (``Fits.bisect(gap="path")`` on ``GROUP_HALVINGS`` random halvings, twice their median
-   p-value below ``SPLIT_ALPHA``, Bonferroni over those groups: the clouds a group holds)
-   or is too small to test (an effective size below ``SPLIT_MIN``: its clusters stand), or
-   :math:`k_e > k_g` with groups not cleanly cut (a cut of ``CLEAN_CUT`` at least) or each
-   cluster bimodal with its nearest in its group
-   (``pair_dips``: a valley and a gap, sub-clusters; tiles of a long shape show a valley
-   where it bends, never a gap; read on each half of the rows labelled by energy's fit of
-   :math:`k_e` on the other, ``Fits.crossfit``: a cut drawn on the rows it is tested on
-   falls where they happen to be thin): energy.
-   Where :math:`E_{k_g}` is :math:`G`, :math:`k_e > k_g` and no group splits, energy's
-   further clusters are pieces of the groups (a ring or a zigzag cut in two): the graph.
-   Its mirror: :math:`k_e < k_g`, the groups within energy's clusters, and a group not
-   bimodal with its nearest in its cluster (``group_dips`` at least ``SPLIT_ALPHA``: one
-   cloud whose graph fell apart at a gap of its sample): energy.
-4. The graph where :math:`G` cuts below ``CUT_RATIO`` times :math:`E_{k_g}` (rings, moons,
-   spirals), else energy.
-
-:func:`tiles` reads energy's own answer against the groups with the same numbers.
-``benchmarks/bench_choice.py`` found stability under resampling (Lange et al. 2004) and DBCV
-(Moulavi et al. 2014) worse yardsticks on the development half.
+1. :math:`k_e = 1`: the graph where its groups are components of the graph, those of more
+   than ``n_neighbors + 1`` rows bimodal with their nearest weighed equally (``group_dips``),
+   or cut below ``NO_STRUCTURE_RATIO`` times :math:`E_{k_g}`, each bimodal with its nearest
+   (``pair_dips`` below ``SPLIT_ALPHA``); else one cluster.
+2. :math:`E_{k_g}` is :math:`G` (ARI at least ``AGREE``) and :math:`k_e < k_g`: the graph.
+3. Energy's clusters within the groups (``WITHIN`` of the weight) and the smallest group
+   below ``BALANCE`` / :math:`k_g`, or :math:`E_{k_g}` is :math:`G` and, with :math:`k_e >
+   k_g`, a group holding two clusters splits (:func:`~kgroups._choose_k.core.pieces_split`)
+   or is too small to test, or :math:`k_e > k_g` and the groups are not cleanly cut
+   (``CLEAN_CUT``) or each cluster is bimodal with its nearest in its group (``pair_dips``,
+   cross-fitted): energy. :math:`E_{k_g}` is :math:`G`, :math:`k_e > k_g` and no group
+   splits: the graph (energy's pieces of the groups). The mirror, :math:`k_e < k_g` with
+   the groups within energy's clusters and one not bimodal with its nearest: energy.
+4. The graph where :math:`G` cuts below ``CUT_RATIO`` times :math:`E_{k_g}`, else energy.
 """
 
 from __future__ import annotations
@@ -52,7 +31,7 @@ import copy
 import numpy as np
 
 from .._semimetrics.auto import ONE_COLUMN
-from .._stats.criteria import contingency
+from .._stats.criteria import smallest_group, within_share
 from ..metrics import weighted_ari
 from .constants import (AGREE, BALANCE, CLEAN_CUT, CUT_RATIO, GROUP_HALVINGS,
                         NO_STRUCTURE_RATIO, SPLIT_ALPHA, SPLIT_MIN, WITHIN)
@@ -63,19 +42,9 @@ PIECES = ("energy's split test of the groups that hold two of its clusters or mo
           f"{GROUP_HALVINGS} random halvings, the smallest times their number: {{p:.2g}}")
 
 
-def within_share(P, G, w):
-    """The share of the weight of each cluster of ``P`` in its main group of ``G``.
-
-    >>> within_share(np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1]), np.ones(4))
-    0.5
-    """
-    return float(contingency(P, G, w).max(axis=1).sum() / w.sum())
-
-
 def no_graph(X, n_distinct, n_neighbors):
-    """Why the neighbourhood graph cannot judge (X of one column, or at most
-    ``n_neighbors`` distinct rows of positive weight): the trace step's ``(statistic,
-    value, threshold, outcome)``; None where it can."""
+    """Why the neighbourhood graph cannot judge (one column, or at most ``n_neighbors``
+    distinct rows): the trace step's ``(statistic, value, threshold, outcome)``, or None."""
     if X.shape[1] == 1:
         return "columns", 1, None, f"{ONE_COLUMN}: energy"
     if n_distinct <= n_neighbors:
@@ -87,11 +56,9 @@ def no_graph(X, n_distinct, n_neighbors):
 
 def judge(cut, G, E, k_e, k_g, w, n_neighbors, own, trace, agree=0.0, pair_p=1.0, sub_p=0.0,
           split_p=1.0):
-    """:func:`decide` on the rows (or nodes) of weights ``w``: the cuts (``cut(labels)``)
-    of the graph's groups ``G`` and of the energy partition ``E`` of as many clusters, the
-    shares of the energy answer ``own``'s weight within the groups and of the groups'
-    within its clusters (0 for None: one cluster), :func:`smallest_group`; ``(pick,
-    {semimetric: its cut})``."""
+    """:func:`decide` on rows (or nodes) of weights ``w``, from the cuts (``cut(labels)``) of
+    the groups ``G`` and of ``E`` and the energy answer ``own`` (None: one cluster):
+    ``(pick, {semimetric: its cut})``."""
     cut_g, cut_e = cut(G), cut(E)
     pick = decide(cut_g, cut_e, k_e, k_g, 0.0 if own is None else within_share(own, G, w),
                   smallest_group(G, w, k_g, n_neighbors), trace, agree, pair_p,
@@ -99,35 +66,16 @@ def judge(cut, G, E, k_e, k_g, w, n_neighbors, own, trace, agree=0.0, pair_p=1.0
     return pick, {GRAPH: cut_g, ENERGY: cut_e}
 
 
-def smallest_group(G, w, k, n_neighbors):
-    """The weight share of the lightest group of ``G`` (k groups) of more than
-    ``n_neighbors + 1`` rows (1.0 where none is): the part the graph may have set apart.
-
-    >>> smallest_group(np.array([0] * 30 + [1] * 20 + [2] * 3), np.ones(53), 3, 10)
-    0.37735849056603776
-    """
-    rows, weight = np.bincount(G, minlength=k), np.bincount(G, weights=w, minlength=k)
-    big = weight[rows > n_neighbors + 1]
-    return float(big.min() / w.sum()) if big.size else 1.0
-
-
 def tiles(e, f, G, ks, w, n_neighbors, cut, agree, pair_p, split_p=1.0):
-    r"""Energy's answer ``e`` (``f``: its :class:`~kgroups._choose_k.fits.Fits`) read against
-    the graph's groups ``G`` with the arbiter's ``cut``, ``agree``, ``pair_p`` (a function
-    giving ``pair_dips`` of ``e``) and ``split_p`` (of energy's split test of the groups).
-    A long shape has no energy clusters of its own, only tiles, whose number is arbitrary.
-    Where :math:`k_e > k_g`, the groups are cleanly cut, none is a small part apart and
-    :math:`E_{k_g}` is not :math:`G` (shapes, not clouds) or is :math:`G` with no group
-    that splits, energy's clusters are tiles unless rule 3 keeps them (within the groups,
-    each bimodal with its nearest there). Tiles within the groups are too many, tiles
-    across them (the silhouette's best straddles a gap) too few: energy's k is then the
-    smallest of ``ks`` whose partition lies within the groups, the fewest tiles that keep
-    the shapes apart; where every partition up to :math:`k_e` crosses the groups (shapes
-    interleaved or nested closer than energy's tiles are wide), the one of more than
-    :math:`k_g` clusters closest to the groups (the largest adjusted Rand index with them;
-    below :math:`k_e` where it is the top of ``ks`` before the rule decided: no number of
-    clusters, only where the range ended). Returns ``e``, or a copy at that k with the
-    step in its trace."""
+    r"""Energy's answer ``e`` (``f``: its fits) read against the graph's groups ``G`` with the
+    arbiter's numbers (``pair_p``, ``split_p``: functions giving ``e``'s tests). A long shape
+    has only tiles, whose number is arbitrary: where :math:`k_e > k_g`, the groups cleanly cut,
+    none a small part apart, and :math:`E_{k_g}` not :math:`G` or :math:`G` with no group that
+    splits, energy's clusters are tiles unless rule 3 keeps them. Then energy's k is the
+    smallest whose partition lies within the groups; where every one up to :math:`k_e`
+    crosses them, the one of more than :math:`k_g` clusters closest to them (largest ARI;
+    below :math:`k_e` where that is the undecided top of ``ks``). Returns ``e``, or a copy at
+    that k with the step in its trace."""
     kg = int(G.max()) + 1
     if not e.k > kg >= 2 or e.geometry == "multimodal axes":  # f: X's, not e's geometry
         return e

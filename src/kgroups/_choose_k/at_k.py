@@ -1,16 +1,11 @@
 """``semimetric="auto"`` at a given k: both candidates fitted, one kept by the arbiter
-(:mod:`~kgroups._choose_k.arbiter`, as with ``n_clusters="auto"``), at about the cost of
-their fits. The graph's candidate is the estimator's own fit on all rows, on the engine that
-holds its feature columns (:func:`~kgroups._engines.select.candidate_engines`; it refuses a
-dask collection or data on a device); its graph judges both partitions. Energy's
-(:class:`~kgroups._choose_k.fits.Fits`) is fitted on the rows of positive weight, past
-``AUTO_SAMPLE_N`` on a uniform sample of :func:`sample_size` (each graph node labelled by its
-``predict``, the cuts on the nodes); with ``noise``, the rows the graph's fit set aside are
-left out of both partitions. The graph wins: its fit is kept; energy wins: energy is fitted
-from the candidate's labels (or the given ``init`` labels). Where the graph cannot judge
-(:func:`~kgroups._choose_k.arbiter.no_graph`): energy. ``verbose`` says each phase;
-``engine_stats_["auto seconds"]`` keeps their seconds, ``engine_stats_["seconds"]["other
-candidates"]`` those of all but the kept fit.
+(:mod:`~kgroups._choose_k.arbiter`), at about the cost of their fits. The graph's candidate is
+the estimator's own fit, on the engine that holds its feature columns; its graph judges both.
+Energy's is fitted on the rows of positive weight, past ``AUTO_SAMPLE_N`` on a uniform sample
+(:func:`sample_size`; the graph's nodes labelled by its ``predict``); with ``noise``, the rows
+the graph set aside are left out of both. The graph wins: its fit is kept; energy: energy is
+fitted from the candidate's labels. ``engine_stats_["auto seconds"]`` keeps each phase's
+seconds, ``engine_stats_["seconds"]["other candidates"]`` those of all but the kept fit.
 """
 
 from __future__ import annotations
@@ -43,8 +38,7 @@ def sample_size(n_clusters):
 
 
 def fit_auto(est, X, sample_weight, plan):
-    """Fit ``est`` with ``plan`` (whose semimetric is ``"auto"``) as the module docstring
-    says; ``semimetric_choice_`` says which candidate and why.
+    """Fit ``est`` with ``plan`` (semimetric ``"auto"``); ``semimetric_choice_`` says why.
 
     >>> from sklearn.datasets import make_moons
     >>> from kgroups import KernelKGroups
@@ -87,8 +81,7 @@ def fit_auto(est, X, sample_weight, plan):
 
 def _compare(est, plan, Xv, w, trace, phase):
     """The energy candidate beside the graph's fit held by ``est``, judged by the arbiter:
-    ``(pick, cuts, a function giving the labels to start the energy fit from)``; weights of
-    extreme magnitude divided by a power of two, as the estimator's fit does."""
+    ``(pick, cuts, a function giving the labels the energy fit starts from)``."""
     w = IN_MEMORY.normalized_weights(w, est._owner())[0]
     k, pos = plan.n_clusters, np.flatnonzero(w > 0)
     G, fmap = est.labels_[pos], est._feature_map
@@ -113,22 +106,20 @@ def _compare(est, plan, Xv, w, trace, phase):
 
 
 def _placed(values, where, n, fill):
-    """An int64 array of ``n`` holding ``values`` at ``where`` (a mask or indices), ``fill``
-    elsewhere."""
+    """An int64 array of ``n``: ``values`` at ``where``, ``fill`` elsewhere."""
     out = np.full(n, fill, dtype=np.int64)
     out[where] = values
     return out
 
 
 def _labels(cand, k, Xv, pos, sampled):
-    """Labels of every row from the energy candidate (0 for rows of zero weight, which
-    the fit labels by ``predict``)."""
+    """Labels of every row from the energy candidate (0 for rows of zero weight)."""
     return _placed(cand.predict(k, Xv[pos]) if sampled else cand.fits[k][0], pos, Xv.shape[0], 0)
 
 
 def _energy(est, plan, Xv, w, pos, sampled):
-    """``(Fits, rows)``: the energy candidate's fits, its fit of k in ``fits[k]``, on the
-    rows of positive weight or on the choice's sample of them."""
+    """``(Fits, rows)``: the energy candidate's fit of k, on the rows of positive weight or a
+    sample of them."""
     idx = pos
     if sampled:
         seed, order = canonical(projection_key(Xv[pos]), w[pos])

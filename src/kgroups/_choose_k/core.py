@@ -21,7 +21,8 @@ from .._rows import canonical, disjoint_samples, distinct_rows, projection_key
 from .._semimetrics.auto import partition_cut
 from .._semimetrics.neighbors import lone_outliers
 from .._semimetrics.prepare import data_scale, objective_unit
-from .._stats.criteria import contingency, gap_rule, laplacian_eigenvalues, ps_rule
+from .._stats.criteria import (contingency, gap_rule, halvings_p, laplacian_eigenvalues,
+                               ps_rule)
 from .._stats.dip import effective_size
 from .._stats.modes import group_dips, pair_dips
 from .._validation import (Integer, InvalidParameterError, as_seed, check_data,
@@ -38,16 +39,14 @@ from .trace import GRAPH_SHOWS, Step, Trace
 
 
 def choice_rows(X, w):
-    """The distinct rows of X the default chooses on, each weighing its copies: the fits read
-    a row of weight m as m copies, the dips at the weights' effective size (copies are one
-    row's points, not as many modes; a rounded cell's copies its density)."""
+    """The distinct rows of X the default chooses on, each weighing its copies (the dips read
+    them at the weights' effective size: one row's points, not as many modes)."""
     return distinct_rows(X, w, "choose_k's distinct rows of X", "a sample of the rows")
 
 
 def relabel(r, back, own=True):
-    """Index the labels of ``r`` (with ``own``), of its candidates and of their rescaled
-    geometries by ``back`` (``np.argsort(rows)``: labels of ``X[rows]`` in the rows' order;
-    the inverse of ``np.unique``: each row its distinct row's)."""
+    """Index the labels of ``r`` (with ``own``), its candidates and their rescaled geometries
+    by ``back`` (an ``argsort`` of rows, or the inverse of ``np.unique``)."""
     held = [r, *(r.candidates or {}).values()]
     held += [g for x in held for g in (x.multimodal_axes, x.standardized) if g is not None]
     for x in {id(x): x for x in held[0 if own else 1:]}.values():
@@ -71,8 +70,7 @@ def k_limit(method, semimetric, n, n_distinct):
 
 
 def check_k_range(k_range, method, semimetric, n, n_distinct, rows="n_samples={}"):
-    """Sorted distinct integers k >= 1 that the method can use on n samples (``rows``:
-    n in words, in the error)."""
+    """Sorted distinct integers k >= 1 the method can use on n samples (``rows``: n in words)."""
     top, why = k_limit(method, semimetric, n, n_distinct)
     least = 2 if method in ("silhouette", "eigengap") else 1
     if k_range is None:  # the default answers 1 where X allows no k >= 2
@@ -110,9 +108,8 @@ def default_top(X, w, method, semimetric):
 
 
 def default(X, w, ks, setting, opts, seed):
-    """``method="auto"`` on distinct rows (:func:`run_choice` merges copies): the rule of
-    the semimetric, with ``"auto"`` both judged by the arbiter; unequal weights: the
-    trace's first step says how many rows and their effective size."""
+    """``method="auto"`` on distinct rows (:func:`_rule`); unequal weights: the trace's first
+    step says how many rows and their effective size."""
     r = _rule(X, w, ks, setting, opts, seed)
     if np.any(w != 1.0):   # no outcome: not in summary()
         r.trace.steps.insert(0, Step("rows", "the distinct rows the choice ran on (a row's "
@@ -124,14 +121,11 @@ def default(X, w, ks, setting, opts, seed):
 
 
 def _rule(X, w, ks, setting, opts, seed):
-    """:func:`default` but for its first step: the graph's rule, energy's, or with ``"auto"``
-    both judged by the arbiter. Energy's own k reads the graph's groups with the arbiter's
-    numbers: its k = 1 where they pass the arbiter's first clause becomes steps 2-3 on X
-    (structure only the graph shows), an answer found on X's multimodal axes alone stands
-    where they do not pass it (X, in which the graph is built, shows neither), and tiles
-    of shapes the fewest within the groups or those closest to them
-    (:func:`~kgroups._choose_k.arbiter.tiles`). The arbiter judges that answer, energy's
-    own, against the graph's."""
+    """The graph's rule, energy's, or with ``"auto"`` both judged by the arbiter. Energy's own
+    k reads the graph's groups with the arbiter's numbers: its k = 1 where they pass the
+    arbiter's first clause becomes steps 2-3 on X, its answer on X's multimodal axes stands
+    where they do not, and its tiles of shapes are read by
+    :func:`~kgroups._choose_k.arbiter.tiles`."""
     if setting.semimetric == GRAPH:
         return graph_rule(X, w, ks, setting, seed)[0]
     auto = setting.semimetric == "auto"
@@ -158,18 +152,15 @@ def _rule(X, w, ks, setting, opts, seed):
     cut = partial(partition_cut, fmap, k=kg)
     E = f.grow(kg)[0]                           # the energy partition of k_g clusters
     agree = weighted_ari(G, E, w)               # the arbiter's numbers, for energy's own k too
-    def dips(r):    # pair_dips of r's clusters in the groups, cross-fitted: once, where read
-        geo = r.rescaling if r.geometry == "multimodal axes" else None   # f: X's rows
-        return cache(lambda: pair_dips(f.T, w, r.labels, G, nn, f.crossfit(
-            r.k, r.labels, geo) if r.k > 1 else None))
+    held = {}   # each answer's pair_dips in the groups (cross-fitted) and pieces_split
 
-    def splits(r):                  # energy's split test of E's clusters: once, where read
-        return cache(lambda: pieces_split(f, E, r.labels, kg))
-
-    pair_p, split_p = dips(e), splits(e)
-
-    def tests(r):                   # r's pair and split tests (e's read once)
-        return (pair_p, split_p) if r is e else (dips(r), splits(r))
+    def tests(r):                   # made once, computed where read
+        if id(r) not in held:
+            geo = r.rescaling if r.geometry == "multimodal axes" else None   # f: X's rows
+            held[id(r)] = r, cache(lambda: pair_dips(f.T, w, r.labels, G, nn, f.crossfit(
+                r.k, r.labels, geo) if r.k > 1 else None)), cache(
+                lambda: pieces_split(f, E, r.labels, kg))
+        return held[id(r)][1:]
 
     def arbiter(r):                 # the arbiter's pick between r and the groups, its cuts
         # the groups' dips: read by rule 1 only for components (energy one cluster; a gap
@@ -221,43 +212,22 @@ def as_one_cluster(r, n):
 
 def pieces_split(f, E, labels, k):
     """Whether the clusters of ``E`` (k, in ``f``) that hold two or more of the clusters
-    ``labels`` are clouds: the smallest p-value of energy's split test of each, its sides'
-    margins along the data (``Fits.bisect(gap="path")``), times their number; 0 where one
-    is too small to test (an effective size below ``SPLIT_MIN``: the test cannot tell its
-    clouds from pieces of one shape, and they stand). Each group's p-value aggregates
-    ``GROUP_HALVINGS`` random halvings as twice their median (a p-value whatever ties the
-    halvings; Meinshausen, Meier & Buehlmann 2009): one halving's answer flips with the
-    draw where a sparse shape's halves are thin."""
+    ``labels`` are clouds: the smallest p-value of energy's split test of each along the data
+    (``Fits.bisect(gap="path")``), times their number; 0 where one is too small to test (an
+    effective size below ``SPLIT_MIN``: its clusters stand). Each group's p-value is
+    :func:`~kgroups._stats.criteria.halvings_p` of ``GROUP_HALVINGS`` random halvings (one flips with the draw where a
+    sparse shape's halves are thin)."""
     home = contingency(labels, E, f.w).argmax(axis=1)
     held = np.flatnonzero(np.bincount(home, minlength=k) >= 2)
     if any(effective_size(f.w[E == j]) < SPLIT_MIN for j in held):
         return 0.0
-    return min([1.0] + [held.size * halvings_p([f.bisect(E, int(j), f.rng(*key), gap="path")[0]
-                                                for key in halving_keys(k, int(j))])
-                        for j in held])
-
-
-def halving_keys(k, j):
-    """The random streams of the ``GROUP_HALVINGS`` halvings of group j (of k), one each.
-
-    >>> halving_keys(2, 0)
-    [(2, 6, 0), (2, 6, 0, 1), (2, 6, 0, 2)]
-    """
-    return [(k, 6, j)] + [(k, 6, j, h) for h in range(1, GROUP_HALVINGS)]
-
-
-def halvings_p(ps):
-    """One p-value of a test run on several random halvings: the p-value of the one, twice
-    the median of more (Meinshausen, Meier & Buehlmann 2009, the quantile 1/2).
-
-    >>> halvings_p([0.2]), halvings_p([0.01, 0.3, 0.02]), halvings_p([0.4, 0.9, 0.6])
-    (0.2, 0.04, 1.0)
-    """
-    return float(ps[0]) if len(ps) == 1 else min(1.0, 2.0 * float(np.median(ps)))
+    return min([1.0] + [held.size * halvings_p([  # halving h's stream: (k, 6, j[, h > 0])
+        f.bisect(E, int(j), f.rng(k, 6, int(j), *((h,) if h else ())), gap="path")[0]
+        for h in range(GROUP_HALVINGS)]) for j in held])
 
 
 def _with(r, e, trace, g, cuts):
-    """A copy of ``r`` with the candidates ``e`` and ``g`` (or None), ``trace`` and ``cuts``."""
+    """A copy of ``r`` with the candidates ``e`` and ``g`` (or None), ``trace``, ``cuts``."""
     r = copy.copy(r)
     r.candidates, r.trace, r.cuts = {ENERGY: e} | ({GRAPH: g} if g is not None else {}), trace, cuts
     return r
@@ -298,12 +268,10 @@ def named(X, w, ks, method, setting, opts, seed):
 
 
 def run_choice(X, w, ks, method, setting, opts, random_state, refit, seed=None, drawn=None):
-    """``method`` on validated X and weights > 0: the default on the rows in
-    :func:`canonical` order; past ``SAMPLE_N`` on up to ``SAMPLES`` disjoint samples
-    (:func:`disjoint_samples`), voting (:func:`_on_rows`); X and weights of
-    extreme magnitude rescaled as the estimator's fit does, W reported in their units.
-    ``seed``: that of the data X was drawn from, in place of X's own; ``drawn``: ``(samples,
-    n)``, X's rows of each of those samples of data of n rows, in place of drawing them."""
+    """``method`` on validated X and weights > 0: the default on the rows in :func:`canonical`
+    order, past ``SAMPLE_N`` on up to ``SAMPLES`` disjoint samples voting (:func:`_on_rows`);
+    X and weights rescaled as the estimator's fit does, W in their units. ``seed`` and
+    ``drawn`` (``(samples, n)``): those of the data of n rows X was sampled from."""
     sem = ENERGY if setting.semimetric in (GRAPH, "auto") else setting.semimetric
     n = X.shape[0]
     if method == "auto":  # choice_rows(X, w), which the caller drew the range from
@@ -359,10 +327,9 @@ def run_choice(X, w, ks, method, setting, opts, random_state, refit, seed=None, 
 
 
 def _on_rows(X, w, samples, lones, n_all, ks, setting, opts, seed, refit):
-    """The default on each of ``samples``, X's rows (X's own, or disjoint uniform samples of
-    data of ``n_all`` rows; each less its ``lones`` lone outliers), the answer (k and
-    semimetric) of most samples kept, or the first's where no two agree; every row labelled
-    by the predict of that sample's fit (``refit``: then all rows fitted)."""
+    """The default on each of ``samples`` of X's rows (of data of ``n_all`` rows, less their
+    ``lones`` lone outliers), the answer of most kept (or the first's); every row labelled by
+    the predict of that sample's fit (``refit``: then all rows fitted from it)."""
     n = X.shape[0]
     votes = [default(X[s], w[s], ks, setting, opts, seed) for s in samples]
     said = [(v.k, v.semimetric) for v in votes]
@@ -406,8 +373,7 @@ def _on_rows(X, w, samples, lones, n_all, ks, setting, opts, seed, refit):
 
 
 def with_removed_rows(r, X, pos, w, setting):
-    """``r``, the result of X's rows ``pos``, for every row: those of weight 0 labelled by
-    the chosen fit's ``predict``; ``r.sample`` counts X's rows."""
+    """``r`` of X's rows ``pos`` for every row, those of weight 0 labelled by ``predict``."""
     rows = np.flatnonzero(pos)
     labels = np.zeros(X.shape[0], dtype=np.int64)
     labels[rows] = r.labels
@@ -420,8 +386,8 @@ def with_removed_rows(r, X, pos, w, setting):
 
 
 def chosen_fit(r, Z, w, setting, seed):
-    """The :class:`Fits` of ``r``'s semimetric on the rows ``Z`` that ``r.labels`` label (in
-    their geometry), its fit of k run from them: its ``predict`` labels other rows."""
+    """The :class:`Fits` of ``r``'s semimetric on the rows ``Z`` (in ``r``'s geometry) that
+    ``r.labels`` label, its fit of k run from them (its ``predict`` labels other rows)."""
     f = Fits(Z, w, setting.but(semimetric=r.semimetric or setting.semimetric), seed,
              matrix=False)
     f.runs[r.k] = f.run(r.k, [r.labels])[2]

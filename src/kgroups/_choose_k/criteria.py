@@ -1,7 +1,6 @@
 r"""The named criteria of :func:`~kgroups.choose_k` (the gap statistic, prediction strength,
-the silhouette), each a curve over k from the fits of :mod:`~kgroups._choose_k.fits`; their
-rules, the reference samples the energy rule shares with the gap statistic and the eigengap's
-eigenvalues are statistics of :mod:`kgroups._stats.criteria` (formulas: the user guide)."""
+the silhouette), each a curve over k from the fits of :mod:`~kgroups._choose_k.fits`; their rules
+are in :mod:`kgroups._stats.criteria`."""
 
 from __future__ import annotations
 

@@ -1,10 +1,8 @@
 r"""``KernelKGroups(n_clusters="auto")``: k (with ``semimetric="auto"`` the semimetric too)
 chosen by :func:`~kgroups.choose_k`'s default over ``k = 1..K_MAX`` with the estimator's
-parameters, then the estimator fitted from the choice's labels (one start) in the geometry
-where k was found (``rescaling``). Data out of host memory: k chosen on the uniform
-samples of ``SAMPLE_N`` rows that in-memory data would be chosen on, then fitted on every
-row, a dask array's in that geometry, a device array's in X's units (the graph: on the
-kept sample there, every row labelled by ``predict``).
+parameters, then the estimator fitted from the choice's labels in the geometry where k was
+found. Data out of host memory: k chosen on the samples in-memory data would be chosen on,
+then every row fitted (the graph: the sample's fit, every row labelled by ``predict``).
 """
 
 from __future__ import annotations
@@ -55,8 +53,7 @@ def fit_choosing_k(est, X, sample_weight):
 
 
 def _fit_from_a_sample(est, X, sample_weight, kind):
-    """``n_clusters="auto"`` on data out of host memory: the choice runs on the samples
-    in-memory data of the same rows would be chosen on (:func:`disjoint_samples`)."""
+    """``n_clusters="auto"`` on data out of host memory (the module docstring)."""
     rows, _ = kind.check_fit(est, X, precomputed=False)
     if est.noise is not None and est.semimetric not in (*DATA_BUILT, "auto"):
         # every row is then fitted where X lives: the engine that fit runs on must set
@@ -121,9 +118,8 @@ def checked_input(est, X, sample_weight):
 
 
 def _choose(est, X, sample_weight, what=None, seed=None, drawn=None):
-    """``(result, X, weights, rows kept)``: the :class:`ChooseKResult` of ``est``'s
-    parameters on the rows of positive weight (``what``: those rows, in words; ``seed``
-    and ``drawn``: the data's they were sampled from, as :func:`run_choice` takes them)."""
+    """``(result, X, weights, rows kept)``: the choice with ``est``'s parameters on the rows of
+    positive weight (``what``: them in words; ``seed``, ``drawn``: as :func:`run_choice`'s)."""
     X, w = checked_input(est, X, sample_weight)
     keep = w > 0
     say = FitProgress(est._owner(), 1, est.verbose, bar=False).say

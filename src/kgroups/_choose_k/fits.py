@@ -1,10 +1,7 @@
-r"""The fits the choice of k judges: :class:`Fits`, X in one geometry (X, a rescaled copy, a
-sample, a reference, half a cluster; validated by the caller) and its kernel k-groups fit of
-every k: the engine built once per geometry (:func:`~kgroups._engines.build.build_engine`),
-every k run by the one run loop (:func:`kgroups._driver.run_starts`, TPAMI Algorithm 2) with
-the user's ``init``, ``n_init``, ``max_iter`` and ``tol`` (:class:`Setting`), the fit of
-lowest within energy :math:`W_k` (TPAMI eq. 13) kept.
-"""
+r"""The fits the choice of k judges: :class:`Fits`, X in one geometry (validated by the
+caller) and its kernel k-groups fit of every k, the engine built once, every k run by the one
+run loop (:func:`kgroups._driver.run_starts`, TPAMI Algorithm 2) with the user's parameters
+(:class:`Setting`), the fit of lowest within energy :math:`W_k` (TPAMI eq. 13) kept."""
 
 from __future__ import annotations
 
@@ -20,7 +17,6 @@ from .._engines.select import (candidate_engines, check_engine_input,  # noqa: F
 from .._input import IN_MEMORY
 from .._memory import available_memory
 from .._placement import insertion_scores, predict_rows
-from .._progress import progress_bar
 from .._semimetrics import DATA_BUILT, pairwise_unchecked
 from .._semimetrics.prepare import objective_unit, origin_gram, scaled_params
 from .._starts import named_starts
@@ -52,8 +48,7 @@ class Setting:
 
     @property
     def data_built(self):
-        """Whether the semimetric is built from the data (the graph's): its engine holds
-        feature columns of k, and its kernel is the engine's own."""
+        """Whether the semimetric is built from the data (the graph's: feature columns of k)."""
         return isinstance(self.semimetric, str) and self.semimetric in DATA_BUILT
 
     @property
@@ -81,7 +76,7 @@ def rho_matrix(Z, setting):
 
 
 class Fits:
-    """X in one geometry, its fit of every k made once, its dips on ``T`` (Z where None).
+    """X in one geometry, its fit of every k made once, its dips on ``T`` (Z where None);
     ``seed`` keys each random stream (:meth:`rng`): a k's fit does not depend on the k before."""
 
     def __init__(self, Z, w, setting, seed, matrix=True, T=None):
@@ -94,11 +89,9 @@ class Fits:
         return np.random.default_rng([self.seed, *key])
 
     def built(self, k):
-        """The engine of this geometry, built once (per k for the graph's semimetric, whose
-        embedding has k columns) from the estimator's request of the setting
-        (:meth:`~kgroups._engines.build.EngineRequest.of`) in float64, with the data's seed
-        and Hartigan's rule; ``engine="auto"`` is the dense engine where ``self.D`` is held:
-        its kernel serves every start of every k."""
+        """The engine, built once (per k for the graph's k feature columns) from the
+        estimator's request in float64 with Hartigan's rule; ``engine="auto"``: the dense
+        engine where ``self.D`` is held, its kernel serving every start of every k."""
         s, features = self.setting, self.setting.data_built
         key = int(k) if features else 0
         if key not in self._built:
@@ -124,18 +117,11 @@ class Fits:
         """The estimator's ``predict`` of the kept fit of k: the cluster where each row
         raises the within energy least (the insertion rule, TPAMI eqs. 47-51)."""
         b, run = self.built(k), self.runs[k]
-        predictor = b.engine.predictor(b.X, run)
-        out, step = np.empty(X_new.shape[0], dtype=np.int64), 1 << 16
-        blocks = range(0, X_new.shape[0], step)  # a bar on a terminal past a few seconds
-        for a in progress_bar(blocks, desc=f"{self.setting.owner}: predict", unit="block",
-                              delay=2.0) if len(blocks) > 1 else blocks:
-            out[a:a + step] = predict_rows(X_new[a:a + step] * b.scale, predictor, run.s,
-                                           run.q, insertion_scores)
-        return out
+        return predict_rows(X_new if b.scale == 1.0 else X_new * b.scale, b.engine.predictor(
+            b.X, run), run.s, run.q, insertion_scores, desc=f"{self.setting.owner}: predict")
 
     def named(self, k):
-        """The setting's ``n_init`` starts of its named ``init`` for k clusters (the
-        spectral start's kernel: the engine's own for a callable or data-built semimetric)."""
+        """The setting's ``n_init`` starts of its named ``init`` for k clusters."""
         b, s = self.built(k), self.setting
         closed = not (callable(s.semimetric) or s.data_built)
         gram = origin_gram(b.X, b.engine.gram, s.semimetric if closed else None,
@@ -145,11 +131,9 @@ class Fits:
                             gram=gram, fit_sample=None, semimetric=s.semimetric)
 
     def crossfit(self, k, labels, geo=None):
-        """The rows in halves, each labelled by the ``predict`` of a fit of k on the other
-        half (in the geometry ``geo`` maps the rows to; None: Z's), its clusters named as
-        the clusters of ``labels`` they overlap most: ``[(rows, labels)]``, to test
-        ``labels`` on rows that no fit of theirs saw; ``[]`` where a half holds fewer than k
-        rows."""
+        """``[(rows, labels)]``: each half of the rows labelled by the ``predict`` of a fit of
+        k on the other (in the geometry ``geo`` maps them to), its clusters named as those
+        of ``labels`` they overlap most: ``labels`` tested on rows no fit of theirs saw."""
         rng, Z = self.rng(k, 8), self.Z if geo is None else geo(self.Z)
         perm = rng.permutation(self.w.size)
         halves = (np.sort(perm[:perm.size // 2]), np.sort(perm[perm.size // 2:]))
@@ -169,9 +153,7 @@ class Fits:
         return self.run(1, [np.zeros(self.w.size, dtype=np.int64)])[1]
 
     def within(self, k):
-        r""":math:`W_k`, refused where it is not positive (no log W_k): 0 with more clusters
-        than the data hold, or at k = 1 with rho 0 on every pair (a flat semimetric);
-        negative with a semimetric not of negative type on X."""
+        r""":math:`W_k`, refused where it is not positive (no :math:`\log W_k`)."""
         W, sem = self.within_one() if k == 1 else self.fit(int(k))[1], self.setting.semimetric
         if W > 0:
             return float(W)
@@ -203,8 +185,8 @@ class Fits:
         return have
 
     def grow(self, k):
-        """The fit of k, with a start that splits the heaviest cluster of the fit of
-        k - 1 along its line (:meth:`bisect`) when k - 1 was fitted."""
+        """The fit of k, also started from k - 1's with its heaviest cluster split
+        (:meth:`bisect`) where k - 1 was fitted."""
         if k in self.grown:
             return self.fits[k]
         prev, start = self.fits.get(k - 1), None
@@ -226,27 +208,19 @@ class Fits:
         return float(self.w @ self.point_silhouettes(k) / self.w.sum())
 
     def silhouette_se(self, k, best):
-        """Standard error of the mean silhouette of k minus ``best``'s, paired over the
-        points (:func:`~kgroups._stats.silhouette.paired_se`)."""
+        """Standard error of the mean silhouette of k minus ``best``'s, paired over points."""
         return paired_se(self.point_silhouettes(k) - self.point_silhouettes(best), self.w)
 
     def bisect(self, labels, j, rng, test=True, gap=False):
-        r"""Split cluster j: ``(p, start)``, the dip p-value of its points, cross-fitted: each
-        half projected on the line through the means of a 2-cluster fit of the other half (no
-        line chosen on the points it projects: any cut of a set of points looks bimodal along
-        itself), the halves' p-values combined by Fisher's method, :math:`q (1 - \ln q)` with
-        :math:`q` their product (the chi-squared law of 4 degrees of freedom of
-        :math:`-2 \ln q`); ``start``: the labels cut at the first line's midpoint. With
-        ``gap``, the larger of that p-value and the dip p-value of the two sides'
-        :func:`~kgroups._stats.dip.margins` (both must reject: a valley along the line and a
-        gap in the space; half a ring is bimodal along the line through its quarters' means,
-        its quarters not apart); ``gap="path"``: each half's
-        :func:`~kgroups._stats.dip.path_margins` (on the graph of ``n_neighbors``) at the
-        line the other half drew, the largest of the three p-values (a gap along the data
-        in both halves: a whole ring or a zigzag cut in two has none, though its
-        straight-line margins may show two modes where it bends back; the halves are one
-        sample's, so the margins' two p-values are not independent, and only their
-        largest, an intersection-union test, keeps the level whatever ties them).
+        r"""Split cluster j: ``(p, start)``, the dip p-value of each half projected on the
+        line of a 2-cluster fit of the other half (a line drawn on the points it projects
+        makes any cut look bimodal), combined by Fisher's method, :math:`q (1 - \ln q)`,
+        :math:`q` their product; ``start``: the labels cut at the first line's midpoint.
+        ``gap``: the larger of that and the dip p-value of the sides'
+        :func:`~kgroups._stats.dip.margins` (a valley and a gap: half a ring is bimodal along
+        a line, its quarters not apart); ``gap="path"``: the largest of it and each half's
+        :func:`~kgroups._stats.dip.path_margins` at the other half's line (a gap along the
+        data in both halves, an intersection-union test: a ring cut in two has none).
         ``(1.0, None)`` for a cluster too small to test or a fit of one."""
         idx = np.flatnonzero(labels == j)
         if idx.size < SPLIT_MIN:

@@ -1,13 +1,9 @@
-r"""The graph's rule: k from the eigengap of the neighbourhood graph
-(``semimetric="nearest_neighbors"``, :mod:`kgroups._semimetrics.neighbors`).
-
-With :math:`0 = \mu_1 \le \mu_2 \le \dots` the eigenvalues of the walk's Laplacian :math:`I -
-P`, a graph of k pieces has :math:`\mu_1, \dots, \mu_k` near 0 and :math:`\mu_{k+1}` far from
-them (von Luxburg 2007, section 8.1; the ICML draft, section 5.2). Small eigenvalues shrink as
-the graph grows, so the gap is a ratio: the answer is the k >= 2 of the largest :math:`\log
-\mu_{k+1} - \log \mu_k`. A zero (a component) counts as ``COMPONENT_FLOOR`` of the smallest
-eigenvalue above zero: the gap after the last component, :math:`\log 5`, is above a curve's
-own next gap (:math:`\log 4`, :math:`\mu_j \propto j^2` on a curve) and below groups' gaps.
+r"""The graph's rule: k from the eigengap of the neighbourhood graph's walk Laplacian
+:math:`I - P`, eigenvalues :math:`0 = \mu_1 \le \mu_2 \le \dots` (von Luxburg 2007, section 8.1):
+the k >= 2 of the largest :math:`\log \mu_{k+1} - \log \mu_k` (a ratio: small eigenvalues shrink
+as the graph grows). A zero (a component) counts as ``COMPONENT_FLOOR`` of the smallest above
+zero: the gap after the last component, :math:`\log 5`, is above a curve's own next gap
+(:math:`\log 4`, :math:`\mu_j \propto j^2`) and below groups' gaps.
 """
 
 from __future__ import annotations
@@ -23,8 +19,8 @@ from .trace import Trace
 
 
 def graph_rule(X, w, ks, setting, seed):
-    """The rule on X: ``(result, graph map)``; the result holds the eigenvalues, the
-    gaps, the trace and the labels of the graph semimetric's fit of its k."""
+    """The rule on X: ``(result, graph map)``, the result with the eigenvalues, gaps, trace and
+    the labels of the graph semimetric's fit of its k."""
     top = int(ks[-1])
     fmap = NeighborGraphMap.fit(X, w, n_neighbors=setting.n_neighbors, n_clusters=top + 1,
                                 random_state=seed, owner=setting.owner)

@@ -1,28 +1,21 @@
-r"""The energy rule: k of point data from the kernel k-groups fits of X for k = 1, 2,
-..., in three steps; the answer depends only on the fits up to where it decided. A
-fourth, whether its clusters are tiles of the neighbourhood graph's groups, reads the
-graph (:func:`~kgroups._choose_k.arbiter.tiles`, run by :mod:`~kgroups._choose_k.core`).
+r"""The energy rule: k of point data from the kernel k-groups fits of X for k = 1, 2, ...;
+the answer depends only on the fits up to where it decided (the user guide's *The default:
+the energy rule* has the reasons). Step 4, tiles of the neighbourhood graph's groups, is
+:func:`~kgroups._choose_k.arbiter.tiles`, run by :mod:`~kgroups._choose_k.core`.
 
 1. **Is there structure?** (:mod:`~kgroups._choose_k.structure`).
-2. **Which k separates best?** The mean silhouette (Rousseeuw 1987), from the first k
-   whose gain over one cluster passed step 1's references where they decided (fewer
-   clusters lower W no more than a partition of data without structure does), followed
-   until k reaches ``max(SCAN_MIN, SCAN_FACTOR k_b)``, :math:`k_b` the best so far; the
-   answer :math:`k_s` is the smallest k within ``SILHOUETTE_SE`` standard errors (paired
-   over the points) of :math:`k_b`'s (the smallest k on a plateau).
-3. **Does a cluster split?** From :math:`k_s`, one more cluster while some cluster is
-   multimodal, each half along the other half's 2-cluster line (the dip test at
-   ``SPLIT_ALPHA``, Bonferroni over the clusters; Kalogeratos & Likas 2012) and along
-   the margins of its two sides (a gap in the space, not only a valley along a line:
-   the tiles of a long shape are bimodal along their line, not apart), and the finer
-   fit keeps ``SILHOUETTE_KEEP`` of :math:`k_s`'s silhouette (sub-modes of overlapping
-   classes keep less).
+2. **Which k separates best?** The mean silhouette (Rousseeuw 1987) from the first k whose
+   gain passed step 1's references, followed to ``max(SCAN_MIN, SCAN_FACTOR k_b)``,
+   :math:`k_b` the best so far; the answer is the smallest k within ``SILHOUETTE_SE``
+   paired standard errors of :math:`k_b`'s.
+3. **Does a cluster split?** One more cluster while some cluster is multimodal along the
+   other half's 2-cluster line and across its sides' margins (dip tests at ``SPLIT_ALPHA``,
+   Bonferroni over the clusters; Kalogeratos & Likas 2012) and the finer fit keeps
+   ``SILHOUETTE_KEEP`` of the silhouette.
 
-Without structure in X's geometry, steps 2-3 run on the multimodal axes of X sphered,
-then steps 1-3 on X standardized; none: k = 1, or without 1 in the range steps 2-3 on X
-(the structure test still chooses the geometry and where step 2 starts), as they also
-run (:func:`on_x`) where the neighbourhood graph's groups pass the arbiter's first
-clause (run by :mod:`~kgroups._choose_k.core`: structure energy's yardsticks miss).
+Without structure in X's geometry: steps 2-3 on X's multimodal sphered axes, then 1-3 on X
+standardized; none: k = 1, or without 1 in the range steps 2-3 on X (:func:`on_x`, also
+where the graph's groups pass the arbiter's first clause).
 """
 
 from __future__ import annotations
@@ -112,11 +105,9 @@ def decide(f, ks, n_refs, reference, declared=None):
 
 
 def energy_rule(X, w, ks, setting, n_refs, reference, seed):
-    """The rule on X (its dips on X read to its precision), then its rescaled geometries;
-    where none shows structure, k = 1, or without 1 in ``ks`` steps 2-3 on X: ``(result,
-    Fits)``, those of X standardized where the answer is there (other units, in which the
-    arbiter judges both candidates), else X's (the multimodal axes are a projection: the
-    neighbourhood graph keeps every axis of X)."""
+    """The rule on X (its dips read to X's precision), then its rescaled geometries:
+    ``(result, Fits)``, X standardized's where the answer is there, else X's (the
+    multimodal axes are a projection: the graph keeps every axis of X)."""
     f = Fits(X, w, setting, seed, T=read_to_precision(X, seed, PRECISION_STEP))
     r, found = decide(f, ks, n_refs, reference)
     if found:
@@ -145,8 +136,8 @@ def energy_rule(X, w, ks, setting, n_refs, reference, seed):
 
 
 def on_x(r, f, ks, n_refs, reference, declared):
-    """Steps 2-3 on X (``f``) after all, ``declared`` the step that says why: the result,
-    after ``r``'s trace and with its curves of step 1 and rescaled geometries."""
+    """Steps 2-3 on X (``f``) after all, ``declared`` the step that says why, after ``r``'s
+    trace and with its step 1 and rescaled geometries."""
     s = decide(f, ks, n_refs, reference, declared)[0]
     s.trace.steps[:0], s.structure_z = r.trace.steps, r.structure_z
     s.multimodal_axes, s.standardized = r.multimodal_axes, r.standardized

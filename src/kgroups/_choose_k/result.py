@@ -31,61 +31,46 @@ def curve(ks, values):
 
 @dataclass(repr=False)
 class ChooseKResult:
-    r"""What :func:`choose_k` returns: the chosen k, every curve computed, and why.
-
-    Curves are NaN at the k a method did not need (the default stops where its rule decided).
+    r"""What :func:`choose_k` returns: the chosen k, every curve computed (NaN at the k a
+    method did not need), and why.
 
     Attributes
     ----------
-    k : int
-        The chosen number of clusters.
-    method : str
-        The method that chose it (``"auto"``: the default).
+    k, method : int, str
+        The chosen number of clusters and the method that chose it (``"auto"``: the default).
     k_values : ndarray of shape (n_k,)
         The k of the range, ascending; every curve below is an array over them.
     trace : Trace
-        The decisions in order (``trace.steps``), each a ``Step``: its name, the statistic and
-        its value (or values by k), the threshold, the outcome, a note where the comparison
-        was close, and the clause of the arbiter that decided.
+        The decisions in order (``trace.steps``), each a ``Step``: its name, statistic, value
+        (or values by k), threshold, outcome, a note where close, and the clause that decided.
     labels : ndarray of shape (n_samples,)
         Labels of the fit of the chosen k (of the rescaled data if ``geometry`` says so).
     semimetric : str or callable
         The semimetric of those labels (with ``semimetric="auto"``, the one chosen).
-    geometry : {"data", "multimodal axes", "standardized"}
-        Where the default found the chosen k.
-    rescaling : callable or None
-        The map of X's rows into ``geometry`` (None for X's own): ``labels`` cluster it.
+    geometry, rescaling : {"data", "multimodal axes", "standardized"}, callable or None
+        Where the default found k, and the map of X's rows there (None: X's own).
     rule, gap, gap_se, ref_log_w, within_energy : str, ndarray or None
         The gap statistic's rule, ``Gap(k)``, ``s_k``, ``log W*_kb`` of each reference; ``W_k``.
     cutoff, prediction_strength, prediction_strength_se, prediction_strength_runs
         Prediction strength's cutoff, mean, standard error and each test half's.
     silhouette, eigengap, eigenvalues : ndarray or None
-        Weighted mean silhouette (NaN at k = 1); ``lambda_(k+1) - lambda_k`` of the energy
-        kernel's random-walk Laplacian (``"eigengap"``) or ``log(mu_(k+1) / mu_k)`` of the
-        neighbourhood graph's (the graph's rule), and the eigenvalues.
+        Weighted mean silhouette; ``lambda_(k+1) - lambda_k`` of the energy kernel's walk
+        Laplacian (``"eigengap"``) or ``log(mu_(k+1) / mu_k)`` of the neighbourhood graph's.
     structure_z, split_p : ndarray or None
-        The default's reference test (gain over one cluster in standard errors) and split
-        test (k x the smallest dip p-value).
+        The default's reference test (gain over one cluster in standard errors) and split test.
     multimodal_axes, standardized : ChooseKResult or None
         The default on the rescaled geometries, when X's own shows no structure.
     candidates, cuts : dict or None
         ``semimetric="auto"``: each candidate's result and the cuts the arbiter compared.
     at_top : bool
-        The answer is the top of the range and the rule had not decided there (a
-        :class:`~kgroups.exceptions.KRangeWarning` was issued).
+        The answer is the top of the range before the rule decided (a ``KRangeWarning``).
     sample : ndarray of int or None
-        The rows the choice was made on, when it ran on a sample of large data (of
-        several that voted, the one whose answer was kept) or without lone outliers (the
-        trace's ``samples``, ``sample`` or ``outliers`` steps say which).
+        The rows the choice ran on: a sample of large data (the trace's ``samples`` and
+        ``sample`` steps) or all but lone outliers (``outliers``).
 
     See Also
     --------
     choose_k : Makes it.
-
-    References
-    ----------
-    .. [1] R. Tibshirani, G. Walther and T. Hastie, "Estimating the number of clusters in a
-       data set via the gap statistic", J. R. Statist. Soc. B 63(2), 2001.
 
     Examples
     --------

@@ -1,30 +1,25 @@
 r"""Step 1 of the energy rule: does X show any structure? And the geometries tried if not.
 
-X shows structure when **any** yardstick finds it, k = 1 only when none does: **modes**, two dip
-tests (Hartigan & Hartigan 1985) at ``STRUCTURE_ALPHA`` / 2 each, of X (each half along the line of
-a 2-cluster fit of the other half) and of the distances from the mean; else **a group apart**, 2 to
-``n_neighbors`` rows far from everything (the neighbourhood graph's
-:func:`~kgroups._semimetrics.neighbors.separated_groups`: distances jump beyond chance at the
-group's edge), too few to move a dip or the references; else **references**, ``n_refs`` uniform
-samples over the box of X in its principal axes (Tibshirani, Walther & Hastie 2001, (b)): the gain
-over one cluster in standard errors (:func:`~kgroups._stats.criteria.gap_gain_z`) above
-``STRUCTURE_Z`` at some k of 2..``STRUCTURE_KMAX``, on X or past ``STRUCTURE_MAX_N`` rows the median
-over up to ``STRUCTURE_SAMPLES`` disjoint samples of that many rows (no one sample decides). Where
-X's own geometry shows none, its units may hide it (:func:`rescaled`): the **multimodal axes** of X
-sphered, then X **standardized** where its columns' variances differ beyond sampling error
-(:func:`equal_variances_p`; energy only).
+Structure when **any** yardstick finds it: **modes**, two dip tests (Hartigan & Hartigan 1985) at
+``STRUCTURE_ALPHA`` / 2 each, of X along a cross-fitted line and of the distances from the mean;
+**a group apart** of 2 to ``n_neighbors`` rows (the neighbourhood graph's
+``separated_groups``), too few to move a dip; **references**, the gain over one cluster against
+``n_refs`` uniform samples over X's principal box (Tibshirani, Walther & Hastie 2001, (b)), in
+standard errors, above ``STRUCTURE_Z`` at some k of 2..``STRUCTURE_KMAX`` (past
+``STRUCTURE_MAX_N`` rows the median of up to ``STRUCTURE_SAMPLES`` disjoint samples). Where X's
+units show none (:func:`rescaled`): the **multimodal axes** of X sphered, then X
+**standardized** where its columns' variances differ (energy only).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import f as f_law
 
 from .._progress import progress_bar
 from .._random_state import stream
 from .._rescale import sphering, standardizing
 from .._semimetrics.neighbors import in_separated_groups
-from .._stats.criteria import gap_gain_z, reference_sampler
+from .._stats.criteria import equal_variances_p, gap_gain_z, reference_sampler
 from .._stats.dip import dip_test, effective_size
 from .constants import (STRUCTURE_ALPHA, STRUCTURE_KMAX, STRUCTURE_MAX_N, STRUCTURE_SAMPLES,
                         STRUCTURE_Z)
@@ -94,23 +89,6 @@ def find_structure(f, ks, n_refs, reference, trace):
               f"standard errors, by k{on}", gains, STRUCTURE_Z, "structure" if found else
               "no structure", close(top, STRUCTURE_Z))
     return found, dict(zip(sk.tolist(), z.tolist()))
-
-
-def equal_variances_p(sd, n):
-    """The p-value of equal variances of columns of standard deviations ``sd`` (n points):
-    the largest variance over the smallest against Snedecor's F law of ``(n - 1, n - 1)``
-    degrees of freedom, Bonferroni over the ``d (d - 1)`` ordered pairs of columns; 1 for
-    fewer than two columns. A geometry that standardizing changes only by sampling error
-    is X's own, whose structure test it would repeat.
-
-    >>> p = equal_variances_p(np.array([1.0, 1.02]), 500)
-    >>> round(p, 2), equal_variances_p(np.array([1.0, 100.0]), 500)
-    (0.66, 0.0)
-    """
-    if sd.size < 2 or n <= 1:
-        return 1.0
-    return min(1.0, sd.size * (sd.size - 1) * float(f_law.sf((sd.max() / sd.min()) ** 2,
-                                                               n - 1, n - 1)))
 
 
 def rescaled(name, X, w, setting, T):

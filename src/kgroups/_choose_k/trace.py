@@ -14,9 +14,8 @@ GRAPH_SHOWS = "the graph's groups show it"
 
 @dataclass(frozen=True)
 class Step:
-    """One decision: ``step``, ``statistic`` and its ``value`` (or values by k), ``threshold``
-    (or None), ``outcome`` (``short``: in a word, for the summary), ``margin`` (if close),
-    ``rule``: the clause of the step's rule that decided (where it has several)."""
+    """One decision: its statistic's ``value`` (or values by k), ``threshold``, ``outcome``
+    (``short``: for the summary), ``margin`` (if close), ``rule``: the clause that decided."""
 
     step: str
     statistic: str

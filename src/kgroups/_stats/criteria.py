@@ -3,12 +3,14 @@ partition or a sample, not the choice's fits (those are
 :mod:`kgroups._choose_k.criteria`'s): the gap statistic's reference samples, gain and
 rules (R's ``cluster::maxSE``), prediction strength's score and rule, the eigenvalues of
 the energy kernel's random-walk Laplacian, the gaps of a graph's (formulas: the user
-guide); and the contingency table of two partitions, which :mod:`kgroups.metrics` reads
-too."""
+guide); the contingency table of two partitions, which :mod:`kgroups.metrics` reads too, and
+the shares of one partition's weight within another's parts; the F test of equal column
+variances; one p-value of a test run on several random halvings."""
 
 from __future__ import annotations
 
 import numpy as np
+from scipy.stats import f as f_law
 
 from .._memory import check_fits
 from .._rescale import principal_axes
@@ -170,3 +172,51 @@ def laplacian_eigenvalues(X, w, n_eigen, rho):
     else:
         mu = scipy.sparse.linalg.eigsh(G, k=n_eigen, which="LA", return_eigenvectors=False)
     return np.sort(1.0 - mu)
+
+
+def within_share(P, G, w):
+    """The share of the weight of each cluster of ``P`` in its main group of ``G``.
+
+    >>> within_share(np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1]), np.ones(4))
+    0.5
+    """
+    return float(contingency(P, G, w).max(axis=1).sum() / w.sum())
+
+
+def smallest_group(G, w, k, n_neighbors):
+    """The weight share of the lightest group of ``G`` (k groups) of more than
+    ``n_neighbors + 1`` rows (1.0 where none is): the part the graph may have set apart.
+
+    >>> smallest_group(np.array([0] * 30 + [1] * 20 + [2] * 3), np.ones(53), 3, 10)
+    0.37735849056603776
+    """
+    rows, weight = np.bincount(G, minlength=k), np.bincount(G, weights=w, minlength=k)
+    big = weight[rows > n_neighbors + 1]
+    return float(big.min() / w.sum()) if big.size else 1.0
+
+
+def equal_variances_p(sd, n):
+    """The p-value of equal variances of columns of standard deviations ``sd`` (n points):
+    the largest variance over the smallest against Snedecor's F law of ``(n - 1, n - 1)``
+    degrees of freedom, Bonferroni over the ``d (d - 1)`` ordered pairs of columns; 1 for
+    fewer than two columns. A geometry that standardizing changes only by sampling error
+    is X's own, whose structure test it would repeat.
+
+    >>> p = equal_variances_p(np.array([1.0, 1.02]), 500)
+    >>> round(p, 2), equal_variances_p(np.array([1.0, 100.0]), 500)
+    (0.66, 0.0)
+    """
+    if sd.size < 2 or n <= 1:
+        return 1.0
+    return min(1.0, sd.size * (sd.size - 1) * float(f_law.sf((sd.max() / sd.min()) ** 2,
+                                                               n - 1, n - 1)))
+
+
+def halvings_p(ps):
+    """One p-value of a test run on several random halvings: the one's, or twice the median of
+    more (Meinshausen, Meier & Buehlmann 2009, the quantile 1/2).
+
+    >>> halvings_p([0.2]), halvings_p([0.01, 0.3, 0.02]), halvings_p([0.4, 0.9, 0.6])
+    (0.2, 0.04, 1.0)
+    """
+    return float(ps[0]) if len(ps) == 1 else min(1.0, 2.0 * float(np.median(ps)))
