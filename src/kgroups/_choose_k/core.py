@@ -21,8 +21,7 @@ from .._rows import canonical, disjoint_samples, distinct_rows, projection_key
 from .._semimetrics.auto import partition_cut
 from .._semimetrics.neighbors import lone_outliers
 from .._semimetrics.prepare import data_scale, objective_unit
-from .._stats.criteria import (contingency, gap_rule, halvings_p, laplacian_eigenvalues,
-                               ps_rule)
+from .._stats.criteria import contingency, halvings_p
 from .._stats.dip import effective_size
 from .._stats.modes import group_dips, pair_dips
 from .._validation import (Integer, InvalidParameterError, as_seed, check_data,
@@ -30,7 +29,7 @@ from .._validation import (Integer, InvalidParameterError, as_seed, check_data,
 from ..metrics import weighted_ari
 from .arbiter import ENERGY, GRAPH, judge, no_graph, tiles
 from .constants import GROUP_HALVINGS, K_MAX, SAMPLE_N, SAMPLES, SPLIT_MIN
-from .criteria import gap_curve, prediction_strength_curve, silhouette_curve
+from .criteria import named
 from .fits import Fits
 from .graph import graph_rule
 from .point import SCAN_FACTOR, SCAN_MIN, energy_rule, on_x
@@ -230,40 +229,6 @@ def _with(r, e, trace, g, cuts):
     """A copy of ``r`` with the candidates ``e`` and ``g`` (or None), ``trace``, ``cuts``."""
     r = copy.copy(r)
     r.candidates, r.trace, r.cuts = {ENERGY: e} | ({GRAPH: g} if g is not None else {}), trace, cuts
-    return r
-
-
-def named(X, w, ks, method, setting, opts, seed):
-    """A named method's curve over ``ks`` and its paper's rule, one step of the trace."""
-    r, f, threshold, note = ChooseKResult(1, method, ks), Fits(X, w, setting, seed), None, ""
-    if method == "gap":
-        r.rule = opts["rule"] or "firstSEmax"
-        r.within_energy, r.gap, r.gap_se, r.ref_log_w = gap_curve(f, ks, opts["n_refs"],
-                                                                  opts["reference"])
-        i, values = gap_rule(r.gap, r.gap_se, r.rule, opts["se_factor"]), r.gap
-        what = f"Gap(k) by k (rule {r.rule!r}, {opts['se_factor']:g} s.e.)"
-    elif method == "prediction_strength":
-        threshold = r.cutoff = opts["cutoff"]
-        runs = prediction_strength_curve(X, w, ks, setting, opts["n_splits"], seed)
-        r.prediction_strength, r.prediction_strength_runs = runs.mean(axis=0), runs
-        r.prediction_strength_se = runs.std(axis=0, ddof=1) / np.sqrt(runs.shape[0])
-        i, values = ps_rule(r.prediction_strength, r.cutoff), r.prediction_strength
-        what = "mean ps(k) by k"
-        note = "" if values[i] >= r.cutoff else " (none reaches the cutoff: the smallest k)"
-    elif method == "silhouette":
-        values = r.silhouette = silhouette_curve(f, ks)
-        i, what = int(np.nanargmax(values)), "mean silhouette by k"
-    else:
-        lam = laplacian_eigenvalues(X, w, int(ks[-1]) + 1, setting.rho)
-        r.eigenvalues = lam  # k >= 2: one cluster has no gap to read (NaN at k = 1)
-        r.eigengap = np.where(ks >= 2, lam[ks] - lam[ks - 1], np.nan)
-        i, values = int(np.nanargmax(r.eigengap)), r.eigengap
-        what = "lambda_(k+1) - lambda_k of the energy kernel's random-walk Laplacian, by k"
-    r.k = int(ks[i])
-    r.trace.add(method.replace("_", " "), what, {k: v for k, v in zip(ks.tolist(), values)
-                                                 if not np.isnan(v)}, threshold,
-                f"k={r.k}{note}")
-    r.labels = np.zeros(w.size, np.int64) if r.k == 1 else f.fit(r.k)[0]
     return r
 
 
