@@ -9,7 +9,8 @@ The sets:
   ``graves/zigzag_noisy``);
 * synthetic cases (:func:`synthetic`): a blob with ten far strays, four blobs in a
   10 % uniform background, a far tight group (no noise: five points that are a
-  cluster of their own) and clean blobs (no noise).
+  cluster of their own), clean blobs (no noise) and a small blob apart (no noise: 30
+  points, 8 standard deviations from a blob of 1,000).
 
 The methods (each with ``random_state=0`` where it takes one):
 
@@ -90,7 +91,7 @@ class NoisySet:
 
 # --------------------------------------------------------------------------- the sets
 def synthetic(seed=0):
-    """The four synthetic cases, ``[(name, X, y)]``."""
+    """The five synthetic cases, ``[(name, X, y)]``."""
     rng = np.random.default_rng(seed)
     strays = rng.uniform(-60, 60, (10, 2))
     strays += np.sign(strays) * 15                       # 15 to 75 standard deviations out
@@ -104,8 +105,11 @@ def synthetic(seed=0):
              np.r_[np.zeros(600, int), np.ones(5, int)])
     clean = (np.vstack([rng.normal(c, 1, (300, 3)) for c in (0, 7, 14)]),
              np.repeat(np.arange(3), 300))
+    small = (np.vstack([rng.normal(0, 1, (1000, 2)), rng.normal(8, 0.7, (30, 2))]),
+             np.repeat([0, 1], [1000, 30]))
     return [("blob + 10 far strays", *blob), ("4 blobs in 10 % background", *back),
-            ("far tight group (no noise)", *tight), ("3 clean blobs (no noise)", *clean)]
+            ("far tight group (no noise)", *tight), ("3 clean blobs (no noise)", *clean),
+            ("a small blob apart (no noise)", *small)]
 
 
 def noisy_sets():

@@ -56,6 +56,35 @@ def test_a_tight_far_group_is_a_cluster_with_k_chosen():
     assert len(set(est.labels_[-5:])) == 1 and est.labels_[-1] not in est.labels_[:600]
 
 
+def test_a_small_blob_apart_is_a_cluster_with_k_chosen():
+    """30 points 8 standard deviations from a blob of 1,000: each lies far out of one
+    cluster fitted to all, but together they are a component of the neighbourhood graph
+    that holds no other row, a group apart, not strays: the choice keeps them and finds
+    k = 2 (left out, the rest was one cluster and the 30 were set aside)."""
+    rng = np.random.default_rng(6)
+    X = np.vstack([rng.normal(0, 1, (1000, 2)), rng.normal(8, 0.7, (30, 2))])
+    est = KernelKGroups("auto", semimetric="auto", noise="auto", random_state=0).fit(X)
+    assert est.n_clusters_ == 2 and est.n_noise_ <= 3
+    small = est.labels_[1000:]
+    assert (small >= 0).sum() >= 28 and len(set(small[small >= 0])) == 1
+    assert small.max() not in est.labels_[:1000]
+    assert est.n_clusters_choice_.trace.steps[0].value == 0      # none left out
+
+
+def test_a_group_apart_is_one_of_every_flagged_row():
+    """``apart_from_the_rest``: the flagged rows of a component with no other row, not
+    the flagged rows joined to the rest (strays of a background)."""
+    from kgroups._semimetrics.neighbors import apart_from_the_rest
+
+    rng = np.random.default_rng(7)
+    X = np.vstack([rng.normal(0, 1, (300, 2)), rng.normal(12, 0.5, (20, 2)),
+                   rng.uniform(-5, 5, (15, 2))])
+    flagged = np.r_[np.zeros(300, bool), np.ones(35, bool)]
+    apart = apart_from_the_rest(X, flagged, 10)
+    assert apart[300:320].all() and not apart[320:].any() and not apart[:300].any()
+    assert not apart_from_the_rest(X, np.zeros(335, bool), 10).any()
+
+
 def test_integer_weights_are_repeated_rows():
     """Weighted quartiles: the fence of weighted points is that of their repeated rows,
     so the same points are set aside."""

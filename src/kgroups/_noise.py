@@ -114,11 +114,14 @@ def set_noise_attributes(est, best, share):
 def out_of_one_cluster(est, X, w, sample_n):
     """The rows that ``noise="auto"`` sets aside from one energy cluster
     (:mod:`kgroups._noise_auto`) with the parameters of ``est``, on X's rows (a uniform
-    sample of ``sample_n`` past that many), less the members of tight groups apart, which
-    are clusters (:func:`~kgroups._semimetrics.neighbors.in_separated_groups`): strays
+    sample of ``sample_n`` past that many), less the members of groups apart, which are
+    clusters: tight groups of a few rows
+    (:func:`~kgroups._semimetrics.neighbors.in_separated_groups`) and groups of rows all
+    set aside that the neighbourhood graph holds apart from the rest
+    (:func:`~kgroups._semimetrics.neighbors.apart_from_the_rest`). What remains are strays
     and a thin background, which ``n_clusters="auto"`` with ``noise`` leaves out of the
     choice of k (they add no clusters)."""
-    from ._semimetrics.neighbors import in_separated_groups
+    from ._semimetrics.neighbors import apart_from_the_rest, in_separated_groups
 
     rows = np.arange(X.shape[0])
     if rows.size > sample_n:
@@ -132,5 +135,6 @@ def out_of_one_cluster(est, X, w, sample_n):
     out = np.zeros(X.shape[0], dtype=bool)
     out[rows] = np.asarray(one.labels_) == -1
     if out.any():
-        out[rows[in_separated_groups(X[rows], est.n_neighbors)]] = False
+        U, nn = X[rows], est.n_neighbors
+        out[rows[in_separated_groups(U, nn) | apart_from_the_rest(U, out[rows], nn)]] = False
     return out

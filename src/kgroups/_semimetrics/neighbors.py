@@ -480,6 +480,26 @@ def in_separated_groups(U, n_neighbors):
     return (counts > 0) & (counts < n_neighbors)
 
 
+def apart_from_the_rest(U, flagged, n_neighbors):
+    """The ``flagged`` rows of ``U`` in a component of its ``n_neighbors``-nearest-neighbour
+    graph (an edge where either row is among the other's nearest) that holds no other row: a
+    group apart from every row not flagged (of more than ``n_neighbors`` rows, as each row's
+    nearest lie in its component), not strays among them.
+
+    >>> U = np.r_[np.arange(8.0), 30.0 + np.arange(4.0), 9.5][:, None]  # a group, a stray
+    >>> np.flatnonzero(apart_from_the_rest(U, np.arange(13) >= 8, 3)).tolist()
+    [8, 9, 10, 11]
+    """
+    n = U.shape[0]
+    if n <= n_neighbors + 1 or not flagged.any():
+        return np.zeros(n, dtype=bool)
+    nb = _index(U).kneighbors(U, n_neighbors=n_neighbors + 1)[1]
+    A = sp.csr_matrix((np.ones(nb.size), (np.repeat(np.arange(n), nb.shape[1]), nb.ravel())),
+                      shape=(n, n))
+    count, comp = connected_components(A, directed=False)
+    return flagged & (np.bincount(comp, weights=~flagged, minlength=count) == 0)[comp]
+
+
 def separated_groups(dist, nb, core):
     r"""The size ``g`` of the separated group of each row (0 for none): a tight group of
     2 to ``k`` rows far from everything, a cluster on its own scale. The density test
