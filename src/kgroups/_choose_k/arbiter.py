@@ -8,8 +8,9 @@ graph's groups :math:`G` (:math:`k_g`) are compared on the neighbourhood graph b
 of as many clusters. The first clause that holds decides (:func:`decide`; the trace's
 ``rule``):
 
-1. :math:`k_e = 1`: the graph where its groups are components of the graph, those of more
-   than ``n_neighbors + 1`` rows bimodal with their nearest weighed equally (``group_dips``),
+1. :math:`k_e = 1` (or energy's clusters only on X's multimodal axes, which stand where this
+   clause keeps energy): the graph where its groups are components of the graph, those of
+   more than ``n_neighbors + 1`` rows bimodal with their nearest weighed equally (``group_dips``),
    or cut below ``NO_STRUCTURE_RATIO`` times :math:`E_{k_g}`, each bimodal with its nearest
    (``pair_dips`` below ``SPLIT_ALPHA``); else one cluster.
 2. :math:`E_{k_g}` is :math:`G` (ARI at least ``AGREE``) and :math:`k_e < k_g`: the graph.

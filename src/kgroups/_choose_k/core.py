@@ -214,8 +214,8 @@ def pieces_split(f, E, labels, k):
     ``labels`` are clouds: the smallest p-value of energy's split test of each along the data
     (``Fits.bisect(gap="path")``), times their number; 0 where one is too small to test (an
     effective size below ``SPLIT_MIN``: its clusters stand). Each group's p-value is
-    :func:`~kgroups._stats.criteria.halvings_p` of ``GROUP_HALVINGS`` random halvings (one flips with the draw where a
-    sparse shape's halves are thin)."""
+    :func:`~kgroups._stats.criteria.halvings_p` of ``GROUP_HALVINGS`` random halvings (one
+    flips with the draw where a sparse shape's halves are thin)."""
     home = contingency(labels, E, f.w).argmax(axis=1)
     held = np.flatnonzero(np.bincount(home, minlength=k) >= 2)
     if any(effective_size(f.w[E == j]) < SPLIT_MIN for j in held):
