@@ -31,8 +31,9 @@ def curve(ks, values):
 
 @dataclass(repr=False)
 class ChooseKResult:
-    r"""What :func:`choose_k` returns: the chosen k, every curve computed (NaN at the k a
-    method did not need), and why.
+    r"""What :func:`choose_k` returns: the chosen k, every curve computed, and why.
+
+    Curves are NaN at the k a method did not need (the default stops where its rule decided).
 
     Attributes
     ----------
@@ -71,6 +72,11 @@ class ChooseKResult:
     See Also
     --------
     choose_k : Makes it.
+
+    References
+    ----------
+    .. [1] R. Tibshirani, G. Walther and T. Hastie, "Estimating the number of clusters in a
+       data set via the gap statistic", J. R. Statist. Soc. B 63(2), 2001.
 
     Examples
     --------

@@ -10,7 +10,6 @@ variances; one p-value of a test run on several random halvings."""
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import f as f_law
 
 from .._memory import check_fits
 from .._rescale import principal_axes
@@ -206,6 +205,8 @@ def equal_variances_p(sd, n):
     >>> round(p, 2), equal_variances_p(np.array([1.0, 100.0]), 500)
     (0.66, 0.0)
     """
+    from scipy.stats import f as f_law  # here: it loads scipy.sparse, which a plain fit does not
+
     if sd.size < 2 or n <= 1:
         return 1.0
     return min(1.0, sd.size * (sd.size - 1) * float(f_law.sf((sd.max() / sd.min()) ** 2,
