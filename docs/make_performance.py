@@ -975,7 +975,14 @@ def awkward():
         "awkward_seeds.md", "Nothing given on awkward inputs, five draws each", [
             "The same cases drawn five times each (seeds 0 to 4): how often each pipeline",
             "finds the true k, and its mean ARI; one draw's answer may be luck."],
-        "python benchmarks/bench_awkward.py --seeds 5")
+        "python benchmarks/bench_awkward.py --seeds 5") + _markdown_section(
+        "mixed_units.md", "Nothing given with a column in other units", [
+            "Every set of the blobs, simple and draws batteries (two columns or more, at",
+            "most 2,000 rows), its first column times 100: nothing given and energy alone",
+            "on it, beside nothing given with every column z-scored first and on the data",
+            "as drawn (the units equal). Mean ARI with the truth (sets whose true k was",
+            "found), per battery and half."],
+        "python benchmarks/bench_mixed_units.py")
 
 
 def _markdown_section(name, title, intro, default_command):

@@ -115,6 +115,7 @@ def test_every_constant_a_module_uses_is_its_record():
         "SILHOUETTE_SE": point.SILHOUETTE_SE, "SPLIT_ALPHA": point.SPLIT_ALPHA,
         "SILHOUETTE_KEEP": point.SILHOUETTE_KEEP, "SPLIT_MIN": fits.SPLIT_MIN,
         "SPLIT_N_INIT": fits.SPLIT_N_INIT, "PRECISION_STEP": point.PRECISION_STEP,
+        "UNITS_RATIO": point.UNITS_RATIO,
         "COMPONENT_FLOOR": graph.COMPONENT_FLOOR, "CUT_RATIO": arbiter.CUT_RATIO,
         "NO_STRUCTURE_RATIO": arbiter.NO_STRUCTURE_RATIO,
         "WITHIN": arbiter.WITHIN, "BALANCE": arbiter.BALANCE, "AGREE": arbiter.AGREE,
@@ -1671,6 +1672,48 @@ def test_pieces_split_tests_only_the_groups_that_hold_pieces():
     g = Fits(X, w, Setting(n_init=2), 0)
     assert core.pieces_split(g, E, labels, 2) == 0.0
     assert core.pieces_split(f, E, E, 2) == 1.0      # none holds two
+
+
+def test_clusters_hidden_by_a_column_of_larger_units_split_within_clusters():
+    """Three blobs, two of them side by side along the second column, the first column in
+    units 100 times larger: X's units show two clusters (the large column's two places), one
+    of them two blobs apart along the small column. Within those clusters the columns'
+    spreads differ by two orders of magnitude (units), so the split walk goes on with each
+    column at unit spread within them, where that cluster splits: three, as the user would
+    find by rescaling the columns. On a 2 x 2 grid nothing given finds the four."""
+    for seed in (0, 1):
+        X, y = make_blobs(300, centers=[[0, 0], [8, 0], [0, 8]], random_state=seed)
+        X = X * [100.0, 1.0]
+        r = choose_k(X)
+        step = next(s for s in r.trace.steps if s.step == "geometry")
+        assert (r.k, r.geometry) == (3, "standardized within clusters") and ari(y, r.labels) > 0.98
+        assert step.outcome == "k=3: a cluster splits there" and step.value[2] < 0.05
+        assert r.rescaling.scale[0] > 10 * r.rescaling.scale[1]   # the large column's units
+        est = KernelKGroups("auto", semimetric="auto").fit(X)
+        assert est.n_clusters_ == 3 and ari(y, est.labels_) > 0.98
+    X, y = make_blobs(400, centers=[[0, 0], [10, 0], [0, 10], [10, 10]], random_state=0)
+    est = KernelKGroups("auto", semimetric="auto").fit(X * [100.0, 1.0])
+    assert est.n_clusters_ == 4 and ari(y, est.labels_) > 0.98
+    assert est.n_clusters_choice_.geometry == "standardized within clusters"
+
+
+def test_clusters_of_one_shape_keep_x_s_units():
+    """Clusters spread alike along the columns (rings), or a few times more along one
+    (elongated blobs side by side): shapes, not units; no other geometry is tried, the
+    answer is X's units' (rescaling them would cut rings and strokes into pieces apart)."""
+    rng = np.random.default_rng(3)
+    t = rng.uniform(0, 2 * np.pi, 900)
+    rings = np.c_[np.cos(t), np.sin(t)] + rng.normal(0, 0.05, (900, 2)) + np.repeat(
+        [[0, 0], [4, 0], [8, 0]], 300, axis=0)
+    long = np.vstack([rng.normal(size=(200, 2)) * [4, 1] + [0, 8 * j] for j in range(3)])
+    for X, k in ((rings, 3), (long, 3)):
+        r = choose_k(X)
+        assert r.k == k and r.geometry == "data"
+        assert not [s for s in r.trace.steps if s.step == "geometry"]
+    from kgroups._rescale import within_standardizing
+
+    m, sd = within_standardizing(long, np.ones(600), choose_k(long).labels)
+    assert 2 < sd[0] / sd[1] < 10                     # spreads differ, by less than units do
 
 
 def test_a_uniform_square_is_not_standardized_for_a_second_look():

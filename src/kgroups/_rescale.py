@@ -1,8 +1,9 @@
 r"""Rescaled point data, weighted, integer weights acting as repeated rows: columns
 z-scored (:func:`standardize`), and the maps (:class:`Rescaling`) to the columns
-z-scored with the constant ones left out (:func:`standardizing`) and to the principal
-axes scaled to unit variance (:func:`principal_axes`, :func:`sphering`), which carry
-new points into the same geometry."""
+z-scored with the constant ones left out (:func:`standardizing`), to the columns at unit
+spread within given clusters (:func:`within_standardizing`) and to the principal axes
+scaled to unit variance (:func:`principal_axes`, :func:`sphering`), which carry new
+points into the same geometry."""
 
 from __future__ import annotations
 
@@ -46,6 +47,25 @@ def standardizing(X, w=None):
     """
     mean, sd, keep = column_moments(X, w)
     return Rescaling(mean, np.eye(mean.size)[:, keep], sd[keep])
+
+
+def within_standardizing(X, w, labels):
+    """The map that divides each column of ``X`` by its spread within the clusters
+    ``labels`` (the weighted standard deviation about each row's cluster mean, pooled),
+    and those spreads; the columns of no spread within the clusters left out.
+
+    >>> X = np.array([[0.0, 0.0], [0.0, 2.0], [100.0, 0.0], [100.0, 2.0]])
+    >>> m, sd = within_standardizing(X, np.ones(4), np.array([0, 0, 1, 1]))
+    >>> sd.tolist(), m(X)[:, 0].tolist()
+    ([0.0, 1.0], [-1.0, 1.0, -1.0, 1.0])
+    """
+    k = int(labels.max()) + 1
+    s = np.bincount(labels, weights=w, minlength=k)
+    means = np.stack([np.bincount(labels, weights=w * c, minlength=k) for c in X.T], 1)
+    sd = np.sqrt(w @ (X - (means / s[:, None])[labels]) ** 2 / w.sum())
+    keep = sd > 1e-12 * np.max(np.abs(X), axis=0, initial=0.0)
+    return Rescaling(np.average(X, axis=0, weights=w), np.eye(X.shape[1])[:, keep],
+                     sd[keep]), sd
 
 
 def column_moments(X, w):

@@ -267,7 +267,7 @@ def _cluster(args):
     to_stdout = args.out == "-"
     if auto:
         _say_notes("kgroups cluster", {"spread": notes.get("spread")},
-                   args.standardize or est.n_clusters_choice_.geometry == "standardized")
+                   args.standardize or est.n_clusters_choice_.geometry.startswith("standardized"))
         _print_choice(args, est)
     _say_noise("kgroups cluster", est)
     _say_reproduced("kgroups cluster", read, est.labels_, notes)
@@ -363,7 +363,7 @@ def _print_summary(args, est, X, y, seconds, file):
     geometry = getattr(getattr(est, "n_clusters_choice_", None), "geometry", "data")
     if geometry != "data":  # the choice found k in a rescaled geometry, and fitted there
         scaled += (f", fitted on X {geometry} (where the choice of k found structure; W and "
-                   "Q in its units)" if geometry == "standardized" else
+                   "Q in its units)" if geometry.startswith("standardized") else
                    f", fitted on the {geometry} of X sphered (where the choice of k found "
                    "structure; W and Q in its units)")
     chosen = (f" -> {est.semimetric_}" if args.semimetric == "auto" else "")
@@ -443,7 +443,7 @@ def _choose_k(args):
                          + _options_named_in(text, (*CHOOSE_K_OPTIONS, WEIGHTS_OPTION))) from None
     seconds = time.perf_counter() - start
     _say_notes("kgroups choose-k", {"spread": notes.get("spread")},
-               args.standardize or r.geometry == "standardized")
+               args.standardize or r.geometry.startswith("standardized"))
     _say_reproduced("kgroups choose-k", read, r.labels, notes)
     print(f"k = {r.k}   (method {r.method}, k in {r.k_values[0]}..{r.k_values[-1]}, "
           f"n={X.shape[0]} D={X.shape[1]}, {seconds:.2f} s)")

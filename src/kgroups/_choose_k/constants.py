@@ -82,6 +82,12 @@ CONSTANTS = {
         "(energy's clusters nested in groups that are not are kept, and are not tiles)",
         "bench_arbiter.py: tables 0.374 -> 0.381 from 0.011 to 0.045, shapes and sets alike; the "
         "middle of that range", DEV),
+    "UNITS_RATIO": C(10, "the split walk goes on in X standardized within clusters where the "
+        "columns' spreads within X's answer's clusters differ by this factor (and beyond sampling "
+        "error): units, not shapes", "the development half (a scratch comparison of every set's "
+        "answer): with the F test alone, zigzags and rings of the curve draws were cut (nothing "
+        "given 0.860 -> 0.848); at 10 one table moved (shuttle 0.39 -> 0.36); the synthetic "
+        "sets with a column x 100, 0.40 -> 0.76 (bench_mixed_units.py)", DEV),
     "CHOICE_STARTS": C(5, "starts per k of n_clusters='auto' when n_init='auto' (the fit of the "
         "chosen k runs the estimator's own)", "design: the choice fits every k of its range",
         "design"),

@@ -15,7 +15,9 @@ the energy rule* has the reasons). Step 4, tiles of the neighbourhood graph's gr
 
 Without structure in X's geometry: steps 2-3 on X's multimodal sphered axes, then 1-3 on X
 standardized; none: k = 1, or without 1 in the range steps 2-3 on X (:func:`on_x`, also
-where the graph's groups pass the arbiter's first clause).
+where the graph's groups pass the arbiter's first clause). With structure whose clusters
+spread along the columns in different units: step 3 goes on in X standardized within
+clusters (:func:`within_clusters`).
 """
 
 from __future__ import annotations
@@ -23,12 +25,16 @@ from __future__ import annotations
 import numpy as np
 
 from .._random_state import stream
-from .._stats.dip import read_to_precision
+from .._rescale import within_standardizing
+from .._stats.criteria import equal_variances_p
+from .._stats.dip import effective_size, read_to_precision
 from .constants import (PRECISION_STEP, SCAN_FACTOR, SCAN_MIN, SILHOUETTE_KEEP, SILHOUETTE_SE,
-                        SPLIT_ALPHA)
+                        SPLIT_ALPHA, UNITS_RATIO)
 from .fits import Fits
 from .result import ChooseKResult, curve
 from .structure import RESCALED, STRUCTURE_ALPHA, STRUCTURE_Z, find_structure, rescaled
+
+WITHIN_CLUSTERS = "standardized within clusters"
 from .trace import Step, Trace, close
 
 
@@ -111,7 +117,7 @@ def energy_rule(X, w, ks, setting, n_refs, reference, seed):
     f = Fits(X, w, setting, seed, T=read_to_precision(X, seed, PRECISION_STEP))
     r, found = decide(f, ks, n_refs, reference)
     if found:
-        return r, f
+        return within_clusters(r, f, X, w, ks, setting, seed)
     for name in RESCALED:
         m, why = rescaled(name, X, w, setting, f.T)
         if m is None:
@@ -133,6 +139,39 @@ def energy_rule(X, w, ks, setting, n_refs, reference, seed):
             ks[0]), None, "no structure, and 1 is not in the range: steps 2-3 on X")), f
     r.trace.add("answer", "no geometry shows structure", 1, None, "k=1")
     return r, f
+
+
+def within_clusters(r, f, X, w, ks, setting, seed):
+    """Step 3 on X standardized within its clusters (each column at unit spread within X's
+    answer's clusters, :func:`~kgroups._rescale.within_standardizing`) where those spreads
+    differ between the columns by ``UNITS_RATIO`` and beyond sampling error (the F test of
+    :func:`~kgroups._stats.criteria.equal_variances_p`): a column of larger units hides
+    clusters apart along the others, where clusters of one shape spread alike or a few times
+    more along one column. The split walk goes on from X's answer there, its clusters split
+    where the split test finds them multimodal. ``(result, Fits)``: that geometry's where a
+    cluster split."""
+    if setting.semimetric != "energy" or r.k < 2 or X.shape[1] < 2:
+        return r, f
+    m, sd = within_standardizing(X, w, r.labels)
+    if m.scale.size < sd.size or sd.max() < UNITS_RATIO * sd.min():    # codes, or no units
+        return r, f
+    p = equal_variances_p(sd, effective_size(w) - r.k + 1)
+    if p >= STRUCTURE_ALPHA:
+        return r, f
+    g = Fits(m(X), w, setting, stream(seed, WITHIN_CLUSTERS), T=None if f.T is X else m(f.T))
+    labels, W, g.runs[r.k] = g.run(r.k, [r.labels])     # X's answer, fitted there
+    g.fits[r.k] = labels, W
+    k, trail, done = split_walk(g, ks, r.k)
+    tested = {kk: q for kk, q in trail if not np.isnan(q)}
+    r.trace.add("geometry", f"X {WITHIN_CLUSTERS} (the columns' spreads within the clusters "
+                f"differ {sd.max() / sd.min():.3g}-fold, F test p-value {p:.2g}): the split test "
+                "of the clusters there, x k, by k", tested, SPLIT_ALPHA,
+                f"k={k}" + (": a cluster splits there" if k > r.k else ": none splits, X's units"))
+    if k == r.k:
+        return r, f
+    r.k, r.labels, r.geometry, r.rescaling = k, g.fits[k][0], WITHIN_CLUSTERS, m
+    r.at_top = bool(k == ks[-1] and not done)
+    return r, g
 
 
 def on_x(r, f, ks, n_refs, reference, declared):

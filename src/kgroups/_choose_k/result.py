@@ -48,7 +48,7 @@ class ChooseKResult:
         Labels of the fit of the chosen k (of the rescaled data if ``geometry`` says so).
     semimetric : str or callable
         The semimetric of those labels (with ``semimetric="auto"``, the one chosen).
-    geometry, rescaling : {"data", "multimodal axes", "standardized"}, callable or None
+    geometry, rescaling : {"data", "multimodal axes", "standardized", "standardized within clusters"}, callable or None
         Where the default found k, and the map of X's rows there (None: X's own).
     rule, gap, gap_se, ref_log_w, within_energy : str, ndarray or None
         The gap statistic's rule, ``Gap(k)``, ``s_k``, ``log W*_kb`` of each reference; ``W_k``.
