@@ -132,9 +132,7 @@ def _energy(est, plan, Xv, w, pos, sampled):
     if isinstance(plan.init, str):
         f.fit(plan.n_clusters)
     else:  # the given labels (one start, or one per row of a 2-D init)
-        starts = [np.asarray(s)[idx] for s in np.atleast_2d(plan.init)]
-        labels, W, run = f.run(plan.n_clusters, starts)
-        f.fits[plan.n_clusters], f.runs[plan.n_clusters] = (labels, W), run
+        f.fit_from(plan.n_clusters, [np.asarray(s)[idx] for s in np.atleast_2d(plan.init)])
     return f, idx
 
 

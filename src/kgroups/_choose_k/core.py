@@ -153,7 +153,7 @@ def _rule(X, w, ks, setting, opts, seed):
     agree = weighted_ari(G, E, w)               # the arbiter's numbers, for energy's own k too
     held = {}   # each answer's pair_dips in the groups (cross-fitted) and pieces_split
 
-    def tests(r):                   # made once, computed where read
+    def tests(r):                   # made once, computed where read (r held: its id its own)
         if id(r) not in held:
             geo = r.rescaling if r.geometry == "multimodal axes" else None   # f: X's rows
             held[id(r)] = r, cache(lambda: pair_dips(f.T, w, r.labels, G, nn, f.crossfit(
@@ -355,5 +355,5 @@ def chosen_fit(r, Z, w, setting, seed):
     ``r.labels`` label, its fit of k run from them (its ``predict`` labels other rows)."""
     f = Fits(Z, w, setting.but(semimetric=r.semimetric or setting.semimetric), seed,
              matrix=False)
-    f.runs[r.k] = f.run(r.k, [r.labels])[2]
+    f.fit_from(r.k, [r.labels])
     return f

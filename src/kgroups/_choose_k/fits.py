@@ -169,6 +169,14 @@ class Fits:
         raise InvalidParameterError(f"{self.setting.owner}: the within energy of the fit "
                                     f"with k={k} is {float(W)!r}; log W_k needs W_k > 0: {why}")
 
+    def fit_from(self, k, starts):
+        """``(labels, W)`` of k clusters from ``starts`` only, kept as k's fit (a fit given
+        its labels: the user's ``init``, a choice's answer)."""
+        labels, W, self.runs[k] = self.run(k, starts)
+        self.fits[k] = labels, W
+        self.sil.pop(k, None)
+        return self.fits[k]
+
     def fit(self, k, start=None):
         """``(labels, W)`` of k clusters: the named starts (none when k was fitted
         before) and ``start`` when given; the lowest W found so far is kept."""

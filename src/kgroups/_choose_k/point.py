@@ -33,9 +33,9 @@ from .constants import (PRECISION_STEP, SCAN_FACTOR, SCAN_MIN, SILHOUETTE_KEEP, 
 from .fits import Fits
 from .result import ChooseKResult, curve
 from .structure import RESCALED, STRUCTURE_ALPHA, STRUCTURE_Z, find_structure, rescaled
+from .trace import Step, Trace, close
 
 WITHIN_CLUSTERS = "standardized within clusters"
-from .trace import Step, Trace, close
 
 
 def scan(f, ks):
@@ -159,8 +159,7 @@ def within_clusters(r, f, X, w, ks, setting, seed):
     if p >= STRUCTURE_ALPHA:
         return r, f
     g = Fits(m(X), w, setting, stream(seed, WITHIN_CLUSTERS), T=None if f.T is X else m(f.T))
-    labels, W, g.runs[r.k] = g.run(r.k, [r.labels])     # X's answer, fitted there
-    g.fits[r.k] = labels, W
+    g.fit_from(r.k, [r.labels])                          # X's answer, fitted there
     k, trail, done = split_walk(g, ks, r.k)
     tested = {kk: q for kk, q in trail if not np.isnan(q)}
     r.trace.add("geometry", f"X {WITHIN_CLUSTERS} (the columns' spreads within the clusters "
