@@ -59,13 +59,16 @@ def within_standardizing(X, w, labels):
     >>> sd.tolist(), m(X)[:, 0].tolist()
     ([0.0, 1.0], [-1.0, 1.0, -1.0, 1.0])
     """
-    k = int(labels.max()) + 1
+    X = np.asarray(X, dtype=np.float64)
+    w = np.ldexp(w, -pow2_exponent(np.max(w)))          # as column_moments reads them
+    e = pow2_exponent(np.max(np.abs(X), axis=0, initial=0.0))
+    Z, k = np.ldexp(X, -e), int(labels.max()) + 1
     s = np.bincount(labels, weights=w, minlength=k)
-    means = np.stack([np.bincount(labels, weights=w * c, minlength=k) for c in X.T], 1)
-    sd = np.sqrt(w @ (X - (means / s[:, None])[labels]) ** 2 / w.sum())
-    keep = sd > 1e-12 * np.max(np.abs(X), axis=0, initial=0.0)
-    return Rescaling(np.average(X, axis=0, weights=w), np.eye(X.shape[1])[:, keep],
-                     sd[keep]), sd
+    means = np.stack([np.bincount(labels, weights=w * c, minlength=k) for c in Z.T], 1)
+    sd = np.sqrt(w @ (Z - (means / s[:, None])[labels]) ** 2 / w.sum())
+    keep = sd > 1e-12 * np.max(np.abs(Z), axis=0, initial=0.0)
+    sd = np.ldexp(sd, e)
+    return Rescaling(column_moments(X, w)[0], np.eye(X.shape[1])[:, keep], sd[keep]), sd
 
 
 def column_moments(X, w):
