@@ -9,9 +9,11 @@ with 3 degrees of freedom), and samples on a line, where the neighbourhood graph
 sides (a Gaussian of 100, 300 and 1,000 points, an exponential, a Student t3, a
 uniform), and rounded data, whose repeated values make a comb of every projection (a
 Gaussian in 2-D rounded to half and a quarter of its standard deviation, counts,
-integer codes). Three settings with clusters (two and three Gaussians on a line, 8
-standard deviations apart; three 2-D Gaussians rounded to half their standard
-deviation) check that the answer there is not 1. Samples on a near-line (a second
+integer codes of five and of three levels, independent fair bits, whose levels are two
+modes along any line near one bit). Four settings with clusters (two and three
+Gaussians on a line, 8 standard deviations apart; three 2-D Gaussians rounded to half
+their standard deviation; three binary prototypes of 30 bits, a tenth flipped) check
+that the answer there is not 1. Samples on a near-line (a second
 column 10^-3 or 10^-6 times as wide, as data whose columns differ in scale by orders
 of magnitude) are two columns, so the rule of one column does not hold there: one
 Gaussian, and two and three Gaussians 8 standard deviations apart, check that the
@@ -111,6 +113,13 @@ ROUNDED = [
      lambda g: g.poisson(3.0, size=(1000, 4)).astype(float)),
     ("no structure: codes 0..4, 3 uniform columns, n=1000", 1,
      lambda g: g.integers(0, 5, size=(1000, 3)).astype(float)),
+    ("no structure: 10 independent fair bits, n=300", 1,
+     lambda g: g.integers(0, 2, size=(300, 10)).astype(float)),
+    ("no structure: 3 ternary codes 0..2, n=500", 1,
+     lambda g: g.integers(0, 3, size=(500, 3)).astype(float)),
+    ("3 prototypes of 30 bits, a tenth flipped", 3, lambda g: np.abs(
+        g.integers(0, 2, (3, 30))[np.repeat([0, 1, 2], 100)] - (g.random((300, 30)) < 0.1)
+    ).astype(float)),
     ("3 2-D Gaussians 6 sd apart, rounded to 1/2 sd", 3, rounded(
         lambda g: np.vstack([g.normal(c, 1.0, (300, 2)) for c in ((0, 0), (6, 0), (0, 6))]),
         0.5)),

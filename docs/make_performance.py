@@ -928,9 +928,9 @@ def choice():
                  "answers of ``choose_k(X)`` and of the joint choice (*nothing given*) on",
                  "the eight clouds of the synthetic study and on samples on a line and on",
                  "a near-line (a second column 1e-3 or 1e-6 as wide), where the",
-                 "neighbourhood graph falls apart at wide gaps, and on rounded data; six",
-                 "settings with clusters; ``GaussianMixture`` with BIC and HDBSCAN beside",
-                 "them.",
+                 "neighbourhood graph falls apart at wide gaps, and on rounded data and",
+                 "codes; seven settings with clusters; ``GaussianMixture`` with BIC and",
+                 "HDBSCAN beside them.",
                  ""], "bench_null.py")]
     for name, intro, script in parts:
         part = _load(name)
