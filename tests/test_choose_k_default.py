@@ -114,7 +114,7 @@ def test_every_constant_a_module_uses_is_its_record():
         "SCAN_MIN": point.SCAN_MIN, "SCAN_FACTOR": point.SCAN_FACTOR,
         "SILHOUETTE_SE": point.SILHOUETTE_SE, "SPLIT_ALPHA": point.SPLIT_ALPHA,
         "SILHOUETTE_KEEP": point.SILHOUETTE_KEEP, "SPLIT_MIN": fits.SPLIT_MIN,
-        "SPLIT_N_INIT": fits.SPLIT_N_INIT,
+        "SPLIT_N_INIT": fits.SPLIT_N_INIT, "PRECISION_STEP": point.PRECISION_STEP,
         "UNITS_RATIO": point.UNITS_RATIO,
         "COMPONENT_FLOOR": graph.COMPONENT_FLOOR, "CUT_RATIO": arbiter.CUT_RATIO,
         "NO_STRUCTURE_RATIO": arbiter.NO_STRUCTURE_RATIO,
@@ -1208,26 +1208,6 @@ def test_rounded_data_are_read_to_their_precision():
                              outcomes in (["modes: structure"], ["no modes", "structure"]))
         assert k == 1 or ari(y, r.labels) > 0.98
         assert choose_k(X, range(1, 11), semimetric="auto").k == k
-
-
-def test_codes_are_read_to_their_precision_and_rows_apart_along_them_are_clusters():
-    """Ten independent fair bits have no clusters: read as they are, the line of a
-    2-cluster fit lies near one bit and the dip reads its two levels as modes (k = 15,
-    the top of the range, on this draw); read to their precision, one cluster. Codes whose
-    rows lie apart are clusters all the same: three prototypes of 30 bits with a tenth
-    flipped, and a bit ten times the spread of a Gaussian column beside it."""
-    rng = np.random.default_rng(1)
-    bits = rng.integers(0, 2, (300, 10)).astype(float)
-    r = choose_k(bits)
-    assert r.k == 1 and [s.outcome for s in steps(r, "structure")][:2] == [
-        "no modes", "no structure"]
-    assert choose_k(bits, semimetric="auto").k == 1
-    y = np.repeat([0, 1, 2], 100)
-    codes = np.abs(rng.integers(0, 2, (3, 30))[y] - (rng.random((300, 30)) < 0.1))
-    b = rng.integers(0, 2, 300)
-    for X, truth in ((codes.astype(float), y), (np.c_[10.0 * b, rng.normal(size=300)], b)):
-        r = choose_k(X)
-        assert r.k == np.unique(truth).size and ari(truth, r.labels) == 1.0
 
 
 def test_a_group_apart_is_structure_for_the_energy_rule():

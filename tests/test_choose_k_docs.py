@@ -30,6 +30,7 @@ PROSE = {
     "SPLIT_ALPHA": ("choosing_k.rst", lambda v: f"(at level {v:g}, Bonferroni"),
     "SILHOUETTE_KEEP": ("choosing_k.rst", lambda v: f"keeps {v:g} of the silhouette"),
     "COMPONENT_FLOOR": ("choosing_k.rst", lambda v: f"a zero counts as {WORDS[v]} of"),
+    "PRECISION_STEP": ("choosing_k.rst", lambda v: f"is at most {v:g} standard deviation"),
     "UNITS_RATIO": ("choosing_k.rst", lambda v: f"differ by a factor of {v:g} at least"),
     "NO_STRUCTURE_RATIO": ("nothing_given.rst",
                            lambda v: f"must cut below {WORDS[v]} the normalised cut"),

@@ -58,6 +58,9 @@ CONSTANTS = {
         "half's line", "design: the line, not the fit, is tested", "design"),
     "SPLIT_MIN": C(20, "clusters of fewer points are not split-tested", "design: each half holds "
         "10", "design"),
+    "PRECISION_STEP": C(1.0, "the dips spread a column's repeated values over its rounding cells "
+        "where its median step is at most this many standard deviations", "design: codes of a "
+        "few levels keep their atoms; bench_null.py, rounded data", "design"),
     "COMPONENT_FLOOR": C(0.2, "a zero eigenvalue (a component) counts as this share of the "
         "smallest above zero", "bench_nothing_given.py (issue 47): 0.02-0.3; the least that keeps "
         "a curve whole", ALL),

@@ -28,8 +28,8 @@ from .._random_state import stream
 from .._rescale import within_standardizing
 from .._stats.criteria import equal_variances_p
 from .._stats.dip import effective_size, read_to_precision
-from .constants import (SCAN_FACTOR, SCAN_MIN, SILHOUETTE_KEEP, SILHOUETTE_SE, SPLIT_ALPHA,
-                        UNITS_RATIO)
+from .constants import (PRECISION_STEP, SCAN_FACTOR, SCAN_MIN, SILHOUETTE_KEEP, SILHOUETTE_SE,
+                        SPLIT_ALPHA, UNITS_RATIO)
 from .fits import Fits
 from .result import ChooseKResult, curve
 from .structure import RESCALED, STRUCTURE_ALPHA, STRUCTURE_Z, find_structure, rescaled
@@ -114,7 +114,7 @@ def energy_rule(X, w, ks, setting, n_refs, reference, seed):
     """The rule on X (its dips read to X's precision), then its rescaled geometries:
     ``(result, Fits)``, X standardized's where the answer is there, else X's (the
     multimodal axes are a projection: the graph keeps every axis of X)."""
-    f = Fits(X, w, setting, seed, T=read_to_precision(X, seed))
+    f = Fits(X, w, setting, seed, T=read_to_precision(X, seed, PRECISION_STEP))
     r, found = decide(f, ks, n_refs, reference)
     if found:
         return within_clusters(r, f, X, w, ks, setting, seed)
