@@ -1210,6 +1210,28 @@ def test_rounded_data_are_read_to_their_precision():
         assert choose_k(X, range(1, 11), semimetric="auto").k == k
 
 
+def test_independent_codes_are_one_cluster_and_rows_apart_along_codes_are_clusters():
+    """Ten independent fair bits have no clusters: read as they are, the line of a
+    2-cluster fit lies near one bit and the dip reads its two levels as modes (k = 15,
+    the top of the range, on this draw); unrelated to the other bits, they are read to
+    their precision: one cluster. Codes whose rows lie apart are clusters all the same:
+    three prototypes of 30 bits with a tenth flipped (bits that vary together keep their
+    atoms), and a bit ten times the spread of a Gaussian column beside it (read to its
+    precision, the reference test on X sees it)."""
+    rng = np.random.default_rng(1)
+    bits = rng.integers(0, 2, (300, 10)).astype(float)
+    r = choose_k(bits)
+    assert r.k == 1 and [s.outcome for s in steps(r, "structure")][:2] == [
+        "no modes", "no structure"]
+    assert choose_k(bits, semimetric="auto").k == 1
+    y = np.repeat([0, 1, 2], 100)
+    codes = np.abs(rng.integers(0, 2, (3, 30))[y] - (rng.random((300, 30)) < 0.1))
+    b = rng.integers(0, 2, 300)
+    for X, truth in ((codes.astype(float), y), (np.c_[10.0 * b, rng.normal(size=300)], b)):
+        r = choose_k(X)
+        assert r.k == np.unique(truth).size and ari(truth, r.labels) == 1.0
+
+
 def test_a_group_apart_is_structure_for_the_energy_rule():
     """Four tight points far from a 400-point blob move neither dip nor the gain over the
     references, but they are a separated group of the neighbourhood graph: structure,

@@ -9,6 +9,7 @@ from kgroups._stats.dip import (
     DIP_N,
     DIP_QUANTILES,
     DIP_TAILS,
+    codes_alone,
     dip,
     dip_pvalue,
     dip_test,
@@ -84,6 +85,54 @@ def test_rounded_columns_are_read_to_their_precision_and_codes_kept():
         read_to_precision(X[:, 3:], seed=7), X)                 # nothing spread: no copy
     # steps above max_step standard deviations: kept
     assert np.array_equal(read_to_precision(X, seed=7, max_step=0.2)[:, 0], X[:, 0])
+
+
+def test_codes_alone_are_those_no_regression_on_the_others_explains():
+    """``codes_alone`` against a brute-force least-squares regression of each code on the
+    other columns (intercept included) and its F test: a code that a column follows is
+    not alone, independent codes are, one-hot codes predict each other exactly; weights
+    are copies of rows."""
+    from scipy.stats import f as f_law
+
+    rng = np.random.default_rng(8)
+    n = 300
+    b = rng.integers(0, 2, (n, 4)).astype(float)
+    X = np.c_[b, b[:, 0] + rng.normal(0.0, 1.0, n), rng.normal(size=n)]
+
+    def p_value(j):
+        A = np.c_[np.ones(n), np.delete(X, j, axis=1)]
+        res = X[:, j] - A @ np.linalg.lstsq(A, X[:, j], rcond=None)[0]
+        r2 = 1.0 - res @ res / ((X[:, j] - X[:, j].mean()) ** 2).sum()
+        q = A.shape[1] - 1
+        return f_law.sf(r2 / q / ((1.0 - r2) / (n - q - 1)), q, n - q - 1)
+
+    codes = [0, 1, 2, 3]
+    brute = [j for j in codes if p_value(j) >= 0.01 / 4]
+    assert brute == codes_alone(X, codes, level=0.01) == [1, 2, 3]
+    assert p_value(0) < 1e-6 and min(p_value(j) for j in (1, 2, 3)) > 0.01
+    one_hot = np.eye(3)[rng.integers(0, 3, n)]
+    assert codes_alone(np.c_[one_hot, rng.normal(size=n)], [0, 1, 2]) == []
+    reps = rng.integers(1, 4, n)
+    assert codes_alone(X, codes, reps.astype(float)) == codes_alone(
+        np.repeat(X, reps, axis=0), codes, None) == [1, 2, 3]
+
+
+def test_independent_codes_are_read_to_their_precision_and_related_ones_kept():
+    """Ten independent fair bits: the line of a 2-cluster fit lies near one bit, whose two
+    levels the dip reads as two modes whatever the other bits do; they are unrelated to
+    the others, so read to their precision (a flat pair of cells each) the projection is
+    one mode. A bit that another column follows keeps its atoms (its levels are groups of
+    rows that differ elsewhere too), and so does every code where no level is given."""
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 2, (300, 10)).astype(float)
+    line = np.r_[1.0, np.full(9, 0.05)]
+    assert dip_test(X @ line)[1] < 0.005                          # read as they are: modes
+    T = read_to_precision(X, seed=0, level=0.01)
+    assert dip_test(T @ line)[1] > 0.05 and np.abs(T - X).max() <= 0.5
+    assert np.array_equal(read_to_precision(X, seed=0), X)        # no level: codes kept
+    Y = np.c_[X, 4.0 * X[:, 0] + rng.normal(size=300)]
+    T = read_to_precision(Y, seed=0, level=0.01)
+    assert np.array_equal(T[:, [0, 10]], Y[:, [0, 10]]) and np.all(T[:, 1:10] != Y[:, 1:10])
 
 
 def test_rounded_unimodal_data_are_unimodal_read_to_their_precision():

@@ -22,7 +22,8 @@ DEV = "the development half (bench_choice.py)"
 ALL = "every battery of its study, before the halves (the study at commit b3fd664)"
 CONSTANTS = {
     "STRUCTURE_ALPHA": C(0.01, "family-wise level of step 1's two dip tests (reused untuned for "
-        "the multimodal axes' dips and the F test of equal column variances)", "bench_choose_k.py:"
+        "the multimodal axes' dips, the F test of equal column variances and that of a code's "
+        "relation to the other columns)", "bench_choose_k.py:"
         " the radial dip below 0.01 on none of 320 draws of 8 settings without structure", ALL),
     "STRUCTURE_Z": C(3.5, "standard errors of the gain over one cluster, against uniform "
         "references, that show structure", "bench_choose_k.py: the largest of four such "
@@ -60,7 +61,8 @@ CONSTANTS = {
         "10", "design"),
     "PRECISION_STEP": C(1.0, "the dips spread a column's repeated values over its rounding cells "
         "where its median step is at most this many standard deviations", "design: codes of a "
-        "few levels keep their atoms; bench_null.py, rounded data", "design"),
+        "few levels keep their atoms unless unrelated to the rest; bench_null.py, rounded data",
+        "design"),
     "COMPONENT_FLOOR": C(0.2, "a zero eigenvalue (a component) counts as this share of the "
         "smallest above zero", "bench_nothing_given.py (issue 47): 0.02-0.3; the least that keeps "
         "a curve whole", ALL),

@@ -114,7 +114,8 @@ def energy_rule(X, w, ks, setting, n_refs, reference, seed):
     """The rule on X (its dips read to X's precision), then its rescaled geometries:
     ``(result, Fits)``, X standardized's where the answer is there, else X's (the
     multimodal axes are a projection: the graph keeps every axis of X)."""
-    f = Fits(X, w, setting, seed, T=read_to_precision(X, seed, PRECISION_STEP))
+    f = Fits(X, w, setting, seed, T=read_to_precision(
+        X, seed, PRECISION_STEP, w, STRUCTURE_ALPHA))
     r, found = decide(f, ks, n_refs, reference)
     if found:
         return within_clusters(r, f, X, w, ks, setting, seed)

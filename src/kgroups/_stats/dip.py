@@ -180,20 +180,25 @@ def spread_ties(x):
     return out
 
 
-def read_to_precision(X, seed, max_step=1.0):
+def read_to_precision(X, seed, max_step=1.0, w=None, level=None):
     """X as measured to its precision, for the dip tests of its projections: each
     column with repeated values whose median step between consecutive distinct values,
     ``h``, is at most ``max_step`` standard deviations gets every value spread
-    uniformly over its rounding cell (``h`` wide; the draws seeded by ``seed``); the
-    other columns stay as they are (X itself, not a copy, where none is spread).
+    uniformly over its rounding cell (``h`` wide; the draws seeded by ``seed``); so do
+    the codes (columns of two values, or of wider steps) that :func:`codes_alone` finds
+    unrelated to the other columns at ``level`` (rows of weights ``w``; no code where
+    ``level`` is None); the other columns stay as they are (X itself, not a copy, where
+    none is spread).
 
     The dip test assumes a continuous law. Rounded columns are not continuous:
     projected together, their repeated values fall in a comb of uneven gaps, which the
     dip reads as modes however unimodal the data measured. The median step is the
     rounding of a column on a grid, and the spacing of a continuous column with a few
-    repeated values (spread then about as :func:`spread_ties` spreads a run). A column
-    of a few levels (binary or ordinal codes: wider steps) keeps its atoms, which are
-    groups.
+    repeated values (spread then about as :func:`spread_ties` spreads a run). A code
+    (binary or ordinal) keeps its atoms where the other columns change with it: its
+    levels are then groups of rows that differ elsewhere too. A code unrelated to the
+    rest is read to its precision: along a line near it (a 2-cluster fit of independent
+    fair bits splits along one) its levels are modes whatever the rows do.
 
     Examples
     --------
@@ -202,16 +207,60 @@ def read_to_precision(X, seed, max_step=1.0):
     >>> T = read_to_precision(X, seed=1)
     >>> bool(np.abs(T[:, 0] - X[:, 0]).max() <= 0.5), bool(np.all(T[:, 1] == X[:, 1]))
     (True, True)
+    >>> bool(np.all(read_to_precision(X, seed=1, level=0.01)[:, 1] != X[:, 1]))
+    True
     """
     X = T = np.asarray(X, dtype=np.float64)
     rng = np.random.default_rng([seed, 29])
+    steps, codes = {}, []
     for j in range(X.shape[1]):
         values = np.unique(X[:, j])
-        if 2 < values.size < X.shape[0] and (
-                h := np.median(np.diff(values))) <= max_step * X[:, j].std():
-            T = X.copy() if T is X else T
-            T[:, j] += h * (rng.random(X.shape[0]) - 0.5)
+        if 2 <= values.size < X.shape[0]:
+            steps[j] = h = np.median(np.diff(values))
+            if values.size == 2 or h > max_step * X[:, j].std():
+                codes.append(j)
+    if codes:
+        alone = [] if level is None else codes_alone(X, codes, w, level)
+        steps = {j: h for j, h in steps.items() if j not in codes or j in alone}
+    for j, h in steps.items():
+        T = X.copy() if T is X else T
+        T[:, j] += h * (rng.random(X.shape[0]) - 0.5)
     return T
+
+
+def codes_alone(X, codes, w=None, level=0.01):
+    r"""The columns of ``codes`` that no linear combination of X's other columns
+    predicts: those where the F test of :math:`R_j^2`, the share of column j's
+    (weighted) variance the others explain, has a p-value of at least ``level``
+    divided by the number of codes tested (Bonferroni), on the effective size of the
+    weights ``w``. :math:`R_j^2 = 1 - 1 / (\rho^{-1})_{jj}`, :math:`\rho` the
+    correlation matrix of the columns that vary (a ridge of :math:`10^{-12} d` on its
+    diagonal: a column exactly predicted, as one-hot codes are, has :math:`R_j^2` of 1
+    but for rounding). None alone where too few rows are left to test.
+
+    >>> rng = np.random.default_rng(0)
+    >>> b = rng.integers(0, 2, (400, 3)).astype(float)
+    >>> codes_alone(np.c_[b, b[:, 0] + rng.normal(0, 0.3, 400)], [0, 1, 2])
+    [1, 2]
+    """
+    from scipy.stats import f as f_law
+
+    w = np.ones(X.shape[0]) if w is None else np.asarray(w, dtype=np.float64)
+    Z = X - (w @ X) / w.sum()
+    top = np.abs(Z).max(axis=0)
+    varies = np.flatnonzero(top > 0)
+    Z = Z[:, varies] / top[varies]              # columns of magnitude 1: finite squares
+    C = (Z * w[:, None]).T @ Z
+    d = np.sqrt(np.diag(C))
+    lam, V = np.linalg.eigh(C / np.outer(d, d))
+    inv = (V ** 2) @ (1.0 / (np.maximum(lam, 0.0) + 1e-12 * varies.size))  # (rho^-1)_jj
+    others, n = varies.size - 1, effective_size(w)
+    if others < 1 or n - others - 1 < 1:
+        return list(codes) if others < 1 else []
+    r2 = np.clip(1.0 - 1.0 / np.maximum(inv, 1.0), 0.0, 1.0)
+    F = (r2 / others) / np.maximum(1.0 - r2, 1e-300) * (n - others - 1)
+    p = dict(zip(varies.tolist(), f_law.sf(F, others, n - others - 1)))
+    return [j for j in codes if p.get(j, 0.0) >= level / len(codes)]
 
 
 def dip(x):
