@@ -112,6 +112,8 @@ def test_codes_alone_are_those_no_regression_on_the_others_explains():
     assert p_value(0) < 1e-6 and min(p_value(j) for j in (1, 2, 3)) > 0.01
     one_hot = np.eye(3)[rng.integers(0, 3, n)]
     assert codes_alone(np.c_[one_hot, rng.normal(size=n)], [0, 1, 2]) == []
+    assert codes_alone(np.c_[b[:, :1], np.ones(n)], [0]) == [0]        # nothing else varies
+    assert codes_alone(b[:4], [0, 1, 2, 3]) == []                     # no degree of freedom
     reps = rng.integers(1, 4, n)
     assert codes_alone(X, codes, reps.astype(float)) == codes_alone(
         np.repeat(X, reps, axis=0), codes, None) == [1, 2, 3]

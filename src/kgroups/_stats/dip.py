@@ -236,7 +236,9 @@ def codes_alone(X, codes, w=None, level=0.01):
     weights ``w``. :math:`R_j^2 = 1 - 1 / (\rho^{-1})_{jj}`, :math:`\rho` the
     correlation matrix of the columns that vary (a ridge of :math:`10^{-12} d` on its
     diagonal: a column exactly predicted, as one-hot codes are, has :math:`R_j^2` of 1
-    but for rounding). None alone where too few rows are left to test.
+    but for rounding). Every code is alone where no other column varies, none where the
+    effective size leaves no degree of freedom (so the matrix has fewer columns than X
+    has rows, and is smaller than the rows' own Gram matrix).
 
     >>> rng = np.random.default_rng(0)
     >>> b = rng.integers(0, 2, (400, 3)).astype(float)
@@ -249,18 +251,18 @@ def codes_alone(X, codes, w=None, level=0.01):
     Z = X - (w @ X) / w.sum()
     top = np.abs(Z).max(axis=0)
     varies = np.flatnonzero(top > 0)
-    Z = Z[:, varies] / top[varies]              # columns of magnitude 1: finite squares
-    C = (Z * w[:, None]).T @ Z
-    d = np.sqrt(np.diag(C))
-    lam, V = np.linalg.eigh(C / np.outer(d, d))
-    inv = (V ** 2) @ (1.0 / (np.maximum(lam, 0.0) + 1e-12 * varies.size))  # (rho^-1)_jj
     others, n = varies.size - 1, effective_size(w)
     if others < 1 or n - others - 1 < 1:
         return list(codes) if others < 1 else []
+    Z = Z[:, varies] / top[varies]              # columns of magnitude 1: finite squares
+    C = (Z * w[:, None]).T @ Z
+    sd = np.sqrt(np.diag(C))
+    lam, V = np.linalg.eigh(C / np.outer(sd, sd))
+    inv = (V ** 2) @ (1.0 / (np.maximum(lam, 0.0) + 1e-12 * varies.size))  # (rho^-1)_jj
     r2 = np.clip(1.0 - 1.0 / np.maximum(inv, 1.0), 0.0, 1.0)
     F = (r2 / others) / np.maximum(1.0 - r2, 1e-300) * (n - others - 1)
     p = dict(zip(varies.tolist(), f_law.sf(F, others, n - others - 1)))
-    return [j for j in codes if p.get(j, 0.0) >= level / len(codes)]
+    return [j for j in codes if p[j] >= level / len(codes)]
 
 
 def dip(x):
