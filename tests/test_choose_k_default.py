@@ -1212,8 +1212,8 @@ def test_rounded_data_are_read_to_their_precision():
 
 def test_independent_codes_are_one_cluster_and_rows_apart_along_codes_are_clusters():
     """Ten independent fair bits have no clusters: read as they are, the line of a
-    2-cluster fit lies near one bit and the dip reads its two levels as modes (k = 15,
-    the top of the range, on this draw); unrelated to the other bits, they are read to
+    2-cluster fit lies near one bit and the dip reads its two levels as modes (k = 12
+    on this draw); unrelated to the other bits, they are read to
     their precision: one cluster. Codes whose rows lie apart are clusters all the same:
     three prototypes of 30 bits with a tenth flipped (bits that vary together keep their
     atoms), and a bit ten times the spread of a Gaussian column beside it (read to its
