@@ -46,6 +46,8 @@ import numpy as np
 from scipy.spatial import cKDTree
 from sklearn.neighbors import NearestNeighbors
 
+from .._rescale import column_moments
+
 # margins() finds nearest rows with a k-d tree up to this many columns (where its pruning
 # beats a brute-force search; both give the exact Euclidean distances)
 KD_TREE_MAX_DIM = 8
@@ -234,9 +236,9 @@ def codes_alone(X, codes, w=None, level=0.01):
     (weighted) variance the others explain, has a p-value of at least ``level``
     divided by the number of codes tested (Bonferroni), on the effective size of the
     weights ``w``. :math:`R_j^2 = 1 - 1 / (\rho^{-1})_{jj}`, :math:`\rho` the
-    correlation matrix of the columns that vary (a ridge of :math:`10^{-12} d` on its
-    diagonal: a column exactly predicted, as one-hot codes are, has :math:`R_j^2` of 1
-    but for rounding). Every code is alone where no other column varies, none where the
+    correlation matrix of the columns that vary (:func:`~kgroups._rescale.column_moments`;
+    a ridge of :math:`10^{-12} d` on its diagonal: a column exactly predicted, as one-hot
+    codes are, has :math:`R_j^2` of 1 but for rounding). Every code is alone where no other column varies, none where the
     effective size leaves no degree of freedom (so the matrix has fewer columns than X
     has rows, and is smaller than the rows' own Gram matrix).
 
@@ -248,21 +250,18 @@ def codes_alone(X, codes, w=None, level=0.01):
     from scipy.stats import f as f_law
 
     w = np.ones(X.shape[0]) if w is None else np.asarray(w, dtype=np.float64)
-    Z = X - (w @ X) / w.sum()
-    top = np.abs(Z).max(axis=0)
-    varies = np.flatnonzero(top > 0)
+    mean, sd, varies = column_moments(X, w)
+    varies = np.flatnonzero(varies)
     others, n = varies.size - 1, effective_size(w)
     if others < 1 or n - others - 1 < 1:
         return list(codes) if others < 1 else []
-    Z = Z[:, varies] / top[varies]              # columns of magnitude 1: finite squares
-    C = (Z * w[:, None]).T @ Z
-    sd = np.sqrt(np.diag(C))
-    lam, V = np.linalg.eigh(C / np.outer(sd, sd))
+    Z = (X[:, varies] - mean[varies]) / sd[varies]
+    lam, V = np.linalg.eigh((Z * (w / w.sum())[:, None]).T @ Z)           # rho
     inv = (V ** 2) @ (1.0 / (np.maximum(lam, 0.0) + 1e-12 * varies.size))  # (rho^-1)_jj
     r2 = np.clip(1.0 - 1.0 / np.maximum(inv, 1.0), 0.0, 1.0)
     F = (r2 / others) / np.maximum(1.0 - r2, 1e-300) * (n - others - 1)
     p = dict(zip(varies.tolist(), f_law.sf(F, others, n - others - 1)))
-    return [j for j in codes if p[j] >= level / len(codes)]
+    return [j for j in codes if p.get(j, 0.0) >= level / len(codes)]
 
 
 def dip(x):
